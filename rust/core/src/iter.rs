@@ -1,0 +1,107 @@
+//! Walking strided layouts: dims that are contiguous for every operand are merged, and the innermost
+//! dim runs as a plain loop, so a kernel costs one closure call per element and no index math.
+
+/// Merges adjacent dims that every operand can walk as one, and drops size-1 dims.
+fn collapse<const N: usize>(shape: &[usize], strides: [&[usize]; N]) -> (Vec<usize>, [Vec<usize>; N]) {
+    let mut out_shape: Vec<usize> = Vec::with_capacity(shape.len());
+    let mut out_strides: [Vec<usize>; N] = std::array::from_fn(|_| Vec::with_capacity(shape.len()));
+    for d in 0..shape.len() {
+        if shape[d] == 1 {
+            continue;
+        }
+        if let Some(&last) = out_shape.last() {
+            let mergeable = (0..N).all(|k| *out_strides[k].last().unwrap() == strides[k][d] * shape[d]);
+            if mergeable {
+                *out_shape.last_mut().unwrap() = last * shape[d];
+                for k in 0..N {
+                    *out_strides[k].last_mut().unwrap() = strides[k][d];
+                }
+                continue;
+            }
+        }
+        out_shape.push(shape[d]);
+        for k in 0..N {
+            out_strides[k].push(strides[k][d]);
+        }
+    }
+    (out_shape, out_strides)
+}
+
+/// Calls `f` with the storage offsets of each of the N operands, for every index of `shape` in
+/// row-major order.
+#[inline]
+pub fn for_each_offsets<const N: usize>(
+    shape: &[usize],
+    strides: [&[usize]; N],
+    offsets: [usize; N],
+    mut f: impl FnMut([usize; N]),
+) {
+    if shape.iter().any(|&d| d == 0) {
+        return;
+    }
+    let (shape, strides) = collapse(shape, strides);
+    if shape.is_empty() {
+        f(offsets);
+        return;
+    }
+    let nd = shape.len();
+    let inner = shape[nd - 1];
+    let inner_strides: [usize; N] = std::array::from_fn(|k| strides[k][nd - 1]);
+    let mut index = vec![0usize; nd - 1];
+    let mut base = offsets;
+    loop {
+        let mut offs = base;
+        for _ in 0..inner {
+            f(offs);
+            for k in 0..N {
+                offs[k] += inner_strides[k];
+            }
+        }
+        // advance the outer index like an odometer
+        let mut d = nd - 1;
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            index[d] += 1;
+            for k in 0..N {
+                base[k] += strides[k][d];
+            }
+            if index[d] < shape[d] {
+                break;
+            }
+            for k in 0..N {
+                base[k] -= strides[k][d] * shape[d];
+            }
+            index[d] = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walks_transposed_in_row_major_order() {
+        // a 2x3 row-major buffer read as its 3x2 transpose
+        let mut seen = vec![];
+        for_each_offsets(&[3, 2], [&[1, 3]], [0], |[o]| seen.push(o));
+        assert_eq!(seen, vec![0, 3, 1, 4, 2, 5]);
+    }
+
+    #[test]
+    fn merges_contiguous_dims_and_handles_scalars() {
+        let mut seen = vec![];
+        for_each_offsets(&[2, 2], [&[2, 1], &[0, 0]], [4, 7], |[a, b]| seen.push((a, b)));
+        assert_eq!(seen, vec![(4, 7), (5, 7), (6, 7), (7, 7)]);
+        let mut n = 0;
+        for_each_offsets(&[], [&[]], [3], |[o]| {
+            assert_eq!(o, 3);
+            n += 1
+        });
+        assert_eq!(n, 1);
+        for_each_offsets(&[2, 0], [&[1, 1]], [0], |_| panic!("empty"));
+    }
+}

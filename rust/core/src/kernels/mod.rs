@@ -1,0 +1,4 @@
+//! Forward kernels over slices and layouts. They know nothing of autograd.
+pub mod elementwise;
+pub mod matmul;
+pub mod reduce;

@@ -1,0 +1,247 @@
+//! Shape, strides (in elements) and offset: how a tensor reads its storage. No data lives here.
+use crate::error::Result;
+use crate::bail;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    pub shape: Vec<usize>,
+    pub strides: Vec<usize>,
+    pub offset: usize,
+}
+
+pub fn numel(shape: &[usize]) -> usize {
+    shape.iter().product()
+}
+
+pub fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * shape[i + 1].max(1);
+    }
+    strides
+}
+
+/// Wraps a possibly negative dim into `0..ndim` with PyTorch's message.
+pub fn wrap_dim(dim: isize, ndim: usize) -> Result<usize> {
+    let n = ndim.max(1) as isize; // a 0-dim tensor accepts dims -1 and 0
+    if dim < -n || dim >= n {
+        bail!(Index, "Dimension out of range (expected to be in range of [{}, {}], but got {})", -n, n - 1, dim);
+    }
+    Ok(if dim < 0 { (dim + n) as usize } else { dim as usize })
+}
+
+/// `torch.broadcast_shapes` with PyTorch's message naming the first mismatching dim.
+pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+    let n = a.len().max(b.len());
+    let mut out = vec![0; n];
+    for i in 0..n {
+        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
+        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        out[i] = match (da, db) {
+            (x, y) if x == y => x,
+            (1, y) => y,
+            (x, 1) => x,
+            (x, y) => bail!(
+                Runtime,
+                "The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {i}"
+            ),
+        };
+    }
+    Ok(out)
+}
+
+impl Layout {
+    pub fn contiguous(shape: &[usize]) -> Self {
+        Layout { shape: shape.to_vec(), strides: contiguous_strides(shape), offset: 0 }
+    }
+
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
+    pub fn numel(&self) -> usize {
+        numel(&self.shape)
+    }
+
+    pub fn is_contiguous(&self) -> bool {
+        let mut expected = 1;
+        for (&d, &s) in self.shape.iter().zip(&self.strides).rev() {
+            if d != 1 && s != expected {
+                return false;
+            }
+            expected *= d;
+        }
+        true
+    }
+
+    /// Contiguous and starting at its offset: its elements are `data[offset..offset + numel]`.
+    pub fn contiguous_range(&self) -> Option<std::ops::Range<usize>> {
+        self.is_contiguous().then(|| self.offset..self.offset + self.numel())
+    }
+
+    /// The largest storage index this layout can touch, plus one (0 when empty).
+    pub fn storage_extent(&self) -> usize {
+        if self.numel() == 0 {
+            return 0;
+        }
+        self.offset + self.shape.iter().zip(&self.strides).map(|(&d, &s)| (d - 1) * s).sum::<usize>() + 1
+    }
+
+    /// Expands to `shape` (numpy broadcasting): new and size-1 dims get stride 0.
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Layout> {
+        if shape.len() < self.ndim() {
+            bail!(
+                Runtime,
+                "expand(torch.FloatTensor{{{:?}}}, size={:?}): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
+                self.shape, shape, shape.len(), self.ndim()
+            );
+        }
+        let lead = shape.len() - self.ndim();
+        let mut strides = vec![0; shape.len()];
+        for (i, &want) in shape.iter().enumerate() {
+            if i < lead {
+                continue;
+            }
+            let (have, stride) = (self.shape[i - lead], self.strides[i - lead]);
+            strides[i] = if have == want {
+                stride
+            } else if have == 1 {
+                0
+            } else {
+                bail!(
+                    Runtime,
+                    "The expanded size of the tensor ({want}) must match the existing size ({have}) at non-singleton dimension {i}.  Target sizes: {shape:?}.  Tensor sizes: {:?}",
+                    self.shape
+                );
+            };
+        }
+        Ok(Layout { shape: shape.to_vec(), strides, offset: self.offset })
+    }
+
+    pub fn transpose(&self, d0: usize, d1: usize) -> Layout {
+        let mut l = self.clone();
+        l.shape.swap(d0, d1);
+        l.strides.swap(d0, d1);
+        l
+    }
+
+    pub fn permute(&self, perm: &[usize]) -> Layout {
+        Layout {
+            shape: perm.iter().map(|&p| self.shape[p]).collect(),
+            strides: perm.iter().map(|&p| self.strides[p]).collect(),
+            offset: self.offset,
+        }
+    }
+
+    pub fn select(&self, dim: usize, index: usize) -> Layout {
+        let mut l = self.clone();
+        l.offset += index * l.strides[dim];
+        l.shape.remove(dim);
+        l.strides.remove(dim);
+        l
+    }
+
+    /// `start..end` by `step` along `dim`; bounds already clamped by the caller.
+    pub fn slice(&self, dim: usize, start: usize, end: usize, step: usize) -> Layout {
+        let mut l = self.clone();
+        let len = if end > start { (end - start).div_ceil(step) } else { 0 };
+        if len > 0 {
+            l.offset += start * l.strides[dim];
+        }
+        l.shape[dim] = len;
+        l.strides[dim] *= step;
+        l
+    }
+
+    pub fn unsqueeze(&self, dim: usize) -> Layout {
+        let mut l = self.clone();
+        let stride = if dim < l.ndim() { l.strides[dim] * l.shape[dim] } else { 1 };
+        l.shape.insert(dim, 1);
+        l.strides.insert(dim, stride.max(1));
+        l
+    }
+
+    pub fn squeeze(&self, dims: &[usize]) -> Layout {
+        let mut l = self.clone();
+        for &d in dims.iter().rev() {
+            if l.shape[d] == 1 {
+                l.shape.remove(d);
+                l.strides.remove(d);
+            }
+        }
+        l
+    }
+
+    /// A view with a new shape over the same elements, when the strides allow it without a copy:
+    /// old dims are grouped into runs that are contiguous within themselves, and each run must be
+    /// covered exactly by consecutive new dims.
+    pub fn reshape_view(&self, shape: &[usize]) -> Option<Layout> {
+        if self.numel() == 0 || self.is_contiguous() {
+            return Some(Layout { shape: shape.to_vec(), strides: contiguous_strides(shape), offset: self.offset });
+        }
+        let (old_shape, old_strides) = (&self.shape, &self.strides);
+        let mut strides = vec![0usize; shape.len()];
+        let mut view_d = shape.len() as isize - 1;
+        let mut chunk_base = *old_strides.last()?;
+        let (mut old_numel, mut view_numel) = (1usize, 1usize);
+        for d in (0..old_shape.len()).rev() {
+            old_numel *= old_shape[d];
+            let run_ends = d == 0 || (old_shape[d - 1] != 1 && old_strides[d - 1] != old_numel * chunk_base);
+            if run_ends {
+                while view_d >= 0 && (view_numel < old_numel || shape[view_d as usize] == 1) {
+                    strides[view_d as usize] = view_numel * chunk_base;
+                    view_numel *= shape[view_d as usize];
+                    view_d -= 1;
+                }
+                if view_numel != old_numel {
+                    return None;
+                }
+                if d > 0 {
+                    chunk_base = old_strides[d - 1];
+                    old_numel = 1;
+                    view_numel = 1;
+                }
+            }
+        }
+        (view_d == -1).then(|| Layout { shape: shape.to_vec(), strides, offset: self.offset })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcast_message_names_dim() {
+        let e = broadcast_shapes(&[3], &[2]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0"
+        );
+        assert_eq!(broadcast_shapes(&[4, 1, 3], &[5, 1]).unwrap(), vec![4, 5, 3]);
+    }
+
+    #[test]
+    fn contiguity_and_extent() {
+        let l = Layout::contiguous(&[2, 3]);
+        assert!(l.is_contiguous());
+        let t = l.transpose(0, 1);
+        assert!(!t.is_contiguous());
+        assert_eq!(t.storage_extent(), 6);
+        assert_eq!(l.slice(1, 0, 3, 2).shape, vec![2, 2]);
+    }
+
+    #[test]
+    fn reshape_view_of_transposed_needs_copy() {
+        let t = Layout::contiguous(&[2, 3]).transpose(0, 1);
+        assert!(t.reshape_view(&[6]).is_none());
+        let v = t.reshape_view(&[3, 1, 2]).unwrap();
+        assert_eq!((v.strides[0], v.strides[2]), (1, 3));
+        let s = Layout::contiguous(&[4, 6]).slice(1, 0, 6, 2); // shape [4,3] strides [6,2]
+        let v = s.reshape_view(&[2, 2, 3]).unwrap();
+        assert_eq!(v.strides, vec![12, 6, 2]);
+        assert_eq!(s.reshape_view(&[12]).unwrap().strides, vec![2]); // 6i+2j == 2(3i+j)
+        let u = Layout::contiguous(&[4, 6]).slice(1, 0, 4, 1); // rows no longer adjacent
+        assert!(u.reshape_view(&[16]).is_none());
+    }
+}

@@ -1,0 +1,159 @@
+//! Matrix products with PyTorch's dispatch rules for `matmul`.
+use crate::autograd::{record, BackwardOp, SavedTensor};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::kernels::matmul::{matmul_into, MatRef};
+use crate::layout::{broadcast_shapes, Layout};
+use crate::tensor::Tensor;
+use crate::{bail, with_dtype};
+use crate::element::Element;
+
+fn check_dtypes(a: &Tensor, b: &Tensor, what: &str) -> Result<()> {
+    if a.dtype() != b.dtype() {
+        bail!(Runtime, "expected {what} to have the same dtype, but got: {} != {}", torch_scalar_name(a.dtype()), torch_scalar_name(b.dtype()));
+    }
+    if a.dtype() == DType::Bool {
+        bail!(Runtime, "\"addmm_impl_cpu_\" not implemented for 'Bool'");
+    }
+    Ok(())
+}
+
+fn torch_scalar_name(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "bool",
+        DType::I64 => "long int",
+        DType::F32 => "float",
+        DType::F64 => "double",
+    }
+}
+
+fn mat(l: &Layout, batch_dim: Option<usize>, b: usize) -> MatRef {
+    let n = l.ndim();
+    let offset = l.offset + batch_dim.map_or(0, |d| b * l.strides[d]);
+    MatRef { offset, row_stride: l.strides[n - 2], col_stride: l.strides[n - 1] }
+}
+
+/// (batch) × (m×k) · (k×n) for 2-D or equal-batch 3-D operands.
+fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let batched = a.ndim() == 3;
+    let (m, k, n) = (a.shape()[a.ndim() - 2], a.shape()[a.ndim() - 1], b.shape()[b.ndim() - 1]);
+    let batch = if batched { a.shape()[0] } else { 1 };
+    let shape: Vec<usize> = if batched { vec![batch, m, n] } else { vec![m, n] };
+    with_dtype!(a.dtype(), T => {
+        let mut out = vec![T::ZERO; batch * m * n];
+        a.with_data(|la, xa: &[T]| {
+            b.with_data(|lb, xb: &[T]| {
+                let bd = batched.then_some(0);
+                for (i, chunk) in out.chunks_mut((m * n).max(1)).enumerate().take(batch) {
+                    matmul_into(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n);
+                }
+            })
+        });
+        Tensor::from_vec(out, &shape)
+    })
+}
+
+impl Tensor {
+    pub fn mm(&self, other: &Tensor) -> Result<Tensor> {
+        if self.ndim() != 2 {
+            bail!(Runtime, "self must be a matrix");
+        }
+        if other.ndim() != 2 {
+            bail!(Runtime, "mat2 must be a matrix");
+        }
+        if self.shape()[1] != other.shape()[0] {
+            bail!(
+                Runtime,
+                "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
+                self.shape()[0], self.shape()[1], other.shape()[0], other.shape()[1]
+            );
+        }
+        check_dtypes(self, other, "m1 and m2")?;
+        let out = batched_product(self, other)?;
+        Ok(record(out, &[self, other], || BackwardOp::Mm, |_| vec![SavedTensor::input(self), SavedTensor::input(other)]))
+    }
+
+    pub fn bmm(&self, other: &Tensor) -> Result<Tensor> {
+        if self.ndim() != 3 {
+            bail!(Runtime, "batch1 must be a 3D tensor");
+        }
+        if other.ndim() != 3 {
+            bail!(Runtime, "batch2 must be a 3D tensor");
+        }
+        let (s, o) = (self.shape(), other.shape());
+        if o[0] != s[0] || o[1] != s[2] {
+            bail!(Runtime, "Expected size for first two dimensions of batch2 tensor to be: [{}, {}] but got: [{}, {}].", s[0], s[2], o[0], o[1]);
+        }
+        check_dtypes(self, other, "scalar type")?;
+        let out = batched_product(self, other)?;
+        Ok(record(out, &[self, other], || BackwardOp::Bmm, |_| vec![SavedTensor::input(self), SavedTensor::input(other)]))
+    }
+
+    pub fn mv(&self, vec: &Tensor) -> Result<Tensor> {
+        if self.ndim() != 2 || vec.ndim() != 1 {
+            bail!(Runtime, "vector + matrix @ vector expected, got 1, {}, {}", self.ndim(), vec.ndim());
+        }
+        if self.shape()[1] != vec.shape()[0] {
+            bail!(Runtime, "size mismatch, got input ({}), mat ({}x{}), vec ({})", self.shape()[0], self.shape()[0], self.shape()[1], vec.shape()[0]);
+        }
+        check_dtypes(self, vec, "m1 and m2")?;
+        let col = vec.detach().unsqueeze(1)?;
+        let out = batched_product(&self.detach(), &col)?.detach().reshape(&[self.shape()[0]])?;
+        Ok(record(out, &[self, vec], || BackwardOp::Mv, |_| vec![SavedTensor::input(self), SavedTensor::input(vec)]))
+    }
+
+    pub fn dot(&self, other: &Tensor) -> Result<Tensor> {
+        if self.ndim() != 1 || other.ndim() != 1 {
+            bail!(Runtime, "1D tensors expected, but got {}D and {}D tensors", self.ndim(), other.ndim());
+        }
+        if self.shape()[0] != other.shape()[0] {
+            bail!(Runtime, "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of elements, but got {} and {} elements respectively", self.shape()[0], other.shape()[0], self.shape()[0], other.shape()[0]);
+        }
+        check_dtypes(self, other, "both vectors")?;
+        let row = self.detach().unsqueeze(0)?;
+        let col = other.detach().unsqueeze(1)?;
+        let out = batched_product(&row, &col)?.detach().reshape(&[])?;
+        Ok(record(out, &[self, other], || BackwardOp::Dot, |_| vec![SavedTensor::input(self), SavedTensor::input(other)]))
+    }
+
+    /// `torch.matmul`: 1-D operands are promoted to matrices and back; batch dims broadcast.
+    pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
+        let (da, db) = (self.ndim(), other.ndim());
+        if da == 0 || db == 0 {
+            bail!(Runtime, "both arguments to matmul need to be at least 1D, but they are {da}D and {db}D");
+        }
+        match (da, db) {
+            (1, 1) => self.dot(other),
+            (2, 1) => self.mv(other),
+            (1, 2) => self.unsqueeze(0)?.mm(other)?.squeeze_dim(0),
+            (2, 2) => self.mm(other),
+            _ => {
+                let a = if da == 1 { self.unsqueeze(0)? } else { self.clone() };
+                let b = if db == 1 { other.unsqueeze(1)? } else { other.clone() };
+                let (m, k) = (a.shape()[a.ndim() - 2], a.shape()[a.ndim() - 1]);
+                let (k2, n) = (b.shape()[b.ndim() - 2], b.shape()[b.ndim() - 1]);
+                if k != k2 {
+                    let batch_a: usize = a.shape()[..a.ndim() - 2].iter().product();
+                    bail!(Runtime, "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})", batch_a * m, k, k2, n);
+                }
+                let batch = broadcast_shapes(&a.shape()[..a.ndim() - 2], &b.shape()[..b.ndim() - 2])?;
+                let nb: usize = batch.iter().product();
+                let expand_to = |t: &Tensor, rows: usize, cols: usize| -> Result<Tensor> {
+                    let mut shape = batch.clone();
+                    shape.extend([rows, cols]);
+                    let e = if t.shape() == shape.as_slice() { t.clone() } else { t.expand(&shape)? };
+                    e.reshape(&[nb, rows, cols])
+                };
+                let out = expand_to(&a, m, k)?.bmm(&expand_to(&b, k, n)?)?;
+                let mut shape = batch.clone();
+                if da > 1 {
+                    shape.push(m);
+                }
+                if db > 1 {
+                    shape.push(n);
+                }
+                out.unsafe_view(&shape)
+            }
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! Differentiable tensor ops: each computes its forward with a kernel and records its backward rule.
+pub mod binary;
+mod matmul;
+mod reduce;
+mod unary;
+pub mod view;
+
+use crate::dtype::Scalar;
+use crate::tensor::Tensor;
+
+impl Tensor {
+    /// A float constant operand for formulas (`g * 0.5`); it never widens the other operand's dtype.
+    pub fn scalar(value: f64) -> Tensor {
+        Tensor::wrapped_scalar(Scalar::Float(value))
+    }
+}

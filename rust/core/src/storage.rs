@@ -1,0 +1,122 @@
+//! Typed element buffers, shared by every view of a tensor and versioned for in-place checks.
+use crate::dtype::DType;
+use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::any::Any;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Elements owned by ferrograd, or borrowed from another owner (a numpy array) that is kept alive.
+pub struct Data<T> {
+    ptr: *mut T,
+    len: usize,
+    _owner: Owner<T>,
+}
+
+enum Owner<T> {
+    Vec(#[allow(dead_code)] Vec<T>),
+    External(#[allow(dead_code)] Box<dyn Any + Send + Sync>),
+}
+
+// Safety: `Data` is either a Vec (Send + Sync for these element types) or memory kept alive by a
+// Send + Sync owner; access goes through the storage's lock.
+unsafe impl<T: Send> Send for Data<T> {}
+unsafe impl<T: Sync> Sync for Data<T> {}
+
+impl<T> Data<T> {
+    pub fn from_vec(mut v: Vec<T>) -> Self {
+        Data { ptr: v.as_mut_ptr(), len: v.len(), _owner: Owner::Vec(v) }
+    }
+
+    /// # Safety
+    /// `ptr` must point to `len` initialised, aligned elements that stay valid while `owner` lives.
+    pub unsafe fn from_external(ptr: *mut T, len: usize, owner: Box<dyn Any + Send + Sync>) -> Self {
+        Data { ptr, len, _owner: Owner::External(owner) }
+    }
+
+    pub fn as_slice(&self) -> &[T] {
+        if self.len == 0 {
+            return &[];
+        }
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        if self.len == 0 {
+            return &mut [];
+        }
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+}
+
+pub enum Buffer {
+    Bool(Data<bool>),
+    I64(Data<i64>),
+    F32(Data<f32>),
+    F64(Data<f64>),
+}
+
+impl Buffer {
+    pub fn dtype(&self) -> DType {
+        match self {
+            Buffer::Bool(_) => DType::Bool,
+            Buffer::I64(_) => DType::I64,
+            Buffer::F32(_) => DType::F32,
+            Buffer::F64(_) => DType::F64,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Buffer::Bool(d) => d.len,
+            Buffer::I64(d) => d.len,
+            Buffer::F32(d) => d.len,
+            Buffer::F64(d) => d.len,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Raw start pointer, for zero-copy export (numpy); valid while the storage lives.
+    pub fn as_ptr(&self) -> *const u8 {
+        match self {
+            Buffer::Bool(d) => d.ptr as *const u8,
+            Buffer::I64(d) => d.ptr as *const u8,
+            Buffer::F32(d) => d.ptr as *const u8,
+            Buffer::F64(d) => d.ptr as *const u8,
+        }
+    }
+}
+
+pub struct Storage {
+    buffer: RwLock<Buffer>,
+    /// Bumped by every in-place write through any view; saved tensors compare against it.
+    version: AtomicU64,
+}
+
+impl Storage {
+    pub fn new(buffer: Buffer) -> Self {
+        Storage { buffer: RwLock::new(buffer), version: AtomicU64::new(0) }
+    }
+
+    pub fn read(&self) -> RwLockReadGuard<'_, Buffer> {
+        self.buffer.read_recursive()
+    }
+
+    /// Write access; the caller bumps the version once the write is done.
+    pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
+        self.buffer.write()
+    }
+
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
+    pub fn bump_version(&self) {
+        self.version.fetch_add(1, Ordering::AcqRel);
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.read().dtype()
+    }
+}

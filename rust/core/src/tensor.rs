@@ -1,0 +1,280 @@
+//! The tensor: shared storage, a layout that reads it, and the autograd metadata that ties it to a graph.
+use crate::autograd::{Edge, LeafMeta, Node};
+use crate::dtype::{DType, Priority, Scalar};
+use crate::element::Element;
+use crate::error::Result;
+use crate::layout::{numel, Layout};
+use crate::storage::{Buffer, Storage};
+use crate::{bail, kernels, with_dtype};
+use std::sync::Arc;
+
+/// A cheap handle: clones share one immutable tensor record. Anything that "changes" a tensor (its
+/// `requires_grad`, its `.data`) makes a new record; the Python object swaps which record it holds.
+#[derive(Clone)]
+pub struct Tensor(pub(crate) Arc<TensorImpl>);
+
+pub struct TensorImpl {
+    pub(crate) storage: Arc<Storage>,
+    pub(crate) layout: Layout,
+    pub(crate) dtype: DType,
+    /// The node that made this tensor (non-leaves only).
+    pub(crate) grad_fn: Option<Arc<Node>>,
+    pub(crate) output_nr: u32,
+    /// Leaves that require grad keep their `.grad` and accumulator here.
+    pub(crate) leaf: Option<Arc<LeafMeta>>,
+    /// A Python number turned into a 0-dim tensor: weakest in type promotion.
+    pub(crate) wrapped_number: bool,
+}
+
+impl Tensor {
+    // ---- construction ----
+
+    pub(crate) fn from_parts(storage: Arc<Storage>, layout: Layout, dtype: DType) -> Tensor {
+        Tensor(Arc::new(TensorImpl { storage, layout, dtype, grad_fn: None, output_nr: 0, leaf: None, wrapped_number: false }))
+    }
+
+    pub(crate) fn from_buffer(buffer: Buffer, shape: &[usize]) -> Tensor {
+        debug_assert_eq!(buffer.len(), numel(shape));
+        let dtype = buffer.dtype();
+        Tensor::from_parts(Arc::new(Storage::new(buffer)), Layout::contiguous(shape), dtype)
+    }
+
+    pub fn from_vec<T: Element>(values: Vec<T>, shape: &[usize]) -> Result<Tensor> {
+        if values.len() != numel(shape) {
+            bail!(Runtime, "shape '{:?}' is invalid for input of size {}", shape, values.len());
+        }
+        Ok(Tensor::from_buffer(T::into_buffer(values), shape))
+    }
+
+    /// Wraps memory owned elsewhere (a numpy array) without copying.
+    pub fn from_storage(storage: Arc<Storage>, layout: Layout) -> Result<Tensor> {
+        if layout.storage_extent() > storage.read().len() {
+            bail!(Runtime, "layout reaches past the end of its storage");
+        }
+        let dtype = storage.dtype();
+        Ok(Tensor::from_parts(storage, layout, dtype))
+    }
+
+    pub fn full(shape: &[usize], value: Scalar, dtype: DType) -> Tensor {
+        let n = numel(shape);
+        with_dtype!(dtype, T => {
+            let v: T = match value {
+                Scalar::Float(f) => T::from_f64(f),
+                Scalar::Int(i) => T::from_i64(i),
+                Scalar::Bool(b) => T::from_i64(b as i64),
+            };
+            Tensor::from_buffer(T::into_buffer(vec![v; n]), shape)
+        })
+    }
+
+    pub fn zeros(shape: &[usize], dtype: DType) -> Tensor {
+        Tensor::full(shape, Scalar::Int(0), dtype)
+    }
+
+    pub fn ones(shape: &[usize], dtype: DType) -> Tensor {
+        Tensor::full(shape, Scalar::Int(1), dtype)
+    }
+
+    /// A Python number as a 0-dim operand (`x + 2`), in the dtype it promotes with.
+    pub fn wrapped_scalar(value: Scalar) -> Tensor {
+        let t = Tensor::full(&[], value, value.dtype());
+        let mut imp = Arc::into_inner(t.0).expect("fresh tensor");
+        imp.wrapped_number = true;
+        if let Scalar::Float(f) = value {
+            // keep the full double so float64 operands lose nothing
+            imp.storage = Arc::new(Storage::new(f64::into_buffer(vec![f])));
+            imp.dtype = DType::F64;
+        }
+        Tensor(Arc::new(imp))
+    }
+
+    // ---- layout and data ----
+
+    pub fn shape(&self) -> &[usize] {
+        &self.0.layout.shape
+    }
+    pub fn strides(&self) -> &[usize] {
+        &self.0.layout.strides
+    }
+    pub fn layout(&self) -> &Layout {
+        &self.0.layout
+    }
+    pub fn storage(&self) -> &Arc<Storage> {
+        &self.0.storage
+    }
+    pub fn storage_offset(&self) -> usize {
+        self.0.layout.offset
+    }
+    pub fn dtype(&self) -> DType {
+        self.0.dtype
+    }
+    pub fn ndim(&self) -> usize {
+        self.0.layout.ndim()
+    }
+    pub fn numel(&self) -> usize {
+        self.0.layout.numel()
+    }
+    pub fn is_contiguous(&self) -> bool {
+        self.0.layout.is_contiguous()
+    }
+    pub fn version(&self) -> u64 {
+        self.0.storage.version()
+    }
+    pub fn same_storage(&self, other: &Tensor) -> bool {
+        Arc::ptr_eq(&self.0.storage, &other.0.storage)
+    }
+    pub fn same_tensor(&self, other: &Tensor) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// The dtype that counts in promotion, and how strongly.
+    pub(crate) fn promotion_key(&self) -> (DType, Priority) {
+        if self.0.wrapped_number {
+            let dtype = if self.0.dtype == DType::F64 { DType::F32 } else { self.0.dtype };
+            (dtype, Priority::Wrapped)
+        } else if self.ndim() == 0 {
+            (self.0.dtype, Priority::ZeroDim)
+        } else {
+            (self.0.dtype, Priority::Dimensioned)
+        }
+    }
+
+    /// Runs `f` on this tensor's elements as `T`, casting into a temporary first when the dtype differs.
+    pub(crate) fn with_data<T: Element, R>(&self, f: impl FnOnce(&Layout, &[T]) -> R) -> R {
+        let buf = self.0.storage.read();
+        if let Some(d) = T::data(&buf) {
+            return f(&self.0.layout, d.as_slice());
+        }
+        let cast: Vec<T> = with_dtype!(self.0.dtype, S => {
+            let s = S::data(&buf).expect("storage dtype").as_slice();
+            kernels::elementwise::map1(&self.0.layout, s, |v: S| v.cast::<T>())
+        });
+        drop(buf);
+        f(&Layout::contiguous(self.shape()), &cast)
+    }
+
+    /// All elements in row-major order, converted to `T`.
+    pub fn to_vec<T: Element>(&self) -> Vec<T> {
+        self.with_data(|l, x: &[T]| kernels::elementwise::map1(l, x, |v| v))
+    }
+
+    /// The single element of a one-element tensor.
+    pub fn item(&self) -> Result<Scalar> {
+        if self.numel() != 1 {
+            bail!(Runtime, "a Tensor with {} elements cannot be converted to Scalar", self.numel());
+        }
+        Ok(match self.dtype() {
+            DType::Bool => Scalar::Bool(self.to_vec::<bool>()[0]),
+            DType::I64 => Scalar::Int(self.to_vec::<i64>()[0]),
+            _ => Scalar::Float(self.to_vec::<f64>()[0]),
+        })
+    }
+
+    // ---- autograd metadata ----
+
+    pub fn requires_grad(&self) -> bool {
+        self.0.grad_fn.is_some() || self.0.leaf.is_some()
+    }
+    pub fn is_leaf(&self) -> bool {
+        self.0.grad_fn.is_none()
+    }
+    pub fn grad_fn(&self) -> Option<&Arc<Node>> {
+        self.0.grad_fn.as_ref()
+    }
+    pub fn output_nr(&self) -> u32 {
+        self.0.output_nr
+    }
+
+    /// The same data with no history: shares storage (and so the version counter).
+    pub fn detach(&self) -> Tensor {
+        Tensor::from_parts(self.0.storage.clone(), self.0.layout.clone(), self.0.dtype)
+    }
+
+    /// This leaf with `requires_grad` switched; errors follow PyTorch.
+    pub fn with_requires_grad(&self, requires_grad: bool) -> Result<Tensor> {
+        if !self.is_leaf() {
+            if requires_grad {
+                return Ok(self.clone());
+            }
+            bail!(
+                Runtime,
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+            );
+        }
+        if requires_grad && !self.dtype().is_float() {
+            bail!(Runtime, "Only Tensors of floating point and complex dtype can require gradients");
+        }
+        if requires_grad == self.requires_grad() {
+            return Ok(self.clone());
+        }
+        let mut imp = self.detach();
+        let inner = Arc::get_mut(&mut imp.0).expect("fresh tensor");
+        inner.leaf = requires_grad.then(|| Arc::new(LeafMeta::default()));
+        Ok(imp)
+    }
+
+    /// The same autograd identity (grad_fn, leaf `.grad`) over other data: PyTorch's `x.data = y`.
+    pub fn with_data_of(&self, data: &Tensor) -> Result<Tensor> {
+        if self.requires_grad() && !data.dtype().is_float() {
+            bail!(Runtime, "data set to a tensor that requires gradients must be floating point or complex dtype");
+        }
+        Ok(Tensor(Arc::new(TensorImpl {
+            storage: data.0.storage.clone(),
+            layout: data.0.layout.clone(),
+            dtype: data.0.dtype,
+            grad_fn: self.0.grad_fn.clone(),
+            output_nr: self.0.output_nr,
+            leaf: self.0.leaf.clone(),
+            wrapped_number: false,
+        })))
+    }
+
+    /// A leaf's accumulated gradient.
+    pub fn grad(&self) -> Option<Tensor> {
+        self.0.leaf.as_ref().and_then(|m| m.grad.lock().clone())
+    }
+
+    pub fn set_grad(&self, grad: Option<Tensor>) -> Result<()> {
+        if let Some(g) = &grad {
+            if g.shape() != self.shape() {
+                bail!(Runtime, "assigned grad has data of a different size");
+            }
+            if g.dtype() != self.dtype() {
+                bail!(Runtime, "assigned grad has data of a different type");
+            }
+        }
+        match &self.0.leaf {
+            Some(m) => *m.grad.lock() = grad,
+            None if grad.is_none() => {}
+            None => bail!(Runtime, "cannot set .grad of a tensor that does not require grad"),
+        }
+        Ok(())
+    }
+
+    /// Where a gradient for this tensor goes: its grad_fn, or its leaf accumulator.
+    pub(crate) fn gradient_edge(&self) -> Option<Edge> {
+        if let Some(node) = &self.0.grad_fn {
+            return Some(Edge::new(node.clone(), self.0.output_nr, self));
+        }
+        let meta = self.0.leaf.as_ref()?;
+        Some(Edge::new(meta.accumulator(meta), 0, self))
+    }
+
+    /// This data as output `0` of `node`.
+    pub(crate) fn with_grad_fn(self, node: Arc<Node>) -> Tensor {
+        let mut t = self;
+        if Arc::get_mut(&mut t.0).is_none() {
+            t = t.detach();
+        }
+        let inner = Arc::get_mut(&mut t.0).expect("a fresh record is unique");
+        inner.grad_fn = Some(node);
+        inner.leaf = None;
+        t
+    }
+}
+
+impl std::fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Tensor({:?}, shape={:?}, dtype={})", self.to_vec::<f64>(), self.shape(), self.dtype())
+    }
+}
