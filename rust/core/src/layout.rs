@@ -76,6 +76,9 @@ impl Layout {
 
     /// Contiguous and starting at its offset: its elements are `data[offset..offset + numel]`.
     pub fn contiguous_range(&self) -> Option<std::ops::Range<usize>> {
+        if self.numel() == 0 {
+            return Some(0..0); // an empty view may carry an offset past the end of its storage
+        }
         self.is_contiguous().then(|| self.offset..self.offset + self.numel())
     }
 

@@ -50,8 +50,12 @@ fn arith(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
     if op == Arith::Div {
         dtype = dtype.to_float();
     }
-    if dtype == DType::Bool && op == Arith::Sub {
-        bail!(Runtime, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.");
+    if op == Arith::Sub {
+        match (a.dtype() == DType::Bool, b.dtype() == DType::Bool) {
+            (true, true) => bail!(Runtime, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead."),
+            (true, false) | (false, true) => bail!(Runtime, "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."),
+            _ => {}
+        }
     }
     if dtype == DType::I64 && op == Arith::Pow && b.dtype() != DType::Bool && b.to_vec::<i64>().iter().any(|&e| e < 0) {
         bail!(Runtime, "Integers to negative integer powers are not allowed.");

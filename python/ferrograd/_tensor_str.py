@@ -1,0 +1,181 @@
+"""Tensor printing that matches PyTorch's ``repr(tensor)`` character for character.
+
+Semantics follow ``torch/_tensor_str.py`` with the default print options:
+precision 4, threshold 1000 elements (then summarize with 3 edge items per
+dimension), line width 80, scientific notation chosen automatically.
+
+The tensor object only needs ``dtype`` (``str()`` like ``ferrograd.float64`` and
+``.is_floating_point``), ``shape``, ``requires_grad``, ``grad_fn`` (``None`` or an
+object with ``.name()``) and ``detach().numpy()``.
+"""
+
+import math
+
+import numpy as np
+
+PRECISION = 4
+THRESHOLD = 1000
+EDGEITEMS = 3
+LINEWIDTH = 80
+
+# Dtypes whose name is not printed for non-empty tensors (float32 is the default dtype).
+_QUIET_DTYPES = ("float32", "int64", "bool")
+
+
+def _summarize(a):
+    """Keep only the first/last EDGEITEMS entries of every dimension that is long enough."""
+    for axis, n in enumerate(a.shape):
+        if n > 2 * EDGEITEMS:
+            keep = np.r_[0:EDGEITEMS, n - EDGEITEMS:n]
+            a = np.take(a, keep, axis=axis)
+    return a
+
+
+class _Formatter:
+    """Picks one format (int / fixed / scientific) and one width for all printed values."""
+
+    def __init__(self, values, floating):
+        self.floating = floating
+        self.int_mode = True
+        self.sci_mode = False
+        self.width = 1
+        flat = values.reshape(-1)
+        if not floating:
+            if flat.size:
+                self.width = max(len(str(v)) for v in flat.tolist())
+            return
+        finite = flat[np.isfinite(flat) & (flat != 0)].astype(np.float64)
+        if finite.size == 0:
+            return
+        mags = np.abs(finite)
+        lo, hi = mags.min(), mags.max()
+        self.int_mode = bool(np.all(finite == np.ceil(finite)))
+        with np.errstate(over="ignore"):  # 1e200 / 1e-200 is inf, which is "big" as in torch
+            big_range = hi / lo > 1000.0 or hi > 1.0e8
+        if self.int_mode:
+            self.sci_mode = big_range
+        else:
+            self.sci_mode = big_range or lo < 1.0e-4
+        if self.sci_mode:
+            strs = ["{:.{}e}".format(v, PRECISION) for v in finite.tolist()]
+            self.width = max(len(s) for s in strs)
+        elif self.int_mode:
+            # +1 for the trailing "." that marks a float.
+            self.width = max(len("{:.0f}".format(v)) + 1 for v in finite.tolist())
+        else:
+            self.width = max(len("{:.{}f}".format(v, PRECISION)) for v in finite.tolist())
+
+    def format(self, v):
+        if not self.floating:
+            s = str(v)
+        elif self.sci_mode:
+            s = "{:{}.{}e}".format(v, self.width, PRECISION)
+        elif self.int_mode:
+            s = "{:.0f}".format(v)
+            if math.isfinite(v):
+                s += "."
+        else:
+            s = "{:.{}f}".format(v, PRECISION)
+        return s.rjust(self.width)
+
+
+def _tensor_body(arr, indent, floating):
+    if arr.size == 0:
+        return "[]"
+    summarize = arr.size > THRESHOLD
+    shown = _summarize(arr) if summarize else arr
+    fmt = _Formatter(shown, floating)
+    return _layout(shown, arr.shape, indent, summarize, fmt)
+
+
+def _layout(a, full_shape, indent, summarize, fmt):
+    """Recursive layout of the (possibly summarized) array ``a``.
+
+    ``full_shape`` is the unsummarized shape: it tells which dims were cut and need "...".
+    1-D rows wrap to LINEWIDTH; sub-blocks of a k-D array are separated by k-1 newlines.
+    """
+    if a.ndim == 0:
+        return fmt.format(a.item())
+    cut = summarize and full_shape[0] > 2 * EDGEITEMS
+    if a.ndim == 1:
+        row = a.tolist()
+        if cut:
+            items = ([fmt.format(v) for v in row[:EDGEITEMS]] + [" ..."]
+                     + [fmt.format(v) for v in row[EDGEITEMS:]])
+        else:
+            items = [fmt.format(v) for v in row]
+        per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    subs = [_layout(a[i], full_shape[1:], indent + 1, summarize, fmt) for i in range(a.shape[0])]
+    if cut:
+        subs.insert(EDGEITEMS, "...")
+    sep = "," + "\n" * (a.ndim - 1) + " " * (indent + 1)
+    return "[" + sep.join(subs) + "]"
+
+
+def _torch_len(suffix):
+    """Length the suffix has in PyTorch's output (``torch.`` is 4 characters shorter than ``ferrograd.``).
+
+    Line breaks are decided on this length so that our output has exactly torch's line structure.
+    """
+    return len(suffix.replace("ferrograd.", "torch."))
+
+
+def _add_suffixes(body, suffixes, indent):
+    """Append ``, suffix`` items, moving one to a new indented line when it would pass LINEWIDTH."""
+    out = [body]
+    # Same arithmetic as torch, which counts the last line as 2 characters longer than it is.
+    last_len = len(body) - body.rfind("\n") + 1
+    for s in suffixes:
+        n = _torch_len(s)
+        if last_len + n + 2 > LINEWIDTH:
+            out.append(",\n" + " " * indent + s)
+            last_len = indent + n
+        else:
+            out.append(", " + s)
+            last_len += n + 2
+    out.append(")")
+    return "".join(out)
+
+
+def _is_floating(t, arr):
+    fp = getattr(t.dtype, "is_floating_point", None)
+    if callable(fp):
+        fp = fp()
+    if fp is None:
+        fp = arr.dtype.kind == "f"
+    return bool(fp)
+
+
+def tensor_repr(t):
+    """``repr(tensor)`` exactly as PyTorch prints it (with ``ferrograd.`` dtype names)."""
+    prefix = "tensor("
+    indent = len(prefix)
+    arr = np.asarray(t.detach().numpy())
+    shape = tuple(t.shape)
+    dtype_str = str(t.dtype)
+    dtype_name = dtype_str.rsplit(".", 1)[-1]
+    suffixes = []
+    if arr.size == 0:
+        # Empty: no values to hint at the dtype, so only float32 stays silent.
+        if len(shape) != 1:
+            suffixes.append("size=" + str(shape))
+        if dtype_name != "float32":
+            suffixes.append("dtype=" + dtype_str)
+        body = "[]"
+    else:
+        if dtype_name not in _QUIET_DTYPES:
+            suffixes.append("dtype=" + dtype_str)
+        body = _tensor_body(arr.reshape(shape), indent, _is_floating(t, arr))
+    grad_fn = t.grad_fn
+    if grad_fn is not None:
+        suffixes.append("grad_fn=<{}>".format(grad_fn.name()))
+    elif t.requires_grad:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def tensor_str(t):
+    """``str(tensor)``; identical to ``repr`` as in PyTorch."""
+    return tensor_repr(t)

@@ -1,0 +1,65 @@
+"""Grad-mode switches: `no_grad`, `enable_grad`, `set_grad_enabled`, each a context manager and a decorator.
+
+The mode itself lives in Rust, per thread; these classes only set and restore it.
+"""
+import functools
+
+from ._core import _set_grad_enabled, is_grad_enabled
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+
+
+class _GradModeContext:
+    _mode: bool
+
+    def __new__(cls, *args, **kwargs):
+        # `@no_grad` without parentheses: decorate the function straight away
+        if cls is not set_grad_enabled and len(args) == 1 and callable(args[0]) and not kwargs:
+            return cls()(args[0])
+        return super().__new__(cls)
+
+    def __enter__(self) -> None:
+        self._prev = _set_grad_enabled(self._mode)
+
+    def __exit__(self, *exc) -> None:
+        _set_grad_enabled(self._prev)
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__.__new__(self.__class__)._with_mode(self._mode):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    def _with_mode(self, mode: bool):
+        self._mode = mode
+        return self
+
+
+class no_grad(_GradModeContext):
+    """Disables gradient tracking inside a `with` block or a decorated function."""
+
+    def __init__(self, orig_func=None) -> None:
+        self._mode = False
+
+
+class enable_grad(_GradModeContext):
+    """Enables gradient tracking inside a `with` block or a decorated function."""
+
+    def __init__(self, orig_func=None) -> None:
+        self._mode = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Sets grad mode: takes effect at once (as a plain call), and is undone on leaving a `with` block."""
+
+    def __init__(self, mode: bool) -> None:
+        self._mode = bool(mode)
+        self._prev = _set_grad_enabled(self._mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        _set_grad_enabled(self._prev)

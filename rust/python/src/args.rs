@@ -1,0 +1,130 @@
+//! Argument parsing shared by methods and functions, with PyTorch's TypeError phrasing.
+use crate::convert::as_scalar;
+use crate::dtype::PyDType;
+use crate::py_tensor::PyTensor;
+use ferrograd_core::{DType, Tensor};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+
+pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "object".into())
+}
+
+/// A tensor, or a Python number as a wrapped 0-dim operand; None for anything else.
+pub fn operand(obj: &Bound<'_, PyAny>) -> Option<Tensor> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Some(t.get().get());
+    }
+    as_scalar(obj).map(Tensor::wrapped_scalar)
+}
+
+/// Like `operand`, with the TypeError PyTorch raises for a method argument.
+pub fn operand_arg(obj: &Bound<'_, PyAny>, func: &str, arg: &str) -> PyResult<Tensor> {
+    operand(obj).ok_or_else(|| {
+        PyTypeError::new_err(format!("{func}(): argument '{arg}' (position 1) must be Tensor, not {}", type_name(obj)))
+    })
+}
+
+pub fn tensor_arg(obj: &Bound<'_, PyAny>, func: &str, arg: &str) -> PyResult<Tensor> {
+    obj.cast::<PyTensor>().map(|t| t.get().get()).map_err(|_| {
+        PyTypeError::new_err(format!("{func}(): argument '{arg}' (position 1) must be Tensor, not {}", type_name(obj)))
+    })
+}
+
+pub fn dtype_arg(obj: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Option<DType>> {
+    match obj {
+        None => Ok(None),
+        Some(o) if o.is_none() => Ok(None),
+        Some(o) => o.cast::<PyDType>().map(|d| Some(d.get().dtype)).map_err(|_| {
+            PyTypeError::new_err(format!("{func}(): argument 'dtype' must be ferrograd.dtype, not {}", type_name(o)))
+        }),
+    }
+}
+
+fn int_arg(obj: &Bound<'_, PyAny>, func: &str, arg: &str, pos: usize) -> PyResult<isize> {
+    if obj.is_instance_of::<pyo3::types::PyBool>() || obj.is_instance_of::<pyo3::types::PyFloat>() {
+        return Err(PyTypeError::new_err(format!(
+            "{func}(): argument '{arg}' must be tuple of ints, but found element of type {} at pos {pos}",
+            type_name(obj)
+        )));
+    }
+    obj.call_method0("__index__").and_then(|i| i.extract::<isize>()).map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{func}(): argument '{arg}' must be tuple of ints, but found element of type {} at pos {pos}",
+            type_name(obj)
+        ))
+    })
+}
+
+/// `f(2, 3)`, `f((2, 3))` and `f([2, 3])` all mean the sizes [2, 3].
+pub fn int_list(args: &Bound<'_, PyTuple>, func: &str, arg: &str) -> PyResult<Vec<isize>> {
+    if args.len() == 1 {
+        let first = args.get_item(0)?;
+        if first.is_instance_of::<PyTuple>() || first.is_instance_of::<PyList>() {
+            let items: Vec<Bound<'_, PyAny>> = first.try_iter()?.collect::<PyResult<_>>()?;
+            return items.iter().enumerate().map(|(i, o)| int_arg(o, func, arg, i)).collect();
+        }
+    }
+    args.iter().enumerate().map(|(i, o)| int_arg(&o, func, arg, i)).collect()
+}
+
+/// Sizes for creation functions: non-negative.
+pub fn size_list(args: &Bound<'_, PyTuple>, func: &str) -> PyResult<Vec<usize>> {
+    let dims = int_list(args, func, "size")?;
+    dims.iter()
+        .map(|&d| {
+            usize::try_from(d).map_err(|_| {
+                pyo3::exceptions::PyRuntimeError::new_err(format!("Trying to create tensor with negative dimension {d}: {dims:?}"))
+            })
+        })
+        .collect()
+}
+
+/// One int or a tuple/list of ints (`dim=` arguments).
+pub fn dims_arg(obj: &Bound<'_, PyAny>, func: &str) -> PyResult<Vec<isize>> {
+    if obj.is_instance_of::<PyTuple>() || obj.is_instance_of::<PyList>() {
+        let items: Vec<Bound<'_, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
+        return items.iter().enumerate().map(|(i, o)| int_arg(o, func, "dim", i)).collect();
+    }
+    Ok(vec![int_arg(obj, func, "dim", 0)?])
+}
+
+// Typed extractors whose TypeError names the argument (PyO3 only attaches the name as a note).
+fn strict_bool(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<bool> {
+    if obj.is_instance_of::<pyo3::types::PyBool>() {
+        return obj.extract();
+    }
+    if type_name(obj) == "bool_" {
+        return obj.call_method0("__bool__")?.extract();
+    }
+    Err(PyTypeError::new_err(format!("argument '{arg}' must be bool, not {}", type_name(obj))))
+}
+
+fn strict_int(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<isize> {
+    if !obj.is_instance_of::<pyo3::types::PyBool>() && !obj.is_instance_of::<pyo3::types::PyFloat>() {
+        if let Ok(i) = obj.call_method0("__index__").and_then(|i| i.extract::<isize>()) {
+            return Ok(i);
+        }
+    }
+    Err(PyTypeError::new_err(format!("argument '{arg}' must be int, not {}", type_name(obj))))
+}
+
+pub fn requires_grad_arg(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    strict_bool(obj, "requires_grad")
+}
+pub fn keepdim_arg(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    strict_bool(obj, "keepdim")
+}
+pub fn dim_arg(obj: &Bound<'_, PyAny>) -> PyResult<isize> {
+    strict_int(obj, "dim")
+}
+pub fn dim0_arg(obj: &Bound<'_, PyAny>) -> PyResult<isize> {
+    strict_int(obj, "dim0")
+}
+pub fn dim1_arg(obj: &Bound<'_, PyAny>) -> PyResult<isize> {
+    strict_int(obj, "dim1")
+}
+pub fn opt_dim_arg(obj: &Bound<'_, PyAny>) -> PyResult<Option<isize>> {
+    if obj.is_none() { Ok(None) } else { strict_int(obj, "dim").map(Some) }
+}

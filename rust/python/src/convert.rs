@@ -1,0 +1,282 @@
+//! Python values in and out: nested sequences, numbers and numpy arrays.
+use crate::errors::call;
+use crate::py_tensor::PyTensor;
+use ferrograd_core::storage::{Buffer, Data, Storage};
+use ferrograd_core::{DType, Layout, Scalar, Tensor};
+use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyList, PySequence, PyString};
+use std::sync::Arc;
+
+/// A Python number as a core scalar, or None if it is not one.
+pub fn as_scalar(obj: &Bound<'_, PyAny>) -> Option<Scalar> {
+    if obj.is_instance_of::<PyBool>() {
+        return obj.extract::<bool>().ok().map(Scalar::Bool);
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return obj.extract::<i64>().ok().map(Scalar::Int);
+    }
+    if obj.is_instance_of::<PyFloat>() {
+        return obj.extract::<f64>().ok().map(Scalar::Float);
+    }
+    // numpy scalars and other number-likes
+    let type_name = obj.get_type().name().ok()?.to_string();
+    if type_name == "bool_" || type_name == "bool" {
+        return obj.call_method0("__bool__").ok()?.extract::<bool>().ok().map(Scalar::Bool);
+    }
+    if obj.hasattr("__index__").unwrap_or(false) && !obj.is_instance_of::<PyTensor>() {
+        return obj.call_method0("__index__").ok()?.extract::<i64>().ok().map(Scalar::Int);
+    }
+    if obj.hasattr("__float__").unwrap_or(false) && !obj.is_instance_of::<PyTensor>() {
+        return obj.call_method0("__float__").ok()?.extract::<f64>().ok().map(Scalar::Float);
+    }
+    None
+}
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "object".into())
+}
+
+/// Deeper nesting than any real tensor has; guards the recursion below.
+const MAX_NESTING: usize = 64;
+
+struct Collected {
+    shape: Vec<usize>,
+    values: Vec<Scalar>,
+    float: bool,
+    int: bool,
+}
+
+fn collect(obj: &Bound<'_, PyAny>, depth: usize, out: &mut Collected) -> PyResult<()> {
+    if let Some(s) = as_scalar(obj) {
+        if depth < out.shape.len() {
+            return Err(PyValueError::new_err(format!("expected sequence of length {} at dim {} (got a scalar)", out.shape[depth], depth)));
+        }
+        if depth > out.shape.len() || (out.values.len() > 0 && depth != out.shape.len()) {
+            return Err(PyValueError::new_err("setting an array element with a sequence."));
+        }
+        match s {
+            Scalar::Float(_) => out.float = true,
+            Scalar::Int(_) => out.int = true,
+            Scalar::Bool(_) => {}
+        }
+        out.values.push(s);
+        return Ok(());
+    }
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let t = t.get().get();
+        if t.numel() != 1 || t.ndim() != 0 {
+            return Err(PyValueError::new_err("only one element tensors can be converted to Python scalars"));
+        }
+        let s = call(|| t.item())?;
+        return collect(&s_to_py(obj.py(), s)?, depth, out);
+    }
+    if let Ok(arr) = obj.cast::<PyUntypedArray>() {
+        let nested = tolist(obj.py(), &from_numpy_copy(arr)?)?;
+        return collect(&nested, depth, out);
+    }
+    // Strings are sequences of strings: never data, and endless to recurse into.
+    let is_text = obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>();
+    if is_text || obj.cast::<PySequence>().is_err() {
+        return Err(PyTypeError::new_err(format!("new(): invalid data type '{}'", type_name(obj))));
+    }
+    if depth >= MAX_NESTING {
+        return Err(PyValueError::new_err(format!("data is nested more than {MAX_NESTING} levels deep")));
+    }
+    let seq = obj.cast::<PySequence>().map_err(|_| PyTypeError::new_err(format!("new(): invalid data type '{}'", type_name(obj))))?;
+    let len = seq.len()?;
+    if depth == out.shape.len() {
+        if !out.values.is_empty() {
+            return Err(PyValueError::new_err(format!("expected sequence of length {} at dim {} (got {})", 0, depth, len)));
+        }
+        out.shape.push(len);
+    } else if out.shape[depth] != len {
+        return Err(PyValueError::new_err(format!("expected sequence of length {} at dim {} (got {})", out.shape[depth], depth, len)));
+    }
+    for i in 0..len {
+        collect(&seq.get_item(i)?, depth + 1, out)?;
+    }
+    Ok(())
+}
+
+fn s_to_py<'py>(py: Python<'py>, s: Scalar) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match s {
+        Scalar::Bool(b) => PyBool::new(py, b).to_owned().into_any(),
+        Scalar::Int(i) => i.into_pyobject(py)?.into_any(),
+        Scalar::Float(f) => f.into_pyobject(py)?.into_any(),
+    })
+}
+
+pub fn scalar_to_py<'py>(py: Python<'py>, s: Scalar) -> PyResult<Bound<'py, PyAny>> {
+    s_to_py(py, s)
+}
+
+/// `ferrograd.tensor(data)`: copies nested sequences, numbers, numpy arrays or tensors.
+pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tensor> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let t = t.get().get();
+        let copy = call(|| t.contiguous_copy())?;
+        return match dtype {
+            Some(d) => call(|| copy.to_dtype(d)),
+            None => Ok(copy),
+        };
+    }
+    if let Ok(arr) = obj.cast::<PyUntypedArray>() {
+        let t = from_numpy_copy(arr)?;
+        return match dtype {
+            Some(d) => call(|| t.to_dtype(d)),
+            None => Ok(t),
+        };
+    }
+    let mut c = Collected { shape: vec![], values: vec![], float: false, int: false };
+    collect(obj, 0, &mut c)?;
+    let inferred = if c.float { DType::F32 } else if c.int { DType::I64 } else if c.values.is_empty() { DType::F32 } else { DType::Bool };
+    let dtype = dtype.unwrap_or(inferred);
+    let v = &c.values;
+    call(|| match dtype {
+        DType::F32 => Tensor::from_vec(v.iter().map(|s| s.to_f64() as f32).collect(), &c.shape),
+        DType::F64 => Tensor::from_vec(v.iter().map(|s| s.to_f64()).collect(), &c.shape),
+        DType::I64 => Tensor::from_vec(
+            v.iter().map(|s| match s { Scalar::Int(i) => *i, other => other.to_f64() as i64 }).collect(),
+            &c.shape,
+        ),
+        DType::Bool => Tensor::from_vec(v.iter().map(|s| s.to_f64() != 0.0).collect(), &c.shape),
+    })
+}
+
+/// Element dtype of a numpy array, for the dtypes ferrograd stores.
+fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> Option<DType> {
+    let py = arr.py();
+    let d = arr.dtype();
+    [
+        (numpy::dtype::<f32>(py), DType::F32),
+        (numpy::dtype::<f64>(py), DType::F64),
+        (numpy::dtype::<i64>(py), DType::I64),
+        (numpy::dtype::<bool>(py), DType::Bool),
+    ]
+    .into_iter()
+    .find(|(nd, _)| d.is_equiv_to(nd))
+    .map(|(_, dt)| dt)
+}
+
+/// Copies any numeric numpy array (other integer and float widths are widened).
+fn from_numpy_copy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
+    let py = arr.py();
+    let np = py.import("numpy")?;
+    let target = match numpy_dtype(arr) {
+        Some(d) => d,
+        None => {
+            let kind = arr.dtype().kind();
+            match kind {
+                b'f' => DType::F32,
+                b'i' | b'u' => DType::I64,
+                b'b' => DType::Bool,
+                _ => {
+                    return Err(PyTypeError::new_err(format!(
+                        "can't convert np.ndarray of type {}. The only supported types are: float64, float32, int64, int32, int16, int8, uint8, and bool.",
+                        arr.dtype()
+                    )))
+                }
+            }
+        }
+    };
+    let np_name = match target {
+        DType::F32 => "float32",
+        DType::F64 => "float64",
+        DType::I64 => "int64",
+        DType::Bool => "bool",
+    };
+    // np.array, not np.ascontiguousarray: the latter turns 0-d arrays into 1-d ones
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item("dtype", np_name)?;
+    kwargs.set_item("order", "C")?;
+    let copy = np.call_method("array", (arr,), Some(&kwargs))?;
+    let copy = copy.cast::<PyUntypedArray>()?;
+    let shared = from_numpy_shared(copy)?;
+    call(|| shared.contiguous_copy())
+}
+
+/// `ferrograd.from_numpy`: a tensor over the array's own memory (the array is kept alive).
+pub fn from_numpy_shared(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
+    let Some(dtype) = numpy_dtype(arr) else {
+        return Err(PyTypeError::new_err(format!(
+            "can't convert np.ndarray of type {}. The only supported types are: float64, float32, int64 and bool.",
+            arr.dtype()
+        )));
+    };
+    let item = dtype.itemsize() as isize;
+    let mut strides = Vec::with_capacity(arr.ndim());
+    for &s in arr.strides() {
+        if s < 0 {
+            return Err(PyValueError::new_err("At least one stride in the given numpy array is negative, and tensors with negative strides are not currently supported. (You can probably work around this by making a copy of your array with array.copy().) "));
+        }
+        if s % item != 0 {
+            return Err(PyValueError::new_err("given numpy array strides not a multiple of the element byte size. Copy the numpy array to reallocate the memory."));
+        }
+        strides.push((s / item) as usize);
+    }
+    let layout = Layout { shape: arr.shape().to_vec(), strides, offset: 0 };
+    let len = layout.storage_extent();
+    let ptr = unsafe { (*arr.as_array_ptr()).fields.data };
+    let owner: Box<dyn std::any::Any + Send + Sync> = Box::new(arr.clone().unbind());
+    // Safety: the array owns `len` elements from `ptr` (strides are non-negative) and `owner` keeps it alive.
+    let buffer = unsafe {
+        match dtype {
+            DType::F32 => Buffer::F32(Data::from_external(ptr as *mut f32, len, owner)),
+            DType::F64 => Buffer::F64(Data::from_external(ptr as *mut f64, len, owner)),
+            DType::I64 => Buffer::I64(Data::from_external(ptr as *mut i64, len, owner)),
+            DType::Bool => Buffer::Bool(Data::from_external(ptr as *mut bool, len, owner)),
+        }
+    };
+    call(|| Tensor::from_storage(Arc::new(Storage::new(buffer)), layout))
+}
+
+/// Keeps a tensor's storage alive for numpy arrays that view it.
+#[pyclass(frozen)]
+pub struct StorageOwner {
+    #[allow(dead_code)]
+    storage: Arc<Storage>,
+}
+
+/// `tensor.numpy()`: a numpy array over the tensor's memory, no copy.
+pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    fn view<'py, T: numpy::Element>(_py: Python<'py>, t: &Tensor, owner: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let buf = t.storage().read();
+        let base = buf.as_ptr() as *const T;
+        drop(buf);
+        let shape = numpy::ndarray::IxDyn(t.shape());
+        let strides = numpy::ndarray::IxDyn(t.strides());
+        use numpy::ndarray::ShapeBuilder;
+        // Safety: the layout lies within the storage (checked at construction); `owner` keeps it alive.
+        let view = unsafe { numpy::ndarray::ArrayView::from_shape_ptr(shape.strides(strides), base.add(t.storage_offset())) };
+        let arr = unsafe { numpy::PyArray::borrow_from_array(&view, owner) };
+        Ok(arr.into_any())
+    }
+    let owner = Bound::new(py, StorageOwner { storage: t.storage().clone() })?.into_any();
+    match t.dtype() {
+        DType::F32 => view::<f32>(py, t, owner),
+        DType::F64 => view::<f64>(py, t, owner),
+        DType::I64 => view::<i64>(py, t, owner),
+        DType::Bool => view::<bool>(py, t, owner),
+    }
+}
+
+/// `tensor.tolist()`: nested lists of Python numbers.
+pub fn tolist<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    fn build<'py, T: Copy + IntoPyObject<'py>>(py: Python<'py>, shape: &[usize], values: &[T]) -> PyResult<Bound<'py, PyAny>> {
+        if shape.is_empty() {
+            return Ok(pyo3::BoundObject::into_bound(pyo3::BoundObject::into_any(values[0].into_pyobject(py).map_err(Into::into)?)));
+        }
+        let step = shape[1..].iter().product::<usize>();
+        let items: Vec<Bound<'py, PyAny>> = (0..shape[0])
+            .map(|i| build(py, &shape[1..], &values[i * step..(i + 1) * step]))
+            .collect::<PyResult<_>>()?;
+        Ok(PyList::new(py, items)?.into_any())
+    }
+    match t.dtype() {
+        DType::Bool => build(py, t.shape(), &t.to_vec::<bool>()),
+        DType::I64 => build(py, t.shape(), &t.to_vec::<i64>()),
+        _ => build(py, t.shape(), &t.to_vec::<f64>()),
+    }
+}

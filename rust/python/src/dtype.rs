@@ -1,0 +1,35 @@
+//! `ferrograd.float32` and friends.
+use ferrograd_core::DType;
+use pyo3::prelude::*;
+
+#[pyclass(name = "dtype", module = "ferrograd", frozen, eq, hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PyDType {
+    pub dtype: DType,
+}
+
+#[pymethods]
+impl PyDType {
+    fn __repr__(&self) -> String {
+        format!("ferrograd.{}", self.dtype.name())
+    }
+    #[getter]
+    fn is_floating_point(&self) -> bool {
+        self.dtype.is_float()
+    }
+    #[getter]
+    fn itemsize(&self) -> usize {
+        self.dtype.itemsize()
+    }
+    #[getter]
+    fn is_signed(&self) -> bool {
+        self.dtype != DType::Bool
+    }
+    fn __reduce__(&self) -> (String,) {
+        (self.dtype.name().to_string(),)
+    }
+}
+
+pub fn all_dtypes() -> [(&'static str, DType); 4] {
+    [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64), ("bool", DType::Bool)]
+}

@@ -1,0 +1,42 @@
+//! The one place where core errors and panics become Python exceptions, and where the GIL is released.
+use ferrograd_core::Error;
+use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+pub fn to_py(e: Error) -> PyErr {
+    match e {
+        Error::Runtime(m) => PyRuntimeError::new_err(m),
+        Error::Index(m) => PyIndexError::new_err(m),
+        Error::Type(m) => PyTypeError::new_err(m),
+        Error::Value(m) => PyValueError::new_err(m),
+    }
+}
+
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> PyErr {
+    let msg = p
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into());
+    PyRuntimeError::new_err(format!("ferrograd internal error (please report): {msg}"))
+}
+
+/// Runs a core call, turning its error or a panic into a Python exception.
+pub fn call<T>(f: impl FnOnce() -> ferrograd_core::Result<T>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r.map_err(to_py),
+        Err(p) => Err(panic_message(p)),
+    }
+}
+
+/// Elements above which a kernel runs with the GIL released (below it, releasing costs more than it saves).
+const RELEASE_GIL_ABOVE: usize = 1 << 15;
+
+/// Like `call`, releasing the GIL when the work (`size` elements) is large enough to matter.
+pub fn call_heavy<T: Send>(py: Python<'_>, size: usize, f: impl FnOnce() -> ferrograd_core::Result<T> + Send) -> PyResult<T> {
+    if size < RELEASE_GIL_ABOVE {
+        return call(f);
+    }
+    py.detach(|| call(f))
+}

@@ -1,0 +1,117 @@
+//! Basic indexing: ints, slices with steps, None and `...`, read and written.
+use crate::args::{operand, type_name};
+use crate::errors::call;
+use crate::py_tensor::PyTensor;
+use ferrograd_core::autograd::grad_mode::GradModeGuard;
+use ferrograd_core::Tensor;
+use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyEllipsis, PyInt, PyList, PyNone, PySlice, PySliceMethods, PyTuple};
+
+enum Item {
+    Int(isize),
+    Slice(Bound<'static, PyAny>),
+    NewAxis,
+    Ellipsis,
+}
+
+fn parse_items(key: &Bound<'_, PyAny>) -> PyResult<Vec<Item>> {
+    let items: Vec<Bound<'_, PyAny>> = if key.is_instance_of::<PyTuple>() {
+        key.try_iter()?.collect::<PyResult<_>>()?
+    } else {
+        vec![key.clone()]
+    };
+    items
+        .iter()
+        .map(|it| {
+            if it.is_instance_of::<PyNone>() {
+                Ok(Item::NewAxis)
+            } else if it.is_instance_of::<PyEllipsis>() {
+                Ok(Item::Ellipsis)
+            } else if it.is_instance_of::<PySlice>() {
+                // kept as a Python slice: `indices()` needs the dim's length
+                Ok(Item::Slice(unsafe { std::mem::transmute::<Bound<'_, PyAny>, Bound<'static, PyAny>>(it.clone()) }))
+            } else if it.is_instance_of::<PyBool>() {
+                Err(PyIndexError::new_err("indexing with a bool is not supported yet"))
+            } else if it.is_instance_of::<PyInt>() {
+                Ok(Item::Int(it.extract::<isize>()?))
+            } else if it.is_instance_of::<PyTensor>() || it.is_instance_of::<PyList>() {
+                let t = it.cast::<PyTensor>().map(|t| t.get().get());
+                match t {
+                    Ok(t) if t.ndim() == 0 && t.dtype() == ferrograd_core::DType::I64 => Ok(Item::Int(call(|| t.item())?.to_f64() as isize)),
+                    _ => Err(PyIndexError::new_err("advanced indexing (with tensors or lists) is not supported yet; use integers, slices, None and ...")),
+                }
+            } else if let Ok(i) = it.call_method0("__index__") {
+                Ok(Item::Int(i.extract::<isize>()?))
+            } else {
+                Err(PyIndexError::new_err(format!(
+                    "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {})",
+                    type_name(it)
+                )))
+            }
+        })
+        .collect()
+}
+
+/// `t[key]` as a view (recording Select/Slice/Unsqueeze nodes like PyTorch).
+pub fn apply_index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    let items = parse_items(key)?;
+    let consuming = items.iter().filter(|i| matches!(i, Item::Int(_) | Item::Slice(_))).count();
+    if items.iter().filter(|i| matches!(i, Item::Ellipsis)).count() > 1 {
+        return Err(PyIndexError::new_err("an index can only have a single ellipsis ('...')"));
+    }
+    if t.ndim() == 0 && items.iter().any(|i| matches!(i, Item::Int(_))) {
+        return Err(PyIndexError::new_err("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"));
+    }
+    if consuming > t.ndim() {
+        return Err(PyIndexError::new_err(format!("too many indices for tensor of dimension {}", t.ndim())));
+    }
+    let mut out = t.clone();
+    let mut dim = 0usize;
+    for item in &items {
+        match item {
+            Item::NewAxis => {
+                out = call(|| out.unsqueeze(dim as isize))?;
+                dim += 1;
+            }
+            Item::Ellipsis => dim += t.ndim() - consuming,
+            Item::Int(i) => out = call(|| out.select(dim as isize, *i))?,
+            Item::Slice(s) => {
+                let s = s.cast::<PySlice>()?;
+                let len = out.shape()[dim];
+                let ind = s.indices(len as isize)?;
+                if ind.step <= 0 {
+                    return Err(PyValueError::new_err("step must be greater than zero"));
+                }
+                let start = ind.start.clamp(0, len as isize) as usize;
+                let stop = (ind.stop.clamp(0, len as isize) as usize).max(start);
+                out = call(|| out.slice(dim, start, stop, ind.step as usize))?;
+                dim += 1;
+            }
+        }
+    }
+    if items.is_empty() || (items.len() == 1 && matches!(items[0], Item::Ellipsis)) {
+        // `t[()]` and `t[...]` are views of the whole tensor
+        out = call(|| out.reshape(t.shape()))?;
+    }
+    Ok(out)
+}
+
+/// `t[key] = value`, written in place through the view.
+pub fn assign_index(t: &Tensor, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    if t.requires_grad() && ferrograd_core::autograd::grad_mode::is_enabled() {
+        if t.is_leaf() {
+            return Err(PyRuntimeError::new_err("a leaf Variable that requires grad is being used in an in-place operation."));
+        }
+        return Err(PyRuntimeError::new_err("in-place assignment into a tensor that is part of a graph is not supported yet"));
+    }
+    let src = match operand(value) {
+        Some(v) => v,
+        None => crate::convert::tensor_from_data(value, Some(t.dtype())).map_err(|_| {
+            PyTypeError::new_err(format!("can't assign a {} to a {}", type_name(value), t.dtype().legacy_name()))
+        })?,
+    };
+    let _no_grad = GradModeGuard::new(false);
+    let view = apply_index(t, key)?;
+    call(|| view.copy_from(&src))
+}

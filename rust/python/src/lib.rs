@@ -1,0 +1,181 @@
+//! ferrograd's Python module `ferrograd._core`: argument conversion and error mapping around the core.
+mod args;
+mod convert;
+mod dtype;
+mod errors;
+mod indexing;
+mod node;
+#[path = "tensor.rs"]
+mod py_tensor;
+
+use args::{dtype_arg, size_list, type_name};
+use convert::{as_scalar, from_numpy_shared, tensor_from_data};
+use dtype::PyDType;
+use errors::call;
+use ferrograd_core::autograd::grad_mode;
+use ferrograd_core::{random, DType, Scalar, Tensor};
+use numpy::PyUntypedArray;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use py_tensor::{wrap, PyTensor};
+
+type Out = PyResult<Py<PyTensor>>;
+
+/// Applies `requires_grad=` of a creation function.
+fn finish(py: Python<'_>, t: Tensor, requires_grad: bool) -> Out {
+    let t = if requires_grad { call(|| t.with_requires_grad(true))? } else { t };
+    wrap(py, t)
+}
+
+#[pyfunction(name = "tensor")]
+#[pyo3(signature = (data, *, dtype=None, device=None, requires_grad=false))]
+fn new_tensor(py: Python<'_>, data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool) -> Out {
+    let _ = device;
+    let dtype = dtype_arg(dtype, "tensor")?;
+    finish(py, tensor_from_data(data, dtype)?, requires_grad)
+}
+
+fn filled(py: Python<'_>, size: &Bound<'_, PyTuple>, func: &str, value: Scalar, dtype: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> Out {
+    let shape = size_list(size, func)?;
+    let dtype = dtype_arg(dtype, func)?.unwrap_or(DType::F32);
+    finish(py, Tensor::full(&shape, value, dtype), requires_grad)
+}
+
+#[pyfunction]
+#[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
+fn ones(py: Python<'_>, size: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool) -> Out {
+    let _ = device;
+    filled(py, size, "ones", Scalar::Int(1), dtype, requires_grad)
+}
+
+#[pyfunction]
+#[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
+fn zeros(py: Python<'_>, size: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool) -> Out {
+    let _ = device;
+    filled(py, size, "zeros", Scalar::Int(0), dtype, requires_grad)
+}
+
+#[pyfunction]
+#[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false))]
+fn full(py: Python<'_>, size: &Bound<'_, PyAny>, fill_value: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool) -> Out {
+    let _ = device;
+    let value = as_scalar(fill_value).ok_or_else(|| {
+        PyTypeError::new_err(format!("full(): argument 'fill_value' must be Number, not {}", type_name(fill_value)))
+    })?;
+    let shape = size_list(&PyTuple::new(py, [size])?, "full")?;
+    let dtype = dtype_arg(dtype, "full")?.unwrap_or(value.dtype());
+    finish(py, Tensor::full(&shape, value, dtype), requires_grad)
+}
+
+#[pyfunction]
+#[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false))]
+fn arange(
+    py: Python<'_>,
+    start: &Bound<'_, PyAny>,
+    end: Option<&Bound<'_, PyAny>>,
+    step: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
+) -> Out {
+    let _ = device;
+    let num = |o: &Bound<'_, PyAny>, name: &str| {
+        as_scalar(o).ok_or_else(|| PyTypeError::new_err(format!("arange(): argument '{name}' must be Number, not {}", type_name(o))))
+    };
+    let (start, end) = match end.filter(|e| !e.is_none()) {
+        Some(e) => (num(start, "start")?, num(e, "end")?),
+        None => (Scalar::Int(0), num(start, "end")?),
+    };
+    let step = match step.filter(|s| !s.is_none()) {
+        Some(s) => num(s, "step")?,
+        None => Scalar::Int(1),
+    };
+    let any_float = [start, end, step].iter().any(|s| matches!(s, Scalar::Float(_)));
+    let dtype = dtype_arg(dtype, "arange")?.unwrap_or(if any_float { DType::F32 } else { DType::I64 });
+    let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
+    if st == 0.0 {
+        return Err(PyRuntimeError::new_err("step must be nonzero"));
+    }
+    if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
+        return Err(PyRuntimeError::new_err("upper bound and larger bound inconsistent with step sign"));
+    }
+    let n = ((e - s) / st).ceil().max(0.0) as usize;
+    let values: Vec<f64> = (0..n).map(|i| s + i as f64 * st).collect();
+    let t = call(|| Tensor::from_vec(values, &[n])?.to_dtype(dtype))?;
+    finish(py, t, requires_grad)
+}
+
+#[pyfunction]
+#[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
+fn rand(py: Python<'_>, size: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool) -> Out {
+    let _ = device;
+    let shape = size_list(size, "rand")?;
+    let dtype = dtype_arg(dtype, "rand")?.unwrap_or(DType::F32);
+    finish(py, call(|| random::rand(&shape, dtype))?, requires_grad)
+}
+
+#[pyfunction]
+#[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
+fn randn(py: Python<'_>, size: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool) -> Out {
+    let _ = device;
+    let shape = size_list(size, "randn")?;
+    let dtype = dtype_arg(dtype, "randn")?.unwrap_or(DType::F32);
+    finish(py, call(|| random::randn(&shape, dtype))?, requires_grad)
+}
+
+#[pyfunction]
+fn manual_seed(seed: &Bound<'_, PyAny>) -> PyResult<()> {
+    let seed: i128 = seed.extract().map_err(|_| PyTypeError::new_err(format!("manual_seed expected an int, got {}", type_name(seed))))?;
+    random::manual_seed(seed as u64);
+    Ok(())
+}
+
+#[pyfunction]
+fn from_numpy(py: Python<'_>, ndarray: &Bound<'_, PyAny>) -> Out {
+    let arr = ndarray
+        .cast::<PyUntypedArray>()
+        .map_err(|_| PyTypeError::new_err(format!("expected np.ndarray (got {})", type_name(ndarray))))?;
+    wrap(py, from_numpy_shared(arr)?)
+}
+
+#[pyfunction]
+fn is_grad_enabled() -> bool {
+    grad_mode::is_enabled()
+}
+
+/// Sets grad mode for this thread and returns the previous mode (the context managers live in Python).
+#[pyfunction]
+fn _set_grad_enabled(mode: bool) -> bool {
+    grad_mode::set_enabled(mode)
+}
+
+#[pyfunction]
+fn promote_types(type1: &Bound<'_, PyAny>, type2: &Bound<'_, PyAny>) -> PyResult<PyDType> {
+    let a = dtype_arg(Some(type1), "promote_types")?.ok_or_else(|| PyTypeError::new_err("type1 must be a dtype"))?;
+    let b = dtype_arg(Some(type2), "promote_types")?.ok_or_else(|| PyTypeError::new_err("type2 must be a dtype"))?;
+    Ok(PyDType { dtype: ferrograd_core::promote_types(a, b) })
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyTensor>()?;
+    m.add_class::<PyDType>()?;
+    m.add_class::<node::PyNode>()?;
+    for (name, dtype) in dtype::all_dtypes() {
+        m.add(name, PyDType { dtype })?;
+    }
+    m.add_function(wrap_pyfunction!(new_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(ones, m)?)?;
+    m.add_function(wrap_pyfunction!(zeros, m)?)?;
+    m.add_function(wrap_pyfunction!(full, m)?)?;
+    m.add_function(wrap_pyfunction!(arange, m)?)?;
+    m.add_function(wrap_pyfunction!(rand, m)?)?;
+    m.add_function(wrap_pyfunction!(randn, m)?)?;
+    m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(from_numpy, m)?)?;
+    m.add_function(wrap_pyfunction!(is_grad_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(promote_types, m)?)?;
+    Ok(())
+}

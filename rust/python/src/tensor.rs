@@ -1,0 +1,723 @@
+//! The Python-visible `Tensor`: this Rust class itself, so no Python code runs on the op path.
+use crate::args::{dims_arg, dtype_arg, int_list, operand, operand_arg, tensor_arg, type_name};
+use crate::convert::{scalar_to_py, tensor_from_data, to_numpy, tolist};
+use crate::dtype::PyDType;
+use crate::errors::{call, call_heavy};
+use crate::indexing::{apply_index, assign_index};
+use crate::node::PyNode;
+use ferrograd_core::binary::Compare;
+use ferrograd_core::{DType, Scalar, Tensor};
+use parking_lot::RwLock;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyTuple, PyType};
+
+#[pyclass(name = "Tensor", module = "ferrograd", frozen, weakref, subclass)]
+pub struct PyTensor {
+    /// Swapped (never mutated) when the tensor's identity changes: `requires_grad_`, `.data = `.
+    inner: RwLock<Tensor>,
+}
+
+impl PyTensor {
+    pub fn new(t: Tensor) -> Self {
+        PyTensor { inner: RwLock::new(t) }
+    }
+    pub fn get(&self) -> Tensor {
+        self.inner.read().clone()
+    }
+    fn set(&self, t: Tensor) {
+        *self.inner.write() = t;
+    }
+}
+
+pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyTensor>> {
+    Py::new(py, PyTensor::new(t))
+}
+
+type Out = PyResult<Py<PyTensor>>;
+
+static SIZE_CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static REPR_FN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+fn size_object<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bound<'py, PyAny>> {
+    let cls = SIZE_CLASS.get_or_try_init(py, || -> PyResult<_> {
+        Ok(py.import("ferrograd._size")?.getattr("Size")?.cast_into::<PyType>()?.unbind())
+    })?;
+    cls.bind(py).call1((PyTuple::new(py, shape)?,))
+}
+
+fn not_implemented(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    Ok(py.NotImplemented())
+}
+
+
+/// A dunder operator: NotImplemented for operands that are not tensors or numbers, so Python can try
+/// the other side. `reflected` puts the Python-side operand first (`2 - x`).
+fn binary_op(
+    py: Python<'_>,
+    a: &Tensor,
+    other: &Bound<'_, PyAny>,
+    reflected: bool,
+    f: impl FnOnce(&Tensor, &Tensor) -> ferrograd_core::Result<Tensor>,
+) -> PyResult<Py<PyAny>> {
+    let Some(b) = operand(other) else { return not_implemented(py) };
+    let out = if reflected { call(|| f(&b, a))? } else { call(|| f(a, &b))? };
+    Ok(wrap(py, out)?.into_any())
+}
+
+/// A method form (`x.add(y)`): a bad operand is a TypeError naming the argument.
+fn method_op(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, name: &str, f: impl FnOnce(&Tensor, &Tensor) -> ferrograd_core::Result<Tensor>) -> Out {
+    let b = operand_arg(other, name, "other")?;
+    wrap(py, call(|| f(a, &b))?)
+}
+
+#[pymethods]
+impl PyTensor {
+    /// `ferrograd.Tensor(data)` (float32) or `ferrograd.Tensor(*sizes)` (zeros).
+    #[new]
+    #[pyo3(signature = (*args))]
+    fn py_new(args: &Bound<'_, PyTuple>) -> PyResult<Self> {
+        if args.len() == 1 {
+            let first = args.get_item(0)?;
+            if !first.is_instance_of::<pyo3::types::PyInt>() {
+                return Ok(PyTensor::new(tensor_from_data(&first, Some(DType::F32))?));
+            }
+        }
+        let sizes = crate::args::size_list(args, "Tensor")?;
+        Ok(PyTensor::new(Tensor::zeros(&sizes, DType::F32)))
+    }
+
+    // ---- printing and Python protocols ----
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let py = slf.py();
+        let f = REPR_FN.get_or_try_init(py, || -> PyResult<_> {
+            Ok(py.import("ferrograd._tensor_str")?.getattr("tensor_repr")?.unbind())
+        })?;
+        f.bind(py).call1((slf,))?.extract()
+    }
+
+    fn __str__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        Self::__repr__(slf)
+    }
+
+    fn __format__(slf: &Bound<'_, Self>, spec: &str) -> PyResult<String> {
+        let t = slf.get().get();
+        if t.ndim() == 0 {
+            let item = scalar_to_py(slf.py(), call(|| t.item())?)?;
+            return item.call_method1("__format__", (spec,))?.extract();
+        }
+        Self::__repr__(slf)
+    }
+
+    fn __len__(&self) -> PyResult<usize> {
+        let t = self.get();
+        if t.ndim() == 0 {
+            return Err(PyTypeError::new_err("len() of a 0-d tensor"));
+        }
+        Ok(t.shape()[0])
+    }
+
+    fn __iter__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let t = slf.get().get();
+        if t.ndim() == 0 {
+            return Err(PyTypeError::new_err("iteration over a 0-d tensor"));
+        }
+        let rows: Vec<Py<PyTensor>> =
+            (0..t.shape()[0] as isize).map(|i| wrap(py, call(|| t.select(0, i))?)).collect::<PyResult<_>>()?;
+        Ok(pyo3::types::PyList::new(py, rows)?.try_iter()?.into_any().unbind())
+    }
+
+    fn __hash__(slf: &Bound<'_, Self>) -> isize {
+        slf.as_ptr() as isize
+    }
+
+    fn __bool__(&self) -> PyResult<bool> {
+        let t = self.get();
+        if t.numel() != 1 {
+            return Err(PyRuntimeError::new_err(format!("Boolean value of Tensor with more than one value is ambiguous")));
+        }
+        Ok(call(|| t.item())?.to_f64() != 0.0)
+    }
+
+    fn __float__(&self) -> PyResult<f64> {
+        let t = self.get();
+        Ok(call(|| t.item())?.to_f64())
+    }
+
+    fn __int__(&self) -> PyResult<i64> {
+        let t = self.get();
+        Ok(match call(|| t.item())? {
+            Scalar::Float(f) => f.trunc() as i64,
+            Scalar::Int(i) => i,
+            Scalar::Bool(b) => b as i64,
+        })
+    }
+
+    fn __index__(&self) -> PyResult<i64> {
+        let t = self.get();
+        match call(|| t.item())? {
+            Scalar::Int(i) => Ok(i),
+            Scalar::Bool(b) => Ok(b as i64),
+            Scalar::Float(_) => Err(PyTypeError::new_err("only integer tensors of a single element can be converted to an index")),
+        }
+    }
+
+    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> Out {
+        let t = self.get();
+        wrap(py, apply_index(&t, key)?)
+    }
+
+    fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let t = self.get();
+        assign_index(&t, key, value)
+    }
+
+    #[pyo3(signature = (dtype=None, copy=None))]
+    fn __array__<'py>(&self, py: Python<'py>, dtype: Option<&Bound<'py, PyAny>>, copy: Option<bool>) -> PyResult<Bound<'py, PyAny>> {
+        let arr = to_numpy(py, &self.get().detach())?;
+        let arr = match dtype {
+            Some(d) if !d.is_none() => arr.call_method1("astype", (d,))?,
+            _ => arr,
+        };
+        if copy == Some(true) { arr.call_method0("copy") } else { Ok(arr) }
+    }
+
+    // ---- data ----
+
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        size_object(py, self.get().shape())
+    }
+
+    #[pyo3(signature = (dim=None))]
+    fn size<'py>(&self, py: Python<'py>, #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>) -> PyResult<Bound<'py, PyAny>> {
+        let t = self.get();
+        match dim {
+            None => size_object(py, t.shape()),
+            Some(d) => {
+                let d = call(|| ferrograd_core::layout::wrap_dim(d, t.ndim()))?;
+                Ok(t.shape()[d].into_pyobject(py)?.into_any())
+            }
+        }
+    }
+
+    #[pyo3(signature = (dim=None))]
+    fn stride<'py>(&self, py: Python<'py>, #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>) -> PyResult<Bound<'py, PyAny>> {
+        let t = self.get();
+        match dim {
+            None => Ok(PyTuple::new(py, t.strides())?.into_any()),
+            Some(d) => {
+                let d = call(|| ferrograd_core::layout::wrap_dim(d, t.ndim()))?;
+                Ok(t.strides()[d].into_pyobject(py)?.into_any())
+            }
+        }
+    }
+
+    fn storage_offset(&self) -> usize {
+        self.get().storage_offset()
+    }
+    fn dim(&self) -> usize {
+        self.get().ndim()
+    }
+    fn ndimension(&self) -> usize {
+        self.get().ndim()
+    }
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.get().ndim()
+    }
+    fn numel(&self) -> usize {
+        self.get().numel()
+    }
+    fn nelement(&self) -> usize {
+        self.get().numel()
+    }
+    fn element_size(&self) -> usize {
+        self.get().dtype().itemsize()
+    }
+    #[getter]
+    fn dtype(&self) -> PyDType {
+        PyDType { dtype: self.get().dtype() }
+    }
+    #[getter]
+    fn device(&self) -> &'static str {
+        "cpu"
+    }
+    fn is_floating_point(&self) -> bool {
+        self.get().dtype().is_float()
+    }
+    fn is_contiguous(&self) -> bool {
+        self.get().is_contiguous()
+    }
+    #[getter]
+    fn _version(&self) -> u64 {
+        self.get().version()
+    }
+
+    fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        tolist(py, &self.get())
+    }
+
+    fn item<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let t = self.get();
+        scalar_to_py(py, call(|| t.item())?)
+    }
+
+    #[pyo3(signature = (*, force=false))]
+    fn numpy<'py>(&self, py: Python<'py>, force: bool) -> PyResult<Bound<'py, PyAny>> {
+        let t = self.get();
+        if t.requires_grad() && !force {
+            return Err(PyRuntimeError::new_err("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."));
+        }
+        let arr = to_numpy(py, &t)?;
+        if force { arr.call_method0("copy") } else { Ok(arr) }
+    }
+
+    // ---- autograd ----
+
+    #[getter]
+    fn get_requires_grad(&self) -> bool {
+        self.get().requires_grad()
+    }
+
+    #[setter]
+    fn set_requires_grad(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let flag: bool = value.extract().map_err(|_| {
+            PyTypeError::new_err(format!("requires_grad must be a bool, not {}", type_name(value)))
+        })?;
+        let t = self.get();
+        self.set(call(|| t.with_requires_grad(flag))?);
+        Ok(())
+    }
+
+    #[pyo3(signature = (requires_grad=true))]
+    fn requires_grad_(slf: &Bound<'_, Self>, #[pyo3(from_py_with = crate::args::requires_grad_arg)] requires_grad: bool) -> PyResult<Py<PyTensor>> {
+        let t = slf.get().get();
+        slf.get().set(call(|| t.with_requires_grad(requires_grad))?);
+        Ok(slf.clone().unbind())
+    }
+
+    #[getter]
+    fn is_leaf(&self) -> bool {
+        self.get().is_leaf()
+    }
+
+    #[getter]
+    fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyNode>>> {
+        self.get().grad_fn().map(|n| Py::new(py, PyNode { node: n.clone() })).transpose()
+    }
+
+    #[getter]
+    fn get_grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyTensor>>> {
+        let t = self.get();
+        if !t.is_leaf() {
+            let warnings = py.import("warnings")?;
+            let cat = py.import("builtins")?.getattr("UserWarning")?;
+            warnings.call_method1(
+                "warn",
+                ("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more informations.", cat, 2),
+            )?;
+        }
+        t.grad().map(|g| wrap(py, g)).transpose()
+    }
+
+    #[setter]
+    fn set_grad(&self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let t = self.get();
+        let g = match value {
+            None => None,
+            Some(v) if v.is_none() => None,
+            Some(v) => Some(tensor_arg(v, "grad", "value")?),
+        };
+        call(|| t.set_grad(g))
+    }
+
+    #[getter]
+    fn get_data(&self, py: Python<'_>) -> Out {
+        wrap(py, self.get().detach())
+    }
+
+    #[setter]
+    fn set_data(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let data = tensor_arg(value, "data", "value")?;
+        let t = self.get();
+        self.set(call(|| t.with_data_of(&data))?);
+        Ok(())
+    }
+
+    /// Deprecated name of `grad_fn` from the old Variable API.
+    #[getter]
+    fn creator(&self, py: Python<'_>) -> PyResult<Option<Py<PyNode>>> {
+        let warnings = py.import("warnings")?;
+        let cat = py.import("builtins")?.getattr("DeprecationWarning")?;
+        warnings.call_method1("warn", (".creator is deprecated, use .grad_fn instead", cat, 2))?;
+        self.grad_fn(py)
+    }
+
+    fn detach(&self, py: Python<'_>) -> Out {
+        wrap(py, self.get().detach())
+    }
+
+    #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None))]
+    fn backward(
+        &self,
+        py: Python<'_>,
+        gradient: Option<&Bound<'_, PyAny>>,
+        retain_graph: Option<bool>,
+        create_graph: bool,
+        inputs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        if inputs.is_some_and(|i| !i.is_none()) {
+            return Err(PyValueError::new_err("backward(inputs=...) is not supported yet"));
+        }
+        let root = self.get();
+        let grad = match gradient {
+            Some(g) if !g.is_none() => Some(tensor_arg(g, "backward", "gradient")?),
+            _ => None,
+        };
+        let retain = retain_graph.unwrap_or(create_graph);
+        py.detach(|| call(|| ferrograd_core::autograd::backward(&[root], &[grad], retain, create_graph)))
+    }
+
+    // ---- arithmetic ----
+
+    fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, false, |a, b| a.add(b))
+    }
+    fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, true, |a, b| a.add(b))
+    }
+    fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, false, |a, b| a.sub(b))
+    }
+    fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, true, |a, b| a.sub(b))
+    }
+    fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, false, |a, b| a.mul(b))
+    }
+    fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, true, |a, b| a.mul(b))
+    }
+    fn __truediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, false, |a, b| a.div(b))
+    }
+    /// `n / x` is `x.reciprocal() * n` in PyTorch (so its grad_fn is MulBackward0).
+    fn __rtruediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, true, |n, x| Tensor::scalar(1.0).div(x)?.mul(n))
+    }
+    fn __matmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let Ok(b) = other.cast::<PyTensor>() else { return not_implemented(py) };
+        let (a, b) = (self.get(), b.get().get());
+        Ok(wrap(py, call_heavy(py, a.numel() + b.numel(), || a.matmul(&b))?)?.into_any())
+    }
+    fn __rmatmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let Ok(b) = other.cast::<PyTensor>() else { return not_implemented(py) };
+        let (a, b) = (self.get(), b.get().get());
+        Ok(wrap(py, call_heavy(py, a.numel() + b.numel(), || b.matmul(&a))?)?.into_any())
+    }
+
+    fn __pow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let _ = modulo;
+        let Some(o) = operand(other) else { return not_implemented(py) };
+        let a = self.get();
+        Ok(wrap(py, call(|| a.pow(&o))?)?.into_any())
+    }
+
+    fn __rpow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let _ = modulo;
+        let Some(o) = operand(other) else { return not_implemented(py) };
+        let a = self.get();
+        Ok(wrap(py, call(|| o.pow(&a))?)?.into_any())
+    }
+
+    fn __neg__(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.neg())?)
+    }
+
+    fn __pos__(slf: &Bound<'_, Self>) -> Py<PyTensor> {
+        slf.clone().unbind()
+    }
+
+    fn add(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "add", |a, b| a.add(b))
+    }
+    fn sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "sub", |a, b| a.sub(b))
+    }
+    fn mul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "mul", |a, b| a.mul(b))
+    }
+    fn div(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "div", |a, b| a.div(b))
+    }
+    fn pow(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "pow", |a, b| a.pow(b))
+    }
+
+    fn eq(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "eq", |a, b| a.compare(b, Compare::Eq))
+    }
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Eq))
+    }
+    fn ne(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "ne", |a, b| a.compare(b, Compare::Ne))
+    }
+    fn __ne__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Ne))
+    }
+    fn lt(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "lt", |a, b| a.compare(b, Compare::Lt))
+    }
+    fn __lt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Lt))
+    }
+    fn le(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "le", |a, b| a.compare(b, Compare::Le))
+    }
+    fn __le__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Le))
+    }
+    fn gt(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "gt", |a, b| a.compare(b, Compare::Gt))
+    }
+    fn __gt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Gt))
+    }
+    fn ge(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "ge", |a, b| a.compare(b, Compare::Ge))
+    }
+    fn __ge__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Ge))
+    }
+
+    fn neg(&self, py: Python<'_>) -> Out {
+        self.__neg__(py)
+    }
+    fn exp(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call_heavy(py, a.numel(), || a.exp())?)
+    }
+    fn log(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call_heavy(py, a.numel(), || a.log())?)
+    }
+
+    // ---- reductions ----
+
+    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
+    fn sum(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+        let a = self.get();
+        let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "sum")).transpose()?;
+        let dtype = dtype_arg(dtype, "sum")?;
+        let a = match dtype { Some(d) => call(|| a.to_dtype(d))?, None => a };
+        wrap(py, call_heavy(py, a.numel(), || a.sum(dims.as_deref(), keepdim))?)
+    }
+
+    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
+    fn mean(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+        let a = self.get();
+        let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "mean")).transpose()?;
+        let dtype = dtype_arg(dtype, "mean")?;
+        let a = match dtype { Some(d) => call(|| a.to_dtype(d))?, None => a };
+        wrap(py, call_heavy(py, a.numel(), || a.mean(dims.as_deref(), keepdim))?)
+    }
+
+    #[pyo3(signature = (p=None, dim=None, keepdim=false))]
+    fn norm(&self, py: Python<'_>, p: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> Out {
+        let p_ok = match p {
+            None => true,
+            Some(p) if p.is_none() => true,
+            Some(p) => p.extract::<String>().map(|s| s == "fro").unwrap_or(false) || p.extract::<f64>().map(|v| v == 2.0).unwrap_or(false),
+        };
+        if !p_ok || dim.is_some_and(|d| !d.is_none()) || keepdim {
+            return Err(PyValueError::new_err("norm(): only the 2-norm over all elements is supported so far"));
+        }
+        let a = self.get();
+        wrap(py, call_heavy(py, a.numel(), || a.norm())?)
+    }
+
+    fn all(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.all())?)
+    }
+
+    fn any(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.any())?)
+    }
+
+    // ---- linear algebra ----
+
+    fn matmul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let (a, b) = (self.get(), tensor_arg(other, "matmul", "other")?);
+        wrap(py, call_heavy(py, a.numel() + b.numel(), || a.matmul(&b))?)
+    }
+    fn mm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> Out {
+        let (a, b) = (self.get(), tensor_arg(mat2, "mm", "mat2")?);
+        wrap(py, call_heavy(py, a.numel() + b.numel(), || a.mm(&b))?)
+    }
+    fn bmm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> Out {
+        let (a, b) = (self.get(), tensor_arg(mat2, "bmm", "mat2")?);
+        wrap(py, call_heavy(py, a.numel() + b.numel(), || a.bmm(&b))?)
+    }
+    fn mv(&self, py: Python<'_>, vec: &Bound<'_, PyAny>) -> Out {
+        let (a, b) = (self.get(), tensor_arg(vec, "mv", "vec")?);
+        wrap(py, call_heavy(py, a.numel(), || a.mv(&b))?)
+    }
+    fn dot(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let (a, b) = (self.get(), tensor_arg(other, "dot", "tensor")?);
+        wrap(py, call(|| a.dot(&b))?)
+    }
+
+    // ---- shape and views ----
+
+    #[pyo3(signature = (*shape))]
+    fn reshape(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> Out {
+        let shape = int_list(shape, "reshape", "shape")?;
+        let a = self.get();
+        wrap(py, call(|| a.reshape_infer(&shape))?)
+    }
+
+    #[pyo3(signature = (*shape))]
+    fn view(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> Out {
+        if shape.len() == 1 {
+            if let Ok(d) = shape.get_item(0)?.cast::<PyDType>() {
+                let _ = d;
+                return Err(PyValueError::new_err("view(dtype) is not supported yet"));
+            }
+        }
+        let shape = int_list(shape, "view", "size")?;
+        let a = self.get();
+        wrap(py, call(|| a.view(&shape))?)
+    }
+
+    fn view_as(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let o = tensor_arg(other, "view_as", "other")?;
+        let shape: Vec<isize> = o.shape().iter().map(|&d| d as isize).collect();
+        let a = self.get();
+        wrap(py, call(|| a.view(&shape))?)
+    }
+
+    fn transpose(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim0_arg)] dim0: isize, #[pyo3(from_py_with = crate::args::dim1_arg)] dim1: isize) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.transpose(dim0, dim1))?)
+    }
+
+    fn t(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.t())?)
+    }
+
+    #[getter(T)]
+    fn big_t(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        let perm: Vec<isize> = (0..a.ndim() as isize).rev().collect();
+        wrap(py, call(|| a.permute(&perm))?)
+    }
+
+    #[pyo3(signature = (*dims))]
+    fn permute(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> Out {
+        let dims = int_list(dims, "permute", "dims")?;
+        let a = self.get();
+        wrap(py, call(|| a.permute(&dims))?)
+    }
+
+    fn unsqueeze(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.unsqueeze(dim))?)
+    }
+
+    #[pyo3(signature = (dim=None))]
+    fn squeeze(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>) -> Out {
+        let a = self.get();
+        match dim.filter(|d| !d.is_none()) {
+            None => wrap(py, call(|| a.squeeze())?),
+            Some(d) => {
+                let dims = dims_arg(d, "squeeze")?;
+                let mut dims_sorted = dims.clone();
+                for d in dims_sorted.iter_mut() {
+                    *d = call(|| ferrograd_core::layout::wrap_dim(*d, a.ndim()))? as isize;
+                }
+                dims_sorted.sort_unstable();
+                let mut out = a.clone();
+                for &d in dims_sorted.iter().rev() {
+                    out = call(|| out.squeeze_dim(d))?;
+                }
+                wrap(py, out)
+            }
+        }
+    }
+
+    #[pyo3(signature = (*sizes))]
+    fn expand(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> Out {
+        let sizes = int_list(sizes, "expand", "size")?;
+        let a = self.get();
+        wrap(py, call(|| a.expand_infer(&sizes))?)
+    }
+
+    fn expand_as(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let o = tensor_arg(other, "expand_as", "other")?;
+        let a = self.get();
+        wrap(py, call(|| a.expand(o.shape()))?)
+    }
+
+    fn contiguous(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.contiguous())?)
+    }
+
+    fn clone(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.clone_tensor())?)
+    }
+
+    // ---- dtype conversion ----
+
+    #[pyo3(signature = (*args, **kwargs))]
+    fn to(&self, py: Python<'_>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> Out {
+        let mut dtype = None;
+        for a in args.iter() {
+            if a.cast::<PyDType>().is_ok() {
+                dtype = dtype_arg(Some(&a), "to")?;
+            } else if let Ok(t) = a.cast::<PyTensor>() {
+                dtype = Some(t.get().get().dtype());
+            } else if a.extract::<String>().map(|s| s == "cpu").unwrap_or(false) {
+            } else {
+                return Err(PyTypeError::new_err(format!("to() received an invalid combination of arguments - got ({})", type_name(&a))));
+            }
+        }
+        if let Some(kw) = kwargs {
+            if let Some(d) = kw.get_item("dtype")? {
+                dtype = dtype_arg(Some(&d), "to")?;
+            }
+        }
+        let a = self.get();
+        match dtype {
+            Some(d) => wrap(py, call(|| a.to_dtype(d))?),
+            None => wrap(py, a),
+        }
+    }
+
+    fn float(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.to_dtype(DType::F32))?)
+    }
+    fn double(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.to_dtype(DType::F64))?)
+    }
+    fn long(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.to_dtype(DType::I64))?)
+    }
+    fn bool(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.to_dtype(DType::Bool))?)
+    }
+}

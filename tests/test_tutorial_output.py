@@ -1,0 +1,108 @@
+"""examples/autograd_tutorial.py must print what PyTorch prints for the same code.
+
+The golden file is PyTorch's own output (``python examples/autograd_tutorial.py --torch``).
+Lines are compared exactly, except that
+  * object addresses (``0x7fd3...``) are masked,
+  * ``torch.`` is read as ``ferrograd.``,
+  * in the sections whose values come from ``randn`` (ferrograd's generator is not
+    PyTorch's) every number is masked, so only the layout of those lines is compared.
+"""
+
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "autograd_tutorial.py"
+GOLDEN = ROOT / "tests" / "golden" / "autograd_tutorial.torch.txt"
+
+# Sections of the tutorial whose printed numbers depend on random values.
+RANDOM_SECTIONS = ("Vector-Jacobian product", "Variable: Gradients")
+
+_HEADER = re.compile(r"^# --- (.*) ---$")
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+# A number that is not part of a name such as MulBackward0.
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|nan|inf)(?![\w])")
+
+
+def normalize(text):
+    """The comparable form of the example's output: one string per line."""
+    lines = []
+    section = None
+    for line in text.splitlines():
+        header = _HEADER.match(line)
+        if header:
+            section = header.group(1)
+        line = _ADDRESS.sub("0x?", line).replace("torch.", "ferrograd.")
+        if not header and section in RANDOM_SECTIONS:
+            line = _NUMBER.sub("N", line)
+            line = re.sub(r" +", " ", line)  # widths depend on the values too
+            line = re.sub(r"([\[(]) ", r"\1", line)
+        lines.append(line)
+    return lines
+
+
+def mismatches(expected_text, actual_text):
+    """Human-readable differences between two outputs after normalization (empty if none)."""
+    exp, act = normalize(expected_text), normalize(actual_text)
+    out = []
+    for i in range(max(len(exp), len(act))):
+        e = exp[i] if i < len(exp) else "<missing>"
+        a = act[i] if i < len(act) else "<missing>"
+        if e != a:
+            out.append(f"line {i + 1}:\n  expected: {e}\n  actual:   {a}")
+    return out
+
+
+# --- the comparison logic itself, checked on PyTorch's output ------------------------
+
+
+def golden():
+    return GOLDEN.read_text()
+
+
+def test_golden_matches_itself():
+    assert golden().count("# --- ") >= 10
+    assert mismatches(golden(), golden()) == []
+
+
+def test_addresses_and_torch_prefix_are_ignored():
+    other = _ADDRESS.sub("0xdeadbeef", golden())
+    assert other != golden()
+    assert mismatches(golden(), other) == []
+    assert mismatches("dtype=torch.float64", "dtype=ferrograd.float64") == []
+
+
+def test_random_sections_compare_layout_only():
+    text = "# --- Vector-Jacobian product ---\ntensor([-736.5198, -413.0238, -610.9546], grad_fn=<MulBackward0>)\n"
+    same_layout = "# --- Vector-Jacobian product ---\ntensor([ 186.4054, -877.2348, 1127.0187], grad_fn=<MulBackward0>)\n"
+    other_fn = "# --- Vector-Jacobian product ---\ntensor([ 186.4054, -877.2348, 1127.0187], grad_fn=<AddBackward0>)\n"
+    four = "# --- Vector-Jacobian product ---\ntensor([1., 2., 3., 4.], grad_fn=<MulBackward0>)\n"
+    assert mismatches(text, same_layout) == []
+    assert len(mismatches(text, other_fn)) == 1
+    assert len(mismatches(text, four)) == 1
+
+
+def test_deterministic_lines_are_compared_exactly():
+    broken = golden().replace("tensor([  24.,  320., 4000.])", "tensor([24., 320., 4000.])")
+    assert broken != golden()
+    assert len(mismatches(golden(), broken)) == 1
+    shorter = "\n".join(golden().splitlines()[:-1])
+    diff = mismatches(golden(), shorter)
+    assert len(diff) == 1 and diff[0].startswith("line %d:" % len(golden().splitlines()))
+    assert diff[0].endswith("actual:   <missing>")
+
+
+# --- the real check: ferrograd prints what PyTorch prints ----------------------------
+# (The golden file is `python examples/autograd_tutorial.py --torch` run with PyTorch installed.)
+
+
+def test_ferrograd_output_matches_torch():
+    run = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True, text=True,
+                         cwd=ROOT, timeout=300)
+    assert run.returncode == 0, run.stderr
+    diff = mismatches(golden(), run.stdout)
+    assert diff == [], "\n".join(diff)
