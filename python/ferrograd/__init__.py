@@ -3,6 +3,8 @@
 `import ferrograd as fg` gives tensors with `requires_grad`, `grad_fn`, `backward`, `.grad`,
 `detach()` and `no_grad()` with PyTorch's semantics, names and printing.
 """
+import builtins
+
 from . import _core
 from ._core import (
     Tensor,
@@ -45,7 +47,7 @@ def LongTensor(*args) -> Tensor:
     return Tensor(*args).long()
 
 
-def is_tensor(obj) -> bool:
+def is_tensor(obj) -> "builtins.bool":
     return isinstance(obj, Tensor)
 
 

@@ -1,13 +1,25 @@
 //! Errors carry the Python exception kind they map to, so the bindings never guess.
 use std::fmt;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Error {
     /// PyTorch raises RuntimeError for almost everything (shapes, dtypes, autograd misuse).
     Runtime(String),
     Index(String),
     Type(String),
     Value(String),
+    /// An error raised by user code the core called back into (a Python hook), passed through untouched.
+    External(External),
+}
+
+/// An opaque error payload owned by the caller's side (the bindings keep the Python exception here).
+#[derive(Clone)]
+pub struct External(pub std::sync::Arc<dyn std::any::Any + Send + Sync>);
+
+impl fmt::Debug for External {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("External(..)")
+    }
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -16,6 +28,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Runtime(m) | Error::Index(m) | Error::Type(m) | Error::Value(m) => f.write_str(m),
+            Error::External(_) => f.write_str("error raised in a callback"),
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The tensor: shared storage, a layout that reads it, and the autograd metadata that ties it to a graph.
-use crate::autograd::{Edge, LeafMeta, Node};
+use crate::autograd::{next_hook_id, BackwardOp, Edge, GradMeta, Node, SavedTensor, TensorHook};
 use crate::dtype::{DType, Priority, Scalar};
 use crate::element::Element;
 use crate::error::Result;
@@ -20,17 +20,19 @@ pub struct TensorImpl {
     /// The node that made this tensor (non-leaves only).
     pub(crate) grad_fn: Option<Arc<Node>>,
     pub(crate) output_nr: u32,
-    /// Leaves that require grad keep their `.grad` and accumulator here.
-    pub(crate) leaf: Option<Arc<LeafMeta>>,
+    /// `.grad`, accumulator and hooks: leaves that require grad, and non-leaves that retain grad.
+    pub(crate) meta: Option<Arc<GradMeta>>,
     /// A Python number turned into a 0-dim tensor: weakest in type promotion.
     pub(crate) wrapped_number: bool,
+    /// Made by a view op from another tensor's storage (in-place writes to it need care).
+    pub(crate) is_view: bool,
 }
 
 impl Tensor {
     // ---- construction ----
 
     pub(crate) fn from_parts(storage: Arc<Storage>, layout: Layout, dtype: DType) -> Tensor {
-        Tensor(Arc::new(TensorImpl { storage, layout, dtype, grad_fn: None, output_nr: 0, leaf: None, wrapped_number: false }))
+        Tensor(Arc::new(TensorImpl { storage, layout, dtype, grad_fn: None, output_nr: 0, meta: None, wrapped_number: false, is_view: false }))
     }
 
     pub(crate) fn from_buffer(buffer: Buffer, shape: &[usize]) -> Tensor {
@@ -173,7 +175,7 @@ impl Tensor {
     // ---- autograd metadata ----
 
     pub fn requires_grad(&self) -> bool {
-        self.0.grad_fn.is_some() || self.0.leaf.is_some()
+        self.0.grad_fn.is_some() || self.0.meta.is_some()
     }
     pub fn is_leaf(&self) -> bool {
         self.0.grad_fn.is_none()
@@ -209,7 +211,7 @@ impl Tensor {
         }
         let mut imp = self.detach();
         let inner = Arc::get_mut(&mut imp.0).expect("fresh tensor");
-        inner.leaf = requires_grad.then(|| Arc::new(LeafMeta::default()));
+        inner.meta = requires_grad.then(|| Arc::new(GradMeta::default()));
         Ok(imp)
     }
 
@@ -224,14 +226,15 @@ impl Tensor {
             dtype: data.0.dtype,
             grad_fn: self.0.grad_fn.clone(),
             output_nr: self.0.output_nr,
-            leaf: self.0.leaf.clone(),
+            meta: self.0.meta.clone(),
             wrapped_number: false,
+            is_view: data.0.is_view,
         })))
     }
 
     /// A leaf's accumulated gradient.
     pub fn grad(&self) -> Option<Tensor> {
-        self.0.leaf.as_ref().and_then(|m| m.grad.lock().clone())
+        self.0.meta.as_ref().and_then(|m| m.grad.lock().clone())
     }
 
     pub fn set_grad(&self, grad: Option<Tensor>) -> Result<()> {
@@ -243,7 +246,7 @@ impl Tensor {
                 bail!(Runtime, "assigned grad has data of a different type");
             }
         }
-        match &self.0.leaf {
+        match &self.0.meta {
             Some(m) => *m.grad.lock() = grad,
             None if grad.is_none() => {}
             None => bail!(Runtime, "cannot set .grad of a tensor that does not require grad"),
@@ -251,24 +254,95 @@ impl Tensor {
         Ok(())
     }
 
+    /// Registers `hook` on this tensor's gradient; returns the id to remove it with.
+    pub fn register_hook(&self, hook: TensorHook) -> Result<u64> {
+        if let Some(node) = &self.0.grad_fn {
+            return Ok(node.add_tensor_hook(self.0.output_nr, hook));
+        }
+        match &self.0.meta {
+            Some(meta) => {
+                let id = next_hook_id();
+                meta.hooks.lock().push((id, hook));
+                Ok(id)
+            }
+            None => bail!(Runtime, "cannot register a hook on a tensor that doesn't require gradient"),
+        }
+    }
+
+    pub fn remove_hook(&self, id: u64) -> bool {
+        let in_meta = self.0.meta.as_ref().is_some_and(|m| {
+            let mut hooks = m.hooks.lock();
+            let before = hooks.len();
+            hooks.retain(|h| h.0 != id);
+            before != hooks.len()
+        });
+        in_meta || self.0.grad_fn.as_ref().is_some_and(|n| n.remove_hook(id))
+    }
+
+    /// `retain_grad()`: a non-leaf keeps its gradient in `.grad` from now on (a no-op for leaves).
+    pub fn retain_grad(&self) -> Result<Tensor> {
+        let Some(node) = &self.0.grad_fn else {
+            if !self.requires_grad() {
+                bail!(Runtime, "can't retain_grad on Tensor that has requires_grad=False");
+            }
+            return Ok(self.clone());
+        };
+        if self.0.meta.is_some() {
+            return Ok(self.clone());
+        }
+        let meta = Arc::new(GradMeta::default());
+        let slot = Arc::downgrade(&meta);
+        node.add_tensor_hook(
+            self.0.output_nr,
+            Arc::new(move |g: &Tensor| {
+                if let Some(meta) = slot.upgrade() {
+                    crate::autograd::accumulate_grad(&meta, g.clone(), crate::autograd::grad_mode::is_enabled())?;
+                }
+                Ok(None)
+            }),
+        );
+        let mut t = self.detach();
+        let inner = Arc::get_mut(&mut t.0).expect("fresh tensor");
+        inner.grad_fn = self.0.grad_fn.clone();
+        inner.output_nr = self.0.output_nr;
+        inner.meta = Some(meta);
+        inner.is_view = self.0.is_view;
+        Ok(t)
+    }
+
+    pub fn retains_grad(&self) -> bool {
+        !self.is_leaf() && self.0.meta.is_some()
+    }
+
+    /// Outputs of a custom function, all made by one node with `op`.
+    pub fn attach_custom(outputs: Vec<Tensor>, inputs: &[&Tensor], op: BackwardOp, saved: Vec<SavedTensor>) -> Vec<Tensor> {
+        crate::autograd::record_outputs(outputs, inputs, op, saved)
+    }
+
     /// Where a gradient for this tensor goes: its grad_fn, or its leaf accumulator.
     pub(crate) fn gradient_edge(&self) -> Option<Edge> {
         if let Some(node) = &self.0.grad_fn {
             return Some(Edge::new(node.clone(), self.0.output_nr, self));
         }
-        let meta = self.0.leaf.as_ref()?;
+        let meta = self.0.meta.as_ref()?;
         Some(Edge::new(meta.accumulator(meta), 0, self))
     }
 
     /// This data as output `0` of `node`.
     pub(crate) fn with_grad_fn(self, node: Arc<Node>) -> Tensor {
+        self.with_grad_fn_nr(node, 0)
+    }
+
+    /// This data as output `output_nr` of `node`.
+    pub(crate) fn with_grad_fn_nr(self, node: Arc<Node>, output_nr: u32) -> Tensor {
         let mut t = self;
         if Arc::get_mut(&mut t.0).is_none() {
             t = t.detach();
         }
         let inner = Arc::get_mut(&mut t.0).expect("a fresh record is unique");
         inner.grad_fn = Some(node);
-        inner.leaf = None;
+        inner.output_nr = output_nr;
+        inner.meta = None;
         t
     }
 }

@@ -25,8 +25,9 @@ impl PyDType {
     fn is_signed(&self) -> bool {
         self.dtype != DType::Bool
     }
-    fn __reduce__(&self) -> (String,) {
-        (self.dtype.name().to_string(),)
+    /// Pickles as the module attribute of the same name (`ferrograd.float32`).
+    fn __reduce__(&self) -> String {
+        self.dtype.name().to_string()
     }
 }
 

@@ -6,6 +6,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 pub fn to_py(e: Error) -> PyErr {
     match e {
+        Error::External(ext) => match ext.0.downcast_ref::<PyErr>() {
+            Some(err) => Python::attach(|py| err.clone_ref(py)),
+            None => PyRuntimeError::new_err("error raised in a callback"),
+        },
         Error::Runtime(m) => PyRuntimeError::new_err(m),
         Error::Index(m) => PyIndexError::new_err(m),
         Error::Type(m) => PyTypeError::new_err(m),
@@ -39,4 +43,9 @@ pub fn call_heavy<T: Send>(py: Python<'_>, size: usize, f: impl FnOnce() -> ferr
         return call(f);
     }
     py.detach(|| call(f))
+}
+
+/// A Python exception raised inside a callback (a hook, a custom backward), carried through the core.
+pub fn from_py(err: PyErr) -> Error {
+    Error::External(ferrograd_core::error::External(std::sync::Arc::new(err)))
 }

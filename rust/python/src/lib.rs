@@ -1,5 +1,6 @@
 //! ferrograd's Python module `ferrograd._core`: argument conversion and error mapping around the core.
 mod args;
+mod autograd;
 mod convert;
 mod dtype;
 mod errors;
@@ -162,6 +163,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTensor>()?;
     m.add_class::<PyDType>()?;
     m.add_class::<node::PyNode>()?;
+    m.add_class::<autograd::RemovableHandle>()?;
+    m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::_backward, m)?)?;
+    m.add_function(wrap_pyfunction!(autograd::_attach_custom, m)?)?;
     for (name, dtype) in dtype::all_dtypes() {
         m.add(name, PyDType { dtype })?;
     }

@@ -45,6 +45,16 @@ impl PyNode {
         Arc::as_ptr(&self.node) as isize
     }
 
+    fn register_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<crate::autograd::RemovableHandle>> {
+        let id = self.node.add_post_hook(crate::autograd::post_hook(hook));
+        crate::autograd::node_handle(py, &self.node, id)
+    }
+
+    fn register_prehook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<crate::autograd::RemovableHandle>> {
+        let id = self.node.add_pre_hook(crate::autograd::pre_hook(hook));
+        crate::autograd::node_handle(py, &self.node, id)
+    }
+
     #[getter]
     fn _sequence_nr(&self) -> u64 {
         self.node.sequence_nr()

@@ -72,6 +72,31 @@ fn method_op(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, name: &str, f
     wrap(py, call(|| f(a, &b))?)
 }
 
+type CoreBinary = fn(&Tensor, &Tensor) -> ferrograd_core::Result<Tensor>;
+
+fn inplace_binary(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, name: &str, f: CoreBinary) -> PyResult<Py<PyTensor>> {
+    let b = operand_arg(other, name, "other")?;
+    let t = slf.get().get();
+    slf.get().set(call(|| t.apply_inplace(|old| f(old, &b)))?);
+    Ok(slf.clone().unbind())
+}
+
+fn inplace_unary(slf: &Bound<'_, PyTensor>, f: fn(&Tensor) -> ferrograd_core::Result<Tensor>) -> PyResult<Py<PyTensor>> {
+    let t = slf.get().get();
+    slf.get().set(call(|| t.apply_inplace(f))?);
+    Ok(slf.clone().unbind())
+}
+
+/// `x += y`: PyO3 returns `x` itself afterwards.
+fn inplace_dunder(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, f: CoreBinary) -> PyResult<()> {
+    let Some(b) = operand(other) else {
+        return Err(PyTypeError::new_err(format!("unsupported operand type for in-place op: 'Tensor' and '{}'", type_name(other))));
+    };
+    let t = slf.get().get();
+    slf.get().set(call(|| t.apply_inplace(|old| f(old, &b)))?);
+    Ok(())
+}
+
 #[pymethods]
 impl PyTensor {
     /// `ferrograd.Tensor(data)` (float32) or `ferrograd.Tensor(*sizes)` (zeros).
@@ -136,8 +161,11 @@ impl PyTensor {
 
     fn __bool__(&self) -> PyResult<bool> {
         let t = self.get();
+        if t.numel() == 0 {
+            return Err(PyRuntimeError::new_err("Boolean value of Tensor with no values is ambiguous"));
+        }
         if t.numel() != 1 {
-            return Err(PyRuntimeError::new_err(format!("Boolean value of Tensor with more than one value is ambiguous")));
+            return Err(PyRuntimeError::new_err("Boolean value of Tensor with more than one value is ambiguous"));
         }
         Ok(call(|| t.item())?.to_f64() != 0.0)
     }
@@ -313,7 +341,7 @@ impl PyTensor {
     #[getter]
     fn get_grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyTensor>>> {
         let t = self.get();
-        if !t.is_leaf() {
+        if !t.is_leaf() && !t.retains_grad() {
             let warnings = py.import("warnings")?;
             let cat = py.import("builtins")?.getattr("UserWarning")?;
             warnings.call_method1(
@@ -361,6 +389,91 @@ impl PyTensor {
         wrap(py, self.get().detach())
     }
 
+    /// Detaches this tensor in place: it becomes a leaf that does not require grad.
+    fn detach_(slf: &Bound<'_, Self>) -> Py<PyTensor> {
+        let t = slf.get().get();
+        slf.get().set(t.detach());
+        slf.clone().unbind()
+    }
+
+    fn register_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<crate::autograd::RemovableHandle>> {
+        let t = self.get();
+        if !t.requires_grad() {
+            return Err(PyRuntimeError::new_err("cannot register a hook on a tensor that doesn't require gradient"));
+        }
+        let id = call(|| t.register_hook(crate::autograd::tensor_hook(hook)))?;
+        Py::new(py, crate::autograd::RemovableHandle::new(crate::autograd::HookTarget::Tensor(t), id))
+    }
+
+    fn retain_grad(&self) -> PyResult<()> {
+        let t = self.get();
+        self.set(call(|| t.retain_grad())?);
+        Ok(())
+    }
+
+    #[getter]
+    fn retains_grad(&self) -> bool {
+        self.get().retains_grad()
+    }
+
+    // ---- in place: the Python object keeps its identity and takes the result's history ----
+
+    fn add_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        inplace_binary(slf, other, "add_", |a, b| a.add(b))
+    }
+    fn sub_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        inplace_binary(slf, other, "sub_", |a, b| a.sub(b))
+    }
+    fn mul_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        inplace_binary(slf, other, "mul_", |a, b| a.mul(b))
+    }
+    fn div_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        inplace_binary(slf, other, "div_", |a, b| a.div(b))
+    }
+    fn pow_(slf: &Bound<'_, Self>, exponent: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        inplace_binary(slf, exponent, "pow_", |a, b| a.pow(b))
+    }
+    fn neg_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
+        inplace_unary(slf, |a| a.neg())
+    }
+    fn exp_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
+        inplace_unary(slf, |a| a.exp())
+    }
+    fn log_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
+        inplace_unary(slf, |a| a.log())
+    }
+    fn zero_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
+        let t = slf.get().get();
+        slf.get().set(call(|| t.fill_inplace(Scalar::Int(0), true))?);
+        Ok(slf.clone().unbind())
+    }
+    fn fill_(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        let v = crate::convert::as_scalar(value).ok_or_else(|| {
+            PyTypeError::new_err(format!("fill_(): argument 'value' must be Number, not {}", type_name(value)))
+        })?;
+        let t = slf.get().get();
+        slf.get().set(call(|| t.fill_inplace(v, false))?);
+        Ok(slf.clone().unbind())
+    }
+    fn copy_(slf: &Bound<'_, Self>, src: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        let s = tensor_arg(src, "copy_", "src")?;
+        let t = slf.get().get();
+        slf.get().set(call(|| t.copy_inplace(&s))?);
+        Ok(slf.clone().unbind())
+    }
+    fn __iadd__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        inplace_dunder(slf, other, |a, b| a.add(b))
+    }
+    fn __isub__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        inplace_dunder(slf, other, |a, b| a.sub(b))
+    }
+    fn __imul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        inplace_dunder(slf, other, |a, b| a.mul(b))
+    }
+    fn __itruediv__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        inplace_dunder(slf, other, |a, b| a.div(b))
+    }
+
     #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None))]
     fn backward(
         &self,
@@ -370,16 +483,18 @@ impl PyTensor {
         create_graph: bool,
         inputs: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        if inputs.is_some_and(|i| !i.is_none()) {
-            return Err(PyValueError::new_err("backward(inputs=...) is not supported yet"));
-        }
         let root = self.get();
         let grad = match gradient {
             Some(g) if !g.is_none() => Some(tensor_arg(g, "backward", "gradient")?),
             _ => None,
         };
+        let inputs: Option<Vec<Tensor>> = match inputs.filter(|i| !i.is_none()) {
+            None => None,
+            Some(i) if i.cast::<PyTensor>().is_ok() => Some(vec![i.cast::<PyTensor>()?.get().get()]),
+            Some(i) => Some(i.try_iter()?.map(|o| tensor_arg(&o?, "backward", "inputs")).collect::<PyResult<_>>()?),
+        };
         let retain = retain_graph.unwrap_or(create_graph);
-        py.detach(|| call(|| ferrograd_core::autograd::backward(&[root], &[grad], retain, create_graph)))
+        py.detach(|| call(|| ferrograd_core::autograd::backward(&[root], &[grad], retain, create_graph, inputs.as_deref())))
     }
 
     // ---- arithmetic ----
@@ -570,8 +685,8 @@ impl PyTensor {
         let (a, b) = (self.get(), tensor_arg(vec, "mv", "vec")?);
         wrap(py, call_heavy(py, a.numel(), || a.mv(&b))?)
     }
-    fn dot(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
-        let (a, b) = (self.get(), tensor_arg(other, "dot", "tensor")?);
+    fn dot(&self, py: Python<'_>, tensor: &Bound<'_, PyAny>) -> Out {
+        let (a, b) = (self.get(), tensor_arg(tensor, "dot", "tensor")?);
         wrap(py, call(|| a.dot(&b))?)
     }
 

@@ -1,13 +1,16 @@
 //! The backward pass: count each node's dependencies, then run nodes from a ready queue ordered by
 //! sequence number (created later → runs first; AccumulateGrad before anything), summing the
 //! gradients that reach one input along several edges. Iterative throughout.
+//!
+//! `autograd.grad` and `backward(inputs=...)` capture gradients at chosen edges instead: only the
+//! nodes on a path from the roots to those edges run, and no AccumulateGrad runs.
 use super::formulas::BackwardOp;
 use super::grad_mode::GradModeGuard;
-use super::node::{Edge, LeafMeta, Node};
+use super::node::{Edge, GradMeta, Node};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use crate::bail;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 
 type NodeId = *const Node;
@@ -31,10 +34,60 @@ impl Ord for Ready {
     }
 }
 
-/// `torch.autograd.backward`: accumulates d(roots)/d(leaf) into every leaf's `.grad`.
-/// `grads[i]` is the gradient of `roots[i]`; None is allowed for one-element roots.
-pub fn backward(roots: &[Tensor], grads: &[Option<Tensor>], retain_graph: bool, create_graph: bool) -> Result<()> {
-    let mut start: Vec<(Edge, Tensor)> = Vec::with_capacity(roots.len());
+/// `torch.autograd.backward`: accumulates d(roots)/d(leaf) into `.grad` of every leaf, or only of
+/// `inputs` when given. `grads[i]` is the gradient of `roots[i]`; None is allowed for one-element roots.
+pub fn backward(
+    roots: &[Tensor],
+    grads: &[Option<Tensor>],
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Option<&[Tensor]>,
+) -> Result<()> {
+    let start = root_gradients(roots, grads)?;
+    let Some(inputs) = inputs else {
+        run(start, None, retain_graph, create_graph)?;
+        return Ok(());
+    };
+    if inputs.is_empty() {
+        bail!(Runtime, "'inputs' argument to backward() cannot be empty.");
+    }
+    let targets = input_edges(inputs, "One of the differentiated Tensors does not require grad")?;
+    let captured = run(start, Some(&targets), retain_graph, create_graph)?;
+    for (t, g) in inputs.iter().zip(captured) {
+        if let (Some(g), Some(meta)) = (g, &t.0.meta) {
+            accumulate_grad(meta, g, create_graph)?;
+        }
+    }
+    Ok(())
+}
+
+/// `torch.autograd.grad`: the gradients of `outputs` with respect to `inputs`, leaving `.grad` alone.
+pub fn grad(
+    outputs: &[Tensor],
+    grad_outputs: &[Option<Tensor>],
+    inputs: &[Tensor],
+    retain_graph: bool,
+    create_graph: bool,
+    allow_unused: bool,
+) -> Result<Vec<Option<Tensor>>> {
+    let start = root_gradients(outputs, grad_outputs)?;
+    let targets = input_edges(inputs, "One of the differentiated Tensors does not require grad")?;
+    let captured = run(start, Some(&targets), retain_graph, create_graph)?;
+    if !allow_unused && captured.iter().any(|g| g.is_none()) {
+        bail!(Runtime, "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.");
+    }
+    Ok(captured)
+}
+
+fn input_edges(inputs: &[Tensor], msg: &str) -> Result<Vec<Edge>> {
+    inputs.iter().map(|t| t.gradient_edge().ok_or_else(|| Error::Runtime(msg.to_string()))).collect()
+}
+
+fn root_gradients(roots: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge, Tensor)>> {
+    if grads.len() != roots.len() && !grads.is_empty() {
+        bail!(Runtime, "got {} tensors and {} gradients", roots.len(), grads.len());
+    }
+    let mut start = Vec::with_capacity(roots.len());
     for (i, root) in roots.iter().enumerate() {
         let Some(edge) = root.gradient_edge() else {
             bail!(Runtime, "element {i} of tensors does not require grad and does not have a grad_fn");
@@ -60,7 +113,7 @@ pub fn backward(roots: &[Tensor], grads: &[Option<Tensor>], retain_graph: bool, 
         };
         start.push((edge, grad));
     }
-    run(start, retain_graph, create_graph)
+    Ok(start)
 }
 
 fn size_str(shape: &[usize]) -> String {
@@ -68,59 +121,138 @@ fn size_str(shape: &[usize]) -> String {
     format!("ferrograd.Size([{}])", dims.join(", "))
 }
 
-fn run(start: Vec<(Edge, Tensor)>, retain_graph: bool, create_graph: bool) -> Result<()> {
+/// The nodes reachable from the roots, with each node's parents (nodes with an edge to it).
+fn discover(roots: &[&Arc<Node>]) -> (Vec<Arc<Node>>, HashMap<NodeId, Vec<NodeId>>) {
+    let mut nodes = Vec::new();
+    let mut parents: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+    let mut seen = HashSet::new();
+    let mut stack: Vec<Arc<Node>> = Vec::new();
+    for r in roots {
+        if seen.insert(Arc::as_ptr(r)) {
+            stack.push((*r).clone());
+        }
+    }
+    while let Some(node) = stack.pop() {
+        for edge in node.next.iter().flatten() {
+            let id = Arc::as_ptr(&edge.node);
+            parents.entry(id).or_default().push(Arc::as_ptr(&node));
+            if seen.insert(id) {
+                stack.push(edge.node.clone());
+            }
+        }
+        nodes.push(node);
+    }
+    (nodes, parents)
+}
+
+/// Runs the graph task; with `targets`, returns the gradient that reached each target edge.
+fn run(start: Vec<(Edge, Tensor)>, targets: Option<&[Edge]>, retain_graph: bool, create_graph: bool) -> Result<Vec<Option<Tensor>>> {
     let _mode = GradModeGuard::new(create_graph);
-    let dependencies = count_dependencies(start.iter().map(|(e, _)| &e.node));
+    let roots: Vec<&Arc<Node>> = start.iter().map(|(e, _)| &e.node).collect();
+    let (nodes, parents) = discover(&roots);
+
+    // Which nodes execute: all of them, or (when capturing) those with a path down to a target.
+    let runs: HashSet<NodeId> = match targets {
+        None => nodes.iter().map(Arc::as_ptr).collect(),
+        Some(targets) => {
+            let mut runs = HashSet::new();
+            let mut stack: Vec<NodeId> = targets.iter().map(|e| Arc::as_ptr(&e.node)).collect();
+            while let Some(id) = stack.pop() {
+                for &p in parents.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+                    if runs.insert(p) {
+                        stack.push(p);
+                    }
+                }
+            }
+            runs
+        }
+    };
+    let mut remaining: HashMap<NodeId, usize> = HashMap::new();
+    for node in nodes.iter().filter(|n| runs.contains(&Arc::as_ptr(n))) {
+        for edge in node.next.iter().flatten() {
+            *remaining.entry(Arc::as_ptr(&edge.node)).or_insert(0) += 1;
+        }
+    }
+    let target_slots: HashMap<(NodeId, u32), Vec<usize>> =
+        targets.unwrap_or(&[]).iter().enumerate().fold(HashMap::new(), |mut m, (i, e)| {
+            m.entry((Arc::as_ptr(&e.node), e.input_nr)).or_default().push(i);
+            m
+        });
+    let mut captured: Vec<Option<Tensor>> = vec![None; targets.map_or(0, |t| t.len())];
+
     let mut buffers: HashMap<NodeId, Vec<Option<Tensor>>> = HashMap::new();
     let mut ready = BinaryHeap::new();
-    let mut remaining = dependencies;
+    let mut queued = HashSet::new();
     for (edge, grad) in start {
         accumulate_input(&mut buffers, &edge, grad)?;
-        if remaining.get(&Arc::as_ptr(&edge.node)).copied().unwrap_or(0) == 0
-            && !ready.iter().any(|r: &Ready| Arc::ptr_eq(&r.0, &edge.node))
-        {
+        let id = Arc::as_ptr(&edge.node);
+        if remaining.get(&id).copied().unwrap_or(0) == 0 && queued.insert(id) {
             ready.push(Ready(edge.node.clone()));
         }
     }
     while let Some(Ready(node)) = ready.pop() {
-        let inputs = buffers.remove(&Arc::as_ptr(&node)).unwrap_or_default();
-        let outputs = evaluate(&node, inputs, retain_graph, create_graph)?;
+        let id = Arc::as_ptr(&node);
+        let mut grads = buffers.remove(&id).unwrap_or_default();
+        grads.resize(node.num_outputs.max(1) as usize, None);
+        run_pre_hooks(&node, &mut grads)?;
+        for (nr, g) in grads.iter().enumerate() {
+            for &slot in target_slots.get(&(id, nr as u32)).map(Vec::as_slice).unwrap_or(&[]) {
+                captured[slot] = g.clone();
+            }
+        }
+        if !runs.contains(&id) {
+            continue;
+        }
+        let outputs = evaluate(&node, grads, retain_graph, create_graph)?;
         for (i, edge) in node.next.iter().enumerate() {
             let Some(edge) = edge else { continue };
             if let Some(Some(g)) = outputs.get(i) {
                 accumulate_input(&mut buffers, edge, conform(g, edge)?)?;
             }
-            let id = Arc::as_ptr(&edge.node);
-            let left = remaining.get_mut(&id).expect("counted");
+            let child = Arc::as_ptr(&edge.node);
+            let left = remaining.get_mut(&child).expect("counted");
             *left -= 1;
             if *left == 0 {
                 ready.push(Ready(edge.node.clone()));
             }
         }
     }
-    Ok(())
+    Ok(captured)
 }
 
-/// How many edges point at each node reachable from the roots.
-fn count_dependencies<'a>(roots: impl Iterator<Item = &'a Arc<Node>>) -> HashMap<NodeId, usize> {
-    let mut counts: HashMap<NodeId, usize> = HashMap::new();
-    let mut stack: Vec<Arc<Node>> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for r in roots {
-        if seen.insert(Arc::as_ptr(r)) {
-            stack.push(r.clone());
-        }
-    }
-    while let Some(node) = stack.pop() {
-        for edge in node.next.iter().flatten() {
-            let id = Arc::as_ptr(&edge.node);
-            *counts.entry(id).or_insert(0) += 1;
-            if seen.insert(id) {
-                stack.push(edge.node.clone());
+/// Tensor hooks (a leaf's, or those of this node's outputs), then the node's pre-hooks.
+fn run_pre_hooks(node: &Arc<Node>, grads: &mut [Option<Tensor>]) -> Result<()> {
+    if let BackwardOp::AccumulateGrad(meta) = &node.op {
+        let hooks: Vec<_> = meta.hooks.lock().iter().map(|(_, h)| h.clone()).collect();
+        if let Some(g) = grads.get_mut(0) {
+            for hook in hooks {
+                if let Some(cur) = g.as_ref() {
+                    if let Some(new) = hook(cur)? {
+                        *g = Some(new);
+                    }
+                }
             }
         }
     }
-    counts
+    let (tensor_hooks, pre_hooks) = match &*node.hooks.lock() {
+        None => return Ok(()),
+        Some(h) => (h.tensor.clone(), h.pre.clone()),
+    };
+    for (_, nr, hook) in tensor_hooks {
+        if let Some(Some(cur)) = grads.get(nr as usize) {
+            if let Some(new) = hook(cur)? {
+                grads[nr as usize] = Some(new);
+            }
+        }
+    }
+    for (_, hook) in pre_hooks {
+        if let Some(new) = hook(grads)? {
+            for (slot, g) in grads.iter_mut().zip(new) {
+                *slot = g;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Sums a gradient into the input buffer of the node the edge points at.
@@ -154,26 +286,34 @@ fn conform(g: &Tensor, edge: &Edge) -> Result<Tensor> {
     Ok(g)
 }
 
-fn evaluate(node: &Arc<Node>, inputs: Vec<Option<Tensor>>, retain_graph: bool, create_graph: bool) -> Result<Vec<Option<Tensor>>> {
-    let grad = inputs.into_iter().next().flatten();
+fn evaluate(node: &Arc<Node>, grads: Vec<Option<Tensor>>, retain_graph: bool, create_graph: bool) -> Result<Vec<Option<Tensor>>> {
     if let BackwardOp::AccumulateGrad(meta) = &node.op {
-        if let Some(g) = grad {
+        if let Some(Some(g)) = grads.into_iter().next() {
             accumulate_grad(meta, g, create_graph)?;
         }
         return Ok(vec![]);
     }
-    let Some(grad) = grad else { return Ok(vec![]) };
+    if grads.iter().all(|g| g.is_none()) {
+        return Ok(vec![]);
+    }
     let needs: Vec<bool> = node.next.iter().map(|e| e.is_some()).collect();
-    let out = node.op.apply(node, &grad, &needs);
+    let out = node.op.apply(node, &grads, &needs);
     if !retain_graph {
         node.release_saved();
     }
-    out
+    let mut out = out?;
+    let post_hooks = node.hooks.lock().as_ref().map(|h| h.post.clone()).unwrap_or_default();
+    for (_, hook) in post_hooks {
+        if let Some(new) = hook(&out, &grads)? {
+            out = new;
+        }
+    }
+    Ok(out)
 }
 
 /// `.grad` takes over the first gradient (unless something else still uses its memory) and adds later
 /// ones: in place normally, out of place under create_graph so the old gradient's graph survives.
-fn accumulate_grad(meta: &LeafMeta, g: Tensor, create_graph: bool) -> Result<()> {
+pub(crate) fn accumulate_grad(meta: &GradMeta, g: Tensor, create_graph: bool) -> Result<()> {
     let mut slot = meta.grad.lock();
     let g = if create_graph { g } else { g.detach_unique() };
     *slot = Some(match slot.take() {
@@ -202,7 +342,7 @@ mod tests {
         let z = y.mul(&y).unwrap().mul(&Tensor::scalar(3.0)).unwrap();
         let out = z.mean(None, false).unwrap();
         assert_eq!(out.grad_fn().unwrap().name(), "MeanBackward0");
-        super::backward(&[out], &[None], false, false).unwrap();
+        super::backward(&[out], &[None], false, false, None).unwrap();
         assert_eq!(x.grad().unwrap().to_vec::<f32>(), vec![4.5; 4]);
     }
 
@@ -211,8 +351,8 @@ mod tests {
         let a = leaf(vec![1.0, 2.0, 3.0], &[3, 1]);
         let b = leaf(vec![10.0, 20.0], &[1, 2]);
         let s = a.mul(&b).unwrap().sum(None, false).unwrap();
-        super::backward(&[s.clone()], &[None], true, false).unwrap();
-        super::backward(&[s], &[None], false, false).unwrap();
+        super::backward(&[s.clone()], &[None], true, false, None).unwrap();
+        super::backward(&[s], &[None], false, false, None).unwrap();
         assert_eq!(a.grad().unwrap().to_vec::<f64>(), vec![60.0; 3]);
         assert_eq!(b.grad().unwrap().to_vec::<f64>(), vec![12.0, 12.0]);
     }
@@ -221,8 +361,8 @@ mod tests {
     fn second_backward_without_retain_graph_fails() {
         let x = leaf(vec![1.0, 2.0], &[2]);
         let y = x.exp().unwrap().sum(None, false).unwrap();
-        super::backward(&[y.clone()], &[None], false, false).unwrap();
-        let err = super::backward(&[y], &[None], false, false).unwrap_err();
+        super::backward(&[y.clone()], &[None], false, false, None).unwrap();
+        let err = super::backward(&[y], &[None], false, false, None).unwrap_err();
         assert!(err.to_string().starts_with("Trying to backward through the graph a second time"));
     }
 
@@ -231,11 +371,11 @@ mod tests {
         // d²/dx² x³ = 6x
         let x = leaf(vec![2.0], &[1]);
         let y = x.pow(&Tensor::scalar(3.0)).unwrap().sum(None, false).unwrap();
-        super::backward(&[y], &[None], false, true).unwrap();
+        super::backward(&[y], &[None], false, true, None).unwrap();
         let g = x.grad().unwrap();
         assert_eq!(g.to_vec::<f64>(), vec![12.0]);
         x.set_grad(None).unwrap();
-        super::backward(&[g.sum(None, false).unwrap()], &[None], false, false).unwrap();
+        super::backward(&[g.sum(None, false).unwrap()], &[None], false, false, None).unwrap();
         assert_eq!(x.grad().unwrap().to_vec::<f64>(), vec![12.0]);
     }
 
@@ -246,7 +386,7 @@ mod tests {
         for _ in 0..1_000_000 {
             y = y.add(&Tensor::scalar(1.0)).unwrap();
         }
-        super::backward(&[y.sum(None, false).unwrap()], &[None], false, false).unwrap();
+        super::backward(&[y.sum(None, false).unwrap()], &[None], false, false, None).unwrap();
         assert_eq!(x.grad().unwrap().to_vec::<f64>(), vec![1.0]);
         drop(y);
     }
@@ -256,7 +396,7 @@ mod tests {
         let x = leaf(vec![1.0, 2.0], &[2]);
         let y = x.exp().unwrap();
         y.copy_from(&Tensor::scalar(0.0)).unwrap();
-        let err = super::backward(&[y.sum(None, false).unwrap()], &[None], false, false).unwrap_err();
+        let err = super::backward(&[y.sum(None, false).unwrap()], &[None], false, false, None).unwrap_err();
         assert!(err.to_string().contains("which is output 0 of ExpBackward0, is at version 1; expected version 0"));
     }
 }

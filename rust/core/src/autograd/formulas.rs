@@ -4,14 +4,22 @@
 //! differentiable tensor ops as the forward pass, so `create_graph=True` differentiates it again.
 //! Rules return gradients shaped like the broadcast output; the engine sums them down to each input's
 //! shape and casts them to its dtype, once, for every op.
-use super::node::{LeafMeta, Node};
+use super::node::{GradMeta, Node};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::Tensor;
 use std::sync::Arc;
 
+/// A backward rule defined outside the core (a Python `autograd.Function`).
+pub trait CustomBackward: Send + Sync {
+    fn name(&self) -> &'static str;
+    /// Gradients for each input, from the gradients of each output (None where an output got none).
+    fn backward(&self, grads: &[Option<Tensor>], saved: Vec<Tensor>) -> Result<Vec<Option<Tensor>>>;
+}
+
 pub enum BackwardOp {
-    AccumulateGrad(Arc<LeafMeta>),
+    AccumulateGrad(Arc<GradMeta>),
+    Custom(Arc<dyn CustomBackward>),
     // elementwise; saved tensors are listed after each
     Add,
     Sub { reversed: bool },
@@ -50,6 +58,10 @@ pub enum BackwardOp {
     SliceBackward { dim: usize, start: usize, end: usize, step: usize },
     Clone,
     ToCopy { dtype: DType },
+    // in-place writes that replace a tensor's values: no gradient to the old values
+    Fill,
+    Zero,
+    Copy, // (self, src)
 }
 
 use BackwardOp::*;
@@ -58,6 +70,7 @@ impl BackwardOp {
     pub fn name(&self) -> &'static str {
         match self {
             AccumulateGrad(_) => "AccumulateGrad",
+            Custom(f) => f.name(),
             Add => "AddBackward0",
             Sub { reversed: false } => "SubBackward0",
             Sub { reversed: true } => "RsubBackward1",
@@ -95,16 +108,23 @@ impl BackwardOp {
             SliceBackward { .. } => "SliceBackwardBackward0",
             Clone => "CloneBackward0",
             ToCopy { .. } => "ToCopyBackward0",
+            Fill => "FillBackward0",
+            Zero => "ZeroBackward0",
+            Copy => "CopyBackwards",
         }
     }
 
     /// Gradients for each input (None where `needs[i]` is false or the input gets none).
-    pub(crate) fn apply(&self, node: &Arc<Node>, g: &Tensor, needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
+    pub(crate) fn apply(&self, node: &Arc<Node>, grads: &[Option<Tensor>], needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
+        if let Custom(f) = self {
+            return f.backward(grads, node.unpack_saved()?);
+        }
+        let Some(Some(g)) = grads.first() else { return Ok(vec![]) };
         let need = |i: usize| needs.get(i).copied().unwrap_or(false);
         let saved = || node.unpack_saved();
         let one = |t: Result<Tensor>| t.map(|t| vec![Some(t)]);
         match self {
-            AccumulateGrad(_) => Ok(vec![]),
+            AccumulateGrad(_) | Custom(_) => Ok(vec![]),
             Add => Ok(vec![Some(g.clone()), Some(g.clone())]),
             Sub { .. } => Ok(vec![Some(g.clone()), Some(g.neg()?)]),
             Mul => {
@@ -225,6 +245,8 @@ impl BackwardOp {
             SliceBackward { dim, start, end, step } => one(g.slice(*dim, *start, *end, *step)),
             Clone => one(Ok(g.clone())),
             ToCopy { dtype } => one(g.to_dtype(*dtype)),
+            Fill | Zero => one(g.mul(&Tensor::scalar(0.0))),
+            Copy => Ok(vec![opt(need(0), || g.mul(&Tensor::scalar(0.0)))?, Some(g.clone())]),
         }
     }
 }

@@ -4,7 +4,8 @@ mod formulas;
 pub mod grad_mode;
 mod node;
 
-pub use engine::backward;
-pub use formulas::BackwardOp;
-pub use node::{Edge, LeafMeta, Node, SavedTensor};
-pub(crate) use node::record;
+pub use engine::{backward, grad};
+pub(crate) use engine::accumulate_grad;
+pub use formulas::{BackwardOp, CustomBackward};
+pub use node::{next_hook_id, Edge, GradMeta, Node, PostHook, PreHook, SavedTensor, TensorHook};
+pub(crate) use node::{record, record_outputs};

@@ -2,7 +2,7 @@
 //!
 //! Ownership runs one way, from outputs back to inputs: a tensor owns its grad_fn, a node owns the
 //! edges to the nodes of its inputs and the tensors it saved. A saved *output* is stored without its
-//! grad_fn (it would point back at this node) and re-attached when unpacked. A leaf owns its `LeafMeta`;
+//! grad_fn (it would point back at this node) and re-attached when unpacked. A leaf owns its `GradMeta`;
 //! the leaf's `AccumulateGrad` node holds that meta strongly and the meta holds the node only weakly.
 use super::formulas::BackwardOp;
 use super::grad_mode;
@@ -30,15 +30,31 @@ impl Edge {
     }
 }
 
-#[derive(Default)]
-pub struct LeafMeta {
-    pub(crate) grad: Mutex<Option<Tensor>>,
-    accumulator: Mutex<Weak<Node>>,
+/// A hook on the gradient of one tensor: may return a replacement.
+pub type TensorHook = Arc<dyn Fn(&Tensor) -> Result<Option<Tensor>> + Send + Sync>;
+/// A hook on a node's incoming gradients (one per output of the op): may return replacements.
+pub type PreHook = Arc<dyn Fn(&[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> + Send + Sync>;
+/// A hook after a node ran, given (gradients for its inputs, gradients of its outputs).
+pub type PostHook =
+    Arc<dyn Fn(&[Option<Tensor>], &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> + Send + Sync>;
+
+static NEXT_HOOK_ID: AtomicU64 = AtomicU64::new(1);
+
+pub fn next_hook_id() -> u64 {
+    NEXT_HOOK_ID.fetch_add(1, Ordering::Relaxed)
 }
 
-impl LeafMeta {
+#[derive(Default)]
+pub struct GradMeta {
+    pub(crate) grad: Mutex<Option<Tensor>>,
+    accumulator: Mutex<Weak<Node>>,
+    /// Hooks of a leaf's gradient, run before it is accumulated or captured.
+    pub(crate) hooks: Mutex<Vec<(u64, TensorHook)>>,
+}
+
+impl GradMeta {
     /// The leaf's one AccumulateGrad node, made again if every graph that used it is gone.
-    pub(crate) fn accumulator(&self, this: &Arc<LeafMeta>) -> Arc<Node> {
+    pub(crate) fn accumulator(&self, this: &Arc<GradMeta>) -> Arc<Node> {
         let mut slot = self.accumulator.lock();
         if let Some(node) = slot.upgrade() {
             return node;
@@ -55,18 +71,24 @@ pub struct SavedTensor {
     version: u64,
     /// An output of the node that saves it: kept without history, re-attached on unpack.
     is_output: bool,
+    /// Saved only for a gradient that is not needed: later in-place writes to it are harmless.
+    check_version: bool,
 }
 
 impl SavedTensor {
     pub fn input(t: &Tensor) -> SavedTensor {
-        SavedTensor { tensor: t.clone(), version: t.version(), is_output: false }
+        SavedTensor { tensor: t.clone(), version: t.version(), is_output: false, check_version: true }
+    }
+    /// An input that only some gradient needs: version-checked only when `needed`.
+    pub fn input_if(needed: bool, t: &Tensor) -> SavedTensor {
+        SavedTensor { check_version: needed, ..SavedTensor::input(t) }
     }
     pub fn output(t: &Tensor) -> SavedTensor {
-        SavedTensor { tensor: t.detach(), version: t.version(), is_output: true }
+        SavedTensor { tensor: t.detach(), version: t.version(), is_output: true, check_version: true }
     }
 
     fn unpack(&self, node: &Arc<Node>) -> Result<Tensor> {
-        if self.tensor.version() != self.version {
+        if self.check_version && self.tensor.version() != self.version {
             let t = &self.tensor;
             return Err(Error::Runtime(format!(
                 "one of the variables needed for gradient computation has been modified by an inplace operation: [ferrograd.{} {:?}]{}, is at version {}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with ferrograd.autograd.set_detect_anomaly(True).",
@@ -86,6 +108,24 @@ enum Saved {
     Freed,
 }
 
+#[derive(Default)]
+pub(crate) struct NodeHooks {
+    /// Tensor hooks of this node's outputs, by output number.
+    pub(crate) tensor: Vec<(u64, u32, TensorHook)>,
+    pub(crate) pre: Vec<(u64, PreHook)>,
+    pub(crate) post: Vec<(u64, PostHook)>,
+}
+
+impl NodeHooks {
+    pub(crate) fn remove(&mut self, id: u64) -> bool {
+        let before = self.tensor.len() + self.pre.len() + self.post.len();
+        self.tensor.retain(|h| h.0 != id);
+        self.pre.retain(|h| h.0 != id);
+        self.post.retain(|h| h.0 != id);
+        before != self.tensor.len() + self.pre.len() + self.post.len()
+    }
+}
+
 pub struct Node {
     pub(crate) op: BackwardOp,
     /// One per differentiable input, None where that input needs no gradient.
@@ -93,11 +133,40 @@ pub struct Node {
     saved: Mutex<Saved>,
     /// Creation order: later nodes run first in backward.
     pub(crate) sequence_nr: u64,
+    /// Boxed so nodes without hooks stay small.
+    pub(crate) hooks: Mutex<Option<Box<NodeHooks>>>,
+    pub(crate) num_outputs: u32,
 }
 
 impl Node {
     fn new(op: BackwardOp, next: Vec<Option<Edge>>, saved: Vec<SavedTensor>, sequence_nr: u64) -> Node {
-        Node { op, next, saved: Mutex::new(Saved::Live(saved)), sequence_nr }
+        Node { op, next, saved: Mutex::new(Saved::Live(saved)), sequence_nr, hooks: Mutex::new(None), num_outputs: 1 }
+    }
+
+    pub fn add_tensor_hook(&self, output_nr: u32, hook: TensorHook) -> u64 {
+        let id = next_hook_id();
+        self.hooks.lock().get_or_insert_with(Default::default).tensor.push((id, output_nr, hook));
+        id
+    }
+
+    pub fn add_pre_hook(&self, hook: PreHook) -> u64 {
+        let id = next_hook_id();
+        self.hooks.lock().get_or_insert_with(Default::default).pre.push((id, hook));
+        id
+    }
+
+    pub fn add_post_hook(&self, hook: PostHook) -> u64 {
+        let id = next_hook_id();
+        self.hooks.lock().get_or_insert_with(Default::default).post.push((id, hook));
+        id
+    }
+
+    pub fn remove_hook(&self, id: u64) -> bool {
+        self.hooks.lock().as_mut().is_some_and(|h| h.remove(id))
+    }
+
+    pub fn num_outputs(&self) -> u32 {
+        self.num_outputs
     }
 
     pub fn name(&self) -> &'static str {
@@ -194,4 +263,17 @@ pub(crate) fn record(
     let seq = NEXT_SEQUENCE_NR.fetch_add(1, Ordering::Relaxed);
     let node = Arc::new(Node::new(op(), next, saved, seq));
     out.with_grad_fn(node)
+}
+
+/// Attaches one node to several outputs (output `i` gets `output_nr` i): custom functions with many outputs.
+pub(crate) fn record_outputs(outputs: Vec<Tensor>, inputs: &[&Tensor], op: BackwardOp, saved: Vec<SavedTensor>) -> Vec<Tensor> {
+    if !grad_mode::is_enabled() || !inputs.iter().any(|t| t.requires_grad()) {
+        return outputs;
+    }
+    let next = inputs.iter().map(|t| if t.requires_grad() { t.gradient_edge() } else { None }).collect();
+    let seq = NEXT_SEQUENCE_NR.fetch_add(1, Ordering::Relaxed);
+    let mut node = Node::new(op, next, saved, seq);
+    node.num_outputs = outputs.len() as u32;
+    let node = Arc::new(node);
+    outputs.into_iter().enumerate().map(|(i, t)| t.with_grad_fn_nr(node.clone(), i as u32)).collect()
 }

@@ -72,7 +72,9 @@ fn arith(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
     };
     let saved = |out: &Tensor| match op {
         Arith::Add | Arith::Sub => vec![],
-        Arith::Mul | Arith::Div => vec![SavedTensor::input(a), SavedTensor::input(b)],
+        // each factor is needed only for the other's gradient
+        Arith::Mul => vec![SavedTensor::input_if(b.requires_grad(), a), SavedTensor::input_if(a.requires_grad(), b)],
+        Arith::Div => vec![SavedTensor::input_if(b.requires_grad(), a), SavedTensor::input(b)],
         Arith::Pow if b.0.wrapped_number => vec![SavedTensor::input(a)],
         Arith::Pow if a.0.wrapped_number => vec![SavedTensor::output(out)],
         Arith::Pow => vec![SavedTensor::input(a), SavedTensor::input(b), SavedTensor::output(out)],

@@ -2,6 +2,7 @@
 pub mod binary;
 mod matmul;
 mod reduce;
+mod inplace;
 mod unary;
 pub mod view;
 

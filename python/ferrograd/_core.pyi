@@ -1,0 +1,459 @@
+"""Type stubs for ``ferrograd._core``, the compiled Rust extension behind ``ferrograd``."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterator, Sequence
+from types import EllipsisType
+from typing import Any, SupportsIndex, final, overload
+
+import numpy as np
+from typing_extensions import Self, TypeAlias, deprecated, disjoint_base
+
+from ferrograd._size import Size
+
+# The module defines `bool` (a dtype) and Tensor defines `bool`/`float` methods and a `dtype`
+# property, so annotations spell the builtins as `builtins.X` and the dtype class as `_DType`.
+_Bool: TypeAlias = builtins.bool
+_Float: TypeAlias = builtins.float
+_Number: TypeAlias = builtins.int | builtins.float | builtins.bool
+_Operand: TypeAlias = Tensor | _Number
+_ShapeArg: TypeAlias = SupportsIndex | tuple[SupportsIndex, ...] | list[SupportsIndex]
+_Dims: TypeAlias = SupportsIndex | tuple[SupportsIndex, ...] | list[SupportsIndex]
+_TensorData: TypeAlias = Tensor | np.ndarray[Any, Any] | _Number | Sequence[Any]
+_IndexItem: TypeAlias = SupportsIndex | slice | EllipsisType | Tensor | None
+_Index: TypeAlias = _IndexItem | tuple[_IndexItem, ...]
+_Device: TypeAlias = str | None
+
+__all__ = [
+    "Tensor",
+    "dtype",
+    "Node",
+    "float32",
+    "float64",
+    "int64",
+    "bool",
+    "tensor",
+    "ones",
+    "zeros",
+    "full",
+    "arange",
+    "rand",
+    "randn",
+    "manual_seed",
+    "from_numpy",
+    "is_grad_enabled",
+    "_set_grad_enabled",
+    "promote_types",
+]
+
+@final
+class dtype:
+    """The element type of a tensor: ``ferrograd.float32``, ``float64``, ``int64`` or ``bool``."""
+
+    @property
+    def is_floating_point(self) -> _Bool:
+        """True for the floating-point dtypes (float32, float64)."""
+    @property
+    def itemsize(self) -> builtins.int:
+        """Size of one element in bytes."""
+    @property
+    def is_signed(self) -> _Bool:
+        """True for the signed dtypes (every dtype except bool)."""
+    def __eq__(self, other: object, /) -> _Bool:
+        """Dtypes are equal when they name the same element type."""
+    def __hash__(self) -> builtins.int:
+        """Hash consistent with ``__eq__``."""
+    def __reduce__(self) -> tuple[str]:
+        """Pickle support: the dtype's name, e.g. ``('float32',)``."""
+
+_DType: TypeAlias = dtype
+
+float32: dtype
+"""32-bit floating point; the default dtype (``ferrograd.float``)."""
+float64: dtype
+"""64-bit floating point (``ferrograd.double``)."""
+int64: dtype
+"""64-bit signed integer (``ferrograd.long``)."""
+bool: dtype
+"""Boolean (``ferrograd.bool``)."""
+
+@final
+class Node:
+    """A node of the backward graph (a tensor's ``grad_fn``), e.g. ``MulBackward0``."""
+
+    def name(self) -> str:
+        """Name of the backward function, e.g. ``'AddBackward0'``."""
+    @property
+    def next_functions(self) -> tuple[tuple[Node | None, builtins.int], ...]:
+        """One ``(node or None, input_nr)`` pair per input of the op, following the graph towards the leaves."""
+    @property
+    def _sequence_nr(self) -> builtins.int:
+        """Creation order of the node, used to schedule the backward pass."""
+    def __eq__(self, other: object, /) -> _Bool:
+        """Two Node objects are equal when they wrap the same graph node."""
+    def __hash__(self) -> builtins.int:
+        """Hash of the wrapped graph node (consistent with ``__eq__``)."""
+
+@disjoint_base
+class Tensor:
+    """A multi-dimensional array with autograd support, backed by the Rust core."""
+
+    @overload
+    def __new__(cls, data: _TensorData, /) -> Self:
+        """``Tensor(data)``: a float32 tensor copied from ``data``; ``Tensor(*sizes)``: float32 zeros."""
+    @overload
+    def __new__(cls, *sizes: SupportsIndex) -> Self: ...
+
+    # ---- printing and Python protocols ----
+    def __format__(self, spec: str) -> str:
+        """Formats a 0-dim tensor like its Python number; other tensors format as ``repr``."""
+    def __len__(self) -> builtins.int:
+        """Size of the first dimension; TypeError for a 0-dim tensor."""
+    def __iter__(self) -> Iterator[Tensor]:
+        """Iterates over the first dimension, yielding views; TypeError for a 0-dim tensor."""
+    def __hash__(self) -> builtins.int:
+        """Identity hash (tensors hash by object, as in PyTorch)."""
+    def __bool__(self) -> _Bool:
+        """Truth value of a one-element tensor; RuntimeError for more elements."""
+    def __float__(self) -> _Float:
+        """The value of a one-element tensor as a Python float."""
+    def __int__(self) -> builtins.int:
+        """The value of a one-element tensor as a Python int (floats truncate)."""
+    def __index__(self) -> builtins.int:
+        """The value of a one-element integer or bool tensor, for use as an index."""
+    def __getitem__(self, key: _Index, /) -> Tensor:
+        """Basic indexing (ints, slices, ``None``, ``...``) returning a view."""
+    def __setitem__(self, key: _Index, value: _TensorData, /) -> None:
+        """Writes ``value`` (a tensor, number or nested sequence) into the indexed view in place."""
+    def __array__(self, dtype: Any = None, copy: _Bool | None = None) -> np.ndarray[Any, Any]:
+        """NumPy array protocol: a view of the data (cast to ``dtype`` / copied when ``copy=True``)."""
+
+    # ---- data ----
+    @property
+    def shape(self) -> Size:
+        """The tensor's sizes as a ``ferrograd.Size``."""
+    @overload
+    def size(self, dim: None = None) -> Size:
+        """The tensor's sizes as a ``ferrograd.Size``, or the size of dimension ``dim``."""
+    @overload
+    def size(self, dim: builtins.int) -> builtins.int: ...
+    @overload
+    def stride(self, dim: None = None) -> tuple[builtins.int, ...]:
+        """The strides (in elements) of every dimension, or of dimension ``dim``."""
+    @overload
+    def stride(self, dim: builtins.int) -> builtins.int: ...
+    def storage_offset(self) -> builtins.int:
+        """Offset (in elements) of the first element within the underlying storage."""
+    def dim(self) -> builtins.int:
+        """Number of dimensions."""
+    def ndimension(self) -> builtins.int:
+        """Alias for ``dim()``."""
+    @property
+    def ndim(self) -> builtins.int:
+        """Number of dimensions."""
+    def numel(self) -> builtins.int:
+        """Total number of elements."""
+    def nelement(self) -> builtins.int:
+        """Alias for ``numel()``."""
+    def element_size(self) -> builtins.int:
+        """Size of one element in bytes."""
+    @property
+    def dtype(self) -> _DType:
+        """The tensor's element type."""
+    @property
+    def device(self) -> str:
+        """The tensor's device; always ``'cpu'``."""
+    def is_floating_point(self) -> _Bool:
+        """True if the dtype is a floating-point type."""
+    def is_contiguous(self) -> _Bool:
+        """True if the elements are laid out contiguously in row-major order."""
+    @property
+    def _version(self) -> builtins.int:
+        """Counter bumped by in-place writes; autograd uses it to detect modified saved tensors."""
+    def tolist(self) -> Any:
+        """The data as (nested) Python lists of numbers; a plain number for a 0-dim tensor."""
+    def item(self) -> _Number:
+        """The value of a one-element tensor as a Python number."""
+    def numpy(self, *, force: _Bool = False) -> np.ndarray[Any, Any]:
+        """A NumPy array sharing the tensor's memory; ``force=True`` returns a copy even if grad is required."""
+
+    # ---- autograd ----
+    @property
+    def requires_grad(self) -> _Bool:
+        """Whether autograd records operations on this tensor; settable on leaf tensors."""
+    @requires_grad.setter
+    def requires_grad(self, value: _Bool) -> None: ...
+    def requires_grad_(self, requires_grad: _Bool = True) -> Self:
+        """Sets ``requires_grad`` in place and returns this tensor."""
+    @property
+    def is_leaf(self) -> _Bool:
+        """True for tensors not produced by a recorded operation (user-created or ``requires_grad=False``)."""
+    @property
+    def grad_fn(self) -> Node | None:
+        """The backward-graph node that produced this tensor, or None for leaves."""
+    @property
+    def grad(self) -> Tensor | None:
+        """Gradient accumulated by ``backward()`` for a leaf tensor; None until computed. Settable."""
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None: ...
+    @property
+    def data(self) -> Tensor:
+        """A detached tensor sharing this tensor's data; assigning replaces the data, untracked by autograd."""
+    @data.setter
+    def data(self, value: Tensor) -> None: ...
+    @property
+    @deprecated(".creator is deprecated, use .grad_fn instead")
+    def creator(self) -> Node | None:
+        """Deprecated alias of ``grad_fn`` from the old Variable API."""
+    def detach(self) -> Tensor:
+        """A new tensor sharing the data but detached from the graph (``requires_grad=False``)."""
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: _Bool | None = None,
+        create_graph: _Bool = False,
+        inputs: None = None,
+    ) -> None:
+        """Computes gradients of this tensor w.r.t. graph leaves and accumulates them into ``.grad``.
+
+        ``gradient`` is required for non-scalar tensors; ``retain_graph`` defaults to
+        ``create_graph``; ``inputs`` is not supported yet (must be None).
+        """
+
+    # ---- arithmetic ----
+    def __add__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``self + other`` with broadcasting and type promotion."""
+    def __radd__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``other + self``."""
+    def __sub__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``self - other``."""
+    def __rsub__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``other - self``."""
+    def __mul__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``self * other``."""
+    def __rmul__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``other * self``."""
+    def __truediv__(self, other: _Operand, /) -> Tensor:
+        """Elementwise true division ``self / other``."""
+    def __rtruediv__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``other / self`` (computed as ``self.reciprocal() * other``)."""
+    def __matmul__(self, other: Tensor, /) -> Tensor:
+        """Matrix product ``self @ other`` (see ``matmul``)."""
+    def __rmatmul__(self, other: Tensor, /) -> Tensor:
+        """Matrix product ``other @ self``."""
+    def __pow__(self, other: _Operand, mod: None = None, /) -> Tensor:
+        """Elementwise power ``self ** other``."""
+    def __rpow__(self, other: _Operand, mod: None = None, /) -> Tensor:
+        """Elementwise power ``other ** self``."""
+    def __neg__(self) -> Tensor:
+        """Elementwise negation ``-self``."""
+    def __pos__(self) -> Self:
+        """``+self``: returns this tensor unchanged."""
+    def add(self, other: _Operand) -> Tensor:
+        """Elementwise sum with ``other`` (tensor or number), broadcasting."""
+    def sub(self, other: _Operand) -> Tensor:
+        """Elementwise difference with ``other`` (tensor or number), broadcasting."""
+    def mul(self, other: _Operand) -> Tensor:
+        """Elementwise product with ``other`` (tensor or number), broadcasting."""
+    def div(self, other: _Operand) -> Tensor:
+        """Elementwise true division by ``other`` (tensor or number), broadcasting."""
+    def pow(self, other: _Operand) -> Tensor:
+        """Elementwise power with exponent ``other`` (tensor or number)."""
+
+    # ---- comparisons (bool tensors) ----
+    def eq(self, other: _Operand) -> Tensor:
+        """Elementwise ``self == other`` as a bool tensor."""
+    def __eq__(self, other: _Operand, /) -> Tensor:  # type: ignore[override]
+        """Elementwise ``self == other`` as a bool tensor."""
+    def ne(self, other: _Operand) -> Tensor:
+        """Elementwise ``self != other`` as a bool tensor."""
+    def __ne__(self, other: _Operand, /) -> Tensor:  # type: ignore[override]
+        """Elementwise ``self != other`` as a bool tensor."""
+    def lt(self, other: _Operand) -> Tensor:
+        """Elementwise ``self < other`` as a bool tensor."""
+    def __lt__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``self < other`` as a bool tensor."""
+    def le(self, other: _Operand) -> Tensor:
+        """Elementwise ``self <= other`` as a bool tensor."""
+    def __le__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``self <= other`` as a bool tensor."""
+    def gt(self, other: _Operand) -> Tensor:
+        """Elementwise ``self > other`` as a bool tensor."""
+    def __gt__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``self > other`` as a bool tensor."""
+    def ge(self, other: _Operand) -> Tensor:
+        """Elementwise ``self >= other`` as a bool tensor."""
+    def __ge__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``self >= other`` as a bool tensor."""
+
+    # ---- unary ----
+    def neg(self) -> Tensor:
+        """Elementwise negation."""
+    def exp(self) -> Tensor:
+        """Elementwise exponential."""
+    def log(self) -> Tensor:
+        """Elementwise natural logarithm."""
+
+    # ---- reductions ----
+    def sum(self, dim: _Dims | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None) -> Tensor:
+        """Sum of all elements, or over ``dim`` (int or tuple of ints); ``dtype`` casts the input first."""
+    def mean(self, dim: _Dims | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None) -> Tensor:
+        """Mean of all elements, or over ``dim`` (int or tuple of ints); ``dtype`` casts the input first."""
+    def norm(self, p: _Float | str | None = None, dim: None = None, keepdim: _Bool = False) -> Tensor:
+        """Euclidean (2- / Frobenius) norm over all elements; other ``p``, ``dim`` and ``keepdim=True`` are not supported yet."""
+    def all(self) -> Tensor:
+        """True (0-dim bool tensor) if every element is nonzero."""
+    def any(self) -> Tensor:
+        """True (0-dim bool tensor) if any element is nonzero."""
+
+    # ---- linear algebra ----
+    def matmul(self, other: Tensor) -> Tensor:
+        """Matrix product with broadcasting: dot, matrix-vector, matrix-matrix or batched, by dimensionality."""
+    def mm(self, mat2: Tensor) -> Tensor:
+        """Matrix product of two 2-D tensors (no broadcasting)."""
+    def bmm(self, mat2: Tensor) -> Tensor:
+        """Batched matrix product of two 3-D tensors ``(b, n, m) @ (b, m, p)``."""
+    def mv(self, vec: Tensor) -> Tensor:
+        """Matrix-vector product of a 2-D tensor and a 1-D tensor."""
+    def dot(self, other: Tensor) -> Tensor:
+        """Dot product of two 1-D tensors."""
+
+    # ---- shape and views ----
+    @overload
+    def reshape(self, shape: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Tensor:
+        """A tensor with the given shape (one size may be -1), a view when possible; ``reshape(2, 3)`` or ``reshape((2, 3))``."""
+    @overload
+    def reshape(self, *shape: SupportsIndex) -> Tensor: ...
+    @overload
+    def view(self, shape: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Tensor:
+        """A view with the given shape (one size may be -1); the tensor must be compatible with it (no copy)."""
+    @overload
+    def view(self, *shape: SupportsIndex) -> Tensor: ...
+    def view_as(self, other: Tensor) -> Tensor:
+        """``self.view(other.shape)``."""
+    def transpose(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
+        """A view with dimensions ``dim0`` and ``dim1`` swapped."""
+    def t(self) -> Tensor:
+        """Transpose of a tensor with at most 2 dimensions."""
+    @property
+    def T(self) -> Tensor:
+        """A view with all dimensions reversed."""
+    @overload
+    def permute(self, dims: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Tensor:
+        """A view with the dimensions reordered as ``dims``."""
+    @overload
+    def permute(self, *dims: SupportsIndex) -> Tensor: ...
+    def unsqueeze(self, dim: builtins.int) -> Tensor:
+        """A view with a size-1 dimension inserted at ``dim``."""
+    def squeeze(self, dim: _Dims | None = None) -> Tensor:
+        """A view with size-1 dimensions removed (all of them, or those in ``dim``)."""
+    @overload
+    def expand(self, sizes: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Tensor:
+        """A broadcast view with size-1 dimensions expanded to ``sizes`` (-1 keeps a size); no copy."""
+    @overload
+    def expand(self, *sizes: SupportsIndex) -> Tensor: ...
+    def expand_as(self, other: Tensor) -> Tensor:
+        """``self.expand(other.shape)``."""
+    def contiguous(self) -> Tensor:
+        """A contiguous tensor with the same data (a copy only if not already contiguous)."""
+    def clone(self) -> Tensor:
+        """A copy of the data, recorded by autograd (gradients flow back to ``self``)."""
+
+    # ---- dtype conversion ----
+    @overload
+    def to(self, dtype: _DType, /) -> Tensor:
+        """Converts to ``dtype`` (also given as ``dtype=``, or taken from ``other``); the device may only be ``'cpu'``."""
+    @overload
+    def to(self, device: str, dtype: _DType | None = None, /) -> Tensor: ...
+    @overload
+    def to(self, other: Tensor, /) -> Tensor: ...
+    @overload
+    def to(self, *, dtype: _DType | None = None, device: _Device = None) -> Tensor: ...
+    def float(self) -> Tensor:
+        """``self.to(ferrograd.float32)``."""
+    def double(self) -> Tensor:
+        """``self.to(ferrograd.float64)``."""
+    def long(self) -> Tensor:
+        """``self.to(ferrograd.int64)``."""
+    def bool(self) -> Tensor:
+        """``self.to(ferrograd.bool)``."""
+
+# ---- creation functions ----
+
+def tensor(
+    data: _TensorData,
+    *,
+    dtype: _DType | None = None,
+    device: _Device = None,
+    requires_grad: _Bool = False,
+) -> Tensor:
+    """Creates a tensor by copying ``data`` (nested sequences, numbers, NumPy arrays or tensors); the dtype is inferred unless given."""
+
+def ones(
+    *size: _ShapeArg,
+    dtype: _DType | None = None,
+    device: _Device = None,
+    requires_grad: _Bool = False,
+) -> Tensor:
+    """A tensor filled with 1 of shape ``size`` (``ones(2, 3)`` or ``ones((2, 3))``); float32 by default."""
+
+def zeros(
+    *size: _ShapeArg,
+    dtype: _DType | None = None,
+    device: _Device = None,
+    requires_grad: _Bool = False,
+) -> Tensor:
+    """A tensor filled with 0 of shape ``size`` (``zeros(2, 3)`` or ``zeros((2, 3))``); float32 by default."""
+
+def full(
+    size: _ShapeArg,
+    fill_value: _Number,
+    *,
+    dtype: _DType | None = None,
+    device: _Device = None,
+    requires_grad: _Bool = False,
+) -> Tensor:
+    """A tensor of shape ``size`` filled with ``fill_value``; the dtype defaults to that of ``fill_value``."""
+
+def arange(
+    start: _Number,
+    end: _Number | None = None,
+    step: _Number | None = None,
+    *,
+    dtype: _DType | None = None,
+    device: _Device = None,
+    requires_grad: _Bool = False,
+) -> Tensor:
+    """1-D tensor of values from ``start`` (default 0) to ``end`` (exclusive) by ``step``; int64 unless an argument is a float."""
+
+def rand(
+    *size: _ShapeArg,
+    dtype: _DType | None = None,
+    device: _Device = None,
+    requires_grad: _Bool = False,
+) -> Tensor:
+    """A tensor of shape ``size`` with uniform random values in ``[0, 1)``; float32 by default."""
+
+def randn(
+    *size: _ShapeArg,
+    dtype: _DType | None = None,
+    device: _Device = None,
+    requires_grad: _Bool = False,
+) -> Tensor:
+    """A tensor of shape ``size`` with standard normal random values; float32 by default."""
+
+def manual_seed(seed: builtins.int) -> None:
+    """Seeds the random number generator used by ``rand`` and ``randn``."""
+
+def from_numpy(ndarray: np.ndarray[Any, Any]) -> Tensor:
+    """A tensor sharing memory with a NumPy array (float32, float64, int64 or bool); writes are visible to both."""
+
+def is_grad_enabled() -> _Bool:
+    """True if gradient recording is currently enabled on this thread."""
+
+def _set_grad_enabled(mode: _Bool) -> _Bool:
+    """Enables or disables gradient recording on this thread; returns the previous mode."""
+
+def promote_types(type1: _DType, type2: _DType) -> _DType:
+    """The smallest dtype to which both ``type1`` and ``type2`` can be converted without losing kind."""

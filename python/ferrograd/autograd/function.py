@@ -1,0 +1,109 @@
+"""User-defined differentiable functions: `class F(Function)` with static `forward` and `backward`.
+
+`F.apply(*args)` runs `forward` without recording, then gives its outputs one backward node (named
+`FBackward`) whose rule calls `F.backward` with the output gradients.
+"""
+import functools
+
+from .. import _core
+from .._core import Tensor, is_grad_enabled
+from ..grad_mode import no_grad
+
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+
+
+class FunctionCtx:
+    """The `ctx` passed to `forward` and `backward`."""
+
+    def __init__(self):
+        self.to_save = ()
+        self.dirty_tensors = ()
+        self.non_differentiable = ()
+        self.materialize_grads = True
+        self.needs_input_grad = ()
+        self._saved = None
+
+    def save_for_backward(self, *tensors):
+        self.to_save = tensors
+
+    @property
+    def saved_tensors(self):
+        if self._saved is None:
+            # before backward (or outside it) the saved tensors are the ones given
+            return tuple(self.to_save)
+        return self._saved
+
+    def mark_dirty(self, *tensors):
+        self.dirty_tensors = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self.non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+
+class Function:
+    """Base class of custom autograd functions."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        with no_grad():
+            out = cls.forward(ctx, *args, **kwargs)
+        tensor_inputs = [a for a in args if isinstance(a, Tensor)]
+        if not (is_grad_enabled() and any(t.requires_grad for t in tensor_inputs)):
+            return out
+        single = isinstance(out, Tensor)
+        outs = (out,) if single else tuple(out)
+        non_diff = {id(t) for t in ctx.non_differentiable}
+        diff_pos = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and id(o) not in non_diff]
+        # an output that is an input (or marked dirty) is returned as a new record sharing its memory
+        dirty = {id(t) for t in ctx.dirty_tensors}
+        fresh = [outs[i] if id(outs[i]) in dirty else outs[i].detach() for i in diff_pos]
+        input_pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        shapes = [(o.shape, o.dtype) for o in fresh]
+        saved = tuple(ctx.to_save)
+        ctx.to_save = ()  # the node keeps them (version-checked); ctx must not, or it would form a cycle
+
+        def run_backward(grads, saved_tensors):
+            if ctx.materialize_grads:
+                grads = tuple(g if g is not None else _core.zeros(*s, dtype=d) for g, (s, d) in zip(grads, shapes))
+            ctx._saved = saved_tensors
+            try:
+                full = [None] * len(outs)
+                for pos, g in zip(diff_pos, grads):
+                    full[pos] = g
+                result = cls.backward(ctx, *full)
+            finally:
+                ctx._saved = None
+            result = result if isinstance(result, tuple) else (result,)
+            if len(result) < len(args):
+                raise RuntimeError(f"function {cls.__name__}Backward returned an incorrect number of gradients (expected {len(args)}, got {len(result)})")
+            return tuple(result[i] for i in input_pos)
+
+        attached = _core._attach_custom(fresh, tensor_inputs, run_backward, f"{cls.__name__}Backward", saved)
+        outs = list(outs)
+        for pos, t in zip(diff_pos, attached):
+            outs[pos] = t
+        return outs[0] if single else tuple(outs)
+
+
+def once_differentiable(fn):
+    """Marks a backward as not differentiable itself: it runs with grad mode off."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            return fn(ctx, *args)
+
+    return wrapper

@@ -1,0 +1,108 @@
+//! In-place ops: compute out of place, write the result into the tensor's own memory (bumping its
+//! version), and give the tensor the result's history.
+//!
+//! The out-of-place step reads a private copy of the old values when a gradient may need them, so the
+//! saved tensors of the new node never see the write.
+use crate::autograd::{grad_mode, record, BackwardOp};
+use crate::dtype::{DType, Scalar};
+use crate::error::Result;
+use crate::tensor::{Tensor, TensorImpl};
+use crate::bail;
+use std::sync::Arc;
+
+fn category(d: DType) -> u8 {
+    match d {
+        DType::Bool => 0,
+        DType::I64 => 1,
+        DType::F32 | DType::F64 => 2,
+    }
+}
+
+impl Tensor {
+    fn check_inplace(&self, result_requires_grad: bool) -> Result<()> {
+        if !grad_mode::is_enabled() {
+            return Ok(());
+        }
+        if self.is_leaf() && self.requires_grad() {
+            bail!(Runtime, "a leaf Variable that requires grad is being used in an in-place operation.");
+        }
+        if self.0.is_view && (self.requires_grad() || result_requires_grad) {
+            bail!(
+                Runtime,
+                "in-place operation on a view of a tensor that is part of the autograd graph is not supported yet: write into a clone() instead"
+            );
+        }
+        Ok(())
+    }
+
+    /// `self = f(self)` in place; `f` gets the old values with this tensor's history.
+    pub fn apply_inplace(&self, f: impl FnOnce(&Tensor) -> Result<Tensor>) -> Result<Tensor> {
+        let recording = grad_mode::is_enabled();
+        if self.is_leaf() && self.requires_grad() && recording {
+            bail!(Runtime, "a leaf Variable that requires grad is being used in an in-place operation.");
+        }
+        let old = if recording { self.with_data_of(&self.contiguous_copy()?)? } else { self.clone() };
+        let out = f(&old)?;
+        if category(out.dtype()) > category(self.dtype()) {
+            bail!(Runtime, "result type {} can't be cast to the desired output type {}", scalar_type_name(out.dtype()), scalar_type_name(self.dtype()));
+        }
+        if out.shape() != self.shape() {
+            bail!(Runtime, "output with shape {:?} doesn't match the broadcast shape {:?}", self.shape(), out.shape());
+        }
+        self.check_inplace(out.requires_grad())?;
+        self.copy_from(&out)?;
+        Ok(self.with_history_of(&out))
+    }
+
+    /// This tensor's data with `src`'s history (or its own, when `src` has none to give).
+    fn with_history_of(&self, src: &Tensor) -> Tensor {
+        if !src.requires_grad() || !grad_mode::is_enabled() {
+            return self.clone();
+        }
+        let cast = if src.dtype() != self.dtype() { src.to_dtype(self.dtype()).ok() } else { None };
+        let src = cast.as_ref().unwrap_or(src);
+        Tensor(Arc::new(TensorImpl {
+            storage: self.0.storage.clone(),
+            layout: self.0.layout.clone(),
+            dtype: self.0.dtype,
+            grad_fn: src.0.grad_fn.clone(),
+            output_nr: src.0.output_nr,
+            meta: None,
+            wrapped_number: false,
+            is_view: self.0.is_view,
+        }))
+    }
+
+    /// `fill_(value)` (and `zero_()`): the old values get no gradient.
+    pub fn fill_inplace(&self, value: Scalar, zero: bool) -> Result<Tensor> {
+        self.check_inplace(false)?;
+        self.copy_from(&Tensor::full(&[], value, self.dtype()))?;
+        if !(self.requires_grad() && grad_mode::is_enabled()) {
+            return Ok(self.clone());
+        }
+        let marker = record(self.detach(), &[self], || if zero { BackwardOp::Zero } else { BackwardOp::Fill }, |_| vec![]);
+        Ok(self.with_history_of(&marker))
+    }
+
+    /// `copy_(src)`: src broadcast and cast into this tensor; gradient flows to `src`.
+    pub fn copy_inplace(&self, src: &Tensor) -> Result<Tensor> {
+        self.layout().broadcast_to(self.shape())?;
+        src.layout().broadcast_to(self.shape())?;
+        self.check_inplace(src.requires_grad())?;
+        self.copy_from(src)?;
+        if !((self.requires_grad() || src.requires_grad()) && grad_mode::is_enabled()) {
+            return Ok(self.clone());
+        }
+        let marker = record(self.detach(), &[self, src], || BackwardOp::Copy, |_| vec![]);
+        Ok(self.with_history_of(&marker))
+    }
+}
+
+fn scalar_type_name(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "Bool",
+        DType::I64 => "Long",
+        DType::F32 => "Float",
+        DType::F64 => "Double",
+    }
+}

@@ -1,0 +1,243 @@
+//! Autograd entry points beyond `Tensor.backward`: `autograd.grad`, hooks and custom functions.
+use crate::errors::{call, from_py};
+use crate::node::PyNode;
+use crate::py_tensor::{wrap, PyTensor};
+use ferrograd_core::autograd::{self, BackwardOp, CustomBackward, Node, SavedTensor};
+use ferrograd_core::Tensor;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+use std::sync::Arc;
+
+fn tensors(seq: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
+    seq.try_iter()?
+        .map(|o| {
+            let o = o?;
+            o.cast::<PyTensor>().map(|t| t.get().get()).map_err(|_| {
+                PyTypeError::new_err(format!("{what} must be a sequence of Tensors, got an element of type {}", crate::args::type_name(&o)))
+            })
+        })
+        .collect()
+}
+
+fn optional_tensors(seq: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Option<Tensor>>> {
+    seq.try_iter()?
+        .map(|o| {
+            let o = o?;
+            if o.is_none() {
+                return Ok(None);
+            }
+            o.cast::<PyTensor>().map(|t| Some(t.get().get())).map_err(|_| {
+                PyTypeError::new_err(format!("{what} must contain Tensors or None, got {}", crate::args::type_name(&o)))
+            })
+        })
+        .collect()
+}
+
+fn wrap_all(py: Python<'_>, ts: Vec<Option<Tensor>>) -> PyResult<Py<PyTuple>> {
+    let items: Vec<Py<PyAny>> = ts
+        .into_iter()
+        .map(|t| match t {
+            Some(t) => wrap(py, t).map(|p| p.into_any()),
+            None => Ok(py.None()),
+        })
+        .collect::<PyResult<_>>()?;
+    Ok(PyTuple::new(py, items)?.unbind())
+}
+
+/// `autograd.grad` core: sequences in, a tuple of gradients (or None) out.
+#[pyfunction]
+#[pyo3(signature = (outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused))]
+pub fn _grad(
+    py: Python<'_>,
+    outputs: &Bound<'_, PyAny>,
+    inputs: &Bound<'_, PyAny>,
+    grad_outputs: &Bound<'_, PyAny>,
+    retain_graph: bool,
+    create_graph: bool,
+    allow_unused: bool,
+) -> PyResult<Py<PyTuple>> {
+    let outputs = tensors(outputs, "outputs")?;
+    let inputs = tensors(inputs, "inputs")?;
+    let grads = optional_tensors(grad_outputs, "grad_outputs")?;
+    let result = py.detach(|| call(|| autograd::grad(&outputs, &grads, &inputs, retain_graph, create_graph, allow_unused)))?;
+    wrap_all(py, result)
+}
+
+/// `autograd.backward` core, with optional `inputs`.
+#[pyfunction]
+#[pyo3(signature = (tensors_, grad_tensors, retain_graph, create_graph, inputs=None))]
+pub fn _backward(
+    py: Python<'_>,
+    tensors_: &Bound<'_, PyAny>,
+    grad_tensors: &Bound<'_, PyAny>,
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Option<&Bound<'_, PyAny>>,
+) -> PyResult<()> {
+    let roots = tensors(tensors_, "tensors")?;
+    let grads = optional_tensors(grad_tensors, "grad_tensors")?;
+    let inputs = inputs.filter(|i| !i.is_none()).map(|i| tensors(i, "inputs")).transpose()?;
+    py.detach(|| call(|| autograd::backward(&roots, &grads, retain_graph, create_graph, inputs.as_deref())))
+}
+
+/// A Python callable as a tensor hook: its return value (a Tensor or None) replaces the gradient.
+pub fn tensor_hook(f: Py<PyAny>) -> autograd::TensorHook {
+    Arc::new(move |g: &Tensor| {
+        Python::attach(|py| {
+            let r = f.call1(py, (wrap(py, g.clone()).map_err(from_py)?,)).map_err(from_py)?;
+            let r = r.bind(py);
+            if r.is_none() {
+                return Ok(None);
+            }
+            r.cast::<PyTensor>().map(|t| Some(t.get().get())).map_err(|_| {
+                from_py(PyTypeError::new_err(format!("hook returned an object of type {}; expected a Tensor or None", crate::args::type_name(r))))
+            })
+        })
+    })
+}
+
+fn grads_from_py(r: &Bound<'_, PyAny>, what: &str) -> ferrograd_core::Result<Vec<Option<Tensor>>> {
+    let items: Vec<Bound<'_, PyAny>> = if r.is_instance_of::<PyTuple>() || r.is_instance_of::<PyList>() {
+        r.try_iter().map_err(from_py)?.collect::<PyResult<_>>().map_err(from_py)?
+    } else {
+        vec![r.clone()]
+    };
+    items
+        .iter()
+        .map(|o| {
+            if o.is_none() {
+                Ok(None)
+            } else {
+                o.cast::<PyTensor>().map(|t| Some(t.get().get())).map_err(|_| {
+                    from_py(PyTypeError::new_err(format!("{what} returned an object of type {}; expected Tensors or None", crate::args::type_name(o))))
+                })
+            }
+        })
+        .collect()
+}
+
+/// `grad_fn.register_prehook(fn(grad_outputs))`.
+pub fn pre_hook(f: Py<PyAny>) -> autograd::PreHook {
+    Arc::new(move |grads: &[Option<Tensor>]| {
+        Python::attach(|py| {
+            let args = wrap_all(py, grads.to_vec()).map_err(from_py)?;
+            let r = f.call1(py, (args,)).map_err(from_py)?;
+            let r = r.bind(py);
+            if r.is_none() { Ok(None) } else { grads_from_py(r, "pre-hook").map(Some) }
+        })
+    })
+}
+
+/// `grad_fn.register_hook(fn(grad_inputs, grad_outputs))`.
+pub fn post_hook(f: Py<PyAny>) -> autograd::PostHook {
+    Arc::new(move |grad_inputs: &[Option<Tensor>], grad_outputs: &[Option<Tensor>]| {
+        Python::attach(|py| {
+            let gi = wrap_all(py, grad_inputs.to_vec()).map_err(from_py)?;
+            let go = wrap_all(py, grad_outputs.to_vec()).map_err(from_py)?;
+            let r = f.call1(py, (gi, go)).map_err(from_py)?;
+            let r = r.bind(py);
+            if r.is_none() { Ok(None) } else { grads_from_py(r, "hook").map(Some) }
+        })
+    })
+}
+
+/// Removes a hook registered on a tensor or a node.
+#[pyclass(module = "ferrograd.utils.hooks", frozen)]
+pub struct RemovableHandle {
+    target: HookTarget,
+    id: u64,
+}
+
+pub enum HookTarget {
+    Tensor(Tensor),
+    Node(Arc<Node>),
+}
+
+impl RemovableHandle {
+    pub fn new(target: HookTarget, id: u64) -> Self {
+        RemovableHandle { target, id }
+    }
+}
+
+#[pymethods]
+impl RemovableHandle {
+    fn remove(&self) {
+        match &self.target {
+            HookTarget::Tensor(t) => {
+                t.remove_hook(self.id);
+            }
+            HookTarget::Node(n) => {
+                n.remove_hook(self.id);
+            }
+        }
+    }
+    #[getter]
+    fn id(&self) -> u64 {
+        self.id
+    }
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+    fn __exit__(&self, _a: &Bound<'_, PyAny>, _b: &Bound<'_, PyAny>, _c: &Bound<'_, PyAny>) {
+        self.remove()
+    }
+}
+
+/// A Python `autograd.Function`'s backward, called by the engine.
+struct PythonBackward {
+    name: &'static str,
+    backward: Py<PyAny>,
+}
+
+impl CustomBackward for PythonBackward {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn backward(&self, grads: &[Option<Tensor>], saved: Vec<Tensor>) -> ferrograd_core::Result<Vec<Option<Tensor>>> {
+        Python::attach(|py| {
+            let g = wrap_all(py, grads.to_vec()).map_err(from_py)?;
+            let s = wrap_all(py, saved.into_iter().map(Some).collect()).map_err(from_py)?;
+            let r = self.backward.call1(py, (g, s)).map_err(from_py)?;
+            grads_from_py(r.bind(py), "backward")
+        })
+    }
+}
+
+fn static_name(name: String) -> &'static str {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static NAMES: Mutex<Option<HashMap<String, &'static str>>> = Mutex::new(None);
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    // one leaked string per distinct Function class name: bounded by the program's classes
+    *names.get_or_insert_with(HashMap::new).entry(name.clone()).or_insert_with(|| Box::leak(name.into_boxed_str()))
+}
+
+/// Gives `outputs` one backward node that calls `backward(grads, saved) -> grads per input`.
+/// Saved tensors that are among the outputs are stored without history (no cycles).
+#[pyfunction]
+pub fn _attach_custom(
+    py: Python<'_>,
+    outputs: &Bound<'_, PyAny>,
+    inputs: &Bound<'_, PyAny>,
+    backward: Py<PyAny>,
+    name: String,
+    saved: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyTuple>> {
+    let outs = tensors(outputs, "outputs")?;
+    let ins = tensors(inputs, "inputs")?;
+    let saved: Vec<SavedTensor> = tensors(saved, "saved tensors")?
+        .iter()
+        .map(|s| if outs.iter().any(|o| o.same_storage(s) && o.layout() == s.layout()) { SavedTensor::output(s) } else { SavedTensor::input(s) })
+        .collect();
+    let op = BackwardOp::Custom(Arc::new(PythonBackward { name: static_name(name), backward }));
+    let refs: Vec<&Tensor> = ins.iter().collect();
+    let result = Tensor::attach_custom(outs, &refs, op, saved);
+    wrap_all(py, result.into_iter().map(Some).collect())
+}
+
+pub fn node_handle(py: Python<'_>, node: &Arc<Node>, id: u64) -> PyResult<Py<RemovableHandle>> {
+    let _ = PyNode { node: node.clone() };
+    Py::new(py, RemovableHandle::new(HookTarget::Node(node.clone()), id))
+}
+
