@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import EllipsisType
 from typing import Any, SupportsIndex, final, overload
 
@@ -29,6 +29,10 @@ __all__ = [
     "Tensor",
     "dtype",
     "Node",
+    "RemovableHandle",
+    "_grad",
+    "_backward",
+    "_attach_custom",
     "float32",
     "float64",
     "int64",
@@ -94,6 +98,28 @@ class Node:
         """Two Node objects are equal when they wrap the same graph node."""
     def __hash__(self) -> builtins.int:
         """Hash of the wrapped graph node (consistent with ``__eq__``)."""
+    def register_hook(
+        self, hook: Callable[[tuple[Tensor | None, ...], tuple[Tensor | None, ...]], Sequence[Tensor | None] | Tensor | None],
+    ) -> RemovableHandle:
+        """Runs ``hook(grad_inputs, grad_outputs)`` after this node; a non-None return replaces ``grad_inputs``."""
+    def register_prehook(
+        self, hook: Callable[[tuple[Tensor | None, ...]], Sequence[Tensor | None] | Tensor | None],
+    ) -> RemovableHandle:
+        """Runs ``hook(grad_outputs)`` before this node; a non-None return replaces ``grad_outputs``."""
+
+@final
+class RemovableHandle:
+    """Handle returned by ``register_hook`` / ``register_prehook``; ``remove()`` unregisters the hook."""
+
+    def remove(self) -> None:
+        """Unregisters the hook (a no-op if it was already removed)."""
+    @property
+    def id(self) -> builtins.int:
+        """Identifier of the hook within its tensor or node."""
+    def __enter__(self) -> Self:
+        """Returns the handle; the hook is removed on exit from the ``with`` block."""
+    def __exit__(self, a: object, b: object, c: object, /) -> None:
+        """Removes the hook."""
 
 @disjoint_base
 class Tensor:
@@ -208,18 +234,58 @@ class Tensor:
         """Deprecated alias of ``grad_fn`` from the old Variable API."""
     def detach(self) -> Tensor:
         """A new tensor sharing the data but detached from the graph (``requires_grad=False``)."""
+    def detach_(self) -> Self:
+        """Detaches this tensor in place: it becomes a leaf that does not require grad."""
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """Calls ``hook(grad)`` when this tensor's gradient is computed; a returned Tensor replaces the gradient."""
+    def retain_grad(self) -> None:
+        """Makes ``backward()`` populate ``.grad`` of this non-leaf tensor (a no-op on leaves)."""
+    @property
+    def retains_grad(self) -> _Bool:
+        """True if ``retain_grad()`` was called on this non-leaf tensor."""
     def backward(
         self,
         gradient: Tensor | None = None,
         retain_graph: _Bool | None = None,
         create_graph: _Bool = False,
-        inputs: None = None,
+        inputs: Tensor | Sequence[Tensor] | None = None,
     ) -> None:
-        """Computes gradients of this tensor w.r.t. graph leaves and accumulates them into ``.grad``.
+        """Computes gradients of this tensor w.r.t. graph leaves (or only ``inputs``) and accumulates them into ``.grad``.
 
-        ``gradient`` is required for non-scalar tensors; ``retain_graph`` defaults to
-        ``create_graph``; ``inputs`` is not supported yet (must be None).
+        ``gradient`` is required for non-scalar tensors; ``retain_graph`` defaults to ``create_graph``.
         """
+
+    # ---- in place (the tensor keeps its identity, bumps ``_version`` and takes the op's history) ----
+    def add_(self, other: _Operand) -> Self:
+        """In-place ``self += other``; returns this tensor."""
+    def sub_(self, other: _Operand) -> Self:
+        """In-place ``self -= other``; returns this tensor."""
+    def mul_(self, other: _Operand) -> Self:
+        """In-place ``self *= other``; returns this tensor."""
+    def div_(self, other: _Operand) -> Self:
+        """In-place ``self /= other``; returns this tensor."""
+    def pow_(self, exponent: _Operand) -> Self:
+        """In-place ``self **= exponent``; returns this tensor."""
+    def neg_(self) -> Self:
+        """In-place negation; returns this tensor."""
+    def exp_(self) -> Self:
+        """In-place exponential; returns this tensor."""
+    def log_(self) -> Self:
+        """In-place natural logarithm; returns this tensor."""
+    def zero_(self) -> Self:
+        """Fills this tensor with zeros in place; returns this tensor."""
+    def fill_(self, value: _Number) -> Self:
+        """Fills this tensor with ``value`` in place; returns this tensor."""
+    def copy_(self, src: Tensor) -> Self:
+        """Copies ``src`` (broadcast and cast to this tensor's shape and dtype) into this tensor in place."""
+    def __iadd__(self, other: _Operand, /) -> Self:
+        """In-place ``self += other``."""
+    def __isub__(self, other: _Operand, /) -> Self:
+        """In-place ``self -= other``."""
+    def __imul__(self, other: _Operand, /) -> Self:
+        """In-place ``self *= other``."""
+    def __itruediv__(self, other: _Operand, /) -> Self:
+        """In-place ``self /= other``."""
 
     # ---- arithmetic ----
     def __add__(self, other: _Operand, /) -> Tensor:
@@ -316,7 +382,7 @@ class Tensor:
         """Batched matrix product of two 3-D tensors ``(b, n, m) @ (b, m, p)``."""
     def mv(self, vec: Tensor) -> Tensor:
         """Matrix-vector product of a 2-D tensor and a 1-D tensor."""
-    def dot(self, other: Tensor) -> Tensor:
+    def dot(self, tensor: Tensor) -> Tensor:
         """Dot product of two 1-D tensors."""
 
     # ---- shape and views ----
@@ -454,6 +520,34 @@ def is_grad_enabled() -> _Bool:
 
 def _set_grad_enabled(mode: _Bool) -> _Bool:
     """Enables or disables gradient recording on this thread; returns the previous mode."""
+
+def _grad(
+    outputs: Sequence[Tensor],
+    inputs: Sequence[Tensor],
+    grad_outputs: Sequence[Tensor | None],
+    retain_graph: _Bool,
+    create_graph: _Bool,
+    allow_unused: _Bool,
+) -> tuple[Tensor | None, ...]:
+    """Core of ``autograd.grad``: gradients of ``outputs`` w.r.t. ``inputs`` (None for unused ones when allowed)."""
+
+def _backward(
+    tensors_: Sequence[Tensor],
+    grad_tensors: Sequence[Tensor | None],
+    retain_graph: _Bool,
+    create_graph: _Bool,
+    inputs: Sequence[Tensor] | None = None,
+) -> None:
+    """Core of ``autograd.backward``: accumulates into ``.grad`` of the leaves (or only of ``inputs``)."""
+
+def _attach_custom(
+    outputs: Sequence[Tensor],
+    inputs: Sequence[Tensor],
+    backward: Callable[[tuple[Tensor | None, ...], tuple[Tensor, ...]], Sequence[Tensor | None] | Tensor | None],
+    name: str,
+    saved: Sequence[Tensor],
+) -> tuple[Tensor, ...]:
+    """Gives ``outputs`` one backward node named ``name`` calling ``backward(grads, saved)``; returns the new outputs."""
 
 def promote_types(type1: _DType, type2: _DType) -> _DType:
     """The smallest dtype to which both ``type1`` and ``type2`` can be converted without losing kind."""

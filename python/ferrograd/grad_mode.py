@@ -25,10 +25,15 @@ class _GradModeContext:
         _set_grad_enabled(self._prev)
 
     def __call__(self, fn):
+        mode = self._mode
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with self.__class__.__new__(self.__class__)._with_mode(self._mode):
+            prev = _set_grad_enabled(mode)
+            try:
                 return fn(*args, **kwargs)
+            finally:
+                _set_grad_enabled(prev)
 
         return wrapper
 
@@ -63,3 +68,8 @@ class set_grad_enabled(_GradModeContext):
 
     def __exit__(self, *exc) -> None:
         _set_grad_enabled(self._prev)
+
+    def __call__(self, fn):
+        # `@set_grad_enabled(mode)`: __init__ already switched the mode; a decorator must not
+        _set_grad_enabled(self._prev)
+        return super().__call__(fn)

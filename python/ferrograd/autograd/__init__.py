@@ -6,7 +6,10 @@ from .._core import Tensor
 from ..grad_mode import enable_grad, no_grad, set_grad_enabled
 from .function import Function, FunctionCtx, once_differentiable
 
-__all__ = ["Variable", "backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled"]
+__all__ = [
+    "Variable", "backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled",
+    "gradcheck", "gradgradcheck", "GradcheckError", "functional",
+]
 
 
 def Variable(data, requires_grad=False, volatile=False):
@@ -68,3 +71,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         from .. import zeros
         result = tuple(g if g is not None else zeros(*t.shape, dtype=t.dtype) for g, t in zip(result, inputs))
     return result
+
+
+# imported last: both modules use `grad` from this package
+from . import functional  # noqa: E402
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402

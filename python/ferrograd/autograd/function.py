@@ -71,24 +71,29 @@ class Function:
         dirty = {id(t) for t in ctx.dirty_tensors}
         fresh = [outs[i] if id(outs[i]) in dirty else outs[i].detach() for i in diff_pos]
         input_pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        shapes = [(o.shape, o.dtype) for o in fresh]
+        # shape/dtype of every tensor output (non-differentiable ones too: their gradient is zeros)
+        shapes = [(o.shape, o.dtype) if isinstance(o, Tensor) else None for o in outs]
         saved = tuple(ctx.to_save)
         ctx.to_save = ()  # the node keeps them (version-checked); ctx must not, or it would form a cycle
+        # The closure below is owned by the backward node, so it must not capture `outs` or `args`:
+        # the outputs own the node (a cycle Python's gc cannot see through Rust), and the inputs
+        # would be kept alive by the graph.
+        n_outs, n_args = len(outs), len(args)
 
         def run_backward(grads, saved_tensors):
-            if ctx.materialize_grads:
-                grads = tuple(g if g is not None else _core.zeros(*s, dtype=d) for g, (s, d) in zip(grads, shapes))
             ctx._saved = saved_tensors
             try:
-                full = [None] * len(outs)
+                full = [None] * n_outs
                 for pos, g in zip(diff_pos, grads):
                     full[pos] = g
+                if ctx.materialize_grads:
+                    full = [g if g is not None or sd is None else _core.zeros(*sd[0], dtype=sd[1]) for g, sd in zip(full, shapes)]
                 result = cls.backward(ctx, *full)
             finally:
                 ctx._saved = None
             result = result if isinstance(result, tuple) else (result,)
-            if len(result) < len(args):
-                raise RuntimeError(f"function {cls.__name__}Backward returned an incorrect number of gradients (expected {len(args)}, got {len(result)})")
+            if len(result) < n_args:
+                raise RuntimeError(f"function {cls.__name__}Backward returned an incorrect number of gradients (expected {n_args}, got {len(result)})")
             return tuple(result[i] for i in input_pos)
 
         attached = _core._attach_custom(fresh, tensor_inputs, run_backward, f"{cls.__name__}Backward", saved)
