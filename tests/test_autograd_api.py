@@ -216,7 +216,6 @@ def test_backward_inputs_accumulates_only_into_those():
     close(b.grad, [1.0, 2.0])
 
 
-@pytest.mark.xfail(strict=True, reason="backward(inputs=[non_leaf]) drops the gradient: engine.rs backward() accumulates only into tensors that already have GradMeta (leaves / retain_grad), torch populates .grad and sets retains_grad")
 def test_backward_inputs_may_be_a_non_leaf():
     a = leaf([1.0, 2.0])
     m = a * 3

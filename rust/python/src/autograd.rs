@@ -64,6 +64,31 @@ pub fn _grad(
     wrap_all(py, result)
 }
 
+/// The `inputs=` of a backward: one tensor or a sequence. A non-leaf among them starts retaining its
+/// gradient (its Python object takes the new record), so the gradient has somewhere to go.
+pub fn backward_inputs(inputs: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
+    let objects: Vec<Bound<'_, PyAny>> = if inputs.cast::<PyTensor>().is_ok() {
+        vec![inputs.clone()]
+    } else {
+        inputs.try_iter()?.collect::<PyResult<_>>()?
+    };
+    objects
+        .iter()
+        .map(|o| {
+            let py_t = o.cast::<PyTensor>().map_err(|_| {
+                PyTypeError::new_err(format!("backward(): argument 'inputs' must contain Tensors, got {}", crate::args::type_name(o)))
+            })?;
+            let t = py_t.get().get();
+            if t.is_leaf() || t.retains_grad() {
+                return Ok(t);
+            }
+            let retained = call(|| t.retain_grad())?;
+            py_t.get().replace(retained.clone());
+            Ok(retained)
+        })
+        .collect()
+}
+
 /// `autograd.backward` core, with optional `inputs`.
 #[pyfunction]
 #[pyo3(signature = (tensors_, grad_tensors, retain_graph, create_graph, inputs=None))]
@@ -77,7 +102,7 @@ pub fn _backward(
 ) -> PyResult<()> {
     let roots = tensors(tensors_, "tensors")?;
     let grads = optional_tensors(grad_tensors, "grad_tensors")?;
-    let inputs = inputs.filter(|i| !i.is_none()).map(|i| tensors(i, "inputs")).transpose()?;
+    let inputs = inputs.filter(|i| !i.is_none()).map(backward_inputs).transpose()?;
     py.detach(|| call(|| autograd::backward(&roots, &grads, retain_graph, create_graph, inputs.as_deref())))
 }
 

@@ -29,6 +29,9 @@ impl PyTensor {
     fn set(&self, t: Tensor) {
         *self.inner.write() = t;
     }
+    pub fn replace(&self, t: Tensor) {
+        self.set(t);
+    }
 }
 
 pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyTensor>> {
@@ -488,11 +491,7 @@ impl PyTensor {
             Some(g) if !g.is_none() => Some(tensor_arg(g, "backward", "gradient")?),
             _ => None,
         };
-        let inputs: Option<Vec<Tensor>> = match inputs.filter(|i| !i.is_none()) {
-            None => None,
-            Some(i) if i.cast::<PyTensor>().is_ok() => Some(vec![i.cast::<PyTensor>()?.get().get()]),
-            Some(i) => Some(i.try_iter()?.map(|o| tensor_arg(&o?, "backward", "inputs")).collect::<PyResult<_>>()?),
-        };
+        let inputs = inputs.filter(|i| !i.is_none()).map(crate::autograd::backward_inputs).transpose()?;
         let retain = retain_graph.unwrap_or(create_graph);
         py.detach(|| call(|| ferrograd_core::autograd::backward(&[root], &[grad], retain, create_graph, inputs.as_deref())))
     }

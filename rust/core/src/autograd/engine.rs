@@ -53,8 +53,9 @@ pub fn backward(
     }
     let targets = input_edges(inputs, "One of the differentiated Tensors does not require grad")?;
     let captured = run(start, Some(&targets), retain_graph, create_graph)?;
+    // Leaves accumulate here; a non-leaf input that retains its gradient got it from its retain hook.
     for (t, g) in inputs.iter().zip(captured) {
-        if let (Some(g), Some(meta)) = (g, &t.0.meta) {
+        if let (Some(g), Some(meta), true) = (g, &t.0.meta, t.is_leaf()) {
             accumulate_grad(meta, g, create_graph)?;
         }
     }
