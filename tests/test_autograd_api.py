@@ -946,3 +946,67 @@ print(freed, w.grad.item(), err)
     assert freed_mb > 90, f"only {freed_mb:.1f} MB freed by backward"
     assert grad == 25_000_000.0
     assert second_error == 1
+
+
+# --- writing into slices of graph tensors, inference mode, anomaly detection -----------------
+
+
+def test_setitem_on_a_non_leaf_is_differentiable_for_base_and_value():
+    x = leaf([1.0, 2.0, 3.0])
+    w = leaf([5.0])
+    z = x * 1
+    z[1:2] = w * 3
+    assert z.grad_fn.name() == "CopySlices"
+    (z * z).sum().backward()
+    close(x.grad, [2.0, 0.0, 6.0])  # the overwritten element gets no gradient
+    close(w.grad, [90.0])  # d/dw (3w)^2 = 18w
+
+
+def test_setitem_gradient_matches_finite_differences():
+    def f(x, v):
+        y = x * x
+        y[:, 1] = v.exp()
+        return (y * y).sum()
+
+    x = leaf(np.arange(6.0).reshape(2, 3) / 7)
+    v = leaf([0.3, -0.2])
+    assert fg.autograd.gradcheck(f, (x, v))
+    f(x, v).backward()
+    close(v.grad, 2 * np.exp(2 * np.array([0.3, -0.2])))
+
+
+def test_setitem_on_a_leaf_that_requires_grad_is_refused():
+    x = leaf([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place operation."):
+        x[0] = 3.0
+    close(x.detach(), [1.0, 2.0])
+
+
+def test_inference_mode_marks_tensors_and_disables_recording():
+    x = leaf([1.0])
+    with fg.inference_mode():
+        assert fg.is_inference_mode_enabled() and not fg.is_grad_enabled()
+        y = x * 2
+    assert y.is_inference() and not y.requires_grad
+    assert not (x * 2).is_inference()
+    assert fg.is_grad_enabled() and not fg.is_inference_mode_enabled()
+
+    @fg.inference_mode()
+    def f(t):
+        return t * 3
+
+    assert f(x).is_inference()
+    with fg.inference_mode(False):
+        assert fg.is_grad_enabled()
+
+
+def test_detect_anomaly_names_the_nan_node_and_the_forward_line():
+    a = leaf([0.0])
+    with fg.autograd.detect_anomaly():
+        b = a.log() * 0  # the line the error must point at
+        with pytest.raises(RuntimeError, match="Function 'LogBackward0' returned nan values in its 0th output") as info:
+            b.sum().backward()
+    assert "b = a.log() * 0" in str(info.value)
+    assert not fg.autograd.anomaly_mode.is_anomaly_enabled()
+    a.log().mul(0).sum().backward()  # outside anomaly mode NaN passes silently, as in PyTorch
+    assert np.isnan(a.grad.numpy()).all()

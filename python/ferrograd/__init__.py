@@ -24,7 +24,7 @@ from ._core import dtype
 from ._core import float32, float64, int64
 from ._core import bool as bool  # noqa: A001 - PyTorch's name for the dtype
 from ._size import Size
-from .grad_mode import enable_grad, no_grad, set_grad_enabled
+from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
 from . import autograd
 
 float = float32  # noqa: A001
@@ -76,5 +76,5 @@ del _name
 __all__ = [
     "Tensor", "Size", "dtype", "tensor", "ones", "zeros", "full", "arange", "rand", "randn", "manual_seed",
     "from_numpy", "float32", "float64", "int64", "bool", "float", "double", "long", "no_grad", "enable_grad",
-    "set_grad_enabled", "is_grad_enabled", "autograd", "FloatTensor", "DoubleTensor", "LongTensor",
+    "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "autograd", "FloatTensor", "DoubleTensor", "LongTensor",
 ]

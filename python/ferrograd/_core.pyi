@@ -49,6 +49,11 @@ __all__ = [
     "is_grad_enabled",
     "_set_grad_enabled",
     "promote_types",
+    "_set_inference_mode",
+    "is_inference_mode_enabled",
+    "_set_anomaly_enabled",
+    "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
 ]
 
 @final
@@ -240,6 +245,8 @@ class Tensor:
         """Calls ``hook(grad)`` when this tensor's gradient is computed; a returned Tensor replaces the gradient."""
     def retain_grad(self) -> None:
         """Makes ``backward()`` populate ``.grad`` of this non-leaf tensor (a no-op on leaves)."""
+    def is_inference(self) -> _Bool:
+        """True if this tensor was made under ``inference_mode``."""
     @property
     def retains_grad(self) -> _Bool:
         """True if ``retain_grad()`` was called on this non-leaf tensor."""
@@ -520,6 +527,21 @@ def is_grad_enabled() -> _Bool:
 
 def _set_grad_enabled(mode: _Bool) -> _Bool:
     """Enables or disables gradient recording on this thread; returns the previous mode."""
+
+def _set_inference_mode(mode: _Bool) -> _Bool:
+    """Marks new tensors as inference tensors on this thread; returns the previous mode."""
+
+def is_inference_mode_enabled() -> _Bool:
+    """True inside ``inference_mode`` on this thread."""
+
+def _set_anomaly_enabled(mode: _Bool, check_nan: _Bool = True) -> None:
+    """Turns anomaly detection on or off (for every thread)."""
+
+def is_anomaly_enabled() -> _Bool:
+    """True while anomaly detection is on."""
+
+def is_anomaly_check_nan_enabled() -> _Bool:
+    """True if anomaly detection also checks backward outputs for NaN."""
 
 def _grad(
     outputs: Sequence[Tensor],

@@ -4,9 +4,9 @@ The mode itself lives in Rust, per thread; these classes only set and restore it
 """
 import functools
 
-from ._core import _set_grad_enabled, is_grad_enabled
+from ._core import _set_grad_enabled, _set_inference_mode, is_grad_enabled, is_inference_mode_enabled
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled"]
 
 
 class _GradModeContext:
@@ -73,3 +73,32 @@ class set_grad_enabled(_GradModeContext):
         # `@set_grad_enabled(mode)`: __init__ already switched the mode; a decorator must not
         _set_grad_enabled(self._prev)
         return super().__call__(fn)
+
+
+class inference_mode(_GradModeContext):
+    """No recording, and tensors made inside are inference tensors (`t.is_inference()`)."""
+
+    def __new__(cls, *args, **kwargs):
+        if len(args) == 1 and callable(args[0]) and not isinstance(args[0], bool) and not kwargs:
+            return cls()(args[0])
+        return object.__new__(cls)
+
+    def __init__(self, mode=True) -> None:
+        self._mode = not bool(mode)
+        self._inference = bool(mode)
+
+    def __enter__(self) -> None:
+        self._prev = _set_grad_enabled(self._mode)
+        self._prev_inference = _set_inference_mode(self._inference)
+
+    def __exit__(self, *exc) -> None:
+        _set_inference_mode(self._prev_inference)
+        _set_grad_enabled(self._prev)
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(self._inference):
+                return fn(*args, **kwargs)
+
+        return wrapper

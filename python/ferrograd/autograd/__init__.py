@@ -4,9 +4,12 @@ import warnings
 from .. import _core
 from .._core import Tensor
 from ..grad_mode import enable_grad, no_grad, set_grad_enabled
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
 
 __all__ = [
+    "detect_anomaly",
+    "set_detect_anomaly",
     "Variable", "backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled",
     "gradcheck", "gradgradcheck", "GradcheckError", "functional",
 ]

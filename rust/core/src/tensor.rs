@@ -26,13 +26,15 @@ pub struct TensorImpl {
     pub(crate) wrapped_number: bool,
     /// Made by a view op from another tensor's storage (in-place writes to it need care).
     pub(crate) is_view: bool,
+    /// Made under inference mode.
+    pub(crate) is_inference: bool,
 }
 
 impl Tensor {
     // ---- construction ----
 
     pub(crate) fn from_parts(storage: Arc<Storage>, layout: Layout, dtype: DType) -> Tensor {
-        Tensor(Arc::new(TensorImpl { storage, layout, dtype, grad_fn: None, output_nr: 0, meta: None, wrapped_number: false, is_view: false }))
+        Tensor(Arc::new(TensorImpl { storage, layout, dtype, grad_fn: None, output_nr: 0, meta: None, wrapped_number: false, is_view: false, is_inference: crate::autograd::grad_mode::is_inference() }))
     }
 
     pub(crate) fn from_buffer(buffer: Buffer, shape: &[usize]) -> Tensor {
@@ -229,6 +231,7 @@ impl Tensor {
             meta: self.0.meta.clone(),
             wrapped_number: false,
             is_view: data.0.is_view,
+            is_inference: data.0.is_inference,
         })))
     }
 
@@ -308,6 +311,10 @@ impl Tensor {
         inner.meta = Some(meta);
         inner.is_view = self.0.is_view;
         Ok(t)
+    }
+
+    pub fn is_inference(&self) -> bool {
+        self.0.is_inference
     }
 
     pub fn retains_grad(&self) -> bool {

@@ -3,20 +3,20 @@ use crate::args::{operand, type_name};
 use crate::errors::call;
 use crate::py_tensor::PyTensor;
 use ferrograd_core::autograd::grad_mode::GradModeGuard;
-use ferrograd_core::Tensor;
+use ferrograd_core::{Layout, Tensor};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyEllipsis, PyInt, PyList, PyNone, PySlice, PySliceMethods, PyTuple};
 
-enum Item {
+enum Item<'py> {
     Int(isize),
-    Slice(Bound<'static, PyAny>),
+    Slice(Bound<'py, PyAny>),
     NewAxis,
     Ellipsis,
 }
 
-fn parse_items(key: &Bound<'_, PyAny>) -> PyResult<Vec<Item>> {
-    let items: Vec<Bound<'_, PyAny>> = if key.is_instance_of::<PyTuple>() {
+fn parse_items<'py>(key: &Bound<'py, PyAny>) -> PyResult<Vec<Item<'py>>> {
+    let items: Vec<Bound<'py, PyAny>> = if key.is_instance_of::<PyTuple>() {
         key.try_iter()?.collect::<PyResult<_>>()?
     } else {
         vec![key.clone()]
@@ -30,7 +30,7 @@ fn parse_items(key: &Bound<'_, PyAny>) -> PyResult<Vec<Item>> {
                 Ok(Item::Ellipsis)
             } else if it.is_instance_of::<PySlice>() {
                 // kept as a Python slice: `indices()` needs the dim's length
-                Ok(Item::Slice(unsafe { std::mem::transmute::<Bound<'_, PyAny>, Bound<'static, PyAny>>(it.clone()) }))
+                Ok(Item::Slice(it.clone()))
             } else if it.is_instance_of::<PyBool>() {
                 Err(PyIndexError::new_err("indexing with a bool is not supported yet"))
             } else if it.is_instance_of::<PyInt>() {
@@ -53,29 +53,70 @@ fn parse_items(key: &Bound<'_, PyAny>) -> PyResult<Vec<Item>> {
         .collect()
 }
 
-/// `t[key]` as a view (recording Select/Slice/Unsqueeze nodes like PyTorch).
-pub fn apply_index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
-    let items = parse_items(key)?;
+/// What basic indexing walks: a tensor (making views) or a bare layout (computing where they read).
+trait Indexable: Sized {
+    fn shape(&self) -> &[usize];
+    fn select(&self, dim: usize, index: isize) -> PyResult<Self>;
+    fn slice(&self, dim: usize, start: usize, stop: usize, step: usize) -> PyResult<Self>;
+    fn unsqueeze(&self, dim: usize) -> PyResult<Self>;
+}
+
+impl Indexable for Tensor {
+    fn shape(&self) -> &[usize] {
+        Tensor::shape(self)
+    }
+    fn select(&self, dim: usize, index: isize) -> PyResult<Self> {
+        call(|| Tensor::select(self, dim as isize, index))
+    }
+    fn slice(&self, dim: usize, start: usize, stop: usize, step: usize) -> PyResult<Self> {
+        call(|| Tensor::slice(self, dim, start, stop, step))
+    }
+    fn unsqueeze(&self, dim: usize) -> PyResult<Self> {
+        call(|| Tensor::unsqueeze(self, dim as isize))
+    }
+}
+
+impl Indexable for Layout {
+    fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    fn select(&self, dim: usize, index: isize) -> PyResult<Self> {
+        let size = self.shape[dim] as isize;
+        if index < -size || index >= size {
+            return Err(PyIndexError::new_err(format!("index {index} is out of bounds for dimension {dim} with size {size}")));
+        }
+        Ok(Layout::select(self, dim, if index < 0 { index + size } else { index } as usize))
+    }
+    fn slice(&self, dim: usize, start: usize, stop: usize, step: usize) -> PyResult<Self> {
+        Ok(Layout::slice(self, dim, start, stop, step))
+    }
+    fn unsqueeze(&self, dim: usize) -> PyResult<Self> {
+        Ok(Layout::unsqueeze(self, dim))
+    }
+}
+
+fn index_items<T: Indexable + Clone>(t: &T, items: &[Item<'_>]) -> PyResult<T> {
+    let ndim = t.shape().len();
     let consuming = items.iter().filter(|i| matches!(i, Item::Int(_) | Item::Slice(_))).count();
     if items.iter().filter(|i| matches!(i, Item::Ellipsis)).count() > 1 {
         return Err(PyIndexError::new_err("an index can only have a single ellipsis ('...')"));
     }
-    if t.ndim() == 0 && items.iter().any(|i| matches!(i, Item::Int(_))) {
+    if ndim == 0 && items.iter().any(|i| matches!(i, Item::Int(_))) {
         return Err(PyIndexError::new_err("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"));
     }
-    if consuming > t.ndim() {
-        return Err(PyIndexError::new_err(format!("too many indices for tensor of dimension {}", t.ndim())));
+    if consuming > ndim {
+        return Err(PyIndexError::new_err(format!("too many indices for tensor of dimension {ndim}")));
     }
     let mut out = t.clone();
     let mut dim = 0usize;
-    for item in &items {
+    for item in items {
         match item {
             Item::NewAxis => {
-                out = call(|| out.unsqueeze(dim as isize))?;
+                out = out.unsqueeze(dim)?;
                 dim += 1;
             }
-            Item::Ellipsis => dim += t.ndim() - consuming,
-            Item::Int(i) => out = call(|| out.select(dim as isize, *i))?,
+            Item::Ellipsis => dim += ndim - consuming,
+            Item::Int(i) => out = out.select(dim, *i)?,
             Item::Slice(s) => {
                 let s = s.cast::<PySlice>()?;
                 let len = out.shape()[dim];
@@ -85,11 +126,18 @@ pub fn apply_index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
                 }
                 let start = ind.start.clamp(0, len as isize) as usize;
                 let stop = (ind.stop.clamp(0, len as isize) as usize).max(start);
-                out = call(|| out.slice(dim, start, stop, ind.step as usize))?;
+                out = out.slice(dim, start, stop, ind.step as usize)?;
                 dim += 1;
             }
         }
     }
+    Ok(out)
+}
+
+/// `t[key]` as a view (recording Select/Slice/Unsqueeze nodes like PyTorch).
+pub fn apply_index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    let items = parse_items(key)?;
+    let mut out = index_items(t, &items)?;
     if items.is_empty() || (items.len() == 1 && matches!(items[0], Item::Ellipsis)) {
         // `t[()]` and `t[...]` are views of the whole tensor
         out = call(|| out.reshape(t.shape()))?;
@@ -97,21 +145,26 @@ pub fn apply_index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     Ok(out)
 }
 
-/// `t[key] = value`, written in place through the view.
-pub fn assign_index(t: &Tensor, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-    if t.requires_grad() && ferrograd_core::autograd::grad_mode::is_enabled() {
-        if t.is_leaf() {
-            return Err(PyRuntimeError::new_err("a leaf Variable that requires grad is being used in an in-place operation."));
-        }
-        return Err(PyRuntimeError::new_err("in-place assignment into a tensor that is part of a graph is not supported yet"));
-    }
+/// `t[key] = value`, written in place. On a tensor in a graph (or with a value that requires grad) the
+/// write is differentiable: the tensor takes a CopySlices history.
+pub fn assign_index(target: &PyTensor, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    let t = target.get();
     let src = match operand(value) {
         Some(v) => v,
         None => crate::convert::tensor_from_data(value, Some(t.dtype())).map_err(|_| {
             PyTypeError::new_err(format!("can't assign a {} to a {}", type_name(value), t.dtype().legacy_name()))
         })?,
     };
-    let _no_grad = GradModeGuard::new(false);
-    let view = apply_index(t, key)?;
-    call(|| view.copy_from(&src))
+    let recording = ferrograd_core::autograd::grad_mode::is_enabled() && (t.requires_grad() || src.requires_grad());
+    if !recording {
+        let _no_grad = GradModeGuard::new(false);
+        let view = apply_index(&t, key)?;
+        return call(|| view.copy_from(&src));
+    }
+    if t.is_leaf() && t.requires_grad() {
+        return Err(PyRuntimeError::new_err("a view of a leaf Variable that requires grad is being used in an in-place operation."));
+    }
+    let geom = index_items(&Layout::contiguous(t.shape()), &parse_items(key)?)?;
+    target.replace(call(|| t.apply_inplace(|old| old.copy_slices(&geom, &src)))?);
+    Ok(())
 }

@@ -202,8 +202,7 @@ impl PyTensor {
     }
 
     fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let t = self.get();
-        assign_index(&t, key, value)
+        assign_index(self, key, value)
     }
 
     #[pyo3(signature = (dtype=None, copy=None))]
@@ -412,6 +411,10 @@ impl PyTensor {
         let t = self.get();
         self.set(call(|| t.retain_grad())?);
         Ok(())
+    }
+
+    fn is_inference(&self) -> bool {
+        self.get().is_inference()
     }
 
     #[getter]

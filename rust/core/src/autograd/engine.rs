@@ -5,7 +5,7 @@
 //! `autograd.grad` and `backward(inputs=...)` capture gradients at chosen edges instead: only the
 //! nodes on a path from the roots to those edges run, and no AccumulateGrad runs.
 use super::formulas::BackwardOp;
-use super::grad_mode::GradModeGuard;
+use super::grad_mode::{self, GradModeGuard};
 use super::node::{Edge, GradMeta, Node};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
@@ -302,7 +302,15 @@ fn evaluate(node: &Arc<Node>, grads: Vec<Option<Tensor>>, retain_graph: bool, cr
     if !retain_graph {
         node.release_saved();
     }
-    let mut out = out?;
+    let mut out = out.map_err(|e| with_anomaly_trace(node, e))?;
+    if grad_mode::is_anomaly_enabled() && grad_mode::is_anomaly_check_nan_enabled() {
+        for (i, g) in out.iter().enumerate() {
+            if g.as_ref().is_some_and(|g| g.dtype().is_float() && g.to_vec::<f64>().iter().any(|v| v.is_nan())) {
+                let e = Error::Runtime(format!("Function '{}' returned nan values in its {}th output.", node.name(), i));
+                return Err(with_anomaly_trace(node, e));
+            }
+        }
+    }
     let post_hooks = node.hooks.lock().as_ref().map(|h| h.post.clone()).unwrap_or_default();
     for (_, hook) in post_hooks {
         if let Some(new) = hook(&out, &grads)? {
@@ -310,6 +318,17 @@ fn evaluate(node: &Arc<Node>, grads: Vec<Option<Tensor>>, retain_graph: bool, cr
         }
     }
     Ok(out)
+}
+
+/// In anomaly mode, a failing node's error names it and shows where the forward pass created it.
+fn with_anomaly_trace(node: &Node, e: Error) -> Error {
+    match (&node.creation_trace, e) {
+        (Some(trace), Error::Runtime(msg)) => Error::Runtime(format!(
+            "{msg}\n\nError detected in {}. Traceback of forward call that caused the error:\n{trace}",
+            node.name()
+        )),
+        (_, e) => e,
+    }
 }
 
 /// `.grad` takes over the first gradient (unless something else still uses its memory) and adds later

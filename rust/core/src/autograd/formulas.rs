@@ -6,6 +6,7 @@
 //! shape and casts them to its dtype, once, for every op.
 use super::node::{GradMeta, Node};
 use crate::dtype::DType;
+use crate::layout::Layout;
 use crate::error::Result;
 use crate::tensor::Tensor;
 use std::sync::Arc;
@@ -62,6 +63,10 @@ pub enum BackwardOp {
     Fill,
     Zero,
     Copy, // (self, src)
+    /// `base[geom] = src` out of place: writing into a slice of a tensor that is part of a graph.
+    CopySlices { geom: Layout }, // (base, src)
+    /// The region `geom` of a contiguous tensor of `shape`.
+    AsStrided { shape: Vec<usize>, geom: Layout },
 }
 
 use BackwardOp::*;
@@ -111,6 +116,8 @@ impl BackwardOp {
             Fill => "FillBackward0",
             Zero => "ZeroBackward0",
             Copy => "CopyBackwards",
+            CopySlices { .. } => "CopySlices",
+            AsStrided { .. } => "AsStridedBackward0",
         }
     }
 
@@ -247,6 +254,11 @@ impl BackwardOp {
             ToCopy { dtype } => one(g.to_dtype(*dtype)),
             Fill | Zero => one(g.mul(&Tensor::scalar(0.0))),
             Copy => Ok(vec![opt(need(0), || g.mul(&Tensor::scalar(0.0)))?, Some(g.clone())]),
+            CopySlices { geom } => Ok(vec![
+                opt(need(0), || g.copy_slices(geom, &Tensor::scalar(0.0)))?,
+                opt(need(1), || g.as_strided_view(geom))?,
+            ]),
+            AsStrided { shape, geom } => one(Tensor::zeros(shape, g.dtype()).copy_slices(geom, g)),
         }
     }
 }

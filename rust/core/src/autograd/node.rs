@@ -135,12 +135,15 @@ pub struct Node {
     pub(crate) sequence_nr: u64,
     /// Boxed so nodes without hooks stay small.
     pub(crate) hooks: Mutex<Option<Box<NodeHooks>>>,
+    /// The forward call's traceback, kept in anomaly-detection mode.
+    pub(crate) creation_trace: Option<Box<str>>,
     pub(crate) num_outputs: u32,
 }
 
 impl Node {
     fn new(op: BackwardOp, next: Vec<Option<Edge>>, saved: Vec<SavedTensor>, sequence_nr: u64) -> Node {
-        Node { op, next, saved: Mutex::new(Saved::Live(saved)), sequence_nr, hooks: Mutex::new(None), num_outputs: 1 }
+        let creation_trace = if grad_mode::is_anomaly_enabled() { grad_mode::creation_trace().map(String::into_boxed_str) } else { None };
+        Node { op, next, saved: Mutex::new(Saved::Live(saved)), sequence_nr, hooks: Mutex::new(None), num_outputs: 1, creation_trace }
     }
 
     pub fn add_tensor_hook(&self, output_nr: u32, hook: TensorHook) -> u64 {

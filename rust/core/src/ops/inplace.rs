@@ -70,6 +70,7 @@ impl Tensor {
             meta: None,
             wrapped_number: false,
             is_view: self.0.is_view,
+            is_inference: self.0.is_inference,
         }))
     }
 

@@ -218,6 +218,30 @@ impl Tensor {
         })
     }
 
+    /// This tensor (read as contiguous) with the region `geom` replaced by `src`, broadcast: the
+    /// out-of-place form of `t[index] = src`.
+    pub fn copy_slices(&self, geom: &Layout, src: &Tensor) -> Result<Tensor> {
+        if geom.storage_extent() > self.numel() {
+            bail!(Runtime, "region {:?} lies outside a tensor of shape {:?}", geom, self.shape());
+        }
+        let out = self.contiguous_copy()?;
+        let region = Tensor::from_parts(out.0.storage.clone(), geom.clone(), out.dtype());
+        region.copy_from(src)?;
+        let geom = geom.clone();
+        Ok(record(out, &[self, src], || BackwardOp::CopySlices { geom }, |_| vec![]))
+    }
+
+    /// The region `geom` of this tensor read as contiguous, as a view.
+    pub fn as_strided_view(&self, geom: &Layout) -> Result<Tensor> {
+        if geom.storage_extent() > self.numel() {
+            bail!(Runtime, "region {:?} lies outside a tensor of shape {:?}", geom, self.shape());
+        }
+        let base = self.contiguous()?;
+        let layout = Layout { offset: base.storage_offset() + geom.offset, ..geom.clone() };
+        let op = BackwardOp::AsStrided { shape: self.shape().to_vec(), geom: geom.clone() };
+        Ok(base.record_view(layout, op))
+    }
+
     /// Adds `other` into this tensor's memory (broadcasting it), bumping the version: `.grad += g`.
     pub(crate) fn add_assign_data(&self, other: &Tensor) -> Result<()> {
         let sum = self.detach().add(&other.detach())?.to_dtype(self.dtype())?;
