@@ -147,8 +147,8 @@ pub fn apply_index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
 
 /// `t[key] = value`, written in place. On a tensor in a graph (or with a value that requires grad) the
 /// write is differentiable: the tensor takes a CopySlices history.
-pub fn assign_index(target: &PyTensor, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-    let t = target.get();
+pub fn assign_index(target: &Bound<'_, PyTensor>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    let t = target.get().get();
     let src = match operand(value) {
         Some(v) => v,
         None => crate::convert::tensor_from_data(value, Some(t.dtype())).map_err(|_| {
@@ -165,6 +165,5 @@ pub fn assign_index(target: &PyTensor, key: &Bound<'_, PyAny>, value: &Bound<'_,
         return Err(PyRuntimeError::new_err("a view of a leaf Variable that requires grad is being used in an in-place operation."));
     }
     let geom = index_items(&Layout::contiguous(t.shape()), &parse_items(key)?)?;
-    target.replace(call(|| t.apply_inplace(|old| old.copy_slices(&geom, &src)))?);
-    Ok(())
+    crate::py_tensor::inplace_with(target, src.requires_grad(), |old| old.copy_slices(&geom, &src)).map(|_| ())
 }

@@ -17,11 +17,13 @@ use pyo3::types::{PyTuple, PyType};
 pub struct PyTensor {
     /// Swapped (never mutated) when the tensor's identity changes: `requires_grad_`, `.data = `.
     inner: RwLock<Tensor>,
+    /// For a view: the tensor whose storage it reads (the root of a chain of views).
+    base: Option<Py<PyTensor>>,
 }
 
 impl PyTensor {
     pub fn new(t: Tensor) -> Self {
-        PyTensor { inner: RwLock::new(t) }
+        PyTensor { inner: RwLock::new(t), base: None }
     }
     pub fn get(&self) -> Tensor {
         self.inner.read().clone()
@@ -75,18 +77,58 @@ fn method_op(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, name: &str, f
     wrap(py, call(|| f(a, &b))?)
 }
 
+/// Wraps a view op's result, remembering the base it reads (PyTorch's `._base`) so that in-place
+/// writes through the view can update the base's history.
+fn view_of(slf: &Bound<'_, PyTensor>, t: Tensor) -> Out {
+    let py = slf.py();
+    let src = slf.get();
+    let base = if !t.same_storage(&src.get()) { None } else { Some(src.base.as_ref().map(|b| b.clone_ref(py)).unwrap_or_else(|| slf.clone().unbind())) };
+    Py::new(py, PyTensor { inner: RwLock::new(t), base })
+}
+
 type CoreBinary = fn(&Tensor, &Tensor) -> ferrograd_core::Result<Tensor>;
 
-fn inplace_binary(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, name: &str, f: CoreBinary) -> PyResult<Py<PyTensor>> {
-    let b = operand_arg(other, name, "other")?;
-    let t = slf.get().get();
-    slf.get().set(call(|| t.apply_inplace(|old| f(old, &b)))?);
+/// Runs an in-place op `self = f(self)`. Through a view of a tensor in a graph, the write goes via the
+/// view's base (which takes a CopySlices history), as in PyTorch.
+pub(crate) fn inplace_with(
+    slf: &Bound<'_, PyTensor>,
+    other_requires_grad: bool,
+    f: impl FnOnce(&Tensor) -> ferrograd_core::Result<Tensor>,
+) -> PyResult<Py<PyTensor>> {
+    let this = slf.get();
+    let t = this.get();
+    if let Some(base_obj) = &this.base {
+        let base_obj = base_obj.bind(slf.py()).get();
+        let base = base_obj.get();
+        let recording = ferrograd_core::autograd::grad_mode::is_enabled()
+            && (base.requires_grad() || t.requires_grad() || other_requires_grad);
+        if recording {
+            let (new_base, new_view) = call(|| Tensor::apply_inplace_via_base(&base, &t, f))?;
+            base_obj.set(new_base);
+            this.set(new_view);
+            return Ok(slf.clone().unbind());
+        }
+    }
+    this.set(call(|| t.apply_inplace(f))?);
     Ok(slf.clone().unbind())
 }
 
+fn inplace_binary(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, name: &str, f: CoreBinary) -> PyResult<Py<PyTensor>> {
+    let b = operand_arg(other, name, "other")?;
+    inplace_with(slf, b.requires_grad(), |old| f(old, &b))
+}
+
 fn inplace_unary(slf: &Bound<'_, PyTensor>, f: fn(&Tensor) -> ferrograd_core::Result<Tensor>) -> PyResult<Py<PyTensor>> {
+    inplace_with(slf, false, f)
+}
+
+/// `fill_` / `zero_`; through a view of a graph tensor the base records the write.
+fn fill(slf: &Bound<'_, PyTensor>, value: Scalar, zero: bool) -> PyResult<Py<PyTensor>> {
+    if slf.get().base.is_some() {
+        return inplace_with(slf, false, |old| Ok(Tensor::full(old.shape(), value, old.dtype())));
+    }
     let t = slf.get().get();
-    slf.get().set(call(|| t.apply_inplace(f))?);
+    slf.get().set(call(|| t.fill_inplace(value, zero))?);
     Ok(slf.clone().unbind())
 }
 
@@ -95,9 +137,7 @@ fn inplace_dunder(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, f: CoreBi
     let Some(b) = operand(other) else {
         return Err(PyTypeError::new_err(format!("unsupported operand type for in-place op: 'Tensor' and '{}'", type_name(other))));
     };
-    let t = slf.get().get();
-    slf.get().set(call(|| t.apply_inplace(|old| f(old, &b)))?);
-    Ok(())
+    inplace_with(slf, b.requires_grad(), |old| f(old, &b)).map(|_| ())
 }
 
 #[pymethods]
@@ -196,13 +236,13 @@ impl PyTensor {
         }
     }
 
-    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> Out {
-        let t = self.get();
-        wrap(py, apply_index(&t, key)?)
+    fn __getitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> Out {
+        let t = slf.get().get();
+        view_of(slf, apply_index(&t, key)?)
     }
 
-    fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        assign_index(self, key, value)
+    fn __setitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        assign_index(slf, key, value)
     }
 
     #[pyo3(signature = (dtype=None, copy=None))]
@@ -449,20 +489,19 @@ impl PyTensor {
         inplace_unary(slf, |a| a.log())
     }
     fn zero_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
-        let t = slf.get().get();
-        slf.get().set(call(|| t.fill_inplace(Scalar::Int(0), true))?);
-        Ok(slf.clone().unbind())
+        fill(slf, Scalar::Int(0), true)
     }
     fn fill_(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let v = crate::convert::as_scalar(value).ok_or_else(|| {
             PyTypeError::new_err(format!("fill_(): argument 'value' must be Number, not {}", type_name(value)))
         })?;
-        let t = slf.get().get();
-        slf.get().set(call(|| t.fill_inplace(v, false))?);
-        Ok(slf.clone().unbind())
+        fill(slf, v, false)
     }
     fn copy_(slf: &Bound<'_, Self>, src: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let s = tensor_arg(src, "copy_", "src")?;
+        if slf.get().base.is_some() {
+            return inplace_with(slf, s.requires_grad(), |old| s.to_dtype(old.dtype())?.expand(old.shape()));
+        }
         let t = slf.get().get();
         slf.get().set(call(|| t.copy_inplace(&s))?);
         Ok(slf.clone().unbind())
@@ -695,14 +734,14 @@ impl PyTensor {
     // ---- shape and views ----
 
     #[pyo3(signature = (*shape))]
-    fn reshape(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> Out {
+    fn reshape(slf: &Bound<'_, Self>, shape: &Bound<'_, PyTuple>) -> Out {
         let shape = int_list(shape, "reshape", "shape")?;
-        let a = self.get();
-        wrap(py, call(|| a.reshape_infer(&shape))?)
+        let a = slf.get().get();
+        view_of(slf, call(|| a.reshape_infer(&shape))?)
     }
 
     #[pyo3(signature = (*shape))]
-    fn view(&self, py: Python<'_>, shape: &Bound<'_, PyTuple>) -> Out {
+    fn view(slf: &Bound<'_, Self>, shape: &Bound<'_, PyTuple>) -> Out {
         if shape.len() == 1 {
             if let Ok(d) = shape.get_item(0)?.cast::<PyDType>() {
                 let _ = d;
@@ -710,51 +749,51 @@ impl PyTensor {
             }
         }
         let shape = int_list(shape, "view", "size")?;
-        let a = self.get();
-        wrap(py, call(|| a.view(&shape))?)
+        let a = slf.get().get();
+        view_of(slf, call(|| a.view(&shape))?)
     }
 
-    fn view_as(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+    fn view_as(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> Out {
         let o = tensor_arg(other, "view_as", "other")?;
         let shape: Vec<isize> = o.shape().iter().map(|&d| d as isize).collect();
-        let a = self.get();
-        wrap(py, call(|| a.view(&shape))?)
+        let a = slf.get().get();
+        view_of(slf, call(|| a.view(&shape))?)
     }
 
-    fn transpose(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim0_arg)] dim0: isize, #[pyo3(from_py_with = crate::args::dim1_arg)] dim1: isize) -> Out {
-        let a = self.get();
-        wrap(py, call(|| a.transpose(dim0, dim1))?)
+    fn transpose(slf: &Bound<'_, Self>, #[pyo3(from_py_with = crate::args::dim0_arg)] dim0: isize, #[pyo3(from_py_with = crate::args::dim1_arg)] dim1: isize) -> Out {
+        let a = slf.get().get();
+        view_of(slf, call(|| a.transpose(dim0, dim1))?)
     }
 
-    fn t(&self, py: Python<'_>) -> Out {
-        let a = self.get();
-        wrap(py, call(|| a.t())?)
+    fn t(slf: &Bound<'_, Self>) -> Out {
+        let a = slf.get().get();
+        view_of(slf, call(|| a.t())?)
     }
 
     #[getter(T)]
-    fn big_t(&self, py: Python<'_>) -> Out {
-        let a = self.get();
+    fn big_t(slf: &Bound<'_, Self>) -> Out {
+        let a = slf.get().get();
         let perm: Vec<isize> = (0..a.ndim() as isize).rev().collect();
-        wrap(py, call(|| a.permute(&perm))?)
+        view_of(slf, call(|| a.permute(&perm))?)
     }
 
     #[pyo3(signature = (*dims))]
-    fn permute(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> Out {
+    fn permute(slf: &Bound<'_, Self>, dims: &Bound<'_, PyTuple>) -> Out {
         let dims = int_list(dims, "permute", "dims")?;
-        let a = self.get();
-        wrap(py, call(|| a.permute(&dims))?)
+        let a = slf.get().get();
+        view_of(slf, call(|| a.permute(&dims))?)
     }
 
-    fn unsqueeze(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize) -> Out {
-        let a = self.get();
-        wrap(py, call(|| a.unsqueeze(dim))?)
+    fn unsqueeze(slf: &Bound<'_, Self>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize) -> Out {
+        let a = slf.get().get();
+        view_of(slf, call(|| a.unsqueeze(dim))?)
     }
 
     #[pyo3(signature = (dim=None))]
-    fn squeeze(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>) -> Out {
-        let a = self.get();
+    fn squeeze(slf: &Bound<'_, Self>, dim: Option<&Bound<'_, PyAny>>) -> Out {
+        let a = slf.get().get();
         match dim.filter(|d| !d.is_none()) {
-            None => wrap(py, call(|| a.squeeze())?),
+            None => view_of(slf, call(|| a.squeeze())?),
             Some(d) => {
                 let dims = dims_arg(d, "squeeze")?;
                 let mut dims_sorted = dims.clone();
@@ -766,22 +805,22 @@ impl PyTensor {
                 for &d in dims_sorted.iter().rev() {
                     out = call(|| out.squeeze_dim(d))?;
                 }
-                wrap(py, out)
+                view_of(slf, out)
             }
         }
     }
 
     #[pyo3(signature = (*sizes))]
-    fn expand(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> Out {
+    fn expand(slf: &Bound<'_, Self>, sizes: &Bound<'_, PyTuple>) -> Out {
         let sizes = int_list(sizes, "expand", "size")?;
-        let a = self.get();
-        wrap(py, call(|| a.expand_infer(&sizes))?)
+        let a = slf.get().get();
+        view_of(slf, call(|| a.expand_infer(&sizes))?)
     }
 
-    fn expand_as(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+    fn expand_as(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> Out {
         let o = tensor_arg(other, "expand_as", "other")?;
-        let a = self.get();
-        wrap(py, call(|| a.expand(o.shape()))?)
+        let a = slf.get().get();
+        view_of(slf, call(|| a.expand(o.shape()))?)
     }
 
     fn contiguous(&self, py: Python<'_>) -> Out {

@@ -54,6 +54,37 @@ impl Tensor {
         Ok(self.with_history_of(&out))
     }
 
+    /// `view = f(view)` where `view` reads the storage of `base` (a contiguous tensor): the write goes
+    /// through the base, which takes a CopySlices history, and the view becomes a view of the new base.
+    /// Returns (new base, new view).
+    pub fn apply_inplace_via_base(
+        base: &Tensor,
+        view: &Tensor,
+        f: impl FnOnce(&Tensor) -> Result<Tensor>,
+    ) -> Result<(Tensor, Tensor)> {
+        if base.is_leaf() && base.requires_grad() && grad_mode::is_enabled() {
+            bail!(Runtime, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+        }
+        if !base.same_storage(view) || !base.is_contiguous() || view.storage_offset() < base.storage_offset() {
+            bail!(Runtime, "in-place operation on a view of a non-contiguous tensor that is part of the autograd graph is not supported yet: write into a clone() instead");
+        }
+        let geom = crate::Layout {
+            shape: view.shape().to_vec(),
+            strides: view.strides().to_vec(),
+            offset: view.storage_offset() - base.storage_offset(),
+        };
+        let view_dtype = view.dtype();
+        let new_base = base.apply_inplace(|old| {
+            let new_values = f(&old.as_strided_view(&geom)?)?;
+            if category(new_values.dtype()) > category(view_dtype) {
+                bail!(Runtime, "result type {} can't be cast to the desired output type {}", scalar_type_name(new_values.dtype()), scalar_type_name(view_dtype));
+            }
+            old.copy_slices(&geom, &new_values)
+        })?;
+        let new_view = new_base.as_strided_view(&geom)?;
+        Ok((new_base, new_view))
+    }
+
     /// This tensor's data with `src`'s history (or its own, when `src` has none to give).
     fn with_history_of(&self, src: &Tensor) -> Tensor {
         if !src.requires_grad() || !grad_mode::is_enabled() {
