@@ -10,29 +10,10 @@ use super::node::{Edge, GradMeta, Node};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use crate::bail;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
 type NodeId = *const Node;
-
-struct Ready(Arc<Node>);
-
-impl PartialEq for Ready {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.sequence_nr == other.0.sequence_nr
-    }
-}
-impl Eq for Ready {}
-impl PartialOrd for Ready {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Ready {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.sequence_nr.cmp(&other.0.sequence_nr)
-    }
-}
 
 /// `torch.autograd.backward`: accumulates d(roots)/d(leaf) into `.grad` of every leaf, or only of
 /// `inputs` when given. `grads[i]` is the gradient of `roots[i]`; None is allowed for one-element roots.
@@ -122,99 +103,143 @@ fn size_str(shape: &[usize]) -> String {
     format!("ferrograd.Size([{}])", dims.join(", "))
 }
 
-/// The nodes reachable from the roots, with each node's parents (nodes with an edge to it).
-fn discover(roots: &[&Arc<Node>]) -> (Vec<Arc<Node>>, HashMap<NodeId, Vec<NodeId>>) {
-    let mut nodes = Vec::new();
-    let mut parents: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
-    let mut seen = HashSet::new();
-    let mut stack: Vec<Arc<Node>> = Vec::new();
-    for r in roots {
-        if seen.insert(Arc::as_ptr(r)) {
-            stack.push((*r).clone());
-        }
-    }
-    while let Some(node) = stack.pop() {
-        for edge in node.next.iter().flatten() {
-            let id = Arc::as_ptr(&edge.node);
-            parents.entry(id).or_default().push(Arc::as_ptr(&node));
-            if seen.insert(id) {
-                stack.push(edge.node.clone());
+/// One node of a graph task, with its place in the walk.
+struct NodeState {
+    node: Arc<Node>,
+    /// Edges from running nodes still to deliver their gradient here.
+    remaining: usize,
+    /// Whether the node's backward runs (always, unless capturing and it leads to no target).
+    runs: bool,
+    /// Gradients arrived so far, one slot per output of the node.
+    buffer: Vec<Option<Tensor>>,
+}
+
+/// The nodes reachable from the roots, numbered, with an index from node to number.
+struct GraphTask {
+    index: HashMap<NodeId, usize>,
+    states: Vec<NodeState>,
+}
+
+impl GraphTask {
+    fn discover(roots: &[&Arc<Node>]) -> GraphTask {
+        let mut task = GraphTask { index: HashMap::new(), states: Vec::new() };
+        let mut stack: Vec<Arc<Node>> = Vec::new();
+        for r in roots {
+            if task.insert(r) {
+                stack.push((*r).clone());
             }
         }
-        nodes.push(node);
+        while let Some(node) = stack.pop() {
+            for edge in node.next.iter().flatten() {
+                if task.insert(&edge.node) {
+                    stack.push(edge.node.clone());
+                }
+            }
+        }
+        task
     }
-    (nodes, parents)
+
+    fn insert(&mut self, node: &Arc<Node>) -> bool {
+        let id = Arc::as_ptr(node);
+        if self.index.contains_key(&id) {
+            return false;
+        }
+        self.index.insert(id, self.states.len());
+        self.states.push(NodeState { node: node.clone(), remaining: 0, runs: true, buffer: Vec::new() });
+        true
+    }
+
+    fn slot(&self, node: &Arc<Node>) -> usize {
+        self.index[&Arc::as_ptr(node)]
+    }
+
+    /// When capturing, only nodes with a path down to a target run. Children are created before
+    /// their parents, so visiting by ascending sequence number sees every child first.
+    fn restrict_to(&mut self, targets: &[Edge]) {
+        let mut leads = vec![false; self.states.len()];
+        for t in targets {
+            // a target the roots cannot reach just receives no gradient
+            if let Some(&i) = self.index.get(&Arc::as_ptr(&t.node)) {
+                leads[i] = true;
+            }
+        }
+        let mut order: Vec<usize> = (0..self.states.len()).collect();
+        order.sort_by_key(|&i| self.states[i].node.sequence_nr);
+        for i in order {
+            let runs = self.states[i].node.next.iter().flatten().any(|e| leads[self.index[&Arc::as_ptr(&e.node)]]);
+            self.states[i].runs = runs;
+            leads[i] |= runs;
+        }
+    }
+
+    fn count_dependencies(&mut self) {
+        for i in 0..self.states.len() {
+            if !self.states[i].runs {
+                continue;
+            }
+            let node = self.states[i].node.clone();
+            for edge in node.next.iter().flatten() {
+                let c = self.slot(&edge.node);
+                self.states[c].remaining += 1;
+            }
+        }
+    }
 }
 
 /// Runs the graph task; with `targets`, returns the gradient that reached each target edge.
 fn run(start: Vec<(Edge, Tensor)>, targets: Option<&[Edge]>, retain_graph: bool, create_graph: bool) -> Result<Vec<Option<Tensor>>> {
     let _mode = GradModeGuard::new(create_graph);
     let roots: Vec<&Arc<Node>> = start.iter().map(|(e, _)| &e.node).collect();
-    let (nodes, parents) = discover(&roots);
-
-    // Which nodes execute: all of them, or (when capturing) those with a path down to a target.
-    let runs: HashSet<NodeId> = match targets {
-        None => nodes.iter().map(Arc::as_ptr).collect(),
-        Some(targets) => {
-            let mut runs = HashSet::new();
-            let mut stack: Vec<NodeId> = targets.iter().map(|e| Arc::as_ptr(&e.node)).collect();
-            while let Some(id) = stack.pop() {
-                for &p in parents.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
-                    if runs.insert(p) {
-                        stack.push(p);
-                    }
-                }
-            }
-            runs
-        }
-    };
-    let mut remaining: HashMap<NodeId, usize> = HashMap::new();
-    for node in nodes.iter().filter(|n| runs.contains(&Arc::as_ptr(n))) {
-        for edge in node.next.iter().flatten() {
-            *remaining.entry(Arc::as_ptr(&edge.node)).or_insert(0) += 1;
+    let mut task = GraphTask::discover(&roots);
+    if let Some(targets) = targets {
+        task.restrict_to(targets);
+    }
+    task.count_dependencies();
+    let mut target_slots: HashMap<(usize, u32), Vec<usize>> = HashMap::new();
+    for (i, e) in targets.unwrap_or(&[]).iter().enumerate() {
+        if let Some(&slot) = task.index.get(&Arc::as_ptr(&e.node)) {
+            target_slots.entry((slot, e.input_nr)).or_default().push(i);
         }
     }
-    let target_slots: HashMap<(NodeId, u32), Vec<usize>> =
-        targets.unwrap_or(&[]).iter().enumerate().fold(HashMap::new(), |mut m, (i, e)| {
-            m.entry((Arc::as_ptr(&e.node), e.input_nr)).or_default().push(i);
-            m
-        });
     let mut captured: Vec<Option<Tensor>> = vec![None; targets.map_or(0, |t| t.len())];
 
-    let mut buffers: HashMap<NodeId, Vec<Option<Tensor>>> = HashMap::new();
-    let mut ready = BinaryHeap::new();
-    let mut queued = HashSet::new();
+    // Ready nodes by sequence number, highest (created last) first.
+    let mut ready: BinaryHeap<(u64, usize)> = BinaryHeap::new();
+    let mut queued = vec![false; task.states.len()];
     for (edge, grad) in start {
-        accumulate_input(&mut buffers, &edge, grad)?;
-        let id = Arc::as_ptr(&edge.node);
-        if remaining.get(&id).copied().unwrap_or(0) == 0 && queued.insert(id) {
-            ready.push(Ready(edge.node.clone()));
+        let i = task.slot(&edge.node);
+        accumulate_input(&mut task.states[i].buffer, edge.input_nr, grad)?;
+        if task.states[i].remaining == 0 && !queued[i] {
+            queued[i] = true;
+            ready.push((edge.node.sequence_nr, i));
         }
     }
-    while let Some(Ready(node)) = ready.pop() {
-        let id = Arc::as_ptr(&node);
-        let mut grads = buffers.remove(&id).unwrap_or_default();
+    while let Some((_, i)) = ready.pop() {
+        let node = task.states[i].node.clone();
+        let mut grads = std::mem::take(&mut task.states[i].buffer);
         grads.resize(node.num_outputs.max(1) as usize, None);
         run_pre_hooks(&node, &mut grads)?;
-        for (nr, g) in grads.iter().enumerate() {
-            for &slot in target_slots.get(&(id, nr as u32)).map(Vec::as_slice).unwrap_or(&[]) {
-                captured[slot] = g.clone();
+        if !target_slots.is_empty() {
+            for (nr, g) in grads.iter().enumerate() {
+                for &slot in target_slots.get(&(i, nr as u32)).map(Vec::as_slice).unwrap_or(&[]) {
+                    captured[slot] = g.clone();
+                }
             }
         }
-        if !runs.contains(&id) {
+        if !task.states[i].runs {
             continue;
         }
         let outputs = evaluate(&node, grads, retain_graph, create_graph)?;
-        for (i, edge) in node.next.iter().enumerate() {
+        for (k, edge) in node.next.iter().enumerate() {
             let Some(edge) = edge else { continue };
-            if let Some(Some(g)) = outputs.get(i) {
-                accumulate_input(&mut buffers, edge, conform(g, edge)?)?;
+            let c = task.slot(&edge.node);
+            if let Some(Some(g)) = outputs.get(k) {
+                accumulate_input(&mut task.states[c].buffer, edge.input_nr, conform(g, edge)?)?;
             }
-            let child = Arc::as_ptr(&edge.node);
-            let left = remaining.get_mut(&child).expect("counted");
-            *left -= 1;
-            if *left == 0 {
-                ready.push(Ready(edge.node.clone()));
+            let state = &mut task.states[c];
+            state.remaining -= 1;
+            if state.remaining == 0 {
+                ready.push((edge.node.sequence_nr, c));
             }
         }
     }
@@ -256,10 +281,9 @@ fn run_pre_hooks(node: &Arc<Node>, grads: &mut [Option<Tensor>]) -> Result<()> {
     Ok(())
 }
 
-/// Sums a gradient into the input buffer of the node the edge points at.
-fn accumulate_input(buffers: &mut HashMap<NodeId, Vec<Option<Tensor>>>, edge: &Edge, grad: Tensor) -> Result<()> {
-    let slots = buffers.entry(Arc::as_ptr(&edge.node)).or_default();
-    let i = edge.input_nr as usize;
+/// Sums a gradient into slot `input_nr` of a node's input buffer.
+fn accumulate_input(slots: &mut Vec<Option<Tensor>>, input_nr: u32, grad: Tensor) -> Result<()> {
+    let i = input_nr as usize;
     if slots.len() <= i {
         slots.resize(i + 1, None);
     }
