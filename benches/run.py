@@ -585,12 +585,14 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="", help="also write the markdown table with the machine header to this file")
     p.add_argument("--note", default="", help="free text for the header (e.g. 'machine shared with compile jobs')")
     p.add_argument("--min-time", type=float, default=None, help="seconds of samples per framework (default 0.5; quick 0.05)")
-    p.add_argument("--max-reps", type=int, default=None, help="most samples per framework (default 200; quick 10)")
+    p.add_argument("--max-reps", type=int, default=None, help="most samples per framework (default 500; quick 10)")
     args = p.parse_args(argv)
     min_time = args.min_time if args.min_time is not None else (0.05 if args.quick else 0.5)
-    max_reps = args.max_reps if args.max_reps is not None else (10 if args.quick else 200)
+    max_reps = args.max_reps if args.max_reps is not None else (10 if args.quick else 500)
     min_reps = 3 if args.quick else 5
-    sample_target = 0.002 if args.quick else 0.01
+    # short samples: calls >= 1 ms are timed one by one, so a stall (another process taking a core
+    # from a 2-thread pool) spoils one sample and barely moves the median, instead of every batch
+    sample_target = 0.0005 if args.quick else 0.001
 
     builders = workloads(args.quick)
     groups = {g for g, _ in builders}
