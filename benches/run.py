@@ -26,9 +26,23 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-import numpy as np
 
-import ferrograd as fg
+def _pin_threads_from_argv() -> None:
+    """`--threads N` must act before numpy, torch and ferrograd start their thread pools."""
+    argv = sys.argv[1:]
+    for i, a in enumerate(argv):
+        n = a.split("=", 1)[1] if a.startswith("--threads=") else argv[i + 1] if a == "--threads" and i + 1 < len(argv) else None
+        if n is not None:
+            for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS"):
+                os.environ[var] = n
+
+
+if __name__ == "__main__":
+    _pin_threads_from_argv()
+
+import numpy as np  # noqa: E402
+
+import ferrograd as fg  # noqa: E402
 
 try:
     import torch
@@ -531,7 +545,8 @@ def machine_header(argv: list, note: str) -> list:
         + (f"torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch is not None else "torch not importable"),
         f"- ferrograd {getattr(fg, '__version__', '?')} at commit {git_commit()}, extension `{os.path.relpath(fg._core.__file__)}`",
     ]
-    env = {k: os.environ.get(k) for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS", "PYTHONPATH")}
+    env = {k: os.environ.get(k) for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS",
+                                          "OPENBLAS_NUM_THREADS", "RAYON_NUM_THREADS", "PYTHONPATH")}
     prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items() if k == "PYTHONPATH" and v)
     cmd = " ".join(shlex.quote(a) for a in [sys.executable, *argv])
     lines.append(f"- Command: `{(prefix + ' ' if prefix else '')}{cmd}`")
@@ -584,9 +599,15 @@ def main(argv=None) -> int:
     p.add_argument("--only", default="", help="comma-separated groups: tutorial,chain,expsum,matmul,bmm,reduce,broadcast,mlp")
     p.add_argument("--out", default="", help="also write the markdown table with the machine header to this file")
     p.add_argument("--note", default="", help="free text for the header (e.g. 'machine shared with compile jobs')")
+    p.add_argument("--threads", type=int, default=None,
+                   help="pin every framework to N threads (OMP/OpenBLAS/MKL/RAYON_NUM_THREADS and torch.set_num_threads); "
+                        "default: each framework's own default")
+    p.add_argument("--append", action="store_true", help="append to --out instead of overwriting it")
     p.add_argument("--min-time", type=float, default=None, help="seconds of samples per framework (default 0.5; quick 0.05)")
     p.add_argument("--max-reps", type=int, default=None, help="most samples per framework (default 500; quick 10)")
     args = p.parse_args(argv)
+    if args.threads is not None and torch is not None:
+        torch.set_num_threads(args.threads)
     min_time = args.min_time if args.min_time is not None else (0.05 if args.quick else 0.5)
     max_reps = args.max_reps if args.max_reps is not None else (10 if args.quick else 500)
     min_reps = 3 if args.quick else 5
@@ -656,12 +677,17 @@ def main(argv=None) -> int:
     if notes:
         print("\n" + "\n".join(f"- {n}" for n in notes))
     if args.out:
-        text = ["# ferrograd benchmark results", ""]
-        text += ["Median time per iteration; ratios are other/ferrograd, so **>1 means ferrograd is faster**. "
+        append = args.append and os.path.exists(args.out)
+        text = [""] if append else ["# ferrograd benchmark results", ""]
+        if append:
+            text += ["## " + (f"{args.threads} thread(s) per framework" if args.threads else "Another run"), ""]
+        else:
+            text += ["Median time per iteration; ratios are other/ferrograd, so **>1 means ferrograd is faster**. "
                  "Each framework's result was checked against a float64 numpy reference before timing. "
                  "numpy has no autograd: its column is the forward pass only (fwd), so numpy/ferrograd "
                  "compares numpy's forward with ferrograd's forward+backward where marked. Frameworks were "
-                 "timed interleaved, sample by sample.", ""]
+                 "timed interleaved, sample by sample.", "",
+                     "## " + (f"{args.threads} thread(s) per framework" if args.threads else "Each framework's default threads"), ""]
         text += header + ["", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
         text += ["| " + " | ".join(r) + " |" for r in rows]
         try:
@@ -670,7 +696,7 @@ def main(argv=None) -> int:
             pass
         if notes:
             text += ["", "Notes:", ""] + [f"- {n}" for n in notes]
-        with open(args.out, "w", encoding="utf-8") as f:
+        with open(args.out, "a" if append else "w", encoding="utf-8") as f:
             f.write("\n".join(text) + "\n")
         print(f"\nwrote {args.out}")
     return 1 if failed else 0
