@@ -582,7 +582,7 @@ def git_commit() -> str:
     try:
         here = os.path.dirname(os.path.abspath(__file__))
         out = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10)
-        dirty = subprocess.run(["git", "-C", here, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(["git", "-C", here, "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)*.md"], capture_output=True, text=True, timeout=10)
         return out.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "") if out.returncode == 0 else "unknown"
     except Exception:
         return "unknown"
