@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.deps-installed
 EXT    := python/ferrograd/_core.abi3.so
 RUST   := $(shell find rust -name '*.rs') $(wildcard rust/*/Cargo.toml) Cargo.toml Cargo.lock
 
-.PHONY: demo test test-rust test-python stubtest build wheel bench clean
+.PHONY: demo test test-rust test-python stubtest build wheel bench bench-rust clean
 
 demo: build
 	$(PY) examples/autograd_tutorial.py
@@ -40,7 +40,10 @@ wheel: $(STAMP)
 	$(VENV)/bin/maturin build --release --out dist
 
 bench: build
-	$(PY) benches/run.py
+	$(PY) benches/run.py --out benches/RESULTS.md
+
+bench-rust:
+	cargo bench -p ferrograd-core --bench kernels
 
 clean:
 	rm -rf target dist $(VENV) $(EXT)
