@@ -50,6 +50,7 @@ __all__ = [
     "_set_grad_enabled",
     "promote_types",
     "_set_inference_mode",
+    "_empty_pool",
     "is_inference_mode_enabled",
     "_set_anomaly_enabled",
     "is_anomaly_enabled",
@@ -527,6 +528,9 @@ def is_grad_enabled() -> _Bool:
 
 def _set_grad_enabled(mode: _Bool) -> _Bool:
     """Enables or disables gradient recording on this thread; returns the previous mode."""
+
+def _empty_pool() -> None:
+    """Returns the large buffers kept for reuse to the system."""
 
 def _set_inference_mode(mode: _Bool) -> _Bool:
     """Marks new tensors as inference tensors on this thread; returns the previous mode."""

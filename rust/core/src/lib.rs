@@ -13,6 +13,7 @@ pub mod error;
 pub mod iter;
 pub mod kernels;
 pub mod layout;
+pub mod pool;
 pub mod random;
 mod ops;
 pub mod storage;

@@ -5,31 +5,39 @@ use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Elements owned by ferrograd, or borrowed from another owner (a numpy array) that is kept alive.
-pub struct Data<T> {
+pub struct Data<T: Send + 'static> {
     ptr: *mut T,
     len: usize,
-    _owner: Owner<T>,
+    owner: Owner<T>,
 }
 
 enum Owner<T> {
-    Vec(#[allow(dead_code)] Vec<T>),
+    Vec(Vec<T>),
     External(#[allow(dead_code)] Box<dyn Any + Send + Sync>),
+}
+
+impl<T: Send + 'static> Drop for Data<T> {
+    fn drop(&mut self) {
+        if let Owner::Vec(v) = &mut self.owner {
+            crate::pool::give(std::mem::take(v));
+        }
+    }
 }
 
 // Safety: `Data` is either a Vec (Send + Sync for these element types) or memory kept alive by a
 // Send + Sync owner; access goes through the storage's lock.
-unsafe impl<T: Send> Send for Data<T> {}
-unsafe impl<T: Sync> Sync for Data<T> {}
+unsafe impl<T: Send + 'static> Send for Data<T> {}
+unsafe impl<T: Send + Sync + 'static> Sync for Data<T> {}
 
-impl<T> Data<T> {
+impl<T: Send + 'static> Data<T> {
     pub fn from_vec(mut v: Vec<T>) -> Self {
-        Data { ptr: v.as_mut_ptr(), len: v.len(), _owner: Owner::Vec(v) }
+        Data { ptr: v.as_mut_ptr(), len: v.len(), owner: Owner::Vec(v) }
     }
 
     /// # Safety
     /// `ptr` must point to `len` initialised, aligned elements that stay valid while `owner` lives.
     pub unsafe fn from_external(ptr: *mut T, len: usize, owner: Box<dyn Any + Send + Sync>) -> Self {
-        Data { ptr, len, _owner: Owner::External(owner) }
+        Data { ptr, len, owner: Owner::External(owner) }
     }
 
     pub fn as_slice(&self) -> &[T] {

@@ -67,7 +67,7 @@ impl Tensor {
                 Scalar::Int(i) => T::from_i64(i),
                 Scalar::Bool(b) => T::from_i64(b as i64),
             };
-            Tensor::from_buffer(T::into_buffer(vec![v; n]), shape)
+            Tensor::from_buffer(T::into_buffer(crate::pool::filled(n, v)), shape)
         })
     }
 
@@ -81,15 +81,15 @@ impl Tensor {
 
     /// A Python number as a 0-dim operand (`x + 2`), in the dtype it promotes with.
     pub fn wrapped_scalar(value: Scalar) -> Tensor {
-        let t = Tensor::full(&[], value, value.dtype());
-        let mut imp = Arc::into_inner(t.0).expect("fresh tensor");
-        imp.wrapped_number = true;
-        if let Scalar::Float(f) = value {
-            // keep the full double so float64 operands lose nothing
-            imp.storage = Arc::new(Storage::new(f64::into_buffer(vec![f])));
-            imp.dtype = DType::F64;
-        }
-        Tensor(Arc::new(imp))
+        // a Python float keeps its full double, so float64 operands lose nothing
+        let buffer = match value {
+            Scalar::Float(f) => f64::into_buffer(vec![f]),
+            Scalar::Int(i) => i64::into_buffer(vec![i]),
+            Scalar::Bool(b) => bool::into_buffer(vec![b]),
+        };
+        let mut t = Tensor::from_buffer(buffer, &[]);
+        Arc::get_mut(&mut t.0).expect("fresh tensor").wrapped_number = true;
+        t
     }
 
     // ---- layout and data ----

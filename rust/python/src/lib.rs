@@ -187,6 +187,12 @@ fn python_stack() -> Option<String> {
     })
 }
 
+/// Returns the large buffers waiting for reuse to the system.
+#[pyfunction]
+fn _empty_pool() {
+    ferrograd_core::pool::clear();
+}
+
 #[pyfunction]
 fn promote_types(type1: &Bound<'_, PyAny>, type2: &Bound<'_, PyAny>) -> PyResult<PyDType> {
     let a = dtype_arg(Some(type1), "promote_types")?.ok_or_else(|| PyTypeError::new_err("type1 must be a dtype"))?;
@@ -218,6 +224,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(is_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(promote_types, m)?)?;
+    m.add_function(wrap_pyfunction!(_empty_pool, m)?)?;
     m.add_function(wrap_pyfunction!(_set_inference_mode, m)?)?;
     m.add_function(wrap_pyfunction!(is_inference_mode_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_anomaly_enabled, m)?)?;

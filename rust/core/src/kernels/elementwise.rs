@@ -2,13 +2,15 @@
 use crate::element::Element;
 use crate::iter::for_each_offsets;
 use crate::layout::Layout;
+use crate::kernels::simd;
+use crate::pool;
 
 /// `f` applied to every element of a strided input, written contiguously.
-pub fn map1<T: Element, U: Element>(l: &Layout, x: &[T], f: impl Fn(T) -> U) -> Vec<U> {
+pub fn map1<T: Element, U: Element>(l: &Layout, x: &[T], f: impl Fn(T) -> U + Sync) -> Vec<U> {
     if let Some(r) = l.contiguous_range() {
-        return x[r].iter().map(|&v| f(v)).collect();
+        return simd::map_slice(&x[r], f);
     }
-    let mut out = Vec::with_capacity(l.numel());
+    let mut out = pool::take(l.numel());
     for_each_offsets(&l.shape, [&l.strides], [l.offset], |[o]| out.push(f(x[o])));
     out
 }
@@ -19,22 +21,22 @@ pub fn map2<A: Element, B: Element, U: Element>(
     a: &[A],
     lb: &Layout,
     b: &[B],
-    f: impl Fn(A, B) -> U,
+    f: impl Fn(A, B) -> U + Sync,
 ) -> Vec<U> {
     debug_assert_eq!(la.shape, lb.shape);
     match (la.contiguous_range(), lb.contiguous_range()) {
-        (Some(ra), Some(rb)) => return a[ra].iter().zip(&b[rb]).map(|(&x, &y)| f(x, y)).collect(),
+        (Some(ra), Some(rb)) => return simd::zip_slices(&a[ra], &b[rb], f),
         (Some(ra), None) if lb.strides.iter().all(|&s| s == 0) => {
             let y = b[lb.offset];
-            return a[ra].iter().map(|&x| f(x, y)).collect();
+            return simd::map_slice(&a[ra], |x| f(x, y));
         }
         (None, Some(rb)) if la.strides.iter().all(|&s| s == 0) => {
             let x = a[la.offset];
-            return b[rb].iter().map(|&y| f(x, y)).collect();
+            return simd::map_slice(&b[rb], |y| f(x, y));
         }
         _ => {}
     }
-    let mut out = Vec::with_capacity(la.numel());
+    let mut out = pool::take(la.numel());
     for_each_offsets(&la.shape, [&la.strides, &lb.strides], [la.offset, lb.offset], |[i, j]| out.push(f(a[i], b[j])));
     out
 }
@@ -47,7 +49,7 @@ pub fn map3<A: Element, B: Element, C: Element, U: Element>(
     c: &[C],
     f: impl Fn(A, B, C) -> U,
 ) -> Vec<U> {
-    let mut out = Vec::with_capacity(l[0].numel());
+    let mut out = pool::take(l[0].numel());
     for_each_offsets(
         &l[0].shape,
         [&l[0].strides, &l[1].strides, &l[2].strides],

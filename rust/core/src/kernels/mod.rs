@@ -2,3 +2,5 @@
 pub mod elementwise;
 pub mod matmul;
 pub mod reduce;
+pub mod simd;
+pub mod sum;

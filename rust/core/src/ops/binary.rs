@@ -28,7 +28,7 @@ pub enum Compare {
 }
 
 /// Runs `f` over both operands read as `T` and broadcast to `shape`.
-fn zip_as<T: Element, U: Element>(a: &Tensor, b: &Tensor, shape: &[usize], f: impl Fn(T, T) -> U) -> Result<Vec<U>> {
+fn zip_as<T: Element, U: Element>(a: &Tensor, b: &Tensor, shape: &[usize], f: impl Fn(T, T) -> U + Sync) -> Result<Vec<U>> {
     a.with_data(|la: &Layout, xa: &[T]| {
         b.with_data(|lb: &Layout, xb: &[T]| Ok(map2(&la.broadcast_to(shape)?, xa, &lb.broadcast_to(shape)?, xb, &f)))
     })

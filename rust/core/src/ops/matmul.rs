@@ -40,7 +40,7 @@ fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let batch = if batched { a.shape()[0] } else { 1 };
     let shape: Vec<usize> = if batched { vec![batch, m, n] } else { vec![m, n] };
     with_dtype!(a.dtype(), T => {
-        let mut out = vec![T::ZERO; batch * m * n];
+        let mut out = crate::pool::filled(batch * m * n, T::ZERO);
         a.with_data(|la, xa: &[T]| {
             b.with_data(|lb, xb: &[T]| {
                 let bd = batched.then_some(0);

@@ -212,7 +212,7 @@ impl Tensor {
             bail!(Runtime, "gradient of shape {:?} does not fit the view {:?}", self.shape(), target.shape);
         }
         with_dtype!(self.dtype(), T => {
-            let mut out = vec![T::ZERO; numel(shape)];
+            let mut out = crate::pool::filled(numel(shape), T::ZERO);
             self.with_data(|l, x: &[T]| copy_into(&mut out, target, x, l));
             Tensor::from_vec(out, shape)
         })

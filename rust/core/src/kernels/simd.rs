@@ -1,0 +1,156 @@
+//! Run-time instruction-set dispatch and threading for contiguous elementwise loops.
+//!
+//! The same generic loop is compiled three times — for AVX-512, for AVX2+FMA and for the x86-64
+//! baseline — and the best one the CPU supports is picked once at run time, so one wheel runs on any
+//! x86-64 and still uses wide vectors where they exist. Large inputs are split across threads.
+use rayon::prelude::*;
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Elements above which a loop is split across threads.
+pub const PARALLEL_ABOVE: usize = 1 << 17;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Level {
+    Baseline = 1,
+    Avx2 = 2,
+    Avx512 = 3,
+}
+
+static LEVEL: AtomicU8 = AtomicU8::new(0);
+
+/// The widest instruction set this CPU offers (detected once).
+pub fn level() -> Level {
+    match LEVEL.load(Ordering::Relaxed) {
+        1 => Level::Baseline,
+        2 => Level::Avx2,
+        3 => Level::Avx512,
+        _ => {
+            let l = detect();
+            LEVEL.store(l as u8, Ordering::Relaxed);
+            l
+        }
+    }
+}
+
+fn detect() -> Level {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::env::var_os("FERROGRAD_SIMD").is_some_and(|v| v == "baseline") {
+            return Level::Baseline;
+        }
+        if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vl") && is_x86_feature_detected!("fma") {
+            return Level::Avx512;
+        }
+        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+            return Level::Avx2;
+        }
+    }
+    Level::Baseline
+}
+
+/// Forces a level (tests compare every path against the baseline).
+pub fn set_level(l: Level) {
+    LEVEL.store(l as u8, Ordering::Relaxed);
+}
+
+#[inline(always)]
+fn fill_map<T: Copy, U>(out: &mut [MaybeUninit<U>], x: &[T], f: &impl Fn(T) -> U) {
+    for (o, &v) in out.iter_mut().zip(x) {
+        o.write(f(v));
+    }
+}
+
+#[inline(always)]
+fn fill_zip<A: Copy, B: Copy, U>(out: &mut [MaybeUninit<U>], a: &[A], b: &[B], f: &impl Fn(A, B) -> U) {
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        o.write(f(x, y));
+    }
+}
+
+macro_rules! multiversion {
+    ($name:ident, $fill:ident, ($($arg:ident: $ty:ty),*), $f:ident: $fty:ty, [$($g:tt)*]) => {
+        #[allow(clippy::too_many_arguments)]
+        fn $name<$($g)*>(out: &mut [MaybeUninit<U>], $($arg: $ty,)* $f: &$fty) {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+                unsafe fn avx512<$($g)*>(out: &mut [MaybeUninit<U>], $($arg: $ty,)* $f: &$fty) { $fill(out, $($arg,)* $f) }
+                #[target_feature(enable = "avx2,fma")]
+                unsafe fn avx2<$($g)*>(out: &mut [MaybeUninit<U>], $($arg: $ty,)* $f: &$fty) { $fill(out, $($arg,)* $f) }
+                // Safety: each version runs only when `level()` found its features on this CPU.
+                match level() {
+                    Level::Avx512 => return unsafe { avx512(out, $($arg,)* $f) },
+                    Level::Avx2 => return unsafe { avx2(out, $($arg,)* $f) },
+                    Level::Baseline => {}
+                }
+            }
+            $fill(out, $($arg,)* $f)
+        }
+    };
+}
+
+multiversion!(map_dispatch, fill_map, (x: &[T]), f: impl Fn(T) -> U, [T: Copy, U]);
+multiversion!(zip_dispatch, fill_zip, (a: &[A], b: &[B]), f: impl Fn(A, B) -> U, [A: Copy, B: Copy, U]);
+
+/// `f` over a contiguous slice into a fresh (pooled) vector: vectorized, threaded when large.
+pub fn map_slice<T: Copy + Sync + Send + 'static, U: Send + 'static>(x: &[T], f: impl Fn(T) -> U + Sync) -> Vec<U> {
+    let n = x.len();
+    let mut out: Vec<U> = crate::pool::take(n);
+    let dst = &mut out.spare_capacity_mut()[..n];
+    if n >= PARALLEL_ABOVE {
+        let chunk = n.div_ceil(rayon::current_num_threads() * 4);
+        dst.par_chunks_mut(chunk).zip(x.par_chunks(chunk)).for_each(|(o, xs)| map_dispatch(o, xs, &f));
+    } else {
+        map_dispatch(dst, x, &f);
+    }
+    // Safety: every one of the first n slots was written above.
+    unsafe { out.set_len(n) };
+    out
+}
+
+/// `f` over two contiguous slices of one length.
+pub fn zip_slices<A: Copy + Sync + Send + 'static, B: Copy + Sync + Send + 'static, U: Send + 'static>(
+    a: &[A],
+    b: &[B],
+    f: impl Fn(A, B) -> U + Sync,
+) -> Vec<U> {
+    let n = a.len().min(b.len());
+    let mut out: Vec<U> = crate::pool::take(n);
+    let dst = &mut out.spare_capacity_mut()[..n];
+    if n >= PARALLEL_ABOVE {
+        let chunk = n.div_ceil(rayon::current_num_threads() * 4);
+        dst.par_chunks_mut(chunk)
+            .zip(a[..n].par_chunks(chunk).zip(b[..n].par_chunks(chunk)))
+            .for_each(|(o, (xa, xb))| zip_dispatch(o, xa, xb, &f));
+    } else {
+        zip_dispatch(dst, &a[..n], &b[..n], &f);
+    }
+    // Safety: every one of the first n slots was written above.
+    unsafe { out.set_len(n) };
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_level_and_the_threaded_path_agree_with_a_plain_loop() {
+        for n in [0usize, 1, 7, 8, 15, 16, 17, 63, 64, 65, 1000, PARALLEL_ABOVE + 3] {
+            let a: Vec<f32> = (0..n).map(|i| (i as f32) * 0.5 - 3.0).collect();
+            let b: Vec<f32> = (0..n).map(|i| 1.0 / (i as f32 + 1.0)).collect();
+            let want_map: Vec<f32> = a.iter().map(|v| v * v + 1.0).collect();
+            let want_zip: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x * y - y).collect();
+            for l in [Level::Baseline, detect()] {
+                set_level(l);
+                assert_eq!(map_slice(&a, |v| v * v + 1.0), want_map, "map n={n} {l:?}");
+                // unaligned starts
+                if n > 1 {
+                    assert_eq!(zip_slices(&a[1..], &b[1..], |x, y| x * y - y), want_zip[1..].to_vec(), "zip n={n} {l:?}");
+                }
+            }
+            set_level(detect());
+        }
+    }
+}
