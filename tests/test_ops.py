@@ -1,6 +1,7 @@
 """Every op of issue 2: forward against numpy (float32 and float64, contiguous and
 strided inputs) and gradient against float64 finite differences. Table-driven."""
 
+import math
 import operator
 
 import numpy as np
@@ -23,6 +24,20 @@ from helpers import (
 )
 
 FLOATS = ["float32", "float64"]
+F = fg.nn.functional
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _sigmoid(a):
+    return 1.0 / (1.0 + np.exp(-a))
+
+
+def _gelu_tanh(a):
+    return 0.5 * a * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (a + 0.044715 * a**3)))
+
+
+def _softplus(a, beta=1.0, threshold=20.0):
+    return np.where(a * beta > threshold, a, np.log1p(np.exp(a * beta)) / beta)
 
 
 def _cases(shapes, only=None):
@@ -61,6 +76,51 @@ UNARY = [
     ("x**-1.5", lambda x: x**-1.5, lambda a: a**-1.5, "positive"),
     ("2**x", lambda x: 2**x, lambda a: 2.0**a, "any"),
     ("0.5**x", lambda x: 0.5**x, lambda a: 0.5**a, "any"),
+    ("abs", lambda x: x.abs(), np.abs, "nonzero"),
+    ("absolute", lambda x: fg.absolute(x), np.abs, "nonzero"),
+    ("sign", lambda x: x.sign(), np.sign, "any"),
+    ("sqrt", lambda x: x.sqrt(), np.sqrt, "positive"),
+    ("rsqrt", lambda x: x.rsqrt(), lambda a: 1 / np.sqrt(a), "positive"),
+    ("square", lambda x: x.square(), np.square, "any"),
+    ("reciprocal", lambda x: x.reciprocal(), np.reciprocal, "nonzero"),
+    ("exp2", lambda x: x.exp2(), np.exp2, "any"),
+    ("expm1", lambda x: x.expm1(), np.expm1, "small"),
+    ("log2", lambda x: x.log2(), np.log2, "positive"),
+    ("log10", lambda x: x.log10(), np.log10, "positive"),
+    ("log1p", lambda x: x.log1p(), np.log1p, "unit"),
+    ("sin", lambda x: x.sin(), np.sin, "any"),
+    ("cos", lambda x: x.cos(), np.cos, "any"),
+    ("tan", lambda x: x.tan(), np.tan, "unit"),
+    ("asin", lambda x: x.asin(), np.arcsin, "unit"),
+    ("acos", lambda x: x.acos(), np.arccos, "unit"),
+    ("atan", lambda x: x.atan(), np.arctan, "any"),
+    ("sinh", lambda x: x.sinh(), np.sinh, "any"),
+    ("cosh", lambda x: x.cosh(), np.cosh, "any"),
+    ("tanh", lambda x: x.tanh(), np.tanh, "any"),
+    ("sigmoid", lambda x: x.sigmoid(), _sigmoid, "any"),
+    ("relu", lambda x: x.relu(), lambda a: np.maximum(a, 0), "nonzero"),
+    ("erf", lambda x: x.erf(), _erf, "any"),
+    ("logit", lambda x: x.logit(), lambda a: np.log(a / (1 - a)), "prob"),
+    ("logit(eps)", lambda x: x.logit(eps=0.2), lambda a: np.log(np.clip(a, 0.2, 0.8) / (1 - np.clip(a, 0.2, 0.8))), "prob"),
+    ("floor", lambda x: x.floor(), np.floor, "any"),
+    ("ceil", lambda x: x.ceil(), np.ceil, "any"),
+    ("round", lambda x: x.round(), np.round, "any"),
+    ("trunc", lambda x: x.trunc(), np.trunc, "any"),
+    ("frac", lambda x: x.frac(), lambda a: a - np.trunc(a), "any"),
+    ("F.relu", lambda x: F.relu(x), lambda a: np.maximum(a, 0), "nonzero"),
+    ("F.sigmoid", lambda x: F.sigmoid(x), _sigmoid, "any"),
+    ("F.tanh", lambda x: F.tanh(x), np.tanh, "any"),
+    ("F.silu", lambda x: F.silu(x), lambda a: a * _sigmoid(a), "any"),
+    ("F.gelu", lambda x: F.gelu(x), lambda a: 0.5 * a * (1 + _erf(a / math.sqrt(2))), "any"),
+    ("F.gelu(tanh)", lambda x: F.gelu(x, approximate="tanh"), _gelu_tanh, "any"),
+    ("F.softplus", lambda x: F.softplus(x), _softplus, "any"),
+    ("F.softplus(beta,threshold)", lambda x: F.softplus(x, beta=2, threshold=1.5), lambda a: _softplus(a, 2.0, 1.5), "any"),
+    ("F.elu", lambda x: F.elu(x), lambda a: np.where(a > 0, a, np.expm1(a)), "any"),
+    ("F.elu(alpha)", lambda x: F.elu(x, alpha=0.5), lambda a: np.where(a > 0, a, 0.5 * np.expm1(a)), "any"),
+    ("F.leaky_relu", lambda x: F.leaky_relu(x), lambda a: np.where(a > 0, a, 0.01 * a), "any"),
+    ("F.leaky_relu(0.2)", lambda x: F.leaky_relu(x, 0.2), lambda a: np.where(a > 0, a, 0.2 * a), "any"),
+    ("F.hardtanh", lambda x: F.hardtanh(x), lambda a: np.clip(a, -1, 1), "any"),
+    ("F.hardtanh(-0.5,1.5)", lambda x: F.hardtanh(x, -0.5, 1.5), lambda a: np.clip(a, -0.5, 1.5), "any"),
 ]
 UNARY_PARAMS = [pytest.param(f, ref, dom, id=name) for name, f, ref, dom in UNARY]
 
@@ -103,6 +163,214 @@ def test_unary_forward(f, ref, domain, shape, layout, dtype, rng):
 def test_unary_grad(f, ref, domain, shape, layout, rng):
     storage = random_array(rng, layout.storage_shape(shape), domain)
     gradcheck(lambda s: f(layout.fg_view(s, shape)), [storage])
+
+
+UNARY_GRAD_FN = [
+    # expression on a float tensor that requires grad, PyTorch's grad_fn name
+    (lambda x: x.abs(), "AbsBackward0"),
+    (lambda x: x.sign(), "SignBackward0"),
+    (lambda x: x.sqrt(), "SqrtBackward0"),
+    (lambda x: x.rsqrt(), "RsqrtBackward0"),
+    (lambda x: x.square(), "PowBackward0"),
+    (lambda x: x.reciprocal(), "ReciprocalBackward0"),
+    (lambda x: x.exp2(), "Exp2Backward0"),
+    (lambda x: x.expm1(), "Expm1Backward0"),
+    (lambda x: x.log2(), "Log2Backward0"),
+    (lambda x: x.log10(), "Log10Backward0"),
+    (lambda x: x.log1p(), "Log1PBackward0"),
+    (lambda x: x.sin(), "SinBackward0"),
+    (lambda x: x.cos(), "CosBackward0"),
+    (lambda x: x.tan(), "TanBackward0"),
+    (lambda x: x.asin(), "AsinBackward0"),
+    (lambda x: x.acos(), "AcosBackward0"),
+    (lambda x: x.atan(), "AtanBackward0"),
+    (lambda x: x.sinh(), "SinhBackward0"),
+    (lambda x: x.cosh(), "CoshBackward0"),
+    (lambda x: x.tanh(), "TanhBackward0"),
+    (lambda x: x.sigmoid(), "SigmoidBackward0"),
+    (lambda x: x.relu(), "ReluBackward0"),
+    (lambda x: x.erf(), "ErfBackward0"),
+    (lambda x: x.logit(), "LogitBackward0"),
+    (lambda x: x.floor(), "FloorBackward0"),
+    (lambda x: x.ceil(), "CeilBackward0"),
+    (lambda x: x.round(), "RoundBackward0"),
+    (lambda x: x.trunc(), "TruncBackward0"),
+    (lambda x: x.frac(), "FracBackward0"),
+    (lambda x: F.silu(x), "SiluBackward0"),
+    (lambda x: F.gelu(x), "GeluBackward0"),
+    (lambda x: F.gelu(x, approximate="tanh"), "GeluBackward0"),
+    (lambda x: F.softplus(x), "SoftplusBackward0"),
+    (lambda x: F.elu(x), "EluBackward0"),
+    (lambda x: F.leaky_relu(x), "LeakyReluBackward0"),
+    (lambda x: F.hardtanh(x), "HardtanhBackward0"),
+    (lambda x: F.relu(x), "ReluBackward0"),
+]
+
+
+@pytest.mark.parametrize("f,name", [pytest.param(f, n, id=n + str(i)) for i, (f, n) in enumerate(UNARY_GRAD_FN)])
+def test_unary_grad_fn_name(f, name):
+    x = fg.tensor([0.25, 0.5], requires_grad=True)
+    assert f(x).grad_fn.name() == name
+
+
+UNARY_FUNCTIONS = [
+    "abs", "absolute", "sign", "sqrt", "rsqrt", "square", "reciprocal", "exp2", "expm1", "log2", "log10",
+    "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf",
+    "logit", "floor", "ceil", "round", "trunc", "frac",
+]
+
+
+@pytest.mark.parametrize("name", UNARY_FUNCTIONS)
+def test_unary_function_form_matches_method(name):
+    x = fg.tensor([0.1, 0.4, 0.8, 0.3], dtype=fg.float64)
+    via_fn = getattr(fg, name)(x)
+    assert_tensor(via_fn, to_numpy_(getattr(x, name)()), dtype="float64")
+
+
+def to_numpy_(t):
+    return np.array(t.detach().numpy())
+
+
+UNARY_INT_DTYPES = [
+    # name, result dtype for int64 input ("error" = NotImplementedError), result for bool input
+    ("abs", "int64", "error"),
+    ("sign", "int64", "bool"),
+    ("sqrt", "float32", "float32"),
+    ("rsqrt", "float32", "float32"),
+    ("square", "int64", "int64"),
+    ("reciprocal", "float32", "float32"),
+    ("exp2", "float32", "float32"),
+    ("expm1", "float32", "float32"),
+    ("log2", "float32", "float32"),
+    ("log10", "float32", "float32"),
+    ("log1p", "float32", "float32"),
+    ("sin", "float32", "float32"),
+    ("cos", "float32", "float32"),
+    ("tan", "float32", "float32"),
+    ("asin", "float32", "float32"),
+    ("acos", "float32", "float32"),
+    ("atan", "float32", "float32"),
+    ("sinh", "float32", "float32"),
+    ("cosh", "float32", "float32"),
+    ("tanh", "float32", "float32"),
+    ("sigmoid", "float32", "float32"),
+    ("relu", "int64", "error"),
+    ("erf", "float32", "float32"),
+    ("logit", "float32", "float32"),
+    ("floor", "int64", "error"),
+    ("ceil", "int64", "error"),
+    ("round", "int64", "error"),
+    ("trunc", "int64", "error"),
+    ("frac", "error", "error"),
+]
+
+
+@pytest.mark.parametrize("name,int_dtype,bool_dtype", UNARY_INT_DTYPES)
+def test_unary_int_and_bool_inputs(name, int_dtype, bool_dtype):
+    for data, want in (([-2, 0, 3], int_dtype), ([True, False, True], bool_dtype)):
+        x = fg.tensor(data)
+        if want == "error":
+            with pytest.raises(NotImplementedError, match="not (implemented|supported) for"):
+                getattr(x, name)()
+            continue
+        a = np.array(data, dtype=np.float64)
+        out = getattr(x, name)()
+        ref = getattr(fg.tensor(a.tolist(), dtype=fg.float64), name)()
+        assert_tensor(out, to_numpy_(ref), dtype=want)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        pytest.param(lambda x: F.silu(x), id="silu"),
+        pytest.param(lambda x: F.gelu(x), id="gelu"),
+        pytest.param(lambda x: F.softplus(x), id="softplus"),
+        pytest.param(lambda x: F.elu(x), id="elu"),
+        pytest.param(lambda x: F.leaky_relu(x), id="leaky_relu"),
+        pytest.param(lambda x: x.frac(), id="frac"),
+    ],
+)
+def test_float_only_activations_reject_int(f):
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        f(fg.tensor([1, 2]))
+
+
+def test_hardtanh_on_int_keeps_int():
+    assert_tensor(F.hardtanh(fg.tensor([-3, 0, 2])), np.array([-1, 0, 1]), dtype="int64")
+
+
+def _grad_of(f, data):
+    x = fg.tensor(data, dtype=fg.float64, requires_grad=True)
+    f(x).sum().backward()
+    return to_numpy_(x.grad)
+
+
+@pytest.mark.parametrize(
+    "f,data,expected",
+    [
+        # PyTorch's choices at kinks, poles and outside the domain
+        pytest.param(lambda x: x.abs(), [0.0, 1.0, -1.0], [0.0, 1.0, -1.0], id="abs-at-0"),
+        pytest.param(lambda x: x.relu(), [0.0, 1.0, -1.0], [0.0, 1.0, 0.0], id="relu-at-0"),
+        pytest.param(lambda x: x.sqrt(), [0.0, 1.0, -1.0], [np.inf, 0.5, np.nan], id="sqrt-at-0"),
+        pytest.param(lambda x: x.rsqrt(), [0.0, 1.0, -1.0], [-np.inf, -0.5, np.nan], id="rsqrt-at-0"),
+        pytest.param(lambda x: x.reciprocal(), [0.0, 1.0], [-np.inf, -1.0], id="reciprocal-at-0"),
+        pytest.param(lambda x: x.sign(), [0.0, 2.0, -1.0], [0.0, 0.0, 0.0], id="sign"),
+        pytest.param(lambda x: x.round(), [0.5, 2.3], [0.0, 0.0], id="round"),
+        pytest.param(lambda x: x.frac(), [-1.5, 2.3], [1.0, 1.0], id="frac"),
+        pytest.param(lambda x: x.logit(), [0.0, 1.0, 1.2, 0.5], [np.inf, np.inf, np.nan, 4.0], id="logit-outside"),
+        pytest.param(lambda x: x.logit(eps=0.1), [0.1, 0.0, 1.0, 0.5], [1 / 0.09, 0.0, 0.0, 4.0], id="logit-eps"),
+        pytest.param(lambda x: F.hardtanh(x), [-1.0, 1.0, 0.0, 2.0], [0.0, 0.0, 1.0, 0.0], id="hardtanh-bounds"),
+        pytest.param(lambda x: F.leaky_relu(x), [0.0, 1.0, -1.0], [0.01, 1.0, 0.01], id="leaky-at-0"),
+        pytest.param(lambda x: F.elu(x), [0.0, 1.0, -1.0], [1.0, 1.0, math.exp(-1)], id="elu-at-0"),
+        pytest.param(lambda x: F.softplus(x), [30.0, 0.0], [1.0, 0.5], id="softplus-threshold"),
+    ],
+)
+def test_unary_grad_at_special_points(f, data, expected):
+    np.testing.assert_allclose(_grad_of(f, data), expected, rtol=1e-12)
+
+
+def test_unary_special_values():
+    x = fg.tensor([float("nan"), -0.5, 0.5, 1.5, 2.5, float("inf")])
+    assert_tensor(x.sign(), np.array([0.0, -1.0, 1.0, 1.0, 1.0, 1.0]))
+    assert_tensor(x.round(), np.array([np.nan, -0.0, 0.0, 2.0, 2.0, np.inf]))
+    assert_tensor(x.relu(), np.array([np.nan, 0.0, 0.5, 1.5, 2.5, np.inf]))
+    assert_tensor(x.sigmoid(), np.array([np.nan, *_sigmoid(np.array([-0.5, 0.5, 1.5, 2.5])), 1.0]))
+    assert_tensor(F.softplus(fg.tensor([-100.0, 100.0])), np.array([0.0, 100.0]))
+
+
+SECOND_DERIVATIVES = [
+    # f, f'' as numpy
+    pytest.param(lambda x: x.tanh(), lambda a: -2 * np.tanh(a) * (1 - np.tanh(a) ** 2), id="tanh"),
+    pytest.param(lambda x: x.sigmoid(), lambda a: _sigmoid(a) * (1 - _sigmoid(a)) * (1 - 2 * _sigmoid(a)), id="sigmoid"),
+    pytest.param(lambda x: x.sin(), lambda a: -np.sin(a), id="sin"),
+    pytest.param(lambda x: x.exp2(), lambda a: np.exp2(a) * math.log(2) ** 2, id="exp2"),
+    pytest.param(lambda x: x.sqrt(), lambda a: -0.25 * a**-1.5, id="sqrt"),
+    pytest.param(lambda x: x.atan(), lambda a: -2 * a / (1 + a * a) ** 2, id="atan"),
+    pytest.param(lambda x: x.erf(), lambda a: -4 * a / math.sqrt(math.pi) * np.exp(-a * a), id="erf"),
+    pytest.param(lambda x: F.softplus(x), lambda a: _sigmoid(a) * (1 - _sigmoid(a)), id="softplus"),
+    pytest.param(lambda x: F.gelu(x), lambda a: np.exp(-a * a / 2) / math.sqrt(2 * math.pi) * (2 - a * a), id="gelu"),
+]
+
+
+@pytest.mark.parametrize("f,f2", SECOND_DERIVATIVES)
+def test_unary_double_backward(f, f2):
+    a = np.array([0.3, 0.9, 1.7])
+    x = fg.tensor(a, dtype=fg.float64, requires_grad=True)
+    y = f(x).sum()
+    y.backward(create_graph=True)
+    g = x.grad
+    assert g.requires_grad
+    x.grad = None
+    g.sum().backward()
+    np.testing.assert_allclose(to_numpy_(x.grad), f2(a), rtol=1e-9, atol=1e-12)
+
+
+def test_activation_argument_errors():
+    x = fg.tensor([1.0])
+    with pytest.raises(RuntimeError, match="approximate argument must be either none or tanh"):
+        F.gelu(x, approximate="foo")
+    with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):
+        F.hardtanh(x, 2.0, 1.0)
 
 
 # ---------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from ._core import bool as bool  # noqa: A001 - PyTorch's name for the dtype
 from ._size import Size
 from .grad_mode import enable_grad, no_grad, set_grad_enabled
 from . import autograd
+from . import nn
 
 float = float32  # noqa: A001
 double = float64
@@ -67,6 +68,10 @@ for _name in [
     "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "eq", "ne", "lt", "le", "gt", "ge",
     "sum", "mean", "norm", "all", "any", "matmul", "mm", "bmm", "mv", "dot", "reshape", "transpose",
     "t", "permute", "unsqueeze", "squeeze", "clone", "detach",
+    # elementwise unary
+    "abs", "absolute", "sign", "sqrt", "rsqrt", "square", "reciprocal", "exp2", "expm1", "log2", "log10",
+    "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf",
+    "logit", "floor", "ceil", "round", "trunc", "frac",
 ]:
     globals()[_name] = _method(_name)
 del _name
@@ -74,5 +79,5 @@ del _name
 __all__ = [
     "Tensor", "Size", "dtype", "tensor", "ones", "zeros", "full", "arange", "rand", "randn", "manual_seed",
     "from_numpy", "float32", "float64", "int64", "bool", "float", "double", "long", "no_grad", "enable_grad",
-    "set_grad_enabled", "is_grad_enabled", "autograd", "FloatTensor", "DoubleTensor", "LongTensor",
+    "set_grad_enabled", "is_grad_enabled", "autograd", "nn", "FloatTensor", "DoubleTensor", "LongTensor",
 ]

@@ -8,6 +8,8 @@ pub enum Error {
     Index(String),
     Type(String),
     Value(String),
+    /// An op that has no kernel for a dtype (PyTorch: NotImplementedError).
+    NotImplemented(String),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -15,7 +17,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Runtime(m) | Error::Index(m) | Error::Type(m) | Error::Value(m) => f.write_str(m),
+            Error::Runtime(m) | Error::Index(m) | Error::Type(m) | Error::Value(m) | Error::NotImplemented(m) => f.write_str(m),
         }
     }
 }

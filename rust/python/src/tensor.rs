@@ -6,6 +6,7 @@ use crate::errors::{call, call_heavy};
 use crate::indexing::{apply_index, assign_index};
 use crate::node::PyNode;
 use ferrograd_core::binary::Compare;
+use ferrograd_core::unary::Unary;
 use ferrograd_core::{DType, Scalar, Tensor};
 use parking_lot::RwLock;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -64,6 +65,11 @@ fn binary_op(
     let Some(b) = operand(other) else { return not_implemented(py) };
     let out = if reflected { call(|| f(&b, a))? } else { call(|| f(a, &b))? };
     Ok(wrap(py, out)?.into_any())
+}
+
+/// A unary op from core's `Unary` table.
+fn unary(py: Python<'_>, a: Tensor, op: Unary) -> Out {
+    wrap(py, call_heavy(py, a.numel(), || a.unary(op))?)
 }
 
 /// A method form (`x.add(y)`): a bad operand is a TypeError naming the argument.
@@ -506,6 +512,121 @@ impl PyTensor {
     fn log(&self, py: Python<'_>) -> Out {
         let a = self.get();
         wrap(py, call_heavy(py, a.numel(), || a.log())?)
+    }
+
+
+    // ---- elementwise unary ops (table in core's ops/unary.rs) ----
+
+    fn abs(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Abs)
+    }
+    fn sign(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Sign)
+    }
+    fn sqrt(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Sqrt)
+    }
+    fn rsqrt(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Rsqrt)
+    }
+    fn reciprocal(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Reciprocal)
+    }
+    fn exp2(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Exp2)
+    }
+    fn expm1(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Expm1)
+    }
+    fn log2(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Log2)
+    }
+    fn log10(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Log10)
+    }
+    fn log1p(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Log1p)
+    }
+    fn sin(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Sin)
+    }
+    fn cos(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Cos)
+    }
+    fn tan(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Tan)
+    }
+    fn asin(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Asin)
+    }
+    fn acos(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Acos)
+    }
+    fn atan(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Atan)
+    }
+    fn sinh(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Sinh)
+    }
+    fn cosh(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Cosh)
+    }
+    fn tanh(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Tanh)
+    }
+    fn sigmoid(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Sigmoid)
+    }
+    fn relu(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Relu)
+    }
+    fn erf(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Erf)
+    }
+    fn floor(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Floor)
+    }
+    fn ceil(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Ceil)
+    }
+    fn trunc(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Trunc)
+    }
+    fn frac(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Frac)
+    }
+    fn absolute(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Abs)
+    }
+    fn square(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.pow(&Tensor::wrapped_scalar(Scalar::Int(2))))?)
+    }
+    #[pyo3(signature = (*, decimals=0))]
+    fn round(&self, py: Python<'_>, decimals: i64) -> Out {
+        if decimals != 0 {
+            return Err(PyValueError::new_err("round(decimals=...) is not supported yet"));
+        }
+        unary(py, self.get(), Unary::Round)
+    }
+    #[pyo3(signature = (eps=None))]
+    fn logit(&self, py: Python<'_>, eps: Option<f64>) -> Out {
+        unary(py, self.get(), Unary::Logit { eps })
+    }
+    /// Activations that torch has only as functions (`fg.nn.functional`): `name` picks the op.
+    #[pyo3(signature = (name, p0=0.0, p1=0.0))]
+    fn _activation(&self, py: Python<'_>, name: &str, p0: f64, p1: f64) -> Out {
+        let op = match name {
+            "silu" => Unary::Silu,
+            "gelu" => Unary::Gelu { tanh: false },
+            "gelu_tanh" => Unary::Gelu { tanh: true },
+            "softplus" => Unary::Softplus { beta: p0, threshold: p1 },
+            "elu" => Unary::Elu { alpha: p0 },
+            "leaky_relu" => Unary::LeakyRelu { slope: p0 },
+            "hardtanh" => Unary::Hardtanh { min: p0, max: p1 },
+            _ => return Err(PyValueError::new_err(format!("unknown activation {name}"))),
+        };
+        unary(py, self.get(), op)
     }
 
     // ---- reductions ----

@@ -7,6 +7,7 @@
 use super::node::{LeafMeta, Node};
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::ops::unary::Unary;
 use crate::tensor::Tensor;
 use std::sync::Arc;
 
@@ -23,6 +24,7 @@ pub enum BackwardOp {
     Neg,
     Exp, // out
     Log, // a
+    Unary(Unary), // a, or out where Unary::saves_output
     Where, // cond
     // reductions
     Sum { shape: Vec<usize> },
@@ -69,6 +71,7 @@ impl BackwardOp {
             Neg => "NegBackward0",
             Exp => "ExpBackward0",
             Log => "LogBackward0",
+            Unary(op) => op.name(),
             Where => "WhereBackward0",
             Sum { .. } => "SumBackward0",
             SumDim { .. } => "SumBackward1",
@@ -155,6 +158,7 @@ impl BackwardOp {
             Neg => one(g.neg()),
             Exp => one(g.mul(&saved()?[0])),
             Log => one(g.div(&saved()?[0])),
+            Unary(op) => one(unary_grad(*op, g, &saved()?[0])),
             Where => {
                 let cond = &saved()?[0];
                 let zero = Tensor::scalar(0.0);
@@ -243,4 +247,82 @@ fn unsqueeze_dims(g: &Tensor, dims: &[usize], keepdim: bool) -> Result<Tensor> {
         g = g.unsqueeze(d as isize)?;
     }
     Ok(g)
+}
+
+fn c(v: f64) -> Tensor {
+    Tensor::scalar(v)
+}
+
+/// Gradient of a `Unary` op; `s` is its saved input, or its output for ops that save it.
+fn unary_grad(op: Unary, g: &Tensor, s: &Tensor) -> Result<Tensor> {
+    use std::f64::consts::{FRAC_2_SQRT_PI, LN_10, LN_2};
+    use Unary::*;
+    let zero = || Ok(Tensor::zeros(g.shape(), g.dtype()));
+    match op {
+        Abs => g.mul(&s.sign()?),
+        Sign | Floor | Ceil | Round | Trunc => zero(),
+        Frac => Ok(g.clone()),
+        Sqrt => g.div(&s.mul(&c(2.0))?),
+        Rsqrt => g.mul(&s.pow(&c(3.0))?.mul(&c(-0.5))?),
+        Reciprocal => g.mul(&s.mul(s)?.neg()?),
+        Exp2 => g.mul(&s.mul(&c(LN_2))?),
+        Expm1 => g.mul(&s.add(&c(1.0))?),
+        Log2 => g.div(&s.mul(&c(LN_2))?),
+        Log10 => g.div(&s.mul(&c(LN_10))?),
+        Log1p => g.div(&s.add(&c(1.0))?),
+        Sin => g.mul(&s.cos()?),
+        Cos => g.mul(&s.sin()?.neg()?),
+        Tan => g.mul(&s.mul(s)?.add(&c(1.0))?),
+        Asin => g.mul(&c(1.0).sub(&s.mul(s)?)?.rsqrt()?),
+        Acos => g.mul(&c(1.0).sub(&s.mul(s)?)?.rsqrt()?.neg()?),
+        Atan => g.div(&s.mul(s)?.add(&c(1.0))?),
+        Sinh => g.mul(&s.cosh()?),
+        Cosh => g.mul(&s.sinh()?),
+        Tanh => g.mul(&c(1.0).sub(&s.mul(s)?)?),
+        Sigmoid => g.mul(&s.mul(&c(1.0).sub(s)?)?),
+        Relu => Tensor::where_(&s.gt(&c(0.0))?, g, &c(0.0)),
+        Erf => g.mul(&s.mul(s)?.neg()?.exp()?.mul(&c(FRAC_2_SQRT_PI))?),
+        Silu => {
+            let sig = s.sigmoid()?;
+            g.mul(&sig.mul(&s.mul(&c(1.0).sub(&sig)?)?.add(&c(1.0))?)?)
+        }
+        Gelu { tanh: false } => {
+            // Φ(x) + x·φ(x)
+            let cdf = s.mul(&c(std::f64::consts::FRAC_1_SQRT_2))?.erf()?.add(&c(1.0))?.mul(&c(0.5))?;
+            let pdf = s.mul(s)?.mul(&c(-0.5))?.exp()?.mul(&c(0.5 * FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2))?;
+            g.mul(&cdf.add(&s.mul(&pdf)?)?)
+        }
+        Gelu { tanh: true } => {
+            let (k, a) = (0.797_884_560_802_865_4, 0.044715);
+            let x2 = s.mul(s)?;
+            let t = s.mul(&x2.mul(&c(a))?.add(&c(1.0))?)?.mul(&c(k))?.tanh()?;
+            let dinner = x2.mul(&c(3.0 * a * k))?.add(&c(k))?;
+            let left = t.add(&c(1.0))?.mul(&c(0.5))?;
+            let right = s.mul(&c(0.5))?.mul(&c(1.0).sub(&t.mul(&t)?)?)?.mul(&dinner)?;
+            g.mul(&left.add(&right)?)
+        }
+        Softplus { beta, threshold } => {
+            let z = s.mul(&c(beta))?;
+            Tensor::where_(&z.gt(&c(threshold))?, g, &g.mul(&z.sigmoid()?)?)
+        }
+        Elu { alpha } => Tensor::where_(&s.gt(&c(0.0))?, g, &g.mul(&s.exp()?.mul(&c(alpha))?)?),
+        LeakyRelu { slope } => Tensor::where_(&s.gt(&c(0.0))?, g, &g.mul(&c(slope))?),
+        Hardtanh { min, max } => {
+            let inside = s.gt(&c(min))?.logical_and(&s.lt(&c(max))?)?;
+            Tensor::where_(&inside, g, &c(0.0))
+        }
+        Logit { eps } => {
+            let d = g.div(&s.mul(&c(1.0).sub(s)?)?)?;
+            match eps {
+                Some(e) => {
+                    let inside = s.ge(&c(e))?.logical_and(&s.le(&c(1.0 - e))?)?;
+                    Tensor::where_(&inside, &d, &c(0.0))
+                }
+                None => {
+                    let outside = s.lt(&c(0.0))?.logical_or(&s.gt(&c(1.0))?)?;
+                    Tensor::where_(&outside, &c(f64::NAN), &d)
+                }
+            }
+        }
+    }
 }

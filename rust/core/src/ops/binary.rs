@@ -120,10 +120,33 @@ impl Tensor {
     pub fn ge(&self, other: &Tensor) -> Result<Tensor> {
         self.compare(other, Compare::Ge)
     }
+    pub fn gt(&self, other: &Tensor) -> Result<Tensor> {
+        self.compare(other, Compare::Gt)
+    }
+    pub fn le(&self, other: &Tensor) -> Result<Tensor> {
+        self.compare(other, Compare::Le)
+    }
+    pub fn lt(&self, other: &Tensor) -> Result<Tensor> {
+        self.compare(other, Compare::Lt)
+    }
+    pub fn ne(&self, other: &Tensor) -> Result<Tensor> {
+        self.compare(other, Compare::Ne)
+    }
 
     pub fn logical_and(&self, other: &Tensor) -> Result<Tensor> {
         let shape = broadcast_shapes(self.shape(), other.shape())?;
         Tensor::from_vec(zip_as(self, other, &shape, |x: bool, y: bool| x && y)?, &shape)
+    }
+    pub fn logical_or(&self, other: &Tensor) -> Result<Tensor> {
+        let shape = broadcast_shapes(self.shape(), other.shape())?;
+        Tensor::from_vec(zip_as(self, other, &shape, |x: bool, y: bool| x || y)?, &shape)
+    }
+    pub fn logical_xor(&self, other: &Tensor) -> Result<Tensor> {
+        let shape = broadcast_shapes(self.shape(), other.shape())?;
+        Tensor::from_vec(zip_as(self, other, &shape, |x: bool, y: bool| x != y)?, &shape)
+    }
+    pub fn logical_not(&self) -> Result<Tensor> {
+        Tensor::from_vec(self.to_vec::<bool>().into_iter().map(|x| !x).collect(), self.shape())
     }
 
     /// Elementwise `cond ? a : b`, broadcasting all three.

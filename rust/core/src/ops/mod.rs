@@ -2,7 +2,7 @@
 pub mod binary;
 mod matmul;
 mod reduce;
-mod unary;
+pub mod unary;
 pub mod view;
 
 use crate::dtype::Scalar;
