@@ -384,6 +384,17 @@ BINARY = [
     ("mul", operator.mul, np.multiply, "any", "any"),
     ("div", operator.truediv, np.divide, "any", "nonzero"),
     ("pow", operator.pow, np.power, "positive", "any"),
+    ("maximum", lambda x, y: fg.maximum(x, y), np.maximum, "any", "any"),
+    ("minimum", lambda x, y: x.minimum(y), np.minimum, "any", "any"),
+    ("atan2", lambda x, y: fg.atan2(x, y), np.arctan2, "any", "nonzero"),
+    ("fmod", lambda x, y: x.fmod(y), np.fmod, "any", "nonzero"),
+    ("remainder", lambda x, y: fg.remainder(x, y), np.remainder, "any", "nonzero"),
+    ("%", operator.mod, np.remainder, "any", "nonzero"),
+    ("clamp(min=t)", lambda x, y: x.clamp(min=y), np.maximum, "any", "any"),
+    ("clamp(max=t)", lambda x, y: fg.clamp(x, max=y), np.minimum, "any", "any"),
+    ("lerp(0.3)", lambda x, y: x.lerp(y, 0.3), lambda a, b: a + 0.3 * (b - a), "any", "any"),
+    ("lerp(0.8)", lambda x, y: fg.lerp(x, y, 0.8), lambda a, b: a + 0.8 * (b - a), "any", "any"),
+    ("where", lambda x, y: fg.where(x > y, x, y), np.maximum, "any", "any"),
 ]
 BINARY_PARAMS = [pytest.param(f, ref, da, db, id=name) for name, f, ref, da, db in BINARY]
 
@@ -451,6 +462,222 @@ def test_binary_grad_strided(f, ref, dom_a, dom_b, shape_a, lay_a, shape_b, lay_
 @pytest.mark.parametrize("f,ref,dom_a,dom_b", BINARY_PARAMS)
 def test_same_tensor_on_both_sides_grad(f, ref, dom_a, dom_b, rng):
     gradcheck(lambda x: f(x, x), [random_array(rng, (2, 3), "positive")])
+
+
+TERNARY = [
+    # id, ferrograd expression of three tensors, numpy reference, domains
+    ("clamp(t,t)", lambda x, lo, hi: x.clamp(lo, hi), lambda a, lo, hi: np.minimum(np.maximum(a, lo), hi), ("any", "any", "any")),
+    ("clip(t,t)", lambda x, lo, hi: fg.clip(x, lo, hi), lambda a, lo, hi: np.minimum(np.maximum(a, lo), hi), ("any", "any", "any")),
+    ("lerp(t,t,t)", lambda a, b, w: a.lerp(b, w), lambda a, b, w: a + w * (b - a), ("any", "any", "any")),
+    ("where(t>0,t,t)", lambda c, a, b: fg.where(c > 0, a, b), lambda c, a, b: np.where(c > 0, a, b), ("nonzero", "any", "any")),
+]
+TERNARY_SHAPES = [
+    pytest.param((2, 3), (2, 3), (2, 3), id="same"),
+    pytest.param((2, 3), (3,), (2, 1), id="broadcast"),
+    pytest.param((3,), (2, 3), (), id="broadcast-0d"),
+    pytest.param((0, 3), (3,), (1,), id="empty"),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("sa,sb,sc", TERNARY_SHAPES)
+@pytest.mark.parametrize("f,ref,doms", [pytest.param(f, r, d, id=n) for n, f, r, d in TERNARY])
+def test_ternary_forward(f, ref, doms, sa, sb, sc, dtype, rng):
+    arrays, tensors = zip(*[make_input(rng, s, CONTIGUOUS, dtype, d) for s, d in zip((sa, sb, sc), doms)])
+    assert_tensor(f(*tensors), ref(*[a.astype(np.float64) for a in arrays]), dtype=dtype)
+
+
+@pytest.mark.parametrize("sa,sb,sc", TERNARY_SHAPES)
+@pytest.mark.parametrize("f,ref,doms", [pytest.param(f, r, d, id=n) for n, f, r, d in TERNARY if not n.startswith("where")])
+def test_ternary_grad(f, ref, doms, sa, sb, sc, rng):
+    gradcheck(f, [random_array(rng, s, d) for s, d in zip((sa, sb, sc), doms)])
+
+
+def test_ternary_strided(rng):
+    a, x = make_input(rng, (3, 4), TRANSPOSED)
+    lo, tlo = make_input(rng, (3, 4), STEPPED)
+    hi, thi = make_input(rng, (3, 4), EXPANDED)
+    assert_tensor(x.clamp(tlo, thi), np.minimum(np.maximum(a, lo), hi))
+    assert_tensor(x.lerp(tlo, thi), a + hi * (lo - a))
+
+
+SCALAR_CLAMPS = [
+    # id, ferrograd expression, numpy reference
+    ("clamp(-0.5,0.5)", lambda x: x.clamp(-0.5, 0.5), lambda a: np.clip(a, -0.5, 0.5)),
+    ("clamp(min=0)", lambda x: x.clamp(min=0), lambda a: np.maximum(a, 0)),
+    ("clamp(max=1)", lambda x: fg.clamp(x, max=1), lambda a: np.minimum(a, 1)),
+    ("clip(0,1)", lambda x: x.clip(0, 1), lambda a: np.clip(a, 0, 1)),
+    ("clamp_min(0.2)", lambda x: x.clamp_min(0.2), lambda a: np.maximum(a, 0.2)),
+    ("clamp_max(0.2)", lambda x: fg.clamp_max(x, 0.2), lambda a: np.minimum(a, 0.2)),
+    ("clamp(1,-1)", lambda x: x.clamp(1, -1), lambda a: np.full_like(a, -1)),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape,layout", ELEMENTWISE_CASES)
+@pytest.mark.parametrize("f,ref", [pytest.param(f, r, id=n) for n, f, r in SCALAR_CLAMPS])
+def test_clamp_scalar_forward(f, ref, shape, layout, dtype, rng):
+    a, x = make_input(rng, shape, layout, dtype)
+    assert_tensor(f(x), ref(a.astype(np.float64)), dtype=dtype)
+
+
+@pytest.mark.parametrize("shape,layout", _cases([(2, 3)]))
+@pytest.mark.parametrize("f,ref", [pytest.param(f, r, id=n) for n, f, r in SCALAR_CLAMPS])
+def test_clamp_scalar_grad(f, ref, shape, layout, rng):
+    storage = random_array(rng, layout.storage_shape(shape))
+    gradcheck(lambda s: f(layout.fg_view(s, shape)), [storage])
+
+
+BINARY_GRAD_FN = [
+    (lambda a, b: fg.maximum(a, b), "MaximumBackward0"),
+    (lambda a, b: fg.minimum(a, b), "MinimumBackward0"),
+    (lambda a, b: a.clamp(1.5, 2.5), "ClampBackward1"),
+    (lambda a, b: a.clamp(min=1.5), "ClampBackward1"),
+    (lambda a, b: a.clip(0, 2), "ClampBackward1"),
+    (lambda a, b: a.clamp(b, None), "ClampBackward0"),
+    (lambda a, b: a.clamp(b, b + 1), "ClampBackward0"),
+    (lambda a, b: a.clamp_min(2.0), "ClampMinBackward0"),
+    (lambda a, b: a.clamp_max(2.0), "ClampMaxBackward0"),
+    (lambda a, b: fg.atan2(a, b), "Atan2Backward0"),
+    (lambda a, b: fg.lerp(a, b, 0.3), "LerpBackward0"),
+    (lambda a, b: fg.lerp(a, b, b), "LerpBackward1"),
+    (lambda a, b: fg.fmod(a, 1.5), "FmodBackward0"),
+    (lambda a, b: fg.fmod(a, b), "FmodBackward1"),
+    (lambda a, b: fg.remainder(a, 1.5), "RemainderBackward0"),
+    (lambda a, b: a % 1.5, "RemainderBackward0"),
+    (lambda a, b: fg.remainder(a, b), "RemainderBackward1"),
+    (lambda a, b: fg.where(a > 1, a, b), "WhereBackward0"),
+    (lambda a, b: fg.where(a > 1, a, 0.0), "WhereBackward0"),
+    (lambda a, b: a.where(a > 1, b), "WhereBackward0"),
+]
+
+
+@pytest.mark.parametrize("f,name", [pytest.param(f, n, id=f"{n}-{i}") for i, (f, n) in enumerate(BINARY_GRAD_FN)])
+def test_binary_grad_fn_name(f, name):
+    a = fg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = fg.tensor([1.0, 3.0, 2.0], requires_grad=True)
+    assert f(a, b).grad_fn.name() == name
+
+
+def _grads(f, *datas):
+    ts = [fg.tensor(d, dtype=fg.float64, requires_grad=True) for d in datas]
+    f(*ts).sum().backward()
+    return [to_numpy_(t.grad) if t.grad is not None else None for t in ts]
+
+
+@pytest.mark.parametrize(
+    "f,datas,expected",
+    [
+        # PyTorch's gradients at ties and bounds (checked against torch)
+        pytest.param(fg.maximum, ([1.0, 2.0, 3.0], [1.0, 3.0, 2.0]), [[0.5, 0, 1], [0.5, 1, 0]], id="maximum-tie"),
+        pytest.param(fg.minimum, ([1.0, 2.0, 3.0], [1.0, 3.0, 2.0]), [[0.5, 1, 0], [0.5, 0, 1]], id="minimum-tie"),
+        pytest.param(lambda a: a.clamp(1, 3), ([1.0, 2.0, 3.0],), [[0, 1, 0]], id="clamp-scalar-bounds"),
+        pytest.param(lambda a: a.clamp(min=1), ([1.0, 2.0, 3.0],), [[0, 1, 1]], id="clamp-min-bound"),
+        pytest.param(lambda a: a.clamp(3, 1), ([1.0, 2.0, 3.0],), [[0, 0, 0]], id="clamp-crossed"),
+        pytest.param(lambda a, lo, hi: a.clamp(lo, hi), ([1.0, 1.0, 3.0, 2.0, 0.0, 4.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 3.0, 3.0, 3.0, 3.0, 3.0]),
+                     [[1, 0.5, 0.5, 1, 0, 0], [0, 0.5, 0, 0, 1, 0], [0, 0, 0.5, 0, 0, 1]], id="clamp-tensor-ties"),
+        pytest.param(lambda a, lo, hi: a.clamp(lo, hi), ([2.0, 3.0, 0.0], [3.0, 3.0, 3.0], [1.0, 1.0, 1.0]),
+                     [[0, 0, 0], [0, 0, 0], [1, 1, 1]], id="clamp-tensor-crossed"),
+        pytest.param(lambda a, b: fg.fmod(a, b), ([3.0, -3.0], [2.0, 2.0]), [[1, 1], [-1, 1]], id="fmod"),
+        pytest.param(lambda a, b: fg.remainder(a, b), ([3.0, -3.0], [2.0, 2.0]), [[1, 1], [-1, 2]], id="remainder"),
+    ],
+)
+def test_binary_grad_at_ties(f, datas, expected):
+    for got, want in zip(_grads(f, *datas), expected):
+        np.testing.assert_allclose(got, want)
+
+
+def test_binary_int_and_special_values():
+    assert_tensor(fg.fmod(fg.tensor([-3, 3]), -2), np.array([-1, 1]), dtype="int64")
+    assert_tensor(fg.remainder(fg.tensor([-3, 3]), -2), np.array([-1, -1]), dtype="int64")
+    assert_tensor(fg.tensor([-3.0, 3.0]) % 2, np.array([1.0, 1.0]))
+    assert_tensor(fg.maximum(fg.tensor([1, 2]), fg.tensor([1.5])), np.array([1.5, 2.0]), dtype="float32")
+    assert_tensor(fg.maximum(fg.tensor([1, 5]), fg.tensor([3, 2])), np.array([3, 5]), dtype="int64")
+    assert_tensor(fg.atan2(fg.tensor([1, 2]), fg.tensor([1, 1])), np.arctan2([1, 2], [1, 1]), dtype="float32")
+    nan = float("nan")
+    assert_tensor(fg.maximum(fg.tensor([1.0, nan]), fg.tensor([2.0, 0.0])), np.array([2.0, nan]))
+    assert_tensor(fg.minimum(fg.tensor([1.0, 0.0]), fg.tensor([nan, 2.0])), np.array([nan, 0.0]))
+    assert_tensor(fg.tensor([1.0, nan]).clamp(0, 0.5), np.array([0.5, nan]))
+    assert_tensor(fg.tensor([1, 2]).clamp(0.5), np.array([1.0, 2.0]), dtype="float32")
+    assert_tensor(fg.tensor([1, 2]).clamp(0, 1), np.array([1, 1]), dtype="int64")
+    assert_tensor(fg.where(fg.tensor([True, False]), 1.0, 0.0), np.array([1.0, 0.0]), dtype="float32")
+    assert_tensor(fg.where(fg.tensor([True, False]), fg.tensor([1, 2]), 0), np.array([1, 0]), dtype="int64")
+
+
+def test_binary_errors():
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        fg.tensor([1, 2]).fmod(0)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        fg.tensor([1, 2]).remainder(fg.tensor([1, 0]))
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max' must not be None"):
+        fg.tensor([1.0]).clamp()
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        fg.lerp(fg.tensor([1, 2]), fg.tensor([1, 2]), 0.5)
+    with pytest.raises(RuntimeError, match="must match the size"):
+        fg.maximum(fg.ones(2), fg.ones(3))
+    with pytest.raises(TypeError):
+        fg.maximum(fg.ones(2), "a")
+    with pytest.raises(RuntimeError, match="where expected condition to be a boolean tensor"):
+        fg.where(fg.ones(2), fg.ones(2), fg.ones(2))
+
+
+LOGICAL = [
+    ("logical_and", np.logical_and),
+    ("logical_or", np.logical_or),
+    ("logical_xor", np.logical_xor),
+]
+
+
+@pytest.mark.parametrize("name,ref", LOGICAL)
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        pytest.param([True, False, True, False], [True, True, False, False], id="bool"),
+        pytest.param([1.0, 0.0, 2.5, 0.0], [[0], [3]], id="float-int-broadcast"),
+        pytest.param([], [], id="empty"),
+    ],
+)
+def test_logical_binary(name, ref, a, b):
+    x, y = fg.tensor(a), fg.tensor(b)
+    expected = ref(np.array(a, dtype=np.float64) != 0, np.array(b, dtype=np.float64) != 0)
+    assert_tensor(getattr(x, name)(y), expected, dtype="bool")
+    assert_tensor(getattr(fg, name)(x, y), expected, dtype="bool")
+
+
+def test_logical_not_and_float_classes(rng):
+    inf, nan = float("inf"), float("nan")
+    x = fg.tensor([1.0, 0.0, inf, -inf, nan])
+    assert_tensor(x.logical_not(), np.array([False, True, False, False, False]), dtype="bool")
+    assert_tensor(fg.logical_not(fg.tensor([3, 0])), np.array([False, True]), dtype="bool")
+    assert_tensor(x.isnan(), np.array([False, False, False, False, True]), dtype="bool")
+    assert_tensor(fg.isinf(x), np.array([False, False, True, True, False]), dtype="bool")
+    assert_tensor(x.isfinite(), np.array([True, True, False, False, False]), dtype="bool")
+    assert_tensor(fg.tensor([1, 2]).isnan(), np.array([False, False]), dtype="bool")
+    assert_tensor(fg.tensor([True]).isfinite(), np.array([True]), dtype="bool")
+    a, t = make_input(rng, (3, 4), TRANSPOSED, domain="nonzero")
+    assert_tensor((t / 0).isinf(), np.ones((3, 4), bool), dtype="bool")
+
+
+def test_allclose_and_equal():
+    a = fg.tensor([1.0, 2.0])
+    assert fg.allclose(a, fg.tensor([1.0, 2.000001])) is True
+    assert a.allclose(fg.tensor([1.0, 2.1])) is False
+    assert a.allclose(fg.tensor([1.0, 2.1]), atol=0.2) is True
+    assert a.allclose(fg.tensor([[1.0, 2.0]])) is True
+    nan = float("nan")
+    assert fg.allclose(fg.tensor([nan]), fg.tensor([nan])) is False
+    assert fg.allclose(fg.tensor([nan]), fg.tensor([nan]), equal_nan=True) is True
+    assert fg.allclose(fg.tensor([float("inf")]), fg.tensor([float("inf")])) is True
+    with pytest.raises(RuntimeError, match="Float did not match Long"):
+        fg.allclose(a, fg.tensor([1, 2]))
+    with pytest.raises(RuntimeError, match="Long did not match Float"):
+        fg.tensor([1, 2]).allclose(a)
+    with pytest.raises(RuntimeError, match="must match the size"):
+        fg.allclose(a, fg.tensor([1.0, 2.0, 3.0]))
+    assert fg.equal(fg.tensor([1, 2]), fg.tensor([1.0, 2.0])) is True
+    assert a.equal(fg.tensor([[1.0, 2.0]])) is False
+    assert a.equal(fg.tensor([1.0, 3.0])) is False
+    assert a.t().equal(a) is True
 
 
 # ---------------------------------------------------------------------------
@@ -668,6 +895,32 @@ REDUCTIONS = [
     ("mean((0,2))", lambda x: x.mean((0, 2)), lambda a: a.mean((0, 2))),
     ("mean(dim=(-1,0),keepdim)", lambda x: x.mean(dim=(-1, 0), keepdim=True), lambda a: a.mean((-1, 0), keepdims=True)),
     ("norm()", lambda x: x.norm(), lambda a: np.sqrt((a * a).sum())),
+    ("prod()", lambda x: x.prod(), lambda a: a.prod()),
+    ("prod(1)", lambda x: fg.prod(x, 1), lambda a: a.prod(1)),
+    ("prod(-1,keepdim)", lambda x: x.prod(-1, keepdim=True), lambda a: a.prod(-1, keepdims=True)),
+    ("amax()", lambda x: x.amax(), lambda a: a.max()),
+    ("amax(1)", lambda x: fg.amax(x, 1), lambda a: a.max(1)),
+    ("amax((0,2))", lambda x: x.amax((0, 2)), lambda a: a.max((0, 2))),
+    ("amin(-1,keepdim)", lambda x: x.amin(-1, keepdim=True), lambda a: a.min(-1, keepdims=True)),
+    ("amin(dim=(0,1))", lambda x: fg.amin(x, dim=(0, 1)), lambda a: a.min((0, 1))),
+    ("max()", lambda x: x.max(), lambda a: a.max()),
+    ("min()", lambda x: fg.min(x), lambda a: a.min()),
+    ("max(1).values", lambda x: x.max(1).values, lambda a: a.max(1)),
+    ("max(-1,keepdim)[0]", lambda x: x.max(-1, keepdim=True)[0], lambda a: a.max(-1, keepdims=True)),
+    ("min(dim=0).values", lambda x: fg.min(x, dim=0).values, lambda a: a.min(0)),
+    ("var()", lambda x: x.var(), lambda a: a.var(ddof=1)),
+    ("var(1)", lambda x: fg.var(x, 1), lambda a: a.var(1, ddof=1)),
+    ("var((0,2),keepdim)", lambda x: x.var((0, 2), keepdim=True), lambda a: a.var((0, 2), ddof=1, keepdims=True)),
+    ("var(1,unbiased=False)", lambda x: x.var(1, unbiased=False), lambda a: a.var(1)),
+    ("var(correction=0)", lambda x: x.var(correction=0), lambda a: a.var()),
+    ("std()", lambda x: x.std(), lambda a: a.std(ddof=1)),
+    ("std(0)", lambda x: fg.std(x, 0), lambda a: a.std(0, ddof=1)),
+    ("std(dim=(1,2),correction=2)", lambda x: x.std(dim=(1, 2), correction=2), lambda a: np.sqrt(((a - a.mean((1, 2), keepdims=True)) ** 2).sum((1, 2)) / 10)),
+    ("logsumexp(1)", lambda x: x.logsumexp(1), lambda a: np.log(np.exp(a).sum(1))),
+    ("logsumexp((0,2),keepdim)", lambda x: fg.logsumexp(x, (0, 2), keepdim=True), lambda a: np.log(np.exp(a).sum((0, 2), keepdims=True))),
+    ("cumsum(0)", lambda x: x.cumsum(0), lambda a: a.cumsum(0)),
+    ("cumsum(1)", lambda x: fg.cumsum(x, 1), lambda a: a.cumsum(1)),
+    ("cumsum(-1)", lambda x: x.cumsum(dim=-1), lambda a: a.cumsum(-1)),
 ]
 REDUCTION_PARAMS = [pytest.param(f, ref, id=name) for name, f, ref in REDUCTIONS]
 
@@ -717,6 +970,151 @@ def test_sum_of_int_and_bool_is_int64(data, dim, expected):
     x = fg.tensor(data)
     out = x.sum() if dim is None else x.sum(dim)
     assert_tensor(out, np.array(expected), dtype="int64")
+
+
+REDUCTION_GRAD_FN = [
+    (lambda x: x.prod(), "ProdBackward0"),
+    (lambda x: x.prod(1), "ProdBackward1"),
+    (lambda x: x.amax(), "AmaxBackward0"),
+    (lambda x: x.amin(1), "AminBackward0"),
+    (lambda x: x.max(), "MaxBackward1"),
+    (lambda x: x.min(), "MinBackward1"),
+    (lambda x: x.max(1).values, "MaxBackward0"),
+    (lambda x: x.min(0)[0], "MinBackward0"),
+    (lambda x: x.var(), "VarBackward0"),
+    (lambda x: x.var(1), "VarBackward0"),
+    (lambda x: x.std(), "StdBackward0"),
+    (lambda x: x.std(1, correction=0), "StdBackward0"),
+    (lambda x: x.logsumexp(1), "LogsumexpBackward0"),
+    (lambda x: x.cumsum(1), "CumsumBackward0"),
+]
+
+
+@pytest.mark.parametrize("f,name", [pytest.param(f, n, id=f"{n}-{i}") for i, (f, n) in enumerate(REDUCTION_GRAD_FN)])
+def test_reduction_grad_fn_name(f, name):
+    x = fg.tensor([[1.0, 3.0, 3.0], [2.0, 0.0, 5.0]], requires_grad=True)
+    assert f(x).grad_fn.name() == name
+
+
+@pytest.mark.parametrize(
+    "f,expected",
+    [
+        # gradients at zeros and ties, from torch
+        pytest.param(lambda x: x.prod(), [[0, 0, 0], [0, 90, 0]], id="prod-one-zero"),
+        pytest.param(lambda x: x.prod(1), [[9, 3, 3], [0, 10, 0]], id="prod-dim"),
+        pytest.param(lambda x: x.prod(1, keepdim=True), [[9, 3, 3], [0, 10, 0]], id="prod-keepdim"),
+        pytest.param(lambda x: (x * 0).prod(1), [[0, 0, 0], [0, 0, 0]], id="prod-many-zeros"),
+        pytest.param(lambda x: x.amax(), [[0, 0, 0], [0, 0, 1]], id="amax"),
+        pytest.param(lambda x: x.amax(1), [[0, 0.5, 0.5], [0, 0, 1]], id="amax-tie"),
+        pytest.param(lambda x: x.amin((0, 1)), [[0, 0, 0], [0, 1, 0]], id="amin"),
+        pytest.param(lambda x: x.max(1).values, [[0, 1, 0], [0, 0, 1]], id="max-dim-first-index"),
+        pytest.param(lambda x: x.min(0)[0], [[1, 0, 1], [0, 1, 0]], id="min-dim"),
+        pytest.param(lambda x: x.cumsum(1), [[3, 2, 1], [3, 2, 1]], id="cumsum"),
+    ],
+)
+def test_reduction_grad_special(f, expected):
+    x = fg.tensor([[1.0, 3.0, 3.0], [2.0, 0.0, 5.0]], dtype=fg.float64, requires_grad=True)
+    f(x).sum().backward()
+    np.testing.assert_allclose(to_numpy_(x.grad), expected)
+
+
+def test_max_min_with_dim_return_values_and_indices(rng):
+    a, x = make_input(rng, (3, 4), TRANSPOSED, domain="ties")
+    for name, ref, arg in (("max", np.max, np.argmax), ("min", np.min, np.argmin)):
+        out = getattr(x, name)(1)
+        values, indices = out
+        assert out.values is values and out.indices is indices
+        assert type(out).__name__ == name
+        assert_tensor(values, ref(a, 1))
+        assert_tensor(indices, arg(a, 1), dtype="int64")
+        kept = getattr(fg, name)(x, dim=0, keepdim=True)
+        assert_tensor(kept.indices, arg(a, 0)[None], dtype="int64")
+    assert repr(fg.tensor([1.0, 3.0]).max(0)).endswith("max(\nvalues=tensor(3.),\nindices=tensor(1))")
+    assert_tensor(fg.max(fg.tensor([1.0, 5.0]), fg.tensor([2.0, 3.0])), np.array([2.0, 5.0]))
+    assert_tensor(fg.tensor(5.0).max(0).indices, np.array(0), dtype="int64")
+
+
+@pytest.mark.parametrize("name,ref", [("argmax", np.argmax), ("argmin", np.argmin)])
+def test_argmax_argmin(name, ref, rng):
+    a, x = make_input(rng, (3, 4, 2), STEPPED, domain="ties")
+    assert_tensor(getattr(x, name)(), np.array(ref(a)), dtype="int64")
+    for d in (0, 1, -1):
+        assert_tensor(getattr(fg, name)(x, d), ref(a, d), dtype="int64")
+        assert_tensor(getattr(x, name)(dim=d, keepdim=True), np.expand_dims(ref(a, d), d), dtype="int64")
+    nan = float("nan")
+    assert getattr(fg.tensor([1.0, nan, 3.0]), name)().item() == 1
+    assert getattr(fg.tensor([[1, 2], [4, 0]]), name)(1).tolist() == ref(np.array([[1, 2], [4, 0]]), 1).tolist()
+
+
+def test_reduction_dtypes_and_special_values():
+    assert_tensor(fg.tensor([1, 2, 3]).prod(), np.array(6), dtype="int64")
+    assert_tensor(fg.tensor([True, False]).prod(), np.array(0), dtype="int64")
+    assert_tensor(fg.tensor([1, 2]).amax(), np.array(2), dtype="int64")
+    assert_tensor(fg.tensor([True, False]).amax(), np.array(True), dtype="bool")
+    assert_tensor(fg.tensor([1, 2]).logsumexp(0), np.array(np.log(np.exp(1) + np.exp(2))), dtype="float32")
+    assert_tensor(fg.tensor([1, 2]).cumsum(0), np.array([1, 3]), dtype="int64")
+    assert_tensor(fg.tensor([True, True]).cumsum(0), np.array([1, 2]), dtype="int64")
+    assert_tensor(fg.tensor([1, 2]).cumsum(0, dtype=fg.float64), np.array([1.0, 3.0]), dtype="float64")
+    nan, inf = float("nan"), float("inf")
+    assert_tensor(fg.tensor([1.0, nan, 3.0]).max(), np.array(nan))
+    assert_tensor(fg.tensor([1.0, nan, 3.0]).amin(), np.array(nan))
+    assert_tensor(fg.tensor([1.0, 2.0]).var(unbiased=False), np.array(0.25))
+    assert_tensor(fg.tensor([1.0, 2.0]).var(False), np.array(0.25))
+    assert_tensor(fg.tensor([1.0]).var(), np.array(nan))
+    assert_tensor(fg.tensor([1.0, 2.0]).var(correction=2), np.array(inf))
+    assert_tensor(fg.tensor([inf, 1.0]).logsumexp(0), np.array(inf))
+    assert_tensor(fg.tensor([-inf, -inf]).logsumexp(0), np.array(-inf))
+    assert_tensor(fg.zeros(0, 3).logsumexp(0), np.full(3, -inf))
+    assert_tensor(fg.zeros(0, 3).max(1).values, np.zeros(0))
+    assert_tensor(fg.zeros(2, 0).cumsum(1), np.zeros((2, 0)))
+    x = fg.tensor([[1.0, 2.0], [3.0, 3.0]], requires_grad=True)
+    x.std(1).sum().backward()  # zero std: gradient 0, not NaN
+    np.testing.assert_allclose(to_numpy_(x.grad), [[-0.7071067811865476, 0.7071067811865476], [0, 0]], rtol=1e-6)
+
+
+def test_reduction_errors():
+    with pytest.raises(RuntimeError, match=r"max\(\): Expected reduction dim to be specified for input.numel\(\) == 0"):
+        fg.zeros(0).max()
+    with pytest.raises(RuntimeError, match=r"amax\(\): Expected reduction dim to be specified"):
+        fg.zeros(0).amax()
+    with pytest.raises(IndexError, match=r"max\(\): Expected reduction dim 0 to have non-zero size"):
+        fg.zeros(0, 3).max(0)
+    with pytest.raises(IndexError, match=r"argmax\(\): Expected reduction dim to be specified for input.numel\(\) == 0"):
+        fg.zeros(0).argmax()
+    with pytest.raises(NotImplementedError, match="std and var only support floating point"):
+        fg.tensor([1, 2]).var()
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        fg.ones(2, 3).amax(2)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        fg.ones(2, 3).cumsum(-3)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        fg.ones(2, 3).max(5)
+    with pytest.raises(TypeError):
+        fg.ones(2).logsumexp()
+
+
+def test_reduction_double_backward():
+    a = np.array([[0.3, -1.2, 0.8], [1.5, 0.1, -0.4]])
+    for f in (lambda x: x.logsumexp(1), lambda x: x.var(1), lambda x: x.std(0), lambda x: x.prod(1)):
+        x = fg.tensor(a, dtype=fg.float64, requires_grad=True)
+        y = f(x).sum()
+        y.backward(create_graph=True)
+        g = x.grad
+        assert g.requires_grad
+        x.grad = None
+        (g * g).sum().backward()
+        # numerical: d/dx sum(grad(x)^2), with grad from ferrograd
+        def gsq(arr):
+            t = fg.tensor(arr, dtype=fg.float64, requires_grad=True)
+            f(t).sum().backward()
+            return float((to_numpy_(t.grad) ** 2).sum())
+        num = np.zeros_like(a)
+        for idx in np.ndindex(*a.shape):
+            p, m = a.copy(), a.copy()
+            p[idx] += 1e-6
+            m[idx] -= 1e-6
+            num[idx] = (gsq(p) - gsq(m)) / 2e-6
+        np.testing.assert_allclose(to_numpy_(x.grad), num, rtol=1e-4, atol=1e-6)
 
 
 # ---------------------------------------------------------------------------

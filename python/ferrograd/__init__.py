@@ -16,6 +16,7 @@ from ._core import (
     rand,
     randn,
     tensor,
+    where,
     zeros,
 )
 from ._core import dtype
@@ -25,6 +26,7 @@ from ._size import Size
 from .grad_mode import enable_grad, no_grad, set_grad_enabled
 from . import autograd
 from . import nn
+from . import return_types
 
 float = float32  # noqa: A001
 double = float64
@@ -72,6 +74,12 @@ for _name in [
     "abs", "absolute", "sign", "sqrt", "rsqrt", "square", "reciprocal", "exp2", "expm1", "log2", "log10",
     "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf",
     "logit", "floor", "ceil", "round", "trunc", "frac",
+    # elementwise binary, clamp, logic
+    "maximum", "minimum", "atan2", "arctan2", "fmod", "remainder", "clamp", "clip", "clamp_min", "clamp_max",
+    "lerp", "logical_and", "logical_or", "logical_xor", "logical_not", "isnan", "isinf", "isfinite", "allclose",
+    "equal",
+    # reductions
+    "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std", "logsumexp", "cumsum",
 ]:
     globals()[_name] = _method(_name)
 del _name

@@ -157,6 +157,15 @@ fn promote_types(type1: &Bound<'_, PyAny>, type2: &Bound<'_, PyAny>) -> PyResult
     Ok(PyDType { dtype: ferrograd_core::promote_types(a, b) })
 }
 
+/// `where(condition, input, other)`; input and other may be numbers.
+#[pyfunction(name = "where")]
+fn where_fn(py: Python<'_>, condition: &Bound<'_, PyAny>, input: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>) -> Out {
+    let c = args::tensor_arg(condition, "where", "condition")?;
+    let a = args::operand_arg(input, "where", "input")?;
+    let b = args::operand_arg(other, "where", "other")?;
+    wrap(py, call(|| Tensor::where_(&c, &a, &b))?)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTensor>()?;
@@ -177,5 +186,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(is_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(promote_types, m)?)?;
+    m.add_function(wrap_pyfunction!(where_fn, m)?)?;
     Ok(())
 }
