@@ -36,6 +36,11 @@ def _gelu_tanh(a):
     return 0.5 * a * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (a + 0.044715 * a**3)))
 
 
+def _np_softmax(a, dim):
+    e = np.exp(a - a.max(dim, keepdims=True))
+    return e / e.sum(dim, keepdims=True)
+
+
 def _softplus(a, beta=1.0, threshold=20.0):
     return np.where(a * beta > threshold, a, np.log1p(np.exp(a * beta)) / beta)
 
@@ -921,6 +926,11 @@ REDUCTIONS = [
     ("cumsum(0)", lambda x: x.cumsum(0), lambda a: a.cumsum(0)),
     ("cumsum(1)", lambda x: fg.cumsum(x, 1), lambda a: a.cumsum(1)),
     ("cumsum(-1)", lambda x: x.cumsum(dim=-1), lambda a: a.cumsum(-1)),
+    ("F.softmax(1)", lambda x: F.softmax(x, 1), lambda a: _np_softmax(a, 1)),
+    ("softmax(-1)", lambda x: x.softmax(-1), lambda a: _np_softmax(a, -1)),
+    ("fg.softmax(0)", lambda x: fg.softmax(x, 0), lambda a: _np_softmax(a, 0)),
+    ("F.log_softmax(1)", lambda x: F.log_softmax(x, dim=1), lambda a: np.log(_np_softmax(a, 1))),
+    ("log_softmax(-1)", lambda x: x.log_softmax(-1), lambda a: np.log(_np_softmax(a, -1))),
 ]
 REDUCTION_PARAMS = [pytest.param(f, ref, id=name) for name, f, ref in REDUCTIONS]
 
@@ -1108,6 +1118,250 @@ def test_reduction_double_backward():
             t = fg.tensor(arr, dtype=fg.float64, requires_grad=True)
             f(t).sum().backward()
             return float((to_numpy_(t.grad) ** 2).sum())
+        num = np.zeros_like(a)
+        for idx in np.ndindex(*a.shape):
+            p, m = a.copy(), a.copy()
+            p[idx] += 1e-6
+            m[idx] -= 1e-6
+            num[idx] = (gsq(p) - gsq(m)) / 2e-6
+        np.testing.assert_allclose(to_numpy_(x.grad), num, rtol=1e-4, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# nn.functional: softmax family, losses, linear
+# ---------------------------------------------------------------------------
+
+
+def _np_cross_entropy(a, t, weight=None, ignore_index=-100, reduction="mean", log_probs=False):
+    """numpy reference for nll_loss (log_probs=True) and cross_entropy with class indices."""
+    class_dim = 0 if a.ndim == 1 else 1
+    logp = a if log_probs else np.log(_np_softmax(a, class_dim))
+    if a.ndim == 1:
+        logp, t = logp[None], np.asarray(t)[None]
+    logp = np.moveaxis(logp, 1, -1)  # (N, d..., C)
+    w = np.ones(logp.shape[-1]) if weight is None else np.asarray(weight, dtype=np.float64)
+    keep = t != ignore_index
+    safe = np.where(keep, t, 0)
+    picked = np.take_along_axis(logp, safe[..., None], -1)[..., 0]
+    wt = w[safe] * keep
+    losses = -picked * wt
+    if reduction == "none":
+        return losses[0] if a.ndim == 1 else losses
+    if reduction == "sum":
+        return losses.sum()
+    return losses.sum() / wt.sum()
+
+
+LOSS_CASES = [
+    # id, input shape, target (class indices), kwargs
+    ("2d", (4, 3), [0, 2, 1, 2], {}),
+    ("2d-sum", (4, 3), [0, 2, 1, 2], {"reduction": "sum"}),
+    ("2d-none", (4, 3), [0, 2, 1, 2], {"reduction": "none"}),
+    ("weight", (4, 3), [0, 2, 1, 2], {"weight": [0.2, 1.0, 3.0]}),
+    ("weight-none", (4, 3), [0, 2, 1, 2], {"weight": [0.2, 1.0, 3.0], "reduction": "none"}),
+    ("ignore_index", (4, 3), [0, -100, 1, 2], {}),
+    ("ignore_index=1", (4, 3), [0, 1, 1, 2], {"ignore_index": 1, "weight": [0.5, 2.0, 1.5]}),
+    ("1d", (5,), 3, {}),
+    ("1d-none", (5,), 3, {"reduction": "none"}),
+    ("spatial", (2, 3, 4), [[0, 1, 2, 0], [1, 1, 1, 2]], {}),
+    ("spatial-none", (2, 3, 4), [[0, 1, 2, 0], [1, -100, 1, 2]], {"reduction": "none"}),
+]
+LOSS_PARAMS = [pytest.param(shape, target, kw, id=name) for name, shape, target, kw in LOSS_CASES]
+
+
+def _loss_kwargs(kw):
+    return {k: (fg.tensor(v, dtype=fg.float64) if k == "weight" else v) for k, v in kw.items()}
+
+
+@pytest.mark.parametrize("shape,target,kw", LOSS_PARAMS)
+@pytest.mark.parametrize("fn", ["cross_entropy", "nll_loss"])
+def test_class_index_losses(fn, shape, target, kw, rng):
+    a = random_array(rng, shape)
+    t = np.array(target)
+    expected = _np_cross_entropy(a, t, log_probs=fn == "nll_loss", **kw)
+    out = getattr(F, fn)(fg.tensor(a, dtype=fg.float64), fg.tensor(target), **_loss_kwargs(kw))
+    assert_tensor(out, expected, dtype="float64")
+    out32 = getattr(F, fn)(fg.tensor(a, dtype=fg.float32), fg.tensor(target), **{k: (v.float() if k == "weight" else v) for k, v in _loss_kwargs(kw).items()})
+    assert_tensor(out32, expected, dtype="float32", rtol=1e-5, atol=1e-6)
+    gradcheck(lambda x: getattr(F, fn)(x, fg.tensor(target), **_loss_kwargs(kw)), [a])
+
+
+def test_cross_entropy_on_strided_logits(rng):
+    a, x = make_input(rng, (4, 3), TRANSPOSED)
+    assert_tensor(F.cross_entropy(x, fg.tensor([0, 1, 2, 1])), _np_cross_entropy(a, np.array([0, 1, 2, 1])))
+    storage = random_array(rng, (3, 9))
+    gradcheck(lambda s: F.cross_entropy(s.t()[1::2], fg.tensor([0, 1, 2, 1])), [storage])
+
+
+@pytest.mark.parametrize("kw", [{}, {"reduction": "sum"}, {"reduction": "none"}, {"weight": [1.0, 2.0, 0.5]}], ids=str)
+@pytest.mark.parametrize("smoothing", [0.0, 0.2])
+def test_cross_entropy_with_probabilities(kw, smoothing, rng):
+    a = random_array(rng, (4, 3))
+    p = _np_softmax(random_array(rng, (4, 3)), 1)
+    q = p * (1 - smoothing) + smoothing / 3
+    w = np.ones(3) if "weight" not in kw else np.array(kw["weight"])
+    per = -(np.log(_np_softmax(a, 1)) * q * w).sum(1)
+    expected = {"none": per, "sum": per.sum()}.get(kw.get("reduction"), per.sum() / 4)
+    f = lambda x: F.cross_entropy(x, fg.tensor(p, dtype=fg.float64), label_smoothing=smoothing, **_loss_kwargs(kw))
+    assert_tensor(f(fg.tensor(a, dtype=fg.float64)), expected)
+    gradcheck(f, [a])
+
+
+@pytest.mark.parametrize("kw", [{}, {"reduction": "sum"}, {"weight": [0.2, 1.0, 3.0]}, {"ignore_index": 2}], ids=str)
+def test_cross_entropy_label_smoothing(kw, rng):
+    a = random_array(rng, (4, 3))
+    t = np.array([0, 2, 1, 2])
+    eps = 0.1
+    nll = _np_cross_entropy(a, t, **kw)
+    logp = np.log(_np_softmax(a, 1))
+    w = np.ones(3) if "weight" not in kw else np.array(kw["weight"])
+    keep = t != kw.get("ignore_index", -100)
+    smooth = -(logp * w).sum(1) * keep
+    if kw.get("reduction") == "sum":
+        smooth = smooth.sum()
+    else:
+        smooth = smooth.sum() / (w[np.where(keep, t, 0)] * keep).sum()
+    expected = (1 - eps) * nll + smooth * eps / 3
+    f = lambda x: F.cross_entropy(x, fg.tensor(t), label_smoothing=eps, **_loss_kwargs(kw))
+    assert_tensor(f(fg.tensor(a, dtype=fg.float64)), np.array(expected))
+    gradcheck(f, [a])
+
+
+def test_loss_edge_cases():
+    nan = float("nan")
+    x = fg.randn(2, 3)
+    assert_tensor(F.nll_loss(x, fg.tensor([-100, -100])), np.array(nan))
+    assert_tensor(F.nll_loss(x, fg.tensor([-100, -100]), reduction="sum"), np.array(0.0))
+    assert_tensor(F.cross_entropy(fg.zeros(0, 3), fg.zeros(0, dtype=fg.int64)), np.array(nan))
+    assert_tensor(F.cross_entropy(fg.zeros(0, 3), fg.zeros(0, dtype=fg.int64), reduction="sum"), np.array(0.0))
+    big = fg.tensor([[1000.0, 0.0], [-1000.0, 0.0]], requires_grad=True)
+    loss = F.cross_entropy(big, fg.tensor([0, 0]))
+    assert_tensor(loss.detach(), np.array(500.0))
+    loss.backward()
+    assert_tensor(big.grad, np.array([[0.0, 0.0], [-0.5, 0.5]]))
+    assert_tensor(F.softmax(fg.tensor([1000.0, 0.0]), 0), np.array([1.0, 0.0]))
+    assert_tensor(F.log_softmax(fg.tensor([1000.0, 0.0]), 0), np.array([0.0, -1000.0]))
+    assert_tensor(F.softmax(fg.tensor([-float("inf"), 0.0]), 0), np.array([0.0, 1.0]))
+    assert_tensor(F.softmax(fg.zeros(0, 3), 1), np.zeros((0, 3)))
+    assert_tensor(F.softmax(fg.tensor([1.0, 2.0], dtype=fg.float32), 0, dtype=fg.float64), _np_softmax(np.array([1.0, 2.0]), 0), dtype="float64")
+
+
+def test_loss_errors():
+    x = fg.randn(2, 3, requires_grad=True)
+    with pytest.raises(IndexError, match="Target 3 is out of bounds."):
+        F.nll_loss(x, fg.tensor([0, 3]))
+    with pytest.raises(IndexError, match="Target -1 is out of bounds."):
+        F.cross_entropy(x, fg.tensor([0, -1]))
+    with pytest.raises(RuntimeError, match="expected target dtype to be Long or Byte, but got Float"):
+        F.nll_loss(x, fg.tensor([0.0, 1.0]))
+    with pytest.raises(ValueError, match=r"Expected input batch_size \(2\) to match target batch_size \(3\)."):
+        F.cross_entropy(x, fg.tensor([0, 1, 2]))
+    with pytest.raises(RuntimeError, match="weight tensor should be defined either for all 3 classes or no classes"):
+        F.nll_loss(x, fg.tensor([0, 1]), weight=fg.ones(2))
+    with pytest.raises(RuntimeError, match=r"Expected target size \[2, 4\], got \[2\]"):
+        F.nll_loss(fg.randn(2, 3, 4), fg.tensor([0, 1]))
+    with pytest.raises(ValueError, match="foo is not a valid value for reduction"):
+        F.cross_entropy(x, fg.tensor([0, 2]), reduction="foo")
+    with pytest.raises(ValueError, match="foo is not a valid value for reduction"):
+        F.mse_loss(x, fg.zeros(2, 3), reduction="foo")
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        F.softmax(fg.tensor([1, 2, 3]), 0)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        F.log_softmax(fg.tensor([1.0, 2.0]), 1)
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 2x4\)"):
+        F.linear(x, fg.randn(4, 2))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize(
+    "sa,la,sb,lb",
+    [
+        pytest.param((2, 3), CONTIGUOUS, (2, 3), CONTIGUOUS, id="same"),
+        pytest.param((3, 4), TRANSPOSED, (3, 4), STEPPED, id="strided"),
+        pytest.param((2, 3, 4), EXPANDED, (2, 3, 4), CONTIGUOUS, id="expanded"),
+    ],
+)
+def test_mse_loss(reduction, sa, la, sb, lb, rng):
+    a, x = make_input(rng, sa, la)
+    b, y = make_input(rng, sb, lb)
+    sq = (a - b) ** 2
+    expected = {"mean": sq.mean(), "sum": sq.sum(), "none": sq}[reduction]
+    assert_tensor(F.mse_loss(x, y, reduction=reduction), np.asarray(expected))
+    gradcheck(lambda p, q: F.mse_loss(la.fg_view(p, sa), lb.fg_view(q, sb), reduction=reduction), [random_array(rng, la.storage_shape(sa)), random_array(rng, lb.storage_shape(sb))])
+
+
+def test_mse_loss_dtype_and_broadcast_warning():
+    out = F.mse_loss(fg.ones(2, 3), fg.zeros(2, 3, dtype=fg.float64))
+    assert_tensor(out, np.array(1.0), dtype="float64")
+    with pytest.warns(UserWarning, match="Using a target size"):
+        out = F.mse_loss(fg.ones(2, 3), fg.zeros(3))
+    assert_tensor(out, np.array(1.0))
+
+
+@pytest.mark.parametrize(
+    "xs,bias",
+    [
+        pytest.param((4, 3), True, id="2d-bias"),
+        pytest.param((4, 3), False, id="2d"),
+        pytest.param((3,), True, id="1d-bias"),
+        pytest.param((2, 4, 3), True, id="3d-bias"),
+        pytest.param((0, 3), True, id="empty"),
+    ],
+)
+def test_linear(xs, bias, rng):
+    a, w, b = random_array(rng, xs), random_array(rng, (5, 3)), random_array(rng, (5,))
+    expected = a @ w.T + (b if bias else 0)
+    f64 = lambda arr: fg.tensor(arr, dtype=fg.float64)
+    if bias:
+        assert_tensor(F.linear(f64(a), f64(w), f64(b)), expected)
+        gradcheck(lambda x, wt, bt: F.linear(x, wt, bt), [a, w, b])
+    else:
+        assert_tensor(F.linear(f64(a), f64(w)), expected)
+        gradcheck(lambda x, wt: F.linear(x, wt), [a, w])
+
+
+NN_GRAD_FN = [
+    (lambda x: F.softmax(x, 1), "SoftmaxBackward0"),
+    (lambda x: x.softmax(0), "SoftmaxBackward0"),
+    (lambda x: F.log_softmax(x, 1), "LogSoftmaxBackward0"),
+    (lambda x: F.cross_entropy(x, fg.tensor([0, 2])), "NllLossBackward0"),
+    (lambda x: F.cross_entropy(x, fg.tensor([0, 2]), reduction="none"), "NllLossBackward0"),
+    (lambda x: F.nll_loss(x, fg.tensor([0, 2]), reduction="sum"), "NllLossBackward0"),
+    (lambda x: F.mse_loss(x, fg.zeros(2, 3)), "MseLossBackward0"),
+    (lambda x: F.mse_loss(x, fg.zeros(2, 3), reduction="none"), "MseLossBackward0"),
+    (lambda x: F.linear(x, fg.randn(4, 3)), "MmBackward0"),
+    (lambda x: F.linear(x, fg.randn(4, 3), fg.randn(4)), "AddmmBackward0"),
+    (lambda x: fg.addmm(fg.randn(4), x, fg.randn(3, 4)), "AddmmBackward0"),
+]
+
+
+@pytest.mark.parametrize("f,name", [pytest.param(f, n, id=f"{n}-{i}") for i, (f, n) in enumerate(NN_GRAD_FN)])
+def test_nn_grad_fn_name(f, name):
+    x = fg.randn(2, 3, requires_grad=True)
+    assert f(x).grad_fn.name() == name
+
+
+def test_cross_entropy_graph_is_nll_of_log_softmax():
+    x = fg.randn(2, 3, requires_grad=True)
+    node = F.cross_entropy(x, fg.tensor([0, 2])).grad_fn
+    assert [n.name() for n, _ in node.next_functions] == ["LogSoftmaxBackward0"]
+
+
+def test_softmax_double_backward():
+    a = np.array([[0.3, -1.2, 0.8], [1.5, 0.1, -0.4]])
+    for f in (lambda x: F.softmax(x, 1), lambda x: F.log_softmax(x, 0)):
+        v = np.array([[1.0, -2.0, 0.5], [0.3, 0.7, -1.1]])
+        x = fg.tensor(a, dtype=fg.float64, requires_grad=True)
+        (f(x) * fg.tensor(v, dtype=fg.float64)).sum().backward(create_graph=True)
+        g = x.grad
+        x.grad = None
+        (g * g).sum().backward()
+
+        def gsq(arr):
+            t = fg.tensor(arr, dtype=fg.float64, requires_grad=True)
+            (f(t) * fg.tensor(v, dtype=fg.float64)).sum().backward()
+            return float((to_numpy_(t.grad) ** 2).sum())
+
         num = np.zeros_like(a)
         for idx in np.ndindex(*a.shape):
             p, m = a.copy(), a.copy()

@@ -80,6 +80,8 @@ for _name in [
     "equal",
     # reductions
     "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std", "logsumexp", "cumsum",
+    # nn
+    "softmax", "log_softmax", "addmm",
 ]:
     globals()[_name] = _method(_name)
 del _name

@@ -166,6 +166,34 @@ fn where_fn(py: Python<'_>, condition: &Bound<'_, PyAny>, input: &Bound<'_, PyAn
     wrap(py, call(|| Tensor::where_(&c, &a, &b))?)
 }
 
+fn reduction_arg(reduction: &str) -> PyResult<ferrograd_core::nn::Reduction> {
+    use ferrograd_core::nn::Reduction;
+    match reduction {
+        "mean" => Ok(Reduction::Mean),
+        "sum" => Ok(Reduction::Sum),
+        "none" => Ok(Reduction::None),
+        _ => Err(pyo3::exceptions::PyValueError::new_err(format!("{reduction} is not a valid value for reduction"))),
+    }
+}
+
+/// The kernel of `nn.functional.nll_loss` (argument handling lives in Python).
+#[pyfunction]
+fn _nll_loss(py: Python<'_>, input: &Bound<'_, PyAny>, target: &Bound<'_, PyAny>, weight: Option<&Bound<'_, PyAny>>, ignore_index: i64, reduction: &str) -> Out {
+    let x = args::tensor_arg(input, "nll_loss", "input")?;
+    let t = args::tensor_arg(target, "nll_loss", "target")?;
+    let w = weight.filter(|w| !w.is_none()).map(|w| args::tensor_arg(w, "nll_loss", "weight")).transpose()?;
+    let r = reduction_arg(reduction)?;
+    wrap(py, call(|| x.nll_loss(&t, w.as_ref(), ignore_index, r))?)
+}
+
+#[pyfunction]
+fn _mse_loss(py: Python<'_>, input: &Bound<'_, PyAny>, target: &Bound<'_, PyAny>, reduction: &str) -> Out {
+    let x = args::tensor_arg(input, "mse_loss", "input")?;
+    let t = args::tensor_arg(target, "mse_loss", "target")?;
+    let r = reduction_arg(reduction)?;
+    wrap(py, call(|| x.mse_loss(&t, r))?)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTensor>()?;
@@ -187,5 +215,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(promote_types, m)?)?;
     m.add_function(wrap_pyfunction!(where_fn, m)?)?;
+    m.add_function(wrap_pyfunction!(_nll_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(_mse_loss, m)?)?;
     Ok(())
 }

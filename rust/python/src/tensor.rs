@@ -886,6 +886,30 @@ impl PyTensor {
         wrap(py, call_heavy(py, a.numel(), || a.cumsum(dim, false))?)
     }
 
+
+    // ---- nn ----
+
+    #[pyo3(signature = (dim, dtype=None))]
+    fn softmax(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+        let a = self.get();
+        let a = match dtype_arg(dtype, "softmax")? { Some(d) => call(|| a.to_dtype(d))?, None => a };
+        wrap(py, call_heavy(py, a.numel(), || a.softmax(dim, false))?)
+    }
+
+    #[pyo3(signature = (dim, dtype=None))]
+    fn log_softmax(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+        let a = self.get();
+        let a = match dtype_arg(dtype, "log_softmax")? { Some(d) => call(|| a.to_dtype(d))?, None => a };
+        wrap(py, call_heavy(py, a.numel(), || a.softmax(dim, true))?)
+    }
+
+    /// `bias.addmm(mat1, mat2)` = bias + mat1 @ mat2.
+    fn addmm(&self, py: Python<'_>, mat1: &Bound<'_, PyAny>, mat2: &Bound<'_, PyAny>) -> Out {
+        let (a, b) = (tensor_arg(mat1, "addmm", "mat1")?, tensor_arg(mat2, "addmm", "mat2")?);
+        let bias = self.get();
+        wrap(py, call_heavy(py, a.numel() + b.numel(), || Tensor::addmm(&bias, &a, &b))?)
+    }
+
     // ---- linear algebra ----
 
     fn matmul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {

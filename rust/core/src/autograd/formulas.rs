@@ -8,6 +8,7 @@ use super::node::{LeafMeta, Node};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::ops::binary::Binary as BinaryFn;
+use crate::ops::nn::Reduction;
 use crate::ops::unary::Unary;
 use crate::tensor::Tensor;
 use std::sync::Arc;
@@ -44,6 +45,11 @@ pub enum BackwardOp {
     VarStd { dims: Vec<usize>, keepdim: bool, correction: f64, std: bool }, // a, out
     Logsumexp { dims: Vec<usize>, keepdim: bool }, // a, out
     Cumsum { dim: usize, reverse: bool },
+    // nn
+    Softmax { dim: usize, log: bool }, // out
+    NllLoss { input_shape: Vec<usize>, reduction: Reduction, ignore_index: i64, total_weight: f64, has_weight: bool }, // target, weight?
+    MseLoss { reduction: Reduction, numel: usize }, // input, target
+    Addmm, // a, b
     // linear algebra
     Mm,  // a, b
     Bmm, // a, b
@@ -117,6 +123,11 @@ impl BackwardOp {
             VarStd { .. } => "StdBackward0",
             Logsumexp { .. } => "LogsumexpBackward0",
             Cumsum { .. } => "CumsumBackward0",
+            Softmax { log: false, .. } => "SoftmaxBackward0",
+            Softmax { log: true, .. } => "LogSoftmaxBackward0",
+            NllLoss { .. } => "NllLossBackward0",
+            MseLoss { .. } => "MseLossBackward0",
+            Addmm => "AddmmBackward0",
             Mm => "MmBackward0",
             Bmm => "BmmBackward0",
             Mv => "MvBackward0",
@@ -330,6 +341,32 @@ impl BackwardOp {
                 one(unsqueeze_dims(g, dims, *keepdim)?.mul(&s[0].sub(&out)?.exp()?))
             }
             Cumsum { dim, reverse } => one(g.cumsum(*dim as isize, !reverse)),
+            Softmax { dim, log } => {
+                let out = &saved()?[0];
+                let d = [*dim as isize];
+                if *log {
+                    one(g.sub(&out.exp()?.mul(&g.sum(Some(&d), true)?)?))
+                } else {
+                    one(out.mul(&g.sub(&g.mul(out)?.sum(Some(&d), true)?)?))
+                }
+            }
+            NllLoss { input_shape, reduction, ignore_index, total_weight, has_weight } => {
+                let s = saved()?;
+                let weight = has_weight.then(|| &s[1]);
+                one(crate::ops::nn::nll_loss_grad(g, &s[0], weight, input_shape, *reduction, *ignore_index, *total_weight))
+            }
+            MseLoss { reduction, numel } => {
+                let s = saved()?;
+                let d = s[0].sub(&s[1])?;
+                let scale = if *reduction == Reduction::Mean { 2.0 / *numel as f64 } else { 2.0 };
+                let ga = g.mul(&d)?.mul(&c(scale))?;
+                Ok(vec![opt(need(0), || Ok(ga.clone()))?, opt(need(1), || ga.neg())?])
+            }
+            Addmm => {
+                let s = saved()?;
+                let (a, b) = (&s[0], &s[1]);
+                Ok(vec![Some(g.clone()), opt(need(1), || g.mm(&b.t()?))?, opt(need(2), || a.t()?.mm(g))?])
+            }
             Mm => {
                 let s = saved()?;
                 let (a, b) = (&s[0], &s[1]);

@@ -1,6 +1,7 @@
 //! Differentiable tensor ops: each computes its forward with a kernel and records its backward rule.
 pub mod binary;
 mod matmul;
+pub mod nn;
 pub(crate) mod reduce;
 pub mod unary;
 pub mod view;

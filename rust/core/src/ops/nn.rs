@@ -1,0 +1,160 @@
+//! Neural-network building blocks with their own PyTorch grad_fn: softmax, log_softmax, nll_loss,
+//! mse_loss and addmm (the fused `linear`).
+use crate::autograd::{record, BackwardOp, SavedTensor};
+use crate::dtype::{result_type, DType};
+use crate::error::Result;
+use crate::layout::{broadcast_shapes, wrap_dim};
+use crate::ops::reduce::positions_along;
+use crate::tensor::Tensor;
+use crate::bail;
+
+/// `reduction=` of the losses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    None,
+    Mean,
+    Sum,
+}
+
+impl Tensor {
+    /// softmax (`log` = false) or log_softmax along `dim`, shifted by the max for stability.
+    pub fn softmax(&self, dim: isize, log: bool) -> Result<Tensor> {
+        if !self.dtype().is_float() {
+            let d = wrap_dim(dim, self.ndim())?;
+            let kernel = match (log, d + 1 >= self.ndim()) {
+                (false, true) => "softmax_lastdim_kernel_impl",
+                (false, false) => "softmax_kernel_impl",
+                (true, true) => "log_softmax_lastdim_kernel_impl",
+                (true, false) => "log_softmax_kernel_impl",
+            };
+            bail!(NotImplemented, "\"{kernel}\" not implemented for '{}'", self.dtype().scalar_type_name());
+        }
+        let d = wrap_dim(dim, self.ndim())? as isize;
+        let x = self.detach();
+        let out = if x.numel() == 0 {
+            x.clone_tensor()?
+        } else {
+            let m = x.amax_amin(Some(&[d]), true, true, false)?;
+            let m = Tensor::where_(&m.float_class(2)?, &m, &Tensor::scalar(0.0))?;
+            let shifted = x.sub(&m)?;
+            let sum = shifted.exp()?.sum(Some(&[d]), true)?;
+            if log { shifted.sub(&sum.log()?)? } else { shifted.exp()?.div(&sum)? }
+        };
+        let dim = d as usize;
+        Ok(record(out, &[self], move || BackwardOp::Softmax { dim, log }, |out| vec![SavedTensor::output(out)]))
+    }
+
+    /// `nll_loss` for class-index targets: input (N, C, d...) or (C,), target (N, d...) or ().
+    pub fn nll_loss(&self, target: &Tensor, weight: Option<&Tensor>, ignore_index: i64, reduction: Reduction) -> Result<Tensor> {
+        if !self.dtype().is_float() {
+            bail!(NotImplemented, "\"nll_loss_out_frame\" not implemented for '{}'", self.dtype().scalar_type_name());
+        }
+        if target.dtype() != DType::I64 {
+            bail!(Runtime, "expected target dtype to be Long or Byte, but got {}", target.dtype().scalar_type_name());
+        }
+        let nd = self.ndim();
+        if nd == 0 {
+            bail!(Runtime, "input tensor should be 1D or 2D");
+        }
+        let class_dim = if nd == 1 { 0 } else { 1 };
+        let c = self.shape()[class_dim];
+        let expected: Vec<usize> = if nd == 1 { vec![] } else { self.shape().iter().enumerate().filter(|&(i, _)| i != 1).map(|(_, &s)| s).collect() };
+        if nd >= 2 && target.ndim() >= 1 && target.shape()[0] != self.shape()[0] {
+            bail!(Value, "Expected input batch_size ({}) to match target batch_size ({}).", self.shape()[0], target.shape()[0]);
+        }
+        if target.shape() != expected.as_slice() {
+            bail!(Runtime, "Expected target size {:?}, got {:?}", expected, target.shape());
+        }
+        if let Some(w) = weight {
+            if w.ndim() != 1 || w.shape()[0] != c {
+                bail!(Runtime, "weight tensor should be defined either for all {c} classes or no classes but got weight tensor of shape: {:?}", w.shape());
+            }
+        }
+        let t = target.to_vec::<i64>();
+        if let Some(&bad) = t.iter().find(|&&v| v != ignore_index && (v < 0 || v >= c as i64)) {
+            bail!(Index, "Target {bad} is out of bounds.");
+        }
+        // per-element losses and weights, in the target's row-major order
+        let x = self.to_vec::<f64>();
+        let w = weight.map(|w| w.to_vec::<f64>());
+        let inner: usize = if nd >= 2 { self.shape()[2..].iter().product() } else { 1 };
+        let mut losses = Vec::with_capacity(t.len());
+        let mut total = 0.0;
+        for (i, &ti) in t.iter().enumerate() {
+            if ti == ignore_index {
+                losses.push(0.0);
+                continue;
+            }
+            let (n, s) = (i / inner, i % inner);
+            let wi = w.as_ref().map_or(1.0, |w| w[ti as usize]);
+            losses.push(-wi * x[(n * c + ti as usize) * inner + s]);
+            total += wi;
+        }
+        let out = match reduction {
+            Reduction::None => Tensor::from_vec(losses, target.shape())?,
+            Reduction::Sum => Tensor::from_vec(vec![losses.iter().sum::<f64>()], &[])?,
+            Reduction::Mean => Tensor::from_vec(vec![losses.iter().sum::<f64>() / total], &[])?,
+        }
+        .to_dtype(self.dtype())?;
+        let input_shape = self.shape().to_vec();
+        let has_weight = weight.is_some();
+        let op = move || BackwardOp::NllLoss { input_shape, reduction, ignore_index, total_weight: total, has_weight };
+        let saved = |_: &Tensor| {
+            let mut s = vec![SavedTensor::input(target)];
+            s.extend(weight.map(SavedTensor::input));
+            s
+        };
+        Ok(record(out, &[self], op, saved))
+    }
+
+    /// `mse_loss`: mean/sum/none of (input - target)², broadcasting the two.
+    pub fn mse_loss(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
+        let dtype = result_type(self.promotion_key(), target.promotion_key());
+        if !dtype.is_float() {
+            bail!(NotImplemented, "\"mse_cpu\" not implemented for '{}'", dtype.scalar_type_name());
+        }
+        let shape = broadcast_shapes(self.shape(), target.shape())?;
+        let d = self.detach().sub(&target.detach())?;
+        let sq = d.mul(&d)?;
+        let out = match reduction {
+            Reduction::None => sq,
+            Reduction::Sum => sq.sum(None, false)?,
+            Reduction::Mean => sq.mean(None, false)?,
+        };
+        let n = shape.iter().product::<usize>();
+        Ok(record(out, &[self, target], move || BackwardOp::MseLoss { reduction, numel: n }, |_| vec![SavedTensor::input(self), SavedTensor::input(target)]))
+    }
+
+    /// `addmm(bias, a, b)` = bias + a @ b, with one node (AddmmBackward0).
+    pub fn addmm(bias: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        let prod = a.detach().mm(&b.detach())?;
+        let out = bias.detach().add(&prod)?;
+        if out.shape() != prod.shape() {
+            bail!(Runtime, "The expanded size of the tensor ({}) must match the existing size ({}) at non-singleton dimension {}.  Target sizes: {:?}.  Tensor sizes: {:?}", prod.shape()[1], bias.shape().last().copied().unwrap_or(1), 1, prod.shape(), bias.shape());
+        }
+        Ok(record(out, &[bias, a, b], || BackwardOp::Addmm, |_| vec![SavedTensor::input(a), SavedTensor::input(b)]))
+    }
+}
+
+/// The gradient of nll_loss with respect to its input.
+pub(crate) fn nll_loss_grad(g: &Tensor, target: &Tensor, weight: Option<&Tensor>, input_shape: &[usize], reduction: Reduction, ignore_index: i64, total_weight: f64) -> Result<Tensor> {
+    let nd = input_shape.len();
+    let class_dim = if nd == 1 { 0 } else { 1 };
+    let c = input_shape[class_dim];
+    let t = if nd == 1 { target.clone() } else { target.unsqueeze(1)? };
+    let mask = positions_along(c, class_dim, nd)?.eq(&t)?.logical_and(&t.ne(&Tensor::wrapped_scalar(crate::Scalar::Int(ignore_index)))?)?;
+    let g = match reduction {
+        Reduction::None if nd > 1 => g.unsqueeze(1)?,
+        Reduction::Mean => g.div(&Tensor::scalar(total_weight))?,
+        _ => g.clone(),
+    };
+    let coef = match weight {
+        Some(w) => {
+            let mut shape = vec![1; nd];
+            shape[class_dim] = c;
+            g.mul(&w.reshape(&shape)?)?.neg()?
+        }
+        None => g.neg()?,
+    };
+    Tensor::where_(&mask, &coef, &Tensor::scalar(0.0))
+}
