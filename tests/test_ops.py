@@ -110,6 +110,8 @@ UNARY = [
     ("floor", lambda x: x.floor(), np.floor, "any"),
     ("ceil", lambda x: x.ceil(), np.ceil, "any"),
     ("round", lambda x: x.round(), np.round, "any"),
+    ("round(decimals=1)", lambda x: x.round(decimals=1), lambda a: np.round(a * 10) / 10, "any"),
+    ("round(decimals=-1)", lambda x: fg.round(x * 40, decimals=-1), lambda a: np.round(a * 4) * 10, "any"),
     ("trunc", lambda x: x.trunc(), np.trunc, "any"),
     ("frac", lambda x: x.frac(), lambda a: a - np.trunc(a), "any"),
     ("F.relu", lambda x: F.relu(x), lambda a: np.maximum(a, 0), "nonzero"),
@@ -199,6 +201,7 @@ UNARY_GRAD_FN = [
     (lambda x: x.floor(), "FloorBackward0"),
     (lambda x: x.ceil(), "CeilBackward0"),
     (lambda x: x.round(), "RoundBackward0"),
+    (lambda x: x.round(decimals=2), "RoundBackward1"),
     (lambda x: x.trunc(), "TruncBackward0"),
     (lambda x: x.frac(), "FracBackward0"),
     (lambda x: F.silu(x), "SiluBackward0"),
@@ -298,6 +301,14 @@ def test_unary_int_and_bool_inputs(name, int_dtype, bool_dtype):
 def test_float_only_activations_reject_int(f):
     with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
         f(fg.tensor([1, 2]))
+
+
+def test_round_decimals():
+    x = fg.tensor([1.2345, -2.5, 0.125, 1234.5678], dtype=fg.float64)
+    assert_tensor(x.round(decimals=2), np.array([1.23, -2.5, 0.12, 1234.57]))
+    assert_tensor(x.round(decimals=-2), np.array([0.0, -0.0, 0.0, 1200.0]))
+    with pytest.raises(NotImplementedError, match="\"round_cpu\" not implemented for 'Long'"):
+        fg.tensor([15, 25]).round(decimals=-1)
 
 
 def test_hardtanh_on_int_keeps_int():
@@ -1080,6 +1091,16 @@ def test_reduction_dtypes_and_special_values():
     x = fg.tensor([[1.0, 2.0], [3.0, 3.0]], requires_grad=True)
     x.std(1).sum().backward()  # zero std: gradient 0, not NaN
     np.testing.assert_allclose(to_numpy_(x.grad), [[-0.7071067811865476, 0.7071067811865476], [0, 0]], rtol=1e-6)
+
+
+def test_reductions_of_0d_tensors():
+    for f in (lambda x: x.prod(0), lambda x: x.prod(), lambda x: x.amax(0), lambda x: x.max(0).values,
+              lambda x: x.var(0, correction=0), lambda x: x.logsumexp(0), lambda x: x.cumsum(0), lambda x: x.softmax(0)):
+        x = fg.tensor(2.0, dtype=fg.float64, requires_grad=True)
+        y = f(x)
+        assert y.shape == ()
+        y.backward()
+        assert x.grad.shape == ()
 
 
 def test_reduction_errors():

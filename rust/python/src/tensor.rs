@@ -653,11 +653,9 @@ impl PyTensor {
         wrap(py, call(|| a.pow(&Tensor::wrapped_scalar(Scalar::Int(2))))?)
     }
     #[pyo3(signature = (*, decimals=0))]
-    fn round(&self, py: Python<'_>, decimals: i64) -> Out {
-        if decimals != 0 {
-            return Err(PyValueError::new_err("round(decimals=...) is not supported yet"));
-        }
-        unary(py, self.get(), Unary::Round)
+    fn round(&self, py: Python<'_>, decimals: i32) -> Out {
+        let op = if decimals == 0 { Unary::Round } else { Unary::RoundDecimals { decimals } };
+        unary(py, self.get(), op)
     }
     #[pyo3(signature = (eps=None))]
     fn logit(&self, py: Python<'_>, eps: Option<f64>) -> Out {

@@ -315,7 +315,7 @@ impl BackwardOp {
                 let zeros = is_zero.sum(Some(&idims), true)?;
                 // no zero: out / a; one zero: the product of the others at the zero; more: 0
                 let others = Tensor::where_(&is_zero, &c(1.0), a)?;
-                let others = if *all { others.prod(None, false)? } else { others.prod(Some(dims[0] as isize), true)? };
+                let others = if *all || dims.is_empty() { others.prod(None, false)? } else { others.prod(Some(dims[0] as isize), true)? };
                 let no_zero = g.mul(&out)?.div(a)?;
                 let one_zero = Tensor::where_(&zeros.eq(&c(1.0))?.logical_and(&is_zero)?, &g.mul(&others)?, &c(0.0))?;
                 one(Tensor::where_(&zeros.eq(&c(0.0))?, &no_zero, &one_zero))
@@ -442,7 +442,7 @@ fn unary_grad(op: Unary, g: &Tensor, s: &Tensor) -> Result<Tensor> {
     let zero = || Ok(Tensor::zeros(g.shape(), g.dtype()));
     match op {
         Abs => g.mul(&s.sign()?),
-        Sign | Floor | Ceil | Round | Trunc => zero(),
+        Sign | Floor | Ceil | Round | RoundDecimals { .. } | Trunc => zero(),
         Frac => Ok(g.clone()),
         Sqrt => g.div(&s.mul(&c(2.0))?),
         Rsqrt => g.mul(&s.pow(&c(3.0))?.mul(&c(-0.5))?),

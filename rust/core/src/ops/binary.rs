@@ -191,7 +191,7 @@ fn nan_min<T: Element>(x: T, y: T) -> T {
 }
 /// Python's `%`: the remainder takes the divisor's sign.
 fn py_mod_f<T: Float>(x: T, y: T) -> T {
-    let r = x - (x / y).trunc() * y;
+    let r = fmod_f(x, y);
     if r != T::ZERO && ((r < T::ZERO) != (y < T::ZERO)) { r + y } else { r }
 }
 fn fmod_f<T: Float>(x: T, y: T) -> T {

@@ -2,6 +2,7 @@
 //! mse_loss and addmm (the fused `linear`).
 use crate::autograd::{record, BackwardOp, SavedTensor};
 use crate::dtype::{result_type, DType};
+use crate::element::Float;
 use crate::error::Result;
 use crate::layout::{broadcast_shapes, wrap_dim};
 use crate::ops::reduce::positions_along;
@@ -29,18 +30,12 @@ impl Tensor {
             };
             bail!(NotImplemented, "\"{kernel}\" not implemented for '{}'", self.dtype().scalar_type_name());
         }
-        let d = wrap_dim(dim, self.ndim())? as isize;
-        let x = self.detach();
-        let out = if x.numel() == 0 {
-            x.clone_tensor()?
-        } else {
-            let m = x.amax_amin(Some(&[d]), true, true, false)?;
-            let m = Tensor::where_(&m.float_class(2)?, &m, &Tensor::scalar(0.0))?;
-            let shifted = x.sub(&m)?;
-            let sum = shifted.exp()?.sum(Some(&[d]), true)?;
-            if log { shifted.sub(&sum.log()?)? } else { shifted.exp()?.div(&sum)? }
+        let d = wrap_dim(dim, self.ndim())?;
+        let out = match self.dtype() {
+            DType::F64 => lanes(self, d, |row: &mut [f64]| softmax_row(row, log))?,
+            _ => lanes(self, d, |row: &mut [f32]| softmax_row(row, log))?,
         };
-        let dim = d as usize;
+        let dim = d;
         Ok(record(out, &[self], move || BackwardOp::Softmax { dim, log }, |out| vec![SavedTensor::output(out)]))
     }
 
@@ -133,6 +128,48 @@ impl Tensor {
             bail!(Runtime, "The expanded size of the tensor ({}) must match the existing size ({}) at non-singleton dimension {}.  Target sizes: {:?}.  Tensor sizes: {:?}", prod.shape()[1], bias.shape().last().copied().unwrap_or(1), 1, prod.shape(), bias.shape());
         }
         Ok(record(out, &[bias, a, b], || BackwardOp::Addmm, |_| vec![SavedTensor::input(a), SavedTensor::input(b)]))
+    }
+}
+
+/// Runs `f` on every 1-D lane of `x` along `dim` (a contiguous copy of it), returning a contiguous tensor.
+fn lanes<T: Float>(x: &Tensor, dim: usize, f: impl Fn(&mut [T])) -> Result<Tensor> {
+    if x.ndim() == 0 {
+        return lanes(&x.detach().reshape(&[1])?, 0, f)?.reshape(&[]);
+    }
+    let last = x.ndim() - 1;
+    let moved = if dim == last { x.detach() } else { x.detach().transpose(dim as isize, last as isize)? };
+    let mut v: Vec<T> = moved.to_vec::<T>();
+    let n = moved.shape()[last];
+    if n > 0 {
+        v.chunks_mut(n).for_each(&f);
+    }
+    let out = Tensor::from_vec(v, moved.shape())?;
+    if dim == last { Ok(out) } else { out.transpose(dim as isize, last as isize)?.contiguous() }
+}
+
+/// softmax or log_softmax of one lane, in place: shifted by its max (0 if the max is infinite), the
+/// sum of exponentials accumulated in f64.
+fn softmax_row<T: Float>(row: &mut [T], log: bool) {
+    let m = row.iter().fold(T::from_f64(f64::NEG_INFINITY), |a, &b| if b > a { b } else { a });
+    let m = if m.is_finite() { m } else { T::ZERO };
+    let mut s = 0.0f64;
+    if log {
+        for &x in row.iter() {
+            s += (x - m).exp().to_f64();
+        }
+        let ls = T::from_f64(s.ln());
+        for x in row.iter_mut() {
+            *x = (*x - m) - ls;
+        }
+    } else {
+        for x in row.iter_mut() {
+            *x = (*x - m).exp();
+            s += x.to_f64();
+        }
+        let s = T::from_f64(s);
+        for x in row.iter_mut() {
+            *x = *x / s;
+        }
     }
 }
 

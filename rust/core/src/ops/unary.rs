@@ -52,6 +52,8 @@ pub enum Unary {
     Floor,
     Ceil,
     Round,
+    /// `round(decimals=d)` with d != 0
+    RoundDecimals { decimals: i32 },
     Trunc,
     Frac,
 }
@@ -97,6 +99,7 @@ impl Unary {
             Floor => "FloorBackward0",
             Ceil => "CeilBackward0",
             Round => "RoundBackward0",
+            RoundDecimals { .. } => "RoundBackward1",
             Trunc => "TruncBackward0",
             Frac => "FracBackward0",
         }
@@ -114,6 +117,7 @@ impl Unary {
             Floor => "floor_vml_cpu",
             Ceil => "ceil_vml_cpu",
             Round => "round_vml_cpu",
+            RoundDecimals { .. } => "round_cpu",
             Trunc => "trunc_vml_cpu",
             Frac => "frac_cpu",
             _ => "unary op",
@@ -190,6 +194,15 @@ impl Unary {
             Floor => map1(l, v, |x: T| x.floor()),
             Ceil => map1(l, v, |x: T| x.ceil()),
             Round => map1(l, v, |x: T| x.round_even()),
+            RoundDecimals { decimals } => {
+                // as PyTorch: scale by 10^|d|, round half to even, scale back
+                let p = c(10f64.powi(decimals.abs()));
+                if decimals > 0 {
+                    map1(l, v, move |x: T| (x * p).round_even() / p)
+                } else {
+                    map1(l, v, move |x: T| (x / p).round_even() * p)
+                }
+            }
             Trunc => map1(l, v, |x: T| x.trunc()),
             Frac => map1(l, v, |x: T| x - x.trunc()),
         }
@@ -210,8 +223,8 @@ impl Unary {
     /// Whether an integer/bool input is an error (PyTorch has no kernel) rather than computed in float32.
     fn rejects(self, dtype: DType) -> bool {
         match dtype {
-            DType::Bool => matches!(self, Abs | Relu | Floor | Ceil | Round | Trunc | Frac | Silu | Gelu { .. } | Softplus { .. } | Elu { .. } | LeakyRelu { .. } | Hardtanh { .. }),
-            DType::I64 => matches!(self, Frac | Silu | Gelu { .. } | Softplus { .. } | Elu { .. } | LeakyRelu { .. }),
+            DType::Bool => matches!(self, Abs | Relu | Floor | Ceil | Round | RoundDecimals { .. } | Trunc | Frac | Silu | Gelu { .. } | Softplus { .. } | Elu { .. } | LeakyRelu { .. } | Hardtanh { .. }),
+            DType::I64 => matches!(self, Frac | RoundDecimals { .. } | Silu | Gelu { .. } | Softplus { .. } | Elu { .. } | LeakyRelu { .. }),
             _ => false,
         }
     }
