@@ -1263,6 +1263,8 @@ def test_loss_edge_cases():
     assert_tensor(F.softmax(fg.tensor([1000.0, 0.0]), 0), np.array([1.0, 0.0]))
     assert_tensor(F.log_softmax(fg.tensor([1000.0, 0.0]), 0), np.array([0.0, -1000.0]))
     assert_tensor(F.softmax(fg.tensor([-float("inf"), 0.0]), 0), np.array([0.0, 1.0]))
+    assert_tensor(F.softmax(fg.tensor([float("inf"), 1.0]), 0), np.array([nan, nan]))
+    assert_tensor(F.log_softmax(fg.tensor([-float("inf"), -float("inf")]), 0), np.array([nan, nan]))
     assert_tensor(F.softmax(fg.zeros(0, 3), 1), np.zeros((0, 3)))
     assert_tensor(F.softmax(fg.tensor([1.0, 2.0], dtype=fg.float32), 0, dtype=fg.float64), _np_softmax(np.array([1.0, 2.0]), 0), dtype="float64")
 
@@ -1341,6 +1343,14 @@ def test_linear(xs, bias, rng):
         gradcheck(lambda x, wt: F.linear(x, wt), [a, w])
 
 
+def test_linear_on_strided_input(rng):
+    a, x = make_input(rng, (2, 4, 3), TRANSPOSED)
+    w, b = random_array(rng, (5, 3)), random_array(rng, (5,))
+    assert_tensor(F.linear(x, fg.tensor(w, dtype=fg.float64), fg.tensor(b, dtype=fg.float64)), a @ w.T + b)
+    storage = random_array(rng, (2, 3, 4))
+    gradcheck(lambda s, wt, bt: F.linear(s.transpose(-1, -2), wt, bt), [storage, w, b])
+
+
 NN_GRAD_FN = [
     (lambda x: F.softmax(x, 1), "SoftmaxBackward0"),
     (lambda x: x.softmax(0), "SoftmaxBackward0"),
@@ -1353,6 +1363,10 @@ NN_GRAD_FN = [
     (lambda x: F.linear(x, fg.randn(4, 3)), "MmBackward0"),
     (lambda x: F.linear(x, fg.randn(4, 3), fg.randn(4)), "AddmmBackward0"),
     (lambda x: fg.addmm(fg.randn(4), x, fg.randn(3, 4)), "AddmmBackward0"),
+    (lambda x: F.linear(x[0], fg.randn(4, 3), fg.randn(4)), "UnsafeViewBackward0"),
+    (lambda x: F.linear(x.reshape(1, 2, 3), fg.randn(4, 3), fg.randn(4)), "UnsafeViewBackward0"),
+    (lambda x: F.linear(x.expand(5, 2, 3), fg.randn(4, 3), fg.randn(4)), "AddBackward0"),
+    (lambda x: F.linear(x.expand(5, 2, 3), fg.randn(4, 3)), "UnsafeViewBackward0"),
 ]
 
 

@@ -175,11 +175,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
 
 
 def linear(input: Tensor, weight: Tensor, bias=None) -> Tensor:
-    """`input @ weight.T + bias`; a 2-D input with a bias is one fused `addmm` (AddmmBackward0)."""
-    if input.dim() == 2 and bias is not None:
-        return bias.addmm(input, weight.t())
-    out = input.matmul(weight.t())
-    return out if bias is None else out + bias
+    """`input @ weight.T + bias`; with a bias it is one fused `addmm` (AddmmBackward0)."""
+    return _core._linear(input, weight, bias)
 
 
 __all__ = [

@@ -194,6 +194,15 @@ fn _mse_loss(py: Python<'_>, input: &Bound<'_, PyAny>, target: &Bound<'_, PyAny>
     wrap(py, call(|| x.mse_loss(&t, r))?)
 }
 
+#[pyfunction]
+#[pyo3(signature = (input, weight, bias=None))]
+fn _linear(py: Python<'_>, input: &Bound<'_, PyAny>, weight: &Bound<'_, PyAny>, bias: Option<&Bound<'_, PyAny>>) -> Out {
+    let x = args::tensor_arg(input, "linear", "input")?;
+    let w = args::tensor_arg(weight, "linear", "weight")?;
+    let b = bias.filter(|b| !b.is_none()).map(|b| args::tensor_arg(b, "linear", "bias")).transpose()?;
+    wrap(py, errors::call_heavy(py, x.numel() + w.numel(), || Tensor::linear(&x, &w, b.as_ref()))?)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTensor>()?;
@@ -217,5 +226,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(where_fn, m)?)?;
     m.add_function(wrap_pyfunction!(_nll_loss, m)?)?;
     m.add_function(wrap_pyfunction!(_mse_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(_linear, m)?)?;
     Ok(())
 }

@@ -120,6 +120,29 @@ impl Tensor {
         Ok(record(out, &[self, target], move || BackwardOp::MseLoss { reduction, numel: n }, |_| vec![SavedTensor::input(self), SavedTensor::input(target)]))
     }
 
+    /// `linear(input, weight, bias)` = input @ weight.T + bias; with a bias, the input is flattened to
+    /// 2-D for one `addmm` and the result viewed back when it is contiguous (grad_fn names as PyTorch's).
+    pub fn linear(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+        let wt = weight.t()?;
+        match bias {
+            Some(b) if weight.ndim() == 2 && input.ndim() == 2 => Tensor::addmm(b, input, &wt),
+            // as PyTorch, only a contiguous input is flattened; others go through matmul + bias
+            Some(b) if weight.ndim() == 2 && input.ndim() >= 1 && input.is_contiguous() => {
+                let k = input.shape()[input.ndim() - 1];
+                if k != weight.shape()[1] {
+                    return input.matmul(&wt); // PyTorch's error for mismatched sizes
+                }
+                let rows = input.shape()[..input.ndim() - 1].iter().product::<usize>();
+                let out = Tensor::addmm(b, &input.reshape(&[rows, k])?, &wt)?;
+                let mut shape = input.shape()[..input.ndim() - 1].to_vec();
+                shape.push(weight.shape()[0]);
+                out.unsafe_view(&shape)
+            }
+            Some(b) => input.matmul(&wt)?.add(b),
+            None => input.matmul(&wt),
+        }
+    }
+
     /// `addmm(bias, a, b)` = bias + a @ b, with one node (AddmmBackward0).
     pub fn addmm(bias: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         let prod = a.detach().mm(&b.detach())?;
@@ -147,11 +170,11 @@ fn lanes<T: Float>(x: &Tensor, dim: usize, f: impl Fn(&mut [T])) -> Result<Tenso
     if dim == last { Ok(out) } else { out.transpose(dim as isize, last as isize)?.contiguous() }
 }
 
-/// softmax or log_softmax of one lane, in place: shifted by its max (0 if the max is infinite), the
+/// softmax or log_softmax of one lane, in place: shifted by its max, the
 /// sum of exponentials accumulated in f64.
 fn softmax_row<T: Float>(row: &mut [T], log: bool) {
+    // as PyTorch: an infinite max is subtracted too (a row holding inf, or only -inf, gives NaN)
     let m = row.iter().fold(T::from_f64(f64::NEG_INFINITY), |a, &b| if b > a { b } else { a });
-    let m = if m.is_finite() { m } else { T::ZERO };
     let mut s = 0.0f64;
     if log {
         for &x in row.iter() {
