@@ -154,6 +154,8 @@ DOMAINS = {
     "positive": lambda rng, s: rng.uniform(0.5, 2.0, s),  # log, pow, base of x ** y
     "nonzero": lambda rng, s: rng.choice([-1.0, 1.0], s) * rng.uniform(0.5, 2.0, s),  # divisors
     "ties": lambda rng, s: rng.integers(-2, 3, s).astype(np.float64),  # comparisons
+    "unit": lambda rng, s: rng.uniform(-0.9, 0.9, s),  # asin, acos, tan
+    "prob": lambda rng, s: rng.uniform(0.05, 0.95, s),  # logit
 }
 
 

@@ -1,6 +1,7 @@
 """Every op of issue 2: forward against numpy (float32 and float64, contiguous and
 strided inputs) and gradient against float64 finite differences. Table-driven."""
 
+import math
 import operator
 
 import numpy as np
@@ -23,6 +24,25 @@ from helpers import (
 )
 
 FLOATS = ["float32", "float64"]
+F = fg.nn.functional
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _sigmoid(a):
+    return 1.0 / (1.0 + np.exp(-a))
+
+
+def _gelu_tanh(a):
+    return 0.5 * a * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (a + 0.044715 * a**3)))
+
+
+def _np_softmax(a, dim):
+    e = np.exp(a - a.max(dim, keepdims=True))
+    return e / e.sum(dim, keepdims=True)
+
+
+def _softplus(a, beta=1.0, threshold=20.0):
+    return np.where(a * beta > threshold, a, np.log1p(np.exp(a * beta)) / beta)
 
 
 def _cases(shapes, only=None):
@@ -61,6 +81,53 @@ UNARY = [
     ("x**-1.5", lambda x: x**-1.5, lambda a: a**-1.5, "positive"),
     ("2**x", lambda x: 2**x, lambda a: 2.0**a, "any"),
     ("0.5**x", lambda x: 0.5**x, lambda a: 0.5**a, "any"),
+    ("abs", lambda x: x.abs(), np.abs, "nonzero"),
+    ("absolute", lambda x: fg.absolute(x), np.abs, "nonzero"),
+    ("sign", lambda x: x.sign(), np.sign, "any"),
+    ("sqrt", lambda x: x.sqrt(), np.sqrt, "positive"),
+    ("rsqrt", lambda x: x.rsqrt(), lambda a: 1 / np.sqrt(a), "positive"),
+    ("square", lambda x: x.square(), np.square, "any"),
+    ("reciprocal", lambda x: x.reciprocal(), np.reciprocal, "nonzero"),
+    ("exp2", lambda x: x.exp2(), np.exp2, "any"),
+    ("expm1", lambda x: x.expm1(), np.expm1, "small"),
+    ("log2", lambda x: x.log2(), np.log2, "positive"),
+    ("log10", lambda x: x.log10(), np.log10, "positive"),
+    ("log1p", lambda x: x.log1p(), np.log1p, "unit"),
+    ("sin", lambda x: x.sin(), np.sin, "any"),
+    ("cos", lambda x: x.cos(), np.cos, "any"),
+    ("tan", lambda x: x.tan(), np.tan, "unit"),
+    ("asin", lambda x: x.asin(), np.arcsin, "unit"),
+    ("acos", lambda x: x.acos(), np.arccos, "unit"),
+    ("atan", lambda x: x.atan(), np.arctan, "any"),
+    ("sinh", lambda x: x.sinh(), np.sinh, "any"),
+    ("cosh", lambda x: x.cosh(), np.cosh, "any"),
+    ("tanh", lambda x: x.tanh(), np.tanh, "any"),
+    ("sigmoid", lambda x: x.sigmoid(), _sigmoid, "any"),
+    ("relu", lambda x: x.relu(), lambda a: np.maximum(a, 0), "nonzero"),
+    ("erf", lambda x: x.erf(), _erf, "any"),
+    ("logit", lambda x: x.logit(), lambda a: np.log(a / (1 - a)), "prob"),
+    ("logit(eps)", lambda x: x.logit(eps=0.2), lambda a: np.log(np.clip(a, 0.2, 0.8) / (1 - np.clip(a, 0.2, 0.8))), "prob"),
+    ("floor", lambda x: x.floor(), np.floor, "any"),
+    ("ceil", lambda x: x.ceil(), np.ceil, "any"),
+    ("round", lambda x: x.round(), np.round, "any"),
+    ("round(decimals=1)", lambda x: x.round(decimals=1), lambda a: np.round(a * 10) / 10, "any"),
+    ("round(decimals=-1)", lambda x: fg.round(x * 40, decimals=-1), lambda a: np.round(a * 4) * 10, "any"),
+    ("trunc", lambda x: x.trunc(), np.trunc, "any"),
+    ("frac", lambda x: x.frac(), lambda a: a - np.trunc(a), "any"),
+    ("F.relu", lambda x: F.relu(x), lambda a: np.maximum(a, 0), "nonzero"),
+    ("F.sigmoid", lambda x: F.sigmoid(x), _sigmoid, "any"),
+    ("F.tanh", lambda x: F.tanh(x), np.tanh, "any"),
+    ("F.silu", lambda x: F.silu(x), lambda a: a * _sigmoid(a), "any"),
+    ("F.gelu", lambda x: F.gelu(x), lambda a: 0.5 * a * (1 + _erf(a / math.sqrt(2))), "any"),
+    ("F.gelu(tanh)", lambda x: F.gelu(x, approximate="tanh"), _gelu_tanh, "any"),
+    ("F.softplus", lambda x: F.softplus(x), _softplus, "any"),
+    ("F.softplus(beta,threshold)", lambda x: F.softplus(x, beta=2, threshold=1.5), lambda a: _softplus(a, 2.0, 1.5), "any"),
+    ("F.elu", lambda x: F.elu(x), lambda a: np.where(a > 0, a, np.expm1(a)), "any"),
+    ("F.elu(alpha)", lambda x: F.elu(x, alpha=0.5), lambda a: np.where(a > 0, a, 0.5 * np.expm1(a)), "any"),
+    ("F.leaky_relu", lambda x: F.leaky_relu(x), lambda a: np.where(a > 0, a, 0.01 * a), "any"),
+    ("F.leaky_relu(0.2)", lambda x: F.leaky_relu(x, 0.2), lambda a: np.where(a > 0, a, 0.2 * a), "any"),
+    ("F.hardtanh", lambda x: F.hardtanh(x), lambda a: np.clip(a, -1, 1), "any"),
+    ("F.hardtanh(-0.5,1.5)", lambda x: F.hardtanh(x, -0.5, 1.5), lambda a: np.clip(a, -0.5, 1.5), "any"),
 ]
 UNARY_PARAMS = [pytest.param(f, ref, dom, id=name) for name, f, ref, dom in UNARY]
 
@@ -105,6 +172,223 @@ def test_unary_grad(f, ref, domain, shape, layout, rng):
     gradcheck(lambda s: f(layout.fg_view(s, shape)), [storage])
 
 
+UNARY_GRAD_FN = [
+    # expression on a float tensor that requires grad, PyTorch's grad_fn name
+    (lambda x: x.abs(), "AbsBackward0"),
+    (lambda x: x.sign(), "SignBackward0"),
+    (lambda x: x.sqrt(), "SqrtBackward0"),
+    (lambda x: x.rsqrt(), "RsqrtBackward0"),
+    (lambda x: x.square(), "PowBackward0"),
+    (lambda x: x.reciprocal(), "ReciprocalBackward0"),
+    (lambda x: x.exp2(), "Exp2Backward0"),
+    (lambda x: x.expm1(), "Expm1Backward0"),
+    (lambda x: x.log2(), "Log2Backward0"),
+    (lambda x: x.log10(), "Log10Backward0"),
+    (lambda x: x.log1p(), "Log1PBackward0"),
+    (lambda x: x.sin(), "SinBackward0"),
+    (lambda x: x.cos(), "CosBackward0"),
+    (lambda x: x.tan(), "TanBackward0"),
+    (lambda x: x.asin(), "AsinBackward0"),
+    (lambda x: x.acos(), "AcosBackward0"),
+    (lambda x: x.atan(), "AtanBackward0"),
+    (lambda x: x.sinh(), "SinhBackward0"),
+    (lambda x: x.cosh(), "CoshBackward0"),
+    (lambda x: x.tanh(), "TanhBackward0"),
+    (lambda x: x.sigmoid(), "SigmoidBackward0"),
+    (lambda x: x.relu(), "ReluBackward0"),
+    (lambda x: x.erf(), "ErfBackward0"),
+    (lambda x: x.logit(), "LogitBackward0"),
+    (lambda x: x.floor(), "FloorBackward0"),
+    (lambda x: x.ceil(), "CeilBackward0"),
+    (lambda x: x.round(), "RoundBackward0"),
+    (lambda x: x.round(decimals=2), "RoundBackward1"),
+    (lambda x: x.trunc(), "TruncBackward0"),
+    (lambda x: x.frac(), "FracBackward0"),
+    (lambda x: F.silu(x), "SiluBackward0"),
+    (lambda x: F.gelu(x), "GeluBackward0"),
+    (lambda x: F.gelu(x, approximate="tanh"), "GeluBackward0"),
+    (lambda x: F.softplus(x), "SoftplusBackward0"),
+    (lambda x: F.elu(x), "EluBackward0"),
+    (lambda x: F.leaky_relu(x), "LeakyReluBackward0"),
+    (lambda x: F.hardtanh(x), "HardtanhBackward0"),
+    (lambda x: F.relu(x), "ReluBackward0"),
+]
+
+
+@pytest.mark.parametrize("f,name", [pytest.param(f, n, id=n + str(i)) for i, (f, n) in enumerate(UNARY_GRAD_FN)])
+def test_unary_grad_fn_name(f, name):
+    x = fg.tensor([0.25, 0.5], requires_grad=True)
+    assert f(x).grad_fn.name() == name
+
+
+UNARY_FUNCTIONS = [
+    "abs", "absolute", "sign", "sqrt", "rsqrt", "square", "reciprocal", "exp2", "expm1", "log2", "log10",
+    "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf",
+    "logit", "floor", "ceil", "round", "trunc", "frac",
+]
+
+
+@pytest.mark.parametrize("name", UNARY_FUNCTIONS)
+def test_unary_function_form_matches_method(name):
+    x = fg.tensor([0.1, 0.4, 0.8, 0.3], dtype=fg.float64)
+    via_fn = getattr(fg, name)(x)
+    assert_tensor(via_fn, to_numpy_(getattr(x, name)()), dtype="float64")
+
+
+def to_numpy_(t):
+    return np.array(t.detach().numpy())
+
+
+UNARY_INT_DTYPES = [
+    # name, result dtype for int64 input ("error" = NotImplementedError), result for bool input
+    ("abs", "int64", "error"),
+    ("sign", "int64", "bool"),
+    ("sqrt", "float32", "float32"),
+    ("rsqrt", "float32", "float32"),
+    ("square", "int64", "int64"),
+    ("reciprocal", "float32", "float32"),
+    ("exp2", "float32", "float32"),
+    ("expm1", "float32", "float32"),
+    ("log2", "float32", "float32"),
+    ("log10", "float32", "float32"),
+    ("log1p", "float32", "float32"),
+    ("sin", "float32", "float32"),
+    ("cos", "float32", "float32"),
+    ("tan", "float32", "float32"),
+    ("asin", "float32", "float32"),
+    ("acos", "float32", "float32"),
+    ("atan", "float32", "float32"),
+    ("sinh", "float32", "float32"),
+    ("cosh", "float32", "float32"),
+    ("tanh", "float32", "float32"),
+    ("sigmoid", "float32", "float32"),
+    ("relu", "int64", "error"),
+    ("erf", "float32", "float32"),
+    ("logit", "float32", "float32"),
+    ("floor", "int64", "error"),
+    ("ceil", "int64", "error"),
+    ("round", "int64", "error"),
+    ("trunc", "int64", "error"),
+    ("frac", "error", "error"),
+]
+
+
+@pytest.mark.parametrize("name,int_dtype,bool_dtype", UNARY_INT_DTYPES)
+def test_unary_int_and_bool_inputs(name, int_dtype, bool_dtype):
+    for data, want in (([-2, 0, 3], int_dtype), ([True, False, True], bool_dtype)):
+        x = fg.tensor(data)
+        if want == "error":
+            with pytest.raises(NotImplementedError, match="not (implemented|supported) for"):
+                getattr(x, name)()
+            continue
+        a = np.array(data, dtype=np.float64)
+        out = getattr(x, name)()
+        ref = getattr(fg.tensor(a.tolist(), dtype=fg.float64), name)()
+        assert_tensor(out, to_numpy_(ref), dtype=want)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        pytest.param(lambda x: F.silu(x), id="silu"),
+        pytest.param(lambda x: F.gelu(x), id="gelu"),
+        pytest.param(lambda x: F.softplus(x), id="softplus"),
+        pytest.param(lambda x: F.elu(x), id="elu"),
+        pytest.param(lambda x: F.leaky_relu(x), id="leaky_relu"),
+        pytest.param(lambda x: x.frac(), id="frac"),
+    ],
+)
+def test_float_only_activations_reject_int(f):
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        f(fg.tensor([1, 2]))
+
+
+def test_round_decimals():
+    x = fg.tensor([1.2345, -2.5, 0.125, 1234.5678], dtype=fg.float64)
+    assert_tensor(x.round(decimals=2), np.array([1.23, -2.5, 0.12, 1234.57]))
+    assert_tensor(x.round(decimals=-2), np.array([0.0, -0.0, 0.0, 1200.0]))
+    with pytest.raises(NotImplementedError, match="\"round_cpu\" not implemented for 'Long'"):
+        fg.tensor([15, 25]).round(decimals=-1)
+
+
+def test_hardtanh_on_int_keeps_int():
+    assert_tensor(F.hardtanh(fg.tensor([-3, 0, 2])), np.array([-1, 0, 1]), dtype="int64")
+
+
+def _grad_of(f, data):
+    x = fg.tensor(data, dtype=fg.float64, requires_grad=True)
+    f(x).sum().backward()
+    return to_numpy_(x.grad)
+
+
+@pytest.mark.parametrize(
+    "f,data,expected",
+    [
+        # PyTorch's choices at kinks, poles and outside the domain
+        pytest.param(lambda x: x.abs(), [0.0, 1.0, -1.0], [0.0, 1.0, -1.0], id="abs-at-0"),
+        pytest.param(lambda x: x.relu(), [0.0, 1.0, -1.0], [0.0, 1.0, 0.0], id="relu-at-0"),
+        pytest.param(lambda x: x.sqrt(), [0.0, 1.0, -1.0], [np.inf, 0.5, np.nan], id="sqrt-at-0"),
+        pytest.param(lambda x: x.rsqrt(), [0.0, 1.0, -1.0], [-np.inf, -0.5, np.nan], id="rsqrt-at-0"),
+        pytest.param(lambda x: x.reciprocal(), [0.0, 1.0], [-np.inf, -1.0], id="reciprocal-at-0"),
+        pytest.param(lambda x: x.sign(), [0.0, 2.0, -1.0], [0.0, 0.0, 0.0], id="sign"),
+        pytest.param(lambda x: x.round(), [0.5, 2.3], [0.0, 0.0], id="round"),
+        pytest.param(lambda x: x.frac(), [-1.5, 2.3], [1.0, 1.0], id="frac"),
+        pytest.param(lambda x: x.logit(), [0.0, 1.0, 1.2, 0.5], [np.inf, np.inf, np.nan, 4.0], id="logit-outside"),
+        pytest.param(lambda x: x.logit(eps=0.1), [0.1, 0.0, 1.0, 0.5], [1 / 0.09, 0.0, 0.0, 4.0], id="logit-eps"),
+        pytest.param(lambda x: F.hardtanh(x), [-1.0, 1.0, 0.0, 2.0], [0.0, 0.0, 1.0, 0.0], id="hardtanh-bounds"),
+        pytest.param(lambda x: F.leaky_relu(x), [0.0, 1.0, -1.0], [0.01, 1.0, 0.01], id="leaky-at-0"),
+        pytest.param(lambda x: F.elu(x), [0.0, 1.0, -1.0], [1.0, 1.0, math.exp(-1)], id="elu-at-0"),
+        pytest.param(lambda x: F.softplus(x), [30.0, 0.0], [1.0, 0.5], id="softplus-threshold"),
+    ],
+)
+def test_unary_grad_at_special_points(f, data, expected):
+    np.testing.assert_allclose(_grad_of(f, data), expected, rtol=1e-12)
+
+
+def test_unary_special_values():
+    x = fg.tensor([float("nan"), -0.5, 0.5, 1.5, 2.5, float("inf")])
+    assert_tensor(x.sign(), np.array([0.0, -1.0, 1.0, 1.0, 1.0, 1.0]))
+    assert_tensor(x.round(), np.array([np.nan, -0.0, 0.0, 2.0, 2.0, np.inf]))
+    assert_tensor(x.relu(), np.array([np.nan, 0.0, 0.5, 1.5, 2.5, np.inf]))
+    assert_tensor(x.sigmoid(), np.array([np.nan, *_sigmoid(np.array([-0.5, 0.5, 1.5, 2.5])), 1.0]))
+    assert_tensor(F.softplus(fg.tensor([-100.0, 100.0])), np.array([0.0, 100.0]))
+
+
+SECOND_DERIVATIVES = [
+    # f, f'' as numpy
+    pytest.param(lambda x: x.tanh(), lambda a: -2 * np.tanh(a) * (1 - np.tanh(a) ** 2), id="tanh"),
+    pytest.param(lambda x: x.sigmoid(), lambda a: _sigmoid(a) * (1 - _sigmoid(a)) * (1 - 2 * _sigmoid(a)), id="sigmoid"),
+    pytest.param(lambda x: x.sin(), lambda a: -np.sin(a), id="sin"),
+    pytest.param(lambda x: x.exp2(), lambda a: np.exp2(a) * math.log(2) ** 2, id="exp2"),
+    pytest.param(lambda x: x.sqrt(), lambda a: -0.25 * a**-1.5, id="sqrt"),
+    pytest.param(lambda x: x.atan(), lambda a: -2 * a / (1 + a * a) ** 2, id="atan"),
+    pytest.param(lambda x: x.erf(), lambda a: -4 * a / math.sqrt(math.pi) * np.exp(-a * a), id="erf"),
+    pytest.param(lambda x: F.softplus(x), lambda a: _sigmoid(a) * (1 - _sigmoid(a)), id="softplus"),
+    pytest.param(lambda x: F.gelu(x), lambda a: np.exp(-a * a / 2) / math.sqrt(2 * math.pi) * (2 - a * a), id="gelu"),
+]
+
+
+@pytest.mark.parametrize("f,f2", SECOND_DERIVATIVES)
+def test_unary_double_backward(f, f2):
+    a = np.array([0.3, 0.9, 1.7])
+    x = fg.tensor(a, dtype=fg.float64, requires_grad=True)
+    y = f(x).sum()
+    y.backward(create_graph=True)
+    g = x.grad
+    assert g.requires_grad
+    x.grad = None
+    g.sum().backward()
+    np.testing.assert_allclose(to_numpy_(x.grad), f2(a), rtol=1e-9, atol=1e-12)
+
+
+def test_activation_argument_errors():
+    x = fg.tensor([1.0])
+    with pytest.raises(RuntimeError, match="approximate argument must be either none or tanh"):
+        F.gelu(x, approximate="foo")
+    with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):
+        F.hardtanh(x, 2.0, 1.0)
+
+
 # ---------------------------------------------------------------------------
 # binary tensor-tensor arithmetic with broadcasting
 # ---------------------------------------------------------------------------
@@ -116,6 +400,17 @@ BINARY = [
     ("mul", operator.mul, np.multiply, "any", "any"),
     ("div", operator.truediv, np.divide, "any", "nonzero"),
     ("pow", operator.pow, np.power, "positive", "any"),
+    ("maximum", lambda x, y: fg.maximum(x, y), np.maximum, "any", "any"),
+    ("minimum", lambda x, y: x.minimum(y), np.minimum, "any", "any"),
+    ("atan2", lambda x, y: fg.atan2(x, y), np.arctan2, "any", "nonzero"),
+    ("fmod", lambda x, y: x.fmod(y), np.fmod, "any", "nonzero"),
+    ("remainder", lambda x, y: fg.remainder(x, y), np.remainder, "any", "nonzero"),
+    ("%", operator.mod, np.remainder, "any", "nonzero"),
+    ("clamp(min=t)", lambda x, y: x.clamp(min=y), np.maximum, "any", "any"),
+    ("clamp(max=t)", lambda x, y: fg.clamp(x, max=y), np.minimum, "any", "any"),
+    ("lerp(0.3)", lambda x, y: x.lerp(y, 0.3), lambda a, b: a + 0.3 * (b - a), "any", "any"),
+    ("lerp(0.8)", lambda x, y: fg.lerp(x, y, 0.8), lambda a, b: a + 0.8 * (b - a), "any", "any"),
+    ("where", lambda x, y: fg.where(x > y, x, y), np.maximum, "any", "any"),
 ]
 BINARY_PARAMS = [pytest.param(f, ref, da, db, id=name) for name, f, ref, da, db in BINARY]
 
@@ -183,6 +478,222 @@ def test_binary_grad_strided(f, ref, dom_a, dom_b, shape_a, lay_a, shape_b, lay_
 @pytest.mark.parametrize("f,ref,dom_a,dom_b", BINARY_PARAMS)
 def test_same_tensor_on_both_sides_grad(f, ref, dom_a, dom_b, rng):
     gradcheck(lambda x: f(x, x), [random_array(rng, (2, 3), "positive")])
+
+
+TERNARY = [
+    # id, ferrograd expression of three tensors, numpy reference, domains
+    ("clamp(t,t)", lambda x, lo, hi: x.clamp(lo, hi), lambda a, lo, hi: np.minimum(np.maximum(a, lo), hi), ("any", "any", "any")),
+    ("clip(t,t)", lambda x, lo, hi: fg.clip(x, lo, hi), lambda a, lo, hi: np.minimum(np.maximum(a, lo), hi), ("any", "any", "any")),
+    ("lerp(t,t,t)", lambda a, b, w: a.lerp(b, w), lambda a, b, w: a + w * (b - a), ("any", "any", "any")),
+    ("where(t>0,t,t)", lambda c, a, b: fg.where(c > 0, a, b), lambda c, a, b: np.where(c > 0, a, b), ("nonzero", "any", "any")),
+]
+TERNARY_SHAPES = [
+    pytest.param((2, 3), (2, 3), (2, 3), id="same"),
+    pytest.param((2, 3), (3,), (2, 1), id="broadcast"),
+    pytest.param((3,), (2, 3), (), id="broadcast-0d"),
+    pytest.param((0, 3), (3,), (1,), id="empty"),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("sa,sb,sc", TERNARY_SHAPES)
+@pytest.mark.parametrize("f,ref,doms", [pytest.param(f, r, d, id=n) for n, f, r, d in TERNARY])
+def test_ternary_forward(f, ref, doms, sa, sb, sc, dtype, rng):
+    arrays, tensors = zip(*[make_input(rng, s, CONTIGUOUS, dtype, d) for s, d in zip((sa, sb, sc), doms)])
+    assert_tensor(f(*tensors), ref(*[a.astype(np.float64) for a in arrays]), dtype=dtype)
+
+
+@pytest.mark.parametrize("sa,sb,sc", TERNARY_SHAPES)
+@pytest.mark.parametrize("f,ref,doms", [pytest.param(f, r, d, id=n) for n, f, r, d in TERNARY if not n.startswith("where")])
+def test_ternary_grad(f, ref, doms, sa, sb, sc, rng):
+    gradcheck(f, [random_array(rng, s, d) for s, d in zip((sa, sb, sc), doms)])
+
+
+def test_ternary_strided(rng):
+    a, x = make_input(rng, (3, 4), TRANSPOSED)
+    lo, tlo = make_input(rng, (3, 4), STEPPED)
+    hi, thi = make_input(rng, (3, 4), EXPANDED)
+    assert_tensor(x.clamp(tlo, thi), np.minimum(np.maximum(a, lo), hi))
+    assert_tensor(x.lerp(tlo, thi), a + hi * (lo - a))
+
+
+SCALAR_CLAMPS = [
+    # id, ferrograd expression, numpy reference
+    ("clamp(-0.5,0.5)", lambda x: x.clamp(-0.5, 0.5), lambda a: np.clip(a, -0.5, 0.5)),
+    ("clamp(min=0)", lambda x: x.clamp(min=0), lambda a: np.maximum(a, 0)),
+    ("clamp(max=1)", lambda x: fg.clamp(x, max=1), lambda a: np.minimum(a, 1)),
+    ("clip(0,1)", lambda x: x.clip(0, 1), lambda a: np.clip(a, 0, 1)),
+    ("clamp_min(0.2)", lambda x: x.clamp_min(0.2), lambda a: np.maximum(a, 0.2)),
+    ("clamp_max(0.2)", lambda x: fg.clamp_max(x, 0.2), lambda a: np.minimum(a, 0.2)),
+    ("clamp(1,-1)", lambda x: x.clamp(1, -1), lambda a: np.full_like(a, -1)),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape,layout", ELEMENTWISE_CASES)
+@pytest.mark.parametrize("f,ref", [pytest.param(f, r, id=n) for n, f, r in SCALAR_CLAMPS])
+def test_clamp_scalar_forward(f, ref, shape, layout, dtype, rng):
+    a, x = make_input(rng, shape, layout, dtype)
+    assert_tensor(f(x), ref(a.astype(np.float64)), dtype=dtype)
+
+
+@pytest.mark.parametrize("shape,layout", _cases([(2, 3)]))
+@pytest.mark.parametrize("f,ref", [pytest.param(f, r, id=n) for n, f, r in SCALAR_CLAMPS])
+def test_clamp_scalar_grad(f, ref, shape, layout, rng):
+    storage = random_array(rng, layout.storage_shape(shape))
+    gradcheck(lambda s: f(layout.fg_view(s, shape)), [storage])
+
+
+BINARY_GRAD_FN = [
+    (lambda a, b: fg.maximum(a, b), "MaximumBackward0"),
+    (lambda a, b: fg.minimum(a, b), "MinimumBackward0"),
+    (lambda a, b: a.clamp(1.5, 2.5), "ClampBackward1"),
+    (lambda a, b: a.clamp(min=1.5), "ClampBackward1"),
+    (lambda a, b: a.clip(0, 2), "ClampBackward1"),
+    (lambda a, b: a.clamp(b, None), "ClampBackward0"),
+    (lambda a, b: a.clamp(b, b + 1), "ClampBackward0"),
+    (lambda a, b: a.clamp_min(2.0), "ClampMinBackward0"),
+    (lambda a, b: a.clamp_max(2.0), "ClampMaxBackward0"),
+    (lambda a, b: fg.atan2(a, b), "Atan2Backward0"),
+    (lambda a, b: fg.lerp(a, b, 0.3), "LerpBackward0"),
+    (lambda a, b: fg.lerp(a, b, b), "LerpBackward1"),
+    (lambda a, b: fg.fmod(a, 1.5), "FmodBackward0"),
+    (lambda a, b: fg.fmod(a, b), "FmodBackward1"),
+    (lambda a, b: fg.remainder(a, 1.5), "RemainderBackward0"),
+    (lambda a, b: a % 1.5, "RemainderBackward0"),
+    (lambda a, b: fg.remainder(a, b), "RemainderBackward1"),
+    (lambda a, b: fg.where(a > 1, a, b), "WhereBackward0"),
+    (lambda a, b: fg.where(a > 1, a, 0.0), "WhereBackward0"),
+    (lambda a, b: a.where(a > 1, b), "WhereBackward0"),
+]
+
+
+@pytest.mark.parametrize("f,name", [pytest.param(f, n, id=f"{n}-{i}") for i, (f, n) in enumerate(BINARY_GRAD_FN)])
+def test_binary_grad_fn_name(f, name):
+    a = fg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = fg.tensor([1.0, 3.0, 2.0], requires_grad=True)
+    assert f(a, b).grad_fn.name() == name
+
+
+def _grads(f, *datas):
+    ts = [fg.tensor(d, dtype=fg.float64, requires_grad=True) for d in datas]
+    f(*ts).sum().backward()
+    return [to_numpy_(t.grad) if t.grad is not None else None for t in ts]
+
+
+@pytest.mark.parametrize(
+    "f,datas,expected",
+    [
+        # PyTorch's gradients at ties and bounds (checked against torch)
+        pytest.param(fg.maximum, ([1.0, 2.0, 3.0], [1.0, 3.0, 2.0]), [[0.5, 0, 1], [0.5, 1, 0]], id="maximum-tie"),
+        pytest.param(fg.minimum, ([1.0, 2.0, 3.0], [1.0, 3.0, 2.0]), [[0.5, 1, 0], [0.5, 0, 1]], id="minimum-tie"),
+        pytest.param(lambda a: a.clamp(1, 3), ([1.0, 2.0, 3.0],), [[0, 1, 0]], id="clamp-scalar-bounds"),
+        pytest.param(lambda a: a.clamp(min=1), ([1.0, 2.0, 3.0],), [[0, 1, 1]], id="clamp-min-bound"),
+        pytest.param(lambda a: a.clamp(3, 1), ([1.0, 2.0, 3.0],), [[0, 0, 0]], id="clamp-crossed"),
+        pytest.param(lambda a, lo, hi: a.clamp(lo, hi), ([1.0, 1.0, 3.0, 2.0, 0.0, 4.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 3.0, 3.0, 3.0, 3.0, 3.0]),
+                     [[1, 0.5, 0.5, 1, 0, 0], [0, 0.5, 0, 0, 1, 0], [0, 0, 0.5, 0, 0, 1]], id="clamp-tensor-ties"),
+        pytest.param(lambda a, lo, hi: a.clamp(lo, hi), ([2.0, 3.0, 0.0], [3.0, 3.0, 3.0], [1.0, 1.0, 1.0]),
+                     [[0, 0, 0], [0, 0, 0], [1, 1, 1]], id="clamp-tensor-crossed"),
+        pytest.param(lambda a, b: fg.fmod(a, b), ([3.0, -3.0], [2.0, 2.0]), [[1, 1], [-1, 1]], id="fmod"),
+        pytest.param(lambda a, b: fg.remainder(a, b), ([3.0, -3.0], [2.0, 2.0]), [[1, 1], [-1, 2]], id="remainder"),
+    ],
+)
+def test_binary_grad_at_ties(f, datas, expected):
+    for got, want in zip(_grads(f, *datas), expected):
+        np.testing.assert_allclose(got, want)
+
+
+def test_binary_int_and_special_values():
+    assert_tensor(fg.fmod(fg.tensor([-3, 3]), -2), np.array([-1, 1]), dtype="int64")
+    assert_tensor(fg.remainder(fg.tensor([-3, 3]), -2), np.array([-1, -1]), dtype="int64")
+    assert_tensor(fg.tensor([-3.0, 3.0]) % 2, np.array([1.0, 1.0]))
+    assert_tensor(fg.maximum(fg.tensor([1, 2]), fg.tensor([1.5])), np.array([1.5, 2.0]), dtype="float32")
+    assert_tensor(fg.maximum(fg.tensor([1, 5]), fg.tensor([3, 2])), np.array([3, 5]), dtype="int64")
+    assert_tensor(fg.atan2(fg.tensor([1, 2]), fg.tensor([1, 1])), np.arctan2([1, 2], [1, 1]), dtype="float32")
+    nan = float("nan")
+    assert_tensor(fg.maximum(fg.tensor([1.0, nan]), fg.tensor([2.0, 0.0])), np.array([2.0, nan]))
+    assert_tensor(fg.minimum(fg.tensor([1.0, 0.0]), fg.tensor([nan, 2.0])), np.array([nan, 0.0]))
+    assert_tensor(fg.tensor([1.0, nan]).clamp(0, 0.5), np.array([0.5, nan]))
+    assert_tensor(fg.tensor([1, 2]).clamp(0.5), np.array([1.0, 2.0]), dtype="float32")
+    assert_tensor(fg.tensor([1, 2]).clamp(0, 1), np.array([1, 1]), dtype="int64")
+    assert_tensor(fg.where(fg.tensor([True, False]), 1.0, 0.0), np.array([1.0, 0.0]), dtype="float32")
+    assert_tensor(fg.where(fg.tensor([True, False]), fg.tensor([1, 2]), 0), np.array([1, 0]), dtype="int64")
+
+
+def test_binary_errors():
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        fg.tensor([1, 2]).fmod(0)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        fg.tensor([1, 2]).remainder(fg.tensor([1, 0]))
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max' must not be None"):
+        fg.tensor([1.0]).clamp()
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        fg.lerp(fg.tensor([1, 2]), fg.tensor([1, 2]), 0.5)
+    with pytest.raises(RuntimeError, match="must match the size"):
+        fg.maximum(fg.ones(2), fg.ones(3))
+    with pytest.raises(TypeError):
+        fg.maximum(fg.ones(2), "a")
+    with pytest.raises(RuntimeError, match="where expected condition to be a boolean tensor"):
+        fg.where(fg.ones(2), fg.ones(2), fg.ones(2))
+
+
+LOGICAL = [
+    ("logical_and", np.logical_and),
+    ("logical_or", np.logical_or),
+    ("logical_xor", np.logical_xor),
+]
+
+
+@pytest.mark.parametrize("name,ref", LOGICAL)
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        pytest.param([True, False, True, False], [True, True, False, False], id="bool"),
+        pytest.param([1.0, 0.0, 2.5, 0.0], [[0], [3]], id="float-int-broadcast"),
+        pytest.param([], [], id="empty"),
+    ],
+)
+def test_logical_binary(name, ref, a, b):
+    x, y = fg.tensor(a), fg.tensor(b)
+    expected = ref(np.array(a, dtype=np.float64) != 0, np.array(b, dtype=np.float64) != 0)
+    assert_tensor(getattr(x, name)(y), expected, dtype="bool")
+    assert_tensor(getattr(fg, name)(x, y), expected, dtype="bool")
+
+
+def test_logical_not_and_float_classes(rng):
+    inf, nan = float("inf"), float("nan")
+    x = fg.tensor([1.0, 0.0, inf, -inf, nan])
+    assert_tensor(x.logical_not(), np.array([False, True, False, False, False]), dtype="bool")
+    assert_tensor(fg.logical_not(fg.tensor([3, 0])), np.array([False, True]), dtype="bool")
+    assert_tensor(x.isnan(), np.array([False, False, False, False, True]), dtype="bool")
+    assert_tensor(fg.isinf(x), np.array([False, False, True, True, False]), dtype="bool")
+    assert_tensor(x.isfinite(), np.array([True, True, False, False, False]), dtype="bool")
+    assert_tensor(fg.tensor([1, 2]).isnan(), np.array([False, False]), dtype="bool")
+    assert_tensor(fg.tensor([True]).isfinite(), np.array([True]), dtype="bool")
+    a, t = make_input(rng, (3, 4), TRANSPOSED, domain="nonzero")
+    assert_tensor((t / 0).isinf(), np.ones((3, 4), bool), dtype="bool")
+
+
+def test_allclose_and_equal():
+    a = fg.tensor([1.0, 2.0])
+    assert fg.allclose(a, fg.tensor([1.0, 2.000001])) is True
+    assert a.allclose(fg.tensor([1.0, 2.1])) is False
+    assert a.allclose(fg.tensor([1.0, 2.1]), atol=0.2) is True
+    assert a.allclose(fg.tensor([[1.0, 2.0]])) is True
+    nan = float("nan")
+    assert fg.allclose(fg.tensor([nan]), fg.tensor([nan])) is False
+    assert fg.allclose(fg.tensor([nan]), fg.tensor([nan]), equal_nan=True) is True
+    assert fg.allclose(fg.tensor([float("inf")]), fg.tensor([float("inf")])) is True
+    with pytest.raises(RuntimeError, match="Float did not match Long"):
+        fg.allclose(a, fg.tensor([1, 2]))
+    with pytest.raises(RuntimeError, match="Long did not match Float"):
+        fg.tensor([1, 2]).allclose(a)
+    with pytest.raises(RuntimeError, match="must match the size"):
+        fg.allclose(a, fg.tensor([1.0, 2.0, 3.0]))
+    assert fg.equal(fg.tensor([1, 2]), fg.tensor([1.0, 2.0])) is True
+    assert a.equal(fg.tensor([[1.0, 2.0]])) is False
+    assert a.equal(fg.tensor([1.0, 3.0])) is False
+    assert a.t().equal(a) is True
 
 
 # ---------------------------------------------------------------------------
@@ -400,6 +911,37 @@ REDUCTIONS = [
     ("mean((0,2))", lambda x: x.mean((0, 2)), lambda a: a.mean((0, 2))),
     ("mean(dim=(-1,0),keepdim)", lambda x: x.mean(dim=(-1, 0), keepdim=True), lambda a: a.mean((-1, 0), keepdims=True)),
     ("norm()", lambda x: x.norm(), lambda a: np.sqrt((a * a).sum())),
+    ("prod()", lambda x: x.prod(), lambda a: a.prod()),
+    ("prod(1)", lambda x: fg.prod(x, 1), lambda a: a.prod(1)),
+    ("prod(-1,keepdim)", lambda x: x.prod(-1, keepdim=True), lambda a: a.prod(-1, keepdims=True)),
+    ("amax()", lambda x: x.amax(), lambda a: a.max()),
+    ("amax(1)", lambda x: fg.amax(x, 1), lambda a: a.max(1)),
+    ("amax((0,2))", lambda x: x.amax((0, 2)), lambda a: a.max((0, 2))),
+    ("amin(-1,keepdim)", lambda x: x.amin(-1, keepdim=True), lambda a: a.min(-1, keepdims=True)),
+    ("amin(dim=(0,1))", lambda x: fg.amin(x, dim=(0, 1)), lambda a: a.min((0, 1))),
+    ("max()", lambda x: x.max(), lambda a: a.max()),
+    ("min()", lambda x: fg.min(x), lambda a: a.min()),
+    ("max(1).values", lambda x: x.max(1).values, lambda a: a.max(1)),
+    ("max(-1,keepdim)[0]", lambda x: x.max(-1, keepdim=True)[0], lambda a: a.max(-1, keepdims=True)),
+    ("min(dim=0).values", lambda x: fg.min(x, dim=0).values, lambda a: a.min(0)),
+    ("var()", lambda x: x.var(), lambda a: a.var(ddof=1)),
+    ("var(1)", lambda x: fg.var(x, 1), lambda a: a.var(1, ddof=1)),
+    ("var((0,2),keepdim)", lambda x: x.var((0, 2), keepdim=True), lambda a: a.var((0, 2), ddof=1, keepdims=True)),
+    ("var(1,unbiased=False)", lambda x: x.var(1, unbiased=False), lambda a: a.var(1)),
+    ("var(correction=0)", lambda x: x.var(correction=0), lambda a: a.var()),
+    ("std()", lambda x: x.std(), lambda a: a.std(ddof=1)),
+    ("std(0)", lambda x: fg.std(x, 0), lambda a: a.std(0, ddof=1)),
+    ("std(dim=(1,2),correction=2)", lambda x: x.std(dim=(1, 2), correction=2), lambda a: np.sqrt(((a - a.mean((1, 2), keepdims=True)) ** 2).sum((1, 2)) / 10)),
+    ("logsumexp(1)", lambda x: x.logsumexp(1), lambda a: np.log(np.exp(a).sum(1))),
+    ("logsumexp((0,2),keepdim)", lambda x: fg.logsumexp(x, (0, 2), keepdim=True), lambda a: np.log(np.exp(a).sum((0, 2), keepdims=True))),
+    ("cumsum(0)", lambda x: x.cumsum(0), lambda a: a.cumsum(0)),
+    ("cumsum(1)", lambda x: fg.cumsum(x, 1), lambda a: a.cumsum(1)),
+    ("cumsum(-1)", lambda x: x.cumsum(dim=-1), lambda a: a.cumsum(-1)),
+    ("F.softmax(1)", lambda x: F.softmax(x, 1), lambda a: _np_softmax(a, 1)),
+    ("softmax(-1)", lambda x: x.softmax(-1), lambda a: _np_softmax(a, -1)),
+    ("fg.softmax(0)", lambda x: fg.softmax(x, 0), lambda a: _np_softmax(a, 0)),
+    ("F.log_softmax(1)", lambda x: F.log_softmax(x, dim=1), lambda a: np.log(_np_softmax(a, 1))),
+    ("log_softmax(-1)", lambda x: x.log_softmax(-1), lambda a: np.log(_np_softmax(a, -1))),
 ]
 REDUCTION_PARAMS = [pytest.param(f, ref, id=name) for name, f, ref in REDUCTIONS]
 
@@ -449,6 +991,419 @@ def test_sum_of_int_and_bool_is_int64(data, dim, expected):
     x = fg.tensor(data)
     out = x.sum() if dim is None else x.sum(dim)
     assert_tensor(out, np.array(expected), dtype="int64")
+
+
+REDUCTION_GRAD_FN = [
+    (lambda x: x.prod(), "ProdBackward0"),
+    (lambda x: x.prod(1), "ProdBackward1"),
+    (lambda x: x.amax(), "AmaxBackward0"),
+    (lambda x: x.amin(1), "AminBackward0"),
+    (lambda x: x.max(), "MaxBackward1"),
+    (lambda x: x.min(), "MinBackward1"),
+    (lambda x: x.max(1).values, "MaxBackward0"),
+    (lambda x: x.min(0)[0], "MinBackward0"),
+    (lambda x: x.var(), "VarBackward0"),
+    (lambda x: x.var(1), "VarBackward0"),
+    (lambda x: x.std(), "StdBackward0"),
+    (lambda x: x.std(1, correction=0), "StdBackward0"),
+    (lambda x: x.logsumexp(1), "LogsumexpBackward0"),
+    (lambda x: x.cumsum(1), "CumsumBackward0"),
+]
+
+
+@pytest.mark.parametrize("f,name", [pytest.param(f, n, id=f"{n}-{i}") for i, (f, n) in enumerate(REDUCTION_GRAD_FN)])
+def test_reduction_grad_fn_name(f, name):
+    x = fg.tensor([[1.0, 3.0, 3.0], [2.0, 0.0, 5.0]], requires_grad=True)
+    assert f(x).grad_fn.name() == name
+
+
+@pytest.mark.parametrize(
+    "f,expected",
+    [
+        # gradients at zeros and ties, from torch
+        pytest.param(lambda x: x.prod(), [[0, 0, 0], [0, 90, 0]], id="prod-one-zero"),
+        pytest.param(lambda x: x.prod(1), [[9, 3, 3], [0, 10, 0]], id="prod-dim"),
+        pytest.param(lambda x: x.prod(1, keepdim=True), [[9, 3, 3], [0, 10, 0]], id="prod-keepdim"),
+        pytest.param(lambda x: (x * 0).prod(1), [[0, 0, 0], [0, 0, 0]], id="prod-many-zeros"),
+        pytest.param(lambda x: x.amax(), [[0, 0, 0], [0, 0, 1]], id="amax"),
+        pytest.param(lambda x: x.amax(1), [[0, 0.5, 0.5], [0, 0, 1]], id="amax-tie"),
+        pytest.param(lambda x: x.amin((0, 1)), [[0, 0, 0], [0, 1, 0]], id="amin"),
+        pytest.param(lambda x: x.max(1).values, [[0, 1, 0], [0, 0, 1]], id="max-dim-first-index"),
+        pytest.param(lambda x: x.min(0)[0], [[1, 0, 1], [0, 1, 0]], id="min-dim"),
+        pytest.param(lambda x: x.cumsum(1), [[3, 2, 1], [3, 2, 1]], id="cumsum"),
+    ],
+)
+def test_reduction_grad_special(f, expected):
+    x = fg.tensor([[1.0, 3.0, 3.0], [2.0, 0.0, 5.0]], dtype=fg.float64, requires_grad=True)
+    f(x).sum().backward()
+    np.testing.assert_allclose(to_numpy_(x.grad), expected)
+
+
+def test_max_min_with_dim_return_values_and_indices(rng):
+    a, x = make_input(rng, (3, 4), TRANSPOSED, domain="ties")
+    for name, ref, arg in (("max", np.max, np.argmax), ("min", np.min, np.argmin)):
+        out = getattr(x, name)(1)
+        values, indices = out
+        assert out.values is values and out.indices is indices
+        assert type(out).__name__ == name
+        assert_tensor(values, ref(a, 1))
+        assert_tensor(indices, arg(a, 1), dtype="int64")
+        kept = getattr(fg, name)(x, dim=0, keepdim=True)
+        assert_tensor(kept.indices, arg(a, 0)[None], dtype="int64")
+    assert repr(fg.tensor([1.0, 3.0]).max(0)).endswith("max(\nvalues=tensor(3.),\nindices=tensor(1))")
+    assert_tensor(fg.max(fg.tensor([1.0, 5.0]), fg.tensor([2.0, 3.0])), np.array([2.0, 5.0]))
+    assert_tensor(fg.tensor(5.0).max(0).indices, np.array(0), dtype="int64")
+
+
+@pytest.mark.parametrize("name,ref", [("argmax", np.argmax), ("argmin", np.argmin)])
+def test_argmax_argmin(name, ref, rng):
+    a, x = make_input(rng, (3, 4, 2), STEPPED, domain="ties")
+    assert_tensor(getattr(x, name)(), np.array(ref(a)), dtype="int64")
+    for d in (0, 1, -1):
+        assert_tensor(getattr(fg, name)(x, d), ref(a, d), dtype="int64")
+        assert_tensor(getattr(x, name)(dim=d, keepdim=True), np.expand_dims(ref(a, d), d), dtype="int64")
+    nan = float("nan")
+    assert getattr(fg.tensor([1.0, nan, 3.0]), name)().item() == 1
+    assert getattr(fg.tensor([[1, 2], [4, 0]]), name)(1).tolist() == ref(np.array([[1, 2], [4, 0]]), 1).tolist()
+
+
+def test_reduction_dtypes_and_special_values():
+    assert_tensor(fg.tensor([1, 2, 3]).prod(), np.array(6), dtype="int64")
+    assert_tensor(fg.tensor([True, False]).prod(), np.array(0), dtype="int64")
+    assert_tensor(fg.tensor([1, 2]).amax(), np.array(2), dtype="int64")
+    assert_tensor(fg.tensor([True, False]).amax(), np.array(True), dtype="bool")
+    assert_tensor(fg.tensor([1, 2]).logsumexp(0), np.array(np.log(np.exp(1) + np.exp(2))), dtype="float32")
+    assert_tensor(fg.tensor([1, 2]).cumsum(0), np.array([1, 3]), dtype="int64")
+    assert_tensor(fg.tensor([True, True]).cumsum(0), np.array([1, 2]), dtype="int64")
+    assert_tensor(fg.tensor([1, 2]).cumsum(0, dtype=fg.float64), np.array([1.0, 3.0]), dtype="float64")
+    nan, inf = float("nan"), float("inf")
+    assert_tensor(fg.tensor([1.0, nan, 3.0]).max(), np.array(nan))
+    assert_tensor(fg.tensor([1.0, nan, 3.0]).amin(), np.array(nan))
+    assert_tensor(fg.tensor([1.0, 2.0]).var(unbiased=False), np.array(0.25))
+    assert_tensor(fg.tensor([1.0, 2.0]).var(False), np.array(0.25))
+    assert_tensor(fg.tensor([1.0]).var(), np.array(nan))
+    assert_tensor(fg.tensor([1.0, 2.0]).var(correction=2), np.array(inf))
+    assert_tensor(fg.tensor([inf, 1.0]).logsumexp(0), np.array(inf))
+    assert_tensor(fg.tensor([-inf, -inf]).logsumexp(0), np.array(-inf))
+    assert_tensor(fg.zeros(0, 3).logsumexp(0), np.full(3, -inf))
+    assert_tensor(fg.zeros(0, 3).max(1).values, np.zeros(0))
+    assert_tensor(fg.zeros(2, 0).cumsum(1), np.zeros((2, 0)))
+    x = fg.tensor([[1.0, 2.0], [3.0, 3.0]], requires_grad=True)
+    x.std(1).sum().backward()  # zero std: gradient 0, not NaN
+    np.testing.assert_allclose(to_numpy_(x.grad), [[-0.7071067811865476, 0.7071067811865476], [0, 0]], rtol=1e-6)
+
+
+def test_reductions_of_0d_tensors():
+    for f in (lambda x: x.prod(0), lambda x: x.prod(), lambda x: x.amax(0), lambda x: x.max(0).values,
+              lambda x: x.var(0, correction=0), lambda x: x.logsumexp(0), lambda x: x.cumsum(0), lambda x: x.softmax(0)):
+        x = fg.tensor(2.0, dtype=fg.float64, requires_grad=True)
+        y = f(x)
+        assert y.shape == ()
+        y.backward()
+        assert x.grad.shape == ()
+
+
+def test_reduction_errors():
+    with pytest.raises(RuntimeError, match=r"max\(\): Expected reduction dim to be specified for input.numel\(\) == 0"):
+        fg.zeros(0).max()
+    with pytest.raises(RuntimeError, match=r"amax\(\): Expected reduction dim to be specified"):
+        fg.zeros(0).amax()
+    with pytest.raises(IndexError, match=r"max\(\): Expected reduction dim 0 to have non-zero size"):
+        fg.zeros(0, 3).max(0)
+    with pytest.raises(IndexError, match=r"argmax\(\): Expected reduction dim to be specified for input.numel\(\) == 0"):
+        fg.zeros(0).argmax()
+    with pytest.raises(NotImplementedError, match="std and var only support floating point"):
+        fg.tensor([1, 2]).var()
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        fg.ones(2, 3).amax(2)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        fg.ones(2, 3).cumsum(-3)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        fg.ones(2, 3).max(5)
+    with pytest.raises(TypeError):
+        fg.ones(2).logsumexp()
+
+
+def test_reduction_double_backward():
+    a = np.array([[0.3, -1.2, 0.8], [1.5, 0.1, -0.4]])
+    for f in (lambda x: x.logsumexp(1), lambda x: x.var(1), lambda x: x.std(0), lambda x: x.prod(1)):
+        x = fg.tensor(a, dtype=fg.float64, requires_grad=True)
+        y = f(x).sum()
+        y.backward(create_graph=True)
+        g = x.grad
+        assert g.requires_grad
+        x.grad = None
+        (g * g).sum().backward()
+        # numerical: d/dx sum(grad(x)^2), with grad from ferrograd
+        def gsq(arr):
+            t = fg.tensor(arr, dtype=fg.float64, requires_grad=True)
+            f(t).sum().backward()
+            return float((to_numpy_(t.grad) ** 2).sum())
+        num = np.zeros_like(a)
+        for idx in np.ndindex(*a.shape):
+            p, m = a.copy(), a.copy()
+            p[idx] += 1e-6
+            m[idx] -= 1e-6
+            num[idx] = (gsq(p) - gsq(m)) / 2e-6
+        np.testing.assert_allclose(to_numpy_(x.grad), num, rtol=1e-4, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# nn.functional: softmax family, losses, linear
+# ---------------------------------------------------------------------------
+
+
+def _np_cross_entropy(a, t, weight=None, ignore_index=-100, reduction="mean", log_probs=False):
+    """numpy reference for nll_loss (log_probs=True) and cross_entropy with class indices."""
+    class_dim = 0 if a.ndim == 1 else 1
+    logp = a if log_probs else np.log(_np_softmax(a, class_dim))
+    if a.ndim == 1:
+        logp, t = logp[None], np.asarray(t)[None]
+    logp = np.moveaxis(logp, 1, -1)  # (N, d..., C)
+    w = np.ones(logp.shape[-1]) if weight is None else np.asarray(weight, dtype=np.float64)
+    keep = t != ignore_index
+    safe = np.where(keep, t, 0)
+    picked = np.take_along_axis(logp, safe[..., None], -1)[..., 0]
+    wt = w[safe] * keep
+    losses = -picked * wt
+    if reduction == "none":
+        return losses[0] if a.ndim == 1 else losses
+    if reduction == "sum":
+        return losses.sum()
+    return losses.sum() / wt.sum()
+
+
+LOSS_CASES = [
+    # id, input shape, target (class indices), kwargs
+    ("2d", (4, 3), [0, 2, 1, 2], {}),
+    ("2d-sum", (4, 3), [0, 2, 1, 2], {"reduction": "sum"}),
+    ("2d-none", (4, 3), [0, 2, 1, 2], {"reduction": "none"}),
+    ("weight", (4, 3), [0, 2, 1, 2], {"weight": [0.2, 1.0, 3.0]}),
+    ("weight-none", (4, 3), [0, 2, 1, 2], {"weight": [0.2, 1.0, 3.0], "reduction": "none"}),
+    ("ignore_index", (4, 3), [0, -100, 1, 2], {}),
+    ("ignore_index=1", (4, 3), [0, 1, 1, 2], {"ignore_index": 1, "weight": [0.5, 2.0, 1.5]}),
+    ("1d", (5,), 3, {}),
+    ("1d-none", (5,), 3, {"reduction": "none"}),
+    ("spatial", (2, 3, 4), [[0, 1, 2, 0], [1, 1, 1, 2]], {}),
+    ("spatial-none", (2, 3, 4), [[0, 1, 2, 0], [1, -100, 1, 2]], {"reduction": "none"}),
+]
+LOSS_PARAMS = [pytest.param(shape, target, kw, id=name) for name, shape, target, kw in LOSS_CASES]
+
+
+def _loss_kwargs(kw):
+    return {k: (fg.tensor(v, dtype=fg.float64) if k == "weight" else v) for k, v in kw.items()}
+
+
+@pytest.mark.parametrize("shape,target,kw", LOSS_PARAMS)
+@pytest.mark.parametrize("fn", ["cross_entropy", "nll_loss"])
+def test_class_index_losses(fn, shape, target, kw, rng):
+    a = random_array(rng, shape)
+    t = np.array(target)
+    expected = _np_cross_entropy(a, t, log_probs=fn == "nll_loss", **kw)
+    out = getattr(F, fn)(fg.tensor(a, dtype=fg.float64), fg.tensor(target), **_loss_kwargs(kw))
+    assert_tensor(out, expected, dtype="float64")
+    out32 = getattr(F, fn)(fg.tensor(a, dtype=fg.float32), fg.tensor(target), **{k: (v.float() if k == "weight" else v) for k, v in _loss_kwargs(kw).items()})
+    assert_tensor(out32, expected, dtype="float32", rtol=1e-5, atol=1e-6)
+    gradcheck(lambda x: getattr(F, fn)(x, fg.tensor(target), **_loss_kwargs(kw)), [a])
+
+
+def test_cross_entropy_on_strided_logits(rng):
+    a, x = make_input(rng, (4, 3), TRANSPOSED)
+    assert_tensor(F.cross_entropy(x, fg.tensor([0, 1, 2, 1])), _np_cross_entropy(a, np.array([0, 1, 2, 1])))
+    storage = random_array(rng, (3, 9))
+    gradcheck(lambda s: F.cross_entropy(s.t()[1::2], fg.tensor([0, 1, 2, 1])), [storage])
+
+
+@pytest.mark.parametrize("kw", [{}, {"reduction": "sum"}, {"reduction": "none"}, {"weight": [1.0, 2.0, 0.5]}], ids=str)
+@pytest.mark.parametrize("smoothing", [0.0, 0.2])
+def test_cross_entropy_with_probabilities(kw, smoothing, rng):
+    a = random_array(rng, (4, 3))
+    p = _np_softmax(random_array(rng, (4, 3)), 1)
+    q = p * (1 - smoothing) + smoothing / 3
+    w = np.ones(3) if "weight" not in kw else np.array(kw["weight"])
+    per = -(np.log(_np_softmax(a, 1)) * q * w).sum(1)
+    expected = {"none": per, "sum": per.sum()}.get(kw.get("reduction"), per.sum() / 4)
+    f = lambda x: F.cross_entropy(x, fg.tensor(p, dtype=fg.float64), label_smoothing=smoothing, **_loss_kwargs(kw))
+    assert_tensor(f(fg.tensor(a, dtype=fg.float64)), expected)
+    gradcheck(f, [a])
+
+
+@pytest.mark.parametrize("kw", [{}, {"reduction": "sum"}, {"weight": [0.2, 1.0, 3.0]}, {"ignore_index": 2}], ids=str)
+def test_cross_entropy_label_smoothing(kw, rng):
+    a = random_array(rng, (4, 3))
+    t = np.array([0, 2, 1, 2])
+    eps = 0.1
+    nll = _np_cross_entropy(a, t, **kw)
+    logp = np.log(_np_softmax(a, 1))
+    w = np.ones(3) if "weight" not in kw else np.array(kw["weight"])
+    keep = t != kw.get("ignore_index", -100)
+    smooth = -(logp * w).sum(1) * keep
+    if kw.get("reduction") == "sum":
+        smooth = smooth.sum()
+    else:
+        smooth = smooth.sum() / (w[np.where(keep, t, 0)] * keep).sum()
+    expected = (1 - eps) * nll + smooth * eps / 3
+    f = lambda x: F.cross_entropy(x, fg.tensor(t), label_smoothing=eps, **_loss_kwargs(kw))
+    assert_tensor(f(fg.tensor(a, dtype=fg.float64)), np.array(expected))
+    gradcheck(f, [a])
+
+
+def test_loss_edge_cases():
+    nan = float("nan")
+    x = fg.randn(2, 3)
+    assert_tensor(F.nll_loss(x, fg.tensor([-100, -100])), np.array(nan))
+    assert_tensor(F.nll_loss(x, fg.tensor([-100, -100]), reduction="sum"), np.array(0.0))
+    assert_tensor(F.cross_entropy(fg.zeros(0, 3), fg.zeros(0, dtype=fg.int64)), np.array(nan))
+    assert_tensor(F.cross_entropy(fg.zeros(0, 3), fg.zeros(0, dtype=fg.int64), reduction="sum"), np.array(0.0))
+    big = fg.tensor([[1000.0, 0.0], [-1000.0, 0.0]], requires_grad=True)
+    loss = F.cross_entropy(big, fg.tensor([0, 0]))
+    assert_tensor(loss.detach(), np.array(500.0))
+    loss.backward()
+    assert_tensor(big.grad, np.array([[0.0, 0.0], [-0.5, 0.5]]))
+    assert_tensor(F.softmax(fg.tensor([1000.0, 0.0]), 0), np.array([1.0, 0.0]))
+    assert_tensor(F.log_softmax(fg.tensor([1000.0, 0.0]), 0), np.array([0.0, -1000.0]))
+    assert_tensor(F.softmax(fg.tensor([-float("inf"), 0.0]), 0), np.array([0.0, 1.0]))
+    assert_tensor(F.softmax(fg.tensor([float("inf"), 1.0]), 0), np.array([nan, nan]))
+    assert_tensor(F.log_softmax(fg.tensor([-float("inf"), -float("inf")]), 0), np.array([nan, nan]))
+    assert_tensor(F.softmax(fg.zeros(0, 3), 1), np.zeros((0, 3)))
+    assert_tensor(F.softmax(fg.tensor([1.0, 2.0], dtype=fg.float32), 0, dtype=fg.float64), _np_softmax(np.array([1.0, 2.0]), 0), dtype="float64")
+
+
+def test_loss_errors():
+    x = fg.randn(2, 3, requires_grad=True)
+    with pytest.raises(IndexError, match="Target 3 is out of bounds."):
+        F.nll_loss(x, fg.tensor([0, 3]))
+    with pytest.raises(IndexError, match="Target -1 is out of bounds."):
+        F.cross_entropy(x, fg.tensor([0, -1]))
+    with pytest.raises(RuntimeError, match="expected target dtype to be Long or Byte, but got Float"):
+        F.nll_loss(x, fg.tensor([0.0, 1.0]))
+    with pytest.raises(ValueError, match=r"Expected input batch_size \(2\) to match target batch_size \(3\)."):
+        F.cross_entropy(x, fg.tensor([0, 1, 2]))
+    with pytest.raises(RuntimeError, match="weight tensor should be defined either for all 3 classes or no classes"):
+        F.nll_loss(x, fg.tensor([0, 1]), weight=fg.ones(2))
+    with pytest.raises(RuntimeError, match=r"Expected target size \[2, 4\], got \[2\]"):
+        F.nll_loss(fg.randn(2, 3, 4), fg.tensor([0, 1]))
+    with pytest.raises(ValueError, match="foo is not a valid value for reduction"):
+        F.cross_entropy(x, fg.tensor([0, 2]), reduction="foo")
+    with pytest.raises(ValueError, match="foo is not a valid value for reduction"):
+        F.mse_loss(x, fg.zeros(2, 3), reduction="foo")
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        F.softmax(fg.tensor([1, 2, 3]), 0)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        F.log_softmax(fg.tensor([1.0, 2.0]), 1)
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 2x4\)"):
+        F.linear(x, fg.randn(4, 2))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize(
+    "sa,la,sb,lb",
+    [
+        pytest.param((2, 3), CONTIGUOUS, (2, 3), CONTIGUOUS, id="same"),
+        pytest.param((3, 4), TRANSPOSED, (3, 4), STEPPED, id="strided"),
+        pytest.param((2, 3, 4), EXPANDED, (2, 3, 4), CONTIGUOUS, id="expanded"),
+    ],
+)
+def test_mse_loss(reduction, sa, la, sb, lb, rng):
+    a, x = make_input(rng, sa, la)
+    b, y = make_input(rng, sb, lb)
+    sq = (a - b) ** 2
+    expected = {"mean": sq.mean(), "sum": sq.sum(), "none": sq}[reduction]
+    assert_tensor(F.mse_loss(x, y, reduction=reduction), np.asarray(expected))
+    gradcheck(lambda p, q: F.mse_loss(la.fg_view(p, sa), lb.fg_view(q, sb), reduction=reduction), [random_array(rng, la.storage_shape(sa)), random_array(rng, lb.storage_shape(sb))])
+
+
+def test_mse_loss_dtype_and_broadcast_warning():
+    out = F.mse_loss(fg.ones(2, 3), fg.zeros(2, 3, dtype=fg.float64))
+    assert_tensor(out, np.array(1.0), dtype="float64")
+    with pytest.warns(UserWarning, match="Using a target size"):
+        out = F.mse_loss(fg.ones(2, 3), fg.zeros(3))
+    assert_tensor(out, np.array(1.0))
+
+
+@pytest.mark.parametrize(
+    "xs,bias",
+    [
+        pytest.param((4, 3), True, id="2d-bias"),
+        pytest.param((4, 3), False, id="2d"),
+        pytest.param((3,), True, id="1d-bias"),
+        pytest.param((2, 4, 3), True, id="3d-bias"),
+        pytest.param((0, 3), True, id="empty"),
+    ],
+)
+def test_linear(xs, bias, rng):
+    a, w, b = random_array(rng, xs), random_array(rng, (5, 3)), random_array(rng, (5,))
+    expected = a @ w.T + (b if bias else 0)
+    f64 = lambda arr: fg.tensor(arr, dtype=fg.float64)
+    if bias:
+        assert_tensor(F.linear(f64(a), f64(w), f64(b)), expected)
+        gradcheck(lambda x, wt, bt: F.linear(x, wt, bt), [a, w, b])
+    else:
+        assert_tensor(F.linear(f64(a), f64(w)), expected)
+        gradcheck(lambda x, wt: F.linear(x, wt), [a, w])
+
+
+def test_linear_on_strided_input(rng):
+    a, x = make_input(rng, (2, 4, 3), TRANSPOSED)
+    w, b = random_array(rng, (5, 3)), random_array(rng, (5,))
+    assert_tensor(F.linear(x, fg.tensor(w, dtype=fg.float64), fg.tensor(b, dtype=fg.float64)), a @ w.T + b)
+    storage = random_array(rng, (2, 3, 4))
+    gradcheck(lambda s, wt, bt: F.linear(s.transpose(-1, -2), wt, bt), [storage, w, b])
+
+
+NN_GRAD_FN = [
+    (lambda x: F.softmax(x, 1), "SoftmaxBackward0"),
+    (lambda x: x.softmax(0), "SoftmaxBackward0"),
+    (lambda x: F.log_softmax(x, 1), "LogSoftmaxBackward0"),
+    (lambda x: F.cross_entropy(x, fg.tensor([0, 2])), "NllLossBackward0"),
+    (lambda x: F.cross_entropy(x, fg.tensor([0, 2]), reduction="none"), "NllLossBackward0"),
+    (lambda x: F.nll_loss(x, fg.tensor([0, 2]), reduction="sum"), "NllLossBackward0"),
+    (lambda x: F.mse_loss(x, fg.zeros(2, 3)), "MseLossBackward0"),
+    (lambda x: F.mse_loss(x, fg.zeros(2, 3), reduction="none"), "MseLossBackward0"),
+    (lambda x: F.linear(x, fg.randn(4, 3)), "MmBackward0"),
+    (lambda x: F.linear(x, fg.randn(4, 3), fg.randn(4)), "AddmmBackward0"),
+    (lambda x: fg.addmm(fg.randn(4), x, fg.randn(3, 4)), "AddmmBackward0"),
+    (lambda x: F.linear(x[0], fg.randn(4, 3), fg.randn(4)), "UnsafeViewBackward0"),
+    (lambda x: F.linear(x.reshape(1, 2, 3), fg.randn(4, 3), fg.randn(4)), "UnsafeViewBackward0"),
+    (lambda x: F.linear(x.expand(5, 2, 3), fg.randn(4, 3), fg.randn(4)), "AddBackward0"),
+    (lambda x: F.linear(x.expand(5, 2, 3), fg.randn(4, 3)), "UnsafeViewBackward0"),
+]
+
+
+@pytest.mark.parametrize("f,name", [pytest.param(f, n, id=f"{n}-{i}") for i, (f, n) in enumerate(NN_GRAD_FN)])
+def test_nn_grad_fn_name(f, name):
+    x = fg.randn(2, 3, requires_grad=True)
+    assert f(x).grad_fn.name() == name
+
+
+def test_cross_entropy_graph_is_nll_of_log_softmax():
+    x = fg.randn(2, 3, requires_grad=True)
+    node = F.cross_entropy(x, fg.tensor([0, 2])).grad_fn
+    assert [n.name() for n, _ in node.next_functions] == ["LogSoftmaxBackward0"]
+
+
+def test_softmax_double_backward():
+    a = np.array([[0.3, -1.2, 0.8], [1.5, 0.1, -0.4]])
+    for f in (lambda x: F.softmax(x, 1), lambda x: F.log_softmax(x, 0)):
+        v = np.array([[1.0, -2.0, 0.5], [0.3, 0.7, -1.1]])
+        x = fg.tensor(a, dtype=fg.float64, requires_grad=True)
+        (f(x) * fg.tensor(v, dtype=fg.float64)).sum().backward(create_graph=True)
+        g = x.grad
+        x.grad = None
+        (g * g).sum().backward()
+
+        def gsq(arr):
+            t = fg.tensor(arr, dtype=fg.float64, requires_grad=True)
+            (f(t) * fg.tensor(v, dtype=fg.float64)).sum().backward()
+            return float((to_numpy_(t.grad) ** 2).sum())
+
+        num = np.zeros_like(a)
+        for idx in np.ndindex(*a.shape):
+            p, m = a.copy(), a.copy()
+            p[idx] += 1e-6
+            m[idx] -= 1e-6
+            num[idx] = (gsq(p) - gsq(m)) / 2e-6
+        np.testing.assert_allclose(to_numpy_(x.grad), num, rtol=1e-4, atol=1e-6)
 
 
 # ---------------------------------------------------------------------------

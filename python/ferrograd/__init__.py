@@ -18,6 +18,7 @@ from ._core import (
     rand,
     randn,
     tensor,
+    where,
     zeros,
 )
 from ._core import dtype
@@ -26,6 +27,8 @@ from ._core import bool as bool  # noqa: A001 - PyTorch's name for the dtype
 from ._size import Size
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
 from . import autograd
+from . import nn
+from . import return_types
 
 float = float32  # noqa: A001
 double = float64
@@ -69,6 +72,18 @@ for _name in [
     "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "eq", "ne", "lt", "le", "gt", "ge",
     "sum", "mean", "norm", "all", "any", "matmul", "mm", "bmm", "mv", "dot", "reshape", "transpose",
     "t", "permute", "unsqueeze", "squeeze", "clone", "detach",
+    # elementwise unary
+    "abs", "absolute", "sign", "sqrt", "rsqrt", "square", "reciprocal", "exp2", "expm1", "log2", "log10",
+    "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf",
+    "logit", "floor", "ceil", "round", "trunc", "frac",
+    # elementwise binary, clamp, logic
+    "maximum", "minimum", "atan2", "arctan2", "fmod", "remainder", "clamp", "clip", "clamp_min", "clamp_max",
+    "lerp", "logical_and", "logical_or", "logical_xor", "logical_not", "isnan", "isinf", "isfinite", "allclose",
+    "equal",
+    # reductions
+    "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std", "logsumexp", "cumsum",
+    # nn
+    "softmax", "log_softmax", "addmm",
 ]:
     globals()[_name] = _method(_name)
 del _name
@@ -76,5 +91,5 @@ del _name
 __all__ = [
     "Tensor", "Size", "dtype", "tensor", "ones", "zeros", "full", "arange", "rand", "randn", "manual_seed",
     "from_numpy", "float32", "float64", "int64", "bool", "float", "double", "long", "no_grad", "enable_grad",
-    "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "autograd", "FloatTensor", "DoubleTensor", "LongTensor",
+    "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "autograd", "nn", "FloatTensor", "DoubleTensor", "LongTensor",
 ]

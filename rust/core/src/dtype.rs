@@ -61,6 +61,15 @@ impl DType {
             DType::F32 => 4,
         }
     }
+    /// PyTorch's C++ scalar-type name, as in "not implemented for 'Long'".
+    pub fn scalar_type_name(self) -> &'static str {
+        match self {
+            DType::Bool => "Bool",
+            DType::I64 => "Long",
+            DType::F32 => "Float",
+            DType::F64 => "Double",
+        }
+    }
     /// Legacy tensor-type name used in PyTorch's messages ("FloatTensor").
     pub fn legacy_name(self) -> &'static str {
         match self {

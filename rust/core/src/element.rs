@@ -124,21 +124,71 @@ macro_rules! with_float_dtype {
     };
 }
 
-/// Float-only math, for ops that compute in floating point.
-pub trait Float: Element {
+/// Float-only math, for ops that compute in floating point (one generic kernel serves f32 and f64).
+pub trait Float: Element + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> + std::ops::Mul<Output = Self> + std::ops::Div<Output = Self> + std::ops::Neg<Output = Self> {
     fn exp(self) -> Self;
     fn ln(self) -> Self;
     fn sqrt(self) -> Self;
+    fn abs(self) -> Self;
+    fn recip(self) -> Self;
+    fn exp2(self) -> Self;
+    fn exp_m1(self) -> Self;
+    fn log2(self) -> Self;
+    fn log10(self) -> Self;
+    fn ln_1p(self) -> Self;
+    fn sin(self) -> Self;
+    fn cos(self) -> Self;
+    fn tan(self) -> Self;
+    fn asin(self) -> Self;
+    fn acos(self) -> Self;
+    fn atan(self) -> Self;
+    fn sinh(self) -> Self;
+    fn cosh(self) -> Self;
+    fn tanh(self) -> Self;
+    fn floor(self) -> Self;
+    fn ceil(self) -> Self;
+    fn round_even(self) -> Self;
+    fn trunc(self) -> Self;
+    fn erf(self) -> Self;
+    fn atan2(self, other: Self) -> Self;
+    fn is_nan(self) -> bool;
+    fn is_infinite(self) -> bool;
+    fn is_finite(self) -> bool;
 }
 
-impl Float for f32 {
-    #[inline(always)] fn exp(self) -> Self { f32::exp(self) }
-    #[inline(always)] fn ln(self) -> Self { f32::ln(self) }
-    #[inline(always)] fn sqrt(self) -> Self { f32::sqrt(self) }
+macro_rules! float_impl {
+    ($t:ty, $erf:path) => {
+        impl Float for $t {
+            #[inline(always)] fn exp(self) -> Self { <$t>::exp(self) }
+            #[inline(always)] fn ln(self) -> Self { <$t>::ln(self) }
+            #[inline(always)] fn sqrt(self) -> Self { <$t>::sqrt(self) }
+            #[inline(always)] fn abs(self) -> Self { <$t>::abs(self) }
+            #[inline(always)] fn recip(self) -> Self { <$t>::recip(self) }
+            #[inline(always)] fn exp2(self) -> Self { <$t>::exp2(self) }
+            #[inline(always)] fn exp_m1(self) -> Self { <$t>::exp_m1(self) }
+            #[inline(always)] fn log2(self) -> Self { <$t>::log2(self) }
+            #[inline(always)] fn log10(self) -> Self { <$t>::log10(self) }
+            #[inline(always)] fn ln_1p(self) -> Self { <$t>::ln_1p(self) }
+            #[inline(always)] fn sin(self) -> Self { <$t>::sin(self) }
+            #[inline(always)] fn cos(self) -> Self { <$t>::cos(self) }
+            #[inline(always)] fn tan(self) -> Self { <$t>::tan(self) }
+            #[inline(always)] fn asin(self) -> Self { <$t>::asin(self) }
+            #[inline(always)] fn acos(self) -> Self { <$t>::acos(self) }
+            #[inline(always)] fn atan(self) -> Self { <$t>::atan(self) }
+            #[inline(always)] fn sinh(self) -> Self { <$t>::sinh(self) }
+            #[inline(always)] fn cosh(self) -> Self { <$t>::cosh(self) }
+            #[inline(always)] fn tanh(self) -> Self { <$t>::tanh(self) }
+            #[inline(always)] fn floor(self) -> Self { <$t>::floor(self) }
+            #[inline(always)] fn ceil(self) -> Self { <$t>::ceil(self) }
+            #[inline(always)] fn round_even(self) -> Self { <$t>::round_ties_even(self) }
+            #[inline(always)] fn trunc(self) -> Self { <$t>::trunc(self) }
+            #[inline(always)] fn erf(self) -> Self { $erf(self) }
+            #[inline(always)] fn atan2(self, other: Self) -> Self { <$t>::atan2(self, other) }
+            #[inline(always)] fn is_nan(self) -> bool { <$t>::is_nan(self) }
+            #[inline(always)] fn is_infinite(self) -> bool { <$t>::is_infinite(self) }
+            #[inline(always)] fn is_finite(self) -> bool { <$t>::is_finite(self) }
+        }
+    };
 }
-
-impl Float for f64 {
-    #[inline(always)] fn exp(self) -> Self { f64::exp(self) }
-    #[inline(always)] fn ln(self) -> Self { f64::ln(self) }
-    #[inline(always)] fn sqrt(self) -> Self { f64::sqrt(self) }
-}
+float_impl!(f32, libm::erff);
+float_impl!(f64, libm::erf);

@@ -10,6 +10,8 @@ pub enum Error {
     Value(String),
     /// An error raised by user code the core called back into (a Python hook), passed through untouched.
     External(External),
+    /// An op that has no kernel for a dtype (PyTorch: NotImplementedError).
+    NotImplemented(String),
 }
 
 /// An opaque error payload owned by the caller's side (the bindings keep the Python exception here).
@@ -27,7 +29,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Runtime(m) | Error::Index(m) | Error::Type(m) | Error::Value(m) => f.write_str(m),
+            Error::Runtime(m) | Error::Index(m) | Error::Type(m) | Error::Value(m) | Error::NotImplemented(m) => f.write_str(m),
             Error::External(_) => f.write_str("error raised in a callback"),
         }
     }

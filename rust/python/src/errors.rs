@@ -1,6 +1,6 @@
 //! The one place where core errors and panics become Python exceptions, and where the GIL is released.
 use ferrograd_core::Error;
-use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyNotImplementedError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -14,6 +14,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::Index(m) => PyIndexError::new_err(m),
         Error::Type(m) => PyTypeError::new_err(m),
         Error::Value(m) => PyValueError::new_err(m),
+        Error::NotImplemented(m) => PyNotImplementedError::new_err(m),
     }
 }
 

@@ -200,6 +200,52 @@ fn promote_types(type1: &Bound<'_, PyAny>, type2: &Bound<'_, PyAny>) -> PyResult
     Ok(PyDType { dtype: ferrograd_core::promote_types(a, b) })
 }
 
+/// `where(condition, input, other)`; input and other may be numbers.
+#[pyfunction(name = "where")]
+fn where_fn(py: Python<'_>, condition: &Bound<'_, PyAny>, input: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>) -> Out {
+    let c = args::tensor_arg(condition, "where", "condition")?;
+    let a = args::operand_arg(input, "where", "input")?;
+    let b = args::operand_arg(other, "where", "other")?;
+    wrap(py, call(|| Tensor::where_(&c, &a, &b))?)
+}
+
+fn reduction_arg(reduction: &str) -> PyResult<ferrograd_core::nn::Reduction> {
+    use ferrograd_core::nn::Reduction;
+    match reduction {
+        "mean" => Ok(Reduction::Mean),
+        "sum" => Ok(Reduction::Sum),
+        "none" => Ok(Reduction::None),
+        _ => Err(pyo3::exceptions::PyValueError::new_err(format!("{reduction} is not a valid value for reduction"))),
+    }
+}
+
+/// The kernel of `nn.functional.nll_loss` (argument handling lives in Python).
+#[pyfunction]
+fn _nll_loss(py: Python<'_>, input: &Bound<'_, PyAny>, target: &Bound<'_, PyAny>, weight: Option<&Bound<'_, PyAny>>, ignore_index: i64, reduction: &str) -> Out {
+    let x = args::tensor_arg(input, "nll_loss", "input")?;
+    let t = args::tensor_arg(target, "nll_loss", "target")?;
+    let w = weight.filter(|w| !w.is_none()).map(|w| args::tensor_arg(w, "nll_loss", "weight")).transpose()?;
+    let r = reduction_arg(reduction)?;
+    wrap(py, call(|| x.nll_loss(&t, w.as_ref(), ignore_index, r))?)
+}
+
+#[pyfunction]
+fn _mse_loss(py: Python<'_>, input: &Bound<'_, PyAny>, target: &Bound<'_, PyAny>, reduction: &str) -> Out {
+    let x = args::tensor_arg(input, "mse_loss", "input")?;
+    let t = args::tensor_arg(target, "mse_loss", "target")?;
+    let r = reduction_arg(reduction)?;
+    wrap(py, call(|| x.mse_loss(&t, r))?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, weight, bias=None))]
+fn _linear(py: Python<'_>, input: &Bound<'_, PyAny>, weight: &Bound<'_, PyAny>, bias: Option<&Bound<'_, PyAny>>) -> Out {
+    let x = args::tensor_arg(input, "linear", "input")?;
+    let w = args::tensor_arg(weight, "linear", "weight")?;
+    let b = bias.filter(|b| !b.is_none()).map(|b| args::tensor_arg(b, "linear", "bias")).transpose()?;
+    wrap(py, errors::call_heavy(py, x.numel() + w.numel(), || Tensor::linear(&x, &w, b.as_ref()))?)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTensor>()?;
@@ -231,5 +277,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(is_anomaly_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(is_anomaly_check_nan_enabled, m)?)?;
     grad_mode::set_trace_provider(python_stack);
+    m.add_function(wrap_pyfunction!(where_fn, m)?)?;
+    m.add_function(wrap_pyfunction!(_nll_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(_mse_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(_linear, m)?)?;
     Ok(())
 }

@@ -1,11 +1,12 @@
 //! The Python-visible `Tensor`: this Rust class itself, so no Python code runs on the op path.
 use crate::args::{dims_arg, dtype_arg, int_list, operand, operand_arg, tensor_arg, type_name};
-use crate::convert::{scalar_to_py, tensor_from_data, to_numpy, tolist};
+use crate::convert::{as_scalar, scalar_to_py, tensor_from_data, to_numpy, tolist};
 use crate::dtype::PyDType;
 use crate::errors::{call, call_heavy};
 use crate::indexing::{apply_index, assign_index};
 use crate::node::PyNode;
-use ferrograd_core::binary::Compare;
+use ferrograd_core::binary::{Binary, Compare};
+use ferrograd_core::unary::Unary;
 use ferrograd_core::{DType, Scalar, Tensor};
 use parking_lot::RwLock;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -69,6 +70,61 @@ fn binary_op(
     let Some(b) = operand(other) else { return not_implemented(py) };
     let out = if reflected { call(|| f(&b, a))? } else { call(|| f(a, &b))? };
     Ok(wrap(py, out)?.into_any())
+}
+
+/// A unary op from core's `Unary` table.
+fn unary(py: Python<'_>, a: Tensor, op: Unary) -> Out {
+    wrap(py, call_heavy(py, a.numel(), || a.unary(op))?)
+}
+
+/// `clamp`: number bounds (ClampBackward1) or tensor bounds (ClampBackward0); `kind` picks clamp_min/max names.
+fn clamp_impl(py: Python<'_>, a: Tensor, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>, kind: u8) -> Out {
+    let (min, max) = (min.filter(|m| !m.is_none()), max.filter(|m| !m.is_none()));
+    let is_tensor = |o: &Option<&Bound<'_, PyAny>>| o.is_some_and(|o| o.cast::<PyTensor>().is_ok());
+    if is_tensor(&min) || is_tensor(&max) {
+        let lo = min.map(|m| operand_arg(m, "clamp", "min")).transpose()?;
+        let hi = max.map(|m| operand_arg(m, "clamp", "max")).transpose()?;
+        return wrap(py, call(|| a.clamp_tensor(lo.as_ref(), hi.as_ref()))?);
+    }
+    let number = |o: &Bound<'_, PyAny>, name: &str| {
+        as_scalar(o).ok_or_else(|| PyTypeError::new_err(format!("clamp(): argument '{name}' must be Number, not {}", type_name(o))))
+    };
+    let lo = min.map(|m| number(m, "min")).transpose()?;
+    let hi = max.map(|m| number(m, "max")).transpose()?;
+    wrap(py, call_heavy(py, a.numel(), || a.clamp_scalar(lo, hi, kind))?)
+}
+
+static RETURN_TYPES: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// max/min in their three forms (see `PyTensor::max`).
+fn extreme(py: Python<'_>, a: Tensor, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, is_max: bool) -> PyResult<Py<PyAny>> {
+    let name = if is_max { "max" } else { "min" };
+    let Some(dim) = dim.filter(|d| !d.is_none()) else {
+        return Ok(wrap(py, call_heavy(py, a.numel(), || a.amax_amin(None, false, is_max, true))?)?.into_any());
+    };
+    if let Ok(other) = dim.cast::<PyTensor>() {
+        let b = other.get().get();
+        let op = if is_max { Binary::Maximum } else { Binary::Minimum };
+        return Ok(wrap(py, call(|| a.binary(&b, op))?)?.into_any());
+    }
+    let d = crate::args::dim_arg(dim)?;
+    let (values, indices) = call_heavy(py, a.numel(), || a.max_min_dim(d, keepdim, is_max))?;
+    let module = RETURN_TYPES.get_or_try_init(py, || -> PyResult<_> { Ok(py.import("ferrograd.return_types")?.into_any().unbind()) })?;
+    let cls = module.bind(py).getattr(name)?;
+    Ok(cls.call1((wrap(py, values)?, wrap(py, indices)?))?.unbind())
+}
+
+/// var/std: `correction` wins over `unbiased` (default: correction 1).
+fn var_std(py: Python<'_>, a: Tensor, dim: Option<&Bound<'_, PyAny>>, unbiased: Option<bool>, keepdim: bool, correction: Option<f64>, std: bool) -> Out {
+    let name = if std { "std" } else { "var" };
+    // `x.var(False)`: a lone bool positional is `unbiased`
+    let (dim, unbiased) = match dim {
+        Some(d) if d.is_instance_of::<pyo3::types::PyBool>() && unbiased.is_none() => (None, Some(d.extract::<bool>()?)),
+        _ => (dim, unbiased),
+    };
+    let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, name)).transpose()?;
+    let correction = correction.unwrap_or(if unbiased == Some(false) { 0.0 } else { 1.0 });
+    wrap(py, call_heavy(py, a.numel(), || a.var_std(dims.as_deref(), correction, keepdim, std))?)
 }
 
 /// A method form (`x.add(y)`): a bad operand is a TypeError naming the argument.
@@ -664,6 +720,213 @@ impl PyTensor {
         wrap(py, call_heavy(py, a.numel(), || a.log())?)
     }
 
+
+    // ---- elementwise unary ops (table in core's ops/unary.rs) ----
+
+    fn abs(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Abs)
+    }
+    fn sign(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Sign)
+    }
+    fn sqrt(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Sqrt)
+    }
+    fn rsqrt(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Rsqrt)
+    }
+    fn reciprocal(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Reciprocal)
+    }
+    fn exp2(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Exp2)
+    }
+    fn expm1(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Expm1)
+    }
+    fn log2(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Log2)
+    }
+    fn log10(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Log10)
+    }
+    fn log1p(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Log1p)
+    }
+    fn sin(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Sin)
+    }
+    fn cos(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Cos)
+    }
+    fn tan(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Tan)
+    }
+    fn asin(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Asin)
+    }
+    fn acos(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Acos)
+    }
+    fn atan(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Atan)
+    }
+    fn sinh(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Sinh)
+    }
+    fn cosh(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Cosh)
+    }
+    fn tanh(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Tanh)
+    }
+    fn sigmoid(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Sigmoid)
+    }
+    fn relu(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Relu)
+    }
+    fn erf(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Erf)
+    }
+    fn floor(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Floor)
+    }
+    fn ceil(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Ceil)
+    }
+    fn trunc(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Trunc)
+    }
+    fn frac(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Frac)
+    }
+    fn absolute(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), Unary::Abs)
+    }
+    fn square(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.pow(&Tensor::wrapped_scalar(Scalar::Int(2))))?)
+    }
+    #[pyo3(signature = (*, decimals=0))]
+    fn round(&self, py: Python<'_>, decimals: i32) -> Out {
+        let op = if decimals == 0 { Unary::Round } else { Unary::RoundDecimals { decimals } };
+        unary(py, self.get(), op)
+    }
+    #[pyo3(signature = (eps=None))]
+    fn logit(&self, py: Python<'_>, eps: Option<f64>) -> Out {
+        unary(py, self.get(), Unary::Logit { eps })
+    }
+    /// Activations that torch has only as functions (`fg.nn.functional`): `name` picks the op.
+    #[pyo3(signature = (name, p0=0.0, p1=0.0))]
+    fn _activation(&self, py: Python<'_>, name: &str, p0: f64, p1: f64) -> Out {
+        let op = match name {
+            "silu" => Unary::Silu,
+            "gelu" => Unary::Gelu { tanh: false },
+            "gelu_tanh" => Unary::Gelu { tanh: true },
+            "softplus" => Unary::Softplus { beta: p0, threshold: p1 },
+            "elu" => Unary::Elu { alpha: p0 },
+            "leaky_relu" => Unary::LeakyRelu { slope: p0 },
+            "hardtanh" => Unary::Hardtanh { min: p0, max: p1 },
+            _ => return Err(PyValueError::new_err(format!("unknown activation {name}"))),
+        };
+        unary(py, self.get(), op)
+    }
+
+
+    // ---- elementwise binary ops, clamp, lerp, logic ----
+
+    fn maximum(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let b = tensor_arg(other, "maximum", "other")?;
+        wrap(py, call(|| self.get().binary(&b, Binary::Maximum))?)
+    }
+    fn minimum(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let b = tensor_arg(other, "minimum", "other")?;
+        wrap(py, call(|| self.get().binary(&b, Binary::Minimum))?)
+    }
+    fn atan2(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let b = tensor_arg(other, "atan2", "other")?;
+        wrap(py, call(|| self.get().binary(&b, Binary::Atan2))?)
+    }
+    fn arctan2(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        self.atan2(py, other)
+    }
+    fn fmod(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "fmod", |a, b| a.binary(b, Binary::Fmod))
+    }
+    fn remainder(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "remainder", |a, b| a.binary(b, Binary::Remainder))
+    }
+    fn __mod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, false, |a, b| a.binary(b, Binary::Remainder))
+    }
+    fn __rmod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, true, |a, b| a.binary(b, Binary::Remainder))
+    }
+
+    #[pyo3(signature = (min=None, max=None))]
+    fn clamp(&self, py: Python<'_>, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> Out {
+        clamp_impl(py, self.get(), min, max, 0)
+    }
+    #[pyo3(signature = (min=None, max=None))]
+    fn clip(&self, py: Python<'_>, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> Out {
+        clamp_impl(py, self.get(), min, max, 0)
+    }
+    fn clamp_min(&self, py: Python<'_>, min: &Bound<'_, PyAny>) -> Out {
+        clamp_impl(py, self.get(), Some(min), None, 1)
+    }
+    fn clamp_max(&self, py: Python<'_>, max: &Bound<'_, PyAny>) -> Out {
+        clamp_impl(py, self.get(), None, Some(max), 2)
+    }
+
+    fn lerp(&self, py: Python<'_>, end: &Bound<'_, PyAny>, weight: &Bound<'_, PyAny>) -> Out {
+        let e = tensor_arg(end, "lerp", "end")?;
+        let w = operand_arg(weight, "lerp", "weight")?;
+        wrap(py, call(|| self.get().lerp(&e, &w))?)
+    }
+
+    /// `x.where(condition, y)` is `where(condition, x, y)`.
+    #[pyo3(name = "where")]
+    fn where_method(&self, py: Python<'_>, condition: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>) -> Out {
+        let c = tensor_arg(condition, "where", "condition")?;
+        let o = operand_arg(other, "where", "other")?;
+        wrap(py, call(|| Tensor::where_(&c, &self.get(), &o))?)
+    }
+
+    fn logical_and(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let b = tensor_arg(other, "logical_and", "other")?;
+        wrap(py, call(|| self.get().logical_and(&b))?)
+    }
+    fn logical_or(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let b = tensor_arg(other, "logical_or", "other")?;
+        wrap(py, call(|| self.get().logical_or(&b))?)
+    }
+    fn logical_xor(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let b = tensor_arg(other, "logical_xor", "other")?;
+        wrap(py, call(|| self.get().logical_xor(&b))?)
+    }
+    fn logical_not(&self, py: Python<'_>) -> Out {
+        wrap(py, call(|| self.get().logical_not())?)
+    }
+    fn isnan(&self, py: Python<'_>) -> Out {
+        wrap(py, call(|| self.get().float_class(0))?)
+    }
+    fn isinf(&self, py: Python<'_>) -> Out {
+        wrap(py, call(|| self.get().float_class(1))?)
+    }
+    fn isfinite(&self, py: Python<'_>) -> Out {
+        wrap(py, call(|| self.get().float_class(2))?)
+    }
+    #[pyo3(signature = (other, rtol=1e-5, atol=1e-8, equal_nan=false))]
+    fn allclose(&self, other: &Bound<'_, PyAny>, rtol: f64, atol: f64, equal_nan: bool) -> PyResult<bool> {
+        let b = tensor_arg(other, "allclose", "other")?;
+        call(|| self.get().allclose(&b, rtol, atol, equal_nan))
+    }
+    fn equal(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let b = tensor_arg(other, "equal", "other")?;
+        call(|| self.get().equal(&b))
+    }
+
     // ---- reductions ----
 
     #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
@@ -706,6 +969,99 @@ impl PyTensor {
     fn any(&self, py: Python<'_>) -> Out {
         let a = self.get();
         wrap(py, call(|| a.any())?)
+    }
+
+
+    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
+    fn prod(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+        let a = self.get();
+        let a = match dtype_arg(dtype, "prod")? { Some(d) => call(|| a.to_dtype(d))?, None => a };
+        wrap(py, call_heavy(py, a.numel(), || a.prod(dim, keepdim))?)
+    }
+
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn amax(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> Out {
+        let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "amax")).transpose()?;
+        let a = self.get();
+        wrap(py, call_heavy(py, a.numel(), || a.amax_amin(dims.as_deref(), keepdim, true, false))?)
+    }
+
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn amin(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> Out {
+        let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "amin")).transpose()?;
+        let a = self.get();
+        wrap(py, call_heavy(py, a.numel(), || a.amax_amin(dims.as_deref(), keepdim, false, false))?)
+    }
+
+    /// `max()`: the largest value; `max(dim, keepdim)`: (values, indices); `max(other)`: `maximum`.
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn max(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> PyResult<Py<PyAny>> {
+        extreme(py, self.get(), dim, keepdim, true)
+    }
+
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn min(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> PyResult<Py<PyAny>> {
+        extreme(py, self.get(), dim, keepdim, false)
+    }
+
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn argmax(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> Out {
+        let a = self.get();
+        wrap(py, call_heavy(py, a.numel(), || a.argmax_argmin(dim, keepdim, true))?)
+    }
+
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn argmin(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> Out {
+        let a = self.get();
+        wrap(py, call_heavy(py, a.numel(), || a.argmax_argmin(dim, keepdim, false))?)
+    }
+
+    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
+    fn var(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, unbiased: Option<bool>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool, correction: Option<f64>) -> Out {
+        var_std(py, self.get(), dim, unbiased, keepdim, correction, false)
+    }
+
+    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
+    fn std(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, unbiased: Option<bool>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool, correction: Option<f64>) -> Out {
+        var_std(py, self.get(), dim, unbiased, keepdim, correction, true)
+    }
+
+    #[pyo3(signature = (dim, keepdim=false))]
+    fn logsumexp(&self, py: Python<'_>, dim: &Bound<'_, PyAny>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> Out {
+        let dims = dims_arg(dim, "logsumexp")?;
+        let a = self.get();
+        wrap(py, call_heavy(py, a.numel(), || a.logsumexp(&dims, keepdim))?)
+    }
+
+    #[pyo3(signature = (dim, *, dtype=None))]
+    fn cumsum(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+        let a = self.get();
+        let a = match dtype_arg(dtype, "cumsum")? { Some(d) => call(|| a.to_dtype(d))?, None => a };
+        wrap(py, call_heavy(py, a.numel(), || a.cumsum(dim, false))?)
+    }
+
+
+    // ---- nn ----
+
+    #[pyo3(signature = (dim, dtype=None))]
+    fn softmax(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+        let a = self.get();
+        let a = match dtype_arg(dtype, "softmax")? { Some(d) => call(|| a.to_dtype(d))?, None => a };
+        wrap(py, call_heavy(py, a.numel(), || a.softmax(dim, false))?)
+    }
+
+    #[pyo3(signature = (dim, dtype=None))]
+    fn log_softmax(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+        let a = self.get();
+        let a = match dtype_arg(dtype, "log_softmax")? { Some(d) => call(|| a.to_dtype(d))?, None => a };
+        wrap(py, call_heavy(py, a.numel(), || a.softmax(dim, true))?)
+    }
+
+    /// `bias.addmm(mat1, mat2)` = bias + mat1 @ mat2.
+    fn addmm(&self, py: Python<'_>, mat1: &Bound<'_, PyAny>, mat2: &Bound<'_, PyAny>) -> Out {
+        let (a, b) = (tensor_arg(mat1, "addmm", "mat1")?, tensor_arg(mat2, "addmm", "mat2")?);
+        let bias = self.get();
+        wrap(py, call_heavy(py, a.numel() + b.numel(), || Tensor::addmm(&bias, &a, &b))?)
     }
 
     // ---- linear algebra ----

@@ -8,6 +8,9 @@ use super::node::{GradMeta, Node};
 use crate::dtype::DType;
 use crate::layout::Layout;
 use crate::error::Result;
+use crate::ops::binary::Binary as BinaryFn;
+use crate::ops::nn::Reduction;
+use crate::ops::unary::Unary;
 use crate::tensor::Tensor;
 use std::sync::Arc;
 
@@ -32,13 +35,30 @@ pub enum BackwardOp {
     Neg,
     Exp, // out
     Log, // a
+    Unary(Unary), // a, or out where Unary::saves_output
     Where, // cond
+    Binary { op: BinaryFn, scalar_other: bool }, // a, b
+    ClampScalar { min: Option<f64>, max: Option<f64>, kind: u8 }, // a
+    ClampTensor { has_min: bool, has_max: bool }, // a, min?, max?
+    LerpScalar { weight: f64 },
+    LerpTensor, // a, end, weight
     // reductions
     Sum { shape: Vec<usize> },
     SumDim { shape: Vec<usize>, dims: Vec<usize>, keepdim: bool },
     Mean { shape: Vec<usize> },
     MeanDim { shape: Vec<usize>, dims: Vec<usize>, keepdim: bool },
     Norm, // a, out
+    Extreme { shape: Vec<usize>, dims: Vec<usize>, keepdim: bool, is_max: bool, full_form: bool }, // a, out
+    IndexedExtreme { shape: Vec<usize>, dim: Option<usize>, keepdim: bool, is_max: bool }, // indices
+    Prod { shape: Vec<usize>, dims: Vec<usize>, keepdim: bool, all: bool }, // a, out
+    VarStd { dims: Vec<usize>, keepdim: bool, correction: f64, std: bool }, // a, out
+    Logsumexp { dims: Vec<usize>, keepdim: bool }, // a, out
+    Cumsum { dim: usize, reverse: bool },
+    // nn
+    Softmax { dim: usize, log: bool }, // out
+    NllLoss { input_shape: Vec<usize>, reduction: Reduction, ignore_index: i64, total_weight: f64, has_weight: bool }, // target, weight?
+    MseLoss { reduction: Reduction, numel: usize }, // input, target
+    Addmm, // a, b
     // linear algebra
     Mm,  // a, b
     Bmm, // a, b
@@ -87,12 +107,45 @@ impl BackwardOp {
             Neg => "NegBackward0",
             Exp => "ExpBackward0",
             Log => "LogBackward0",
+            Unary(op) => op.name(),
             Where => "WhereBackward0",
+            Binary { op, scalar_other } => match (op, scalar_other) {
+                (BinaryFn::Maximum, _) => "MaximumBackward0",
+                (BinaryFn::Minimum, _) => "MinimumBackward0",
+                (BinaryFn::Atan2, _) => "Atan2Backward0",
+                (BinaryFn::Fmod, true) => "FmodBackward0",
+                (BinaryFn::Fmod, false) => "FmodBackward1",
+                (BinaryFn::Remainder, true) => "RemainderBackward0",
+                (BinaryFn::Remainder, false) => "RemainderBackward1",
+            },
+            ClampScalar { kind: 1, .. } => "ClampMinBackward0",
+            ClampScalar { kind: 2, .. } => "ClampMaxBackward0",
+            ClampScalar { .. } => "ClampBackward1",
+            ClampTensor { .. } => "ClampBackward0",
+            LerpScalar { .. } => "LerpBackward0",
+            LerpTensor => "LerpBackward1",
             Sum { .. } => "SumBackward0",
             SumDim { .. } => "SumBackward1",
             Mean { .. } => "MeanBackward0",
             MeanDim { .. } => "MeanBackward1",
             Norm => "LinalgVectorNormBackward0",
+            Extreme { is_max: true, full_form: true, .. } => "MaxBackward1",
+            Extreme { is_max: false, full_form: true, .. } => "MinBackward1",
+            Extreme { is_max: true, .. } => "AmaxBackward0",
+            Extreme { .. } => "AminBackward0",
+            IndexedExtreme { is_max: true, .. } => "MaxBackward0",
+            IndexedExtreme { .. } => "MinBackward0",
+            Prod { all: true, .. } => "ProdBackward0",
+            Prod { .. } => "ProdBackward1",
+            VarStd { std: false, .. } => "VarBackward0",
+            VarStd { .. } => "StdBackward0",
+            Logsumexp { .. } => "LogsumexpBackward0",
+            Cumsum { .. } => "CumsumBackward0",
+            Softmax { log: false, .. } => "SoftmaxBackward0",
+            Softmax { log: true, .. } => "LogSoftmaxBackward0",
+            NllLoss { .. } => "NllLossBackward0",
+            MseLoss { .. } => "MseLossBackward0",
+            Addmm => "AddmmBackward0",
             Mm => "MmBackward0",
             Bmm => "BmmBackward0",
             Mv => "MvBackward0",
@@ -182,6 +235,7 @@ impl BackwardOp {
             Neg => one(g.neg()),
             Exp => one(g.mul(&saved()?[0])),
             Log => one(g.div(&saved()?[0])),
+            Unary(op) => one(unary_grad(*op, g, &saved()?[0])),
             Where => {
                 let cond = &saved()?[0];
                 let zero = Tensor::scalar(0.0);
@@ -189,6 +243,59 @@ impl BackwardOp {
                     None,
                     opt(need(1), || Tensor::where_(cond, g, &zero))?,
                     opt(need(2), || Tensor::where_(cond, &zero, g))?,
+                ])
+            }
+            Binary { op, .. } => {
+                let s = saved()?;
+                binary_grad(*op, g, &s[0], &s[1], need(0), need(1))
+            }
+            ClampScalar { min, max, .. } => {
+                let a = &saved()?[0];
+                let mut inside = Tensor::from_vec(vec![true], &[])?;
+                if let Some(lo) = min {
+                    inside = inside.logical_and(&a.gt(&c(*lo))?)?;
+                }
+                if let Some(hi) = max {
+                    inside = inside.logical_and(&a.lt(&c(*hi))?)?;
+                }
+                one(Tensor::where_(&inside, g, &c(0.0)))
+            }
+            ClampTensor { has_min, has_max } => {
+                let s = saved()?;
+                let a = &s[0];
+                let zero = c(0.0);
+                // ties split the gradient in halves, as maximum/minimum do
+                match (*has_min, *has_max) {
+                    (true, true) => {
+                        let (lo, hi) = (&s[1], &s[2]);
+                        let (w_lo, w_hi) = (tie_weight(a, lo)?, tie_weight(hi, a)?);
+                        // lo < hi: the usual case; lo >= hi: the output is hi (or a, where all three tie)
+                        let valid = lo.lt(hi)?;
+                        let all_tie = a.eq(lo)?.logical_and(&a.eq(hi)?)?;
+                        Ok(vec![
+                            opt(need(0), || {
+                                let d = g.mul(&w_lo.add(&w_hi)?.sub(&c(1.0))?)?;
+                                Tensor::where_(&valid, &d, &Tensor::where_(&all_tie, g, &zero)?)
+                            })?,
+                            opt(need(1), || Tensor::where_(&valid, &g.mul(&c(1.0).sub(&w_lo)?)?, &zero))?,
+                            opt(need(2), || {
+                                let d = g.mul(&c(1.0).sub(&w_hi)?)?;
+                                Tensor::where_(&valid, &d, &Tensor::where_(&all_tie, &zero, g)?)
+                            })?,
+                        ])
+                    }
+                    (true, false) => binary_grad(BinaryFn::Maximum, g, a, &s[1], need(0), need(1)),
+                    _ => binary_grad(BinaryFn::Minimum, g, a, &s[1], need(0), need(1)),
+                }
+            }
+            LerpScalar { weight } => Ok(vec![opt(need(0), || g.mul(&c(1.0 - weight)))?, opt(need(1), || g.mul(&c(*weight)))?]),
+            LerpTensor => {
+                let s = saved()?;
+                let (a, b, w) = (&s[0], &s[1], &s[2]);
+                Ok(vec![
+                    opt(need(0), || g.mul(&c(1.0).sub(w)?))?,
+                    opt(need(1), || g.mul(w))?,
+                    opt(need(2), || g.mul(&b.sub(a)?))?,
                 ])
             }
             Sum { shape } => one(g.expand(shape)),
@@ -207,6 +314,85 @@ impl BackwardOp {
                 // x / ||x||, and 0 at the origin (a subgradient, as PyTorch picks)
                 let scale = Tensor::where_(&out.eq(&Tensor::scalar(0.0))?, &Tensor::scalar(0.0), &g.div(out)?)?;
                 one(a.mul(&scale))
+            }
+            Extreme { dims, keepdim, .. } => {
+                let s = saved()?;
+                let (a, out) = (&s[0], &unsqueeze_dims(&s[1], dims, *keepdim)?);
+                // shared evenly among the elements equal to the extreme (NaN counts as equal to NaN)
+                let mask = a.eq(out)?.logical_or(&a.float_class(0)?.logical_and(&out.float_class(0)?)?)?;
+                let idims: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
+                let count = mask.sum(Some(&idims), true)?;
+                one(unsqueeze_dims(g, dims, *keepdim)?.mul(&mask)?.div(&count))
+            }
+            IndexedExtreme { shape, dim, keepdim, .. } => {
+                let Some(dim) = dim else { return one(Ok(g.clone())) };
+                let indices = &saved()?[0];
+                let dims = [*dim];
+                let idx = unsqueeze_dims(indices, &dims, *keepdim)?;
+                let mask = crate::ops::reduce::positions_along(shape[*dim], *dim, shape.len())?.eq(&idx)?;
+                one(Tensor::where_(&mask, &unsqueeze_dims(g, &dims, *keepdim)?, &c(0.0)))
+            }
+            Prod { dims, keepdim, all, .. } => {
+                let s = saved()?;
+                let a = &s[0];
+                let out = unsqueeze_dims(&s[1], dims, *keepdim)?;
+                let g = unsqueeze_dims(g, dims, *keepdim)?;
+                let idims: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
+                let is_zero = a.eq(&c(0.0))?;
+                let zeros = is_zero.sum(Some(&idims), true)?;
+                // no zero: out / a; one zero: the product of the others at the zero; more: 0
+                let others = Tensor::where_(&is_zero, &c(1.0), a)?;
+                let others = if *all || dims.is_empty() { others.prod(None, false)? } else { others.prod(Some(dims[0] as isize), true)? };
+                let no_zero = g.mul(&out)?.div(a)?;
+                let one_zero = Tensor::where_(&zeros.eq(&c(1.0))?.logical_and(&is_zero)?, &g.mul(&others)?, &c(0.0))?;
+                one(Tensor::where_(&zeros.eq(&c(0.0))?, &no_zero, &one_zero))
+            }
+            VarStd { dims, keepdim, correction, std } => {
+                let s = saved()?;
+                let a = &s[0];
+                let idims: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
+                let n = dims.iter().map(|&d| a.shape()[d]).product::<usize>() as f64;
+                let dev = a.sub(&a.mean(Some(&idims), true)?)?;
+                let g = unsqueeze_dims(g, dims, *keepdim)?;
+                let scale = if *std {
+                    let out = unsqueeze_dims(&s[1], dims, *keepdim)?;
+                    Tensor::where_(&out.eq(&c(0.0))?, &c(0.0), &g.div(&out)?)?.mul(&c(1.0 / (n - correction)))?
+                } else {
+                    g.mul(&c(2.0 / (n - correction)))?
+                };
+                one(dev.mul(&scale))
+            }
+            Logsumexp { dims, keepdim } => {
+                let s = saved()?;
+                let out = unsqueeze_dims(&s[1], dims, *keepdim)?;
+                one(unsqueeze_dims(g, dims, *keepdim)?.mul(&s[0].sub(&out)?.exp()?))
+            }
+            Cumsum { dim, reverse } => one(g.cumsum(*dim as isize, !reverse)),
+            Softmax { dim, log } => {
+                let out = &saved()?[0];
+                let d = [*dim as isize];
+                if *log {
+                    one(g.sub(&out.exp()?.mul(&g.sum(Some(&d), true)?)?))
+                } else {
+                    one(out.mul(&g.sub(&g.mul(out)?.sum(Some(&d), true)?)?))
+                }
+            }
+            NllLoss { input_shape, reduction, ignore_index, total_weight, has_weight } => {
+                let s = saved()?;
+                let weight = has_weight.then(|| &s[1]);
+                one(crate::ops::nn::nll_loss_grad(g, &s[0], weight, input_shape, *reduction, *ignore_index, *total_weight))
+            }
+            MseLoss { reduction, numel } => {
+                let s = saved()?;
+                let d = s[0].sub(&s[1])?;
+                let scale = if *reduction == Reduction::Mean { 2.0 / *numel as f64 } else { 2.0 };
+                let ga = g.mul(&d)?.mul(&c(scale))?;
+                Ok(vec![opt(need(0), || Ok(ga.clone()))?, opt(need(1), || ga.neg())?])
+            }
+            Addmm => {
+                let s = saved()?;
+                let (a, b) = (&s[0], &s[1]);
+                Ok(vec![Some(g.clone()), opt(need(1), || g.mm(&b.t()?))?, opt(need(2), || a.t()?.mm(g))?])
             }
             Mm => {
                 let s = saved()?;
@@ -277,4 +463,105 @@ fn unsqueeze_dims(g: &Tensor, dims: &[usize], keepdim: bool) -> Result<Tensor> {
         g = g.unsqueeze(d as isize)?;
     }
     Ok(g)
+}
+
+fn c(v: f64) -> Tensor {
+    Tensor::scalar(v)
+}
+
+/// Gradient of a `Unary` op; `s` is its saved input, or its output for ops that save it.
+fn unary_grad(op: Unary, g: &Tensor, s: &Tensor) -> Result<Tensor> {
+    use std::f64::consts::{FRAC_2_SQRT_PI, LN_10, LN_2};
+    use Unary::*;
+    let zero = || Ok(Tensor::zeros(g.shape(), g.dtype()));
+    match op {
+        Abs => g.mul(&s.sign()?),
+        Sign | Floor | Ceil | Round | RoundDecimals { .. } | Trunc => zero(),
+        Frac => Ok(g.clone()),
+        Sqrt => g.div(&s.mul(&c(2.0))?),
+        Rsqrt => g.mul(&s.pow(&c(3.0))?.mul(&c(-0.5))?),
+        Reciprocal => g.mul(&s.mul(s)?.neg()?),
+        Exp2 => g.mul(&s.mul(&c(LN_2))?),
+        Expm1 => g.mul(&s.add(&c(1.0))?),
+        Log2 => g.div(&s.mul(&c(LN_2))?),
+        Log10 => g.div(&s.mul(&c(LN_10))?),
+        Log1p => g.div(&s.add(&c(1.0))?),
+        Sin => g.mul(&s.cos()?),
+        Cos => g.mul(&s.sin()?.neg()?),
+        Tan => g.mul(&s.mul(s)?.add(&c(1.0))?),
+        Asin => g.mul(&c(1.0).sub(&s.mul(s)?)?.rsqrt()?),
+        Acos => g.mul(&c(1.0).sub(&s.mul(s)?)?.rsqrt()?.neg()?),
+        Atan => g.div(&s.mul(s)?.add(&c(1.0))?),
+        Sinh => g.mul(&s.cosh()?),
+        Cosh => g.mul(&s.sinh()?),
+        Tanh => g.mul(&c(1.0).sub(&s.mul(s)?)?),
+        Sigmoid => g.mul(&s.mul(&c(1.0).sub(s)?)?),
+        Relu => Tensor::where_(&s.gt(&c(0.0))?, g, &c(0.0)),
+        Erf => g.mul(&s.mul(s)?.neg()?.exp()?.mul(&c(FRAC_2_SQRT_PI))?),
+        Silu => {
+            let sig = s.sigmoid()?;
+            g.mul(&sig.mul(&s.mul(&c(1.0).sub(&sig)?)?.add(&c(1.0))?)?)
+        }
+        Gelu { tanh: false } => {
+            // Φ(x) + x·φ(x)
+            let cdf = s.mul(&c(std::f64::consts::FRAC_1_SQRT_2))?.erf()?.add(&c(1.0))?.mul(&c(0.5))?;
+            let pdf = s.mul(s)?.mul(&c(-0.5))?.exp()?.mul(&c(0.5 * FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2))?;
+            g.mul(&cdf.add(&s.mul(&pdf)?)?)
+        }
+        Gelu { tanh: true } => {
+            let (k, a) = (0.797_884_560_802_865_4, 0.044715);
+            let x2 = s.mul(s)?;
+            let t = s.mul(&x2.mul(&c(a))?.add(&c(1.0))?)?.mul(&c(k))?.tanh()?;
+            let dinner = x2.mul(&c(3.0 * a * k))?.add(&c(k))?;
+            let left = t.add(&c(1.0))?.mul(&c(0.5))?;
+            let right = s.mul(&c(0.5))?.mul(&c(1.0).sub(&t.mul(&t)?)?)?.mul(&dinner)?;
+            g.mul(&left.add(&right)?)
+        }
+        Softplus { beta, threshold } => {
+            let z = s.mul(&c(beta))?;
+            Tensor::where_(&z.gt(&c(threshold))?, g, &g.mul(&z.sigmoid()?)?)
+        }
+        Elu { alpha } => Tensor::where_(&s.gt(&c(0.0))?, g, &g.mul(&s.exp()?.mul(&c(alpha))?)?),
+        LeakyRelu { slope } => Tensor::where_(&s.gt(&c(0.0))?, g, &g.mul(&c(slope))?),
+        Hardtanh { min, max } => {
+            let inside = s.gt(&c(min))?.logical_and(&s.lt(&c(max))?)?;
+            Tensor::where_(&inside, g, &c(0.0))
+        }
+        Logit { eps } => {
+            let d = g.div(&s.mul(&c(1.0).sub(s)?)?)?;
+            match eps {
+                Some(e) => {
+                    let inside = s.ge(&c(e))?.logical_and(&s.le(&c(1.0 - e))?)?;
+                    Tensor::where_(&inside, &d, &c(0.0))
+                }
+                None => {
+                    let outside = s.lt(&c(0.0))?.logical_or(&s.gt(&c(1.0))?)?;
+                    Tensor::where_(&outside, &c(f64::NAN), &d)
+                }
+            }
+        }
+    }
+}
+
+/// 1 where x > y, 0.5 where x == y, 0 elsewhere (how maximum/minimum split a gradient at ties).
+fn tie_weight(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    Tensor::where_(&x.gt(y)?, &c(1.0), &Tensor::where_(&x.eq(y)?, &c(0.5), &c(0.0))?)
+}
+
+fn binary_grad(op: BinaryFn, g: &Tensor, a: &Tensor, b: &Tensor, need_a: bool, need_b: bool) -> Result<Vec<Option<Tensor>>> {
+    Ok(match op {
+        BinaryFn::Maximum | BinaryFn::Minimum => {
+            let w = if op == BinaryFn::Maximum { tie_weight(a, b)? } else { tie_weight(b, a)? };
+            vec![opt(need_a, || g.mul(&w))?, opt(need_b, || g.mul(&c(1.0).sub(&w)?))?]
+        }
+        BinaryFn::Atan2 => {
+            let r2 = a.mul(a)?.add(&b.mul(b)?)?;
+            vec![opt(need_a, || g.mul(b)?.div(&r2))?, opt(need_b, || g.mul(&a.neg()?)?.div(&r2))?]
+        }
+        BinaryFn::Fmod | BinaryFn::Remainder => {
+            let q = a.div(b)?;
+            let q = if op == BinaryFn::Fmod { q.unary(Unary::Trunc)? } else { q.unary(Unary::Floor)? };
+            vec![opt(need_a, || Ok(g.clone()))?, opt(need_b, || g.mul(&q.neg()?))?]
+        }
+    })
 }

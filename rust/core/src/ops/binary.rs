@@ -1,7 +1,7 @@
 //! Broadcasting binary ops with PyTorch's type promotion, plus comparisons, logic and `where`.
 use crate::autograd::{record, BackwardOp, SavedTensor};
-use crate::dtype::{result_type, DType};
-use crate::element::Element;
+use crate::dtype::{result_type, DType, Scalar};
+use crate::element::{Element, Float};
 use crate::error::Result;
 use crate::kernels::elementwise::{map2, map3};
 use crate::layout::{broadcast_shapes, Layout};
@@ -122,10 +122,33 @@ impl Tensor {
     pub fn ge(&self, other: &Tensor) -> Result<Tensor> {
         self.compare(other, Compare::Ge)
     }
+    pub fn gt(&self, other: &Tensor) -> Result<Tensor> {
+        self.compare(other, Compare::Gt)
+    }
+    pub fn le(&self, other: &Tensor) -> Result<Tensor> {
+        self.compare(other, Compare::Le)
+    }
+    pub fn lt(&self, other: &Tensor) -> Result<Tensor> {
+        self.compare(other, Compare::Lt)
+    }
+    pub fn ne(&self, other: &Tensor) -> Result<Tensor> {
+        self.compare(other, Compare::Ne)
+    }
 
     pub fn logical_and(&self, other: &Tensor) -> Result<Tensor> {
         let shape = broadcast_shapes(self.shape(), other.shape())?;
         Tensor::from_vec(zip_as(self, other, &shape, |x: bool, y: bool| x && y)?, &shape)
+    }
+    pub fn logical_or(&self, other: &Tensor) -> Result<Tensor> {
+        let shape = broadcast_shapes(self.shape(), other.shape())?;
+        Tensor::from_vec(zip_as(self, other, &shape, |x: bool, y: bool| x || y)?, &shape)
+    }
+    pub fn logical_xor(&self, other: &Tensor) -> Result<Tensor> {
+        let shape = broadcast_shapes(self.shape(), other.shape())?;
+        Tensor::from_vec(zip_as(self, other, &shape, |x: bool, y: bool| x != y)?, &shape)
+    }
+    pub fn logical_not(&self) -> Result<Tensor> {
+        Tensor::from_vec(self.to_vec::<bool>().into_iter().map(|x| !x).collect(), self.shape())
     }
 
     /// Elementwise `cond ? a : b`, broadcasting all three.
@@ -147,5 +170,197 @@ impl Tensor {
             Tensor::from_vec(v, &shape)?
         });
         Ok(record(out, &[cond, a, b], || BackwardOp::Where, |_| vec![SavedTensor::input(cond)]))
+    }
+}
+
+/// Broadcasting binary ops beyond arithmetic, each with its own backward rule.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Binary {
+    Maximum,
+    Minimum,
+    Atan2,
+    Fmod,
+    Remainder,
+}
+
+fn nan_max<T: Element>(x: T, y: T) -> T {
+    #[allow(clippy::eq_op)]
+    if x != x { x } else if y != y { y } else if x > y { x } else { y }
+}
+fn nan_min<T: Element>(x: T, y: T) -> T {
+    #[allow(clippy::eq_op)]
+    if x != x { x } else if y != y { y } else if x < y { x } else { y }
+}
+/// Python's `%`: the remainder takes the divisor's sign.
+fn py_mod_f<T: Float>(x: T, y: T) -> T {
+    let r = fmod_f(x, y);
+    if r != T::ZERO && ((r < T::ZERO) != (y < T::ZERO)) { r + y } else { r }
+}
+fn fmod_f<T: Float>(x: T, y: T) -> T {
+    // C fmod
+    let r = x.to_f64() % y.to_f64();
+    T::from_f64(r)
+}
+
+fn binary_float<T: Float>(op: Binary, a: &Tensor, b: &Tensor, shape: &[usize]) -> Result<Vec<T>> {
+    match op {
+        Binary::Maximum => zip_as(a, b, shape, nan_max::<T>),
+        Binary::Minimum => zip_as(a, b, shape, nan_min::<T>),
+        Binary::Atan2 => zip_as(a, b, shape, |x: T, y: T| x.atan2(y)),
+        Binary::Fmod => zip_as(a, b, shape, fmod_f::<T>),
+        Binary::Remainder => zip_as(a, b, shape, py_mod_f::<T>),
+    }
+}
+
+impl Tensor {
+    pub fn binary(&self, other: &Tensor, op: Binary) -> Result<Tensor> {
+        let (a, b) = (self, other);
+        let shape = broadcast_shapes(a.shape(), b.shape())?;
+        let mut dtype = result_type(a.promotion_key(), b.promotion_key());
+        if op == Binary::Atan2 {
+            dtype = dtype.to_float();
+        }
+        let out = match dtype {
+            DType::F64 => Tensor::from_vec(binary_float::<f64>(op, a, b, &shape)?, &shape)?,
+            DType::F32 => Tensor::from_vec(binary_float::<f32>(op, a, b, &shape)?, &shape)?,
+            DType::I64 => {
+                if matches!(op, Binary::Fmod | Binary::Remainder) && b.to_vec::<i64>().contains(&0) {
+                    bail!(Runtime, "ZeroDivisionError");
+                }
+                let v = match op {
+                    Binary::Maximum => zip_as(a, b, &shape, nan_max::<i64>)?,
+                    Binary::Minimum => zip_as(a, b, &shape, nan_min::<i64>)?,
+                    Binary::Fmod => zip_as(a, b, &shape, |x: i64, y: i64| x.wrapping_rem(y))?,
+                    _ => zip_as(a, b, &shape, |x: i64, y: i64| {
+                        let r = x.wrapping_rem(y);
+                        if r != 0 && ((r < 0) != (y < 0)) { r + y } else { r }
+                    })?,
+                };
+                Tensor::from_vec(v, &shape)?
+            }
+            DType::Bool => match op {
+                Binary::Maximum => Tensor::from_vec(zip_as(a, b, &shape, |x: bool, y: bool| x | y)?, &shape)?,
+                Binary::Minimum => Tensor::from_vec(zip_as(a, b, &shape, |x: bool, y: bool| x & y)?, &shape)?,
+                _ => bail!(NotImplemented, "\"{}_cpu\" not implemented for 'Bool'", format!("{op:?}").to_lowercase()),
+            },
+        };
+        let scalar_other = b.0.wrapped_number;
+        Ok(record(out, &[a, b], || BackwardOp::Binary { op, scalar_other }, |_| vec![SavedTensor::input(a), SavedTensor::input(b)]))
+    }
+    pub fn maximum(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, Binary::Maximum)
+    }
+    pub fn minimum(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, Binary::Minimum)
+    }
+
+    /// `clamp` with number bounds (ClampBackward1); `kind` 0: clamp, 1: clamp_min, 2: clamp_max.
+    pub fn clamp_scalar(&self, min: Option<Scalar>, max: Option<Scalar>, kind: u8) -> Result<Tensor> {
+        if min.is_none() && max.is_none() {
+            bail!(Runtime, "torch.clamp: At least one of 'min' or 'max' must not be None");
+        }
+        let mut dtype = self.dtype();
+        for s in [min, max].into_iter().flatten() {
+            dtype = result_type((dtype, crate::dtype::Priority::Dimensioned), (s.dtype(), crate::dtype::Priority::Wrapped));
+        }
+        if dtype == DType::Bool {
+            bail!(NotImplemented, "\"clamp_scalar_cpu\" not implemented for 'Bool'");
+        }
+        let (lo, hi) = (min.map(|s| s.to_f64()), max.map(|s| s.to_f64()));
+        let out = with_dtype!(dtype, T => {
+            let (lo, hi) = (lo.map(T::from_f64), hi.map(T::from_f64));
+            let v = self.with_data(|l, x: &[T]| crate::kernels::elementwise::map1(l, x, |x: T| {
+                let y = match lo { Some(lo) if x < lo => lo, _ => x };
+                match hi { Some(hi) if y > hi => hi, _ => y }
+            }));
+            Tensor::from_vec(v, self.shape())?
+        });
+        Ok(record(out, &[self], || BackwardOp::ClampScalar { min: lo, max: hi, kind }, |_| vec![SavedTensor::input(self)]))
+    }
+
+    /// `clamp` with tensor bounds (ClampBackward0): `min(max(x, lo), hi)`, broadcasting all three.
+    pub fn clamp_tensor(&self, min: Option<&Tensor>, max: Option<&Tensor>) -> Result<Tensor> {
+        let mut out = self.detach();
+        if let Some(lo) = min {
+            out = out.detach().maximum(&lo.detach())?;
+        }
+        if let Some(hi) = max {
+            out = out.minimum(&hi.detach())?;
+        }
+        let mut inputs = vec![self];
+        inputs.extend(min);
+        inputs.extend(max);
+        let (has_min, has_max) = (min.is_some(), max.is_some());
+        let saved = |_: &Tensor| inputs.iter().map(|t| SavedTensor::input(t)).collect();
+        Ok(record(out, &inputs, || BackwardOp::ClampTensor { has_min, has_max }, saved))
+    }
+
+    /// `torch.lerp(self, end, weight)`: `self + weight * (end - self)`.
+    pub fn lerp(&self, end: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        let shape = broadcast_shapes(&broadcast_shapes(self.shape(), end.shape())?, weight.shape())?;
+        let dtype = result_type(self.promotion_key(), end.promotion_key());
+        let lerp = |a: f64, b: f64, w: f64| if w.abs() < 0.5 { a + w * (b - a) } else { b - (b - a) * (1.0 - w) };
+        let out = match dtype {
+            DType::F64 | DType::F32 => with_dtype!(dtype, T => {
+                let v = self.with_data(|la, xa: &[T]| {
+                    end.with_data(|lb, xb: &[T]| {
+                        weight.with_data(|lw, xw: &[T]| -> Result<Vec<T>> {
+                            let l = [&la.broadcast_to(&shape)?, &lb.broadcast_to(&shape)?, &lw.broadcast_to(&shape)?];
+                            Ok(map3(l, xa, xb, xw, |a: T, b: T, w: T| T::from_f64(lerp(a.to_f64(), b.to_f64(), w.to_f64()))))
+                        })
+                    })
+                })?;
+                Tensor::from_vec(v, &shape)?
+            }),
+            _ => bail!(NotImplemented, "\"lerp_kernel_scalar\" not implemented for '{}'", dtype.scalar_type_name()),
+        };
+        if weight.0.wrapped_number {
+            let w = weight.to_vec::<f64>()[0];
+            return Ok(record(out, &[self, end], || BackwardOp::LerpScalar { weight: w }, |_| vec![]));
+        }
+        let saved = |_: &Tensor| vec![SavedTensor::input(self), SavedTensor::input(end), SavedTensor::input(weight)];
+        Ok(record(out, &[self, end, weight], || BackwardOp::LerpTensor, saved))
+    }
+
+    /// isnan / isinf / isfinite (`which` 0, 1, 2): bool, never a gradient.
+    pub fn float_class(&self, which: u8) -> Result<Tensor> {
+        let v: Vec<bool> = match self.dtype() {
+            DType::F64 | DType::F32 => self.to_vec::<f64>().into_iter().map(|x| match which {
+                0 => x.is_nan(),
+                1 => x.is_infinite(),
+                _ => x.is_finite(),
+            }).collect(),
+            _ => vec![which == 2; self.numel()],
+        };
+        Tensor::from_vec(v, self.shape())
+    }
+
+    /// `torch.equal`: same shape and the same values.
+    pub fn equal(&self, other: &Tensor) -> Result<bool> {
+        if self.shape() != other.shape() {
+            return Ok(false);
+        }
+        Ok(self.eq(other)?.to_vec::<bool>().into_iter().all(|b| b))
+    }
+
+    /// `torch.allclose`: |a - b| <= atol + rtol·|b| everywhere (broadcasting); NaNs equal if asked.
+    pub fn allclose(&self, other: &Tensor, rtol: f64, atol: f64, equal_nan: bool) -> Result<bool> {
+        if self.dtype() != other.dtype() {
+            bail!(Runtime, "{} did not match {}", self.dtype().scalar_type_name(), other.dtype().scalar_type_name());
+        }
+        let shape = broadcast_shapes(self.shape(), other.shape())?;
+        let ok = zip_as(self, other, &shape, |a: f64, b: f64| {
+            if a == b {
+                return true;
+            }
+            if a.is_nan() || b.is_nan() {
+                return equal_nan && a.is_nan() && b.is_nan();
+            }
+            if a.is_infinite() || b.is_infinite() {
+                return false;
+            }
+            (a - b).abs() <= atol + rtol * b.abs()
+        })?;
+        Ok(ok.into_iter().all(|b| b))
     }
 }

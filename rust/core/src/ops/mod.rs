@@ -1,9 +1,10 @@
 //! Differentiable tensor ops: each computes its forward with a kernel and records its backward rule.
 pub mod binary;
 mod matmul;
-mod reduce;
 mod inplace;
-mod unary;
+pub mod nn;
+pub(crate) mod reduce;
+pub mod unary;
 pub mod view;
 
 use crate::dtype::Scalar;

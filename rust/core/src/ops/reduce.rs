@@ -120,3 +120,203 @@ impl Tensor {
         if summed.shape() == shape { Ok(summed) } else { summed.reshape(shape) }
     }
 }
+
+/// Whether `v` replaces the running extreme `a` (NaN wins and then stays; ties keep the first).
+#[inline(always)]
+fn better<T: crate::element::Element>(v: T, a: T, is_max: bool) -> bool {
+    #[allow(clippy::eq_op)]
+    let (v_nan, a_nan) = (v != v, a != a);
+    if a_nan {
+        return false;
+    }
+    if v_nan {
+        return true;
+    }
+    if is_max { v > a } else { v < a }
+}
+
+/// The extreme of each group and its position within the group (dims must hold one dim for a
+/// meaningful index).
+fn extreme_kernel<T: crate::element::Element>(x: &Tensor, dims: &[usize], is_max: bool) -> (Vec<T>, Vec<i64>) {
+    let acc = x.with_data(|l, v: &[T]| {
+        fold(l, v, dims, (None::<T>, 0i64, 0i64), |(best, at, n), v| match best {
+            Some(b) if !better(v, b, is_max) => (Some(b), at, n + 1),
+            _ => (Some(v), n, n + 1),
+        })
+    });
+    acc.into_iter().map(|(b, at, _)| (b.unwrap_or_default(), at)).unzip()
+}
+
+/// 0, 1, ..., n-1 along `dim` of an `ndim`-dim tensor (size 1 elsewhere).
+fn positions(n: usize, dim: usize, ndim: usize) -> Result<Tensor> {
+    let mut shape = vec![1; ndim];
+    shape[dim] = n;
+    Tensor::from_vec((0..n as i64).collect::<Vec<i64>>(), &shape)
+}
+
+impl Tensor {
+    fn check_nonempty_reduction(&self, name: &str, dims: &[usize], all: bool) -> Result<()> {
+        if self.numel() == 0 {
+            if all {
+                bail!(Runtime, "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+            }
+            if let Some(d) = dims.iter().find(|&&d| self.shape()[d] == 0) {
+                bail!(Index, "{name}(): Expected reduction dim {d} to have non-zero size.");
+            }
+        }
+        Ok(())
+    }
+
+    /// amax/amin (`dims` None: all) and max()/min() without a dim (`all_name`); the gradient is
+    /// shared evenly among tied extremes.
+    pub fn amax_amin(&self, dims: Option<&[isize]>, keepdim: bool, is_max: bool, full_form: bool) -> Result<Tensor> {
+        let all = dims.is_none() || dims.is_some_and(|d| d.is_empty());
+        let dims = reduction_dims(if all { None } else { dims }, self.ndim())?;
+        let name = match (full_form, is_max) {
+            (true, true) => "max",
+            (true, false) => "min",
+            (false, true) => "amax",
+            (false, false) => "amin",
+        };
+        self.check_nonempty_reduction(name, &dims, all)?;
+        let shape = reduced_shape(self.shape(), &dims, keepdim);
+        let out = crate::with_dtype!(self.dtype(), T => Tensor::from_vec(extreme_kernel::<T>(self, &dims, is_max).0, &shape)?);
+        let input_shape = self.shape().to_vec();
+        let op = move || BackwardOp::Extreme { shape: input_shape, dims, keepdim, is_max, full_form };
+        Ok(record(out, &[self], op, |out| vec![SavedTensor::input(self), SavedTensor::output(out)]))
+    }
+
+    /// max/min along one dim: (values, indices of the first extreme); the gradient goes to that index.
+    pub fn max_min_dim(&self, dim: isize, keepdim: bool, is_max: bool) -> Result<(Tensor, Tensor)> {
+        let d = wrap_dim(dim, self.ndim())?;
+        let dims: Vec<usize> = if self.ndim() == 0 { vec![] } else { vec![d] };
+        self.check_nonempty_reduction(if is_max { "max" } else { "min" }, &dims, false)?;
+        let shape = reduced_shape(self.shape(), &dims, keepdim);
+        let (values, indices) = crate::with_dtype!(self.dtype(), T => {
+            let (v, i) = extreme_kernel::<T>(self, &dims, is_max);
+            (Tensor::from_vec(v, &shape)?, Tensor::from_vec(i, &shape)?)
+        });
+        let input_shape = self.shape().to_vec();
+        let op = || BackwardOp::IndexedExtreme { shape: input_shape, dim: dims.first().copied(), keepdim, is_max };
+        let values = record(values, &[self], op, |_| vec![SavedTensor::input(&indices)]);
+        Ok((values, indices))
+    }
+
+    /// argmax/argmin: over all elements (flattened) when `dim` is None.
+    pub fn argmax_argmin(&self, dim: Option<isize>, keepdim: bool, is_max: bool) -> Result<Tensor> {
+        let name = if is_max { "argmax" } else { "argmin" };
+        match dim {
+            None => {
+                if self.numel() == 0 {
+                    bail!(Index, "{name}(): Expected reduction dim to be specified for input.numel() == 0.");
+                }
+                let flat = self.detach().reshape(&[self.numel()])?;
+                let i = flat.max_min_dim(0, false, is_max)?.1;
+                if keepdim { i.reshape(&vec![1; self.ndim()]) } else { Ok(i) }
+            }
+            Some(d) => {
+                let w = wrap_dim(d, self.ndim())?;
+                if self.ndim() > 0 && self.shape()[w] == 0 {
+                    bail!(Index, "{name}(): Expected reduction dim {w} to have non-zero size.");
+                }
+                Ok(self.detach().max_min_dim(d, keepdim, is_max)?.1)
+            }
+        }
+    }
+
+    /// `prod` over all elements or one dim; ints and bools multiply to int64.
+    pub fn prod(&self, dim: Option<isize>, keepdim: bool) -> Result<Tensor> {
+        let all = dim.is_none();
+        let dims = match dim {
+            None => reduction_dims(None, self.ndim())?,
+            Some(d) => reduction_dims(Some(&[d]), self.ndim())?,
+        };
+        let shape = reduced_shape(self.shape(), &dims, keepdim);
+        let out = if self.dtype().is_float() {
+            from_f64s(self.with_data(|l, v: &[f64]| fold(l, v, &dims, 1.0, |a, b| a * b)), &shape, self.dtype())?
+        } else {
+            Tensor::from_vec(self.with_data(|l, v: &[i64]| fold(l, v, &dims, 1i64, |a, b| a.wrapping_mul(b))), &shape)?
+        };
+        let input_shape = self.shape().to_vec();
+        let op = move || BackwardOp::Prod { shape: input_shape, dims, keepdim, all };
+        Ok(record(out, &[self], op, |out| vec![SavedTensor::input(self), SavedTensor::output(out)]))
+    }
+
+    /// var (`std` = false) or std with `correction` (1: unbiased), over `dims` (None: all).
+    pub fn var_std(&self, dims: Option<&[isize]>, correction: f64, keepdim: bool, std: bool) -> Result<Tensor> {
+        if !self.dtype().is_float() {
+            bail!(NotImplemented, "std and var only support floating point and complex dtypes");
+        }
+        let dims = reduction_dims(dims, self.ndim())?;
+        let idims: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
+        let n = dims.iter().map(|&d| self.shape()[d]).product::<usize>() as f64;
+        let x = self.detach();
+        let dev = x.sub(&x.mean(Some(&idims), true)?)?;
+        let var = dev.mul(&dev)?.sum(Some(&idims), keepdim)?.div(&Tensor::scalar((n - correction).max(0.0)))?;
+        let out = if std { var.sqrt()? } else { var };
+        let op = move || BackwardOp::VarStd { dims, keepdim, correction, std };
+        Ok(record(out, &[self], op, |out| vec![SavedTensor::input(self), SavedTensor::output(out)]))
+    }
+
+    /// log(sum(exp(x))) over `dims`, shifted by the max for stability.
+    pub fn logsumexp(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
+        let x = if self.dtype().is_float() { self.detach() } else { self.to_dtype(DType::F32)? };
+        let dims_u = reduction_dims(Some(dims), self.ndim())?;
+        let idims: Vec<isize> = dims_u.iter().map(|&d| d as isize).collect();
+        let out = if x.numel() == 0 {
+            x.sum(Some(&idims), keepdim)?.log()?
+        } else {
+            let m = x.amax_amin(Some(&idims), true, true, false)?;
+            // an infinite max would make x - m NaN: shift by 0 there instead
+            let m = Tensor::where_(&m.float_class(1)?, &Tensor::scalar(0.0), &m)?;
+            let s = x.sub(&m)?.exp()?.sum(Some(&idims), true)?.log()?.add(&m)?;
+            if keepdim { s } else { squeeze_dims(&s, &dims_u)? }
+        };
+        let op = move || BackwardOp::Logsumexp { dims: dims_u, keepdim };
+        Ok(record(out, &[self], op, |out| vec![SavedTensor::input(self), SavedTensor::output(out)]))
+    }
+
+    /// Running sum along `dim` (from the end when `reverse`); ints and bools sum to int64.
+    pub fn cumsum(&self, dim: isize, reverse: bool) -> Result<Tensor> {
+        let d = wrap_dim(dim, self.ndim())?;
+        let shape = self.shape().to_vec();
+        let n = if shape.is_empty() { 1 } else { shape[d] };
+        let inner: usize = shape.iter().skip(d + 1).product();
+        let scan = |x: &mut [f64]| {
+            let outer = if n * inner == 0 { 0 } else { x.len() / (n * inner) };
+            for o in 0..outer {
+                for i in 0..inner {
+                    let mut acc = 0.0;
+                    for k in 0..n {
+                        let k = if reverse { n - 1 - k } else { k };
+                        let p = (o * n + k) * inner + i;
+                        acc += x[p];
+                        x[p] = acc;
+                    }
+                }
+            }
+        };
+        let out = if self.dtype().is_float() {
+            let mut v = self.to_vec::<f64>();
+            scan(&mut v);
+            from_f64s(v, &shape, self.dtype())?
+        } else {
+            let mut v: Vec<f64> = self.to_vec::<i64>().into_iter().map(|x| x as f64).collect();
+            scan(&mut v);
+            Tensor::from_vec(v.into_iter().map(|x| x as i64).collect(), &shape)?
+        };
+        Ok(record(out, &[self], move || BackwardOp::Cumsum { dim: d, reverse }, |_| vec![]))
+    }
+}
+
+fn squeeze_dims(t: &Tensor, dims: &[usize]) -> Result<Tensor> {
+    let mut t = t.clone();
+    for &d in dims.iter().rev() {
+        t = t.squeeze_dim(d as isize)?;
+    }
+    Ok(t)
+}
+
+pub(crate) fn positions_along(n: usize, dim: usize, ndim: usize) -> Result<Tensor> {
+    positions(n, dim, ndim)
+}

@@ -1,9 +1,11 @@
-//! Elementwise unary ops.
+//! Elementwise unary ops: one table (`Unary`) gives each op's PyTorch name, forward kernel and dtype
+//! rule; its backward rule lives in `autograd/formulas.rs` under `BackwardOp::Unary`.
 use crate::autograd::{record, BackwardOp, SavedTensor};
 use crate::dtype::DType;
 use crate::element::{Element, Float};
 use crate::error::Result;
 use crate::kernels::elementwise::map1;
+use crate::layout::Layout;
 use crate::tensor::Tensor;
 use crate::{bail, with_dtype};
 
@@ -15,7 +17,242 @@ fn float_map(x: &Tensor, f32_fn: fn(f32) -> f32, f64_fn: fn(f64) -> f64) -> Resu
     }
 }
 
+/// The elementwise unary ops with a gradient. Parameters are stored as f64.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Unary {
+    Abs,
+    Sign,
+    Sqrt,
+    Rsqrt,
+    Reciprocal,
+    Exp2,
+    Expm1,
+    Log2,
+    Log10,
+    Log1p,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Sigmoid,
+    Relu,
+    Erf,
+    Silu,
+    Gelu { tanh: bool },
+    Softplus { beta: f64, threshold: f64 },
+    Elu { alpha: f64 },
+    LeakyRelu { slope: f64 },
+    Hardtanh { min: f64, max: f64 },
+    Logit { eps: Option<f64> },
+    Floor,
+    Ceil,
+    Round,
+    /// `round(decimals=d)` with d != 0
+    RoundDecimals { decimals: i32 },
+    Trunc,
+    Frac,
+}
+
+use Unary::*;
+
+const SQRT_2_OVER_PI: f64 = 0.797_884_560_802_865_4;
+const GELU_TANH_COEF: f64 = 0.044715;
+
+impl Unary {
+    /// grad_fn name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Abs => "AbsBackward0",
+            Sign => "SignBackward0",
+            Sqrt => "SqrtBackward0",
+            Rsqrt => "RsqrtBackward0",
+            Reciprocal => "ReciprocalBackward0",
+            Exp2 => "Exp2Backward0",
+            Expm1 => "Expm1Backward0",
+            Log2 => "Log2Backward0",
+            Log10 => "Log10Backward0",
+            Log1p => "Log1PBackward0",
+            Sin => "SinBackward0",
+            Cos => "CosBackward0",
+            Tan => "TanBackward0",
+            Asin => "AsinBackward0",
+            Acos => "AcosBackward0",
+            Atan => "AtanBackward0",
+            Sinh => "SinhBackward0",
+            Cosh => "CoshBackward0",
+            Tanh => "TanhBackward0",
+            Sigmoid => "SigmoidBackward0",
+            Relu => "ReluBackward0",
+            Erf => "ErfBackward0",
+            Silu => "SiluBackward0",
+            Gelu { .. } => "GeluBackward0",
+            Softplus { .. } => "SoftplusBackward0",
+            Elu { .. } => "EluBackward0",
+            LeakyRelu { .. } => "LeakyReluBackward0",
+            Hardtanh { .. } => "HardtanhBackward0",
+            Logit { .. } => "LogitBackward0",
+            Floor => "FloorBackward0",
+            Ceil => "CeilBackward0",
+            Round => "RoundBackward0",
+            RoundDecimals { .. } => "RoundBackward1",
+            Trunc => "TruncBackward0",
+            Frac => "FracBackward0",
+        }
+    }
+
+    /// The op's name in PyTorch's "not implemented for" messages.
+    fn kernel_name(self) -> &'static str {
+        match self {
+            Abs => "abs_cpu",
+            Silu => "silu_cpu",
+            Gelu { .. } => "GeluKernelImpl",
+            Softplus { .. } => "softplus_cpu",
+            Elu { .. } => "elu_cpu",
+            LeakyRelu { .. } => "leaky_relu_cpu",
+            Floor => "floor_vml_cpu",
+            Ceil => "ceil_vml_cpu",
+            Round => "round_vml_cpu",
+            RoundDecimals { .. } => "round_cpu",
+            Trunc => "trunc_vml_cpu",
+            Frac => "frac_cpu",
+            _ => "unary op",
+        }
+    }
+
+    /// Whether the backward rule reads the op's output (else its input).
+    fn saves_output(self) -> bool {
+        matches!(self, Sqrt | Rsqrt | Reciprocal | Exp2 | Expm1 | Tan | Tanh | Sigmoid | Relu)
+    }
+
+    /// Float kernel; `map` runs it over the input's layout (monomorphized per op).
+    fn float_kernel<T: Float>(self, l: &Layout, v: &[T]) -> Vec<T> {
+        let c = T::from_f64;
+        let (zero, one, half) = (T::ZERO, T::ONE, c(0.5));
+        match self {
+            Abs => map1(l, v, |x: T| x.abs()),
+            Sign => map1(l, v, move |x: T| if x > zero { one } else if x < zero { -one } else { zero }),
+            Sqrt => map1(l, v, |x: T| x.sqrt()),
+            Rsqrt => map1(l, v, |x: T| x.sqrt().recip()),
+            Reciprocal => map1(l, v, |x: T| x.recip()),
+            Exp2 => map1(l, v, |x: T| x.exp2()),
+            Expm1 => map1(l, v, |x: T| x.exp_m1()),
+            Log2 => map1(l, v, |x: T| x.log2()),
+            Log10 => map1(l, v, |x: T| x.log10()),
+            Log1p => map1(l, v, |x: T| x.ln_1p()),
+            Sin => map1(l, v, |x: T| x.sin()),
+            Cos => map1(l, v, |x: T| x.cos()),
+            Tan => map1(l, v, |x: T| x.tan()),
+            Asin => map1(l, v, |x: T| x.asin()),
+            Acos => map1(l, v, |x: T| x.acos()),
+            Atan => map1(l, v, |x: T| x.atan()),
+            Sinh => map1(l, v, |x: T| x.sinh()),
+            Cosh => map1(l, v, |x: T| x.cosh()),
+            Tanh => map1(l, v, |x: T| x.tanh()),
+            Sigmoid => map1(l, v, move |x: T| one / (one + (-x).exp())),
+            Relu => map1(l, v, move |x: T| if x < zero { zero } else { x }),
+            Erf => map1(l, v, |x: T| x.erf()),
+            Silu => map1(l, v, move |x: T| x / (one + (-x).exp())),
+            Gelu { tanh: false } => {
+                let r = c(std::f64::consts::FRAC_1_SQRT_2);
+                map1(l, v, move |x: T| half * x * (one + (x * r).erf()))
+            }
+            Gelu { tanh: true } => {
+                let (k, a) = (c(SQRT_2_OVER_PI), c(GELU_TANH_COEF));
+                map1(l, v, move |x: T| half * x * (one + (k * (x + a * x * x * x)).tanh()))
+            }
+            Softplus { beta, threshold } => {
+                let (b, t) = (c(beta), c(threshold));
+                map1(l, v, move |x: T| if x * b > t { x } else { (x * b).exp().ln_1p() / b })
+            }
+            Elu { alpha } => {
+                let a = c(alpha);
+                map1(l, v, move |x: T| if x > zero { x } else { a * x.exp_m1() })
+            }
+            LeakyRelu { slope } => {
+                let s = c(slope);
+                map1(l, v, move |x: T| if x > zero { x } else { x * s })
+            }
+            Hardtanh { min, max } => {
+                let (lo, hi) = (c(min), c(max));
+                map1(l, v, move |x: T| if x < lo { lo } else if x > hi { hi } else { x })
+            }
+            Logit { eps } => {
+                let e = eps.map(c);
+                map1(l, v, move |x: T| {
+                    let z = match e {
+                        Some(e) => if x < e { e } else if x > one - e { one - e } else { x },
+                        None => x,
+                    };
+                    (z / (one - z)).ln()
+                })
+            }
+            Floor => map1(l, v, |x: T| x.floor()),
+            Ceil => map1(l, v, |x: T| x.ceil()),
+            Round => map1(l, v, |x: T| x.round_even()),
+            RoundDecimals { decimals } => {
+                // as PyTorch: scale by 10^|d|, round half to even, scale back
+                let p = c(10f64.powi(decimals.abs()));
+                if decimals > 0 {
+                    map1(l, v, move |x: T| (x * p).round_even() / p)
+                } else {
+                    map1(l, v, move |x: T| (x / p).round_even() * p)
+                }
+            }
+            Trunc => map1(l, v, |x: T| x.trunc()),
+            Frac => map1(l, v, |x: T| x - x.trunc()),
+        }
+    }
+
+    /// Integer kernel for the ops that keep an int64 dtype (None: the op computes in float).
+    fn int_kernel(self, l: &Layout, v: &[i64]) -> Option<Vec<i64>> {
+        Some(match self {
+            Abs => map1(l, v, |x: i64| x.wrapping_abs()),
+            Sign => map1(l, v, |x: i64| x.signum()),
+            Relu => map1(l, v, |x: i64| x.max(0)),
+            Floor | Ceil | Round | Trunc => map1(l, v, |x: i64| x),
+            Hardtanh { min, max } => map1(l, v, move |x: i64| if (x as f64) < min { min as i64 } else if (x as f64) > max { max as i64 } else { x }),
+            _ => return None,
+        })
+    }
+
+    /// Whether an integer/bool input is an error (PyTorch has no kernel) rather than computed in float32.
+    fn rejects(self, dtype: DType) -> bool {
+        match dtype {
+            DType::Bool => matches!(self, Abs | Relu | Floor | Ceil | Round | RoundDecimals { .. } | Trunc | Frac | Silu | Gelu { .. } | Softplus { .. } | Elu { .. } | LeakyRelu { .. } | Hardtanh { .. }),
+            DType::I64 => matches!(self, Frac | RoundDecimals { .. } | Silu | Gelu { .. } | Softplus { .. } | Elu { .. } | LeakyRelu { .. }),
+            _ => false,
+        }
+    }
+}
+
 impl Tensor {
+    /// Applies a `Unary` op and records its gradient.
+    pub fn unary(&self, op: Unary) -> Result<Tensor> {
+        let dtype = self.dtype();
+        if op.rejects(dtype) {
+            match op {
+                Relu => bail!(NotImplemented, "Boolean inputs not supported for relu"),
+                _ => bail!(NotImplemented, "\"{}\" not implemented for '{}'", op.kernel_name(), dtype.scalar_type_name()),
+            }
+        }
+        let out = match dtype {
+            DType::Bool if op == Sign => self.clone_tensor()?,
+            DType::I64 => match self.with_data(|l, v: &[i64]| op.int_kernel(l, v)) {
+                Some(v) => Tensor::from_vec(v, self.shape())?,
+                None => self.with_data(|l, v: &[f32]| Tensor::from_vec(op.float_kernel(l, v), self.shape()))?,
+            },
+            DType::F64 => self.with_data(|l, v: &[f64]| Tensor::from_vec(op.float_kernel(l, v), self.shape()))?,
+            _ => self.with_data(|l, v: &[f32]| Tensor::from_vec(op.float_kernel(l, v), self.shape()))?,
+        };
+        let saved = |out: &Tensor| vec![if op.saves_output() { SavedTensor::output(out) } else { SavedTensor::input(self) }];
+        Ok(record(out, &[self], || BackwardOp::Unary(op), saved))
+    }
+
     pub fn neg(&self) -> Result<Tensor> {
         if self.dtype() == DType::Bool {
             bail!(Runtime, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
@@ -33,6 +270,19 @@ impl Tensor {
         let out = float_map(self, <f32 as Float>::ln, <f64 as Float>::ln)?;
         Ok(record(out, &[self], || BackwardOp::Log, |_| vec![SavedTensor::input(self)]))
     }
+
+    // Short names for formulas.
+    pub fn abs(&self) -> Result<Tensor> { self.unary(Abs) }
+    pub fn sign(&self) -> Result<Tensor> { self.unary(Sign) }
+    pub fn sqrt(&self) -> Result<Tensor> { self.unary(Sqrt) }
+    pub fn sin(&self) -> Result<Tensor> { self.unary(Sin) }
+    pub fn cos(&self) -> Result<Tensor> { self.unary(Cos) }
+    pub fn sinh(&self) -> Result<Tensor> { self.unary(Sinh) }
+    pub fn cosh(&self) -> Result<Tensor> { self.unary(Cosh) }
+    pub fn tanh(&self) -> Result<Tensor> { self.unary(Tanh) }
+    pub fn sigmoid(&self) -> Result<Tensor> { self.unary(Sigmoid) }
+    pub fn erf(&self) -> Result<Tensor> { self.unary(Erf) }
+    pub fn rsqrt(&self) -> Result<Tensor> { self.unary(Rsqrt) }
 
     /// A copy in another dtype; differentiable between float dtypes.
     pub fn to_dtype(&self, dtype: DType) -> Result<Tensor> {

@@ -1,0 +1,18 @@
+"""Named tuples returned by ops such as `max(dim)` (PyTorch's `torch.return_types`)."""
+from collections import namedtuple
+
+
+def _make(name):
+    base = namedtuple(name, ["values", "indices"])
+
+    def __repr__(self):
+        return f"ferrograd.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+    cls = type(name, (base,), {"__slots__": (), "__repr__": __repr__, "__module__": __name__})
+    return cls
+
+
+max = _make("max")  # noqa: A001
+min = _make("min")  # noqa: A001
+
+__all__ = ["max", "min"]
