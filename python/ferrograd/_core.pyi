@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable, Iterator, Sequence
 from types import EllipsisType
-from typing import Any, SupportsIndex, final, overload
+from typing import Any, Literal, NamedTuple, SupportsIndex, final, overload
 
 import numpy as np
 from typing_extensions import Self, TypeAlias, deprecated, disjoint_base
@@ -24,6 +24,7 @@ _TensorData: TypeAlias = Tensor | np.ndarray[Any, Any] | _Number | Sequence[Any]
 _IndexItem: TypeAlias = SupportsIndex | slice | EllipsisType | Tensor | None
 _Index: TypeAlias = _IndexItem | tuple[_IndexItem, ...]
 _Device: TypeAlias = str | None
+_ActivationName: TypeAlias = Literal["silu", "gelu", "gelu_tanh", "softplus", "elu", "leaky_relu", "hardtanh"]
 
 __all__ = [
     "Tensor",
@@ -55,6 +56,10 @@ __all__ = [
     "_set_anomaly_enabled",
     "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled",
+    "where",
+    "_nll_loss",
+    "_mse_loss",
+    "_linear",
 ]
 
 @final
@@ -87,6 +92,12 @@ int64: dtype
 """64-bit signed integer (``ferrograd.long``)."""
 bool: dtype
 """Boolean (``ferrograd.bool``)."""
+
+class _ValuesIndices(NamedTuple):
+    """Stub-only shape of ``ferrograd.return_types.max`` / ``min``: the result of ``max(dim)`` / ``min(dim)``."""
+
+    values: Tensor
+    indices: Tensor
 
 @final
 class Node:
@@ -320,6 +331,10 @@ class Tensor:
         """Elementwise power ``self ** other``."""
     def __rpow__(self, other: _Operand, mod: None = None, /) -> Tensor:
         """Elementwise power ``other ** self``."""
+    def __mod__(self, other: _Operand, /) -> Tensor:
+        """Elementwise Python-style remainder ``self % other`` (see ``remainder``)."""
+    def __rmod__(self, other: _Operand, /) -> Tensor:
+        """Elementwise Python-style remainder ``other % self``."""
     def __neg__(self) -> Tensor:
         """Elementwise negation ``-self``."""
     def __pos__(self) -> Self:
@@ -368,6 +383,112 @@ class Tensor:
         """Elementwise exponential."""
     def log(self) -> Tensor:
         """Elementwise natural logarithm."""
+    def abs(self) -> Tensor:
+        """Elementwise absolute value."""
+    def absolute(self) -> Tensor:
+        """Alias for ``abs()``."""
+    def sign(self) -> Tensor:
+        """Elementwise sign: -1, 0 or 1."""
+    def sqrt(self) -> Tensor:
+        """Elementwise square root (integer inputs give float32)."""
+    def rsqrt(self) -> Tensor:
+        """Elementwise reciprocal of the square root."""
+    def square(self) -> Tensor:
+        """Elementwise ``self ** 2`` (keeps integer dtypes; grad_fn ``PowBackward0``)."""
+    def reciprocal(self) -> Tensor:
+        """Elementwise ``1 / self``."""
+    def exp2(self) -> Tensor:
+        """Elementwise ``2 ** self``."""
+    def expm1(self) -> Tensor:
+        """Elementwise ``exp(self) - 1``, accurate near 0."""
+    def log2(self) -> Tensor:
+        """Elementwise base-2 logarithm."""
+    def log10(self) -> Tensor:
+        """Elementwise base-10 logarithm."""
+    def log1p(self) -> Tensor:
+        """Elementwise ``log(1 + self)``, accurate near 0."""
+    def sin(self) -> Tensor:
+        """Elementwise sine."""
+    def cos(self) -> Tensor:
+        """Elementwise cosine."""
+    def tan(self) -> Tensor:
+        """Elementwise tangent."""
+    def asin(self) -> Tensor:
+        """Elementwise arcsine."""
+    def acos(self) -> Tensor:
+        """Elementwise arccosine."""
+    def atan(self) -> Tensor:
+        """Elementwise arctangent."""
+    def sinh(self) -> Tensor:
+        """Elementwise hyperbolic sine."""
+    def cosh(self) -> Tensor:
+        """Elementwise hyperbolic cosine."""
+    def tanh(self) -> Tensor:
+        """Elementwise hyperbolic tangent."""
+    def sigmoid(self) -> Tensor:
+        """Elementwise logistic sigmoid ``1 / (1 + exp(-self))``."""
+    def relu(self) -> Tensor:
+        """Elementwise ``max(self, 0)``."""
+    def erf(self) -> Tensor:
+        """Elementwise Gauss error function."""
+    def logit(self, eps: _Float | None = None) -> Tensor:
+        """Elementwise ``log(p / (1 - p))``, with the input clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    def floor(self) -> Tensor:
+        """Elementwise floor (zero gradient)."""
+    def ceil(self) -> Tensor:
+        """Elementwise ceiling (zero gradient)."""
+    def round(self, *, decimals: builtins.int = 0) -> Tensor:
+        """Elementwise rounding half to even, to ``decimals`` decimal places (zero gradient)."""
+    def trunc(self) -> Tensor:
+        """Elementwise rounding towards zero (zero gradient)."""
+    def frac(self) -> Tensor:
+        """Elementwise fractional part ``self - trunc(self)``."""
+    def _activation(self, name: _ActivationName, p0: _Float = 0.0, p1: _Float = 0.0) -> Tensor:
+        """The ``nn.functional`` activation ``name`` as one op; ``p0``/``p1`` are its parameters (beta/threshold, alpha, slope, min/max)."""
+
+    # ---- elementwise binary, clamp, lerp, where, logic ----
+    def maximum(self, other: Tensor) -> Tensor:
+        """Elementwise maximum with ``other`` (a tensor), broadcasting; NaN propagates."""
+    def minimum(self, other: Tensor) -> Tensor:
+        """Elementwise minimum with ``other`` (a tensor), broadcasting; NaN propagates."""
+    def atan2(self, other: Tensor) -> Tensor:
+        """Elementwise arctangent of ``self / other`` using both signs to pick the quadrant."""
+    def arctan2(self, other: Tensor) -> Tensor:
+        """Alias for ``atan2``."""
+    def fmod(self, other: _Operand) -> Tensor:
+        """Elementwise C-style remainder (the result has the sign of ``self``)."""
+    def remainder(self, other: _Operand) -> Tensor:
+        """Elementwise Python-style remainder (the result has the sign of ``other``)."""
+    def clamp(self, min: _Operand | None = None, max: _Operand | None = None) -> Tensor:
+        """Clamps elements into ``[min, max]`` (numbers or broadcast tensors); at least one bound is required."""
+    def clip(self, min: _Operand | None = None, max: _Operand | None = None) -> Tensor:
+        """Alias for ``clamp``."""
+    def clamp_min(self, min: _Operand) -> Tensor:
+        """Elementwise ``max(self, min)`` (a number or broadcast tensor)."""
+    def clamp_max(self, max: _Operand) -> Tensor:
+        """Elementwise ``min(self, max)`` (a number or broadcast tensor)."""
+    def lerp(self, end: Tensor, weight: _Operand) -> Tensor:
+        """Linear interpolation ``self + weight * (end - self)``."""
+    def where(self, condition: Tensor, other: _Operand) -> Tensor:
+        """``ferrograd.where(condition, self, other)``: elements of ``self`` where ``condition``, else of ``other``."""
+    def logical_and(self, other: Tensor) -> Tensor:
+        """Elementwise logical AND of the truth values, as a bool tensor."""
+    def logical_or(self, other: Tensor) -> Tensor:
+        """Elementwise logical OR of the truth values, as a bool tensor."""
+    def logical_xor(self, other: Tensor) -> Tensor:
+        """Elementwise logical XOR of the truth values, as a bool tensor."""
+    def logical_not(self) -> Tensor:
+        """Elementwise logical NOT of the truth values, as a bool tensor."""
+    def isnan(self) -> Tensor:
+        """Elementwise test for NaN, as a bool tensor."""
+    def isinf(self) -> Tensor:
+        """Elementwise test for positive or negative infinity, as a bool tensor."""
+    def isfinite(self) -> Tensor:
+        """Elementwise test for finite values (not NaN or infinite), as a bool tensor."""
+    def allclose(self, other: Tensor, rtol: _Float = 1e-05, atol: _Float = 1e-08, equal_nan: _Bool = False) -> _Bool:
+        """True if ``|self - other| <= atol + rtol * |other|`` everywhere (broadcasting)."""
+    def equal(self, other: Tensor) -> _Bool:
+        """True if both tensors have the same shape and elements."""
 
     # ---- reductions ----
     def sum(self, dim: _Dims | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None) -> Tensor:
@@ -380,6 +501,50 @@ class Tensor:
         """True (0-dim bool tensor) if every element is nonzero."""
     def any(self) -> Tensor:
         """True (0-dim bool tensor) if any element is nonzero."""
+    def prod(self, dim: builtins.int | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None) -> Tensor:
+        """Product of all elements, or over the single dimension ``dim``; ``dtype`` casts the input first."""
+    def amax(self, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:
+        """Largest value over all elements, or over ``dim`` (int or tuple of ints); the gradient is shared among ties."""
+    def amin(self, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:
+        """Smallest value over all elements, or over ``dim`` (int or tuple of ints); the gradient is shared among ties."""
+    @overload
+    def max(self, dim: None = None, keepdim: _Bool = False) -> Tensor:
+        """``max()``: the largest element; ``max(dim, keepdim=False)``: ``(values, indices)``; ``max(tensor)``: ``maximum``."""
+    @overload
+    def max(self, dim: builtins.int, keepdim: _Bool = False) -> _ValuesIndices: ...
+    @overload
+    def max(self, dim: Tensor) -> Tensor: ...
+    @overload
+    def min(self, dim: None = None, keepdim: _Bool = False) -> Tensor:
+        """``min()``: the smallest element; ``min(dim, keepdim=False)``: ``(values, indices)``; ``min(tensor)``: ``minimum``."""
+    @overload
+    def min(self, dim: builtins.int, keepdim: _Bool = False) -> _ValuesIndices: ...
+    @overload
+    def min(self, dim: Tensor) -> Tensor: ...
+    def argmax(self, dim: builtins.int | None = None, keepdim: _Bool = False) -> Tensor:
+        """Index (int64) of the largest value, in the flattened tensor or along ``dim``."""
+    def argmin(self, dim: builtins.int | None = None, keepdim: _Bool = False) -> Tensor:
+        """Index (int64) of the smallest value, in the flattened tensor or along ``dim``."""
+    def var(
+        self, dim: _Dims | None = None, unbiased: _Bool | None = None, keepdim: _Bool = False, *, correction: _Float | None = None,
+    ) -> Tensor:
+        """Variance over all elements or ``dim``; ``correction`` (default 1) wins over ``unbiased``; ``var(False)`` is ``unbiased=False``."""
+    def std(
+        self, dim: _Dims | None = None, unbiased: _Bool | None = None, keepdim: _Bool = False, *, correction: _Float | None = None,
+    ) -> Tensor:
+        """Standard deviation over all elements or ``dim``; ``correction`` (default 1) wins over ``unbiased``."""
+    def logsumexp(self, dim: _Dims, keepdim: _Bool = False) -> Tensor:
+        """``log(sum(exp(self)))`` over ``dim`` (int or tuple of ints), computed stably."""
+    def cumsum(self, dim: builtins.int, *, dtype: _DType | None = None) -> Tensor:
+        """Cumulative sum along ``dim``; ``dtype`` casts the input first."""
+
+    # ---- nn ----
+    def softmax(self, dim: builtins.int, dtype: _DType | None = None) -> Tensor:
+        """Softmax along ``dim``; ``dtype`` casts the input first."""
+    def log_softmax(self, dim: builtins.int, dtype: _DType | None = None) -> Tensor:
+        """Logarithm of the softmax along ``dim``, computed stably; ``dtype`` casts the input first."""
+    def addmm(self, mat1: Tensor, mat2: Tensor) -> Tensor:
+        """``self + mat1 @ mat2`` as one op (``self`` broadcasts to the product's shape); no ``beta``/``alpha``."""
 
     # ---- linear algebra ----
     def matmul(self, other: Tensor) -> Tensor:
@@ -577,3 +742,17 @@ def _attach_custom(
 
 def promote_types(type1: _DType, type2: _DType) -> _DType:
     """The smallest dtype to which both ``type1`` and ``type2`` can be converted without losing kind."""
+
+def where(condition: Tensor, input: _Operand, other: _Operand) -> Tensor:
+    """Elements of ``input`` where ``condition`` (a bool tensor) is true, else of ``other``; tensors or numbers, broadcasting."""
+
+# ---- kernels behind ``ferrograd.nn.functional`` (argument handling lives in Python) ----
+
+def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: builtins.int, reduction: str) -> Tensor:
+    """Negative log-likelihood of log-probabilities ``input`` at class indices ``target``; ``reduction`` is 'mean', 'sum' or 'none'."""
+
+def _mse_loss(input: Tensor, target: Tensor, reduction: str) -> Tensor:
+    """Mean squared error between ``input`` and ``target``; ``reduction`` is 'mean', 'sum' or 'none'."""
+
+def _linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``: one fused ``addmm`` with a bias (N-d contiguous inputs are flattened to 2-D)."""
