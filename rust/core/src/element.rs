@@ -157,9 +157,9 @@ pub trait Float: Element + std::ops::Add<Output = Self> + std::ops::Sub<Output =
 }
 
 macro_rules! float_impl {
-    ($t:ty, $erf:path) => {
+    ($t:ty, $erf:path, $exp:path, $tanh:path) => {
         impl Float for $t {
-            #[inline(always)] fn exp(self) -> Self { <$t>::exp(self) }
+            #[inline(always)] fn exp(self) -> Self { $exp(self) }
             #[inline(always)] fn ln(self) -> Self { <$t>::ln(self) }
             #[inline(always)] fn sqrt(self) -> Self { <$t>::sqrt(self) }
             #[inline(always)] fn abs(self) -> Self { <$t>::abs(self) }
@@ -177,7 +177,7 @@ macro_rules! float_impl {
             #[inline(always)] fn atan(self) -> Self { <$t>::atan(self) }
             #[inline(always)] fn sinh(self) -> Self { <$t>::sinh(self) }
             #[inline(always)] fn cosh(self) -> Self { <$t>::cosh(self) }
-            #[inline(always)] fn tanh(self) -> Self { <$t>::tanh(self) }
+            #[inline(always)] fn tanh(self) -> Self { $tanh(self) }
             #[inline(always)] fn floor(self) -> Self { <$t>::floor(self) }
             #[inline(always)] fn ceil(self) -> Self { <$t>::ceil(self) }
             #[inline(always)] fn round_even(self) -> Self { <$t>::round_ties_even(self) }
@@ -190,5 +190,6 @@ macro_rules! float_impl {
         }
     };
 }
-float_impl!(f32, libm::erff);
-float_impl!(f64, libm::erf);
+// float32 exp and tanh are ferrograd's own vectorizable versions (kernels/math.rs)
+float_impl!(f32, libm::erff, crate::kernels::math::exp_f32, crate::kernels::math::tanh_f32);
+float_impl!(f64, libm::erf, f64::exp, f64::tanh);

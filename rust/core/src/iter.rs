@@ -79,6 +79,50 @@ pub fn for_each_offsets<const N: usize>(
     }
 }
 
+/// Like `for_each_offsets`, one call per innermost row: `f(offsets, len, inner_strides)`, so kernels
+/// can run the row as a plain (vectorizable) loop.
+pub fn for_each_row<const N: usize>(
+    shape: &[usize],
+    strides: [&[usize]; N],
+    offsets: [usize; N],
+    mut f: impl FnMut([usize; N], usize, [usize; N]),
+) {
+    if shape.iter().any(|&d| d == 0) {
+        return;
+    }
+    let (shape, strides) = collapse(shape, strides);
+    if shape.is_empty() {
+        f(offsets, 1, [0; N]);
+        return;
+    }
+    let nd = shape.len();
+    let inner = shape[nd - 1];
+    let inner_strides: [usize; N] = std::array::from_fn(|k| strides[k][nd - 1]);
+    let mut index = vec![0usize; nd - 1];
+    let mut base = offsets;
+    loop {
+        f(base, inner, inner_strides);
+        let mut d = nd - 1;
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            index[d] += 1;
+            for k in 0..N {
+                base[k] += strides[k][d];
+            }
+            if index[d] < shape[d] {
+                break;
+            }
+            for k in 0..N {
+                base[k] -= strides[k][d] * shape[d];
+            }
+            index[d] = 0;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,5 +147,19 @@ mod tests {
         });
         assert_eq!(n, 1);
         for_each_offsets(&[2, 0], [&[1, 1]], [0], |_| panic!("empty"));
+    }
+
+    #[test]
+    fn rows_cover_the_same_offsets() {
+        let (shape, sa, sb) = ([3usize, 4, 5], [20usize, 5, 1], [0usize, 1, 0]);
+        let mut by_elem = vec![];
+        for_each_offsets(&shape, [&sa, &sb], [2, 1], |o| by_elem.push(o));
+        let mut by_row = vec![];
+        for_each_row(&shape, [&sa, &sb], [2, 1], |o, len, st| {
+            for i in 0..len {
+                by_row.push([o[0] + i * st[0], o[1] + i * st[1]]);
+            }
+        });
+        assert_eq!(by_elem, by_row);
     }
 }

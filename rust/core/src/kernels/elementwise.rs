@@ -1,6 +1,6 @@
 //! Elementwise maps over any layout, with a fast path for contiguous operands.
 use crate::element::Element;
-use crate::iter::for_each_offsets;
+use crate::iter::{for_each_offsets, for_each_row};
 use crate::layout::Layout;
 use crate::kernels::simd;
 use crate::pool;
@@ -37,7 +37,19 @@ pub fn map2<A: Element, B: Element, U: Element>(
         _ => {}
     }
     let mut out = pool::take(la.numel());
-    for_each_offsets(&la.shape, [&la.strides, &lb.strides], [la.offset, lb.offset], |[i, j]| out.push(f(a[i], b[j])));
+    // row by row, with the common broadcast patterns as plain loops
+    for_each_row(&la.shape, [&la.strides, &lb.strides], [la.offset, lb.offset], |[i, j], len, [si, sj]| match (si, sj) {
+        (1, 1) => out.extend(a[i..i + len].iter().zip(&b[j..j + len]).map(|(&x, &y)| f(x, y))),
+        (1, 0) => {
+            let y = b[j];
+            out.extend(a[i..i + len].iter().map(|&x| f(x, y)))
+        }
+        (0, 1) => {
+            let x = a[i];
+            out.extend(b[j..j + len].iter().map(|&y| f(x, y)))
+        }
+        _ => out.extend((0..len).map(|k| f(a[i + k * si], b[j + k * sj]))),
+    });
     out
 }
 

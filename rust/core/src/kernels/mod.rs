@@ -1,5 +1,6 @@
 //! Forward kernels over slices and layouts. They know nothing of autograd.
 pub mod elementwise;
+pub mod math;
 pub mod matmul;
 pub mod reduce;
 pub mod simd;

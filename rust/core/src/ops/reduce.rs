@@ -4,7 +4,7 @@ use crate::dtype::DType;
 use crate::element::Element as _;
 use crate::error::Result;
 use crate::kernels::reduce::fold;
-use crate::layout::wrap_dim;
+use crate::layout::{wrap_dim, Layout};
 use crate::tensor::Tensor;
 use crate::bail;
 
@@ -34,11 +34,35 @@ fn reduced_shape(shape: &[usize], dims: &[usize], keepdim: bool) -> Vec<usize> {
 
 /// Sum over `dims`, accumulating floats in f64 (accurate for any length).
 fn sum_kernel(x: &Tensor, dims: &[usize]) -> Vec<f64> {
-    x.with_data(|l, v: &[f64]| fold(l, v, dims, 0.0, |a, b| a + b))
+    if dims.is_empty() {
+        return x.to_vec::<f64>();
+    }
+    // A broadcast (stride-0) dim repeats its values: summing it is a multiplication (the common case
+    // of a gradient expanded from a reduction, summed back down to a broadcast input's shape).
+    let l = x.layout();
+    let repeated: Vec<usize> = dims.iter().copied().filter(|&d| l.strides[d] == 0 && l.shape[d] > 1).collect();
+    if !repeated.is_empty() {
+        let factor: usize = repeated.iter().map(|&d| l.shape[d]).product();
+        let mut shape = l.shape.clone();
+        for &d in &repeated {
+            shape[d] = 1;
+        }
+        let once = Tensor::from_storage(x.storage().clone(), Layout { shape, strides: l.strides.clone(), offset: l.offset })
+            .expect("a sub-layout of a valid layout");
+        let mut sums = sum_kernel(&once, dims);
+        sums.iter_mut().for_each(|v| *v *= factor as f64);
+        return sums;
+    }
+    // contiguous input, adjacent dims: the blocked, threaded kernel reads the data in place
+    if let Some((outer, n, inner)) = crate::kernels::sum::as_block(x.layout(), dims) {
+        let r = x.layout().contiguous_range().expect("contiguous");
+        return crate::with_dtype!(x.dtype(), T => x.with_data(|_, v: &[T]| crate::kernels::sum::sum_block(&v[r], outer, n, inner)));
+    }
+    crate::with_dtype!(x.dtype(), T => x.with_data(|l, v: &[T]| fold(l, v, dims, 0.0f64, |a, b| a + b.to_f64())))
 }
 
 fn from_f64s(values: Vec<f64>, shape: &[usize], dtype: DType) -> Result<Tensor> {
-    crate::with_dtype!(dtype, T => Tensor::from_vec(values.into_iter().map(T::from_f64).collect(), shape))
+    crate::with_dtype!(dtype, T => Tensor::from_vec(crate::kernels::simd::map_slice(&values, T::from_f64), shape))
 }
 
 impl Tensor {

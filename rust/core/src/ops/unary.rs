@@ -10,7 +10,8 @@ use crate::tensor::Tensor;
 use crate::{bail, with_dtype};
 
 /// Applies a float function; integer inputs compute in float32, as in PyTorch.
-fn float_map(x: &Tensor, f32_fn: fn(f32) -> f32, f64_fn: fn(f64) -> f64) -> Result<Tensor> {
+/// (Generic over the functions, not `fn` pointers, so they inline into the vectorized loop.)
+fn float_map(x: &Tensor, f32_fn: impl Fn(f32) -> f32 + Sync, f64_fn: impl Fn(f64) -> f64 + Sync) -> Result<Tensor> {
     match x.dtype().to_float() {
         DType::F64 => x.with_data(|l, v: &[f64]| Tensor::from_vec(map1(l, v, f64_fn), x.shape())),
         _ => x.with_data(|l, v: &[f32]| Tensor::from_vec(map1(l, v, f32_fn), x.shape())),
