@@ -11,8 +11,7 @@ const ROUND_MAGIC: f32 = 12_582_912.0;
 
 /// 2^n for integral n in [-254, 254], as a product of two normal powers of two.
 #[inline(always)]
-fn pow2(n: f32) -> (f32, f32) {
-    let n = n as i32;
+fn pow2(n: i32) -> (f32, f32) {
     let half = n >> 1;
     let p1 = f32::from_bits(((half + 127) as u32) << 23);
     let p2 = f32::from_bits(((n - half + 127) as u32) << 23);
@@ -23,27 +22,33 @@ fn pow2(n: f32) -> (f32, f32) {
 pub fn exp_f32(x: f32) -> f32 {
     // beyond these, the result is inf or 0 anyway; NaN falls through both comparisons
     let x = if x > 89.0 { 89.0 } else if x < -104.0 { -104.0 } else { x };
-    let n = (x * LOG2E + ROUND_MAGIC) - ROUND_MAGIC;
+    let shifted = x * LOG2E + ROUND_MAGIC;
+    let n = shifted - ROUND_MAGIC;
+    // the integer n read from the low mantissa bits: no float-to-int conversion, which would not vectorize
+    let n_int = shifted.to_bits() as i32 - ROUND_MAGIC.to_bits() as i32;
     let r = x - n * LN2_HI - n * LN2_LO; // |r| <= ln2 / 2
     // Taylor to degree 7 on |r| <= 0.347: truncation error < 2e-9 relative
     let p = 1.0
         + r * (1.0
             + r * (0.5
                 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r * (1.0 / 5040.0)))))));
-    let (p1, p2) = pow2(n);
+    let (p1, p2) = pow2(n_int);
     p * p1 * p2
 }
 
 /// float64 exp for |x| <= 20 (tanh's range), same scheme with a degree-12 polynomial.
 #[inline(always)]
 fn exp_f64_small(x: f64) -> f64 {
-    let n = (x * std::f64::consts::LOG2_E + 6_755_399_441_055_744.0) - 6_755_399_441_055_744.0;
+    const MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52
+    let shifted = x * std::f64::consts::LOG2_E + MAGIC;
+    let n = shifted - MAGIC;
+    let n_int = shifted.to_bits() as i64 - MAGIC.to_bits() as i64;
     let r = x - n * 0.693_147_180_369_123_8 - n * 1.908_214_929_270_587_7e-10;
     let mut p = 1.0 / 479_001_600.0;
     for c in [1.0 / 39_916_800.0, 1.0 / 3_628_800.0, 1.0 / 362_880.0, 1.0 / 40_320.0, 1.0 / 5_040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0] {
         p = p * r + c;
     }
-    p * f64::from_bits(((n as i64 + 1023) as u64) << 52)
+    p * f64::from_bits(((n_int + 1023) as u64) << 52)
 }
 
 /// tanh through float64 (so the cancellation in 1 - 2/(e^2x + 1) costs nothing visible in float32),
