@@ -900,6 +900,11 @@ def test_memory_is_flat_over_many_iterations():
     for _ in range(2000):  # warm up allocator pools
         _small_step()
     gc.collect()
+    r_start = rss_bytes()
+    for _ in range(100_000):  # the 100,000 forward+backward iterations: resident memory stays flat
+        _small_step()
+    gc.collect()
+    assert rss_bytes() - r_start < 20_000_000, f"resident memory grew by {(rss_bytes() - r_start) / 1e6:.1f} MB over 100k steps"
     tracemalloc.start()
     r0 = rss_bytes()
     t0 = tracemalloc.take_snapshot()
@@ -1049,3 +1054,15 @@ def test_detect_anomaly_names_the_nan_node_and_the_forward_line():
     assert not fg.autograd.anomaly_mode.is_anomaly_enabled()
     a.log().mul(0).sum().backward()  # outside anomaly mode NaN passes silently, as in PyTorch
     assert np.isnan(a.grad.numpy()).all()
+
+
+def test_clamp_inplace_is_differentiable_and_refused_on_leaves():
+    x = leaf([-2.0, 0.5, 3.0])
+    y = x * 1
+    y.clamp_(-1.0, 1.0)
+    close(y, [-1.0, 0.5, 1.0])
+    assert y.grad_fn.name() == "ClampBackward1"
+    y.sum().backward()
+    close(x.grad, [0.0, 1.0, 0.0])
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+        x.clamp_(0.0, 1.0)

@@ -463,6 +463,8 @@ class Tensor:
         """Clamps elements into ``[min, max]`` (numbers or broadcast tensors); at least one bound is required."""
     def clip(self, min: _Operand | None = None, max: _Operand | None = None) -> Tensor:
         """Alias for ``clamp``."""
+    def clamp_(self, min: _Operand | None = None, max: _Operand | None = None) -> Tensor:
+        """In-place ``clamp``."""
     def clamp_min(self, min: _Operand) -> Tensor:
         """Elementwise ``max(self, min)`` (a number or broadcast tensor)."""
     def clamp_max(self, max: _Operand) -> Tensor:

@@ -77,21 +77,43 @@ fn unary(py: Python<'_>, a: Tensor, op: Unary) -> Out {
     wrap(py, call_heavy(py, a.numel(), || a.unary(op))?)
 }
 
-/// `clamp`: number bounds (ClampBackward1) or tensor bounds (ClampBackward0); `kind` picks clamp_min/max names.
-fn clamp_impl(py: Python<'_>, a: Tensor, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>, kind: u8) -> Out {
+/// `clamp`'s bounds parsed once: number bounds (ClampBackward1) or tensor bounds (ClampBackward0);
+/// `kind` picks the clamp_min/clamp_max names. Returns the op and whether a bound requires grad.
+fn clamp_op(
+    min: Option<&Bound<'_, PyAny>>,
+    max: Option<&Bound<'_, PyAny>>,
+    kind: u8,
+) -> PyResult<(impl Fn(&Tensor) -> ferrograd_core::Result<Tensor>, bool)> {
     let (min, max) = (min.filter(|m| !m.is_none()), max.filter(|m| !m.is_none()));
     let is_tensor = |o: &Option<&Bound<'_, PyAny>>| o.is_some_and(|o| o.cast::<PyTensor>().is_ok());
-    if is_tensor(&min) || is_tensor(&max) {
+    enum Bounds {
+        Tensors(Option<Tensor>, Option<Tensor>),
+        Numbers(Option<Scalar>, Option<Scalar>),
+    }
+    let bounds = if is_tensor(&min) || is_tensor(&max) {
         let lo = min.map(|m| operand_arg(m, "clamp", "min")).transpose()?;
         let hi = max.map(|m| operand_arg(m, "clamp", "max")).transpose()?;
-        return wrap(py, call(|| a.clamp_tensor(lo.as_ref(), hi.as_ref()))?);
-    }
-    let number = |o: &Bound<'_, PyAny>, name: &str| {
-        as_scalar(o).ok_or_else(|| PyTypeError::new_err(format!("clamp(): argument '{name}' must be Number, not {}", type_name(o))))
+        Bounds::Tensors(lo, hi)
+    } else {
+        let number = |o: &Bound<'_, PyAny>, name: &str| {
+            as_scalar(o).ok_or_else(|| PyTypeError::new_err(format!("clamp(): argument '{name}' must be Number, not {}", type_name(o))))
+        };
+        Bounds::Numbers(min.map(|m| number(m, "min")).transpose()?, max.map(|m| number(m, "max")).transpose()?)
     };
-    let lo = min.map(|m| number(m, "min")).transpose()?;
-    let hi = max.map(|m| number(m, "max")).transpose()?;
-    wrap(py, call_heavy(py, a.numel(), || a.clamp_scalar(lo, hi, kind))?)
+    let bounds_require_grad = match &bounds {
+        Bounds::Tensors(lo, hi) => lo.iter().chain(hi.iter()).any(|t| t.requires_grad()),
+        Bounds::Numbers(..) => false,
+    };
+    let op = move |a: &Tensor| match &bounds {
+        Bounds::Tensors(lo, hi) => a.clamp_tensor(lo.as_ref(), hi.as_ref()),
+        Bounds::Numbers(lo, hi) => a.clamp_scalar(*lo, *hi, kind),
+    };
+    Ok((op, bounds_require_grad))
+}
+
+fn clamp_impl(py: Python<'_>, a: Tensor, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>, kind: u8) -> Out {
+    let (op, _) = clamp_op(min, max, kind)?;
+    wrap(py, call_heavy(py, a.numel(), || op(&a))?)
 }
 
 static RETURN_TYPES: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -871,6 +893,11 @@ impl PyTensor {
     #[pyo3(signature = (min=None, max=None))]
     fn clip(&self, py: Python<'_>, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> Out {
         clamp_impl(py, self.get(), min, max, 0)
+    }
+    #[pyo3(signature = (min=None, max=None))]
+    fn clamp_(slf: &Bound<'_, Self>, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyTensor>> {
+        let (op, bounds_require_grad) = clamp_op(min, max, 0)?;
+        inplace_with(slf, bounds_require_grad, op)
     }
     fn clamp_min(&self, py: Python<'_>, min: &Bound<'_, PyAny>) -> Out {
         clamp_impl(py, self.get(), Some(min), None, 1)
