@@ -9,6 +9,7 @@ from . import _core
 from ._core import (
     Tensor,
     arange,
+    cat,
     from_numpy,
     full,
     is_grad_enabled,
@@ -17,6 +18,7 @@ from ._core import (
     promote_types,
     rand,
     randn,
+    stack,
     tensor,
     where,
     zeros,
@@ -84,12 +86,22 @@ for _name in [
     "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std", "logsumexp", "cumsum",
     # nn
     "softmax", "log_softmax", "addmm",
+    # shape ops
+    "flatten", "unflatten", "movedim", "moveaxis", "swapaxes", "swapdims", "narrow", "flip", "fliplr", "flipud",
+    "roll", "tile", "tril", "triu", "diagonal", "diag", "split", "chunk", "unbind",
+    # indexing
+    "index_select", "gather", "scatter", "scatter_add", "index_add", "masked_fill", "masked_select",
+    "take_along_dim", "nonzero",
 ]:
     globals()[_name] = _method(_name)
 del _name
 
+concat = cat
+concatenate = cat
+
+
 __all__ = [
     "Tensor", "Size", "dtype", "tensor", "ones", "zeros", "full", "arange", "rand", "randn", "manual_seed",
-    "from_numpy", "float32", "float64", "int64", "bool", "float", "double", "long", "no_grad", "enable_grad",
+    "from_numpy", "cat", "concat", "concatenate", "stack", "float32", "float64", "int64", "bool", "float", "double", "long", "no_grad", "enable_grad",
     "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "autograd", "nn", "FloatTensor", "DoubleTensor", "LongTensor",
 ]
