@@ -277,6 +277,35 @@ fn stack(py: Python<'_>, tensors: &Bound<'_, PyAny>, #[pyo3(from_py_with = args:
     wrap(py, call(|| Tensor::stack(&ts, dim))?)
 }
 
+#[pyfunction]
+fn _randint(py: Python<'_>, low: i64, high: i64, size: &Bound<'_, PyTuple>) -> Out {
+    let shape = size_list(size, "randint")?;
+    wrap(py, call(|| random::randint(low, high, &shape))?)
+}
+
+#[pyfunction]
+fn _randperm(py: Python<'_>, n: i64) -> Out {
+    if n < 0 {
+        return Err(PyRuntimeError::new_err(format!("n must be non-negative, got{n}")));
+    }
+    wrap(py, call(|| random::randperm(n as usize))?)
+}
+
+#[pyfunction]
+fn _bernoulli(py: Python<'_>, p: &Bound<'_, PyAny>) -> Out {
+    let p = args::tensor_arg(p, "bernoulli", "input")?;
+    wrap(py, call(|| random::bernoulli(&p))?)
+}
+
+#[pyfunction]
+fn _multinomial(py: Python<'_>, probs: &Bound<'_, PyAny>, num_samples: i64, replacement: bool) -> Out {
+    let p = args::tensor_arg(probs, "multinomial", "input")?;
+    if num_samples <= 0 {
+        return Err(PyRuntimeError::new_err("cannot sample n_sample <= 0 samples"));
+    }
+    wrap(py, call(|| random::multinomial(&p, num_samples as usize, replacement))?)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTensor>()?;
@@ -314,5 +343,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_linear, m)?)?;
     m.add_function(wrap_pyfunction!(cat, m)?)?;
     m.add_function(wrap_pyfunction!(stack, m)?)?;
+    m.add_function(wrap_pyfunction!(_randint, m)?)?;
+    m.add_function(wrap_pyfunction!(_randperm, m)?)?;
+    m.add_function(wrap_pyfunction!(_bernoulli, m)?)?;
+    m.add_function(wrap_pyfunction!(_multinomial, m)?)?;
     Ok(())
 }
