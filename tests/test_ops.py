@@ -1587,3 +1587,462 @@ def test_getitem_of_0d_with_none_and_ellipsis():
     x = fg.tensor(2.5)
     assert_tensor(x[None], np.array([2.5]))
     assert_tensor(x[...], np.array(2.5))
+
+
+# ---------------------------------------------------------------------------
+# shape ops: joining, splitting, reordering, repeating, triangles and diagonals
+# ---------------------------------------------------------------------------
+
+def _pieces(out):
+    """One tensor from an op's output: multi-output ops (split, unbind) become one weighted cat."""
+    if isinstance(out, tuple):
+        return fg.cat([p.reshape(-1) * (i + 1) for i, p in enumerate(out)])
+    return out
+
+
+def _np_pieces(out):
+    if isinstance(out, (tuple, list)):
+        return np.concatenate([np.reshape(p, -1) * (i + 1) for i, p in enumerate(out)])
+    return out
+
+
+SHAPE_OPS = [
+    # id, input shape, ferrograd expression, numpy reference
+    ("cat(x,2x)", (2, 3, 4), lambda x: fg.cat([x, x * 2]), lambda a: np.concatenate([a, a * 2])),
+    ("cat(dim=1)", (2, 3, 4), lambda x: fg.cat((x, x[:, :1] * 3), dim=1), lambda a: np.concatenate([a, a[:, :1] * 3], 1)),
+    ("cat(dim=-1)", (2, 3, 4), lambda x: fg.cat([x[..., 1:], x], -1), lambda a: np.concatenate([a[..., 1:], a], -1)),
+    ("concat", (2, 3, 4), lambda x: fg.concat([x, x], 2), lambda a: np.concatenate([a, a], 2)),
+    ("stack", (2, 3, 4), lambda x: fg.stack([x, x * 2]), lambda a: np.stack([a, a * 2])),
+    ("stack(dim=2)", (2, 3, 4), lambda x: fg.stack([x, x * 2, x], 2), lambda a: np.stack([a, a * 2, a], 2)),
+    ("stack(dim=-1)", (2, 3, 4), lambda x: fg.stack([x, -x], -1), lambda a: np.stack([a, -a], -1)),
+    ("split(2)", (5, 3), lambda x: x.split(2), lambda a: np.split(a, [2, 4])),
+    ("split(2,dim=1)", (2, 3, 4), lambda x: fg.split(x, 2, dim=1), lambda a: np.split(a, [2], 1)),
+    ("split([1,3])", (2, 4), lambda x: x.split([1, 3], 1), lambda a: np.split(a, [1], 1)),
+    ("split([0,2,1])", (3, 2), lambda x: x.split([0, 2, 1], 0)[1:], lambda a: np.split(a, [0, 2], 0)[1:]),
+    ("chunk(3)", (7, 2), lambda x: x.chunk(3), lambda a: np.split(a, [3, 6])),
+    ("chunk(2,-1)", (2, 3, 4), lambda x: fg.chunk(x, 2, -1), lambda a: np.split(a, 2, -1)),
+    ("unbind", (3, 4), lambda x: x.unbind(), lambda a: list(a)),
+    ("unbind(1)", (2, 3, 4), lambda x: fg.unbind(x, 1), lambda a: [a[:, i] for i in range(3)]),
+    ("flatten", (2, 3, 4), lambda x: x.flatten(), lambda a: a.reshape(-1)),
+    ("flatten(1)", (2, 3, 4), lambda x: x.flatten(1), lambda a: a.reshape(2, 12)),
+    ("flatten(0,1)", (2, 3, 4), lambda x: fg.flatten(x, 0, 1), lambda a: a.reshape(6, 4)),
+    ("unflatten", (2, 6), lambda x: x.unflatten(1, (2, 3)), lambda a: a.reshape(2, 2, 3)),
+    ("unflatten(-1)", (2, 6), lambda x: x.unflatten(-1, (3, -1)), lambda a: a.reshape(2, 3, 2)),
+    ("movedim(0,2)", (2, 3, 4), lambda x: x.movedim(0, 2), lambda a: np.moveaxis(a, 0, 2)),
+    ("movedim((0,1),(2,0))", (2, 3, 4), lambda x: fg.movedim(x, (0, 1), (2, 0)), lambda a: np.moveaxis(a, (0, 1), (2, 0))),
+    ("moveaxis(-1,0)", (2, 3, 4), lambda x: x.moveaxis(-1, 0), lambda a: np.moveaxis(a, -1, 0)),
+    ("swapaxes", (2, 3, 4), lambda x: x.swapaxes(0, 2), lambda a: a.swapaxes(0, 2)),
+    ("swapdims", (2, 3, 4), lambda x: fg.swapdims(x, 1, -1), lambda a: a.swapaxes(1, -1)),
+    ("mT", (2, 3, 4), lambda x: x.mT, lambda a: a.swapaxes(-1, -2)),
+    ("narrow", (4, 5), lambda x: x.narrow(1, 1, 3), lambda a: a[:, 1:4]),
+    ("narrow(-2)", (4, 5), lambda x: fg.narrow(x, 0, -2, 2), lambda a: a[2:4]),
+    ("flip(0)", (2, 3, 4), lambda x: x.flip(0), lambda a: np.flip(a, 0)),
+    ("flip(0,2)", (2, 3, 4), lambda x: x.flip(0, 2), lambda a: np.flip(a, (0, 2))),
+    ("flip((-1,))", (2, 3, 4), lambda x: fg.flip(x, (-1,)), lambda a: np.flip(a, -1)),
+    ("fliplr", (3, 4), lambda x: x.fliplr(), np.fliplr),
+    ("flipud", (3, 4), lambda x: x.flipud(), np.flipud),
+    ("roll(2)", (3, 4), lambda x: x.roll(2), lambda a: np.roll(a, 2)),
+    ("roll(1,0)", (3, 4), lambda x: x.roll(1, 0), lambda a: np.roll(a, 1, 0)),
+    ("roll((-1,5),(0,1))", (3, 4), lambda x: fg.roll(x, (-1, 5), (0, 1)), lambda a: np.roll(a, (-1, 5), (0, 1))),
+    ("repeat(2,1)", (3, 4), lambda x: x.repeat(2, 1), lambda a: np.tile(a, (2, 1))),
+    ("repeat(2,1,3)", (3, 4), lambda x: x.repeat((2, 1, 3)), lambda a: np.tile(a, (2, 1, 3))),
+    ("tile(2)", (3, 4), lambda x: x.tile(2), lambda a: np.tile(a, 2)),
+    ("tile((2,1,2))", (3, 4), lambda x: fg.tile(x, (2, 1, 2)), lambda a: np.tile(a, (2, 1, 2))),
+    ("tril", (3, 4), lambda x: x.tril(), np.tril),
+    ("tril(-1)", (2, 3, 4), lambda x: x.tril(-1), lambda a: np.tril(a, -1)),
+    ("triu", (4, 3), lambda x: fg.triu(x), np.triu),
+    ("triu(2)", (2, 3, 4), lambda x: x.triu(diagonal=2), lambda a: np.triu(a, 2)),
+    ("diagonal", (3, 4), lambda x: x.diagonal(), np.diagonal),
+    ("diagonal(1)", (3, 4), lambda x: x.diagonal(1), lambda a: np.diagonal(a, 1)),
+    ("diagonal(-1,1,2)", (2, 3, 4), lambda x: fg.diagonal(x, -1, 1, 2), lambda a: np.diagonal(a, -1, 1, 2)),
+    ("diagonal(0,-1,0)", (3, 2, 4), lambda x: x.diagonal(0, -1, 0), lambda a: np.diagonal(a, 0, -1, 0)),
+    ("diag(2d)", (3, 4), lambda x: x.diag(), np.diag),
+    ("diag(2d,-2)", (3, 4), lambda x: fg.diag(x, -2), lambda a: np.diag(a, -2)),
+    ("diag(1d)", (4,), lambda x: x.diag(), np.diag),
+    ("diag(1d,1)", (3,), lambda x: fg.diag(x, 1), lambda a: np.diag(a, 1)),
+    ("diag(1d,-2)", (3,), lambda x: x.diag(-2), lambda a: np.diag(a, -2)),
+]
+
+
+def _shape_cases():
+    out = []
+    for name, shape, f, ref in SHAPE_OPS:
+        for lay in layouts_for(shape):
+            out.append(pytest.param(shape, lay, f, ref, id=f"{name}-{lay.name}"))
+    return out
+
+
+SHAPE_CASES = _shape_cases()
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape,layout,f,ref", SHAPE_CASES)
+def test_shape_op_forward(shape, layout, f, ref, dtype, rng):
+    a, x = make_input(rng, shape, layout, dtype)
+    out, expected = f(x), ref(a)
+    if isinstance(out, tuple):
+        assert len(out) == len(expected)
+        for o, e in zip(out, expected):
+            assert_tensor(o, e, dtype=dtype)
+    else:
+        assert_tensor(out, expected, dtype=dtype)
+
+
+@pytest.mark.parametrize("shape,layout,f,ref", SHAPE_CASES)
+def test_shape_op_grad(shape, layout, f, ref, rng):
+    storage = random_array(rng, layout.storage_shape(shape))
+    gradcheck(lambda s: _pieces(f(layout.fg_view(s, shape))), [storage])
+
+
+SHAPE_GRAD_FN = [
+    (lambda x: fg.cat([x, x]), "CatBackward0"),
+    (lambda x: fg.stack([x, x]), "StackBackward0"),
+    (lambda x: x.split(2)[0], "SplitBackward0"),
+    (lambda x: x.split([1, 3])[1], "SplitWithSizesBackward0"),
+    (lambda x: x.chunk(2)[0], "SplitBackward0"),
+    (lambda x: x.unbind()[0], "UnbindBackward0"),
+    (lambda x: x.flatten(), "ViewBackward0"),
+    (lambda x: x.t().flatten(), "UnsafeViewBackward0"),
+    (lambda x: x.unflatten(1, (2, 2)), "ViewBackward0"),
+    (lambda x: x.movedim(0, 1), "PermuteBackward0"),
+    (lambda x: x.swapaxes(0, 1), "TransposeBackward0"),
+    (lambda x: x.mT, "TransposeBackward0"),
+    (lambda x: x.narrow(1, 1, 2), "SliceBackward0"),
+    (lambda x: x.flip(0), "FlipBackward0"),
+    (lambda x: x.roll(1), "RollBackward0"),
+    (lambda x: x.roll(1, 0), "RollBackward0"),
+    (lambda x: x.repeat(2, 1), "RepeatBackward0"),
+    (lambda x: x.tile(2), "RepeatBackward0"),
+    (lambda x: x.tril(), "TrilBackward0"),
+    (lambda x: x.triu(1), "TriuBackward0"),
+    (lambda x: x.diagonal(), "DiagonalBackward0"),
+    (lambda x: fg.diag(x), "DiagonalBackward0_copy"),
+    (lambda x: fg.diag(x[0]), "DiagEmbedBackward0"),
+    (lambda x: x[[0, 1]], "IndexBackward0"),
+    (lambda x: x[x > 0], "IndexBackward0"),
+    (lambda x: x.index_select(0, fg.tensor([0])), "IndexSelectBackward0"),
+    (lambda x: x.gather(0, fg.tensor([[0, 1]])), "GatherBackward0"),
+    (lambda x: fg.take_along_dim(x, fg.tensor([[0]]), 1), "GatherBackward0"),
+    (lambda x: x.masked_fill(x > 0, 1.0), "MaskedFillBackward0"),
+    (lambda x: x.masked_select(x > 0), "MaskedSelectBackward0"),
+    (lambda x: x.scatter(0, fg.tensor([[0]]), 1.0), "ScatterBackward1"),
+    (lambda x: x.scatter(0, fg.tensor([[0]]), x), "ScatterBackward0"),
+    (lambda x: x.scatter_add(0, fg.tensor([[0]]), x), "ScatterAddBackward0"),
+    (lambda x: x.index_add(0, fg.tensor([0]), x[:1]), "IndexAddBackward0"),
+]
+
+
+@pytest.mark.parametrize("f,name", [pytest.param(f, n, id=f"{n}-{i}") for i, (f, n) in enumerate(SHAPE_GRAD_FN)])
+def test_shape_and_index_grad_fn_name(f, name):
+    x = fg.randn(4, 4, requires_grad=True)
+    assert f(x).grad_fn.name() == name
+
+
+def test_views_share_storage_and_remember_base():
+    x = fg.zeros(4, 6)
+    for v in [x.narrow(1, 1, 2), x.diagonal(), x.movedim(0, 1), x.swapaxes(0, 1), x.mT, *x.split(2), *x.unbind(1), *x.chunk(2)]:
+        v.add_(1)
+    assert x.sum().item() == 8 + 4 + 24 * 6
+    assert x.flatten(1, 1) is x
+
+
+def test_split_grad_only_some_outputs_used():
+    x = fg.arange(6.0).reshape(3, 2).requires_grad_()
+    a, b, c = x.unbind()
+    (b * 2).sum().backward()
+    assert x.grad.tolist() == [[0, 0], [2, 2], [0, 0]]
+    x.grad = None
+    p, q = x.split([1, 2])
+    q.sum().backward()
+    assert x.grad.tolist() == [[0, 0], [1, 1], [1, 1]]
+
+
+def test_shape_op_double_backward():
+    x = fg.tensor([1.0, 2.0, 3.0], dtype=fg.float64, requires_grad=True)
+    y = (fg.cat([x, x.flip(0)]) ** 2 * fg.arange(6.0)).sum()
+    (g,) = fg.autograd.grad(y, x, create_graph=True)
+    (gg,) = fg.autograd.grad(g.sum(), x)
+    assert gg.tolist() == [2 * (0 + 5), 2 * (1 + 4), 2 * (2 + 3)]
+
+
+def test_cat_stack_dtype_promotion_and_empty():
+    out = fg.cat([fg.tensor([1, 2]), fg.tensor([0.5])])
+    assert out.dtype == fg.float32 and out.tolist() == [1.0, 2.0, 0.5]
+    assert fg.cat([fg.zeros(2, 3), fg.tensor([])]).shape == (2, 3)
+    assert fg.stack([fg.tensor(1.0), fg.tensor(2.0)]).tolist() == [1.0, 2.0]
+    assert [t.shape for t in fg.zeros(5).chunk(3)] == [(2,), (2,), (1,)]
+    assert [t.shape for t in fg.zeros(6).chunk(4)] == [(2,), (2,), (2,)]
+    assert fg.zeros(3, 0).split(2, 1)[0].shape == (3, 0)
+
+
+@pytest.mark.parametrize(
+    "f,exc,msg",
+    [
+        (lambda x: fg.cat([x, fg.zeros(3, 5)]), RuntimeError, "Sizes of tensors must match except in dimension 0. Expected size 6 but got size 5 for tensor number 1 in the list."),
+        (lambda x: fg.cat([]), RuntimeError, "expected a non-empty list of Tensors"),
+        (lambda x: fg.cat(x), TypeError, "must be tuple of Tensors"),
+        (lambda x: fg.cat([x], 2), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+        (lambda x: fg.stack([x, fg.zeros(3, 5)]), RuntimeError, "stack expects each tensor to be equal size, but got [4, 6] at entry 0 and [3, 5] at entry 1"),
+        (lambda x: x.narrow(1, 7, 1), IndexError, "start out of range (expected to be in range of [-6, 6], but got 7)"),
+        (lambda x: x.narrow(1, 2, 5), RuntimeError, "start (2) + length (5) exceeds dimension size (6)."),
+        (lambda x: x.chunk(0), RuntimeError, "chunk expects `chunks` to be greater than 0, got: 0"),
+        (lambda x: x.split([1, 2]), RuntimeError, "split_with_sizes expects split_sizes to sum exactly to 4 (input tensor's size at dimension 0), but got split_sizes=[1, 2]"),
+        (lambda x: x.movedim(0, 3), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 3)"),
+        (lambda x: x.movedim((0, 1), (1, 1)), RuntimeError, "movedim: repeated dim in `destination` ([1, 1])"),
+        (lambda x: x.unflatten(1, (4, 2)), RuntimeError, "unflatten: Provided sizes [4, 2] don't multiply up to the size of dim 1 (6) in the input tensor"),
+        (lambda x: x.flip(0, 0), RuntimeError, "dim 0 appears multiple times in the list of dims"),
+        (lambda x: fg.diag(fg.zeros(2, 2, 2)), RuntimeError, "diag(): Supports 1D or 2D tensors. Got 3D"),
+        (lambda x: fg.zeros(3).tril(), RuntimeError, "tril: input tensor must have at least 2 dimensions"),
+        (lambda x: x.repeat(2), RuntimeError, "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"),
+        (lambda x: x.diagonal(0, 1, 1), RuntimeError, "diagonal dimensions cannot be identical 1, 1"),
+        (lambda x: fg.zeros(3).mT, RuntimeError, "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."),
+    ],
+)
+def test_shape_op_errors(f, exc, msg):
+    x = fg.zeros(4, 6)
+    with pytest.raises(exc) as info:
+        f(x)
+    assert msg in str(info.value)
+
+
+# ---------------------------------------------------------------------------
+# advanced indexing and index ops
+# ---------------------------------------------------------------------------
+
+ADV_INDICES = [
+    # applied to a numpy array and to a tensor of shape (4, 3, 5); lists stay lists, arrays become tensors
+    [0, 2],
+    [[0, 1], [3, 3]],
+    [-1, 0, -1],
+    (slice(None), [2, 0]),
+    (Ellipsis, [4, 0, 1]),
+    ([0, 1], [1, 2]),
+    ([[0], [3]], [1, 2]),  # broadcast to (2, 2)
+    ([0, 1], slice(None), [1, 2]),  # separated: broadcast dims first
+    (slice(1, 3), [0, 2], slice(None, None, 2)),
+    (None, [1, 3], 1),
+    (1, [0, 2]),
+    np.array([0, 3]),
+    (np.array([[1, 2]]), slice(None), np.array([[0], [4]])),
+    [True, False, True, True],
+    (slice(None), [False, True, True]),
+    "mask3d",
+    "mask2d",
+]
+
+
+def _adv_id(idx):
+    return _index_id(idx).replace("array", "arr")
+
+
+def _adv_key(idx, a, tensor):
+    """The index for numpy (`tensor=False`) or ferrograd; numpy arrays become int64 tensors."""
+    if isinstance(idx, str):
+        mask = a > 0 if idx == "mask3d" else a[..., 0] > 0
+        return fg.tensor(mask) if tensor else mask
+    items = idx if isinstance(idx, tuple) else (idx,)
+    conv = []
+    for it in items:
+        if isinstance(it, np.ndarray):
+            conv.append(fg.tensor(it) if tensor else it)
+        elif isinstance(it, list) and not tensor:
+            conv.append(np.array(it))
+        else:
+            conv.append(it)
+    return tuple(conv) if isinstance(idx, tuple) else conv[0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
+@pytest.mark.parametrize("idx", ADV_INDICES, ids=_adv_id)
+def test_advanced_getitem_forward(idx, dtype, rng):
+    a, x = make_input(rng, (4, 3, 5), CONTIGUOUS, dtype)
+    ref = make_input(np.random.default_rng(1), (4, 3, 5), CONTIGUOUS, "float64")[0]
+    assert_tensor(x[_adv_key(idx, ref, True)], a[_adv_key(idx, ref, False)], dtype=dtype)
+
+
+@pytest.mark.parametrize("layout", [TRANSPOSED, STEPPED, EXPANDED], ids=repr)
+@pytest.mark.parametrize("idx", ADV_INDICES, ids=_adv_id)
+def test_advanced_getitem_strided(idx, layout, rng):
+    a, x = make_input(rng, (4, 3, 5), layout, "float64")
+    ref = make_input(np.random.default_rng(1), (4, 3, 5), CONTIGUOUS, "float64")[0]
+    assert_tensor(x[_adv_key(idx, ref, True)], a[_adv_key(idx, ref, False)], dtype="float64")
+
+
+@pytest.mark.parametrize("idx", ADV_INDICES, ids=_adv_id)
+def test_advanced_getitem_grad(idx, rng):
+    ref = make_input(np.random.default_rng(1), (4, 3, 5), CONTIGUOUS, "float64")[0]
+    gradcheck(lambda x: x[_adv_key(idx, ref, True)], [random_array(rng, (4, 3, 5))])
+
+
+@pytest.mark.parametrize("idx", ADV_INDICES, ids=_adv_id)
+def test_advanced_setitem(idx, rng):
+    ref = make_input(np.random.default_rng(1), (4, 3, 5), CONTIGUOUS, "float64")[0]
+    a = random_array(rng, (4, 3, 5))
+    shape = a[_adv_key(idx, ref, False)].shape
+    v = random_array(rng, shape)
+    # forward, with a number and with a tensor of the indexed shape
+    x = fg.tensor(a)
+    x[_adv_key(idx, ref, True)] = fg.tensor(v)
+    expected = a.copy()
+    expected[_adv_key(idx, ref, False)] = v
+    assert_tensor(x, expected, dtype="float64")
+    x[_adv_key(idx, ref, True)] = 7.0
+    expected[_adv_key(idx, ref, False)] = 7.0
+    assert_tensor(x, expected, dtype="float64")
+
+    # differentiable on a non-leaf, for both the tensor and the value (without repeated indices)
+    def f(x, val):
+        y = x * 1
+        y[_adv_key(idx, ref, True)] = val
+        return y
+
+    if _adv_id(idx) not in ("[-1, 0, -1]", "[[0, 1], [3, 3]]"):  # repeated indices: the last write wins
+        gradcheck(f, [a, v])
+
+
+def test_advanced_setitem_broadcast_value_and_leaf_error():
+    x = fg.zeros(3, 4)
+    x[[0, 2]] = fg.tensor([1.0, 2.0, 3.0, 4.0])
+    assert x.tolist() == [[1, 2, 3, 4], [0, 0, 0, 0], [1, 2, 3, 4]]
+    x[x > 2] = 0
+    assert x.tolist() == [[1, 2, 0, 0], [0, 0, 0, 0], [1, 2, 0, 0]]
+    w = fg.zeros(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+        w[[0]] = 1.0
+    with fg.no_grad():
+        w[[0, 1]] = 1.0
+    assert w.tolist() == [1.0, 1.0, 0.0]
+
+
+def test_setitem_grad_fn_names():
+    x = fg.randn(3, 4, requires_grad=True)
+    y = x * 1
+    y[[0, 1]] = 0.0
+    assert y.grad_fn.name() == "IndexPutBackward0"
+    y[y > 0] = 1.0
+    assert y.grad_fn.name() == "MaskedFillBackward0"
+
+
+def test_int_then_advanced_follows_torch_not_numpy():
+    # torch applies the int first: x[0, :, [1, 2]] has shape (3, 2) (numpy gives (2, 3))
+    a = np.arange(60.0).reshape(4, 3, 5)
+    x = fg.tensor(a)
+    assert_tensor(x[0, :, [1, 2]], a[0][:, [1, 2]])
+
+
+def test_repeated_indices_accumulate_gradient():
+    x = fg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    x[[0, 0, 2, 0]].sum().backward()
+    assert x.grad.tolist() == [3.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    "key,exc,msg",
+    [
+        ([4], IndexError, "index 4 is out of bounds for dimension 0 with size 4"),
+        ([-5], IndexError, "index -5 is out of bounds for dimension 0 with size 4"),
+        (([0, 1], [0, 1, 2]), IndexError, "shape mismatch: indexing tensors could not be broadcast together with shapes [2], [3]"),
+        ([True, False], IndexError, "The shape of the mask [2] at index 0 does not match the shape of the indexed tensor [4, 6] at index 0"),
+        ("float", IndexError, "tensors used as indices must be long, int, byte or bool tensors"),
+    ],
+)
+def test_advanced_index_errors(key, exc, msg):
+    x = fg.zeros(4, 6)
+    if key == "float":
+        key = fg.tensor([0.0])
+    with pytest.raises(exc) as info:
+        x[key]
+    assert msg in str(info.value)
+
+
+INDEX_OPS = [
+    # id, input shape, ferrograd expression, numpy reference
+    ("index_select(0)", (4, 3), lambda x: x.index_select(0, fg.tensor([3, 0, 0])), lambda a: a[[3, 0, 0]]),
+    ("index_select(-1)", (2, 3, 4), lambda x: fg.index_select(x, -1, fg.tensor([1, -1])), lambda a: a[..., [1, -1]]),
+    ("gather(1)", (3, 4), lambda x: x.gather(1, fg.tensor([[0, 3], [1, 1], [2, 0]])), lambda a: np.take_along_axis(a, np.array([[0, 3], [1, 1], [2, 0]]), 1)),
+    ("gather(0)", (3, 4), lambda x: fg.gather(x, 0, fg.tensor([[2, 0, 1]])), lambda a: np.take_along_axis(a[:, :3], np.array([[2, 0, 1]]), 0)),
+    ("take_along_dim", (3, 4), lambda x: fg.take_along_dim(x, fg.tensor([[0], [3], [1]]), dim=1), lambda a: np.take_along_axis(a, np.array([[0], [3], [1]]), 1)),
+    ("take_along_dim(bcast)", (3, 4), lambda x: x.take_along_dim(fg.tensor([[0, 2]]), 1), lambda a: np.take_along_axis(a, np.array([[0, 2]] * 3), 1)),
+    ("take_along_dim(None)", (3, 4), lambda x: x.take_along_dim(fg.tensor([11, 0])), lambda a: a.reshape(-1)[[11, 0]]),
+    ("masked_select", (3, 4), lambda x: x.masked_select(fg.tensor([True, False, True, True])), lambda a: a[:, [True, False, True, True]].reshape(-1)),
+    ("masked_fill", (3, 4), lambda x: x.masked_fill(fg.tensor([[True], [False], [True]]), -1.5), lambda a: np.where([[True], [False], [True]], -1.5, a)),
+    ("scatter(value)", (3, 4), lambda x: x.scatter(1, fg.tensor([[0], [2], [3]]), 9.0), lambda a: _np_put_along(a, np.array([[0], [2], [3]]), 9.0, 1)),
+    ("scatter(src)", (3, 4), lambda x: x.scatter(0, fg.tensor([[2, 1, 0, 2]]), x[:1] * 3), lambda a: _np_put_along(a, np.array([[2, 1, 0, 2]]), a[:1] * 3, 0)),
+    ("scatter_add", (3, 4), lambda x: x.scatter_add(1, fg.tensor([[0, 0], [1, 3], [2, 2]]), x[:, :2] * 2), lambda a: _np_add_along(a, np.array([[0, 0], [1, 3], [2, 2]]), a[:, :2] * 2, 1)),
+    ("index_add", (4, 3), lambda x: x.index_add(0, fg.tensor([1, 3, 1]), x[:3] * 2), lambda a: _np_index_add(a, [1, 3, 1], a[:3] * 2, 1.0)),
+    ("index_add(alpha)", (4, 3), lambda x: fg.index_add(x, 1, fg.tensor([2, 0]), x[:, :2], alpha=-0.5), lambda a: _np_index_add(a.swapaxes(0, 1), [2, 0], a[:, :2].swapaxes(0, 1), -0.5).swapaxes(0, 1)),
+]
+
+
+def _np_put_along(a, idx, src, axis):
+    out = a.copy()
+    src = np.broadcast_to(src, idx.shape) if np.ndim(src) == 0 else src[tuple(slice(0, n) for n in idx.shape)]
+    np.put_along_axis(out, idx, src, axis)
+    return out
+
+
+def _np_add_along(a, idx, src, axis):
+    out = a.copy()
+    for pos in np.ndindex(*idx.shape):
+        target = list(pos)
+        target[axis] = idx[pos]
+        out[tuple(target)] += src[pos]
+    return out
+
+
+def _np_index_add(a, idx, src, alpha):
+    out = a.copy()
+    np.add.at(out, idx, alpha * src)
+    return out
+
+
+def _index_op_cases():
+    out = []
+    for name, shape, f, ref in INDEX_OPS:
+        for lay in layouts_for(shape):
+            out.append(pytest.param(shape, lay, f, ref, id=f"{name}-{lay.name}"))
+    return out
+
+
+INDEX_OP_CASES = _index_op_cases()
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape,layout,f,ref", INDEX_OP_CASES)
+def test_index_op_forward(shape, layout, f, ref, dtype, rng):
+    a, x = make_input(rng, shape, layout, dtype)
+    assert_tensor(f(x), ref(a.astype(np.float64)), dtype=dtype)
+
+
+@pytest.mark.parametrize("shape,layout,f,ref", INDEX_OP_CASES)
+def test_index_op_grad(shape, layout, f, ref, rng):
+    storage = random_array(rng, layout.storage_shape(shape))
+    gradcheck(lambda s: f(layout.fg_view(s, shape)), [storage])
+
+
+def test_index_ops_inplace_and_nonzero():
+    x = fg.zeros(2, 3)
+    x.masked_fill_(fg.tensor([[True, False, True], [False, False, False]]), 2.0)
+    x.index_add_(0, fg.tensor([1]), fg.ones(1, 3))
+    x.scatter_(1, fg.tensor([[1], [0]]), 5.0)
+    x.scatter_add_(0, fg.tensor([[0, 0, 0]]), fg.ones(1, 3))
+    assert x.tolist() == [[3.0, 6.0, 3.0], [5.0, 1.0, 1.0]]
+    m = fg.tensor([[0.0, 1.0], [2.0, 0.0]])
+    assert m.nonzero().tolist() == [[0, 1], [1, 0]]
+    assert [t.tolist() for t in fg.nonzero(m, as_tuple=True)] == [[0, 1], [1, 0]]
+    assert fg.tensor(3.0).nonzero().shape == (1, 0)
+    assert fg.zeros(2, 0).nonzero().shape == (0, 2)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        x.index_select(0, fg.tensor([2]))
+    with pytest.raises(RuntimeError, match="index 9 is out of bounds for dimension 1 with size 3"):
+        x.gather(1, fg.tensor([[9]]))
+    with pytest.raises(RuntimeError, match="Expected dtype int32 or int64 for index"):
+        x.index_select(0, fg.tensor([0.0]))
+
+
+def test_index_double_backward():
+    x = fg.tensor([1.0, 2.0, 3.0], dtype=fg.float64, requires_grad=True)
+    y = (x[[0, 2, 2]] ** 3).sum() + (x.gather(0, fg.tensor([1])) ** 2).sum()
+    (g,) = fg.autograd.grad(y, x, create_graph=True)
+    (gg,) = fg.autograd.grad(g.sum(), x)
+    assert gg.tolist() == [6.0, 2.0, 36.0]

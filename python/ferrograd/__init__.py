@@ -9,6 +9,7 @@ from . import _core
 from ._core import (
     Tensor,
     arange,
+    cat,
     from_numpy,
     full,
     is_grad_enabled,
@@ -17,6 +18,7 @@ from ._core import (
     promote_types,
     rand,
     randn,
+    stack,
     tensor,
     where,
     zeros,
@@ -84,12 +86,167 @@ for _name in [
     "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std", "logsumexp", "cumsum",
     # nn
     "softmax", "log_softmax", "addmm",
+    # shape ops
+    "flatten", "unflatten", "movedim", "moveaxis", "swapaxes", "swapdims", "narrow", "flip", "fliplr", "flipud",
+    "roll", "tile", "tril", "triu", "diagonal", "diag", "split", "chunk", "unbind",
+    # indexing
+    "index_select", "gather", "scatter", "scatter_add", "index_add", "masked_fill", "masked_select",
+    "take_along_dim", "nonzero",
 ]:
     globals()[_name] = _method(_name)
 del _name
 
-__all__ = [
-    "Tensor", "Size", "dtype", "tensor", "ones", "zeros", "full", "arange", "rand", "randn", "manual_seed",
-    "from_numpy", "float32", "float64", "int64", "bool", "float", "double", "long", "no_grad", "enable_grad",
-    "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "autograd", "nn", "FloatTensor", "DoubleTensor", "LongTensor",
-]
+concat = cat
+concatenate = cat
+
+
+# ---- creation ----
+
+def _like(input, dtype):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"argument 'input' must be Tensor, not {type(input).__name__}")
+    return input.dtype if dtype is None else dtype
+
+
+def _finish(t, requires_grad):
+    return t.requires_grad_() if requires_grad else t
+
+
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return zeros(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+
+
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return ones(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return full(input.shape, fill_value, dtype=_like(input, dtype), requires_grad=requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, out=None):
+    """Uninitialised in PyTorch; here zero-filled (reading it is still a bug)."""
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
+
+
+def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return rand(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return randn(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+
+
+def _steps(steps):
+    if isinstance(steps, builtins.bool) or not isinstance(steps, int):
+        raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return steps
+
+
+def _linspace_values(start, end, steps):
+    # PyTorch's symmetric formula: the first half counts up from start, the second down from end
+    if steps == 1:
+        return [builtins.float(start)]
+    step = (end - start) / (steps - 1)
+    half = steps // 2
+    return [start + i * step if i < half else end - (steps - 1 - i) * step for i in range(steps)]
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
+    steps = _steps(steps)
+    t = tensor(_linspace_values(builtins.float(start), builtins.float(end), steps), dtype=float64)
+    return _finish(t.to(dtype or float32), requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):
+    steps = _steps(steps)
+    values = [base**v for v in _linspace_values(builtins.float(start), builtins.float(end), steps)]
+    return _finish(tensor(values, dtype=float64).to(dtype or float32), requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
+    if m is None:
+        m = n
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    t = zeros(n, m, dtype=dtype)
+    k = builtins.min(n, m)
+    if k:
+        idx = arange(k)
+        t[idx, idx] = 1
+    return _finish(t, requires_grad)
+
+
+def randint(*args, size=None, dtype=None, device=None, requires_grad=False, generator=None, out=None):
+    """`randint(high, size)` or `randint(low, high, size)`: int64 unless `dtype` says otherwise."""
+    args = list(args)
+    if size is None:
+        if not args:
+            raise TypeError("randint() missing required argument 'size'")
+        size = args.pop()
+    if len(args) == 1:
+        low, high = 0, args[0]
+    elif len(args) == 2:
+        low, high = args
+    else:
+        raise TypeError("randint() received an invalid combination of arguments")
+    if isinstance(size, int):
+        raise TypeError("randint(): argument 'size' must be tuple of ints, not int")
+    t = _core._randint(int(low), int(high), tuple(size))
+    if dtype is not None:
+        t = t.to(dtype)
+    return _finish(t, requires_grad)
+
+
+def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None, out=None):
+    t = _core._randperm(n)
+    if dtype is not None:
+        t = t.to(dtype)
+    return _finish(t, requires_grad)
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False, out=None):
+    """`normal(mean, std, size)` with numbers, or with tensors of means and/or stds (broadcast)."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        if size is not None:
+            raise RuntimeError("normal(): size is only accepted with number mean and std")
+        ref = mean if isinstance(mean, Tensor) else std
+        shape = (zeros_like(mean, dtype=float64) + zeros_like(std, dtype=float64)).shape if isinstance(mean, Tensor) and isinstance(std, Tensor) else ref.shape
+        if isinstance(std, Tensor) and builtins.bool((std < 0).any()):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        return randn(shape, dtype=ref.dtype) * std + mean
+    if size is None:
+        raise TypeError("normal() received an invalid combination of arguments - got (float, float), but expected a size")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return _finish(randn(size, dtype=dtype) * std + mean, requires_grad)
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    if p is not None:
+        return _core._bernoulli(full_like(input, p, dtype=input.dtype if input.is_floating_point() else float32))
+    return _core._bernoulli(input)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    return _core._multinomial(input, num_samples, replacement)
+
+
+def result_type(tensor1, tensor2):
+    """The dtype `tensor1 + tensor2` would have (Python numbers count as weakly typed scalars)."""
+    a, b = tensor1, tensor2
+    if not isinstance(a, Tensor):
+        if not isinstance(b, Tensor):
+            a = tensor(a)  # two numbers: the first acts as a 0-dim tensor
+        else:
+            a, b = b, a
+    # `where` promotes its two value operands exactly as arithmetic does
+    return where(tensor(True), a, b).dtype

@@ -77,6 +77,95 @@ pub fn randn(shape: &[usize], dtype: DType) -> Result<Tensor> {
     sample(shape, dtype, "normal_kernel_cpu", Generator::normal)
 }
 
+/// Uniform integers in `[low, high)`, int64.
+pub fn randint(low: i64, high: i64, shape: &[usize]) -> Result<Tensor> {
+    if high <= low {
+        bail!(Runtime, "random_ expects 'from' to be less than 'to', but got from={low} >= to={high}");
+    }
+    let span = (high as i128 - low as i128) as u128;
+    let mut g = DEFAULT.lock();
+    let v: Vec<i64> = (0..numel(shape)).map(|_| (low as i128 + (g.next_u64() as u128 % span) as i128) as i64).collect();
+    Tensor::from_vec(v, shape)
+}
+
+/// A random permutation of `0..n` (Fisher–Yates), int64.
+pub fn randperm(n: usize) -> Result<Tensor> {
+    let mut v: Vec<i64> = (0..n as i64).collect();
+    let mut g = DEFAULT.lock();
+    for i in (1..n).rev() {
+        let j = (g.next_u64() % (i as u64 + 1)) as usize;
+        v.swap(i, j);
+    }
+    Tensor::from_vec(v, &[n])
+}
+
+/// 1 with probability `p` (elementwise), in `p`'s dtype.
+pub fn bernoulli(p: &Tensor) -> Result<Tensor> {
+    let probs = p.to_vec::<f64>();
+    if probs.iter().any(|&q| !(0.0..=1.0).contains(&q)) {
+        bail!(Runtime, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.");
+    }
+    let mut g = DEFAULT.lock();
+    let v: Vec<f64> = probs.iter().map(|&q| if g.uniform() < q { 1.0 } else { 0.0 }).collect();
+    drop(g);
+    Tensor::from_vec(v, p.shape())?.to_dtype(p.dtype())
+}
+
+/// `multinomial(probs, n, replacement)`: rows of `probs` (1-D or 2-D, unnormalised weights) → int64 indices.
+pub fn multinomial(probs: &Tensor, num_samples: usize, replacement: bool) -> Result<Tensor> {
+    if probs.ndim() == 0 || probs.ndim() > 2 {
+        bail!(Runtime, "prob_dist must be 1 or 2 dim");
+    }
+    if !probs.dtype().is_float() {
+        bail!(Runtime, "multinomial only supports floating-point dtypes for input, got: {}", probs.dtype().name());
+    }
+    let cats = *probs.shape().last().unwrap();
+    let rows = if probs.ndim() == 2 { probs.shape()[0] } else { 1 };
+    if !replacement && num_samples > cats {
+        bail!(Runtime, "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+    }
+    if num_samples == 0 {
+        bail!(Runtime, "cannot sample n_sample <= 0 samples");
+    }
+    let w = probs.to_vec::<f64>();
+    if w.iter().any(|&x| x < 0.0 || !x.is_finite()) {
+        bail!(Runtime, "probability tensor contains either `inf`, `nan` or element < 0");
+    }
+    let mut g = DEFAULT.lock();
+    let mut out = Vec::with_capacity(rows * num_samples);
+    for r in 0..rows {
+        let mut row: Vec<f64> = w[r * cats..(r + 1) * cats].to_vec();
+        for _ in 0..num_samples {
+            let total: f64 = row.iter().sum();
+            if total <= 0.0 {
+                if replacement || row == w[r * cats..(r + 1) * cats] {
+                    bail!(Runtime, "invalid multinomial distribution (sum of probabilities <= 0)");
+                }
+                bail!(Runtime, "invalid multinomial distribution (with replacement=False, not enough non-negative category to sample)");
+            }
+            let u = g.uniform() * total;
+            let mut acc = 0.0;
+            let mut pick = cats - 1;
+            for (k, &x) in row.iter().enumerate() {
+                acc += x;
+                if u < acc && x > 0.0 {
+                    pick = k;
+                    break;
+                }
+            }
+            while row[pick] == 0.0 && pick > 0 {
+                pick -= 1; // rounding at the end of the row: the last category with weight
+            }
+            out.push(pick as i64);
+            if !replacement {
+                row[pick] = 0.0;
+            }
+        }
+    }
+    let shape: Vec<usize> = if probs.ndim() == 2 { vec![rows, num_samples] } else { vec![num_samples] };
+    Tensor::from_vec(out, &shape)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,5 +183,18 @@ mod tests {
         let mean = xs.iter().sum::<f64>() / n as f64;
         let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
         assert!(mean.abs() < 0.02 && (var - 1.0).abs() < 0.02, "mean {mean} var {var}");
+    }
+
+    #[test]
+    fn randperm_is_a_permutation_and_multinomial_respects_zeros() {
+        manual_seed(3);
+        let mut p = randperm(50).unwrap().to_vec::<i64>();
+        p.sort();
+        assert_eq!(p, (0..50).collect::<Vec<i64>>());
+        let probs = Tensor::from_vec(vec![0.0f64, 1.0, 0.0, 3.0], &[4]).unwrap();
+        let s = multinomial(&probs, 2, false).unwrap().to_vec::<i64>();
+        let mut s2 = s.clone();
+        s2.sort();
+        assert_eq!(s2, vec![1, 3]);
     }
 }

@@ -13,6 +13,31 @@ enum Item<'py> {
     Slice(Bound<'py, PyAny>),
     NewAxis,
     Ellipsis,
+    /// An integer tensor (or list): advanced indexing of one dim.
+    Adv(Tensor),
+    /// A bool tensor: advanced indexing of as many dims as it has.
+    Mask(Tensor),
+}
+
+impl Item<'_> {
+    /// How many dims of the indexed tensor this item uses up.
+    fn consumes(&self) -> usize {
+        match self {
+            Item::Int(_) | Item::Slice(_) | Item::Adv(_) => 1,
+            Item::Mask(m) => m.ndim(),
+            Item::NewAxis | Item::Ellipsis => 0,
+        }
+    }
+}
+
+fn index_item<'py>(t: Tensor) -> PyResult<Item<'py>> {
+    match t.dtype() {
+        ferrograd_core::DType::I64 if t.ndim() == 0 => Ok(Item::Int(call(|| t.item())?.to_f64() as isize)),
+        ferrograd_core::DType::I64 => Ok(Item::Adv(t)),
+        ferrograd_core::DType::Bool if t.ndim() > 0 => Ok(Item::Mask(t)),
+        ferrograd_core::DType::Bool => Err(PyIndexError::new_err("indexing with a 0-dim bool tensor is not supported yet")),
+        _ => Err(PyIndexError::new_err("tensors used as indices must be long, int, byte or bool tensors")),
+    }
 }
 
 fn parse_items<'py>(key: &Bound<'py, PyAny>) -> PyResult<Vec<Item<'py>>> {
@@ -35,12 +60,15 @@ fn parse_items<'py>(key: &Bound<'py, PyAny>) -> PyResult<Vec<Item<'py>>> {
                 Err(PyIndexError::new_err("indexing with a bool is not supported yet"))
             } else if it.is_instance_of::<PyInt>() {
                 Ok(Item::Int(it.extract::<isize>()?))
-            } else if it.is_instance_of::<PyTensor>() || it.is_instance_of::<PyList>() {
-                let t = it.cast::<PyTensor>().map(|t| t.get().get());
-                match t {
-                    Ok(t) if t.ndim() == 0 && t.dtype() == ferrograd_core::DType::I64 => Ok(Item::Int(call(|| t.item())?.to_f64() as isize)),
-                    _ => Err(PyIndexError::new_err("advanced indexing (with tensors or lists) is not supported yet; use integers, slices, None and ...")),
+            } else if let Ok(t) = it.cast::<PyTensor>() {
+                index_item(t.get().get())
+            } else if it.is_instance_of::<PyList>() || it.is_instance_of::<PyTuple>() {
+                let t = crate::convert::tensor_from_data(it, None)?;
+                let t = if t.numel() == 0 { call(|| t.to_dtype(ferrograd_core::DType::I64))? } else { t };
+                if t.ndim() == 0 {
+                    return Ok(Item::Adv(call(|| t.reshape(&[1]))?));
                 }
+                index_item(t)
             } else if let Ok(i) = it.call_method0("__index__") {
                 Ok(Item::Int(i.extract::<isize>()?))
             } else {
@@ -97,7 +125,7 @@ impl Indexable for Layout {
 
 fn index_items<T: Indexable + Clone>(t: &T, items: &[Item<'_>]) -> PyResult<T> {
     let ndim = t.shape().len();
-    let consuming = items.iter().filter(|i| matches!(i, Item::Int(_) | Item::Slice(_))).count();
+    let consuming: usize = items.iter().map(Item::consumes).sum();
     if items.iter().filter(|i| matches!(i, Item::Ellipsis)).count() > 1 {
         return Err(PyIndexError::new_err("an index can only have a single ellipsis ('...')"));
     }
@@ -117,6 +145,9 @@ fn index_items<T: Indexable + Clone>(t: &T, items: &[Item<'_>]) -> PyResult<T> {
             }
             Item::Ellipsis => dim += ndim - consuming,
             Item::Int(i) => out = out.select(dim, *i)?,
+            // advanced indices are applied afterwards, over the dims they keep here
+            Item::Adv(_) => dim += 1,
+            Item::Mask(m) => dim += m.ndim(),
             Item::Slice(s) => {
                 let s = s.cast::<PySlice>()?;
                 let len = out.shape()[dim];
@@ -134,9 +165,65 @@ fn index_items<T: Indexable + Clone>(t: &T, items: &[Item<'_>]) -> PyResult<T> {
     Ok(out)
 }
 
-/// `t[key]` as a view (recording Select/Slice/Unsqueeze nodes like PyTorch).
+fn has_advanced(items: &[Item<'_>]) -> bool {
+    items.iter().any(|i| matches!(i, Item::Adv(_) | Item::Mask(_)))
+}
+
+/// For a key with advanced indices: the flat positions (into `shape`'s contiguous order) it selects,
+/// and the result's shape.
+fn advanced(shape: &[usize], items: &[Item<'_>]) -> PyResult<(ferrograd_core::index::Positions, Vec<usize>)> {
+    let geom = index_items(&Layout::contiguous(shape), items)?;
+    // where each item's dims land in `geom`
+    let ndim = shape.len();
+    let consuming: usize = items.iter().map(Item::consumes).sum();
+    let (mut gdim, mut tdim) = (0usize, 0usize);
+    let mut adv: Vec<(usize, Tensor)> = Vec::new();
+    for item in items {
+        match item {
+            Item::NewAxis | Item::Slice(_) => {
+                gdim += 1;
+                tdim += usize::from(matches!(item, Item::Slice(_)));
+            }
+            Item::Ellipsis => {
+                gdim += ndim - consuming;
+                tdim += ndim - consuming;
+            }
+            Item::Int(_) => tdim += 1,
+            Item::Adv(t) => {
+                adv.push((gdim, t.clone()));
+                gdim += 1;
+                tdim += 1;
+            }
+            Item::Mask(m) => {
+                let k = m.ndim();
+                for j in 0..k {
+                    if m.shape()[j] != shape[tdim + j] {
+                        return Err(PyIndexError::new_err(format!(
+                            "The shape of the mask {:?} at index {j} does not match the shape of the indexed tensor {:?} at index {}",
+                            m.shape(), shape, tdim + j
+                        )));
+                    }
+                }
+                let nz = call(|| m.nonzero())?;
+                for j in 0..k {
+                    adv.push((gdim + j, call(|| nz.select(1, j as isize)?.contiguous_copy())?));
+                }
+                gdim += k;
+                tdim += k;
+            }
+        }
+    }
+    call(|| Tensor::advanced_positions(&geom, &adv))
+}
+
+/// `t[key]`: a view (recording Select/Slice/Unsqueeze nodes like PyTorch) for basic keys; a copy
+/// (IndexBackward0) for keys with integer tensors, lists or masks.
 pub fn apply_index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     let items = parse_items(key)?;
+    if has_advanced(&items) {
+        let (pos, shape) = advanced(t.shape(), &items)?;
+        return call(|| t.take_flat(pos, &shape, "IndexBackward0"));
+    }
     let mut out = index_items(t, &items)?;
     if items.is_empty() || (items.len() == 1 && matches!(items[0], Item::Ellipsis)) {
         // `t[()]` and `t[...]` are views of the whole tensor
@@ -156,6 +243,28 @@ pub fn assign_index(target: &Bound<'_, PyTensor>, key: &Bound<'_, PyAny>, value:
         })?,
     };
     let recording = ferrograd_core::autograd::grad_mode::is_enabled() && (t.requires_grad() || src.requires_grad());
+    let items = parse_items(key)?;
+    if has_advanced(&items) {
+        // a whole-tensor mask with one value is masked_fill, as in PyTorch
+        let fill_mask = match items.as_slice() {
+            [Item::Mask(m)] if m.shape() == t.shape() && src.ndim() == 0 => Some(m.clone()),
+            _ => None,
+        };
+        let (pos, shape) = advanced(t.shape(), &items)?;
+        let put = |old: &Tensor| match &fill_mask {
+            Some(m) => old.masked_fill(m, &src),
+            None => old.put_flat(pos.clone(), &src.expand(&shape)?, false, "IndexPutBackward0"),
+        };
+        if !recording {
+            let _no_grad = GradModeGuard::new(false);
+            let new = call(|| put(&t))?;
+            return call(|| t.copy_from(&new));
+        }
+        if t.is_leaf() && t.requires_grad() {
+            return Err(PyRuntimeError::new_err("a leaf Variable that requires grad is being used in an in-place operation."));
+        }
+        return crate::py_tensor::inplace_with(target, src.requires_grad(), put).map(|_| ());
+    }
     if !recording {
         let _no_grad = GradModeGuard::new(false);
         let view = apply_index(&t, key)?;
@@ -164,6 +273,6 @@ pub fn assign_index(target: &Bound<'_, PyTensor>, key: &Bound<'_, PyAny>, value:
     if t.is_leaf() && t.requires_grad() {
         return Err(PyRuntimeError::new_err("a view of a leaf Variable that requires grad is being used in an in-place operation."));
     }
-    let geom = index_items(&Layout::contiguous(t.shape()), &parse_items(key)?)?;
+    let geom = index_items(&Layout::contiguous(t.shape()), &items)?;
     crate::py_tensor::inplace_with(target, src.requires_grad(), |old| old.copy_slices(&geom, &src)).map(|_| ())
 }

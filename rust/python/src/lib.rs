@@ -246,6 +246,66 @@ fn _linear(py: Python<'_>, input: &Bound<'_, PyAny>, weight: &Bound<'_, PyAny>, 
     wrap(py, errors::call_heavy(py, x.numel() + w.numel(), || Tensor::linear(&x, &w, b.as_ref()))?)
 }
 
+/// A sequence of tensors (`cat`, `stack`), with PyTorch's TypeError.
+fn tensor_seq(tensors: &Bound<'_, PyAny>, func: &str) -> PyResult<Vec<Tensor>> {
+    if tensors.cast::<PyTensor>().is_ok() || !(tensors.is_instance_of::<PyTuple>() || tensors.is_instance_of::<pyo3::types::PyList>()) {
+        return Err(PyTypeError::new_err(format!("{func}(): argument 'tensors' (position 1) must be tuple of Tensors, not {}", type_name(tensors))));
+    }
+    tensors
+        .try_iter()?
+        .enumerate()
+        .map(|(i, t)| {
+            let t = t?;
+            t.cast::<PyTensor>().map(|t| t.get().get()).map_err(|_| {
+                PyTypeError::new_err(format!("{func}(): argument 'tensors' (position 1) must be tuple of Tensors, not {} (element {i})", type_name(&t)))
+            })
+        })
+        .collect()
+}
+
+#[pyfunction]
+#[pyo3(signature = (tensors, dim=0))]
+fn cat(py: Python<'_>, tensors: &Bound<'_, PyAny>, #[pyo3(from_py_with = args::dim_arg)] dim: isize) -> Out {
+    let ts = tensor_seq(tensors, "cat")?;
+    wrap(py, call(|| Tensor::cat(&ts, dim))?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (tensors, dim=0))]
+fn stack(py: Python<'_>, tensors: &Bound<'_, PyAny>, #[pyo3(from_py_with = args::dim_arg)] dim: isize) -> Out {
+    let ts = tensor_seq(tensors, "stack")?;
+    wrap(py, call(|| Tensor::stack(&ts, dim))?)
+}
+
+#[pyfunction]
+fn _randint(py: Python<'_>, low: i64, high: i64, size: &Bound<'_, PyTuple>) -> Out {
+    let shape = size_list(size, "randint")?;
+    wrap(py, call(|| random::randint(low, high, &shape))?)
+}
+
+#[pyfunction]
+fn _randperm(py: Python<'_>, n: i64) -> Out {
+    if n < 0 {
+        return Err(PyRuntimeError::new_err(format!("n must be non-negative, got{n}")));
+    }
+    wrap(py, call(|| random::randperm(n as usize))?)
+}
+
+#[pyfunction]
+fn _bernoulli(py: Python<'_>, p: &Bound<'_, PyAny>) -> Out {
+    let p = args::tensor_arg(p, "bernoulli", "input")?;
+    wrap(py, call(|| random::bernoulli(&p))?)
+}
+
+#[pyfunction]
+fn _multinomial(py: Python<'_>, probs: &Bound<'_, PyAny>, num_samples: i64, replacement: bool) -> Out {
+    let p = args::tensor_arg(probs, "multinomial", "input")?;
+    if num_samples <= 0 {
+        return Err(PyRuntimeError::new_err("cannot sample n_sample <= 0 samples"));
+    }
+    wrap(py, call(|| random::multinomial(&p, num_samples as usize, replacement))?)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTensor>()?;
@@ -281,5 +341,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_nll_loss, m)?)?;
     m.add_function(wrap_pyfunction!(_mse_loss, m)?)?;
     m.add_function(wrap_pyfunction!(_linear, m)?)?;
+    m.add_function(wrap_pyfunction!(cat, m)?)?;
+    m.add_function(wrap_pyfunction!(stack, m)?)?;
+    m.add_function(wrap_pyfunction!(_randint, m)?)?;
+    m.add_function(wrap_pyfunction!(_randperm, m)?)?;
+    m.add_function(wrap_pyfunction!(_bernoulli, m)?)?;
+    m.add_function(wrap_pyfunction!(_multinomial, m)?)?;
     Ok(())
 }

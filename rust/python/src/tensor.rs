@@ -1259,4 +1259,413 @@ impl PyTensor {
         let a = self.get();
         wrap(py, call(|| a.to_dtype(DType::Bool))?)
     }
+
+    // ---- shape ops (ops/shape.rs, ops/index.rs) ----
+
+    #[pyo3(signature = (start_dim=0, end_dim=-1))]
+    fn flatten(slf: &Bound<'_, Self>, start_dim: isize, end_dim: isize) -> PyResult<Py<PyTensor>> {
+        let a = slf.get().get();
+        if a.ndim() == 0 {
+            return view_of(slf, call(|| a.reshape(&[1]))?);
+        }
+        let s = call(|| ferrograd_core::layout::wrap_dim(start_dim, a.ndim()))?;
+        let e = call(|| ferrograd_core::layout::wrap_dim(end_dim, a.ndim()))?;
+        if s > e {
+            return Err(PyRuntimeError::new_err("flatten() has invalid args: start_dim cannot come after end_dim"));
+        }
+        if s == e {
+            return Ok(slf.clone().unbind());
+        }
+        let sh = a.shape();
+        let mut shape: Vec<usize> = sh[..s].to_vec();
+        shape.push(sh[s..=e].iter().product());
+        shape.extend_from_slice(&sh[e + 1..]);
+        view_of(slf, call(|| a.reshape(&shape))?)
+    }
+
+    fn unflatten(slf: &Bound<'_, Self>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, sizes: &Bound<'_, PyAny>) -> Out {
+        let a = slf.get().get();
+        let d = call(|| ferrograd_core::layout::wrap_dim(dim, a.ndim()))?;
+        let sizes = ints(sizes, "unflatten")?;
+        if sizes.is_empty() {
+            return Err(PyRuntimeError::new_err("unflatten: sizes must be non-empty"));
+        }
+        let n = a.shape()[d];
+        let inferred = call(|| ferrograd_core::view::infer_shape(&sizes, n)).map_err(|_| {
+            PyRuntimeError::new_err(format!("unflatten: Provided sizes {sizes:?} don't multiply up to the size of dim {dim} ({n}) in the input tensor"))
+        })?;
+        let mut shape: Vec<isize> = a.shape()[..d].iter().map(|&x| x as isize).collect();
+        shape.extend(inferred.iter().map(|&x| x as isize));
+        shape.extend(a.shape()[d + 1..].iter().map(|&x| x as isize));
+        view_of(slf, call(|| a.view(&shape))?)
+    }
+
+    fn movedim(slf: &Bound<'_, Self>, source: &Bound<'_, PyAny>, destination: &Bound<'_, PyAny>) -> Out {
+        let a = slf.get().get();
+        let n = a.ndim();
+        let src = ints(source, "movedim")?;
+        let dst = ints(destination, "movedim")?;
+        if src.len() != dst.len() {
+            return Err(PyRuntimeError::new_err(format!(
+                "movedim: Invalid source or destination dims: source ({src:?} dims) should contain the same number of dims as destination ({dst:?} dims)"
+            )));
+        }
+        let wrap = |v: &[isize], what: &str| -> PyResult<Vec<usize>> {
+            let w: Vec<usize> = v.iter().map(|&d| call(|| ferrograd_core::layout::wrap_dim(d, n))).collect::<PyResult<_>>()?;
+            for (i, x) in w.iter().enumerate() {
+                if w[..i].contains(x) {
+                    return Err(PyRuntimeError::new_err(format!("movedim: repeated dim in `{what}` ({v:?})")));
+                }
+            }
+            Ok(w)
+        };
+        let (src, dst) = (wrap(&src, "source")?, wrap(&dst, "destination")?);
+        let mut perm = vec![usize::MAX; n];
+        for (&s, &d) in src.iter().zip(&dst) {
+            perm[d] = s;
+        }
+        let mut rest = (0..n).filter(|d| !src.contains(d));
+        for p in perm.iter_mut() {
+            if *p == usize::MAX {
+                *p = rest.next().expect("dims left");
+            }
+        }
+        let perm: Vec<isize> = perm.iter().map(|&p| p as isize).collect();
+        view_of(slf, call(|| a.permute(&perm))?)
+    }
+
+    fn moveaxis(slf: &Bound<'_, Self>, source: &Bound<'_, PyAny>, destination: &Bound<'_, PyAny>) -> Out {
+        Self::movedim(slf, source, destination)
+    }
+
+    fn swapaxes(slf: &Bound<'_, Self>, axis0: isize, axis1: isize) -> Out {
+        let a = slf.get().get();
+        view_of(slf, call(|| a.transpose(axis0, axis1))?)
+    }
+
+    fn swapdims(slf: &Bound<'_, Self>, dim0: isize, dim1: isize) -> Out {
+        let a = slf.get().get();
+        view_of(slf, call(|| a.transpose(dim0, dim1))?)
+    }
+
+    #[getter(mT)]
+    fn m_t(slf: &Bound<'_, Self>) -> Out {
+        let a = slf.get().get();
+        if a.ndim() < 2 {
+            return Err(PyRuntimeError::new_err(format!("tensor.mT is only supported on matrices or batches of matrices. Got {}-D tensor.", a.ndim())));
+        }
+        view_of(slf, call(|| a.transpose(-2, -1))?)
+    }
+
+    fn narrow(slf: &Bound<'_, Self>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, start: &Bound<'_, PyAny>, length: isize) -> Out {
+        let a = slf.get().get();
+        if a.ndim() == 0 {
+            return Err(PyRuntimeError::new_err("narrow() cannot be applied to a 0-dim tensor."));
+        }
+        let start: isize = match start.cast::<PyTensor>() {
+            Ok(t) => call(|| t.get().get().item())?.to_f64() as isize,
+            Err(_) => start.extract()?,
+        };
+        let d = call(|| ferrograd_core::layout::wrap_dim(dim, a.ndim()))?;
+        let n = a.shape()[d] as isize;
+        if start < -n || start > n {
+            return Err(pyo3::exceptions::PyIndexError::new_err(format!("start out of range (expected to be in range of [{}, {n}], but got {start})", -n)));
+        }
+        let s = if start < 0 { start + n } else { start };
+        if length < 0 {
+            return Err(PyRuntimeError::new_err("narrow(): length must be non-negative."));
+        }
+        if s + length > n {
+            return Err(PyRuntimeError::new_err(format!("start ({s}) + length ({length}) exceeds dimension size ({n}).")));
+        }
+        view_of(slf, call(|| a.slice(d, s as usize, (s + length) as usize, 1))?)
+    }
+
+    #[pyo3(signature = (*dims))]
+    fn flip(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> Out {
+        let dims = int_list(dims, "flip", "dims")?;
+        let a = self.get();
+        wrap(py, call(|| a.flip(&dims))?)
+    }
+
+    fn fliplr(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        if a.ndim() < 2 {
+            return Err(PyRuntimeError::new_err("Input must be >= 2-d."));
+        }
+        wrap(py, call(|| a.flip(&[1]))?)
+    }
+
+    fn flipud(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        if a.ndim() < 1 {
+            return Err(PyRuntimeError::new_err("Input must be >= 1-d."));
+        }
+        wrap(py, call(|| a.flip(&[0]))?)
+    }
+
+    #[pyo3(signature = (shifts, dims=None))]
+    fn roll(&self, py: Python<'_>, shifts: &Bound<'_, PyAny>, dims: Option<&Bound<'_, PyAny>>) -> Out {
+        let shifts = ints(shifts, "roll")?;
+        let dims = match dims.filter(|d| !d.is_none()) {
+            Some(d) => ints(d, "roll")?,
+            None => vec![],
+        };
+        let a = self.get();
+        wrap(py, call(|| a.roll(&shifts, &dims))?)
+    }
+
+    #[pyo3(signature = (*sizes))]
+    fn repeat(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> Out {
+        let sizes = int_list(sizes, "repeat", "repeats")?;
+        let a = self.get();
+        wrap(py, call(|| a.repeat(&sizes))?)
+    }
+
+    #[pyo3(signature = (*dims))]
+    fn tile(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> Out {
+        let mut dims = int_list(dims, "tile", "dims")?;
+        let a = self.get();
+        while dims.len() < a.ndim() {
+            dims.insert(0, 1);
+        }
+        wrap(py, call(|| a.repeat(&dims))?)
+    }
+
+    #[pyo3(signature = (diagonal=0))]
+    fn tril(&self, py: Python<'_>, diagonal: isize) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.tri(diagonal, false))?)
+    }
+
+    #[pyo3(signature = (diagonal=0))]
+    fn triu(&self, py: Python<'_>, diagonal: isize) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.tri(diagonal, true))?)
+    }
+
+    #[pyo3(signature = (offset=0, dim1=0, dim2=1))]
+    fn diagonal(slf: &Bound<'_, Self>, offset: isize, dim1: isize, dim2: isize) -> Out {
+        let a = slf.get().get();
+        view_of(slf, call(|| a.diagonal(offset, dim1, dim2))?)
+    }
+
+    #[pyo3(signature = (diagonal=0))]
+    fn diag(&self, py: Python<'_>, diagonal: isize) -> Out {
+        let a = self.get();
+        match a.ndim() {
+            1 => wrap(py, call(|| a.diag_embed_1d(diagonal))?),
+            2 => wrap(py, call(|| a.diagonal_copy(diagonal))?),
+            n => Err(PyRuntimeError::new_err(format!("diag(): Supports 1D or 2D tensors. Got {n}D"))),
+        }
+    }
+
+    #[pyo3(signature = (split_size_or_sections, dim=0))]
+    fn split(slf: &Bound<'_, Self>, split_size_or_sections: &Bound<'_, PyAny>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize) -> PyResult<Py<PyTuple>> {
+        let a = slf.get().get();
+        let s = split_size_or_sections;
+        if s.is_instance_of::<PyTuple>() || s.is_instance_of::<pyo3::types::PyList>() {
+            let sizes = ints(s, "split")?;
+            let d = call(|| ferrograd_core::layout::wrap_dim(dim, a.ndim()))?;
+            if sizes.iter().any(|&x| x < 0) {
+                return Err(PyRuntimeError::new_err(format!("split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={sizes:?}")));
+            }
+            let sizes: Vec<usize> = sizes.iter().map(|&x| x as usize).collect();
+            if sizes.iter().sum::<usize>() != a.shape().get(d).copied().unwrap_or(0) {
+                return Err(PyRuntimeError::new_err(format!(
+                    "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at dimension {d}), but got split_sizes={sizes:?}",
+                    a.shape().get(d).copied().unwrap_or(0)
+                )));
+            }
+            return views_of(slf, call(|| a.split_views(&sizes, d, ferrograd_core::shape::SplitKind::SplitWithSizes))?);
+        }
+        let size: isize = s.extract()?;
+        views_of(slf, call(|| a.split_size(size, dim))?)
+    }
+
+    #[pyo3(signature = (chunks, dim=0))]
+    fn chunk(slf: &Bound<'_, Self>, chunks: isize, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize) -> PyResult<Py<PyTuple>> {
+        let a = slf.get().get();
+        if a.ndim() == 0 {
+            return Err(PyRuntimeError::new_err("chunk expects at least a 1-dimensional tensor"));
+        }
+        if chunks <= 0 {
+            return Err(PyRuntimeError::new_err(format!("chunk expects `chunks` to be greater than 0, got: {chunks}")));
+        }
+        let d = call(|| ferrograd_core::layout::wrap_dim(dim, a.ndim()))?;
+        let n = a.shape()[d] as isize;
+        let size = (n + chunks - 1) / chunks;
+        views_of(slf, call(|| a.split_size(size.max(if n == 0 { 0 } else { 1 }), dim))?)
+    }
+
+    #[pyo3(signature = (dim=0))]
+    fn unbind(slf: &Bound<'_, Self>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize) -> PyResult<Py<PyTuple>> {
+        let a = slf.get().get();
+        views_of(slf, call(|| a.unbind(dim))?)
+    }
+
+    // ---- indexing ops ----
+
+    fn index_select(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, index: &Bound<'_, PyAny>) -> Out {
+        let (a, i) = (self.get(), index_tensor(index, "index_select", "index")?);
+        wrap(py, call(|| a.index_select(dim, &i))?)
+    }
+
+    fn gather(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, index: &Bound<'_, PyAny>) -> Out {
+        let (a, i) = (self.get(), index_tensor(index, "gather", "index")?);
+        wrap(py, call(|| a.gather(dim, &i))?)
+    }
+
+    #[pyo3(signature = (indices, dim=None))]
+    fn take_along_dim(&self, py: Python<'_>, indices: &Bound<'_, PyAny>, dim: Option<isize>) -> Out {
+        let (a, i) = (self.get(), index_tensor(indices, "take_along_dim", "indices")?);
+        let out = call(|| match dim {
+            None => a.reshape(&[a.numel()])?.gather(0, &i.reshape(&[i.numel()])?),
+            Some(dim) => {
+                let d = ferrograd_core::layout::wrap_dim(dim, a.ndim())?;
+                if a.ndim() != i.ndim() {
+                    return Err(ferrograd_core::Error::Runtime(format!("torch.take_along_dim(): input and indices should have the same number of dimensions, but got {} dimensions for input, and {} dimensions for indices", a.ndim(), i.ndim())));
+                }
+                let (mut sa, mut si) = (a.shape().to_vec(), i.shape().to_vec());
+                sa[d] = 1;
+                si[d] = 1;
+                let b = ferrograd_core::layout::broadcast_shapes(&sa, &si)?;
+                let (mut ta, mut ti) = (b.clone(), b);
+                ta[d] = a.shape()[d];
+                ti[d] = i.shape()[d];
+                let ae = if a.shape() == ta.as_slice() { a.clone() } else { a.expand(&ta)? };
+                let ie = if i.shape() == ti.as_slice() { i.clone() } else { i.expand(&ti)? };
+                ae.gather(d as isize, &ie)
+            }
+        })?;
+        wrap(py, out)
+    }
+
+    #[pyo3(signature = (dim, index, src=None, value=None, *, reduce=None))]
+    fn scatter(&self, py: Python<'_>, dim: isize, index: &Bound<'_, PyAny>, src: Option<&Bound<'_, PyAny>>, value: Option<&Bound<'_, PyAny>>, reduce: Option<&str>) -> Out {
+        let out = scatter_impl(&self.get(), dim, index, src, value, reduce)?;
+        wrap(py, out)
+    }
+
+    fn scatter_add(&self, py: Python<'_>, dim: isize, index: &Bound<'_, PyAny>, src: &Bound<'_, PyAny>) -> Out {
+        let (a, i, s) = (self.get(), index_tensor(index, "scatter_add", "index")?, tensor_arg(src, "scatter_add", "src")?);
+        wrap(py, call(|| a.scatter(dim, &i, &s, true, false))?)
+    }
+
+    #[pyo3(signature = (dim, index, source, *, alpha=1.0))]
+    fn index_add(&self, py: Python<'_>, dim: isize, index: &Bound<'_, PyAny>, source: &Bound<'_, PyAny>, alpha: f64) -> Out {
+        let (a, i, s) = (self.get(), index_tensor(index, "index_add", "index")?, tensor_arg(source, "index_add", "source")?);
+        wrap(py, call(|| a.index_add(dim, &i, &s, alpha))?)
+    }
+
+    fn masked_fill(&self, py: Python<'_>, mask: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> Out {
+        let (a, m, v) = (self.get(), tensor_arg(mask, "masked_fill", "mask")?, operand_arg(value, "masked_fill", "value")?);
+        wrap(py, call(|| a.masked_fill(&m, &v))?)
+    }
+
+    fn masked_select(&self, py: Python<'_>, mask: &Bound<'_, PyAny>) -> Out {
+        let (a, m) = (self.get(), tensor_arg(mask, "masked_select", "mask")?);
+        wrap(py, call(|| a.masked_select(&m))?)
+    }
+
+    #[pyo3(signature = (dim, index, src=None, value=None, *, reduce=None))]
+    fn scatter_(slf: &Bound<'_, Self>, dim: isize, index: &Bound<'_, PyAny>, src: Option<&Bound<'_, PyAny>>, value: Option<&Bound<'_, PyAny>>, reduce: Option<&str>) -> PyResult<Py<PyTensor>> {
+        let s = src.and_then(|s| s.cast::<PyTensor>().ok()).map(|s| s.get().get().requires_grad()).unwrap_or(false);
+        let (index, src, value) = (index.clone(), src.cloned(), value.cloned());
+        crate::py_tensor::inplace_with(slf, s, |old| {
+            scatter_impl(old, dim, &index, src.as_ref(), value.as_ref(), reduce).map_err(crate::errors::from_py)
+        })
+    }
+
+    fn scatter_add_(slf: &Bound<'_, Self>, dim: isize, index: &Bound<'_, PyAny>, src: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        let (i, s) = (index_tensor(index, "scatter_add_", "index")?, tensor_arg(src, "scatter_add_", "src")?);
+        inplace_with(slf, s.requires_grad(), |old| old.scatter(dim, &i, &s, true, false))
+    }
+
+    #[pyo3(signature = (dim, index, source, *, alpha=1.0))]
+    fn index_add_(slf: &Bound<'_, Self>, dim: isize, index: &Bound<'_, PyAny>, source: &Bound<'_, PyAny>, alpha: f64) -> PyResult<Py<PyTensor>> {
+        let (i, s) = (index_tensor(index, "index_add_", "index")?, tensor_arg(source, "index_add_", "source")?);
+        inplace_with(slf, s.requires_grad(), |old| old.index_add(dim, &i, &s, alpha))
+    }
+
+    fn masked_fill_(slf: &Bound<'_, Self>, mask: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        let (m, v) = (tensor_arg(mask, "masked_fill_", "mask")?, operand_arg(value, "masked_fill_", "value")?);
+        inplace_with(slf, v.requires_grad(), |old| old.masked_fill(&m, &v))
+    }
+
+    // ---- random fills, in place ----
+
+    #[pyo3(signature = (from_=0.0, to=1.0, *, generator=None))]
+    fn uniform_(slf: &Bound<'_, Self>, from_: f64, to: f64, generator: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyTensor>> {
+        let _ = generator;
+        if from_ > to {
+            return Err(PyRuntimeError::new_err(format!("uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")));
+        }
+        inplace_with(slf, false, |old| {
+            ferrograd_core::random::rand(old.shape(), old.dtype())?.mul(&Tensor::scalar(to - from_))?.add(&Tensor::scalar(from_))
+        })
+    }
+
+    #[pyo3(signature = (mean=0.0, std=1.0, *, generator=None))]
+    fn normal_(slf: &Bound<'_, Self>, mean: f64, std: f64, generator: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyTensor>> {
+        let _ = generator;
+        if std < 0.0 {
+            return Err(PyRuntimeError::new_err(format!("normal expects std >= 0.0, but found std {std}")));
+        }
+        inplace_with(slf, false, |old| {
+            ferrograd_core::random::randn(old.shape(), old.dtype())?.mul(&Tensor::scalar(std))?.add(&Tensor::scalar(mean))
+        })
+    }
+
+    fn type_as(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let (a, o) = (self.get(), tensor_arg(other, "type_as", "other")?);
+        wrap(py, call(|| a.to_dtype(o.dtype()))?)
+    }
+
+    #[pyo3(signature = (*, as_tuple=false))]
+    fn nonzero(&self, py: Python<'_>, as_tuple: bool) -> PyResult<Py<PyAny>> {
+        let a = self.get();
+        let nz = call(|| a.nonzero())?;
+        if !as_tuple {
+            return Ok(wrap(py, nz)?.into_any());
+        }
+        let cols: Vec<Py<PyTensor>> = if a.ndim() == 0 {
+            vec![wrap(py, call(|| nz.reshape(&[nz.shape()[0]]))?)?]
+        } else {
+            (0..a.ndim()).map(|d| wrap(py, call(|| nz.select(1, d as isize)?.contiguous_copy())?)).collect::<PyResult<_>>()?
+        };
+        Ok(PyTuple::new(py, cols)?.into_any().unbind())
+    }
+}
+
+/// Wraps each output of a multi-output view op (split, chunk, unbind) as a view of `slf`.
+fn views_of(slf: &Bound<'_, PyTensor>, ts: Vec<Tensor>) -> PyResult<Py<PyTuple>> {
+    let py = slf.py();
+    let objs: Vec<Py<PyTensor>> = ts.into_iter().map(|t| view_of(slf, t)).collect::<PyResult<_>>()?;
+    Ok(PyTuple::new(py, objs)?.unbind())
+}
+
+/// One int or a sequence of ints (`dims=`, `shifts=`, `source=`).
+fn ints(obj: &Bound<'_, PyAny>, func: &str) -> PyResult<Vec<isize>> {
+    dims_arg(obj, func)
+}
+
+fn index_tensor(obj: &Bound<'_, PyAny>, func: &str, arg: &str) -> PyResult<Tensor> {
+    tensor_arg(obj, func, arg)
+}
+
+
+
+fn scatter_impl(a: &Tensor, dim: isize, index: &Bound<'_, PyAny>, src: Option<&Bound<'_, PyAny>>, value: Option<&Bound<'_, PyAny>>, reduce: Option<&str>) -> PyResult<Tensor> {
+    if reduce.is_some() {
+        return Err(PyValueError::new_err("scatter(): reduce= is not supported yet; use scatter_add or scatter_reduce"));
+    }
+    let i = index_tensor(index, "scatter", "index")?;
+    let src = src.or(value).ok_or_else(|| PyTypeError::new_err("scatter() missing required argument 'src' or 'value'"))?;
+    if let Ok(t) = src.cast::<PyTensor>() {
+        let s = t.get().get();
+        return call(|| a.scatter(dim, &i, &s, false, false));
+    }
+    let v = operand_arg(src, "scatter", "value")?;
+    call(|| a.scatter(dim, &i, &v, false, true))
 }

@@ -10,6 +10,8 @@ use crate::layout::Layout;
 use crate::error::Result;
 use crate::ops::binary::Binary as BinaryFn;
 use crate::ops::nn::Reduction;
+use crate::ops::index::Positions;
+use crate::ops::shape::SplitKind;
 use crate::ops::unary::Unary;
 use crate::tensor::Tensor;
 use std::sync::Arc;
@@ -87,6 +89,16 @@ pub enum BackwardOp {
     CopySlices { geom: Layout }, // (base, src)
     /// The region `geom` of a contiguous tensor of `shape`.
     AsStrided { shape: Vec<usize>, geom: Layout },
+    // shape ops and indexing (ops/shape.rs, ops/index.rs)
+    Cat { dim: usize, sizes: Vec<usize> }, // usize::MAX: a skipped 1-D empty input
+    Stack { dim: usize },
+    /// One node for all the views of a split/chunk/unbind.
+    Split { shape: Vec<usize>, dim: usize, sizes: Vec<usize>, kind: SplitKind },
+    Diagonal { shape: Vec<usize>, offset: isize, dim1: usize, dim2: usize, copy: bool },
+    /// `out = input_flat[pos]` (flip, roll, repeat, tril, gather, advanced indexing, ...).
+    TakeFlat { name: &'static str, shape: Vec<usize>, pos: Positions },
+    /// `out = input` with `src` written or added at `pos` (scatter, index_put, masked_fill, ...).
+    PutFlat { name: &'static str, pos: Positions, accumulate: bool, src_shape: Vec<usize> },
 }
 
 use BackwardOp::*;
@@ -171,6 +183,14 @@ impl BackwardOp {
             Copy => "CopyBackwards",
             CopySlices { .. } => "CopySlices",
             AsStrided { .. } => "AsStridedBackward0",
+            Cat { .. } => "CatBackward0",
+            Stack { .. } => "StackBackward0",
+            Split { kind: SplitKind::Split, .. } => "SplitBackward0",
+            Split { kind: SplitKind::SplitWithSizes, .. } => "SplitWithSizesBackward0",
+            Split { kind: SplitKind::Unbind, .. } => "UnbindBackward0",
+            Diagonal { copy: false, .. } => "DiagonalBackward0",
+            Diagonal { copy: true, .. } => "DiagonalBackward0_copy",
+            TakeFlat { name, .. } | PutFlat { name, .. } => name,
         }
     }
 
@@ -178,6 +198,10 @@ impl BackwardOp {
     pub(crate) fn apply(&self, node: &Arc<Node>, grads: &[Option<Tensor>], needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
         if let Custom(f) = self {
             return f.backward(grads, node.unpack_saved()?);
+        }
+        if let Split { shape, dim, sizes, kind } = self {
+            // several outputs: the ones that got no gradient count as zeros
+            return Ok(vec![crate::ops::shape::split_grad(grads, shape, *dim, sizes, *kind)?]);
         }
         let Some(Some(g)) = grads.first() else { return Ok(vec![]) };
         let need = |i: usize| needs.get(i).copied().unwrap_or(false);
@@ -445,6 +469,30 @@ impl BackwardOp {
                 opt(need(1), || g.as_strided_view(geom))?,
             ]),
             AsStrided { shape, geom } => one(Tensor::zeros(shape, g.dtype()).copy_slices(geom, g)),
+            Cat { dim, sizes } => {
+                let mut start = 0;
+                let mut out = Vec::with_capacity(sizes.len());
+                for (i, &n) in sizes.iter().enumerate() {
+                    if n == usize::MAX {
+                        out.push(opt(need(i), || Ok(Tensor::zeros(&[0], g.dtype())))?);
+                        continue;
+                    }
+                    out.push(opt(need(i), || g.slice(*dim, start, start + n, 1))?);
+                    start += n;
+                }
+                Ok(out)
+            }
+            Stack { dim } => (0..g.shape()[*dim]).map(|i| opt(need(i), || g.select(*dim as isize, i as isize))).collect(),
+            Split { .. } => Ok(vec![]),
+            Diagonal { shape, offset, dim1, dim2, .. } => {
+                let geom = crate::ops::shape::diagonal_layout(&Layout::contiguous(shape), *offset, *dim1, *dim2);
+                one(Tensor::zeros(shape, g.dtype()).copy_slices(&geom, g))
+            }
+            TakeFlat { shape, pos, .. } => one(Tensor::zeros(shape, g.dtype()).put_flat(pos.clone(), g, true, "IndexPutBackward0")),
+            PutFlat { pos, accumulate, src_shape, .. } => Ok(vec![
+                opt(need(0), || if *accumulate { Ok(g.clone()) } else { g.put_flat(pos.clone(), &Tensor::zeros(src_shape, g.dtype()), false, "IndexPutBackward0") })?,
+                opt(need(1), || g.take_flat(pos.clone(), src_shape, "IndexBackward0"))?,
+            ]),
         }
     }
 }

@@ -1,5 +1,7 @@
 //! Differentiable tensor ops: each computes its forward with a kernel and records its backward rule.
 pub mod binary;
+pub mod index;
+pub mod shape;
 mod matmul;
 mod inplace;
 pub mod nn;

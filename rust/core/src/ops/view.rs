@@ -31,7 +31,7 @@ pub fn infer_shape(shape: &[isize], numel_in: usize) -> Result<Vec<usize>> {
 
 impl Tensor {
     /// A tensor over the same storage through another layout.
-    fn view_with(&self, layout: Layout) -> Tensor {
+    pub(crate) fn view_with(&self, layout: Layout) -> Tensor {
         let mut t = Tensor::from_parts(self.0.storage.clone(), layout, self.dtype());
         Arc::get_mut(&mut t.0).expect("fresh tensor").is_view = true;
         t

@@ -1,0 +1,460 @@
+//! Ops that read or write elements at computed positions: advanced indexing, gather/scatter, flip,
+//! roll, repeat, tril/triu, diag. Each is one of two primitives over the contiguous (row-major)
+//! element order, so one pair of backward rules serves them all:
+//! - `take_flat`: `out[i] = self[pos[i]]` (0 where `pos[i] < 0`); its gradient puts `g` back, adding;
+//! - `put_flat`: `self` with `src[i]` written (or added) at `pos[i]`.
+use crate::autograd::{record, BackwardOp};
+use crate::bail;
+use crate::element::Element;
+use crate::error::Result;
+use crate::layout::{numel, wrap_dim, Layout};
+use crate::tensor::Tensor;
+use crate::with_dtype;
+use std::sync::Arc;
+
+/// Flat row-major positions into a tensor; negative means "no element" (reads as 0, writes nowhere).
+pub type Positions = Arc<Vec<i64>>;
+
+/// Calls `f` with every multi-index of `shape` in row-major order.
+fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
+    if numel(shape) == 0 {
+        return;
+    }
+    let mut idx = vec![0usize; shape.len()];
+    loop {
+        f(&idx);
+        let mut d = shape.len();
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            idx[d] += 1;
+            if idx[d] < shape[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+/// Positions of the elements of `geom` (a region of a contiguous tensor) in row-major order, with
+/// `src(idx)` mapping each output index to an index of `geom` (None for "no element").
+fn positions(out_shape: &[usize], geom: &Layout, mut src: impl FnMut(&[usize], &mut Vec<usize>) -> bool) -> Positions {
+    let mut out = Vec::with_capacity(numel(out_shape));
+    let mut s = vec![0usize; geom.ndim()];
+    for_each_index(out_shape, |i| {
+        if src(i, &mut s) {
+            out.push((geom.offset + s.iter().zip(&geom.strides).map(|(a, b)| a * b).sum::<usize>()) as i64);
+        } else {
+            out.push(-1);
+        }
+    });
+    Arc::new(out)
+}
+
+fn index_values(t: &Tensor, what: &str) -> Result<Vec<i64>> {
+    if t.dtype() != crate::DType::I64 {
+        bail!(Runtime, "{what}(): Expected dtype int32 or int64 for index");
+    }
+    Ok(t.to_vec::<i64>())
+}
+
+fn wrap_index(i: i64, size: usize, dim: usize) -> Result<usize> {
+    let n = size as i64;
+    if i < -n || i >= n {
+        bail!(Index, "index {i} is out of bounds for dimension {dim} with size {size}");
+    }
+    Ok(if i < 0 { i + n } else { i } as usize)
+}
+
+impl Tensor {
+    /// `out[i] = self[pos[i]]` over this tensor's row-major elements, shaped `shape`, recorded as `name`.
+    pub fn take_flat(&self, pos: Positions, shape: &[usize], name: &'static str) -> Result<Tensor> {
+        if pos.len() != numel(shape) {
+            bail!(Runtime, "take_flat: {} positions for shape {:?}", pos.len(), shape);
+        }
+        let n = self.numel() as i64;
+        if pos.iter().any(|&p| p >= n) {
+            bail!(Runtime, "take_flat: position out of range");
+        }
+        let out = with_dtype!(self.dtype(), T => {
+            let src = self.to_vec::<T>();
+            let v: Vec<T> = pos.iter().map(|&p| if p < 0 { T::ZERO } else { src[p as usize] }).collect();
+            Tensor::from_vec(v, shape)?
+        });
+        let in_shape = self.shape().to_vec();
+        Ok(record(out, &[self], || BackwardOp::TakeFlat { name, shape: in_shape, pos }, |_| vec![]))
+    }
+
+    /// A contiguous copy of this tensor with `src`'s row-major elements written (or added, when
+    /// `accumulate`) at `pos`, recorded as `name`. `src` has one element per position.
+    pub fn put_flat(&self, pos: Positions, src: &Tensor, accumulate: bool, name: &'static str) -> Result<Tensor> {
+        if pos.len() != src.numel() {
+            bail!(Runtime, "shape mismatch: value tensor of {} elements cannot be put into {} positions", src.numel(), pos.len());
+        }
+        let n = self.numel() as i64;
+        if pos.iter().any(|&p| p >= n) {
+            bail!(Runtime, "put_flat: position out of range");
+        }
+        let out = with_dtype!(self.dtype(), T => {
+            let mut v = self.to_vec::<T>();
+            let s = src.to_vec::<T>();
+            for (&p, &x) in pos.iter().zip(&s) {
+                if p >= 0 {
+                    let p = p as usize;
+                    v[p] = if accumulate { T::add(v[p], x) } else { x };
+                }
+            }
+            Tensor::from_vec(v, self.shape())?
+        });
+        let src_shape = src.shape().to_vec();
+        Ok(record(out, &[self, src], || BackwardOp::PutFlat { name, pos, accumulate, src_shape }, |_| vec![]))
+    }
+
+    pub fn flip(&self, dims: &[isize]) -> Result<Tensor> {
+        let mut ds = Vec::new();
+        for &d in dims {
+            let w = wrap_dim(d, self.ndim())?;
+            if ds.contains(&w) {
+                bail!(Runtime, "dim {w} appears multiple times in the list of dims");
+            }
+            ds.push(w);
+        }
+        let shape = self.shape().to_vec();
+        let geom = Layout::contiguous(&shape);
+        let pos = positions(&shape, &geom, |i, s| {
+            s.copy_from_slice(i);
+            for &d in &ds {
+                s[d] = shape[d] - 1 - i[d];
+            }
+            true
+        });
+        self.take_flat(pos, &shape, "FlipBackward0")
+    }
+
+    pub fn roll(&self, shifts: &[isize], dims: &[isize]) -> Result<Tensor> {
+        if dims.is_empty() {
+            if shifts.len() != 1 {
+                bail!(Runtime, "`shifts` required");
+            }
+            let n = self.numel() as isize;
+            let pos: Vec<i64> = (0..n).map(|k| if n == 0 { 0 } else { (k - shifts[0]).rem_euclid(n) as i64 }).collect();
+            return self.take_flat(Arc::new(pos), &self.shape().to_vec(), "RollBackward0");
+        }
+        if shifts.len() != dims.len() {
+            bail!(Runtime, "shifts and dimensions must align. shifts: {}, dims:{}", shifts.len(), dims.len());
+        }
+        let shape = self.shape().to_vec();
+        let mut pairs = Vec::new();
+        for (&s, &d) in shifts.iter().zip(dims) {
+            pairs.push((wrap_dim(d, self.ndim())?, s));
+        }
+        let geom = Layout::contiguous(&shape);
+        let pos = positions(&shape, &geom, |i, s| {
+            s.copy_from_slice(i);
+            for &(d, sh) in &pairs {
+                let n = shape[d] as isize;
+                s[d] = (i[d] as isize - sh).rem_euclid(n) as usize;
+            }
+            true
+        });
+        self.take_flat(pos, &shape, "RollBackward0")
+    }
+
+    pub fn repeat(&self, repeats: &[isize]) -> Result<Tensor> {
+        if repeats.len() < self.ndim() {
+            bail!(Runtime, "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+        }
+        if let Some(&r) = repeats.iter().find(|&&r| r < 0) {
+            bail!(Runtime, "Trying to create tensor with negative dimension {r}: {repeats:?}");
+        }
+        let lead = repeats.len() - self.ndim();
+        let in_shape = self.shape().to_vec();
+        let out_shape: Vec<usize> = repeats
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| r as usize * if i < lead { 1 } else { in_shape[i - lead] })
+            .collect();
+        let geom = Layout::contiguous(&in_shape);
+        let pos = positions(&out_shape, &geom, |i, s| {
+            for d in 0..s.len() {
+                s[d] = i[d + lead] % in_shape[d];
+            }
+            true
+        });
+        self.take_flat(pos, &out_shape, "RepeatBackward0")
+    }
+
+    /// `tril(k)` (`upper = false`) or `triu(k)`.
+    pub fn tri(&self, k: isize, upper: bool) -> Result<Tensor> {
+        let name = if upper { "triu" } else { "tril" };
+        if self.ndim() < 2 {
+            bail!(Runtime, "{name}: input tensor must have at least 2 dimensions");
+        }
+        let shape = self.shape().to_vec();
+        let (r, c) = (shape.len() - 2, shape.len() - 1);
+        let geom = Layout::contiguous(&shape);
+        let pos = positions(&shape, &geom, |i, s| {
+            s.copy_from_slice(i);
+            let diff = i[c] as isize - i[r] as isize;
+            if upper { diff >= k } else { diff <= k }
+        });
+        self.take_flat(pos, &shape, if upper { "TriuBackward0" } else { "TrilBackward0" })
+    }
+
+    /// `diag(v, k)` of a 1-D tensor: a square matrix with `v` on diagonal `k`.
+    pub fn diag_embed_1d(&self, k: isize) -> Result<Tensor> {
+        let n = self.numel() + k.unsigned_abs();
+        let shape = [n, n];
+        let geom = Layout::contiguous(self.shape());
+        let pos = positions(&shape, &geom, |i, s| {
+            if i[1] as isize - i[0] as isize != k {
+                return false;
+            }
+            s[0] = if k >= 0 { i[0] } else { i[1] };
+            true
+        });
+        self.take_flat(pos, &shape, "DiagEmbedBackward0")
+    }
+
+    pub fn index_select(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
+        if index.ndim() > 1 {
+            bail!(Index, "index_select(): Index is supposed to be a vector");
+        }
+        let d = wrap_dim(dim, self.ndim())?;
+        let idx = index_values(index, "index_select")?;
+        let size = if self.ndim() == 0 { 1 } else { self.shape()[d] };
+        let idx: Vec<usize> = idx.iter().map(|&i| wrap_index(i, size, d)).collect::<Result<_>>().map_err(|_| crate::Error::Index("index out of range in self".into()))?;
+        let in_shape = self.shape().to_vec();
+        let mut out_shape = in_shape.clone();
+        if self.ndim() > 0 {
+            out_shape[d] = idx.len();
+        }
+        let geom = Layout::contiguous(&in_shape);
+        let pos = positions(&out_shape, &geom, |i, s| {
+            s.copy_from_slice(i);
+            if !s.is_empty() {
+                s[d] = idx[i[d]];
+            }
+            true
+        });
+        self.take_flat(pos, &out_shape, "IndexSelectBackward0")
+    }
+
+    /// Positions for gather/scatter along `dim` with `index` (same ndim as self).
+    fn along_dim_positions(&self, dim: usize, index: &Tensor, what: &str) -> Result<Positions> {
+        let idx = index_values(index, what)?;
+        if index.ndim() != self.ndim().max(1) && !(index.ndim() == 0 && self.ndim() == 0) {
+            bail!(Runtime, "Index tensor must have the same number of dimensions as {} tensor", if what == "gather" { "input" } else { "self" });
+        }
+        let in_shape = self.shape().to_vec();
+        for (d, (&a, &b)) in index.shape().iter().zip(&in_shape).enumerate() {
+            if d != dim && a > b {
+                bail!(Runtime, "Size does not match at dimension {d} expected index {:?} to be no larger than self {:?} apart from dimension {dim}", index.shape(), in_shape);
+            }
+        }
+        let geom = Layout::contiguous(&in_shape);
+        let size = if self.ndim() == 0 { 1 } else { in_shape[dim] };
+        let mut err = None;
+        let mut k = 0;
+        let pos = positions(index.shape(), &geom, |i, s| {
+            let n = s.len();
+            s.copy_from_slice(&i[..n]);
+            let v = idx[k];
+            k += 1;
+            if !s.is_empty() {
+                match wrap_index(v, size, dim) {
+                    Ok(w) => s[dim] = w,
+                    Err(_) => err = Some(v),
+                }
+            }
+            true
+        });
+        if let Some(v) = err {
+            bail!(Runtime, "index {v} is out of bounds for dimension {dim} with size {size}");
+        }
+        Ok(pos)
+    }
+
+    pub fn gather(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
+        let d = wrap_dim(dim, self.ndim())?;
+        let pos = self.along_dim_positions(d, index, "gather")?;
+        self.take_flat(pos, index.shape(), "GatherBackward0")
+    }
+
+    /// `scatter(dim, index, src)` (`reduce_add = false`) or `scatter_add`; `src` is cut to index's shape.
+    pub fn scatter(&self, dim: isize, index: &Tensor, src: &Tensor, reduce_add: bool, scalar_src: bool) -> Result<Tensor> {
+        let d = wrap_dim(dim, self.ndim())?;
+        let pos = self.along_dim_positions(d, index, "scatter")?;
+        let src = if scalar_src {
+            src.to_dtype(self.dtype())?.expand(index.shape())?
+        } else {
+            if src.ndim() != index.ndim() {
+                bail!(Runtime, "Index tensor must have the same number of dimensions as src tensor");
+            }
+            let mut s = src.clone();
+            for (k, (&a, &b)) in index.shape().iter().zip(src.shape()).enumerate() {
+                if a > b {
+                    bail!(Runtime, "Size does not match at dimension {k} expected index {:?} to be no larger than src {:?}", index.shape(), src.shape());
+                }
+                if a < b {
+                    s = s.slice(k, 0, a, 1)?;
+                }
+            }
+            s
+        };
+        let name = match (reduce_add, scalar_src) {
+            (true, _) => "ScatterAddBackward0",
+            (false, true) => "ScatterBackward1",
+            (false, false) => "ScatterBackward0",
+        };
+        self.put_flat(pos, &src, reduce_add, name)
+    }
+
+    /// `index_add(dim, index, source, alpha)`.
+    pub fn index_add(&self, dim: isize, index: &Tensor, source: &Tensor, alpha: f64) -> Result<Tensor> {
+        let d = wrap_dim(dim, self.ndim())?;
+        if index.ndim() > 1 {
+            bail!(Index, "index_add_(): Index is supposed to be a vector");
+        }
+        let idx = index_values(index, "index_add")?;
+        let size = if self.ndim() == 0 { 1 } else { self.shape()[d] };
+        let idx: Vec<usize> = idx.iter().map(|&i| wrap_index(i, size, d)).collect::<Result<_>>()?;
+        let mut src_shape = self.shape().to_vec();
+        if self.ndim() > 0 {
+            src_shape[d] = idx.len();
+        }
+        if source.shape() != src_shape.as_slice() && !(source.ndim() == 0 && idx.len() == 1 && self.ndim() <= 1) {
+            bail!(Runtime, "index_add_(): Source/destination tensor must have same slice shapes. Destination slice shape: {:?} at dimension {d} and source slice shape: {:?} at dimension 0.", self.shape(), source.shape());
+        }
+        let geom = Layout::contiguous(self.shape());
+        let pos = positions(&src_shape, &geom, |i, s| {
+            s.copy_from_slice(i);
+            if !s.is_empty() {
+                s[d] = idx[i[d]];
+            }
+            true
+        });
+        let src = if alpha == 1.0 { source.clone() } else { source.mul(&Tensor::scalar(alpha))? };
+        self.put_flat(pos, &src.reshape(&src_shape)?, true, "IndexAddBackward0")
+    }
+
+    /// Positions for `t[adv...]` where `geom` is the basic-indexed region of a contiguous tensor and
+    /// `adv` gives (dim of geom, index tensor) for each advanced index; returns the result's shape too.
+    pub fn advanced_positions(geom: &Layout, adv: &[(usize, Tensor)]) -> Result<(Positions, Vec<usize>)> {
+        let mut bshape: Vec<usize> = vec![];
+        for (_, t) in adv {
+            bshape = crate::layout::broadcast_shapes(&bshape, t.shape()).map_err(|_| {
+                let shapes: Vec<String> = adv.iter().map(|(_, t)| format!("{:?}", t.shape())).collect();
+                crate::Error::Index(format!("shape mismatch: indexing tensors could not be broadcast together with shapes {}", shapes.join(", ")))
+            })?;
+        }
+        let mut idx_vals = Vec::new();
+        for (d, t) in adv {
+            let v = t.expand(&bshape)?.to_vec::<i64>();
+            let size = geom.shape[*d];
+            let v: Vec<usize> = v.iter().map(|&i| wrap_index(i, size, *d)).collect::<Result<_>>()?;
+            idx_vals.push(v);
+        }
+        let dims: Vec<usize> = adv.iter().map(|(d, _)| *d).collect();
+        let consecutive = dims.windows(2).all(|w| w[1] == w[0] + 1);
+        let rest: Vec<usize> = (0..geom.ndim()).filter(|d| !dims.contains(d)).collect();
+        // the result's dims: (geom dim or None for a broadcast dim), in order
+        let first = dims[0];
+        let mut layout_dims: Vec<Option<usize>> = Vec::new();
+        if consecutive {
+            layout_dims.extend(rest.iter().filter(|&&d| d < first).map(|&d| Some(d)));
+            layout_dims.extend(bshape.iter().map(|_| None));
+            layout_dims.extend(rest.iter().filter(|&&d| d > first).map(|&d| Some(d)));
+        } else {
+            layout_dims.extend(bshape.iter().map(|_| None));
+            layout_dims.extend(rest.iter().map(|&d| Some(d)));
+        }
+        let mut out_shape = Vec::new();
+        let mut b = 0;
+        for ld in &layout_dims {
+            match ld {
+                Some(d) => out_shape.push(geom.shape[*d]),
+                None => {
+                    out_shape.push(bshape[b]);
+                    b += 1;
+                }
+            }
+        }
+        let bstrides = crate::layout::contiguous_strides(&bshape);
+        let pos = positions(&out_shape, geom, |i, s| {
+            let mut bflat = 0;
+            let mut bi = 0;
+            for (k, ld) in layout_dims.iter().enumerate() {
+                match ld {
+                    Some(d) => s[*d] = i[k],
+                    None => {
+                        bflat += i[k] * bstrides[bi];
+                        bi += 1;
+                    }
+                }
+            }
+            for (j, &d) in dims.iter().enumerate() {
+                s[d] = idx_vals[j][bflat];
+            }
+            true
+        });
+        Ok((pos, out_shape))
+    }
+
+    /// Indices of the nonzero (true) elements: shape [count, ndim], int64.
+    pub fn nonzero(&self) -> Result<Tensor> {
+        let mask = self.to_vec::<bool>();
+        let shape = self.shape().to_vec();
+        let mut out = Vec::new();
+        let mut k = 0;
+        for_each_index(&shape, |i| {
+            if mask[k] {
+                out.extend(i.iter().map(|&x| x as i64));
+            }
+            k += 1;
+        });
+        let n = out.len() / shape.len().max(1);
+        if shape.is_empty() {
+            return Tensor::from_vec(Vec::<i64>::new(), &[if mask.first() == Some(&true) { 1 } else { 0 }, 0]);
+        }
+        Tensor::from_vec(out, &[n, shape.len()])
+    }
+
+    pub fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
+        if mask.dtype() != crate::DType::Bool {
+            bail!(Runtime, "masked_select: expected BoolTensor for mask");
+        }
+        let shape = crate::layout::broadcast_shapes(self.shape(), mask.shape())?;
+        let x = if self.shape() == shape.as_slice() { self.clone() } else { self.expand(&shape)? };
+        let m = mask.expand(&shape)?.to_vec::<bool>();
+        let pos: Vec<i64> = m.iter().enumerate().filter(|(_, &b)| b).map(|(i, _)| i as i64).collect();
+        let n = pos.len();
+        x.take_flat(Arc::new(pos), &[n], "MaskedSelectBackward0")
+    }
+
+    /// `masked_fill(mask, value)` with a 0-dim `value` (a number, or a 0-dim tensor that gets a gradient).
+    pub fn masked_fill(&self, mask: &Tensor, value: &Tensor) -> Result<Tensor> {
+        if mask.dtype() != crate::DType::Bool {
+            bail!(Runtime, "masked_fill_ only supports boolean masks, but got mask with dtype {}", mask.dtype().name());
+        }
+        if value.ndim() != 0 {
+            bail!(Runtime, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).", value.ndim());
+        }
+        let m = mask.expand(self.shape())?.to_vec::<bool>();
+        let pos: Vec<i64> = m.iter().enumerate().filter(|(_, &b)| b).map(|(i, _)| i as i64).collect();
+        let n = pos.len();
+        let v = if value.0.wrapped_number { value.to_dtype(self.dtype())? } else { value.clone() };
+        self.put_flat(Arc::new(pos), &v.expand(&[n])?, false, "MaskedFillBackward0")
+    }
+
+    /// The element positions of a region of this tensor's contiguous form (for `t[region] = ...`).
+    pub fn region_positions(geom: &Layout) -> Positions {
+        let shape = geom.shape.clone();
+        positions(&shape, geom, |i, s| {
+            s.copy_from_slice(i);
+            true
+        })
+    }
+}

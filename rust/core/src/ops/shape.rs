@@ -1,0 +1,201 @@
+//! Joining and splitting: cat, stack, split/unbind (views sharing one multi-output node), diagonal.
+use crate::autograd::{record, BackwardOp};
+use crate::bail;
+use crate::element::Element;
+use crate::error::Result;
+use crate::kernels::elementwise::copy_into;
+use crate::layout::{numel, wrap_dim, Layout};
+use crate::tensor::Tensor;
+use crate::with_dtype;
+
+/// What a `Split` node stands for (its PyTorch name and how its gradient is reassembled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitKind {
+    Split,
+    SplitWithSizes,
+    Unbind,
+}
+
+impl Tensor {
+    /// Concatenates along `dim` without recording (shared by cat and stack).
+    fn cat_data(tensors: &[Tensor], dim: isize, func: &str) -> Result<(Tensor, usize, Vec<usize>)> {
+        if tensors.is_empty() {
+            bail!(Runtime, "{func}(): expected a non-empty list of Tensors");
+        }
+        // legacy rule: 1-D empty tensors are skipped
+        let kept: Vec<&Tensor> = tensors.iter().filter(|t| !(t.ndim() == 1 && t.numel() == 0)).collect();
+        let reference = kept.first().copied().unwrap_or(&tensors[0]);
+        if reference.ndim() == 0 {
+            bail!(Runtime, "zero-dimensional tensor (at position 0) cannot be concatenated");
+        }
+        let d = wrap_dim(dim, reference.ndim())?;
+        let mut dtype = tensors[0].dtype();
+        for t in tensors {
+            dtype = crate::promote_types(dtype, t.dtype());
+        }
+        let mut shape = reference.shape().to_vec();
+        shape[d] = 0;
+        for (i, t) in tensors.iter().enumerate() {
+            if t.ndim() == 1 && t.numel() == 0 {
+                continue;
+            }
+            if t.ndim() != reference.ndim() {
+                if t.ndim() == 0 {
+                    bail!(Runtime, "zero-dimensional tensor (at position {i}) cannot be concatenated");
+                }
+                bail!(Runtime, "Tensors must have same number of dimensions: got {} and {}", reference.ndim(), t.ndim());
+            }
+            for k in 0..shape.len() {
+                if k != d && t.shape()[k] != reference.shape()[k] {
+                    bail!(Runtime, "Sizes of tensors must match except in dimension {d}. Expected size {} but got size {} for tensor number {i} in the list.", reference.shape()[k], t.shape()[k]);
+                }
+            }
+            shape[d] += t.shape()[d];
+        }
+        // usize::MAX marks a skipped (1-D empty) input
+        let sizes: Vec<usize> = tensors.iter().map(|t| if t.ndim() == 1 && t.numel() == 0 { usize::MAX } else { t.shape()[d] }).collect();
+        let out = with_dtype!(dtype, T => {
+            let mut out = crate::pool::filled(numel(&shape), T::ZERO);
+            let full = Layout::contiguous(&shape);
+            let mut start = 0;
+            for t in tensors {
+                if t.ndim() == 1 && t.numel() == 0 {
+                    continue;
+                }
+                let n = t.shape()[d];
+                let region = full.slice(d, start, start + n, 1);
+                t.with_data(|l, x: &[T]| copy_into(&mut out, &region, x, l));
+                start += n;
+            }
+            Tensor::from_vec(out, &shape)?
+        });
+        Ok((out, d, sizes))
+    }
+
+    pub fn cat(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
+        let (out, d, sizes) = Tensor::cat_data(tensors, dim, "torch.cat")?;
+        let inputs: Vec<&Tensor> = tensors.iter().collect();
+        Ok(record(out, &inputs, || BackwardOp::Cat { dim: d, sizes }, |_| vec![]))
+    }
+
+    pub fn stack(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
+        if tensors.is_empty() {
+            bail!(Runtime, "stack expects a non-empty TensorList");
+        }
+        for (i, t) in tensors.iter().enumerate() {
+            if t.shape() != tensors[0].shape() {
+                bail!(Runtime, "stack expects each tensor to be equal size, but got {:?} at entry 0 and {:?} at entry {i}", tensors[0].shape(), t.shape());
+            }
+        }
+        let d = wrap_dim(dim, tensors[0].ndim() + 1)?;
+        let expanded: Vec<Tensor> = tensors.iter().map(|t| t.detach().unsqueeze(d as isize)).collect::<Result<_>>()?;
+        let (out, _, _) = Tensor::cat_data(&expanded, d as isize, "stack")?;
+        let inputs: Vec<&Tensor> = tensors.iter().collect();
+        Ok(record(out, &inputs, || BackwardOp::Stack { dim: d }, |_| vec![]))
+    }
+
+    /// Views of consecutive pieces of `sizes` along `dim` (or, for `Unbind`, each index along it),
+    /// all outputs of one node.
+    pub fn split_views(&self, sizes: &[usize], dim: usize, kind: SplitKind) -> Result<Vec<Tensor>> {
+        let mut outs = Vec::with_capacity(sizes.len());
+        let mut start = 0;
+        for &n in sizes {
+            let layout = if kind == SplitKind::Unbind { self.layout().select(dim, start) } else { self.layout().slice(dim, start, start + n, 1) };
+            outs.push(self.view_with(layout));
+            start += n;
+        }
+        if start != self.shape()[dim] {
+            bail!(Runtime, "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at dimension {dim}), but got split_sizes={sizes:?}", self.shape()[dim]);
+        }
+        let op = BackwardOp::Split { shape: self.shape().to_vec(), dim, sizes: sizes.to_vec(), kind };
+        Ok(crate::autograd::record_outputs(outs, &[self], op, vec![]))
+    }
+
+    pub fn split_size(&self, size: isize, dim: isize) -> Result<Vec<Tensor>> {
+        let d = wrap_dim(dim, self.ndim())?;
+        if self.ndim() == 0 {
+            bail!(Runtime, "split expects at least a 1-dimensional tensor");
+        }
+        if size < 0 {
+            bail!(Runtime, "split expects split_size be non-negative, but got split_size={size}");
+        }
+        let n = self.shape()[d];
+        let size = size as usize;
+        if size == 0 && n != 0 {
+            bail!(Runtime, "split_size can only be 0 if dimension size is 0, but got dimension size of {n}");
+        }
+        let count = if size == 0 { 1 } else { n.div_ceil(size).max(1) };
+        let sizes: Vec<usize> = (0..count).map(|i| size.min(n - (i * size).min(n))).collect();
+        self.split_views(&sizes, d, SplitKind::Split)
+    }
+
+    pub fn unbind(&self, dim: isize) -> Result<Vec<Tensor>> {
+        if self.ndim() == 0 {
+            bail!(Runtime, "Dimension specified as 0 but tensor has no dimensions");
+        }
+        let d = wrap_dim(dim, self.ndim())?;
+        self.split_views(&vec![1; self.shape()[d]], d, SplitKind::Unbind)
+    }
+
+    /// `diagonal(offset, dim1, dim2)`: a view.
+    pub fn diagonal(&self, offset: isize, dim1: isize, dim2: isize) -> Result<Tensor> {
+        let (d1, d2) = (wrap_dim(dim1, self.ndim())?, wrap_dim(dim2, self.ndim())?);
+        if d1 == d2 {
+            bail!(Runtime, "diagonal dimensions cannot be identical {dim1}, {dim2}");
+        }
+        let layout = diagonal_layout(self.layout(), offset, d1, d2);
+        let op = BackwardOp::Diagonal { shape: self.shape().to_vec(), offset, dim1: d1, dim2: d2, copy: false };
+        Ok(record(self.view_with(layout), &[self], || op, |_| vec![]))
+    }
+
+    /// `diag(input, k)` of a 2-D tensor: a copy of the diagonal.
+    pub fn diagonal_copy(&self, offset: isize) -> Result<Tensor> {
+        let layout = diagonal_layout(self.layout(), offset, 0, 1);
+        let out = self.view_with(layout).contiguous_copy()?;
+        let op = BackwardOp::Diagonal { shape: self.shape().to_vec(), offset, dim1: 0, dim2: 1, copy: true };
+        Ok(record(out, &[self], || op, |_| vec![]))
+    }
+}
+
+/// The layout of diagonal `offset` between dims `d1` and `d2`, appended as the last dim.
+pub fn diagonal_layout(l: &Layout, offset: isize, d1: usize, d2: usize) -> Layout {
+    let (n1, n2) = (l.shape[d1] as isize, l.shape[d2] as isize);
+    let len = if offset >= 0 { n1.min(n2 - offset) } else { (n1 + offset).min(n2) }.max(0) as usize;
+    let mut offset_elems = l.offset;
+    if len > 0 {
+        offset_elems += if offset >= 0 { offset as usize * l.strides[d2] } else { (-offset) as usize * l.strides[d1] };
+    }
+    let stride = l.strides[d1] + l.strides[d2];
+    let mut shape = Vec::new();
+    let mut strides = Vec::new();
+    for k in 0..l.ndim() {
+        if k != d1 && k != d2 {
+            shape.push(l.shape[k]);
+            strides.push(l.strides[k]);
+        }
+    }
+    shape.push(len);
+    strides.push(stride);
+    Layout { shape, strides, offset: offset_elems }
+}
+
+pub(crate) fn split_grad(grads: &[Option<Tensor>], shape: &[usize], dim: usize, sizes: &[usize], kind: SplitKind) -> Result<Option<Tensor>> {
+    let Some(dtype) = grads.iter().flatten().next().map(|g| g.dtype()) else { return Ok(None) };
+    let parts: Vec<Tensor> = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| match grads.get(i).cloned().flatten() {
+            Some(g) => g,
+            None => {
+                let mut s = shape.to_vec();
+                if kind == SplitKind::Unbind {
+                    s.remove(dim);
+                } else {
+                    s[dim] = n;
+                }
+                Tensor::zeros(&s, dtype)
+            }
+        })
+        .collect();
+    Ok(Some(if kind == SplitKind::Unbind { Tensor::stack(&parts, dim as isize)? } else { Tensor::cat(&parts, dim as isize)? }))
+}
