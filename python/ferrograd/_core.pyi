@@ -52,6 +52,12 @@ __all__ = [
     "promote_types",
     "_set_inference_mode",
     "_empty_pool",
+    "cat",
+    "stack",
+    "_randint",
+    "_randperm",
+    "_bernoulli",
+    "_multinomial",
     "is_inference_mode_enabled",
     "_set_anomaly_enabled",
     "is_anomaly_enabled",
@@ -621,6 +627,81 @@ class Tensor:
         """``self.to(ferrograd.bool)``."""
 
 # ---- creation functions ----
+    def chunk(self, chunks: Any, dim: Any = ...) -> tuple[Tensor, ...]:
+        """Splits into ``chunks`` views along ``dim``."""
+    def diag(self, diagonal: Any = ...) -> Tensor:
+        """Diagonal of a matrix, or a matrix with a vector on its diagonal."""
+    def diagonal(self, offset: Any = ..., dim1: Any = ..., dim2: Any = ...) -> Tensor:
+        """A view of the diagonal selected by ``offset``, ``dim1`` and ``dim2``."""
+    def flatten(self, start_dim: Any = ..., end_dim: Any = ...) -> Tensor:
+        """Flattens dims ``start_dim``..``end_dim`` into one."""
+    def flip(self, *dims: Any) -> Tensor:
+        """Reverses the order of elements along ``dims``."""
+    def fliplr(self) -> Tensor:
+        """Flips along dim 1."""
+    def flipud(self) -> Tensor:
+        """Flips along dim 0."""
+    def gather(self, dim: Any, index: Any) -> Tensor:
+        """Values along ``dim`` at positions ``index``."""
+    def index_add(self, dim: Any, index: Any, source: Any, *, alpha: Any = ...) -> Tensor:
+        """Adds ``source`` at ``index`` along ``dim``, out of place."""
+    def index_add_(self, dim: Any, index: Any, source: Any, *, alpha: Any = ...) -> Tensor:
+        """In-place ``index_add``."""
+    def index_select(self, dim: Any, index: Any) -> Tensor:
+        """Slices along ``dim`` at the positions in ``index``."""
+    def masked_fill(self, mask: Any, value: Any) -> Tensor:
+        """Fills positions where ``mask`` is True with ``value``."""
+    def masked_fill_(self, mask: Any, value: Any) -> Tensor:
+        """In-place ``masked_fill``."""
+    def masked_select(self, mask: Any) -> Tensor:
+        """A 1-D tensor of the elements where ``mask`` is True."""
+    def moveaxis(self, source: Any, destination: Any) -> Tensor:
+        """Alias of ``movedim``."""
+    def movedim(self, source: Any, destination: Any) -> Tensor:
+        """Moves dims ``source`` to positions ``destination`` (a view)."""
+    def narrow(self, dim: Any, start: Any, length: Any) -> Tensor:
+        """A view of ``length`` elements from ``start`` along ``dim``."""
+    def nonzero(self, *, as_tuple: Any = ...) -> Tensor | tuple[Tensor, ...]:
+        """Indices of the nonzero elements."""
+    def normal_(self, mean: Any = ..., std: Any = ..., *, generator: Any = ...) -> Tensor:
+        """Fills with samples from a normal distribution, in place."""
+    def repeat(self, *sizes: Any) -> Tensor:
+        """Repeats the tensor along each dim."""
+    def roll(self, shifts: Any, dims: Any = ...) -> Tensor:
+        """Rolls elements along ``dims`` by ``shifts``."""
+    def scatter(self, dim: Any, index: Any, src: Any = ..., value: Any = ..., *, reduce: Any = ...) -> Tensor:
+        """Writes ``src`` (or ``value``) at ``index`` along ``dim``, out of place."""
+    def scatter_(self, dim: Any, index: Any, src: Any = ..., value: Any = ..., *, reduce: Any = ...) -> Tensor:
+        """In-place ``scatter``."""
+    def scatter_add(self, dim: Any, index: Any, src: Any) -> Tensor:
+        """Adds ``src`` at ``index`` along ``dim``, out of place."""
+    def scatter_add_(self, dim: Any, index: Any, src: Any) -> Tensor:
+        """In-place ``scatter_add``."""
+    def split(self, split_size_or_sections: Any, dim: Any = ...) -> tuple[Tensor, ...]:
+        """Splits into views of ``split_size_or_sections`` along ``dim``."""
+    def swapaxes(self, axis0: Any, axis1: Any) -> Tensor:
+        """Alias of ``transpose``."""
+    def swapdims(self, dim0: Any, dim1: Any) -> Tensor:
+        """Alias of ``transpose``."""
+    def take_along_dim(self, indices: Any, dim: Any = ...) -> Tensor:
+        """Values at ``indices`` along ``dim`` (or of the flattened tensor)."""
+    def tile(self, *dims: Any) -> Tensor:
+        """Repeats the tensor, numpy-style."""
+    def tril(self, diagonal: Any = ...) -> Tensor:
+        """Lower triangle (``diagonal`` offset); the rest zero."""
+    def triu(self, diagonal: Any = ...) -> Tensor:
+        """Upper triangle (``diagonal`` offset); the rest zero."""
+    def type_as(self, other: Any) -> Tensor:
+        """This tensor in the dtype of ``other``."""
+    def unbind(self, dim: Any = ...) -> tuple[Tensor, ...]:
+        """Views of every slice along ``dim``."""
+    def unflatten(self, dim: Any, sizes: Any) -> Tensor:
+        """Expands ``dim`` into the shape ``sizes``."""
+    def uniform_(self, from_: Any = ..., to: Any = ..., *, generator: Any = ...) -> Tensor:
+        """Fills with samples from U(from, to), in place."""
+    @property
+    def mT(self) -> Tensor:
+        """The transpose of the last two dims (a view)."""
 
 def tensor(
     data: _TensorData,
@@ -758,3 +839,21 @@ def _mse_loss(input: Tensor, target: Tensor, reduction: str) -> Tensor:
 
 def _linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``: one fused ``addmm`` with a bias (N-d contiguous inputs are flattened to 2-D)."""
+
+def cat(tensors: Any, dim: Any = ...) -> Tensor:
+    """Concatenates tensors along ``dim``."""
+
+def stack(tensors: Any, dim: Any = ...) -> Tensor:
+    """Stacks tensors along a new dim ``dim``."""
+
+def _randint(low: Any, high: Any, size: Any) -> Tensor:
+    """Backend of ``ferrograd.randint``."""
+
+def _randperm(n: Any) -> Tensor:
+    """Backend of ``ferrograd.randperm``."""
+
+def _bernoulli(p: Any) -> Tensor:
+    """Backend of ``ferrograd.bernoulli``."""
+
+def _multinomial(probs: Any, num_samples: Any, replacement: Any) -> Tensor:
+    """Backend of ``ferrograd.multinomial``."""
