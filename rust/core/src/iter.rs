@@ -36,51 +36,19 @@ pub fn for_each_offsets<const N: usize>(
     offsets: [usize; N],
     mut f: impl FnMut([usize; N]),
 ) {
-    if shape.iter().any(|&d| d == 0) {
-        return;
-    }
-    let (shape, strides) = collapse(shape, strides);
-    if shape.is_empty() {
-        f(offsets);
-        return;
-    }
-    let nd = shape.len();
-    let inner = shape[nd - 1];
-    let inner_strides: [usize; N] = std::array::from_fn(|k| strides[k][nd - 1]);
-    let mut index = vec![0usize; nd - 1];
-    let mut base = offsets;
-    loop {
+    for_each_row(shape, strides, offsets, |base, len, inner_strides| {
         let mut offs = base;
-        for _ in 0..inner {
+        for _ in 0..len {
             f(offs);
             for k in 0..N {
                 offs[k] += inner_strides[k];
             }
         }
-        // advance the outer index like an odometer
-        let mut d = nd - 1;
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            index[d] += 1;
-            for k in 0..N {
-                base[k] += strides[k][d];
-            }
-            if index[d] < shape[d] {
-                break;
-            }
-            for k in 0..N {
-                base[k] -= strides[k][d] * shape[d];
-            }
-            index[d] = 0;
-        }
-    }
+    });
 }
 
-/// Like `for_each_offsets`, one call per innermost row: `f(offsets, len, inner_strides)`, so kernels
-/// can run the row as a plain (vectorizable) loop.
+/// One call per innermost row: `f(offsets, len, inner_strides)`, so kernels can run the row as a plain
+/// (vectorizable) loop. A 0-dim layout is one row of one element; an empty one has no rows.
 pub fn for_each_row<const N: usize>(
     shape: &[usize],
     strides: [&[usize]; N],
