@@ -1,5 +1,10 @@
 //! ferrograd's Python module `ferrograd._core`: argument conversion and error mapping around the core.
+mod alloc;
 mod args;
+
+#[global_allocator]
+static ALLOCATOR: alloc::SplitAllocator = alloc::SplitAllocator;
+
 mod autograd;
 mod convert;
 mod dtype;

@@ -10,7 +10,8 @@ use super::node::{Edge, GradMeta, Node};
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use crate::bail;
-use std::collections::{BinaryHeap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 type NodeId = *const Node;
@@ -122,7 +123,7 @@ struct GraphTask {
 
 impl GraphTask {
     fn discover(roots: &[&Arc<Node>]) -> GraphTask {
-        let mut task = GraphTask { index: HashMap::new(), states: Vec::new() };
+        let mut task = GraphTask { index: HashMap::default(), states: Vec::new() };
         let mut stack: Vec<Arc<Node>> = Vec::new();
         for r in roots {
             if task.insert(r) {
@@ -195,7 +196,7 @@ fn run(start: Vec<(Edge, Tensor)>, targets: Option<&[Edge]>, retain_graph: bool,
         task.restrict_to(targets);
     }
     task.count_dependencies();
-    let mut target_slots: HashMap<(usize, u32), Vec<usize>> = HashMap::new();
+    let mut target_slots: HashMap<(usize, u32), Vec<usize>> = HashMap::default();
     for (i, e) in targets.unwrap_or(&[]).iter().enumerate() {
         if let Some(&slot) = task.index.get(&Arc::as_ptr(&e.node)) {
             target_slots.entry((slot, e.input_nr)).or_default().push(i);
