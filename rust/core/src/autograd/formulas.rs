@@ -259,7 +259,10 @@ impl BackwardOp {
             Neg => one(g.neg()),
             Exp => one(g.mul(&saved()?[0])),
             Log => one(g.div(&saved()?[0])),
-            Unary(op) => one(unary_grad(*op, g, &saved()?[0])),
+            Unary(op) => {
+                let s = &saved()?[0];
+                one(fused_unary_grad(*op, g, s).unwrap_or_else(|| unary_grad(*op, g, s)))
+            }
             Where => {
                 let cond = &saved()?[0];
                 let zero = Tensor::scalar(0.0);
@@ -518,6 +521,34 @@ fn c(v: f64) -> Tensor {
 }
 
 /// Gradient of a `Unary` op; `s` is its saved input, or its output for ops that save it.
+/// The gradients of the commonest activations in one pass over `g` and the saved tensor, when the
+/// backward pass is not itself recorded (`create_graph=False`): the formulas in `unary_grad` would
+/// allocate two or three temporaries each. Same values; `unary_grad` stays the definition.
+fn fused_unary_grad(op: Unary, g: &Tensor, s: &Tensor) -> Option<Result<Tensor>> {
+    if super::grad_mode::is_enabled() || g.dtype() != s.dtype() || g.shape() != s.shape() {
+        return None;
+    }
+    fn zip<T: crate::element::Float>(g: &Tensor, s: &Tensor, f: impl Fn(T, T) -> T + Sync) -> Result<Tensor> {
+        let v = g.with_data(|lg, xg: &[T]| s.with_data(|ls, xs: &[T]| crate::kernels::elementwise::map2(lg, xg, ls, xs, &f)));
+        Tensor::from_vec(v, g.shape())
+    }
+    macro_rules! fused {
+        ($T:ident, $one:expr, $zero:expr) => {
+            match op {
+                Unary::Tanh => zip::<$T>(g, s, |g, y| g * ($one - y * y)),
+                Unary::Sigmoid => zip::<$T>(g, s, |g, y| g * (y * ($one - y))),
+                Unary::Relu => zip::<$T>(g, s, |g, y| if y > $zero { g } else { $zero }),
+                _ => return None,
+            }
+        };
+    }
+    Some(match g.dtype() {
+        DType::F32 => fused!(f32, 1.0f32, 0.0f32),
+        DType::F64 => fused!(f64, 1.0f64, 0.0f64),
+        _ => return None,
+    })
+}
+
 fn unary_grad(op: Unary, g: &Tensor, s: &Tensor) -> Result<Tensor> {
     use std::f64::consts::{FRAC_2_SQRT_PI, LN_10, LN_2};
     use Unary::*;
