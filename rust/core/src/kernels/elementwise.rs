@@ -36,21 +36,65 @@ pub fn map2<A: Element, B: Element, U: Element>(
         }
         _ => {}
     }
-    let mut out = pool::take(la.numel());
-    // row by row, with the common broadcast patterns as plain loops
-    for_each_row(&la.shape, [&la.strides, &lb.strides], [la.offset, lb.offset], |[i, j], len, [si, sj]| match (si, sj) {
-        (1, 1) => out.extend(a[i..i + len].iter().zip(&b[j..j + len]).map(|(&x, &y)| f(x, y))),
-        (1, 0) => {
-            let y = b[j];
-            out.extend(a[i..i + len].iter().map(|&x| f(x, y)))
-        }
-        (0, 1) => {
-            let x = a[i];
-            out.extend(b[j..j + len].iter().map(|&y| f(x, y)))
-        }
-        _ => out.extend((0..len).map(|k| f(a[i + k * si], b[j + k * sj]))),
-    });
+    let n = la.numel();
+    let mut out: Vec<U> = pool::take(n);
+    let dst = &mut out.spare_capacity_mut()[..n];
+    if n >= simd::PARALLEL_ABOVE && la.shape.len() > 1 && la.shape[0] > 1 {
+        // split along the first dim: each thread fills its own slab of the (contiguous) output
+        use rayon::prelude::*;
+        let rows = la.shape[0];
+        let per_task = rows.div_ceil(rayon::current_num_threads() * 4).max(1);
+        let row_len = n / rows;
+        dst.par_chunks_mut(per_task * row_len).enumerate().for_each(|(c, slab)| {
+            let first = c * per_task;
+            let slab_rows = slab.len() / row_len;
+            let part = |l: &Layout| {
+                let mut shape = l.shape.clone();
+                shape[0] = slab_rows;
+                Layout { shape, strides: l.strides.clone(), offset: l.offset + first * l.strides[0] }
+            };
+            fill_rows(slab, &part(la), a, &part(lb), b, &f);
+        });
+    } else {
+        fill_rows(dst, la, a, lb, b, &f);
+    }
+    // Safety: the row walk writes each of the n output slots once, in order.
+    unsafe { out.set_len(n) };
     out
+}
+
+/// Row by row, each row a vectorized loop for the common patterns (both operands running, or one
+/// broadcast along the row).
+fn fill_rows<A: Element, B: Element, U: Element>(
+    dst: &mut [std::mem::MaybeUninit<U>],
+    la: &Layout,
+    a: &[A],
+    lb: &Layout,
+    b: &[B],
+    f: &(impl Fn(A, B) -> U + Sync),
+) {
+    let mut pos = 0;
+    for_each_row(&la.shape, [&la.strides, &lb.strides], [la.offset, lb.offset], |[i, j], len, [si, sj]| {
+        let o = &mut dst[pos..pos + len];
+        pos += len;
+        match (si, sj) {
+            (1, 1) => simd::zip_into(o, &a[i..i + len], &b[j..j + len], f),
+            (1, 0) => {
+                let y = b[j];
+                simd::map_into(o, &a[i..i + len], &|x| f(x, y))
+            }
+            (0, 1) => {
+                let x = a[i];
+                simd::map_into(o, &b[j..j + len], &|y| f(x, y))
+            }
+            _ => {
+                for (k, slot) in o.iter_mut().enumerate() {
+                    slot.write(f(a[i + k * si], b[j + k * sj]));
+                }
+            }
+        }
+    });
+    debug_assert_eq!(pos, dst.len());
 }
 
 /// `f` over three broadcast inputs (used by `where`).
@@ -98,5 +142,34 @@ mod tests {
         let mut dst = vec![0i64; 6];
         copy_into(&mut dst, &Layout::contiguous(&[3, 2]).transpose(0, 1), &a, &Layout::contiguous(&[2, 3]));
         assert_eq!(dst, vec![0, 3, 1, 4, 2, 5]);
+    }
+
+    /// The threaded row walk (outputs above the threading threshold) against an index-by-index loop,
+    /// for each row pattern: both running, one broadcast along the row, transposed (strided rows).
+    #[test]
+    fn large_broadcasts_split_across_threads_match_a_plain_loop() {
+        let (r, c) = (700usize, 300usize); // 210,000 elements: above the threshold, uneven slabs
+        let col: Vec<f32> = (0..r).map(|i| i as f32 * 0.5).collect();
+        let row: Vec<f32> = (0..c).map(|j| j as f32 - 7.0).collect();
+        let full: Vec<f32> = (0..r * c).map(|k| (k % 97) as f32).collect();
+        let lcol = Layout::contiguous(&[r, 1]).broadcast_to(&[r, c]).unwrap();
+        let lrow = Layout::contiguous(&[1, c]).broadcast_to(&[r, c]).unwrap();
+        let lfull = Layout::contiguous(&[r, c]);
+        let lt = Layout::contiguous(&[c, r]).transpose(0, 1);
+        let cases: [(&Layout, &[f32], &Layout, &[f32], Box<dyn Fn(usize, usize) -> f32>); 4] = [
+            (&lcol, &col, &lrow, &row, Box::new(|i, j| col[i] - row[j])),
+            (&lfull, &full, &lrow, &row, Box::new(|i, j| full[i * c + j] - row[j])),
+            (&lrow, &row, &lfull, &full, Box::new(|i, j| row[j] - full[i * c + j])),
+            (&lt, &full, &lfull, &full, Box::new(|i, j| full[j * r + i] - full[i * c + j])),
+        ];
+        for (k, (la, a, lb, b, want)) in cases.iter().enumerate() {
+            let got = map2(la, a, lb, b, |x, y| x - y);
+            assert_eq!(got.len(), r * c);
+            for i in 0..r {
+                for j in 0..c {
+                    assert_eq!(got[i * c + j], want(i, j), "case {k} at ({i}, {j})");
+                }
+            }
+        }
     }
 }

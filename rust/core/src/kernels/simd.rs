@@ -93,6 +93,16 @@ macro_rules! multiversion {
 multiversion!(map_dispatch, fill_map, (x: &[T]), f: impl Fn(T) -> U, [T: Copy, U]);
 multiversion!(zip_dispatch, fill_zip, (a: &[A], b: &[B]), f: impl Fn(A, B) -> U, [A: Copy, B: Copy, U]);
 
+/// `f` over `x` into `out` (same length), vectorized, on the calling thread.
+pub fn map_into<T: Copy, U>(out: &mut [MaybeUninit<U>], x: &[T], f: &impl Fn(T) -> U) {
+    map_dispatch(out, x, f)
+}
+
+/// `f` over `a` and `b` into `out` (same length), vectorized, on the calling thread.
+pub fn zip_into<A: Copy, B: Copy, U>(out: &mut [MaybeUninit<U>], a: &[A], b: &[B], f: &impl Fn(A, B) -> U) {
+    zip_dispatch(out, a, b, f)
+}
+
 /// `f` over a contiguous slice into a fresh (pooled) vector: vectorized, threaded when large.
 pub fn map_slice<T: Copy + Sync + Send + 'static, U: Send + 'static>(x: &[T], f: impl Fn(T) -> U + Sync) -> Vec<U> {
     let n = x.len();
