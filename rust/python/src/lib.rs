@@ -284,6 +284,9 @@ fn einsum(py: Python<'_>, equation: &Bound<'_, PyAny>, operands: &Bound<'_, PyTu
     let eq: String = equation
         .extract()
         .map_err(|_| PyTypeError::new_err(format!("einsum(): argument 'equation' (position 1) must be str, not {}", type_name(equation))))?;
+    if operands.is_empty() {
+        return Err(pyo3::exceptions::PyValueError::new_err("einsum(): must specify the equation string and at least one operand, or at least one operand and its subscripts list"));
+    }
     let ts = match operands.len() {
         1 if operands.get_item(0)?.cast::<PyTensor>().is_err() => tensor_seq(&operands.get_item(0)?, "einsum")?,
         _ => tensor_seq(operands.as_any(), "einsum")?,

@@ -349,6 +349,8 @@ impl BackwardOp {
                 let n = dims.iter().map(|&d| shape[d]).product::<usize>() as f64;
                 one(unsqueeze_dims(g, dims, *keepdim)?.expand(shape)?.div(&Tensor::scalar(n)))
             }
+            // the count of nonzeros has no gradient (not even zeros), as in PyTorch
+            VectorNorm { ord: NormOrder::Zero, .. } => Ok(vec![None]),
             VectorNorm { ord, dims, keepdim } => {
                 let s = saved()?;
                 let (g, out) = (unsqueeze_dims(g, dims, *keepdim)?, unsqueeze_dims(&s[1], dims, *keepdim)?);

@@ -18,8 +18,12 @@ fn letter(c: char) -> Option<Label> {
     }
 }
 
-fn label_char(l: Label) -> char {
-    if l < 26 { (b'A' + l as u8) as char } else { (b'a' + (l - 26) as u8) as char }
+fn label_name(l: Label) -> String {
+    match l {
+        0..26 => ((b'A' + l as u8) as char).to_string(),
+        26..ELLIPSIS => ((b'a' + (l - 26) as u8) as char).to_string(),
+        _ => "...".to_string(),
+    }
 }
 
 /// One term of the equation: its letters, and where its ellipsis stands (if it has one).
@@ -28,7 +32,7 @@ struct Term {
     ellipsis_at: Option<usize>,
 }
 
-fn parse_term(term: &str, start: usize) -> Result<Term> {
+fn parse_term(term: &str, start: usize, operand: usize) -> Result<Term> {
     let mut letters = Vec::new();
     let mut ellipsis_at = None;
     let chars: Vec<char> = term.chars().collect();
@@ -37,7 +41,7 @@ fn parse_term(term: &str, start: usize) -> Result<Term> {
         let c = chars[i];
         if c == '.' {
             if ellipsis_at.is_some() || chars.get(i + 1) != Some(&'.') || chars.get(i + 2) != Some(&'.') {
-                bail!(Runtime, "einsum(): found '.' for operand that is not part of any ellipsis");
+                bail!(Runtime, "einsum(): found '.' for operand {operand} that is not part of any ellipsis");
             }
             ellipsis_at = Some(letters.len());
             i += 3;
@@ -105,14 +109,14 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
     };
     let mut terms = Vec::new();
     let mut start = 0;
-    for part in lhs.split(',') {
-        terms.push(parse_term(part, start)?);
+    for (i, part) in lhs.split(',').enumerate() {
+        terms.push(parse_term(part, start, i)?);
         start += part.len() + 1;
     }
-    if terms.len() > operands.len() {
+    if terms.len() < operands.len() {
         bail!(Runtime, "einsum(): more operands were provided than specified in the equation");
     }
-    if terms.len() < operands.len() {
+    if terms.len() > operands.len() {
         bail!(Runtime, "einsum(): fewer operands were provided than specified in the equation");
     }
     // how many dims each ellipsis covers; they align from the right
@@ -130,13 +134,13 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
     let ellipsis: Vec<Label> = (0..widest).map(|k| ELLIPSIS + k).collect();
     let output: Vec<Label> = match rhs {
         Some(rhs) => {
-            let term = parse_term(rhs, lhs.len() + 2)?;
+            let term = parse_term(rhs, lhs.len() + 2, terms.len())?;
             for (i, &l) in term.letters.iter().enumerate() {
                 if term.letters[..i].contains(&l) {
-                    bail!(Runtime, "einsum(): output subscript {} appears more than once in the output", label_char(l));
+                    bail!(Runtime, "einsum(): output subscript {} appears more than once in the output", label_name(l));
                 }
                 if !labels.iter().any(|ls| ls.contains(&l)) {
-                    bail!(Runtime, "einsum(): output subscript {} does not appear in the equation for any input operand", label_char(l));
+                    bail!(Runtime, "einsum(): output subscript {} does not appear in the equation for any input operand", label_name(l));
                 }
             }
             expand_term(&term, widest, widest)
@@ -155,7 +159,7 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
         while let Some((p, q)) = repeated(&op.labels) {
             let (a, b) = (op.t.shape()[p], op.t.shape()[q]);
             if a != b {
-                bail!(Runtime, "einsum(): subscript {} is repeated for operand {i} but the sizes don't match, {a} != {b}", label_char(op.labels[p]));
+                bail!(Runtime, "einsum(): subscript {} is repeated for operand {i} but the sizes don't match, {a} != {b}", label_name(op.labels[p]));
             }
             let l = op.labels[p];
             op.t = op.t.diagonal(0, p as isize, q as isize)?;
@@ -197,14 +201,17 @@ fn repeated(labels: &[Label]) -> Option<(usize, usize)> {
 
 /// Every label has one size across operands, or size 1 where it broadcasts.
 fn check_sizes(ops: &[Labeled]) -> Result<()> {
-    for a in ops {
-        for (d, &l) in a.labels.iter().enumerate() {
-            let n = a.t.shape()[d];
-            for b in ops {
-                let m = b.size(l);
-                if n != m && n != 1 && m != 1 {
-                    let shapes: Vec<String> = ops.iter().map(|o| format!("{:?}", o.t.shape())).collect();
-                    bail!(Runtime, "einsum(): operands do not broadcast with remapped shapes (original->remapped): {}", shapes.join(" "));
+    let mut seen: std::collections::HashMap<Label, usize> = Default::default();
+    for (i, o) in ops.iter().enumerate() {
+        for (d, &l) in o.labels.iter().enumerate() {
+            let n = o.t.shape()[d];
+            match seen.get(&l) {
+                Some(&s) if s != n && s != 1 && n != 1 => {
+                    bail!(Runtime, "einsum(): subscript {} has size {n} for operand {i} which does not broadcast with previously seen size {s}", label_name(l));
+                }
+                Some(&s) if s != 1 => {}
+                _ => {
+                    seen.insert(l, n);
                 }
             }
         }

@@ -91,7 +91,7 @@ pub(crate) fn vector_norm_grad(g: &Tensor, x: &Tensor, norm: &Tensor, ord: NormO
     let c = Tensor::scalar;
     let zero_norm = norm.eq(&c(0.0))?;
     match ord {
-        NormOrder::Zero => Ok(Tensor::zeros(x.shape(), g.dtype())),
+        NormOrder::Zero => Ok(Tensor::zeros(x.shape(), g.dtype())), // not reached: no gradient
         NormOrder::One => x.sign()?.mul(g),
         NormOrder::Two => x.mul(&Tensor::where_(&zero_norm, &c(0.0), &g.div(norm)?)?),
         NormOrder::Max | NormOrder::Min => {
