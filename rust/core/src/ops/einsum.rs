@@ -159,7 +159,7 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
         while let Some((p, q)) = repeated(&op.labels) {
             let (a, b) = (op.t.shape()[p], op.t.shape()[q]);
             if a != b {
-                bail!(Runtime, "einsum(): subscript {} is repeated for operand {i} but the sizes don't match, {a} != {b}", label_name(op.labels[p]));
+                bail!(Runtime, "einsum(): subscript {} is repeated for operand {i} but the sizes don't match, {b} != {a}", label_name(op.labels[p]));
             }
             let l = op.labels[p];
             op.t = op.t.diagonal(0, p as isize, q as isize)?;
