@@ -114,6 +114,8 @@ UNARY = [
     ("round(decimals=-1)", lambda x: fg.round(x * 40, decimals=-1), lambda a: np.round(a * 4) * 10, "any"),
     ("trunc", lambda x: x.trunc(), np.trunc, "any"),
     ("frac", lambda x: x.frac(), lambda a: a - np.trunc(a), "any"),
+    ("nan_to_num", lambda x: x.nan_to_num(), np.nan_to_num, "any"),
+    ("fg.nan_to_num(1,2,-2)", lambda x: fg.nan_to_num(x, 1.0, 2.0, -2.0), lambda a: a, "any"),
     ("F.relu", lambda x: F.relu(x), lambda a: np.maximum(a, 0), "nonzero"),
     ("F.sigmoid", lambda x: F.sigmoid(x), _sigmoid, "any"),
     ("F.tanh", lambda x: F.tanh(x), np.tanh, "any"),
@@ -198,6 +200,7 @@ UNARY_GRAD_FN = [
     (lambda x: x.relu(), "ReluBackward0"),
     (lambda x: x.erf(), "ErfBackward0"),
     (lambda x: x.logit(), "LogitBackward0"),
+    (lambda x: x.nan_to_num(), "NanToNumBackward0"),
     (lambda x: x.floor(), "FloorBackward0"),
     (lambda x: x.ceil(), "CeilBackward0"),
     (lambda x: x.round(), "RoundBackward0"),
@@ -911,6 +914,15 @@ REDUCTIONS = [
     ("mean((0,2))", lambda x: x.mean((0, 2)), lambda a: a.mean((0, 2))),
     ("mean(dim=(-1,0),keepdim)", lambda x: x.mean(dim=(-1, 0), keepdim=True), lambda a: a.mean((-1, 0), keepdims=True)),
     ("norm()", lambda x: x.norm(), lambda a: np.sqrt((a * a).sum())),
+    ("norm(1)", lambda x: x.norm(1), lambda a: np.abs(a).sum()),
+    ("norm(inf,dim=1)", lambda x: x.norm(math.inf, dim=1), lambda a: np.abs(a).max(1)),
+    ("norm(-inf,(0,2))", lambda x: fg.norm(x, -math.inf, (0, 2)), lambda a: np.abs(a).min((0, 2))),
+    ("norm('fro',dim=(1,2))", lambda x: x.norm("fro", dim=(1, 2)), lambda a: np.sqrt((a * a).sum((1, 2)))),
+    ("norm(3,-1,keepdim)", lambda x: x.norm(3, -1, True), lambda a: (np.abs(a) ** 3).sum(-1, keepdims=True) ** (1 / 3)),
+    ("norm(0.5,dim=0)", lambda x: x.norm(0.5, dim=0), lambda a: np.sqrt(np.abs(a)).sum(0) ** 2),
+    ("norm(-2,dim=1)", lambda x: x.norm(-2, dim=1), lambda a: (np.abs(a) ** -2).sum(1) ** -0.5),
+    ("norm(2,dim=1,keepdim)", lambda x: x.norm(dim=1, keepdim=True), lambda a: np.linalg.norm(a, axis=1, keepdims=True)),
+    ("norm(dtype=float64)", lambda x: x.norm(dtype=fg.float64).float() if x.dtype == fg.float32 else x.norm(dtype=fg.float64), lambda a: np.sqrt((a * a).sum())),
     ("prod()", lambda x: x.prod(), lambda a: a.prod()),
     ("prod(1)", lambda x: fg.prod(x, 1), lambda a: a.prod(1)),
     ("prod(-1,keepdim)", lambda x: x.prod(-1, keepdim=True), lambda a: a.prod(-1, keepdims=True)),
@@ -937,6 +949,14 @@ REDUCTIONS = [
     ("cumsum(0)", lambda x: x.cumsum(0), lambda a: a.cumsum(0)),
     ("cumsum(1)", lambda x: fg.cumsum(x, 1), lambda a: a.cumsum(1)),
     ("cumsum(-1)", lambda x: x.cumsum(dim=-1), lambda a: a.cumsum(-1)),
+    ("cumprod(0)", lambda x: x.cumprod(0), lambda a: a.cumprod(0)),
+    ("cumprod(-1)", lambda x: fg.cumprod(x, dim=-1), lambda a: a.cumprod(-1)),
+    ("sort().values", lambda x: x.sort().values, lambda a: np.sort(a, -1)),
+    ("sort(0,descending)[0]", lambda x: x.sort(0, descending=True)[0], lambda a: -np.sort(-a, 0)),
+    ("fg.sort(dim=1,stable)", lambda x: fg.sort(x, dim=1, stable=True).values, lambda a: np.sort(a, 1)),
+    ("topk(2)", lambda x: x.topk(2).values, lambda a: -np.sort(-a, -1)[..., :2]),
+    ("topk(3,dim=1,largest=False)", lambda x: fg.topk(x, 3, dim=1, largest=False)[0], lambda a: np.sort(a, 1)[:, :3]),
+    ("topk(1,0,sorted=False)", lambda x: x.topk(1, 0, sorted=False).values, lambda a: a.max(0, keepdims=True)),
     ("F.softmax(1)", lambda x: F.softmax(x, 1), lambda a: _np_softmax(a, 1)),
     ("softmax(-1)", lambda x: x.softmax(-1), lambda a: _np_softmax(a, -1)),
     ("fg.softmax(0)", lambda x: fg.softmax(x, 0), lambda a: _np_softmax(a, 0)),
@@ -1008,6 +1028,13 @@ REDUCTION_GRAD_FN = [
     (lambda x: x.std(1, correction=0), "StdBackward0"),
     (lambda x: x.logsumexp(1), "LogsumexpBackward0"),
     (lambda x: x.cumsum(1), "CumsumBackward0"),
+    (lambda x: x.cumprod(1), "CumprodBackward0"),
+    (lambda x: x.norm(), "LinalgVectorNormBackward0"),
+    (lambda x: x.norm(1, dim=1), "LinalgVectorNormBackward0"),
+    (lambda x: x.norm(math.inf, dim=(0, 1), keepdim=True), "LinalgVectorNormBackward0"),
+    (lambda x: fg.norm(x, 0), "LinalgVectorNormBackward0"),
+    (lambda x: x.sort().values, "SortBackward0"),
+    (lambda x: x.topk(1).values, "TopkBackward0"),
 ]
 
 
@@ -1031,6 +1058,11 @@ def test_reduction_grad_fn_name(f, name):
         pytest.param(lambda x: x.max(1).values, [[0, 1, 0], [0, 0, 1]], id="max-dim-first-index"),
         pytest.param(lambda x: x.min(0)[0], [[1, 0, 1], [0, 1, 0]], id="min-dim"),
         pytest.param(lambda x: x.cumsum(1), [[3, 2, 1], [3, 2, 1]], id="cumsum"),
+        pytest.param(lambda x: x.cumprod(1), [[13, 4, 3], [1, 12, 0]], id="cumprod-zero"),
+        pytest.param(lambda x: x.cumprod(0), [[3, 1, 6], [1, 3, 3]], id="cumprod-dim0-zero"),
+        pytest.param(lambda x: x.sort(1).values * fg.tensor([1.0, 2.0, 3.0], dtype=fg.float64), [[1, 2, 3], [2, 1, 3]], id="sort-ties-stable"),
+        pytest.param(lambda x: x.topk(2, dim=1).values * fg.tensor([1.0, 2.0], dtype=fg.float64), [[0, 1, 2], [2, 0, 1]], id="topk-ties"),
+        pytest.param(lambda x: x.norm(math.inf, dim=1), [[0, 0.5, 0.5], [0, 0, 1]], id="norm-inf-ties"),
     ],
 )
 def test_reduction_grad_special(f, expected):
@@ -1471,6 +1503,83 @@ def test_matmul_grad_strided(shape_a, lay_a, shape_b, lay_b, rng):
     gradcheck(lambda p, q: lay_a.fg_view(p, shape_a) @ lay_b.fg_view(q, shape_b), [sa, sb])
 
 
+LINALG = [
+    # id, operand shapes, ferrograd expression, numpy reference
+    ("outer", [(3,), (4,)], lambda a, b: fg.outer(a, b), np.outer),
+    ("ger", [(2,), (3,)], lambda a, b: a.ger(b), np.outer),
+    ("trace", [(3, 3)], lambda a: a.trace(), np.trace),
+    ("trace-wide", [(2, 4)], lambda a: fg.trace(a), np.trace),
+    ("baddbmm", [(2, 3, 5), (2, 3, 4), (2, 4, 5)], lambda i, a, b: fg.baddbmm(i, a, b), lambda i, a, b: i + a @ b),
+    ("baddbmm(beta,alpha)", [(2, 3, 5), (2, 3, 4), (2, 4, 5)], lambda i, a, b: i.baddbmm(a, b, beta=0.5, alpha=-2), lambda i, a, b: 0.5 * i - 2 * (a @ b)),
+    ("baddbmm(broadcast input)", [(5,), (2, 3, 4), (2, 4, 5)], lambda i, a, b: fg.baddbmm(i, a, b, alpha=3), lambda i, a, b: i + 3 * (a @ b)),
+    ("einsum(ij,jk->ik)", [(3, 4), (4, 5)], lambda a, b: fg.einsum("ij,jk->ik", a, b), lambda a, b: np.einsum("ij,jk->ik", a, b)),
+    ("einsum(ij,kj)", [(3, 4), (5, 4)], lambda a, b: fg.einsum("ij,kj", [a, b]), lambda a, b: np.einsum("ij,kj", a, b)),
+    ("einsum(bij,bjk->bik)", [(2, 3, 4), (2, 4, 5)], lambda a, b: fg.einsum("bij,bjk->bik", a, b), lambda a, b: np.einsum("bij,bjk->bik", a, b)),
+    ("einsum(bij,bkj->bki)", [(2, 3, 4), (2, 5, 4)], lambda a, b: fg.einsum("bij,bkj->bki", a, b), lambda a, b: np.einsum("bij,bkj->bki", a, b)),
+    ("einsum(ij,ij->)", [(3, 4), (3, 4)], lambda a, b: fg.einsum("ij,ij->", a, b), lambda a, b: np.einsum("ij,ij->", a, b)),
+    ("einsum(i,j->ij)", [(3,), (4,)], lambda a, b: fg.einsum("i,j->ij", (a, b)), lambda a, b: np.einsum("i,j->ij", a, b)),
+    ("einsum(ii->i)", [(3, 3)], lambda a: fg.einsum("ii->i", a), lambda a: np.einsum("ii->i", a)),
+    ("einsum(ii)", [(3, 3)], lambda a: fg.einsum("ii", a), lambda a: np.einsum("ii", a)),
+    ("einsum(iji->j)", [(3, 2, 3)], lambda a: fg.einsum("iji->j", a), lambda a: np.einsum("iji->j", a)),
+    ("einsum(ij->ji)", [(3, 4)], lambda a: fg.einsum("ij->ji", a), lambda a: np.einsum("ij->ji", a)),
+    ("einsum(ijk->j)", [(2, 3, 4)], lambda a: fg.einsum("ijk->j", a), lambda a: np.einsum("ijk->j", a)),
+    ("einsum(...j,j->...)", [(2, 3, 4), (4,)], lambda a, b: fg.einsum("...j,j->...", a, b), lambda a, b: np.einsum("...j,j->...", a, b)),
+    ("einsum(b...,b...)", [(2, 3), (2, 3)], lambda a, b: fg.einsum("b...,b...", a, b), lambda a, b: np.einsum("b...,b...", a, b)),
+    ("einsum(...ij,...jk)", [(2, 3, 4), (4, 2)], lambda a, b: fg.einsum("...ij,...jk", a, b), lambda a, b: np.einsum("...ij,...jk", a, b)),
+    ("einsum(ab,bc,cd->ad)", [(2, 3), (3, 4), (4, 2)], lambda a, b, c: fg.einsum("ab,bc,cd->ad", a, b, c), lambda a, b, c: np.einsum("ab,bc,cd->ad", a, b, c)),
+    ("einsum(ij,jk,ik->i)", [(2, 3), (3, 4), (2, 4)], lambda a, b, c: fg.einsum("ij,jk,ik->i", a, b, c), lambda a, b, c: np.einsum("ij,jk,ik->i", a, b, c)),
+    ("einsum(bi,bj->bij)", [(2, 3), (2, 4)], lambda a, b: fg.einsum("bi,bj->bij", a, b), lambda a, b: np.einsum("bi,bj->bij", a, b)),
+    ("einsum(Ab,bA)", [(2, 3), (3, 2)], lambda a, b: fg.einsum("Ab,bA", a, b), lambda a, b: np.einsum("Ab,bA", a, b)),
+    ("einsum(ij,j->i broadcast)", [(3, 1), (4,)], lambda a, b: fg.einsum("ij,j->i", a, b), lambda a, b: (a * b).sum(1)),
+]
+
+
+def _linalg_cases():
+    out = []
+    for name, shapes, f, ref in LINALG:
+        out.append(pytest.param(shapes, [CONTIGUOUS] * len(shapes), f, ref, id=f"{name}-contiguous"))
+        lays = [TRANSPOSED if len(s) >= 2 else STEPPED for s in shapes]
+        out.append(pytest.param(shapes, lays, f, ref, id=f"{name}-strided"))
+    return out
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shapes,layouts,f,ref", _linalg_cases())
+def test_linalg_forward(shapes, layouts, f, ref, dtype, rng):
+    pairs = [make_input(rng, s, lay, dtype) for s, lay in zip(shapes, layouts)]
+    expected = ref(*[a.astype(np.float64) for a, _ in pairs])
+    tol = {"rtol": 1e-4, "atol": 1e-5} if dtype == "float32" else {}
+    assert_tensor(f(*[x for _, x in pairs]), expected, dtype=dtype, **tol)
+
+
+@pytest.mark.parametrize("shapes,layouts,f,ref", _linalg_cases())
+def test_linalg_grad(shapes, layouts, f, ref, rng):
+    storages = [random_array(rng, lay.storage_shape(s)) for s, lay in zip(shapes, layouts)]
+    gradcheck(lambda *ts: f(*[lay.fg_view(t, s) for t, lay, s in zip(ts, layouts, shapes)]), storages)
+
+
+LINALG_GRAD_FN = [
+    # torch's names (einsum is composite: the name of its last op)
+    (lambda a: fg.outer(a[0], a[1]), "MulBackward0"),
+    (lambda a: a.trace(), "TraceBackward0"),
+    (lambda a: fg.baddbmm(a, a[None], a[None]), "BaddbmmBackward0"),
+    (lambda a: fg.einsum("ij,jk->ik", a, a), "ViewBackward0"),
+    (lambda a: fg.einsum("ij,ij->", a, a), "ViewBackward0"),
+    (lambda a: fg.einsum("bij,bjk->bik", a[None], a[None]), "ViewBackward0"),
+    (lambda a: fg.einsum("i,j->ij", a[0], a[1]), "MulBackward0"),
+    (lambda a: fg.einsum("ij->ji", a), "PermuteBackward0"),
+    (lambda a: fg.einsum("ij->j", a), "SumBackward1"),
+    (lambda a: fg.einsum("ii", a), "SumBackward1"),
+    (lambda a: fg.einsum("...j,j->...", a, a[0]), "ViewBackward0"),
+]
+
+
+@pytest.mark.parametrize("f,name", [pytest.param(f, n, id=f"{n}-{i}") for i, (f, n) in enumerate(LINALG_GRAD_FN)])
+def test_linalg_grad_fn_name(f, name):
+    x = fg.randn(3, 3, requires_grad=True)
+    assert f(x).grad_fn.name() == name
+
+
 def test_matmul_larger_than_a_kernel_block(rng):
     a, x = make_input(rng, (67, 129), CONTIGUOUS, "float64")
     b, y = make_input(rng, (129, 33), TRANSPOSED, "float64")
@@ -1661,6 +1770,12 @@ SHAPE_OPS = [
     ("diag(1d)", (4,), lambda x: x.diag(), np.diag),
     ("diag(1d,1)", (3,), lambda x: fg.diag(x, 1), lambda a: np.diag(a, 1)),
     ("diag(1d,-2)", (3,), lambda x: x.diag(-2), lambda a: np.diag(a, -2)),
+    ("unfold(1,2,1)", (3, 4), lambda x: x.unfold(1, 2, 1), lambda a: np.lib.stride_tricks.sliding_window_view(a, 2, 1)),
+    ("unfold(0,2,2)", (5, 3), lambda x: x.unfold(0, 2, 2), lambda a: np.lib.stride_tricks.sliding_window_view(a, 2, 0)[::2]),
+    ("unfold(-1,3,1)", (2, 3, 4), lambda x: x.unfold(-1, 3, 1), lambda a: np.lib.stride_tricks.sliding_window_view(a, 3, -1)),
+    ("unfold(0,1,3)", (4,), lambda x: x.unfold(0, 1, 3), lambda a: a[::3, None]),
+    ("broadcast_to", (3, 1), lambda x: x.broadcast_to((2, 3, 4)), lambda a: np.broadcast_to(a, (2, 3, 4))),
+    ("fg.broadcast_to(-1)", (3, 1), lambda x: fg.broadcast_to(x, [-1, 2]), lambda a: np.broadcast_to(a, (3, 2))),
 ]
 
 
@@ -1729,6 +1844,8 @@ SHAPE_GRAD_FN = [
     (lambda x: x.scatter(0, fg.tensor([[0]]), x), "ScatterBackward0"),
     (lambda x: x.scatter_add(0, fg.tensor([[0]]), x), "ScatterAddBackward0"),
     (lambda x: x.index_add(0, fg.tensor([0]), x[:1]), "IndexAddBackward0"),
+    (lambda x: x.unfold(0, 2, 1), "UnfoldBackward0"),
+    (lambda x: x.broadcast_to((2, 4, 4)), "ExpandBackward0"),
 ]
 
 

@@ -10,6 +10,7 @@ from ._core import (
     Tensor,
     arange,
     cat,
+    einsum,
     from_numpy,
     full,
     is_grad_enabled,
@@ -83,12 +84,15 @@ for _name in [
     "lerp", "logical_and", "logical_or", "logical_xor", "logical_not", "isnan", "isinf", "isfinite", "allclose",
     "equal",
     # reductions
-    "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std", "logsumexp", "cumsum",
+    "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std", "logsumexp", "cumsum", "cumprod",
+    "nan_to_num", "sort", "argsort", "topk",
+    # linear algebra
+    "outer", "ger", "trace", "baddbmm",
     # nn
     "softmax", "log_softmax", "addmm",
     # shape ops
     "flatten", "unflatten", "movedim", "moveaxis", "swapaxes", "swapdims", "narrow", "flip", "fliplr", "flipud",
-    "roll", "tile", "tril", "triu", "diagonal", "diag", "split", "chunk", "unbind",
+    "roll", "tile", "broadcast_to", "tril", "triu", "diagonal", "diag", "split", "chunk", "unbind",
     # indexing
     "index_select", "gather", "scatter", "scatter_add", "index_add", "masked_fill", "masked_select",
     "take_along_dim", "nonzero",

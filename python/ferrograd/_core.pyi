@@ -54,6 +54,7 @@ __all__ = [
     "_empty_pool",
     "cat",
     "stack",
+    "einsum",
     "_randint",
     "_randperm",
     "_bernoulli",
@@ -503,12 +504,16 @@ class Tensor:
         """Sum of all elements, or over ``dim`` (int or tuple of ints); ``dtype`` casts the input first."""
     def mean(self, dim: _Dims | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None) -> Tensor:
         """Mean of all elements, or over ``dim`` (int or tuple of ints); ``dtype`` casts the input first."""
-    def norm(self, p: _Float | str | None = None, dim: None = None, keepdim: _Bool = False) -> Tensor:
-        """Euclidean (2- / Frobenius) norm over all elements; other ``p``, ``dim`` and ``keepdim=True`` are not supported yet."""
-    def all(self) -> Tensor:
-        """True (0-dim bool tensor) if every element is nonzero."""
-    def any(self) -> Tensor:
-        """True (0-dim bool tensor) if any element is nonzero."""
+    def norm(
+        self, p: _Float | str | None = None, dim: _Dims | None = None, keepdim: _Bool = False, dtype: _DType | None = None,
+    ) -> Tensor:
+        """Vector ``p``-norm over all elements or ``dim``: 'fro'/None is 2; also 1, inf, -inf, 0 (count of nonzeros) and any number ('nuc' is not supported)."""
+    def all(self, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:
+        """Whether every element (over all, or over ``dim``) is nonzero: bool."""
+    def any(self, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:
+        """Whether any element (over all, or over ``dim``) is nonzero: bool."""
+    def nan_to_num(self, nan: _Float = 0.0, posinf: _Float | None = None, neginf: _Float | None = None) -> Tensor:
+        """NaN, +inf and -inf replaced (infinities by the dtype's extremes by default); ints and bools unchanged."""
     def prod(self, dim: builtins.int | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None) -> Tensor:
         """Product of all elements, or over the single dimension ``dim``; ``dtype`` casts the input first."""
     def amax(self, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:
@@ -545,6 +550,14 @@ class Tensor:
         """``log(sum(exp(self)))`` over ``dim`` (int or tuple of ints), computed stably."""
     def cumsum(self, dim: builtins.int, *, dtype: _DType | None = None) -> Tensor:
         """Cumulative sum along ``dim``; ``dtype`` casts the input first."""
+    def cumprod(self, dim: builtins.int, *, dtype: _DType | None = None) -> Tensor:
+        """Cumulative product along ``dim`` (its gradient is right with zeros too); ``dtype`` casts the input first."""
+    def sort(self, dim: builtins.int = ..., descending: _Bool = False, *, stable: _Bool = False) -> _ValuesIndices:
+        """``(values, indices)`` sorted along ``dim``; NaN sorts as the largest value; always stable."""
+    def argsort(self, dim: builtins.int = ..., descending: _Bool = False, *, stable: _Bool = False) -> Tensor:
+        """The indices ``sort`` would return."""
+    def topk(self, k: builtins.int, dim: builtins.int = ..., largest: _Bool = True, sorted: _Bool = True) -> _ValuesIndices:
+        """``(values, indices)`` of the ``k`` largest (or smallest) along ``dim``, always in sorted order."""
 
     # ---- nn ----
     def softmax(self, dim: builtins.int, dtype: _DType | None = None) -> Tensor:
@@ -565,6 +578,14 @@ class Tensor:
         """Matrix-vector product of a 2-D tensor and a 1-D tensor."""
     def dot(self, tensor: Tensor) -> Tensor:
         """Dot product of two 1-D tensors."""
+    def outer(self, vec2: Tensor) -> Tensor:
+        """Outer product of two 1-D tensors."""
+    def ger(self, vec2: Tensor) -> Tensor:
+        """``outer`` under its old name."""
+    def trace(self) -> Tensor:
+        """Sum of the main diagonal of a 2-D tensor."""
+    def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Tensor:
+        """``beta * self + alpha * (batch1 @ batch2)`` for 3-D batches; ``self`` broadcasts."""
 
     # ---- shape and views ----
     @overload
@@ -602,6 +623,10 @@ class Tensor:
     def expand(self, *sizes: SupportsIndex) -> Tensor: ...
     def expand_as(self, other: Tensor) -> Tensor:
         """``self.expand(other.shape)``."""
+    def broadcast_to(self, size: tuple[SupportsIndex, ...] | list[SupportsIndex]) -> Tensor:
+        """``self.expand(size)``."""
+    def unfold(self, dimension: builtins.int, size: builtins.int, step: builtins.int) -> Tensor:
+        """A view of every ``size``-element window along ``dimension``, ``step`` apart, as a new last dim."""
     def contiguous(self) -> Tensor:
         """A contiguous tensor with the same data (a copy only if not already contiguous)."""
     def clone(self) -> Tensor:
@@ -845,6 +870,9 @@ def cat(tensors: Any, dim: Any = ...) -> Tensor:
 
 def stack(tensors: Any, dim: Any = ...) -> Tensor:
     """Stacks tensors along a new dim ``dim``."""
+
+def einsum(equation: str, *operands: Tensor | Sequence[Tensor]) -> Tensor:
+    """Einstein summation: any subscripts, ``...``, repeated subscripts (diagonals) and implicit output."""
 
 def _randint(low: Any, high: Any, size: Any) -> Tensor:
     """Backend of ``ferrograd.randint``."""

@@ -14,5 +14,7 @@ def _make(name):
 
 max = _make("max")  # noqa: A001
 min = _make("min")  # noqa: A001
+sort = _make("sort")
+topk = _make("topk")
 
-__all__ = ["max", "min"]
+__all__ = ["max", "min", "sort", "topk"]

@@ -282,6 +282,24 @@ fn stack(py: Python<'_>, tensors: &Bound<'_, PyAny>, #[pyo3(from_py_with = args:
     wrap(py, call(|| Tensor::stack(&ts, dim))?)
 }
 
+/// `einsum(equation, *operands)`, or with the operands in one list or tuple.
+#[pyfunction]
+#[pyo3(signature = (equation, *operands))]
+fn einsum(py: Python<'_>, equation: &Bound<'_, PyAny>, operands: &Bound<'_, PyTuple>) -> Out {
+    let eq: String = equation
+        .extract()
+        .map_err(|_| PyTypeError::new_err(format!("einsum(): argument 'equation' (position 1) must be str, not {}", type_name(equation))))?;
+    if operands.is_empty() {
+        return Err(pyo3::exceptions::PyValueError::new_err("einsum(): must specify the equation string and at least one operand, or at least one operand and its subscripts list"));
+    }
+    let ts = match operands.len() {
+        1 if operands.get_item(0)?.cast::<PyTensor>().is_err() => tensor_seq(&operands.get_item(0)?, "einsum")?,
+        _ => tensor_seq(operands.as_any(), "einsum")?,
+    };
+    let work: usize = ts.iter().map(|t| t.numel()).sum();
+    wrap(py, errors::call_heavy(py, work, || ferrograd_core::einsum::einsum(&eq, &ts))?)
+}
+
 #[pyfunction]
 fn _randint(py: Python<'_>, low: i64, high: i64, size: &Bound<'_, PyTuple>) -> Out {
     let shape = size_list(size, "randint")?;
@@ -348,6 +366,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_linear, m)?)?;
     m.add_function(wrap_pyfunction!(cat, m)?)?;
     m.add_function(wrap_pyfunction!(stack, m)?)?;
+    m.add_function(wrap_pyfunction!(einsum, m)?)?;
     m.add_function(wrap_pyfunction!(_randint, m)?)?;
     m.add_function(wrap_pyfunction!(_randperm, m)?)?;
     m.add_function(wrap_pyfunction!(_bernoulli, m)?)?;

@@ -131,9 +131,33 @@ fn extreme(py: Python<'_>, a: Tensor, dim: Option<&Bound<'_, PyAny>>, keepdim: b
     }
     let d = crate::args::dim_arg(dim)?;
     let (values, indices) = call_heavy(py, a.numel(), || a.max_min_dim(d, keepdim, is_max))?;
+    values_indices(py, name, values, indices)
+}
+
+/// `ferrograd.return_types.<name>(values, indices)`.
+fn values_indices(py: Python<'_>, name: &str, values: Tensor, indices: Tensor) -> PyResult<Py<PyAny>> {
     let module = RETURN_TYPES.get_or_try_init(py, || -> PyResult<_> { Ok(py.import("ferrograd.return_types")?.into_any().unbind()) })?;
     let cls = module.bind(py).getattr(name)?;
     Ok(cls.call1((wrap(py, values)?, wrap(py, indices)?))?.unbind())
+}
+
+/// `norm`'s `p`: None and 'fro' are 2; numbers are any order.
+fn norm_order(p: Option<&Bound<'_, PyAny>>) -> PyResult<ferrograd_core::norm::NormOrder> {
+    use ferrograd_core::norm::NormOrder;
+    let Some(p) = p.filter(|p| !p.is_none()) else { return Ok(NormOrder::Two) };
+    if let Ok(s) = p.extract::<String>() {
+        return match s.as_str() {
+            "fro" => Ok(NormOrder::Two),
+            "nuc" => Err(pyo3::exceptions::PyNotImplementedError::new_err("norm(): the nuclear norm ('nuc') is not supported")),
+            _ => Err(PyRuntimeError::new_err(format!("linalg.matrix_norm: Order {s} not supported."))),
+        };
+    }
+    if p.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err("norm(): argument 'p' must be Number or str, not bool"));
+    }
+    p.extract::<f64>()
+        .map(NormOrder::from_p)
+        .map_err(|_| PyTypeError::new_err(format!("norm(): argument 'p' must be Number or str, not {}", type_name(p))))
 }
 
 /// var/std: `correction` wins over `unbiased` (default: correction 1).
@@ -974,30 +998,72 @@ impl PyTensor {
         wrap(py, call_heavy(py, a.numel(), || a.mean(dims.as_deref(), keepdim))?)
     }
 
-    #[pyo3(signature = (p=None, dim=None, keepdim=false))]
-    fn norm(&self, py: Python<'_>, p: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> Out {
-        let p_ok = match p {
-            None => true,
-            Some(p) if p.is_none() => true,
-            Some(p) => p.extract::<String>().map(|s| s == "fro").unwrap_or(false) || p.extract::<f64>().map(|v| v == 2.0).unwrap_or(false),
+    #[pyo3(signature = (p=None, dim=None, keepdim=false, dtype=None))]
+    fn norm(&self, py: Python<'_>, p: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+        let ord = norm_order(p)?;
+        let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "norm")).transpose()?;
+        let a = self.get();
+        let a = match dtype_arg(dtype, "norm")? {
+            Some(d) if !d.is_float() => {
+                return Err(PyRuntimeError::new_err(format!("linalg.vector_norm: dtype should be floating point or complex, but got {}", d.scalar_type_name())));
+            }
+            Some(d) if a.dtype().is_float() => call(|| a.to_dtype(d))?,
+            _ => a,
         };
-        if !p_ok || dim.is_some_and(|d| !d.is_none()) || keepdim {
-            return Err(PyValueError::new_err("norm(): only the 2-norm over all elements is supported so far"));
-        }
-        let a = self.get();
-        wrap(py, call_heavy(py, a.numel(), || a.norm())?)
+        wrap(py, call_heavy(py, a.numel(), || a.vector_norm(ord, dims.as_deref(), keepdim))?)
     }
 
-    fn all(&self, py: Python<'_>) -> Out {
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn all(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> Out {
+        let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "all")).transpose()?;
         let a = self.get();
-        wrap(py, call(|| a.all())?)
+        wrap(py, call_heavy(py, a.numel(), || a.all_any(dims.as_deref(), keepdim, true))?)
     }
 
-    fn any(&self, py: Python<'_>) -> Out {
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn any(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> Out {
+        let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "any")).transpose()?;
         let a = self.get();
-        wrap(py, call(|| a.any())?)
+        wrap(py, call_heavy(py, a.numel(), || a.all_any(dims.as_deref(), keepdim, false))?)
     }
 
+    #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
+    fn nan_to_num(&self, py: Python<'_>, nan: f64, posinf: Option<f64>, neginf: Option<f64>) -> Out {
+        let a = self.get();
+        wrap(py, call_heavy(py, a.numel(), || a.nan_to_num(nan, posinf, neginf))?)
+    }
+
+    #[pyo3(signature = (dim, *, dtype=None))]
+    fn cumprod(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+        let a = self.get();
+        let a = match dtype_arg(dtype, "cumprod")? { Some(d) => call(|| a.to_dtype(d))?, None => a };
+        wrap(py, call_heavy(py, a.numel(), || a.cumprod(dim))?)
+    }
+
+    /// `(values, indices)` sorted along `dim`; NaN sorts as the largest value. Always stable.
+    #[pyo3(signature = (dim=-1, descending=false, *, stable=false))]
+    fn sort(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, descending: bool, stable: bool) -> PyResult<Py<PyAny>> {
+        let _ = stable;
+        let a = self.get();
+        let (values, indices) = call_heavy(py, a.numel(), || a.sort(dim, descending))?;
+        values_indices(py, "sort", values, indices)
+    }
+
+    #[pyo3(signature = (dim=-1, descending=false, *, stable=false))]
+    fn argsort(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, descending: bool, stable: bool) -> Out {
+        let _ = stable;
+        let a = self.get().detach();
+        wrap(py, call_heavy(py, a.numel(), || a.sort(dim, descending))?.1)
+    }
+
+    /// The `k` largest (or smallest) along `dim`, always in sorted order.
+    #[pyo3(signature = (k, dim=-1, largest=true, sorted=true))]
+    fn topk(&self, py: Python<'_>, k: isize, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, largest: bool, sorted: bool) -> PyResult<Py<PyAny>> {
+        let _ = sorted;
+        let a = self.get();
+        let (values, indices) = call_heavy(py, a.numel(), || a.topk(k, dim, largest))?;
+        values_indices(py, "topk", values, indices)
+    }
 
     #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
     fn prod(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> Out {
@@ -1109,6 +1175,24 @@ impl PyTensor {
         let (a, b) = (self.get(), tensor_arg(vec, "mv", "vec")?);
         wrap(py, call_heavy(py, a.numel(), || a.mv(&b))?)
     }
+    fn outer(&self, py: Python<'_>, vec2: &Bound<'_, PyAny>) -> Out {
+        let (a, b) = (self.get(), tensor_arg(vec2, "outer", "vec2")?);
+        wrap(py, call_heavy(py, a.numel() * b.numel(), || a.outer(&b))?)
+    }
+    fn ger(&self, py: Python<'_>, vec2: &Bound<'_, PyAny>) -> Out {
+        self.outer(py, vec2)
+    }
+    fn trace(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.trace())?)
+    }
+    /// beta·self + alpha·(batch1 @ batch2).
+    #[pyo3(signature = (batch1, batch2, *, beta=1.0, alpha=1.0))]
+    fn baddbmm(&self, py: Python<'_>, batch1: &Bound<'_, PyAny>, batch2: &Bound<'_, PyAny>, beta: f64, alpha: f64) -> Out {
+        let (a, b) = (tensor_arg(batch1, "baddbmm", "batch1")?, tensor_arg(batch2, "baddbmm", "batch2")?);
+        let input = self.get();
+        wrap(py, call_heavy(py, a.numel() + b.numel(), || input.baddbmm(&a, &b, beta, alpha))?)
+    }
     fn dot(&self, py: Python<'_>, tensor: &Bound<'_, PyAny>) -> Out {
         let (a, b) = (self.get(), tensor_arg(tensor, "dot", "tensor")?);
         wrap(py, call(|| a.dot(&b))?)
@@ -1198,6 +1282,22 @@ impl PyTensor {
         let sizes = int_list(sizes, "expand", "size")?;
         let a = slf.get().get();
         view_of(slf, call(|| a.expand_infer(&sizes))?)
+    }
+
+    /// `expand(size)` under NumPy's name.
+    fn broadcast_to(slf: &Bound<'_, Self>, size: &Bound<'_, PyAny>) -> Out {
+        let sizes = crate::args::int_list(&PyTuple::new(slf.py(), [size])?, "broadcast_to", "size")?;
+        let t = call(|| slf.get().get().expand_infer(&sizes))?;
+        view_of(slf, t)
+    }
+
+    /// Windows of `size` along `dimension`, `step` apart, as a new last dim: a view.
+    fn unfold(slf: &Bound<'_, Self>, dimension: isize, size: isize, step: isize) -> Out {
+        if size < 0 {
+            return Err(PyRuntimeError::new_err(format!("size is {size} but must be >= 0")));
+        }
+        let t = call(|| slf.get().get().unfold(dimension, size as usize, step))?;
+        view_of(slf, t)
     }
 
     fn expand_as(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> Out {

@@ -10,6 +10,7 @@ use crate::layout::Layout;
 use crate::error::Result;
 use crate::ops::binary::Binary as BinaryFn;
 use crate::ops::nn::Reduction;
+use crate::ops::norm::NormOrder;
 use crate::ops::index::Positions;
 use crate::ops::shape::SplitKind;
 use crate::ops::unary::Unary;
@@ -44,18 +45,20 @@ pub enum BackwardOp {
     ClampTensor { has_min: bool, has_max: bool }, // a, min?, max?
     LerpScalar { weight: f64 },
     LerpTensor, // a, end, weight
+    NanToNum, // a
     // reductions
     Sum { shape: Vec<usize> },
     SumDim { shape: Vec<usize>, dims: Vec<usize>, keepdim: bool },
     Mean { shape: Vec<usize> },
     MeanDim { shape: Vec<usize>, dims: Vec<usize>, keepdim: bool },
-    Norm, // a, out
+    VectorNorm { ord: NormOrder, dims: Vec<usize>, keepdim: bool }, // a, out
     Extreme { shape: Vec<usize>, dims: Vec<usize>, keepdim: bool, is_max: bool, full_form: bool }, // a, out
     IndexedExtreme { shape: Vec<usize>, dim: Option<usize>, keepdim: bool, is_max: bool }, // indices
     Prod { shape: Vec<usize>, dims: Vec<usize>, keepdim: bool, all: bool }, // a, out
     VarStd { dims: Vec<usize>, keepdim: bool, correction: f64, std: bool }, // a, out
     Logsumexp { dims: Vec<usize>, keepdim: bool }, // a, out
     Cumsum { dim: usize, reverse: bool },
+    Cumprod { dim: usize }, // a, out
     // nn
     Softmax { dim: usize, log: bool }, // out
     NllLoss { input_shape: Vec<usize>, reduction: Reduction, ignore_index: i64, total_weight: f64, has_weight: bool }, // target, weight?
@@ -66,6 +69,8 @@ pub enum BackwardOp {
     Bmm, // a, b
     Mv,  // a, v
     Dot, // a, b
+    Baddbmm { beta: f64, alpha: f64 }, // batch1, batch2
+    Trace { shape: Vec<usize> },
     // views and copies
     View { shape: Vec<usize> },
     UnsafeView { shape: Vec<usize> },
@@ -79,6 +84,8 @@ pub enum BackwardOp {
     Slice { shape: Vec<usize>, dim: usize, start: usize, end: usize, step: usize },
     SelectBackward { dim: usize, index: usize },
     SliceBackward { dim: usize, start: usize, end: usize, step: usize },
+    /// Overlapping windows along `dim` (their gradients add up).
+    Unfold { shape: Vec<usize>, dim: usize, size: usize, step: usize },
     Clone,
     ToCopy { dtype: DType },
     // in-place writes that replace a tensor's values: no gradient to the old values
@@ -136,11 +143,12 @@ impl BackwardOp {
             ClampTensor { .. } => "ClampBackward0",
             LerpScalar { .. } => "LerpBackward0",
             LerpTensor => "LerpBackward1",
+            NanToNum => "NanToNumBackward0",
             Sum { .. } => "SumBackward0",
             SumDim { .. } => "SumBackward1",
             Mean { .. } => "MeanBackward0",
             MeanDim { .. } => "MeanBackward1",
-            Norm => "LinalgVectorNormBackward0",
+            VectorNorm { .. } => "LinalgVectorNormBackward0",
             Extreme { is_max: true, full_form: true, .. } => "MaxBackward1",
             Extreme { is_max: false, full_form: true, .. } => "MinBackward1",
             Extreme { is_max: true, .. } => "AmaxBackward0",
@@ -153,6 +161,7 @@ impl BackwardOp {
             VarStd { .. } => "StdBackward0",
             Logsumexp { .. } => "LogsumexpBackward0",
             Cumsum { .. } => "CumsumBackward0",
+            Cumprod { .. } => "CumprodBackward0",
             Softmax { log: false, .. } => "SoftmaxBackward0",
             Softmax { log: true, .. } => "LogSoftmaxBackward0",
             NllLoss { .. } => "NllLossBackward0",
@@ -162,6 +171,8 @@ impl BackwardOp {
             Bmm => "BmmBackward0",
             Mv => "MvBackward0",
             Dot => "DotBackward0",
+            Baddbmm { .. } => "BaddbmmBackward0",
+            Trace { .. } => "TraceBackward0",
             View { .. } => "ViewBackward0",
             UnsafeView { .. } => "UnsafeViewBackward0",
             Transpose { .. } => "TransposeBackward0",
@@ -176,6 +187,7 @@ impl BackwardOp {
             Slice { .. } => "SliceBackward0",
             SelectBackward { .. } => "SelectBackwardBackward0",
             SliceBackward { .. } => "SliceBackwardBackward0",
+            Unfold { .. } => "UnfoldBackward0",
             Clone => "CloneBackward0",
             ToCopy { .. } => "ToCopyBackward0",
             Fill => "FillBackward0",
@@ -257,6 +269,11 @@ impl BackwardOp {
                 Ok(vec![None, Some(g.mul(&out.mul(&Tensor::scalar(base.ln()))?)?)])
             }
             Neg => one(g.neg()),
+            NanToNum => {
+                // the replaced values were constants
+                let a = &saved()?[0];
+                one(Tensor::where_(&a.float_class(2)?, g, &c(0.0)))
+            }
             Exp => one(g.mul(&saved()?[0])),
             Log => one(g.div(&saved()?[0])),
             Unary(op) => {
@@ -335,12 +352,12 @@ impl BackwardOp {
                 let n = dims.iter().map(|&d| shape[d]).product::<usize>() as f64;
                 one(unsqueeze_dims(g, dims, *keepdim)?.expand(shape)?.div(&Tensor::scalar(n)))
             }
-            Norm => {
+            // the count of nonzeros has no gradient (not even zeros), as in PyTorch
+            VectorNorm { ord: NormOrder::Zero, .. } => Ok(vec![None]),
+            VectorNorm { ord, dims, keepdim } => {
                 let s = saved()?;
-                let (a, out) = (&s[0], &s[1]);
-                // x / ||x||, and 0 at the origin (a subgradient, as PyTorch picks)
-                let scale = Tensor::where_(&out.eq(&Tensor::scalar(0.0))?, &Tensor::scalar(0.0), &g.div(out)?)?;
-                one(a.mul(&scale))
+                let (g, out) = (unsqueeze_dims(g, dims, *keepdim)?, unsqueeze_dims(&s[1], dims, *keepdim)?);
+                one(crate::ops::norm::vector_norm_grad(&g, &s[0], &out, *ord, dims))
             }
             Extreme { dims, keepdim, .. } => {
                 let s = saved()?;
@@ -395,6 +412,10 @@ impl BackwardOp {
                 one(unsqueeze_dims(g, dims, *keepdim)?.mul(&s[0].sub(&out)?.exp()?))
             }
             Cumsum { dim, reverse } => one(g.cumsum(*dim as isize, !reverse)),
+            Cumprod { dim } => {
+                let s = saved()?;
+                one(cumprod_grad(g, &s[0], &s[1], *dim))
+            }
             Softmax { dim, log } => {
                 let out = &saved()?[0];
                 let d = [*dim as isize];
@@ -446,6 +467,24 @@ impl BackwardOp {
                 let s = saved()?;
                 let (a, b) = (&s[0], &s[1]);
                 Ok(vec![opt(need(0), || g.mul(b))?, opt(need(1), || g.mul(a))?])
+            }
+            Baddbmm { beta, alpha } => {
+                let s = saved()?;
+                let (b1, b2) = (&s[0], &s[1]);
+                Ok(vec![
+                    opt(need(0), || g.mul(&c(*beta)))?,
+                    opt(need(1), || g.bmm(&b2.transpose(1, 2)?)?.mul(&c(*alpha)))?,
+                    opt(need(2), || b1.transpose(1, 2)?.bmm(g)?.mul(&c(*alpha)))?,
+                ])
+            }
+            Trace { shape } => {
+                let geom = crate::ops::shape::diagonal_layout(&Layout::contiguous(shape), 0, 0, 1);
+                one(Tensor::zeros(shape, g.dtype()).copy_slices(&geom, g))
+            }
+            Unfold { shape, dim, size, step } => {
+                let geom = crate::ops::view::unfold_layout(&Layout::contiguous(shape), *dim, *size, *step);
+                let pos = Tensor::region_positions(&geom);
+                one(Tensor::zeros(shape, g.dtype()).put_flat(pos, g, true, "UnfoldBackwardBackward0"))
             }
             View { shape } | UnsafeView { shape } | Squeeze { shape, .. } => one(g.reshape(shape)),
             Transpose { dim0, dim1 } => one(g.transpose(*dim0 as isize, *dim1 as isize)),
@@ -502,6 +541,27 @@ impl BackwardOp {
 
 fn opt(needed: bool, f: impl FnOnce() -> Result<Tensor>) -> Result<Option<Tensor>> {
     if needed { f().map(Some) } else { Ok(None) }
+}
+
+/// The gradient of `cumprod` along `dim`: Σ_{j≥k} g_j·out_j / x_k without zeros; with zeros, each
+/// g_k gets Σ_{j≥k} g_j·Π_{i≤j, i≠k} x_i, built as an n×n running product per row.
+fn cumprod_grad(g: &Tensor, x: &Tensor, out: &Tensor, dim: usize) -> Result<Tensor> {
+    let has_zero = x.eq(&c(0.0))?.any()?.to_vec::<bool>()[0];
+    if !has_zero {
+        return g.mul(out)?.cumsum(dim as isize, true)?.div(x);
+    }
+    if x.ndim() == 0 {
+        return Ok(g.clone());
+    }
+    let n = x.shape()[dim];
+    let last = x.ndim() as isize - 1;
+    let (xm, gm) = (x.transpose(dim as isize, last)?, g.transpose(dim as isize, last)?);
+    // rows[.., k, i] = x_i with x_k replaced by 1; a running product over i, kept where i ≥ k
+    let eye = Tensor::from_vec((0..n * n).map(|p| p / n == p % n).collect::<Vec<bool>>(), &[n, n])?;
+    let upper = Tensor::from_vec((0..n * n).map(|p| p % n >= p / n).collect::<Vec<bool>>(), &[n, n])?;
+    let rows = Tensor::where_(&eye, &c(1.0), &xm.unsqueeze(-2)?)?.cumprod(-1)?;
+    let terms = Tensor::where_(&upper, &rows.mul(&gm.unsqueeze(-2)?)?, &c(0.0))?;
+    terms.sum(Some(&[-1]), false)?.transpose(dim as isize, last)
 }
 
 /// Puts reduced dims back as size 1, so a reduction's gradient can be expanded to the input's shape.

@@ -1,9 +1,13 @@
 //! Differentiable tensor ops: each computes its forward with a kernel and records its backward rule.
 pub mod binary;
+pub mod einsum;
 pub mod index;
 pub mod shape;
+mod sort;
 mod matmul;
 mod inplace;
+mod linalg;
+pub mod norm;
 pub mod nn;
 pub(crate) mod reduce;
 pub mod unary;

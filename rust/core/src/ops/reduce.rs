@@ -24,7 +24,7 @@ pub(crate) fn reduction_dims(dims: Option<&[isize]>, ndim: usize) -> Result<Vec<
     Ok(out)
 }
 
-fn reduced_shape(shape: &[usize], dims: &[usize], keepdim: bool) -> Vec<usize> {
+pub(crate) fn reduced_shape(shape: &[usize], dims: &[usize], keepdim: bool) -> Vec<usize> {
     shape
         .iter()
         .enumerate()
@@ -61,7 +61,7 @@ fn sum_kernel(x: &Tensor, dims: &[usize]) -> Vec<f64> {
     crate::with_dtype!(x.dtype(), T => x.with_data(|l, v: &[T]| fold(l, v, dims, 0.0f64, |a, b| a + b.to_f64())))
 }
 
-fn from_f64s(values: Vec<f64>, shape: &[usize], dtype: DType) -> Result<Tensor> {
+pub(crate) fn from_f64s(values: Vec<f64>, shape: &[usize], dtype: DType) -> Result<Tensor> {
     crate::with_dtype!(dtype, T => Tensor::from_vec(crate::kernels::simd::map_slice(&values, T::from_f64), shape))
 }
 
@@ -101,25 +101,20 @@ impl Tensor {
         Ok(record(out, &[self], op, |_| vec![]))
     }
 
-    /// The 2-norm of all elements.
-    pub fn norm(&self) -> Result<Tensor> {
-        if !self.dtype().is_float() {
-            bail!(Runtime, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}", match self.dtype() { DType::Bool => "Bool", _ => "Long" });
-        }
-        let dims: Vec<usize> = (0..self.ndim()).collect();
-        let ss = self.with_data(|l, x: &[f64]| fold(l, x, &dims, 0.0, |a, b| a + b * b));
-        let out = from_f64s(ss.into_iter().map(f64::sqrt).collect(), &[], self.dtype())?;
-        Ok(record(out, &[self], || BackwardOp::Norm, |out| vec![SavedTensor::input(self), SavedTensor::output(out)]))
+    /// `all(dim, keepdim)` (`is_all`) or `any`: bool results; `dims` None reduces every dim.
+    pub fn all_any(&self, dims: Option<&[isize]>, keepdim: bool, is_all: bool) -> Result<Tensor> {
+        let dims = reduction_dims(dims, self.ndim())?;
+        let shape = reduced_shape(self.shape(), &dims, keepdim);
+        let v = self.with_data(|l, x: &[bool]| if is_all { fold(l, x, &dims, true, |a, b| a && b) } else { fold(l, x, &dims, false, |a, b| a || b) });
+        Tensor::from_vec(v, &shape)
     }
 
     pub fn all(&self) -> Result<Tensor> {
-        let dims: Vec<usize> = (0..self.ndim()).collect();
-        Tensor::from_vec(self.with_data(|l, x: &[bool]| fold(l, x, &dims, true, |a, b| a && b)), &[])
+        self.all_any(None, false, true)
     }
 
     pub fn any(&self) -> Result<Tensor> {
-        let dims: Vec<usize> = (0..self.ndim()).collect();
-        Tensor::from_vec(self.with_data(|l, x: &[bool]| fold(l, x, &dims, false, |a, b| a || b)), &[])
+        self.all_any(None, false, false)
     }
 
     /// Sums a broadcast gradient back to `shape` (which must broadcast to this tensor's shape).
@@ -302,34 +297,46 @@ impl Tensor {
 
     /// Running sum along `dim` (from the end when `reverse`); ints and bools sum to int64.
     pub fn cumsum(&self, dim: isize, reverse: bool) -> Result<Tensor> {
+        let (d, out) = self.scan(dim, reverse, 0.0, |a, b| a + b, 0, i64::wrapping_add)?;
+        Ok(record(out, &[self], move || BackwardOp::Cumsum { dim: d, reverse }, |_| vec![]))
+    }
+
+    /// Running product along `dim`; ints and bools multiply to int64.
+    pub fn cumprod(&self, dim: isize) -> Result<Tensor> {
+        let (d, out) = self.scan(dim, false, 1.0, |a, b| a * b, 1, i64::wrapping_mul)?;
+        Ok(record(out, &[self], move || BackwardOp::Cumprod { dim: d }, |out| vec![SavedTensor::input(self), SavedTensor::output(out)]))
+    }
+
+    /// A running fold along `dim` (floats in f64, the rest in int64); returns the wrapped dim too.
+    fn scan(&self, dim: isize, reverse: bool, float_init: f64, float_f: fn(f64, f64) -> f64, int_init: i64, int_f: fn(i64, i64) -> i64) -> Result<(usize, Tensor)> {
         let d = wrap_dim(dim, self.ndim())?;
         let shape = self.shape().to_vec();
         let n = if shape.is_empty() { 1 } else { shape[d] };
         let inner: usize = shape.iter().skip(d + 1).product();
-        let scan = |x: &mut [f64]| {
+        fn run<T: Copy>(x: &mut [T], n: usize, inner: usize, reverse: bool, init: T, f: fn(T, T) -> T) {
             let outer = if n * inner == 0 { 0 } else { x.len() / (n * inner) };
             for o in 0..outer {
                 for i in 0..inner {
-                    let mut acc = 0.0;
+                    let mut acc = init;
                     for k in 0..n {
                         let k = if reverse { n - 1 - k } else { k };
                         let p = (o * n + k) * inner + i;
-                        acc += x[p];
+                        acc = f(acc, x[p]);
                         x[p] = acc;
                     }
                 }
             }
-        };
+        }
         let out = if self.dtype().is_float() {
             let mut v = self.to_vec::<f64>();
-            scan(&mut v);
+            run(&mut v, n, inner, reverse, float_init, float_f);
             from_f64s(v, &shape, self.dtype())?
         } else {
-            let mut v: Vec<f64> = self.to_vec::<i64>().into_iter().map(|x| x as f64).collect();
-            scan(&mut v);
-            Tensor::from_vec(v.into_iter().map(|x| x as i64).collect(), &shape)?
+            let mut v = self.to_vec::<i64>();
+            run(&mut v, n, inner, reverse, int_init, int_f);
+            Tensor::from_vec(v, &shape)?
         };
-        Ok(record(out, &[self], move || BackwardOp::Cumsum { dim: d, reverse }, |_| vec![]))
+        Ok((d, out))
     }
 }
 

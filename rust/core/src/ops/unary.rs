@@ -285,6 +285,25 @@ impl Tensor {
     pub fn erf(&self) -> Result<Tensor> { self.unary(Erf) }
     pub fn rsqrt(&self) -> Result<Tensor> { self.unary(Rsqrt) }
 
+    /// `nan_to_num(nan, posinf, neginf)`: infinities default to the dtype's largest finite values;
+    /// ints and bools come back unchanged (a copy).
+    pub fn nan_to_num(&self, nan: f64, posinf: Option<f64>, neginf: Option<f64>) -> Result<Tensor> {
+        let out = match self.dtype() {
+            DType::F32 => {
+                let (hi, lo) = (posinf.map_or(f32::MAX, |v| v as f32), neginf.map_or(f32::MIN, |v| v as f32));
+                let f = move |v: f32| if v.is_nan() { nan as f32 } else if v == f32::INFINITY { hi } else if v == f32::NEG_INFINITY { lo } else { v };
+                self.with_data(|l, v: &[f32]| Tensor::from_vec(map1(l, v, f), self.shape()))?
+            }
+            DType::F64 => {
+                let (hi, lo) = (posinf.unwrap_or(f64::MAX), neginf.unwrap_or(f64::MIN));
+                let f = move |v: f64| if v.is_nan() { nan } else if v == f64::INFINITY { hi } else if v == f64::NEG_INFINITY { lo } else { v };
+                self.with_data(|l, v: &[f64]| Tensor::from_vec(map1(l, v, f), self.shape()))?
+            }
+            _ => self.contiguous_copy()?,
+        };
+        Ok(record(out, &[self], || BackwardOp::NanToNum, |_| vec![SavedTensor::input(self)]))
+    }
+
     /// A copy in another dtype; differentiable between float dtypes.
     pub fn to_dtype(&self, dtype: DType) -> Result<Tensor> {
         if dtype == self.dtype() {

@@ -170,6 +170,22 @@ impl Tensor {
         Ok(self.record_view(layout, BackwardOp::Expand { shape: self.shape().to_vec() }))
     }
 
+    /// `unfold(dimension, size, step)`: every window of `size` elements along `dimension`, `step`
+    /// apart, as a new last dim; a view (windows may overlap).
+    pub fn unfold(&self, dimension: isize, size: usize, step: isize) -> Result<Tensor> {
+        let d = wrap_dim(dimension, self.ndim())?;
+        let n = if self.ndim() == 0 { 1 } else { self.shape()[d] };
+        if size > n {
+            bail!(Runtime, "maximum size for tensor at dimension {d} is {n} but size is {size}");
+        }
+        if step <= 0 {
+            bail!(Runtime, "step is {step} but must be > 0");
+        }
+        let layout = unfold_layout(self.layout(), d, size, step as usize);
+        let op = BackwardOp::Unfold { shape: self.shape().to_vec(), dim: d, size, step: step as usize };
+        Ok(self.record_view(layout, op))
+    }
+
     /// `x[index]` along `dim` (negative indices count from the end).
     pub fn select(&self, dim: isize, index: isize) -> Result<Tensor> {
         if self.ndim() == 0 {
@@ -270,4 +286,18 @@ impl Tensor {
         self.0.storage.bump_version();
         Ok(())
     }
+}
+
+/// The layout of `unfold(dim, size, step)` over `l` (a 0-dim `l` unfolds to one window of one).
+pub fn unfold_layout(l: &Layout, dim: usize, size: usize, step: usize) -> Layout {
+    if l.ndim() == 0 {
+        return Layout { shape: vec![size], strides: vec![1], offset: l.offset };
+    }
+    let mut shape = l.shape.clone();
+    let mut strides = l.strides.clone();
+    shape[dim] = (l.shape[dim] - size) / step + 1;
+    strides[dim] = l.strides[dim] * step;
+    shape.push(size);
+    strides.push(l.strides[dim]);
+    Layout { shape, strides, offset: l.offset }
 }
