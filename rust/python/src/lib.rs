@@ -5,6 +5,7 @@ mod convert;
 mod dtype;
 mod errors;
 mod indexing;
+mod nn;
 mod node;
 #[path = "tensor.rs"]
 mod py_tensor;
@@ -347,5 +348,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_randperm, m)?)?;
     m.add_function(wrap_pyfunction!(_bernoulli, m)?)?;
     m.add_function(wrap_pyfunction!(_multinomial, m)?)?;
+    nn::register(m)?;
     Ok(())
 }

@@ -1,5 +1,11 @@
 //! Differentiable tensor ops: each computes its forward with a kernel and records its backward rule.
 pub mod binary;
+pub mod conv;
+pub mod embedding;
+pub mod loss;
+pub mod norm;
+pub mod pad;
+pub mod pool;
 pub mod index;
 pub mod shape;
 mod matmul;
