@@ -17,16 +17,6 @@ pub enum LossKind {
     BinaryCrossEntropyWithLogits,
 }
 
-impl LossKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            LossKind::SmoothL1 { .. } => "SmoothL1LossBackward0",
-            LossKind::BinaryCrossEntropy => "BinaryCrossEntropyBackward0",
-            LossKind::BinaryCrossEntropyWithLogits => "BinaryCrossEntropyWithLogitsBackward0",
-        }
-    }
-}
-
 fn c(v: f64) -> Tensor {
     Tensor::scalar(v)
 }
