@@ -206,6 +206,8 @@ def test_dropout_identity_cases_and_errors():
     for p in (-0.1, 1.5):
         with pytest.raises(ValueError, match=f"dropout probability has to be between 0 and 1, but got {p}"):
             F.dropout(x, p=p)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        F.dropout(fg.tensor([1, 2, 3]))
     y = fg.ones(1000)
     F.dropout(y, p=0.5, inplace=True)
     assert set(np.unique(to_numpy(y))) == {0.0, 2.0}
@@ -662,6 +664,13 @@ def test_pool_grad_fn_names_and_double_backward(rng):
 
     gradcheck(grad_of_avg, [a])
 
+    def grad_of_max(t):
+        t = t if t.requires_grad else t.detach().requires_grad_()
+        (g,) = fg.autograd.grad(F.max_pool2d(t, 2, 1).pow(2).sum(), t, create_graph=True)
+        return g
+
+    gradcheck(grad_of_max, [rng.permutation(16).reshape(1, 1, 4, 4) / 4.0])
+
 
 def test_pool_errors():
     x = fg.rand(1, 2, 5, 5)
@@ -682,3 +691,60 @@ def test_pool_errors():
             fn()
     with pytest.raises(NotImplementedError, match="\"adaptive_avg_pool2d\" not implemented for 'Long'"):
         F.adaptive_avg_pool2d(x.long(), 2)
+
+
+# ---------------------------------------------------------------------------
+# unfold / fold (the im2col / col2im ops under conv)
+# ---------------------------------------------------------------------------
+
+
+def unfold_np(x, k, d, p, s):
+    n, c, h, w = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (p[0],) * 2, (p[1],) * 2))
+    oh = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    cols = np.zeros((n, c, k[0], k[1], oh, ow))
+    for ki in range(k[0]):
+        for kj in range(k[1]):
+            i0, j0 = ki * d[0], kj * d[1]
+            cols[:, :, ki, kj] = xp[:, :, i0:i0 + s[0] * (oh - 1) + 1:s[0], j0:j0 + s[1] * (ow - 1) + 1:s[1]]
+    return cols.reshape(n, c * k[0] * k[1], oh * ow), (oh, ow)
+
+
+UNFOLD_CASES = [dict(kernel_size=2), dict(kernel_size=(2, 3), stride=2, padding=1), dict(kernel_size=3, dilation=2, padding=(2, 1))]
+
+
+@pytest.mark.parametrize("kw", UNFOLD_CASES)
+@pytest.mark.parametrize("dtype", FLOAT_NAMES)
+def test_unfold_and_fold(kw, dtype, rng):
+    two = lambda v: tuple(v) if isinstance(v, tuple) else (v, v)
+    k, d, p, s = two(kw["kernel_size"]), two(kw.get("dilation", 1)), two(kw.get("padding", 0)), two(kw.get("stride", 1))
+    x = rng.uniform(-1, 1, (2, 3, 6, 7))
+    expected, blocks = unfold_np(x, k, d, p, s)
+    xs = T(x.swapaxes(2, 3).copy(), dtype).transpose(2, 3)
+    cols = F.unfold(xs, **kw)
+    assert_tensor(cols, expected, dtype=dtype)
+    assert_tensor(F.unfold(T(x[0], dtype), **kw), expected[0], dtype=dtype)
+    # fold is unfold's adjoint: <unfold(x), y> == <x, fold(y)>
+    y = rng.uniform(-1, 1, expected.shape)
+    folded = F.fold(T(y, dtype), (6, 7), **kw)
+    assert tuple(folded.shape) == x.shape
+    np.testing.assert_allclose((expected * y).sum(), (x * to_numpy(folded)).sum(), rtol=1e-5 if dtype == "float32" else 1e-12)
+    gradcheck(lambda a: F.unfold(a, **kw), [x[:1, :2]])
+    gradcheck(lambda a: F.fold(a, (6, 7), **kw), [y[:1]])
+    assert grad_fn_name(F.unfold(T(x, requires_grad=True), **kw)) == "Im2ColBackward0"
+    assert grad_fn_name(F.fold(T(y, requires_grad=True), (6, 7), **kw)) == "Col2ImBackward0"
+
+
+def test_unfold_fold_errors():
+    x = fg.rand(1, 2, 5, 5)
+    with pytest.raises(RuntimeError, match=r"calculated shape of the array of sliding blocks as \(0, 0\), but its components must be at least one"):
+        F.unfold(x, 6)
+    with pytest.raises(RuntimeError, match=r"expected size of input's dimension 2 to match the calculated number of sliding blocks 2 \* 2 = 4, but got input.size\(2\)=8"):
+        F.fold(fg.rand(1, 8, 8), (3, 3), 2)
+    with pytest.raises(RuntimeError, match=r"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got input.size\(1\)=7"):
+        F.fold(fg.rand(1, 7, 4), (3, 3), 2)
+    with pytest.raises(RuntimeError, match=r"Expected 2D or 3D \(batch mode\) tensor for input"):
+        F.fold(fg.rand(8), (3, 3), 2)
+    with pytest.raises(RuntimeError, match="stride should be greater than zero, but got stride_height: 0 stride_width: 0"):
+        F.unfold(x, 2, stride=0)

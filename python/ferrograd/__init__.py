@@ -15,7 +15,6 @@ from ._core import (
     from_numpy,
     full,
     is_grad_enabled,
-    manual_seed,
     ones,
     promote_types,
     rand,
@@ -240,6 +239,11 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     return _core._multinomial(input, num_samples, replacement, generator)
+
+
+def manual_seed(seed) -> Generator:
+    """Seeds the default generator (after `int(seed)`, as PyTorch) and returns it."""
+    return _core.manual_seed(int(seed))
 
 
 def initial_seed() -> int:

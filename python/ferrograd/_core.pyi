@@ -76,6 +76,8 @@ __all__ = [
     "_max_pool2d",
     "_avg_pool2d",
     "_adaptive_avg_pool2d",
+    "_im2col",
+    "_col2im",
 ]
 
 @final
@@ -780,6 +782,7 @@ def randn(
 def manual_seed(seed: builtins.int) -> Generator:
     """Seeds the default random generator and returns it."""
 
+@final
 class Generator:
     """A random number generator; sampling functions take one as ``generator=`` (else the default one)."""
 
@@ -943,3 +946,24 @@ def _avg_pool2d(
 
 def _adaptive_avg_pool2d(input: Tensor, output_size: Sequence[builtins.int]) -> Tensor:
     """Backend of ``nn.functional.adaptive_avg_pool2d`` (AdaptiveAvgPool2DBackward0)."""
+
+def _im2col(
+    input: Tensor,
+    kernel: Sequence[builtins.int],
+    stride: Sequence[builtins.int],
+    padding: Sequence[builtins.int],
+    dilation: Sequence[builtins.int],
+    out: Sequence[builtins.int],
+) -> Tensor:
+    """Backend of ``nn.functional.unfold`` on a 4-D input (Im2ColBackward0)."""
+
+def _col2im(
+    input: Tensor,
+    output_size: Sequence[builtins.int],
+    kernel: Sequence[builtins.int],
+    stride: Sequence[builtins.int],
+    padding: Sequence[builtins.int],
+    dilation: Sequence[builtins.int],
+    out: Sequence[builtins.int],
+) -> Tensor:
+    """Backend of ``nn.functional.fold`` on a 3-D input (Col2ImBackward0)."""

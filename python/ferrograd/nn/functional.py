@@ -273,6 +273,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0 or input.numel() == 0:
         return input
+    if not input.is_floating_point():
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_scalar_type_name(input)}")
     if p == 1.0:
         mask = _core.zeros(input.shape, dtype=input.dtype)
     else:
@@ -280,6 +282,10 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if inplace:
         return input.mul_(mask)
     return input * mask
+
+
+def _scalar_type_name(t):
+    return {"int64": "Long", "bool": "Bool"}.get(str(t.dtype).split(".")[-1], "Float")
 
 
 def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
@@ -459,10 +465,69 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     return _core._adaptive_avg_pool2d(input, size)
 
 
+
+def _blocks(func, size, kernel, dilation, padding, stride):
+    if any(s <= 0 for s in stride):
+        raise RuntimeError(f"stride should be greater than zero, but got stride_height: {stride[0]} stride_width: {stride[1]}")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {dilation[0]} dilation_width: {dilation[1]}")
+    if any(k <= 0 for k in kernel):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {kernel[0]} kernel_width: {kernel[1]}")
+    return [(size[d] + 2 * padding[d] - dilation[d] * (kernel[d] - 1) - 1) // stride[d] + 1 for d in range(2)]
+
+
+def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """Sliding local blocks of a (N, C, H, W) or (C, H, W) input as columns (N, C·kh·kw, L) (Im2ColBackward0)."""
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)")
+    kernel, dilation = _pair(kernel_size, "kernel_size", 2, "unfold"), _pair(dilation, "dilation", 2, "unfold")
+    padding, stride = _pair(padding, "padding", 2, "unfold"), _pair(stride, "stride", 2, "unfold")
+    size = list(input.shape[-2:])
+    out = _blocks("unfold", size, kernel, dilation, padding, stride)
+    if any(o < 1 for o in out):
+        raise RuntimeError(
+            f"Given input with spatial size ({size[0]}, {size[1]}), kernel_size=({kernel[0]}, {kernel[1]}), "
+            f"dilation=({dilation[0]}, {dilation[1]}), padding=({padding[0]}, {padding[1]}), calculated shape of the "
+            f"array of sliding blocks as ({max(out[0], 0)}, {max(out[1], 0)}), but its components must be at least one."
+        )
+    batched = input.dim() == 4
+    cols = _core._im2col(input if batched else input.unsqueeze(0), kernel, stride, padding, dilation, out)
+    return cols if batched else cols.squeeze(0)
+
+
+def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """Sums columns (N, C·kh·kw, L) back into a (N, C, H, W) image: the adjoint of `unfold` (Col2ImBackward0)."""
+    if input.dim() not in (2, 3) or any(s == 0 for s in input.shape[-2:]):
+        raise RuntimeError(
+            "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero dimensions "
+            f"for input, but got: {list(input.shape)}"
+        )
+    size = _pair(output_size, "output_size", 2, "fold")
+    kernel, dilation = _pair(kernel_size, "kernel_size", 2, "fold"), _pair(dilation, "dilation", 2, "fold")
+    padding, stride = _pair(padding, "padding", 2, "fold"), _pair(stride, "stride", 2, "fold")
+    out = _blocks("fold", size, kernel, dilation, padding, stride)
+    rows, blocks = input.shape[-2], input.shape[-1]
+    if rows % (kernel[0] * kernel[1]) != 0:
+        raise RuntimeError(
+            f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got "
+            f"input.size(1)={rows} and kernel_size=({kernel[0]}, {kernel[1]})."
+        )
+    if any(o < 1 for o in out) or out[0] * out[1] != blocks:
+        raise RuntimeError(
+            f"Given output_size=({size[0]}, {size[1]}), kernel_size=({kernel[0]}, {kernel[1]}), "
+            f"dilation=({dilation[0]}, {dilation[1]}), padding=({padding[0]}, {padding[1]}), stride=({stride[0]}, {stride[1]}), "
+            f"expected size of input's dimension 2 to match the calculated number of sliding blocks {out[0]} * {out[1]} = "
+            f"{out[0] * out[1]}, but got input.size(2)={blocks}."
+        )
+    batched = input.dim() == 3
+    img = _core._col2im(input if batched else input.unsqueeze(0), size, kernel, stride, padding, dilation, out)
+    return img if batched else img.squeeze(0)
+
+
 __all__ = [
     "softmax", "log_softmax", "nll_loss", "cross_entropy", "mse_loss", "linear",
     "relu", "sigmoid", "tanh", "silu", "gelu", "softplus", "elu", "leaky_relu", "hardtanh",
     "l1_loss", "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
     "dropout", "layer_norm", "normalize", "embedding", "one_hot", "pad",
-    "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
+    "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "unfold", "fold",
 ]

@@ -6,7 +6,7 @@ use crate::py_tensor::{wrap, PyTensor};
 use ferrograd_core::random::{self, Generator, SharedGenerator};
 use ferrograd_core::{DType, Tensor};
 use parking_lot::Mutex;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use std::sync::Arc;
 
@@ -21,14 +21,15 @@ impl PyGenerator {
     }
 }
 
-/// A seed as PyTorch takes it: any int in [-2⁶³, 2⁶⁴), negative ones wrapping to u64.
-pub fn seed_arg(seed: &Bound<'_, PyAny>, func: &str) -> PyResult<u64> {
-    if seed.is_instance_of::<pyo3::types::PyBool>() || seed.is_instance_of::<pyo3::types::PyFloat>() {
-        return Err(PyTypeError::new_err(format!("{func} expected an int, got {}", type_name(seed))));
+/// A seed as PyTorch takes it: an int (not a bool) in [-2⁶³, 2⁶⁴), negative ones wrapping to u64.
+pub fn seed_arg(seed: &Bound<'_, PyAny>) -> PyResult<u64> {
+    let not_int = || PyRuntimeError::new_err(format!("manual_seed expected a long, but got {}", type_name(seed)));
+    if seed.is_instance_of::<pyo3::types::PyBool>() || !seed.is_instance_of::<pyo3::types::PyInt>() {
+        return Err(not_int());
     }
-    let v: i128 = seed.extract().map_err(|_| PyTypeError::new_err(format!("{func} expected an int, got {}", type_name(seed))))?;
+    let v: i128 = seed.extract().map_err(|_| PyValueError::new_err("Overflow when unpacking long long"))?;
     if v < i64::MIN as i128 || v > u64::MAX as i128 {
-        return Err(PyRuntimeError::new_err("Overflow when unpacking long"));
+        return Err(PyValueError::new_err("Overflow when unpacking long long"));
     }
     Ok(v as u64)
 }
@@ -68,7 +69,7 @@ impl PyGenerator {
 
     /// Seeds the generator; returns it.
     fn manual_seed(slf: &Bound<'_, Self>, seed: &Bound<'_, PyAny>) -> PyResult<Py<Self>> {
-        let seed = seed_arg(seed, "manual_seed")?;
+        let seed = seed_arg(seed)?;
         slf.get().inner.lock().seed(seed);
         Ok(slf.clone().unbind())
     }

@@ -130,10 +130,10 @@ fn randn(py: Python<'_>, size: &Bound<'_, PyTuple>, generator: Option<&Bound<'_,
     finish(py, call(|| random::randn(&gen, &shape, dtype))?, requires_grad)
 }
 
-/// Seeds the default generator and returns it.
+/// Seeds the default generator and returns it (`ferrograd.manual_seed` converts with `int()` first).
 #[pyfunction]
 fn manual_seed(seed: &Bound<'_, PyAny>) -> PyResult<generator::PyGenerator> {
-    let seed = generator::seed_arg(seed, "manual_seed")?;
+    let seed = generator::seed_arg(seed)?;
     random::manual_seed(seed);
     Ok(generator::PyGenerator::default_handle())
 }

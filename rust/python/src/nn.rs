@@ -102,6 +102,33 @@ pub fn _adaptive_avg_pool2d(py: Python<'_>, input: &Bound<'_, PyAny>, output_siz
     wrap(py, call_heavy(py, x.numel(), || x.adaptive_avg_pool2d(output_size))?)
 }
 
+/// `unfold` on a 4-D input to `out` = (out_h, out_w) blocks (Im2ColBackward0); checks live in Python.
+#[pyfunction]
+pub fn _im2col(py: Python<'_>, input: &Bound<'_, PyAny>, kernel: [usize; 2], stride: [usize; 2], padding: [usize; 2], dilation: [usize; 2], out: [usize; 2]) -> Out {
+    let x = tensor_arg(input, "unfold", "input")?;
+    let win = window(kernel, stride, padding, dilation);
+    check_blocks(&win, [x.shape().get(2).copied().unwrap_or(0), x.shape().get(3).copied().unwrap_or(0)], out)?;
+    wrap(py, call_heavy(py, x.numel(), || x.im2col(&win, out))?)
+}
+
+/// `fold` of (N, C·kh·kw, L) columns into (N, C, H, W) (Col2ImBackward0); checks live in Python.
+#[pyfunction]
+pub fn _col2im(py: Python<'_>, input: &Bound<'_, PyAny>, output_size: [usize; 2], kernel: [usize; 2], stride: [usize; 2], padding: [usize; 2], dilation: [usize; 2], out: [usize; 2]) -> Out {
+    let x = tensor_arg(input, "fold", "input")?;
+    let win = window(kernel, stride, padding, dilation);
+    check_blocks(&win, output_size, out)?;
+    wrap(py, call_heavy(py, x.numel(), || x.col2im(&win, output_size, out))?)
+}
+
+/// The kernels index by these sizes: they must be the window's own block counts.
+fn check_blocks(win: &Window, hw: [usize; 2], out: [usize; 2]) -> PyResult<()> {
+    let valid = win.kernel.iter().chain(&win.stride).chain(&win.dilation).all(|&v| v > 0);
+    if !valid || win.out_len(0, hw[0]) != Some(out[0]) || win.out_len(1, hw[1]) != Some(out[1]) {
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!("sliding blocks {out:?} do not match the window {win:?} over {hw:?}")));
+    }
+    Ok(())
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_pointwise_loss, m)?)?;
     m.add_function(wrap_pyfunction!(_layer_norm, m)?)?;
@@ -111,5 +138,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_max_pool2d, m)?)?;
     m.add_function(wrap_pyfunction!(_avg_pool2d, m)?)?;
     m.add_function(wrap_pyfunction!(_adaptive_avg_pool2d, m)?)?;
+    m.add_function(wrap_pyfunction!(_im2col, m)?)?;
+    m.add_function(wrap_pyfunction!(_col2im, m)?)?;
     Ok(())
 }

@@ -229,3 +229,22 @@ pub(crate) fn convolution_grad(g: &Tensor, input: &Tensor, weight: &Tensor, win:
     let grad_bias = if needs[2] { Some(g.sum(Some(&[0, 2, 3]), false)?) } else { None };
     Ok([grad_input, grad_weight, grad_bias])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn col2im_is_the_adjoint_of_im2col() {
+        let win = Window { kernel: [2, 3], stride: [2, 1], padding: [1, 1], dilation: [1, 2] };
+        let hw = [5, 6];
+        let out = [win.out_len(0, hw[0]).unwrap(), win.out_len(1, hw[1]).unwrap()];
+        let x: Vec<f64> = (0..2 * 30).map(|i| ((i * 7) % 11) as f64 - 5.0).collect();
+        let cols = im2col_kernel(&x, 2, hw, &win, out);
+        let y: Vec<f64> = (0..cols.len()).map(|i| ((i * 5) % 13) as f64 - 6.0).collect();
+        let back = col2im_kernel(&y, 2, hw, &win, out);
+        let lhs: f64 = cols.iter().zip(&y).map(|(a, b)| a * b).sum();
+        let rhs: f64 = x.iter().zip(&back).map(|(a, b)| a * b).sum();
+        assert_eq!(lhs, rhs);
+    }
+}
