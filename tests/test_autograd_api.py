@@ -864,7 +864,7 @@ def test_concurrent_backward_matches_serial():
 
 
 def test_million_op_chain_backward_and_drop():
-    start = time.perf_counter()
+    # Tests assert no times (a loaded CI machine made this flaky); the benches measure speed.
     x = fg.tensor([1.0], requires_grad=True)
     y = x
     for _ in range(1_000_000):
@@ -873,7 +873,6 @@ def test_million_op_chain_backward_and_drop():
     y.backward()
     close(x.grad, [1.0])
     del y  # iterative teardown: no stack overflow
-    assert time.perf_counter() - start < 10.0
 
 
 def test_million_op_chain_dropped_without_backward():

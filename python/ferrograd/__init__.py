@@ -7,14 +7,15 @@ import builtins
 
 from . import _core
 from ._core import (
+    Generator,
     Tensor,
     arange,
+    default_generator,
     cat,
     einsum,
     from_numpy,
     full,
     is_grad_enabled,
-    manual_seed,
     ones,
     promote_types,
     rand,
@@ -204,14 +205,14 @@ def randint(*args, size=None, dtype=None, device=None, requires_grad=False, gene
         raise TypeError("randint() received an invalid combination of arguments")
     if isinstance(size, int):
         raise TypeError("randint(): argument 'size' must be tuple of ints, not int")
-    t = _core._randint(int(low), int(high), tuple(size))
+    t = _core._randint(int(low), int(high), tuple(size), generator)
     if dtype is not None:
         t = t.to(dtype)
     return _finish(t, requires_grad)
 
 
 def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None, out=None):
-    t = _core._randperm(n)
+    t = _core._randperm(n, generator)
     if dtype is not None:
         t = t.to(dtype)
     return _finish(t, requires_grad)
@@ -226,22 +227,37 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
         shape = (zeros_like(mean, dtype=float64) + zeros_like(std, dtype=float64)).shape if isinstance(mean, Tensor) and isinstance(std, Tensor) else ref.shape
         if isinstance(std, Tensor) and builtins.bool((std < 0).any()):
             raise RuntimeError("normal expects all elements of std >= 0.0")
-        return randn(shape, dtype=ref.dtype) * std + mean
+        return randn(shape, generator=generator, dtype=ref.dtype) * std + mean
     if size is None:
         raise TypeError("normal() received an invalid combination of arguments - got (float, float), but expected a size")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _finish(randn(size, dtype=dtype) * std + mean, requires_grad)
+    return _finish(randn(size, generator=generator, dtype=dtype) * std + mean, requires_grad)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
     if p is not None:
-        return _core._bernoulli(full_like(input, p, dtype=input.dtype if input.is_floating_point() else float32))
-    return _core._bernoulli(input)
+        return _core._bernoulli(full_like(input, p, dtype=input.dtype if input.is_floating_point() else float32), generator)
+    return _core._bernoulli(input, generator)
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    return _core._multinomial(input, num_samples, replacement)
+    return _core._multinomial(input, num_samples, replacement, generator)
+
+
+def manual_seed(seed) -> Generator:
+    """Seeds the default generator (after `int(seed)`, as PyTorch) and returns it."""
+    return _core.manual_seed(int(seed))
+
+
+def initial_seed() -> int:
+    """The seed of the default generator."""
+    return default_generator.initial_seed()
+
+
+def seed() -> int:
+    """Seeds the default generator nondeterministically and returns the seed."""
+    return default_generator.seed()
 
 
 def result_type(tensor1, tensor2):

@@ -67,6 +67,18 @@ __all__ = [
     "_nll_loss",
     "_mse_loss",
     "_linear",
+    "Generator",
+    "default_generator",
+    "_pointwise_loss",
+    "_layer_norm",
+    "_embedding",
+    "_pad",
+    "_convolution",
+    "_max_pool2d",
+    "_avg_pool2d",
+    "_adaptive_avg_pool2d",
+    "_im2col",
+    "_col2im",
 ]
 
 @final
@@ -776,6 +788,7 @@ def arange(
 
 def rand(
     *size: _ShapeArg,
+    generator: Generator | None = None,
     dtype: _DType | None = None,
     device: _Device = None,
     requires_grad: _Bool = False,
@@ -784,14 +797,36 @@ def rand(
 
 def randn(
     *size: _ShapeArg,
+    generator: Generator | None = None,
     dtype: _DType | None = None,
     device: _Device = None,
     requires_grad: _Bool = False,
 ) -> Tensor:
     """A tensor of shape ``size`` with standard normal random values; float32 by default."""
 
-def manual_seed(seed: builtins.int) -> None:
-    """Seeds the random number generator used by ``rand`` and ``randn``."""
+def manual_seed(seed: builtins.int) -> Generator:
+    """Seeds the default random generator and returns it."""
+
+@final
+class Generator:
+    """A random number generator; sampling functions take one as ``generator=`` (else the default one)."""
+
+    def __new__(cls, device: Any = None) -> Self: ...
+    def manual_seed(self, seed: builtins.int) -> Self:
+        """Seeds the generator; returns it."""
+    def seed(self) -> builtins.int:
+        """Seeds the generator nondeterministically; returns the seed."""
+    def initial_seed(self) -> builtins.int:
+        """The seed the generator was last seeded with."""
+    def get_state(self) -> Tensor:
+        """The generator's state as an int64 tensor (for ``set_state``)."""
+    def set_state(self, new_state: Tensor) -> Self:
+        """Restores a state from ``get_state``; returns the generator."""
+    @property
+    def device(self) -> str:
+        """Always ``'cpu'``."""
+
+default_generator: Generator
 
 def from_numpy(ndarray: np.ndarray[Any, Any]) -> Tensor:
     """A tensor sharing memory with a NumPy array (float32, float64, int64 or bool); writes are visible to both."""
@@ -874,14 +909,89 @@ def stack(tensors: Any, dim: Any = ...) -> Tensor:
 def einsum(equation: str, *operands: Tensor | Sequence[Tensor]) -> Tensor:
     """Einstein summation: any subscripts, ``...``, repeated subscripts (diagonals) and implicit output."""
 
-def _randint(low: Any, high: Any, size: Any) -> Tensor:
+def _randint(low: Any, high: Any, size: Any, generator: Generator | None = None) -> Tensor:
     """Backend of ``ferrograd.randint``."""
 
-def _randperm(n: Any) -> Tensor:
+def _randperm(n: Any, generator: Generator | None = None) -> Tensor:
     """Backend of ``ferrograd.randperm``."""
 
-def _bernoulli(p: Any) -> Tensor:
+def _bernoulli(p: Any, generator: Generator | None = None) -> Tensor:
     """Backend of ``ferrograd.bernoulli``."""
 
-def _multinomial(probs: Any, num_samples: Any, replacement: Any) -> Tensor:
+def _multinomial(probs: Any, num_samples: Any, replacement: Any, generator: Generator | None = None) -> Tensor:
     """Backend of ``ferrograd.multinomial``."""
+
+def _pointwise_loss(
+    input: Tensor,
+    target: Tensor,
+    kind: str,
+    reduction: str,
+    beta: float = 1.0,
+    weight: Tensor | None = None,
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """smooth_l1_loss (``kind`` 'smooth_l1'), binary_cross_entropy ('bce') or binary_cross_entropy_with_logits ('bce_with_logits')."""
+
+def _layer_norm(input: Tensor, normalized_shape: Sequence[builtins.int], weight: Tensor | None, bias: Tensor | None, eps: float) -> Tensor:
+    """Backend of ``nn.functional.layer_norm`` (NativeLayerNormBackward0)."""
+
+def _embedding(indices: Tensor, weight: Tensor, padding_idx: builtins.int | None) -> Tensor:
+    """Backend of ``nn.functional.embedding`` (EmbeddingBackward0)."""
+
+def _pad(input: Tensor, pad: Sequence[builtins.int], mode: str, value: _Number | None) -> Tensor:
+    """Backend of ``nn.functional.pad``: 'constant', 'reflect' or 'replicate'."""
+
+def _convolution(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: Sequence[builtins.int],
+    padding: Sequence[builtins.int],
+    dilation: Sequence[builtins.int],
+    groups: builtins.int,
+) -> Tensor:
+    """Batched conv1d/conv2d as im2col + GEMM (ConvolutionBackward0); window arguments are (h, w)."""
+
+def _max_pool2d(
+    input: Tensor,
+    kernel: Sequence[builtins.int],
+    stride: Sequence[builtins.int],
+    padding: Sequence[builtins.int],
+    dilation: Sequence[builtins.int],
+    ceil_mode: _Bool,
+) -> tuple[Tensor, Tensor]:
+    """Backend of ``nn.functional.max_pool2d``: (values, int64 indices)."""
+
+def _avg_pool2d(
+    input: Tensor,
+    kernel: Sequence[builtins.int],
+    stride: Sequence[builtins.int],
+    padding: Sequence[builtins.int],
+    ceil_mode: _Bool,
+    count_include_pad: _Bool,
+) -> Tensor:
+    """Backend of ``nn.functional.avg_pool2d`` (AvgPool2DBackward0)."""
+
+def _adaptive_avg_pool2d(input: Tensor, output_size: Sequence[builtins.int]) -> Tensor:
+    """Backend of ``nn.functional.adaptive_avg_pool2d`` (AdaptiveAvgPool2DBackward0)."""
+
+def _im2col(
+    input: Tensor,
+    kernel: Sequence[builtins.int],
+    stride: Sequence[builtins.int],
+    padding: Sequence[builtins.int],
+    dilation: Sequence[builtins.int],
+    out: Sequence[builtins.int],
+) -> Tensor:
+    """Backend of ``nn.functional.unfold`` on a 4-D input (Im2ColBackward0)."""
+
+def _col2im(
+    input: Tensor,
+    output_size: Sequence[builtins.int],
+    kernel: Sequence[builtins.int],
+    stride: Sequence[builtins.int],
+    padding: Sequence[builtins.int],
+    dilation: Sequence[builtins.int],
+    out: Sequence[builtins.int],
+) -> Tensor:
+    """Backend of ``nn.functional.fold`` on a 3-D input (Col2ImBackward0)."""

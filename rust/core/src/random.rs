@@ -1,5 +1,7 @@
-//! The default random generator: xoshiro256** seeded through splitmix64, normals by Box–Muller.
-//! Streams are reproducible under `manual_seed`, not bit-identical to PyTorch's (nobody can rely on that).
+//! Random generators: xoshiro256** seeded through splitmix64, normals by Box–Muller. There is one
+//! default generator (`manual_seed`) and any number of user-made ones (`fg.Generator`); every
+//! sampling function takes the generator to draw from. Streams are reproducible under a seed, not
+//! bit-identical to PyTorch's (nobody can rely on that).
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::layout::numel;
@@ -8,10 +10,19 @@ use crate::with_float_dtype;
 use crate::error::Result;
 use crate::bail;
 use parking_lot::Mutex;
+use std::sync::{Arc, LazyLock};
 
+#[derive(Clone)]
 pub struct Generator {
     s: [u64; 4],
+    initial_seed: u64,
 }
+
+/// A generator shared between the core and its Python handles.
+pub type SharedGenerator = Arc<Mutex<Generator>>;
+
+/// PyTorch's default seed, reported by `initial_seed()` before any `manual_seed`.
+pub const DEFAULT_SEED: u64 = 67280421310721;
 
 fn splitmix(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -23,12 +34,38 @@ fn splitmix(state: &mut u64) -> u64 {
 
 impl Generator {
     pub const fn unseeded() -> Self {
-        Generator { s: [0x8a5c_d789_635d_2dff, 0x121f_d215_5c47_2f96, 0x0cc5_3a33_1d63_6711, 0x4e1e_4bcf_7d44_2cd3] }
+        Generator { s: [0x8a5c_d789_635d_2dff, 0x121f_d215_5c47_2f96, 0x0cc5_3a33_1d63_6711, 0x4e1e_4bcf_7d44_2cd3], initial_seed: DEFAULT_SEED }
+    }
+
+    /// A generator seeded with `seed`.
+    pub fn seeded(seed: u64) -> Self {
+        let mut g = Generator::unseeded();
+        g.seed(seed);
+        g
     }
 
     pub fn seed(&mut self, seed: u64) {
         let mut st = seed;
         self.s = std::array::from_fn(|_| splitmix(&mut st));
+        self.initial_seed = seed;
+    }
+
+    pub fn initial_seed(&self) -> u64 {
+        self.initial_seed
+    }
+
+    /// The whole state: the four xoshiro words, then the initial seed.
+    pub fn state(&self) -> [u64; 5] {
+        [self.s[0], self.s[1], self.s[2], self.s[3], self.initial_seed]
+    }
+
+    pub fn set_state(&mut self, state: [u64; 5]) -> Result<()> {
+        if state[..4].iter().all(|&w| w == 0) {
+            bail!(Runtime, "Generator state is invalid (all-zero xoshiro state)");
+        }
+        self.s = [state[0], state[1], state[2], state[3]];
+        self.initial_seed = state[4];
+        Ok(())
     }
 
     pub fn next_u64(&mut self) -> u64 {
@@ -55,43 +92,48 @@ impl Generator {
     }
 }
 
-static DEFAULT: Mutex<Generator> = Mutex::new(Generator::unseeded());
+static DEFAULT: LazyLock<SharedGenerator> = LazyLock::new(|| Arc::new(Mutex::new(Generator::unseeded())));
+
+/// The generator used when none is given.
+pub fn default_generator() -> &'static SharedGenerator {
+    &DEFAULT
+}
 
 pub fn manual_seed(seed: u64) {
     DEFAULT.lock().seed(seed);
 }
 
-fn sample(shape: &[usize], dtype: DType, what: &str, draw: fn(&mut Generator) -> f64) -> Result<Tensor> {
-    let mut g = DEFAULT.lock();
+fn sample(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, what: &str, draw: fn(&mut Generator) -> f64) -> Result<Tensor> {
+    let mut g = gen.lock();
     with_float_dtype!(dtype, T => {
         let v: Vec<T> = (0..numel(shape)).map(|_| T::from_f64(draw(&mut g))).collect();
         Tensor::from_vec(v, shape)
     }, bail!(Runtime, "\"{what}\" not implemented for '{}'", dtype.name()))
 }
 
-pub fn rand(shape: &[usize], dtype: DType) -> Result<Tensor> {
-    sample(shape, dtype, "check_uniform_bounds", Generator::uniform)
+pub fn rand(gen: &Mutex<Generator>, shape: &[usize], dtype: DType) -> Result<Tensor> {
+    sample(gen, shape, dtype, "check_uniform_bounds", Generator::uniform)
 }
 
-pub fn randn(shape: &[usize], dtype: DType) -> Result<Tensor> {
-    sample(shape, dtype, "normal_kernel_cpu", Generator::normal)
+pub fn randn(gen: &Mutex<Generator>, shape: &[usize], dtype: DType) -> Result<Tensor> {
+    sample(gen, shape, dtype, "normal_kernel_cpu", Generator::normal)
 }
 
 /// Uniform integers in `[low, high)`, int64.
-pub fn randint(low: i64, high: i64, shape: &[usize]) -> Result<Tensor> {
+pub fn randint(gen: &Mutex<Generator>, low: i64, high: i64, shape: &[usize]) -> Result<Tensor> {
     if high <= low {
         bail!(Runtime, "random_ expects 'from' to be less than 'to', but got from={low} >= to={high}");
     }
     let span = (high as i128 - low as i128) as u128;
-    let mut g = DEFAULT.lock();
+    let mut g = gen.lock();
     let v: Vec<i64> = (0..numel(shape)).map(|_| (low as i128 + (g.next_u64() as u128 % span) as i128) as i64).collect();
     Tensor::from_vec(v, shape)
 }
 
 /// A random permutation of `0..n` (Fisher–Yates), int64.
-pub fn randperm(n: usize) -> Result<Tensor> {
+pub fn randperm(gen: &Mutex<Generator>, n: usize) -> Result<Tensor> {
     let mut v: Vec<i64> = (0..n as i64).collect();
-    let mut g = DEFAULT.lock();
+    let mut g = gen.lock();
     for i in (1..n).rev() {
         let j = (g.next_u64() % (i as u64 + 1)) as usize;
         v.swap(i, j);
@@ -100,19 +142,19 @@ pub fn randperm(n: usize) -> Result<Tensor> {
 }
 
 /// 1 with probability `p` (elementwise), in `p`'s dtype.
-pub fn bernoulli(p: &Tensor) -> Result<Tensor> {
+pub fn bernoulli(gen: &Mutex<Generator>, p: &Tensor) -> Result<Tensor> {
     let probs = p.to_vec::<f64>();
     if probs.iter().any(|&q| !(0.0..=1.0).contains(&q)) {
         bail!(Runtime, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.");
     }
-    let mut g = DEFAULT.lock();
+    let mut g = gen.lock();
     let v: Vec<f64> = probs.iter().map(|&q| if g.uniform() < q { 1.0 } else { 0.0 }).collect();
     drop(g);
     Tensor::from_vec(v, p.shape())?.to_dtype(p.dtype())
 }
 
 /// `multinomial(probs, n, replacement)`: rows of `probs` (1-D or 2-D, unnormalised weights) → int64 indices.
-pub fn multinomial(probs: &Tensor, num_samples: usize, replacement: bool) -> Result<Tensor> {
+pub fn multinomial(gen: &Mutex<Generator>, probs: &Tensor, num_samples: usize, replacement: bool) -> Result<Tensor> {
     if probs.ndim() == 0 || probs.ndim() > 2 {
         bail!(Runtime, "prob_dist must be 1 or 2 dim");
     }
@@ -131,7 +173,7 @@ pub fn multinomial(probs: &Tensor, num_samples: usize, replacement: bool) -> Res
     if w.iter().any(|&x| x < 0.0 || !x.is_finite()) {
         bail!(Runtime, "probability tensor contains either `inf`, `nan` or element < 0");
     }
-    let mut g = DEFAULT.lock();
+    let mut g = gen.lock();
     let mut out = Vec::with_capacity(rows * num_samples);
     for r in 0..rows {
         let mut row: Vec<f64> = w[r * cats..(r + 1) * cats].to_vec();
@@ -187,12 +229,12 @@ mod tests {
 
     #[test]
     fn randperm_is_a_permutation_and_multinomial_respects_zeros() {
-        manual_seed(3);
-        let mut p = randperm(50).unwrap().to_vec::<i64>();
+        let gen = Mutex::new(Generator::seeded(3));
+        let mut p = randperm(&gen, 50).unwrap().to_vec::<i64>();
         p.sort();
         assert_eq!(p, (0..50).collect::<Vec<i64>>());
         let probs = Tensor::from_vec(vec![0.0f64, 1.0, 0.0, 3.0], &[4]).unwrap();
-        let s = multinomial(&probs, 2, false).unwrap().to_vec::<i64>();
+        let s = multinomial(&gen, &probs, 2, false).unwrap().to_vec::<i64>();
         let mut s2 = s.clone();
         s2.sort();
         assert_eq!(s2, vec![1, 3]);

@@ -9,7 +9,9 @@ mod autograd;
 mod convert;
 mod dtype;
 mod errors;
+mod generator;
 mod indexing;
+mod nn;
 mod node;
 #[path = "tensor.rs"]
 mod py_tensor;
@@ -18,6 +20,7 @@ use args::{dtype_arg, size_list, type_name};
 use convert::{as_scalar, from_numpy_shared, tensor_from_data};
 use dtype::PyDType;
 use errors::call;
+use generator::generator_arg;
 use ferrograd_core::autograd::grad_mode;
 use ferrograd_core::{random, DType, Scalar, Tensor};
 use numpy::PyUntypedArray;
@@ -113,28 +116,31 @@ fn arange(
 }
 
 #[pyfunction]
-#[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
-fn rand(py: Python<'_>, size: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool) -> Out {
+#[pyo3(signature = (*size, generator=None, dtype=None, device=None, requires_grad=false))]
+fn rand(py: Python<'_>, size: &Bound<'_, PyTuple>, generator: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool) -> Out {
     let _ = device;
+    let gen = generator_arg(generator, "rand")?;
     let shape = size_list(size, "rand")?;
     let dtype = dtype_arg(dtype, "rand")?.unwrap_or(DType::F32);
-    finish(py, call(|| random::rand(&shape, dtype))?, requires_grad)
+    finish(py, call(|| random::rand(&gen, &shape, dtype))?, requires_grad)
 }
 
 #[pyfunction]
-#[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
-fn randn(py: Python<'_>, size: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool) -> Out {
+#[pyo3(signature = (*size, generator=None, dtype=None, device=None, requires_grad=false))]
+fn randn(py: Python<'_>, size: &Bound<'_, PyTuple>, generator: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool) -> Out {
     let _ = device;
+    let gen = generator_arg(generator, "randn")?;
     let shape = size_list(size, "randn")?;
     let dtype = dtype_arg(dtype, "randn")?.unwrap_or(DType::F32);
-    finish(py, call(|| random::randn(&shape, dtype))?, requires_grad)
+    finish(py, call(|| random::randn(&gen, &shape, dtype))?, requires_grad)
 }
 
+/// Seeds the default generator and returns it (`ferrograd.manual_seed` converts with `int()` first).
 #[pyfunction]
-fn manual_seed(seed: &Bound<'_, PyAny>) -> PyResult<()> {
-    let seed: i128 = seed.extract().map_err(|_| PyTypeError::new_err(format!("manual_seed expected an int, got {}", type_name(seed))))?;
-    random::manual_seed(seed as u64);
-    Ok(())
+fn manual_seed(seed: &Bound<'_, PyAny>) -> PyResult<generator::PyGenerator> {
+    let seed = generator::seed_arg(seed)?;
+    random::manual_seed(seed);
+    Ok(generator::PyGenerator::default_handle())
 }
 
 #[pyfunction]
@@ -301,38 +307,48 @@ fn einsum(py: Python<'_>, equation: &Bound<'_, PyAny>, operands: &Bound<'_, PyTu
 }
 
 #[pyfunction]
-fn _randint(py: Python<'_>, low: i64, high: i64, size: &Bound<'_, PyTuple>) -> Out {
+#[pyo3(signature = (low, high, size, generator=None))]
+fn _randint(py: Python<'_>, low: i64, high: i64, size: &Bound<'_, PyTuple>, generator: Option<&Bound<'_, PyAny>>) -> Out {
+    let gen = generator_arg(generator, "randint")?;
     let shape = size_list(size, "randint")?;
-    wrap(py, call(|| random::randint(low, high, &shape))?)
+    wrap(py, call(|| random::randint(&gen, low, high, &shape))?)
 }
 
 #[pyfunction]
-fn _randperm(py: Python<'_>, n: i64) -> Out {
+#[pyo3(signature = (n, generator=None))]
+fn _randperm(py: Python<'_>, n: i64, generator: Option<&Bound<'_, PyAny>>) -> Out {
+    let gen = generator_arg(generator, "randperm")?;
     if n < 0 {
         return Err(PyRuntimeError::new_err(format!("n must be non-negative, got{n}")));
     }
-    wrap(py, call(|| random::randperm(n as usize))?)
+    wrap(py, call(|| random::randperm(&gen, n as usize))?)
 }
 
 #[pyfunction]
-fn _bernoulli(py: Python<'_>, p: &Bound<'_, PyAny>) -> Out {
+#[pyo3(signature = (p, generator=None))]
+fn _bernoulli(py: Python<'_>, p: &Bound<'_, PyAny>, generator: Option<&Bound<'_, PyAny>>) -> Out {
+    let gen = generator_arg(generator, "bernoulli")?;
     let p = args::tensor_arg(p, "bernoulli", "input")?;
-    wrap(py, call(|| random::bernoulli(&p))?)
+    wrap(py, call(|| random::bernoulli(&gen, &p))?)
 }
 
 #[pyfunction]
-fn _multinomial(py: Python<'_>, probs: &Bound<'_, PyAny>, num_samples: i64, replacement: bool) -> Out {
+#[pyo3(signature = (probs, num_samples, replacement, generator=None))]
+fn _multinomial(py: Python<'_>, probs: &Bound<'_, PyAny>, num_samples: i64, replacement: bool, generator: Option<&Bound<'_, PyAny>>) -> Out {
+    let gen = generator_arg(generator, "multinomial")?;
     let p = args::tensor_arg(probs, "multinomial", "input")?;
     if num_samples <= 0 {
         return Err(PyRuntimeError::new_err("cannot sample n_sample <= 0 samples"));
     }
-    wrap(py, call(|| random::multinomial(&p, num_samples as usize, replacement))?)
+    wrap(py, call(|| random::multinomial(&gen, &p, num_samples as usize, replacement))?)
 }
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTensor>()?;
     m.add_class::<PyDType>()?;
+    m.add_class::<generator::PyGenerator>()?;
+    m.add("default_generator", generator::PyGenerator::default_handle())?;
     m.add_class::<node::PyNode>()?;
     m.add_class::<autograd::RemovableHandle>()?;
     m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;
@@ -371,5 +387,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_randperm, m)?)?;
     m.add_function(wrap_pyfunction!(_bernoulli, m)?)?;
     m.add_function(wrap_pyfunction!(_multinomial, m)?)?;
+    nn::register(m)?;
     Ok(())
 }

@@ -1697,23 +1697,23 @@ impl PyTensor {
 
     #[pyo3(signature = (from_=0.0, to=1.0, *, generator=None))]
     fn uniform_(slf: &Bound<'_, Self>, from_: f64, to: f64, generator: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyTensor>> {
-        let _ = generator;
+        let gen = crate::generator::generator_arg(generator, "uniform_")?;
         if from_ > to {
             return Err(PyRuntimeError::new_err(format!("uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")));
         }
         inplace_with(slf, false, |old| {
-            ferrograd_core::random::rand(old.shape(), old.dtype())?.mul(&Tensor::scalar(to - from_))?.add(&Tensor::scalar(from_))
+            ferrograd_core::random::rand(&gen, old.shape(), old.dtype())?.mul(&Tensor::scalar(to - from_))?.add(&Tensor::scalar(from_))
         })
     }
 
     #[pyo3(signature = (mean=0.0, std=1.0, *, generator=None))]
     fn normal_(slf: &Bound<'_, Self>, mean: f64, std: f64, generator: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyTensor>> {
-        let _ = generator;
+        let gen = crate::generator::generator_arg(generator, "normal_")?;
         if std < 0.0 {
             return Err(PyRuntimeError::new_err(format!("normal expects std >= 0.0, but found std {std}")));
         }
         inplace_with(slf, false, |old| {
-            ferrograd_core::random::randn(old.shape(), old.dtype())?.mul(&Tensor::scalar(std))?.add(&Tensor::scalar(mean))
+            ferrograd_core::random::randn(&gen, old.shape(), old.dtype())?.mul(&Tensor::scalar(std))?.add(&Tensor::scalar(mean))
         })
     }
 

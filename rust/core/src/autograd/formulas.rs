@@ -9,6 +9,8 @@ use crate::dtype::DType;
 use crate::layout::Layout;
 use crate::error::Result;
 use crate::ops::binary::Binary as BinaryFn;
+use crate::ops::conv::Window;
+use crate::ops::loss::LossKind;
 use crate::ops::nn::Reduction;
 use crate::ops::norm::NormOrder;
 use crate::ops::index::Positions;
@@ -64,6 +66,15 @@ pub enum BackwardOp {
     NllLoss { input_shape: Vec<usize>, reduction: Reduction, ignore_index: i64, total_weight: f64, has_weight: bool }, // target, weight?
     MseLoss { reduction: Reduction, numel: usize }, // input, target
     Addmm, // a, b
+    PointwiseLoss { kind: LossKind, reduction: Reduction, numel: usize, has_weight: bool, has_pos_weight: bool }, // input, target, weight?, pos_weight?
+    LayerNorm { dims: Vec<isize>, eps: f64, has_weight: bool, has_bias: bool }, // input, weight?
+    /// Rows of a weight gathered by index; `pos` is where each output element's gradient goes.
+    Embedding { shape: Vec<usize>, pos: Positions },
+    Im2Col { win: Window, hw: [usize; 2], out: [usize; 2] },
+    Col2Im { win: Window, out: [usize; 2] },
+    Convolution { win: Window, groups: usize, spatial: usize }, // input, weight
+    /// avg_pool2d / adaptive_avg_pool2d as `A_h · x · A_wᵀ`.
+    SeparablePool { adaptive: bool }, // a_h, a_w
     // linear algebra
     Mm,  // a, b
     Bmm, // a, b
@@ -167,6 +178,16 @@ impl BackwardOp {
             NllLoss { .. } => "NllLossBackward0",
             MseLoss { .. } => "MseLossBackward0",
             Addmm => "AddmmBackward0",
+            PointwiseLoss { kind: LossKind::SmoothL1 { .. }, .. } => "SmoothL1LossBackward0",
+            PointwiseLoss { kind: LossKind::BinaryCrossEntropy, .. } => "BinaryCrossEntropyBackward0",
+            PointwiseLoss { kind: LossKind::BinaryCrossEntropyWithLogits, .. } => "BinaryCrossEntropyWithLogitsBackward0",
+            LayerNorm { .. } => "NativeLayerNormBackward0",
+            Embedding { .. } => "EmbeddingBackward0",
+            Im2Col { .. } => "Im2ColBackward0",
+            Col2Im { .. } => "Col2ImBackward0",
+            Convolution { .. } => "ConvolutionBackward0",
+            SeparablePool { adaptive: false } => "AvgPool2DBackward0",
+            SeparablePool { adaptive: true } => "AdaptiveAvgPool2DBackward0",
             Mm => "MmBackward0",
             Bmm => "BmmBackward0",
             Mv => "MvBackward0",
@@ -441,6 +462,29 @@ impl BackwardOp {
                 let s = saved()?;
                 let (a, b) = (&s[0], &s[1]);
                 Ok(vec![Some(g.clone()), opt(need(1), || g.mm(&b.t()?))?, opt(need(2), || a.t()?.mm(g))?])
+            }
+            PointwiseLoss { kind, reduction, numel, has_weight, has_pos_weight } => {
+                let s = saved()?;
+                let (gx, gt) = crate::ops::loss::pointwise_loss_grad(g, &s, *kind, *reduction, *numel, *has_weight, *has_pos_weight)?;
+                Ok(vec![opt(need(0), || Ok(gx))?, opt(need(1), || Ok(gt))?])
+            }
+            LayerNorm { dims, eps, has_weight, has_bias } => {
+                let s = saved()?;
+                let weight = has_weight.then(|| &s[1]);
+                let needs: Vec<bool> = (0..3).map(need).collect();
+                crate::ops::layer_norm::layer_norm_grad(g, &s[0], weight, dims, *eps, *has_bias, &needs)
+            }
+            Embedding { shape, pos } => one(Tensor::zeros(shape, g.dtype()).put_flat(pos.clone(), g, true, "IndexPutBackward0")),
+            Im2Col { win, hw, out } => one(g.col2im(win, *hw, *out)),
+            Col2Im { win, out } => one(g.im2col(win, *out)),
+            Convolution { win, groups, spatial } => {
+                let s = saved()?;
+                let grads = crate::ops::conv::convolution_grad(g, &s[0], &s[1], win, *groups, *spatial, [need(0), need(1), need(2)])?;
+                Ok(grads.into_iter().take(node.next_edges().len()).collect())
+            }
+            SeparablePool { .. } => {
+                let s = saved()?;
+                one(crate::ops::pool::separable_pool_grad(g, &s[0], &s[1]))
             }
             Mm => {
                 let s = saved()?;

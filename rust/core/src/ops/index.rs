@@ -16,7 +16,7 @@ use std::sync::Arc;
 pub type Positions = Arc<Vec<i64>>;
 
 /// Calls `f` with every multi-index of `shape` in row-major order.
-fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
+pub(crate) fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
     if numel(shape) == 0 {
         return;
     }
@@ -40,7 +40,7 @@ fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
 
 /// Positions of the elements of `geom` (a region of a contiguous tensor) in row-major order, with
 /// `src(idx)` mapping each output index to an index of `geom` (None for "no element").
-fn positions(out_shape: &[usize], geom: &Layout, mut src: impl FnMut(&[usize], &mut Vec<usize>) -> bool) -> Positions {
+pub(crate) fn positions(out_shape: &[usize], geom: &Layout, mut src: impl FnMut(&[usize], &mut Vec<usize>) -> bool) -> Positions {
     let mut out = Vec::with_capacity(numel(out_shape));
     let mut s = vec![0usize; geom.ndim()];
     for_each_index(out_shape, |i| {

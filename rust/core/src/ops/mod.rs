@@ -1,6 +1,12 @@
 //! Differentiable tensor ops: each computes its forward with a kernel and records its backward rule.
 pub mod binary;
 pub mod einsum;
+pub mod conv;
+pub mod embedding;
+pub mod layer_norm;
+pub mod loss;
+pub mod pad;
+pub mod pool;
 pub mod index;
 pub mod shape;
 mod sort;

@@ -1,0 +1,250 @@
+//! Convolution as im2col + GEMM.
+//!
+//! `im2col` lays every receptive field of an (N, C, H, W) input out as a column of an
+//! (N, C·kh·kw, L) matrix (L output positions); a convolution is then one batched matrix product of
+//! the (grouped) weight with it. `col2im` is its adjoint (columns summed back onto the image), so
+//! the two ops are each other's backward and everything here differentiates again:
+//! - input gradient  = col2im(Wᵀ · g)
+//! - weight gradient = Σₙ g · im2col(x)ᵀ
+//! 1-D convolutions run as 2-D ones over a height of 1.
+use crate::autograd::{record, BackwardOp, SavedTensor};
+use crate::bail;
+use crate::element::Element;
+use crate::error::Result;
+use crate::tensor::Tensor;
+use crate::with_float_dtype;
+
+/// A sliding window over the last two dims: kernel, stride, zero padding and dilation, each (h, w).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub kernel: [usize; 2],
+    pub stride: [usize; 2],
+    pub padding: [usize; 2],
+    pub dilation: [usize; 2],
+}
+
+impl Window {
+    /// Number of window positions along dim `d` (0: height, 1: width) of an input of size `size`;
+    /// None if the dilated kernel does not fit in the padded input.
+    pub fn out_len(&self, d: usize, size: usize) -> Option<usize> {
+        let span = self.dilation[d] * (self.kernel[d] - 1) + 1;
+        let padded = size + 2 * self.padding[d];
+        (padded >= span).then(|| (padded - span) / self.stride[d] + 1)
+    }
+
+    /// The input position read by output `o` at kernel tap `k` along dim `d`, if inside the input.
+    #[inline]
+    fn source(&self, d: usize, o: usize, k: usize, size: usize) -> Option<usize> {
+        let p = (o * self.stride[d] + k * self.dilation[d]) as isize - self.padding[d] as isize;
+        (p >= 0 && (p as usize) < size).then_some(p as usize)
+    }
+}
+
+/// Calls `f(column row, column offset, image offset)` for every (tap, output position) of one plane
+/// that reads inside the image; `rows_per_plane` = kh·kw.
+fn for_each_tap(win: &Window, hw: [usize; 2], out: [usize; 2], mut f: impl FnMut(usize, usize, usize)) {
+    let [kh, kw] = win.kernel;
+    for ki in 0..kh {
+        for kj in 0..kw {
+            let row = ki * kw + kj;
+            for oi in 0..out[0] {
+                let Some(ih) = win.source(0, oi, ki, hw[0]) else { continue };
+                for oj in 0..out[1] {
+                    if let Some(iw) = win.source(1, oj, kj, hw[1]) {
+                        f(row, oi * out[1] + oj, ih * hw[1] + iw);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// (planes, H, W) image → (planes, kh·kw, L) columns, zero where the window reads padding.
+fn im2col_kernel<T: Element>(x: &[T], planes: usize, hw: [usize; 2], win: &Window, out: [usize; 2]) -> Vec<T> {
+    let (k, l, plane) = (win.kernel[0] * win.kernel[1], out[0] * out[1], hw[0] * hw[1]);
+    let mut cols = vec![T::ZERO; planes * k * l];
+    for p in 0..planes {
+        let src = &x[p * plane..(p + 1) * plane];
+        let dst = &mut cols[p * k * l..(p + 1) * k * l];
+        for_each_tap(win, hw, out, |row, o, i| dst[row * l + o] = src[i]);
+    }
+    cols
+}
+
+/// (planes, kh·kw, L) columns → (planes, H, W) image, overlapping taps summed.
+fn col2im_kernel<T: Element>(cols: &[T], planes: usize, hw: [usize; 2], win: &Window, out: [usize; 2]) -> Vec<T> {
+    let (k, l, plane) = (win.kernel[0] * win.kernel[1], out[0] * out[1], hw[0] * hw[1]);
+    let mut img = vec![T::ZERO; planes * plane];
+    for p in 0..planes {
+        let src = &cols[p * k * l..(p + 1) * k * l];
+        let dst = &mut img[p * plane..(p + 1) * plane];
+        for_each_tap(win, hw, out, |row, o, i| dst[i] = T::add(dst[i], src[row * l + o]));
+    }
+    img
+}
+
+impl Tensor {
+    /// (N, C, H, W) → (N, C·kh·kw, L) for `out` = (out_h, out_w) window positions (Im2ColBackward0).
+    pub fn im2col(&self, win: &Window, out: [usize; 2]) -> Result<Tensor> {
+        if self.ndim() != 4 {
+            bail!(Runtime, "Expected 4D input tensor, but got input of size: {:?}", self.shape());
+        }
+        let [n, c, h, w] = [self.shape()[0], self.shape()[1], self.shape()[2], self.shape()[3]];
+        let k = win.kernel[0] * win.kernel[1];
+        let cols = with_float_dtype!(self.dtype(), T => {
+            let v = im2col_kernel(&self.to_vec::<T>(), n * c, [h, w], win, out);
+            Tensor::from_vec(v, &[n, c * k, out[0] * out[1]])?
+        }, bail!(NotImplemented, "\"im2col_out_cpu\" not implemented for '{}'", self.dtype().scalar_type_name()));
+        let (win, hw) = (*win, [h, w]);
+        Ok(record(cols, &[self], move || BackwardOp::Im2Col { win, hw, out }, |_| vec![]))
+    }
+
+    /// (N, C·kh·kw, L) → (N, C, H, W): the adjoint of `im2col` (Col2ImBackward0).
+    pub fn col2im(&self, win: &Window, hw: [usize; 2], out: [usize; 2]) -> Result<Tensor> {
+        let k = win.kernel[0] * win.kernel[1];
+        let l = out[0] * out[1];
+        if self.ndim() != 3 || self.shape()[1] % k != 0 || self.shape()[2] != l {
+            bail!(Runtime, "Expected size of input's dimension 1 to be divisible by the product of kernel_size and a dimension 2 of {l}, but got input of size: {:?}", self.shape());
+        }
+        let (n, c) = (self.shape()[0], self.shape()[1] / k);
+        let img = with_float_dtype!(self.dtype(), T => {
+            let v = col2im_kernel(&self.to_vec::<T>(), n * c, hw, win, out);
+            Tensor::from_vec(v, &[n, c, hw[0], hw[1]])?
+        }, bail!(NotImplemented, "\"col2im_out_cpu\" not implemented for '{}'", self.dtype().scalar_type_name()));
+        let win = *win;
+        Ok(record(img, &[self], move || BackwardOp::Col2Im { win, out }, |_| vec![]))
+    }
+
+    /// `conv1d`/`conv2d` on a batched input: (N, C, L) with (O, C/groups, k), or (N, C, H, W) with
+    /// (O, C/groups, kh, kw); `win.kernel` is filled in from the weight. One node, ConvolutionBackward0.
+    pub fn convolution(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, win: &Window, groups: usize) -> Result<Tensor> {
+        let spatial = input.ndim().saturating_sub(2);
+        let (x, w) = lift_to_2d(&input.detach(), &weight.detach(), spatial)?;
+        let (win, out_hw) = check_convolution(&x, &w, bias, win, groups, input, weight)?;
+        let (n, c, o) = (x.shape()[0], x.shape()[1], w.shape()[0]);
+        let ck = c / groups * win.kernel[0] * win.kernel[1];
+        let l = out_hw[0] * out_hw[1];
+        let cols = x.im2col(&win, out_hw)?.reshape(&[n, groups, ck, l])?;
+        let mut out = w.reshape(&[groups, o / groups, ck])?.matmul(&cols)?.reshape(&[n, o, out_hw[0], out_hw[1]])?;
+        if let Some(b) = bias {
+            out = out.add(&b.detach().reshape(&[o, 1, 1])?)?;
+        }
+        if spatial == 1 {
+            out = out.squeeze_dim(2)?;
+        }
+        let op = move || BackwardOp::Convolution { win, groups, spatial };
+        let saved = |_: &Tensor| vec![SavedTensor::input(input), SavedTensor::input(weight)];
+        match bias {
+            Some(b) => Ok(record(out, &[input, weight, b], op, saved)),
+            None => Ok(record(out, &[input, weight], op, saved)),
+        }
+    }
+}
+
+/// 1-D operands as 2-D ones over a height of 1.
+fn lift_to_2d(x: &Tensor, w: &Tensor, spatial: usize) -> Result<(Tensor, Tensor)> {
+    if spatial == 1 && w.ndim() == 3 {
+        Ok((x.unsqueeze(2)?, w.unsqueeze(2)?))
+    } else {
+        Ok((x.clone(), w.clone()))
+    }
+}
+
+/// PyTorch's checks of a convolution's operands (on the 2-D lifted forms); returns the window with
+/// the weight's kernel size and the output size.
+fn check_convolution(x: &Tensor, w: &Tensor, bias: Option<&Tensor>, win: &Window, groups: usize, input: &Tensor, weight: &Tensor) -> Result<(Window, [usize; 2])> {
+    if input.dtype() != weight.dtype() || bias.is_some_and(|b| b.dtype() != input.dtype()) {
+        let other = if input.dtype() != weight.dtype() { weight.dtype() } else { bias.unwrap().dtype() };
+        bail!(Runtime, "expected scalar type {} but found {}", input.dtype().scalar_type_name(), other.scalar_type_name());
+    }
+    if !input.dtype().is_float() {
+        bail!(NotImplemented, "\"slow_conv2d_cpu\" not implemented for '{}'", input.dtype().scalar_type_name());
+    }
+    if x.ndim() != 4 || w.ndim() != 4 {
+        bail!(Runtime, "Expected {}-dimensional input for {}-dimensional weight {:?}, but got {}-dimensional input of size {:?} instead", weight.ndim(), weight.ndim(), weight.shape(), input.ndim(), input.shape());
+    }
+    let win = Window { kernel: [w.shape()[2], w.shape()[3]], ..*win };
+    if win.kernel.contains(&0) {
+        bail!(Runtime, "weight should have at least three dimensions with non-zero sizes, got {:?}", weight.shape());
+    }
+    if groups == 0 {
+        bail!(Runtime, "non-positive groups is not supported");
+    }
+    if win.stride.contains(&0) {
+        bail!(Runtime, "non-positive stride is not supported");
+    }
+    if win.dilation.contains(&0) {
+        let given = if input.ndim() == 3 { &win.dilation[1..] } else { &win.dilation[..] };
+        bail!(Runtime, "dilation should be greater than zero, but got {given:?}");
+    }
+    let (c, o) = (x.shape()[1], w.shape()[0]);
+    if o % groups != 0 {
+        bail!(Runtime, "Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got weight of size [{:?}] instead", weight.shape());
+    }
+    if w.shape()[1] * groups != c {
+        bail!(Runtime, "Given groups={groups}, weight of size {:?}, expected input{:?} to have {} channels, but got {c} channels instead", weight.shape(), input.shape(), w.shape()[1] * groups);
+    }
+    if let Some(b) = bias {
+        if b.ndim() != 1 || b.shape()[0] != o {
+            bail!(Runtime, "Given weight of size {:?}, expected bias to be 1-dimensional with {o} elements, but got bias of size {:?} instead", weight.shape(), b.shape());
+        }
+    }
+    let (h, wd) = (x.shape()[2], x.shape()[3]);
+    match (win.out_len(0, h), win.out_len(1, wd)) {
+        (Some(oh), Some(ow)) => Ok((win, [oh, ow])),
+        _ => {
+            let one_d = input.ndim() == 3;
+            let padded = |d: usize, s: usize| s + 2 * win.padding[d];
+            let kernel = |d: usize| win.dilation[d] * (win.kernel[d] - 1) + 1;
+            if one_d {
+                bail!(Runtime, "Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel size can't be greater than actual input size", padded(1, wd), kernel(1));
+            }
+            bail!(Runtime, "Calculated padded input size per channel: ({} x {}). Kernel size: ({} x {}). Kernel size can't be greater than actual input size", padded(0, h), padded(1, wd), kernel(0), kernel(1));
+        }
+    }
+}
+
+/// The backward of `convolution`: gradients of input, weight and (if there is one) bias.
+pub(crate) fn convolution_grad(g: &Tensor, input: &Tensor, weight: &Tensor, win: &Window, groups: usize, spatial: usize, needs: [bool; 3]) -> Result<[Option<Tensor>; 3]> {
+    let (x, w) = lift_to_2d(input, weight, spatial)?;
+    let g = if spatial == 1 { g.unsqueeze(2)? } else { g.clone() };
+    let (n, c, h, wd) = (x.shape()[0], x.shape()[1], x.shape()[2], x.shape()[3]);
+    let (o, oh, ow) = (w.shape()[0], g.shape()[2], g.shape()[3]);
+    let ck = c / groups * win.kernel[0] * win.kernel[1];
+    let g2 = g.reshape(&[n, groups, o / groups, oh * ow])?;
+    let grad_input = if needs[0] {
+        let cols = w.reshape(&[groups, o / groups, ck])?.transpose(1, 2)?.matmul(&g2)?;
+        let gi = cols.reshape(&[n, c * win.kernel[0] * win.kernel[1], oh * ow])?.col2im(win, [h, wd], [oh, ow])?;
+        Some(gi.reshape(input.shape())?)
+    } else {
+        None
+    };
+    let grad_weight = if needs[1] {
+        let cols = x.im2col(win, [oh, ow])?.reshape(&[n, groups, ck, oh * ow])?;
+        let gw = g2.matmul(&cols.transpose(2, 3)?)?.sum(Some(&[0]), false)?;
+        Some(gw.reshape(weight.shape())?)
+    } else {
+        None
+    };
+    let grad_bias = if needs[2] { Some(g.sum(Some(&[0, 2, 3]), false)?) } else { None };
+    Ok([grad_input, grad_weight, grad_bias])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn col2im_is_the_adjoint_of_im2col() {
+        let win = Window { kernel: [2, 3], stride: [2, 1], padding: [1, 1], dilation: [1, 2] };
+        let hw = [5, 6];
+        let out = [win.out_len(0, hw[0]).unwrap(), win.out_len(1, hw[1]).unwrap()];
+        let x: Vec<f64> = (0..2 * 30).map(|i| ((i * 7) % 11) as f64 - 5.0).collect();
+        let cols = im2col_kernel(&x, 2, hw, &win, out);
+        let y: Vec<f64> = (0..cols.len()).map(|i| ((i * 5) % 13) as f64 - 6.0).collect();
+        let back = col2im_kernel(&y, 2, hw, &win, out);
+        let lhs: f64 = cols.iter().zip(&y).map(|(a, b)| a * b).sum();
+        let rhs: f64 = x.iter().zip(&back).map(|(a, b)| a * b).sum();
+        assert_eq!(lhs, rhs);
+    }
+}

@@ -1,0 +1,45 @@
+//! `embedding`: rows of a weight matrix picked by integer indices (EmbeddingBackward0). Repeated
+//! indices add their gradients; the `padding_idx` row gets none.
+use crate::autograd::{record, BackwardOp};
+use crate::bail;
+use crate::error::Result;
+use crate::tensor::Tensor;
+use crate::with_dtype;
+use std::sync::Arc;
+
+impl Tensor {
+    /// `weight[indices]` for a 2-D `weight` and int64 `indices` of any shape.
+    pub fn embedding(weight: &Tensor, indices: &Tensor, padding_idx: Option<usize>) -> Result<Tensor> {
+        if weight.ndim() != 2 {
+            bail!(Runtime, "'weight' must be 2-D");
+        }
+        if indices.dtype() != crate::DType::I64 {
+            bail!(Runtime, "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got ferrograd.{} instead (while checking arguments for embedding)", indices.dtype().legacy_name());
+        }
+        let (rows, dim) = (weight.shape()[0], weight.shape()[1]);
+        let idx = indices.to_vec::<i64>();
+        if idx.iter().any(|&i| i < 0 || i as usize >= rows) {
+            bail!(Index, "index out of range in self");
+        }
+        let mut shape = indices.shape().to_vec();
+        shape.push(dim);
+        let w = weight.detach();
+        let out = with_dtype!(w.dtype(), T => {
+            let src = w.to_vec::<T>();
+            let v: Vec<T> = idx.iter().flat_map(|&i| src[i as usize * dim..(i as usize + 1) * dim].iter().copied()).collect();
+            Tensor::from_vec(v, &shape)?
+        });
+        let op = || {
+            // where each output element's gradient goes: its weight element, or nowhere for padding
+            let pos: Vec<i64> = idx
+                .iter()
+                .flat_map(|&i| {
+                    let pad = padding_idx == Some(i as usize);
+                    (0..dim as i64).map(move |j| if pad { -1 } else { i * dim as i64 + j })
+                })
+                .collect();
+            BackwardOp::Embedding { shape: vec![rows, dim], pos: Arc::new(pos) }
+        };
+        Ok(record(out, &[weight], op, |_| vec![]))
+    }
+}

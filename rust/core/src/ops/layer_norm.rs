@@ -1,0 +1,87 @@
+//! `layer_norm` as one node (NativeLayerNormBackward0): normalise over the trailing dims, then an
+//! optional elementwise affine map. The backward recomputes the statistics with tensor ops, so it
+//! differentiates again.
+use crate::autograd::{record, BackwardOp, SavedTensor};
+use crate::bail;
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+/// Mean and 1/sqrt(var + eps) over `dims` (kept as size-1 dims).
+fn statistics(x: &Tensor, dims: &[isize], eps: f64) -> Result<(Tensor, Tensor)> {
+    let mean = x.mean(Some(dims), true)?;
+    let var = x.var_std(Some(dims), 0.0, true, false)?;
+    Ok((mean, var.add(&Tensor::scalar(eps))?.rsqrt()?))
+}
+
+impl Tensor {
+    pub fn layer_norm(&self, normalized_shape: &[usize], weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<Tensor> {
+        let (nd, k) = (self.ndim(), normalized_shape.len());
+        if k == 0 {
+            bail!(Runtime, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = []");
+        }
+        for (what, t) in [("weight", weight), ("bias", bias)] {
+            if let Some(t) = t {
+                if t.shape() != normalized_shape {
+                    bail!(Runtime, "Expected {what} to be of same shape as normalized_shape, but got {what} of shape {:?} and normalized_shape = {:?}", t.shape(), normalized_shape);
+                }
+            }
+        }
+        if nd < k || self.shape()[nd - k..] != *normalized_shape {
+            let mut expected = String::from("[*");
+            for s in normalized_shape {
+                expected += &format!(", {s}");
+            }
+            bail!(Runtime, "Given normalized_shape={:?}, expected input with shape {expected}], but got input of size{:?}", normalized_shape, self.shape());
+        }
+        if !self.dtype().is_float() {
+            bail!(NotImplemented, "\"LayerNormKernelImpl\" not implemented for '{}'", self.dtype().scalar_type_name());
+        }
+        let dims: Vec<isize> = (nd - k..nd).map(|d| d as isize).collect();
+        let x = self.detach();
+        let (mean, rstd) = statistics(&x, &dims, eps)?;
+        let mut out = x.sub(&mean)?.mul(&rstd)?;
+        if let Some(w) = weight {
+            out = out.mul(&w.detach())?;
+        }
+        if let Some(b) = bias {
+            out = out.add(&b.detach())?;
+        }
+        let mut inputs = vec![self];
+        inputs.extend(weight);
+        inputs.extend(bias);
+        let (has_weight, has_bias) = (weight.is_some(), bias.is_some());
+        let op = move || BackwardOp::LayerNorm { dims, eps, has_weight, has_bias };
+        let saved = |_: &Tensor| {
+            let mut s = vec![SavedTensor::input(self)];
+            s.extend(weight.map(SavedTensor::input));
+            s
+        };
+        Ok(record(out, &inputs, op, saved))
+    }
+}
+
+/// Gradients of input, weight (if any) and bias (if any), in that order.
+pub(crate) fn layer_norm_grad(g: &Tensor, x: &Tensor, weight: Option<&Tensor>, dims: &[isize], eps: f64, has_bias: bool, needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
+    let (mean, rstd) = statistics(x, dims, eps)?;
+    let xhat = x.sub(&mean)?.mul(&rstd)?;
+    let batch: Vec<isize> = (0..x.ndim() as isize - dims.len() as isize).collect();
+    // reduce over the leading (batch) dims; with none, the gradient already has the weight's shape
+    let over_batch = |t: Tensor| if batch.is_empty() { Ok(t) } else { t.sum(Some(&batch), false) };
+    let mut grads = Vec::new();
+    grads.push(if needs[0] {
+        // dx = rstd · (dx̂ - mean(dx̂) - x̂ · mean(dx̂ · x̂)), with dx̂ = g · weight
+        let gxhat = match weight { Some(w) => g.mul(w)?, None => g.clone() };
+        let centred = gxhat.sub(&gxhat.mean(Some(dims), true)?)?;
+        let proj = xhat.mul(&gxhat.mul(&xhat)?.mean(Some(dims), true)?)?;
+        Some(rstd.mul(&centred.sub(&proj)?)?)
+    } else {
+        None
+    });
+    if weight.is_some() {
+        grads.push(if needs.get(1).copied().unwrap_or(false) { Some(over_batch(g.mul(&xhat)?)?) } else { None });
+    }
+    if has_bias {
+        grads.push(if needs.get(grads.len()).copied().unwrap_or(false) { Some(over_batch(g.clone())?) } else { None });
+    }
+    Ok(grads)
+}

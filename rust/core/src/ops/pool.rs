@@ -1,0 +1,180 @@
+//! 2-D pooling over the last two dims of a (C, H, W) or (N, C, H, W) tensor.
+//!
+//! - max_pool2d: a kernel finds each window's argmax; the output is the input read at those
+//!   positions (`take_flat`), so its gradient goes back to the argmax elements.
+//! - avg_pool2d and adaptive_avg_pool2d are separable: each output is an average over a rectangle,
+//!   so `out = A_h · x · A_wᵀ` with per-dim averaging matrices; the gradient is `A_hᵀ · g · A_w`
+//!   (tensor ops, so it differentiates again).
+use crate::autograd::{record, BackwardOp, SavedTensor};
+use crate::bail;
+use crate::element::Element;
+use crate::error::Result;
+use crate::ops::conv::Window;
+use crate::tensor::Tensor;
+use crate::with_dtype;
+use std::sync::Arc;
+
+/// PyTorch's pooling output size: floor (or ceil) division, with the last window made to start
+/// inside the input or its left padding.
+pub fn pool_out_len(size: usize, kernel: usize, stride: usize, pad: usize, dilation: usize, ceil_mode: bool) -> isize {
+    let span = (dilation * (kernel - 1) + 1) as isize;
+    let num = size as isize + 2 * pad as isize - span + if ceil_mode { stride as isize - 1 } else { 0 };
+    let mut out = num.div_euclid(stride as isize) + 1;
+    if ceil_mode && (out - 1) * stride as isize >= size as isize + pad as isize {
+        out -= 1;
+    }
+    out
+}
+
+fn check_pool_input(x: &Tensor, name: &str) -> Result<(usize, [usize; 2])> {
+    let nd = x.ndim();
+    let ok = nd == 4 && x.shape()[1..].iter().all(|&s| s > 0) || nd == 3 && x.shape().iter().all(|&s| s > 0);
+    if !ok {
+        if name == "max_pool2d" && (nd == 3 || nd == 4) {
+            bail!(Runtime, "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{:?}", x.shape());
+        }
+        bail!(Runtime, "non-empty 3D or 4D (batch mode) tensor expected for input");
+    }
+    let planes = x.shape()[..nd - 2].iter().product();
+    Ok((planes, [x.shape()[nd - 2], x.shape()[nd - 1]]))
+}
+
+/// Checks a pooling window as PyTorch does and returns the output size.
+fn pooled_size(x: &Tensor, hw: [usize; 2], win: &Window, ceil_mode: bool) -> Result<[usize; 2]> {
+    if win.stride.contains(&0) || win.kernel.contains(&0) {
+        bail!(Runtime, "stride should not be zero");
+    }
+    if win.dilation.contains(&0) {
+        bail!(Runtime, "dilation should be greater than zero, but got dilationH: {} dilationW: {}", win.dilation[0], win.dilation[1]);
+    }
+    for d in 0..2 {
+        if win.padding[d] * 2 > win.dilation[d] * (win.kernel[d] - 1) + 1 {
+            bail!(Runtime, "pad should be at most half of effective kernel size, but got pad={}, kernel_size={} and dilation={}", win.padding[d], win.kernel[d], win.dilation[d]);
+        }
+    }
+    let out = [0, 1].map(|d| pool_out_len(hw[d], win.kernel[d], win.stride[d], win.padding[d], win.dilation[d], ceil_mode));
+    if out[0] < 1 || out[1] < 1 {
+        let c = if x.ndim() == 4 { x.shape()[1] } else { x.shape()[0] };
+        bail!(Runtime, "Given input size: ({c}x{}x{}). Calculated output size: ({c}x{}x{}). Output size is too small", hw[0], hw[1], out[0].max(0), out[1].max(0));
+    }
+    Ok([out[0] as usize, out[1] as usize])
+}
+
+/// Row-major index (h·W + w) of each window's maximum within its plane; NaN counts as the maximum.
+fn argmax_kernel<T: Element>(x: &[T], planes: usize, hw: [usize; 2], win: &Window, out: [usize; 2]) -> Vec<i64> {
+    let plane = hw[0] * hw[1];
+    let mut idx = Vec::with_capacity(planes * out[0] * out[1]);
+    let inside = |d: usize, o: usize, k: usize| {
+        let p = (o * win.stride[d] + k * win.dilation[d]) as isize - win.padding[d] as isize;
+        (p >= 0 && (p as usize) < hw[d]).then_some(p as usize)
+    };
+    for p in 0..planes {
+        let src = &x[p * plane..(p + 1) * plane];
+        for oi in 0..out[0] {
+            for oj in 0..out[1] {
+                let mut best: Option<(usize, f64)> = None;
+                for ki in 0..win.kernel[0] {
+                    let Some(h) = inside(0, oi, ki) else { continue };
+                    for kj in 0..win.kernel[1] {
+                        let Some(w) = inside(1, oj, kj) else { continue };
+                        let v = src[h * hw[1] + w].to_f64();
+                        if best.is_none_or(|(_, m)| v > m || v.is_nan() && !m.is_nan()) {
+                            best = Some((h * hw[1] + w, v));
+                        }
+                    }
+                }
+                idx.push(best.map_or(0, |(i, _)| i as i64));
+            }
+        }
+    }
+    idx
+}
+
+/// `A[i, j] = 1 / divisor(i)` for j in the rectangle's range along one dim: an (out, size) matrix.
+fn averaging_matrix(size: usize, out: usize, range: impl Fn(usize) -> (usize, usize, f64)) -> Result<Tensor> {
+    let mut a = vec![0.0f64; out * size];
+    for i in 0..out {
+        let (start, end, divisor) = range(i);
+        for j in start..end {
+            a[i * size + j] = 1.0 / divisor;
+        }
+    }
+    Tensor::from_vec(a, &[out, size])
+}
+
+impl Tensor {
+    /// `max_pool2d`: (output, int64 indices into each H·W plane), grad_fn MaxPool2DWithIndicesBackward0.
+    pub fn max_pool2d(&self, win: &Window, ceil_mode: bool) -> Result<(Tensor, Tensor)> {
+        let (planes, hw) = check_pool_input(self, "max_pool2d")?;
+        if self.dtype() == crate::DType::Bool {
+            bail!(NotImplemented, "\"max_pool2d\" not implemented for 'Bool'");
+        }
+        let out = pooled_size(self, hw, win, ceil_mode)?;
+        let idx = with_dtype!(self.dtype(), T => argmax_kernel(&self.to_vec::<T>(), planes, hw, win, out));
+        let per_plane = out[0] * out[1];
+        let pos: Vec<i64> = idx.iter().enumerate().map(|(i, &j)| (i / per_plane * hw[0] * hw[1]) as i64 + j).collect();
+        let mut shape = self.shape().to_vec();
+        let nd = shape.len();
+        shape[nd - 2..].copy_from_slice(&out);
+        let values = self.take_flat(Arc::new(pos), &shape, "MaxPool2DWithIndicesBackward0")?;
+        Ok((values, Tensor::from_vec(idx, &shape)?))
+    }
+
+    /// `avg_pool2d` (AvgPool2DBackward0).
+    pub fn avg_pool2d(&self, win: &Window, ceil_mode: bool, count_include_pad: bool) -> Result<Tensor> {
+        let (_, hw) = check_pool_input(self, "avg_pool2d")?;
+        self.check_float("avg_pool2d")?;
+        let out = pooled_size(self, hw, win, ceil_mode)?;
+        let [a_h, a_w] = [0, 1].map(|d| {
+            let (k, s, p, n) = (win.kernel[d], win.stride[d], win.padding[d] as isize, hw[d] as isize);
+            averaging_matrix(hw[d], out[d], |i| {
+                let start = (i * s) as isize - p;
+                let end = (start + k as isize).min(n + p);
+                let with_pad = (end - start) as f64;
+                let (start, end) = (start.max(0), end.min(n));
+                let divisor = if count_include_pad { with_pad } else { (end - start) as f64 };
+                (start as usize, end.max(start) as usize, divisor)
+            })
+        });
+        self.separable_pool(a_h?, a_w?, false)
+    }
+
+    /// `adaptive_avg_pool2d` to `out` = (out_h, out_w) (AdaptiveAvgPool2DBackward0).
+    pub fn adaptive_avg_pool2d(&self, out: [usize; 2]) -> Result<Tensor> {
+        let nd = self.ndim();
+        if !(nd == 3 || nd == 4) || self.shape()[nd.saturating_sub(2)..].contains(&0) {
+            bail!(Runtime, "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {:?}", self.shape());
+        }
+        if !self.dtype().is_float() {
+            bail!(NotImplemented, "\"adaptive_avg_pool2d\" not implemented for '{}'", self.dtype().scalar_type_name());
+        }
+        let hw = [self.shape()[nd - 2], self.shape()[nd - 1]];
+        let [a_h, a_w] = [0, 1].map(|d| {
+            let (n, o) = (hw[d], out[d]);
+            averaging_matrix(n, o, |i| {
+                let (start, end) = (i * n / o, ((i + 1) * n).div_ceil(o));
+                (start, end, (end - start) as f64)
+            })
+        });
+        self.separable_pool(a_h?, a_w?, true)
+    }
+
+    fn check_float(&self, name: &str) -> Result<()> {
+        if !self.dtype().is_float() {
+            bail!(NotImplemented, "\"{name}\" not implemented for '{}'", self.dtype().scalar_type_name());
+        }
+        Ok(())
+    }
+
+    /// `A_h · self · A_wᵀ` over the last two dims, recorded as one pooling node.
+    fn separable_pool(&self, a_h: Tensor, a_w: Tensor, adaptive: bool) -> Result<Tensor> {
+        let (a_h, a_w) = (a_h.to_dtype(self.dtype())?, a_w.to_dtype(self.dtype())?);
+        let out = a_h.matmul(&self.detach())?.matmul(&a_w.t()?)?.contiguous()?;
+        Ok(record(out, &[self], move || BackwardOp::SeparablePool { adaptive }, |_| vec![SavedTensor::input(&a_h), SavedTensor::input(&a_w)]))
+    }
+}
+
+/// The backward of the average poolings: `A_hᵀ · g · A_w`.
+pub(crate) fn separable_pool_grad(g: &Tensor, a_h: &Tensor, a_w: &Tensor) -> Result<Tensor> {
+    a_h.t()?.matmul(g)?.matmul(a_w)
+}

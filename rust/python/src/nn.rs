@@ -1,0 +1,144 @@
+//! Kernels behind `ferrograd.nn.functional` (argument handling and defaults live in Python).
+use crate::args::tensor_arg;
+use crate::convert::as_scalar;
+use crate::errors::{call, call_heavy};
+use crate::py_tensor::{wrap, PyTensor};
+use ferrograd_core::conv::Window;
+use ferrograd_core::loss::{LossKind, LossWeights};
+use ferrograd_core::pad::PadMode;
+use ferrograd_core::{Scalar, Tensor};
+use pyo3::exceptions::{PyNotImplementedError, PyTypeError};
+use pyo3::prelude::*;
+
+type Out = PyResult<Py<PyTensor>>;
+
+fn optional(obj: Option<&Bound<'_, PyAny>>, func: &str, arg: &str) -> PyResult<Option<Tensor>> {
+    obj.filter(|o| !o.is_none()).map(|o| tensor_arg(o, func, arg)).transpose()
+}
+
+/// smooth_l1_loss (`kind` "smooth_l1", with `beta`), binary_cross_entropy ("bce") and
+/// binary_cross_entropy_with_logits ("bce_with_logits").
+#[pyfunction]
+#[pyo3(signature = (input, target, kind, reduction, beta=1.0, weight=None, pos_weight=None))]
+pub fn _pointwise_loss(py: Python<'_>, input: &Bound<'_, PyAny>, target: &Bound<'_, PyAny>, kind: &str, reduction: &str, beta: f64, weight: Option<&Bound<'_, PyAny>>, pos_weight: Option<&Bound<'_, PyAny>>) -> Out {
+    let (kind, func) = match kind {
+        "smooth_l1" => (LossKind::SmoothL1 { beta }, "smooth_l1_loss"),
+        "bce" => (LossKind::BinaryCrossEntropy, "binary_cross_entropy"),
+        "bce_with_logits" => (LossKind::BinaryCrossEntropyWithLogits, "binary_cross_entropy_with_logits"),
+        other => return Err(PyNotImplementedError::new_err(format!("unknown loss {other}"))),
+    };
+    let x = tensor_arg(input, func, "input")?;
+    let t = tensor_arg(target, func, "target")?;
+    let w = optional(weight, func, "weight")?;
+    let pw = optional(pos_weight, func, "pos_weight")?;
+    let r = crate::reduction_arg(reduction)?;
+    let weights = LossWeights { weight: w.as_ref(), pos_weight: pw.as_ref() };
+    wrap(py, call_heavy(py, x.numel(), || x.pointwise_loss(&t, kind, weights, r))?)
+}
+
+#[pyfunction]
+pub fn _layer_norm(py: Python<'_>, input: &Bound<'_, PyAny>, normalized_shape: Vec<usize>, weight: Option<&Bound<'_, PyAny>>, bias: Option<&Bound<'_, PyAny>>, eps: f64) -> Out {
+    let x = tensor_arg(input, "layer_norm", "input")?;
+    let w = optional(weight, "layer_norm", "weight")?;
+    let b = optional(bias, "layer_norm", "bias")?;
+    wrap(py, call_heavy(py, x.numel(), || x.layer_norm(&normalized_shape, w.as_ref(), b.as_ref(), eps))?)
+}
+
+#[pyfunction]
+pub fn _embedding(py: Python<'_>, indices: &Bound<'_, PyAny>, weight: &Bound<'_, PyAny>, padding_idx: Option<usize>) -> Out {
+    let i = tensor_arg(indices, "embedding", "input")?;
+    let w = tensor_arg(weight, "embedding", "weight")?;
+    wrap(py, call(|| Tensor::embedding(&w, &i, padding_idx))?)
+}
+
+#[pyfunction]
+pub fn _pad(py: Python<'_>, input: &Bound<'_, PyAny>, pad: Vec<isize>, mode: &str, value: &Bound<'_, PyAny>) -> Out {
+    let x = tensor_arg(input, "pad", "input")?;
+    let mode = match mode {
+        "constant" => PadMode::Constant,
+        "reflect" => PadMode::Reflect,
+        "replicate" => PadMode::Replicate,
+        other => return Err(PyNotImplementedError::new_err(format!("Unrecognised padding mode {other}"))),
+    };
+    let value = if value.is_none() { Scalar::Int(0) } else {
+        as_scalar(value).ok_or_else(|| PyTypeError::new_err("pad(): argument 'value' must be float"))?
+    };
+    wrap(py, call(|| x.pad(&pad, mode, value))?)
+}
+
+fn window(kernel: [usize; 2], stride: [usize; 2], padding: [usize; 2], dilation: [usize; 2]) -> Window {
+    Window { kernel, stride, padding, dilation }
+}
+
+/// `conv1d`/`conv2d` on batched input; `stride`, `padding`, `dilation` are (h, w) (h ignored in 1-D).
+#[pyfunction]
+pub fn _convolution(py: Python<'_>, input: &Bound<'_, PyAny>, weight: &Bound<'_, PyAny>, bias: Option<&Bound<'_, PyAny>>, stride: [usize; 2], padding: [usize; 2], dilation: [usize; 2], groups: usize) -> Out {
+    let x = tensor_arg(input, "convolution", "input")?;
+    let w = tensor_arg(weight, "convolution", "weight")?;
+    let b = optional(bias, "convolution", "bias")?;
+    let win = window([1, 1], stride, padding, dilation);
+    let work = x.numel().saturating_mul(w.numel().max(1));
+    wrap(py, call_heavy(py, work, || Tensor::convolution(&x, &w, b.as_ref(), &win, groups))?)
+}
+
+#[pyfunction]
+pub fn _max_pool2d(py: Python<'_>, input: &Bound<'_, PyAny>, kernel: [usize; 2], stride: [usize; 2], padding: [usize; 2], dilation: [usize; 2], ceil_mode: bool) -> PyResult<(Py<PyTensor>, Py<PyTensor>)> {
+    let x = tensor_arg(input, "max_pool2d", "input")?;
+    let win = window(kernel, stride, padding, dilation);
+    let (values, indices) = call_heavy(py, x.numel(), || x.max_pool2d(&win, ceil_mode))?;
+    Ok((wrap(py, values)?, wrap(py, indices)?))
+}
+
+#[pyfunction]
+pub fn _avg_pool2d(py: Python<'_>, input: &Bound<'_, PyAny>, kernel: [usize; 2], stride: [usize; 2], padding: [usize; 2], ceil_mode: bool, count_include_pad: bool) -> Out {
+    let x = tensor_arg(input, "avg_pool2d", "input")?;
+    let win = window(kernel, stride, padding, [1, 1]);
+    wrap(py, call_heavy(py, x.numel(), || x.avg_pool2d(&win, ceil_mode, count_include_pad))?)
+}
+
+#[pyfunction]
+pub fn _adaptive_avg_pool2d(py: Python<'_>, input: &Bound<'_, PyAny>, output_size: [usize; 2]) -> Out {
+    let x = tensor_arg(input, "adaptive_avg_pool2d", "input")?;
+    wrap(py, call_heavy(py, x.numel(), || x.adaptive_avg_pool2d(output_size))?)
+}
+
+/// `unfold` on a 4-D input to `out` = (out_h, out_w) blocks (Im2ColBackward0); checks live in Python.
+#[pyfunction]
+pub fn _im2col(py: Python<'_>, input: &Bound<'_, PyAny>, kernel: [usize; 2], stride: [usize; 2], padding: [usize; 2], dilation: [usize; 2], out: [usize; 2]) -> Out {
+    let x = tensor_arg(input, "unfold", "input")?;
+    let win = window(kernel, stride, padding, dilation);
+    check_blocks(&win, [x.shape().get(2).copied().unwrap_or(0), x.shape().get(3).copied().unwrap_or(0)], out)?;
+    wrap(py, call_heavy(py, x.numel(), || x.im2col(&win, out))?)
+}
+
+/// `fold` of (N, C·kh·kw, L) columns into (N, C, H, W) (Col2ImBackward0); checks live in Python.
+#[pyfunction]
+pub fn _col2im(py: Python<'_>, input: &Bound<'_, PyAny>, output_size: [usize; 2], kernel: [usize; 2], stride: [usize; 2], padding: [usize; 2], dilation: [usize; 2], out: [usize; 2]) -> Out {
+    let x = tensor_arg(input, "fold", "input")?;
+    let win = window(kernel, stride, padding, dilation);
+    check_blocks(&win, output_size, out)?;
+    wrap(py, call_heavy(py, x.numel(), || x.col2im(&win, output_size, out))?)
+}
+
+/// The kernels index by these sizes: they must be the window's own block counts.
+fn check_blocks(win: &Window, hw: [usize; 2], out: [usize; 2]) -> PyResult<()> {
+    let valid = win.kernel.iter().chain(&win.stride).chain(&win.dilation).all(|&v| v > 0);
+    if !valid || win.out_len(0, hw[0]) != Some(out[0]) || win.out_len(1, hw[1]) != Some(out[1]) {
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!("sliding blocks {out:?} do not match the window {win:?} over {hw:?}")));
+    }
+    Ok(())
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_pointwise_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(_layer_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(_embedding, m)?)?;
+    m.add_function(wrap_pyfunction!(_pad, m)?)?;
+    m.add_function(wrap_pyfunction!(_convolution, m)?)?;
+    m.add_function(wrap_pyfunction!(_max_pool2d, m)?)?;
+    m.add_function(wrap_pyfunction!(_avg_pool2d, m)?)?;
+    m.add_function(wrap_pyfunction!(_adaptive_avg_pool2d, m)?)?;
+    m.add_function(wrap_pyfunction!(_im2col, m)?)?;
+    m.add_function(wrap_pyfunction!(_col2im, m)?)?;
+    Ok(())
+}

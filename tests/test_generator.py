@@ -1,0 +1,87 @@
+"""`fg.Generator` and `generator=`: independent, reproducible streams; the default generator."""
+
+import numpy as np
+import pytest
+
+import ferrograd as fg
+from helpers import to_numpy
+
+SAMPLERS = {
+    "rand": lambda g: fg.rand(4, 3, generator=g),
+    "randn": lambda g: fg.randn(5, generator=g, dtype=fg.float64),
+    "randint": lambda g: fg.randint(0, 100, (6,), generator=g),
+    "randperm": lambda g: fg.randperm(10, generator=g),
+    "normal": lambda g: fg.normal(2.0, 3.0, (4,), generator=g),
+    "normal_tensor": lambda g: fg.normal(fg.zeros(3), fg.ones(3), generator=g),
+    "bernoulli": lambda g: fg.bernoulli(fg.full((20,), 0.5), generator=g),
+    "multinomial": lambda g: fg.multinomial(fg.tensor([0.2, 0.3, 0.5]), 8, replacement=True, generator=g),
+    "uniform_": lambda g: fg.zeros(5).uniform_(-1, 1, generator=g),
+    "normal_": lambda g: fg.zeros(5).normal_(1.0, 2.0, generator=g),
+}
+
+
+@pytest.mark.parametrize("name", SAMPLERS)
+def test_same_seed_same_stream_and_independent_of_default(name):
+    draw = SAMPLERS[name]
+    g1, g2 = fg.Generator().manual_seed(42), fg.Generator()
+    assert g2.manual_seed(42) is g2
+    fg.manual_seed(0)
+    a = to_numpy(draw(g1))
+    fg.rand(100)  # draws from the default generator do not disturb g2
+    b = to_numpy(draw(g2))
+    np.testing.assert_array_equal(a, b)
+    # and the next draws still agree (the streams advance the same way)
+    np.testing.assert_array_equal(to_numpy(draw(g1)), to_numpy(draw(g2)))
+
+
+def test_generator_draws_do_not_advance_the_default():
+    fg.manual_seed(7)
+    a = to_numpy(fg.rand(5))
+    fg.manual_seed(7)
+    fg.rand(50, generator=fg.Generator().manual_seed(1))
+    np.testing.assert_array_equal(to_numpy(fg.rand(5)), a)
+
+
+def test_different_seeds_differ():
+    a = fg.rand(8, generator=fg.Generator().manual_seed(1))
+    b = fg.rand(8, generator=fg.Generator().manual_seed(2))
+    assert not np.array_equal(to_numpy(a), to_numpy(b))
+
+
+def test_manual_seed_returns_the_default_generator():
+    g = fg.manual_seed(5)
+    assert isinstance(g, fg.Generator)
+    assert g.initial_seed() == 5 and fg.initial_seed() == 5
+    a = to_numpy(fg.rand(3))
+    g.manual_seed(5)
+    np.testing.assert_array_equal(to_numpy(fg.rand(3, generator=fg.default_generator)), a)
+
+
+def test_initial_seed_seed_and_state():
+    g = fg.Generator()
+    assert g.initial_seed() == 67280421310721  # PyTorch's default seed
+    s = g.seed()
+    assert isinstance(s, int) and g.initial_seed() == s
+    g.manual_seed(-1)
+    assert g.initial_seed() == 2**64 - 1
+    state = g.get_state()
+    a = to_numpy(fg.randn(4, generator=g))
+    assert g.set_state(state) is g
+    np.testing.assert_array_equal(to_numpy(fg.randn(4, generator=g)), a)
+    assert str(g.device) == "cpu"
+
+
+def test_generator_errors():
+    with pytest.raises(TypeError, match="generator"):  # ours: "argument 'generator' must be ferrograd.Generator, not int"
+        fg.rand(2, generator=3)
+    with pytest.raises(RuntimeError, match="manual_seed expected a long, but got float"):
+        fg.Generator().manual_seed(1.5)
+    with pytest.raises(RuntimeError, match="manual_seed expected a long, but got bool"):
+        fg.Generator().manual_seed(True)
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        fg.manual_seed(2**64)
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        fg.Generator().manual_seed(-(2**63) - 1)
+    assert fg.manual_seed(3.7).initial_seed() == 3  # int(seed), as PyTorch
+    with pytest.raises(RuntimeError):
+        fg.Generator().set_state(fg.zeros(5))
