@@ -80,20 +80,24 @@ def _check_outputs(outputs, fn_name):
     return is_tuple, outs
 
 
+def _v_or_ones(v, against, is_tuple, fn_name, what):
+    """`v` checked against `against` (shapes, count), or ones when `against` is a single one-element tensor."""
+    if v is not None:
+        _, v = _as_tuple(v, "v", fn_name)
+        _validate_v(v, against, is_tuple)
+        return v
+    if len(against) != 1 or against[0].numel() != 1:
+        raise RuntimeError(f"The vector v can only be None if {what} a single Tensor with a single element.")
+    return (_core.ones(*against[0].shape, dtype=against[0].dtype),)
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns `(func(inputs), vᵀ·J)`; `v` may be omitted when the output has a single element."""
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
         inputs = _prepare_inputs(inputs, create_graph)
         is_outputs_tuple, outputs = _check_outputs(func(*inputs), "vjp")
-        if v is not None:
-            _, v = _as_tuple(v, "v", "vjp")
-            _validate_v(v, outputs, is_outputs_tuple)
-        else:
-            if len(outputs) != 1 or outputs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the user-provided function returns a single "
-                                   "Tensor with a single element.")
-            v = (_core.ones(*outputs[0].shape, dtype=outputs[0].dtype),)
+        v = _v_or_ones(v, outputs, is_outputs_tuple, "vjp", "the user-provided function returns")
         grads = _grad(outputs, inputs, v, create_graph, strict)
     return (_tuple_postprocess(_finish(outputs, create_graph), is_outputs_tuple),
             _tuple_postprocess(_finish(grads, create_graph), is_inputs_tuple))
@@ -104,14 +108,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _prepare_inputs(inputs, create_graph)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "jvp")
-            _validate_v(v, inputs, is_inputs_tuple)
-        else:
-            if len(inputs) != 1 or inputs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
-                                   "single Tensor with a single element.")
-            v = (_core.ones(*inputs[0].shape, dtype=inputs[0].dtype),)
+        v = _v_or_ones(v, inputs, is_inputs_tuple, "jvp", "the input to the user-provided function is")
         is_outputs_tuple, outputs = _check_outputs(func(*inputs), "jvp")
         # u ↦ uᵀJ is linear in u; its vjp with v is J·v
         dummy = tuple(_core.zeros(*o.shape, dtype=o.dtype, requires_grad=True) for o in outputs)
@@ -214,14 +211,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
         inputs = _prepare_inputs(inputs, create_graph)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "vhp")
-            _validate_v(v, inputs, is_inputs_tuple)
-        else:
-            if len(inputs) != 1 or inputs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
-                                   "single Tensor with a single element.")
-            v = (_core.ones(*inputs[0].shape, dtype=inputs[0].dtype),)
+        v = _v_or_ones(v, inputs, is_inputs_tuple, "vhp", "the input to the user-provided function is")
         is_outputs_tuple, outputs = _check_outputs(func(*inputs), "vhp")
         if is_outputs_tuple or not isinstance(outputs[0], Tensor):
             raise RuntimeError("The function given to vhp should return a single Tensor")
