@@ -1779,15 +1779,16 @@ SHAPE_OPS = [
 ]
 
 
-def _shape_cases():
+def _table_cases(table):
+    """(shape, layout, f, ref) params for each (name, shape, f, ref) row, over every layout of its shape."""
     out = []
-    for name, shape, f, ref in SHAPE_OPS:
+    for name, shape, f, ref in table:
         for lay in layouts_for(shape):
             out.append(pytest.param(shape, lay, f, ref, id=f"{name}-{lay.name}"))
     return out
 
 
-SHAPE_CASES = _shape_cases()
+SHAPE_CASES = _table_cases(SHAPE_OPS)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -2113,15 +2114,7 @@ def _np_index_add(a, idx, src, alpha):
     return out
 
 
-def _index_op_cases():
-    out = []
-    for name, shape, f, ref in INDEX_OPS:
-        for lay in layouts_for(shape):
-            out.append(pytest.param(shape, lay, f, ref, id=f"{name}-{lay.name}"))
-    return out
-
-
-INDEX_OP_CASES = _index_op_cases()
+INDEX_OP_CASES = _table_cases(INDEX_OPS)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
