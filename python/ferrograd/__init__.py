@@ -9,7 +9,9 @@ from . import _core
 from ._core import (
     Tensor,
     arange,
+    as_tensor,
     cat,
+    from_dlpack,
     from_numpy,
     full,
     is_grad_enabled,
@@ -24,7 +26,7 @@ from ._core import (
     zeros,
 )
 from ._core import dtype
-from ._core import float32, float64, int64
+from ._core import bfloat16, float16, float32, float64, int8, int16, int32, int64, uint8
 from ._core import bool as bool  # noqa: A001 - PyTorch's name for the dtype
 from ._size import Size
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
@@ -34,7 +36,10 @@ from . import return_types
 
 float = float32  # noqa: A001
 double = float64
+half = float16
 long = int64
+int = int32  # noqa: A001
+short = int16
 
 __version__ = "0.1.0"
 
@@ -56,7 +61,7 @@ def is_tensor(obj) -> "builtins.bool":
     return isinstance(obj, Tensor)
 
 
-def numel(t: Tensor) -> int:
+def numel(t: Tensor) -> "builtins.int":
     return t.numel()
 
 
@@ -142,7 +147,7 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
 
 
 def _steps(steps):
-    if isinstance(steps, builtins.bool) or not isinstance(steps, int):
+    if isinstance(steps, builtins.bool) or not isinstance(steps, builtins.int):
         raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -198,9 +203,9 @@ def randint(*args, size=None, dtype=None, device=None, requires_grad=False, gene
         low, high = args
     else:
         raise TypeError("randint() received an invalid combination of arguments")
-    if isinstance(size, int):
+    if isinstance(size, builtins.int):
         raise TypeError("randint(): argument 'size' must be tuple of ints, not int")
-    t = _core._randint(int(low), int(high), tuple(size))
+    t = _core._randint(builtins.int(low), builtins.int(high), tuple(size))
     if dtype is not None:
         t = t.to(dtype)
     return _finish(t, requires_grad)

@@ -36,7 +36,13 @@ __all__ = [
     "_attach_custom",
     "float32",
     "float64",
+    "float16",
+    "bfloat16",
     "int64",
+    "int32",
+    "int16",
+    "int8",
+    "uint8",
     "bool",
     "tensor",
     "ones",
@@ -47,6 +53,8 @@ __all__ = [
     "randn",
     "manual_seed",
     "from_numpy",
+    "as_tensor",
+    "from_dlpack",
     "is_grad_enabled",
     "_set_grad_enabled",
     "promote_types",
@@ -70,17 +78,18 @@ __all__ = [
 
 @final
 class dtype:
-    """The element type of a tensor: ``ferrograd.float32``, ``float64``, ``int64`` or ``bool``."""
+    """The element type of a tensor: ``ferrograd.float32``, ``float64``, ``float16``, ``bfloat16``,
+    ``int64``, ``int32``, ``int16``, ``int8``, ``uint8`` or ``bool``."""
 
     @property
     def is_floating_point(self) -> _Bool:
-        """True for the floating-point dtypes (float32, float64)."""
+        """True for the floating-point dtypes (float16, bfloat16, float32, float64)."""
     @property
     def itemsize(self) -> builtins.int:
         """Size of one element in bytes."""
     @property
     def is_signed(self) -> _Bool:
-        """True for the signed dtypes (every dtype except bool)."""
+        """True for the signed dtypes (every dtype except bool and uint8)."""
     def __eq__(self, other: object, /) -> _Bool:
         """Dtypes are equal when they name the same element type."""
     def __hash__(self) -> builtins.int:
@@ -94,8 +103,20 @@ float32: dtype
 """32-bit floating point; the default dtype (``ferrograd.float``)."""
 float64: dtype
 """64-bit floating point (``ferrograd.double``)."""
+float16: dtype
+"""16-bit IEEE floating point (``ferrograd.half``); computes in float32, stored rounded."""
+bfloat16: dtype
+"""16-bit brain floating point (float32's range, 8 significant bits); computes in float32."""
 int64: dtype
 """64-bit signed integer (``ferrograd.long``)."""
+int32: dtype
+"""32-bit signed integer (``ferrograd.int``)."""
+int16: dtype
+"""16-bit signed integer (``ferrograd.short``)."""
+int8: dtype
+"""8-bit signed integer; arithmetic wraps on overflow."""
+uint8: dtype
+"""8-bit unsigned integer; arithmetic wraps on overflow."""
 bool: dtype
 """Boolean (``ferrograd.bool``)."""
 
@@ -226,6 +247,19 @@ class Tensor:
         """The value of a one-element tensor as a Python number."""
     def numpy(self, *, force: _Bool = False) -> np.ndarray[Any, Any]:
         """A NumPy array sharing the tensor's memory; ``force=True`` returns a copy even if grad is required."""
+
+    # ---- DLPack ----
+    def __dlpack__(
+        self,
+        stream: Any = None,
+        *,
+        max_version: tuple[builtins.int, builtins.int] | None = None,
+        dl_device: tuple[builtins.int, builtins.int] | None = None,
+        copy: _Bool | None = None,
+    ) -> Any:
+        """A DLPack capsule over the tensor's memory ("dltensor_versioned" when ``max_version`` >= (1, 0))."""
+    def __dlpack_device__(self) -> tuple[builtins.int, builtins.int]:
+        """``(1, 0)``: DLPack's CPU device."""
 
     # ---- autograd ----
     @property
@@ -616,13 +650,25 @@ class Tensor:
     @overload
     def to(self, other: Tensor, /) -> Tensor: ...
     @overload
-    def to(self, *, dtype: _DType | None = None, device: _Device = None) -> Tensor: ...
+    def to(self, *, dtype: _DType | None = None, device: _Device = None, copy: _Bool = False) -> Tensor: ...
     def float(self) -> Tensor:
         """``self.to(ferrograd.float32)``."""
     def double(self) -> Tensor:
         """``self.to(ferrograd.float64)``."""
+    def half(self) -> Tensor:
+        """``self.to(ferrograd.float16)``."""
+    def bfloat16(self) -> Tensor:
+        """``self.to(ferrograd.bfloat16)``."""
     def long(self) -> Tensor:
         """``self.to(ferrograd.int64)``."""
+    def int(self) -> Tensor:
+        """``self.to(ferrograd.int32)``."""
+    def short(self) -> Tensor:
+        """``self.to(ferrograd.int16)``."""
+    def char(self) -> Tensor:
+        """``self.to(ferrograd.int8)``."""
+    def byte(self) -> Tensor:
+        """``self.to(ferrograd.uint8)``."""
     def bool(self) -> Tensor:
         """``self.to(ferrograd.bool)``."""
 
@@ -769,7 +815,13 @@ def manual_seed(seed: builtins.int) -> None:
     """Seeds the random number generator used by ``rand`` and ``randn``."""
 
 def from_numpy(ndarray: np.ndarray[Any, Any]) -> Tensor:
-    """A tensor sharing memory with a NumPy array (float32, float64, int64 or bool); writes are visible to both."""
+    """A tensor sharing memory with a NumPy array (float64/32/16, int64/32/16/8, uint8 or bool); writes are visible to both."""
+
+def as_tensor(data: Any, dtype: _DType | None = None, device: _Device = None) -> Tensor:
+    """``data`` as a tensor without a copy when possible: a tensor itself, or a NumPy array's memory when the dtype matches."""
+
+def from_dlpack(ext: Any) -> Tensor:
+    """A tensor sharing memory with a DLPack producer (an object with ``__dlpack__``, or a capsule)."""
 
 def is_grad_enabled() -> _Bool:
     """True if gradient recording is currently enabled on this thread."""

@@ -157,6 +157,15 @@ fn method_op(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, name: &str, f
 
 /// Wraps a view op's result, remembering the base it reads (PyTorch's `._base`) so that in-place
 /// writes through the view can update the base's history.
+/// `.float()` and friends: the tensor itself when it already has `dtype`, as in PyTorch.
+fn cast_to(slf: &Bound<'_, PyTensor>, dtype: DType) -> Out {
+    let a = slf.get().get();
+    if a.dtype() == dtype {
+        return Ok(slf.clone().unbind());
+    }
+    wrap(slf.py(), call(|| a.to_dtype(dtype))?)
+}
+
 fn view_of(slf: &Bound<'_, PyTensor>, t: Tensor) -> Out {
     let py = slf.py();
     let src = slf.get();
@@ -422,6 +431,24 @@ impl PyTensor {
         }
         let arr = to_numpy(py, &t)?;
         if force { arr.call_method0("copy") } else { Ok(arr) }
+    }
+
+    // ---- DLPack (dlpack.rs) ----
+
+    #[pyo3(signature = (stream=None, *, max_version=None, dl_device=None, copy=None))]
+    fn __dlpack__(&self, py: Python<'_>, stream: Option<&Bound<'_, PyAny>>, max_version: Option<(u32, u32)>, dl_device: Option<(i32, i32)>, copy: Option<bool>) -> PyResult<Py<PyAny>> {
+        let _ = stream; // CPU memory: nothing to synchronise
+        if let Some((device_type, _)) = dl_device {
+            if device_type != 1 {
+                return Err(pyo3::exceptions::PyBufferError::new_err(format!("Unsupported device type {device_type} for export (ferrograd tensors live on the CPU, device type 1)")));
+            }
+        }
+        let versioned = max_version.is_some_and(|(major, _)| major >= 1);
+        crate::dlpack::to_capsule(py, &self.get(), versioned, copy == Some(true))
+    }
+
+    fn __dlpack_device__(&self) -> (i32, i32) {
+        (1, 0)
     }
 
     // ---- autograd ----
@@ -1218,46 +1245,73 @@ impl PyTensor {
 
     // ---- dtype conversion ----
 
+    /// `to(dtype)`, `to(other)`, `to('cpu')`, `to(device=, dtype=, copy=)`: self when nothing changes.
     #[pyo3(signature = (*args, **kwargs))]
-    fn to(&self, py: Python<'_>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> Out {
+    fn to(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> Out {
+        let py = slf.py();
         let mut dtype = None;
+        let mut copy = false;
+        let is_device = |a: &Bound<'_, PyAny>| a.is_none() || a.extract::<String>().map(|s| s == "cpu").unwrap_or(false);
         for a in args.iter() {
             if a.cast::<PyDType>().is_ok() {
                 dtype = dtype_arg(Some(&a), "to")?;
             } else if let Ok(t) = a.cast::<PyTensor>() {
                 dtype = Some(t.get().get().dtype());
-            } else if a.extract::<String>().map(|s| s == "cpu").unwrap_or(false) {
-            } else {
+            } else if a.is_instance_of::<pyo3::types::PyBool>() {
+                // positional non_blocking / copy, as in to(dtype, non_blocking, copy)
+            } else if !is_device(&a) {
                 return Err(PyTypeError::new_err(format!("to() received an invalid combination of arguments - got ({})", type_name(&a))));
             }
         }
         if let Some(kw) = kwargs {
-            if let Some(d) = kw.get_item("dtype")? {
-                dtype = dtype_arg(Some(&d), "to")?;
+            for (key, value) in kw.iter() {
+                match key.extract::<String>()?.as_str() {
+                    "dtype" => dtype = dtype_arg(Some(&value), "to")?.or(dtype),
+                    "device" if is_device(&value) => {}
+                    "device" => return Err(PyRuntimeError::new_err(format!("Expected one of cpu device type at start of device string: {}", value.str()?))),
+                    "copy" => copy = value.is_truthy()?,
+                    "non_blocking" | "memory_format" => {}
+                    other => return Err(PyTypeError::new_err(format!("to() got an unexpected keyword argument '{other}'"))),
+                }
             }
         }
-        let a = self.get();
+        let a = slf.get().get();
         match dtype {
-            Some(d) => wrap(py, call(|| a.to_dtype(d))?),
-            None => wrap(py, a),
+            Some(d) if d != a.dtype() => wrap(py, call(|| a.to_dtype(d))?),
+            _ if copy => wrap(py, call(|| a.clone_tensor())?),
+            _ => Ok(slf.clone().unbind()),
         }
     }
 
-    fn float(&self, py: Python<'_>) -> Out {
-        let a = self.get();
-        wrap(py, call(|| a.to_dtype(DType::F32))?)
+    fn float(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::F32)
     }
-    fn double(&self, py: Python<'_>) -> Out {
-        let a = self.get();
-        wrap(py, call(|| a.to_dtype(DType::F64))?)
+    fn double(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::F64)
     }
-    fn long(&self, py: Python<'_>) -> Out {
-        let a = self.get();
-        wrap(py, call(|| a.to_dtype(DType::I64))?)
+    fn half(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::F16)
     }
-    fn bool(&self, py: Python<'_>) -> Out {
-        let a = self.get();
-        wrap(py, call(|| a.to_dtype(DType::Bool))?)
+    fn bfloat16(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::BF16)
+    }
+    fn long(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::I64)
+    }
+    fn int(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::I32)
+    }
+    fn short(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::I16)
+    }
+    fn char(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::I8)
+    }
+    fn byte(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::U8)
+    }
+    fn bool(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::Bool)
     }
 
     // ---- shape ops (ops/shape.rs, ops/index.rs) ----
@@ -1617,9 +1671,9 @@ impl PyTensor {
         })
     }
 
-    fn type_as(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
-        let (a, o) = (self.get(), tensor_arg(other, "type_as", "other")?);
-        wrap(py, call(|| a.to_dtype(o.dtype()))?)
+    fn type_as(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> Out {
+        let o = tensor_arg(other, "type_as", "other")?;
+        cast_to(slf, o.dtype())
     }
 
     #[pyo3(signature = (*, as_tuple=false))]

@@ -220,7 +220,7 @@ impl Tensor {
         if op == Binary::Atan2 {
             dtype = dtype.to_float();
         }
-        let out = match dtype {
+        let out = match dtype.compute() {
             DType::F64 => Tensor::from_vec(binary_float::<f64>(op, a, b, &shape)?, &shape)?,
             DType::F32 => Tensor::from_vec(binary_float::<f32>(op, a, b, &shape)?, &shape)?,
             DType::I64 => {
@@ -243,7 +243,9 @@ impl Tensor {
                 Binary::Minimum => Tensor::from_vec(zip_as(a, b, &shape, |x: bool, y: bool| x & y)?, &shape)?,
                 _ => bail!(NotImplemented, "\"{}_cpu\" not implemented for 'Bool'", format!("{op:?}").to_lowercase()),
             },
-        };
+            _ => unreachable!("compute dtypes are bool, int64, float32 and float64"),
+        }
+        .cast_detached(dtype);
         let scalar_other = b.0.wrapped_number;
         Ok(record(out, &[a, b], || BackwardOp::Binary { op, scalar_other }, |_| vec![SavedTensor::input(a), SavedTensor::input(b)]))
     }
@@ -301,7 +303,7 @@ impl Tensor {
         let dtype = result_type(self.promotion_key(), end.promotion_key());
         let lerp = |a: f64, b: f64, w: f64| if w.abs() < 0.5 { a + w * (b - a) } else { b - (b - a) * (1.0 - w) };
         let out = match dtype {
-            DType::F64 | DType::F32 => with_dtype!(dtype, T => {
+            d if d.is_float() => with_dtype!(dtype, T => {
                 let v = self.with_data(|la, xa: &[T]| {
                     end.with_data(|lb, xb: &[T]| {
                         weight.with_data(|lw, xw: &[T]| -> Result<Vec<T>> {
@@ -325,7 +327,7 @@ impl Tensor {
     /// isnan / isinf / isfinite (`which` 0, 1, 2): bool, never a gradient.
     pub fn float_class(&self, which: u8) -> Result<Tensor> {
         let v: Vec<bool> = match self.dtype() {
-            DType::F64 | DType::F32 => self.to_vec::<f64>().into_iter().map(|x| match which {
+            d if d.is_float() => self.to_vec::<f64>().into_iter().map(|x| match which {
                 0 => x.is_nan(),
                 1 => x.is_infinite(),
                 _ => x.is_finite(),

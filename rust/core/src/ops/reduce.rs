@@ -87,7 +87,7 @@ impl Tensor {
             bail!(
                 Runtime,
                 "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
-                match self.dtype() { DType::Bool => "Bool", _ => "Long" }
+                self.dtype().scalar_type_name()
             );
         }
         let all = dims.is_none();
@@ -104,7 +104,7 @@ impl Tensor {
     /// The 2-norm of all elements.
     pub fn norm(&self) -> Result<Tensor> {
         if !self.dtype().is_float() {
-            bail!(Runtime, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}", match self.dtype() { DType::Bool => "Bool", _ => "Long" });
+            bail!(Runtime, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}", self.dtype().scalar_type_name());
         }
         let dims: Vec<usize> = (0..self.ndim()).collect();
         let ss = self.with_data(|l, x: &[f64]| fold(l, x, &dims, 0.0, |a, b| a + b * b));
