@@ -21,11 +21,33 @@ DTYPE_PREFIX = MODULE_PREFIX
 # dtypes
 # ---------------------------------------------------------------------------
 
-DTYPE_NAMES = ["float32", "float64", "int64", "bool"]
+DTYPE_NAMES = ["float32", "float64", "int64", "bool", "uint8", "int8", "int16", "int32", "float16", "bfloat16"]
 FLOAT_NAMES = ["float32", "float64"]
-NP_DTYPES = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "bool": np.bool_}
-# Lattice of the four dtypes: every pair promotes to the larger one.
-_RANK = {"bool": 0, "int64": 1, "float32": 2, "float64": 3}
+NP_DTYPES = {
+    "float32": np.float32, "float64": np.float64, "int64": np.int64, "bool": np.bool_,
+    "uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32, "float16": np.float16,
+}
+
+# torch.promote_types for every pair (the table in torch's c10/core/ScalarType.cpp).
+_ORDER = ["uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "bool", "bfloat16"]
+_TABLE = """
+u1 i2 i2 i4 i8 f2 f4 f8 u1 bf
+i2 i1 i2 i4 i8 f2 f4 f8 i1 bf
+i2 i2 i2 i4 i8 f2 f4 f8 i2 bf
+i4 i4 i4 i4 i8 f2 f4 f8 i4 bf
+i8 i8 i8 i8 i8 f2 f4 f8 i8 bf
+f2 f2 f2 f2 f2 f2 f4 f8 f2 f4
+f4 f4 f4 f4 f4 f4 f4 f8 f4 f4
+f8 f8 f8 f8 f8 f8 f8 f8 f8 f8
+u1 i1 i2 i4 i8 f2 f4 f8 b1 bf
+bf bf bf bf bf f4 f4 f8 bf bf
+"""
+_SHORT = {"u1": "uint8", "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64", "f2": "float16", "f4": "float32", "f8": "float64", "b1": "bool", "bf": "bfloat16"}
+PROMOTION = {
+    (a, b): _SHORT[cell]
+    for a, row in zip(_ORDER, _TABLE.strip().split("\n"))
+    for b, cell in zip(_ORDER, row.split())
+}
 
 
 def fg_dtype(name):
@@ -41,15 +63,11 @@ def dtype_name(dtype):
 
 
 def is_float(name):
-    return name in FLOAT_NAMES
+    return name in ("float16", "bfloat16", "float32", "float64")
 
 
 def promote(a, b):
-    return a if _RANK[a] >= _RANK[b] else b
-
-
-def _category(name):
-    return {"bool": 0, "int64": 1, "float32": 2, "float64": 2}[name]
+    return PROMOTION[a, b]
 
 
 def _combine(higher, lower):
@@ -186,8 +204,8 @@ def make_input(rng, shape, layout=CONTIGUOUS, dtype_name_="float64", domain="any
 TOL = {
     "float32": {"rtol": 2e-5, "atol": 2e-6},
     "float64": {"rtol": 1e-10, "atol": 1e-12},
-    "int64": {"rtol": 0, "atol": 0},
-    "bool": {"rtol": 0, "atol": 0},
+    "float16": {"rtol": 1e-3, "atol": 1e-5},
+    **{name: {"rtol": 0, "atol": 0} for name in ["bool", "uint8", "int8", "int16", "int32", "int64"]},
 }
 
 
@@ -211,7 +229,7 @@ def assert_tensor(t, expected, dtype=None, rtol=None, atol=None):
         tol["rtol"] = rtol
     if atol is not None:
         tol["atol"] = atol
-    if name in ("int64", "bool"):
+    if not is_float(name):
         np.testing.assert_array_equal(actual, expected.astype(actual.dtype))
     else:
         ok = np.isclose(actual, expected.astype(np.float64), equal_nan=True, **tol)

@@ -402,6 +402,11 @@ BINARY = [
     ("sub", operator.sub, np.subtract, "any", "any"),
     ("mul", operator.mul, np.multiply, "any", "any"),
     ("div", operator.truediv, np.divide, "any", "nonzero"),
+    ("div(floor)", lambda x, y: fg.div(x, y, rounding_mode="floor"), np.floor_divide, "any", "nonzero"),
+    ("div(trunc)", lambda x, y: x.div(y, rounding_mode="trunc"), lambda a, b: np.trunc(a / b), "any", "nonzero"),
+    ("//", operator.floordiv, np.floor_divide, "any", "nonzero"),
+    ("add(alpha)", lambda x, y: fg.add(x, y, alpha=2.5), lambda a, b: a + 2.5 * b, "any", "any"),
+    ("sub(alpha)", lambda x, y: x.sub(y, alpha=-3), lambda a, b: a + 3 * b, "any", "any"),
     ("pow", operator.pow, np.power, "positive", "any"),
     ("maximum", lambda x, y: fg.maximum(x, y), np.maximum, "any", "any"),
     ("minimum", lambda x, y: x.minimum(y), np.minimum, "any", "any"),
@@ -560,6 +565,10 @@ BINARY_GRAD_FN = [
     (lambda a, b: fg.atan2(a, b), "Atan2Backward0"),
     (lambda a, b: fg.lerp(a, b, 0.3), "LerpBackward0"),
     (lambda a, b: fg.lerp(a, b, b), "LerpBackward1"),
+    (lambda a, b: fg.div(a, b, rounding_mode="floor"), "DivBackward2"),
+    (lambda a, b: a.div(2, rounding_mode="trunc"), "DivBackward2"),
+    (lambda a, b: fg.add(a, b, alpha=2), "AddBackward0"),
+    (lambda a, b: a.sub(b, alpha=0.5), "SubBackward0"),
     (lambda a, b: fg.fmod(a, 1.5), "FmodBackward0"),
     (lambda a, b: fg.fmod(a, b), "FmodBackward1"),
     (lambda a, b: fg.remainder(a, 1.5), "RemainderBackward0"),
@@ -623,7 +632,47 @@ def test_binary_int_and_special_values():
     assert_tensor(fg.where(fg.tensor([True, False]), fg.tensor([1, 2]), 0), np.array([1, 0]), dtype="int64")
 
 
+def test_rounded_division():
+    a, b = fg.tensor([-7, 7, -6]), fg.tensor([2, -2, 3])
+    assert_tensor(fg.div(a, b, rounding_mode="floor"), np.array([-4, -4, -2]), dtype="int64")
+    assert_tensor(a.div(b, rounding_mode="trunc"), np.array([-3, -3, -2]), dtype="int64")
+    assert_tensor(a // 2, np.array([-4, 3, -3]), dtype="int64")
+    assert_tensor(7 // fg.tensor([2, -2]), np.array([3, -4]), dtype="int64")
+    assert_tensor(fg.tensor([-7, 7], dtype=fg.int8).div(2, rounding_mode="trunc"), np.array([-3, 3]), dtype="int8")
+    assert_tensor(fg.tensor([5.0]).div(2, rounding_mode=None), np.array([2.5]))
+    # Python's float floor division: 1.0 // 0.1 == 9.0 (0.1 is slightly more than a tenth)
+    assert_tensor(fg.tensor([1.0, 2.0], dtype=fg.float64) // fg.tensor([0.1, 0.3], dtype=fg.float64), np.array([1.0 // 0.1, 2.0 // 0.3]), dtype="float64")
+    assert_tensor(fg.div(fg.tensor([1.0, -1.0, 0.0]), 0.0, rounding_mode="floor"), np.array([np.inf, -np.inf, np.nan]))
+    assert str(fg.tensor(-0.5).div(1, rounding_mode="trunc").item()) == "-0.0"
+    assert fg.tensor(-0.5).div(1, rounding_mode="floor").item() == -1.0
+    assert fg.tensor([3, 4]).div(2).dtype == fg.float32
+    x = fg.tensor([-7.5, 7.5], requires_grad=True)
+    x.div(2, rounding_mode="floor").sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+
+
+def test_add_sub_alpha():
+    assert_tensor(fg.tensor([1, 2]).add(fg.tensor([3, 4]), alpha=2), np.array([7, 10]), dtype="int64")
+    assert_tensor(fg.sub(fg.tensor([1.0, 2.0]), 1, alpha=0.5), np.array([0.5, 1.5]))
+    assert_tensor(fg.tensor([1, 2], dtype=fg.int8).add(3, alpha=2), np.array([7, 8]), dtype="int8")
+    x, y = fg.tensor([1.0, 2.0], requires_grad=True), fg.tensor([3.0, 4.0], requires_grad=True)
+    x.sub(y, alpha=3).sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0] and y.grad.tolist() == [-3.0, -3.0]
+    with pytest.raises(RuntimeError, match="For integral input tensors, argument alpha must not be a floating point number."):
+        fg.tensor([1, 2]).add(1, alpha=0.5)
+    with pytest.raises(TypeError, match="alpha"):
+        fg.tensor([1.0]).add(1, alpha="2")
+
+
 def test_binary_errors():
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        fg.tensor([1, 2]).div(0, rounding_mode="floor")
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        fg.tensor([1, 2]) // fg.tensor([1, 0])
+    with pytest.raises(RuntimeError, match="div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'fl'"):
+        fg.tensor([1.0]).div(2, rounding_mode="fl")
+    with pytest.raises(NotImplementedError, match="\"div_floor_cpu\" not implemented for 'Bool'"):
+        fg.tensor([True]).div(fg.tensor([True]), rounding_mode="floor")
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
         fg.tensor([1, 2]).fmod(0)
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):

@@ -17,10 +17,13 @@ ALL_DTYPES = ["float32", "float64", "int64", "bool"]
 def _elements(name, positive=False):
     if name == "bool":
         return st.booleans()
-    if name == "int64":
+    if name == "uint8":
+        return st.integers(1 if positive else 0, 5)
+    if name.startswith("int"):
         return st.integers(1, 5) if positive else st.integers(-5, 5)
     lo = 0.25 if positive else -4.0
-    return st.floats(lo, 4.0, width=32)  # exactly representable in float32 and float64
+    # exactly representable in the dtype and every wider float
+    return st.floats(lo, 4.0, width=16 if name == "float16" else 32)
 
 
 @st.composite
@@ -265,3 +268,32 @@ def test_matmul_matches_numpy(data, batch, nkm, dtype):
     expected = np.matmul(a.astype(np.float64), b.astype(np.float64))
     atol = 1e-5 * (1 + np.matmul(np.abs(a).astype(np.float64), np.abs(b).astype(np.float64)))
     assert_tensor(x @ y, expected, dtype=dtype, rtol=1e-5 if dtype == "float32" else None, atol=atol if dtype == "float32" else None)
+
+
+NARROW_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32"]
+
+
+@settings(max_examples=150)
+@given(
+    data=st.data(),
+    pair=broadcast_pairs,
+    op=st.sampled_from(["+", "-", "*"]),
+    dtypes=st.tuples(st.sampled_from(NARROW_DTYPES), st.sampled_from(NARROW_DTYPES)),
+)
+def test_narrow_dtype_arith_matches_numpy_in_the_result_dtype(data, pair, op, dtypes):
+    """Mixed narrow dtypes, strided and broadcast: torch's result dtype, and the values numpy gets
+    computing in that dtype (ints wrap, float16 rounds each result)."""
+    da, db = dtypes
+    if op == "-" and "bool" in dtypes:
+        op = "+"
+    (sa, sb), out_shape = pair.input_shapes, pair.result_shape
+    a, x = data.draw(strided_tensors(sa, da))
+    b, y = data.draw(strided_tensors(sb, db))
+    out = PY_OPS[op](x, y)
+    expected_dtype = result_dtype(tensor_operand(x), tensor_operand(y))
+    assert dtype_name(out.dtype) == expected_dtype
+    np_dtype = NP_DTYPES[expected_dtype]
+    with np.errstate(all="ignore"):
+        expected = ARITH[op](a.astype(np_dtype), b.astype(np_dtype)) if expected_dtype != "bool" else _expected_binary(op, a, b, "bool")
+    np.testing.assert_array_equal(out.numpy(), expected)
+    assert out.shape == out_shape

@@ -10,9 +10,11 @@ from ._core import (
     Generator,
     Tensor,
     arange,
-    default_generator,
+    as_tensor,
     cat,
+    default_generator,
     einsum,
+    from_dlpack,
     from_numpy,
     full,
     is_grad_enabled,
@@ -26,7 +28,7 @@ from ._core import (
     zeros,
 )
 from ._core import dtype
-from ._core import float32, float64, int64
+from ._core import bfloat16, float16, float32, float64, int8, int16, int32, int64, uint8
 from ._core import bool as bool  # noqa: A001 - PyTorch's name for the dtype
 from ._size import Size
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
@@ -36,7 +38,10 @@ from . import return_types
 
 float = float32  # noqa: A001
 double = float64
+half = float16
 long = int64
+int = int32  # noqa: A001
+short = int16
 
 __version__ = "0.1.0"
 
@@ -58,7 +63,7 @@ def is_tensor(obj) -> "builtins.bool":
     return isinstance(obj, Tensor)
 
 
-def numel(t: Tensor) -> int:
+def numel(t: Tensor) -> "builtins.int":
     return t.numel()
 
 
@@ -73,7 +78,7 @@ def _method(name):
 
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), as PyTorch offers them.
 for _name in [
-    "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "eq", "ne", "lt", "le", "gt", "ge",
+    "add", "sub", "mul", "div", "floor_divide", "pow", "neg", "exp", "log", "eq", "ne", "lt", "le", "gt", "ge",
     "sum", "mean", "norm", "all", "any", "matmul", "mm", "bmm", "mv", "dot", "reshape", "transpose",
     "t", "permute", "unsqueeze", "squeeze", "clone", "detach",
     # elementwise unary
@@ -147,7 +152,7 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
 
 
 def _steps(steps):
-    if isinstance(steps, builtins.bool) or not isinstance(steps, int):
+    if isinstance(steps, builtins.bool) or not isinstance(steps, builtins.int):
         raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -203,9 +208,9 @@ def randint(*args, size=None, dtype=None, device=None, requires_grad=False, gene
         low, high = args
     else:
         raise TypeError("randint() received an invalid combination of arguments")
-    if isinstance(size, int):
+    if isinstance(size, builtins.int):
         raise TypeError("randint(): argument 'size' must be tuple of ints, not int")
-    t = _core._randint(int(low), int(high), tuple(size), generator)
+    t = _core._randint(builtins.int(low), builtins.int(high), tuple(size), generator)
     if dtype is not None:
         t = t.to(dtype)
     return _finish(t, requires_grad)
@@ -247,15 +252,15 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 def manual_seed(seed) -> Generator:
     """Seeds the default generator (after `int(seed)`, as PyTorch) and returns it."""
-    return _core.manual_seed(int(seed))
+    return _core.manual_seed(builtins.int(seed))
 
 
-def initial_seed() -> int:
+def initial_seed() -> "builtins.int":
     """The seed of the default generator."""
     return default_generator.initial_seed()
 
 
-def seed() -> int:
+def seed() -> "builtins.int":
     """Seeds the default generator nondeterministically and returns the seed."""
     return default_generator.seed()
 

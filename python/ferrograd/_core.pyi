@@ -36,7 +36,13 @@ __all__ = [
     "_attach_custom",
     "float32",
     "float64",
+    "float16",
+    "bfloat16",
     "int64",
+    "int32",
+    "int16",
+    "int8",
+    "uint8",
     "bool",
     "tensor",
     "ones",
@@ -47,6 +53,8 @@ __all__ = [
     "randn",
     "manual_seed",
     "from_numpy",
+    "as_tensor",
+    "from_dlpack",
     "is_grad_enabled",
     "_set_grad_enabled",
     "promote_types",
@@ -83,17 +91,18 @@ __all__ = [
 
 @final
 class dtype:
-    """The element type of a tensor: ``ferrograd.float32``, ``float64``, ``int64`` or ``bool``."""
+    """The element type of a tensor: ``ferrograd.float32``, ``float64``, ``float16``, ``bfloat16``,
+    ``int64``, ``int32``, ``int16``, ``int8``, ``uint8`` or ``bool``."""
 
     @property
     def is_floating_point(self) -> _Bool:
-        """True for the floating-point dtypes (float32, float64)."""
+        """True for the floating-point dtypes (float16, bfloat16, float32, float64)."""
     @property
     def itemsize(self) -> builtins.int:
         """Size of one element in bytes."""
     @property
     def is_signed(self) -> _Bool:
-        """True for the signed dtypes (every dtype except bool)."""
+        """True for the signed dtypes (every dtype except bool and uint8)."""
     def __eq__(self, other: object, /) -> _Bool:
         """Dtypes are equal when they name the same element type."""
     def __hash__(self) -> builtins.int:
@@ -107,8 +116,20 @@ float32: dtype
 """32-bit floating point; the default dtype (``ferrograd.float``)."""
 float64: dtype
 """64-bit floating point (``ferrograd.double``)."""
+float16: dtype
+"""16-bit IEEE floating point (``ferrograd.half``); computes in float32, stored rounded."""
+bfloat16: dtype
+"""16-bit brain floating point (float32's range, 8 significant bits); computes in float32."""
 int64: dtype
 """64-bit signed integer (``ferrograd.long``)."""
+int32: dtype
+"""32-bit signed integer (``ferrograd.int``)."""
+int16: dtype
+"""16-bit signed integer (``ferrograd.short``)."""
+int8: dtype
+"""8-bit signed integer; arithmetic wraps on overflow."""
+uint8: dtype
+"""8-bit unsigned integer; arithmetic wraps on overflow."""
 bool: dtype
 """Boolean (``ferrograd.bool``)."""
 
@@ -240,6 +261,19 @@ class Tensor:
     def numpy(self, *, force: _Bool = False) -> np.ndarray[Any, Any]:
         """A NumPy array sharing the tensor's memory; ``force=True`` returns a copy even if grad is required."""
 
+    # ---- DLPack ----
+    def __dlpack__(
+        self,
+        stream: Any = None,
+        *,
+        max_version: tuple[builtins.int, builtins.int] | None = None,
+        dl_device: tuple[builtins.int, builtins.int] | None = None,
+        copy: _Bool | None = None,
+    ) -> Any:
+        """A DLPack capsule over the tensor's memory ("dltensor_versioned" when ``max_version`` >= (1, 0))."""
+    def __dlpack_device__(self) -> tuple[builtins.int, builtins.int]:
+        """``(1, 0)``: DLPack's CPU device."""
+
     # ---- autograd ----
     @property
     def requires_grad(self) -> _Bool:
@@ -342,6 +376,10 @@ class Tensor:
         """Elementwise true division ``self / other``."""
     def __rtruediv__(self, other: _Operand, /) -> Tensor:
         """Elementwise ``other / self`` (computed as ``self.reciprocal() * other``)."""
+    def __floordiv__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``self // other``."""
+    def __rfloordiv__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``other // self``."""
     def __matmul__(self, other: Tensor, /) -> Tensor:
         """Matrix product ``self @ other`` (see ``matmul``)."""
     def __rmatmul__(self, other: Tensor, /) -> Tensor:
@@ -358,14 +396,16 @@ class Tensor:
         """Elementwise negation ``-self``."""
     def __pos__(self) -> Self:
         """``+self``: returns this tensor unchanged."""
-    def add(self, other: _Operand) -> Tensor:
-        """Elementwise sum with ``other`` (tensor or number), broadcasting."""
-    def sub(self, other: _Operand) -> Tensor:
-        """Elementwise difference with ``other`` (tensor or number), broadcasting."""
+    def add(self, other: _Operand, *, alpha: _Number | None = None) -> Tensor:
+        """Elementwise ``self + alpha * other`` (tensor or number), broadcasting."""
+    def sub(self, other: _Operand, *, alpha: _Number | None = None) -> Tensor:
+        """Elementwise ``self - alpha * other`` (tensor or number), broadcasting."""
     def mul(self, other: _Operand) -> Tensor:
         """Elementwise product with ``other`` (tensor or number), broadcasting."""
-    def div(self, other: _Operand) -> Tensor:
-        """Elementwise true division by ``other`` (tensor or number), broadcasting."""
+    def div(self, other: _Operand, *, rounding_mode: str | None = None) -> Tensor:
+        """Elementwise division by ``other``: true division, or rounded ('trunc', 'floor'), broadcasting."""
+    def floor_divide(self, other: _Operand) -> Tensor:
+        """Elementwise ``self // other`` (Python's floor division)."""
     def pow(self, other: _Operand) -> Tensor:
         """Elementwise power with exponent ``other`` (tensor or number)."""
 
@@ -653,13 +693,25 @@ class Tensor:
     @overload
     def to(self, other: Tensor, /) -> Tensor: ...
     @overload
-    def to(self, *, dtype: _DType | None = None, device: _Device = None) -> Tensor: ...
+    def to(self, *, dtype: _DType | None = None, device: _Device = None, copy: _Bool = False) -> Tensor: ...
     def float(self) -> Tensor:
         """``self.to(ferrograd.float32)``."""
     def double(self) -> Tensor:
         """``self.to(ferrograd.float64)``."""
+    def half(self) -> Tensor:
+        """``self.to(ferrograd.float16)``."""
+    def bfloat16(self) -> Tensor:
+        """``self.to(ferrograd.bfloat16)``."""
     def long(self) -> Tensor:
         """``self.to(ferrograd.int64)``."""
+    def int(self) -> Tensor:
+        """``self.to(ferrograd.int32)``."""
+    def short(self) -> Tensor:
+        """``self.to(ferrograd.int16)``."""
+    def char(self) -> Tensor:
+        """``self.to(ferrograd.int8)``."""
+    def byte(self) -> Tensor:
+        """``self.to(ferrograd.uint8)``."""
     def bool(self) -> Tensor:
         """``self.to(ferrograd.bool)``."""
 
@@ -829,7 +881,13 @@ class Generator:
 default_generator: Generator
 
 def from_numpy(ndarray: np.ndarray[Any, Any]) -> Tensor:
-    """A tensor sharing memory with a NumPy array (float32, float64, int64 or bool); writes are visible to both."""
+    """A tensor sharing memory with a NumPy array (float64/32/16, int64/32/16/8, uint8 or bool); writes are visible to both."""
+
+def as_tensor(data: Any, dtype: _DType | None = None, device: _Device = None) -> Tensor:
+    """``data`` as a tensor without a copy when possible: a tensor itself, or a NumPy array's memory when the dtype matches."""
+
+def from_dlpack(ext: Any) -> Tensor:
+    """A tensor sharing memory with a DLPack producer (an object with ``__dlpack__``, or a capsule)."""
 
 def is_grad_enabled() -> _Bool:
     """True if gradient recording is currently enabled on this thread."""

@@ -152,10 +152,11 @@ def tensor_repr(t):
     """``repr(tensor)`` exactly as PyTorch prints it (with ``ferrograd.`` dtype names)."""
     prefix = "tensor("
     indent = len(prefix)
-    arr = np.asarray(t.detach().numpy())
     shape = tuple(t.shape)
     dtype_str = str(t.dtype)
     dtype_name = dtype_str.rsplit(".", 1)[-1]
+    # numpy has no bfloat16; its values are exactly float32 values
+    arr = np.asarray((t.detach().float() if dtype_name == "bfloat16" else t.detach()).numpy())
     suffixes = []
     if arr.size == 0:
         # Empty: no values to hint at the dtype, so only float32 stays silent.

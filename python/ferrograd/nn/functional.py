@@ -298,6 +298,8 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     """input / max(‖input‖_p along dim, eps) (DivBackward0); the norm's gradient is 0 at a zero vector."""
     if out is not None:
         raise ValueError("normalize(out=...) is not supported")
+    if not input.is_floating_point():
+        input.norm(p)  # raises torch's NotImplementedError for integral and bool inputs
     if p == math.inf:
         norm = input.abs().amax(dim, keepdim=True)
     else:

@@ -1,10 +1,18 @@
 //! Element types and PyTorch's type-promotion rules.
 use std::fmt;
 
+/// Element types. Bool and the narrow ints and halves are stored as such; the halves compute in
+/// float32 (each op upcasts on read and rounds on write), as PyTorch does on CPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     Bool,
+    U8,
+    I8,
+    I16,
+    I32,
     I64,
+    F16,
+    BF16,
     F32,
     F64,
 }
@@ -43,29 +51,51 @@ enum Category {
 }
 
 impl DType {
+    pub const ALL: [DType; 10] =
+        [DType::Bool, DType::U8, DType::I8, DType::I16, DType::I32, DType::I64, DType::F16, DType::BF16, DType::F32, DType::F64];
+
     pub fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
+            DType::U8 => "uint8",
+            DType::I8 => "int8",
+            DType::I16 => "int16",
+            DType::I32 => "int32",
             DType::I64 => "int64",
+            DType::F16 => "float16",
+            DType::BF16 => "bfloat16",
             DType::F32 => "float32",
             DType::F64 => "float64",
         }
     }
     pub fn is_float(self) -> bool {
-        matches!(self, DType::F32 | DType::F64)
+        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+    pub fn is_int(self) -> bool {
+        matches!(self, DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64)
+    }
+    pub fn is_signed(self) -> bool {
+        !matches!(self, DType::Bool | DType::U8)
     }
     pub fn itemsize(self) -> usize {
         match self {
-            DType::Bool => 1,
+            DType::Bool | DType::U8 | DType::I8 => 1,
+            DType::I16 | DType::F16 | DType::BF16 => 2,
+            DType::I32 | DType::F32 => 4,
             DType::I64 | DType::F64 => 8,
-            DType::F32 => 4,
         }
     }
     /// PyTorch's C++ scalar-type name, as in "not implemented for 'Long'".
     pub fn scalar_type_name(self) -> &'static str {
         match self {
             DType::Bool => "Bool",
+            DType::U8 => "Byte",
+            DType::I8 => "Char",
+            DType::I16 => "Short",
+            DType::I32 => "Int",
             DType::I64 => "Long",
+            DType::F16 => "Half",
+            DType::BF16 => "BFloat16",
             DType::F32 => "Float",
             DType::F64 => "Double",
         }
@@ -74,7 +104,13 @@ impl DType {
     pub fn legacy_name(self) -> &'static str {
         match self {
             DType::Bool => "BoolTensor",
+            DType::U8 => "ByteTensor",
+            DType::I8 => "CharTensor",
+            DType::I16 => "ShortTensor",
+            DType::I32 => "IntTensor",
             DType::I64 => "LongTensor",
+            DType::F16 => "HalfTensor",
+            DType::BF16 => "BFloat16Tensor",
             DType::F32 => "FloatTensor",
             DType::F64 => "DoubleTensor",
         }
@@ -82,13 +118,22 @@ impl DType {
     fn category(self) -> Category {
         match self {
             DType::Bool => Category::Bool,
-            DType::I64 => Category::Int,
-            DType::F32 | DType::F64 => Category::Float,
+            d if d.is_int() => Category::Int,
+            _ => Category::Float,
         }
     }
     /// The float dtype an op like `exp` or true division computes in for this input.
     pub fn to_float(self) -> DType {
         if self.is_float() { self } else { DType::F32 }
+    }
+    /// The dtype a kernel computes in: the halves in float32, the narrow ints in int64 (results are
+    /// rounded or wrapped back into the storage dtype).
+    pub fn compute(self) -> DType {
+        match self {
+            DType::F16 | DType::BF16 => DType::F32,
+            DType::U8 | DType::I8 | DType::I16 | DType::I32 => DType::I64,
+            d => d,
+        }
     }
 }
 
@@ -98,31 +143,46 @@ impl fmt::Display for DType {
     }
 }
 
-/// `torch.promote_types`: the wider of two dtypes (the order Bool < I64 < F32 < F64 is a lattice here).
+/// `torch.promote_types`: the smallest dtype both convert to without losing range or category.
 pub fn promote_types(a: DType, b: DType) -> DType {
-    a.max(b)
+    use DType::*;
+    if a == b {
+        return a;
+    }
+    match (a.category(), b.category()) {
+        (Category::Bool, _) => b,
+        (_, Category::Bool) => a,
+        (Category::Int, Category::Float) => b,
+        (Category::Float, Category::Int) => a,
+        // the two 16-bit floats share no format: float32 holds both
+        (Category::Float, Category::Float) if matches!((a, b), (F16, BF16) | (BF16, F16)) => F32,
+        (Category::Float, Category::Float) => a.max(b),
+        // uint8 with a signed int: the next signed width that holds 0..=255
+        _ if a == U8 && b == I8 || a == I8 && b == U8 => I16,
+        _ => a.max(b),
+    }
 }
 
-/// `torch.result_type` for two operands, where a wrapped number (a Python scalar) only counts when it
-/// lifts the category: int tensor + 2.5 → float32, float64 tensor + 2.5 → float64, int tensor + 2 → int64.
-/// A 0-dim tensor likewise only counts when it lifts the category of the dimensioned operand.
+/// `torch.result_type` for two operands. Operands promote within their priority class (dimensioned
+/// tensors, 0-dim tensors, Python numbers); a weaker class only counts when it lifts the category
+/// (int tensor + 2.5 → float32, float16 tensor + 2.5 → float16, int8 tensor + 2 → int8).
 pub fn result_type(a: (DType, Priority), b: (DType, Priority)) -> DType {
-    let ((da, pa), (db, pb)) = (a, b);
-    if pa == pb {
-        return promote_types(da, db);
+    let mut state = [None::<DType>; 3];
+    for (dtype, priority) in [a, b] {
+        let slot = &mut state[priority as usize];
+        *slot = Some(slot.map_or(dtype, |d| promote_types(d, dtype)));
     }
-    let ((hi, _), (lo, plo)) = if pa > pb { (a, b) } else { (b, a) };
-    let _ = plo;
-    if lo.category() > hi.category() {
-        match lo.category() {
-            // a Python float, or a 0-dim float tensor, lifts an int tensor to the default float dtype
-            Category::Float if pa.min(pb) == Priority::Wrapped => DType::F32,
-            Category::Float => lo,
-            Category::Int => DType::I64,
-            Category::Bool => hi,
-        }
-    } else {
-        hi
+    let [wrapped, zero_dim, dimensioned] = state;
+    combine_categories(dimensioned, combine_categories(zero_dim, wrapped)).expect("two operands")
+}
+
+/// PyTorch's `combine_categories`: the stronger class wins unless the weaker one lifts it from bool,
+/// or from int to float.
+fn combine_categories(higher: Option<DType>, lower: Option<DType>) -> Option<DType> {
+    match (higher, lower) {
+        (Some(h), Some(l)) if !h.is_float() && (h == DType::Bool || l.is_float()) => Some(promote_types(h, l)),
+        (Some(h), _) => Some(h),
+        (None, l) => l,
     }
 }
 
@@ -152,5 +212,24 @@ mod tests {
         assert_eq!(result_type((F32, Dimensioned), (F64, ZeroDim)), F32);
         assert_eq!(result_type((I64, Dimensioned), (F64, ZeroDim)), F64);
         assert_eq!(result_type((I64, ZeroDim), (F32, Wrapped)), F32);
+        assert_eq!(result_type((I8, Dimensioned), (I64, Wrapped)), I8);
+        assert_eq!(result_type((I8, Dimensioned), (I64, ZeroDim)), I8);
+        assert_eq!(result_type((F16, Dimensioned), (F32, Wrapped)), F16);
+        assert_eq!(result_type((F16, Dimensioned), (F64, ZeroDim)), F16);
+        assert_eq!(result_type((Bool, Dimensioned), (I32, ZeroDim)), I32);
+        assert_eq!(result_type((U8, Dimensioned), (F64, ZeroDim)), F64);
+        assert_eq!(result_type((I8, Dimensioned), (U8, Dimensioned)), I16);
+    }
+
+    #[test]
+    fn promote_types_table() {
+        assert_eq!(promote_types(U8, I8), I16);
+        assert_eq!(promote_types(U8, I16), I16);
+        assert_eq!(promote_types(U8, I32), I32);
+        assert_eq!(promote_types(I8, I32), I32);
+        assert_eq!(promote_types(F16, BF16), F32);
+        assert_eq!(promote_types(BF16, F64), F64);
+        assert_eq!(promote_types(I64, F16), F16);
+        assert_eq!(promote_types(Bool, U8), U8);
     }
 }

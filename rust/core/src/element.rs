@@ -10,7 +10,11 @@ pub trait Element: Copy + Send + Sync + PartialOrd + Default + std::fmt::Debug +
     fn to_i64(self) -> i64;
     fn from_f64(v: f64) -> Self;
     fn from_i64(v: i64) -> Self;
-    fn into_buffer(v: Vec<Self>) -> Buffer;
+    /// The buffer variant of this element type.
+    fn buffer(d: Data<Self>) -> Buffer;
+    fn into_buffer(v: Vec<Self>) -> Buffer {
+        Self::buffer(Data::from_vec(v))
+    }
     fn data(b: &Buffer) -> Option<&Data<Self>>;
     fn data_mut(b: &mut Buffer) -> Option<&mut Data<Self>>;
     fn add(a: Self, b: Self) -> Self;
@@ -41,7 +45,7 @@ macro_rules! float_element {
             #[inline(always)] fn to_i64(self) -> i64 { self as i64 }
             #[inline(always)] fn from_f64(v: f64) -> Self { v as $t }
             #[inline(always)] fn from_i64(v: i64) -> Self { v as $t }
-            fn into_buffer(v: Vec<Self>) -> Buffer { Buffer::$dtype(Data::from_vec(v)) }
+            fn buffer(d: Data<Self>) -> Buffer { Buffer::$dtype(d) }
             fn data(b: &Buffer) -> Option<&Data<Self>> { if let Buffer::$dtype(d) = b { Some(d) } else { None } }
             fn data_mut(b: &mut Buffer) -> Option<&mut Data<Self>> { if let Buffer::$dtype(d) = b { Some(d) } else { None } }
             #[inline(always)] fn add(a: Self, b: Self) -> Self { a + b }
@@ -56,28 +60,65 @@ macro_rules! float_element {
 float_element!(f32, F32);
 float_element!(f64, F64);
 
-impl Element for i64 {
-    const DTYPE: DType = DType::I64;
-    const ZERO: Self = 0;
-    const ONE: Self = 1;
-    #[inline(always)] fn to_f64(self) -> f64 { self as f64 }
-    #[inline(always)] fn to_i64(self) -> i64 { self }
-    #[inline(always)] fn from_f64(v: f64) -> Self { v as i64 }
-    #[inline(always)] fn from_i64(v: i64) -> Self { v }
-    fn into_buffer(v: Vec<Self>) -> Buffer { Buffer::I64(Data::from_vec(v)) }
-    fn data(b: &Buffer) -> Option<&Data<Self>> { if let Buffer::I64(d) = b { Some(d) } else { None } }
-    fn data_mut(b: &mut Buffer) -> Option<&mut Data<Self>> { if let Buffer::I64(d) = b { Some(d) } else { None } }
-    #[inline(always)] fn add(a: Self, b: Self) -> Self { a.wrapping_add(b) }
-    #[inline(always)] fn sub(a: Self, b: Self) -> Self { a.wrapping_sub(b) }
-    #[inline(always)] fn mul(a: Self, b: Self) -> Self { a.wrapping_mul(b) }
-    // Integer division is floor division here; true division always computes in float.
-    #[inline(always)] fn div(a: Self, b: Self) -> Self { if b == 0 { 0 } else { a.div_euclid(b) } }
-    #[inline(always)] fn pow(a: Self, b: Self) -> Self {
-        if b < 0 { return if a == 1 { 1 } else if a == -1 { if b % 2 == 0 { 1 } else { -1 } } else { 0 } }
-        a.wrapping_pow(b.min(u32::MAX as i64) as u32)
-    }
-    #[inline(always)] fn neg(a: Self) -> Self { a.wrapping_neg() }
+/// Integers wrap on overflow (two's complement), as PyTorch's do; conversions wrap too (300 → int8 44).
+macro_rules! int_element {
+    ($t:ty, $dtype:ident) => {
+        impl Element for $t {
+            const DTYPE: DType = DType::$dtype;
+            const ZERO: Self = 0;
+            const ONE: Self = 1;
+            #[inline(always)] fn to_f64(self) -> f64 { self as f64 }
+            #[inline(always)] fn to_i64(self) -> i64 { self as i64 }
+            #[inline(always)] fn from_f64(v: f64) -> Self { v as i64 as $t }
+            #[inline(always)] fn from_i64(v: i64) -> Self { v as $t }
+            fn buffer(d: Data<Self>) -> Buffer { Buffer::$dtype(d) }
+            fn data(b: &Buffer) -> Option<&Data<Self>> { if let Buffer::$dtype(d) = b { Some(d) } else { None } }
+            fn data_mut(b: &mut Buffer) -> Option<&mut Data<Self>> { if let Buffer::$dtype(d) = b { Some(d) } else { None } }
+            #[inline(always)] fn add(a: Self, b: Self) -> Self { a.wrapping_add(b) }
+            #[inline(always)] fn sub(a: Self, b: Self) -> Self { a.wrapping_sub(b) }
+            #[inline(always)] fn mul(a: Self, b: Self) -> Self { a.wrapping_mul(b) }
+            // Integer division is floor division here; true division always computes in float.
+            #[inline(always)] fn div(a: Self, b: Self) -> Self { if b == 0 { 0 } else { a.div_euclid(b) } }
+            #[inline(always)] fn pow(a: Self, b: Self) -> Self {
+                let (a64, b64) = (a as i64, b as i64);
+                if b64 < 0 { return if a64 == 1 { 1 } else if a64 == -1 { if b64 % 2 == 0 { 1 } else { (0 as $t).wrapping_sub(1) } } else { 0 } }
+                a.wrapping_pow(b64.min(u32::MAX as i64) as u32)
+            }
+            #[inline(always)] fn neg(a: Self) -> Self { a.wrapping_neg() }
+        }
+    };
 }
+int_element!(u8, U8);
+int_element!(i8, I8);
+int_element!(i16, I16);
+int_element!(i32, I32);
+int_element!(i64, I64);
+
+/// The 16-bit floats: stored as such, every operation computed in float32 and rounded back.
+macro_rules! half_element {
+    ($t:ty, $dtype:ident) => {
+        impl Element for $t {
+            const DTYPE: DType = DType::$dtype;
+            const ZERO: Self = <$t>::ZERO;
+            const ONE: Self = <$t>::ONE;
+            #[inline(always)] fn to_f64(self) -> f64 { self.to_f64() }
+            #[inline(always)] fn to_i64(self) -> i64 { self.to_f32() as i64 }
+            #[inline(always)] fn from_f64(v: f64) -> Self { <$t>::from_f64(v) }
+            #[inline(always)] fn from_i64(v: i64) -> Self { <$t>::from_f64(v as f64) }
+            fn buffer(d: Data<Self>) -> Buffer { Buffer::$dtype(d) }
+            fn data(b: &Buffer) -> Option<&Data<Self>> { if let Buffer::$dtype(d) = b { Some(d) } else { None } }
+            fn data_mut(b: &mut Buffer) -> Option<&mut Data<Self>> { if let Buffer::$dtype(d) = b { Some(d) } else { None } }
+            #[inline(always)] fn add(a: Self, b: Self) -> Self { <$t>::from_f32(a.to_f32() + b.to_f32()) }
+            #[inline(always)] fn sub(a: Self, b: Self) -> Self { <$t>::from_f32(a.to_f32() - b.to_f32()) }
+            #[inline(always)] fn mul(a: Self, b: Self) -> Self { <$t>::from_f32(a.to_f32() * b.to_f32()) }
+            #[inline(always)] fn div(a: Self, b: Self) -> Self { <$t>::from_f32(a.to_f32() / b.to_f32()) }
+            #[inline(always)] fn pow(a: Self, b: Self) -> Self { <$t>::from_f32(a.to_f32().powf(b.to_f32())) }
+            #[inline(always)] fn neg(a: Self) -> Self { -a }
+        }
+    };
+}
+half_element!(half::f16, F16);
+half_element!(half::bf16, BF16);
 
 impl Element for bool {
     const DTYPE: DType = DType::Bool;
@@ -87,7 +128,7 @@ impl Element for bool {
     #[inline(always)] fn to_i64(self) -> i64 { self as i64 }
     #[inline(always)] fn from_f64(v: f64) -> Self { v != 0.0 }
     #[inline(always)] fn from_i64(v: i64) -> Self { v != 0 }
-    fn into_buffer(v: Vec<Self>) -> Buffer { Buffer::Bool(Data::from_vec(v)) }
+    fn buffer(d: Data<Self>) -> Buffer { Buffer::Bool(d) }
     fn data(b: &Buffer) -> Option<&Data<Self>> { if let Buffer::Bool(d) = b { Some(d) } else { None } }
     fn data_mut(b: &mut Buffer) -> Option<&mut Data<Self>> { if let Buffer::Bool(d) = b { Some(d) } else { None } }
     // PyTorch's bool arithmetic: + is or, * is and.
@@ -105,14 +146,21 @@ macro_rules! with_dtype {
     ($dtype:expr, $T:ident => $body:expr) => {
         match $dtype {
             $crate::DType::Bool => { type $T = bool; $body }
+            $crate::DType::U8 => { type $T = u8; $body }
+            $crate::DType::I8 => { type $T = i8; $body }
+            $crate::DType::I16 => { type $T = i16; $body }
+            $crate::DType::I32 => { type $T = i32; $body }
             $crate::DType::I64 => { type $T = i64; $body }
+            $crate::DType::F16 => { type $T = $crate::half::f16; $body }
+            $crate::DType::BF16 => { type $T = $crate::half::bf16; $body }
             $crate::DType::F32 => { type $T = f32; $body }
             $crate::DType::F64 => { type $T = f64; $body }
         }
     };
 }
 
-/// Like `with_dtype!` for float dtypes only; other dtypes reach `$otherwise`.
+/// Like `with_dtype!` for the dtypes kernels compute in (float32, float64); other dtypes reach
+/// `$otherwise` (the halves compute in float32: see `DType::compute`).
 #[macro_export]
 macro_rules! with_float_dtype {
     ($dtype:expr, $T:ident => $body:expr, $otherwise:expr) => {
@@ -193,3 +241,41 @@ macro_rules! float_impl {
 // float32 exp and tanh are ferrograd's own vectorizable versions (kernels/math.rs)
 float_impl!(f32, libm::erff, crate::kernels::math::exp_f32, crate::kernels::math::tanh_f32);
 float_impl!(f64, libm::erf, f64::exp, f64::tanh);
+
+/// The halves' math: computed in float32 and rounded back.
+macro_rules! half_float_impl {
+    ($t:ty) => {
+        impl Float for $t {
+            #[inline(always)] fn exp(self) -> Self { <$t>::from_f32(<f32 as Float>::exp(self.to_f32())) }
+            #[inline(always)] fn ln(self) -> Self { <$t>::from_f32(self.to_f32().ln()) }
+            #[inline(always)] fn sqrt(self) -> Self { <$t>::from_f32(self.to_f32().sqrt()) }
+            #[inline(always)] fn abs(self) -> Self { <$t>::from_f32(self.to_f32().abs()) }
+            #[inline(always)] fn recip(self) -> Self { <$t>::from_f32(self.to_f32().recip()) }
+            #[inline(always)] fn exp2(self) -> Self { <$t>::from_f32(self.to_f32().exp2()) }
+            #[inline(always)] fn exp_m1(self) -> Self { <$t>::from_f32(self.to_f32().exp_m1()) }
+            #[inline(always)] fn log2(self) -> Self { <$t>::from_f32(self.to_f32().log2()) }
+            #[inline(always)] fn log10(self) -> Self { <$t>::from_f32(self.to_f32().log10()) }
+            #[inline(always)] fn ln_1p(self) -> Self { <$t>::from_f32(self.to_f32().ln_1p()) }
+            #[inline(always)] fn sin(self) -> Self { <$t>::from_f32(self.to_f32().sin()) }
+            #[inline(always)] fn cos(self) -> Self { <$t>::from_f32(self.to_f32().cos()) }
+            #[inline(always)] fn tan(self) -> Self { <$t>::from_f32(self.to_f32().tan()) }
+            #[inline(always)] fn asin(self) -> Self { <$t>::from_f32(self.to_f32().asin()) }
+            #[inline(always)] fn acos(self) -> Self { <$t>::from_f32(self.to_f32().acos()) }
+            #[inline(always)] fn atan(self) -> Self { <$t>::from_f32(self.to_f32().atan()) }
+            #[inline(always)] fn sinh(self) -> Self { <$t>::from_f32(self.to_f32().sinh()) }
+            #[inline(always)] fn cosh(self) -> Self { <$t>::from_f32(self.to_f32().cosh()) }
+            #[inline(always)] fn tanh(self) -> Self { <$t>::from_f32(<f32 as Float>::tanh(self.to_f32())) }
+            #[inline(always)] fn floor(self) -> Self { <$t>::from_f32(self.to_f32().floor()) }
+            #[inline(always)] fn ceil(self) -> Self { <$t>::from_f32(self.to_f32().ceil()) }
+            #[inline(always)] fn round_even(self) -> Self { <$t>::from_f32(self.to_f32().round_ties_even()) }
+            #[inline(always)] fn trunc(self) -> Self { <$t>::from_f32(self.to_f32().trunc()) }
+            #[inline(always)] fn erf(self) -> Self { <$t>::from_f32(libm::erff(self.to_f32())) }
+            #[inline(always)] fn atan2(self, other: Self) -> Self { <$t>::from_f32(self.to_f32().atan2(other.to_f32())) }
+            #[inline(always)] fn is_nan(self) -> bool { <$t>::is_nan(self) }
+            #[inline(always)] fn is_infinite(self) -> bool { <$t>::is_infinite(self) }
+            #[inline(always)] fn is_finite(self) -> bool { <$t>::is_finite(self) }
+        }
+    };
+}
+half_float_impl!(half::f16);
+half_float_impl!(half::bf16);

@@ -20,6 +20,8 @@ pub mod storage;
 pub mod tensor;
 
 pub use dtype::{promote_types, DType, Scalar};
+/// The 16-bit float types (re-exported for `with_dtype!` users).
+pub use half;
 pub use error::{Error, Result};
 pub use layout::Layout;
 pub use ops::*;

@@ -55,44 +55,65 @@ impl<T: Send + 'static> Data<T> {
     }
 }
 
+/// One variant per dtype, named as the dtype; `for_each_buffer!` reaches the data whatever the variant.
 pub enum Buffer {
     Bool(Data<bool>),
+    U8(Data<u8>),
+    I8(Data<i8>),
+    I16(Data<i16>),
+    I32(Data<i32>),
     I64(Data<i64>),
+    F16(Data<half::f16>),
+    BF16(Data<half::bf16>),
     F32(Data<f32>),
     F64(Data<f64>),
+}
+
+/// Runs `$body` with `$d` bound to the buffer's data, whichever dtype it holds.
+macro_rules! for_each_buffer {
+    ($buffer:expr, $d:ident => $body:expr) => {
+        match $buffer {
+            Buffer::Bool($d) => $body,
+            Buffer::U8($d) => $body,
+            Buffer::I8($d) => $body,
+            Buffer::I16($d) => $body,
+            Buffer::I32($d) => $body,
+            Buffer::I64($d) => $body,
+            Buffer::F16($d) => $body,
+            Buffer::BF16($d) => $body,
+            Buffer::F32($d) => $body,
+            Buffer::F64($d) => $body,
+        }
+    };
 }
 
 impl Buffer {
     pub fn dtype(&self) -> DType {
         match self {
             Buffer::Bool(_) => DType::Bool,
+            Buffer::U8(_) => DType::U8,
+            Buffer::I8(_) => DType::I8,
+            Buffer::I16(_) => DType::I16,
+            Buffer::I32(_) => DType::I32,
             Buffer::I64(_) => DType::I64,
+            Buffer::F16(_) => DType::F16,
+            Buffer::BF16(_) => DType::BF16,
             Buffer::F32(_) => DType::F32,
             Buffer::F64(_) => DType::F64,
         }
     }
 
     pub fn len(&self) -> usize {
-        match self {
-            Buffer::Bool(d) => d.len,
-            Buffer::I64(d) => d.len,
-            Buffer::F32(d) => d.len,
-            Buffer::F64(d) => d.len,
-        }
+        for_each_buffer!(self, d => d.len)
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// Raw start pointer, for zero-copy export (numpy); valid while the storage lives.
+    /// Raw start pointer, for zero-copy export (numpy, DLPack); valid while the storage lives.
     pub fn as_ptr(&self) -> *const u8 {
-        match self {
-            Buffer::Bool(d) => d.ptr as *const u8,
-            Buffer::I64(d) => d.ptr as *const u8,
-            Buffer::F32(d) => d.ptr as *const u8,
-            Buffer::F64(d) => d.ptr as *const u8,
-        }
+        for_each_buffer!(self, d => d.ptr as *const u8)
     }
 }
 

@@ -157,6 +157,15 @@ impl Tensor {
         f(&Layout::contiguous(self.shape()), &cast)
     }
 
+    /// These values in `dtype`, with no history (self when the dtype already matches): kernels that
+    /// compute in a wider dtype (`DType::compute`) round or wrap their results back with it.
+    pub(crate) fn cast_detached(&self, dtype: DType) -> Tensor {
+        if dtype == self.dtype() {
+            return self.clone();
+        }
+        with_dtype!(dtype, T => Tensor::from_buffer(T::into_buffer(self.to_vec::<T>()), self.shape()))
+    }
+
     /// All elements in row-major order, converted to `T`.
     pub fn to_vec<T: Element>(&self) -> Vec<T> {
         self.with_data(|l, x: &[T]| kernels::elementwise::map1(l, x, |v| v))
@@ -169,7 +178,7 @@ impl Tensor {
         }
         Ok(match self.dtype() {
             DType::Bool => Scalar::Bool(self.to_vec::<bool>()[0]),
-            DType::I64 => Scalar::Int(self.to_vec::<i64>()[0]),
+            d if d.is_int() => Scalar::Int(self.to_vec::<i64>()[0]),
             _ => Scalar::Float(self.to_vec::<f64>()[0]),
         })
     }

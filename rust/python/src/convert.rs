@@ -1,8 +1,9 @@
 //! Python values in and out: nested sequences, numbers and numpy arrays.
 use crate::errors::call;
 use crate::py_tensor::PyTensor;
-use ferrograd_core::storage::{Buffer, Data, Storage};
-use ferrograd_core::{DType, Layout, Scalar, Tensor};
+use ferrograd_core::element::Element;
+use ferrograd_core::storage::{Data, Storage};
+use ferrograd_core::{with_dtype, DType, Layout, Scalar, Tensor};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -134,30 +135,39 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
     let inferred = if c.float { DType::F32 } else if c.int { DType::I64 } else if c.values.is_empty() { DType::F32 } else { DType::Bool };
     let dtype = dtype.unwrap_or(inferred);
     let v = &c.values;
-    call(|| match dtype {
-        DType::F32 => Tensor::from_vec(v.iter().map(|s| s.to_f64() as f32).collect(), &c.shape),
-        DType::F64 => Tensor::from_vec(v.iter().map(|s| s.to_f64()).collect(), &c.shape),
-        DType::I64 => Tensor::from_vec(
-            v.iter().map(|s| match s { Scalar::Int(i) => *i, other => other.to_f64() as i64 }).collect(),
-            &c.shape,
-        ),
-        DType::Bool => Tensor::from_vec(v.iter().map(|s| s.to_f64() != 0.0).collect(), &c.shape),
+    call(|| {
+        with_dtype!(dtype, T => {
+            let values: Vec<T> = v
+                .iter()
+                .map(|s| match *s {
+                    Scalar::Int(i) => T::from_i64(i),
+                    Scalar::Bool(b) => T::from_i64(b as i64),
+                    Scalar::Float(f) => T::from_f64(f),
+                })
+                .collect();
+            Tensor::from_vec(values, &c.shape)
+        })
     })
 }
 
-/// Element dtype of a numpy array, for the dtypes ferrograd stores.
+/// Element dtype of a numpy array, for the dtypes ferrograd stores (native byte order only).
 fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> Option<DType> {
-    let py = arr.py();
     let d = arr.dtype();
-    [
-        (numpy::dtype::<f32>(py), DType::F32),
-        (numpy::dtype::<f64>(py), DType::F64),
-        (numpy::dtype::<i64>(py), DType::I64),
-        (numpy::dtype::<bool>(py), DType::Bool),
-    ]
-    .into_iter()
-    .find(|(nd, _)| d.is_equiv_to(nd))
-    .map(|(_, dt)| dt)
+    if d.is_native_byteorder() == Some(false) {
+        return None;
+    }
+    Some(match (d.kind(), d.itemsize()) {
+        (b'b', 1) => DType::Bool,
+        (b'u', 1) => DType::U8,
+        (b'i', 1) => DType::I8,
+        (b'i', 2) => DType::I16,
+        (b'i', 4) => DType::I32,
+        (b'i', 8) => DType::I64,
+        (b'f', 2) => DType::F16,
+        (b'f', 4) => DType::F32,
+        (b'f', 8) => DType::F64,
+        _ => return None,
+    })
 }
 
 /// Copies any numeric numpy array (other integer and float widths are widened).
@@ -169,7 +179,7 @@ fn from_numpy_copy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
         None => {
             let kind = arr.dtype().kind();
             match kind {
-                b'f' => DType::F32,
+                b'f' => DType::F64,
                 b'i' | b'u' => DType::I64,
                 b'b' => DType::Bool,
                 _ => {
@@ -181,12 +191,7 @@ fn from_numpy_copy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
             }
         }
     };
-    let np_name = match target {
-        DType::F32 => "float32",
-        DType::F64 => "float64",
-        DType::I64 => "int64",
-        DType::Bool => "bool",
-    };
+    let np_name = target.name();
     // np.array, not np.ascontiguousarray: the latter turns 0-d arrays into 1-d ones
     let kwargs = pyo3::types::PyDict::new(py);
     kwargs.set_item("dtype", np_name)?;
@@ -201,7 +206,7 @@ fn from_numpy_copy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
 pub fn from_numpy_shared(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
     let Some(dtype) = numpy_dtype(arr) else {
         return Err(PyTypeError::new_err(format!(
-            "can't convert np.ndarray of type {}. The only supported types are: float64, float32, int64 and bool.",
+            "can't convert np.ndarray of type {}. The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.",
             arr.dtype()
         )));
     };
@@ -221,14 +226,7 @@ pub fn from_numpy_shared(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
     let ptr = unsafe { (*arr.as_array_ptr()).fields.data };
     let owner: Box<dyn std::any::Any + Send + Sync> = Box::new(arr.clone().unbind());
     // Safety: the array owns `len` elements from `ptr` (strides are non-negative) and `owner` keeps it alive.
-    let buffer = unsafe {
-        match dtype {
-            DType::F32 => Buffer::F32(Data::from_external(ptr as *mut f32, len, owner)),
-            DType::F64 => Buffer::F64(Data::from_external(ptr as *mut f64, len, owner)),
-            DType::I64 => Buffer::I64(Data::from_external(ptr as *mut i64, len, owner)),
-            DType::Bool => Buffer::Bool(Data::from_external(ptr as *mut bool, len, owner)),
-        }
-    };
+    let buffer = with_dtype!(dtype, T => unsafe { T::buffer(Data::from_external(ptr as *mut T, len, owner)) });
     call(|| Tensor::from_storage(Arc::new(Storage::new(buffer)), layout))
 }
 
@@ -253,12 +251,22 @@ pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>>
         let arr = unsafe { numpy::PyArray::borrow_from_array(&view, owner) };
         Ok(arr.into_any())
     }
+    if t.dtype() == DType::BF16 {
+        return Err(PyTypeError::new_err("Got unsupported ScalarType BFloat16"));
+    }
     let owner = Bound::new(py, StorageOwner { storage: t.storage().clone() })?.into_any();
     match t.dtype() {
+        DType::Bool => view::<bool>(py, t, owner),
+        DType::U8 => view::<u8>(py, t, owner),
+        DType::I8 => view::<i8>(py, t, owner),
+        DType::I16 => view::<i16>(py, t, owner),
+        DType::I32 => view::<i32>(py, t, owner),
+        DType::I64 => view::<i64>(py, t, owner),
+        DType::F16 => view::<ferrograd_core::half::f16>(py, t, owner),
+        // numpy has no bfloat16
+        DType::BF16 => unreachable!("rejected above"),
         DType::F32 => view::<f32>(py, t, owner),
         DType::F64 => view::<f64>(py, t, owner),
-        DType::I64 => view::<i64>(py, t, owner),
-        DType::Bool => view::<bool>(py, t, owner),
     }
 }
 
@@ -276,7 +284,7 @@ pub fn tolist<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
     }
     match t.dtype() {
         DType::Bool => build(py, t.shape(), &t.to_vec::<bool>()),
-        DType::I64 => build(py, t.shape(), &t.to_vec::<i64>()),
+        d if d.is_int() => build(py, t.shape(), &t.to_vec::<i64>()),
         _ => build(py, t.shape(), &t.to_vec::<f64>()),
     }
 }

@@ -23,7 +23,7 @@ impl PyDType {
     }
     #[getter]
     fn is_signed(&self) -> bool {
-        self.dtype != DType::Bool
+        self.dtype.is_signed()
     }
     /// Pickles as the module attribute of the same name (`ferrograd.float32`).
     fn __reduce__(&self) -> String {
@@ -31,6 +31,6 @@ impl PyDType {
     }
 }
 
-pub fn all_dtypes() -> [(&'static str, DType); 4] {
-    [("float32", DType::F32), ("float64", DType::F64), ("int64", DType::I64), ("bool", DType::Bool)]
+pub fn all_dtypes() -> [(&'static str, DType); 10] {
+    DType::ALL.map(|d| (d.name(), d))
 }

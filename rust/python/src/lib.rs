@@ -7,6 +7,7 @@ static ALLOCATOR: alloc::SplitAllocator = alloc::SplitAllocator;
 
 mod autograd;
 mod convert;
+mod dlpack;
 mod dtype;
 mod errors;
 mod generator;
@@ -149,6 +150,42 @@ fn from_numpy(py: Python<'_>, ndarray: &Bound<'_, PyAny>) -> Out {
         .cast::<PyUntypedArray>()
         .map_err(|_| PyTypeError::new_err(format!("expected np.ndarray (got {})", type_name(ndarray))))?;
     wrap(py, from_numpy_shared(arr)?)
+}
+
+/// `ferrograd.as_tensor`: no copy when it can be helped (the tensor itself, or a numpy array's memory
+/// when the dtype matches); otherwise like `ferrograd.tensor`.
+#[pyfunction]
+#[pyo3(signature = (data, dtype=None, device=None))]
+fn as_tensor(py: Python<'_>, data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    let _ = device;
+    let dtype = dtype_arg(dtype, "as_tensor")?;
+    if let Ok(t) = data.cast::<PyTensor>() {
+        let inner = t.get().get();
+        return match dtype {
+            Some(d) if d != inner.dtype() => Ok(wrap(py, call(|| inner.to_dtype(d))?)?.into_any()),
+            _ => Ok(data.clone().unbind()),
+        };
+    }
+    if let Ok(arr) = data.cast::<PyUntypedArray>() {
+        // a shared view when ferrograd stores the array's dtype (negative strides raise, as in PyTorch)
+        match from_numpy_shared(arr) {
+            Ok(t) => {
+                return match dtype {
+                    Some(d) if d != t.dtype() => Ok(wrap(py, call(|| t.to_dtype(d))?)?.into_any()),
+                    _ => Ok(wrap(py, t)?.into_any()),
+                }
+            }
+            Err(e) if !e.is_instance_of::<PyTypeError>(py) => return Err(e),
+            Err(_) => {}
+        }
+    }
+    Ok(wrap(py, tensor_from_data(data, dtype)?)?.into_any())
+}
+
+/// `ferrograd.from_dlpack`: a tensor sharing memory with any DLPack producer (or a capsule).
+#[pyfunction]
+fn from_dlpack(py: Python<'_>, ext: &Bound<'_, PyAny>) -> Out {
+    wrap(py, dlpack::from_dlpack(ext)?)
 }
 
 #[pyfunction]
@@ -366,6 +403,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(randn, m)?)?;
     m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
     m.add_function(wrap_pyfunction!(from_numpy, m)?)?;
+    m.add_function(wrap_pyfunction!(as_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(from_dlpack, m)?)?;
     m.add_function(wrap_pyfunction!(is_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(promote_types, m)?)?;

@@ -72,6 +72,25 @@ fn binary_op(
     Ok(wrap(py, out)?.into_any())
 }
 
+/// `alpha=` of add/sub: a number, integral for integral tensors (as torch checks).
+fn alpha_arg(a: &Tensor, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Scalar>> {
+    let Some(alpha) = alpha else { return Ok(None) };
+    let value = as_scalar(alpha).ok_or_else(|| PyTypeError::new_err(format!("add(): argument 'alpha' must be Number, not {}", type_name(alpha))))?;
+    if !a.dtype().is_float() && matches!(value, Scalar::Float(_)) {
+        return Err(PyRuntimeError::new_err("For integral input tensors, argument alpha must not be a floating point number."));
+    }
+    Ok(Some(value))
+}
+
+/// `alpha * b` (b itself when alpha is absent or 1); alpha is a weak scalar, so b keeps its dtype.
+fn scaled(b: &Tensor, alpha: Option<Scalar>) -> ferrograd_core::Result<Tensor> {
+    match alpha {
+        None | Some(Scalar::Int(1)) => Ok(b.clone()),
+        Some(Scalar::Float(f)) if f == 1.0 => Ok(b.clone()),
+        Some(a) => b.mul(&Tensor::wrapped_scalar(a)),
+    }
+}
+
 /// A unary op from core's `Unary` table.
 fn unary(py: Python<'_>, a: Tensor, op: Unary) -> Out {
     wrap(py, call_heavy(py, a.numel(), || a.unary(op))?)
@@ -181,6 +200,15 @@ fn method_op(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, name: &str, f
 
 /// Wraps a view op's result, remembering the base it reads (PyTorch's `._base`) so that in-place
 /// writes through the view can update the base's history.
+/// `.float()` and friends: the tensor itself when it already has `dtype`, as in PyTorch.
+fn cast_to(slf: &Bound<'_, PyTensor>, dtype: DType) -> Out {
+    let a = slf.get().get();
+    if a.dtype() == dtype {
+        return Ok(slf.clone().unbind());
+    }
+    wrap(slf.py(), call(|| a.to_dtype(dtype))?)
+}
+
 fn view_of(slf: &Bound<'_, PyTensor>, t: Tensor) -> Out {
     let py = slf.py();
     let src = slf.get();
@@ -448,6 +476,24 @@ impl PyTensor {
         if force { arr.call_method0("copy") } else { Ok(arr) }
     }
 
+    // ---- DLPack (dlpack.rs) ----
+
+    #[pyo3(signature = (stream=None, *, max_version=None, dl_device=None, copy=None))]
+    fn __dlpack__(&self, py: Python<'_>, stream: Option<&Bound<'_, PyAny>>, max_version: Option<(u32, u32)>, dl_device: Option<(i32, i32)>, copy: Option<bool>) -> PyResult<Py<PyAny>> {
+        let _ = stream; // CPU memory: nothing to synchronise
+        if let Some((device_type, _)) = dl_device {
+            if device_type != 1 {
+                return Err(pyo3::exceptions::PyBufferError::new_err(format!("Unsupported device type {device_type} for export (ferrograd tensors live on the CPU, device type 1)")));
+            }
+        }
+        let versioned = max_version.is_some_and(|(major, _)| major >= 1);
+        crate::dlpack::to_capsule(py, &self.get(), versioned, copy == Some(true))
+    }
+
+    fn __dlpack_device__(&self) -> (i32, i32) {
+        (1, 0)
+    }
+
     // ---- autograd ----
 
     #[getter]
@@ -701,17 +747,38 @@ impl PyTensor {
         slf.clone().unbind()
     }
 
-    fn add(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
-        method_op(py, &self.get(), other, "add", |a, b| a.add(b))
+    /// `self + alpha * other`
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn add(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> Out {
+        let alpha = alpha_arg(&self.get(), alpha)?;
+        method_op(py, &self.get(), other, "add", |a, b| a.add(&scaled(b, alpha)?))
     }
-    fn sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
-        method_op(py, &self.get(), other, "sub", |a, b| a.sub(b))
+    /// `self - alpha * other`
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> Out {
+        let alpha = alpha_arg(&self.get(), alpha)?;
+        method_op(py, &self.get(), other, "sub", |a, b| a.sub(&scaled(b, alpha)?))
     }
     fn mul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
         method_op(py, &self.get(), other, "mul", |a, b| a.mul(b))
     }
-    fn div(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
-        method_op(py, &self.get(), other, "div", |a, b| a.div(b))
+    #[pyo3(signature = (other, *, rounding_mode=None))]
+    fn div(&self, py: Python<'_>, other: &Bound<'_, PyAny>, rounding_mode: Option<&str>) -> Out {
+        match rounding_mode {
+            None => method_op(py, &self.get(), other, "div", |a, b| a.div(b)),
+            Some("floor") => method_op(py, &self.get(), other, "div", |a, b| a.binary(b, Binary::FloorDiv)),
+            Some("trunc") => method_op(py, &self.get(), other, "div", |a, b| a.binary(b, Binary::TruncDiv)),
+            Some(m) => Err(PyRuntimeError::new_err(format!("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{m}'"))),
+        }
+    }
+    fn floor_divide(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "floor_divide", |a, b| a.binary(b, Binary::FloorDiv))
+    }
+    fn __floordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, false, |a, b| a.binary(b, Binary::FloorDiv))
+    }
+    fn __rfloordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        binary_op(py, &self.get(), other, true, |a, b| a.binary(b, Binary::FloorDiv))
     }
     fn pow(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
         method_op(py, &self.get(), other, "pow", |a, b| a.pow(b))
@@ -1318,46 +1385,73 @@ impl PyTensor {
 
     // ---- dtype conversion ----
 
+    /// `to(dtype)`, `to(other)`, `to('cpu')`, `to(device=, dtype=, copy=)`: self when nothing changes.
     #[pyo3(signature = (*args, **kwargs))]
-    fn to(&self, py: Python<'_>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> Out {
+    fn to(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> Out {
+        let py = slf.py();
         let mut dtype = None;
+        let mut copy = false;
+        let is_device = |a: &Bound<'_, PyAny>| a.is_none() || a.extract::<String>().map(|s| s == "cpu").unwrap_or(false);
         for a in args.iter() {
             if a.cast::<PyDType>().is_ok() {
                 dtype = dtype_arg(Some(&a), "to")?;
             } else if let Ok(t) = a.cast::<PyTensor>() {
                 dtype = Some(t.get().get().dtype());
-            } else if a.extract::<String>().map(|s| s == "cpu").unwrap_or(false) {
-            } else {
+            } else if a.is_instance_of::<pyo3::types::PyBool>() {
+                // positional non_blocking / copy, as in to(dtype, non_blocking, copy)
+            } else if !is_device(&a) {
                 return Err(PyTypeError::new_err(format!("to() received an invalid combination of arguments - got ({})", type_name(&a))));
             }
         }
         if let Some(kw) = kwargs {
-            if let Some(d) = kw.get_item("dtype")? {
-                dtype = dtype_arg(Some(&d), "to")?;
+            for (key, value) in kw.iter() {
+                match key.extract::<String>()?.as_str() {
+                    "dtype" => dtype = dtype_arg(Some(&value), "to")?.or(dtype),
+                    "device" if is_device(&value) => {}
+                    "device" => return Err(PyRuntimeError::new_err(format!("Expected one of cpu device type at start of device string: {}", value.str()?))),
+                    "copy" => copy = value.is_truthy()?,
+                    "non_blocking" | "memory_format" => {}
+                    other => return Err(PyTypeError::new_err(format!("to() got an unexpected keyword argument '{other}'"))),
+                }
             }
         }
-        let a = self.get();
+        let a = slf.get().get();
         match dtype {
-            Some(d) => wrap(py, call(|| a.to_dtype(d))?),
-            None => wrap(py, a),
+            Some(d) if d != a.dtype() => wrap(py, call(|| a.to_dtype(d))?),
+            _ if copy => wrap(py, call(|| a.clone_tensor())?),
+            _ => Ok(slf.clone().unbind()),
         }
     }
 
-    fn float(&self, py: Python<'_>) -> Out {
-        let a = self.get();
-        wrap(py, call(|| a.to_dtype(DType::F32))?)
+    fn float(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::F32)
     }
-    fn double(&self, py: Python<'_>) -> Out {
-        let a = self.get();
-        wrap(py, call(|| a.to_dtype(DType::F64))?)
+    fn double(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::F64)
     }
-    fn long(&self, py: Python<'_>) -> Out {
-        let a = self.get();
-        wrap(py, call(|| a.to_dtype(DType::I64))?)
+    fn half(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::F16)
     }
-    fn bool(&self, py: Python<'_>) -> Out {
-        let a = self.get();
-        wrap(py, call(|| a.to_dtype(DType::Bool))?)
+    fn bfloat16(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::BF16)
+    }
+    fn long(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::I64)
+    }
+    fn int(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::I32)
+    }
+    fn short(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::I16)
+    }
+    fn char(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::I8)
+    }
+    fn byte(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::U8)
+    }
+    fn bool(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::Bool)
     }
 
     // ---- shape ops (ops/shape.rs, ops/index.rs) ----
@@ -1717,9 +1811,9 @@ impl PyTensor {
         })
     }
 
-    fn type_as(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
-        let (a, o) = (self.get(), tensor_arg(other, "type_as", "other")?);
-        wrap(py, call(|| a.to_dtype(o.dtype()))?)
+    fn type_as(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> Out {
+        let o = tensor_arg(other, "type_as", "other")?;
+        cast_to(slf, o.dtype())
     }
 
     #[pyo3(signature = (*, as_tuple=false))]

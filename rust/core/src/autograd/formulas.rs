@@ -147,6 +147,7 @@ impl BackwardOp {
                 (BinaryFn::Fmod, false) => "FmodBackward1",
                 (BinaryFn::Remainder, true) => "RemainderBackward0",
                 (BinaryFn::Remainder, false) => "RemainderBackward1",
+                (BinaryFn::FloorDiv | BinaryFn::TruncDiv, _) => "DivBackward2",
             },
             ClampScalar { kind: 1, .. } => "ClampMinBackward0",
             ClampScalar { kind: 2, .. } => "ClampMaxBackward0",
@@ -745,6 +746,11 @@ fn binary_grad(op: BinaryFn, g: &Tensor, a: &Tensor, b: &Tensor, need_a: bool, n
             let q = a.div(b)?;
             let q = if op == BinaryFn::Fmod { q.unary(Unary::Trunc)? } else { q.unary(Unary::Floor)? };
             vec![opt(need_a, || Ok(g.clone()))?, opt(need_b, || g.mul(&q.neg()?))?]
+        }
+        // piecewise constant: zero almost everywhere, as torch
+        BinaryFn::FloorDiv | BinaryFn::TruncDiv => {
+            let zeros = || Ok(Tensor::zeros(g.shape(), g.dtype()));
+            vec![opt(need_a, zeros)?, opt(need_b, zeros)?]
         }
     })
 }

@@ -181,6 +181,25 @@ pub enum Binary {
     Atan2,
     Fmod,
     Remainder,
+    /// `div(rounding_mode='floor')` and `//`
+    FloorDiv,
+    /// `div(rounding_mode='trunc')`
+    TruncDiv,
+}
+
+impl Binary {
+    /// The name of PyTorch's CPU kernel, for "not implemented for" messages.
+    fn kernel_name(self) -> &'static str {
+        match self {
+            Binary::Maximum => "maximum_cpu",
+            Binary::Minimum => "minimum_cpu",
+            Binary::Atan2 => "atan2_cpu",
+            Binary::Fmod => "fmod_cpu",
+            Binary::Remainder => "remainder_cpu",
+            Binary::FloorDiv => "div_floor_cpu",
+            Binary::TruncDiv => "div_trunc_cpu",
+        }
+    }
 }
 
 fn nan_max<T: Element>(x: T, y: T) -> T {
@@ -202,6 +221,28 @@ fn fmod_f<T: Float>(x: T, y: T) -> T {
     T::from_f64(r)
 }
 
+/// Python's float `//` (as torch's div_floor): the quotient of the exact remainder, so
+/// `1.0 // 0.1` is 9 (0.1 is a little above one tenth), and x/0 keeps IEEE's inf/nan.
+fn floor_div_f(x: f64, y: f64) -> f64 {
+    if y == 0.0 {
+        return x / y;
+    }
+    let r = x % y;
+    let mut q = (x - r) / y;
+    if r != 0.0 && ((y < 0.0) != (r < 0.0)) {
+        q -= 1.0;
+    }
+    if q == 0.0 {
+        return 0.0f64.copysign(x / y);
+    }
+    let f = q.floor();
+    if q - f > 0.5 { f + 1.0 } else { f }
+}
+fn floor_div_i(x: i64, y: i64) -> i64 {
+    let q = x.wrapping_div(y);
+    if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) { q - 1 } else { q }
+}
+
 fn binary_float<T: Float>(op: Binary, a: &Tensor, b: &Tensor, shape: &[usize]) -> Result<Vec<T>> {
     match op {
         Binary::Maximum => zip_as(a, b, shape, nan_max::<T>),
@@ -209,6 +250,8 @@ fn binary_float<T: Float>(op: Binary, a: &Tensor, b: &Tensor, shape: &[usize]) -
         Binary::Atan2 => zip_as(a, b, shape, |x: T, y: T| x.atan2(y)),
         Binary::Fmod => zip_as(a, b, shape, fmod_f::<T>),
         Binary::Remainder => zip_as(a, b, shape, py_mod_f::<T>),
+        Binary::FloorDiv => zip_as(a, b, shape, |x: T, y: T| T::from_f64(floor_div_f(x.to_f64(), y.to_f64()))),
+        Binary::TruncDiv => zip_as(a, b, shape, |x: T, y: T| (x / y).trunc()),
     }
 }
 
@@ -220,17 +263,19 @@ impl Tensor {
         if op == Binary::Atan2 {
             dtype = dtype.to_float();
         }
-        let out = match dtype {
+        let out = match dtype.compute() {
             DType::F64 => Tensor::from_vec(binary_float::<f64>(op, a, b, &shape)?, &shape)?,
             DType::F32 => Tensor::from_vec(binary_float::<f32>(op, a, b, &shape)?, &shape)?,
             DType::I64 => {
-                if matches!(op, Binary::Fmod | Binary::Remainder) && b.to_vec::<i64>().contains(&0) {
+                if matches!(op, Binary::Fmod | Binary::Remainder | Binary::FloorDiv | Binary::TruncDiv) && b.to_vec::<i64>().contains(&0) {
                     bail!(Runtime, "ZeroDivisionError");
                 }
                 let v = match op {
                     Binary::Maximum => zip_as(a, b, &shape, nan_max::<i64>)?,
                     Binary::Minimum => zip_as(a, b, &shape, nan_min::<i64>)?,
                     Binary::Fmod => zip_as(a, b, &shape, |x: i64, y: i64| x.wrapping_rem(y))?,
+                    Binary::FloorDiv => zip_as(a, b, &shape, floor_div_i)?,
+                    Binary::TruncDiv => zip_as(a, b, &shape, |x: i64, y: i64| x.wrapping_div(y))?,
                     _ => zip_as(a, b, &shape, |x: i64, y: i64| {
                         let r = x.wrapping_rem(y);
                         if r != 0 && ((r < 0) != (y < 0)) { r + y } else { r }
@@ -241,9 +286,11 @@ impl Tensor {
             DType::Bool => match op {
                 Binary::Maximum => Tensor::from_vec(zip_as(a, b, &shape, |x: bool, y: bool| x | y)?, &shape)?,
                 Binary::Minimum => Tensor::from_vec(zip_as(a, b, &shape, |x: bool, y: bool| x & y)?, &shape)?,
-                _ => bail!(NotImplemented, "\"{}_cpu\" not implemented for 'Bool'", format!("{op:?}").to_lowercase()),
+                _ => bail!(NotImplemented, "\"{}\" not implemented for 'Bool'", op.kernel_name()),
             },
-        };
+            _ => unreachable!("compute dtypes are bool, int64, float32 and float64"),
+        }
+        .cast_detached(dtype);
         let scalar_other = b.0.wrapped_number;
         Ok(record(out, &[a, b], || BackwardOp::Binary { op, scalar_other }, |_| vec![SavedTensor::input(a), SavedTensor::input(b)]))
     }
@@ -301,7 +348,7 @@ impl Tensor {
         let dtype = result_type(self.promotion_key(), end.promotion_key());
         let lerp = |a: f64, b: f64, w: f64| if w.abs() < 0.5 { a + w * (b - a) } else { b - (b - a) * (1.0 - w) };
         let out = match dtype {
-            DType::F64 | DType::F32 => with_dtype!(dtype, T => {
+            d if d.is_float() => with_dtype!(dtype, T => {
                 let v = self.with_data(|la, xa: &[T]| {
                     end.with_data(|lb, xb: &[T]| {
                         weight.with_data(|lw, xw: &[T]| -> Result<Vec<T>> {
@@ -325,7 +372,7 @@ impl Tensor {
     /// isnan / isinf / isfinite (`which` 0, 1, 2): bool, never a gradient.
     pub fn float_class(&self, which: u8) -> Result<Tensor> {
         let v: Vec<bool> = match self.dtype() {
-            DType::F64 | DType::F32 => self.to_vec::<f64>().into_iter().map(|x| match which {
+            d if d.is_float() => self.to_vec::<f64>().into_iter().map(|x| match which {
                 0 => x.is_nan(),
                 1 => x.is_infinite(),
                 _ => x.is_finite(),

@@ -12,7 +12,8 @@ use crate::bail;
 use crate::element::Element;
 use crate::error::Result;
 use crate::tensor::Tensor;
-use crate::with_float_dtype;
+use crate::with_dtype;
+use crate::DType;
 
 /// A sliding window over the last two dims: kernel, stride, zero padding and dilation, each (h, w).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,10 +92,13 @@ impl Tensor {
         }
         let [n, c, h, w] = [self.shape()[0], self.shape()[1], self.shape()[2], self.shape()[3]];
         let k = win.kernel[0] * win.kernel[1];
-        let cols = with_float_dtype!(self.dtype(), T => {
+        if self.dtype() == DType::Bool {
+            bail!(NotImplemented, "\"im2col_out_cpu\" not implemented for 'Bool'");
+        }
+        let cols = with_dtype!(self.dtype(), T => {
             let v = im2col_kernel(&self.to_vec::<T>(), n * c, [h, w], win, out);
             Tensor::from_vec(v, &[n, c * k, out[0] * out[1]])?
-        }, bail!(NotImplemented, "\"im2col_out_cpu\" not implemented for '{}'", self.dtype().scalar_type_name()));
+        });
         let (win, hw) = (*win, [h, w]);
         Ok(record(cols, &[self], move || BackwardOp::Im2Col { win, hw, out }, |_| vec![]))
     }
@@ -107,10 +111,14 @@ impl Tensor {
             bail!(Runtime, "Expected size of input's dimension 1 to be divisible by the product of kernel_size and a dimension 2 of {l}, but got input of size: {:?}", self.shape());
         }
         let (n, c) = (self.shape()[0], self.shape()[1] / k);
-        let img = with_float_dtype!(self.dtype(), T => {
+        if self.dtype() == DType::Bool {
+            bail!(NotImplemented, "\"col2im_out_cpu\" not implemented for 'Bool'");
+        }
+        // overlapping taps are summed in the compute dtype (float32 for the halves), rounded once
+        let img = with_dtype!(self.dtype().compute(), T => {
             let v = col2im_kernel(&self.to_vec::<T>(), n * c, hw, win, out);
             Tensor::from_vec(v, &[n, c, hw[0], hw[1]])?
-        }, bail!(NotImplemented, "\"col2im_out_cpu\" not implemented for '{}'", self.dtype().scalar_type_name()));
+        }).cast_detached(self.dtype());
         let win = *win;
         Ok(record(img, &[self], move || BackwardOp::Col2Im { win, out }, |_| vec![]))
     }
@@ -157,8 +165,8 @@ fn check_convolution(x: &Tensor, w: &Tensor, bias: Option<&Tensor>, win: &Window
         let other = if input.dtype() != weight.dtype() { weight.dtype() } else { bias.unwrap().dtype() };
         bail!(Runtime, "expected scalar type {} but found {}", input.dtype().scalar_type_name(), other.scalar_type_name());
     }
-    if !input.dtype().is_float() {
-        bail!(NotImplemented, "\"slow_conv2d_cpu\" not implemented for '{}'", input.dtype().scalar_type_name());
+    if input.dtype() == DType::Bool {
+        bail!(NotImplemented, "\"slow_conv2d_cpu\" not implemented for 'Bool'");
     }
     if x.ndim() != 4 || w.ndim() != 4 {
         bail!(Runtime, "Expected {}-dimensional input for {}-dimensional weight {:?}, but got {}-dimensional input of size {:?} instead", weight.ndim(), weight.ndim(), weight.shape(), input.ndim(), input.shape());

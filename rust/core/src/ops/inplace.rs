@@ -11,11 +11,7 @@ use crate::bail;
 use std::sync::Arc;
 
 fn category(d: DType) -> u8 {
-    match d {
-        DType::Bool => 0,
-        DType::I64 => 1,
-        DType::F32 | DType::F64 => 2,
-    }
+    if d == DType::Bool { 0 } else if d.is_int() { 1 } else { 2 }
 }
 
 impl Tensor {
@@ -131,10 +127,5 @@ impl Tensor {
 }
 
 fn scalar_type_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "Bool",
-        DType::I64 => "Long",
-        DType::F32 => "Float",
-        DType::F64 => "Double",
-    }
+    d.scalar_type_name()
 }

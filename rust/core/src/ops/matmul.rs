@@ -21,7 +21,13 @@ fn check_dtypes(a: &Tensor, b: &Tensor, what: &str) -> Result<()> {
 fn torch_scalar_name(d: DType) -> &'static str {
     match d {
         DType::Bool => "bool",
+        DType::U8 => "unsigned char",
+        DType::I8 => "signed char",
+        DType::I16 => "short int",
+        DType::I32 => "int",
         DType::I64 => "long int",
+        DType::F16 => "c10::Half",
+        DType::BF16 => "c10::BFloat16",
         DType::F32 => "float",
         DType::F64 => "double",
     }
@@ -39,6 +45,12 @@ fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (m, k, n) = (a.shape()[a.ndim() - 2], a.shape()[a.ndim() - 1], b.shape()[b.ndim() - 1]);
     let batch = if batched { a.shape()[0] } else { 1 };
     let shape: Vec<usize> = if batched { vec![batch, m, n] } else { vec![m, n] };
+    let compute = a.dtype().compute();
+    if compute != a.dtype() {
+        // halves accumulate in float32, narrow ints in int64 (then wrap), as PyTorch's CPU kernels do
+        let out = batched_product(&a.cast_detached(compute), &b.cast_detached(compute))?;
+        return Ok(out.cast_detached(a.dtype()));
+    }
     with_dtype!(a.dtype(), T => {
         let mut out = crate::pool::filled(batch * m * n, T::ZERO);
         a.with_data(|la, xa: &[T]| {

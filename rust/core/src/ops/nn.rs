@@ -33,7 +33,8 @@ impl Tensor {
         let d = wrap_dim(dim, self.ndim())?;
         let out = match self.dtype() {
             DType::F64 => lanes(self, d, |row: &mut [f64]| softmax_row(row, log))?,
-            _ => lanes(self, d, |row: &mut [f32]| softmax_row(row, log))?,
+            // the halves compute in float32
+            dtype => lanes(self, d, |row: &mut [f32]| softmax_row(row, log))?.cast_detached(dtype),
         };
         let dim = d;
         Ok(record(out, &[self], move || BackwardOp::Softmax { dim, log }, |out| vec![SavedTensor::output(out)]))

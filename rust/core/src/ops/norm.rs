@@ -1,7 +1,6 @@
 //! `linalg.vector_norm` (what `Tensor.norm` computes for vectors): any order p over any dims.
 use crate::autograd::{record, BackwardOp, SavedTensor};
 use crate::bail;
-use crate::dtype::DType;
 use crate::error::Result;
 use crate::kernels::reduce::fold;
 use crate::tensor::Tensor;
@@ -49,10 +48,7 @@ impl Tensor {
     /// `linalg.vector_norm(self, ord, dim=dims, keepdim)`; `dims` None: all elements.
     pub fn vector_norm(&self, ord: NormOrder, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
         if !self.dtype().is_float() {
-            bail!(NotImplemented, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}", match self.dtype() {
-                DType::Bool => "Bool",
-                _ => "Long",
-            });
+            bail!(NotImplemented, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}", self.dtype().scalar_type_name());
         }
         let all = dims.is_none_or(|d| d.is_empty());
         let dims = crate::ops::reduce::reduction_dims(if all { None } else { dims }, self.ndim())?;

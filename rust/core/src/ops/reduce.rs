@@ -87,7 +87,7 @@ impl Tensor {
             bail!(
                 Runtime,
                 "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
-                match self.dtype() { DType::Bool => "Bool", _ => "Long" }
+                self.dtype().scalar_type_name()
             );
         }
         let all = dims.is_none();
@@ -101,12 +101,14 @@ impl Tensor {
         Ok(record(out, &[self], op, |_| vec![]))
     }
 
-    /// `all(dim, keepdim)` (`is_all`) or `any`: bool results; `dims` None reduces every dim.
+    /// `all(dim, keepdim)` (`is_all`) or `any`: bool results (uint8 for a uint8 input, as torch);
+    /// `dims` None reduces every dim.
     pub fn all_any(&self, dims: Option<&[isize]>, keepdim: bool, is_all: bool) -> Result<Tensor> {
         let dims = reduction_dims(dims, self.ndim())?;
         let shape = reduced_shape(self.shape(), &dims, keepdim);
         let v = self.with_data(|l, x: &[bool]| if is_all { fold(l, x, &dims, true, |a, b| a && b) } else { fold(l, x, &dims, false, |a, b| a || b) });
-        Tensor::from_vec(v, &shape)
+        let out = Tensor::from_vec(v, &shape)?;
+        Ok(if self.dtype() == DType::U8 { out.cast_detached(DType::U8) } else { out })
     }
 
     pub fn all(&self) -> Result<Tensor> {

@@ -11,10 +11,11 @@ use crate::{bail, with_dtype};
 
 /// Applies a float function; integer inputs compute in float32, as in PyTorch.
 /// (Generic over the functions, not `fn` pointers, so they inline into the vectorized loop.)
+/// The halves compute in float32 too, rounding the result back.
 fn float_map(x: &Tensor, f32_fn: impl Fn(f32) -> f32 + Sync, f64_fn: impl Fn(f64) -> f64 + Sync) -> Result<Tensor> {
     match x.dtype().to_float() {
         DType::F64 => x.with_data(|l, v: &[f64]| Tensor::from_vec(map1(l, v, f64_fn), x.shape())),
-        _ => x.with_data(|l, v: &[f32]| Tensor::from_vec(map1(l, v, f32_fn), x.shape())),
+        out => Ok(x.with_data(|l, v: &[f32]| Tensor::from_vec(map1(l, v, f32_fn), x.shape()))?.cast_detached(out)),
     }
 }
 
@@ -225,7 +226,7 @@ impl Unary {
     fn rejects(self, dtype: DType) -> bool {
         match dtype {
             DType::Bool => matches!(self, Abs | Relu | Floor | Ceil | Round | RoundDecimals { .. } | Trunc | Frac | Silu | Gelu { .. } | Softplus { .. } | Elu { .. } | LeakyRelu { .. } | Hardtanh { .. }),
-            DType::I64 => matches!(self, Frac | RoundDecimals { .. } | Silu | Gelu { .. } | Softplus { .. } | Elu { .. } | LeakyRelu { .. }),
+            d if d.is_int() => matches!(self, Frac | RoundDecimals { .. } | Silu | Gelu { .. } | Softplus { .. } | Elu { .. } | LeakyRelu { .. }),
             _ => false,
         }
     }
@@ -243,12 +244,13 @@ impl Tensor {
         }
         let out = match dtype {
             DType::Bool if op == Sign => self.clone_tensor()?,
-            DType::I64 => match self.with_data(|l, v: &[i64]| op.int_kernel(l, v)) {
-                Some(v) => Tensor::from_vec(v, self.shape())?,
+            // narrow ints compute in int64 and wrap back
+            d if d.is_int() => match self.with_data(|l, v: &[i64]| op.int_kernel(l, v)) {
+                Some(v) => Tensor::from_vec(v, self.shape())?.cast_detached(d),
                 None => self.with_data(|l, v: &[f32]| Tensor::from_vec(op.float_kernel(l, v), self.shape()))?,
             },
             DType::F64 => self.with_data(|l, v: &[f64]| Tensor::from_vec(op.float_kernel(l, v), self.shape()))?,
-            _ => self.with_data(|l, v: &[f32]| Tensor::from_vec(op.float_kernel(l, v), self.shape()))?,
+            d => self.with_data(|l, v: &[f32]| Tensor::from_vec(op.float_kernel(l, v), self.shape()))?.cast_detached(d.to_float()),
         };
         let saved = |out: &Tensor| vec![if op.saves_output() { SavedTensor::output(out) } else { SavedTensor::input(self) }];
         Ok(record(out, &[self], || BackwardOp::Unary(op), saved))
