@@ -352,6 +352,52 @@ def test_node_prehook_and_posthook():
     assert [e[0] for e in log] == ["post"]
 
 
+def test_square_posthook_sees_both_factor_gradients():
+    # x * x makes its gradient in one pass when nothing watches; a post hook still sees torch's pair
+    x = leaf([1.0, 2.0])
+    y = x * x
+    seen = []
+    y.grad_fn.register_hook(lambda gi, go: seen.append([arr(g).tolist() for g in gi]))
+    (y * fg.tensor([3.0, 5.0], dtype=F64)).sum().backward()
+    assert seen == [[[3.0, 10.0], [3.0, 10.0]]]
+    close(x.grad, [6.0, 20.0])
+
+
+@pytest.mark.parametrize("dtype", [fg.float32, F64])
+def test_square_gradient_is_the_same_with_and_without_create_graph(dtype):
+    rng = np.random.default_rng(0)
+    x = fg.from_numpy(rng.standard_normal(1000).astype(np.float64)).to(dtype).requires_grad_(True)
+    w = fg.from_numpy(rng.standard_normal(1000).astype(np.float64)).to(dtype)
+    ((x * x) * w).sum().backward()
+    fused = arr(x.grad).copy()
+    x.grad = None
+    ((x * x) * w).sum().backward(create_graph=True)
+    assert np.array_equal(fused, arr(x.grad))
+    assert x.grad.requires_grad
+
+
+def test_gradient_sums_leave_tensors_held_elsewhere_alone():
+    x = leaf([1.0, 2.0])
+    g = fg.tensor([1.0, 10.0], dtype=F64)
+    (x + x).backward(g)
+    close(g, [1.0, 10.0])
+    close(x.grad, [2.0, 20.0])
+
+    borrowed = np.array([100.0, 200.0])
+
+    class Borrowed(fg.autograd.Function):
+        forward = staticmethod(lambda ctx, t: t * 1)
+        # a gradient in numpy's memory: a gradient sum must not write into it
+        backward = staticmethod(lambda ctx, grad: fg.from_numpy(borrowed))
+
+    for first in (True, False):
+        x.grad = None
+        y = Borrowed.apply(x) + x * 2 if first else x * 2 + Borrowed.apply(x)
+        y.sum().backward()
+        assert borrowed.tolist() == [100.0, 200.0]
+        close(x.grad, [102.0, 202.0])
+
+
 def test_node_posthook_can_replace_grad_inputs():
     x = leaf([1.0, 2.0])
     y = x * 3

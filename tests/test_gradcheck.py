@@ -30,6 +30,7 @@ def test_signature_and_defaults_match_torch():
     "func, inputs",
     [
         (lambda a: (a * a).exp(), lambda: (leaf([0.1, -0.3, 0.7]),)),
+        (lambda a: (a * a + a).exp() * a, lambda: (leaf([0.1, -0.3, 0.7]),)),
         (lambda a, b: a @ b, lambda: (leaf([[1.0, 2.0], [3.0, 4.0], [0.5, -1.0]]), leaf([[0.3], [-0.2]]))),
         (lambda a, b: (a / b).log(), lambda: (leaf([1.0, 2.0]), leaf([[0.5, 0.7], [3.0, 4.0]]))),
         (lambda a: (a.sum(0), a.mean()), lambda: (leaf([[1.0, 2.0], [3.0, 4.0]]),)),

@@ -40,6 +40,11 @@ impl<T: Send + 'static> Data<T> {
         Data { ptr, len, owner: Owner::External(owner) }
     }
 
+    /// Whether ferrograd owns the memory (not borrowed from, say, a numpy array).
+    pub fn is_owned(&self) -> bool {
+        matches!(self.owner, Owner::Vec(_))
+    }
+
     pub fn as_slice(&self) -> &[T] {
         if self.len == 0 {
             return &[];

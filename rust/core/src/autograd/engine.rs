@@ -290,9 +290,23 @@ fn accumulate_input(slots: &mut Vec<Option<Tensor>>, input_nr: u32, grad: Tensor
     }
     slots[i] = Some(match slots[i].take() {
         None => grad,
-        Some(prev) => prev.add(&grad)?,
+        Some(prev) => sum_gradients(prev, grad)?,
     });
     Ok(())
+}
+
+/// `a + b`. When the sum is not recorded, it is written into whichever of the two nothing else can see
+/// (a gradient just made by a backward rule, usually), saving an allocation and a pass over fresh memory.
+fn sum_gradients(a: Tensor, b: Tensor) -> Result<Tensor> {
+    if !grad_mode::is_enabled() && !a.requires_grad() && !b.requires_grad() {
+        if a.is_unique_dense() && a.add_dense_in_place(&b) {
+            return Ok(a);
+        }
+        if b.is_unique_dense() && b.add_dense_in_place(&a) {
+            return Ok(b);
+        }
+    }
+    a.add(&b)
 }
 
 /// Brings a gradient to the shape and dtype of the input it flows into (undoing broadcasting).
@@ -400,6 +414,39 @@ mod tests {
         super::backward(&[s], &[None], false, false, None).unwrap();
         assert_eq!(a.grad().unwrap().to_vec::<f64>(), vec![60.0; 3]);
         assert_eq!(b.grad().unwrap().to_vec::<f64>(), vec![12.0, 12.0]);
+    }
+
+    #[test]
+    fn square_gradient_matches_the_recorded_formula_bit_for_bit() {
+        let xs: Vec<f32> = (0..3000).map(|i| (i as f32 * 0.37).sin() * 3.0).collect();
+        let ws: Vec<f32> = (0..3000).map(|i| (i as f32 * 0.11).cos()).collect();
+        let x = Tensor::from_vec(xs.clone(), &[3000]).unwrap().with_requires_grad(true).unwrap();
+        let w = Tensor::from_vec(ws.clone(), &[3000]).unwrap();
+        let loss = || x.mul(&x).unwrap().mul(&w).unwrap().sum(None, false).unwrap();
+        super::backward(&[loss()], &[None], false, false, None).unwrap();
+        let fused = x.grad().unwrap().to_vec::<f32>();
+        x.set_grad(None).unwrap();
+        super::backward(&[loss()], &[None], false, true, None).unwrap();
+        let recorded = x.grad().unwrap().to_vec::<f32>();
+        let want: Vec<f32> = xs.iter().zip(&ws).map(|(x, w)| w * x + w * x).collect();
+        assert_eq!(fused, recorded);
+        assert_eq!(fused, want);
+    }
+
+    #[test]
+    fn gradient_sums_write_only_into_fresh_gradients() {
+        let x = leaf(vec![1.0, 2.0, 3.0], &[3]);
+        let g = Tensor::from_vec(vec![1.0f64, 10.0, 100.0], &[3]).unwrap();
+        super::backward(&[x.add(&x).unwrap()], &[Some(g.clone())], false, false, None).unwrap();
+        assert_eq!(g.to_vec::<f64>(), vec![1.0, 10.0, 100.0]);
+        assert_eq!(x.grad().unwrap().to_vec::<f64>(), vec![2.0, 20.0, 200.0]);
+        // two fresh products, summed in place, then added in place into the existing .grad
+        let y = x.mul(&Tensor::scalar(2.0)).unwrap().add(&x.mul(&Tensor::scalar(3.0)).unwrap()).unwrap();
+        let held = x.grad().unwrap();
+        super::backward(&[y], &[Some(g.clone())], false, false, None).unwrap();
+        assert_eq!(x.grad().unwrap().to_vec::<f64>(), vec![7.0, 70.0, 700.0]);
+        assert_eq!(held.to_vec::<f64>(), vec![7.0, 70.0, 700.0], ".grad accumulates in place, as in torch");
+        assert_eq!(g.to_vec::<f64>(), vec![1.0, 10.0, 100.0]);
     }
 
     #[test]

@@ -248,6 +248,13 @@ impl BackwardOp {
             Mul => {
                 let s = saved()?;
                 let (a, b) = (&s[0], &s[1]);
+                // x * x: both gradients go to one place, so they can be made as one (a post hook on
+                // this node still sees the two separately)
+                if need(0) && need(1) && a.same_tensor(b) && !node.has_post_hooks() {
+                    if let Some(grad) = fused_square_grad(g, a) {
+                        return Ok(vec![Some(grad?), None]);
+                    }
+                }
                 Ok(vec![opt(need(0), || g.mul(b))?, opt(need(1), || g.mul(a))?])
             }
             Div => {
@@ -630,12 +637,8 @@ fn c(v: f64) -> Tensor {
 /// backward pass is not itself recorded (`create_graph=False`): the formulas in `unary_grad` would
 /// allocate two or three temporaries each. Same values; `unary_grad` stays the definition.
 fn fused_unary_grad(op: Unary, g: &Tensor, s: &Tensor) -> Option<Result<Tensor>> {
-    if super::grad_mode::is_enabled() || g.dtype() != s.dtype() || g.shape() != s.shape() {
+    if !fusable(g, s) {
         return None;
-    }
-    fn zip<T: crate::element::Float>(g: &Tensor, s: &Tensor, f: impl Fn(T, T) -> T + Sync) -> Result<Tensor> {
-        let v = g.with_data(|lg, xg: &[T]| s.with_data(|ls, xs: &[T]| crate::kernels::elementwise::map2(lg, xg, ls, xs, &f)));
-        Tensor::from_vec(v, g.shape())
     }
     macro_rules! fused {
         ($T:ident, $one:expr, $zero:expr) => {
@@ -650,6 +653,31 @@ fn fused_unary_grad(op: Unary, g: &Tensor, s: &Tensor) -> Option<Result<Tensor>>
     Some(match g.dtype() {
         DType::F32 => fused!(f32, 1.0f32, 0.0f32),
         DType::F64 => fused!(f64, 1.0f64, 0.0f64),
+        _ => return None,
+    })
+}
+
+/// Whether a gradient can be made in one pass over `g` and a saved tensor `s`: the backward pass is
+/// not recorded, and the two agree in shape and dtype.
+fn fusable(g: &Tensor, s: &Tensor) -> bool {
+    !super::grad_mode::is_enabled() && g.dtype() == s.dtype() && g.shape() == s.shape()
+}
+
+/// `f(g, s)` elementwise into a new tensor (the two broadcast to one shape already).
+fn zip<T: crate::element::Float>(g: &Tensor, s: &Tensor, f: impl Fn(T, T) -> T + Sync) -> Result<Tensor> {
+    let v = g.with_data(|lg, xg: &[T]| s.with_data(|ls, xs: &[T]| crate::kernels::elementwise::map2(lg, xg, ls, xs, &f)));
+    Tensor::from_vec(v, g.shape())
+}
+
+/// The gradient of `x * x` when not recorded: `g·x + g·x`, the sum the engine would otherwise form of
+/// the two factors' gradients (so the same bits), in one pass.
+fn fused_square_grad(g: &Tensor, x: &Tensor) -> Option<Result<Tensor>> {
+    if !fusable(g, x) {
+        return None;
+    }
+    Some(match g.dtype() {
+        DType::F32 => zip::<f32>(g, x, |g, x| (g * x) + (g * x)),
+        DType::F64 => zip::<f64>(g, x, |g, x| (g * x) + (g * x)),
         _ => return None,
     })
 }

@@ -168,6 +168,10 @@ impl Node {
         self.hooks.lock().as_mut().is_some_and(|h| h.remove(id))
     }
 
+    pub(crate) fn has_post_hooks(&self) -> bool {
+        self.hooks.lock().as_ref().is_some_and(|h| !h.post.is_empty())
+    }
+
     pub fn num_outputs(&self) -> u32 {
         self.num_outputs
     }

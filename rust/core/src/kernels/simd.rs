@@ -68,6 +68,14 @@ fn fill_zip<A: Copy, B: Copy, U>(out: &mut [MaybeUninit<U>], a: &[A], b: &[B], f
     }
 }
 
+#[inline(always)]
+fn fill_update<T: Copy, U: Copy>(out: &mut [MaybeUninit<U>], x: &[T], f: &impl Fn(U, T) -> U) {
+    for (o, &v) in out.iter_mut().zip(x) {
+        // Safety: `update_slice` hands over initialised elements only.
+        o.write(f(unsafe { o.assume_init_read() }, v));
+    }
+}
+
 macro_rules! multiversion {
     ($name:ident, $fill:ident, ($($arg:ident: $ty:ty),*), $f:ident: $fty:ty, [$($g:tt)*]) => {
         #[allow(clippy::too_many_arguments)]
@@ -92,6 +100,13 @@ macro_rules! multiversion {
 
 multiversion!(map_dispatch, fill_map, (x: &[T]), f: impl Fn(T) -> U, [T: Copy, U]);
 multiversion!(zip_dispatch, fill_zip, (a: &[A], b: &[B]), f: impl Fn(A, B) -> U, [A: Copy, B: Copy, U]);
+multiversion!(update_dispatch, fill_update, (x: &[T]), f: impl Fn(U, T) -> U, [T: Copy, U: Copy]);
+
+/// Elements per task when a loop over `n` is split across threads (a few tasks per thread, so one
+/// slow thread does not hold up the rest).
+fn chunk_len(n: usize) -> usize {
+    n.div_ceil(rayon::current_num_threads() * 4).max(1)
+}
 
 /// `f` over `x` into `out` (same length), vectorized, on the calling thread.
 pub fn map_into<T: Copy, U>(out: &mut [MaybeUninit<U>], x: &[T], f: &impl Fn(T) -> U) {
@@ -109,7 +124,7 @@ pub fn map_slice<T: Copy + Sync + Send + 'static, U: Send + 'static>(x: &[T], f:
     let mut out: Vec<U> = crate::pool::take(n);
     let dst = &mut out.spare_capacity_mut()[..n];
     if n >= PARALLEL_ABOVE {
-        let chunk = n.div_ceil(rayon::current_num_threads() * 4);
+        let chunk = chunk_len(n);
         dst.par_chunks_mut(chunk).zip(x.par_chunks(chunk)).for_each(|(o, xs)| map_dispatch(o, xs, &f));
     } else {
         map_dispatch(dst, x, &f);
@@ -129,7 +144,7 @@ pub fn zip_slices<A: Copy + Sync + Send + 'static, B: Copy + Sync + Send + 'stat
     let mut out: Vec<U> = crate::pool::take(n);
     let dst = &mut out.spare_capacity_mut()[..n];
     if n >= PARALLEL_ABOVE {
-        let chunk = n.div_ceil(rayon::current_num_threads() * 4);
+        let chunk = chunk_len(n);
         dst.par_chunks_mut(chunk)
             .zip(a[..n].par_chunks(chunk).zip(b[..n].par_chunks(chunk)))
             .for_each(|(o, (xa, xb))| zip_dispatch(o, xa, xb, &f));
@@ -139,6 +154,20 @@ pub fn zip_slices<A: Copy + Sync + Send + 'static, B: Copy + Sync + Send + 'stat
     // Safety: every one of the first n slots was written above.
     unsafe { out.set_len(n) };
     out
+}
+
+/// `dst[i] = f(dst[i], x[i])` in place (`dst` and `x` of one length): vectorized, threaded when large.
+pub fn update_slice<T: Copy + Sync, U: Copy + Send>(dst: &mut [U], x: &[T], f: impl Fn(U, T) -> U + Sync) {
+    let n = dst.len().min(x.len());
+    // Safety: MaybeUninit<U> has the layout of U, and every element stays initialised (each is read,
+    // then overwritten).
+    let dst = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<MaybeUninit<U>>(), n) };
+    if n >= PARALLEL_ABOVE {
+        let chunk = chunk_len(n);
+        dst.par_chunks_mut(chunk).zip(x[..n].par_chunks(chunk)).for_each(|(o, xs)| update_dispatch(o, xs, &f));
+    } else {
+        update_dispatch(dst, &x[..n], &f);
+    }
 }
 
 #[cfg(test)]
@@ -158,6 +187,9 @@ mod tests {
                 // unaligned starts
                 if n > 1 {
                     assert_eq!(zip_slices(&a[1..], &b[1..], |x, y| x * y - y), want_zip[1..].to_vec(), "zip n={n} {l:?}");
+                    let mut updated = a[1..].to_vec();
+                    update_slice(&mut updated, &b[1..], |x, y| x * y - y);
+                    assert_eq!(updated, want_zip[1..].to_vec(), "update n={n} {l:?}");
                 }
             }
             set_level(detect());

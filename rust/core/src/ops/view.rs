@@ -42,14 +42,20 @@ impl Tensor {
         with_dtype!(self.dtype(), T => Tensor::from_vec(self.to_vec::<T>(), self.shape()))
     }
 
-    /// The gradient itself when nothing else can see its memory, else a private contiguous copy.
-    pub(crate) fn detach_unique(self) -> Tensor {
-        let unique = Arc::strong_count(&self.0) == 1
+    /// Whether this handle is the only way to its memory: no other handle, no view, not borrowed
+    /// (from numpy), and the whole storage laid out densely from its start.
+    pub(crate) fn is_unique_dense(&self) -> bool {
+        Arc::strong_count(&self.0) == 1
             && Arc::strong_count(&self.0.storage) == 1
             && self.is_contiguous()
             && self.storage_offset() == 0
-            && self.numel() == self.0.storage.read().len();
-        if unique { self.detach() } else { self.contiguous_copy().expect("copy of a valid tensor") }
+            && self.numel() == self.0.storage.read().len()
+            && with_dtype!(self.dtype(), T => T::data(&self.0.storage.read()).is_some_and(|d| d.is_owned()))
+    }
+
+    /// The gradient itself when nothing else can see its memory, else a private contiguous copy.
+    pub(crate) fn detach_unique(self) -> Tensor {
+        if self.is_unique_dense() { self.detach() } else { self.contiguous_copy().expect("copy of a valid tensor") }
     }
 
     pub fn clone_tensor(&self) -> Result<Tensor> {
@@ -260,8 +266,41 @@ impl Tensor {
 
     /// Adds `other` into this tensor's memory (broadcasting it), bumping the version: `.grad += g`.
     pub(crate) fn add_assign_data(&self, other: &Tensor) -> Result<()> {
+        if self.add_dense_in_place(other) {
+            return Ok(());
+        }
         let sum = self.detach().add(&other.detach())?.to_dtype(self.dtype())?;
         self.copy_from(&sum)
+    }
+
+    /// `self += other` in one pass over both, when they are contiguous floats of one shape and dtype in
+    /// different storages (the usual gradient sum); false, with nothing written, otherwise.
+    pub(crate) fn add_dense_in_place(&self, other: &Tensor) -> bool {
+        let fits = self.dtype().is_float()
+            && self.dtype() == other.dtype()
+            && self.shape() == other.shape()
+            && self.is_contiguous()
+            && other.is_contiguous()
+            && !self.same_storage(other);
+        if !fits {
+            return false;
+        }
+        let (rd, rs) = (self.layout().contiguous_range().expect("contiguous"), other.layout().contiguous_range().expect("contiguous"));
+        let written = with_dtype!(self.dtype(), T => {
+            let src_guard = other.0.storage.read();
+            let mut dst_guard = self.0.storage.write();
+            match (T::data(&src_guard), T::data_mut(&mut dst_guard)) {
+                (Some(s), Some(d)) => {
+                    crate::kernels::simd::update_slice(&mut d.as_mut_slice()[rd], &s.as_slice()[rs], T::add);
+                    true
+                }
+                _ => false,
+            }
+        });
+        if written {
+            self.0.storage.bump_version();
+        }
+        written
     }
 
     /// Writes `src` (broadcast to this shape, cast to this dtype) through this tensor's layout.
