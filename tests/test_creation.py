@@ -82,6 +82,12 @@ def test_random_function_values():
     assert u.min().item() >= 2 and u.max().item() < 5
     counts = np.bincount(fg.multinomial(fg.tensor([1.0, 3.0]), 4000, replacement=True).numpy(), minlength=2)
     assert abs(counts[1] / 4000 - 0.75) < 0.03
+    # the method forms, and bernoulli with a probability for every element
+    assert fg.tensor([1.0, 0.0, 1.0]).bernoulli().tolist() == [1.0, 0.0, 1.0]
+    assert fg.zeros(5, dtype=fg.float64).bernoulli(1.0).tolist() == [1.0] * 5
+    assert fg.zeros(3, dtype=fg.int64).bernoulli(0.0).dtype == fg.int64
+    assert fg.tensor([0.0, 0.0, 5.0]).multinomial(2, replacement=True).tolist() == [2, 2]
+    assert fg.tensor([[0.0, 1.0], [1.0, 0.0]]).multinomial(1).tolist() == [[1], [0]]
 
 
 def test_random_errors():

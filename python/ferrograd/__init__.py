@@ -241,13 +241,11 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
-    if p is not None:
-        return _core._bernoulli(full_like(input, p, dtype=input.dtype if input.is_floating_point() else float32), generator)
-    return _core._bernoulli(input, generator)
+    return input.bernoulli(p, generator=generator)
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    return _core._multinomial(input, num_samples, replacement, generator)
+    return input.multinomial(num_samples, replacement, generator=generator)
 
 
 def manual_seed(seed) -> Generator:

@@ -65,7 +65,6 @@ __all__ = [
     "einsum",
     "_randint",
     "_randperm",
-    "_bernoulli",
     "_multinomial",
     "is_inference_mode_enabled",
     "_set_anomaly_enabled",
@@ -786,6 +785,10 @@ class Tensor:
         """Views of every slice along ``dim``."""
     def unflatten(self, dim: Any, sizes: Any) -> Tensor:
         """Expands ``dim`` into the shape ``sizes``."""
+    def bernoulli(self, p: builtins.float | None = None, *, generator: Generator | None = None) -> Tensor:
+        """0/1 samples with probability ``p``, or each element's value when ``p`` is None."""
+    def multinomial(self, num_samples: builtins.int, replacement: builtins.bool = False, *, generator: Generator | None = None) -> Tensor:
+        """Indices drawn from each row's (unnormalized) probabilities."""
     def uniform_(self, from_: Any = ..., to: Any = ..., *, generator: Any = ...) -> Tensor:
         """Fills with samples from U(from, to), in place."""
     @property
@@ -972,9 +975,6 @@ def _randint(low: Any, high: Any, size: Any, generator: Generator | None = None)
 
 def _randperm(n: Any, generator: Generator | None = None) -> Tensor:
     """Backend of ``ferrograd.randperm``."""
-
-def _bernoulli(p: Any, generator: Generator | None = None) -> Tensor:
-    """Backend of ``ferrograd.bernoulli``."""
 
 def _multinomial(probs: Any, num_samples: Any, replacement: Any, generator: Generator | None = None) -> Tensor:
     """Backend of ``ferrograd.multinomial``."""

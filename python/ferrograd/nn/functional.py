@@ -278,7 +278,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1.0:
         mask = _core.zeros(input.shape, dtype=input.dtype)
     else:
-        mask = _core._bernoulli(_core.full(input.shape, 1.0 - p, dtype=input.dtype)) / (1.0 - p)
+        mask = _core.zeros(input.shape, dtype=input.dtype).bernoulli(1.0 - p) / (1.0 - p)
     if inplace:
         return input.mul_(mask)
     return input * mask

@@ -362,16 +362,8 @@ fn _randperm(py: Python<'_>, n: i64, generator: Option<&Bound<'_, PyAny>>) -> Ou
 }
 
 #[pyfunction]
-#[pyo3(signature = (p, generator=None))]
-fn _bernoulli(py: Python<'_>, p: &Bound<'_, PyAny>, generator: Option<&Bound<'_, PyAny>>) -> Out {
-    let gen = generator_arg(generator, "bernoulli")?;
-    let p = args::tensor_arg(p, "bernoulli", "input")?;
-    wrap(py, call(|| random::bernoulli(&gen, &p))?)
-}
-
-#[pyfunction]
 #[pyo3(signature = (probs, num_samples, replacement, generator=None))]
-fn _multinomial(py: Python<'_>, probs: &Bound<'_, PyAny>, num_samples: i64, replacement: bool, generator: Option<&Bound<'_, PyAny>>) -> Out {
+pub(crate) fn _multinomial(py: Python<'_>, probs: &Bound<'_, PyAny>, num_samples: i64, replacement: bool, generator: Option<&Bound<'_, PyAny>>) -> Out {
     let gen = generator_arg(generator, "multinomial")?;
     let p = args::tensor_arg(probs, "multinomial", "input")?;
     if num_samples <= 0 {
@@ -424,7 +416,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(einsum, m)?)?;
     m.add_function(wrap_pyfunction!(_randint, m)?)?;
     m.add_function(wrap_pyfunction!(_randperm, m)?)?;
-    m.add_function(wrap_pyfunction!(_bernoulli, m)?)?;
     m.add_function(wrap_pyfunction!(_multinomial, m)?)?;
     nn::register(m)?;
     Ok(())

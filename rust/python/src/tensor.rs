@@ -1789,6 +1789,22 @@ impl PyTensor {
 
     // ---- random fills, in place ----
 
+    /// Draws 0/1 with probability `p` (or each element's value when `p` is None).
+    #[pyo3(signature = (p=None, *, generator=None))]
+    fn bernoulli(&self, py: Python<'_>, p: Option<f64>, generator: Option<&Bound<'_, PyAny>>) -> Out {
+        let gen = crate::generator::generator_arg(generator, "bernoulli")?;
+        let a = self.get();
+        let Some(p) = p else { return wrap(py, call(|| ferrograd_core::random::bernoulli(&gen, &a))?) };
+        // samples in this tensor's dtype (as torch: an int tensor gets int 0/1)
+        let probs = Tensor::full(a.shape(), Scalar::Float(p), DType::F64);
+        wrap(py, call(|| ferrograd_core::random::bernoulli(&gen, &probs)?.to_dtype(a.dtype()))?)
+    }
+
+    #[pyo3(signature = (num_samples, replacement=false, *, generator=None))]
+    fn multinomial(slf: &Bound<'_, Self>, num_samples: i64, replacement: bool, generator: Option<&Bound<'_, PyAny>>) -> Out {
+        crate::_multinomial(slf.py(), slf.as_any(), num_samples, replacement, generator)
+    }
+
     #[pyo3(signature = (from_=0.0, to=1.0, *, generator=None))]
     fn uniform_(slf: &Bound<'_, Self>, from_: f64, to: f64, generator: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyTensor>> {
         let gen = crate::generator::generator_arg(generator, "uniform_")?;
