@@ -15,6 +15,20 @@ pub fn map1<T: Element, U: Element>(l: &Layout, x: &[T], f: impl Fn(T) -> U + Sy
     out
 }
 
+/// As `map1`, but contiguous data goes through `slice_kernel`, a hand-vectorized loop that must
+/// compute exactly `f` (strided data still walks with `f`, so a layout never changes a result).
+pub fn map1_by<T: Element, U: Element>(
+    l: &Layout,
+    x: &[T],
+    f: impl Fn(T) -> U + Sync,
+    slice_kernel: impl Fn(&mut [std::mem::MaybeUninit<U>], &[T]) + Sync,
+) -> Vec<U> {
+    match l.contiguous_range() {
+        Some(r) => simd::map_slice_by(&x[r], slice_kernel),
+        None => map1(l, x, f),
+    }
+}
+
 /// `f` over two inputs whose layouts are already broadcast to the same shape.
 pub fn map2<A: Element, B: Element, U: Element>(
     la: &Layout,

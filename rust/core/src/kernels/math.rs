@@ -2,6 +2,9 @@
 //! elementwise loops compile to wide SIMD under run-time dispatch. Error bounds are tested below
 //! against float64 references: `exp_f32` within 2 ulp, `tanh_f32` within 2 ulp.
 
+use crate::kernels::simd::{level, map_into, Level};
+use std::mem::MaybeUninit;
+
 const LOG2E: f32 = std::f32::consts::LOG2_E;
 // ln 2 split in two so that n·ln2 is exact in the high part
 const LN2_HI: f32 = 0.693_145_75;
@@ -34,6 +37,60 @@ pub fn exp_f32(x: f32) -> f32 {
                 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r * (1.0 / 5040.0)))))));
     let (p1, p2) = pow2(n_int);
     p * p1 * p2
+}
+
+/// `out[i] = exp_f32(x[i])`, bit for bit, sixteen lanes at a time on AVX-512. (Left to itself the
+/// compiler vectorizes `exp_f32` only partly: measured ~2x slower, compute-bound at 1e6 elements.)
+pub fn exp_f32_into(out: &mut [MaybeUninit<f32>], x: &[f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if level() == Level::Avx512 {
+        // Safety: AVX-512F is present (checked by `level`).
+        return unsafe { x86::exp_f32_into_avx512(out, x) };
+    }
+    map_into(out, x, &exp_f32)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::*;
+    use std::arch::x86_64::*;
+
+    /// `exp_f32` on sixteen lanes: the same operations in the same order (no FMA), so the same bits.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn exp_f32x16(x: __m512) -> __m512 {
+        let set = _mm512_set1_ps;
+        let x = _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, set(89.0)), x, set(89.0));
+        let x = _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, set(-104.0)), x, set(-104.0));
+        let shifted = _mm512_add_ps(_mm512_mul_ps(x, set(LOG2E)), set(ROUND_MAGIC));
+        let n = _mm512_sub_ps(shifted, set(ROUND_MAGIC));
+        let n_int = _mm512_sub_epi32(_mm512_castps_si512(shifted), _mm512_set1_epi32(ROUND_MAGIC.to_bits() as i32));
+        let r = _mm512_sub_ps(_mm512_sub_ps(x, _mm512_mul_ps(n, set(LN2_HI))), _mm512_mul_ps(n, set(LN2_LO)));
+        let mut p = _mm512_mul_ps(r, set(1.0 / 5040.0));
+        for c in [1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0] {
+            p = _mm512_mul_ps(r, _mm512_add_ps(set(c), p));
+        }
+        let p = _mm512_add_ps(set(1.0), p);
+        let half = _mm512_srai_epi32::<1>(n_int);
+        let bias = _mm512_set1_epi32(127);
+        let p1 = _mm512_castsi512_ps(_mm512_slli_epi32::<23>(_mm512_add_epi32(half, bias)));
+        let p2 = _mm512_castsi512_ps(_mm512_slli_epi32::<23>(_mm512_add_epi32(_mm512_sub_epi32(n_int, half), bias)));
+        _mm512_mul_ps(_mm512_mul_ps(p, p1), p2)
+    }
+
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn exp_f32_into_avx512(out: &mut [MaybeUninit<f32>], x: &[f32]) {
+        let n = out.len().min(x.len());
+        let full = n - n % 16;
+        let (src, dst) = (x.as_ptr(), out.as_mut_ptr().cast::<f32>());
+        let mut i = 0;
+        while i < full {
+            _mm512_storeu_ps(dst.add(i), exp_f32x16(_mm512_loadu_ps(src.add(i))));
+            i += 16;
+        }
+        for (o, &v) in out[full..n].iter_mut().zip(&x[full..n]) {
+            o.write(exp_f32(v));
+        }
+    }
 }
 
 /// float64 exp for |x| <= 20 (tanh's range), same scheme with a degree-12 polynomial.
@@ -98,6 +155,26 @@ mod tests {
         assert!(exp_f32(f32::NAN).is_nan());
         // into the subnormal range
         assert!(ulps(exp_f32(-100.0), (-100.0f64).exp()) <= 2.0 || ((exp_f32(-100.0) as f64) - (-100.0f64).exp()).abs() < 1e-44);
+    }
+
+    #[test]
+    fn exp_slices_match_the_scalar_exp_bit_for_bit_on_every_level() {
+        let specials = [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 88.7, 89.5, -103.0, -110.0, 1e-30, f32::MIN_POSITIVE];
+        let mut xs: Vec<f32> = sweep(-120.0, 100.0, 5_000).collect();
+        xs.splice(17..17, specials);
+        for l in [crate::kernels::simd::Level::Baseline, crate::kernels::simd::level()] {
+            crate::kernels::simd::set_level(l);
+            // lengths around the vector width, unaligned starts
+            for (start, len) in [(0, 0), (0, 1), (1, 15), (0, 16), (3, 17), (5, 31), (0, 32), (7, 33), (1, xs.len() - 1)] {
+                let x = &xs[start..start + len];
+                let got = crate::kernels::simd::map_slice_by(x, exp_f32_into);
+                for (g, &v) in got.iter().zip(x) {
+                    let want = exp_f32(v);
+                    assert!(g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()), "exp({v}) = {g}, scalar {want} at {l:?}");
+                }
+            }
+        }
+        crate::kernels::simd::set_level(crate::kernels::simd::detect());
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub fn level() -> Level {
     }
 }
 
-fn detect() -> Level {
+pub(crate) fn detect() -> Level {
     #[cfg(target_arch = "x86_64")]
     {
         if std::env::var_os("FERROGRAD_SIMD").is_some_and(|v| v == "baseline") {
@@ -120,16 +120,25 @@ pub fn zip_into<A: Copy, B: Copy, U>(out: &mut [MaybeUninit<U>], a: &[A], b: &[B
 
 /// `f` over a contiguous slice into a fresh (pooled) vector: vectorized, threaded when large.
 pub fn map_slice<T: Copy + Sync + Send + 'static, U: Send + 'static>(x: &[T], f: impl Fn(T) -> U + Sync) -> Vec<U> {
+    map_slice_by(x, |o, xs| map_dispatch(o, xs, &f))
+}
+
+/// `kernel(out, x)` over a contiguous slice into a fresh (pooled) vector, run on parts of `x` in
+/// parallel when large: for loops written by hand (intrinsics) rather than left to the compiler.
+pub fn map_slice_by<T: Copy + Sync + Send + 'static, U: Send + 'static>(
+    x: &[T],
+    kernel: impl Fn(&mut [MaybeUninit<U>], &[T]) + Sync,
+) -> Vec<U> {
     let n = x.len();
     let mut out: Vec<U> = crate::pool::take(n);
     let dst = &mut out.spare_capacity_mut()[..n];
     if n >= PARALLEL_ABOVE {
         let chunk = chunk_len(n);
-        dst.par_chunks_mut(chunk).zip(x.par_chunks(chunk)).for_each(|(o, xs)| map_dispatch(o, xs, &f));
+        dst.par_chunks_mut(chunk).zip(x.par_chunks(chunk)).for_each(|(o, xs)| kernel(o, xs));
     } else {
-        map_dispatch(dst, x, &f);
+        kernel(dst, x);
     }
-    // Safety: every one of the first n slots was written above.
+    // Safety: `kernel` writes every slot of `out` it is given (the contract of the `*_into` kernels).
     unsafe { out.set_len(n) };
     out
 }
