@@ -1,6 +1,7 @@
 //! Matrix products through the `gemm` crate, which reads strides directly (transposes cost nothing).
 use crate::element::Element;
 use crate::DType;
+use rayon::prelude::*;
 
 /// One strided matrix operand: element offset plus row and column strides.
 #[derive(Clone, Copy)]
@@ -10,8 +11,31 @@ pub struct MatRef {
     pub col_stride: usize,
 }
 
-/// `out[m×n] (contiguous) = a[m×k] · b[k×n]`.
+/// Products of at least this many multiply-adds are split across threads. Measured: below ~200³ a
+/// single thread is as fast as two (128×512·512×10 took 30 µs on one, 44 µs on two).
+const PARALLEL_MACS: usize = 1 << 23;
+
+/// The output pointer, shared by threads that write disjoint blocks of it.
+#[derive(Clone, Copy)]
+struct OutPtr<T>(*mut T);
+// Safety: each thread writes its own rows or columns only.
+unsafe impl<T> Send for OutPtr<T> {}
+unsafe impl<T> Sync for OutPtr<T> {}
+
+/// `out[m×n] (contiguous) = a[m×k] · b[k×n]`, on the threads of the pool when large.
 pub fn matmul_into<T: Element>(out: &mut [T], a: &[T], ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize) {
+    let parallel = m * n * k >= PARALLEL_MACS;
+    matmul_block(out, a, ma, b, mb, m, k, n, parallel)
+}
+
+/// As `matmul_into`, on the calling thread only (for callers that already split work across threads).
+pub fn matmul_into_serial<T: Element>(out: &mut [T], a: &[T], ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize) {
+    matmul_block(out, a, ma, b, mb, m, k, n, false)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn matmul_block<T: Element>(out: &mut [T], a: &[T], ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize, parallel: bool) {
+    assert!(out.len() >= m * n, "matmul output too small");
     if m == 0 || n == 0 {
         return;
     }
@@ -21,18 +45,30 @@ pub fn matmul_into<T: Element>(out: &mut [T], a: &[T], ma: MatRef, b: &[T], mb: 
     }
     match T::DTYPE {
         DType::F32 | DType::F64 => {
-            let threads = if m * n * k >= 64 * 64 * 64 { 2 } else { 1 };
-            let par = if threads > 1 { gemm::Parallelism::Rayon(threads) } else { gemm::Parallelism::None };
-            // Safety: offsets and strides come from layouts validated against these slices' lengths;
-            // `out` is a fresh contiguous m×n buffer.
-            unsafe {
-                gemm::gemm(
-                    m, n, k,
-                    out.as_mut_ptr(), 1, n as isize, false,
-                    a.as_ptr().add(ma.offset), ma.col_stride as isize, ma.row_stride as isize,
-                    b.as_ptr().add(mb.offset), mb.col_stride as isize, mb.row_stride as isize,
-                    T::ZERO, T::ONE, false, false, false, par,
-                );
+            // One single-threaded gemm per thread on its own block of rows (or columns, whichever side is
+            // longer): measured 20-40% faster than gemm's own threading at MLP sizes (128×784 · 784×512),
+            // most where the right operand is transposed.
+            let threads = rayon::current_num_threads();
+            let parts = if parallel { threads.min(m.max(n) / 32).max(1) } else { 1 };
+            let dst = OutPtr(out.as_mut_ptr());
+            let block = |p: usize| {
+                let dst = dst;
+                if m >= n {
+                    let (r0, r1) = (m * p / parts, m * (p + 1) / parts);
+                    let ma = MatRef { offset: ma.offset + r0 * ma.row_stride, ..ma };
+                    // Safety: rows r0..r1 of `out` belong to this part alone.
+                    unsafe { gemm_serial(dst.0.add(r0 * n), n, a, ma, b, mb, r1 - r0, k, n) }
+                } else {
+                    let (c0, c1) = (n * p / parts, n * (p + 1) / parts);
+                    let mb = MatRef { offset: mb.offset + c0 * mb.col_stride, ..mb };
+                    // Safety: columns c0..c1 of `out` belong to this part alone.
+                    unsafe { gemm_serial(dst.0.add(c0), n, a, ma, b, mb, m, k, c1 - c0) }
+                }
+            };
+            if parts == 1 {
+                block(0)
+            } else {
+                (0..parts).into_par_iter().for_each(block)
             }
         }
         _ => {
@@ -48,6 +84,23 @@ pub fn matmul_into<T: Element>(out: &mut [T], a: &[T], ma: MatRef, b: &[T], mb: 
                 }
             }
         }
+    }
+}
+
+/// `dst[m×n] (row stride dst_rs) = a · b` by one single-threaded gemm call.
+///
+/// Safety: offsets and strides come from layouts validated against the slices' lengths, and `dst` has
+/// room for `m` rows of `dst_rs` elements that no one else writes meanwhile.
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm_serial<T: Element>(dst: *mut T, dst_rs: usize, a: &[T], ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize) {
+    unsafe {
+        gemm::gemm(
+            m, n, k,
+            dst, 1, dst_rs as isize, false,
+            a.as_ptr().add(ma.offset), ma.col_stride as isize, ma.row_stride as isize,
+            b.as_ptr().add(mb.offset), mb.col_stride as isize, mb.row_stride as isize,
+            T::ZERO, T::ONE, false, false, false, gemm::Parallelism::None,
+        );
     }
 }
 
@@ -68,5 +121,28 @@ mod tests {
         let mut oi = vec![0i64; 4];
         matmul_into(&mut oi, &ai, ma, &ai, mb, 2, 3, 2);
         assert_eq!(oi, vec![5, 14, 14, 50]);
+    }
+
+    #[test]
+    fn blocks_split_across_threads_match_one_serial_call() {
+        // tall (rows split) and wide (columns split) products, each with plain and transposed operands
+        for (m, k, n) in [(200, 70, 40), (40, 70, 200), (65, 64, 97)] {
+            let a: Vec<f64> = (0..m * k).map(|v| ((v * 7) % 11) as f64 - 5.0).collect();
+            let b: Vec<f64> = (0..k * n).map(|v| ((v * 5) % 13) as f64 - 6.0).collect();
+            for (ma, mb) in [
+                (MatRef { offset: 0, row_stride: k, col_stride: 1 }, MatRef { offset: 0, row_stride: n, col_stride: 1 }),
+                (MatRef { offset: 0, row_stride: 1, col_stride: m }, MatRef { offset: 0, row_stride: 1, col_stride: k }),
+            ] {
+                let mut serial = vec![0.0; m * n];
+                matmul_into_serial(&mut serial, &a, ma, &b, mb, m, k, n);
+                let mut split = vec![f64::NAN; m * n];
+                matmul_block(&mut split, &a, ma, &b, mb, m, k, n, true);
+                assert_eq!(split, serial, "{m}x{k}x{n}");
+                let naive: Vec<f64> = (0..m * n)
+                    .map(|ij| (0..k).map(|p| a[ma.offset + ij / n * ma.row_stride + p * ma.col_stride] * b[mb.offset + p * mb.row_stride + ij % n * mb.col_stride]).sum())
+                    .collect();
+                assert_eq!(serial, naive, "{m}x{k}x{n}");
+            }
+        }
     }
 }

@@ -2,7 +2,8 @@
 use crate::autograd::{record, BackwardOp, SavedTensor};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::kernels::matmul::{matmul_into, MatRef};
+use crate::kernels::matmul::{matmul_into, matmul_into_serial, MatRef};
+use rayon::prelude::*;
 use crate::layout::{broadcast_shapes, Layout};
 use crate::tensor::Tensor;
 use crate::{bail, with_dtype};
@@ -56,8 +57,12 @@ fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         a.with_data(|la, xa: &[T]| {
             b.with_data(|lb, xb: &[T]| {
                 let bd = batched.then_some(0);
-                for (i, chunk) in out.chunks_mut((m * n).max(1)).enumerate().take(batch) {
-                    matmul_into(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n);
+                let per = (m * n).max(1);
+                if batch >= 2 * rayon::current_num_threads() && batch * m * n * k >= 64 * 64 * 64 {
+                    // many products: one per task, each on one thread
+                    out.par_chunks_mut(per).take(batch).enumerate().for_each(|(i, chunk)| matmul_into_serial(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n));
+                } else {
+                    out.chunks_mut(per).take(batch).enumerate().for_each(|(i, chunk)| matmul_into(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n));
                 }
             })
         });
