@@ -276,8 +276,13 @@ impl Tensor {
     /// `self += other` in one pass over both, when they are contiguous floats of one shape and dtype in
     /// different storages (the usual gradient sum); false, with nothing written, otherwise.
     pub(crate) fn add_dense_in_place(&self, other: &Tensor) -> bool {
-        let fits = self.dtype().is_float()
-            && self.dtype() == other.dtype()
+        self.dtype().is_float() && self.write_dense(other, true)
+    }
+
+    /// `self = other` (or `self += other` when `accumulate`) in one threaded SIMD pass, when both are
+    /// contiguous, of one shape and dtype, in different storages; false, with nothing written, otherwise.
+    fn write_dense(&self, other: &Tensor, accumulate: bool) -> bool {
+        let fits = self.dtype() == other.dtype()
             && self.shape() == other.shape()
             && self.is_contiguous()
             && other.is_contiguous()
@@ -291,7 +296,12 @@ impl Tensor {
             let mut dst_guard = self.0.storage.write();
             match (T::data(&src_guard), T::data_mut(&mut dst_guard)) {
                 (Some(s), Some(d)) => {
-                    crate::kernels::simd::update_slice(&mut d.as_mut_slice()[rd], &s.as_slice()[rs], T::add);
+                    let (d, s) = (&mut d.as_mut_slice()[rd], &s.as_slice()[rs]);
+                    if accumulate {
+                        crate::kernels::simd::update_slice(d, s, T::add)
+                    } else {
+                        crate::kernels::simd::update_slice(d, s, |_, v| v)
+                    }
                     true
                 }
                 _ => false,
@@ -305,6 +315,9 @@ impl Tensor {
 
     /// Writes `src` (broadcast to this shape, cast to this dtype) through this tensor's layout.
     pub fn copy_from(&self, src: &Tensor) -> Result<()> {
+        if self.write_dense(src, false) {
+            return Ok(());
+        }
         let src_layout = src.layout().broadcast_to(self.shape())?;
         // Read first: `src` may alias this storage.
         let values = with_dtype!(self.dtype(), T => {
