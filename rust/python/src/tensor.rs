@@ -73,9 +73,9 @@ fn binary_op(
 }
 
 /// `alpha=` of add/sub: a number, integral for integral tensors (as torch checks).
-fn alpha_arg(a: &Tensor, alpha: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Scalar>> {
+fn alpha_arg(a: &Tensor, alpha: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Option<Scalar>> {
     let Some(alpha) = alpha else { return Ok(None) };
-    let value = as_scalar(alpha).ok_or_else(|| PyTypeError::new_err(format!("add(): argument 'alpha' must be Number, not {}", type_name(alpha))))?;
+    let value = as_scalar(alpha).ok_or_else(|| PyTypeError::new_err(format!("{func}(): argument 'alpha' must be Number, not {}", type_name(alpha))))?;
     if !a.dtype().is_float() && matches!(value, Scalar::Float(_)) {
         return Err(PyRuntimeError::new_err("For integral input tensors, argument alpha must not be a floating point number."));
     }
@@ -750,13 +750,13 @@ impl PyTensor {
     /// `self + alpha * other`
     #[pyo3(signature = (other, *, alpha=None))]
     fn add(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> Out {
-        let alpha = alpha_arg(&self.get(), alpha)?;
+        let alpha = alpha_arg(&self.get(), alpha, "add")?;
         method_op(py, &self.get(), other, "add", |a, b| a.add(&scaled(b, alpha)?))
     }
     /// `self - alpha * other`
     #[pyo3(signature = (other, *, alpha=None))]
     fn sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> Out {
-        let alpha = alpha_arg(&self.get(), alpha)?;
+        let alpha = alpha_arg(&self.get(), alpha, "sub")?;
         method_op(py, &self.get(), other, "sub", |a, b| a.sub(&scaled(b, alpha)?))
     }
     fn mul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
