@@ -41,6 +41,7 @@ wheel: $(STAMP)
 
 bench: build
 	$(PY) benches/run.py --out benches/RESULTS.md
+	$(PY) benches/memory.py
 
 bench-rust:
 	cargo bench -p ferrograd-core --bench kernels

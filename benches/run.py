@@ -3,8 +3,9 @@
 
 Runs every workload of issue 5's table in one process. Per workload, each framework's result is first
 checked (allclose) against a float64 numpy reference, so a wrong answer is never timed; then the
-frameworks are timed interleaved (one sample of each in turn) until each has run >= --min-time seconds
-or --max-reps samples. Reported: the median time per iteration and the ratios torch/ferrograd and
+frameworks are timed in turns (A B C, C B A, ...; each turn starts with 50 ms of untimed calls, so the
+threads of the framework before have stopped spinning) until each has run >= --min-time seconds or
+--max-reps samples. Reported: the median time per iteration and the ratios torch/ferrograd and
 numpy/ferrograd, where >1 means ferrograd is faster. numpy has no autograd: its column times the
 forward pass only (marked "fwd"), so numpy/ferrograd there compares unlike things.
 
@@ -43,6 +44,7 @@ if __name__ == "__main__":
 import numpy as np  # noqa: E402
 
 import ferrograd as fg  # noqa: E402
+from mlp_step import train_step  # noqa: E402
 
 try:
     import torch
@@ -369,20 +371,7 @@ def w_mlp(batch: int, sizes: tuple) -> Workload:
         snapshot = [leaf(p, requires_grad=False) for p in params]
 
         def step():
-            for p in ps:
-                p.grad = None
-            h = x
-            for i in range(0, len(ps), 2):
-                h = h @ ps[i] + ps[i + 1]
-                if i + 2 < len(ps):
-                    h = h.relu()
-            loss = F.cross_entropy(h, target)
-            loss.backward()
-            if update:
-                with no_grad():
-                    for p in ps:
-                        p.sub_(p.grad * lr)
-            return loss
+            return train_step(ps, x, target, F, no_grad, lr, update)
 
         def result():
             with no_grad():  # check from the initial parameters
@@ -489,8 +478,15 @@ def calibrate(fn, target: float) -> int:
         number = max(number * 2, int(number * target / max(dt, 1e-9) * 1.2))
 
 
-def time_interleaved(impls: dict, min_time: float, max_reps: int, min_reps: int, sample_target: float) -> dict:
-    """Median seconds per iteration of each impl; samples of the frameworks alternate."""
+# Thread pools keep spinning after their last parallel op (measured here: a 2-thread ferrograd sum ran
+# 2-3x slower for the first ~20 ms after a torch sum, while torch's OpenMP threads still held the cores).
+# So frameworks are not alternated call by call: each gets turns, every turn starts with untimed calls
+# for SETTLE seconds, and turns go in the order A B C, C B A, A B C, ... so slow drift cancels.
+SETTLE = 0.05
+
+
+def time_in_turns(impls: dict, min_time: float, max_reps: int, min_reps: int, sample_target: float, turns: int) -> dict:
+    """Median seconds per iteration of each impl, over `turns` turns per framework."""
     numbers = {}
     for name, impl in impls.items():
         impl.run()  # warm-up (first-call caches, allocator, thread pools)
@@ -498,18 +494,24 @@ def time_interleaved(impls: dict, min_time: float, max_reps: int, min_reps: int,
     samples = {name: [] for name in impls}
     spent = {name: 0.0 for name in impls}
     gc.collect()
-    while True:
-        active = [n for n in impls if len(samples[n]) < max_reps and (spent[n] < min_time or len(samples[n]) < min_reps)]
-        if not active:
-            break
-        for name in active:
+    order = list(impls)
+    for turn in range(turns):
+        for name in order if turn % 2 == 0 else order[::-1]:
             fn, number = impls[name].run, numbers[name]
-            t0 = time.perf_counter()
-            for _ in range(number):
+            settle_end = time.perf_counter() + SETTLE
+            while time.perf_counter() < settle_end:
                 fn()
-            dt = time.perf_counter() - t0
-            spent[name] += dt
-            samples[name].append(dt / number)
+            while True:
+                need_time = spent[name] < min_time * (turn + 1) / turns
+                need_reps = len(samples[name]) < min_reps * (turn + 1) / turns
+                if len(samples[name]) >= max_reps * (turn + 1) / turns or not (need_time or need_reps):
+                    break
+                t0 = time.perf_counter()
+                for _ in range(number):
+                    fn()
+                dt = time.perf_counter() - t0
+                spent[name] += dt
+                samples[name].append(dt / number)
     return {n: (statistics.median(s), len(s), numbers[n]) for n, s in samples.items()}
 
 
@@ -650,7 +652,7 @@ def main(argv=None) -> int:
         bad = {m.split(":", 1)[0] for m in problems}
         notes.extend(f"{w.label}: {m} — not timed" for m in problems)
         timed = {n: i for n, i in w.impls.items() if n not in bad}
-        res = time_interleaved(timed, min_time, max_reps, min_reps, sample_target)
+        res = time_in_turns(timed, min_time, max_reps, min_reps, sample_target, turns=2 if args.quick else 4)
         cell = {}
         for n in FRAMEWORKS:
             if n in bad:
@@ -686,7 +688,8 @@ def main(argv=None) -> int:
                  "Each framework's result was checked against a float64 numpy reference before timing. "
                  "numpy has no autograd: its column is the forward pass only (fwd), so numpy/ferrograd "
                  "compares numpy's forward with ferrograd's forward+backward where marked. Frameworks were "
-                 "timed interleaved, sample by sample.", "",
+                 "timed in turns (A B C, C B A, ...), each turn after 50 ms of untimed calls so the previous "
+                 "framework's spinning threads have gone to sleep.", "",
                      "## " + (f"{args.threads} thread(s) per framework" if args.threads else "Each framework's default threads"), ""]
         text += header + ["", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
         text += ["| " + " | ".join(r) + " |" for r in rows]

@@ -1,4 +1,4 @@
-"""Smoke test of the benchmark harness: it runs and prints a ferrograd timing. It never asserts times."""
+"""Smoke tests of the benchmark harnesses: they run and print ferrograd's figures. They never assert times."""
 import os
 import re
 import subprocess
@@ -8,9 +8,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_quick_benchmark_runs_and_prints_ferrograd_rows():
+def _run_bench(script: str, *args: str) -> str:
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "benches" / "run.py"), "--quick", "--only", "tutorial,chain"],
+        [sys.executable, str(ROOT / "benches" / script), *args],
         capture_output=True,
         text=True,
         timeout=300,
@@ -18,12 +18,22 @@ def test_quick_benchmark_runs_and_prints_ferrograd_rows():
         env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "python"), os.environ.get("PYTHONPATH")]))},
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    lines = proc.stdout.splitlines()
+    return proc.stdout
+
+
+def test_quick_benchmark_runs_and_prints_ferrograd_rows():
+    lines = _run_bench("run.py", "--quick", "--only", "tutorial,chain").splitlines()
     header = next(line for line in lines if line.startswith("| workload"))
     cells = [c.strip() for c in header.strip("|").split("|")]
     col = cells.index("ferrograd")
     for name in ("tutorial", "chain"):
         row = next((line for line in lines if line.startswith(f"| {name}")), None)
-        assert row is not None, f"no table row for {name}:\n{proc.stdout}"
+        assert row is not None, f"no table row for {name}:\n{lines}"
         ferrograd_cell = [c.strip() for c in row.strip("|").split("|")][col]
         assert re.fullmatch(r"[0-9.]+ (µs|ms|s)", ferrograd_cell), row
+
+
+def test_memory_benchmark_runs_and_prints_a_ferrograd_row():
+    out = _run_bench("memory.py", "--steps", "8", "--frameworks", "ferrograd")
+    row = next((line for line in out.splitlines() if line.startswith("| ferrograd")), None)
+    assert row is not None and re.fullmatch(r"\| ferrograd \| -?[0-9.]+ MiB \| -?[0-9.]+ MiB \|", row), out
