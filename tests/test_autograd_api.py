@@ -503,6 +503,32 @@ def test_inplace_on_leaf_is_allowed_under_no_grad():
     assert p._version == 1 and p.is_leaf and p.requires_grad
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_inplace_arithmetic_with_a_same_shape_tensor_under_no_grad(dtype):
+    # the SGD update path (written straight into memory): values as numpy's, versions bumped, views and
+    # saved tensors see the write; strided, aliased or broadcast operands take the general path
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((4, 5)).astype(dtype), rng.standard_normal((4, 5)).astype(dtype) + 3
+    p = fg.tensor(a, requires_grad=True)
+    saved = p * p  # MulBackward0 saves p
+    row = p[1]
+    with fg.no_grad():
+        for op, want in (("add_", a + b), ("sub_", a + b - b), ("mul_", (a + b - b) * b), ("div_", (a + b - b) * b / b)):
+            assert getattr(p, op)(fg.tensor(b)) is p
+            np.testing.assert_array_equal(p.detach().numpy(), want)
+        p -= fg.tensor(b)
+        np.testing.assert_array_equal(p.detach().numpy(), want - b)
+    assert p._version == 5 and p.is_leaf and p.requires_grad and p.dtype == getattr(fg, dtype)
+    np.testing.assert_array_equal(row.detach().numpy(), (want - b)[1])
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        saved.sum().backward()
+    q = fg.tensor(a)
+    q.T.add_(fg.tensor(b.T.copy()))  # strided self
+    q.add_(q)  # operand sharing the storage
+    q.add_(fg.tensor(b[0]))  # broadcast operand
+    np.testing.assert_allclose(q.numpy(), (a + b) * 2 + b[0], rtol=1e-6)
+
+
 def test_modified_saved_output_raises_with_torch_message():
     p = leaf([1.0, 2.0])
     r = p.exp()

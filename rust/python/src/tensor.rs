@@ -8,6 +8,7 @@ use crate::node::PyNode;
 use ferrograd_core::binary::{Binary, Compare};
 use ferrograd_core::unary::Unary;
 use ferrograd_core::{DType, Scalar, Tensor};
+use ferrograd_core::view::DenseWrite;
 use parking_lot::RwLock;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -243,8 +244,19 @@ pub(crate) fn inplace_with(
     Ok(slf.clone().unbind())
 }
 
-fn inplace_binary(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, name: &str, f: CoreBinary) -> PyResult<Py<PyTensor>> {
+fn inplace_binary(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, name: &str, f: CoreBinary, dense: Option<DenseWrite>) -> PyResult<Py<PyTensor>> {
     let b = operand_arg(other, name, "other")?;
+    inplace_arith(slf, b, f, dense)
+}
+
+/// An in-place op with a tensor operand: straight into the tensor's memory when core can (nothing
+/// recorded, dense floats of one shape), else computed out of place and written back.
+fn inplace_arith(slf: &Bound<'_, PyTensor>, b: Tensor, f: CoreBinary, dense: Option<DenseWrite>) -> PyResult<Py<PyTensor>> {
+    if let Some(op) = dense {
+        if slf.get().get().dense_in_place(&b, op).is_some() {
+            return Ok(slf.clone().unbind());
+        }
+    }
     inplace_with(slf, b.requires_grad(), |old| f(old, &b))
 }
 
@@ -263,11 +275,11 @@ fn fill(slf: &Bound<'_, PyTensor>, value: Scalar, zero: bool) -> PyResult<Py<PyT
 }
 
 /// `x += y`: PyO3 returns `x` itself afterwards.
-fn inplace_dunder(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, f: CoreBinary) -> PyResult<()> {
+fn inplace_dunder(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, f: CoreBinary, dense: DenseWrite) -> PyResult<()> {
     let Some(b) = operand(other) else {
         return Err(PyTypeError::new_err(format!("unsupported operand type for in-place op: 'Tensor' and '{}'", type_name(other))));
     };
-    inplace_with(slf, b.requires_grad(), |old| f(old, &b)).map(|_| ())
+    inplace_arith(slf, b, f, Some(dense)).map(|_| ())
 }
 
 #[pymethods]
@@ -613,19 +625,19 @@ impl PyTensor {
     // ---- in place: the Python object keeps its identity and takes the result's history ----
 
     fn add_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        inplace_binary(slf, other, "add_", |a, b| a.add(b))
+        inplace_binary(slf, other, "add_", |a, b| a.add(b), Some(DenseWrite::Add))
     }
     fn sub_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        inplace_binary(slf, other, "sub_", |a, b| a.sub(b))
+        inplace_binary(slf, other, "sub_", |a, b| a.sub(b), Some(DenseWrite::Sub))
     }
     fn mul_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        inplace_binary(slf, other, "mul_", |a, b| a.mul(b))
+        inplace_binary(slf, other, "mul_", |a, b| a.mul(b), Some(DenseWrite::Mul))
     }
     fn div_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        inplace_binary(slf, other, "div_", |a, b| a.div(b))
+        inplace_binary(slf, other, "div_", |a, b| a.div(b), Some(DenseWrite::Div))
     }
     fn pow_(slf: &Bound<'_, Self>, exponent: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        inplace_binary(slf, exponent, "pow_", |a, b| a.pow(b))
+        inplace_binary(slf, exponent, "pow_", |a, b| a.pow(b), None)
     }
     fn neg_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
         inplace_unary(slf, |a| a.neg())
@@ -655,16 +667,16 @@ impl PyTensor {
         Ok(slf.clone().unbind())
     }
     fn __iadd__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        inplace_dunder(slf, other, |a, b| a.add(b))
+        inplace_dunder(slf, other, |a, b| a.add(b), DenseWrite::Add)
     }
     fn __isub__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        inplace_dunder(slf, other, |a, b| a.sub(b))
+        inplace_dunder(slf, other, |a, b| a.sub(b), DenseWrite::Sub)
     }
     fn __imul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        inplace_dunder(slf, other, |a, b| a.mul(b))
+        inplace_dunder(slf, other, |a, b| a.mul(b), DenseWrite::Mul)
     }
     fn __itruediv__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        inplace_dunder(slf, other, |a, b| a.div(b))
+        inplace_dunder(slf, other, |a, b| a.div(b), DenseWrite::Div)
     }
 
     #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None))]

@@ -6,6 +6,7 @@
 use crate::autograd::{grad_mode, record, BackwardOp};
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
+use crate::ops::view::DenseWrite;
 use crate::tensor::{Tensor, TensorImpl};
 use crate::bail;
 use std::sync::Arc;
@@ -29,6 +30,17 @@ impl Tensor {
             );
         }
         Ok(())
+    }
+
+    /// `self op= other` straight into this tensor's memory (one pass, no result buffer) when nothing is
+    /// recorded and both are contiguous float32/float64 tensors of one shape (the SGD update
+    /// `p.sub_(lr * p.grad)`); None when the general `apply_inplace` must run.
+    pub fn dense_in_place(&self, other: &Tensor, op: DenseWrite) -> Option<Tensor> {
+        if grad_mode::is_enabled() && (self.requires_grad() || other.requires_grad()) {
+            return None;
+        }
+        let float = matches!(self.dtype(), DType::F32 | DType::F64);
+        (float && op != DenseWrite::Copy && self.write_dense(other, op)).then(|| self.clone())
     }
 
     /// `self = f(self)` in place; `f` gets the old values with this tensor's history.

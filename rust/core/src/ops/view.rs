@@ -29,6 +29,16 @@ pub fn infer_shape(shape: &[isize], numel_in: usize) -> Result<Vec<usize>> {
     Ok(out)
 }
 
+/// What `write_dense` does with each pair of elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DenseWrite {
+    Copy,
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
 impl Tensor {
     /// A tensor over the same storage through another layout.
     pub(crate) fn view_with(&self, layout: Layout) -> Tensor {
@@ -276,12 +286,12 @@ impl Tensor {
     /// `self += other` in one pass over both, when they are contiguous floats of one shape and dtype in
     /// different storages (the usual gradient sum); false, with nothing written, otherwise.
     pub(crate) fn add_dense_in_place(&self, other: &Tensor) -> bool {
-        self.dtype().is_float() && self.write_dense(other, true)
+        self.dtype().is_float() && self.write_dense(other, DenseWrite::Add)
     }
 
-    /// `self = other` (or `self += other` when `accumulate`) in one threaded SIMD pass, when both are
-    /// contiguous, of one shape and dtype, in different storages; false, with nothing written, otherwise.
-    fn write_dense(&self, other: &Tensor, accumulate: bool) -> bool {
+    /// `self = other` or `self op= other` in one threaded SIMD pass, when both are contiguous, of one
+    /// shape and dtype, in different storages; false, with nothing written, otherwise.
+    pub(crate) fn write_dense(&self, other: &Tensor, how: DenseWrite) -> bool {
         let fits = self.dtype() == other.dtype()
             && self.shape() == other.shape()
             && self.is_contiguous()
@@ -297,10 +307,13 @@ impl Tensor {
             match (T::data(&src_guard), T::data_mut(&mut dst_guard)) {
                 (Some(s), Some(d)) => {
                     let (d, s) = (&mut d.as_mut_slice()[rd], &s.as_slice()[rs]);
-                    if accumulate {
-                        crate::kernels::simd::update_slice(d, s, T::add)
-                    } else {
-                        crate::kernels::simd::update_slice(d, s, |_, v| v)
+                    use crate::kernels::simd::update_slice;
+                    match how {
+                        DenseWrite::Copy => update_slice(d, s, |_, v| v),
+                        DenseWrite::Add => update_slice(d, s, T::add),
+                        DenseWrite::Sub => update_slice(d, s, T::sub),
+                        DenseWrite::Mul => update_slice(d, s, T::mul),
+                        DenseWrite::Div => update_slice(d, s, T::div),
                     }
                     true
                 }
@@ -315,7 +328,7 @@ impl Tensor {
 
     /// Writes `src` (broadcast to this shape, cast to this dtype) through this tensor's layout.
     pub fn copy_from(&self, src: &Tensor) -> Result<()> {
-        if self.write_dense(src, false) {
+        if self.write_dense(src, DenseWrite::Copy) {
             return Ok(());
         }
         let src_layout = src.layout().broadcast_to(self.shape())?;
