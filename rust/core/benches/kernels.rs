@@ -153,7 +153,7 @@ fn matmul(c: &mut Criterion) {
     g.sample_size(20);
     g.bench_function("gemm", |bn| {
         bn.iter(|| {
-            let mut out = vec![0.0f32; M * M];
+            let mut out = vec![std::mem::MaybeUninit::new(0.0f32); M * M];
             matmul_into(&mut out, black_box(&a), row_major, black_box(&b), row_major, M, M, M);
             out
         })
@@ -161,7 +161,7 @@ fn matmul(c: &mut Criterion) {
     g.bench_function("gemm_b_transposed", |bn| {
         let bt = MatRef { offset: 0, row_stride: 1, col_stride: M };
         bn.iter(|| {
-            let mut out = vec![0.0f32; M * M];
+            let mut out = vec![std::mem::MaybeUninit::new(0.0f32); M * M];
             matmul_into(&mut out, black_box(&a), row_major, black_box(&b), bt, M, M, M);
             out
         })

@@ -253,7 +253,7 @@ fn inplace_binary(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, name: &st
 /// recorded, dense floats of one shape), else computed out of place and written back.
 fn inplace_arith(slf: &Bound<'_, PyTensor>, b: Tensor, f: CoreBinary, dense: Option<DenseWrite>) -> PyResult<Py<PyTensor>> {
     if let Some(op) = dense {
-        if slf.get().get().dense_in_place(&b, op).is_some() {
+        if slf.get().get().dense_in_place(&b, op) {
             return Ok(slf.clone().unbind());
         }
     }

@@ -1,6 +1,7 @@
 //! Matrix products through the `gemm` crate, which reads strides directly (transposes cost nothing).
 use crate::element::Element;
 use crate::DType;
+use std::mem::MaybeUninit;
 use rayon::prelude::*;
 
 /// One strided matrix operand: element offset plus row and column strides.
@@ -13,7 +14,7 @@ pub struct MatRef {
 
 /// Products of at least this many multiply-adds are split across threads. Measured: below ~200³ a
 /// single thread is as fast as two (128×512·512×10 took 30 µs on one, 44 µs on two).
-const PARALLEL_MACS: usize = 1 << 23;
+pub(crate) const PARALLEL_MACS: usize = 1 << 23;
 
 /// The output pointer, shared by threads that write disjoint blocks of it.
 #[derive(Clone, Copy)]
@@ -22,25 +23,28 @@ struct OutPtr<T>(*mut T);
 unsafe impl<T> Send for OutPtr<T> {}
 unsafe impl<T> Sync for OutPtr<T> {}
 
-/// `out[m×n] (contiguous) = a[m×k] · b[k×n]`, on the threads of the pool when large.
-pub fn matmul_into<T: Element>(out: &mut [T], a: &[T], ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize) {
+/// `out[m×n] (contiguous) = a[m×k] · b[k×n]`, on the threads of the pool when large. Every element of
+/// `out` is written, none read, so it may start uninitialized (no zero-fill pass).
+pub fn matmul_into<T: Element>(out: &mut [MaybeUninit<T>], a: &[T], ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize) {
     let parallel = m * n * k >= PARALLEL_MACS;
     matmul_block(out, a, ma, b, mb, m, k, n, parallel)
 }
 
 /// As `matmul_into`, on the calling thread only (for callers that already split work across threads).
-pub fn matmul_into_serial<T: Element>(out: &mut [T], a: &[T], ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize) {
+pub fn matmul_into_serial<T: Element>(out: &mut [MaybeUninit<T>], a: &[T], ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize) {
     matmul_block(out, a, ma, b, mb, m, k, n, false)
 }
 
 #[allow(clippy::too_many_arguments)]
-fn matmul_block<T: Element>(out: &mut [T], a: &[T], ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize, parallel: bool) {
+fn matmul_block<T: Element>(out: &mut [MaybeUninit<T>], a: &[T], ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize, parallel: bool) {
     assert!(out.len() >= m * n, "matmul output too small");
     if m == 0 || n == 0 {
         return;
     }
     if k == 0 {
-        out.iter_mut().for_each(|v| *v = T::ZERO);
+        out[..m * n].iter_mut().for_each(|v| {
+            v.write(T::ZERO);
+        });
         return;
     }
     match T::DTYPE {
@@ -50,8 +54,9 @@ fn matmul_block<T: Element>(out: &mut [T], a: &[T], ma: MatRef, b: &[T], mb: Mat
             // most where the right operand is transposed.
             let threads = rayon::current_num_threads();
             let parts = if parallel { threads.min(m.max(n) / 32).max(1) } else { 1 };
-            let dst = OutPtr(out.as_mut_ptr());
+            let dst = OutPtr(out.as_mut_ptr().cast::<T>());
             let block = |p: usize| {
+                // rebinds the whole wrapper so the closure captures it (Send), not its raw pointer field
                 let dst = dst;
                 if m >= n {
                     let (r0, r1) = (m * p / parts, m * (p + 1) / parts);
@@ -80,14 +85,14 @@ fn matmul_block<T: Element>(out: &mut [T], a: &[T], ma: MatRef, b: &[T], mb: Mat
                         let y = b[mb.offset + p * mb.row_stride + j * mb.col_stride];
                         acc = T::add(acc, T::mul(x, y));
                     }
-                    out[i * n + j] = acc;
+                    out[i * n + j].write(acc);
                 }
             }
         }
     }
 }
 
-/// `dst[m×n] (row stride dst_rs) = a · b` by one single-threaded gemm call.
+/// `dst[m×n] (row stride dst_rs) = a · b` by one single-threaded gemm call (which never reads `dst`).
 ///
 /// Safety: offsets and strides come from layouts validated against the slices' lengths, and `dst` has
 /// room for `m` rows of `dst_rs` elements that no one else writes meanwhile.
@@ -108,19 +113,27 @@ unsafe fn gemm_serial<T: Element>(dst: *mut T, dst_rs: usize, a: &[T], ma: MatRe
 mod tests {
     use super::*;
 
+    /// Runs a kernel call on a fresh, uninitialized output of `len` elements.
+    fn product<T: Element>(len: usize, f: impl FnOnce(&mut [MaybeUninit<T>])) -> Vec<T> {
+        let mut v = Vec::with_capacity(len);
+        f(&mut v.spare_capacity_mut()[..len]);
+        // Safety: the kernels write every element of their output.
+        unsafe { v.set_len(len) };
+        v
+    }
+
     #[test]
     fn gemm_with_transposed_operand_matches_naive() {
         let a: Vec<f32> = (0..6).map(|v| v as f32).collect(); // 2x3
         let b: Vec<f32> = (0..6).map(|v| v as f32).collect(); // read as 3x2 transposed of 2x3
-        let mut out = vec![0.0f32; 4];
         let ma = MatRef { offset: 0, row_stride: 3, col_stride: 1 };
         let mb = MatRef { offset: 0, row_stride: 1, col_stride: 3 };
-        matmul_into(&mut out, &a, ma, &b, mb, 2, 3, 2);
+        let out = product(4, |o| matmul_into(o, &a, ma, &b, mb, 2, 3, 2));
         assert_eq!(out, vec![5.0, 14.0, 14.0, 50.0]);
         let ai: Vec<i64> = (0..6).collect();
-        let mut oi = vec![0i64; 4];
-        matmul_into(&mut oi, &ai, ma, &ai, mb, 2, 3, 2);
+        let oi = product(4, |o| matmul_into(o, &ai, ma, &ai, mb, 2, 3, 2));
         assert_eq!(oi, vec![5, 14, 14, 50]);
+        assert_eq!(product(4, |o| matmul_into(o, &a, ma, &b, mb, 2, 0, 2)), vec![0.0f32; 4]);
     }
 
     #[test]
@@ -133,10 +146,12 @@ mod tests {
                 (MatRef { offset: 0, row_stride: k, col_stride: 1 }, MatRef { offset: 0, row_stride: n, col_stride: 1 }),
                 (MatRef { offset: 0, row_stride: 1, col_stride: m }, MatRef { offset: 0, row_stride: 1, col_stride: k }),
             ] {
-                let mut serial = vec![0.0; m * n];
-                matmul_into_serial(&mut serial, &a, ma, &b, mb, m, k, n);
-                let mut split = vec![f64::NAN; m * n];
+                let serial = product(m * n, |o| matmul_into_serial(o, &a, ma, &b, mb, m, k, n));
+                // NaN in the output first: the product must overwrite, never read, what was there
+                let mut split = vec![MaybeUninit::new(f64::NAN); m * n];
                 matmul_block(&mut split, &a, ma, &b, mb, m, k, n, true);
+                // Safety: matmul_block wrote every element
+                let split: Vec<f64> = split.into_iter().map(|v| unsafe { v.assume_init() }).collect();
                 assert_eq!(split, serial, "{m}x{k}x{n}");
                 let naive: Vec<f64> = (0..m * n)
                     .map(|ij| (0..k).map(|p| a[ma.offset + ij / n * ma.row_stride + p * ma.col_stride] * b[mb.offset + p * mb.row_stride + ij % n * mb.col_stride]).sum())

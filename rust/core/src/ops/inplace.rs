@@ -34,13 +34,13 @@ impl Tensor {
 
     /// `self op= other` straight into this tensor's memory (one pass, no result buffer) when nothing is
     /// recorded and both are contiguous float32/float64 tensors of one shape (the SGD update
-    /// `p.sub_(lr * p.grad)`); None when the general `apply_inplace` must run.
-    pub fn dense_in_place(&self, other: &Tensor, op: DenseWrite) -> Option<Tensor> {
+    /// `p.sub_(lr * p.grad)`); false when nothing was written and the general `apply_inplace` must run.
+    /// (The caller picks between the two, because in-place writes through a view go via its base.)
+    pub fn dense_in_place(&self, other: &Tensor, op: DenseWrite) -> bool {
         if grad_mode::is_enabled() && (self.requires_grad() || other.requires_grad()) {
-            return None;
+            return false;
         }
-        let float = matches!(self.dtype(), DType::F32 | DType::F64);
-        (float && op != DenseWrite::Copy && self.write_dense(other, op)).then(|| self.clone())
+        matches!(self.dtype(), DType::F32 | DType::F64) && op != DenseWrite::Copy && self.write_dense(other, op)
     }
 
     /// `self = f(self)` in place; `f` gets the old values with this tensor's history.

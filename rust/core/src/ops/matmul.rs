@@ -2,12 +2,11 @@
 use crate::autograd::{record, BackwardOp, SavedTensor};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::kernels::matmul::{matmul_into, matmul_into_serial, MatRef};
+use crate::kernels::matmul::{matmul_into, matmul_into_serial, MatRef, PARALLEL_MACS};
 use rayon::prelude::*;
 use crate::layout::{broadcast_shapes, Layout};
 use crate::tensor::Tensor;
 use crate::{bail, with_dtype};
-use crate::element::Element;
 
 fn check_dtypes(a: &Tensor, b: &Tensor, what: &str) -> Result<()> {
     if a.dtype() != b.dtype() {
@@ -53,19 +52,23 @@ fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         return Ok(out.cast_detached(a.dtype()));
     }
     with_dtype!(a.dtype(), T => {
-        let mut out = crate::pool::filled(batch * m * n, T::ZERO);
+        let len = batch * m * n;
+        let mut out: Vec<T> = crate::pool::take(len);
+        let dst = &mut out.spare_capacity_mut()[..len];
         a.with_data(|la, xa: &[T]| {
             b.with_data(|lb, xb: &[T]| {
                 let bd = batched.then_some(0);
                 let per = (m * n).max(1);
-                if batch >= 2 * rayon::current_num_threads() && batch * m * n * k >= 64 * 64 * 64 {
+                if batch >= 2 * rayon::current_num_threads() && batch * m * n * k >= PARALLEL_MACS {
                     // many products: one per task, each on one thread
-                    out.par_chunks_mut(per).take(batch).enumerate().for_each(|(i, chunk)| matmul_into_serial(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n));
+                    dst.par_chunks_mut(per).enumerate().for_each(|(i, chunk)| matmul_into_serial(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n));
                 } else {
-                    out.chunks_mut(per).take(batch).enumerate().for_each(|(i, chunk)| matmul_into(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n));
+                    dst.chunks_mut(per).enumerate().for_each(|(i, chunk)| matmul_into(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n));
                 }
             })
         });
+        // Safety: each of the `batch` products wrote all m·n elements of its chunk.
+        unsafe { out.set_len(len) };
         Tensor::from_vec(out, &shape)
     })
 }
