@@ -175,6 +175,28 @@ impl Layout {
         l
     }
 
+    /// The dims from the largest stride to the smallest, the order in which the elements lie in memory;
+    /// None when that is the logical order already. Size-1 dims keep their places (their strides mean
+    /// nothing) and equal strides keep their logical order.
+    pub fn memory_order(&self) -> Option<Vec<usize>> {
+        let movable: Vec<usize> = (0..self.ndim()).filter(|&d| self.shape[d] > 1).collect();
+        let mut sorted = movable.clone();
+        sorted.sort_by_key(|&d| std::cmp::Reverse(self.strides[d])); // stable
+        if sorted == movable {
+            return None;
+        }
+        let mut perm: Vec<usize> = (0..self.ndim()).collect();
+        for (&slot, d) in movable.iter().zip(sorted) {
+            perm[slot] = d;
+        }
+        Some(perm)
+    }
+
+    /// Whether some dim repeats its elements (stride 0 over more than one element).
+    pub fn is_broadcast(&self) -> bool {
+        self.shape.iter().zip(&self.strides).any(|(&d, &s)| d > 1 && s == 0)
+    }
+
     /// A view with a new shape over the same elements, when the strides allow it without a copy:
     /// old dims are grouped into runs that are contiguous within themselves, and each run must be
     /// covered exactly by consecutive new dims.
@@ -232,6 +254,21 @@ mod tests {
         assert!(!t.is_contiguous());
         assert_eq!(t.storage_extent(), 6);
         assert_eq!(l.slice(1, 0, 3, 2).shape, vec![2, 2]);
+    }
+
+    #[test]
+    fn memory_order_sorts_dims_by_stride() {
+        assert_eq!(Layout::contiguous(&[2, 3]).memory_order(), None);
+        assert_eq!(Layout::contiguous(&[2, 3]).transpose(0, 1).memory_order(), Some(vec![1, 0]));
+        let p = Layout::contiguous(&[2, 3, 4]).permute(&[2, 0, 1]); // strides [1, 12, 4]
+        assert_eq!(p.memory_order(), Some(vec![1, 2, 0]));
+        assert!(p.permute(&p.memory_order().unwrap()).is_contiguous());
+        // a size-1 dim stays in its place whatever its stride
+        let u = Layout { shape: vec![3, 1, 2], strides: vec![1, 99, 3], offset: 0 };
+        assert_eq!(u.memory_order(), Some(vec![2, 1, 0]));
+        assert_eq!(Layout { shape: vec![2, 1, 3], strides: vec![3, 99, 1], offset: 0 }.memory_order(), None);
+        assert!(Layout::contiguous(&[3]).broadcast_to(&[2, 3]).unwrap().is_broadcast());
+        assert!(!Layout::contiguous(&[1, 3]).broadcast_to(&[1, 3]).unwrap().is_broadcast());
     }
 
     #[test]

@@ -60,7 +60,7 @@ fn arith(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
     if dtype == DType::I64 && op == Arith::Pow && b.dtype() != DType::Bool && b.to_vec::<i64>().iter().any(|&e| e < 0) {
         bail!(Runtime, "Integers to negative integer powers are not allowed.");
     }
-    let out = with_dtype!(dtype, T => Tensor::from_vec(arith_kernel::<T>(op, a, b, &shape)?, &shape)?);
+    let out = Tensor::in_memory_order(&[a, b], &shape, |x, shape| with_dtype!(dtype, T => Tensor::from_vec(arith_kernel::<T>(op, x[0], x[1], shape)?, shape)))?;
     let backward = || match op {
         Arith::Add => BackwardOp::Add,
         Arith::Sub => BackwardOp::Sub { reversed: a.0.wrapped_number },
@@ -113,8 +113,9 @@ impl Tensor {
     pub fn compare(&self, other: &Tensor, op: Compare) -> Result<Tensor> {
         let shape = broadcast_shapes(self.shape(), other.shape())?;
         let dtype = result_type(self.promotion_key(), other.promotion_key());
-        let v = with_dtype!(dtype, T => compare_kernel::<T>(op, self, other, &shape)?);
-        Tensor::from_vec(v, &shape)
+        Tensor::in_memory_order(&[self, other], &shape, |x, shape| {
+            Tensor::from_vec(with_dtype!(dtype, T => compare_kernel::<T>(op, x[0], x[1], shape)?), shape)
+        })
     }
     pub fn eq(&self, other: &Tensor) -> Result<Tensor> {
         self.compare(other, Compare::Eq)
@@ -263,34 +264,34 @@ impl Tensor {
         if op == Binary::Atan2 {
             dtype = dtype.to_float();
         }
-        let out = match dtype.compute() {
-            DType::F64 => Tensor::from_vec(binary_float::<f64>(op, a, b, &shape)?, &shape)?,
-            DType::F32 => Tensor::from_vec(binary_float::<f32>(op, a, b, &shape)?, &shape)?,
+        let out = Tensor::in_memory_order(&[self, other], &shape, |x, shape| Ok(match dtype.compute() {
+            DType::F64 => Tensor::from_vec(binary_float::<f64>(op, x[0], x[1], shape)?, shape)?,
+            DType::F32 => Tensor::from_vec(binary_float::<f32>(op, x[0], x[1], shape)?, shape)?,
             DType::I64 => {
-                if matches!(op, Binary::Fmod | Binary::Remainder | Binary::FloorDiv | Binary::TruncDiv) && b.to_vec::<i64>().contains(&0) {
+                if matches!(op, Binary::Fmod | Binary::Remainder | Binary::FloorDiv | Binary::TruncDiv) && x[1].to_vec::<i64>().contains(&0) {
                     bail!(Runtime, "ZeroDivisionError");
                 }
                 let v = match op {
-                    Binary::Maximum => zip_as(a, b, &shape, nan_max::<i64>)?,
-                    Binary::Minimum => zip_as(a, b, &shape, nan_min::<i64>)?,
-                    Binary::Fmod => zip_as(a, b, &shape, |x: i64, y: i64| x.wrapping_rem(y))?,
-                    Binary::FloorDiv => zip_as(a, b, &shape, floor_div_i)?,
-                    Binary::TruncDiv => zip_as(a, b, &shape, |x: i64, y: i64| x.wrapping_div(y))?,
-                    _ => zip_as(a, b, &shape, |x: i64, y: i64| {
+                    Binary::Maximum => zip_as(x[0], x[1], shape, nan_max::<i64>)?,
+                    Binary::Minimum => zip_as(x[0], x[1], shape, nan_min::<i64>)?,
+                    Binary::Fmod => zip_as(x[0], x[1], shape, |x: i64, y: i64| x.wrapping_rem(y))?,
+                    Binary::FloorDiv => zip_as(x[0], x[1], shape, floor_div_i)?,
+                    Binary::TruncDiv => zip_as(x[0], x[1], shape, |x: i64, y: i64| x.wrapping_div(y))?,
+                    _ => zip_as(x[0], x[1], shape, |x: i64, y: i64| {
                         let r = x.wrapping_rem(y);
                         if r != 0 && ((r < 0) != (y < 0)) { r + y } else { r }
                     })?,
                 };
-                Tensor::from_vec(v, &shape)?
+                Tensor::from_vec(v, shape)?
             }
             DType::Bool => match op {
-                Binary::Maximum => Tensor::from_vec(zip_as(a, b, &shape, |x: bool, y: bool| x | y)?, &shape)?,
-                Binary::Minimum => Tensor::from_vec(zip_as(a, b, &shape, |x: bool, y: bool| x & y)?, &shape)?,
+                Binary::Maximum => Tensor::from_vec(zip_as(x[0], x[1], shape, |x: bool, y: bool| x | y)?, shape)?,
+                Binary::Minimum => Tensor::from_vec(zip_as(x[0], x[1], shape, |x: bool, y: bool| x & y)?, shape)?,
                 _ => bail!(NotImplemented, "\"{}\" not implemented for 'Bool'", op.kernel_name()),
             },
             _ => unreachable!("compute dtypes are bool, int64, float32 and float64"),
         }
-        .cast_detached(dtype);
+        .cast_detached(dtype)))?;
         let scalar_other = b.0.wrapped_number;
         Ok(record(out, &[a, b], || BackwardOp::Binary { op, scalar_other }, |_| vec![SavedTensor::input(a), SavedTensor::input(b)]))
     }

@@ -12,6 +12,7 @@ pub mod shape;
 mod sort;
 mod matmul;
 mod inplace;
+mod order;
 mod linalg;
 pub mod norm;
 pub mod nn;

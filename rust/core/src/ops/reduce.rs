@@ -58,6 +58,19 @@ fn sum_kernel(x: &Tensor, dims: &[usize]) -> Vec<f64> {
         let r = x.layout().contiguous_range().expect("contiguous");
         return crate::with_dtype!(x.dtype(), T => x.with_data(|_, v: &[T]| crate::kernels::sum::sum_block(&v[r], outer, n, inner)));
     }
+    // a dense permuted input (x.T): the same blocked kernel over its dims in memory order, when the kept
+    // dims stay in their order there (then the sums come out in the order of the result)
+    if let Some(perm) = x.layout().memory_order() {
+        let kept: Vec<usize> = perm.iter().copied().filter(|d| !dims.contains(d)).collect();
+        if kept.windows(2).all(|w| w[0] < w[1]) {
+            let l = x.layout().permute(&perm);
+            let moved: Vec<usize> = (0..perm.len()).filter(|&i| dims.contains(&perm[i])).collect();
+            if let Some((outer, n, inner)) = crate::kernels::sum::as_block(&l, &moved) {
+                let r = l.contiguous_range().expect("contiguous");
+                return crate::with_dtype!(x.dtype(), T => x.with_data(|_, v: &[T]| crate::kernels::sum::sum_block(&v[r], outer, n, inner)));
+            }
+        }
+    }
     crate::with_dtype!(x.dtype(), T => x.with_data(|l, v: &[T]| fold(l, v, dims, 0.0f64, |a, b| a + b.to_f64())))
 }
 

@@ -14,10 +14,10 @@ use crate::{bail, with_dtype};
 /// (Generic over the functions, not `fn` pointers, so they inline into the vectorized loop.)
 /// The halves compute in float32 too, rounding the result back.
 fn float_map(x: &Tensor, f32_fn: impl Fn(f32) -> f32 + Sync, f64_fn: impl Fn(f64) -> f64 + Sync) -> Result<Tensor> {
-    match x.dtype().to_float() {
+    x.map_in_memory_order(|x| match x.dtype().to_float() {
         DType::F64 => x.with_data(|l, v: &[f64]| Tensor::from_vec(map1(l, v, f64_fn), x.shape())),
         out => Ok(x.with_data(|l, v: &[f32]| Tensor::from_vec(map1(l, v, f32_fn), x.shape()))?.cast_detached(out)),
-    }
+    })
 }
 
 /// The elementwise unary ops with a gradient. Parameters are stored as f64.
@@ -243,16 +243,16 @@ impl Tensor {
                 _ => bail!(NotImplemented, "\"{}\" not implemented for '{}'", op.kernel_name(), dtype.scalar_type_name()),
             }
         }
-        let out = match dtype {
-            DType::Bool if op == Sign => self.clone_tensor()?,
+        let out = self.map_in_memory_order(|x| Ok(match dtype {
+            DType::Bool if op == Sign => x.contiguous_copy()?,
             // narrow ints compute in int64 and wrap back
-            d if d.is_int() => match self.with_data(|l, v: &[i64]| op.int_kernel(l, v)) {
-                Some(v) => Tensor::from_vec(v, self.shape())?.cast_detached(d),
-                None => self.with_data(|l, v: &[f32]| Tensor::from_vec(op.float_kernel(l, v), self.shape()))?,
+            d if d.is_int() => match x.with_data(|l, v: &[i64]| op.int_kernel(l, v)) {
+                Some(v) => Tensor::from_vec(v, x.shape())?.cast_detached(d),
+                None => x.with_data(|l, v: &[f32]| Tensor::from_vec(op.float_kernel(l, v), x.shape()))?,
             },
-            DType::F64 => self.with_data(|l, v: &[f64]| Tensor::from_vec(op.float_kernel(l, v), self.shape()))?,
-            d => self.with_data(|l, v: &[f32]| Tensor::from_vec(op.float_kernel(l, v), self.shape()))?.cast_detached(d.to_float()),
-        };
+            DType::F64 => x.with_data(|l, v: &[f64]| Tensor::from_vec(op.float_kernel(l, v), x.shape()))?,
+            d => x.with_data(|l, v: &[f32]| Tensor::from_vec(op.float_kernel(l, v), x.shape()))?.cast_detached(d.to_float()),
+        }))?;
         let saved = |out: &Tensor| vec![if op.saves_output() { SavedTensor::output(out) } else { SavedTensor::input(self) }];
         Ok(record(out, &[self], || BackwardOp::Unary(op), saved))
     }
@@ -261,13 +261,13 @@ impl Tensor {
         if self.dtype() == DType::Bool {
             bail!(Runtime, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
         }
-        let out = with_dtype!(self.dtype(), T => self.with_data(|l, v: &[T]| Tensor::from_vec(map1(l, v, T::neg), self.shape()))?);
+        let out = self.map_in_memory_order(|x| with_dtype!(x.dtype(), T => x.with_data(|l, v: &[T]| Tensor::from_vec(map1(l, v, T::neg), x.shape()))))?;
         Ok(record(out, &[self], || BackwardOp::Neg, |_| vec![]))
     }
 
     pub fn exp(&self) -> Result<Tensor> {
         let out = match self.dtype() {
-            DType::F32 => self.with_data(|l, v: &[f32]| Tensor::from_vec(map1_by(l, v, exp_f32, exp_f32_into), self.shape()))?,
+            DType::F32 => self.map_in_memory_order(|x| x.with_data(|l, v: &[f32]| Tensor::from_vec(map1_by(l, v, exp_f32, exp_f32_into), x.shape())))?,
             _ => float_map(self, <f32 as Float>::exp, <f64 as Float>::exp)?,
         };
         Ok(record(out, &[self], || BackwardOp::Exp, |out| vec![SavedTensor::output(out)]))
@@ -315,7 +315,7 @@ impl Tensor {
         if dtype == self.dtype() {
             return Ok(self.clone());
         }
-        let out = with_dtype!(dtype, T => Tensor::from_vec(self.to_vec::<T>(), self.shape())?);
+        let out = self.map_in_memory_order(|x| with_dtype!(dtype, T => Tensor::from_vec(x.to_vec::<T>(), x.shape())))?;
         if !dtype.is_float() {
             return Ok(out);
         }
