@@ -10,8 +10,25 @@ pub fn map1<T: Element, U: Element>(l: &Layout, x: &[T], f: impl Fn(T) -> U + Sy
     if let Some(r) = l.contiguous_range() {
         return simd::map_slice(&x[r], f);
     }
-    let mut out = pool::take(l.numel());
-    for_each_offsets(&l.shape, [&l.strides], [l.offset], |[o]| out.push(f(x[o])));
+    let n = l.numel();
+    let mut out = pool::take(n);
+    let dst = &mut out.spare_capacity_mut()[..n];
+    let mut pos = 0;
+    for_each_row(&l.shape, [&l.strides], [l.offset], |[i], len, [step]| {
+        let o = &mut dst[pos..pos + len];
+        pos += len;
+        if step == 1 {
+            simd::map_into(o, &x[i..i + len], &f);
+        } else {
+            let row = &x[i..=i + (len - 1) * step]; // one bounds check per row
+            for (k, slot) in o.iter_mut().enumerate() {
+                slot.write(f(row[k * step]));
+            }
+        }
+    });
+    debug_assert_eq!(pos, n);
+    // Safety: the row walk writes each of the n output slots once, in order.
+    unsafe { out.set_len(n) };
     out
 }
 
