@@ -103,6 +103,23 @@ def rng(seed: int) -> np.random.Generator:
 # Workloads
 # ---------------------------------------------------------------------------------------------------------
 
+def one_leaf(x, forward, loss=lambda out: out) -> Impl:
+    """The Impl of a workload with one leaf `x`: `forward(x)`, then backward from `loss(out)`; its
+    result is the output and the leaf's gradient."""
+
+    def run():
+        x.grad = None
+        out = forward(x)
+        loss(out).backward()
+        return out
+
+    def result():
+        out = run()
+        return [to_np(out), to_np(x.grad)]
+
+    return Impl(run, result)
+
+
 def w_tutorial() -> Workload:
     def fg_run():
         x = fg.ones(2, 2, requires_grad=True)
@@ -155,19 +172,7 @@ def w_chain(n_ops: int) -> Workload:
         return x
 
     def make(leaf, tanh):
-        x = leaf(x0.astype(np.float32))
-
-        def run():
-            x.grad = None
-            out = chain(x, tanh).sum()
-            out.backward()
-            return out
-
-        def result():
-            out = run()
-            return [to_np(out), to_np(x.grad)]
-
-        return Impl(run, result)
+        return one_leaf(leaf(x0.astype(np.float32)), lambda x: chain(x, tanh).sum())
 
     def ref():
         x = x0.copy()
@@ -199,19 +204,7 @@ def w_expsum(n: int) -> Workload:
     a64 = a.astype(np.float64)
 
     def make(leaf, exp):
-        x = leaf(a)
-
-        def run():
-            x.grad = None
-            out = exp(x * x + x).sum()
-            out.backward()
-            return out
-
-        def result():
-            out = run()
-            return [to_np(out), to_np(x.grad)]
-
-        return Impl(run, result)
+        return one_leaf(leaf(a), lambda x: exp(x * x + x).sum())
 
     def ref():
         e = np.exp(a64 * a64 + a64)
@@ -300,6 +293,29 @@ def w_reduce(n: int, op: str, axis: int) -> Workload:
     if torch is not None:
         th_run = lambda: getattr(x_th, op)(dim=axis)
         w.impls["torch"] = Impl(th_run, lambda: [to_np(th_run())], mode="fwd")
+    return w
+
+
+def w_transposed(n: int) -> Workload:
+    """An elementwise op and a reduction on a transposed view: the result keeps the view's memory order
+    (PyTorch's rule), so nothing is read across rows."""
+    a = (rng(6).standard_normal((n, n)) * 0.5).astype(np.float32)
+    a64 = a.astype(np.float64)
+
+    def make(leaf):
+        return one_leaf(leaf(a), lambda x: x.T.exp().sum(0), loss=lambda out: out.sum())
+
+    def ref():
+        e = np.exp(a64)
+        return [e.sum(axis=1), e]
+
+    np_run = lambda: np.exp(a.T).sum(axis=0)
+    w = Workload("transposed", f"x.T.exp().sum(0), {n}×{n} float32", ref)
+    w.impls["ferrograd"] = make(fg_leaf)
+    w.impls["numpy"] = Impl(np_run, lambda: [to_np(np_run())], mode="fwd")
+    if torch is not None:
+        w.impls["torch"] = make(th_leaf)
+    w.tolerances = lambda: [(1e-5, 1e-5), (1e-5, 1e-6)]
     return w
 
 
@@ -433,14 +449,16 @@ def workloads(quick: bool) -> list:
             ("bmm", lambda: w_matmul((8, 32, 32), (8, 32, 32), "bmm", "batched (A @ B).sum(), 8×32×32")),
         ]
         ws += [("reduce", (lambda op=op, ax=ax: w_reduce(256, op, ax))) for op in ("sum", "mean") for ax in (0, 1)]
-        ws += [("broadcast", lambda: w_broadcast(128)), ("mlp", lambda: w_mlp(16, (64, 32, 32, 10)))]
+        ws += [("broadcast", lambda: w_broadcast(128)), ("transposed", lambda: w_transposed(64))]
+        ws += [("mlp", lambda: w_mlp(16, (64, 32, 32, 10)))]
         return ws
     ws = [("tutorial", w_tutorial), ("chain", lambda: w_chain(1000))]
     ws += [("expsum", (lambda n=n: w_expsum(n))) for n in (10**6, 10**7)]
     ws += [("matmul", (lambda n=n: w_matmul((n, n), (n, n), "matmul", f"(A @ B).sum(), n = {n}"))) for n in (256, 1024, 2048)]
     ws += [("bmm", lambda: w_matmul((64, 128, 128), (64, 128, 128), "bmm", "batched (A @ B).sum(), 64×128×128"))]
     ws += [("reduce", (lambda op=op, ax=ax: w_reduce(4096, op, ax))) for op in ("sum", "mean") for ax in (0, 1)]
-    ws += [("broadcast", lambda: w_broadcast(1024)), ("mlp", lambda: w_mlp(128, (784, 512, 512, 10)))]
+    ws += [("broadcast", lambda: w_broadcast(1024)), ("transposed", lambda: w_transposed(1024))]
+    ws += [("mlp", lambda: w_mlp(128, (784, 512, 512, 10)))]
     return ws
 
 
@@ -598,7 +616,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="small sizes and few repetitions (a smoke run)")
-    p.add_argument("--only", default="", help="comma-separated groups: tutorial,chain,expsum,matmul,bmm,reduce,broadcast,mlp")
+    p.add_argument("--only", default="", help="comma-separated groups: tutorial,chain,expsum,matmul,bmm,reduce,broadcast,transposed,mlp")
     p.add_argument("--out", default="", help="also write the markdown table with the machine header to this file")
     p.add_argument("--note", default="", help="free text for the header (e.g. 'machine shared with compile jobs')")
     p.add_argument("--threads", type=int, default=None,
