@@ -2,7 +2,7 @@
 //! dim runs as a plain loop, so a kernel costs one closure call per element and no index math.
 
 /// Merges adjacent dims that every operand can walk as one, and drops size-1 dims.
-fn collapse<const N: usize>(shape: &[usize], strides: [&[usize]; N]) -> (Vec<usize>, [Vec<usize>; N]) {
+pub(crate) fn collapse<const N: usize>(shape: &[usize], strides: [&[usize]; N]) -> (Vec<usize>, [Vec<usize>; N]) {
     let mut out_shape: Vec<usize> = Vec::with_capacity(shape.len());
     let mut out_strides: [Vec<usize>; N] = std::array::from_fn(|_| Vec::with_capacity(shape.len()));
     for d in 0..shape.len() {

@@ -1,6 +1,6 @@
 //! Elementwise maps over any layout, with a fast path for contiguous operands.
 use crate::element::Element;
-use crate::iter::{for_each_offsets, for_each_row};
+use crate::iter::{collapse, for_each_offsets, for_each_row};
 use crate::layout::Layout;
 use crate::kernels::simd;
 use crate::pool;
@@ -13,6 +13,13 @@ pub fn map1<T: Element, U: Element>(l: &Layout, x: &[T], f: impl Fn(T) -> U + Sy
     let n = l.numel();
     let mut out = pool::take(n);
     let dst = &mut out.spare_capacity_mut()[..n];
+    let (shape, [strides]) = collapse(&l.shape, [&l.strides]);
+    if let (&[rows, cols], &[1, col_stride]) = (shape.as_slice(), strides.as_slice()) {
+        map_transposed(dst, &x[l.offset..], rows, cols, col_stride, &f);
+        // Safety: map_transposed writes all rows × cols = n slots.
+        unsafe { out.set_len(n) };
+        return out;
+    }
     let mut pos = 0;
     for_each_row(&l.shape, [&l.strides], [l.offset], |[i], len, [step]| {
         let o = &mut dst[pos..pos + len];
@@ -30,6 +37,34 @@ pub fn map1<T: Element, U: Element>(l: &Layout, x: &[T], f: impl Fn(T) -> U + Sy
     // Safety: the row walk writes each of the n output slots once, in order.
     unsafe { out.set_len(n) };
     out
+}
+
+/// `dst[r·cols + c] = f(x[r + c·col_stride])`: a transposed read, done in blocks (64 output rows by 16
+/// columns) so that the 16 source cache lines a block reads stay in cache while its rows are written.
+/// Walking output rows in order read one element per cache line: `x.T.contiguous()` on 1024² float32
+/// took 4.6 ms that way. Measured on a standalone copy (1024², 512×784, 4096²): 1.1 / 0.27 / 37 ms
+/// against 4.0 / 0.29 / 66 ms for 32×32 tiles written column by column, whose writes 4 KiB apart
+/// evict each other.
+fn map_transposed<T: Element, U: Element>(
+    dst: &mut [std::mem::MaybeUninit<U>],
+    x: &[T],
+    rows: usize,
+    cols: usize,
+    col_stride: usize,
+    f: &impl Fn(T) -> U,
+) {
+    const ROWS: usize = 64;
+    const COLS: usize = 16;
+    for r0 in (0..rows).step_by(ROWS) {
+        for c0 in (0..cols).step_by(COLS) {
+            let c1 = (c0 + COLS).min(cols);
+            for r in r0..(r0 + ROWS).min(rows) {
+                for (k, slot) in dst[r * cols + c0..r * cols + c1].iter_mut().enumerate() {
+                    slot.write(f(x[(c0 + k) * col_stride + r]));
+                }
+            }
+        }
+    }
 }
 
 /// As `map1`, but contiguous data goes through `slice_kernel`, a hand-vectorized loop that must
@@ -173,6 +208,25 @@ mod tests {
         let mut dst = vec![0i64; 6];
         copy_into(&mut dst, &Layout::contiguous(&[3, 2]).transpose(0, 1), &a, &Layout::contiguous(&[2, 3]));
         assert_eq!(dst, vec![0, 3, 1, 4, 2, 5]);
+    }
+
+    /// Transposed reads (tiled) and other strided reads against an index-by-index walk, with sizes
+    /// that are not multiples of the tile, an offset, and an outer stride wider than the rows.
+    #[test]
+    fn transposed_and_strided_reads_match_a_plain_walk() {
+        let data: Vec<f32> = (0..10_000).map(|v| v as f32).collect();
+        for (rows, cols) in [(1, 1), (3, 70), (33, 31), (64, 64), (100, 7)] {
+            for l in [
+                Layout { shape: vec![rows, cols], strides: vec![1, rows], offset: 0 },
+                Layout { shape: vec![rows, cols], strides: vec![1, rows + 3], offset: 5 },
+                Layout { shape: vec![rows, cols], strides: vec![2, 2 * rows + 1], offset: 1 },
+                Layout { shape: vec![2, rows, cols], strides: vec![1, 2, 2 * rows], offset: 0 },
+            ] {
+                let mut want = Vec::new();
+                for_each_offsets(&l.shape, [&l.strides], [l.offset], |[o]| want.push(data[o] * 2.0 + 1.0));
+                assert_eq!(map1(&l, &data, |v| v * 2.0 + 1.0), want, "{l:?}");
+            }
+        }
     }
 
     /// The threaded row walk (outputs above the threading threshold) against an index-by-index loop,
