@@ -217,8 +217,6 @@ fn view_of(slf: &Bound<'_, PyTensor>, t: Tensor) -> Out {
     Py::new(py, PyTensor { inner: RwLock::new(t), base })
 }
 
-type CoreBinary = fn(&Tensor, &Tensor) -> ferrograd_core::Result<Tensor>;
-
 /// Runs an in-place op `self = f(self)`. Through a view of a tensor in a graph, the write goes via the
 /// view's base (which takes a CopySlices history), as in PyTorch.
 pub(crate) fn inplace_with(
@@ -244,20 +242,18 @@ pub(crate) fn inplace_with(
     Ok(slf.clone().unbind())
 }
 
-fn inplace_binary(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, name: &str, f: CoreBinary, dense: Option<DenseWrite>) -> PyResult<Py<PyTensor>> {
+fn inplace_binary(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, name: &str, op: DenseWrite) -> PyResult<Py<PyTensor>> {
     let b = operand_arg(other, name, "other")?;
-    inplace_arith(slf, b, f, dense)
+    inplace_arith(slf, b, op)
 }
 
 /// An in-place op with a tensor operand: straight into the tensor's memory when core can (nothing
 /// recorded, dense floats of one shape), else computed out of place and written back.
-fn inplace_arith(slf: &Bound<'_, PyTensor>, b: Tensor, f: CoreBinary, dense: Option<DenseWrite>) -> PyResult<Py<PyTensor>> {
-    if let Some(op) = dense {
-        if slf.get().get().dense_in_place(&b, op) {
-            return Ok(slf.clone().unbind());
-        }
+fn inplace_arith(slf: &Bound<'_, PyTensor>, b: Tensor, op: DenseWrite) -> PyResult<Py<PyTensor>> {
+    if slf.get().get().dense_in_place(&b, op) {
+        return Ok(slf.clone().unbind());
     }
-    inplace_with(slf, b.requires_grad(), |old| f(old, &b))
+    inplace_with(slf, b.requires_grad(), |old| op.result(old, &b))
 }
 
 fn inplace_unary(slf: &Bound<'_, PyTensor>, f: fn(&Tensor) -> ferrograd_core::Result<Tensor>) -> PyResult<Py<PyTensor>> {
@@ -275,11 +271,11 @@ fn fill(slf: &Bound<'_, PyTensor>, value: Scalar, zero: bool) -> PyResult<Py<PyT
 }
 
 /// `x += y`: PyO3 returns `x` itself afterwards.
-fn inplace_dunder(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, f: CoreBinary, dense: DenseWrite) -> PyResult<()> {
+fn inplace_dunder(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, op: DenseWrite) -> PyResult<()> {
     let Some(b) = operand(other) else {
         return Err(PyTypeError::new_err(format!("unsupported operand type for in-place op: 'Tensor' and '{}'", type_name(other))));
     };
-    inplace_arith(slf, b, f, Some(dense)).map(|_| ())
+    inplace_arith(slf, b, op).map(|_| ())
 }
 
 #[pymethods]
@@ -625,19 +621,20 @@ impl PyTensor {
     // ---- in place: the Python object keeps its identity and takes the result's history ----
 
     fn add_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        inplace_binary(slf, other, "add_", |a, b| a.add(b), Some(DenseWrite::Add))
+        inplace_binary(slf, other, "add_", DenseWrite::Add)
     }
     fn sub_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        inplace_binary(slf, other, "sub_", |a, b| a.sub(b), Some(DenseWrite::Sub))
+        inplace_binary(slf, other, "sub_", DenseWrite::Sub)
     }
     fn mul_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        inplace_binary(slf, other, "mul_", |a, b| a.mul(b), Some(DenseWrite::Mul))
+        inplace_binary(slf, other, "mul_", DenseWrite::Mul)
     }
     fn div_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        inplace_binary(slf, other, "div_", |a, b| a.div(b), Some(DenseWrite::Div))
+        inplace_binary(slf, other, "div_", DenseWrite::Div)
     }
     fn pow_(slf: &Bound<'_, Self>, exponent: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        inplace_binary(slf, exponent, "pow_", |a, b| a.pow(b), None)
+        let b = operand_arg(exponent, "pow_", "other")?;
+        inplace_with(slf, b.requires_grad(), |old| old.pow(&b))
     }
     fn neg_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
         inplace_unary(slf, |a| a.neg())
@@ -667,16 +664,16 @@ impl PyTensor {
         Ok(slf.clone().unbind())
     }
     fn __iadd__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        inplace_dunder(slf, other, |a, b| a.add(b), DenseWrite::Add)
+        inplace_dunder(slf, other, DenseWrite::Add)
     }
     fn __isub__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        inplace_dunder(slf, other, |a, b| a.sub(b), DenseWrite::Sub)
+        inplace_dunder(slf, other, DenseWrite::Sub)
     }
     fn __imul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        inplace_dunder(slf, other, |a, b| a.mul(b), DenseWrite::Mul)
+        inplace_dunder(slf, other, DenseWrite::Mul)
     }
     fn __itruediv__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        inplace_dunder(slf, other, |a, b| a.div(b), DenseWrite::Div)
+        inplace_dunder(slf, other, DenseWrite::Div)
     }
 
     #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None))]

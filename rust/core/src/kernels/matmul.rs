@@ -1,8 +1,8 @@
 //! Matrix products through the `gemm` crate, which reads strides directly (transposes cost nothing).
 use crate::element::Element;
 use crate::DType;
+use crate::kernels::simd::{par_for, OutPtr};
 use std::mem::MaybeUninit;
-use rayon::prelude::*;
 
 /// One strided matrix operand: element offset plus row and column strides.
 #[derive(Clone, Copy)]
@@ -15,13 +15,6 @@ pub struct MatRef {
 /// Products of at least this many multiply-adds are split across threads. Measured: below ~200³ a
 /// single thread is as fast as two (128×512·512×10 took 30 µs on one, 44 µs on two).
 pub(crate) const PARALLEL_MACS: usize = 1 << 23;
-
-/// The output pointer, shared by threads that write disjoint blocks of it.
-#[derive(Clone, Copy)]
-struct OutPtr<T>(*mut T);
-// Safety: each thread writes its own rows or columns only.
-unsafe impl<T> Send for OutPtr<T> {}
-unsafe impl<T> Sync for OutPtr<T> {}
 
 /// `out[m×n] (contiguous) = a[m×k] · b[k×n]`, on the threads of the pool when large. Every element of
 /// `out` is written, none read, so it may start uninitialized (no zero-fill pass).
@@ -73,7 +66,7 @@ fn matmul_block<T: Element>(out: &mut [MaybeUninit<T>], a: &[T], ma: MatRef, b: 
             if parts == 1 {
                 block(0)
             } else {
-                (0..parts).into_par_iter().for_each(block)
+                par_for(parts, &block)
             }
         }
         _ => {

@@ -108,6 +108,40 @@ fn chunk_len(n: usize) -> usize {
     n.div_ceil(rayon::current_num_threads() * 4).max(1)
 }
 
+/// An output buffer that parallel tasks write in disjoint parts.
+pub(crate) struct OutPtr<U>(pub(crate) *mut U);
+// by hand: derived impls would require U: Copy
+impl<U> Clone for OutPtr<U> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<U> Copy for OutPtr<U> {}
+// Safety: every user hands each task its own part of the buffer.
+unsafe impl<U: Send> Send for OutPtr<U> {}
+unsafe impl<U: Send> Sync for OutPtr<U> {}
+
+/// `task(0) … task(parts - 1)` on the thread pool. Not generic on purpose: every parallel kernel
+/// goes through this one compiled copy of rayon's job machinery. A copy per kernel instance (each
+/// dtype, each closure) had been ~40% of the crate's generated code and of its build time.
+pub(crate) fn par_for(parts: usize, task: &(dyn Fn(usize) + Sync)) {
+    (0..parts).into_par_iter().for_each(task)
+}
+
+/// `task(c, part)` for each `chunk`-long part of `out` (the last may be shorter), in parallel.
+pub(crate) fn par_chunks_mut<U: Send>(out: &mut [U], chunk: usize, task: &(dyn Fn(usize, &mut [U]) + Sync)) {
+    let (n, chunk) = (out.len(), chunk.max(1));
+    let ptr = OutPtr(out.as_mut_ptr());
+    par_for(n.div_ceil(chunk), &|c| {
+        let ptr = ptr; // the whole wrapper (Sync), not its raw pointer field
+        let start = c * chunk;
+        // Safety: part c is out[start..start + len], inside `out` and disjoint from every other part;
+        // `out` stays mutably borrowed until every task has returned.
+        let part = unsafe { std::slice::from_raw_parts_mut(ptr.0.add(start), chunk.min(n - start)) };
+        task(c, part)
+    });
+}
+
 /// `f` over `x` into `out` (same length), vectorized, on the calling thread.
 pub fn map_into<T: Copy, U>(out: &mut [MaybeUninit<U>], x: &[T], f: &impl Fn(T) -> U) {
     map_dispatch(out, x, f)
@@ -134,7 +168,7 @@ pub fn map_slice_by<T: Copy + Sync + Send + 'static, U: Send + 'static>(
     let dst = &mut out.spare_capacity_mut()[..n];
     if n >= PARALLEL_ABOVE {
         let chunk = chunk_len(n);
-        dst.par_chunks_mut(chunk).zip(x.par_chunks(chunk)).for_each(|(o, xs)| kernel(o, xs));
+        par_chunks_mut(dst, chunk, &|c, o| kernel(o, &x[c * chunk..][..o.len()]));
     } else {
         kernel(dst, x);
     }
@@ -154,9 +188,7 @@ pub fn zip_slices<A: Copy + Sync + Send + 'static, B: Copy + Sync + Send + 'stat
     let dst = &mut out.spare_capacity_mut()[..n];
     if n >= PARALLEL_ABOVE {
         let chunk = chunk_len(n);
-        dst.par_chunks_mut(chunk)
-            .zip(a[..n].par_chunks(chunk).zip(b[..n].par_chunks(chunk)))
-            .for_each(|(o, (xa, xb))| zip_dispatch(o, xa, xb, &f));
+        par_chunks_mut(dst, chunk, &|c, o| zip_dispatch(o, &a[c * chunk..][..o.len()], &b[c * chunk..][..o.len()], &f));
     } else {
         zip_dispatch(dst, &a[..n], &b[..n], &f);
     }
@@ -173,7 +205,7 @@ pub fn update_slice<T: Copy + Sync, U: Copy + Send>(dst: &mut [U], x: &[T], f: i
     let dst = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<MaybeUninit<U>>(), n) };
     if n >= PARALLEL_ABOVE {
         let chunk = chunk_len(n);
-        dst.par_chunks_mut(chunk).zip(x[..n].par_chunks(chunk)).for_each(|(o, xs)| update_dispatch(o, xs, &f));
+        par_chunks_mut(dst, chunk, &|c, o| update_dispatch(o, &x[c * chunk..][..o.len()], &f));
     } else {
         update_dispatch(dst, &x[..n], &f);
     }

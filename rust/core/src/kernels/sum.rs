@@ -6,10 +6,9 @@
 //! accumulator row is loaded and stored once per four input rows. Each loop is compiled for AVX-512,
 //! AVX2 and the baseline and picked at run time; large sums are split across threads by rows.
 use crate::element::Element;
-use crate::kernels::simd::{level, Level};
+use crate::kernels::simd::{level, par_chunks_mut, Level};
 use crate::layout::Layout;
 use crate::pool;
-use rayon::prelude::*;
 
 /// Elements above which a sum is split across threads.
 const PARALLEL_ABOVE: usize = 1 << 18;
@@ -216,13 +215,15 @@ pub fn sum_block<T: Element>(x: &[T], outer: usize, n: usize, inner: usize) -> V
     if inner == 1 {
         if parallel && outer > 1 {
             const PER_TASK: usize = 16;
-            out.par_chunks_mut(PER_TASK).enumerate().for_each(|(c, slots)| {
+            par_chunks_mut(&mut out, PER_TASK, &|c, slots| {
                 let first = c * PER_TASK;
                 sum_runs(&x[first * n..(first + slots.len()) * n], n, slots)
             });
         } else if parallel {
             // one long run: split it, then add the parts
-            let parts: Vec<f64> = x[..n].par_chunks(n.div_ceil(8).max(1)).map(sum_run).collect();
+            let per = n.div_ceil(8).max(1);
+            let mut parts = vec![0.0f64; n.div_ceil(per)];
+            par_chunks_mut(&mut parts, 1, &|p, part| part[0] = sum_run(&x[p * per..((p + 1) * per).min(n)]));
             out[0] = parts.iter().sum();
         } else {
             sum_runs(x, n, &mut out);
@@ -230,9 +231,7 @@ pub fn sum_block<T: Element>(x: &[T], outer: usize, n: usize, inner: usize) -> V
         return out;
     }
     if parallel && outer >= 2 * rayon::current_num_threads() {
-        out.par_chunks_mut(inner).enumerate().for_each(|(o, acc)| {
-            add_rows(acc, &x[o * n * inner..(o + 1) * n * inner], 0..n, inner, 0..inner)
-        });
+        par_chunks_mut(&mut out, inner, &|o, acc| add_rows(acc, &x[o * n * inner..(o + 1) * n * inner], 0..n, inner, 0..inner));
         return out;
     }
     for (o, acc) in out.chunks_mut(inner).enumerate() {
@@ -241,14 +240,8 @@ pub fn sum_block<T: Element>(x: &[T], outer: usize, n: usize, inner: usize) -> V
             // rows split across threads, each streaming its rows into a partial sum, then the partials added
             let parts = rayon::current_num_threads().min(n / 4).max(1);
             let per = n.div_ceil(parts);
-            let partials: Vec<Vec<f64>> = (0..parts)
-                .into_par_iter()
-                .map(|p| {
-                    let mut part = vec![0.0f64; inner];
-                    add_rows(&mut part, block, p * per..((p + 1) * per).min(n), inner, 0..inner);
-                    part
-                })
-                .collect();
+            let mut partials = vec![vec![0.0f64; inner]; parts];
+            par_chunks_mut(&mut partials, 1, &|p, part| add_rows(&mut part[0], block, p * per..((p + 1) * per).min(n), inner, 0..inner));
             for part in &partials {
                 acc.iter_mut().zip(part).for_each(|(a, v)| *a += v);
             }

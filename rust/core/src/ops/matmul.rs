@@ -3,7 +3,6 @@ use crate::autograd::{record, BackwardOp, SavedTensor};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::kernels::matmul::{matmul_into, matmul_into_serial, MatRef, PARALLEL_MACS};
-use rayon::prelude::*;
 use crate::layout::{broadcast_shapes, Layout};
 use crate::tensor::Tensor;
 use crate::{bail, with_dtype};
@@ -61,7 +60,7 @@ fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
                 let per = (m * n).max(1);
                 if batch >= 2 * rayon::current_num_threads() && batch * m * n * k >= PARALLEL_MACS {
                     // many products: one per task, each on one thread
-                    dst.par_chunks_mut(per).enumerate().for_each(|(i, chunk)| matmul_into_serial(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n));
+                    crate::kernels::simd::par_chunks_mut(dst, per, &|i, chunk| matmul_into_serial(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n));
                 } else {
                     dst.chunks_mut(per).enumerate().for_each(|(i, chunk)| matmul_into(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n));
                 }

@@ -53,25 +53,31 @@ fn sum_kernel(x: &Tensor, dims: &[usize]) -> Vec<f64> {
         sums.iter_mut().for_each(|v| *v *= factor as f64);
         return sums;
     }
-    // contiguous input, adjacent dims: the blocked, threaded kernel reads the data in place
-    if let Some((outer, n, inner)) = crate::kernels::sum::as_block(x.layout(), dims) {
-        let r = x.layout().contiguous_range().expect("contiguous");
+    if let Some((r, outer, n, inner)) = dense_block(x.layout(), dims) {
         return crate::with_dtype!(x.dtype(), T => x.with_data(|_, v: &[T]| crate::kernels::sum::sum_block(&v[r], outer, n, inner)));
     }
-    // a dense permuted input (x.T): the same blocked kernel over its dims in memory order, when the kept
-    // dims stay in their order there (then the sums come out in the order of the result)
-    if let Some(perm) = x.layout().memory_order() {
-        let kept: Vec<usize> = perm.iter().copied().filter(|d| !dims.contains(d)).collect();
-        if kept.windows(2).all(|w| w[0] < w[1]) {
-            let l = x.layout().permute(&perm);
-            let moved: Vec<usize> = (0..perm.len()).filter(|&i| dims.contains(&perm[i])).collect();
-            if let Some((outer, n, inner)) = crate::kernels::sum::as_block(&l, &moved) {
-                let r = l.contiguous_range().expect("contiguous");
-                return crate::with_dtype!(x.dtype(), T => x.with_data(|_, v: &[T]| crate::kernels::sum::sum_block(&v[r], outer, n, inner)));
-            }
-        }
-    }
     crate::with_dtype!(x.dtype(), T => x.with_data(|l, v: &[T]| fold(l, v, dims, 0.0f64, |a, b| a + b.to_f64())))
+}
+
+/// Where the blocked, threaded sum kernel can read `l`'s data in place: its range, and the
+/// (outer, summed, inner) block. Either `l` is contiguous with adjacent `dims`, or it is a dense
+/// permutation (x.T) whose dims, put in memory order, are — when the kept dims keep their order
+/// there, so the sums come out in the order of the result.
+fn dense_block(l: &Layout, dims: &[usize]) -> Option<(std::ops::Range<usize>, usize, usize, usize)> {
+    let in_place = |l: &Layout, dims: &[usize]| {
+        let (outer, n, inner) = crate::kernels::sum::as_block(l, dims)?;
+        Some((l.contiguous_range()?, outer, n, inner))
+    };
+    if let Some(block) = in_place(l, dims) {
+        return Some(block);
+    }
+    let perm = l.memory_order()?;
+    let kept: Vec<usize> = perm.iter().copied().filter(|d| !dims.contains(d)).collect();
+    if !kept.windows(2).all(|w| w[0] < w[1]) {
+        return None;
+    }
+    let moved: Vec<usize> = (0..perm.len()).filter(|&i| dims.contains(&perm[i])).collect();
+    in_place(&l.permute(&perm), &moved)
 }
 
 pub(crate) fn from_f64s(values: Vec<f64>, shape: &[usize], dtype: DType) -> Result<Tensor> {

@@ -39,6 +39,20 @@ pub enum DenseWrite {
     Div,
 }
 
+impl DenseWrite {
+    /// The out-of-place result this write stores into `a`: `a op b`, or for `Copy`, `b` broadcast to
+    /// `a`'s shape in `a`'s dtype. In-place ops fall back to it where no dense write applies.
+    pub fn result(self, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        match self {
+            DenseWrite::Copy => b.expand(a.shape())?.to_dtype(a.dtype()),
+            DenseWrite::Add => a.add(b),
+            DenseWrite::Sub => a.sub(b),
+            DenseWrite::Mul => a.mul(b),
+            DenseWrite::Div => a.div(b),
+        }
+    }
+}
+
 impl Tensor {
     /// A tensor over the same storage through another layout.
     pub(crate) fn view_with(&self, layout: Layout) -> Tensor {
