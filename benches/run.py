@@ -34,7 +34,7 @@ def _pin_threads_from_argv() -> None:
     for i, a in enumerate(argv):
         n = a.split("=", 1)[1] if a.startswith("--threads=") else argv[i + 1] if a == "--threads" and i + 1 < len(argv) else None
         if n is not None:
-            for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS"):
+            for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "FERROGRAD_NUM_THREADS"):
                 os.environ[var] = n
 
 
@@ -566,7 +566,7 @@ def machine_header(argv: list, note: str) -> list:
         f"- ferrograd {getattr(fg, '__version__', '?')} at commit {git_commit()}, extension `{os.path.relpath(fg._core.__file__)}`",
     ]
     env = {k: os.environ.get(k) for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS",
-                                          "OPENBLAS_NUM_THREADS", "RAYON_NUM_THREADS", "PYTHONPATH")}
+                                          "OPENBLAS_NUM_THREADS", "FERROGRAD_NUM_THREADS", "PYTHONPATH")}
     prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items() if k == "PYTHONPATH" and v)
     cmd = " ".join(shlex.quote(a) for a in [sys.executable, *argv])
     lines.append(f"- Command: `{(prefix + ' ' if prefix else '')}{cmd}`")
@@ -620,7 +620,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="", help="also write the markdown table with the machine header to this file")
     p.add_argument("--note", default="", help="free text for the header (e.g. 'machine shared with compile jobs')")
     p.add_argument("--threads", type=int, default=None,
-                   help="pin every framework to N threads (OMP/OpenBLAS/MKL/RAYON_NUM_THREADS and torch.set_num_threads); "
+                   help="pin every framework to N threads (OMP/OpenBLAS/MKL/FERROGRAD_NUM_THREADS and torch.set_num_threads); "
                         "default: each framework's own default")
     p.add_argument("--append", action="store_true", help="append to --out instead of overwriting it")
     p.add_argument("--min-time", type=float, default=None, help="seconds of samples per framework (default 0.5; quick 0.05)")

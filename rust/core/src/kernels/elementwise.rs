@@ -108,9 +108,9 @@ pub fn map2<A: Element, B: Element, U: Element>(
     if n >= simd::PARALLEL_ABOVE && la.shape.len() > 1 && la.shape[0] > 1 {
         // split along the first dim: each thread fills its own slab of the (contiguous) output
         let rows = la.shape[0];
-        let per_task = rows.div_ceil(rayon::current_num_threads() * 4).max(1);
+        let per_task = rows.div_ceil(crate::kernels::threads::threads() * 4).max(1);
         let row_len = n / rows;
-        simd::par_chunks_mut(dst, per_task * row_len, &|c, slab| {
+        crate::kernels::threads::par_chunks_mut(dst, per_task * row_len, &|c, slab| {
             let first = c * per_task;
             let slab_rows = slab.len() / row_len;
             let part = |l: &Layout| {

@@ -1,7 +1,7 @@
 //! Matrix products through the `gemm` crate, which reads strides directly (transposes cost nothing).
 use crate::element::Element;
 use crate::DType;
-use crate::kernels::simd::{par_for, OutPtr};
+use crate::kernels::threads::{par_for, OutPtr};
 use std::mem::MaybeUninit;
 
 /// One strided matrix operand: element offset plus row and column strides.
@@ -45,7 +45,7 @@ fn matmul_block<T: Element>(out: &mut [MaybeUninit<T>], a: &[T], ma: MatRef, b: 
             // One single-threaded gemm per thread on its own block of rows (or columns, whichever side is
             // longer): measured 20-40% faster than gemm's own threading at MLP sizes (128×784 · 784×512),
             // most where the right operand is transposed.
-            let threads = rayon::current_num_threads();
+            let threads = crate::kernels::threads::threads();
             let parts = if parallel { threads.min(m.max(n) / 32).max(1) } else { 1 };
             let dst = OutPtr(out.as_mut_ptr().cast::<T>());
             let block = |p: usize| {

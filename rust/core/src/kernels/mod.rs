@@ -5,3 +5,4 @@ pub mod matmul;
 pub mod reduce;
 pub mod simd;
 pub mod sum;
+pub mod threads;

@@ -3,7 +3,7 @@
 //! The same generic loop is compiled three times — for AVX-512, for AVX2+FMA and for the x86-64
 //! baseline — and the best one the CPU supports is picked once at run time, so one wheel runs on any
 //! x86-64 and still uses wide vectors where they exist. Large inputs are split across threads.
-use rayon::prelude::*;
+use crate::kernels::threads::{par_chunks_mut, threads};
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -105,41 +105,7 @@ multiversion!(update_dispatch, fill_update, (x: &[T]), f: impl Fn(U, T) -> U, [T
 /// Elements per task when a loop over `n` is split across threads (a few tasks per thread, so one
 /// slow thread does not hold up the rest).
 fn chunk_len(n: usize) -> usize {
-    n.div_ceil(rayon::current_num_threads() * 4).max(1)
-}
-
-/// An output buffer that parallel tasks write in disjoint parts.
-pub(crate) struct OutPtr<U>(pub(crate) *mut U);
-// by hand: derived impls would require U: Copy
-impl<U> Clone for OutPtr<U> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<U> Copy for OutPtr<U> {}
-// Safety: every user hands each task its own part of the buffer.
-unsafe impl<U: Send> Send for OutPtr<U> {}
-unsafe impl<U: Send> Sync for OutPtr<U> {}
-
-/// `task(0) … task(parts - 1)` on the thread pool. Not generic on purpose: every parallel kernel
-/// goes through this one compiled copy of rayon's job machinery. A copy per kernel instance (each
-/// dtype, each closure) had been ~40% of the crate's generated code and of its build time.
-pub(crate) fn par_for(parts: usize, task: &(dyn Fn(usize) + Sync)) {
-    (0..parts).into_par_iter().for_each(task)
-}
-
-/// `task(c, part)` for each `chunk`-long part of `out` (the last may be shorter), in parallel.
-pub(crate) fn par_chunks_mut<U: Send>(out: &mut [U], chunk: usize, task: &(dyn Fn(usize, &mut [U]) + Sync)) {
-    let (n, chunk) = (out.len(), chunk.max(1));
-    let ptr = OutPtr(out.as_mut_ptr());
-    par_for(n.div_ceil(chunk), &|c| {
-        let ptr = ptr; // the whole wrapper (Sync), not its raw pointer field
-        let start = c * chunk;
-        // Safety: part c is out[start..start + len], inside `out` and disjoint from every other part;
-        // `out` stays mutably borrowed until every task has returned.
-        let part = unsafe { std::slice::from_raw_parts_mut(ptr.0.add(start), chunk.min(n - start)) };
-        task(c, part)
-    });
+    n.div_ceil(threads() * 4).max(1)
 }
 
 /// `f` over `x` into `out` (same length), vectorized, on the calling thread.

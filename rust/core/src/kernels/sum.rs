@@ -6,7 +6,8 @@
 //! accumulator row is loaded and stored once per four input rows. Each loop is compiled for AVX-512,
 //! AVX2 and the baseline and picked at run time; large sums are split across threads by rows.
 use crate::element::Element;
-use crate::kernels::simd::{level, par_chunks_mut, Level};
+use crate::kernels::simd::{level, Level};
+use crate::kernels::threads::par_chunks_mut;
 use crate::layout::Layout;
 use crate::pool;
 
@@ -207,7 +208,7 @@ fn add_rows<T: Element>(acc: &mut [f64], x: &[T], rows: std::ops::Range<usize>, 
 
 /// Sums `x` (contiguous, `outer * n * inner` elements from `x[0]`) over the middle axis.
 pub fn sum_block<T: Element>(x: &[T], outer: usize, n: usize, inner: usize) -> Vec<f64> {
-    let parallel = outer * n * inner >= PARALLEL_ABOVE && rayon::current_num_threads() > 1;
+    let parallel = outer * n * inner >= PARALLEL_ABOVE && crate::kernels::threads::threads() > 1;
     let mut out = pool::filled(outer * inner, 0.0f64);
     if out.is_empty() {
         return out;
@@ -230,7 +231,7 @@ pub fn sum_block<T: Element>(x: &[T], outer: usize, n: usize, inner: usize) -> V
         }
         return out;
     }
-    if parallel && outer >= 2 * rayon::current_num_threads() {
+    if parallel && outer >= 2 * crate::kernels::threads::threads() {
         par_chunks_mut(&mut out, inner, &|o, acc| add_rows(acc, &x[o * n * inner..(o + 1) * n * inner], 0..n, inner, 0..inner));
         return out;
     }
@@ -238,7 +239,7 @@ pub fn sum_block<T: Element>(x: &[T], outer: usize, n: usize, inner: usize) -> V
         let block = &x[o * n * inner..(o + 1) * n * inner];
         if parallel && n >= 8 {
             // rows split across threads, each streaming its rows into a partial sum, then the partials added
-            let parts = rayon::current_num_threads().min(n / 4).max(1);
+            let parts = crate::kernels::threads::threads().min(n / 4).max(1);
             let per = n.div_ceil(parts);
             let mut partials = vec![vec![0.0f64; inner]; parts];
             par_chunks_mut(&mut partials, 1, &|p, part| add_rows(&mut part[0], block, p * per..((p + 1) * per).min(n), inner, 0..inner));

@@ -58,9 +58,9 @@ fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             b.with_data(|lb, xb: &[T]| {
                 let bd = batched.then_some(0);
                 let per = (m * n).max(1);
-                if batch >= 2 * rayon::current_num_threads() && batch * m * n * k >= PARALLEL_MACS {
+                if batch >= 2 * crate::kernels::threads::threads() && batch * m * n * k >= PARALLEL_MACS {
                     // many products: one per task, each on one thread
-                    crate::kernels::simd::par_chunks_mut(dst, per, &|i, chunk| matmul_into_serial(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n));
+                    crate::kernels::threads::par_chunks_mut(dst, per, &|i, chunk| matmul_into_serial(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n));
                 } else {
                     dst.chunks_mut(per).enumerate().for_each(|(i, chunk)| matmul_into(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n));
                 }
