@@ -67,17 +67,22 @@ fn map_transposed<T: Element, U: Element>(
     }
 }
 
-/// As `map1`, but contiguous data goes through `slice_kernel`, a hand-vectorized loop that must
-/// compute exactly `f` (strided data still walks with `f`, so a layout never changes a result).
+/// `slice_kernel(out, x)` (a hand-vectorized loop) over any layout: strided data is gathered into a
+/// contiguous copy first, so every element goes through the same kernel and a layout never changes
+/// a result.
 pub fn map1_by<T: Element, U: Element>(
     l: &Layout,
     x: &[T],
-    f: impl Fn(T) -> U + Sync,
     slice_kernel: impl Fn(&mut [std::mem::MaybeUninit<U>], &[T]) + Sync,
 ) -> Vec<U> {
     match l.contiguous_range() {
         Some(r) => simd::map_slice_by(&x[r], slice_kernel),
-        None => map1(l, x, f),
+        None => {
+            let dense = map1(l, x, |v| v);
+            let out = simd::map_slice_by(&dense, slice_kernel);
+            pool::give(dense);
+            out
+        }
     }
 }
 

@@ -39,12 +39,16 @@ pub fn exp_f32(x: f32) -> f32 {
     p * p1 * p2
 }
 
-/// `out[i] = exp_f32(x[i])`, bit for bit, sixteen lanes at a time on AVX-512. (Left to itself the
-/// compiler vectorizes `exp_f32` only partly: measured ~2x slower, compute-bound at 1e6 elements.)
+/// `out[i] = exp(x[i])` for float32. On AVX-512 a kernel of its own, sixteen lanes at a time with
+/// FMA: a degree-7 polynomial in the reduced argument (r² times Cephes' degree-5 minimax
+/// coefficients, plus 1 + r) and `vscalefps` for the power of two, ~14 instructions a vector against
+/// ~35 for `exp_f32`'s scheme; 1e6 elements on one thread went from 621 to ~330 µs (memory-bound
+/// now). It agrees with `exp_f32` to within an ulp or two, not bit for bit: both are tested within
+/// 2 ulp of a float64 reference. Other CPUs run `exp_f32`.
 pub fn exp_f32_into(out: &mut [MaybeUninit<f32>], x: &[f32]) {
     #[cfg(target_arch = "x86_64")]
     if level() == Level::Avx512 {
-        // Safety: AVX-512F is present (checked by `level`).
+        // Safety: AVX-512F and FMA are present (checked by `level`).
         return unsafe { x86::exp_f32_into_avx512(out, x) };
     }
     map_into(out, x, &exp_f32)
@@ -55,40 +59,38 @@ mod x86 {
     use super::*;
     use std::arch::x86_64::*;
 
-    /// `exp_f32` on sixteen lanes: the same operations in the same order (no FMA), so the same bits.
-    #[target_feature(enable = "avx512f")]
+    /// Cephes' expf coefficients: exp(r) ≈ 1 + r + r²·P(r) on |r| <= ln2/2, P of degree 5.
+    const P: [f32; 6] = [1.987_569_1e-4, 1.398_199_9e-3, 8.333_452e-3, 4.166_579_6e-2, 0.166_666_65, 0.5];
+
+    #[target_feature(enable = "avx512f,fma")]
     unsafe fn exp_f32x16(x: __m512) -> __m512 {
         let set = _mm512_set1_ps;
-        let x = _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, set(89.0)), x, set(89.0));
-        let x = _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, set(-104.0)), x, set(-104.0));
-        let shifted = _mm512_add_ps(_mm512_mul_ps(x, set(LOG2E)), set(ROUND_MAGIC));
-        let n = _mm512_sub_ps(shifted, set(ROUND_MAGIC));
-        let n_int = _mm512_sub_epi32(_mm512_castps_si512(shifted), _mm512_set1_epi32(ROUND_MAGIC.to_bits() as i32));
-        let r = _mm512_sub_ps(_mm512_sub_ps(x, _mm512_mul_ps(n, set(LN2_HI))), _mm512_mul_ps(n, set(LN2_LO)));
-        let mut p = _mm512_mul_ps(r, set(1.0 / 5040.0));
-        for c in [1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0] {
-            p = _mm512_mul_ps(r, _mm512_add_ps(set(c), p));
+        // the clamp of `exp_f32`; min/max return their second operand when either is NaN, so NaN stays
+        let x = _mm512_max_ps(set(-104.0), _mm512_min_ps(set(89.0), x));
+        let n = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm512_mul_ps(x, set(LOG2E)));
+        let r = _mm512_fnmadd_ps(n, set(LN2_LO), _mm512_fnmadd_ps(n, set(LN2_HI), x));
+        let mut p = set(P[0]);
+        for c in &P[1..] {
+            p = _mm512_fmadd_ps(p, r, set(*c));
         }
-        let p = _mm512_add_ps(set(1.0), p);
-        let half = _mm512_srai_epi32::<1>(n_int);
-        let bias = _mm512_set1_epi32(127);
-        let p1 = _mm512_castsi512_ps(_mm512_slli_epi32::<23>(_mm512_add_epi32(half, bias)));
-        let p2 = _mm512_castsi512_ps(_mm512_slli_epi32::<23>(_mm512_add_epi32(_mm512_sub_epi32(n_int, half), bias)));
-        _mm512_mul_ps(_mm512_mul_ps(p, p1), p2)
+        let p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, set(1.0)));
+        // p·2^n in one rounding: overflow to inf and the subnormal range come out right
+        _mm512_scalef_ps(p, n)
     }
 
-    #[target_feature(enable = "avx512f")]
+    #[target_feature(enable = "avx512f,fma")]
     pub unsafe fn exp_f32_into_avx512(out: &mut [MaybeUninit<f32>], x: &[f32]) {
         let n = out.len().min(x.len());
-        let full = n - n % 16;
         let (src, dst) = (x.as_ptr(), out.as_mut_ptr().cast::<f32>());
         let mut i = 0;
-        while i < full {
+        while i + 16 <= n {
             _mm512_storeu_ps(dst.add(i), exp_f32x16(_mm512_loadu_ps(src.add(i))));
             i += 16;
         }
-        for (o, &v) in out[full..n].iter_mut().zip(&x[full..n]) {
-            o.write(exp_f32(v));
+        if i < n {
+            // the tail through the same kernel (masked), so no element depends on its position
+            let mask: __mmask16 = (1u16 << (n - i)) - 1;
+            _mm512_mask_storeu_ps(dst.add(i), mask, exp_f32x16(_mm512_maskz_loadu_ps(mask, src.add(i))));
         }
     }
 }
@@ -157,20 +159,29 @@ mod tests {
         assert!(ulps(exp_f32(-100.0), (-100.0f64).exp()) <= 2.0 || ((exp_f32(-100.0) as f64) - (-100.0f64).exp()).abs() < 1e-44);
     }
 
+    /// Each level's slice kernel (the AVX-512 one is its own code) within 2 ulp of float64, with the
+    /// special values of `exp_f32`, on lengths around the vector width and unaligned starts.
     #[test]
-    fn exp_slices_match_the_scalar_exp_bit_for_bit_on_every_level() {
+    fn exp_slices_on_every_level_are_within_two_ulp() {
         let specials = [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 88.7, 89.5, -103.0, -110.0, 1e-30, f32::MIN_POSITIVE];
-        let mut xs: Vec<f32> = sweep(-120.0, 100.0, 5_000).collect();
+        let mut xs: Vec<f32> = sweep(-120.0, 100.0, 5_000).chain(sweep(-87.0, 88.7, 200_000)).collect();
         xs.splice(17..17, specials);
         for l in [crate::kernels::simd::Level::Baseline, crate::kernels::simd::level()] {
             crate::kernels::simd::set_level(l);
-            // lengths around the vector width, unaligned starts
             for (start, len) in [(0, 0), (0, 1), (1, 15), (0, 16), (3, 17), (5, 31), (0, 32), (7, 33), (1, xs.len() - 1)] {
                 let x = &xs[start..start + len];
                 let got = crate::kernels::simd::map_slice_by(x, exp_f32_into);
-                for (g, &v) in got.iter().zip(x) {
-                    let want = exp_f32(v);
-                    assert!(g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()), "exp({v}) = {g}, scalar {want} at {l:?}");
+                for (&g, &v) in got.iter().zip(x) {
+                    let want = (v as f64).exp();
+                    let close = if want < f32::MIN_POSITIVE as f64 {
+                        (g as f64 - want).abs() <= 2.0 * 1.4e-45 // subnormal results: absolute, in steps of the smallest one
+                    } else {
+                        ulps(g, want) <= 2.0
+                    };
+                    assert!(close || (g.is_nan() && v.is_nan()), "exp({v}) = {g}, want {want} at {l:?}");
+                    if !v.is_finite() || v == 0.0 {
+                        assert!(g.to_bits() == exp_f32(v).to_bits() || g.is_nan(), "exp({v}) = {g} at {l:?}");
+                    }
                 }
             }
         }

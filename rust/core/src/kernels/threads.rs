@@ -109,7 +109,7 @@ fn worker(pool: &Pool) {
                 break;
             }
             polls = polls.wrapping_add(1);
-            if polls % 64 == 0 && idle_since.elapsed() > SPIN {
+            if polls.is_multiple_of(64) && idle_since.elapsed() > SPIN {
                 let mut slot = pool.job.lock();
                 // re-checked under the lock that `par_for` bumps the epoch under: no lost wake-up
                 if pool.epoch.load(Ordering::Acquire) == seen {
@@ -173,7 +173,8 @@ pub(crate) fn par_chunks_mut<U: Send>(out: &mut [U], chunk: usize, task: &(dyn F
     let (n, chunk) = (out.len(), chunk.max(1));
     let ptr = OutPtr(out.as_mut_ptr());
     par_for(n.div_ceil(chunk), &|c| {
-        let ptr = ptr; // the whole wrapper (Sync), not its raw pointer field
+        #[allow(clippy::redundant_locals)] // captures the whole wrapper (Sync), not its raw pointer field
+        let ptr = ptr;
         let start = c * chunk;
         // Safety: part c is out[start..start + len], inside `out` and disjoint from every other part;
         // `out` stays mutably borrowed until every task has returned.

@@ -5,7 +5,7 @@ use crate::dtype::DType;
 use crate::element::{Element, Float};
 use crate::error::Result;
 use crate::kernels::elementwise::{map1, map1_by};
-use crate::kernels::math::{exp_f32, exp_f32_into};
+use crate::kernels::math::exp_f32_into;
 use crate::layout::Layout;
 use crate::tensor::Tensor;
 use crate::{bail, with_dtype};
@@ -267,7 +267,7 @@ impl Tensor {
 
     pub fn exp(&self) -> Result<Tensor> {
         let out = match self.dtype() {
-            DType::F32 => self.map_in_memory_order(|x| x.with_data(|l, v: &[f32]| Tensor::from_vec(map1_by(l, v, exp_f32, exp_f32_into), x.shape())))?,
+            DType::F32 => self.map_in_memory_order(|x| x.with_data(|l, v: &[f32]| Tensor::from_vec(map1_by(l, v, exp_f32_into), x.shape())))?,
             _ => float_map(self, <f32 as Float>::exp, <f64 as Float>::exp)?,
         };
         Ok(record(out, &[self], || BackwardOp::Exp, |out| vec![SavedTensor::output(out)]))
