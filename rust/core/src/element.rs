@@ -205,10 +205,10 @@ pub trait Float: Element + std::ops::Add<Output = Self> + std::ops::Sub<Output =
 }
 
 macro_rules! float_impl {
-    ($t:ty, $erf:path, $exp:path, $tanh:path) => {
+    ($t:ty, $erf:path, $exp:path, $ln:path, $tanh:path) => {
         impl Float for $t {
             #[inline(always)] fn exp(self) -> Self { $exp(self) }
-            #[inline(always)] fn ln(self) -> Self { <$t>::ln(self) }
+            #[inline(always)] fn ln(self) -> Self { $ln(self) }
             #[inline(always)] fn sqrt(self) -> Self { <$t>::sqrt(self) }
             #[inline(always)] fn abs(self) -> Self { <$t>::abs(self) }
             #[inline(always)] fn recip(self) -> Self { <$t>::recip(self) }
@@ -238,16 +238,16 @@ macro_rules! float_impl {
         }
     };
 }
-// float32 exp and tanh are ferrograd's own vectorizable versions (kernels/math.rs)
-float_impl!(f32, libm::erff, crate::kernels::math::exp_f32, crate::kernels::math::tanh_f32);
-float_impl!(f64, libm::erf, f64::exp, f64::tanh);
+// float32 exp, ln and tanh are ferrograd's own vectorizable versions (kernels/math.rs)
+float_impl!(f32, libm::erff, crate::kernels::math::exp_f32, crate::kernels::math::ln_f32, crate::kernels::math::tanh_f32);
+float_impl!(f64, libm::erf, f64::exp, f64::ln, f64::tanh);
 
 /// The halves' math: computed in float32 and rounded back.
 macro_rules! half_float_impl {
     ($t:ty) => {
         impl Float for $t {
             #[inline(always)] fn exp(self) -> Self { <$t>::from_f32(<f32 as Float>::exp(self.to_f32())) }
-            #[inline(always)] fn ln(self) -> Self { <$t>::from_f32(self.to_f32().ln()) }
+            #[inline(always)] fn ln(self) -> Self { <$t>::from_f32(<f32 as Float>::ln(self.to_f32())) }
             #[inline(always)] fn sqrt(self) -> Self { <$t>::from_f32(self.to_f32().sqrt()) }
             #[inline(always)] fn abs(self) -> Self { <$t>::from_f32(self.to_f32().abs()) }
             #[inline(always)] fn recip(self) -> Self { <$t>::from_f32(self.to_f32().recip()) }
