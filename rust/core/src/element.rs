@@ -238,8 +238,8 @@ macro_rules! float_impl {
         }
     };
 }
-// float32 exp, ln and tanh are ferrograd's own vectorizable versions (kernels/math.rs)
-float_impl!(f32, libm::erff, crate::kernels::math::exp_f32, crate::kernels::math::ln_f32, crate::kernels::math::tanh_f32);
+// float32 erf, exp, ln and tanh are ferrograd's own vectorizable versions (kernels/math.rs)
+float_impl!(f32, crate::kernels::math::erf_f32, crate::kernels::math::exp_f32, crate::kernels::math::ln_f32, crate::kernels::math::tanh_f32);
 float_impl!(f64, libm::erf, f64::exp, f64::ln, f64::tanh);
 
 /// The halves' math: computed in float32 and rounded back.
@@ -269,7 +269,7 @@ macro_rules! half_float_impl {
             #[inline(always)] fn ceil(self) -> Self { <$t>::from_f32(self.to_f32().ceil()) }
             #[inline(always)] fn round_even(self) -> Self { <$t>::from_f32(self.to_f32().round_ties_even()) }
             #[inline(always)] fn trunc(self) -> Self { <$t>::from_f32(self.to_f32().trunc()) }
-            #[inline(always)] fn erf(self) -> Self { <$t>::from_f32(libm::erff(self.to_f32())) }
+            #[inline(always)] fn erf(self) -> Self { <$t>::from_f32(<f32 as Float>::erf(self.to_f32())) }
             #[inline(always)] fn atan2(self, other: Self) -> Self { <$t>::from_f32(self.to_f32().atan2(other.to_f32())) }
             #[inline(always)] fn is_nan(self) -> bool { <$t>::is_nan(self) }
             #[inline(always)] fn is_infinite(self) -> bool { <$t>::is_infinite(self) }
