@@ -38,6 +38,16 @@ def arange(*shape, dtype=np.float32):
         (lambda b, c: c.sum(0), (3, 1)),
         (lambda b, c: c.sum(1), (3, 1)),
         (lambda b, c: b[:, ::2].exp(), (2, 1)),
+        # clone() preserves the memory format; contiguous() and reshape's copy are row-major
+        (lambda b, c: b.T.clone(), (1, 3)),
+        (lambda b, c: b.T.to(copy=True), (1, 3)),
+        (lambda b, c: b.T[:, ::2].clone(), (1, 3)),
+        (lambda b, c: c.clone(), (1, 12, 4)),
+        (lambda b, c: c[::2].clone(), (1, 6, 2)),
+        (lambda b, c: b[None].expand(2, 4, 3).clone(), (12, 3, 1)),
+        (lambda b, c: b.T.contiguous(), (4, 1)),
+        (lambda b, c: c.contiguous(), (6, 3, 1)),
+        (lambda b, c: b.T.reshape(12), (1,)),
     ],
 )
 def test_result_strides_follow_pytorch(make, want):
@@ -124,3 +134,14 @@ def test_in_place_op_on_a_result_in_memory_order():
     with pytest.raises(RuntimeError, match="view size is not compatible"):
         x.view(12)
     np.testing.assert_allclose(x.reshape(12).numpy(), (np.exp(arange(4, 3).T) + 1).reshape(12), rtol=1e-6)
+
+
+def test_clone_of_a_permuted_leaf_is_a_clone_in_the_graph():
+    a = fg.tensor(arange(3, 4, dtype=np.float64), requires_grad=True)
+    out = a.T.clone()
+    assert out.grad_fn.name() == "CloneBackward0" and out.stride() == (1, 4)
+    (out * fg.tensor(arange(4, 3, dtype=np.float64))).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), arange(4, 3, dtype=np.float64).T)
+    assert gradcheck(lambda x: x.T.clone() * x.T, (fg.tensor(arange(3, 4, dtype=np.float64), requires_grad=True),))
+    assert a.T.contiguous().grad_fn.name() == "CloneBackward0"
+    assert a.T.reshape(12).grad_fn.name() == "UnsafeViewBackward0"

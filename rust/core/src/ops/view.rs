@@ -82,13 +82,21 @@ impl Tensor {
         if self.is_unique_dense() { self.detach() } else { self.contiguous_copy().expect("copy of a valid tensor") }
     }
 
+    /// `clone()`: a copy in this tensor's memory order (PyTorch's `preserve_format`), so `x.T.clone()`
+    /// keeps `x.T`'s strides; a layout with gaps or repeats comes out dense in the order of its strides.
     pub fn clone_tensor(&self) -> Result<Tensor> {
-        let out = self.contiguous_copy()?;
+        let out = self.map_in_memory_order(|x| x.contiguous_copy())?;
         Ok(record(out, &[self], || BackwardOp::Clone, |_| vec![]))
     }
 
+    /// `contiguous()`: self when row-major already, else a row-major copy (recorded as a clone, as
+    /// in PyTorch).
     pub fn contiguous(&self) -> Result<Tensor> {
-        if self.is_contiguous() { Ok(self.clone()) } else { self.clone_tensor() }
+        if self.is_contiguous() {
+            return Ok(self.clone());
+        }
+        let out = self.contiguous_copy()?;
+        Ok(record(out, &[self], || BackwardOp::Clone, |_| vec![]))
     }
 
     pub fn reshape(&self, shape: &[usize]) -> Result<Tensor> {
@@ -102,7 +110,7 @@ impl Tensor {
         if let Some(layout) = self.layout().reshape_view(&shape) {
             return Ok(self.record_view(layout, BackwardOp::View { shape: self.shape().to_vec() }));
         }
-        let copy = self.clone_tensor()?;
+        let copy = self.contiguous()?;
         let layout = Layout::contiguous(&shape);
         Ok(copy.record_view(layout, BackwardOp::UnsafeView { shape: self.shape().to_vec() }))
     }
