@@ -5,7 +5,7 @@ use crate::dtype::DType;
 use crate::element::{Element, Float};
 use crate::error::Result;
 use crate::kernels::elementwise::{map1, map1_by};
-use crate::kernels::math::exp_f32_into;
+use crate::kernels::math::{exp_f32_into, ln_f32_into, tanh_f32_into};
 use crate::layout::Layout;
 use crate::tensor::Tensor;
 use crate::{bail, with_dtype};
@@ -253,6 +253,8 @@ impl Tensor {
                 None => x.with_data(|l, v: &[f32]| Tensor::from_vec(op.float_kernel(l, v), x.shape()))?,
             },
             DType::F64 => x.with_data(|l, v: &[f64]| Tensor::from_vec(op.float_kernel(l, v), x.shape()))?,
+            // the hand-vectorized float32 kernel, for every layout (map1_by)
+            DType::F32 if op == Tanh => x.with_data(|l, v: &[f32]| Tensor::from_vec(map1_by(l, v, tanh_f32_into), x.shape()))?,
             d => x.with_data(|l, v: &[f32]| Tensor::from_vec(op.float_kernel(l, v), x.shape()))?.cast_detached(d.to_float()),
         }))?;
         let saved = |out: &Tensor| vec![if op.saves_output() { SavedTensor::output(out) } else { SavedTensor::input(self) }];
@@ -276,7 +278,10 @@ impl Tensor {
     }
 
     pub fn log(&self) -> Result<Tensor> {
-        let out = float_map(self, <f32 as Float>::ln, <f64 as Float>::ln)?;
+        let out = match self.dtype() {
+            DType::F32 => self.map_in_memory_order(|x| x.with_data(|l, v: &[f32]| Tensor::from_vec(map1_by(l, v, ln_f32_into), x.shape())))?,
+            _ => float_map(self, <f32 as Float>::ln, <f64 as Float>::ln)?,
+        };
         Ok(record(out, &[self], || BackwardOp::Log, |_| vec![SavedTensor::input(self)]))
     }
 
