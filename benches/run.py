@@ -296,6 +296,38 @@ def w_reduce(n: int, op: str, axis: int) -> Workload:
     return w
 
 
+def w_unary(n: int, name: str) -> Workload:
+    """One elementwise float32 function, forward only: the vectorized kernels against PyTorch's."""
+    import math
+
+    a = rng(6).standard_normal(n).astype(np.float32) * 3
+    if name == "log":
+        a = np.abs(a) + np.float32(1e-3)
+    a64 = a.astype(np.float64)
+    refs = {
+        "exp": np.exp, "log": np.log, "tanh": np.tanh, "sin": np.sin,
+        "sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+        "gelu": lambda v: 0.5 * v * (1 + np.vectorize(math.erf)(v / math.sqrt(2))),
+    }
+    x_fg = fg_leaf(a, requires_grad=False)
+
+    def call(lib, x):
+        return lib.nn.functional.gelu(x) if name == "gelu" else getattr(x, name)()
+
+    w = Workload("unary", f"{name}, {n:.0e} float32 (forward)".replace("e+0", "e"), lambda: [refs[name](a64)],
+                 tolerances=lambda: [(2e-6, 4e-6)])
+    fg_run = lambda: call(fg, x_fg)
+    w.impls["ferrograd"] = Impl(fg_run, lambda: [to_np(fg_run())], mode="fwd")
+    if name != "gelu":  # numpy has no erf
+        np_run = lambda: refs[name](a)
+        w.impls["numpy"] = Impl(np_run, lambda: [to_np(np_run())], mode="fwd")
+    if torch is not None:
+        x_th = th_leaf(a, requires_grad=False)
+        th_run = lambda: call(torch, x_th)
+        w.impls["torch"] = Impl(th_run, lambda: [to_np(th_run())], mode="fwd")
+    return w
+
+
 def w_transposed(n: int) -> Workload:
     """An elementwise op and a reduction on a transposed view: the result keeps the view's memory order
     (PyTorch's rule), so nothing is read across rows."""
@@ -438,6 +470,9 @@ def w_mlp(batch: int, sizes: tuple) -> Workload:
     return w
 
 
+UNARY = ("exp", "log", "tanh", "sigmoid", "gelu", "sin")
+
+
 def workloads(quick: bool) -> list:
     """Builders, lazily: a workload allocates its data only when it runs."""
     if quick:
@@ -451,6 +486,7 @@ def workloads(quick: bool) -> list:
         ws += [("reduce", (lambda op=op, ax=ax: w_reduce(256, op, ax))) for op in ("sum", "mean") for ax in (0, 1)]
         ws += [("broadcast", lambda: w_broadcast(128)), ("transposed", lambda: w_transposed(64))]
         ws += [("mlp", lambda: w_mlp(16, (64, 32, 32, 10)))]
+        ws += [("unary", (lambda f=f: w_unary(10**4, f))) for f in UNARY]
         return ws
     ws = [("tutorial", w_tutorial), ("chain", lambda: w_chain(1000))]
     ws += [("expsum", (lambda n=n: w_expsum(n))) for n in (10**6, 10**7)]
@@ -459,6 +495,7 @@ def workloads(quick: bool) -> list:
     ws += [("reduce", (lambda op=op, ax=ax: w_reduce(4096, op, ax))) for op in ("sum", "mean") for ax in (0, 1)]
     ws += [("broadcast", lambda: w_broadcast(1024)), ("transposed", lambda: w_transposed(1024))]
     ws += [("mlp", lambda: w_mlp(128, (784, 512, 512, 10)))]
+    ws += [("unary", (lambda f=f: w_unary(10**6, f))) for f in UNARY]
     return ws
 
 

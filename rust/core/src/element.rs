@@ -205,7 +205,7 @@ pub trait Float: Element + std::ops::Add<Output = Self> + std::ops::Sub<Output =
 }
 
 macro_rules! float_impl {
-    ($t:ty, $erf:path, $exp:path, $ln:path, $tanh:path) => {
+    ($t:ty, $erf:path, $exp:path, $ln:path, $tanh:path, $sin:path, $cos:path) => {
         impl Float for $t {
             #[inline(always)] fn exp(self) -> Self { $exp(self) }
             #[inline(always)] fn ln(self) -> Self { $ln(self) }
@@ -217,8 +217,8 @@ macro_rules! float_impl {
             #[inline(always)] fn log2(self) -> Self { <$t>::log2(self) }
             #[inline(always)] fn log10(self) -> Self { <$t>::log10(self) }
             #[inline(always)] fn ln_1p(self) -> Self { <$t>::ln_1p(self) }
-            #[inline(always)] fn sin(self) -> Self { <$t>::sin(self) }
-            #[inline(always)] fn cos(self) -> Self { <$t>::cos(self) }
+            #[inline(always)] fn sin(self) -> Self { $sin(self) }
+            #[inline(always)] fn cos(self) -> Self { $cos(self) }
             #[inline(always)] fn tan(self) -> Self { <$t>::tan(self) }
             #[inline(always)] fn asin(self) -> Self { <$t>::asin(self) }
             #[inline(always)] fn acos(self) -> Self { <$t>::acos(self) }
@@ -238,9 +238,10 @@ macro_rules! float_impl {
         }
     };
 }
-// float32 erf, exp, ln and tanh are ferrograd's own vectorizable versions (kernels/math.rs)
-float_impl!(f32, crate::kernels::math::erf_f32, crate::kernels::math::exp_f32, crate::kernels::math::ln_f32, crate::kernels::math::tanh_f32);
-float_impl!(f64, libm::erf, f64::exp, f64::ln, f64::tanh);
+// float32 erf, exp, ln, tanh, sin and cos are ferrograd's own vectorizable versions (kernels/math.rs)
+use crate::kernels::math as m;
+float_impl!(f32, m::erf_f32, m::exp_f32, m::ln_f32, m::tanh_f32, m::sin_f32, m::cos_f32);
+float_impl!(f64, libm::erf, f64::exp, f64::ln, f64::tanh, f64::sin, f64::cos);
 
 /// The halves' math: computed in float32 and rounded back.
 macro_rules! half_float_impl {
@@ -256,8 +257,8 @@ macro_rules! half_float_impl {
             #[inline(always)] fn log2(self) -> Self { <$t>::from_f32(self.to_f32().log2()) }
             #[inline(always)] fn log10(self) -> Self { <$t>::from_f32(self.to_f32().log10()) }
             #[inline(always)] fn ln_1p(self) -> Self { <$t>::from_f32(self.to_f32().ln_1p()) }
-            #[inline(always)] fn sin(self) -> Self { <$t>::from_f32(self.to_f32().sin()) }
-            #[inline(always)] fn cos(self) -> Self { <$t>::from_f32(self.to_f32().cos()) }
+            #[inline(always)] fn sin(self) -> Self { <$t>::from_f32(<f32 as Float>::sin(self.to_f32())) }
+            #[inline(always)] fn cos(self) -> Self { <$t>::from_f32(<f32 as Float>::cos(self.to_f32())) }
             #[inline(always)] fn tan(self) -> Self { <$t>::from_f32(self.to_f32().tan()) }
             #[inline(always)] fn asin(self) -> Self { <$t>::from_f32(self.to_f32().asin()) }
             #[inline(always)] fn acos(self) -> Self { <$t>::from_f32(self.to_f32().acos()) }
