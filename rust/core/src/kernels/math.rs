@@ -1,4 +1,5 @@
-//! Vectorizable float32 `exp`, `ln`, `tanh`, `erf`, `sin` and `cos`: straight-line code (no table lookups, no calls), so the
+//! Vectorizable float32 `exp`, `ln`, `tanh`, `erf`, `sin` and `cos` (and AVX-512 kernels for exp, ln,
+//! tanh, erf and GELU): straight-line code (no table lookups, no calls), so the
 //! elementwise loops compile to wide SIMD under run-time dispatch. Error bounds are tested below
 //! against float64 references: `exp_f32` within 2 ulp, `ln_f32` within 1, `tanh_f32` within 2, `erf_f32`, `sin_f32` and `cos_f32` within 1.
 
@@ -39,41 +40,59 @@ pub fn exp_f32(x: f32) -> f32 {
     p * p1 * p2
 }
 
-/// `out[i] = exp(x[i])` for float32. On AVX-512 a kernel of its own, sixteen lanes at a time with
-/// FMA: a degree-7 polynomial in the reduced argument (r² times Cephes' degree-5 minimax
-/// coefficients, plus 1 + r) and `vscalefps` for the power of two, ~14 instructions a vector against
-/// ~35 for `exp_f32`'s scheme; 1e6 elements on one thread went from 621 to ~330 µs (memory-bound
-/// now). It agrees with `exp_f32` to within an ulp or two, not bit for bit: both are tested within
-/// 2 ulp of a float64 reference. Other CPUs run `exp_f32`.
-pub fn exp_f32_into(out: &mut [MaybeUninit<f32>], x: &[f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if level() == Level::Avx512 {
-        // Safety: AVX-512F and FMA are present (checked by `level`).
-        return unsafe { x86::exp_f32_into_avx512(out, x) };
-    }
-    map_into(out, x, &exp_f32)
+/// A float32 slice kernel: its own AVX-512 code where the CPU has it, else the scalar function
+/// through the generic vectorized loop (the other levels).
+macro_rules! avx512_or_scalar {
+    ($(#[$doc:meta])* $name:ident, $avx512:ident, $scalar:ident) => {
+        $(#[$doc])*
+        pub fn $name(out: &mut [MaybeUninit<f32>], x: &[f32]) {
+            #[cfg(target_arch = "x86_64")]
+            if level() == Level::Avx512 {
+                // Safety: AVX-512F and FMA are present (checked by `level`).
+                return unsafe { x86::$avx512(out, x) };
+            }
+            map_into(out, x, &$scalar)
+        }
+    };
 }
 
-/// `out[i] = ln(x[i])` for float32: on AVX-512 the scheme of `ln_f32` with FMA, sixteen lanes at a
-/// time (1e6 elements: 313 µs compiler-vectorized against PyTorch's 154); within 1 ulp either way.
-pub fn ln_f32_into(out: &mut [MaybeUninit<f32>], x: &[f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if level() == Level::Avx512 {
-        // Safety: AVX-512F and FMA are present (checked by `level`).
-        return unsafe { x86::ln_f32_into_avx512(out, x) };
-    }
-    map_into(out, x, &ln_f32)
-}
+avx512_or_scalar!(
+    /// `out[i] = exp(x[i])` for float32. On AVX-512 a kernel of its own, sixteen lanes at a time with
+    /// FMA: a degree-7 polynomial in the reduced argument (r² times Cephes' degree-5 minimax
+    /// coefficients, plus 1 + r) and `vscalefps` for the power of two, ~14 instructions a vector against
+    /// ~35 for `exp_f32`'s scheme; 1e6 elements on one thread went from 621 to ~330 µs (memory-bound
+    /// now). It agrees with `exp_f32` to within an ulp or two, not bit for bit: both are tested within
+    /// 2 ulp of a float64 reference. Other CPUs run `exp_f32`.
+    exp_f32_into, exp_f32_into_avx512, exp_f32
+);
 
-/// `out[i] = tanh(x[i])` for float32: on AVX-512 the scheme of `tanh_f32` with FMA and the AVX-512
-/// exp; within 2 ulp either way.
-pub fn tanh_f32_into(out: &mut [MaybeUninit<f32>], x: &[f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if level() == Level::Avx512 {
-        // Safety: AVX-512F and FMA are present (checked by `level`).
-        return unsafe { x86::tanh_f32_into_avx512(out, x) };
-    }
-    map_into(out, x, &tanh_f32)
+avx512_or_scalar!(
+    /// `out[i] = ln(x[i])` for float32: on AVX-512 the scheme of `ln_f32` with FMA, sixteen lanes at a
+    /// time (1e6 elements: 313 µs compiler-vectorized against PyTorch's 154); within 1 ulp either way.
+    ln_f32_into, ln_f32_into_avx512, ln_f32
+);
+
+avx512_or_scalar!(
+    /// `out[i] = tanh(x[i])` for float32: on AVX-512 the scheme of `tanh_f32` with FMA and the AVX-512
+    /// exp; within 2 ulp either way.
+    tanh_f32_into, tanh_f32_into_avx512, tanh_f32
+);
+
+avx512_or_scalar!(
+    /// `out[i] = erf(x[i])` for float32: on AVX-512 `erf_f32`'s scheme in float32 with FMA (the exponent
+    /// split exactly, see `erf_f32x16`); within 2 ulp either way.
+    erf_f32_into, erf_f32_into_avx512, erf_f32
+);
+
+avx512_or_scalar!(
+    /// GELU, `x/2·(1 + erf(x/√2))`, for float32: on AVX-512 through `erf_f32x16`.
+    gelu_f32_into, gelu_f32_into_avx512, gelu_f32
+);
+
+/// GELU of a float32 (the formula PyTorch's CPU kernel uses).
+#[inline(always)]
+pub fn gelu_f32(x: f32) -> f32 {
+    0.5 * x * (1.0 + erf_f32(x * std::f32::consts::FRAC_1_SQRT_2))
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -175,6 +194,50 @@ mod x86 {
     pub unsafe fn tanh_f32_into_avx512(out: &mut [MaybeUninit<f32>], x: &[f32]) {
         map16(out, x, |v| tanh_f32x16(v))
     }
+
+    /// `erf_f32`'s scheme in float32 with FMA. From 1 to 4, x² = hi + lo exactly (lo by FMA), and
+    /// e^{-x²} = e^{-hi}·(1 - lo): rounding x² alone would cost up to 1e-6 relative in the exponential.
+    #[target_feature(enable = "avx512f,fma")]
+    unsafe fn erf_f32x16(x: __m512) -> __m512 {
+        const SERIES: [f32; 11] = to_f32(ERF_SERIES);
+        const Q: [f32; 13] = to_f32(ERF_Q);
+        let set = _mm512_set1_ps;
+        let a = _mm512_min_ps(set(4.0), _mm512_abs_ps(x)); // NaN stays NaN (min's second operand)
+        // 2/√π in two parts, so the leading term a·2/√π is rounded once, at the end
+        const C0_LO: f32 = (ERF_SERIES[0] - SERIES[0] as f64) as f32;
+        let hi = _mm512_mul_ps(a, a);
+        let mut s = set(SERIES[10]);
+        for c in SERIES[1..10].iter().rev() {
+            s = _mm512_fmadd_ps(s, hi, set(*c));
+        }
+        let tail = _mm512_fmadd_ps(s, hi, set(C0_LO));
+        let small = _mm512_fmadd_ps(a, set(SERIES[0]), _mm512_mul_ps(a, tail));
+        let t = _mm512_mul_ps(_mm512_sub_ps(a, set(2.5)), set(1.0 / 1.5));
+        let mut q = set(Q[12]);
+        for c in Q[..12].iter().rev() {
+            q = _mm512_fmadd_ps(q, t, set(*c));
+        }
+        let lo = _mm512_fmsub_ps(a, a, hi);
+        let e = _mm512_mul_ps(exp_f32x16(_mm512_sub_ps(set(0.0), hi)), _mm512_sub_ps(set(1.0), lo));
+        let large = _mm512_fnmadd_ps(e, q, set(1.0));
+        let r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_LT_OQ>(a, set(1.0)), large, small);
+        let sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(i32::MIN));
+        _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(r), sign))
+    }
+
+    #[target_feature(enable = "avx512f,fma")]
+    pub unsafe fn erf_f32_into_avx512(out: &mut [MaybeUninit<f32>], x: &[f32]) {
+        map16(out, x, |v| erf_f32x16(v))
+    }
+
+    #[target_feature(enable = "avx512f,fma")]
+    pub unsafe fn gelu_f32_into_avx512(out: &mut [MaybeUninit<f32>], x: &[f32]) {
+        let set = _mm512_set1_ps;
+        map16(out, x, |v| {
+            let e = erf_f32x16(_mm512_mul_ps(v, set(std::f32::consts::FRAC_1_SQRT_2)));
+            _mm512_mul_ps(_mm512_mul_ps(set(0.5), v), _mm512_add_ps(set(1.0), e))
+        })
+    }
 }
 
 /// Cephes' logf polynomial, and ln 2 in two parts (the high one exact in a few bits).
@@ -228,24 +291,37 @@ fn exp_f64_small(x: f64) -> f64 {
     p * f64::from_bits(((n_int + 1023) as u64) << 52)
 }
 
+/// erf's series below 1: the Maclaurin coefficients of erf(x)/x in x², 2/√π·(-1)^k / (k!(2k+1)).
+const ERF_SERIES: [f64; 11] = [std::f64::consts::FRAC_2_SQRT_PI, -0.37612638903183754, 0.11283791670955126, -0.026866170645131252, 0.005223977625442188, -0.0008548327023450852, 0.00012055332981789664, -1.492565035840625e-05, 1.6462114365889246e-06, -1.6365844691234924e-07, 1.4807192815879218e-08];
+/// erf from 1 to 4: erfc(x)·e^{x²} as a polynomial in t = (x - 2.5) / 1.5 (tools/fit_erf.py).
+const ERF_Q: [f64; 13] = [0.21080636427599794, -0.11152100469156717, 0.05611047257950706, -0.027005725378744034, 0.012489703735185424, -0.005567332339904332, 0.002401701389605908, -0.0010171192390504365, 0.00041450875330498855, -0.00014394697040167605, 5.494660728291263e-05, -3.692937456698813e-05, 1.3819322079583979e-05];
+
+const fn to_f32<const N: usize>(v: [f64; N]) -> [f32; N] {
+    let mut out = [0.0f32; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = v[i] as f32;
+        i += 1;
+    }
+    out
+}
+
 /// erf of a float32, computed in float64 in straight-line code (the elementwise loops vectorize it);
 /// within 1 ulp (tested). Below 1, the Maclaurin series x·Σ (-1)^k x^{2k} / (k!(2k+1)) · 2/√π to
 /// k = 10 (relative error 1.4e-9); from 1 to 4, 1 - e^{-x²}·Q(x) with Q a degree-12 fit of
 /// erfc(x)·e^{x²} (tools/fit_erf.py, relative error 7.6e-9); beyond 4, erf rounds to ±1 in float32.
 #[inline(always)]
 pub fn erf_f32(x: f32) -> f32 {
-    const SERIES: [f64; 11] = [std::f64::consts::FRAC_2_SQRT_PI, -0.37612638903183754, 0.11283791670955126, -0.026866170645131252, 0.005223977625442188, -0.0008548327023450852, 0.00012055332981789664, -1.492565035840625e-05, 1.6462114365889246e-06, -1.6365844691234924e-07, 1.4807192815879218e-08];
-    const Q: [f64; 13] = [0.21080636427599794, -0.11152100469156717, 0.05611047257950706, -0.027005725378744034, 0.012489703735185424, -0.005567332339904332, 0.002401701389605908, -0.0010171192390504365, 0.00041450875330498855, -0.00014394697040167605, 5.494660728291263e-05, -3.692937456698813e-05, 1.3819322079583979e-05];
     let a = (x as f64).abs();
     let a = if a > 4.0 { 4.0 } else { a }; // NaN stays NaN
     let z = a * a;
-    let mut s = SERIES[10];
-    for c in SERIES[..10].iter().rev() {
+    let mut s = ERF_SERIES[10];
+    for c in ERF_SERIES[..10].iter().rev() {
         s = s * z + c;
     }
     let t = (a - 2.5) * (1.0 / 1.5);
-    let mut q = Q[12];
-    for c in Q[..12].iter().rev() {
+    let mut q = ERF_Q[12];
+    for c in ERF_Q[..12].iter().rev() {
         q = q * t + c;
     }
     let r = if a < 1.0 { a * s } else { 1.0 - exp_f64_small(-z) * q };
@@ -404,8 +480,12 @@ mod tests {
         let mut xs: Vec<f32> = sweep(-120.0, 100.0, 5_000).chain(sweep(-87.0, 88.7, 200_000)).chain(sweep(-1.0, 1.0, 50_000)).collect();
         xs.extend((0..=50_000).map(|i| 10f64.powf(-44.0 + 82.0 * i as f64 / 50_000.0) as f32));
         xs.splice(17..17, specials);
-        let cases: [(&str, Kernel, fn(f32) -> f32, fn(f64) -> f64, f64); 3] =
-            [("exp", exp_f32_into, exp_f32, f64::exp, 2.0), ("ln", ln_f32_into, ln_f32, f64::ln, 1.0), ("tanh", tanh_f32_into, tanh_f32, f64::tanh, 2.0)];
+        let cases: [(&str, Kernel, fn(f32) -> f32, fn(f64) -> f64, f64); 4] = [
+            ("exp", exp_f32_into, exp_f32, f64::exp, 2.0),
+            ("ln", ln_f32_into, ln_f32, f64::ln, 1.0),
+            ("tanh", tanh_f32_into, tanh_f32, f64::tanh, 2.0),
+            ("erf", erf_f32_into, erf_f32, libm::erf, 2.0),
+        ];
         for l in [crate::kernels::simd::Level::Baseline, crate::kernels::simd::level()] {
             crate::kernels::simd::set_level(l);
             for (name, kernel, scalar, reference, bound) in cases {
@@ -426,6 +506,24 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+        crate::kernels::simd::set_level(crate::kernels::simd::detect());
+    }
+
+    /// GELU loses relative accuracy where 1 + erf cancels (x well below 0), in PyTorch's formula too:
+    /// checked against float64 within a few float32 roundings of x.
+    #[test]
+    fn gelu_slices_on_every_level_match_float64() {
+        let xs: Vec<f32> = sweep(-12.0, 12.0, 100_001).chain([0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e-30]).collect();
+        for l in [crate::kernels::simd::Level::Baseline, crate::kernels::simd::level()] {
+            crate::kernels::simd::set_level(l);
+            let got = crate::kernels::simd::map_slice_by(&xs, gelu_f32_into);
+            for (&x, &g) in xs.iter().zip(&got) {
+                let x64 = x as f64;
+                let want = 0.5 * x64 * (1.0 + libm::erf(x64 * std::f64::consts::FRAC_1_SQRT_2));
+                let ok = (g as f64 - want).abs() <= 2.5e-7 * x64.abs() || g.to_bits() == gelu_f32(x).to_bits() || (g.is_nan() && want.is_nan());
+                assert!(ok, "gelu({x}) = {g}, want {want} at {l:?}");
             }
         }
         crate::kernels::simd::set_level(crate::kernels::simd::detect());

@@ -5,7 +5,7 @@ use crate::dtype::DType;
 use crate::element::{Element, Float};
 use crate::error::Result;
 use crate::kernels::elementwise::{map1, map1_by};
-use crate::kernels::math::{cos_f32_into, exp_f32_into, ln_f32_into, sin_f32_into, tanh_f32_into};
+use crate::kernels::math::{cos_f32_into, erf_f32_into, exp_f32_into, gelu_f32_into, ln_f32_into, sin_f32_into, tanh_f32_into};
 use crate::layout::Layout;
 use crate::tensor::Tensor;
 use crate::{bail, with_dtype};
@@ -254,8 +254,14 @@ impl Tensor {
             },
             DType::F64 => x.with_data(|l, v: &[f64]| Tensor::from_vec(op.float_kernel(l, v), x.shape()))?,
             // the hand-vectorized float32 kernel, for every layout (map1_by)
-            DType::F32 if matches!(op, Tanh | Sin | Cos) => {
-                let kernel = match op { Tanh => tanh_f32_into, Sin => sin_f32_into, _ => cos_f32_into };
+            DType::F32 if matches!(op, Tanh | Sin | Cos | Erf | Gelu { tanh: false }) => {
+                let kernel = match op {
+                    Tanh => tanh_f32_into,
+                    Sin => sin_f32_into,
+                    Cos => cos_f32_into,
+                    Erf => erf_f32_into,
+                    _ => gelu_f32_into,
+                };
                 x.with_data(|l, v: &[f32]| Tensor::from_vec(map1_by(l, v, kernel), x.shape()))?
             }
             d => x.with_data(|l, v: &[f32]| Tensor::from_vec(op.float_kernel(l, v), x.shape()))?.cast_detached(d.to_float()),
