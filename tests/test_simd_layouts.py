@@ -1,4 +1,4 @@
-"""The float32 functions with SIMD kernels of their own (exp, log, tanh, sin, cos, erf, GELU, sigmoid)
+"""The float32 functions with SIMD kernels of their own (exp, log, tanh, sin, cos, erf, GELU, sigmoid, SiLU)
 give every element the same bits whatever the layout: contiguous, strided, transposed or broadcast,
 for lengths around the vector width (16 lanes), with NaN and ±inf among the values, and above the
 threading threshold. Values are checked against float64 numpy within float32 accuracy."""
@@ -19,6 +19,7 @@ OPS = {
     "erf": (lambda t: t.erf(), np.vectorize(math.erf)),
     "gelu": (lambda t: F.gelu(t), lambda v: 0.5 * v * (1 + np.vectorize(math.erf)(v / math.sqrt(2)))),
     "sigmoid": (lambda t: t.sigmoid(), lambda v: 1 / (1 + np.exp(-v))),
+    "silu": (lambda t: F.silu(t), lambda v: v / (1 + np.exp(-v))),
 }
 
 

@@ -5,7 +5,7 @@ use crate::dtype::DType;
 use crate::element::{Element, Float};
 use crate::error::Result;
 use crate::kernels::elementwise::{map1, map1_by};
-use crate::kernels::math::{cos_f32_into, erf_f32_into, exp_f32_into, gelu_f32_into, ln_f32_into, sin_f32_into, tanh_f32_into};
+use crate::kernels::math::{cos_f32_into, erf_f32_into, exp_f32_into, gelu_f32_into, ln_f32_into, sigmoid_f32_into, silu_f32_into, sin_f32_into, tanh_f32_into};
 use crate::layout::Layout;
 use crate::tensor::Tensor;
 use crate::{bail, with_dtype};
@@ -254,9 +254,11 @@ impl Tensor {
             },
             DType::F64 => x.with_data(|l, v: &[f64]| Tensor::from_vec(op.float_kernel(l, v), x.shape()))?,
             // the hand-vectorized float32 kernel, for every layout (map1_by)
-            DType::F32 if matches!(op, Tanh | Sin | Cos | Erf | Gelu { tanh: false }) => {
+            DType::F32 if matches!(op, Tanh | Sigmoid | Silu | Sin | Cos | Erf | Gelu { tanh: false }) => {
                 let kernel = match op {
                     Tanh => tanh_f32_into,
+                    Sigmoid => sigmoid_f32_into,
+                    Silu => silu_f32_into,
                     Sin => sin_f32_into,
                     Cos => cos_f32_into,
                     Erf => erf_f32_into,
