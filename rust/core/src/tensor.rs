@@ -149,17 +149,17 @@ impl Tensor {
         if let Some(d) = T::data(&buf) {
             return f(&self.0.layout, d.as_slice());
         }
+        let cast = self.cast_to_vec::<T>(&buf);
         drop(buf);
-        f(&Layout::contiguous(self.shape()), &self.cast_to_vec::<T>())
+        f(&Layout::contiguous(self.shape()), &cast)
     }
 
-    /// The elements converted to `T`, in row-major order. Kept apart from `with_data` (generic over
-    /// `T` only): inside it, the ten-way dtype match was compiled once per caller's closure, which
-    /// made ~5,000 copies of the strided map and most of the crate's build time.
-    fn cast_to_vec<T: Element>(&self) -> Vec<T> {
-        let buf = self.0.storage.read();
+    /// The elements (in `buf`, this tensor's storage) converted to `T`, in row-major order. Kept apart
+    /// from `with_data` (generic over `T` only): inside it, the ten-way dtype match was compiled once
+    /// per caller's closure, which made ~5,000 copies of the strided map and most of the build time.
+    fn cast_to_vec<T: Element>(&self, buf: &Buffer) -> Vec<T> {
         with_dtype!(self.0.dtype, S => {
-            let s = S::data(&buf).expect("storage dtype").as_slice();
+            let s = S::data(buf).expect("storage dtype").as_slice();
             kernels::elementwise::map1(&self.0.layout, s, |v: S| v.cast::<T>())
         })
     }
