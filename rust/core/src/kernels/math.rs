@@ -40,6 +40,9 @@ pub fn exp_f32(x: f32) -> f32 {
     p * p1 * p2
 }
 
+/// `out[i] = f(x[i])` over float32 slices of one length.
+pub type F32SliceKernel = fn(&mut [MaybeUninit<f32>], &[f32]);
+
 /// A float32 slice kernel: its own AVX-512 code where the CPU has it, else the scalar function
 /// through the generic vectorized loop (the other levels).
 macro_rules! avx512_or_scalar {
@@ -509,7 +512,6 @@ mod tests {
     /// width and unaligned starts.
     #[test]
     fn slice_kernels_on_every_level_are_within_their_bounds() {
-        type Kernel = fn(&mut [MaybeUninit<f32>], &[f32]);
         let specials = [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 88.7, 89.5, -103.0, -110.0, 1e-30, -1e-30, f32::MIN_POSITIVE, 1e-40, -1.0, 0.625, -0.625];
         let mut xs: Vec<f32> = sweep(-120.0, 100.0, 5_000).chain(sweep(-87.0, 88.7, 200_000)).chain(sweep(-1.0, 1.0, 50_000)).collect();
         xs.extend((0..=50_000).map(|i| 10f64.powf(-44.0 + 82.0 * i as f64 / 50_000.0) as f32));
@@ -520,7 +522,7 @@ mod tests {
         // formula does the same)
         const NORMAL: f64 = f32::MIN_POSITIVE as f64;
         const SUB: (f64, f64) = (NORMAL, 2.0 * 1.4e-45);
-        let cases: [(&str, Kernel, fn(f32) -> f32, fn(f64) -> f64, f64, (f64, f64)); 6] = [
+        let cases: [(&str, F32SliceKernel, fn(f32) -> f32, fn(f64) -> f64, f64, (f64, f64)); 6] = [
             ("exp", exp_f32_into, exp_f32, f64::exp, 2.0, SUB),
             ("ln", ln_f32_into, ln_f32, f64::ln, 1.0, SUB),
             ("tanh", tanh_f32_into, tanh_f32, f64::tanh, 2.0, SUB),

@@ -5,7 +5,7 @@ use crate::dtype::DType;
 use crate::element::{Element, Float};
 use crate::error::Result;
 use crate::kernels::elementwise::{map1, map1_by};
-use crate::kernels::math::{cos_f32_into, erf_f32_into, exp_f32_into, gelu_f32_into, ln_f32_into, sigmoid_f32_into, silu_f32_into, sin_f32_into, tanh_f32_into};
+use crate::kernels::math::{cos_f32_into, erf_f32_into, exp_f32_into, gelu_f32_into, ln_f32_into, sigmoid_f32_into, silu_f32_into, sin_f32_into, tanh_f32_into, F32SliceKernel};
 use crate::layout::Layout;
 use crate::tensor::Tensor;
 use crate::{bail, with_dtype};
@@ -125,6 +125,21 @@ impl Unary {
             Frac => "frac_cpu",
             _ => "unary op",
         }
+    }
+
+    /// The op's own float32 slice kernel (kernels/math.rs), where it has one; float32 inputs go through
+    /// it instead of `float_kernel`.
+    fn f32_slice_kernel(self) -> Option<F32SliceKernel> {
+        Some(match self {
+            Tanh => tanh_f32_into,
+            Sigmoid => sigmoid_f32_into,
+            Silu => silu_f32_into,
+            Sin => sin_f32_into,
+            Cos => cos_f32_into,
+            Erf => erf_f32_into,
+            Gelu { tanh: false } => gelu_f32_into,
+            _ => return None,
+        })
     }
 
     /// Whether the backward rule reads the op's output (else its input).
@@ -254,16 +269,7 @@ impl Tensor {
             },
             DType::F64 => x.with_data(|l, v: &[f64]| Tensor::from_vec(op.float_kernel(l, v), x.shape()))?,
             // the hand-vectorized float32 kernel, for every layout (map1_by)
-            DType::F32 if matches!(op, Tanh | Sigmoid | Silu | Sin | Cos | Erf | Gelu { tanh: false }) => {
-                let kernel = match op {
-                    Tanh => tanh_f32_into,
-                    Sigmoid => sigmoid_f32_into,
-                    Silu => silu_f32_into,
-                    Sin => sin_f32_into,
-                    Cos => cos_f32_into,
-                    Erf => erf_f32_into,
-                    _ => gelu_f32_into,
-                };
+            DType::F32 if let Some(kernel) = op.f32_slice_kernel() => {
                 x.with_data(|l, v: &[f32]| Tensor::from_vec(map1_by(l, v, kernel), x.shape()))?
             }
             d => x.with_data(|l, v: &[f32]| Tensor::from_vec(op.float_kernel(l, v), x.shape()))?.cast_detached(d.to_float()),
