@@ -5,12 +5,12 @@ STAMP  := $(VENV)/.deps-installed
 EXT    := python/ferrograd/_core.abi3.so
 RUST   := $(shell find rust -name '*.rs') $(wildcard rust/*/Cargo.toml) Cargo.toml Cargo.lock
 
-.PHONY: demo test test-rust test-python stubtest build wheel bench bench-rust clean
+.PHONY: demo test test-rust test-python stubtest lint build build-fast test-torch wheel bench bench-rust clean
 
 demo: build
 	$(PY) examples/autograd_tutorial.py
 
-test: test-rust test-python stubtest
+test: test-rust test-python stubtest lint
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -28,6 +28,24 @@ $(EXT): $(STAMP) $(RUST) pyproject.toml
 
 test-rust:
 	cargo test -p ferrograd-core --quiet
+
+# House style: rustfmt and clippy (rustfmt.toml, clippy.toml), ruff lint and format (pyproject.toml).
+lint: $(STAMP)
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+# The extension without LTO, incremental (~30 s after a core change instead of ~2.5 min): for
+# iterating. `make test` rebuilds in release.
+build-fast: $(STAMP)
+	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --profile fast --quiet
+
+# The suite against PyTorch itself (tools/torch_shim): TORCH_PY is a Python with torch, pytest and
+# hypothesis installed, e.g. `make test-torch TORCH_PY=/path/to/venv/bin/python`.
+TORCH_PY ?= python3
+test-torch:
+	FG_TEST_AGAINST_TORCH=1 PYTHONPATH=tools/torch_shim $(TORCH_PY) -m pytest -q -p no:cacheprovider tests
 
 test-python: build
 	$(PY) -m pytest -q tests

@@ -13,6 +13,7 @@ benches/mlp_step.py (the one run.py times) `--steps` times, then report
 
 With PyTorch importable from the same Python (see benches/README.md), both rows are printed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,10 +42,12 @@ def child(framework: str, steps: int) -> None:
 
     if framework == "torch":
         import torch as lib
+
         F, from_np = lib.nn.functional, lib.from_numpy
         target = lib.from_numpy(np.random.default_rng(5).integers(0, SIZES[-1], BATCH))
     else:
         import ferrograd as lib
+
         F, from_np = lib.nn.functional, lib.from_numpy
         target = lib.tensor(np.random.default_rng(5).integers(0, SIZES[-1], BATCH).tolist(), dtype=lib.int64)
     r = np.random.default_rng(5)
@@ -75,12 +78,19 @@ def main() -> int:
         return 0
     mib = lambda b: f"{b / 2**20:.1f} MiB"
     rows = {}
-    print(f"| MLP {'-'.join(map(str, SIZES))}, batch {BATCH}, {args.steps} steps | peak above start | growth over the last 3/4 |")
+    print(
+        f"| MLP {'-'.join(map(str, SIZES))}, batch {BATCH}, {args.steps} steps | peak above start | growth over the "
+        "last 3/4 |"
+    )
     print("|---|---|---|")
     for fw in args.frameworks.split(","):
-        run = subprocess.run([sys.executable, __file__, "--child", fw, "--steps", str(args.steps)], capture_output=True, text=True)
+        run = subprocess.run(
+            [sys.executable, __file__, "--child", fw, "--steps", str(args.steps)], capture_output=True, text=True
+        )
         if run.returncode != 0:
-            print(f"| {fw} | not run: {run.stderr.strip().splitlines()[-1] if run.stderr.strip() else run.returncode} | |")
+            print(
+                f"| {fw} | not run: {run.stderr.strip().splitlines()[-1] if run.stderr.strip() else run.returncode} | |"
+            )
             continue
         peak, growth = map(int, run.stdout.split())
         rows[fw] = peak

@@ -13,6 +13,7 @@ forward pass only (marked "fwd"), so numpy/ferrograd there compares unlike thing
 
 See benches/README.md for running it with PyTorch in the same process.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,15 +25,21 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 
 def _pin_threads_from_argv() -> None:
     """`--threads N` must act before numpy, torch and ferrograd start their thread pools."""
     argv = sys.argv[1:]
     for i, a in enumerate(argv):
-        n = a.split("=", 1)[1] if a.startswith("--threads=") else argv[i + 1] if a == "--threads" and i + 1 < len(argv) else None
+        n = (
+            a.split("=", 1)[1]
+            if a.startswith("--threads=")
+            else argv[i + 1]
+            if a == "--threads" and i + 1 < len(argv)
+            else None
+        )
         if n is not None:
             for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "FERROGRAD_NUM_THREADS"):
                 os.environ[var] = n
@@ -41,9 +48,8 @@ def _pin_threads_from_argv() -> None:
 if __name__ == "__main__":
     _pin_threads_from_argv()
 
-import numpy as np  # noqa: E402
-
 import ferrograd as fg  # noqa: E402
+import numpy as np  # noqa: E402
 from mlp_step import train_step  # noqa: E402
 
 try:
@@ -57,6 +63,7 @@ FRAMEWORKS = ("ferrograd", "numpy", "torch")
 # ---------------------------------------------------------------------------------------------------------
 # Workload description
 # ---------------------------------------------------------------------------------------------------------
+
 
 @dataclass
 class Impl:
@@ -102,6 +109,7 @@ def rng(seed: int) -> np.random.Generator:
 # ---------------------------------------------------------------------------------------------------------
 # Workloads
 # ---------------------------------------------------------------------------------------------------------
+
 
 def one_leaf(x, forward, loss=lambda out: out) -> Impl:
     """The Impl of a workload with one leaf `x`: `forward(x)`, then backward from `loss(out)`; its
@@ -257,9 +265,11 @@ def w_matmul(shape_a: tuple, shape_b: tuple, group: str, label: str) -> Workload
         # error bound scale of a float32 sum: Σ|terms|; 1e-5 of it is loose for wrong answers to pass
         aa, ab = np.abs(a64), np.abs(b64)
         scale = (aa.sum(-2) * ab.sum(-1)).sum()
-        return [(0.0, 1e-5 * scale),
-                (1e-4, 1e-5 * np.broadcast_to(ab.sum(-1)[..., None, :], a.shape)),
-                (1e-4, 1e-5 * np.broadcast_to(aa.sum(-2)[..., :, None], b.shape))]
+        return [
+            (0.0, 1e-5 * scale),
+            (1e-4, 1e-5 * np.broadcast_to(ab.sum(-1)[..., None, :], a.shape)),
+            (1e-4, 1e-5 * np.broadcast_to(aa.sum(-2)[..., :, None], b.shape)),
+        ]
 
     def np_run():
         return (a @ b).sum()
@@ -305,7 +315,10 @@ def w_unary(n: int, name: str) -> Workload:
         a = np.abs(a) + np.float32(1e-3)
     a64 = a.astype(np.float64)
     refs = {
-        "exp": np.exp, "log": np.log, "tanh": np.tanh, "sin": np.sin,
+        "exp": np.exp,
+        "log": np.log,
+        "tanh": np.tanh,
+        "sin": np.sin,
         "sigmoid": lambda v: 1 / (1 + np.exp(-v)),
         "gelu": lambda v: 0.5 * v * (1 + np.vectorize(math.erf)(v / math.sqrt(2))),
     }
@@ -314,8 +327,12 @@ def w_unary(n: int, name: str) -> Workload:
     def call(lib, x):
         return lib.nn.functional.gelu(x) if name == "gelu" else getattr(x, name)()
 
-    w = Workload("unary", f"{name}, {n:.0e} float32 (forward)".replace("e+0", "e"), lambda: [refs[name](a64)],
-                 tolerances=lambda: [(2e-6, 4e-6)])
+    w = Workload(
+        "unary",
+        f"{name}, {n:.0e} float32 (forward)".replace("e+0", "e"),
+        lambda: [refs[name](a64)],
+        tolerances=lambda: [(2e-6, 4e-6)],
+    )
     fg_run = lambda: call(fg, x_fg)
     w.impls["ferrograd"] = Impl(fg_run, lambda: [to_np(fg_run())], mode="fwd")
     if name != "gelu":  # numpy has no erf
@@ -490,7 +507,10 @@ def workloads(quick: bool) -> list:
         return ws
     ws = [("tutorial", w_tutorial), ("chain", lambda: w_chain(1000))]
     ws += [("expsum", (lambda n=n: w_expsum(n))) for n in (10**6, 10**7)]
-    ws += [("matmul", (lambda n=n: w_matmul((n, n), (n, n), "matmul", f"(A @ B).sum(), n = {n}"))) for n in (256, 1024, 2048)]
+    ws += [
+        ("matmul", (lambda n=n: w_matmul((n, n), (n, n), "matmul", f"(A @ B).sum(), n = {n}")))
+        for n in (256, 1024, 2048)
+    ]
     ws += [("bmm", lambda: w_matmul((64, 128, 128), (64, 128, 128), "bmm", "batched (A @ B).sum(), 64×128×128"))]
     ws += [("reduce", (lambda op=op, ax=ax: w_reduce(4096, op, ax))) for op in ("sum", "mean") for ax in (0, 1)]
     ws += [("broadcast", lambda: w_broadcast(1024)), ("transposed", lambda: w_transposed(1024))]
@@ -502,6 +522,7 @@ def workloads(quick: bool) -> list:
 # ---------------------------------------------------------------------------------------------------------
 # Checking and timing
 # ---------------------------------------------------------------------------------------------------------
+
 
 def check(w: Workload, name: str, impl: Impl) -> str:
     """'' when the framework's result matches the reference, else what differs."""
@@ -582,6 +603,7 @@ def fmt_time(s: float) -> str:
 # Machine header
 # ---------------------------------------------------------------------------------------------------------
 
+
 def machine_header(argv: list, note: str) -> list:
     model, flags = "", set()
     try:
@@ -599,15 +621,31 @@ def machine_header(argv: list, note: str) -> list:
     lines = [
         f"- CPU: {model}; {os.cpu_count()} logical cores; SIMD level: {simd} (flags: {simd_flags or 'none'})",
         f"- Python {platform.python_version()}, numpy {np.__version__} ({blas_info()}), "
-        + (f"torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch is not None else "torch not importable"),
-        f"- ferrograd {getattr(fg, '__version__', '?')} at commit {git_commit()}, extension `{os.path.relpath(fg._core.__file__)}`",
+        + (
+            f"torch {torch.__version__} ({torch.get_num_threads()} threads)"
+            if torch is not None
+            else "torch not importable"
+        ),
+        f"- ferrograd {getattr(fg, '__version__', '?')} at commit {git_commit()}, extension "
+        f"`{os.path.relpath(fg._core.__file__)}`",
     ]
-    env = {k: os.environ.get(k) for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS",
-                                          "OPENBLAS_NUM_THREADS", "FERROGRAD_NUM_THREADS", "PYTHONPATH")}
+    env = {
+        k: os.environ.get(k)
+        for k in (
+            "OPENBLAS_CORETYPE",
+            "OPENBLAS_L2_SIZE",
+            "OMP_NUM_THREADS",
+            "OPENBLAS_NUM_THREADS",
+            "FERROGRAD_NUM_THREADS",
+            "PYTHONPATH",
+        )
+    }
     prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items() if k == "PYTHONPATH" and v)
     cmd = " ".join(shlex.quote(a) for a in [sys.executable, *argv])
     lines.append(f"- Command: `{(prefix + ' ' if prefix else '')}{cmd}`")
-    lines.append("- Environment: " + ", ".join(f"{k}={'unset' if v is None else v}" for k, v in env.items() if k != "PYTHONPATH"))
+    lines.append(
+        "- Environment: " + ", ".join(f"{k}={'unset' if v is None else v}" for k, v in env.items() if k != "PYTHONPATH")
+    )
     try:
         lines.append("- Load average at start (1/5/15 min): " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     except OSError:
@@ -621,8 +659,11 @@ def blas_info() -> str:
     try:
         from threadpoolctl import threadpool_info
 
-        infos = [f"{i.get('internal_api')} {i.get('version')} {i.get('architecture')} ×{i.get('num_threads')}"
-                 for i in threadpool_info() if i.get("user_api") == "blas"]
+        infos = [
+            f"{i.get('internal_api')} {i.get('version')} {i.get('architecture')} ×{i.get('num_threads')}"
+            for i in threadpool_info()
+            if i.get("user_api") == "blas"
+        ]
         if infos:
             return "BLAS: " + "; ".join(infos)
     except Exception:
@@ -638,8 +679,15 @@ def blas_info() -> str:
 def git_commit() -> str:
     try:
         here = os.path.dirname(os.path.abspath(__file__))
-        out = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10)
-        dirty = subprocess.run(["git", "-C", here, "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)*.md"], capture_output=True, text=True, timeout=10)
+        out = subprocess.run(
+            ["git", "-C", here, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
+        )
+        dirty = subprocess.run(
+            ["git", "-C", here, "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)*.md"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
         return out.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "") if out.returncode == 0 else "unknown"
     except Exception:
         return "unknown"
@@ -649,18 +697,29 @@ def git_commit() -> str:
 # Main
 # ---------------------------------------------------------------------------------------------------------
 
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="small sizes and few repetitions (a smoke run)")
-    p.add_argument("--only", default="", help="comma-separated groups: tutorial,chain,expsum,matmul,bmm,reduce,broadcast,transposed,mlp")
+    p.add_argument(
+        "--only",
+        default="",
+        help="comma-separated groups: tutorial,chain,expsum,matmul,bmm,reduce,broadcast,transposed,mlp",
+    )
     p.add_argument("--out", default="", help="also write the markdown table with the machine header to this file")
     p.add_argument("--note", default="", help="free text for the header (e.g. 'machine shared with compile jobs')")
-    p.add_argument("--threads", type=int, default=None,
-                   help="pin every framework to N threads (OMP/OpenBLAS/MKL/FERROGRAD_NUM_THREADS and torch.set_num_threads); "
-                        "default: each framework's own default")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="pin every framework to N threads (OMP/OpenBLAS/MKL/FERROGRAD_NUM_THREADS and torch.set_num_threads); "
+        "default: each framework's own default",
+    )
     p.add_argument("--append", action="store_true", help="append to --out instead of overwriting it")
-    p.add_argument("--min-time", type=float, default=None, help="seconds of samples per framework (default 0.5; quick 0.05)")
+    p.add_argument(
+        "--min-time", type=float, default=None, help="seconds of samples per framework (default 0.5; quick 0.05)"
+    )
     p.add_argument("--max-reps", type=int, default=None, help="most samples per framework (default 500; quick 10)")
     args = p.parse_args(argv)
     if args.threads is not None and torch is not None:
@@ -684,7 +743,9 @@ def main(argv=None) -> int:
     header = machine_header([sys.argv[0], *argv], args.note)
     print("\n".join(header), flush=True)
     if os.environ.get("OPENBLAS_CORETYPE") or os.environ.get("OPENBLAS_L2_SIZE"):
-        print("warning: OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE are set: numpy's BLAS may run a slower kernel", file=sys.stderr)
+        print(
+            "warning: OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE are set: numpy's BLAS may run a slower kernel", file=sys.stderr
+        )
 
     cols = ["workload", "ferrograd", "numpy", "torch", "torch/ferrograd", "numpy/ferrograd"]
     rows, notes, failed = [], [], False
@@ -739,13 +800,18 @@ def main(argv=None) -> int:
         if append:
             text += ["## " + (f"{args.threads} thread(s) per framework" if args.threads else "Another run"), ""]
         else:
-            text += ["Median time per iteration; ratios are other/ferrograd, so **>1 means ferrograd is faster**. "
-                 "Each framework's result was checked against a float64 numpy reference before timing. "
-                 "numpy has no autograd: its column is the forward pass only (fwd), so numpy/ferrograd "
-                 "compares numpy's forward with ferrograd's forward+backward where marked. Frameworks were "
-                 "timed in turns (A B C, C B A, ...), each turn after 50 ms of untimed calls so the previous "
-                 "framework's spinning threads have gone to sleep.", "",
-                     "## " + (f"{args.threads} thread(s) per framework" if args.threads else "Each framework's default threads"), ""]
+            text += [
+                "Median time per iteration; ratios are other/ferrograd, so **>1 means ferrograd is faster**. "
+                "Each framework's result was checked against a float64 numpy reference before timing. "
+                "numpy has no autograd: its column is the forward pass only (fwd), so numpy/ferrograd "
+                "compares numpy's forward with ferrograd's forward+backward where marked. Frameworks were "
+                "timed in turns (A B C, C B A, ...), each turn after 50 ms of untimed calls so the previous "
+                "framework's spinning threads have gone to sleep.",
+                "",
+                "## "
+                + (f"{args.threads} thread(s) per framework" if args.threads else "Each framework's default threads"),
+                "",
+            ]
         text += header + ["", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
         text += ["| " + " | ".join(r) + " |" for r in rows]
         try:

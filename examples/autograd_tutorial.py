@@ -4,6 +4,7 @@ The code of every block is the tutorial's, unchanged: only the import differs.
 ``python examples/autograd_tutorial.py --torch`` runs the very same code on real
 PyTorch, so the two outputs can be diffed (tests/golden/autograd_tutorial.torch.txt).
 """
+
 import sys
 import warnings
 
@@ -33,7 +34,7 @@ print(z, out)
 
 print("# --- requires_grad_ ---")
 a = torch.randn(2, 2)
-a = ((a * 3) / (a - 1))
+a = (a * 3) / (a - 1)
 print(a.requires_grad)
 a.requires_grad_(True)
 print(a.requires_grad)
@@ -42,7 +43,7 @@ print(b.grad_fn)
 
 print("# --- grad_fn before and after requires_grad_ ---")
 a = torch.randn(2, 2)
-a = ((a * 3) / (a - 1))
+a = (a * 3) / (a - 1)
 print(a.requires_grad)
 
 b = (a * a).sum()
@@ -77,26 +78,26 @@ y.backward(v)
 print(x.grad)
 
 print("# --- Backward of a non-scalar with a gradient argument ---")
-x = torch.tensor([1.0,2.0,3.0],requires_grad=True)
-y = (x + 2)**2
-z = 4*y
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = (x + 2) ** 2
+z = 4 * y
 
-z.backward(torch.tensor([1,1,1]))
+z.backward(torch.tensor([1, 1, 1]))
 print(x.grad)
 
-x = torch.tensor([1.0,2.0,3.0],requires_grad=True)
-y = (x + 2)**2
-z = 4*y
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = (x + 2) ** 2
+z = 4 * y
 
-z.backward(torch.tensor([1,10,100]))
+z.backward(torch.tensor([1, 10, 100]))
 print(x.grad)
 
 print("# --- Stop autograd: torch.no_grad() ---")
 print(x.requires_grad)
-print((x ** 2).requires_grad)
+print((x**2).requires_grad)
 
 with torch.no_grad():
-    print((x ** 2).requires_grad)
+    print((x**2).requires_grad)
 
 print("# --- Stop autograd: .detach() ---")
 print(x.requires_grad)

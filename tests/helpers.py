@@ -8,9 +8,8 @@ intentionally differs from torch (the module name in reprs) go through MODULE_PR
 
 import os
 
-import numpy as np
-
 import ferrograd as fg
+import numpy as np
 
 AGAINST_TORCH = os.environ.get("FG_TEST_AGAINST_TORCH") == "1"
 # `repr(fg.float64)` is "ferrograd.float64" (torch: "torch.float64").
@@ -24,8 +23,15 @@ DTYPE_PREFIX = MODULE_PREFIX
 DTYPE_NAMES = ["float32", "float64", "int64", "bool", "uint8", "int8", "int16", "int32", "float16", "bfloat16"]
 FLOAT_NAMES = ["float32", "float64"]
 NP_DTYPES = {
-    "float32": np.float32, "float64": np.float64, "int64": np.int64, "bool": np.bool_,
-    "uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32, "float16": np.float16,
+    "float32": np.float32,
+    "float64": np.float64,
+    "int64": np.int64,
+    "bool": np.bool_,
+    "uint8": np.uint8,
+    "int8": np.int8,
+    "int16": np.int16,
+    "int32": np.int32,
+    "float16": np.float16,
 }
 
 # torch.promote_types for every pair (the table in torch's c10/core/ScalarType.cpp).
@@ -42,11 +48,20 @@ f8 f8 f8 f8 f8 f8 f8 f8 f8 f8
 u1 i1 i2 i4 i8 f2 f4 f8 b1 bf
 bf bf bf bf bf f4 f4 f8 bf bf
 """
-_SHORT = {"u1": "uint8", "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64", "f2": "float16", "f4": "float32", "f8": "float64", "b1": "bool", "bf": "bfloat16"}
+_SHORT = {
+    "u1": "uint8",
+    "i1": "int8",
+    "i2": "int16",
+    "i4": "int32",
+    "i8": "int64",
+    "f2": "float16",
+    "f4": "float32",
+    "f8": "float64",
+    "b1": "bool",
+    "bf": "bfloat16",
+}
 PROMOTION = {
-    (a, b): _SHORT[cell]
-    for a, row in zip(_ORDER, _TABLE.strip().split("\n"))
-    for b, cell in zip(_ORDER, row.split())
+    (a, b): _SHORT[cell] for a, row in zip(_ORDER, _TABLE.strip().split("\n")) for b, cell in zip(_ORDER, row.split())
 }
 
 
@@ -233,9 +248,7 @@ def assert_tensor(t, expected, dtype=None, rtol=None, atol=None):
         np.testing.assert_array_equal(actual, expected.astype(actual.dtype))
     else:
         ok = np.isclose(actual, expected.astype(np.float64), equal_nan=True, **tol)
-        assert ok.all(), (
-            f"values differ ({(~ok).sum()} of {ok.size})\nactual:\n{actual}\nexpected:\n{expected}"
-        )
+        assert ok.all(), f"values differ ({(~ok).sum()} of {ok.size})\nactual:\n{actual}\nexpected:\n{expected}"
 
 
 # ---------------------------------------------------------------------------

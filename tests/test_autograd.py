@@ -5,10 +5,9 @@ import re
 import threading
 import warnings
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 from helpers import assert_tensor, dtype_name
 
 # ---------------------------------------------------------------------------

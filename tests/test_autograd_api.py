@@ -12,10 +12,9 @@ import threading
 import time
 import weakref
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 
 F64 = fg.float64
 
@@ -236,7 +235,11 @@ def test_second_backward_error_and_retain_graph():
     y.backward(retain_graph=True)
     y.backward()
     close(x.grad, [4.0, 8.0])
-    with pytest.raises(RuntimeError, match=r"Trying to backward through the graph a second time \(or directly access saved tensors after they have already been freed\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Trying to backward through the graph a second time \(or directly access saved tensors after they "
+        r"have already been freed\)",
+    ):
         y.backward()
 
 
@@ -336,7 +339,13 @@ def test_node_prehook_and_posthook():
         return (grad_outputs[0] * 2,)
 
     def post(grad_inputs, grad_outputs):
-        log.append(("post", [None if g is None else arr(g).tolist() for g in grad_inputs], [arr(g).tolist() for g in grad_outputs]))
+        log.append(
+            (
+                "post",
+                [None if g is None else arr(g).tolist() for g in grad_inputs],
+                [arr(g).tolist() for g in grad_outputs],
+            )
+        )
 
     hpre = y.grad_fn.register_prehook(pre)
     y.grad_fn.register_hook(post)
@@ -487,9 +496,13 @@ def test_zero_fill_copy():
 def test_inplace_on_a_leaf_requiring_grad_raises():
     p = leaf([1.0, 2.0])
     for op in (lambda: p.add_(1), lambda: p.mul_(2), lambda: p.zero_(), lambda: p.fill_(1.0), lambda: p.exp_()):
-        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+        with pytest.raises(
+            RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."
+        ):
             op()
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+    with pytest.raises(
+        RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."
+    ):
         p += 1
     close(p, [1.0, 2.0])
     assert p._version == 0
@@ -513,7 +526,12 @@ def test_inplace_arithmetic_with_a_same_shape_tensor_under_no_grad(dtype):
     saved = p * p  # MulBackward0 saves p
     row = p[1]
     with fg.no_grad():
-        for op, want in (("add_", a + b), ("sub_", a + b - b), ("mul_", (a + b - b) * b), ("div_", (a + b - b) * b / b)):
+        for op, want in (
+            ("add_", a + b),
+            ("sub_", a + b - b),
+            ("mul_", (a + b - b) * b),
+            ("div_", (a + b - b) * b / b),
+        ):
             assert getattr(p, op)(fg.tensor(b)) is p
             np.testing.assert_array_equal(p.detach().numpy(), want)
         p -= fg.tensor(b)
@@ -536,7 +554,8 @@ def test_modified_saved_output_raises_with_torch_message():
     with pytest.raises(
         RuntimeError,
         match=r"one of the variables needed for gradient computation has been modified by an inplace operation: "
-        r"\[ferrograd.DoubleTensor \[2\]\], which is output 0 of ExpBackward0, is at version 1; expected version 0 instead",
+        r"\[ferrograd.DoubleTensor \[2\]\], which is output 0 of ExpBackward0, is at version 1; expected version 0 "
+        r"instead",
     ):
         r.sum().backward()
 
@@ -546,7 +565,9 @@ def test_modified_saved_input_raises():
     m = p * 1
     t = m * m
     m.add_(1)
-    with pytest.raises(RuntimeError, match="modified by an inplace operation.*is at version 1; expected version 0 instead"):
+    with pytest.raises(
+        RuntimeError, match="modified by an inplace operation.*is at version 1; expected version 0 instead"
+    ):
         t.sum().backward()
 
 
@@ -599,7 +620,9 @@ def test_inplace_through_a_view_matches_finite_differences():
 
 def test_inplace_through_a_view_of_a_leaf_is_refused():
     a = leaf([1.0, 2.0])
-    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place operation."):
+    with pytest.raises(
+        RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place operation."
+    ):
         a[0:1].add_(1)
     close(a.detach(), [1.0, 2.0])
 
@@ -975,7 +998,9 @@ def test_memory_is_flat_over_many_iterations():
     for _ in range(100_000):  # the 100,000 forward+backward iterations: resident memory stays flat
         _small_step()
     gc.collect()
-    assert rss_bytes() - r_start < 20_000_000, f"resident memory grew by {(rss_bytes() - r_start) / 1e6:.1f} MB over 100k steps"
+    assert rss_bytes() - r_start < 20_000_000, (
+        f"resident memory grew by {(rss_bytes() - r_start) / 1e6:.1f} MB over 100k steps"
+    )
     tracemalloc.start()
     r0 = rss_bytes()
     t0 = tracemalloc.take_snapshot()
@@ -1092,7 +1117,9 @@ def test_setitem_gradient_matches_finite_differences():
 
 def test_setitem_on_a_leaf_that_requires_grad_is_refused():
     x = leaf([1.0, 2.0])
-    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place operation."):
+    with pytest.raises(
+        RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place operation."
+    ):
         x[0] = 3.0
     close(x.detach(), [1.0, 2.0])
 
@@ -1135,5 +1162,7 @@ def test_clamp_inplace_is_differentiable_and_refused_on_leaves():
     assert y.grad_fn.name() == "ClampBackward1"
     y.sum().backward()
     close(x.grad, [0.0, 1.0, 0.0])
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+    with pytest.raises(
+        RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."
+    ):
         x.clamp_(0.0, 1.0)

@@ -1,4 +1,5 @@
 """Smoke tests of the benchmark harnesses: they run and print ferrograd's figures. They never assert times."""
+
 import os
 import re
 import subprocess
@@ -15,7 +16,10 @@ def _run_bench(script: str, *args: str) -> str:
         text=True,
         timeout=300,
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "python"), os.environ.get("PYTHONPATH")]))},
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "python"), os.environ.get("PYTHONPATH")])),
+        },
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout

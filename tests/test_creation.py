@@ -1,8 +1,8 @@
 """Creation functions: *_like, empty, linspace/logspace, eye, and the seeded random ones."""
-import numpy as np
-import pytest
 
 import ferrograd as fg
+import numpy as np
+import pytest
 from helpers import assert_tensor
 
 
@@ -30,7 +30,11 @@ def test_linspace_logspace(start, end, steps):
     assert_tensor(fg.linspace(start, end, steps), np.linspace(start, end, steps), dtype="float32")
     assert_tensor(fg.linspace(start, end, steps, dtype=fg.float64), np.linspace(start, end, steps), dtype="float64")
     assert_tensor(fg.logspace(start, end, steps, dtype=fg.float64), np.logspace(start, end, steps), dtype="float64")
-    assert_tensor(fg.logspace(start, end, steps, base=2, dtype=fg.float64), np.logspace(start, end, steps, base=2), dtype="float64")
+    assert_tensor(
+        fg.logspace(start, end, steps, base=2, dtype=fg.float64),
+        np.logspace(start, end, steps, base=2),
+        dtype="float64",
+    )
 
 
 def test_linspace_errors():

@@ -5,10 +5,9 @@ producer before reading the consumer."""
 
 import gc
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 from helpers import AGAINST_TORCH
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
@@ -147,7 +146,9 @@ def test_from_dlpack_rejects_other_objects():
         fg.from_dlpack([1, 2, 3])
 
 
-@pytest.mark.skipif(AGAINST_TORCH, reason="torch shares read-only memory; ferrograd copies it so writes cannot reach it")
+@pytest.mark.skipif(
+    AGAINST_TORCH, reason="torch shares read-only memory; ferrograd copies it so writes cannot reach it"
+)
 def test_from_dlpack_read_only_numpy_copies():
     a = np.arange(3.0)
     a.flags.writeable = False

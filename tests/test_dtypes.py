@@ -3,15 +3,25 @@
 Storage is the dtype's own (element_size, numpy views); the halves compute in float32 and round
 each result back; the ints wrap on overflow; promotion follows torch's table."""
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 from helpers import DTYPE_PREFIX, PROMOTION
 
 NARROW = ["uint8", "int8", "int16", "int32", "float16", "bfloat16"]
 ALL = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
-ITEMSIZE = {"bool": 1, "uint8": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8, "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
+ITEMSIZE = {
+    "bool": 1,
+    "uint8": 1,
+    "int8": 1,
+    "int16": 2,
+    "int32": 4,
+    "int64": 8,
+    "float16": 2,
+    "bfloat16": 2,
+    "float32": 4,
+    "float64": 8,
+}
 FLOATS = {"float16", "bfloat16", "float32", "float64"}
 
 
@@ -107,7 +117,13 @@ def test_half_math_matches_float32_rounded(name):
     v = np.array([0.5, 1.25, -2.0, 3.0], dtype=np.float32)
     x = fg.tensor(v.tolist(), dtype=dt(name))
     xs = x.float().numpy().astype(np.float64)  # the stored values
-    for got, f in [(x.exp(), np.exp), (x.sin(), np.sin), (x.tanh(), np.tanh), (x.abs(), np.abs), (x.sigmoid(), lambda a: 1 / (1 + np.exp(-a)))]:
+    for got, f in [
+        (x.exp(), np.exp),
+        (x.sin(), np.sin),
+        (x.tanh(), np.tanh),
+        (x.abs(), np.abs),
+        (x.sigmoid(), lambda a: 1 / (1 + np.exp(-a))),
+    ]:
         assert got.dtype == dt(name)
         expected = fg.tensor(f(xs).astype(np.float32).tolist()).to(dt(name))  # round the float32 result once
         np.testing.assert_array_equal(got.float().numpy(), expected.float().numpy())
@@ -181,8 +197,18 @@ def test_ints_cannot_require_grad():
 
 def test_conversion_methods():
     t = fg.tensor([1.5, -2.0])
-    for method, name in [("float", "float32"), ("double", "float64"), ("half", "float16"), ("bfloat16", "bfloat16"),
-                         ("long", "int64"), ("int", "int32"), ("short", "int16"), ("char", "int8"), ("byte", "uint8"), ("bool", "bool")]:
+    for method, name in [
+        ("float", "float32"),
+        ("double", "float64"),
+        ("half", "float16"),
+        ("bfloat16", "bfloat16"),
+        ("long", "int64"),
+        ("int", "int32"),
+        ("short", "int16"),
+        ("char", "int8"),
+        ("byte", "uint8"),
+        ("bool", "bool"),
+    ]:
         assert getattr(t, method)().dtype == dt(name)
     assert t.char().tolist() == [1, -2]
     assert t.byte().tolist() == [1, 254]
@@ -266,7 +292,10 @@ def test_tensor_from_numpy_narrow_copies():
         (lambda: fg.tensor([1.5, 2.25, 3.1], dtype=fg.bfloat16), "tensor([1.5000, 2.2500, 3.0938], dtype={p}bfloat16)"),
         (lambda: fg.tensor([1.0, 2.0], dtype=fg.float16), "tensor([1., 2.], dtype={p}float16)"),
         (lambda: fg.tensor([1e-5, 2e4], dtype=fg.float16), "tensor([1.0014e-05, 2.0000e+04], dtype={p}float16)"),
-        (lambda: fg.tensor(3.1, dtype=fg.float16, requires_grad=True) * 2, "tensor(6.1992, dtype={p}float16, grad_fn=<MulBackward0>)"),
+        (
+            lambda: fg.tensor(3.1, dtype=fg.float16, requires_grad=True) * 2,
+            "tensor(6.1992, dtype={p}float16, grad_fn=<MulBackward0>)",
+        ),
         (lambda: fg.tensor([], dtype=fg.int32), "tensor([], dtype={p}int32)"),
         (lambda: fg.zeros(2, 3, dtype=fg.bfloat16), "tensor([[0., 0., 0.],\n        [0., 0., 0.]], dtype={p}bfloat16)"),
     ],
@@ -283,8 +312,12 @@ def test_conv2d_in_the_input_dtype(name):
     rng = np.random.default_rng(0)
     x = rng.integers(0, 4, size=(1, 2, 5, 5))
     w = rng.integers(0, 3, size=(3, 2, 2, 2))
-    expected = fg.nn.functional.conv2d(fg.tensor(x.tolist(), dtype=fg.float64), fg.tensor(w.tolist(), dtype=fg.float64), padding=1)
-    got = fg.nn.functional.conv2d(fg.tensor(x.tolist(), dtype=dt(name)), fg.tensor(w.tolist(), dtype=dt(name)), padding=1)
+    expected = fg.nn.functional.conv2d(
+        fg.tensor(x.tolist(), dtype=fg.float64), fg.tensor(w.tolist(), dtype=fg.float64), padding=1
+    )
+    got = fg.nn.functional.conv2d(
+        fg.tensor(x.tolist(), dtype=dt(name)), fg.tensor(w.tolist(), dtype=dt(name)), padding=1
+    )
     assert got.dtype == dt(name)
     np.testing.assert_array_equal(got.double().numpy(), expected.numpy())  # small integers: exact in every dtype
 
@@ -294,7 +327,9 @@ def test_conv2d_half_backward():
     w = fg.ones(1, 1, 3, 3, dtype=fg.float16, requires_grad=True)
     fg.nn.functional.conv2d(x, w).sum().backward()
     assert x.grad.dtype == fg.float16 and w.grad.dtype == fg.float16
-    np.testing.assert_array_equal(x.grad.float().numpy()[0, 0], [[1, 2, 2, 1], [2, 4, 4, 2], [2, 4, 4, 2], [1, 2, 2, 1]])
+    np.testing.assert_array_equal(
+        x.grad.float().numpy()[0, 0], [[1, 2, 2, 1], [2, 4, 4, 2], [2, 4, 4, 2], [1, 2, 2, 1]]
+    )
     np.testing.assert_array_equal(w.grad.float().numpy(), np.full((1, 1, 3, 3), 4.0))
 
 
@@ -307,5 +342,7 @@ def test_any_all_keep_uint8():
 
 @pytest.mark.parametrize("name", ["uint8", "int32", "int64", "bool"])
 def test_normalize_integral_raises(name):
-    with pytest.raises(NotImplementedError, match="linalg.vector_norm: Expected a floating point or complex tensor as input"):
+    with pytest.raises(
+        NotImplementedError, match="linalg.vector_norm: Expected a floating point or complex tensor as input"
+    ):
         fg.nn.functional.normalize(fg.ones(2, 3, dtype=dt(name)))

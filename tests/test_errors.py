@@ -5,10 +5,9 @@ such as torch's "mm: " before "mat1 and mat2 ..." is allowed."""
 import re
 import warnings
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 
 # ---------------------------------------------------------------------------
 # the errors listed in issue 2
@@ -63,7 +62,9 @@ def test_broadcast_mismatch(op, shape_a, shape_b, size_a, size_b, dim):
 def test_broadcast_mismatch_exact_phrase_from_the_issue():
     with pytest.raises(RuntimeError) as info:
         fg.ones(3, requires_grad=True) + fg.ones(2)
-    assert "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0" in str(info.value)
+    assert "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0" in str(
+        info.value
+    )
 
 
 @pytest.mark.parametrize(
@@ -130,7 +131,9 @@ INT_REQUIRES_GRAD = [
 def test_requires_grad_on_integer_tensor(call):
     # torch's capitalisation and wording vary by entry point ("Only Tensors of floating
     # point and complex dtype ...", "only Tensors of floating point dtype ...").
-    with pytest.raises(RuntimeError, match=r"(?i)only Tensors of floating point (and complex )?dtype can require gradients"):
+    with pytest.raises(
+        RuntimeError, match=r"(?i)only Tensors of floating point (and complex )?dtype can require gradients"
+    ):
         call()
 
 
@@ -217,27 +220,115 @@ def test_size_of_0d_and_negative_step():
 
 MORE_ERRORS = [
     # call, exception type, phrase
-    pytest.param(lambda: fg.tensor([1, 2]).mean(), RuntimeError, r"mean\(\): could not infer output dtype", id="mean-int"),
-    pytest.param(lambda: fg.tensor([True]).mean(0), RuntimeError, r"mean\(\): could not infer output dtype", id="mean-bool"),
-    pytest.param(lambda: fg.tensor([1, 2]).norm(), RuntimeError, "Expected a floating point or complex tensor as input", id="norm-int"),
-    pytest.param(lambda: fg.tensor([2]) ** -1, RuntimeError, "Integers to negative integer powers are not allowed", id="int-pow-negative"),
-    pytest.param(lambda: -fg.tensor([True]), RuntimeError, r"Negation, the `-` operator, on a bool tensor is not supported", id="neg-bool"),
-    pytest.param(lambda: fg.tensor([True]) - fg.tensor([False]), RuntimeError, r"Subtraction, the `-` operator, with two bool tensors is not supported", id="sub-bools"),
-    pytest.param(lambda: fg.tensor([True]) - 1, RuntimeError, r"Subtraction, the `-` operator, with a bool tensor is not supported", id="sub-bool-int"),
-    pytest.param(lambda: fg.ones(2, requires_grad=True).numpy(), RuntimeError, r"Can't call numpy\(\) on Tensor that requires grad", id="numpy-requires-grad"),
-    pytest.param(lambda: fg.ones(2).item(), RuntimeError, "a Tensor with 2 elements cannot be converted to Scalar", id="item"),
-    pytest.param(lambda: bool(fg.ones(2)), RuntimeError, "Boolean value of Tensor with more than one value is ambiguous", id="bool"),
-    pytest.param(lambda: fg.ones(6).view(4), RuntimeError, r"shape '\[4\]' is invalid for input of size 6", id="view-size"),
-    pytest.param(lambda: fg.ones(2, 3).reshape(4, -1), RuntimeError, r"shape '\[4, -1\]' is invalid for input of size 6", id="reshape-size"),
-    pytest.param(lambda: fg.ones(2, 3).t().view(6), RuntimeError, "view size is not compatible with input tensor's size and stride", id="view-strided"),
-    pytest.param(lambda: fg.ones(3).expand(4), RuntimeError, r"The expanded size of the tensor \(4\) must match the existing size \(3\) at non-singleton dimension 0", id="expand"),
-    pytest.param(lambda: fg.ones(2, 3).transpose(0, 2), IndexError, r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)", id="transpose-dim"),
-    pytest.param(lambda: fg.ones(2, 3).sum(-3), IndexError, r"Dimension out of range \(expected to be in range of \[-2, 1\], but got -3\)", id="sum-dim"),
-    pytest.param(lambda: fg.ones(2, 3).unsqueeze(3), IndexError, r"Dimension out of range \(expected to be in range of \[-3, 2\], but got 3\)", id="unsqueeze-dim"),
+    pytest.param(
+        lambda: fg.tensor([1, 2]).mean(), RuntimeError, r"mean\(\): could not infer output dtype", id="mean-int"
+    ),
+    pytest.param(
+        lambda: fg.tensor([True]).mean(0), RuntimeError, r"mean\(\): could not infer output dtype", id="mean-bool"
+    ),
+    pytest.param(
+        lambda: fg.tensor([1, 2]).norm(),
+        RuntimeError,
+        "Expected a floating point or complex tensor as input",
+        id="norm-int",
+    ),
+    pytest.param(
+        lambda: fg.tensor([2]) ** -1,
+        RuntimeError,
+        "Integers to negative integer powers are not allowed",
+        id="int-pow-negative",
+    ),
+    pytest.param(
+        lambda: -fg.tensor([True]),
+        RuntimeError,
+        r"Negation, the `-` operator, on a bool tensor is not supported",
+        id="neg-bool",
+    ),
+    pytest.param(
+        lambda: fg.tensor([True]) - fg.tensor([False]),
+        RuntimeError,
+        r"Subtraction, the `-` operator, with two bool tensors is not supported",
+        id="sub-bools",
+    ),
+    pytest.param(
+        lambda: fg.tensor([True]) - 1,
+        RuntimeError,
+        r"Subtraction, the `-` operator, with a bool tensor is not supported",
+        id="sub-bool-int",
+    ),
+    pytest.param(
+        lambda: fg.ones(2, requires_grad=True).numpy(),
+        RuntimeError,
+        r"Can't call numpy\(\) on Tensor that requires grad",
+        id="numpy-requires-grad",
+    ),
+    pytest.param(
+        lambda: fg.ones(2).item(), RuntimeError, "a Tensor with 2 elements cannot be converted to Scalar", id="item"
+    ),
+    pytest.param(
+        lambda: bool(fg.ones(2)),
+        RuntimeError,
+        "Boolean value of Tensor with more than one value is ambiguous",
+        id="bool",
+    ),
+    pytest.param(
+        lambda: fg.ones(6).view(4), RuntimeError, r"shape '\[4\]' is invalid for input of size 6", id="view-size"
+    ),
+    pytest.param(
+        lambda: fg.ones(2, 3).reshape(4, -1),
+        RuntimeError,
+        r"shape '\[4, -1\]' is invalid for input of size 6",
+        id="reshape-size",
+    ),
+    pytest.param(
+        lambda: fg.ones(2, 3).t().view(6),
+        RuntimeError,
+        "view size is not compatible with input tensor's size and stride",
+        id="view-strided",
+    ),
+    pytest.param(
+        lambda: fg.ones(3).expand(4),
+        RuntimeError,
+        r"The expanded size of the tensor \(4\) must match the existing size \(3\) at non-singleton dimension 0",
+        id="expand",
+    ),
+    pytest.param(
+        lambda: fg.ones(2, 3).transpose(0, 2),
+        IndexError,
+        r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)",
+        id="transpose-dim",
+    ),
+    pytest.param(
+        lambda: fg.ones(2, 3).sum(-3),
+        IndexError,
+        r"Dimension out of range \(expected to be in range of \[-2, 1\], but got -3\)",
+        id="sum-dim",
+    ),
+    pytest.param(
+        lambda: fg.ones(2, 3).unsqueeze(3),
+        IndexError,
+        r"Dimension out of range \(expected to be in range of \[-3, 2\], but got 3\)",
+        id="unsqueeze-dim",
+    ),
     pytest.param(lambda: fg.ones(2, 3).size(2), IndexError, r"Dimension out of range", id="size-dim"),
-    pytest.param(lambda: fg.ones(2, 3, 4).t(), RuntimeError, r"t\(\) expects a tensor with <= 2 dimensions, but self is 3D", id="t-3d"),
-    pytest.param(lambda: fg.ones(2, 3).permute(0, 0), RuntimeError, r"permute\(\): duplicate dims are not allowed", id="permute-dup"),
-    pytest.param(lambda: fg.tensor([[1, 2], [3]]), ValueError, r"expected sequence of length 2 at dim 1 \(got 1\)", id="ragged-list"),
+    pytest.param(
+        lambda: fg.ones(2, 3, 4).t(),
+        RuntimeError,
+        r"t\(\) expects a tensor with <= 2 dimensions, but self is 3D",
+        id="t-3d",
+    ),
+    pytest.param(
+        lambda: fg.ones(2, 3).permute(0, 0),
+        RuntimeError,
+        r"permute\(\): duplicate dims are not allowed",
+        id="permute-dup",
+    ),
+    pytest.param(
+        lambda: fg.tensor([[1, 2], [3]]),
+        ValueError,
+        r"expected sequence of length 2 at dim 1 \(got 1\)",
+        id="ragged-list",
+    ),
 ]
 
 
@@ -314,4 +405,6 @@ def test_failed_call_leaves_tensors_unchanged(call, exc):
     assert after == before
     # and the tensors still work
     (ts["x"] * ts["y"]).sum().backward()
-    np.testing.assert_allclose(ts["x"].grad.numpy(), 2 * np.arange(1.0, 7.0).reshape(2, 3) + np.arange(6.0).reshape(2, 3))
+    np.testing.assert_allclose(
+        ts["x"].grad.numpy(), 2 * np.arange(1.0, 7.0).reshape(2, 3) + np.arange(6.0).reshape(2, 3)
+    )

@@ -2,10 +2,9 @@
 
 import inspect
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 from ferrograd.autograd import functional as AF
 
 F64 = fg.float64
@@ -38,8 +37,22 @@ def J_affine_exp(x):
 def test_signatures_match_torch():
     for fn in (AF.vjp, AF.jvp, AF.hvp, AF.vhp):
         assert list(inspect.signature(fn).parameters) == ["func", "inputs", "v", "create_graph", "strict"]
-    assert list(inspect.signature(AF.jacobian).parameters) == ["func", "inputs", "create_graph", "strict", "vectorize", "strategy"]
-    assert list(inspect.signature(AF.hessian).parameters) == ["func", "inputs", "create_graph", "strict", "vectorize", "outer_jacobian_strategy"]
+    assert list(inspect.signature(AF.jacobian).parameters) == [
+        "func",
+        "inputs",
+        "create_graph",
+        "strict",
+        "vectorize",
+        "strategy",
+    ]
+    assert list(inspect.signature(AF.hessian).parameters) == [
+        "func",
+        "inputs",
+        "create_graph",
+        "strict",
+        "vectorize",
+        "outer_jacobian_strategy",
+    ]
 
 
 def test_vjp():

@@ -1,9 +1,8 @@
 """`fg.Generator` and `generator=`: independent, reproducible streams; the default generator."""
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 from helpers import to_numpy
 
 SAMPLERS = {
@@ -72,7 +71,9 @@ def test_initial_seed_seed_and_state():
 
 
 def test_generator_errors():
-    with pytest.raises(TypeError, match="generator"):  # ours: "argument 'generator' must be ferrograd.Generator, not int"
+    with pytest.raises(
+        TypeError, match="generator"
+    ):  # ours: "argument 'generator' must be ferrograd.Generator, not int"
         fg.rand(2, generator=3)
     with pytest.raises(RuntimeError, match="manual_seed expected a long, but got float"):
         fg.Generator().manual_seed(1.5)

@@ -2,9 +2,8 @@
 
 import inspect
 
-import pytest
-
 import ferrograd as fg
+import pytest
 from ferrograd.autograd import GradcheckError, gradcheck, gradgradcheck
 
 F64 = fg.float64
@@ -17,8 +16,16 @@ def leaf(values):
 def test_signature_and_defaults_match_torch():
     p = inspect.signature(gradcheck).parameters
     assert list(p)[:2] == ["func", "inputs"]
-    assert (p["eps"].default, p["atol"].default, p["rtol"].default, p["raise_exception"].default) == (1e-6, 1e-5, 1e-3, True)
-    assert all(p[n].kind is inspect.Parameter.KEYWORD_ONLY for n in ("eps", "atol", "rtol", "raise_exception", "nondet_tol", "fast_mode"))
+    assert (p["eps"].default, p["atol"].default, p["rtol"].default, p["raise_exception"].default) == (
+        1e-6,
+        1e-5,
+        1e-3,
+        True,
+    )
+    assert all(
+        p[n].kind is inspect.Parameter.KEYWORD_ONLY
+        for n in ("eps", "atol", "rtol", "raise_exception", "nondet_tol", "fast_mode")
+    )
     q = inspect.signature(gradgradcheck).parameters
     assert list(q)[:3] == ["func", "inputs", "grad_outputs"] and q["grad_outputs"].default is None
     assert (q["eps"].default, q["atol"].default, q["rtol"].default) == (1e-6, 1e-5, 1e-3)

@@ -2,14 +2,13 @@
 transposed too), and reductions of permuted inputs read them in place. Expected strides were read off
 PyTorch 2.15; values are checked against numpy."""
 
+import ferrograd as fg
 import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
+from ferrograd.autograd import gradcheck, gradgradcheck
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import ferrograd as fg
-from ferrograd.autograd import gradcheck, gradgradcheck
 
 
 def arange(*shape, dtype=np.float32):
@@ -72,7 +71,9 @@ def memory_order(strides, shape):
 
 @settings(max_examples=80, deadline=None)
 @given(
-    arr=hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=5), elements=st.floats(-3, 3)),
+    arr=hnp.arrays(
+        np.float64, hnp.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=5), elements=st.floats(-3, 3)
+    ),
     data=st.data(),
     op=st.sampled_from(["exp", "neg", "tanh", "mul2", "add_self", "sub_col", "to32", "abs"]),
 )

@@ -4,11 +4,10 @@ finite differences, grad_fn names and PyTorch's errors."""
 
 import warnings
 
-import numpy as np
-import pytest
-
 import ferrograd as fg
 import ferrograd.nn.functional as F
+import numpy as np
+import pytest
 from helpers import FLOAT_NAMES, assert_tensor, gradcheck, to_numpy
 
 F64 = fg.float64
@@ -74,7 +73,11 @@ def test_smooth_l1_gradients(reduction, beta, rng):
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_binary_cross_entropy_forward(dtype, reduction, rng):
     x, t, w = rng.uniform(0.05, 0.95, (4, 3)), rng.uniform(0, 1, (4, 3)), rng.uniform(0.5, 2, (3,))
-    assert_tensor(F.binary_cross_entropy(T(x, dtype), T(t, dtype), reduction=reduction), reduce_np(bce_np(x, t), reduction), dtype=dtype)
+    assert_tensor(
+        F.binary_cross_entropy(T(x, dtype), T(t, dtype), reduction=reduction),
+        reduce_np(bce_np(x, t), reduction),
+        dtype=dtype,
+    )
     got = F.binary_cross_entropy(T(x, dtype), T(t, dtype), weight=T(w, dtype), reduction=reduction)
     assert_tensor(got, reduce_np(bce_np(x, t, w), reduction), dtype=dtype)
 
@@ -97,8 +100,14 @@ def test_bce_with_logits_forward(dtype, reduction, rng):
     x, t = rng.uniform(-4, 4, (4, 3)), rng.uniform(0, 1, (4, 3))
     w, pw = rng.uniform(0.5, 2, (3,)), rng.uniform(0.5, 3, (3,))
     xs = T(x[:, ::-1].copy(), dtype).flip(1)
-    assert_tensor(F.binary_cross_entropy_with_logits(xs, T(t, dtype), reduction=reduction), reduce_np(bce_logits_np(x, t), reduction), dtype=dtype)
-    got = F.binary_cross_entropy_with_logits(T(x, dtype), T(t, dtype), weight=T(w, dtype), pos_weight=T(pw, dtype), reduction=reduction)
+    assert_tensor(
+        F.binary_cross_entropy_with_logits(xs, T(t, dtype), reduction=reduction),
+        reduce_np(bce_logits_np(x, t), reduction),
+        dtype=dtype,
+    )
+    got = F.binary_cross_entropy_with_logits(
+        T(x, dtype), T(t, dtype), weight=T(w, dtype), pos_weight=T(pw, dtype), reduction=reduction
+    )
     assert_tensor(got, reduce_np(bce_logits_np(x, t, w, pw), reduction), dtype=dtype)
 
 
@@ -161,7 +170,9 @@ def test_loss_errors():
     x, t = T([0.5, 0.5]), T([1.0, 0.0])
     with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
         F.binary_cross_entropy(T([1.5, 0.5]), t)
-    with pytest.raises(ValueError, match=r"Using a target size .* that is different to the input size .* is deprecated"):
+    with pytest.raises(
+        ValueError, match=r"Using a target size .* that is different to the input size .* is deprecated"
+    ):
         F.binary_cross_entropy(x, T([1.0]))
     with pytest.raises(ValueError, match=r"Target size .* must be the same as input size"):
         F.binary_cross_entropy_with_logits(x, T([1.0]))
@@ -254,9 +265,14 @@ def test_layer_norm_gradients_and_name(rng):
 
 def test_layer_norm_errors():
     x = fg.rand(2, 3)
-    with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[2\], expected input with shape \[\*, 2\], but got input of size\[2, 3\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Given normalized_shape=\[2\], expected input with shape \[\*, 2\], but got input of size\[2, 3\]",
+    ):
         F.layer_norm(x, (2,))
-    with pytest.raises(RuntimeError, match=r"Expected weight to be of same shape as normalized_shape, but got weight of shape \[2\]"):
+    with pytest.raises(
+        RuntimeError, match=r"Expected weight to be of same shape as normalized_shape, but got weight of shape \[2\]"
+    ):
         F.layer_norm(x, (3,), weight=fg.ones(2))
     with pytest.raises(RuntimeError, match="Expected normalized_shape to be at least 1-dimensional"):
         F.layer_norm(x, ())
@@ -266,7 +282,9 @@ def test_layer_norm_errors():
 @pytest.mark.parametrize("dim", [1, 0, -1])
 def test_normalize(p, dim, rng):
     x = rng.uniform(-2, 2, (3, 4))
-    norm = np.abs(x).max(dim, keepdims=True) if p == float("inf") else (np.abs(x) ** p).sum(dim, keepdims=True) ** (1 / p)
+    norm = (
+        np.abs(x).max(dim, keepdims=True) if p == float("inf") else (np.abs(x) ** p).sum(dim, keepdims=True) ** (1 / p)
+    )
     for dtype in FLOAT_NAMES:
         assert_tensor(F.normalize(T(x, dtype), p=p, dim=dim), x / np.maximum(norm, 1e-12), dtype=dtype)
     gradcheck(lambda a: F.normalize(a, p=p, dim=dim), [x])
@@ -317,7 +335,10 @@ def test_embedding_errors():
         F.embedding(fg.tensor([3]), w)
     with pytest.raises(IndexError, match="index out of range in self"):
         F.embedding(fg.tensor([-1]), w)
-    with pytest.raises(RuntimeError, match="Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int"):
+    with pytest.raises(
+        RuntimeError,
+        match="Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int",
+    ):
         F.embedding(fg.tensor([1.0]), w)
     with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
         F.embedding(fg.tensor([1]), w, padding_idx=3)
@@ -340,8 +361,16 @@ def test_one_hot():
         F.one_hot(fg.zeros(0, dtype=fg.int64))
 
 
-PADS = [((1, 2), "constant"), ((1, 0, 2, 1), "constant"), ((-1, 1), "constant"), ((1, 1, 0, 0, 1, 0), "constant"),
-        ((2, 1), "reflect"), ((1, 2, 2, 0), "reflect"), ((2, 3), "replicate"), ((1, 0, 3, 1), "replicate")]
+PADS = [
+    ((1, 2), "constant"),
+    ((1, 0, 2, 1), "constant"),
+    ((-1, 1), "constant"),
+    ((1, 1, 0, 0, 1, 0), "constant"),
+    ((2, 1), "reflect"),
+    ((1, 2, 2, 0), "reflect"),
+    ((2, 3), "replicate"),
+    ((1, 0, 3, 1), "replicate"),
+]
 NP_MODE = {"constant": "constant", "reflect": "reflect", "replicate": "edge"}
 
 
@@ -366,7 +395,11 @@ def test_pad(pad, mode, rng):
         assert_tensor(F.pad(T(x), pad, value=1.5), pad_np(x, pad, mode, 1.5))
     gradcheck(lambda a: F.pad(a, pad, mode=mode), [x])
     k = len(pad) // 2
-    name = {"constant": "ConstantPadNdBackward0", "reflect": f"ReflectionPad{k}DBackward0", "replicate": f"ReplicationPad{k}DBackward0"}[mode]
+    name = {
+        "constant": "ConstantPadNdBackward0",
+        "reflect": f"ReflectionPad{k}DBackward0",
+        "replicate": f"ReplicationPad{k}DBackward0",
+    }[mode]
     assert grad_fn_name(F.pad(T(x, requires_grad=True), pad, mode=mode)) == name
 
 
@@ -374,13 +407,21 @@ def test_pad_errors():
     x = fg.rand(2, 3)
     with pytest.raises(RuntimeError, match="Padding length must be divisible by 2"):
         F.pad(x, (1,))
-    with pytest.raises(RuntimeError, match="Padding length should be less than or equal to two times the input dimension but got padding length 6 and input of dimension 2"):
+    with pytest.raises(
+        RuntimeError,
+        match="Padding length should be less than or equal to two times the input dimension but got padding length 6 "
+        "and input of dimension 2",
+    ):
         F.pad(x, (1, 1, 1, 1, 1, 1))
-    with pytest.raises(RuntimeError, match=r"Argument #4: Padding size should be less than the corresponding input dimension, but got: padding \(3, 3\) at dimension 1 of input \[2, 3\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Argument #4: Padding size should be less than the corresponding input dimension, but got: padding "
+        r"\(3, 3\) at dimension 1 of input \[2, 3\]",
+    ):
         F.pad(x, (3, 3), mode="reflect")
     with pytest.raises(NotImplementedError, match="Unrecognised padding mode foo"):
         F.pad(x, (1, 1), mode="foo")
-    with pytest.raises(RuntimeError, match="Padding mode \"reflect\" doesn't take in value argument"):
+    with pytest.raises(RuntimeError, match='Padding mode "reflect" doesn\'t take in value argument'):
         F.pad(x, (1, 1), mode="reflect", value=2)
 
 
@@ -400,9 +441,13 @@ def conv2d_np(x, w, b=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), grou
     for ki in range(kh):
         for kj in range(kw):
             i0, j0 = ki * dilation[0], kj * dilation[1]
-            patch = xp[:, :, i0:i0 + stride[0] * (oh - 1) + 1:stride[0], j0:j0 + stride[1] * (ow - 1) + 1:stride[1]]
+            patch = xp[
+                :, :, i0 : i0 + stride[0] * (oh - 1) + 1 : stride[0], j0 : j0 + stride[1] * (ow - 1) + 1 : stride[1]
+            ]
             for g in range(groups):
-                out[:, g * og:(g + 1) * og] += np.einsum("nchw,oc->nohw", patch[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og, :, ki, kj])
+                out[:, g * og : (g + 1) * og] += np.einsum(
+                    "nchw,oc->nohw", patch[:, g * cg : (g + 1) * cg], w[g * og : (g + 1) * og, :, ki, kj]
+                )
     return out if b is None else out + b[None, :, None, None]
 
 
@@ -419,7 +464,12 @@ CONV2D_CASES = [
 
 def _np_conv_kwargs(kw):
     two = lambda v: tuple(v) if isinstance(v, tuple) else (v, v)
-    return dict(stride=two(kw.get("stride", 1)), padding=two(kw.get("padding", 0)), dilation=two(kw.get("dilation", 1)), groups=kw.get("groups", 1))
+    return dict(
+        stride=two(kw.get("stride", 1)),
+        padding=two(kw.get("padding", 0)),
+        dilation=two(kw.get("dilation", 1)),
+        groups=kw.get("groups", 1),
+    )
 
 
 @pytest.mark.parametrize("kw", CONV2D_CASES)
@@ -433,7 +483,12 @@ def test_conv2d_forward(kw, dtype, rng):
     xs = T(x.swapaxes(2, 3).copy(), dtype).transpose(2, 3)  # strided input
     tol = dict(rtol=1e-4, atol=1e-5) if dtype == "float32" else {}
     assert_tensor(F.conv2d(xs, T(w, dtype), T(b, dtype), **kw), expected, dtype=dtype, **tol)
-    assert_tensor(F.conv2d(T(x[0], dtype), T(w, dtype), None, **kw), conv2d_np(x[:1], w, **_np_conv_kwargs(kw))[0], dtype=dtype, **tol)
+    assert_tensor(
+        F.conv2d(T(x[0], dtype), T(w, dtype), None, **kw),
+        conv2d_np(x[:1], w, **_np_conv_kwargs(kw))[0],
+        dtype=dtype,
+        **tol,
+    )
 
 
 @pytest.mark.parametrize("kw", CONV2D_CASES)
@@ -507,19 +562,41 @@ def test_conv_errors():
     x, w = fg.rand(1, 2, 5, 5), fg.rand(3, 2, 3, 3)
     cases = [
         (lambda: F.conv2d(x, w, None, 2, "same"), "padding='same' is not supported for strided convolutions"),
-        (lambda: F.conv2d(x[0, 0], w), r"Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d, but got input of size: \[5, 5\]"),
-        (lambda: F.conv2d(x, w[:, :1]), r"Given groups=1, weight of size \[3, 1, 3, 3\], expected input\[1, 2, 5, 5\] to have 1 channels, but got 2 channels instead"),
+        (
+            lambda: F.conv2d(x[0, 0], w),
+            r"Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d, but got input of size: \[5, 5\]",
+        ),
+        (
+            lambda: F.conv2d(x, w[:, :1]),
+            r"Given groups=1, weight of size \[3, 1, 3, 3\], expected input\[1, 2, 5, 5\] to have 1 channels, but "
+            r"got 2 channels instead",
+        ),
         (lambda: F.conv2d(x, w, groups=2), "Given groups=2, expected weight to be divisible by 2 at dimension 0"),
         (lambda: F.conv2d(x, w, stride=0), "non-positive stride is not supported"),
         (lambda: F.conv2d(x, w, padding=-1), "negative padding is not supported"),
         (lambda: F.conv2d(x, w, padding="foo"), "Invalid padding string: 'foo'"),
-        (lambda: F.conv2d(x[:, :, :2], w), r"Calculated padded input size per channel: \(2 x 5\). Kernel size: \(3 x 3\). Kernel size can't be greater than actual input size"),
-        (lambda: F.conv2d(x, w, bias=fg.rand(2)), r"Given weight of size \[3, 2, 3, 3\], expected bias to be 1-dimensional with 3 elements, but got bias of size \[2\] instead"),
-        (lambda: F.conv1d(x, w), r"Expected 2D \(unbatched\) or 3D \(batched\) input to conv1d, but got input of size: \[1, 2, 5, 5\]"),
+        (
+            lambda: F.conv2d(x[:, :, :2], w),
+            r"Calculated padded input size per channel: \(2 x 5\). Kernel size: \(3 x 3\). Kernel size can't be "
+            r"greater than actual input size",
+        ),
+        (
+            lambda: F.conv2d(x, w, bias=fg.rand(2)),
+            r"Given weight of size \[3, 2, 3, 3\], expected bias to be 1-dimensional with 3 elements, but got bias "
+            r"of size \[2\] instead",
+        ),
+        (
+            lambda: F.conv1d(x, w),
+            r"Expected 2D \(unbatched\) or 3D \(batched\) input to conv1d, but got input of size: \[1, 2, 5, 5\]",
+        ),
         (lambda: F.conv2d(x.double(), w), "expected scalar type Double but found Float"),
         (lambda: F.conv2d(x, w, dilation=0), r"dilation should be greater than zero, but got \[0, 0\]"),
         (lambda: F.conv2d(x, w, groups=0), "non-positive groups is not supported"),
-        (lambda: F.conv2d(x, w, stride=(1, 1, 1)), r"expected stride to be a single integer value or a list of 2 values to match the convolution dimensions, but got stride=\[1, 1, 1\]"),
+        (
+            lambda: F.conv2d(x, w, stride=(1, 1, 1)),
+            r"expected stride to be a single integer value or a list of 2 values to match the convolution "
+            r"dimensions, but got stride=\[1, 1, 1\]",
+        ),
     ]
     for fn, msg in cases:
         with pytest.raises(RuntimeError, match=msg):
@@ -583,7 +660,9 @@ def _pool_np_args(kw):
     return k, two(kw.get("stride", k)), two(kw.get("padding", 0))
 
 
-@pytest.mark.parametrize("kw", POOL_CASES + [dict(kernel_size=2, dilation=2), dict(kernel_size=3, dilation=(1, 2), padding=1)])
+@pytest.mark.parametrize(
+    "kw", POOL_CASES + [dict(kernel_size=2, dilation=2), dict(kernel_size=3, dilation=(1, 2), padding=1)]
+)
 @pytest.mark.parametrize("dtype", FLOAT_NAMES)
 def test_max_pool2d(kw, dtype, rng):
     x = rng.permutation(2 * 3 * 7 * 6).reshape(2, 3, 7, 6) / 10.0  # distinct values: a unique argmax
@@ -596,7 +675,9 @@ def test_max_pool2d(kw, dtype, rng):
     assert_tensor(out, expected, dtype=dtype)
     assert idx.dtype == fg.int64
     flat = x.reshape(2, 3, -1)
-    np.testing.assert_array_equal(np.take_along_axis(flat, to_numpy(idx).reshape(2, 3, -1), 2).reshape(expected.shape), expected)
+    np.testing.assert_array_equal(
+        np.take_along_axis(flat, to_numpy(idx).reshape(2, 3, -1), 2).reshape(expected.shape), expected
+    )
     assert_tensor(F.max_pool2d(T(x[0], dtype), **kw), expected[0], dtype=dtype)  # unbatched
     gradcheck(lambda a: F.max_pool2d(a, **kw), [x[:1]])
 
@@ -612,7 +693,14 @@ def test_max_pool2d_nan_and_int_and_name():
     assert_tensor(F.max_pool2d(xi, 2), np.array([[[5]]]), dtype="int64")
 
 
-@pytest.mark.parametrize("kw", POOL_CASES + [dict(kernel_size=3, stride=2, padding=1, count_include_pad=False), dict(kernel_size=2, padding=1, ceil_mode=True, count_include_pad=False)])
+@pytest.mark.parametrize(
+    "kw",
+    POOL_CASES
+    + [
+        dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+        dict(kernel_size=2, padding=1, ceil_mode=True, count_include_pad=False),
+    ],
+)
 @pytest.mark.parametrize("dtype", FLOAT_NAMES)
 def test_avg_pool2d(kw, dtype, rng):
     x = rng.uniform(-1, 1, (2, 3, 7, 6))
@@ -675,16 +763,31 @@ def test_pool_grad_fn_names_and_double_backward(rng):
 def test_pool_errors():
     x = fg.rand(1, 2, 5, 5)
     cases = [
-        (lambda: F.max_pool2d(x, 2, padding=2), "pad should be at most half of effective kernel size, but got pad=2, kernel_size=2 and dilation=1"),
+        (
+            lambda: F.max_pool2d(x, 2, padding=2),
+            "pad should be at most half of effective kernel size, but got pad=2, kernel_size=2 and dilation=1",
+        ),
         (lambda: F.max_pool2d(x, 2, stride=0), "stride should not be zero"),
-        (lambda: F.max_pool2d(x, 6), r"Given input size: \(2x5x5\). Calculated output size: \(2x0x0\). Output size is too small"),
+        (
+            lambda: F.max_pool2d(x, 6),
+            r"Given input size: \(2x5x5\). Calculated output size: \(2x0x0\). Output size is too small",
+        ),
         (lambda: F.max_pool2d(x[0, 0], 2), r"non-empty 3D or 4D \(batch mode\) tensor expected for input"),
         (lambda: F.avg_pool2d(x, 2, padding=2), "pad should be at most half of effective kernel size"),
         (lambda: F.avg_pool2d(x, 6), "Output size is too small"),
-        (lambda: F.max_pool2d(x, 2, dilation=0), "dilation should be greater than zero, but got dilationH: 0 dilationW: 0"),
-        (lambda: F.adaptive_avg_pool2d(x[0, 0], 2), r"adaptive_avg_pool2d\(\): Expected 3D or 4D tensor, but got \[5, 5\]"),
+        (
+            lambda: F.max_pool2d(x, 2, dilation=0),
+            "dilation should be greater than zero, but got dilationH: 0 dilationW: 0",
+        ),
+        (
+            lambda: F.adaptive_avg_pool2d(x[0, 0], 2),
+            r"adaptive_avg_pool2d\(\): Expected 3D or 4D tensor, but got \[5, 5\]",
+        ),
         (lambda: F.adaptive_avg_pool2d(x, (2,)), "adaptive_avg_pool2d: output_size must be 2"),
-        (lambda: F.max_pool2d(x, (2, 2, 2)), "max_pool2d: kernel_size must either be a single int, or a tuple of two ints"),
+        (
+            lambda: F.max_pool2d(x, (2, 2, 2)),
+            "max_pool2d: kernel_size must either be a single int, or a tuple of two ints",
+        ),
     ]
     for fn, msg in cases:
         with pytest.raises(RuntimeError, match=msg):
@@ -707,11 +810,15 @@ def unfold_np(x, k, d, p, s):
     for ki in range(k[0]):
         for kj in range(k[1]):
             i0, j0 = ki * d[0], kj * d[1]
-            cols[:, :, ki, kj] = xp[:, :, i0:i0 + s[0] * (oh - 1) + 1:s[0], j0:j0 + s[1] * (ow - 1) + 1:s[1]]
+            cols[:, :, ki, kj] = xp[:, :, i0 : i0 + s[0] * (oh - 1) + 1 : s[0], j0 : j0 + s[1] * (ow - 1) + 1 : s[1]]
     return cols.reshape(n, c * k[0] * k[1], oh * ow), (oh, ow)
 
 
-UNFOLD_CASES = [dict(kernel_size=2), dict(kernel_size=(2, 3), stride=2, padding=1), dict(kernel_size=3, dilation=2, padding=(2, 1))]
+UNFOLD_CASES = [
+    dict(kernel_size=2),
+    dict(kernel_size=(2, 3), stride=2, padding=1),
+    dict(kernel_size=3, dilation=2, padding=(2, 1)),
+]
 
 
 @pytest.mark.parametrize("kw", UNFOLD_CASES)
@@ -729,7 +836,9 @@ def test_unfold_and_fold(kw, dtype, rng):
     y = rng.uniform(-1, 1, expected.shape)
     folded = F.fold(T(y, dtype), (6, 7), **kw)
     assert tuple(folded.shape) == x.shape
-    np.testing.assert_allclose((expected * y).sum(), (x * to_numpy(folded)).sum(), rtol=1e-5 if dtype == "float32" else 1e-12)
+    np.testing.assert_allclose(
+        (expected * y).sum(), (x * to_numpy(folded)).sum(), rtol=1e-5 if dtype == "float32" else 1e-12
+    )
     gradcheck(lambda a: F.unfold(a, **kw), [x[:1, :2]])
     gradcheck(lambda a: F.fold(a, (6, 7), **kw), [y[:1]])
     assert grad_fn_name(F.unfold(T(x, requires_grad=True), **kw)) == "Im2ColBackward0"
@@ -738,13 +847,26 @@ def test_unfold_and_fold(kw, dtype, rng):
 
 def test_unfold_fold_errors():
     x = fg.rand(1, 2, 5, 5)
-    with pytest.raises(RuntimeError, match=r"calculated shape of the array of sliding blocks as \(0, 0\), but its components must be at least one"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"calculated shape of the array of sliding blocks as \(0, 0\), but its components must be at least one",
+    ):
         F.unfold(x, 6)
-    with pytest.raises(RuntimeError, match=r"expected size of input's dimension 2 to match the calculated number of sliding blocks 2 \* 2 = 4, but got input.size\(2\)=8"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"expected size of input's dimension 2 to match the calculated number of sliding blocks 2 \* 2 = 4, "
+        r"but got input.size\(2\)=8",
+    ):
         F.fold(fg.rand(1, 8, 8), (3, 3), 2)
-    with pytest.raises(RuntimeError, match=r"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got input.size\(1\)=7"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got "
+        r"input.size\(1\)=7",
+    ):
         F.fold(fg.rand(1, 7, 4), (3, 3), 2)
     with pytest.raises(RuntimeError, match=r"Expected 2D or 3D \(batch mode\) tensor for input"):
         F.fold(fg.rand(8), (3, 3), 2)
-    with pytest.raises(RuntimeError, match="stride should be greater than zero, but got stride_height: 0 stride_width: 0"):
+    with pytest.raises(
+        RuntimeError, match="stride should be greater than zero, but got stride_height: 0 stride_width: 0"
+    ):
         F.unfold(x, 2, stride=0)

@@ -4,10 +4,9 @@ strided inputs) and gradient against float64 finite differences. Table-driven.""
 import math
 import operator
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 from helpers import (
     CONTIGUOUS,
     EXPANDED,
@@ -106,7 +105,12 @@ UNARY = [
     ("relu", lambda x: x.relu(), lambda a: np.maximum(a, 0), "nonzero"),
     ("erf", lambda x: x.erf(), _erf, "any"),
     ("logit", lambda x: x.logit(), lambda a: np.log(a / (1 - a)), "prob"),
-    ("logit(eps)", lambda x: x.logit(eps=0.2), lambda a: np.log(np.clip(a, 0.2, 0.8) / (1 - np.clip(a, 0.2, 0.8))), "prob"),
+    (
+        "logit(eps)",
+        lambda x: x.logit(eps=0.2),
+        lambda a: np.log(np.clip(a, 0.2, 0.8) / (1 - np.clip(a, 0.2, 0.8))),
+        "prob",
+    ),
     ("floor", lambda x: x.floor(), np.floor, "any"),
     ("ceil", lambda x: x.ceil(), np.ceil, "any"),
     ("round", lambda x: x.round(), np.round, "any"),
@@ -123,7 +127,12 @@ UNARY = [
     ("F.gelu", lambda x: F.gelu(x), lambda a: 0.5 * a * (1 + _erf(a / math.sqrt(2))), "any"),
     ("F.gelu(tanh)", lambda x: F.gelu(x, approximate="tanh"), _gelu_tanh, "any"),
     ("F.softplus", lambda x: F.softplus(x), _softplus, "any"),
-    ("F.softplus(beta,threshold)", lambda x: F.softplus(x, beta=2, threshold=1.5), lambda a: _softplus(a, 2.0, 1.5), "any"),
+    (
+        "F.softplus(beta,threshold)",
+        lambda x: F.softplus(x, beta=2, threshold=1.5),
+        lambda a: _softplus(a, 2.0, 1.5),
+        "any",
+    ),
     ("F.elu", lambda x: F.elu(x), lambda a: np.where(a > 0, a, np.expm1(a)), "any"),
     ("F.elu(alpha)", lambda x: F.elu(x, alpha=0.5), lambda a: np.where(a > 0, a, 0.5 * np.expm1(a)), "any"),
     ("F.leaky_relu", lambda x: F.leaky_relu(x), lambda a: np.where(a > 0, a, 0.01 * a), "any"),
@@ -225,9 +234,36 @@ def test_unary_grad_fn_name(f, name):
 
 
 UNARY_FUNCTIONS = [
-    "abs", "absolute", "sign", "sqrt", "rsqrt", "square", "reciprocal", "exp2", "expm1", "log2", "log10",
-    "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf",
-    "logit", "floor", "ceil", "round", "trunc", "frac",
+    "abs",
+    "absolute",
+    "sign",
+    "sqrt",
+    "rsqrt",
+    "square",
+    "reciprocal",
+    "exp2",
+    "expm1",
+    "log2",
+    "log10",
+    "log1p",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "erf",
+    "logit",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "frac",
 ]
 
 
@@ -360,7 +396,9 @@ def test_unary_special_values():
 SECOND_DERIVATIVES = [
     # f, f'' as numpy
     pytest.param(lambda x: x.tanh(), lambda a: -2 * np.tanh(a) * (1 - np.tanh(a) ** 2), id="tanh"),
-    pytest.param(lambda x: x.sigmoid(), lambda a: _sigmoid(a) * (1 - _sigmoid(a)) * (1 - 2 * _sigmoid(a)), id="sigmoid"),
+    pytest.param(
+        lambda x: x.sigmoid(), lambda a: _sigmoid(a) * (1 - _sigmoid(a)) * (1 - 2 * _sigmoid(a)), id="sigmoid"
+    ),
     pytest.param(lambda x: x.sin(), lambda a: -np.sin(a), id="sin"),
     pytest.param(lambda x: x.exp2(), lambda a: np.exp2(a) * math.log(2) ** 2, id="exp2"),
     pytest.param(lambda x: x.sqrt(), lambda a: -0.25 * a**-1.5, id="sqrt"),
@@ -490,10 +528,25 @@ def test_same_tensor_on_both_sides_grad(f, ref, dom_a, dom_b, rng):
 
 TERNARY = [
     # id, ferrograd expression of three tensors, numpy reference, domains
-    ("clamp(t,t)", lambda x, lo, hi: x.clamp(lo, hi), lambda a, lo, hi: np.minimum(np.maximum(a, lo), hi), ("any", "any", "any")),
-    ("clip(t,t)", lambda x, lo, hi: fg.clip(x, lo, hi), lambda a, lo, hi: np.minimum(np.maximum(a, lo), hi), ("any", "any", "any")),
+    (
+        "clamp(t,t)",
+        lambda x, lo, hi: x.clamp(lo, hi),
+        lambda a, lo, hi: np.minimum(np.maximum(a, lo), hi),
+        ("any", "any", "any"),
+    ),
+    (
+        "clip(t,t)",
+        lambda x, lo, hi: fg.clip(x, lo, hi),
+        lambda a, lo, hi: np.minimum(np.maximum(a, lo), hi),
+        ("any", "any", "any"),
+    ),
     ("lerp(t,t,t)", lambda a, b, w: a.lerp(b, w), lambda a, b, w: a + w * (b - a), ("any", "any", "any")),
-    ("where(t>0,t,t)", lambda c, a, b: fg.where(c > 0, a, b), lambda c, a, b: np.where(c > 0, a, b), ("nonzero", "any", "any")),
+    (
+        "where(t>0,t,t)",
+        lambda c, a, b: fg.where(c > 0, a, b),
+        lambda c, a, b: np.where(c > 0, a, b),
+        ("nonzero", "any", "any"),
+    ),
 ]
 TERNARY_SHAPES = [
     pytest.param((2, 3), (2, 3), (2, 3), id="same"),
@@ -512,7 +565,9 @@ def test_ternary_forward(f, ref, doms, sa, sb, sc, dtype, rng):
 
 
 @pytest.mark.parametrize("sa,sb,sc", TERNARY_SHAPES)
-@pytest.mark.parametrize("f,ref,doms", [pytest.param(f, r, d, id=n) for n, f, r, d in TERNARY if not n.startswith("where")])
+@pytest.mark.parametrize(
+    "f,ref,doms", [pytest.param(f, r, d, id=n) for n, f, r, d in TERNARY if not n.startswith("where")]
+)
 def test_ternary_grad(f, ref, doms, sa, sb, sc, rng):
     gradcheck(f, [random_array(rng, s, d) for s, d in zip((sa, sb, sc), doms)])
 
@@ -602,10 +657,18 @@ def _grads(f, *datas):
         pytest.param(lambda a: a.clamp(1, 3), ([1.0, 2.0, 3.0],), [[0, 1, 0]], id="clamp-scalar-bounds"),
         pytest.param(lambda a: a.clamp(min=1), ([1.0, 2.0, 3.0],), [[0, 1, 1]], id="clamp-min-bound"),
         pytest.param(lambda a: a.clamp(3, 1), ([1.0, 2.0, 3.0],), [[0, 0, 0]], id="clamp-crossed"),
-        pytest.param(lambda a, lo, hi: a.clamp(lo, hi), ([1.0, 1.0, 3.0, 2.0, 0.0, 4.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 3.0, 3.0, 3.0, 3.0, 3.0]),
-                     [[1, 0.5, 0.5, 1, 0, 0], [0, 0.5, 0, 0, 1, 0], [0, 0, 0.5, 0, 0, 1]], id="clamp-tensor-ties"),
-        pytest.param(lambda a, lo, hi: a.clamp(lo, hi), ([2.0, 3.0, 0.0], [3.0, 3.0, 3.0], [1.0, 1.0, 1.0]),
-                     [[0, 0, 0], [0, 0, 0], [1, 1, 1]], id="clamp-tensor-crossed"),
+        pytest.param(
+            lambda a, lo, hi: a.clamp(lo, hi),
+            ([1.0, 1.0, 3.0, 2.0, 0.0, 4.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 3.0, 3.0, 3.0, 3.0, 3.0]),
+            [[1, 0.5, 0.5, 1, 0, 0], [0, 0.5, 0, 0, 1, 0], [0, 0, 0.5, 0, 0, 1]],
+            id="clamp-tensor-ties",
+        ),
+        pytest.param(
+            lambda a, lo, hi: a.clamp(lo, hi),
+            ([2.0, 3.0, 0.0], [3.0, 3.0, 3.0], [1.0, 1.0, 1.0]),
+            [[0, 0, 0], [0, 0, 0], [1, 1, 1]],
+            id="clamp-tensor-crossed",
+        ),
         pytest.param(lambda a, b: fg.fmod(a, b), ([3.0, -3.0], [2.0, 2.0]), [[1, 1], [-1, 1]], id="fmod"),
         pytest.param(lambda a, b: fg.remainder(a, b), ([3.0, -3.0], [2.0, 2.0]), [[1, 1], [-1, 2]], id="remainder"),
     ],
@@ -641,7 +704,11 @@ def test_rounded_division():
     assert_tensor(fg.tensor([-7, 7], dtype=fg.int8).div(2, rounding_mode="trunc"), np.array([-3, 3]), dtype="int8")
     assert_tensor(fg.tensor([5.0]).div(2, rounding_mode=None), np.array([2.5]))
     # Python's float floor division: 1.0 // 0.1 == 9.0 (0.1 is slightly more than a tenth)
-    assert_tensor(fg.tensor([1.0, 2.0], dtype=fg.float64) // fg.tensor([0.1, 0.3], dtype=fg.float64), np.array([1.0 // 0.1, 2.0 // 0.3]), dtype="float64")
+    assert_tensor(
+        fg.tensor([1.0, 2.0], dtype=fg.float64) // fg.tensor([0.1, 0.3], dtype=fg.float64),
+        np.array([1.0 // 0.1, 2.0 // 0.3]),
+        dtype="float64",
+    )
     assert_tensor(fg.div(fg.tensor([1.0, -1.0, 0.0]), 0.0, rounding_mode="floor"), np.array([np.inf, -np.inf, np.nan]))
     assert str(fg.tensor(-0.5).div(1, rounding_mode="trunc").item()) == "-0.0"
     assert fg.tensor(-0.5).div(1, rounding_mode="floor").item() == -1.0
@@ -658,7 +725,9 @@ def test_add_sub_alpha():
     x, y = fg.tensor([1.0, 2.0], requires_grad=True), fg.tensor([3.0, 4.0], requires_grad=True)
     x.sub(y, alpha=3).sum().backward()
     assert x.grad.tolist() == [1.0, 1.0] and y.grad.tolist() == [-3.0, -3.0]
-    with pytest.raises(RuntimeError, match="For integral input tensors, argument alpha must not be a floating point number."):
+    with pytest.raises(
+        RuntimeError, match="For integral input tensors, argument alpha must not be a floating point number."
+    ):
         fg.tensor([1, 2]).add(1, alpha=0.5)
     with pytest.raises(TypeError, match=r"^add\(\): argument 'alpha' must be Number, not str"):
         fg.tensor([1.0]).add(1, alpha="2")
@@ -671,7 +740,9 @@ def test_binary_errors():
         fg.tensor([1, 2]).div(0, rounding_mode="floor")
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
         fg.tensor([1, 2]) // fg.tensor([1, 0])
-    with pytest.raises(RuntimeError, match="div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'fl'"):
+    with pytest.raises(
+        RuntimeError, match="div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'fl'"
+    ):
         fg.tensor([1.0]).div(2, rounding_mode="fl")
     with pytest.raises(NotImplementedError, match="\"div_floor_cpu\" not implemented for 'Bool'"):
         fg.tensor([True]).div(fg.tensor([True]), rounding_mode="floor")
@@ -972,8 +1043,16 @@ REDUCTIONS = [
     ("norm(3,-1,keepdim)", lambda x: x.norm(3, -1, True), lambda a: (np.abs(a) ** 3).sum(-1, keepdims=True) ** (1 / 3)),
     ("norm(0.5,dim=0)", lambda x: x.norm(0.5, dim=0), lambda a: np.sqrt(np.abs(a)).sum(0) ** 2),
     ("norm(-2,dim=1)", lambda x: x.norm(-2, dim=1), lambda a: (np.abs(a) ** -2).sum(1) ** -0.5),
-    ("norm(2,dim=1,keepdim)", lambda x: x.norm(dim=1, keepdim=True), lambda a: np.linalg.norm(a, axis=1, keepdims=True)),
-    ("norm(dtype=float64)", lambda x: x.norm(dtype=fg.float64).float() if x.dtype == fg.float32 else x.norm(dtype=fg.float64), lambda a: np.sqrt((a * a).sum())),
+    (
+        "norm(2,dim=1,keepdim)",
+        lambda x: x.norm(dim=1, keepdim=True),
+        lambda a: np.linalg.norm(a, axis=1, keepdims=True),
+    ),
+    (
+        "norm(dtype=float64)",
+        lambda x: x.norm(dtype=fg.float64).float() if x.dtype == fg.float32 else x.norm(dtype=fg.float64),
+        lambda a: np.sqrt((a * a).sum()),
+    ),
     ("prod()", lambda x: x.prod(), lambda a: a.prod()),
     ("prod(1)", lambda x: fg.prod(x, 1), lambda a: a.prod(1)),
     ("prod(-1,keepdim)", lambda x: x.prod(-1, keepdim=True), lambda a: a.prod(-1, keepdims=True)),
@@ -994,9 +1073,17 @@ REDUCTIONS = [
     ("var(correction=0)", lambda x: x.var(correction=0), lambda a: a.var()),
     ("std()", lambda x: x.std(), lambda a: a.std(ddof=1)),
     ("std(0)", lambda x: fg.std(x, 0), lambda a: a.std(0, ddof=1)),
-    ("std(dim=(1,2),correction=2)", lambda x: x.std(dim=(1, 2), correction=2), lambda a: np.sqrt(((a - a.mean((1, 2), keepdims=True)) ** 2).sum((1, 2)) / 10)),
+    (
+        "std(dim=(1,2),correction=2)",
+        lambda x: x.std(dim=(1, 2), correction=2),
+        lambda a: np.sqrt(((a - a.mean((1, 2), keepdims=True)) ** 2).sum((1, 2)) / 10),
+    ),
     ("logsumexp(1)", lambda x: x.logsumexp(1), lambda a: np.log(np.exp(a).sum(1))),
-    ("logsumexp((0,2),keepdim)", lambda x: fg.logsumexp(x, (0, 2), keepdim=True), lambda a: np.log(np.exp(a).sum((0, 2), keepdims=True))),
+    (
+        "logsumexp((0,2),keepdim)",
+        lambda x: fg.logsumexp(x, (0, 2), keepdim=True),
+        lambda a: np.log(np.exp(a).sum((0, 2), keepdims=True)),
+    ),
     ("cumsum(0)", lambda x: x.cumsum(0), lambda a: a.cumsum(0)),
     ("cumsum(1)", lambda x: fg.cumsum(x, 1), lambda a: a.cumsum(1)),
     ("cumsum(-1)", lambda x: x.cumsum(dim=-1), lambda a: a.cumsum(-1)),
@@ -1111,8 +1198,16 @@ def test_reduction_grad_fn_name(f, name):
         pytest.param(lambda x: x.cumsum(1), [[3, 2, 1], [3, 2, 1]], id="cumsum"),
         pytest.param(lambda x: x.cumprod(1), [[13, 4, 3], [1, 12, 0]], id="cumprod-zero"),
         pytest.param(lambda x: x.cumprod(0), [[3, 1, 6], [1, 3, 3]], id="cumprod-dim0-zero"),
-        pytest.param(lambda x: x.sort(1).values * fg.tensor([1.0, 2.0, 3.0], dtype=fg.float64), [[1, 2, 3], [2, 1, 3]], id="sort-ties-stable"),
-        pytest.param(lambda x: x.topk(2, dim=1).values * fg.tensor([1.0, 2.0], dtype=fg.float64), [[0, 1, 2], [2, 0, 1]], id="topk-ties"),
+        pytest.param(
+            lambda x: x.sort(1).values * fg.tensor([1.0, 2.0, 3.0], dtype=fg.float64),
+            [[1, 2, 3], [2, 1, 3]],
+            id="sort-ties-stable",
+        ),
+        pytest.param(
+            lambda x: x.topk(2, dim=1).values * fg.tensor([1.0, 2.0], dtype=fg.float64),
+            [[0, 1, 2], [2, 0, 1]],
+            id="topk-ties",
+        ),
         pytest.param(lambda x: x.norm(math.inf, dim=1), [[0, 0.5, 0.5], [0, 0, 1]], id="norm-inf-ties"),
     ],
 )
@@ -1177,8 +1272,16 @@ def test_reduction_dtypes_and_special_values():
 
 
 def test_reductions_of_0d_tensors():
-    for f in (lambda x: x.prod(0), lambda x: x.prod(), lambda x: x.amax(0), lambda x: x.max(0).values,
-              lambda x: x.var(0, correction=0), lambda x: x.logsumexp(0), lambda x: x.cumsum(0), lambda x: x.softmax(0)):
+    for f in (
+        lambda x: x.prod(0),
+        lambda x: x.prod(),
+        lambda x: x.amax(0),
+        lambda x: x.max(0).values,
+        lambda x: x.var(0, correction=0),
+        lambda x: x.logsumexp(0),
+        lambda x: x.cumsum(0),
+        lambda x: x.softmax(0),
+    ):
         x = fg.tensor(2.0, dtype=fg.float64, requires_grad=True)
         y = f(x)
         assert y.shape == ()
@@ -1193,7 +1296,9 @@ def test_reduction_errors():
         fg.zeros(0).amax()
     with pytest.raises(IndexError, match=r"max\(\): Expected reduction dim 0 to have non-zero size"):
         fg.zeros(0, 3).max(0)
-    with pytest.raises(IndexError, match=r"argmax\(\): Expected reduction dim to be specified for input.numel\(\) == 0"):
+    with pytest.raises(
+        IndexError, match=r"argmax\(\): Expected reduction dim to be specified for input.numel\(\) == 0"
+    ):
         fg.zeros(0).argmax()
     with pytest.raises(NotImplementedError, match="std and var only support floating point"):
         fg.tensor([1, 2]).var()
@@ -1217,11 +1322,13 @@ def test_reduction_double_backward():
         assert g.requires_grad
         x.grad = None
         (g * g).sum().backward()
+
         # numerical: d/dx sum(grad(x)^2), with grad from ferrograd
-        def gsq(arr):
+        def gsq(arr, f=f):
             t = fg.tensor(arr, dtype=fg.float64, requires_grad=True)
             f(t).sum().backward()
             return float((to_numpy_(t.grad) ** 2).sum())
+
         num = np.zeros_like(a)
         for idx in np.ndindex(*a.shape):
             p, m = a.copy(), a.copy()
@@ -1285,7 +1392,11 @@ def test_class_index_losses(fn, shape, target, kw, rng):
     expected = _np_cross_entropy(a, t, log_probs=fn == "nll_loss", **kw)
     out = getattr(F, fn)(fg.tensor(a, dtype=fg.float64), fg.tensor(target), **_loss_kwargs(kw))
     assert_tensor(out, expected, dtype="float64")
-    out32 = getattr(F, fn)(fg.tensor(a, dtype=fg.float32), fg.tensor(target), **{k: (v.float() if k == "weight" else v) for k, v in _loss_kwargs(kw).items()})
+    out32 = getattr(F, fn)(
+        fg.tensor(a, dtype=fg.float32),
+        fg.tensor(target),
+        **{k: (v.float() if k == "weight" else v) for k, v in _loss_kwargs(kw).items()},
+    )
     assert_tensor(out32, expected, dtype="float32", rtol=1e-5, atol=1e-6)
     gradcheck(lambda x: getattr(F, fn)(x, fg.tensor(target), **_loss_kwargs(kw)), [a])
 
@@ -1349,7 +1460,11 @@ def test_loss_edge_cases():
     assert_tensor(F.softmax(fg.tensor([float("inf"), 1.0]), 0), np.array([nan, nan]))
     assert_tensor(F.log_softmax(fg.tensor([-float("inf"), -float("inf")]), 0), np.array([nan, nan]))
     assert_tensor(F.softmax(fg.zeros(0, 3), 1), np.zeros((0, 3)))
-    assert_tensor(F.softmax(fg.tensor([1.0, 2.0], dtype=fg.float32), 0, dtype=fg.float64), _np_softmax(np.array([1.0, 2.0]), 0), dtype="float64")
+    assert_tensor(
+        F.softmax(fg.tensor([1.0, 2.0], dtype=fg.float32), 0, dtype=fg.float64),
+        _np_softmax(np.array([1.0, 2.0]), 0),
+        dtype="float64",
+    )
 
 
 def test_loss_errors():
@@ -1393,7 +1508,10 @@ def test_mse_loss(reduction, sa, la, sb, lb, rng):
     sq = (a - b) ** 2
     expected = {"mean": sq.mean(), "sum": sq.sum(), "none": sq}[reduction]
     assert_tensor(F.mse_loss(x, y, reduction=reduction), np.asarray(expected))
-    gradcheck(lambda p, q: F.mse_loss(la.fg_view(p, sa), lb.fg_view(q, sb), reduction=reduction), [random_array(rng, la.storage_shape(sa)), random_array(rng, lb.storage_shape(sb))])
+    gradcheck(
+        lambda p, q: F.mse_loss(la.fg_view(p, sa), lb.fg_view(q, sb), reduction=reduction),
+        [random_array(rng, la.storage_shape(sa)), random_array(rng, lb.storage_shape(sb))],
+    )
 
 
 def test_mse_loss_dtype_and_broadcast_warning():
@@ -1475,7 +1593,7 @@ def test_softmax_double_backward():
         x.grad = None
         (g * g).sum().backward()
 
-        def gsq(arr):
+        def gsq(arr, f=f, v=v):
             t = fg.tensor(arr, dtype=fg.float64, requires_grad=True)
             (f(t) * fg.tensor(v, dtype=fg.float64)).sum().backward()
             return float((to_numpy_(t.grad) ** 2).sum())
@@ -1519,7 +1637,13 @@ def test_matmul_forward(mm, shape_a, shape_b, dtype, rng):
     a, x = make_input(rng, shape_a, CONTIGUOUS, dtype)
     b, y = make_input(rng, shape_b, CONTIGUOUS, dtype)
     expected = np.matmul(a.astype(np.float64), b.astype(np.float64))
-    assert_tensor(mm(x, y), expected, dtype=dtype, rtol=1e-4 if dtype == "float32" else None, atol=1e-5 if dtype == "float32" else None)
+    assert_tensor(
+        mm(x, y),
+        expected,
+        dtype=dtype,
+        rtol=1e-4 if dtype == "float32" else None,
+        atol=1e-5 if dtype == "float32" else None,
+    )
 
 
 @pytest.mark.parametrize("shape_a,shape_b", MATMUL_PARAMS)
@@ -1544,7 +1668,13 @@ def test_matmul_forward_strided(shape_a, lay_a, shape_b, lay_b, dtype, rng):
     a, x = make_input(rng, shape_a, lay_a, dtype)
     b, y = make_input(rng, shape_b, lay_b, dtype)
     expected = np.matmul(a.astype(np.float64), b.astype(np.float64))
-    assert_tensor(x @ y, expected, dtype=dtype, rtol=1e-4 if dtype == "float32" else None, atol=1e-5 if dtype == "float32" else None)
+    assert_tensor(
+        x @ y,
+        expected,
+        dtype=dtype,
+        rtol=1e-4 if dtype == "float32" else None,
+        atol=1e-5 if dtype == "float32" else None,
+    )
 
 
 @pytest.mark.parametrize("shape_a,lay_a,shape_b,lay_b", MATMUL_STRIDED)
@@ -1561,25 +1691,90 @@ LINALG = [
     ("trace", [(3, 3)], lambda a: a.trace(), np.trace),
     ("trace-wide", [(2, 4)], lambda a: fg.trace(a), np.trace),
     ("baddbmm", [(2, 3, 5), (2, 3, 4), (2, 4, 5)], lambda i, a, b: fg.baddbmm(i, a, b), lambda i, a, b: i + a @ b),
-    ("baddbmm(beta,alpha)", [(2, 3, 5), (2, 3, 4), (2, 4, 5)], lambda i, a, b: i.baddbmm(a, b, beta=0.5, alpha=-2), lambda i, a, b: 0.5 * i - 2 * (a @ b)),
-    ("baddbmm(broadcast input)", [(5,), (2, 3, 4), (2, 4, 5)], lambda i, a, b: fg.baddbmm(i, a, b, alpha=3), lambda i, a, b: i + 3 * (a @ b)),
-    ("einsum(ij,jk->ik)", [(3, 4), (4, 5)], lambda a, b: fg.einsum("ij,jk->ik", a, b), lambda a, b: np.einsum("ij,jk->ik", a, b)),
+    (
+        "baddbmm(beta,alpha)",
+        [(2, 3, 5), (2, 3, 4), (2, 4, 5)],
+        lambda i, a, b: i.baddbmm(a, b, beta=0.5, alpha=-2),
+        lambda i, a, b: 0.5 * i - 2 * (a @ b),
+    ),
+    (
+        "baddbmm(broadcast input)",
+        [(5,), (2, 3, 4), (2, 4, 5)],
+        lambda i, a, b: fg.baddbmm(i, a, b, alpha=3),
+        lambda i, a, b: i + 3 * (a @ b),
+    ),
+    (
+        "einsum(ij,jk->ik)",
+        [(3, 4), (4, 5)],
+        lambda a, b: fg.einsum("ij,jk->ik", a, b),
+        lambda a, b: np.einsum("ij,jk->ik", a, b),
+    ),
     ("einsum(ij,kj)", [(3, 4), (5, 4)], lambda a, b: fg.einsum("ij,kj", [a, b]), lambda a, b: np.einsum("ij,kj", a, b)),
-    ("einsum(bij,bjk->bik)", [(2, 3, 4), (2, 4, 5)], lambda a, b: fg.einsum("bij,bjk->bik", a, b), lambda a, b: np.einsum("bij,bjk->bik", a, b)),
-    ("einsum(bij,bkj->bki)", [(2, 3, 4), (2, 5, 4)], lambda a, b: fg.einsum("bij,bkj->bki", a, b), lambda a, b: np.einsum("bij,bkj->bki", a, b)),
-    ("einsum(ij,ij->)", [(3, 4), (3, 4)], lambda a, b: fg.einsum("ij,ij->", a, b), lambda a, b: np.einsum("ij,ij->", a, b)),
-    ("einsum(i,j->ij)", [(3,), (4,)], lambda a, b: fg.einsum("i,j->ij", (a, b)), lambda a, b: np.einsum("i,j->ij", a, b)),
+    (
+        "einsum(bij,bjk->bik)",
+        [(2, 3, 4), (2, 4, 5)],
+        lambda a, b: fg.einsum("bij,bjk->bik", a, b),
+        lambda a, b: np.einsum("bij,bjk->bik", a, b),
+    ),
+    (
+        "einsum(bij,bkj->bki)",
+        [(2, 3, 4), (2, 5, 4)],
+        lambda a, b: fg.einsum("bij,bkj->bki", a, b),
+        lambda a, b: np.einsum("bij,bkj->bki", a, b),
+    ),
+    (
+        "einsum(ij,ij->)",
+        [(3, 4), (3, 4)],
+        lambda a, b: fg.einsum("ij,ij->", a, b),
+        lambda a, b: np.einsum("ij,ij->", a, b),
+    ),
+    (
+        "einsum(i,j->ij)",
+        [(3,), (4,)],
+        lambda a, b: fg.einsum("i,j->ij", (a, b)),
+        lambda a, b: np.einsum("i,j->ij", a, b),
+    ),
     ("einsum(ii->i)", [(3, 3)], lambda a: fg.einsum("ii->i", a), lambda a: np.einsum("ii->i", a)),
     ("einsum(ii)", [(3, 3)], lambda a: fg.einsum("ii", a), lambda a: np.einsum("ii", a)),
     ("einsum(iji->j)", [(3, 2, 3)], lambda a: fg.einsum("iji->j", a), lambda a: np.einsum("iji->j", a)),
     ("einsum(ij->ji)", [(3, 4)], lambda a: fg.einsum("ij->ji", a), lambda a: np.einsum("ij->ji", a)),
     ("einsum(ijk->j)", [(2, 3, 4)], lambda a: fg.einsum("ijk->j", a), lambda a: np.einsum("ijk->j", a)),
-    ("einsum(...j,j->...)", [(2, 3, 4), (4,)], lambda a, b: fg.einsum("...j,j->...", a, b), lambda a, b: np.einsum("...j,j->...", a, b)),
-    ("einsum(b...,b...)", [(2, 3), (2, 3)], lambda a, b: fg.einsum("b...,b...", a, b), lambda a, b: np.einsum("b...,b...", a, b)),
-    ("einsum(...ij,...jk)", [(2, 3, 4), (4, 2)], lambda a, b: fg.einsum("...ij,...jk", a, b), lambda a, b: np.einsum("...ij,...jk", a, b)),
-    ("einsum(ab,bc,cd->ad)", [(2, 3), (3, 4), (4, 2)], lambda a, b, c: fg.einsum("ab,bc,cd->ad", a, b, c), lambda a, b, c: np.einsum("ab,bc,cd->ad", a, b, c)),
-    ("einsum(ij,jk,ik->i)", [(2, 3), (3, 4), (2, 4)], lambda a, b, c: fg.einsum("ij,jk,ik->i", a, b, c), lambda a, b, c: np.einsum("ij,jk,ik->i", a, b, c)),
-    ("einsum(bi,bj->bij)", [(2, 3), (2, 4)], lambda a, b: fg.einsum("bi,bj->bij", a, b), lambda a, b: np.einsum("bi,bj->bij", a, b)),
+    (
+        "einsum(...j,j->...)",
+        [(2, 3, 4), (4,)],
+        lambda a, b: fg.einsum("...j,j->...", a, b),
+        lambda a, b: np.einsum("...j,j->...", a, b),
+    ),
+    (
+        "einsum(b...,b...)",
+        [(2, 3), (2, 3)],
+        lambda a, b: fg.einsum("b...,b...", a, b),
+        lambda a, b: np.einsum("b...,b...", a, b),
+    ),
+    (
+        "einsum(...ij,...jk)",
+        [(2, 3, 4), (4, 2)],
+        lambda a, b: fg.einsum("...ij,...jk", a, b),
+        lambda a, b: np.einsum("...ij,...jk", a, b),
+    ),
+    (
+        "einsum(ab,bc,cd->ad)",
+        [(2, 3), (3, 4), (4, 2)],
+        lambda a, b, c: fg.einsum("ab,bc,cd->ad", a, b, c),
+        lambda a, b, c: np.einsum("ab,bc,cd->ad", a, b, c),
+    ),
+    (
+        "einsum(ij,jk,ik->i)",
+        [(2, 3), (3, 4), (2, 4)],
+        lambda a, b, c: fg.einsum("ij,jk,ik->i", a, b, c),
+        lambda a, b, c: np.einsum("ij,jk,ik->i", a, b, c),
+    ),
+    (
+        "einsum(bi,bj->bij)",
+        [(2, 3), (2, 4)],
+        lambda a, b: fg.einsum("bi,bj->bij", a, b),
+        lambda a, b: np.einsum("bi,bj->bij", a, b),
+    ),
     ("einsum(Ab,bA)", [(2, 3), (3, 2)], lambda a, b: fg.einsum("Ab,bA", a, b), lambda a, b: np.einsum("Ab,bA", a, b)),
     ("einsum(ij,j->i broadcast)", [(3, 1), (4,)], lambda a, b: fg.einsum("ij,j->i", a, b), lambda a, b: (a * b).sum(1)),
 ]
@@ -1668,7 +1863,13 @@ VIEWS = [
     ("expand(-1,4)", (3, 1), lambda x: x.expand(-1, 4), lambda a: np.broadcast_to(a, (3, 4)), True),
     ("expand((2,1,3))", (1, 3), lambda x: x.expand((2, 1, 3)), lambda a: np.broadcast_to(a, (2, 1, 3)), True),
     ("expand(0,3)", (1, 3), lambda x: x.expand(0, 3), lambda a: np.broadcast_to(a, (0, 3)), True),
-    ("view-chain", (2, 3, 4), lambda x: x.transpose(0, 1).reshape(3, 8).t().unsqueeze(0), lambda a: a.swapaxes(0, 1).reshape(3, 8).T[None], True),
+    (
+        "view-chain",
+        (2, 3, 4),
+        lambda x: x.transpose(0, 1).reshape(3, 8).t().unsqueeze(0),
+        lambda a: a.swapaxes(0, 1).reshape(3, 8).T[None],
+        True,
+    ),
 ]
 
 
@@ -1753,6 +1954,7 @@ def test_getitem_of_0d_with_none_and_ellipsis():
 # shape ops: joining, splitting, reordering, repeating, triangles and diagonals
 # ---------------------------------------------------------------------------
 
+
 def _pieces(out):
     """One tensor from an op's output: multi-output ops (split, unbind) become one weighted cat."""
     if isinstance(out, tuple):
@@ -1769,7 +1971,12 @@ def _np_pieces(out):
 SHAPE_OPS = [
     # id, input shape, ferrograd expression, numpy reference
     ("cat(x,2x)", (2, 3, 4), lambda x: fg.cat([x, x * 2]), lambda a: np.concatenate([a, a * 2])),
-    ("cat(dim=1)", (2, 3, 4), lambda x: fg.cat((x, x[:, :1] * 3), dim=1), lambda a: np.concatenate([a, a[:, :1] * 3], 1)),
+    (
+        "cat(dim=1)",
+        (2, 3, 4),
+        lambda x: fg.cat((x, x[:, :1] * 3), dim=1),
+        lambda a: np.concatenate([a, a[:, :1] * 3], 1),
+    ),
     ("cat(dim=-1)", (2, 3, 4), lambda x: fg.cat([x[..., 1:], x], -1), lambda a: np.concatenate([a[..., 1:], a], -1)),
     ("concat", (2, 3, 4), lambda x: fg.concat([x, x], 2), lambda a: np.concatenate([a, a], 2)),
     ("stack", (2, 3, 4), lambda x: fg.stack([x, x * 2]), lambda a: np.stack([a, a * 2])),
@@ -1789,7 +1996,12 @@ SHAPE_OPS = [
     ("unflatten", (2, 6), lambda x: x.unflatten(1, (2, 3)), lambda a: a.reshape(2, 2, 3)),
     ("unflatten(-1)", (2, 6), lambda x: x.unflatten(-1, (3, -1)), lambda a: a.reshape(2, 3, 2)),
     ("movedim(0,2)", (2, 3, 4), lambda x: x.movedim(0, 2), lambda a: np.moveaxis(a, 0, 2)),
-    ("movedim((0,1),(2,0))", (2, 3, 4), lambda x: fg.movedim(x, (0, 1), (2, 0)), lambda a: np.moveaxis(a, (0, 1), (2, 0))),
+    (
+        "movedim((0,1),(2,0))",
+        (2, 3, 4),
+        lambda x: fg.movedim(x, (0, 1), (2, 0)),
+        lambda a: np.moveaxis(a, (0, 1), (2, 0)),
+    ),
     ("moveaxis(-1,0)", (2, 3, 4), lambda x: x.moveaxis(-1, 0), lambda a: np.moveaxis(a, -1, 0)),
     ("swapaxes", (2, 3, 4), lambda x: x.swapaxes(0, 2), lambda a: a.swapaxes(0, 2)),
     ("swapdims", (2, 3, 4), lambda x: fg.swapdims(x, 1, -1), lambda a: a.swapaxes(1, -1)),
@@ -1822,8 +2034,18 @@ SHAPE_OPS = [
     ("diag(1d,1)", (3,), lambda x: fg.diag(x, 1), lambda a: np.diag(a, 1)),
     ("diag(1d,-2)", (3,), lambda x: x.diag(-2), lambda a: np.diag(a, -2)),
     ("unfold(1,2,1)", (3, 4), lambda x: x.unfold(1, 2, 1), lambda a: np.lib.stride_tricks.sliding_window_view(a, 2, 1)),
-    ("unfold(0,2,2)", (5, 3), lambda x: x.unfold(0, 2, 2), lambda a: np.lib.stride_tricks.sliding_window_view(a, 2, 0)[::2]),
-    ("unfold(-1,3,1)", (2, 3, 4), lambda x: x.unfold(-1, 3, 1), lambda a: np.lib.stride_tricks.sliding_window_view(a, 3, -1)),
+    (
+        "unfold(0,2,2)",
+        (5, 3),
+        lambda x: x.unfold(0, 2, 2),
+        lambda a: np.lib.stride_tricks.sliding_window_view(a, 2, 0)[::2],
+    ),
+    (
+        "unfold(-1,3,1)",
+        (2, 3, 4),
+        lambda x: x.unfold(-1, 3, 1),
+        lambda a: np.lib.stride_tricks.sliding_window_view(a, 3, -1),
+    ),
     ("unfold(0,1,3)", (4,), lambda x: x.unfold(0, 1, 3), lambda a: a[::3, None]),
     ("broadcast_to", (3, 1), lambda x: x.broadcast_to((2, 3, 4)), lambda a: np.broadcast_to(a, (2, 3, 4))),
     ("fg.broadcast_to(-1)", (3, 1), lambda x: fg.broadcast_to(x, [-1, 2]), lambda a: np.broadcast_to(a, (3, 2))),
@@ -1909,7 +2131,16 @@ def test_shape_and_index_grad_fn_name(f, name):
 
 def test_views_share_storage_and_remember_base():
     x = fg.zeros(4, 6)
-    for v in [x.narrow(1, 1, 2), x.diagonal(), x.movedim(0, 1), x.swapaxes(0, 1), x.mT, *x.split(2), *x.unbind(1), *x.chunk(2)]:
+    for v in [
+        x.narrow(1, 1, 2),
+        x.diagonal(),
+        x.movedim(0, 1),
+        x.swapaxes(0, 1),
+        x.mT,
+        *x.split(2),
+        *x.unbind(1),
+        *x.chunk(2),
+    ]:
         v.add_(1)
     assert x.sum().item() == 8 + 4 + 24 * 6
     assert x.flatten(1, 1) is x
@@ -1947,24 +2178,58 @@ def test_cat_stack_dtype_promotion_and_empty():
 @pytest.mark.parametrize(
     "f,exc,msg",
     [
-        (lambda x: fg.cat([x, fg.zeros(3, 5)]), RuntimeError, "Sizes of tensors must match except in dimension 0. Expected size 6 but got size 5 for tensor number 1 in the list."),
+        (
+            lambda x: fg.cat([x, fg.zeros(3, 5)]),
+            RuntimeError,
+            "Sizes of tensors must match except in dimension 0. Expected size 6 but got size 5 for tensor number 1 "
+            "in the list.",
+        ),
         (lambda x: fg.cat([]), RuntimeError, "expected a non-empty list of Tensors"),
         (lambda x: fg.cat(x), TypeError, "must be tuple of Tensors"),
-        (lambda x: fg.cat([x], 2), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
-        (lambda x: fg.stack([x, fg.zeros(3, 5)]), RuntimeError, "stack expects each tensor to be equal size, but got [4, 6] at entry 0 and [3, 5] at entry 1"),
+        (
+            lambda x: fg.cat([x], 2),
+            IndexError,
+            "Dimension out of range (expected to be in range of [-2, 1], but got 2)",
+        ),
+        (
+            lambda x: fg.stack([x, fg.zeros(3, 5)]),
+            RuntimeError,
+            "stack expects each tensor to be equal size, but got [4, 6] at entry 0 and [3, 5] at entry 1",
+        ),
         (lambda x: x.narrow(1, 7, 1), IndexError, "start out of range (expected to be in range of [-6, 6], but got 7)"),
         (lambda x: x.narrow(1, 2, 5), RuntimeError, "start (2) + length (5) exceeds dimension size (6)."),
         (lambda x: x.chunk(0), RuntimeError, "chunk expects `chunks` to be greater than 0, got: 0"),
-        (lambda x: x.split([1, 2]), RuntimeError, "split_with_sizes expects split_sizes to sum exactly to 4 (input tensor's size at dimension 0), but got split_sizes=[1, 2]"),
-        (lambda x: x.movedim(0, 3), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 3)"),
+        (
+            lambda x: x.split([1, 2]),
+            RuntimeError,
+            "split_with_sizes expects split_sizes to sum exactly to 4 (input tensor's size at dimension 0), but got "
+            "split_sizes=[1, 2]",
+        ),
+        (
+            lambda x: x.movedim(0, 3),
+            IndexError,
+            "Dimension out of range (expected to be in range of [-2, 1], but got 3)",
+        ),
         (lambda x: x.movedim((0, 1), (1, 1)), RuntimeError, "movedim: repeated dim in `destination` ([1, 1])"),
-        (lambda x: x.unflatten(1, (4, 2)), RuntimeError, "unflatten: Provided sizes [4, 2] don't multiply up to the size of dim 1 (6) in the input tensor"),
+        (
+            lambda x: x.unflatten(1, (4, 2)),
+            RuntimeError,
+            "unflatten: Provided sizes [4, 2] don't multiply up to the size of dim 1 (6) in the input tensor",
+        ),
         (lambda x: x.flip(0, 0), RuntimeError, "dim 0 appears multiple times in the list of dims"),
         (lambda x: fg.diag(fg.zeros(2, 2, 2)), RuntimeError, "diag(): Supports 1D or 2D tensors. Got 3D"),
         (lambda x: fg.zeros(3).tril(), RuntimeError, "tril: input tensor must have at least 2 dimensions"),
-        (lambda x: x.repeat(2), RuntimeError, "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"),
+        (
+            lambda x: x.repeat(2),
+            RuntimeError,
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor",
+        ),
         (lambda x: x.diagonal(0, 1, 1), RuntimeError, "diagonal dimensions cannot be identical 1, 1"),
-        (lambda x: fg.zeros(3).mT, RuntimeError, "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."),
+        (
+            lambda x: fg.zeros(3).mT,
+            RuntimeError,
+            "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.",
+        ),
     ],
 )
 def test_shape_op_errors(f, exc, msg):
@@ -2076,7 +2341,9 @@ def test_advanced_setitem_broadcast_value_and_leaf_error():
     x[x > 2] = 0
     assert x.tolist() == [[1, 2, 0, 0], [0, 0, 0, 0], [1, 2, 0, 0]]
     w = fg.zeros(3, requires_grad=True)
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+    with pytest.raises(
+        RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."
+    ):
         w[[0]] = 1.0
     with fg.no_grad():
         w[[0, 1]] = 1.0
@@ -2110,8 +2377,16 @@ def test_repeated_indices_accumulate_gradient():
     [
         ([4], IndexError, "index 4 is out of bounds for dimension 0 with size 4"),
         ([-5], IndexError, "index -5 is out of bounds for dimension 0 with size 4"),
-        (([0, 1], [0, 1, 2]), IndexError, "shape mismatch: indexing tensors could not be broadcast together with shapes [2], [3]"),
-        ([True, False], IndexError, "The shape of the mask [2] at index 0 does not match the shape of the indexed tensor [4, 6] at index 0"),
+        (
+            ([0, 1], [0, 1, 2]),
+            IndexError,
+            "shape mismatch: indexing tensors could not be broadcast together with shapes [2], [3]",
+        ),
+        (
+            [True, False],
+            IndexError,
+            "The shape of the mask [2] at index 0 does not match the shape of the indexed tensor [4, 6] at index 0",
+        ),
         ("float", IndexError, "tensors used as indices must be long, int, byte or bool tensors"),
     ],
 )
@@ -2128,18 +2403,73 @@ INDEX_OPS = [
     # id, input shape, ferrograd expression, numpy reference
     ("index_select(0)", (4, 3), lambda x: x.index_select(0, fg.tensor([3, 0, 0])), lambda a: a[[3, 0, 0]]),
     ("index_select(-1)", (2, 3, 4), lambda x: fg.index_select(x, -1, fg.tensor([1, -1])), lambda a: a[..., [1, -1]]),
-    ("gather(1)", (3, 4), lambda x: x.gather(1, fg.tensor([[0, 3], [1, 1], [2, 0]])), lambda a: np.take_along_axis(a, np.array([[0, 3], [1, 1], [2, 0]]), 1)),
-    ("gather(0)", (3, 4), lambda x: fg.gather(x, 0, fg.tensor([[2, 0, 1]])), lambda a: np.take_along_axis(a[:, :3], np.array([[2, 0, 1]]), 0)),
-    ("take_along_dim", (3, 4), lambda x: fg.take_along_dim(x, fg.tensor([[0], [3], [1]]), dim=1), lambda a: np.take_along_axis(a, np.array([[0], [3], [1]]), 1)),
-    ("take_along_dim(bcast)", (3, 4), lambda x: x.take_along_dim(fg.tensor([[0, 2]]), 1), lambda a: np.take_along_axis(a, np.array([[0, 2]] * 3), 1)),
+    (
+        "gather(1)",
+        (3, 4),
+        lambda x: x.gather(1, fg.tensor([[0, 3], [1, 1], [2, 0]])),
+        lambda a: np.take_along_axis(a, np.array([[0, 3], [1, 1], [2, 0]]), 1),
+    ),
+    (
+        "gather(0)",
+        (3, 4),
+        lambda x: fg.gather(x, 0, fg.tensor([[2, 0, 1]])),
+        lambda a: np.take_along_axis(a[:, :3], np.array([[2, 0, 1]]), 0),
+    ),
+    (
+        "take_along_dim",
+        (3, 4),
+        lambda x: fg.take_along_dim(x, fg.tensor([[0], [3], [1]]), dim=1),
+        lambda a: np.take_along_axis(a, np.array([[0], [3], [1]]), 1),
+    ),
+    (
+        "take_along_dim(bcast)",
+        (3, 4),
+        lambda x: x.take_along_dim(fg.tensor([[0, 2]]), 1),
+        lambda a: np.take_along_axis(a, np.array([[0, 2]] * 3), 1),
+    ),
     ("take_along_dim(None)", (3, 4), lambda x: x.take_along_dim(fg.tensor([11, 0])), lambda a: a.reshape(-1)[[11, 0]]),
-    ("masked_select", (3, 4), lambda x: x.masked_select(fg.tensor([True, False, True, True])), lambda a: a[:, [True, False, True, True]].reshape(-1)),
-    ("masked_fill", (3, 4), lambda x: x.masked_fill(fg.tensor([[True], [False], [True]]), -1.5), lambda a: np.where([[True], [False], [True]], -1.5, a)),
-    ("scatter(value)", (3, 4), lambda x: x.scatter(1, fg.tensor([[0], [2], [3]]), 9.0), lambda a: _np_put_along(a, np.array([[0], [2], [3]]), 9.0, 1)),
-    ("scatter(src)", (3, 4), lambda x: x.scatter(0, fg.tensor([[2, 1, 0, 2]]), x[:1] * 3), lambda a: _np_put_along(a, np.array([[2, 1, 0, 2]]), a[:1] * 3, 0)),
-    ("scatter_add", (3, 4), lambda x: x.scatter_add(1, fg.tensor([[0, 0], [1, 3], [2, 2]]), x[:, :2] * 2), lambda a: _np_add_along(a, np.array([[0, 0], [1, 3], [2, 2]]), a[:, :2] * 2, 1)),
-    ("index_add", (4, 3), lambda x: x.index_add(0, fg.tensor([1, 3, 1]), x[:3] * 2), lambda a: _np_index_add(a, [1, 3, 1], a[:3] * 2, 1.0)),
-    ("index_add(alpha)", (4, 3), lambda x: fg.index_add(x, 1, fg.tensor([2, 0]), x[:, :2], alpha=-0.5), lambda a: _np_index_add(a.swapaxes(0, 1), [2, 0], a[:, :2].swapaxes(0, 1), -0.5).swapaxes(0, 1)),
+    (
+        "masked_select",
+        (3, 4),
+        lambda x: x.masked_select(fg.tensor([True, False, True, True])),
+        lambda a: a[:, [True, False, True, True]].reshape(-1),
+    ),
+    (
+        "masked_fill",
+        (3, 4),
+        lambda x: x.masked_fill(fg.tensor([[True], [False], [True]]), -1.5),
+        lambda a: np.where([[True], [False], [True]], -1.5, a),
+    ),
+    (
+        "scatter(value)",
+        (3, 4),
+        lambda x: x.scatter(1, fg.tensor([[0], [2], [3]]), 9.0),
+        lambda a: _np_put_along(a, np.array([[0], [2], [3]]), 9.0, 1),
+    ),
+    (
+        "scatter(src)",
+        (3, 4),
+        lambda x: x.scatter(0, fg.tensor([[2, 1, 0, 2]]), x[:1] * 3),
+        lambda a: _np_put_along(a, np.array([[2, 1, 0, 2]]), a[:1] * 3, 0),
+    ),
+    (
+        "scatter_add",
+        (3, 4),
+        lambda x: x.scatter_add(1, fg.tensor([[0, 0], [1, 3], [2, 2]]), x[:, :2] * 2),
+        lambda a: _np_add_along(a, np.array([[0, 0], [1, 3], [2, 2]]), a[:, :2] * 2, 1),
+    ),
+    (
+        "index_add",
+        (4, 3),
+        lambda x: x.index_add(0, fg.tensor([1, 3, 1]), x[:3] * 2),
+        lambda a: _np_index_add(a, [1, 3, 1], a[:3] * 2, 1.0),
+    ),
+    (
+        "index_add(alpha)",
+        (4, 3),
+        lambda x: fg.index_add(x, 1, fg.tensor([2, 0]), x[:, :2], alpha=-0.5),
+        lambda a: _np_index_add(a.swapaxes(0, 1), [2, 0], a[:, :2].swapaxes(0, 1), -0.5).swapaxes(0, 1),
+    ),
 ]
 
 

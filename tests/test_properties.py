@@ -3,13 +3,12 @@ random strides (permuted, stepped with an offset, expanded) and dtypes."""
 
 import operator
 
+import ferrograd as fg
 import hypothesis.extra.numpy as hnp
 import numpy as np
+from helpers import FLOAT_NAMES, NP_DTYPES, assert_tensor, dtype_name, reduce_to, result_dtype, tensor_operand
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import ferrograd as fg
-from helpers import FLOAT_NAMES, NP_DTYPES, assert_tensor, dtype_name, reduce_to, result_dtype, tensor_operand
 
 ALL_DTYPES = ["float32", "float64", "int64", "bool"]
 
@@ -136,7 +135,9 @@ def test_tensor_scalar_arith_matches_numpy(data, shape, op, dtype, scalar, refle
             recip = (1.0 / a.astype(np.float64)).astype(np.float32 if expected_dtype == "float32" else np.float64)
             expected = recip.astype(np.float64) * s
     else:
-        expected = _expected_binary(op, s, a, expected_dtype) if reflected else _expected_binary(op, a, s, expected_dtype)
+        expected = (
+            _expected_binary(op, s, a, expected_dtype) if reflected else _expected_binary(op, a, s, expected_dtype)
+        )
     assert_tensor(out, np.broadcast_to(expected, shape), dtype=expected_dtype, **_tolerance(expected_dtype))
 
 
@@ -179,7 +180,13 @@ def test_sum_matches_numpy(data, shape, dtype, keepdim):
     expected = a.astype(np.float64).sum(axis=dim, keepdims=keepdim)
     # float32 sums: the error grows with the magnitude of what is summed
     atol = 1e-5 * (1 + np.abs(a.astype(np.float64)).sum(axis=dim, keepdims=keepdim))
-    assert_tensor(out, expected, dtype=expected_dtype, rtol=1e-5 if dtype == "float32" else None, atol=atol if dtype == "float32" else None)
+    assert_tensor(
+        out,
+        expected,
+        dtype=expected_dtype,
+        rtol=1e-5 if dtype == "float32" else None,
+        atol=atol if dtype == "float32" else None,
+    )
 
 
 @settings(max_examples=80)
@@ -192,7 +199,9 @@ def test_mean_matches_numpy(data, shape, dtype, keepdim):
         total = a.astype(np.float64).sum(axis=dim, keepdims=keepdim)
         count = a.size if dim is None else int(np.prod([shape[d] for d in np.atleast_1d(dim)]))
         expected = total / count if count else np.full(np.shape(total), np.nan)
-    assert_tensor(out, expected, dtype=dtype, rtol=1e-5 if dtype == "float32" else None, atol=1e-5 if dtype == "float32" else None)
+    assert_tensor(
+        out, expected, dtype=dtype, rtol=1e-5 if dtype == "float32" else None, atol=1e-5 if dtype == "float32" else None
+    )
 
 
 @settings(max_examples=60)
@@ -267,7 +276,13 @@ def test_matmul_matches_numpy(data, batch, nkm, dtype):
     b, y = data.draw(strided_tensors(sb, dtype))
     expected = np.matmul(a.astype(np.float64), b.astype(np.float64))
     atol = 1e-5 * (1 + np.matmul(np.abs(a).astype(np.float64), np.abs(b).astype(np.float64)))
-    assert_tensor(x @ y, expected, dtype=dtype, rtol=1e-5 if dtype == "float32" else None, atol=atol if dtype == "float32" else None)
+    assert_tensor(
+        x @ y,
+        expected,
+        dtype=dtype,
+        rtol=1e-5 if dtype == "float32" else None,
+        atol=atol if dtype == "float32" else None,
+    )
 
 
 NARROW_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32"]
@@ -294,6 +309,10 @@ def test_narrow_dtype_arith_matches_numpy_in_the_result_dtype(data, pair, op, dt
     assert dtype_name(out.dtype) == expected_dtype
     np_dtype = NP_DTYPES[expected_dtype]
     with np.errstate(all="ignore"):
-        expected = ARITH[op](a.astype(np_dtype), b.astype(np_dtype)) if expected_dtype != "bool" else _expected_binary(op, a, b, "bool")
+        expected = (
+            ARITH[op](a.astype(np_dtype), b.astype(np_dtype))
+            if expected_dtype != "bool"
+            else _expected_binary(op, a, b, "bool")
+        )
     np.testing.assert_array_equal(out.numpy(), expected)
     assert out.shape == out_shape

@@ -2,12 +2,12 @@
 give every element the same bits whatever the layout: contiguous, strided, transposed or broadcast,
 for lengths around the vector width (16 lanes), with NaN and ±inf among the values, and above the
 threading threshold. Values are checked against float64 numpy within float32 accuracy."""
+
 import math
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 
 F = fg.nn.functional
 OPS = {

@@ -1,9 +1,8 @@
 """Tensor creation, dtypes, properties, Python/numpy conversions and in-place __setitem__."""
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 from helpers import DTYPE_PREFIX, assert_tensor, dtype_name
 
 # ---------------------------------------------------------------------------
@@ -13,8 +12,15 @@ from helpers import DTYPE_PREFIX, assert_tensor, dtype_name
 
 @pytest.mark.parametrize(
     "alias,name",
-    [("float32", "float32"), ("float", "float32"), ("float64", "float64"), ("double", "float64"),
-     ("int64", "int64"), ("long", "int64"), ("bool", "bool")],
+    [
+        ("float32", "float32"),
+        ("float", "float32"),
+        ("float64", "float64"),
+        ("double", "float64"),
+        ("int64", "int64"),
+        ("long", "int64"),
+        ("bool", "bool"),
+    ],
 )
 def test_dtype_aliases_and_repr(alias, name):
     dtype = getattr(fg, alias)
@@ -53,7 +59,9 @@ TENSOR_DATA = [
     pytest.param(np.array([[1, 2]], dtype=np.int64), "int64", np.array([[1, 2]]), id="np-int64"),
     pytest.param(np.array([True, False]), "bool", np.array([True, False]), id="np-bool"),
     pytest.param(np.array(2.5), "float64", np.array(2.5), id="np-0d"),
-    pytest.param(np.arange(12.0).reshape(3, 4).T[::2], "float64", np.arange(12.0).reshape(3, 4).T[::2], id="np-strided"),
+    pytest.param(
+        np.arange(12.0).reshape(3, 4).T[::2], "float64", np.arange(12.0).reshape(3, 4).T[::2], id="np-strided"
+    ),
 ]
 
 

@@ -1,15 +1,15 @@
 """The kernels' thread pool: results do not depend on the thread count, threads from Python run ops
 concurrently, and a forked child still computes (its copy of the pool has no worker threads)."""
+
 import os
 import subprocess
 import sys
 import textwrap
 import threading
 
+import ferrograd as fg
 import numpy as np
 import pytest
-
-import ferrograd as fg
 
 # Sizes above the threading threshold (2**17 elements), so each op below is split into parts.
 SCRIPT = textwrap.dedent(
@@ -75,7 +75,8 @@ def test_a_forked_child_still_computes():
         assert float(fg.tensor(a).sum()) == float(a.sum(dtype=np.float64))  # the pool is running
         pid = os.fork()
         if pid == 0:
-            ok = np.array_equal((fg.tensor(a) * 2).numpy(), a * 2) and float(fg.tensor(a).sum()) == float(a.sum(dtype=np.float64))
+            doubled = np.array_equal((fg.tensor(a) * 2).numpy(), a * 2)
+            ok = doubled and float(fg.tensor(a).sum()) == float(a.sum(dtype=np.float64))
             os._exit(0 if ok else 3)
         _, status = os.waitpid(pid, 0)
         sys.exit(os.waitstatus_to_exitcode(status))

@@ -13,8 +13,6 @@ import re
 import subprocess
 import sys
 
-import pytest
-
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "autograd_tutorial.py"
 GOLDEN = ROOT / "tests" / "golden" / "autograd_tutorial.torch.txt"
@@ -78,7 +76,9 @@ def test_addresses_and_torch_prefix_are_ignored():
 
 def test_random_sections_compare_layout_only():
     text = "# --- Vector-Jacobian product ---\ntensor([-736.5198, -413.0238, -610.9546], grad_fn=<MulBackward0>)\n"
-    same_layout = "# --- Vector-Jacobian product ---\ntensor([ 186.4054, -877.2348, 1127.0187], grad_fn=<MulBackward0>)\n"
+    same_layout = (
+        "# --- Vector-Jacobian product ---\ntensor([ 186.4054, -877.2348, 1127.0187], grad_fn=<MulBackward0>)\n"
+    )
     other_fn = "# --- Vector-Jacobian product ---\ntensor([ 186.4054, -877.2348, 1127.0187], grad_fn=<AddBackward0>)\n"
     four = "# --- Vector-Jacobian product ---\ntensor([1., 2., 3., 4.], grad_fn=<MulBackward0>)\n"
     assert mismatches(text, same_layout) == []
@@ -92,7 +92,7 @@ def test_deterministic_lines_are_compared_exactly():
     assert len(mismatches(golden(), broken)) == 1
     shorter = "\n".join(golden().splitlines()[:-1])
     diff = mismatches(golden(), shorter)
-    assert len(diff) == 1 and diff[0].startswith("line %d:" % len(golden().splitlines()))
+    assert len(diff) == 1 and diff[0].startswith(f"line {len(golden().splitlines())}:")
     assert diff[0].endswith("actual:   <missing>")
 
 
@@ -101,8 +101,7 @@ def test_deterministic_lines_are_compared_exactly():
 
 
 def test_ferrograd_output_matches_torch():
-    run = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True, text=True,
-                         cwd=ROOT, timeout=300)
+    run = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert run.returncode == 0, run.stderr
     diff = mismatches(golden(), run.stdout)
     assert diff == [], "\n".join(diff)

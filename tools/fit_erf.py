@@ -2,6 +2,7 @@
 """Prints the coefficients of `erf_f32` (rust/core/src/kernels/math.rs) for 1 <= |x| <= 4:
 Q(t) ~ erfc(x)·exp(x²) with t = (x - 2.5) / 1.5, a degree-12 Chebyshev fit at 4,000 Chebyshev points,
 turned into powers of t. Maximum relative error of the fit: 7.6e-9 (a float32 ulp is >= 6e-8)."""
+
 import math
 
 import numpy as np

@@ -11,6 +11,7 @@ and from the Rust op table (the `grad_fn` names matched in `BackwardOp::name`, f
 The section sits between `<!-- ops:start -->` and `<!-- ops:end -->`; it is inserted before the
 "## How the code is laid out" heading when README.md has none yet. Nothing else in README.md is touched.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,11 +31,27 @@ INSERT_BEFORE = "## How the code is laid out"
 
 # Python operators, listed when Tensor defines the dunder.
 OPERATORS = [
-    ("__add__", "+"), ("__sub__", "-"), ("__mul__", "*"), ("__truediv__", "/"), ("__mod__", "%"),
-    ("__pow__", "**"), ("__matmul__", "@"), ("__neg__", "-x"), ("__pos__", "+x"),
-    ("__eq__", "=="), ("__ne__", "!="), ("__lt__", "<"), ("__le__", "<="), ("__gt__", ">"), ("__ge__", ">="),
-    ("__iadd__", "+="), ("__isub__", "-="), ("__imul__", "*="), ("__itruediv__", "/="),
-    ("__getitem__", "x[...]"), ("__setitem__", "x[...] ="),
+    ("__add__", "+"),
+    ("__sub__", "-"),
+    ("__mul__", "*"),
+    ("__truediv__", "/"),
+    ("__mod__", "%"),
+    ("__pow__", "**"),
+    ("__matmul__", "@"),
+    ("__neg__", "-x"),
+    ("__pos__", "+x"),
+    ("__eq__", "=="),
+    ("__ne__", "!="),
+    ("__lt__", "<"),
+    ("__le__", "<="),
+    ("__gt__", ">"),
+    ("__ge__", ">="),
+    ("__iadd__", "+="),
+    ("__isub__", "-="),
+    ("__imul__", "*="),
+    ("__itruediv__", "/="),
+    ("__getitem__", "x[...]"),
+    ("__setitem__", "x[...] ="),
 ]
 
 

@@ -3,20 +3,30 @@
 `import ferrograd as fg` gives tensors with `requires_grad`, `grad_fn`, `backward`, `.grad`,
 `detach()` and `no_grad()` with PyTorch's semantics, names and printing.
 """
+
 import builtins
 
-from . import _core
+from . import _core, autograd, nn, return_types
 from ._core import (
     Generator,
     Tensor,
     arange,
     as_tensor,
+    bfloat16,
     cat,
     default_generator,
+    dtype,
     einsum,
+    float16,
+    float32,
+    float64,
     from_dlpack,
     from_numpy,
     full,
+    int8,
+    int16,
+    int32,
+    int64,
     is_grad_enabled,
     ones,
     promote_types,
@@ -24,17 +34,13 @@ from ._core import (
     randn,
     stack,
     tensor,
+    uint8,
     where,
     zeros,
 )
-from ._core import dtype
-from ._core import bfloat16, float16, float32, float64, int8, int16, int32, int64, uint8
 from ._core import bool as bool  # noqa: A001 - PyTorch's name for the dtype
 from ._size import Size
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
-from . import autograd
-from . import nn
-from . import return_types
 
 float = float32  # noqa: A001
 double = float64
@@ -78,30 +84,148 @@ def _method(name):
 
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), as PyTorch offers them.
 for _name in [
-    "add", "sub", "mul", "div", "floor_divide", "pow", "neg", "exp", "log", "eq", "ne", "lt", "le", "gt", "ge",
-    "sum", "mean", "norm", "all", "any", "matmul", "mm", "bmm", "mv", "dot", "reshape", "transpose",
-    "t", "permute", "unsqueeze", "squeeze", "clone", "detach",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "floor_divide",
+    "pow",
+    "neg",
+    "exp",
+    "log",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "sum",
+    "mean",
+    "norm",
+    "all",
+    "any",
+    "matmul",
+    "mm",
+    "bmm",
+    "mv",
+    "dot",
+    "reshape",
+    "transpose",
+    "t",
+    "permute",
+    "unsqueeze",
+    "squeeze",
+    "clone",
+    "detach",
     # elementwise unary
-    "abs", "absolute", "sign", "sqrt", "rsqrt", "square", "reciprocal", "exp2", "expm1", "log2", "log10",
-    "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "relu", "erf",
-    "logit", "floor", "ceil", "round", "trunc", "frac",
+    "abs",
+    "absolute",
+    "sign",
+    "sqrt",
+    "rsqrt",
+    "square",
+    "reciprocal",
+    "exp2",
+    "expm1",
+    "log2",
+    "log10",
+    "log1p",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "erf",
+    "logit",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "frac",
     # elementwise binary, clamp, logic
-    "maximum", "minimum", "atan2", "arctan2", "fmod", "remainder", "clamp", "clip", "clamp_min", "clamp_max",
-    "lerp", "logical_and", "logical_or", "logical_xor", "logical_not", "isnan", "isinf", "isfinite", "allclose",
+    "maximum",
+    "minimum",
+    "atan2",
+    "arctan2",
+    "fmod",
+    "remainder",
+    "clamp",
+    "clip",
+    "clamp_min",
+    "clamp_max",
+    "lerp",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "logical_not",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "allclose",
     "equal",
     # reductions
-    "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std", "logsumexp", "cumsum", "cumprod",
-    "nan_to_num", "sort", "argsort", "topk",
+    "prod",
+    "amax",
+    "amin",
+    "max",
+    "min",
+    "argmax",
+    "argmin",
+    "var",
+    "std",
+    "logsumexp",
+    "cumsum",
+    "cumprod",
+    "nan_to_num",
+    "sort",
+    "argsort",
+    "topk",
     # linear algebra
-    "outer", "ger", "trace", "baddbmm",
+    "outer",
+    "ger",
+    "trace",
+    "baddbmm",
     # nn
-    "softmax", "log_softmax", "addmm",
+    "softmax",
+    "log_softmax",
+    "addmm",
     # shape ops
-    "flatten", "unflatten", "movedim", "moveaxis", "swapaxes", "swapdims", "narrow", "flip", "fliplr", "flipud",
-    "roll", "tile", "broadcast_to", "tril", "triu", "diagonal", "diag", "split", "chunk", "unbind",
+    "flatten",
+    "unflatten",
+    "movedim",
+    "moveaxis",
+    "swapaxes",
+    "swapdims",
+    "narrow",
+    "flip",
+    "fliplr",
+    "flipud",
+    "roll",
+    "tile",
+    "broadcast_to",
+    "tril",
+    "triu",
+    "diagonal",
+    "diag",
+    "split",
+    "chunk",
+    "unbind",
     # indexing
-    "index_select", "gather", "scatter", "scatter_add", "index_add", "masked_fill", "masked_select",
-    "take_along_dim", "nonzero",
+    "index_select",
+    "gather",
+    "scatter",
+    "scatter_add",
+    "index_add",
+    "masked_fill",
+    "masked_select",
+    "take_along_dim",
+    "nonzero",
 ]:
     globals()[_name] = _method(_name)
 del _name
@@ -111,6 +235,7 @@ concatenate = cat
 
 
 # ---- creation ----
+
 
 def _like(input, dtype):
     if not isinstance(input, Tensor):
@@ -229,12 +354,18 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
         if size is not None:
             raise RuntimeError("normal(): size is only accepted with number mean and std")
         ref = mean if isinstance(mean, Tensor) else std
-        shape = (zeros_like(mean, dtype=float64) + zeros_like(std, dtype=float64)).shape if isinstance(mean, Tensor) and isinstance(std, Tensor) else ref.shape
+        shape = (
+            (zeros_like(mean, dtype=float64) + zeros_like(std, dtype=float64)).shape
+            if isinstance(mean, Tensor) and isinstance(std, Tensor)
+            else ref.shape
+        )
         if isinstance(std, Tensor) and builtins.bool((std < 0).any()):
             raise RuntimeError("normal expects all elements of std >= 0.0")
         return randn(shape, generator=generator, dtype=ref.dtype) * std + mean
     if size is None:
-        raise TypeError("normal() received an invalid combination of arguments - got (float, float), but expected a size")
+        raise TypeError(
+            "normal() received an invalid combination of arguments - got (float, float), but expected a size"
+        )
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     return _finish(randn(size, generator=generator, dtype=dtype) * std + mean, requires_grad)

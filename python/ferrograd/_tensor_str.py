@@ -26,7 +26,7 @@ def _summarize(a):
     """Keep only the first/last EDGEITEMS entries of every dimension that is long enough."""
     for axis, n in enumerate(a.shape):
         if n > 2 * EDGEITEMS:
-            keep = np.r_[0:EDGEITEMS, n - EDGEITEMS:n]
+            keep = np.r_[0:EDGEITEMS, n - EDGEITEMS : n]
             a = np.take(a, keep, axis=axis)
     return a
 
@@ -61,7 +61,7 @@ class _Formatter:
             self.width = max(len(s) for s in strs)
         elif self.int_mode:
             # +1 for the trailing "." that marks a float.
-            self.width = max(len("{:.0f}".format(v)) + 1 for v in finite.tolist())
+            self.width = max(len(f"{v:.0f}") + 1 for v in finite.tolist())
         else:
             self.width = max(len("{:.{}f}".format(v, PRECISION)) for v in finite.tolist())
 
@@ -71,7 +71,7 @@ class _Formatter:
         elif self.sci_mode:
             s = "{:{}.{}e}".format(v, self.width, PRECISION)
         elif self.int_mode:
-            s = "{:.0f}".format(v)
+            s = f"{v:.0f}"
             if math.isfinite(v):
                 s += "."
         else:
@@ -100,12 +100,11 @@ def _layout(a, full_shape, indent, summarize, fmt):
     if a.ndim == 1:
         row = a.tolist()
         if cut:
-            items = ([fmt.format(v) for v in row[:EDGEITEMS]] + [" ..."]
-                     + [fmt.format(v) for v in row[EDGEITEMS:]])
+            items = [fmt.format(v) for v in row[:EDGEITEMS]] + [" ..."] + [fmt.format(v) for v in row[EDGEITEMS:]]
         else:
             items = [fmt.format(v) for v in row]
         per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
-        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     subs = [_layout(a[i], full_shape[1:], indent + 1, summarize, fmt) for i in range(a.shape[0])]
     if cut:
@@ -171,7 +170,7 @@ def tensor_repr(t):
         body = _tensor_body(arr.reshape(shape), indent, _is_floating(t, arr))
     grad_fn = t.grad_fn
     if grad_fn is not None:
-        suffixes.append("grad_fn=<{}>".format(grad_fn.name()))
+        suffixes.append(f"grad_fn=<{grad_fn.name()}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

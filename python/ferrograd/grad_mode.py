@@ -2,11 +2,19 @@
 
 The mode itself lives in Rust, per thread; these classes only set and restore it.
 """
+
 import functools
 
 from ._core import _set_grad_enabled, _set_inference_mode, is_grad_enabled, is_inference_mode_enabled
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled"]
+__all__ = [
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "is_grad_enabled",
+    "inference_mode",
+    "is_inference_mode_enabled",
+]
 
 
 class _GradModeContext:

@@ -1,4 +1,5 @@
 """Named tuples returned by ops such as `max(dim)` (PyTorch's `torch.return_types`)."""
+
 from collections import namedtuple
 
 

@@ -1,4 +1,5 @@
 """`ferrograd.autograd`: the graph is built and walked in Rust; this module is its Python face."""
+
 import warnings
 
 from .. import _core
@@ -10,15 +11,29 @@ from .function import Function, FunctionCtx, once_differentiable
 __all__ = [
     "detect_anomaly",
     "set_detect_anomaly",
-    "Variable", "backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled",
-    "gradcheck", "gradgradcheck", "GradcheckError", "functional",
+    "Variable",
+    "backward",
+    "grad",
+    "Function",
+    "FunctionCtx",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "gradcheck",
+    "gradgradcheck",
+    "GradcheckError",
+    "functional",
 ]
 
 
 def Variable(data, requires_grad=False, volatile=False):
     """The pre-0.4 wrapper: today it returns the tensor itself, as PyTorch's does."""
     if volatile:
-        warnings.warn("volatile was removed and now has no effect. Use `with ferrograd.no_grad():` instead.", UserWarning, stacklevel=2)
+        warnings.warn(
+            "volatile was removed and now has no effect. Use `with ferrograd.no_grad():` instead.",
+            UserWarning,
+            stacklevel=2,
+        )
     if not isinstance(data, Tensor):
         raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
     if requires_grad:
@@ -39,7 +54,10 @@ def _grads_for(tensors, grads):
     if grads is None:
         return (None,) * len(tensors)
     if len(grads) != len(tensors):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs: got {len(tensors)} tensors and {len(grads)} gradients")
+        raise RuntimeError(
+            f"grad can be implicitly created only for scalar outputs: got {len(tensors)} tensors and {len(grads)} "
+            "gradients"
+        )
     return grads
 
 
@@ -52,8 +70,16 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     _core._backward(tensors, grads, bool(retain_graph), bool(create_graph), _as_tuple(inputs))
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
-         is_grads_batched=False, materialize_grads=False):
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    allow_unused=None,
+    is_grads_batched=False,
+    materialize_grads=False,
+):
     """The gradients of `outputs` with respect to `inputs`, as a tuple; `.grad` is left alone."""
     if is_grads_batched:
         raise NotImplementedError("is_grads_batched=True is not supported")
@@ -68,10 +94,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     if materialize_grads and not allow_unused:
-        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False.")
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False."
+        )
     result = _core._grad(outputs, inputs, grads, bool(retain_graph), bool(create_graph), bool(allow_unused))
     if materialize_grads:
         from .. import zeros
+
         result = tuple(g if g is not None else zeros(*t.shape, dtype=t.dtype) for g, t in zip(result, inputs))
     return result
 

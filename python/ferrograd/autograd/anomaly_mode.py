@@ -1,4 +1,5 @@
 """Anomaly detection: failing backward nodes name the forward call that made them; NaN gradients raise."""
+
 from .. import _core
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]

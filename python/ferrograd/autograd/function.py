@@ -3,6 +3,7 @@
 `F.apply(*args)` runs `forward` without recording, then gives its outputs one backward node (named
 `FBackward`) whose rule calls `F.backward` with the output gradients.
 """
+
 import functools
 
 from .. import _core
@@ -52,7 +53,10 @@ class Function:
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        raise NotImplementedError("You must implement either the backward or vjp method for your custom autograd.Function to use it with backward mode AD.")
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom autograd.Function to use it with "
+            "backward mode AD."
+        )
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -87,13 +91,19 @@ class Function:
                 for pos, g in zip(diff_pos, grads):
                     full[pos] = g
                 if ctx.materialize_grads:
-                    full = [g if g is not None or sd is None else _core.zeros(*sd[0], dtype=sd[1]) for g, sd in zip(full, shapes)]
+                    full = [
+                        g if g is not None or sd is None else _core.zeros(*sd[0], dtype=sd[1])
+                        for g, sd in zip(full, shapes)
+                    ]
                 result = cls.backward(ctx, *full)
             finally:
                 ctx._saved = None
             result = result if isinstance(result, tuple) else (result,)
             if len(result) < n_args:
-                raise RuntimeError(f"function {cls.__name__}Backward returned an incorrect number of gradients (expected {n_args}, got {len(result)})")
+                raise RuntimeError(
+                    f"function {cls.__name__}Backward returned an incorrect number of gradients (expected {n_args}, "
+                    f"got {len(result)})"
+                )
             return tuple(result[i] for i in input_pos)
 
         attached = _core._attach_custom(fresh, tensor_inputs, run_backward, f"{cls.__name__}Backward", saved)

@@ -5,6 +5,7 @@ uses the double-vjp trick (J·v = d/du [uᵀJ]·v for a dummy cotangent u) and `
 backward pass per output element. Signatures and result structure follow `torch.autograd.functional`:
 a tensor argument gives tensor results, a tuple gives tuples.
 """
+
 from .. import _core
 from .._core import Tensor
 from ..grad_mode import enable_grad
@@ -18,10 +19,14 @@ def _as_tuple(x, arg_name, fn_name):
     for i, t in enumerate(items):
         if not isinstance(t, Tensor):
             if is_tuple:
-                raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but the"
-                                f" value at index {i} has type {type(t).__name__}.")
-            raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but the"
-                            f" given {arg_name} has type {type(t).__name__}.")
+                raise TypeError(
+                    f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but the"
+                    f" value at index {i} has type {type(t).__name__}."
+                )
+            raise TypeError(
+                f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but the"
+                f" given {arg_name} has type {type(t).__name__}."
+            )
     return is_tuple, items
 
 
@@ -48,17 +53,26 @@ def _validate_v(v, other, is_other_tuple):
     for i, (el_v, el_other) in enumerate(zip(v, other)):
         if tuple(el_v.shape) != tuple(el_other.shape):
             prepend = f"Entry {i} in " if is_other_tuple else ""
-            raise RuntimeError(f"{prepend}v has invalid size: should be {tuple(el_other.shape)} but got {tuple(el_v.shape)}.")
+            raise RuntimeError(
+                f"{prepend}v has invalid size: should be {tuple(el_other.shape)} but got {tuple(el_v.shape)}."
+            )
 
 
 def _grad(outputs, inputs, grad_outputs, create_graph, strict, stage="back"):
-    """autograd.grad that tolerates outputs without history and fills unused inputs with zeros (or raises in strict mode)."""
+    """autograd.grad that tolerates outputs without history and fills unused inputs with zeros
+    (or raises in strict mode)."""
     from . import grad as autograd_grad
 
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
     if pairs:
-        grads = autograd_grad([o for o, _ in pairs], inputs, [g for _, g in pairs],
-                              create_graph=create_graph, retain_graph=True, allow_unused=True)
+        grads = autograd_grad(
+            [o for o, _ in pairs],
+            inputs,
+            [g for _, g in pairs],
+            create_graph=create_graph,
+            retain_graph=True,
+            allow_unused=True,
+        )
     else:
         grads = (None,) * len(inputs)
     result = []
@@ -66,10 +80,14 @@ def _grad(outputs, inputs, grad_outputs, create_graph, strict, stage="back"):
         if g is None:
             if strict:
                 if stage == "back":
-                    raise RuntimeError(f"The output of the user-provided function is independent of input {i}. "
-                                       "This is not allowed in strict mode.")
-                raise RuntimeError(f"The gradient with respect to input {i} is independent of the inputs of the "
-                                   "user-provided function. This is not allowed in strict mode.")
+                    raise RuntimeError(
+                        f"The output of the user-provided function is independent of input {i}. "
+                        "This is not allowed in strict mode."
+                    )
+                raise RuntimeError(
+                    f"The gradient with respect to input {i} is independent of the inputs of the "
+                    "user-provided function. This is not allowed in strict mode."
+                )
             g = _core.zeros(*x.shape, dtype=x.dtype)
         result.append(g)
     return tuple(result)
@@ -99,8 +117,10 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         is_outputs_tuple, outputs = _check_outputs(func(*inputs), "vjp")
         v = _v_or_ones(v, outputs, is_outputs_tuple, "vjp", "the user-provided function returns")
         grads = _grad(outputs, inputs, v, create_graph, strict)
-    return (_tuple_postprocess(_finish(outputs, create_graph), is_outputs_tuple),
-            _tuple_postprocess(_finish(grads, create_graph), is_inputs_tuple))
+    return (
+        _tuple_postprocess(_finish(outputs, create_graph), is_outputs_tuple),
+        _tuple_postprocess(_finish(grads, create_graph), is_inputs_tuple),
+    )
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -116,11 +136,15 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         if strict and create_graph:
             for i, g in enumerate(grad_inputs):
                 if not g.requires_grad:
-                    raise RuntimeError(f"The jacobian of the user-provided function is independent of input {i}. "
-                                       "This is not allowed in strict mode when create_graph=True.")
+                    raise RuntimeError(
+                        f"The jacobian of the user-provided function is independent of input {i}. "
+                        "This is not allowed in strict mode when create_graph=True."
+                    )
         jv = _grad(grad_inputs, dummy, v, create_graph, strict, stage="double_back")
-    return (_tuple_postprocess(_finish(outputs, create_graph), is_outputs_tuple),
-            _tuple_postprocess(_finish(jv, create_graph), is_outputs_tuple))
+    return (
+        _tuple_postprocess(_finish(outputs, create_graph), is_outputs_tuple),
+        _tuple_postprocess(_finish(jv, create_graph), is_outputs_tuple),
+    )
 
 
 def _stack_rows(rows, out_shape, in_shape, dtype):
@@ -164,17 +188,19 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                 else:
                     from . import grad as autograd_grad
 
-                    grads = autograd_grad([out], inputs, [g_out], retain_graph=True,
-                                          create_graph=create_graph, allow_unused=True)
+                    grads = autograd_grad(
+                        [out], inputs, [g_out], retain_graph=True, create_graph=create_graph, allow_unused=True
+                    )
                 for j, (g, x) in enumerate(zip(grads, inputs)):
                     if g is None:
                         if strict:
-                            raise RuntimeError(f"Output {i} of the user-provided function is independent of input {j}. "
-                                               "This is not allowed in strict mode.")
+                            raise RuntimeError(
+                                f"Output {i} of the user-provided function is independent of input {j}. "
+                                "This is not allowed in strict mode."
+                            )
                         g = _core.zeros(*x.shape, dtype=x.dtype)
                     rows_per_input[j].append(g)
-            jac.append(tuple(_stack_rows(rows, out.shape, x.shape, x.dtype)
-                             for rows, x in zip(rows_per_input, inputs)))
+            jac.append(tuple(_stack_rows(rows, out.shape, x.shape, x.dtype) for rows, x in zip(rows_per_input, inputs)))
         jac = tuple(_finish(row, create_graph) for row in jac)
     if is_outputs_tuple:
         return tuple(_tuple_postprocess(row, is_inputs_tuple) for row in jac)
@@ -191,15 +217,23 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         if is_out_tuple or not isinstance(out, Tensor):
             raise RuntimeError("The function given to hessian should return a single Tensor")
         if out.numel() != 1:
-            raise RuntimeError(f"The Tensor returned by the function given to hessian should contain a single "
-                               f"element, but it has {out.numel()} elements")
+            raise RuntimeError(
+                f"The Tensor returned by the function given to hessian should contain a single "
+                f"element, but it has {out.numel()} elements"
+            )
         return out.squeeze()
 
     def jac_func(*inp):
         return jacobian(ensure_single_output_function, inp, create_graph=True, strict=strict)
 
-    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
-                   strategy=outer_jacobian_strategy)
+    res = jacobian(
+        jac_func,
+        inputs,
+        create_graph=create_graph,
+        strict=strict,
+        vectorize=vectorize,
+        strategy=outer_jacobian_strategy,
+    )
     if is_inputs_tuple:
         return res
     # jac_func returns a tuple (one entry per input), so res is a tuple of tuples: unwrap both levels
@@ -216,8 +250,10 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
         if is_outputs_tuple or not isinstance(outputs[0], Tensor):
             raise RuntimeError("The function given to vhp should return a single Tensor")
         if outputs[0].numel() != 1:
-            raise RuntimeError(f"The Tensor returned by the function given to vhp should contain a single element, "
-                               f"but it has {outputs[0].numel()} elements")
+            raise RuntimeError(
+                f"The Tensor returned by the function given to vhp should contain a single element, "
+                f"but it has {outputs[0].numel()} elements"
+            )
         jac = _grad(outputs, inputs, (_core.ones(*outputs[0].shape, dtype=outputs[0].dtype),), True, strict)
         res = _grad(jac, inputs, v, create_graph, strict, stage="double_back")
     return (_finish(outputs, create_graph)[0], _tuple_postprocess(_finish(res, create_graph), is_inputs_tuple))

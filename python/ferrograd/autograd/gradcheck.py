@@ -6,6 +6,7 @@ The analytical Jacobian is built one row at a time: for each element of each out
 central differences. Jacobians are laid out as torch's: one `(input.numel(), output.numel())`
 matrix per (input, output) pair.
 """
+
 import warnings
 
 import numpy as np
@@ -91,17 +92,33 @@ def _analytical_jacobians(outputs, inputs, diff_idx, check_grad_dtypes):
                 if g is None:
                     continue
                 if tuple(g.shape) != tuple(x.shape):
-                    raise GradcheckError(f"Gradient has incorrect size: got {tuple(g.shape)}, expected {tuple(x.shape)}")
+                    raise GradcheckError(
+                        f"Gradient has incorrect size: got {tuple(g.shape)}, expected {tuple(x.shape)}"
+                    )
                 if check_grad_dtypes and g.dtype != x.dtype:
                     raise GradcheckError(f"Gradient has dtype mismatch: got {g.dtype}, expected {x.dtype}")
                 jacs[i][k][:, e] = _np(g).ravel()
     return jacs
 
 
-def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exception=True, nondet_tol=0.0,
-              check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
-              check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
-              fast_mode=False, masked=None):
+def gradcheck(
+    func,
+    inputs,
+    *,
+    eps=1e-06,
+    atol=1e-05,
+    rtol=0.001,
+    raise_exception=True,
+    nondet_tol=0.0,
+    check_undefined_grad=True,
+    check_grad_dtypes=False,
+    check_batched_grad=False,
+    check_batched_forward_grad=False,
+    check_forward_ad=False,
+    check_backward_ad=True,
+    fast_mode=False,
+    masked=None,
+):
     """Checks gradients of `func(*inputs)` w.r.t. the floating-point inputs that require grad.
 
     Returns True when every analytical Jacobian entry `a` and numerical entry `n` satisfy
@@ -115,7 +132,10 @@ def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exceptio
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
     if not diff_idx:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them have requires_grad=True.")
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, but none of the them have "
+            "requires_grad=True."
+        )
     for i in diff_idx:
         if not inputs[i].dtype.is_floating_point:
             raise ValueError(f"Input #{i} requires gradient but is not a floating point tensor")
@@ -123,7 +143,8 @@ def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exceptio
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point. "
                 "As a result, gradcheck may fail or be unreliable.",
-                UserWarning, stacklevel=2,
+                UserWarning,
+                stacklevel=2,
             )
     outputs = _differentiable_outputs(func, inputs)
     if not check_backward_ad:
@@ -131,27 +152,46 @@ def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exceptio
     analytical = _analytical_jacobians(outputs, inputs, diff_idx, check_grad_dtypes)
     # the backward must be deterministic (reentrant): a second pass gives the same Jacobian
     again = _analytical_jacobians(_differentiable_outputs(func, inputs), inputs, diff_idx, False)
-    for i, (rows_a, rows_b) in enumerate(zip(analytical, again)):
-        for k, (a, b) in enumerate(zip(rows_a, rows_b)):
+    for rows_a, rows_b in zip(analytical, again):
+        for a, b in zip(rows_a, rows_b):
             if not np.allclose(a, b, rtol=0.0, atol=nondet_tol):
                 return _fail(
                     f"Backward is not reentrant, i.e., running backward with same input and grad_output multiple "
                     f"times gives different values, although analytical gradient matches numerical gradient. "
-                    f"The tolerance for nondeterminism was {nondet_tol}.", raise_exception)
+                    f"The tolerance for nondeterminism was {nondet_tol}.",
+                    raise_exception,
+                )
     numerical = _numerical_jacobians(func, inputs, diff_idx, eps)
     for i, (rows_a, rows_n) in enumerate(zip(analytical, numerical)):
         for k, (a, n) in enumerate(zip(rows_a, rows_n)):
             if a.shape != n.shape or not np.allclose(a, n, rtol=rtol, atol=atol):
                 return _fail(
                     f"Jacobian mismatch for output {k} with respect to input {diff_idx[i]},\n"
-                    f"numerical:{_show(n)}\nanalytical:{_show(a)}\n", raise_exception)
+                    f"numerical:{_show(n)}\nanalytical:{_show(a)}\n",
+                    raise_exception,
+                )
     return True
 
 
-def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-06, atol=1e-05, rtol=0.001,
-                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
-                  check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
-                  check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False, masked=False):
+def gradgradcheck(
+    func,
+    inputs,
+    grad_outputs=None,
+    *,
+    eps=1e-06,
+    atol=1e-05,
+    rtol=0.001,
+    gen_non_contig_grad_outputs=False,
+    raise_exception=True,
+    nondet_tol=0.0,
+    check_undefined_grad=True,
+    check_grad_dtypes=False,
+    check_batched_grad=False,
+    check_fwd_over_rev=False,
+    check_rev_over_rev=True,
+    fast_mode=False,
+    masked=False,
+):
     """Checks second derivatives: `gradcheck` applied to the map (inputs, v) -> vᵀ·J built with create_graph.
 
     `grad_outputs` default to random float64 tensors (requiring grad) shaped like the outputs.
@@ -159,7 +199,9 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-06, atol=1e-05, rto
     from . import grad as autograd_grad
 
     if check_batched_grad or check_fwd_over_rev or fast_mode or masked:
-        raise NotImplementedError("gradgradcheck: batched gradients, forward AD, fast_mode and masked are not supported")
+        raise NotImplementedError(
+            "gradgradcheck: batched gradients, forward AD, fast_mode and masked are not supported"
+        )
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
     outputs = _differentiable_outputs(func, inputs)
@@ -185,6 +227,14 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-06, atol=1e-05, rto
 
     if not check_rev_over_rev:
         return True
-    return gradcheck(first_derivative, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception, nondet_tol=nondet_tol,
-                     check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes)
+    return gradcheck(
+        first_derivative,
+        inputs + tuple(grad_outputs),
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        raise_exception=raise_exception,
+        nondet_tol=nondet_tol,
+        check_undefined_grad=check_undefined_grad,
+        check_grad_dtypes=check_grad_dtypes,
+    )

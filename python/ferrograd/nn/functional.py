@@ -3,7 +3,7 @@
 Elementwise activations run as single Rust ops (their grad_fn names match PyTorch's); the rest are
 compositions of differentiable tensor ops.
 """
-import builtins
+
 import math
 import numbers
 import warnings
@@ -90,11 +90,23 @@ def _reduction(size_average, reduce, reduction):
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     ret = "none" if not reduce else "mean" if size_average else "sum"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.", UserWarning, stacklevel=3)
+    warnings.warn(
+        f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+        UserWarning,
+        stacklevel=3,
+    )
     return ret
 
 
-def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None, ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight=None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     return _core._nll_loss(input, target, weight, ignore_index, _reduction(size_average, reduce, reduction))
 
 
@@ -164,7 +176,9 @@ def _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, class
     return -prod.sum() / (logp.numel() / n_classes)
 
 
-def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean", weight=None) -> Tensor:
+def mse_loss(
+    input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean", weight=None
+) -> Tensor:
     if weight is not None:
         raise ValueError("mse_loss(weight=...) is not supported yet")
     if target.shape != input.shape:
@@ -206,7 +220,9 @@ def _reduce(loss, reduction):
     return loss
 
 
-def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean", weight=None) -> Tensor:
+def l1_loss(
+    input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean", weight=None
+) -> Tensor:
     """Mean/sum/none of |input - target| (composed: AbsBackward0, then Mean/SumBackward0)."""
     if weight is not None:
         raise ValueError("l1_loss(weight=...) is not supported yet")
@@ -215,7 +231,9 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduc
     return _reduce((input - target).abs(), reduction)
 
 
-def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+def smooth_l1_loss(
+    input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0
+) -> Tensor:
     reduction = _check_reduction(_reduction(size_average, reduce, reduction))
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -223,7 +241,9 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return _core._pointwise_loss(input, target, "smooth_l1", reduction, beta=float(beta))
 
 
-def binary_cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+def binary_cross_entropy(
+    input: Tensor, target: Tensor, weight=None, size_average=None, reduce=None, reduction: str = "mean"
+) -> Tensor:
     """-w·(t·log x + (1 - t)·log(1 - x)), each log clamped at -100 as PyTorch does."""
     reduction = _check_reduction(_reduction(size_average, reduce, reduction))
     if target.shape != input.shape:
@@ -244,7 +264,9 @@ def binary_cross_entropy_with_logits(
     return _core._pointwise_loss(input, target, "bce_with_logits", reduction, weight=weight, pos_weight=pos_weight)
 
 
-def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean", log_target: bool = False) -> Tensor:
+def kl_div(
+    input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean", log_target: bool = False
+) -> Tensor:
     """KL divergence with `input` as log-probabilities; target as probabilities (or log-probabilities)."""
     if reduction == "mean":
         warnings.warn(
@@ -290,7 +312,10 @@ def _scalar_type_name(t):
 
 def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
     if isinstance(normalized_shape, numbers.Integral):
-        raise TypeError(f"layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not {type(normalized_shape).__name__}")
+        raise TypeError(
+            "layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+            f"{type(normalized_shape).__name__}"
+        )
     return _core._layer_norm(input, [int(s) for s in normalized_shape], weight, bias, float(eps))
 
 
@@ -309,7 +334,15 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     return input / norm.clamp_min(eps).expand_as(input)
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+def embedding(
+    input: Tensor,
+    weight: Tensor,
+    padding_idx=None,
+    max_norm=None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
     """Rows of `weight` picked by `input` (EmbeddingBackward0); the padding_idx row gets no gradient."""
     if max_norm is not None or scale_grad_by_freq or sparse:
         raise ValueError("embedding(max_norm=, scale_grad_by_freq=, sparse=) are not supported yet")
@@ -351,7 +384,6 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     return _core._pad(input, [int(v) for v in pad], mode, value)
 
 
-
 def _pair(value, name, n, func):
     """An int or a sequence of `n` ints as a list of n ints, with PyTorch's message for other lengths."""
     if isinstance(value, numbers.Integral):
@@ -362,7 +394,8 @@ def _pair(value, name, n, func):
     if len(values) != n:
         if func.startswith("conv"):
             raise RuntimeError(
-                f"expected {name} to be a single integer value or a list of {n} values to match the convolution dimensions, but got {name}={values}"
+                f"expected {name} to be a single integer value or a list of {n} values to match the convolution "
+                f"dimensions, but got {name}={values}"
             )
         raise RuntimeError(f"{func}: {name} must either be a single int, or a tuple of two ints")
     return values
@@ -373,7 +406,8 @@ def _conv(func, n, input, weight, bias, stride, padding, dilation, groups):
         raise TypeError(f"{func}() received an invalid combination of arguments - got ({type(input).__name__}, ...)")
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(
-            f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {func}, but got input of size: {list(input.shape)}"
+            f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {func}, but got input of size: "
+            f"{list(input.shape)}"
         )
     unbatched = input.dim() == n + 1
     if unbatched:
@@ -426,7 +460,11 @@ def conv2d(input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilati
 
 def _pool_args(func, kernel_size, stride, padding, dilation=1):
     kernel = _pair(kernel_size, "kernel_size", 2, func)
-    stride = kernel if stride is None or (not isinstance(stride, numbers.Integral) and len(stride) == 0) else _pair(stride, "stride", 2, func)
+    stride = (
+        kernel
+        if stride is None or (not isinstance(stride, numbers.Integral) and len(stride) == 0)
+        else _pair(stride, "stride", 2, func)
+    )
     padding = _pair(padding, "padding", 2, func)
     dilation = _pair(dilation, "dilation", 2, func)
     if any(v < 0 for v in kernel + stride + padding + dilation):
@@ -434,14 +472,30 @@ def _pool_args(func, kernel_size, stride, padding, dilation=1):
     return kernel, stride, padding, dilation
 
 
-def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False, return_indices: bool = False):
+def max_pool2d(
+    input: Tensor,
+    kernel_size,
+    stride=None,
+    padding=0,
+    dilation=1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+):
     """Window maxima over the last two dims (MaxPool2DWithIndicesBackward0); NaN wins, as in PyTorch."""
     kernel, stride, padding, dilation = _pool_args("max_pool2d", kernel_size, stride, padding, dilation)
     values, indices = _core._max_pool2d(input, kernel, stride, padding, dilation, bool(ceil_mode))
     return (values, indices) if return_indices else values
 
 
-def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True, divisor_override=None) -> Tensor:
+def avg_pool2d(
+    input: Tensor,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override=None,
+) -> Tensor:
     """Window means over the last two dims (AvgPool2DBackward0)."""
     if divisor_override is not None:
         raise ValueError("avg_pool2d(divisor_override=...) is not supported yet")
@@ -461,20 +515,29 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     # None keeps the input's size
     size = [input.shape[-2 + i] if s is None else int(s) for i, s in enumerate(output_size)]
     if any(s < 0 for s in size):
-        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {{{size[0]}, {size[1]}}}")
+        raise RuntimeError(
+            "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received "
+            f"{{{size[0]}, {size[1]}}}"
+        )
     if size == [1, 1] and input.is_floating_point() and all(s > 0 for s in input.shape[-2:]):
         return input.mean((-2, -1), keepdim=True)  # as PyTorch: MeanBackward1
     return _core._adaptive_avg_pool2d(input, size)
 
 
-
 def _blocks(func, size, kernel, dilation, padding, stride):
     if any(s <= 0 for s in stride):
-        raise RuntimeError(f"stride should be greater than zero, but got stride_height: {stride[0]} stride_width: {stride[1]}")
+        raise RuntimeError(
+            f"stride should be greater than zero, but got stride_height: {stride[0]} stride_width: {stride[1]}"
+        )
     if any(d <= 0 for d in dilation):
-        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {dilation[0]} dilation_width: {dilation[1]}")
+        raise RuntimeError(
+            f"dilation should be greater than zero, but got dilation_height: {dilation[0]} dilation_width: "
+            f"{dilation[1]}"
+        )
     if any(k <= 0 for k in kernel):
-        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {kernel[0]} kernel_width: {kernel[1]}")
+        raise RuntimeError(
+            f"kernel size should be greater than zero, but got kernel_height: {kernel[0]} kernel_width: {kernel[1]}"
+        )
     return [(size[d] + 2 * padding[d] - dilation[d] * (kernel[d] - 1) - 1) // stride[d] + 1 for d in range(2)]
 
 
@@ -517,8 +580,10 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
     if any(o < 1 for o in out) or out[0] * out[1] != blocks:
         raise RuntimeError(
             f"Given output_size=({size[0]}, {size[1]}), kernel_size=({kernel[0]}, {kernel[1]}), "
-            f"dilation=({dilation[0]}, {dilation[1]}), padding=({padding[0]}, {padding[1]}), stride=({stride[0]}, {stride[1]}), "
-            f"expected size of input's dimension 2 to match the calculated number of sliding blocks {out[0]} * {out[1]} = "
+            f"dilation=({dilation[0]}, {dilation[1]}), padding=({padding[0]}, {padding[1]}), stride=({stride[0]}, "
+            f"{stride[1]}), "
+            f"expected size of input's dimension 2 to match the calculated number of sliding blocks {out[0]} * "
+            f"{out[1]} = "
             f"{out[0] * out[1]}, but got input.size(2)={blocks}."
         )
     batched = input.dim() == 3
@@ -527,9 +592,37 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
 
 
 __all__ = [
-    "softmax", "log_softmax", "nll_loss", "cross_entropy", "mse_loss", "linear",
-    "relu", "sigmoid", "tanh", "silu", "gelu", "softplus", "elu", "leaky_relu", "hardtanh",
-    "l1_loss", "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
-    "dropout", "layer_norm", "normalize", "embedding", "one_hot", "pad",
-    "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "unfold", "fold",
+    "softmax",
+    "log_softmax",
+    "nll_loss",
+    "cross_entropy",
+    "mse_loss",
+    "linear",
+    "relu",
+    "sigmoid",
+    "tanh",
+    "silu",
+    "gelu",
+    "softplus",
+    "elu",
+    "leaky_relu",
+    "hardtanh",
+    "l1_loss",
+    "smooth_l1_loss",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "kl_div",
+    "dropout",
+    "layer_norm",
+    "normalize",
+    "embedding",
+    "one_hot",
+    "pad",
+    "conv1d",
+    "conv2d",
+    "max_pool2d",
+    "avg_pool2d",
+    "adaptive_avg_pool2d",
+    "unfold",
+    "fold",
 ]

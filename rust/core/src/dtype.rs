@@ -51,8 +51,18 @@ enum Category {
 }
 
 impl DType {
-    pub const ALL: [DType; 10] =
-        [DType::Bool, DType::U8, DType::I8, DType::I16, DType::I32, DType::I64, DType::F16, DType::BF16, DType::F32, DType::F64];
+    pub const ALL: [DType; 10] = [
+        DType::Bool,
+        DType::U8,
+        DType::I8,
+        DType::I16,
+        DType::I32,
+        DType::I64,
+        DType::F16,
+        DType::BF16,
+        DType::F32,
+        DType::F64,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -124,7 +134,11 @@ impl DType {
     }
     /// The float dtype an op like `exp` or true division computes in for this input.
     pub fn to_float(self) -> DType {
-        if self.is_float() { self } else { DType::F32 }
+        if self.is_float() {
+            self
+        } else {
+            DType::F32
+        }
     }
     /// The dtype a kernel computes in: the halves in float32, the narrow ints in int64 (results are
     /// rounded or wrapped back into the storage dtype).

@@ -29,7 +29,9 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Runtime(m) | Error::Index(m) | Error::Type(m) | Error::Value(m) | Error::NotImplemented(m) => f.write_str(m),
+            Error::Runtime(m) | Error::Index(m) | Error::Type(m) | Error::Value(m) | Error::NotImplemented(m) => {
+                f.write_str(m)
+            }
             Error::External(_) => f.write_str("error raised in a callback"),
         }
     }

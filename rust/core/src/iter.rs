@@ -55,7 +55,7 @@ pub fn for_each_row<const N: usize>(
     offsets: [usize; N],
     mut f: impl FnMut([usize; N], usize, [usize; N]),
 ) {
-    if shape.iter().any(|&d| d == 0) {
+    if shape.contains(&0) {
         return;
     }
     let (shape, strides) = collapse(shape, strides);

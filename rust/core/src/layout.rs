@@ -1,6 +1,6 @@
 //! Shape, strides (in elements) and offset: how a tensor reads its storage. No data lives here.
-use crate::error::Result;
 use crate::bail;
+use crate::error::Result;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {

@@ -13,16 +13,16 @@ pub mod error;
 pub mod iter;
 pub mod kernels;
 pub mod layout;
+mod ops;
 pub mod pool;
 pub mod random;
-mod ops;
 pub mod storage;
 pub mod tensor;
 
 pub use dtype::{promote_types, DType, Scalar};
+pub use error::{Error, Result};
 /// The 16-bit float types (re-exported for `with_dtype!` users).
 pub use half;
-pub use error::{Error, Result};
 pub use layout::Layout;
 pub use ops::*;
 pub use tensor::Tensor;

@@ -2,13 +2,13 @@
 //! default generator (`manual_seed`) and any number of user-made ones (`fg.Generator`); every
 //! sampling function takes the generator to draw from. Streams are reproducible under a seed, not
 //! bit-identical to PyTorch's (nobody can rely on that).
+use crate::bail;
 use crate::dtype::DType;
 use crate::element::Element;
+use crate::error::Result;
 use crate::layout::numel;
 use crate::tensor::Tensor;
 use crate::with_float_dtype;
-use crate::error::Result;
-use crate::bail;
 use parking_lot::Mutex;
 use std::sync::{Arc, LazyLock};
 
@@ -34,7 +34,10 @@ fn splitmix(state: &mut u64) -> u64 {
 
 impl Generator {
     pub const fn unseeded() -> Self {
-        Generator { s: [0x8a5c_d789_635d_2dff, 0x121f_d215_5c47_2f96, 0x0cc5_3a33_1d63_6711, 0x4e1e_4bcf_7d44_2cd3], initial_seed: DEFAULT_SEED }
+        Generator {
+            s: [0x8a5c_d789_635d_2dff, 0x121f_d215_5c47_2f96, 0x0cc5_3a33_1d63_6711, 0x4e1e_4bcf_7d44_2cd3],
+            initial_seed: DEFAULT_SEED,
+        }
     }
 
     /// A generator seeded with `seed`.
@@ -103,7 +106,13 @@ pub fn manual_seed(seed: u64) {
     DEFAULT.lock().seed(seed);
 }
 
-fn sample(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, what: &str, draw: fn(&mut Generator) -> f64) -> Result<Tensor> {
+fn sample(
+    gen: &Mutex<Generator>,
+    shape: &[usize],
+    dtype: DType,
+    what: &str,
+    draw: fn(&mut Generator) -> f64,
+) -> Result<Tensor> {
     let mut g = gen.lock();
     with_float_dtype!(dtype, T => {
         let v: Vec<T> = (0..numel(shape)).map(|_| T::from_f64(draw(&mut g))).collect();

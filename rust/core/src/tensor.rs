@@ -34,7 +34,17 @@ impl Tensor {
     // ---- construction ----
 
     pub(crate) fn from_parts(storage: Arc<Storage>, layout: Layout, dtype: DType) -> Tensor {
-        Tensor(Arc::new(TensorImpl { storage, layout, dtype, grad_fn: None, output_nr: 0, meta: None, wrapped_number: false, is_view: false, is_inference: crate::autograd::grad_mode::is_inference() }))
+        Tensor(Arc::new(TensorImpl {
+            storage,
+            layout,
+            dtype,
+            grad_fn: None,
+            output_nr: 0,
+            meta: None,
+            wrapped_number: false,
+            is_view: false,
+            is_inference: crate::autograd::grad_mode::is_inference(),
+        }))
     }
 
     pub(crate) fn from_buffer(buffer: Buffer, shape: &[usize]) -> Tensor {
@@ -338,7 +348,12 @@ impl Tensor {
     }
 
     /// Outputs of a custom function, all made by one node with `op`.
-    pub fn attach_custom(outputs: Vec<Tensor>, inputs: &[&Tensor], op: BackwardOp, saved: Vec<SavedTensor>) -> Vec<Tensor> {
+    pub fn attach_custom(
+        outputs: Vec<Tensor>,
+        inputs: &[&Tensor],
+        op: BackwardOp,
+        saved: Vec<SavedTensor>,
+    ) -> Vec<Tensor> {
         crate::autograd::record_outputs(outputs, inputs, op, saved)
     }
 

@@ -22,15 +22,27 @@ fn is_large(size: usize) -> bool {
 unsafe impl GlobalAlloc for SplitAllocator {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if is_large(layout.size()) { unsafe { System.alloc(layout) } } else { unsafe { MiMalloc.alloc(layout) } }
+        if is_large(layout.size()) {
+            unsafe { System.alloc(layout) }
+        } else {
+            unsafe { MiMalloc.alloc(layout) }
+        }
     }
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if is_large(layout.size()) { unsafe { System.alloc_zeroed(layout) } } else { unsafe { MiMalloc.alloc_zeroed(layout) } }
+        if is_large(layout.size()) {
+            unsafe { System.alloc_zeroed(layout) }
+        } else {
+            unsafe { MiMalloc.alloc_zeroed(layout) }
+        }
     }
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        if is_large(layout.size()) { unsafe { System.dealloc(ptr, layout) } } else { unsafe { MiMalloc.dealloc(ptr, layout) } }
+        if is_large(layout.size()) {
+            unsafe { System.dealloc(ptr, layout) }
+        } else {
+            unsafe { MiMalloc.dealloc(ptr, layout) }
+        }
     }
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {

@@ -75,7 +75,9 @@ pub fn size_list(args: &Bound<'_, PyTuple>, func: &str) -> PyResult<Vec<usize>> 
     dims.iter()
         .map(|&d| {
             usize::try_from(d).map_err(|_| {
-                pyo3::exceptions::PyRuntimeError::new_err(format!("Trying to create tensor with negative dimension {d}: {dims:?}"))
+                pyo3::exceptions::PyRuntimeError::new_err(format!(
+                    "Trying to create tensor with negative dimension {d}: {dims:?}"
+                ))
             })
         })
         .collect()
@@ -126,5 +128,9 @@ pub fn dim1_arg(obj: &Bound<'_, PyAny>) -> PyResult<isize> {
     strict_int(obj, "dim1")
 }
 pub fn opt_dim_arg(obj: &Bound<'_, PyAny>) -> PyResult<Option<isize>> {
-    if obj.is_none() { Ok(None) } else { strict_int(obj, "dim").map(Some) }
+    if obj.is_none() {
+        Ok(None)
+    } else {
+        strict_int(obj, "dim").map(Some)
+    }
 }

@@ -14,7 +14,10 @@ fn tensors(seq: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
         .map(|o| {
             let o = o?;
             o.cast::<PyTensor>().map(|t| t.get().get()).map_err(|_| {
-                PyTypeError::new_err(format!("{what} must be a sequence of Tensors, got an element of type {}", crate::args::type_name(&o)))
+                PyTypeError::new_err(format!(
+                    "{what} must be a sequence of Tensors, got an element of type {}",
+                    crate::args::type_name(&o)
+                ))
             })
         })
         .collect()
@@ -60,7 +63,8 @@ pub fn _grad(
     let outputs = tensors(outputs, "outputs")?;
     let inputs = tensors(inputs, "inputs")?;
     let grads = optional_tensors(grad_outputs, "grad_outputs")?;
-    let result = py.detach(|| call(|| autograd::grad(&outputs, &grads, &inputs, retain_graph, create_graph, allow_unused)))?;
+    let result =
+        py.detach(|| call(|| autograd::grad(&outputs, &grads, &inputs, retain_graph, create_graph, allow_unused)))?;
     wrap_all(py, result)
 }
 
@@ -76,7 +80,10 @@ pub fn backward_inputs(inputs: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
         .iter()
         .map(|o| {
             let py_t = o.cast::<PyTensor>().map_err(|_| {
-                PyTypeError::new_err(format!("backward(): argument 'inputs' must contain Tensors, got {}", crate::args::type_name(o)))
+                PyTypeError::new_err(format!(
+                    "backward(): argument 'inputs' must contain Tensors, got {}",
+                    crate::args::type_name(o)
+                ))
             })?;
             let t = py_t.get().get();
             if t.is_leaf() || t.retains_grad() {
@@ -116,7 +123,10 @@ pub fn tensor_hook(f: Py<PyAny>) -> autograd::TensorHook {
                 return Ok(None);
             }
             r.cast::<PyTensor>().map(|t| Some(t.get().get())).map_err(|_| {
-                from_py(PyTypeError::new_err(format!("hook returned an object of type {}; expected a Tensor or None", crate::args::type_name(r))))
+                from_py(PyTypeError::new_err(format!(
+                    "hook returned an object of type {}; expected a Tensor or None",
+                    crate::args::type_name(r)
+                )))
             })
         })
     })
@@ -135,7 +145,10 @@ fn grads_from_py(r: &Bound<'_, PyAny>, what: &str) -> ferrograd_core::Result<Vec
                 Ok(None)
             } else {
                 o.cast::<PyTensor>().map(|t| Some(t.get().get())).map_err(|_| {
-                    from_py(PyTypeError::new_err(format!("{what} returned an object of type {}; expected Tensors or None", crate::args::type_name(o))))
+                    from_py(PyTypeError::new_err(format!(
+                        "{what} returned an object of type {}; expected Tensors or None",
+                        crate::args::type_name(o)
+                    )))
                 })
             }
         })
@@ -149,7 +162,11 @@ pub fn pre_hook(f: Py<PyAny>) -> autograd::PreHook {
             let args = wrap_all(py, grads.to_vec()).map_err(from_py)?;
             let r = f.call1(py, (args,)).map_err(from_py)?;
             let r = r.bind(py);
-            if r.is_none() { Ok(None) } else { grads_from_py(r, "pre-hook").map(Some) }
+            if r.is_none() {
+                Ok(None)
+            } else {
+                grads_from_py(r, "pre-hook").map(Some)
+            }
         })
     })
 }
@@ -162,7 +179,11 @@ pub fn post_hook(f: Py<PyAny>) -> autograd::PostHook {
             let go = wrap_all(py, grad_outputs.to_vec()).map_err(from_py)?;
             let r = f.call1(py, (gi, go)).map_err(from_py)?;
             let r = r.bind(py);
-            if r.is_none() { Ok(None) } else { grads_from_py(r, "hook").map(Some) }
+            if r.is_none() {
+                Ok(None)
+            } else {
+                grads_from_py(r, "hook").map(Some)
+            }
         })
     })
 }
@@ -235,7 +256,7 @@ fn static_name(name: String) -> &'static str {
     static NAMES: Mutex<Option<HashMap<String, &'static str>>> = Mutex::new(None);
     let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
     // one leaked string per distinct Function class name: bounded by the program's classes
-    *names.get_or_insert_with(HashMap::new).entry(name.clone()).or_insert_with(|| Box::leak(name.into_boxed_str()))
+    names.get_or_insert_with(HashMap::new).entry(name.clone()).or_insert_with(|| Box::leak(name.into_boxed_str()))
 }
 
 /// Gives `outputs` one backward node that calls `backward(grads, saved) -> grads per input`.
@@ -253,7 +274,13 @@ pub fn _attach_custom(
     let ins = tensors(inputs, "inputs")?;
     let saved: Vec<SavedTensor> = tensors(saved, "saved tensors")?
         .iter()
-        .map(|s| if outs.iter().any(|o| o.same_storage(s) && o.layout() == s.layout()) { SavedTensor::output(s) } else { SavedTensor::input(s) })
+        .map(|s| {
+            if outs.iter().any(|o| o.same_storage(s) && o.layout() == s.layout()) {
+                SavedTensor::output(s)
+            } else {
+                SavedTensor::input(s)
+            }
+        })
         .collect();
     let op = BackwardOp::Custom(Arc::new(PythonBackward { name: static_name(name), backward }));
     let refs: Vec<&Tensor> = ins.iter().collect();
@@ -265,4 +292,3 @@ pub fn node_handle(py: Python<'_>, node: &Arc<Node>, id: u64) -> PyResult<Py<Rem
     let _ = PyNode { node: node.clone() };
     Py::new(py, RemovableHandle::new(HookTarget::Node(node.clone()), id))
 }
-

@@ -52,9 +52,12 @@ struct Collected {
 fn collect(obj: &Bound<'_, PyAny>, depth: usize, out: &mut Collected) -> PyResult<()> {
     if let Some(s) = as_scalar(obj) {
         if depth < out.shape.len() {
-            return Err(PyValueError::new_err(format!("expected sequence of length {} at dim {} (got a scalar)", out.shape[depth], depth)));
+            return Err(PyValueError::new_err(format!(
+                "expected sequence of length {} at dim {} (got a scalar)",
+                out.shape[depth], depth
+            )));
         }
-        if depth > out.shape.len() || (out.values.len() > 0 && depth != out.shape.len()) {
+        if depth > out.shape.len() || (!out.values.is_empty() && depth != out.shape.len()) {
             return Err(PyValueError::new_err("setting an array element with a sequence."));
         }
         match s {
@@ -85,15 +88,23 @@ fn collect(obj: &Bound<'_, PyAny>, depth: usize, out: &mut Collected) -> PyResul
     if depth >= MAX_NESTING {
         return Err(PyValueError::new_err(format!("data is nested more than {MAX_NESTING} levels deep")));
     }
-    let seq = obj.cast::<PySequence>().map_err(|_| PyTypeError::new_err(format!("new(): invalid data type '{}'", type_name(obj))))?;
+    let seq = obj
+        .cast::<PySequence>()
+        .map_err(|_| PyTypeError::new_err(format!("new(): invalid data type '{}'", type_name(obj))))?;
     let len = seq.len()?;
     if depth == out.shape.len() {
         if !out.values.is_empty() {
-            return Err(PyValueError::new_err(format!("expected sequence of length {} at dim {} (got {})", 0, depth, len)));
+            return Err(PyValueError::new_err(format!(
+                "expected sequence of length {} at dim {} (got {})",
+                0, depth, len
+            )));
         }
         out.shape.push(len);
     } else if out.shape[depth] != len {
-        return Err(PyValueError::new_err(format!("expected sequence of length {} at dim {} (got {})", out.shape[depth], depth, len)));
+        return Err(PyValueError::new_err(format!(
+            "expected sequence of length {} at dim {} (got {})",
+            out.shape[depth], depth, len
+        )));
     }
     for i in 0..len {
         collect(&seq.get_item(i)?, depth + 1, out)?;
@@ -132,7 +143,15 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
     }
     let mut c = Collected { shape: vec![], values: vec![], float: false, int: false };
     collect(obj, 0, &mut c)?;
-    let inferred = if c.float { DType::F32 } else if c.int { DType::I64 } else if c.values.is_empty() { DType::F32 } else { DType::Bool };
+    let inferred = if c.float {
+        DType::F32
+    } else if c.int {
+        DType::I64
+    } else if c.values.is_empty() {
+        DType::F32
+    } else {
+        DType::Bool
+    };
     let dtype = dtype.unwrap_or(inferred);
     let v = &c.values;
     call(|| {
@@ -239,7 +258,11 @@ pub struct StorageOwner {
 
 /// `tensor.numpy()`: a numpy array over the tensor's memory, no copy.
 pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
-    fn view<'py, T: numpy::Element>(_py: Python<'py>, t: &Tensor, owner: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn view<'py, T: numpy::Element>(
+        _py: Python<'py>,
+        t: &Tensor,
+        owner: Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let buf = t.storage().read();
         let base = buf.as_ptr() as *const T;
         drop(buf);
@@ -247,7 +270,8 @@ pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>>
         let strides = numpy::ndarray::IxDyn(t.strides());
         use numpy::ndarray::ShapeBuilder;
         // Safety: the layout lies within the storage (checked at construction); `owner` keeps it alive.
-        let view = unsafe { numpy::ndarray::ArrayView::from_shape_ptr(shape.strides(strides), base.add(t.storage_offset())) };
+        let view =
+            unsafe { numpy::ndarray::ArrayView::from_shape_ptr(shape.strides(strides), base.add(t.storage_offset())) };
         let arr = unsafe { numpy::PyArray::borrow_from_array(&view, owner) };
         Ok(arr.into_any())
     }
@@ -272,9 +296,15 @@ pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>>
 
 /// `tensor.tolist()`: nested lists of Python numbers.
 pub fn tolist<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
-    fn build<'py, T: Copy + IntoPyObject<'py>>(py: Python<'py>, shape: &[usize], values: &[T]) -> PyResult<Bound<'py, PyAny>> {
+    fn build<'py, T: Copy + IntoPyObject<'py>>(
+        py: Python<'py>,
+        shape: &[usize],
+        values: &[T],
+    ) -> PyResult<Bound<'py, PyAny>> {
         if shape.is_empty() {
-            return Ok(pyo3::BoundObject::into_bound(pyo3::BoundObject::into_any(values[0].into_pyobject(py).map_err(Into::into)?)));
+            return Ok(pyo3::BoundObject::into_bound(pyo3::BoundObject::into_any(
+                values[0].into_pyobject(py).map_err(Into::into)?,
+            )));
         }
         let step = shape[1..].iter().product::<usize>();
         let items: Vec<Bound<'py, PyAny>> = (0..shape[0])

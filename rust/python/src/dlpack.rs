@@ -99,7 +99,11 @@ fn from_dl_dtype(d: DLDataType) -> PyResult<DType> {
         (KDL_FLOAT, 32) => DType::F32,
         (KDL_FLOAT, 64) => DType::F64,
         (KDL_BFLOAT, 16) => DType::BF16,
-        (code, bits) => return Err(PyTypeError::new_err(format!("from_dlpack: unsupported DLPack data type (code {code}, {bits} bits)"))),
+        (code, bits) => {
+            return Err(PyTypeError::new_err(format!(
+                "from_dlpack: unsupported DLPack data type (code {code}, {bits} bits)"
+            )))
+        }
     };
     if d.lanes != 1 {
         return Err(PyTypeError::new_err(format!("from_dlpack: only lanes 1 is supported (got {})", d.lanes)));
@@ -212,14 +216,19 @@ pub fn to_capsule(py: Python<'_>, t: &Tensor, versioned: bool, copy: bool) -> Py
         };
         (box_export(Export { managed, shape, strides, _storage: storage }), DLTENSOR_VERSIONED)
     } else {
-        let managed = DLManagedTensor { dl_tensor: tensor, manager_ctx: std::ptr::null_mut(), deleter: Some(delete_export) };
+        let managed =
+            DLManagedTensor { dl_tensor: tensor, manager_ctx: std::ptr::null_mut(), deleter: Some(delete_export) };
         (box_export(Export { managed, shape, strides, _storage: storage }), DLTENSOR)
     };
     // Safety: `ptr` is a live export; the destructor frees it unless a consumer takes it over.
     unsafe {
         let capsule = ffi::PyCapsule_New(ptr, name.as_ptr(), Some(capsule_destructor));
         if capsule.is_null() {
-            if versioned { delete_export_versioned(ptr as *mut _) } else { delete_export(ptr as *mut _) }
+            if versioned {
+                delete_export_versioned(ptr as *mut _)
+            } else {
+                delete_export(ptr as *mut _)
+            }
             return Err(PyErr::fetch(py));
         }
         Ok(Bound::from_owned_ptr(py, capsule).unbind())
@@ -263,7 +272,9 @@ fn capsule_of<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     if let Ok(device) = obj.call_method0("__dlpack_device__") {
         let (device_type, _): (i32, i32) = device.extract()?;
         if device_type != KDL_CPU {
-            return Err(PyBufferError::new_err(format!("from_dlpack: only CPU tensors are supported (device type {device_type})")));
+            return Err(PyBufferError::new_err(format!(
+                "from_dlpack: only CPU tensors are supported (device type {device_type})"
+            )));
         }
     }
     let kwargs = pyo3::types::PyDict::new(obj.py());
@@ -279,7 +290,11 @@ fn capsule_of<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
 /// `__dlpack__` or from a capsule.
 pub fn from_dlpack(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     let is_capsule = unsafe { ffi::PyCapsule_CheckExact(obj.as_ptr()) } == 1;
-    let capsule = if is_capsule { obj.clone() } else if obj.hasattr("__dlpack__")? { capsule_of(obj)? } else {
+    let capsule = if is_capsule {
+        obj.clone()
+    } else if obj.hasattr("__dlpack__")? {
+        capsule_of(obj)?
+    } else {
         // RuntimeError, as torch (which takes any such object for a capsule)
         return Err(PyRuntimeError::new_err(format!(
             "from_dlpack: expected an object with __dlpack__ or a DLPack capsule (got {})",
@@ -292,7 +307,11 @@ pub fn from_dlpack(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         if ffi::PyCapsule_IsValid(cap, DLTENSOR_VERSIONED.as_ptr()) == 1 {
             let m = ffi::PyCapsule_GetPointer(cap, DLTENSOR_VERSIONED.as_ptr()) as *mut DLManagedTensorVersioned;
             if (*m).version.major > 1 {
-                return Err(PyBufferError::new_err(format!("from_dlpack: unsupported DLPack version {}.{}", (*m).version.major, (*m).version.minor)));
+                return Err(PyBufferError::new_err(format!(
+                    "from_dlpack: unsupported DLPack version {}.{}",
+                    (*m).version.major,
+                    (*m).version.minor
+                )));
             }
             (m as *mut c_void, true, &(*m).dl_tensor, (*m).flags & FLAG_READ_ONLY != 0)
         } else if ffi::PyCapsule_IsValid(cap, DLTENSOR.as_ptr()) == 1 {
@@ -307,10 +326,13 @@ pub fn from_dlpack(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     let layout = layout_of(tensor)?;
     let dtype = from_dl_dtype(tensor.dtype)?;
     if tensor.device.device_type != KDL_CPU {
-        return Err(PyBufferError::new_err(format!("from_dlpack: only CPU tensors are supported (device type {})", tensor.device.device_type)));
+        return Err(PyBufferError::new_err(format!(
+            "from_dlpack: only CPU tensors are supported (device type {})",
+            tensor.device.device_type
+        )));
     }
     let data = (tensor.data as usize + tensor.byte_offset as usize) as *mut u8;
-    if layout.numel() > 0 && data as usize % dtype.itemsize() != 0 {
+    if layout.numel() > 0 && !(data as usize).is_multiple_of(dtype.itemsize()) {
         return Err(PyBufferError::new_err("from_dlpack: the data pointer is not aligned to the element size"));
     }
     // Consume: from here on the managed tensor is ours, and its deleter runs when the storage goes.
@@ -326,7 +348,11 @@ pub fn from_dlpack(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     let buffer = with_dtype!(dtype, T => unsafe { T::buffer(Data::from_external(data as *mut T, len, owner)) });
     let t = call(|| Tensor::from_storage(Arc::new(Storage::new(buffer)), layout))?;
     // A read-only producer can't be written through: take a copy (its memory is released with `t`).
-    if read_only { call(|| t.contiguous_copy()) } else { Ok(t) }
+    if read_only {
+        call(|| t.contiguous_copy())
+    } else {
+        Ok(t)
+    }
 }
 
 fn layout_of(t: &DLTensor) -> PyResult<Layout> {

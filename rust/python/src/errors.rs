@@ -39,7 +39,11 @@ pub fn call<T>(f: impl FnOnce() -> ferrograd_core::Result<T>) -> PyResult<T> {
 const RELEASE_GIL_ABOVE: usize = 1 << 15;
 
 /// Like `call`, releasing the GIL when the work (`size` elements) is large enough to matter.
-pub fn call_heavy<T: Send>(py: Python<'_>, size: usize, f: impl FnOnce() -> ferrograd_core::Result<T> + Send) -> PyResult<T> {
+pub fn call_heavy<T: Send>(
+    py: Python<'_>,
+    size: usize,
+    f: impl FnOnce() -> ferrograd_core::Result<T> + Send,
+) -> PyResult<T> {
     if size < RELEASE_GIL_ABOVE {
         return call(f);
     }

@@ -40,14 +40,18 @@ pub fn generator_arg(obj: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Sha
         None => Ok(random::default_generator().clone()),
         Some(o) if o.is_none() => Ok(random::default_generator().clone()),
         Some(o) => o.cast::<PyGenerator>().map(|g| g.get().inner.clone()).map_err(|_| {
-            PyTypeError::new_err(format!("{func}(): argument 'generator' must be ferrograd.Generator, not {}", type_name(o)))
+            PyTypeError::new_err(format!(
+                "{func}(): argument 'generator' must be ferrograd.Generator, not {}",
+                type_name(o)
+            ))
         }),
     }
 }
 
 /// A fresh seed from the clock and the address space (for `Generator.seed()`).
 fn nondeterministic_seed() -> u64 {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
     let local = 0u8;
     let mut g = Generator::seeded(nanos ^ (&local as *const u8 as u64).rotate_left(32));
     g.next_u64()
@@ -61,7 +65,9 @@ impl PyGenerator {
         if let Some(d) = device.filter(|d| !d.is_none()) {
             let name = d.str()?.to_string();
             if name != "cpu" {
-                return Err(PyRuntimeError::new_err(format!("Generator: device '{name}' is not supported (only 'cpu')")));
+                return Err(PyRuntimeError::new_err(format!(
+                    "Generator: device '{name}' is not supported (only 'cpu')"
+                )));
             }
         }
         Ok(PyGenerator { inner: Arc::new(Mutex::new(Generator::seeded(random::DEFAULT_SEED))) })
@@ -96,7 +102,9 @@ impl PyGenerator {
             PyTypeError::new_err(format!("expected a ferrograd.Tensor, but got {}", type_name(new_state)))
         })?;
         if t.dtype() != DType::I64 || t.shape() != [5] {
-            return Err(PyRuntimeError::new_err("Expected a state tensor from Generator.get_state() (int64, 5 elements)"));
+            return Err(PyRuntimeError::new_err(
+                "Expected a state tensor from Generator.get_state() (int64, 5 elements)",
+            ));
         }
         let v = t.to_vec::<i64>();
         let state = [v[0] as u64, v[1] as u64, v[2] as u64, v[3] as u64, v[4] as u64];

@@ -35,17 +35,16 @@ fn index_item<'py>(t: Tensor) -> PyResult<Item<'py>> {
         ferrograd_core::DType::I64 if t.ndim() == 0 => Ok(Item::Int(call(|| t.item())?.to_f64() as isize)),
         ferrograd_core::DType::I64 => Ok(Item::Adv(t)),
         ferrograd_core::DType::Bool if t.ndim() > 0 => Ok(Item::Mask(t)),
-        ferrograd_core::DType::Bool => Err(PyIndexError::new_err("indexing with a 0-dim bool tensor is not supported yet")),
+        ferrograd_core::DType::Bool => {
+            Err(PyIndexError::new_err("indexing with a 0-dim bool tensor is not supported yet"))
+        }
         _ => Err(PyIndexError::new_err("tensors used as indices must be long, int, byte or bool tensors")),
     }
 }
 
 fn parse_items<'py>(key: &Bound<'py, PyAny>) -> PyResult<Vec<Item<'py>>> {
-    let items: Vec<Bound<'py, PyAny>> = if key.is_instance_of::<PyTuple>() {
-        key.try_iter()?.collect::<PyResult<_>>()?
-    } else {
-        vec![key.clone()]
-    };
+    let items: Vec<Bound<'py, PyAny>> =
+        if key.is_instance_of::<PyTuple>() { key.try_iter()?.collect::<PyResult<_>>()? } else { vec![key.clone()] };
     items
         .iter()
         .map(|it| {
@@ -111,7 +110,9 @@ impl Indexable for Layout {
     fn select(&self, dim: usize, index: isize) -> PyResult<Self> {
         let size = self.shape[dim] as isize;
         if index < -size || index >= size {
-            return Err(PyIndexError::new_err(format!("index {index} is out of bounds for dimension {dim} with size {size}")));
+            return Err(PyIndexError::new_err(format!(
+                "index {index} is out of bounds for dimension {dim} with size {size}"
+            )));
         }
         Ok(Layout::select(self, dim, if index < 0 { index + size } else { index } as usize))
     }
@@ -261,7 +262,9 @@ pub fn assign_index(target: &Bound<'_, PyTensor>, key: &Bound<'_, PyAny>, value:
             return call(|| t.copy_from(&new));
         }
         if t.is_leaf() && t.requires_grad() {
-            return Err(PyRuntimeError::new_err("a leaf Variable that requires grad is being used in an in-place operation."));
+            return Err(PyRuntimeError::new_err(
+                "a leaf Variable that requires grad is being used in an in-place operation.",
+            ));
         }
         return crate::py_tensor::inplace_with(target, src.requires_grad(), put).map(|_| ());
     }
@@ -271,7 +274,9 @@ pub fn assign_index(target: &Bound<'_, PyTensor>, key: &Bound<'_, PyAny>, value:
         return call(|| view.copy_from(&src));
     }
     if t.is_leaf() && t.requires_grad() {
-        return Err(PyRuntimeError::new_err("a view of a leaf Variable that requires grad is being used in an in-place operation."));
+        return Err(PyRuntimeError::new_err(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation.",
+        ));
     }
     let geom = index_items(&Layout::contiguous(t.shape()), &items)?;
     crate::py_tensor::inplace_with(target, src.requires_grad(), |old| old.copy_slices(&geom, &src)).map(|_| ())

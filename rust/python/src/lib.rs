@@ -21,14 +21,14 @@ use args::{dtype_arg, size_list, type_name};
 use convert::{as_scalar, from_numpy_shared, tensor_from_data};
 use dtype::PyDType;
 use errors::call;
-use generator::generator_arg;
 use ferrograd_core::autograd::grad_mode;
 use ferrograd_core::{random, DType, Scalar, Tensor};
+use generator::generator_arg;
 use numpy::PyUntypedArray;
+use py_tensor::{wrap, PyTensor};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
-use py_tensor::{wrap, PyTensor};
 
 type Out = PyResult<Py<PyTensor>>;
 
@@ -40,13 +40,26 @@ fn finish(py: Python<'_>, t: Tensor, requires_grad: bool) -> Out {
 
 #[pyfunction(name = "tensor")]
 #[pyo3(signature = (data, *, dtype=None, device=None, requires_grad=false))]
-fn new_tensor(py: Python<'_>, data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool) -> Out {
+fn new_tensor(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
+) -> Out {
     let _ = device;
     let dtype = dtype_arg(dtype, "tensor")?;
     finish(py, tensor_from_data(data, dtype)?, requires_grad)
 }
 
-fn filled(py: Python<'_>, size: &Bound<'_, PyTuple>, func: &str, value: Scalar, dtype: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> Out {
+fn filled(
+    py: Python<'_>,
+    size: &Bound<'_, PyTuple>,
+    func: &str,
+    value: Scalar,
+    dtype: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> Out {
     let shape = size_list(size, func)?;
     let dtype = dtype_arg(dtype, func)?.unwrap_or(DType::F32);
     finish(py, Tensor::full(&shape, value, dtype), requires_grad)
@@ -54,21 +67,40 @@ fn filled(py: Python<'_>, size: &Bound<'_, PyTuple>, func: &str, value: Scalar, 
 
 #[pyfunction]
 #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
-fn ones(py: Python<'_>, size: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool) -> Out {
+fn ones(
+    py: Python<'_>,
+    size: &Bound<'_, PyTuple>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
+) -> Out {
     let _ = device;
     filled(py, size, "ones", Scalar::Int(1), dtype, requires_grad)
 }
 
 #[pyfunction]
 #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
-fn zeros(py: Python<'_>, size: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool) -> Out {
+fn zeros(
+    py: Python<'_>,
+    size: &Bound<'_, PyTuple>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
+) -> Out {
     let _ = device;
     filled(py, size, "zeros", Scalar::Int(0), dtype, requires_grad)
 }
 
 #[pyfunction]
 #[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false))]
-fn full(py: Python<'_>, size: &Bound<'_, PyAny>, fill_value: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool) -> Out {
+fn full(
+    py: Python<'_>,
+    size: &Bound<'_, PyAny>,
+    fill_value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
+) -> Out {
     let _ = device;
     let value = as_scalar(fill_value).ok_or_else(|| {
         PyTypeError::new_err(format!("full(): argument 'fill_value' must be Number, not {}", type_name(fill_value)))
@@ -91,7 +123,9 @@ fn arange(
 ) -> Out {
     let _ = device;
     let num = |o: &Bound<'_, PyAny>, name: &str| {
-        as_scalar(o).ok_or_else(|| PyTypeError::new_err(format!("arange(): argument '{name}' must be Number, not {}", type_name(o))))
+        as_scalar(o).ok_or_else(|| {
+            PyTypeError::new_err(format!("arange(): argument '{name}' must be Number, not {}", type_name(o)))
+        })
     };
     let (start, end) = match end.filter(|e| !e.is_none()) {
         Some(e) => (num(start, "start")?, num(e, "end")?),
@@ -118,7 +152,14 @@ fn arange(
 
 #[pyfunction]
 #[pyo3(signature = (*size, generator=None, dtype=None, device=None, requires_grad=false))]
-fn rand(py: Python<'_>, size: &Bound<'_, PyTuple>, generator: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool) -> Out {
+fn rand(
+    py: Python<'_>,
+    size: &Bound<'_, PyTuple>,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
+) -> Out {
     let _ = device;
     let gen = generator_arg(generator, "rand")?;
     let shape = size_list(size, "rand")?;
@@ -128,7 +169,14 @@ fn rand(py: Python<'_>, size: &Bound<'_, PyTuple>, generator: Option<&Bound<'_, 
 
 #[pyfunction]
 #[pyo3(signature = (*size, generator=None, dtype=None, device=None, requires_grad=false))]
-fn randn(py: Python<'_>, size: &Bound<'_, PyTuple>, generator: Option<&Bound<'_, PyAny>>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool) -> Out {
+fn randn(
+    py: Python<'_>,
+    size: &Bound<'_, PyTuple>,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
+) -> Out {
     let _ = device;
     let gen = generator_arg(generator, "randn")?;
     let shape = size_list(size, "randn")?;
@@ -156,7 +204,12 @@ fn from_numpy(py: Python<'_>, ndarray: &Bound<'_, PyAny>) -> Out {
 /// when the dtype matches); otherwise like `ferrograd.tensor`.
 #[pyfunction]
 #[pyo3(signature = (data, dtype=None, device=None))]
-fn as_tensor(py: Python<'_>, data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+fn as_tensor(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let _ = device;
     let dtype = dtype_arg(dtype, "as_tensor")?;
     if let Ok(t) = data.cast::<PyTensor>() {
@@ -269,7 +322,14 @@ fn reduction_arg(reduction: &str) -> PyResult<ferrograd_core::nn::Reduction> {
 
 /// The kernel of `nn.functional.nll_loss` (argument handling lives in Python).
 #[pyfunction]
-fn _nll_loss(py: Python<'_>, input: &Bound<'_, PyAny>, target: &Bound<'_, PyAny>, weight: Option<&Bound<'_, PyAny>>, ignore_index: i64, reduction: &str) -> Out {
+fn _nll_loss(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    target: &Bound<'_, PyAny>,
+    weight: Option<&Bound<'_, PyAny>>,
+    ignore_index: i64,
+    reduction: &str,
+) -> Out {
     let x = args::tensor_arg(input, "nll_loss", "input")?;
     let t = args::tensor_arg(target, "nll_loss", "target")?;
     let w = weight.filter(|w| !w.is_none()).map(|w| args::tensor_arg(w, "nll_loss", "weight")).transpose()?;
@@ -287,7 +347,12 @@ fn _mse_loss(py: Python<'_>, input: &Bound<'_, PyAny>, target: &Bound<'_, PyAny>
 
 #[pyfunction]
 #[pyo3(signature = (input, weight, bias=None))]
-fn _linear(py: Python<'_>, input: &Bound<'_, PyAny>, weight: &Bound<'_, PyAny>, bias: Option<&Bound<'_, PyAny>>) -> Out {
+fn _linear(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    weight: &Bound<'_, PyAny>,
+    bias: Option<&Bound<'_, PyAny>>,
+) -> Out {
     let x = args::tensor_arg(input, "linear", "input")?;
     let w = args::tensor_arg(weight, "linear", "weight")?;
     let b = bias.filter(|b| !b.is_none()).map(|b| args::tensor_arg(b, "linear", "bias")).transpose()?;
@@ -296,8 +361,13 @@ fn _linear(py: Python<'_>, input: &Bound<'_, PyAny>, weight: &Bound<'_, PyAny>, 
 
 /// A sequence of tensors (`cat`, `stack`), with PyTorch's TypeError.
 fn tensor_seq(tensors: &Bound<'_, PyAny>, func: &str) -> PyResult<Vec<Tensor>> {
-    if tensors.cast::<PyTensor>().is_ok() || !(tensors.is_instance_of::<PyTuple>() || tensors.is_instance_of::<pyo3::types::PyList>()) {
-        return Err(PyTypeError::new_err(format!("{func}(): argument 'tensors' (position 1) must be tuple of Tensors, not {}", type_name(tensors))));
+    if tensors.cast::<PyTensor>().is_ok()
+        || !(tensors.is_instance_of::<PyTuple>() || tensors.is_instance_of::<pyo3::types::PyList>())
+    {
+        return Err(PyTypeError::new_err(format!(
+            "{func}(): argument 'tensors' (position 1) must be tuple of Tensors, not {}",
+            type_name(tensors)
+        )));
     }
     tensors
         .try_iter()?
@@ -305,7 +375,10 @@ fn tensor_seq(tensors: &Bound<'_, PyAny>, func: &str) -> PyResult<Vec<Tensor>> {
         .map(|(i, t)| {
             let t = t?;
             t.cast::<PyTensor>().map(|t| t.get().get()).map_err(|_| {
-                PyTypeError::new_err(format!("{func}(): argument 'tensors' (position 1) must be tuple of Tensors, not {} (element {i})", type_name(&t)))
+                PyTypeError::new_err(format!(
+                    "{func}(): argument 'tensors' (position 1) must be tuple of Tensors, not {} (element {i})",
+                    type_name(&t)
+                ))
             })
         })
         .collect()
@@ -329,9 +402,12 @@ fn stack(py: Python<'_>, tensors: &Bound<'_, PyAny>, #[pyo3(from_py_with = args:
 #[pyfunction]
 #[pyo3(signature = (equation, *operands))]
 fn einsum(py: Python<'_>, equation: &Bound<'_, PyAny>, operands: &Bound<'_, PyTuple>) -> Out {
-    let eq: String = equation
-        .extract()
-        .map_err(|_| PyTypeError::new_err(format!("einsum(): argument 'equation' (position 1) must be str, not {}", type_name(equation))))?;
+    let eq: String = equation.extract().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "einsum(): argument 'equation' (position 1) must be str, not {}",
+            type_name(equation)
+        ))
+    })?;
     if operands.is_empty() {
         return Err(pyo3::exceptions::PyValueError::new_err("einsum(): must specify the equation string and at least one operand, or at least one operand and its subscripts list"));
     }
@@ -345,7 +421,13 @@ fn einsum(py: Python<'_>, equation: &Bound<'_, PyAny>, operands: &Bound<'_, PyTu
 
 #[pyfunction]
 #[pyo3(signature = (low, high, size, generator=None))]
-fn _randint(py: Python<'_>, low: i64, high: i64, size: &Bound<'_, PyTuple>, generator: Option<&Bound<'_, PyAny>>) -> Out {
+fn _randint(
+    py: Python<'_>,
+    low: i64,
+    high: i64,
+    size: &Bound<'_, PyTuple>,
+    generator: Option<&Bound<'_, PyAny>>,
+) -> Out {
     let gen = generator_arg(generator, "randint")?;
     let shape = size_list(size, "randint")?;
     wrap(py, call(|| random::randint(&gen, low, high, &shape))?)
@@ -363,7 +445,13 @@ fn _randperm(py: Python<'_>, n: i64, generator: Option<&Bound<'_, PyAny>>) -> Ou
 
 #[pyfunction]
 #[pyo3(signature = (probs, num_samples, replacement, generator=None))]
-pub(crate) fn _multinomial(py: Python<'_>, probs: &Bound<'_, PyAny>, num_samples: i64, replacement: bool, generator: Option<&Bound<'_, PyAny>>) -> Out {
+pub(crate) fn _multinomial(
+    py: Python<'_>,
+    probs: &Bound<'_, PyAny>,
+    num_samples: i64,
+    replacement: bool,
+    generator: Option<&Bound<'_, PyAny>>,
+) -> Out {
     let gen = generator_arg(generator, "multinomial")?;
     let p = args::tensor_arg(probs, "multinomial", "input")?;
     if num_samples <= 0 {

@@ -20,7 +20,16 @@ fn optional(obj: Option<&Bound<'_, PyAny>>, func: &str, arg: &str) -> PyResult<O
 /// binary_cross_entropy_with_logits ("bce_with_logits").
 #[pyfunction]
 #[pyo3(signature = (input, target, kind, reduction, beta=1.0, weight=None, pos_weight=None))]
-pub fn _pointwise_loss(py: Python<'_>, input: &Bound<'_, PyAny>, target: &Bound<'_, PyAny>, kind: &str, reduction: &str, beta: f64, weight: Option<&Bound<'_, PyAny>>, pos_weight: Option<&Bound<'_, PyAny>>) -> Out {
+pub fn _pointwise_loss(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    target: &Bound<'_, PyAny>,
+    kind: &str,
+    reduction: &str,
+    beta: f64,
+    weight: Option<&Bound<'_, PyAny>>,
+    pos_weight: Option<&Bound<'_, PyAny>>,
+) -> Out {
     let (kind, func) = match kind {
         "smooth_l1" => (LossKind::SmoothL1 { beta }, "smooth_l1_loss"),
         "bce" => (LossKind::BinaryCrossEntropy, "binary_cross_entropy"),
@@ -37,7 +46,14 @@ pub fn _pointwise_loss(py: Python<'_>, input: &Bound<'_, PyAny>, target: &Bound<
 }
 
 #[pyfunction]
-pub fn _layer_norm(py: Python<'_>, input: &Bound<'_, PyAny>, normalized_shape: Vec<usize>, weight: Option<&Bound<'_, PyAny>>, bias: Option<&Bound<'_, PyAny>>, eps: f64) -> Out {
+pub fn _layer_norm(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    normalized_shape: Vec<usize>,
+    weight: Option<&Bound<'_, PyAny>>,
+    bias: Option<&Bound<'_, PyAny>>,
+    eps: f64,
+) -> Out {
     let x = tensor_arg(input, "layer_norm", "input")?;
     let w = optional(weight, "layer_norm", "weight")?;
     let b = optional(bias, "layer_norm", "bias")?;
@@ -45,7 +61,12 @@ pub fn _layer_norm(py: Python<'_>, input: &Bound<'_, PyAny>, normalized_shape: V
 }
 
 #[pyfunction]
-pub fn _embedding(py: Python<'_>, indices: &Bound<'_, PyAny>, weight: &Bound<'_, PyAny>, padding_idx: Option<usize>) -> Out {
+pub fn _embedding(
+    py: Python<'_>,
+    indices: &Bound<'_, PyAny>,
+    weight: &Bound<'_, PyAny>,
+    padding_idx: Option<usize>,
+) -> Out {
     let i = tensor_arg(indices, "embedding", "input")?;
     let w = tensor_arg(weight, "embedding", "weight")?;
     wrap(py, call(|| Tensor::embedding(&w, &i, padding_idx))?)
@@ -60,7 +81,9 @@ pub fn _pad(py: Python<'_>, input: &Bound<'_, PyAny>, pad: Vec<isize>, mode: &st
         "replicate" => PadMode::Replicate,
         other => return Err(PyNotImplementedError::new_err(format!("Unrecognised padding mode {other}"))),
     };
-    let value = if value.is_none() { Scalar::Int(0) } else {
+    let value = if value.is_none() {
+        Scalar::Int(0)
+    } else {
         as_scalar(value).ok_or_else(|| PyTypeError::new_err("pad(): argument 'value' must be float"))?
     };
     wrap(py, call(|| x.pad(&pad, mode, value))?)
@@ -72,7 +95,16 @@ fn window(kernel: [usize; 2], stride: [usize; 2], padding: [usize; 2], dilation:
 
 /// `conv1d`/`conv2d` on batched input; `stride`, `padding`, `dilation` are (h, w) (h ignored in 1-D).
 #[pyfunction]
-pub fn _convolution(py: Python<'_>, input: &Bound<'_, PyAny>, weight: &Bound<'_, PyAny>, bias: Option<&Bound<'_, PyAny>>, stride: [usize; 2], padding: [usize; 2], dilation: [usize; 2], groups: usize) -> Out {
+pub fn _convolution(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    weight: &Bound<'_, PyAny>,
+    bias: Option<&Bound<'_, PyAny>>,
+    stride: [usize; 2],
+    padding: [usize; 2],
+    dilation: [usize; 2],
+    groups: usize,
+) -> Out {
     let x = tensor_arg(input, "convolution", "input")?;
     let w = tensor_arg(weight, "convolution", "weight")?;
     let b = optional(bias, "convolution", "bias")?;
@@ -82,7 +114,15 @@ pub fn _convolution(py: Python<'_>, input: &Bound<'_, PyAny>, weight: &Bound<'_,
 }
 
 #[pyfunction]
-pub fn _max_pool2d(py: Python<'_>, input: &Bound<'_, PyAny>, kernel: [usize; 2], stride: [usize; 2], padding: [usize; 2], dilation: [usize; 2], ceil_mode: bool) -> PyResult<(Py<PyTensor>, Py<PyTensor>)> {
+pub fn _max_pool2d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    kernel: [usize; 2],
+    stride: [usize; 2],
+    padding: [usize; 2],
+    dilation: [usize; 2],
+    ceil_mode: bool,
+) -> PyResult<(Py<PyTensor>, Py<PyTensor>)> {
     let x = tensor_arg(input, "max_pool2d", "input")?;
     let win = window(kernel, stride, padding, dilation);
     let (values, indices) = call_heavy(py, x.numel(), || x.max_pool2d(&win, ceil_mode))?;
@@ -90,7 +130,15 @@ pub fn _max_pool2d(py: Python<'_>, input: &Bound<'_, PyAny>, kernel: [usize; 2],
 }
 
 #[pyfunction]
-pub fn _avg_pool2d(py: Python<'_>, input: &Bound<'_, PyAny>, kernel: [usize; 2], stride: [usize; 2], padding: [usize; 2], ceil_mode: bool, count_include_pad: bool) -> Out {
+pub fn _avg_pool2d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    kernel: [usize; 2],
+    stride: [usize; 2],
+    padding: [usize; 2],
+    ceil_mode: bool,
+    count_include_pad: bool,
+) -> Out {
     let x = tensor_arg(input, "avg_pool2d", "input")?;
     let win = window(kernel, stride, padding, [1, 1]);
     wrap(py, call_heavy(py, x.numel(), || x.avg_pool2d(&win, ceil_mode, count_include_pad))?)
@@ -104,7 +152,15 @@ pub fn _adaptive_avg_pool2d(py: Python<'_>, input: &Bound<'_, PyAny>, output_siz
 
 /// `unfold` on a 4-D input to `out` = (out_h, out_w) blocks (Im2ColBackward0); checks live in Python.
 #[pyfunction]
-pub fn _im2col(py: Python<'_>, input: &Bound<'_, PyAny>, kernel: [usize; 2], stride: [usize; 2], padding: [usize; 2], dilation: [usize; 2], out: [usize; 2]) -> Out {
+pub fn _im2col(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    kernel: [usize; 2],
+    stride: [usize; 2],
+    padding: [usize; 2],
+    dilation: [usize; 2],
+    out: [usize; 2],
+) -> Out {
     let x = tensor_arg(input, "unfold", "input")?;
     let win = window(kernel, stride, padding, dilation);
     check_blocks(&win, [x.shape().get(2).copied().unwrap_or(0), x.shape().get(3).copied().unwrap_or(0)], out)?;
@@ -113,7 +169,16 @@ pub fn _im2col(py: Python<'_>, input: &Bound<'_, PyAny>, kernel: [usize; 2], str
 
 /// `fold` of (N, C·kh·kw, L) columns into (N, C, H, W) (Col2ImBackward0); checks live in Python.
 #[pyfunction]
-pub fn _col2im(py: Python<'_>, input: &Bound<'_, PyAny>, output_size: [usize; 2], kernel: [usize; 2], stride: [usize; 2], padding: [usize; 2], dilation: [usize; 2], out: [usize; 2]) -> Out {
+pub fn _col2im(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    output_size: [usize; 2],
+    kernel: [usize; 2],
+    stride: [usize; 2],
+    padding: [usize; 2],
+    dilation: [usize; 2],
+    out: [usize; 2],
+) -> Out {
     let x = tensor_arg(input, "fold", "input")?;
     let win = window(kernel, stride, padding, dilation);
     check_blocks(&win, output_size, out)?;
@@ -124,7 +189,9 @@ pub fn _col2im(py: Python<'_>, input: &Bound<'_, PyAny>, output_size: [usize; 2]
 fn check_blocks(win: &Window, hw: [usize; 2], out: [usize; 2]) -> PyResult<()> {
     let valid = win.kernel.iter().chain(&win.stride).chain(&win.dilation).all(|&v| v > 0);
     if !valid || win.out_len(0, hw[0]) != Some(out[0]) || win.out_len(1, hw[1]) != Some(out[1]) {
-        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!("sliding blocks {out:?} do not match the window {win:?} over {hw:?}")));
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "sliding blocks {out:?} do not match the window {win:?} over {hw:?}"
+        )));
     }
     Ok(())
 }

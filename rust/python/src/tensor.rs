@@ -7,8 +7,8 @@ use crate::indexing::{apply_index, assign_index};
 use crate::node::PyNode;
 use ferrograd_core::binary::{Binary, Compare};
 use ferrograd_core::unary::Unary;
-use ferrograd_core::{DType, Scalar, Tensor};
 use ferrograd_core::view::DenseWrite;
+use ferrograd_core::{DType, Scalar, Tensor};
 use parking_lot::RwLock;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -58,7 +58,6 @@ fn not_implemented(py: Python<'_>) -> PyResult<Py<PyAny>> {
     Ok(py.NotImplemented())
 }
 
-
 /// A dunder operator: NotImplemented for operands that are not tensors or numbers, so Python can try
 /// the other side. `reflected` puts the Python-side operand first (`2 - x`).
 fn binary_op(
@@ -76,9 +75,13 @@ fn binary_op(
 /// `alpha=` of add/sub: a number, integral for integral tensors (as torch checks).
 fn alpha_arg(a: &Tensor, alpha: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Option<Scalar>> {
     let Some(alpha) = alpha else { return Ok(None) };
-    let value = as_scalar(alpha).ok_or_else(|| PyTypeError::new_err(format!("{func}(): argument 'alpha' must be Number, not {}", type_name(alpha))))?;
+    let value = as_scalar(alpha).ok_or_else(|| {
+        PyTypeError::new_err(format!("{func}(): argument 'alpha' must be Number, not {}", type_name(alpha)))
+    })?;
     if !a.dtype().is_float() && matches!(value, Scalar::Float(_)) {
-        return Err(PyRuntimeError::new_err("For integral input tensors, argument alpha must not be a floating point number."));
+        return Err(PyRuntimeError::new_err(
+            "For integral input tensors, argument alpha must not be a floating point number.",
+        ));
     }
     Ok(Some(value))
 }
@@ -87,7 +90,7 @@ fn alpha_arg(a: &Tensor, alpha: Option<&Bound<'_, PyAny>>, func: &str) -> PyResu
 fn scaled(b: &Tensor, alpha: Option<Scalar>) -> ferrograd_core::Result<Tensor> {
     match alpha {
         None | Some(Scalar::Int(1)) => Ok(b.clone()),
-        Some(Scalar::Float(f)) if f == 1.0 => Ok(b.clone()),
+        Some(Scalar::Float(1.0)) => Ok(b.clone()),
         Some(a) => b.mul(&Tensor::wrapped_scalar(a)),
     }
 }
@@ -116,7 +119,9 @@ fn clamp_op(
         Bounds::Tensors(lo, hi)
     } else {
         let number = |o: &Bound<'_, PyAny>, name: &str| {
-            as_scalar(o).ok_or_else(|| PyTypeError::new_err(format!("clamp(): argument '{name}' must be Number, not {}", type_name(o))))
+            as_scalar(o).ok_or_else(|| {
+                PyTypeError::new_err(format!("clamp(): argument '{name}' must be Number, not {}", type_name(o)))
+            })
         };
         Bounds::Numbers(min.map(|m| number(m, "min")).transpose()?, max.map(|m| number(m, "max")).transpose()?)
     };
@@ -131,7 +136,13 @@ fn clamp_op(
     Ok((op, bounds_require_grad))
 }
 
-fn clamp_impl(py: Python<'_>, a: Tensor, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>, kind: u8) -> Out {
+fn clamp_impl(
+    py: Python<'_>,
+    a: Tensor,
+    min: Option<&Bound<'_, PyAny>>,
+    max: Option<&Bound<'_, PyAny>>,
+    kind: u8,
+) -> Out {
     let (op, _) = clamp_op(min, max, kind)?;
     wrap(py, call_heavy(py, a.numel(), || op(&a))?)
 }
@@ -139,7 +150,13 @@ fn clamp_impl(py: Python<'_>, a: Tensor, min: Option<&Bound<'_, PyAny>>, max: Op
 static RETURN_TYPES: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// max/min in their three forms (see `PyTensor::max`).
-fn extreme(py: Python<'_>, a: Tensor, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, is_max: bool) -> PyResult<Py<PyAny>> {
+fn extreme(
+    py: Python<'_>,
+    a: Tensor,
+    dim: Option<&Bound<'_, PyAny>>,
+    keepdim: bool,
+    is_max: bool,
+) -> PyResult<Py<PyAny>> {
     let name = if is_max { "max" } else { "min" };
     let Some(dim) = dim.filter(|d| !d.is_none()) else {
         return Ok(wrap(py, call_heavy(py, a.numel(), || a.amax_amin(None, false, is_max, true))?)?.into_any());
@@ -156,7 +173,8 @@ fn extreme(py: Python<'_>, a: Tensor, dim: Option<&Bound<'_, PyAny>>, keepdim: b
 
 /// `ferrograd.return_types.<name>(values, indices)`.
 fn values_indices(py: Python<'_>, name: &str, values: Tensor, indices: Tensor) -> PyResult<Py<PyAny>> {
-    let module = RETURN_TYPES.get_or_try_init(py, || -> PyResult<_> { Ok(py.import("ferrograd.return_types")?.into_any().unbind()) })?;
+    let module = RETURN_TYPES
+        .get_or_try_init(py, || -> PyResult<_> { Ok(py.import("ferrograd.return_types")?.into_any().unbind()) })?;
     let cls = module.bind(py).getattr(name)?;
     Ok(cls.call1((wrap(py, values)?, wrap(py, indices)?))?.unbind())
 }
@@ -168,7 +186,9 @@ fn norm_order(p: Option<&Bound<'_, PyAny>>) -> PyResult<ferrograd_core::norm::No
     if let Ok(s) = p.extract::<String>() {
         return match s.as_str() {
             "fro" => Ok(NormOrder::Two),
-            "nuc" => Err(pyo3::exceptions::PyNotImplementedError::new_err("norm(): the nuclear norm ('nuc') is not supported")),
+            "nuc" => Err(pyo3::exceptions::PyNotImplementedError::new_err(
+                "norm(): the nuclear norm ('nuc') is not supported",
+            )),
             _ => Err(PyRuntimeError::new_err(format!("linalg.matrix_norm: Order {s} not supported."))),
         };
     }
@@ -181,11 +201,21 @@ fn norm_order(p: Option<&Bound<'_, PyAny>>) -> PyResult<ferrograd_core::norm::No
 }
 
 /// var/std: `correction` wins over `unbiased` (default: correction 1).
-fn var_std(py: Python<'_>, a: Tensor, dim: Option<&Bound<'_, PyAny>>, unbiased: Option<bool>, keepdim: bool, correction: Option<f64>, std: bool) -> Out {
+fn var_std(
+    py: Python<'_>,
+    a: Tensor,
+    dim: Option<&Bound<'_, PyAny>>,
+    unbiased: Option<bool>,
+    keepdim: bool,
+    correction: Option<f64>,
+    std: bool,
+) -> Out {
     let name = if std { "std" } else { "var" };
     // `x.var(False)`: a lone bool positional is `unbiased`
     let (dim, unbiased) = match dim {
-        Some(d) if d.is_instance_of::<pyo3::types::PyBool>() && unbiased.is_none() => (None, Some(d.extract::<bool>()?)),
+        Some(d) if d.is_instance_of::<pyo3::types::PyBool>() && unbiased.is_none() => {
+            (None, Some(d.extract::<bool>()?))
+        }
         _ => (dim, unbiased),
     };
     let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, name)).transpose()?;
@@ -194,7 +224,13 @@ fn var_std(py: Python<'_>, a: Tensor, dim: Option<&Bound<'_, PyAny>>, unbiased: 
 }
 
 /// A method form (`x.add(y)`): a bad operand is a TypeError naming the argument.
-fn method_op(py: Python<'_>, a: &Tensor, other: &Bound<'_, PyAny>, name: &str, f: impl FnOnce(&Tensor, &Tensor) -> ferrograd_core::Result<Tensor>) -> Out {
+fn method_op(
+    py: Python<'_>,
+    a: &Tensor,
+    other: &Bound<'_, PyAny>,
+    name: &str,
+    f: impl FnOnce(&Tensor, &Tensor) -> ferrograd_core::Result<Tensor>,
+) -> Out {
     let b = operand_arg(other, name, "other")?;
     wrap(py, call(|| f(a, &b))?)
 }
@@ -213,7 +249,11 @@ fn cast_to(slf: &Bound<'_, PyTensor>, dtype: DType) -> Out {
 fn view_of(slf: &Bound<'_, PyTensor>, t: Tensor) -> Out {
     let py = slf.py();
     let src = slf.get();
-    let base = if !t.same_storage(&src.get()) { None } else { Some(src.base.as_ref().map(|b| b.clone_ref(py)).unwrap_or_else(|| slf.clone().unbind())) };
+    let base = if !t.same_storage(&src.get()) {
+        None
+    } else {
+        Some(src.base.as_ref().map(|b| b.clone_ref(py)).unwrap_or_else(|| slf.clone().unbind()))
+    };
     Py::new(py, PyTensor { inner: RwLock::new(t), base })
 }
 
@@ -242,7 +282,12 @@ pub(crate) fn inplace_with(
     Ok(slf.clone().unbind())
 }
 
-fn inplace_binary(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, name: &str, op: DenseWrite) -> PyResult<Py<PyTensor>> {
+fn inplace_binary(
+    slf: &Bound<'_, PyTensor>,
+    other: &Bound<'_, PyAny>,
+    name: &str,
+    op: DenseWrite,
+) -> PyResult<Py<PyTensor>> {
     let b = operand_arg(other, name, "other")?;
     inplace_arith(slf, b, op)
 }
@@ -256,7 +301,10 @@ fn inplace_arith(slf: &Bound<'_, PyTensor>, b: Tensor, op: DenseWrite) -> PyResu
     inplace_with(slf, b.requires_grad(), |old| op.result(old, &b))
 }
 
-fn inplace_unary(slf: &Bound<'_, PyTensor>, f: fn(&Tensor) -> ferrograd_core::Result<Tensor>) -> PyResult<Py<PyTensor>> {
+fn inplace_unary(
+    slf: &Bound<'_, PyTensor>,
+    f: fn(&Tensor) -> ferrograd_core::Result<Tensor>,
+) -> PyResult<Py<PyTensor>> {
     inplace_with(slf, false, f)
 }
 
@@ -273,7 +321,10 @@ fn fill(slf: &Bound<'_, PyTensor>, value: Scalar, zero: bool) -> PyResult<Py<PyT
 /// `x += y`: PyO3 returns `x` itself afterwards.
 fn inplace_dunder(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, op: DenseWrite) -> PyResult<()> {
     let Some(b) = operand(other) else {
-        return Err(PyTypeError::new_err(format!("unsupported operand type for in-place op: 'Tensor' and '{}'", type_name(other))));
+        return Err(PyTypeError::new_err(format!(
+            "unsupported operand type for in-place op: 'Tensor' and '{}'",
+            type_name(other)
+        )));
     };
     inplace_arith(slf, b, op).map(|_| ())
 }
@@ -370,7 +421,9 @@ impl PyTensor {
         match call(|| t.item())? {
             Scalar::Int(i) => Ok(i),
             Scalar::Bool(b) => Ok(b as i64),
-            Scalar::Float(_) => Err(PyTypeError::new_err("only integer tensors of a single element can be converted to an index")),
+            Scalar::Float(_) => {
+                Err(PyTypeError::new_err("only integer tensors of a single element can be converted to an index"))
+            }
         }
     }
 
@@ -384,13 +437,22 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dtype=None, copy=None))]
-    fn __array__<'py>(&self, py: Python<'py>, dtype: Option<&Bound<'py, PyAny>>, copy: Option<bool>) -> PyResult<Bound<'py, PyAny>> {
+    fn __array__<'py>(
+        &self,
+        py: Python<'py>,
+        dtype: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let arr = to_numpy(py, &self.get().detach())?;
         let arr = match dtype {
             Some(d) if !d.is_none() => arr.call_method1("astype", (d,))?,
             _ => arr,
         };
-        if copy == Some(true) { arr.call_method0("copy") } else { Ok(arr) }
+        if copy == Some(true) {
+            arr.call_method0("copy")
+        } else {
+            Ok(arr)
+        }
     }
 
     // ---- data ----
@@ -401,7 +463,11 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim=None))]
-    fn size<'py>(&self, py: Python<'py>, #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>) -> PyResult<Bound<'py, PyAny>> {
+    fn size<'py>(
+        &self,
+        py: Python<'py>,
+        #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let t = self.get();
         match dim {
             None => size_object(py, t.shape()),
@@ -413,7 +479,11 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim=None))]
-    fn stride<'py>(&self, py: Python<'py>, #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>) -> PyResult<Bound<'py, PyAny>> {
+    fn stride<'py>(
+        &self,
+        py: Python<'py>,
+        #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let t = self.get();
         match dim {
             None => Ok(PyTuple::new(py, t.strides())?.into_any()),
@@ -478,16 +548,29 @@ impl PyTensor {
     fn numpy<'py>(&self, py: Python<'py>, force: bool) -> PyResult<Bound<'py, PyAny>> {
         let t = self.get();
         if t.requires_grad() && !force {
-            return Err(PyRuntimeError::new_err("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."));
+            return Err(PyRuntimeError::new_err(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
+            ));
         }
         let arr = to_numpy(py, &t)?;
-        if force { arr.call_method0("copy") } else { Ok(arr) }
+        if force {
+            arr.call_method0("copy")
+        } else {
+            Ok(arr)
+        }
     }
 
     // ---- DLPack (dlpack.rs) ----
 
     #[pyo3(signature = (stream=None, *, max_version=None, dl_device=None, copy=None))]
-    fn __dlpack__(&self, py: Python<'_>, stream: Option<&Bound<'_, PyAny>>, max_version: Option<(u32, u32)>, dl_device: Option<(i32, i32)>, copy: Option<bool>) -> PyResult<Py<PyAny>> {
+    fn __dlpack__(
+        &self,
+        py: Python<'_>,
+        stream: Option<&Bound<'_, PyAny>>,
+        max_version: Option<(u32, u32)>,
+        dl_device: Option<(i32, i32)>,
+        copy: Option<bool>,
+    ) -> PyResult<Py<PyAny>> {
         let _ = stream; // CPU memory: nothing to synchronise
         if let Some((device_type, _)) = dl_device {
             if device_type != 1 {
@@ -511,16 +594,19 @@ impl PyTensor {
 
     #[setter]
     fn set_requires_grad(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let flag: bool = value.extract().map_err(|_| {
-            PyTypeError::new_err(format!("requires_grad must be a bool, not {}", type_name(value)))
-        })?;
+        let flag: bool = value
+            .extract()
+            .map_err(|_| PyTypeError::new_err(format!("requires_grad must be a bool, not {}", type_name(value))))?;
         let t = self.get();
         self.set(call(|| t.with_requires_grad(flag))?);
         Ok(())
     }
 
     #[pyo3(signature = (requires_grad=true))]
-    fn requires_grad_(slf: &Bound<'_, Self>, #[pyo3(from_py_with = crate::args::requires_grad_arg)] requires_grad: bool) -> PyResult<Py<PyTensor>> {
+    fn requires_grad_(
+        slf: &Bound<'_, Self>,
+        #[pyo3(from_py_with = crate::args::requires_grad_arg)] requires_grad: bool,
+    ) -> PyResult<Py<PyTensor>> {
         let t = slf.get().get();
         slf.get().set(call(|| t.with_requires_grad(requires_grad))?);
         Ok(slf.clone().unbind())
@@ -692,7 +778,9 @@ impl PyTensor {
         };
         let inputs = inputs.filter(|i| !i.is_none()).map(crate::autograd::backward_inputs).transpose()?;
         let retain = retain_graph.unwrap_or(create_graph);
-        py.detach(|| call(|| ferrograd_core::autograd::backward(&[root], &[grad], retain, create_graph, inputs.as_deref())))
+        py.detach(|| {
+            call(|| ferrograd_core::autograd::backward(&[root], &[grad], retain, create_graph, inputs.as_deref()))
+        })
     }
 
     // ---- arithmetic ----
@@ -733,14 +821,24 @@ impl PyTensor {
         Ok(wrap(py, call_heavy(py, a.numel() + b.numel(), || b.matmul(&a))?)?.into_any())
     }
 
-    fn __pow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    fn __pow__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        modulo: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let _ = modulo;
         let Some(o) = operand(other) else { return not_implemented(py) };
         let a = self.get();
         Ok(wrap(py, call(|| a.pow(&o))?)?.into_any())
     }
 
-    fn __rpow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    fn __rpow__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        modulo: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let _ = modulo;
         let Some(o) = operand(other) else { return not_implemented(py) };
         let a = self.get();
@@ -777,7 +875,9 @@ impl PyTensor {
             None => method_op(py, &self.get(), other, "div", |a, b| a.div(b)),
             Some("floor") => method_op(py, &self.get(), other, "div", |a, b| a.binary(b, Binary::FloorDiv)),
             Some("trunc") => method_op(py, &self.get(), other, "div", |a, b| a.binary(b, Binary::TruncDiv)),
-            Some(m) => Err(PyRuntimeError::new_err(format!("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{m}'"))),
+            Some(m) => Err(PyRuntimeError::new_err(format!(
+                "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{m}'"
+            ))),
         }
     }
     fn floor_divide(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
@@ -841,7 +941,6 @@ impl PyTensor {
         let a = self.get();
         wrap(py, call_heavy(py, a.numel(), || a.log())?)
     }
-
 
     // ---- elementwise unary ops (table in core's ops/unary.rs) ----
 
@@ -955,7 +1054,6 @@ impl PyTensor {
         unary(py, self.get(), op)
     }
 
-
     // ---- elementwise binary ops, clamp, lerp, logic ----
 
     fn maximum(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
@@ -995,7 +1093,11 @@ impl PyTensor {
         clamp_impl(py, self.get(), min, max, 0)
     }
     #[pyo3(signature = (min=None, max=None))]
-    fn clamp_(slf: &Bound<'_, Self>, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyTensor>> {
+    fn clamp_(
+        slf: &Bound<'_, Self>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
         let (op, bounds_require_grad) = clamp_op(min, max, 0)?;
         inplace_with(slf, bounds_require_grad, op)
     }
@@ -1057,31 +1159,59 @@ impl PyTensor {
     // ---- reductions ----
 
     #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
-    fn sum(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+    fn sum(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> Out {
         let a = self.get();
         let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "sum")).transpose()?;
         let dtype = dtype_arg(dtype, "sum")?;
-        let a = match dtype { Some(d) => call(|| a.to_dtype(d))?, None => a };
+        let a = match dtype {
+            Some(d) => call(|| a.to_dtype(d))?,
+            None => a,
+        };
         wrap(py, call_heavy(py, a.numel(), || a.sum(dims.as_deref(), keepdim))?)
     }
 
     #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
-    fn mean(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+    fn mean(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> Out {
         let a = self.get();
         let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "mean")).transpose()?;
         let dtype = dtype_arg(dtype, "mean")?;
-        let a = match dtype { Some(d) => call(|| a.to_dtype(d))?, None => a };
+        let a = match dtype {
+            Some(d) => call(|| a.to_dtype(d))?,
+            None => a,
+        };
         wrap(py, call_heavy(py, a.numel(), || a.mean(dims.as_deref(), keepdim))?)
     }
 
     #[pyo3(signature = (p=None, dim=None, keepdim=false, dtype=None))]
-    fn norm(&self, py: Python<'_>, p: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+    fn norm(
+        &self,
+        py: Python<'_>,
+        p: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> Out {
         let ord = norm_order(p)?;
         let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "norm")).transpose()?;
         let a = self.get();
         let a = match dtype_arg(dtype, "norm")? {
             Some(d) if !d.is_float() => {
-                return Err(PyRuntimeError::new_err(format!("linalg.vector_norm: dtype should be floating point or complex, but got {}", d.scalar_type_name())));
+                return Err(PyRuntimeError::new_err(format!(
+                    "linalg.vector_norm: dtype should be floating point or complex, but got {}",
+                    d.scalar_type_name()
+                )));
             }
             Some(d) if a.dtype().is_float() => call(|| a.to_dtype(d))?,
             _ => a,
@@ -1090,14 +1220,24 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim=None, keepdim=false))]
-    fn all(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> Out {
+    fn all(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+    ) -> Out {
         let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "all")).transpose()?;
         let a = self.get();
         wrap(py, call_heavy(py, a.numel(), || a.all_any(dims.as_deref(), keepdim, true))?)
     }
 
     #[pyo3(signature = (dim=None, keepdim=false))]
-    fn any(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> Out {
+    fn any(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+    ) -> Out {
         let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "any")).transpose()?;
         let a = self.get();
         wrap(py, call_heavy(py, a.numel(), || a.all_any(dims.as_deref(), keepdim, false))?)
@@ -1110,15 +1250,29 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim, *, dtype=None))]
-    fn cumprod(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+    fn cumprod(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> Out {
         let a = self.get();
-        let a = match dtype_arg(dtype, "cumprod")? { Some(d) => call(|| a.to_dtype(d))?, None => a };
+        let a = match dtype_arg(dtype, "cumprod")? {
+            Some(d) => call(|| a.to_dtype(d))?,
+            None => a,
+        };
         wrap(py, call_heavy(py, a.numel(), || a.cumprod(dim))?)
     }
 
     /// `(values, indices)` sorted along `dim`; NaN sorts as the largest value. Always stable.
     #[pyo3(signature = (dim=-1, descending=false, *, stable=false))]
-    fn sort(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, descending: bool, stable: bool) -> PyResult<Py<PyAny>> {
+    fn sort(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        descending: bool,
+        stable: bool,
+    ) -> PyResult<Py<PyAny>> {
         let _ = stable;
         let a = self.get();
         let (values, indices) = call_heavy(py, a.numel(), || a.sort(dim, descending))?;
@@ -1126,7 +1280,13 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim=-1, descending=false, *, stable=false))]
-    fn argsort(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, descending: bool, stable: bool) -> Out {
+    fn argsort(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        descending: bool,
+        stable: bool,
+    ) -> Out {
         let _ = stable;
         let a = self.get().detach();
         wrap(py, call_heavy(py, a.numel(), || a.sort(dim, descending))?.1)
@@ -1134,7 +1294,14 @@ impl PyTensor {
 
     /// The `k` largest (or smallest) along `dim`, always in sorted order.
     #[pyo3(signature = (k, dim=-1, largest=true, sorted=true))]
-    fn topk(&self, py: Python<'_>, k: isize, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, largest: bool, sorted: bool) -> PyResult<Py<PyAny>> {
+    fn topk(
+        &self,
+        py: Python<'_>,
+        k: isize,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        largest: bool,
+        sorted: bool,
+    ) -> PyResult<Py<PyAny>> {
         let _ = sorted;
         let a = self.get();
         let (values, indices) = call_heavy(py, a.numel(), || a.topk(k, dim, largest))?;
@@ -1142,21 +1309,40 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
-    fn prod(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+    fn prod(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> Out {
         let a = self.get();
-        let a = match dtype_arg(dtype, "prod")? { Some(d) => call(|| a.to_dtype(d))?, None => a };
+        let a = match dtype_arg(dtype, "prod")? {
+            Some(d) => call(|| a.to_dtype(d))?,
+            None => a,
+        };
         wrap(py, call_heavy(py, a.numel(), || a.prod(dim, keepdim))?)
     }
 
     #[pyo3(signature = (dim=None, keepdim=false))]
-    fn amax(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> Out {
+    fn amax(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+    ) -> Out {
         let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "amax")).transpose()?;
         let a = self.get();
         wrap(py, call_heavy(py, a.numel(), || a.amax_amin(dims.as_deref(), keepdim, true, false))?)
     }
 
     #[pyo3(signature = (dim=None, keepdim=false))]
-    fn amin(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> Out {
+    fn amin(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+    ) -> Out {
         let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "amin")).transpose()?;
         let a = self.get();
         wrap(py, call_heavy(py, a.numel(), || a.amax_amin(dims.as_deref(), keepdim, false, false))?)
@@ -1164,65 +1350,127 @@ impl PyTensor {
 
     /// `max()`: the largest value; `max(dim, keepdim)`: (values, indices); `max(other)`: `maximum`.
     #[pyo3(signature = (dim=None, keepdim=false))]
-    fn max(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> PyResult<Py<PyAny>> {
+    fn max(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+    ) -> PyResult<Py<PyAny>> {
         extreme(py, self.get(), dim, keepdim, true)
     }
 
     #[pyo3(signature = (dim=None, keepdim=false))]
-    fn min(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> PyResult<Py<PyAny>> {
+    fn min(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+    ) -> PyResult<Py<PyAny>> {
         extreme(py, self.get(), dim, keepdim, false)
     }
 
     #[pyo3(signature = (dim=None, keepdim=false))]
-    fn argmax(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> Out {
+    fn argmax(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+    ) -> Out {
         let a = self.get();
         wrap(py, call_heavy(py, a.numel(), || a.argmax_argmin(dim, keepdim, true))?)
     }
 
     #[pyo3(signature = (dim=None, keepdim=false))]
-    fn argmin(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> Out {
+    fn argmin(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+    ) -> Out {
         let a = self.get();
         wrap(py, call_heavy(py, a.numel(), || a.argmax_argmin(dim, keepdim, false))?)
     }
 
     #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
-    fn var(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, unbiased: Option<bool>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool, correction: Option<f64>) -> Out {
+    fn var(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        unbiased: Option<bool>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+        correction: Option<f64>,
+    ) -> Out {
         var_std(py, self.get(), dim, unbiased, keepdim, correction, false)
     }
 
     #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
-    fn std(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, unbiased: Option<bool>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool, correction: Option<f64>) -> Out {
+    fn std(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        unbiased: Option<bool>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+        correction: Option<f64>,
+    ) -> Out {
         var_std(py, self.get(), dim, unbiased, keepdim, correction, true)
     }
 
     #[pyo3(signature = (dim, keepdim=false))]
-    fn logsumexp(&self, py: Python<'_>, dim: &Bound<'_, PyAny>, #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool) -> Out {
+    fn logsumexp(
+        &self,
+        py: Python<'_>,
+        dim: &Bound<'_, PyAny>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+    ) -> Out {
         let dims = dims_arg(dim, "logsumexp")?;
         let a = self.get();
         wrap(py, call_heavy(py, a.numel(), || a.logsumexp(&dims, keepdim))?)
     }
 
     #[pyo3(signature = (dim, *, dtype=None))]
-    fn cumsum(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+    fn cumsum(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> Out {
         let a = self.get();
-        let a = match dtype_arg(dtype, "cumsum")? { Some(d) => call(|| a.to_dtype(d))?, None => a };
+        let a = match dtype_arg(dtype, "cumsum")? {
+            Some(d) => call(|| a.to_dtype(d))?,
+            None => a,
+        };
         wrap(py, call_heavy(py, a.numel(), || a.cumsum(dim, false))?)
     }
-
 
     // ---- nn ----
 
     #[pyo3(signature = (dim, dtype=None))]
-    fn softmax(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+    fn softmax(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> Out {
         let a = self.get();
-        let a = match dtype_arg(dtype, "softmax")? { Some(d) => call(|| a.to_dtype(d))?, None => a };
+        let a = match dtype_arg(dtype, "softmax")? {
+            Some(d) => call(|| a.to_dtype(d))?,
+            None => a,
+        };
         wrap(py, call_heavy(py, a.numel(), || a.softmax(dim, false))?)
     }
 
     #[pyo3(signature = (dim, dtype=None))]
-    fn log_softmax(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> Out {
+    fn log_softmax(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> Out {
         let a = self.get();
-        let a = match dtype_arg(dtype, "log_softmax")? { Some(d) => call(|| a.to_dtype(d))?, None => a };
+        let a = match dtype_arg(dtype, "log_softmax")? {
+            Some(d) => call(|| a.to_dtype(d))?,
+            None => a,
+        };
         wrap(py, call_heavy(py, a.numel(), || a.softmax(dim, true))?)
     }
 
@@ -1264,7 +1512,14 @@ impl PyTensor {
     }
     /// beta·self + alpha·(batch1 @ batch2).
     #[pyo3(signature = (batch1, batch2, *, beta=1.0, alpha=1.0))]
-    fn baddbmm(&self, py: Python<'_>, batch1: &Bound<'_, PyAny>, batch2: &Bound<'_, PyAny>, beta: f64, alpha: f64) -> Out {
+    fn baddbmm(
+        &self,
+        py: Python<'_>,
+        batch1: &Bound<'_, PyAny>,
+        batch2: &Bound<'_, PyAny>,
+        beta: f64,
+        alpha: f64,
+    ) -> Out {
         let (a, b) = (tensor_arg(batch1, "baddbmm", "batch1")?, tensor_arg(batch2, "baddbmm", "batch2")?);
         let input = self.get();
         wrap(py, call_heavy(py, a.numel() + b.numel(), || input.baddbmm(&a, &b, beta, alpha))?)
@@ -1303,7 +1558,11 @@ impl PyTensor {
         view_of(slf, call(|| a.view(&shape))?)
     }
 
-    fn transpose(slf: &Bound<'_, Self>, #[pyo3(from_py_with = crate::args::dim0_arg)] dim0: isize, #[pyo3(from_py_with = crate::args::dim1_arg)] dim1: isize) -> Out {
+    fn transpose(
+        slf: &Bound<'_, Self>,
+        #[pyo3(from_py_with = crate::args::dim0_arg)] dim0: isize,
+        #[pyo3(from_py_with = crate::args::dim1_arg)] dim1: isize,
+    ) -> Out {
         let a = slf.get().get();
         view_of(slf, call(|| a.transpose(dim0, dim1))?)
     }
@@ -1400,7 +1659,8 @@ impl PyTensor {
         let py = slf.py();
         let mut dtype = None;
         let mut copy = false;
-        let is_device = |a: &Bound<'_, PyAny>| a.is_none() || a.extract::<String>().map(|s| s == "cpu").unwrap_or(false);
+        let is_device =
+            |a: &Bound<'_, PyAny>| a.is_none() || a.extract::<String>().map(|s| s == "cpu").unwrap_or(false);
         for a in args.iter() {
             if a.cast::<PyDType>().is_ok() {
                 dtype = dtype_arg(Some(&a), "to")?;
@@ -1409,7 +1669,10 @@ impl PyTensor {
             } else if a.is_instance_of::<pyo3::types::PyBool>() {
                 // positional non_blocking / copy, as in to(dtype, non_blocking, copy)
             } else if !is_device(&a) {
-                return Err(PyTypeError::new_err(format!("to() received an invalid combination of arguments - got ({})", type_name(&a))));
+                return Err(PyTypeError::new_err(format!(
+                    "to() received an invalid combination of arguments - got ({})",
+                    type_name(&a)
+                )));
             }
         }
         if let Some(kw) = kwargs {
@@ -1417,10 +1680,17 @@ impl PyTensor {
                 match key.extract::<String>()?.as_str() {
                     "dtype" => dtype = dtype_arg(Some(&value), "to")?.or(dtype),
                     "device" if is_device(&value) => {}
-                    "device" => return Err(PyRuntimeError::new_err(format!("Expected one of cpu device type at start of device string: {}", value.str()?))),
+                    "device" => {
+                        return Err(PyRuntimeError::new_err(format!(
+                            "Expected one of cpu device type at start of device string: {}",
+                            value.str()?
+                        )))
+                    }
                     "copy" => copy = value.is_truthy()?,
                     "non_blocking" | "memory_format" => {}
-                    other => return Err(PyTypeError::new_err(format!("to() got an unexpected keyword argument '{other}'"))),
+                    other => {
+                        return Err(PyTypeError::new_err(format!("to() got an unexpected keyword argument '{other}'")))
+                    }
                 }
             }
         }
@@ -1486,7 +1756,11 @@ impl PyTensor {
         view_of(slf, call(|| a.reshape(&shape))?)
     }
 
-    fn unflatten(slf: &Bound<'_, Self>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, sizes: &Bound<'_, PyAny>) -> Out {
+    fn unflatten(
+        slf: &Bound<'_, Self>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        sizes: &Bound<'_, PyAny>,
+    ) -> Out {
         let a = slf.get().get();
         let d = call(|| ferrograd_core::layout::wrap_dim(dim, a.ndim()))?;
         let sizes = ints(sizes, "unflatten")?;
@@ -1514,7 +1788,8 @@ impl PyTensor {
             )));
         }
         let wrap = |v: &[isize], what: &str| -> PyResult<Vec<usize>> {
-            let w: Vec<usize> = v.iter().map(|&d| call(|| ferrograd_core::layout::wrap_dim(d, n))).collect::<PyResult<_>>()?;
+            let w: Vec<usize> =
+                v.iter().map(|&d| call(|| ferrograd_core::layout::wrap_dim(d, n))).collect::<PyResult<_>>()?;
             for (i, x) in w.iter().enumerate() {
                 if w[..i].contains(x) {
                     return Err(PyRuntimeError::new_err(format!("movedim: repeated dim in `{what}` ({v:?})")));
@@ -1555,12 +1830,20 @@ impl PyTensor {
     fn m_t(slf: &Bound<'_, Self>) -> Out {
         let a = slf.get().get();
         if a.ndim() < 2 {
-            return Err(PyRuntimeError::new_err(format!("tensor.mT is only supported on matrices or batches of matrices. Got {}-D tensor.", a.ndim())));
+            return Err(PyRuntimeError::new_err(format!(
+                "tensor.mT is only supported on matrices or batches of matrices. Got {}-D tensor.",
+                a.ndim()
+            )));
         }
         view_of(slf, call(|| a.transpose(-2, -1))?)
     }
 
-    fn narrow(slf: &Bound<'_, Self>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, start: &Bound<'_, PyAny>, length: isize) -> Out {
+    fn narrow(
+        slf: &Bound<'_, Self>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        start: &Bound<'_, PyAny>,
+        length: isize,
+    ) -> Out {
         let a = slf.get().get();
         if a.ndim() == 0 {
             return Err(PyRuntimeError::new_err("narrow() cannot be applied to a 0-dim tensor."));
@@ -1572,14 +1855,19 @@ impl PyTensor {
         let d = call(|| ferrograd_core::layout::wrap_dim(dim, a.ndim()))?;
         let n = a.shape()[d] as isize;
         if start < -n || start > n {
-            return Err(pyo3::exceptions::PyIndexError::new_err(format!("start out of range (expected to be in range of [{}, {n}], but got {start})", -n)));
+            return Err(pyo3::exceptions::PyIndexError::new_err(format!(
+                "start out of range (expected to be in range of [{}, {n}], but got {start})",
+                -n
+            )));
         }
         let s = if start < 0 { start + n } else { start };
         if length < 0 {
             return Err(PyRuntimeError::new_err("narrow(): length must be non-negative."));
         }
         if s + length > n {
-            return Err(PyRuntimeError::new_err(format!("start ({s}) + length ({length}) exceeds dimension size ({n}).")));
+            return Err(PyRuntimeError::new_err(format!(
+                "start ({s}) + length ({length}) exceeds dimension size ({n})."
+            )));
         }
         view_of(slf, call(|| a.slice(d, s as usize, (s + length) as usize, 1))?)
     }
@@ -1664,7 +1952,11 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (split_size_or_sections, dim=0))]
-    fn split(slf: &Bound<'_, Self>, split_size_or_sections: &Bound<'_, PyAny>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize) -> PyResult<Py<PyTuple>> {
+    fn split(
+        slf: &Bound<'_, Self>,
+        split_size_or_sections: &Bound<'_, PyAny>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+    ) -> PyResult<Py<PyTuple>> {
         let a = slf.get().get();
         let s = split_size_or_sections;
         if s.is_instance_of::<PyTuple>() || s.is_instance_of::<pyo3::types::PyList>() {
@@ -1687,7 +1979,11 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (chunks, dim=0))]
-    fn chunk(slf: &Bound<'_, Self>, chunks: isize, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize) -> PyResult<Py<PyTuple>> {
+    fn chunk(
+        slf: &Bound<'_, Self>,
+        chunks: isize,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+    ) -> PyResult<Py<PyTuple>> {
         let a = slf.get().get();
         if a.ndim() == 0 {
             return Err(PyRuntimeError::new_err("chunk expects at least a 1-dimensional tensor"));
@@ -1709,12 +2005,22 @@ impl PyTensor {
 
     // ---- indexing ops ----
 
-    fn index_select(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, index: &Bound<'_, PyAny>) -> Out {
+    fn index_select(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        index: &Bound<'_, PyAny>,
+    ) -> Out {
         let (a, i) = (self.get(), index_tensor(index, "index_select", "index")?);
         wrap(py, call(|| a.index_select(dim, &i))?)
     }
 
-    fn gather(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize, index: &Bound<'_, PyAny>) -> Out {
+    fn gather(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        index: &Bound<'_, PyAny>,
+    ) -> Out {
         let (a, i) = (self.get(), index_tensor(index, "gather", "index")?);
         wrap(py, call(|| a.gather(dim, &i))?)
     }
@@ -1745,24 +2051,42 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim, index, src=None, value=None, *, reduce=None))]
-    fn scatter(&self, py: Python<'_>, dim: isize, index: &Bound<'_, PyAny>, src: Option<&Bound<'_, PyAny>>, value: Option<&Bound<'_, PyAny>>, reduce: Option<&str>) -> Out {
+    fn scatter(
+        &self,
+        py: Python<'_>,
+        dim: isize,
+        index: &Bound<'_, PyAny>,
+        src: Option<&Bound<'_, PyAny>>,
+        value: Option<&Bound<'_, PyAny>>,
+        reduce: Option<&str>,
+    ) -> Out {
         let out = scatter_impl(&self.get(), dim, index, src, value, reduce)?;
         wrap(py, out)
     }
 
     fn scatter_add(&self, py: Python<'_>, dim: isize, index: &Bound<'_, PyAny>, src: &Bound<'_, PyAny>) -> Out {
-        let (a, i, s) = (self.get(), index_tensor(index, "scatter_add", "index")?, tensor_arg(src, "scatter_add", "src")?);
+        let (a, i, s) =
+            (self.get(), index_tensor(index, "scatter_add", "index")?, tensor_arg(src, "scatter_add", "src")?);
         wrap(py, call(|| a.scatter(dim, &i, &s, true, false))?)
     }
 
     #[pyo3(signature = (dim, index, source, *, alpha=1.0))]
-    fn index_add(&self, py: Python<'_>, dim: isize, index: &Bound<'_, PyAny>, source: &Bound<'_, PyAny>, alpha: f64) -> Out {
-        let (a, i, s) = (self.get(), index_tensor(index, "index_add", "index")?, tensor_arg(source, "index_add", "source")?);
+    fn index_add(
+        &self,
+        py: Python<'_>,
+        dim: isize,
+        index: &Bound<'_, PyAny>,
+        source: &Bound<'_, PyAny>,
+        alpha: f64,
+    ) -> Out {
+        let (a, i, s) =
+            (self.get(), index_tensor(index, "index_add", "index")?, tensor_arg(source, "index_add", "source")?);
         wrap(py, call(|| a.index_add(dim, &i, &s, alpha))?)
     }
 
     fn masked_fill(&self, py: Python<'_>, mask: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> Out {
-        let (a, m, v) = (self.get(), tensor_arg(mask, "masked_fill", "mask")?, operand_arg(value, "masked_fill", "value")?);
+        let (a, m, v) =
+            (self.get(), tensor_arg(mask, "masked_fill", "mask")?, operand_arg(value, "masked_fill", "value")?);
         wrap(py, call(|| a.masked_fill(&m, &v))?)
     }
 
@@ -1772,7 +2096,14 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (dim, index, src=None, value=None, *, reduce=None))]
-    fn scatter_(slf: &Bound<'_, Self>, dim: isize, index: &Bound<'_, PyAny>, src: Option<&Bound<'_, PyAny>>, value: Option<&Bound<'_, PyAny>>, reduce: Option<&str>) -> PyResult<Py<PyTensor>> {
+    fn scatter_(
+        slf: &Bound<'_, Self>,
+        dim: isize,
+        index: &Bound<'_, PyAny>,
+        src: Option<&Bound<'_, PyAny>>,
+        value: Option<&Bound<'_, PyAny>>,
+        reduce: Option<&str>,
+    ) -> PyResult<Py<PyTensor>> {
         let s = src.and_then(|s| s.cast::<PyTensor>().ok()).map(|s| s.get().get().requires_grad()).unwrap_or(false);
         let (index, src, value) = (index.clone(), src.cloned(), value.cloned());
         crate::py_tensor::inplace_with(slf, s, |old| {
@@ -1780,18 +2111,33 @@ impl PyTensor {
         })
     }
 
-    fn scatter_add_(slf: &Bound<'_, Self>, dim: isize, index: &Bound<'_, PyAny>, src: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+    fn scatter_add_(
+        slf: &Bound<'_, Self>,
+        dim: isize,
+        index: &Bound<'_, PyAny>,
+        src: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyTensor>> {
         let (i, s) = (index_tensor(index, "scatter_add_", "index")?, tensor_arg(src, "scatter_add_", "src")?);
         inplace_with(slf, s.requires_grad(), |old| old.scatter(dim, &i, &s, true, false))
     }
 
     #[pyo3(signature = (dim, index, source, *, alpha=1.0))]
-    fn index_add_(slf: &Bound<'_, Self>, dim: isize, index: &Bound<'_, PyAny>, source: &Bound<'_, PyAny>, alpha: f64) -> PyResult<Py<PyTensor>> {
+    fn index_add_(
+        slf: &Bound<'_, Self>,
+        dim: isize,
+        index: &Bound<'_, PyAny>,
+        source: &Bound<'_, PyAny>,
+        alpha: f64,
+    ) -> PyResult<Py<PyTensor>> {
         let (i, s) = (index_tensor(index, "index_add_", "index")?, tensor_arg(source, "index_add_", "source")?);
         inplace_with(slf, s.requires_grad(), |old| old.index_add(dim, &i, &s, alpha))
     }
 
-    fn masked_fill_(slf: &Bound<'_, Self>, mask: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+    fn masked_fill_(
+        slf: &Bound<'_, Self>,
+        mask: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyTensor>> {
         let (m, v) = (tensor_arg(mask, "masked_fill_", "mask")?, operand_arg(value, "masked_fill_", "value")?);
         inplace_with(slf, v.requires_grad(), |old| old.masked_fill(&m, &v))
     }
@@ -1810,29 +2156,50 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (num_samples, replacement=false, *, generator=None))]
-    fn multinomial(slf: &Bound<'_, Self>, num_samples: i64, replacement: bool, generator: Option<&Bound<'_, PyAny>>) -> Out {
+    fn multinomial(
+        slf: &Bound<'_, Self>,
+        num_samples: i64,
+        replacement: bool,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> Out {
         crate::_multinomial(slf.py(), slf.as_any(), num_samples, replacement, generator)
     }
 
     #[pyo3(signature = (from_=0.0, to=1.0, *, generator=None))]
-    fn uniform_(slf: &Bound<'_, Self>, from_: f64, to: f64, generator: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyTensor>> {
+    fn uniform_(
+        slf: &Bound<'_, Self>,
+        from_: f64,
+        to: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
         let gen = crate::generator::generator_arg(generator, "uniform_")?;
         if from_ > to {
-            return Err(PyRuntimeError::new_err(format!("uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")));
+            return Err(PyRuntimeError::new_err(format!(
+                "uniform_ expects to return a [from, to) range, but found from={from_} > to={to}"
+            )));
         }
         inplace_with(slf, false, |old| {
-            ferrograd_core::random::rand(&gen, old.shape(), old.dtype())?.mul(&Tensor::scalar(to - from_))?.add(&Tensor::scalar(from_))
+            ferrograd_core::random::rand(&gen, old.shape(), old.dtype())?
+                .mul(&Tensor::scalar(to - from_))?
+                .add(&Tensor::scalar(from_))
         })
     }
 
     #[pyo3(signature = (mean=0.0, std=1.0, *, generator=None))]
-    fn normal_(slf: &Bound<'_, Self>, mean: f64, std: f64, generator: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyTensor>> {
+    fn normal_(
+        slf: &Bound<'_, Self>,
+        mean: f64,
+        std: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
         let gen = crate::generator::generator_arg(generator, "normal_")?;
         if std < 0.0 {
             return Err(PyRuntimeError::new_err(format!("normal expects std >= 0.0, but found std {std}")));
         }
         inplace_with(slf, false, |old| {
-            ferrograd_core::random::randn(&gen, old.shape(), old.dtype())?.mul(&Tensor::scalar(std))?.add(&Tensor::scalar(mean))
+            ferrograd_core::random::randn(&gen, old.shape(), old.dtype())?
+                .mul(&Tensor::scalar(std))?
+                .add(&Tensor::scalar(mean))
         })
     }
 
@@ -1851,7 +2218,9 @@ impl PyTensor {
         let cols: Vec<Py<PyTensor>> = if a.ndim() == 0 {
             vec![wrap(py, call(|| nz.reshape(&[nz.shape()[0]]))?)?]
         } else {
-            (0..a.ndim()).map(|d| wrap(py, call(|| nz.select(1, d as isize)?.contiguous_copy())?)).collect::<PyResult<_>>()?
+            (0..a.ndim())
+                .map(|d| wrap(py, call(|| nz.select(1, d as isize)?.contiguous_copy())?))
+                .collect::<PyResult<_>>()?
         };
         Ok(PyTuple::new(py, cols)?.into_any().unbind())
     }
@@ -1873,14 +2242,22 @@ fn index_tensor(obj: &Bound<'_, PyAny>, func: &str, arg: &str) -> PyResult<Tenso
     tensor_arg(obj, func, arg)
 }
 
-
-
-fn scatter_impl(a: &Tensor, dim: isize, index: &Bound<'_, PyAny>, src: Option<&Bound<'_, PyAny>>, value: Option<&Bound<'_, PyAny>>, reduce: Option<&str>) -> PyResult<Tensor> {
+fn scatter_impl(
+    a: &Tensor,
+    dim: isize,
+    index: &Bound<'_, PyAny>,
+    src: Option<&Bound<'_, PyAny>>,
+    value: Option<&Bound<'_, PyAny>>,
+    reduce: Option<&str>,
+) -> PyResult<Tensor> {
     if reduce.is_some() {
-        return Err(PyValueError::new_err("scatter(): reduce= is not supported yet; use scatter_add or scatter_reduce"));
+        return Err(PyValueError::new_err(
+            "scatter(): reduce= is not supported yet; use scatter_add or scatter_reduce",
+        ));
     }
     let i = index_tensor(index, "scatter", "index")?;
-    let src = src.or(value).ok_or_else(|| PyTypeError::new_err("scatter() missing required argument 'src' or 'value'"))?;
+    let src =
+        src.or(value).ok_or_else(|| PyTypeError::new_err("scatter() missing required argument 'src' or 'value'"))?;
     if let Ok(t) = src.cast::<PyTensor>() {
         let s = t.get().get();
         return call(|| a.scatter(dim, &i, &s, false, false));

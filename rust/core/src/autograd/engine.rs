@@ -7,9 +7,9 @@
 use super::formulas::BackwardOp;
 use super::grad_mode::{self, GradModeGuard};
 use super::node::{Edge, GradMeta, Node};
+use crate::bail;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
-use crate::bail;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
@@ -85,7 +85,11 @@ fn root_gradients(roots: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edg
                         size_str(root.shape())
                     );
                 }
-                if g.dtype() != root.dtype() { g.to_dtype(root.dtype())? } else { g }
+                if g.dtype() != root.dtype() {
+                    g.to_dtype(root.dtype())?
+                } else {
+                    g
+                }
             }
             None => {
                 if root.numel() != 1 {
@@ -188,7 +192,12 @@ impl GraphTask {
 }
 
 /// Runs the graph task; with `targets`, returns the gradient that reached each target edge.
-fn run(start: Vec<(Edge, Tensor)>, targets: Option<&[Edge]>, retain_graph: bool, create_graph: bool) -> Result<Vec<Option<Tensor>>> {
+fn run(
+    start: Vec<(Edge, Tensor)>,
+    targets: Option<&[Edge]>,
+    retain_graph: bool,
+    create_graph: bool,
+) -> Result<Vec<Option<Tensor>>> {
     let _mode = GradModeGuard::new(create_graph);
     let roots: Vec<&Arc<Node>> = start.iter().map(|(e, _)| &e.node).collect();
     let mut task = GraphTask::discover(&roots);
@@ -326,7 +335,12 @@ fn conform(g: &Tensor, edge: &Edge) -> Result<Tensor> {
     Ok(g)
 }
 
-fn evaluate(node: &Arc<Node>, grads: Vec<Option<Tensor>>, retain_graph: bool, create_graph: bool) -> Result<Vec<Option<Tensor>>> {
+fn evaluate(
+    node: &Arc<Node>,
+    grads: Vec<Option<Tensor>>,
+    retain_graph: bool,
+    create_graph: bool,
+) -> Result<Vec<Option<Tensor>>> {
     if let BackwardOp::AccumulateGrad(meta) = &node.op {
         if let Some(Some(g)) = grads.into_iter().next() {
             accumulate_grad(meta, g, create_graph)?;
@@ -345,7 +359,8 @@ fn evaluate(node: &Arc<Node>, grads: Vec<Option<Tensor>>, retain_graph: bool, cr
     if grad_mode::is_anomaly_enabled() && grad_mode::is_anomaly_check_nan_enabled() {
         for (i, g) in out.iter().enumerate() {
             if g.as_ref().is_some_and(|g| g.dtype().is_float() && g.to_vec::<f64>().iter().any(|v| v.is_nan())) {
-                let e = Error::Runtime(format!("Function '{}' returned nan values in its {}th output.", node.name(), i));
+                let e =
+                    Error::Runtime(format!("Function '{}' returned nan values in its {}th output.", node.name(), i));
                 return Err(with_anomaly_trace(node, e));
             }
         }
@@ -376,7 +391,13 @@ pub(crate) fn accumulate_grad(meta: &GradMeta, g: Tensor, create_graph: bool) ->
     let mut slot = meta.grad.lock();
     let g = if create_graph { g } else { g.detach_unique() };
     *slot = Some(match slot.take() {
-        None => if create_graph || g.is_contiguous() { g } else { g.contiguous_copy()? },
+        None => {
+            if create_graph || g.is_contiguous() {
+                g
+            } else {
+                g.contiguous_copy()?
+            }
+        }
         Some(prev) if create_graph => prev.add(&g)?,
         Some(prev) => {
             prev.add_assign_data(&g)?;
@@ -410,7 +431,7 @@ mod tests {
         let a = leaf(vec![1.0, 2.0, 3.0], &[3, 1]);
         let b = leaf(vec![10.0, 20.0], &[1, 2]);
         let s = a.mul(&b).unwrap().sum(None, false).unwrap();
-        super::backward(&[s.clone()], &[None], true, false, None).unwrap();
+        super::backward(std::slice::from_ref(&s), &[None], true, false, None).unwrap();
         super::backward(&[s], &[None], false, false, None).unwrap();
         assert_eq!(a.grad().unwrap().to_vec::<f64>(), vec![60.0; 3]);
         assert_eq!(b.grad().unwrap().to_vec::<f64>(), vec![12.0, 12.0]);
@@ -453,7 +474,7 @@ mod tests {
     fn second_backward_without_retain_graph_fails() {
         let x = leaf(vec![1.0, 2.0], &[2]);
         let y = x.exp().unwrap().sum(None, false).unwrap();
-        super::backward(&[y.clone()], &[None], false, false, None).unwrap();
+        super::backward(std::slice::from_ref(&y), &[None], false, false, None).unwrap();
         let err = super::backward(&[y], &[None], false, false, None).unwrap_err();
         assert!(err.to_string().starts_with("Trying to backward through the graph a second time"));
     }

@@ -6,14 +6,14 @@
 //! shape and casts them to its dtype, once, for every op.
 use super::node::{GradMeta, Node};
 use crate::dtype::DType;
-use crate::layout::Layout;
 use crate::error::Result;
+use crate::layout::Layout;
 use crate::ops::binary::Binary as BinaryFn;
 use crate::ops::conv::Window;
+use crate::ops::index::Positions;
 use crate::ops::loss::LossKind;
 use crate::ops::nn::Reduction;
 use crate::ops::norm::NormOrder;
-use crate::ops::index::Positions;
 use crate::ops::shape::SplitKind;
 use crate::ops::unary::Unary;
 use crate::tensor::Tensor;
@@ -31,92 +31,270 @@ pub enum BackwardOp {
     Custom(Arc<dyn CustomBackward>),
     // elementwise; saved tensors are listed after each
     Add,
-    Sub { reversed: bool },
-    Mul,                  // a, b
-    Div,                  // a, b
-    PowScalar { exponent: f64 }, // a
-    Pow,                  // a, b, out
-    ScalarPow { base: f64 }, // out
+    Sub {
+        reversed: bool,
+    },
+    Mul, // a, b
+    Div, // a, b
+    PowScalar {
+        exponent: f64,
+    }, // a
+    Pow, // a, b, out
+    ScalarPow {
+        base: f64,
+    }, // out
     Neg,
-    Exp, // out
-    Log, // a
+    Exp,          // out
+    Log,          // a
     Unary(Unary), // a, or out where Unary::saves_output
-    Where, // cond
-    Binary { op: BinaryFn, scalar_other: bool }, // a, b
-    ClampScalar { min: Option<f64>, max: Option<f64>, kind: u8 }, // a
-    ClampTensor { has_min: bool, has_max: bool }, // a, min?, max?
-    LerpScalar { weight: f64 },
+    Where,        // cond
+    Binary {
+        op: BinaryFn,
+        scalar_other: bool,
+    }, // a, b
+    ClampScalar {
+        min: Option<f64>,
+        max: Option<f64>,
+        kind: u8,
+    }, // a
+    ClampTensor {
+        has_min: bool,
+        has_max: bool,
+    }, // a, min?, max?
+    LerpScalar {
+        weight: f64,
+    },
     LerpTensor, // a, end, weight
-    NanToNum, // a
+    NanToNum,   // a
     // reductions
-    Sum { shape: Vec<usize> },
-    SumDim { shape: Vec<usize>, dims: Vec<usize>, keepdim: bool },
-    Mean { shape: Vec<usize> },
-    MeanDim { shape: Vec<usize>, dims: Vec<usize>, keepdim: bool },
-    VectorNorm { ord: NormOrder, dims: Vec<usize>, keepdim: bool }, // a, out
-    Extreme { shape: Vec<usize>, dims: Vec<usize>, keepdim: bool, is_max: bool, full_form: bool }, // a, out
-    IndexedExtreme { shape: Vec<usize>, dim: Option<usize>, keepdim: bool, is_max: bool }, // indices
-    Prod { shape: Vec<usize>, dims: Vec<usize>, keepdim: bool, all: bool }, // a, out
-    VarStd { dims: Vec<usize>, keepdim: bool, correction: f64, std: bool }, // a, out
-    Logsumexp { dims: Vec<usize>, keepdim: bool }, // a, out
-    Cumsum { dim: usize, reverse: bool },
-    Cumprod { dim: usize }, // a, out
+    Sum {
+        shape: Vec<usize>,
+    },
+    SumDim {
+        shape: Vec<usize>,
+        dims: Vec<usize>,
+        keepdim: bool,
+    },
+    Mean {
+        shape: Vec<usize>,
+    },
+    MeanDim {
+        shape: Vec<usize>,
+        dims: Vec<usize>,
+        keepdim: bool,
+    },
+    VectorNorm {
+        ord: NormOrder,
+        dims: Vec<usize>,
+        keepdim: bool,
+    }, // a, out
+    Extreme {
+        shape: Vec<usize>,
+        dims: Vec<usize>,
+        keepdim: bool,
+        is_max: bool,
+        full_form: bool,
+    }, // a, out
+    IndexedExtreme {
+        shape: Vec<usize>,
+        dim: Option<usize>,
+        keepdim: bool,
+        is_max: bool,
+    }, // indices
+    Prod {
+        shape: Vec<usize>,
+        dims: Vec<usize>,
+        keepdim: bool,
+        all: bool,
+    }, // a, out
+    VarStd {
+        dims: Vec<usize>,
+        keepdim: bool,
+        correction: f64,
+        std: bool,
+    }, // a, out
+    Logsumexp {
+        dims: Vec<usize>,
+        keepdim: bool,
+    }, // a, out
+    Cumsum {
+        dim: usize,
+        reverse: bool,
+    },
+    Cumprod {
+        dim: usize,
+    }, // a, out
     // nn
-    Softmax { dim: usize, log: bool }, // out
-    NllLoss { input_shape: Vec<usize>, reduction: Reduction, ignore_index: i64, total_weight: f64, has_weight: bool }, // target, weight?
-    MseLoss { reduction: Reduction, numel: usize }, // input, target
+    Softmax {
+        dim: usize,
+        log: bool,
+    }, // out
+    NllLoss {
+        input_shape: Vec<usize>,
+        reduction: Reduction,
+        ignore_index: i64,
+        total_weight: f64,
+        has_weight: bool,
+    }, // target, weight?
+    MseLoss {
+        reduction: Reduction,
+        numel: usize,
+    }, // input, target
     Addmm, // a, b
-    PointwiseLoss { kind: LossKind, reduction: Reduction, numel: usize, has_weight: bool, has_pos_weight: bool }, // input, target, weight?, pos_weight?
-    LayerNorm { dims: Vec<isize>, eps: f64, has_weight: bool, has_bias: bool }, // input, weight?
+    PointwiseLoss {
+        kind: LossKind,
+        reduction: Reduction,
+        numel: usize,
+        has_weight: bool,
+        has_pos_weight: bool,
+    }, // input, target, weight?, pos_weight?
+    LayerNorm {
+        dims: Vec<isize>,
+        eps: f64,
+        has_weight: bool,
+        has_bias: bool,
+    }, // input, weight?
     /// Rows of a weight gathered by index; `pos` is where each output element's gradient goes.
-    Embedding { shape: Vec<usize>, pos: Positions },
-    Im2Col { win: Window, hw: [usize; 2], out: [usize; 2] },
-    Col2Im { win: Window, out: [usize; 2] },
-    Convolution { win: Window, groups: usize, spatial: usize }, // input, weight
+    Embedding {
+        shape: Vec<usize>,
+        pos: Positions,
+    },
+    Im2Col {
+        win: Window,
+        hw: [usize; 2],
+        out: [usize; 2],
+    },
+    Col2Im {
+        win: Window,
+        out: [usize; 2],
+    },
+    Convolution {
+        win: Window,
+        groups: usize,
+        spatial: usize,
+    }, // input, weight
     /// avg_pool2d / adaptive_avg_pool2d as `A_h · x · A_wᵀ`.
-    SeparablePool { adaptive: bool }, // a_h, a_w
+    SeparablePool {
+        adaptive: bool,
+    }, // a_h, a_w
     // linear algebra
     Mm,  // a, b
     Bmm, // a, b
     Mv,  // a, v
     Dot, // a, b
-    Baddbmm { beta: f64, alpha: f64 }, // batch1, batch2
-    Trace { shape: Vec<usize> },
+    Baddbmm {
+        beta: f64,
+        alpha: f64,
+    }, // batch1, batch2
+    Trace {
+        shape: Vec<usize>,
+    },
     // views and copies
-    View { shape: Vec<usize> },
-    UnsafeView { shape: Vec<usize> },
-    Transpose { dim0: usize, dim1: usize },
+    View {
+        shape: Vec<usize>,
+    },
+    UnsafeView {
+        shape: Vec<usize>,
+    },
+    Transpose {
+        dim0: usize,
+        dim1: usize,
+    },
     T,
-    Permute { perm: Vec<usize> },
-    Unsqueeze { dim: usize },
-    Squeeze { shape: Vec<usize>, overload: u8 },
-    Expand { shape: Vec<usize> },
-    Select { shape: Vec<usize>, dim: usize, index: usize },
-    Slice { shape: Vec<usize>, dim: usize, start: usize, end: usize, step: usize },
-    SelectBackward { dim: usize, index: usize },
-    SliceBackward { dim: usize, start: usize, end: usize, step: usize },
+    Permute {
+        perm: Vec<usize>,
+    },
+    Unsqueeze {
+        dim: usize,
+    },
+    Squeeze {
+        shape: Vec<usize>,
+        overload: u8,
+    },
+    Expand {
+        shape: Vec<usize>,
+    },
+    Select {
+        shape: Vec<usize>,
+        dim: usize,
+        index: usize,
+    },
+    Slice {
+        shape: Vec<usize>,
+        dim: usize,
+        start: usize,
+        end: usize,
+        step: usize,
+    },
+    SelectBackward {
+        dim: usize,
+        index: usize,
+    },
+    SliceBackward {
+        dim: usize,
+        start: usize,
+        end: usize,
+        step: usize,
+    },
     /// Overlapping windows along `dim` (their gradients add up).
-    Unfold { shape: Vec<usize>, dim: usize, size: usize, step: usize },
+    Unfold {
+        shape: Vec<usize>,
+        dim: usize,
+        size: usize,
+        step: usize,
+    },
     Clone,
-    ToCopy { dtype: DType },
+    ToCopy {
+        dtype: DType,
+    },
     // in-place writes that replace a tensor's values: no gradient to the old values
     Fill,
     Zero,
     Copy, // (self, src)
     /// `base[geom] = src` out of place: writing into a slice of a tensor that is part of a graph.
-    CopySlices { geom: Layout }, // (base, src)
+    CopySlices {
+        geom: Layout,
+    }, // (base, src)
     /// The region `geom` of a contiguous tensor of `shape`.
-    AsStrided { shape: Vec<usize>, geom: Layout },
+    AsStrided {
+        shape: Vec<usize>,
+        geom: Layout,
+    },
     // shape ops and indexing (ops/shape.rs, ops/index.rs)
-    Cat { dim: usize, sizes: Vec<usize> }, // usize::MAX: a skipped 1-D empty input
-    Stack { dim: usize },
+    Cat {
+        dim: usize,
+        sizes: Vec<usize>,
+    }, // usize::MAX: a skipped 1-D empty input
+    Stack {
+        dim: usize,
+    },
     /// One node for all the views of a split/chunk/unbind.
-    Split { shape: Vec<usize>, dim: usize, sizes: Vec<usize>, kind: SplitKind },
-    Diagonal { shape: Vec<usize>, offset: isize, dim1: usize, dim2: usize, copy: bool },
+    Split {
+        shape: Vec<usize>,
+        dim: usize,
+        sizes: Vec<usize>,
+        kind: SplitKind,
+    },
+    Diagonal {
+        shape: Vec<usize>,
+        offset: isize,
+        dim1: usize,
+        dim2: usize,
+        copy: bool,
+    },
     /// `out = input_flat[pos]` (flip, roll, repeat, tril, gather, advanced indexing, ...).
-    TakeFlat { name: &'static str, shape: Vec<usize>, pos: Positions },
+    TakeFlat {
+        name: &'static str,
+        shape: Vec<usize>,
+        pos: Positions,
+    },
     /// `out = input` with `src` written or added at `pos` (scatter, index_put, masked_fill, ...).
-    PutFlat { name: &'static str, pos: Positions, accumulate: bool, src_shape: Vec<usize> },
+    PutFlat {
+        name: &'static str,
+        pos: Positions,
+        accumulate: bool,
+        src_shape: Vec<usize>,
+    },
 }
 
 use BackwardOp::*;
@@ -181,7 +359,9 @@ impl BackwardOp {
             Addmm => "AddmmBackward0",
             PointwiseLoss { kind: LossKind::SmoothL1 { .. }, .. } => "SmoothL1LossBackward0",
             PointwiseLoss { kind: LossKind::BinaryCrossEntropy, .. } => "BinaryCrossEntropyBackward0",
-            PointwiseLoss { kind: LossKind::BinaryCrossEntropyWithLogits, .. } => "BinaryCrossEntropyWithLogitsBackward0",
+            PointwiseLoss { kind: LossKind::BinaryCrossEntropyWithLogits, .. } => {
+                "BinaryCrossEntropyWithLogitsBackward0"
+            }
             LayerNorm { .. } => "NativeLayerNormBackward0",
             Embedding { .. } => "EmbeddingBackward0",
             Im2Col { .. } => "Im2ColBackward0",
@@ -229,7 +409,12 @@ impl BackwardOp {
     }
 
     /// Gradients for each input (None where `needs[i]` is false or the input gets none).
-    pub(crate) fn apply(&self, node: &Arc<Node>, grads: &[Option<Tensor>], needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
+    pub(crate) fn apply(
+        &self,
+        node: &Arc<Node>,
+        grads: &[Option<Tensor>],
+        needs: &[bool],
+    ) -> Result<Vec<Option<Tensor>>> {
         if let Custom(f) = self {
             return f.backward(grads, node.unpack_saved()?);
         }
@@ -260,10 +445,7 @@ impl BackwardOp {
             Div => {
                 let s = saved()?;
                 let (a, b) = (&s[0], &s[1]);
-                Ok(vec![
-                    opt(need(0), || g.div(b))?,
-                    opt(need(1), || g.neg()?.mul(a)?.div(&b.mul(b)?))?,
-                ])
+                Ok(vec![opt(need(0), || g.div(b))?, opt(need(1), || g.neg()?.mul(a)?.div(&b.mul(b)?))?])
             }
             PowScalar { exponent } => {
                 let a = &saved()?[0];
@@ -361,7 +543,9 @@ impl BackwardOp {
                     _ => binary_grad(BinaryFn::Minimum, g, a, &s[1], need(0), need(1)),
                 }
             }
-            LerpScalar { weight } => Ok(vec![opt(need(0), || g.mul(&c(1.0 - weight)))?, opt(need(1), || g.mul(&c(*weight)))?]),
+            LerpScalar { weight } => {
+                Ok(vec![opt(need(0), || g.mul(&c(1.0 - weight)))?, opt(need(1), || g.mul(&c(*weight)))?])
+            }
             LerpTensor => {
                 let s = saved()?;
                 let (a, b, w) = (&s[0], &s[1], &s[2]);
@@ -415,7 +599,11 @@ impl BackwardOp {
                 let zeros = is_zero.sum(Some(&idims), true)?;
                 // no zero: out / a; one zero: the product of the others at the zero; more: 0
                 let others = Tensor::where_(&is_zero, &c(1.0), a)?;
-                let others = if *all || dims.is_empty() { others.prod(None, false)? } else { others.prod(Some(dims[0] as isize), true)? };
+                let others = if *all || dims.is_empty() {
+                    others.prod(None, false)?
+                } else {
+                    others.prod(Some(dims[0] as isize), true)?
+                };
                 let no_zero = g.mul(&out)?.div(a)?;
                 let one_zero = Tensor::where_(&zeros.eq(&c(1.0))?.logical_and(&is_zero)?, &g.mul(&others)?, &c(0.0))?;
                 one(Tensor::where_(&zeros.eq(&c(0.0))?, &no_zero, &one_zero))
@@ -457,7 +645,15 @@ impl BackwardOp {
             NllLoss { input_shape, reduction, ignore_index, total_weight, has_weight } => {
                 let s = saved()?;
                 let weight = has_weight.then(|| &s[1]);
-                one(crate::ops::nn::nll_loss_grad(g, &s[0], weight, input_shape, *reduction, *ignore_index, *total_weight))
+                one(crate::ops::nn::nll_loss_grad(
+                    g,
+                    &s[0],
+                    weight,
+                    input_shape,
+                    *reduction,
+                    *ignore_index,
+                    *total_weight,
+                ))
             }
             MseLoss { reduction, numel } => {
                 let s = saved()?;
@@ -473,7 +669,15 @@ impl BackwardOp {
             }
             PointwiseLoss { kind, reduction, numel, has_weight, has_pos_weight } => {
                 let s = saved()?;
-                let (gx, gt) = crate::ops::loss::pointwise_loss_grad(g, &s, *kind, *reduction, *numel, *has_weight, *has_pos_weight)?;
+                let (gx, gt) = crate::ops::loss::pointwise_loss_grad(
+                    g,
+                    &s,
+                    *kind,
+                    *reduction,
+                    *numel,
+                    *has_weight,
+                    *has_pos_weight,
+                )?;
                 Ok(vec![opt(need(0), || Ok(gx))?, opt(need(1), || Ok(gt))?])
             }
             LayerNorm { dims, eps, has_weight, has_bias } => {
@@ -482,12 +686,22 @@ impl BackwardOp {
                 let needs: Vec<bool> = (0..3).map(need).collect();
                 crate::ops::layer_norm::layer_norm_grad(g, &s[0], weight, dims, *eps, *has_bias, &needs)
             }
-            Embedding { shape, pos } => one(Tensor::zeros(shape, g.dtype()).put_flat(pos.clone(), g, true, "IndexPutBackward0")),
+            Embedding { shape, pos } => {
+                one(Tensor::zeros(shape, g.dtype()).put_flat(pos.clone(), g, true, "IndexPutBackward0"))
+            }
             Im2Col { win, hw, out } => one(g.col2im(win, *hw, *out)),
             Col2Im { win, out } => one(g.im2col(win, *out)),
             Convolution { win, groups, spatial } => {
                 let s = saved()?;
-                let grads = crate::ops::conv::convolution_grad(g, &s[0], &s[1], win, *groups, *spatial, [need(0), need(1), need(2)])?;
+                let grads = crate::ops::conv::convolution_grad(
+                    g,
+                    &s[0],
+                    &s[1],
+                    win,
+                    *groups,
+                    *spatial,
+                    [need(0), need(1), need(2)],
+                )?;
                 Ok(grads.into_iter().take(node.next_edges().len()).collect())
             }
             SeparablePool { .. } => {
@@ -502,18 +716,12 @@ impl BackwardOp {
             Bmm => {
                 let s = saved()?;
                 let (a, b) = (&s[0], &s[1]);
-                Ok(vec![
-                    opt(need(0), || g.bmm(&b.transpose(1, 2)?))?,
-                    opt(need(1), || a.transpose(1, 2)?.bmm(g))?,
-                ])
+                Ok(vec![opt(need(0), || g.bmm(&b.transpose(1, 2)?))?, opt(need(1), || a.transpose(1, 2)?.bmm(g))?])
             }
             Mv => {
                 let s = saved()?;
                 let (a, v) = (&s[0], &s[1]);
-                Ok(vec![
-                    opt(need(0), || g.unsqueeze(1)?.mm(&v.unsqueeze(0)?))?,
-                    opt(need(1), || a.t()?.mv(g))?,
-                ])
+                Ok(vec![opt(need(0), || g.unsqueeze(1)?.mm(&v.unsqueeze(0)?))?, opt(need(1), || a.t()?.mv(g))?])
             }
             Dot => {
                 let s = saved()?;
@@ -576,15 +784,25 @@ impl BackwardOp {
                 }
                 Ok(out)
             }
-            Stack { dim } => (0..g.shape()[*dim]).map(|i| opt(need(i), || g.select(*dim as isize, i as isize))).collect(),
+            Stack { dim } => {
+                (0..g.shape()[*dim]).map(|i| opt(need(i), || g.select(*dim as isize, i as isize))).collect()
+            }
             Split { .. } => Ok(vec![]),
             Diagonal { shape, offset, dim1, dim2, .. } => {
                 let geom = crate::ops::shape::diagonal_layout(&Layout::contiguous(shape), *offset, *dim1, *dim2);
                 one(Tensor::zeros(shape, g.dtype()).copy_slices(&geom, g))
             }
-            TakeFlat { shape, pos, .. } => one(Tensor::zeros(shape, g.dtype()).put_flat(pos.clone(), g, true, "IndexPutBackward0")),
+            TakeFlat { shape, pos, .. } => {
+                one(Tensor::zeros(shape, g.dtype()).put_flat(pos.clone(), g, true, "IndexPutBackward0"))
+            }
             PutFlat { pos, accumulate, src_shape, .. } => Ok(vec![
-                opt(need(0), || if *accumulate { Ok(g.clone()) } else { g.put_flat(pos.clone(), &Tensor::zeros(src_shape, g.dtype()), false, "IndexPutBackward0") })?,
+                opt(need(0), || {
+                    if *accumulate {
+                        Ok(g.clone())
+                    } else {
+                        g.put_flat(pos.clone(), &Tensor::zeros(src_shape, g.dtype()), false, "IndexPutBackward0")
+                    }
+                })?,
                 opt(need(1), || g.take_flat(pos.clone(), src_shape, "IndexBackward0"))?,
             ]),
         }
@@ -592,7 +810,11 @@ impl BackwardOp {
 }
 
 fn opt(needed: bool, f: impl FnOnce() -> Result<Tensor>) -> Result<Option<Tensor>> {
-    if needed { f().map(Some) } else { Ok(None) }
+    if needed {
+        f().map(Some)
+    } else {
+        Ok(None)
+    }
 }
 
 /// The gradient of `cumprod` along `dim`: Σ_{j≥k} g_j·out_j / x_k without zeros; with zeros, each
@@ -665,7 +887,8 @@ fn fusable(g: &Tensor, s: &Tensor) -> bool {
 
 /// `f(g, s)` elementwise into a new tensor (the two broadcast to one shape already).
 fn zip<T: crate::element::Float>(g: &Tensor, s: &Tensor, f: impl Fn(T, T) -> T + Sync) -> Result<Tensor> {
-    let v = g.with_data(|lg, xg: &[T]| s.with_data(|ls, xs: &[T]| crate::kernels::elementwise::map2(lg, xg, ls, xs, &f)));
+    let v =
+        g.with_data(|lg, xg: &[T]| s.with_data(|ls, xs: &[T]| crate::kernels::elementwise::map2(lg, xg, ls, xs, &f)));
     Tensor::from_vec(v, g.shape())
 }
 
@@ -717,7 +940,8 @@ fn unary_grad(op: Unary, g: &Tensor, s: &Tensor) -> Result<Tensor> {
         Gelu { tanh: false } => {
             // Φ(x) + x·φ(x)
             let cdf = s.mul(&c(std::f64::consts::FRAC_1_SQRT_2))?.erf()?.add(&c(1.0))?.mul(&c(0.5))?;
-            let pdf = s.mul(s)?.mul(&c(-0.5))?.exp()?.mul(&c(0.5 * FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2))?;
+            let pdf =
+                s.mul(s)?.mul(&c(-0.5))?.exp()?.mul(&c(0.5 * FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2))?;
             g.mul(&cdf.add(&s.mul(&pdf)?)?)
         }
         Gelu { tanh: true } => {
@@ -760,7 +984,14 @@ fn tie_weight(x: &Tensor, y: &Tensor) -> Result<Tensor> {
     Tensor::where_(&x.gt(y)?, &c(1.0), &Tensor::where_(&x.eq(y)?, &c(0.5), &c(0.0))?)
 }
 
-fn binary_grad(op: BinaryFn, g: &Tensor, a: &Tensor, b: &Tensor, need_a: bool, need_b: bool) -> Result<Vec<Option<Tensor>>> {
+fn binary_grad(
+    op: BinaryFn,
+    g: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    need_a: bool,
+    need_b: bool,
+) -> Result<Vec<Option<Tensor>>> {
     Ok(match op {
         BinaryFn::Maximum | BinaryFn::Minimum => {
             let w = if op == BinaryFn::Maximum { tie_weight(a, b)? } else { tie_weight(b, a)? };

@@ -142,8 +142,20 @@ pub struct Node {
 
 impl Node {
     fn new(op: BackwardOp, next: Vec<Option<Edge>>, saved: Vec<SavedTensor>, sequence_nr: u64) -> Node {
-        let creation_trace = if grad_mode::is_anomaly_enabled() { grad_mode::creation_trace().map(String::into_boxed_str) } else { None };
-        Node { op, next, saved: Mutex::new(Saved::Live(saved)), sequence_nr, hooks: Mutex::new(None), num_outputs: 1, creation_trace }
+        let creation_trace = if grad_mode::is_anomaly_enabled() {
+            grad_mode::creation_trace().map(String::into_boxed_str)
+        } else {
+            None
+        };
+        Node {
+            op,
+            next,
+            saved: Mutex::new(Saved::Live(saved)),
+            sequence_nr,
+            hooks: Mutex::new(None),
+            num_outputs: 1,
+            creation_trace,
+        }
     }
 
     pub fn add_tensor_hook(&self, output_nr: u32, hook: TensorHook) -> u64 {
@@ -273,7 +285,12 @@ pub(crate) fn record(
 }
 
 /// Attaches one node to several outputs (output `i` gets `output_nr` i): custom functions with many outputs.
-pub(crate) fn record_outputs(outputs: Vec<Tensor>, inputs: &[&Tensor], op: BackwardOp, saved: Vec<SavedTensor>) -> Vec<Tensor> {
+pub(crate) fn record_outputs(
+    outputs: Vec<Tensor>,
+    inputs: &[&Tensor],
+    op: BackwardOp,
+    saved: Vec<SavedTensor>,
+) -> Vec<Tensor> {
     if !grad_mode::is_enabled() || !inputs.iter().any(|t| t.requires_grad()) {
         return outputs;
     }

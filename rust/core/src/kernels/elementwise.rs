@@ -1,8 +1,8 @@
 //! Elementwise maps over any layout, with a fast path for contiguous operands.
 use crate::element::Element;
 use crate::iter::{collapse, for_each_offsets, for_each_row};
-use crate::layout::Layout;
 use crate::kernels::simd;
+use crate::layout::Layout;
 use crate::pool;
 
 /// `f` applied to every element of a strided input, written contiguously.
@@ -245,7 +245,8 @@ mod tests {
         let lrow = Layout::contiguous(&[1, c]).broadcast_to(&[r, c]).unwrap();
         let lfull = Layout::contiguous(&[r, c]);
         let lt = Layout::contiguous(&[c, r]).transpose(0, 1);
-        let cases: [(&Layout, &[f32], &Layout, &[f32], Box<dyn Fn(usize, usize) -> f32>); 4] = [
+        type Case<'a> = (&'a Layout, &'a [f32], &'a Layout, &'a [f32], Box<dyn Fn(usize, usize) -> f32 + 'a>);
+        let cases: [Case; 4] = [
             (&lcol, &col, &lrow, &row, Box::new(|i, j| col[i] - row[j])),
             (&lfull, &full, &lrow, &row, Box::new(|i, j| full[i * c + j] - row[j])),
             (&lrow, &row, &lfull, &full, Box::new(|i, j| row[j] - full[i * c + j])),

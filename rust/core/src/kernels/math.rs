@@ -23,15 +23,22 @@ fn pow2(n: i32) -> (f32, f32) {
 }
 
 #[inline(always)]
+#[allow(clippy::manual_clamp)] // f32::clamp would be the same for NaN, but this form is what the kernel was tuned with
 pub fn exp_f32(x: f32) -> f32 {
     // beyond these, the result is inf or 0 anyway; NaN falls through both comparisons
-    let x = if x > 89.0 { 89.0 } else if x < -104.0 { -104.0 } else { x };
+    let x = if x > 89.0 {
+        89.0
+    } else if x < -104.0 {
+        -104.0
+    } else {
+        x
+    };
     let shifted = x * LOG2E + ROUND_MAGIC;
     let n = shifted - ROUND_MAGIC;
     // the integer n read from the low mantissa bits: no float-to-int conversion, which would not vectorize
     let n_int = shifted.to_bits() as i32 - ROUND_MAGIC.to_bits() as i32;
     let r = x - n * LN2_HI - n * LN2_LO; // |r| <= ln2 / 2
-    // Taylor to degree 7 on |r| <= 0.347: truncation error < 2e-9 relative
+                                         // Taylor to degree 7 on |r| <= 0.347: truncation error < 2e-9 relative
     let p = 1.0
         + r * (1.0
             + r * (0.5
@@ -209,7 +216,8 @@ mod x86 {
         }
         let small = _mm512_fmadd_ps(_mm512_mul_ps(q, z), x, x);
         let small = _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_EQ_OQ>(z, set(0.0)), small, x); // ±0 keeps its sign
-        let large = _mm512_sub_ps(set(1.0), _mm512_div_ps(set(2.0), _mm512_add_ps(exp_f32x16(_mm512_add_ps(a, a)), set(1.0))));
+        let large =
+            _mm512_sub_ps(set(1.0), _mm512_div_ps(set(2.0), _mm512_add_ps(exp_f32x16(_mm512_add_ps(a, a)), set(1.0))));
         let sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(i32::MIN));
         let large = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(large), sign));
         _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_LT_OQ>(a, set(0.625)), large, small)
@@ -228,7 +236,7 @@ mod x86 {
         const Q: [f32; 13] = to_f32(ERF_Q);
         let set = _mm512_set1_ps;
         let a = _mm512_min_ps(set(4.0), _mm512_abs_ps(x)); // NaN stays NaN (min's second operand)
-        // 2/√π in two parts, so the leading term a·2/√π is rounded once, at the end
+                                                           // 2/√π in two parts, so the leading term a·2/√π is rounded once, at the end
         const C0_LO: f32 = (ERF_SERIES[0] - SERIES[0] as f64) as f32;
         let hi = _mm512_mul_ps(a, a);
         let mut s = set(SERIES[10]);
@@ -278,7 +286,17 @@ mod x86 {
 }
 
 /// Cephes' logf polynomial, and ln 2 in two parts (the high one exact in a few bits).
-const LN_P: [f32; 9] = [7.037_683_6e-2, -1.151_461e-1, 1.167_699_9e-1, -1.242_014_1e-1, 1.424_932_3e-1, -1.666_805_8e-1, 2.000_071_5e-1, -2.499_999_4e-1, 0.333_333_3];
+const LN_P: [f32; 9] = [
+    7.037_683_6e-2,
+    -1.151_461e-1,
+    1.167_699_9e-1,
+    -1.242_014_1e-1,
+    1.424_932_3e-1,
+    -1.666_805_8e-1,
+    2.000_071_5e-1,
+    -2.499_999_4e-1,
+    0.333_333_3,
+];
 const LN2_HIGH_PART: f32 = 0.693_359_4;
 const LN2_LOW_PART: f32 = -2.121_944_4e-4;
 
@@ -322,16 +340,55 @@ fn exp_f64_small(x: f64) -> f64 {
     let n_int = shifted.to_bits() as i64 - MAGIC.to_bits() as i64;
     let r = x - n * 0.693_147_180_369_123_8 - n * 1.908_214_929_270_587_7e-10;
     let mut p = 1.0 / 479_001_600.0;
-    for c in [1.0 / 39_916_800.0, 1.0 / 3_628_800.0, 1.0 / 362_880.0, 1.0 / 40_320.0, 1.0 / 5_040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0] {
+    for c in [
+        1.0 / 39_916_800.0,
+        1.0 / 3_628_800.0,
+        1.0 / 362_880.0,
+        1.0 / 40_320.0,
+        1.0 / 5_040.0,
+        1.0 / 720.0,
+        1.0 / 120.0,
+        1.0 / 24.0,
+        1.0 / 6.0,
+        0.5,
+        1.0,
+        1.0,
+    ] {
         p = p * r + c;
     }
     p * f64::from_bits(((n_int + 1023) as u64) << 52)
 }
 
 /// erf's series below 1: the Maclaurin coefficients of erf(x)/x in x², 2/√π·(-1)^k / (k!(2k+1)).
-const ERF_SERIES: [f64; 11] = [std::f64::consts::FRAC_2_SQRT_PI, -0.37612638903183754, 0.11283791670955126, -0.026866170645131252, 0.005223977625442188, -0.0008548327023450852, 0.00012055332981789664, -1.492565035840625e-05, 1.6462114365889246e-06, -1.6365844691234924e-07, 1.4807192815879218e-08];
+const ERF_SERIES: [f64; 11] = [
+    std::f64::consts::FRAC_2_SQRT_PI,
+    -0.37612638903183754,
+    0.11283791670955126,
+    -0.026866170645131252,
+    0.005223977625442188,
+    -0.0008548327023450852,
+    0.00012055332981789664,
+    -1.492565035840625e-05,
+    1.6462114365889246e-06,
+    -1.6365844691234924e-07,
+    1.4807192815879218e-08,
+];
 /// erf from 1 to 4: erfc(x)·e^{x²} as a polynomial in t = (x - 2.5) / 1.5 (tools/fit_erf.py).
-const ERF_Q: [f64; 13] = [0.21080636427599794, -0.11152100469156717, 0.05611047257950706, -0.027005725378744034, 0.012489703735185424, -0.005567332339904332, 0.002401701389605908, -0.0010171192390504365, 0.00041450875330498855, -0.00014394697040167605, 5.494660728291263e-05, -3.692937456698813e-05, 1.3819322079583979e-05];
+const ERF_Q: [f64; 13] = [
+    0.21080636427599794,
+    -0.11152100469156717,
+    0.05611047257950706,
+    -0.027005725378744034,
+    0.012489703735185424,
+    -0.005567332339904332,
+    0.002401701389605908,
+    -0.0010171192390504365,
+    0.00041450875330498855,
+    -0.00014394697040167605,
+    5.494660728291263e-05,
+    -3.692937456698813e-05,
+    1.3819322079583979e-05,
+];
 
 const fn to_f32<const N: usize>(v: [f64; N]) -> [f32; N] {
     let mut out = [0.0f32; N];
@@ -398,19 +455,31 @@ fn sin_cos_f32_near(x: f32, cosine: bool) -> f32 {
     let v = if q == 1.0 || q == 3.0 { cos_r } else { sin_r };
     let v = if q >= 2.0 { -v } else { v };
     let v = if !cosine && x.is_sign_negative() { -v } else { v };
-    if x.is_finite() { v as f32 } else { f32::NAN }
+    if x.is_finite() {
+        v as f32
+    } else {
+        f32::NAN
+    }
 }
 
 /// sin of a float32 (libm beyond `SIN_COS_LIMIT`).
 #[inline(always)]
 pub fn sin_f32(x: f32) -> f32 {
-    if x.abs() <= SIN_COS_LIMIT { sin_cos_f32_near(x, false) } else { libm::sinf(x) }
+    if x.abs() <= SIN_COS_LIMIT {
+        sin_cos_f32_near(x, false)
+    } else {
+        libm::sinf(x)
+    }
 }
 
 /// cos of a float32 (libm beyond `SIN_COS_LIMIT`).
 #[inline(always)]
 pub fn cos_f32(x: f32) -> f32 {
-    if x.abs() <= SIN_COS_LIMIT { sin_cos_f32_near(x, true) } else { libm::cosf(x) }
+    if x.abs() <= SIN_COS_LIMIT {
+        sin_cos_f32_near(x, true)
+    } else {
+        libm::cosf(x)
+    }
 }
 
 /// `out[i] = sin(x[i])`: the vectorized series everywhere, then libm for the rare |x| beyond the limit.
@@ -504,7 +573,10 @@ mod tests {
         assert_eq!(exp_f32(f32::NEG_INFINITY), 0.0);
         assert!(exp_f32(f32::NAN).is_nan());
         // into the subnormal range
-        assert!(ulps(exp_f32(-100.0), (-100.0f64).exp()) <= 2.0 || ((exp_f32(-100.0) as f64) - (-100.0f64).exp()).abs() < 1e-44);
+        assert!(
+            ulps(exp_f32(-100.0), (-100.0f64).exp()) <= 2.0
+                || ((exp_f32(-100.0) as f64) - (-100.0f64).exp()).abs() < 1e-44
+        );
     }
 
     /// Each level's slice kernels (the AVX-512 ones are their own code) against float64 within their
@@ -512,8 +584,27 @@ mod tests {
     /// width and unaligned starts.
     #[test]
     fn slice_kernels_on_every_level_are_within_their_bounds() {
-        let specials = [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 88.7, 89.5, -103.0, -110.0, 1e-30, -1e-30, f32::MIN_POSITIVE, 1e-40, -1.0, 0.625, -0.625];
-        let mut xs: Vec<f32> = sweep(-120.0, 100.0, 5_000).chain(sweep(-87.0, 88.7, 200_000)).chain(sweep(-1.0, 1.0, 50_000)).collect();
+        let specials = [
+            f32::NAN,
+            -f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            0.0,
+            -0.0,
+            88.7,
+            89.5,
+            -103.0,
+            -110.0,
+            1e-30,
+            -1e-30,
+            f32::MIN_POSITIVE,
+            1e-40,
+            -1.0,
+            0.625,
+            -0.625,
+        ];
+        let mut xs: Vec<f32> =
+            sweep(-120.0, 100.0, 5_000).chain(sweep(-87.0, 88.7, 200_000)).chain(sweep(-1.0, 1.0, 50_000)).collect();
         xs.extend((0..=50_000).map(|i| 10f64.powf(-44.0 + 82.0 * i as f64 / 50_000.0) as f32));
         xs.splice(17..17, specials);
         // (name, slice kernel, scalar version, float64 reference, ulp bound, and below which result
@@ -522,7 +613,9 @@ mod tests {
         // formula does the same)
         const NORMAL: f64 = f32::MIN_POSITIVE as f64;
         const SUB: (f64, f64) = (NORMAL, 2.0 * 1.4e-45);
-        let cases: [(&str, F32SliceKernel, fn(f32) -> f32, fn(f64) -> f64, f64, (f64, f64)); 6] = [
+        // (name, slice kernel, scalar, float64 reference, ulp bound, range)
+        type Case = (&'static str, F32SliceKernel, fn(f32) -> f32, fn(f64) -> f64, f64, (f64, f64));
+        let cases: [Case; 6] = [
             ("exp", exp_f32_into, exp_f32, f64::exp, 2.0, SUB),
             ("ln", ln_f32_into, ln_f32, f64::ln, 1.0, SUB),
             ("tanh", tanh_f32_into, tanh_f32, f64::tanh, 2.0, SUB),
@@ -533,7 +626,9 @@ mod tests {
         for l in [crate::kernels::simd::Level::Baseline, crate::kernels::simd::level()] {
             crate::kernels::simd::set_level(l);
             for (name, kernel, scalar, reference, bound, tiny) in cases {
-                for (start, len) in [(0, 0), (0, 1), (1, 15), (0, 16), (3, 17), (5, 31), (0, 32), (7, 33), (1, xs.len() - 1)] {
+                for (start, len) in
+                    [(0, 0), (0, 1), (1, 15), (0, 16), (3, 17), (5, 31), (0, 32), (7, 33), (1, xs.len() - 1)]
+                {
                     let x = &xs[start..start + len];
                     let got = crate::kernels::simd::map_slice_by(x, kernel);
                     for (&g, &v) in got.iter().zip(x) {
@@ -546,7 +641,10 @@ mod tests {
                         assert!(close || (g.is_nan() && want.is_nan()), "{name}({v}) = {g}, want {want} at {l:?}");
                         if !v.is_finite() || v == 0.0 {
                             let s = scalar(v);
-                            assert!(g.to_bits() == s.to_bits() || (g.is_nan() && s.is_nan()), "{name}({v}) = {g}, scalar {s} at {l:?}");
+                            assert!(
+                                g.to_bits() == s.to_bits() || (g.is_nan() && s.is_nan()),
+                                "{name}({v}) = {g}, scalar {s} at {l:?}"
+                            );
                         }
                     }
                 }
@@ -559,14 +657,17 @@ mod tests {
     /// checked against float64 within a few float32 roundings of x.
     #[test]
     fn gelu_slices_on_every_level_match_float64() {
-        let xs: Vec<f32> = sweep(-12.0, 12.0, 100_001).chain([0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e-30]).collect();
+        let xs: Vec<f32> =
+            sweep(-12.0, 12.0, 100_001).chain([0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e-30]).collect();
         for l in [crate::kernels::simd::Level::Baseline, crate::kernels::simd::level()] {
             crate::kernels::simd::set_level(l);
             let got = crate::kernels::simd::map_slice_by(&xs, gelu_f32_into);
             for (&x, &g) in xs.iter().zip(&got) {
                 let x64 = x as f64;
                 let want = 0.5 * x64 * (1.0 + libm::erf(x64 * std::f64::consts::FRAC_1_SQRT_2));
-                let ok = (g as f64 - want).abs() <= 2.5e-7 * x64.abs() || g.to_bits() == gelu_f32(x).to_bits() || (g.is_nan() && want.is_nan());
+                let ok = (g as f64 - want).abs() <= 2.5e-7 * x64.abs()
+                    || g.to_bits() == gelu_f32(x).to_bits()
+                    || (g.is_nan() && want.is_nan());
                 assert!(ok, "gelu({x}) = {g}, want {want} at {l:?}");
             }
         }
@@ -594,7 +695,11 @@ mod tests {
     #[test]
     fn erf_within_one_ulp_and_special_values() {
         let mut worst = 0.0f64;
-        for x in sweep(-5.0, 5.0, 400_000).chain(sweep(-1e-3, 1e-3, 10_000)).chain(sweep(0.99, 1.01, 10_000)).chain(sweep(3.9, 4.1, 1_000)) {
+        for x in sweep(-5.0, 5.0, 400_000)
+            .chain(sweep(-1e-3, 1e-3, 10_000))
+            .chain(sweep(0.99, 1.01, 10_000))
+            .chain(sweep(3.9, 4.1, 1_000))
+        {
             worst = worst.max(ulps(erf_f32(x), libm::erf(x as f64)));
         }
         assert!(worst <= 1.0, "erf_f32 worst error {worst} ulp");
@@ -608,14 +713,26 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::approx_constant)] // float32 neighbours of k·π/2, on purpose
     fn sin_and_cos_within_one_ulp_and_special_values() {
         let xs: Vec<f32> = sweep(-10.0, 10.0, 200_000)
             .chain(sweep(-1e-3, 1e-3, 10_000))
             .chain((0..=20_000).map(|i| 10f64.powf(-30.0 + 37.0 * i as f64 / 20_000.0) as f32)) // up to 1e7, past the limit
-            .chain([1.570_796_4, 3.141_592_7, 4.712_389, 6.283_185_5, 102_943.7, 999_999.9, 1_000_000.1, f32::MAX, f32::MIN_POSITIVE, 1e-40])
+            .chain([
+                1.570_796_4,
+                3.141_592_7,
+                4.712_389,
+                6.283_185_5,
+                102_943.7,
+                999_999.9,
+                1_000_000.1,
+                f32::MAX,
+                f32::MIN_POSITIVE,
+                1e-40,
+            ])
             .collect();
-        let cases: [(&str, fn(f32) -> f32, fn(&mut [MaybeUninit<f32>], &[f32]), fn(f64) -> f64); 2] =
-            [("sin", sin_f32, sin_f32_into, f64::sin), ("cos", cos_f32, cos_f32_into, f64::cos)];
+        type Case = (&'static str, fn(f32) -> f32, fn(&mut [MaybeUninit<f32>], &[f32]), fn(f64) -> f64);
+        let cases: [Case; 2] = [("sin", sin_f32, sin_f32_into, f64::sin), ("cos", cos_f32, cos_f32_into, f64::cos)];
         for (name, scalar, slice, reference) in cases {
             let sliced = crate::kernels::simd::map_slice_by(&xs, slice);
             for (&x, &g) in xs.iter().zip(&sliced) {
@@ -636,7 +753,12 @@ mod tests {
     fn tanh_within_two_ulp_and_special_values() {
         let mut worst = 0.0f64;
         let around_the_switch = sweep(0.62, 0.63, 20_000).chain(sweep(-0.63, -0.62, 20_000));
-        for x in sweep(-10.0, 10.0, 400_000).chain(sweep(-0.2, 0.2, 100_000)).chain(sweep(-1e-3, 1e-3, 10_000)).chain(around_the_switch).chain(sweep(-60.0, 60.0, 10_000)) {
+        for x in sweep(-10.0, 10.0, 400_000)
+            .chain(sweep(-0.2, 0.2, 100_000))
+            .chain(sweep(-1e-3, 1e-3, 10_000))
+            .chain(around_the_switch)
+            .chain(sweep(-60.0, 60.0, 10_000))
+        {
             worst = worst.max(ulps(tanh_f32(x), (x as f64).tanh()));
         }
         assert!(worst <= 2.0, "tanh_f32 worst error {worst} ulp");

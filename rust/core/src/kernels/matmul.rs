@@ -1,7 +1,7 @@
 //! Matrix products through the `gemm` crate, which reads strides directly (transposes cost nothing).
 use crate::element::Element;
-use crate::DType;
 use crate::kernels::threads::{par_for, OutPtr};
+use crate::DType;
 use std::mem::MaybeUninit;
 
 /// One strided matrix operand: element offset plus row and column strides.
@@ -18,18 +18,46 @@ pub(crate) const PARALLEL_MACS: usize = 1 << 23;
 
 /// `out[m×n] (contiguous) = a[m×k] · b[k×n]`, on the threads of the pool when large. Every element of
 /// `out` is written, none read, so it may start uninitialized (no zero-fill pass).
-pub fn matmul_into<T: Element>(out: &mut [MaybeUninit<T>], a: &[T], ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize) {
+pub fn matmul_into<T: Element>(
+    out: &mut [MaybeUninit<T>],
+    a: &[T],
+    ma: MatRef,
+    b: &[T],
+    mb: MatRef,
+    m: usize,
+    k: usize,
+    n: usize,
+) {
     let parallel = m * n * k >= PARALLEL_MACS;
     matmul_block(out, a, ma, b, mb, m, k, n, parallel)
 }
 
 /// As `matmul_into`, on the calling thread only (for callers that already split work across threads).
-pub fn matmul_into_serial<T: Element>(out: &mut [MaybeUninit<T>], a: &[T], ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize) {
+pub fn matmul_into_serial<T: Element>(
+    out: &mut [MaybeUninit<T>],
+    a: &[T],
+    ma: MatRef,
+    b: &[T],
+    mb: MatRef,
+    m: usize,
+    k: usize,
+    n: usize,
+) {
     matmul_block(out, a, ma, b, mb, m, k, n, false)
 }
 
 #[allow(clippy::too_many_arguments)]
-fn matmul_block<T: Element>(out: &mut [MaybeUninit<T>], a: &[T], ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize, parallel: bool) {
+fn matmul_block<T: Element>(
+    out: &mut [MaybeUninit<T>],
+    a: &[T],
+    ma: MatRef,
+    b: &[T],
+    mb: MatRef,
+    m: usize,
+    k: usize,
+    n: usize,
+    parallel: bool,
+) {
     assert!(out.len() >= m * n, "matmul output too small");
     if m == 0 || n == 0 {
         return;
@@ -50,6 +78,7 @@ fn matmul_block<T: Element>(out: &mut [MaybeUninit<T>], a: &[T], ma: MatRef, b: 
             let dst = OutPtr(out.as_mut_ptr().cast::<T>());
             let block = |p: usize| {
                 // rebinds the whole wrapper so the closure captures it (Send), not its raw pointer field
+                #[allow(clippy::redundant_locals)]
                 let dst = dst;
                 if m >= n {
                     let (r0, r1) = (m * p / parts, m * (p + 1) / parts);
@@ -90,14 +119,38 @@ fn matmul_block<T: Element>(out: &mut [MaybeUninit<T>], a: &[T], ma: MatRef, b: 
 /// Safety: offsets and strides come from layouts validated against the slices' lengths, and `dst` has
 /// room for `m` rows of `dst_rs` elements that no one else writes meanwhile.
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm_serial<T: Element>(dst: *mut T, dst_rs: usize, a: &[T], ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize) {
+unsafe fn gemm_serial<T: Element>(
+    dst: *mut T,
+    dst_rs: usize,
+    a: &[T],
+    ma: MatRef,
+    b: &[T],
+    mb: MatRef,
+    m: usize,
+    k: usize,
+    n: usize,
+) {
     unsafe {
         gemm::gemm(
-            m, n, k,
-            dst, 1, dst_rs as isize, false,
-            a.as_ptr().add(ma.offset), ma.col_stride as isize, ma.row_stride as isize,
-            b.as_ptr().add(mb.offset), mb.col_stride as isize, mb.row_stride as isize,
-            T::ZERO, T::ONE, false, false, false, gemm::Parallelism::None,
+            m,
+            n,
+            k,
+            dst,
+            1,
+            dst_rs as isize,
+            false,
+            a.as_ptr().add(ma.offset),
+            ma.col_stride as isize,
+            ma.row_stride as isize,
+            b.as_ptr().add(mb.offset),
+            mb.col_stride as isize,
+            mb.row_stride as isize,
+            T::ZERO,
+            T::ONE,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
         );
     }
 }
@@ -136,8 +189,14 @@ mod tests {
             let a: Vec<f64> = (0..m * k).map(|v| ((v * 7) % 11) as f64 - 5.0).collect();
             let b: Vec<f64> = (0..k * n).map(|v| ((v * 5) % 13) as f64 - 6.0).collect();
             for (ma, mb) in [
-                (MatRef { offset: 0, row_stride: k, col_stride: 1 }, MatRef { offset: 0, row_stride: n, col_stride: 1 }),
-                (MatRef { offset: 0, row_stride: 1, col_stride: m }, MatRef { offset: 0, row_stride: 1, col_stride: k }),
+                (
+                    MatRef { offset: 0, row_stride: k, col_stride: 1 },
+                    MatRef { offset: 0, row_stride: n, col_stride: 1 },
+                ),
+                (
+                    MatRef { offset: 0, row_stride: 1, col_stride: m },
+                    MatRef { offset: 0, row_stride: 1, col_stride: k },
+                ),
             ] {
                 let serial = product(m * n, |o| matmul_into_serial(o, &a, ma, &b, mb, m, k, n));
                 // NaN in the output first: the product must overwrite, never read, what was there
@@ -147,7 +206,14 @@ mod tests {
                 let split: Vec<f64> = split.into_iter().map(|v| unsafe { v.assume_init() }).collect();
                 assert_eq!(split, serial, "{m}x{k}x{n}");
                 let naive: Vec<f64> = (0..m * n)
-                    .map(|ij| (0..k).map(|p| a[ma.offset + ij / n * ma.row_stride + p * ma.col_stride] * b[mb.offset + p * mb.row_stride + ij % n * mb.col_stride]).sum())
+                    .map(|ij| {
+                        (0..k)
+                            .map(|p| {
+                                a[ma.offset + ij / n * ma.row_stride + p * ma.col_stride]
+                                    * b[mb.offset + p * mb.row_stride + ij % n * mb.col_stride]
+                            })
+                            .sum()
+                    })
                     .collect();
                 assert_eq!(serial, naive, "{m}x{k}x{n}");
             }

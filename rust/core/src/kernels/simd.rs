@@ -39,7 +39,10 @@ pub(crate) fn detect() -> Level {
         if std::env::var_os("FERROGRAD_SIMD").is_some_and(|v| v == "baseline") {
             return Level::Baseline;
         }
-        if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vl") && is_x86_feature_detected!("fma") {
+        if is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512vl")
+            && is_x86_feature_detected!("fma")
+        {
             return Level::Avx512;
         }
         if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
@@ -193,7 +196,11 @@ mod tests {
                 assert_eq!(map_slice(&a, |v| v * v + 1.0), want_map, "map n={n} {l:?}");
                 // unaligned starts
                 if n > 1 {
-                    assert_eq!(zip_slices(&a[1..], &b[1..], |x, y| x * y - y), want_zip[1..].to_vec(), "zip n={n} {l:?}");
+                    assert_eq!(
+                        zip_slices(&a[1..], &b[1..], |x, y| x * y - y),
+                        want_zip[1..].to_vec(),
+                        "zip n={n} {l:?}"
+                    );
                     let mut updated = a[1..].to_vec();
                     update_slice(&mut updated, &b[1..], |x, y| x * y - y);
                     assert_eq!(updated, want_zip[1..].to_vec(), "update n={n} {l:?}");

@@ -56,7 +56,13 @@ fn fold_lanes(mut acc: [f64; LANES]) -> f64 {
 
 /// `acc[j] += Σ_k rows[k][j]`, four rows per pass over `acc`.
 #[inline(always)]
-fn add_rows_generic<T: Element>(acc: &mut [f64], x: &[T], rows: std::ops::Range<usize>, stride: usize, cols: std::ops::Range<usize>) {
+fn add_rows_generic<T: Element>(
+    acc: &mut [f64],
+    x: &[T],
+    rows: std::ops::Range<usize>,
+    stride: usize,
+    cols: std::ops::Range<usize>,
+) {
     let w = cols.len();
     let row = |k: usize| &x[k * stride + cols.start..k * stride + cols.start + w];
     let mut k = rows.start;
@@ -133,15 +139,31 @@ mod x86 {
     }
 
     #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-    pub unsafe fn sum_run_avx512<T: Element>(x: &[T]) -> f64 { sum_run_generic(x) }
+    pub unsafe fn sum_run_avx512<T: Element>(x: &[T]) -> f64 {
+        sum_run_generic(x)
+    }
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn sum_run_avx2<T: Element>(x: &[T]) -> f64 { sum_run_generic(x) }
+    pub unsafe fn sum_run_avx2<T: Element>(x: &[T]) -> f64 {
+        sum_run_generic(x)
+    }
     #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-    pub unsafe fn add_rows_avx512<T: Element>(acc: &mut [f64], x: &[T], rows: std::ops::Range<usize>, stride: usize, cols: std::ops::Range<usize>) {
+    pub unsafe fn add_rows_avx512<T: Element>(
+        acc: &mut [f64],
+        x: &[T],
+        rows: std::ops::Range<usize>,
+        stride: usize,
+        cols: std::ops::Range<usize>,
+    ) {
         add_rows_generic(acc, x, rows, stride, cols)
     }
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn add_rows_avx2<T: Element>(acc: &mut [f64], x: &[T], rows: std::ops::Range<usize>, stride: usize, cols: std::ops::Range<usize>) {
+    pub unsafe fn add_rows_avx2<T: Element>(
+        acc: &mut [f64],
+        x: &[T],
+        rows: std::ops::Range<usize>,
+        stride: usize,
+        cols: std::ops::Range<usize>,
+    ) {
         add_rows_generic(acc, x, rows, stride, cols)
     }
 }
@@ -149,7 +171,8 @@ mod x86 {
 /// `x` itself when its elements are f32.
 fn as_f32<T: Element>(x: &[T]) -> Option<&[f32]> {
     // Safety: T is f32 (same type id), so the slice is reinterpreted as itself.
-    (std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>()).then(|| unsafe { std::slice::from_raw_parts(x.as_ptr().cast::<f32>(), x.len()) })
+    (std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>())
+        .then(|| unsafe { std::slice::from_raw_parts(x.as_ptr().cast::<f32>(), x.len()) })
 }
 
 /// Sum of a contiguous run.
@@ -195,7 +218,13 @@ fn sum_runs<T: Element>(x: &[T], n: usize, out: &mut [f64]) {
     }
 }
 
-fn add_rows<T: Element>(acc: &mut [f64], x: &[T], rows: std::ops::Range<usize>, stride: usize, cols: std::ops::Range<usize>) {
+fn add_rows<T: Element>(
+    acc: &mut [f64],
+    x: &[T],
+    rows: std::ops::Range<usize>,
+    stride: usize,
+    cols: std::ops::Range<usize>,
+) {
     #[cfg(target_arch = "x86_64")]
     // Safety: as in `sum_run`.
     match level() {
@@ -232,7 +261,9 @@ pub fn sum_block<T: Element>(x: &[T], outer: usize, n: usize, inner: usize) -> V
         return out;
     }
     if parallel && outer >= 2 * crate::kernels::threads::threads() {
-        par_chunks_mut(&mut out, inner, &|o, acc| add_rows(acc, &x[o * n * inner..(o + 1) * n * inner], 0..n, inner, 0..inner));
+        par_chunks_mut(&mut out, inner, &|o, acc| {
+            add_rows(acc, &x[o * n * inner..(o + 1) * n * inner], 0..n, inner, 0..inner)
+        });
         return out;
     }
     for (o, acc) in out.chunks_mut(inner).enumerate() {
@@ -242,7 +273,9 @@ pub fn sum_block<T: Element>(x: &[T], outer: usize, n: usize, inner: usize) -> V
             let parts = crate::kernels::threads::threads().min(n / 4).max(1);
             let per = n.div_ceil(parts);
             let mut partials = vec![vec![0.0f64; inner]; parts];
-            par_chunks_mut(&mut partials, 1, &|p, part| add_rows(&mut part[0], block, p * per..((p + 1) * per).min(n), inner, 0..inner));
+            par_chunks_mut(&mut partials, 1, &|p, part| {
+                add_rows(&mut part[0], block, p * per..((p + 1) * per).min(n), inner, 0..inner)
+            });
             for part in &partials {
                 acc.iter_mut().zip(part).for_each(|(a, v)| *a += v);
             }
@@ -302,7 +335,10 @@ mod tests {
                     }
                     set_level(l);
                     let got = sum_run(run);
-                    assert!((got - want).abs() <= 1e-12 * want.abs().max(1.0), "n={n} start={start} {l:?}: {got} vs {want}");
+                    assert!(
+                        (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+                        "n={n} start={start} {l:?}: {got} vs {want}"
+                    );
                     assert_eq!(got.to_bits(), baseline.to_bits(), "every level adds in the same order");
                     // rows of width n, 6 of them (4 at a time + a tail of 2)
                     if n > 0 {

@@ -136,8 +136,10 @@ pub(crate) fn par_for(parts: usize, task: &(dyn Fn(usize) + Sync)) {
     }
     let Some(_owner) = pool.busy.try_lock() else { return serial() };
     // Safety: only the lifetime is erased; `Job::run` calls it only while this frame waits below.
-    let task: *const (dyn Fn(usize) + Sync + 'static) = unsafe { std::mem::transmute(task as *const (dyn Fn(usize) + Sync)) };
-    let job = Arc::new(Job { task, parts, next: AtomicUsize::new(0), done: AtomicUsize::new(0), panic: Mutex::new(None) });
+    let task: *const (dyn Fn(usize) + Sync + 'static) =
+        unsafe { std::mem::transmute(task as *const (dyn Fn(usize) + Sync)) };
+    let job =
+        Arc::new(Job { task, parts, next: AtomicUsize::new(0), done: AtomicUsize::new(0), panic: Mutex::new(None) });
     {
         let mut slot = pool.job.lock();
         *slot = Some(job.clone());
@@ -209,9 +211,11 @@ mod tests {
             for _ in 0..4 {
                 s.spawn(|| {
                     for _ in 0..200 {
-                        par_for(8, &|_| par_for(4, &|_| {
-                            total.fetch_add(1, Ordering::Relaxed);
-                        }));
+                        par_for(8, &|_| {
+                            par_for(4, &|_| {
+                                total.fetch_add(1, Ordering::Relaxed);
+                            })
+                        });
                     }
                 });
             }

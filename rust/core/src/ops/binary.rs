@@ -28,7 +28,12 @@ pub enum Compare {
 }
 
 /// Runs `f` over both operands read as `T` and broadcast to `shape`.
-fn zip_as<T: Element, U: Element>(a: &Tensor, b: &Tensor, shape: &[usize], f: impl Fn(T, T) -> U + Sync) -> Result<Vec<U>> {
+fn zip_as<T: Element, U: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+    f: impl Fn(T, T) -> U + Sync,
+) -> Result<Vec<U>> {
     a.with_data(|la: &Layout, xa: &[T]| {
         b.with_data(|lb: &Layout, xb: &[T]| Ok(map2(&la.broadcast_to(shape)?, xa, &lb.broadcast_to(shape)?, xb, &f)))
     })
@@ -60,7 +65,11 @@ fn arith(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
     if dtype == DType::I64 && op == Arith::Pow && b.dtype() != DType::Bool && b.to_vec::<i64>().iter().any(|&e| e < 0) {
         bail!(Runtime, "Integers to negative integer powers are not allowed.");
     }
-    let out = Tensor::in_memory_order(&[a, b], &shape, |x, shape| with_dtype!(dtype, T => Tensor::from_vec(arith_kernel::<T>(op, x[0], x[1], shape)?, shape)))?;
+    let out = Tensor::in_memory_order(
+        &[a, b],
+        &shape,
+        |x, shape| with_dtype!(dtype, T => Tensor::from_vec(arith_kernel::<T>(op, x[0], x[1], shape)?, shape)),
+    )?;
     let backward = || match op {
         Arith::Add => BackwardOp::Add,
         Arith::Sub => BackwardOp::Sub { reversed: a.0.wrapped_number },
@@ -155,7 +164,11 @@ impl Tensor {
     /// Elementwise `cond ? a : b`, broadcasting all three.
     pub fn where_(cond: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         if cond.dtype() != DType::Bool {
-            bail!(Runtime, "where expected condition to be a boolean tensor, but got a tensor with dtype {}", cond.dtype());
+            bail!(
+                Runtime,
+                "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
+                cond.dtype()
+            );
         }
         let shape = broadcast_shapes(&broadcast_shapes(cond.shape(), a.shape())?, b.shape())?;
         let dtype = result_type(a.promotion_key(), b.promotion_key());
@@ -205,16 +218,36 @@ impl Binary {
 
 fn nan_max<T: Element>(x: T, y: T) -> T {
     #[allow(clippy::eq_op)]
-    if x != x { x } else if y != y { y } else if x > y { x } else { y }
+    if x != x {
+        x
+    } else if y != y {
+        y
+    } else if x > y {
+        x
+    } else {
+        y
+    }
 }
 fn nan_min<T: Element>(x: T, y: T) -> T {
     #[allow(clippy::eq_op)]
-    if x != x { x } else if y != y { y } else if x < y { x } else { y }
+    if x != x {
+        x
+    } else if y != y {
+        y
+    } else if x < y {
+        x
+    } else {
+        y
+    }
 }
 /// Python's `%`: the remainder takes the divisor's sign.
 fn py_mod_f<T: Float>(x: T, y: T) -> T {
     let r = fmod_f(x, y);
-    if r != T::ZERO && ((r < T::ZERO) != (y < T::ZERO)) { r + y } else { r }
+    if r != T::ZERO && ((r < T::ZERO) != (y < T::ZERO)) {
+        r + y
+    } else {
+        r
+    }
 }
 fn fmod_f<T: Float>(x: T, y: T) -> T {
     // C fmod
@@ -237,11 +270,19 @@ fn floor_div_f(x: f64, y: f64) -> f64 {
         return 0.0f64.copysign(x / y);
     }
     let f = q.floor();
-    if q - f > 0.5 { f + 1.0 } else { f }
+    if q - f > 0.5 {
+        f + 1.0
+    } else {
+        f
+    }
 }
 fn floor_div_i(x: i64, y: i64) -> i64 {
     let q = x.wrapping_div(y);
-    if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) { q - 1 } else { q }
+    if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) {
+        q - 1
+    } else {
+        q
+    }
 }
 
 fn binary_float<T: Float>(op: Binary, a: &Tensor, b: &Tensor, shape: &[usize]) -> Result<Vec<T>> {
@@ -264,36 +305,49 @@ impl Tensor {
         if op == Binary::Atan2 {
             dtype = dtype.to_float();
         }
-        let out = Tensor::in_memory_order(&[self, other], &shape, |x, shape| Ok(match dtype.compute() {
-            DType::F64 => Tensor::from_vec(binary_float::<f64>(op, x[0], x[1], shape)?, shape)?,
-            DType::F32 => Tensor::from_vec(binary_float::<f32>(op, x[0], x[1], shape)?, shape)?,
-            DType::I64 => {
-                if matches!(op, Binary::Fmod | Binary::Remainder | Binary::FloorDiv | Binary::TruncDiv) && x[1].to_vec::<i64>().contains(&0) {
-                    bail!(Runtime, "ZeroDivisionError");
+        let out = Tensor::in_memory_order(&[self, other], &shape, |x, shape| {
+            Ok(match dtype.compute() {
+                DType::F64 => Tensor::from_vec(binary_float::<f64>(op, x[0], x[1], shape)?, shape)?,
+                DType::F32 => Tensor::from_vec(binary_float::<f32>(op, x[0], x[1], shape)?, shape)?,
+                DType::I64 => {
+                    if matches!(op, Binary::Fmod | Binary::Remainder | Binary::FloorDiv | Binary::TruncDiv)
+                        && x[1].to_vec::<i64>().contains(&0)
+                    {
+                        bail!(Runtime, "ZeroDivisionError");
+                    }
+                    let v = match op {
+                        Binary::Maximum => zip_as(x[0], x[1], shape, nan_max::<i64>)?,
+                        Binary::Minimum => zip_as(x[0], x[1], shape, nan_min::<i64>)?,
+                        Binary::Fmod => zip_as(x[0], x[1], shape, |x: i64, y: i64| x.wrapping_rem(y))?,
+                        Binary::FloorDiv => zip_as(x[0], x[1], shape, floor_div_i)?,
+                        Binary::TruncDiv => zip_as(x[0], x[1], shape, |x: i64, y: i64| x.wrapping_div(y))?,
+                        _ => zip_as(x[0], x[1], shape, |x: i64, y: i64| {
+                            let r = x.wrapping_rem(y);
+                            if r != 0 && ((r < 0) != (y < 0)) {
+                                r + y
+                            } else {
+                                r
+                            }
+                        })?,
+                    };
+                    Tensor::from_vec(v, shape)?
                 }
-                let v = match op {
-                    Binary::Maximum => zip_as(x[0], x[1], shape, nan_max::<i64>)?,
-                    Binary::Minimum => zip_as(x[0], x[1], shape, nan_min::<i64>)?,
-                    Binary::Fmod => zip_as(x[0], x[1], shape, |x: i64, y: i64| x.wrapping_rem(y))?,
-                    Binary::FloorDiv => zip_as(x[0], x[1], shape, floor_div_i)?,
-                    Binary::TruncDiv => zip_as(x[0], x[1], shape, |x: i64, y: i64| x.wrapping_div(y))?,
-                    _ => zip_as(x[0], x[1], shape, |x: i64, y: i64| {
-                        let r = x.wrapping_rem(y);
-                        if r != 0 && ((r < 0) != (y < 0)) { r + y } else { r }
-                    })?,
-                };
-                Tensor::from_vec(v, shape)?
+                DType::Bool => match op {
+                    Binary::Maximum => Tensor::from_vec(zip_as(x[0], x[1], shape, |x: bool, y: bool| x | y)?, shape)?,
+                    Binary::Minimum => Tensor::from_vec(zip_as(x[0], x[1], shape, |x: bool, y: bool| x & y)?, shape)?,
+                    _ => bail!(NotImplemented, "\"{}\" not implemented for 'Bool'", op.kernel_name()),
+                },
+                _ => unreachable!("compute dtypes are bool, int64, float32 and float64"),
             }
-            DType::Bool => match op {
-                Binary::Maximum => Tensor::from_vec(zip_as(x[0], x[1], shape, |x: bool, y: bool| x | y)?, shape)?,
-                Binary::Minimum => Tensor::from_vec(zip_as(x[0], x[1], shape, |x: bool, y: bool| x & y)?, shape)?,
-                _ => bail!(NotImplemented, "\"{}\" not implemented for 'Bool'", op.kernel_name()),
-            },
-            _ => unreachable!("compute dtypes are bool, int64, float32 and float64"),
-        }
-        .cast_detached(dtype)))?;
+            .cast_detached(dtype))
+        })?;
         let scalar_other = b.0.wrapped_number;
-        Ok(record(out, &[a, b], || BackwardOp::Binary { op, scalar_other }, |_| vec![SavedTensor::input(a), SavedTensor::input(b)]))
+        Ok(record(
+            out,
+            &[a, b],
+            || BackwardOp::Binary { op, scalar_other },
+            |_| vec![SavedTensor::input(a), SavedTensor::input(b)],
+        ))
     }
     pub fn maximum(&self, other: &Tensor) -> Result<Tensor> {
         self.binary(other, Binary::Maximum)
@@ -309,7 +363,8 @@ impl Tensor {
         }
         let mut dtype = self.dtype();
         for s in [min, max].into_iter().flatten() {
-            dtype = result_type((dtype, crate::dtype::Priority::Dimensioned), (s.dtype(), crate::dtype::Priority::Wrapped));
+            dtype =
+                result_type((dtype, crate::dtype::Priority::Dimensioned), (s.dtype(), crate::dtype::Priority::Wrapped));
         }
         if dtype == DType::Bool {
             bail!(NotImplemented, "\"clamp_scalar_cpu\" not implemented for 'Bool'");
@@ -317,13 +372,20 @@ impl Tensor {
         let (lo, hi) = (min.map(|s| s.to_f64()), max.map(|s| s.to_f64()));
         let out = with_dtype!(dtype, T => {
             let (lo, hi) = (lo.map(T::from_f64), hi.map(T::from_f64));
+            // T may be bool, where `<` is the order false < true
+            #[allow(clippy::bool_comparison)]
             let v = self.with_data(|l, x: &[T]| crate::kernels::elementwise::map1(l, x, |x: T| {
                 let y = match lo { Some(lo) if x < lo => lo, _ => x };
                 match hi { Some(hi) if y > hi => hi, _ => y }
             }));
             Tensor::from_vec(v, self.shape())?
         });
-        Ok(record(out, &[self], || BackwardOp::ClampScalar { min: lo, max: hi, kind }, |_| vec![SavedTensor::input(self)]))
+        Ok(record(
+            out,
+            &[self],
+            || BackwardOp::ClampScalar { min: lo, max: hi, kind },
+            |_| vec![SavedTensor::input(self)],
+        ))
     }
 
     /// `clamp` with tensor bounds (ClampBackward0): `min(max(x, lo), hi)`, broadcasting all three.
@@ -373,11 +435,15 @@ impl Tensor {
     /// isnan / isinf / isfinite (`which` 0, 1, 2): bool, never a gradient.
     pub fn float_class(&self, which: u8) -> Result<Tensor> {
         let v: Vec<bool> = match self.dtype() {
-            d if d.is_float() => self.to_vec::<f64>().into_iter().map(|x| match which {
-                0 => x.is_nan(),
-                1 => x.is_infinite(),
-                _ => x.is_finite(),
-            }).collect(),
+            d if d.is_float() => self
+                .to_vec::<f64>()
+                .into_iter()
+                .map(|x| match which {
+                    0 => x.is_nan(),
+                    1 => x.is_infinite(),
+                    _ => x.is_finite(),
+                })
+                .collect(),
             _ => vec![which == 2; self.numel()],
         };
         Tensor::from_vec(v, self.shape())

@@ -6,6 +6,7 @@
 //! the two ops are each other's backward and everything here differentiates again:
 //! - input gradient  = col2im(Wᵀ · g)
 //! - weight gradient = Σₙ g · im2col(x)ᵀ
+//!
 //! 1-D convolutions run as 2-D ones over a height of 1.
 use crate::autograd::{record, BackwardOp, SavedTensor};
 use crate::bail;
@@ -107,7 +108,7 @@ impl Tensor {
     pub fn col2im(&self, win: &Window, hw: [usize; 2], out: [usize; 2]) -> Result<Tensor> {
         let k = win.kernel[0] * win.kernel[1];
         let l = out[0] * out[1];
-        if self.ndim() != 3 || self.shape()[1] % k != 0 || self.shape()[2] != l {
+        if self.ndim() != 3 || !self.shape()[1].is_multiple_of(k) || self.shape()[2] != l {
             bail!(Runtime, "Expected size of input's dimension 1 to be divisible by the product of kernel_size and a dimension 2 of {l}, but got input of size: {:?}", self.shape());
         }
         let (n, c) = (self.shape()[0], self.shape()[1] / k);
@@ -118,14 +119,21 @@ impl Tensor {
         let img = with_dtype!(self.dtype().compute(), T => {
             let v = col2im_kernel(&self.to_vec::<T>(), n * c, hw, win, out);
             Tensor::from_vec(v, &[n, c, hw[0], hw[1]])?
-        }).cast_detached(self.dtype());
+        })
+        .cast_detached(self.dtype());
         let win = *win;
         Ok(record(img, &[self], move || BackwardOp::Col2Im { win, out }, |_| vec![]))
     }
 
     /// `conv1d`/`conv2d` on a batched input: (N, C, L) with (O, C/groups, k), or (N, C, H, W) with
     /// (O, C/groups, kh, kw); `win.kernel` is filled in from the weight. One node, ConvolutionBackward0.
-    pub fn convolution(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, win: &Window, groups: usize) -> Result<Tensor> {
+    pub fn convolution(
+        input: &Tensor,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        win: &Window,
+        groups: usize,
+    ) -> Result<Tensor> {
         let spatial = input.ndim().saturating_sub(2);
         let (x, w) = lift_to_2d(&input.detach(), &weight.detach(), spatial)?;
         let (win, out_hw) = check_convolution(&x, &w, bias, win, groups, input, weight)?;
@@ -160,10 +168,23 @@ fn lift_to_2d(x: &Tensor, w: &Tensor, spatial: usize) -> Result<(Tensor, Tensor)
 
 /// PyTorch's checks of a convolution's operands (on the 2-D lifted forms); returns the window with
 /// the weight's kernel size and the output size.
-fn check_convolution(x: &Tensor, w: &Tensor, bias: Option<&Tensor>, win: &Window, groups: usize, input: &Tensor, weight: &Tensor) -> Result<(Window, [usize; 2])> {
+fn check_convolution(
+    x: &Tensor,
+    w: &Tensor,
+    bias: Option<&Tensor>,
+    win: &Window,
+    groups: usize,
+    input: &Tensor,
+    weight: &Tensor,
+) -> Result<(Window, [usize; 2])> {
     if input.dtype() != weight.dtype() || bias.is_some_and(|b| b.dtype() != input.dtype()) {
         let other = if input.dtype() != weight.dtype() { weight.dtype() } else { bias.unwrap().dtype() };
-        bail!(Runtime, "expected scalar type {} but found {}", input.dtype().scalar_type_name(), other.scalar_type_name());
+        bail!(
+            Runtime,
+            "expected scalar type {} but found {}",
+            input.dtype().scalar_type_name(),
+            other.scalar_type_name()
+        );
     }
     if input.dtype() == DType::Bool {
         bail!(NotImplemented, "\"slow_conv2d_cpu\" not implemented for 'Bool'");
@@ -213,7 +234,15 @@ fn check_convolution(x: &Tensor, w: &Tensor, bias: Option<&Tensor>, win: &Window
 }
 
 /// The backward of `convolution`: gradients of input, weight and (if there is one) bias.
-pub(crate) fn convolution_grad(g: &Tensor, input: &Tensor, weight: &Tensor, win: &Window, groups: usize, spatial: usize, needs: [bool; 3]) -> Result<[Option<Tensor>; 3]> {
+pub(crate) fn convolution_grad(
+    g: &Tensor,
+    input: &Tensor,
+    weight: &Tensor,
+    win: &Window,
+    groups: usize,
+    spatial: usize,
+    needs: [bool; 3],
+) -> Result<[Option<Tensor>; 3]> {
     let (x, w) = lift_to_2d(input, weight, spatial)?;
     let g = if spatial == 1 { g.unsqueeze(2)? } else { g.clone() };
     let (n, c, h, wd) = (x.shape()[0], x.shape()[1], x.shape()[2], x.shape()[3]);

@@ -49,7 +49,11 @@ fn parse_term(term: &str, start: usize, operand: usize) -> Result<Term> {
         }
         match letter(c) {
             Some(l) => letters.push(l),
-            None => bail!(Runtime, "einsum(): invalid subscript given at index {} in the equation string, subscripts must be in [a-zA-Z]", start + i),
+            None => bail!(
+                Runtime,
+                "einsum(): invalid subscript given at index {} in the equation string, subscripts must be in [a-zA-Z]",
+                start + i
+            ),
         }
         i += 1;
     }
@@ -89,7 +93,8 @@ impl Labeled {
 
     /// Reorders the dims to `order` (a permutation of this operand's labels); no op when already so.
     fn permute_to(self, order: &[Label]) -> Result<Labeled> {
-        let perm: Vec<isize> = order.iter().map(|l| self.labels.iter().position(|x| x == l).expect("label") as isize).collect();
+        let perm: Vec<isize> =
+            order.iter().map(|l| self.labels.iter().position(|x| x == l).expect("label") as isize).collect();
         if perm.iter().enumerate().all(|(i, &p)| i as isize == p) {
             return Ok(self);
         }
@@ -140,7 +145,11 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
                     bail!(Runtime, "einsum(): output subscript {} appears more than once in the output", label_name(l));
                 }
                 if !labels.iter().any(|ls| ls.contains(&l)) {
-                    bail!(Runtime, "einsum(): output subscript {} does not appear in the equation for any input operand", label_name(l));
+                    bail!(
+                        Runtime,
+                        "einsum(): output subscript {} does not appear in the equation for any input operand",
+                        label_name(l)
+                    );
                 }
             }
             expand_term(&term, widest, widest)
@@ -159,7 +168,11 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
         while let Some((p, q)) = repeated(&op.labels) {
             let (a, b) = (op.t.shape()[p], op.t.shape()[q]);
             if a != b {
-                bail!(Runtime, "einsum(): subscript {} is repeated for operand {i} but the sizes don't match, {b} != {a}", label_name(op.labels[p]));
+                bail!(
+                    Runtime,
+                    "einsum(): subscript {} is repeated for operand {i} but the sizes don't match, {b} != {a}",
+                    label_name(op.labels[p])
+                );
             }
             let l = op.labels[p];
             op.t = op.t.diagonal(0, p as isize, q as isize)?;
@@ -167,7 +180,8 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
             op.labels.remove(p);
             op.labels.push(l);
         }
-        let elsewhere = |l: Label| output.contains(&l) || labels.iter().enumerate().any(|(j, ls)| j != i && ls.contains(&l));
+        let elsewhere =
+            |l: Label| output.contains(&l) || labels.iter().enumerate().any(|(j, ls)| j != i && ls.contains(&l));
         pending.push(op.sum_out(elsewhere)?);
     }
     check_sizes(&pending)?;
@@ -183,7 +197,10 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
     let mut acc = acc;
     for &l in &output {
         if !acc.labels.contains(&l) {
-            acc = Labeled { t: acc.t.unsqueeze(acc.labels.len() as isize)?, labels: acc.labels.iter().copied().chain([l]).collect() };
+            acc = Labeled {
+                t: acc.t.unsqueeze(acc.labels.len() as isize)?,
+                labels: acc.labels.iter().copied().chain([l]).collect(),
+            };
         }
     }
     Ok(acc.permute_to(&output)?.t)
@@ -222,8 +239,14 @@ fn check_sizes(ops: &[Labeled]) -> Result<()> {
 /// Contracts `a` with `b` over the labels they share that `needed` says no one needs later.
 fn contract(a: Labeled, b: Labeled, output: &[Label], needed: impl Fn(Label) -> bool) -> Result<Labeled> {
     // labels only one side has and no one needs any more can go first
-    let a = { let bl = b.labels.clone(); a.sum_out(|l| bl.contains(&l) || needed(l))? };
-    let b = { let al = a.labels.clone(); b.sum_out(|l| al.contains(&l) || needed(l))? };
+    let a = {
+        let bl = b.labels.clone();
+        a.sum_out(|l| bl.contains(&l) || needed(l))?
+    };
+    let b = {
+        let al = a.labels.clone();
+        b.sum_out(|l| al.contains(&l) || needed(l))?
+    };
     // groups ordered as the output wants them, so the final permute is usually no op
     let rank = |l: &Label| output.iter().position(|x| x == l).unwrap_or(usize::MAX);
     let by_output = |mut v: Vec<Label>| {

@@ -40,7 +40,11 @@ pub(crate) fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
 
 /// Positions of the elements of `geom` (a region of a contiguous tensor) in row-major order, with
 /// `src(idx)` mapping each output index to an index of `geom` (None for "no element").
-pub(crate) fn positions(out_shape: &[usize], geom: &Layout, mut src: impl FnMut(&[usize], &mut Vec<usize>) -> bool) -> Positions {
+pub(crate) fn positions(
+    out_shape: &[usize],
+    geom: &Layout,
+    mut src: impl FnMut(&[usize], &mut Vec<usize>) -> bool,
+) -> Positions {
     let mut out = Vec::with_capacity(numel(out_shape));
     let mut s = vec![0usize; geom.ndim()];
     for_each_index(out_shape, |i| {
@@ -91,7 +95,12 @@ impl Tensor {
     /// `accumulate`) at `pos`, recorded as `name`. `src` has one element per position.
     pub fn put_flat(&self, pos: Positions, src: &Tensor, accumulate: bool, name: &'static str) -> Result<Tensor> {
         if pos.len() != src.numel() {
-            bail!(Runtime, "shape mismatch: value tensor of {} elements cannot be put into {} positions", src.numel(), pos.len());
+            bail!(
+                Runtime,
+                "shape mismatch: value tensor of {} elements cannot be put into {} positions",
+                src.numel(),
+                pos.len()
+            );
         }
         let n = self.numel() as i64;
         if pos.iter().any(|&p| p >= n) {
@@ -140,7 +149,7 @@ impl Tensor {
             }
             let n = self.numel() as isize;
             let pos: Vec<i64> = (0..n).map(|k| if n == 0 { 0 } else { (k - shifts[0]).rem_euclid(n) as i64 }).collect();
-            return self.take_flat(Arc::new(pos), &self.shape().to_vec(), "RollBackward0");
+            return self.take_flat(Arc::new(pos), self.shape(), "RollBackward0");
         }
         if shifts.len() != dims.len() {
             bail!(Runtime, "shifts and dimensions must align. shifts: {}, dims:{}", shifts.len(), dims.len());
@@ -164,7 +173,10 @@ impl Tensor {
 
     pub fn repeat(&self, repeats: &[isize]) -> Result<Tensor> {
         if repeats.len() < self.ndim() {
-            bail!(Runtime, "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+            bail!(
+                Runtime,
+                "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+            );
         }
         if let Some(&r) = repeats.iter().find(|&&r| r < 0) {
             bail!(Runtime, "Trying to create tensor with negative dimension {r}: {repeats:?}");
@@ -198,7 +210,11 @@ impl Tensor {
         let pos = positions(&shape, &geom, |i, s| {
             s.copy_from_slice(i);
             let diff = i[c] as isize - i[r] as isize;
-            if upper { diff >= k } else { diff <= k }
+            if upper {
+                diff >= k
+            } else {
+                diff <= k
+            }
         });
         self.take_flat(pos, &shape, if upper { "TriuBackward0" } else { "TrilBackward0" })
     }
@@ -225,7 +241,11 @@ impl Tensor {
         let d = wrap_dim(dim, self.ndim())?;
         let idx = index_values(index, "index_select")?;
         let size = if self.ndim() == 0 { 1 } else { self.shape()[d] };
-        let idx: Vec<usize> = idx.iter().map(|&i| wrap_index(i, size, d)).collect::<Result<_>>().map_err(|_| crate::Error::Index("index out of range in self".into()))?;
+        let idx: Vec<usize> = idx
+            .iter()
+            .map(|&i| wrap_index(i, size, d))
+            .collect::<Result<_>>()
+            .map_err(|_| crate::Error::Index("index out of range in self".into()))?;
         let in_shape = self.shape().to_vec();
         let mut out_shape = in_shape.clone();
         if self.ndim() > 0 {
@@ -246,7 +266,11 @@ impl Tensor {
     fn along_dim_positions(&self, dim: usize, index: &Tensor, what: &str) -> Result<Positions> {
         let idx = index_values(index, what)?;
         if index.ndim() != self.ndim().max(1) && !(index.ndim() == 0 && self.ndim() == 0) {
-            bail!(Runtime, "Index tensor must have the same number of dimensions as {} tensor", if what == "gather" { "input" } else { "self" });
+            bail!(
+                Runtime,
+                "Index tensor must have the same number of dimensions as {} tensor",
+                if what == "gather" { "input" } else { "self" }
+            );
         }
         let in_shape = self.shape().to_vec();
         for (d, (&a, &b)) in index.shape().iter().zip(&in_shape).enumerate() {
@@ -284,7 +308,14 @@ impl Tensor {
     }
 
     /// `scatter(dim, index, src)` (`reduce_add = false`) or `scatter_add`; `src` is cut to index's shape.
-    pub fn scatter(&self, dim: isize, index: &Tensor, src: &Tensor, reduce_add: bool, scalar_src: bool) -> Result<Tensor> {
+    pub fn scatter(
+        &self,
+        dim: isize,
+        index: &Tensor,
+        src: &Tensor,
+        reduce_add: bool,
+        scalar_src: bool,
+    ) -> Result<Tensor> {
         let d = wrap_dim(dim, self.ndim())?;
         let pos = self.along_dim_positions(d, index, "scatter")?;
         let src = if scalar_src {
@@ -296,7 +327,12 @@ impl Tensor {
             let mut s = src.clone();
             for (k, (&a, &b)) in index.shape().iter().zip(src.shape()).enumerate() {
                 if a > b {
-                    bail!(Runtime, "Size does not match at dimension {k} expected index {:?} to be no larger than src {:?}", index.shape(), src.shape());
+                    bail!(
+                        Runtime,
+                        "Size does not match at dimension {k} expected index {:?} to be no larger than src {:?}",
+                        index.shape(),
+                        src.shape()
+                    );
                 }
                 if a < b {
                     s = s.slice(k, 0, a, 1)?;
@@ -347,7 +383,10 @@ impl Tensor {
         for (_, t) in adv {
             bshape = crate::layout::broadcast_shapes(&bshape, t.shape()).map_err(|_| {
                 let shapes: Vec<String> = adv.iter().map(|(_, t)| format!("{:?}", t.shape())).collect();
-                crate::Error::Index(format!("shape mismatch: indexing tensors could not be broadcast together with shapes {}", shapes.join(", ")))
+                crate::Error::Index(format!(
+                    "shape mismatch: indexing tensors could not be broadcast together with shapes {}",
+                    shapes.join(", ")
+                ))
             })?;
         }
         let mut idx_vals = Vec::new();
@@ -440,7 +479,11 @@ impl Tensor {
             bail!(Runtime, "masked_fill_ only supports boolean masks, but got mask with dtype {}", mask.dtype().name());
         }
         if value.ndim() != 0 {
-            bail!(Runtime, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).", value.ndim());
+            bail!(
+                Runtime,
+                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).",
+                value.ndim()
+            );
         }
         let m = mask.expand(self.shape())?.to_vec::<bool>();
         let pos: Vec<i64> = m.iter().enumerate().filter(|(_, &b)| b).map(|(i, _)| i as i64).collect();

@@ -4,15 +4,21 @@
 //! The out-of-place step reads a private copy of the old values when a gradient may need them, so the
 //! saved tensors of the new node never see the write.
 use crate::autograd::{grad_mode, record, BackwardOp};
+use crate::bail;
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
 use crate::ops::view::DenseWrite;
 use crate::tensor::{Tensor, TensorImpl};
-use crate::bail;
 use std::sync::Arc;
 
 fn category(d: DType) -> u8 {
-    if d == DType::Bool { 0 } else if d.is_int() { 1 } else { 2 }
+    if d == DType::Bool {
+        0
+    } else if d.is_int() {
+        1
+    } else {
+        2
+    }
 }
 
 impl Tensor {
@@ -52,7 +58,12 @@ impl Tensor {
         let old = if recording { self.with_data_of(&self.contiguous_copy()?)? } else { self.clone() };
         let out = f(&old)?;
         if category(out.dtype()) > category(self.dtype()) {
-            bail!(Runtime, "result type {} can't be cast to the desired output type {}", scalar_type_name(out.dtype()), scalar_type_name(self.dtype()));
+            bail!(
+                Runtime,
+                "result type {} can't be cast to the desired output type {}",
+                scalar_type_name(out.dtype()),
+                scalar_type_name(self.dtype())
+            );
         }
         if out.shape() != self.shape() {
             bail!(Runtime, "output with shape {:?} doesn't match the broadcast shape {:?}", self.shape(), out.shape());
@@ -85,7 +96,12 @@ impl Tensor {
         let new_base = base.apply_inplace(|old| {
             let new_values = f(&old.as_strided_view(&geom)?)?;
             if category(new_values.dtype()) > category(view_dtype) {
-                bail!(Runtime, "result type {} can't be cast to the desired output type {}", scalar_type_name(new_values.dtype()), scalar_type_name(view_dtype));
+                bail!(
+                    Runtime,
+                    "result type {} can't be cast to the desired output type {}",
+                    scalar_type_name(new_values.dtype()),
+                    scalar_type_name(view_dtype)
+                );
             }
             old.copy_slices(&geom, &new_values)
         })?;
@@ -120,7 +136,8 @@ impl Tensor {
         if !(self.requires_grad() && grad_mode::is_enabled()) {
             return Ok(self.clone());
         }
-        let marker = record(self.detach(), &[self], || if zero { BackwardOp::Zero } else { BackwardOp::Fill }, |_| vec![]);
+        let marker =
+            record(self.detach(), &[self], || if zero { BackwardOp::Zero } else { BackwardOp::Fill }, |_| vec![]);
         Ok(self.with_history_of(&marker))
     }
 

@@ -14,7 +14,13 @@ fn statistics(x: &Tensor, dims: &[isize], eps: f64) -> Result<(Tensor, Tensor)> 
 }
 
 impl Tensor {
-    pub fn layer_norm(&self, normalized_shape: &[usize], weight: Option<&Tensor>, bias: Option<&Tensor>, eps: f64) -> Result<Tensor> {
+    pub fn layer_norm(
+        &self,
+        normalized_shape: &[usize],
+        weight: Option<&Tensor>,
+        bias: Option<&Tensor>,
+        eps: f64,
+    ) -> Result<Tensor> {
         let (nd, k) = (self.ndim(), normalized_shape.len());
         if k == 0 {
             bail!(Runtime, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = []");
@@ -31,7 +37,12 @@ impl Tensor {
             for s in normalized_shape {
                 expected += &format!(", {s}");
             }
-            bail!(Runtime, "Given normalized_shape={:?}, expected input with shape {expected}], but got input of size{:?}", normalized_shape, self.shape());
+            bail!(
+                Runtime,
+                "Given normalized_shape={:?}, expected input with shape {expected}], but got input of size{:?}",
+                normalized_shape,
+                self.shape()
+            );
         }
         if !self.dtype().is_float() {
             bail!(NotImplemented, "\"LayerNormKernelImpl\" not implemented for '{}'", self.dtype().scalar_type_name());
@@ -61,7 +72,15 @@ impl Tensor {
 }
 
 /// Gradients of input, weight (if any) and bias (if any), in that order.
-pub(crate) fn layer_norm_grad(g: &Tensor, x: &Tensor, weight: Option<&Tensor>, dims: &[isize], eps: f64, has_bias: bool, needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
+pub(crate) fn layer_norm_grad(
+    g: &Tensor,
+    x: &Tensor,
+    weight: Option<&Tensor>,
+    dims: &[isize],
+    eps: f64,
+    has_bias: bool,
+    needs: &[bool],
+) -> Result<Vec<Option<Tensor>>> {
     let (mean, rstd) = statistics(x, dims, eps)?;
     let xhat = x.sub(&mean)?.mul(&rstd)?;
     let batch: Vec<isize> = (0..x.ndim() as isize - dims.len() as isize).collect();
@@ -70,7 +89,10 @@ pub(crate) fn layer_norm_grad(g: &Tensor, x: &Tensor, weight: Option<&Tensor>, d
     let mut grads = Vec::new();
     grads.push(if needs[0] {
         // dx = rstd · (dx̂ - mean(dx̂) - x̂ · mean(dx̂ · x̂)), with dx̂ = g · weight
-        let gxhat = match weight { Some(w) => g.mul(w)?, None => g.clone() };
+        let gxhat = match weight {
+            Some(w) => g.mul(w)?,
+            None => g.clone(),
+        };
         let centred = gxhat.sub(&gxhat.mean(Some(dims), true)?)?;
         let proj = xhat.mul(&gxhat.mul(&xhat)?.mean(Some(dims), true)?)?;
         Some(rstd.mul(&centred.sub(&proj)?)?)

@@ -47,12 +47,24 @@ impl Tensor {
                 DType::F32 => "float",
                 DType::F64 => "double",
             };
-            bail!(Runtime, "Input dtypes must be the same, got: input {}, batch1: {}, batch2: {}", name(self.dtype()), name(batch1.dtype()), name(batch2.dtype()));
+            bail!(
+                Runtime,
+                "Input dtypes must be the same, got: input {}, batch1: {}, batch2: {}",
+                name(self.dtype()),
+                name(batch1.dtype()),
+                name(batch2.dtype())
+            );
         }
         let prod = batch1.detach().bmm(&batch2.detach())?;
         let bias = self.detach().expand(prod.shape())?;
         // an integral factor keeps an int product int
-        let factor = |v: f64| if v.fract() == 0.0 { Tensor::wrapped_scalar(crate::dtype::Scalar::Int(v as i64)) } else { Tensor::scalar(v) };
+        let factor = |v: f64| {
+            if v.fract() == 0.0 {
+                Tensor::wrapped_scalar(crate::dtype::Scalar::Int(v as i64))
+            } else {
+                Tensor::scalar(v)
+            }
+        };
         let scaled = if alpha == 1.0 { prod } else { prod.mul(&factor(alpha))? };
         let out = match beta {
             0.0 => scaled.contiguous()?,

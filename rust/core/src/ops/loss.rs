@@ -3,12 +3,12 @@
 //! followed by the reduction; forward and backward are both written with tensor ops, so the backward
 //! is itself differentiable.
 use crate::autograd::{record, BackwardOp, SavedTensor};
+use crate::bail;
 use crate::dtype::result_type;
 use crate::error::Result;
 use crate::ops::nn::Reduction;
 use crate::ops::unary::Unary;
 use crate::tensor::Tensor;
-use crate::bail;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum LossKind {
@@ -102,7 +102,13 @@ fn pointwise_grads(kind: LossKind, x: &Tensor, t: &Tensor, w: LossWeights) -> Re
 
 impl Tensor {
     /// One of the pointwise losses of `self` (the input) against `target`.
-    pub fn pointwise_loss(&self, target: &Tensor, kind: LossKind, weights: LossWeights, reduction: Reduction) -> Result<Tensor> {
+    pub fn pointwise_loss(
+        &self,
+        target: &Tensor,
+        kind: LossKind,
+        weights: LossWeights,
+        reduction: Reduction,
+    ) -> Result<Tensor> {
         let dtype = result_type(self.promotion_key(), target.promotion_key());
         if !dtype.is_float() {
             let kernel = match kind {
@@ -141,7 +147,15 @@ impl Tensor {
 }
 
 /// The backward of `pointwise_loss`: `saved` is input, target, then weight and pos_weight if given.
-pub(crate) fn pointwise_loss_grad(g: &Tensor, saved: &[Tensor], kind: LossKind, reduction: Reduction, numel: usize, has_weight: bool, has_pos_weight: bool) -> Result<(Tensor, Tensor)> {
+pub(crate) fn pointwise_loss_grad(
+    g: &Tensor,
+    saved: &[Tensor],
+    kind: LossKind,
+    reduction: Reduction,
+    numel: usize,
+    has_weight: bool,
+    has_pos_weight: bool,
+) -> Result<(Tensor, Tensor)> {
     let weight = has_weight.then(|| &saved[2]);
     let pos_weight = has_pos_weight.then(|| &saved[2 + has_weight as usize]);
     let (gx, gt) = pointwise_grads(kind, &saved[0], &saved[1], LossWeights { weight, pos_weight })?;

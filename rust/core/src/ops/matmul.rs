@@ -9,7 +9,12 @@ use crate::{bail, with_dtype};
 
 fn check_dtypes(a: &Tensor, b: &Tensor, what: &str) -> Result<()> {
     if a.dtype() != b.dtype() {
-        bail!(Runtime, "expected {what} to have the same dtype, but got: {} != {}", torch_scalar_name(a.dtype()), torch_scalar_name(b.dtype()));
+        bail!(
+            Runtime,
+            "expected {what} to have the same dtype, but got: {} != {}",
+            torch_scalar_name(a.dtype()),
+            torch_scalar_name(b.dtype())
+        );
     }
     if a.dtype() == DType::Bool {
         bail!(Runtime, "\"addmm_impl_cpu_\" not implemented for 'Bool'");
@@ -84,12 +89,20 @@ impl Tensor {
             bail!(
                 Runtime,
                 "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
-                self.shape()[0], self.shape()[1], other.shape()[0], other.shape()[1]
+                self.shape()[0],
+                self.shape()[1],
+                other.shape()[0],
+                other.shape()[1]
             );
         }
         check_dtypes(self, other, "m1 and m2")?;
         let out = batched_product(self, other)?;
-        Ok(record(out, &[self, other], || BackwardOp::Mm, |_| vec![SavedTensor::input(self), SavedTensor::input(other)]))
+        Ok(record(
+            out,
+            &[self, other],
+            || BackwardOp::Mm,
+            |_| vec![SavedTensor::input(self), SavedTensor::input(other)],
+        ))
     }
 
     pub fn bmm(&self, other: &Tensor) -> Result<Tensor> {
@@ -101,11 +114,23 @@ impl Tensor {
         }
         let (s, o) = (self.shape(), other.shape());
         if o[0] != s[0] || o[1] != s[2] {
-            bail!(Runtime, "Expected size for first two dimensions of batch2 tensor to be: [{}, {}] but got: [{}, {}].", s[0], s[2], o[0], o[1]);
+            bail!(
+                Runtime,
+                "Expected size for first two dimensions of batch2 tensor to be: [{}, {}] but got: [{}, {}].",
+                s[0],
+                s[2],
+                o[0],
+                o[1]
+            );
         }
         check_dtypes(self, other, "scalar type")?;
         let out = batched_product(self, other)?;
-        Ok(record(out, &[self, other], || BackwardOp::Bmm, |_| vec![SavedTensor::input(self), SavedTensor::input(other)]))
+        Ok(record(
+            out,
+            &[self, other],
+            || BackwardOp::Bmm,
+            |_| vec![SavedTensor::input(self), SavedTensor::input(other)],
+        ))
     }
 
     pub fn mv(&self, vec: &Tensor) -> Result<Tensor> {
@@ -113,7 +138,14 @@ impl Tensor {
             bail!(Runtime, "vector + matrix @ vector expected, got 1, {}, {}", self.ndim(), vec.ndim());
         }
         if self.shape()[1] != vec.shape()[0] {
-            bail!(Runtime, "size mismatch, got input ({}), mat ({}x{}), vec ({})", self.shape()[0], self.shape()[0], self.shape()[1], vec.shape()[0]);
+            bail!(
+                Runtime,
+                "size mismatch, got input ({}), mat ({}x{}), vec ({})",
+                self.shape()[0],
+                self.shape()[0],
+                self.shape()[1],
+                vec.shape()[0]
+            );
         }
         check_dtypes(self, vec, "m1 and m2")?;
         let col = vec.detach().unsqueeze(1)?;
@@ -132,7 +164,12 @@ impl Tensor {
         let row = self.detach().unsqueeze(0)?;
         let col = other.detach().unsqueeze(1)?;
         let out = batched_product(&row, &col)?.detach().reshape(&[])?;
-        Ok(record(out, &[self, other], || BackwardOp::Dot, |_| vec![SavedTensor::input(self), SavedTensor::input(other)]))
+        Ok(record(
+            out,
+            &[self, other],
+            || BackwardOp::Dot,
+            |_| vec![SavedTensor::input(self), SavedTensor::input(other)],
+        ))
     }
 
     /// `torch.matmul`: 1-D operands are promoted to matrices and back; batch dims broadcast.
@@ -153,7 +190,14 @@ impl Tensor {
                 let (k2, n) = (b.shape()[b.ndim() - 2], b.shape()[b.ndim() - 1]);
                 if k != k2 {
                     let batch_a: usize = a.shape()[..a.ndim() - 2].iter().product();
-                    bail!(Runtime, "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})", batch_a * m, k, k2, n);
+                    bail!(
+                        Runtime,
+                        "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
+                        batch_a * m,
+                        k,
+                        k2,
+                        n
+                    );
                 }
                 let batch = broadcast_shapes(&a.shape()[..a.ndim() - 2], &b.shape()[..b.ndim() - 2])?;
                 let nb: usize = batch.iter().product();

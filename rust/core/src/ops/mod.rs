@@ -1,22 +1,22 @@
 //! Differentiable tensor ops: each computes its forward with a kernel and records its backward rule.
 pub mod binary;
-pub mod einsum;
 pub mod conv;
+pub mod einsum;
 pub mod embedding;
+pub mod index;
+mod inplace;
 pub mod layer_norm;
+mod linalg;
 pub mod loss;
+mod matmul;
+pub mod nn;
+pub mod norm;
+mod order;
 pub mod pad;
 pub mod pool;
-pub mod index;
+pub(crate) mod reduce;
 pub mod shape;
 mod sort;
-mod matmul;
-mod inplace;
-mod order;
-mod linalg;
-pub mod norm;
-pub mod nn;
-pub(crate) mod reduce;
 pub mod unary;
 pub mod view;
 

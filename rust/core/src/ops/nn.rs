@@ -1,13 +1,13 @@
 //! Neural-network building blocks with their own PyTorch grad_fn: softmax, log_softmax, nll_loss,
 //! mse_loss and addmm (the fused `linear`).
 use crate::autograd::{record, BackwardOp, SavedTensor};
+use crate::bail;
 use crate::dtype::{result_type, DType};
 use crate::element::Float;
 use crate::error::Result;
 use crate::layout::{broadcast_shapes, wrap_dim};
 use crate::ops::reduce::positions_along;
 use crate::tensor::Tensor;
-use crate::bail;
 
 /// `reduction=` of the losses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +41,13 @@ impl Tensor {
     }
 
     /// `nll_loss` for class-index targets: input (N, C, d...) or (C,), target (N, d...) or ().
-    pub fn nll_loss(&self, target: &Tensor, weight: Option<&Tensor>, ignore_index: i64, reduction: Reduction) -> Result<Tensor> {
+    pub fn nll_loss(
+        &self,
+        target: &Tensor,
+        weight: Option<&Tensor>,
+        ignore_index: i64,
+        reduction: Reduction,
+    ) -> Result<Tensor> {
         if !self.dtype().is_float() {
             bail!(NotImplemented, "\"nll_loss_out_frame\" not implemented for '{}'", self.dtype().scalar_type_name());
         }
@@ -54,9 +60,18 @@ impl Tensor {
         }
         let class_dim = if nd == 1 { 0 } else { 1 };
         let c = self.shape()[class_dim];
-        let expected: Vec<usize> = if nd == 1 { vec![] } else { self.shape().iter().enumerate().filter(|&(i, _)| i != 1).map(|(_, &s)| s).collect() };
+        let expected: Vec<usize> = if nd == 1 {
+            vec![]
+        } else {
+            self.shape().iter().enumerate().filter(|&(i, _)| i != 1).map(|(_, &s)| s).collect()
+        };
         if nd >= 2 && target.ndim() >= 1 && target.shape()[0] != self.shape()[0] {
-            bail!(Value, "Expected input batch_size ({}) to match target batch_size ({}).", self.shape()[0], target.shape()[0]);
+            bail!(
+                Value,
+                "Expected input batch_size ({}) to match target batch_size ({}).",
+                self.shape()[0],
+                target.shape()[0]
+            );
         }
         if target.shape() != expected.as_slice() {
             bail!(Runtime, "Expected target size {:?}, got {:?}", expected, target.shape());
@@ -118,7 +133,12 @@ impl Tensor {
             Reduction::Mean => sq.mean(None, false)?,
         };
         let n = shape.iter().product::<usize>();
-        Ok(record(out, &[self, target], move || BackwardOp::MseLoss { reduction, numel: n }, |_| vec![SavedTensor::input(self), SavedTensor::input(target)]))
+        Ok(record(
+            out,
+            &[self, target],
+            move || BackwardOp::MseLoss { reduction, numel: n },
+            |_| vec![SavedTensor::input(self), SavedTensor::input(target)],
+        ))
     }
 
     /// `linear(input, weight, bias)` = input @ weight.T + bias; with a bias, the input is flattened to
@@ -168,7 +188,11 @@ fn lanes<T: Float>(x: &Tensor, dim: usize, f: impl Fn(&mut [T])) -> Result<Tenso
         v.chunks_mut(n).for_each(&f);
     }
     let out = Tensor::from_vec(v, moved.shape())?;
-    if dim == last { Ok(out) } else { out.transpose(dim as isize, last as isize)?.contiguous() }
+    if dim == last {
+        Ok(out)
+    } else {
+        out.transpose(dim as isize, last as isize)?.contiguous()
+    }
 }
 
 /// softmax or log_softmax of one lane, in place: shifted by its max, the
@@ -198,12 +222,22 @@ fn softmax_row<T: Float>(row: &mut [T], log: bool) {
 }
 
 /// The gradient of nll_loss with respect to its input.
-pub(crate) fn nll_loss_grad(g: &Tensor, target: &Tensor, weight: Option<&Tensor>, input_shape: &[usize], reduction: Reduction, ignore_index: i64, total_weight: f64) -> Result<Tensor> {
+pub(crate) fn nll_loss_grad(
+    g: &Tensor,
+    target: &Tensor,
+    weight: Option<&Tensor>,
+    input_shape: &[usize],
+    reduction: Reduction,
+    ignore_index: i64,
+    total_weight: f64,
+) -> Result<Tensor> {
     let nd = input_shape.len();
     let class_dim = if nd == 1 { 0 } else { 1 };
     let c = input_shape[class_dim];
     let t = if nd == 1 { target.clone() } else { target.unsqueeze(1)? };
-    let mask = positions_along(c, class_dim, nd)?.eq(&t)?.logical_and(&t.ne(&Tensor::wrapped_scalar(crate::Scalar::Int(ignore_index)))?)?;
+    let mask = positions_along(c, class_dim, nd)?
+        .eq(&t)?
+        .logical_and(&t.ne(&Tensor::wrapped_scalar(crate::Scalar::Int(ignore_index)))?)?;
     let g = match reduction {
         Reduction::None if nd > 1 => g.unsqueeze(1)?,
         Reduction::Mean => g.div(&Tensor::scalar(total_weight))?,

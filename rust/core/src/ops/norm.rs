@@ -48,7 +48,11 @@ impl Tensor {
     /// `linalg.vector_norm(self, ord, dim=dims, keepdim)`; `dims` None: all elements.
     pub fn vector_norm(&self, ord: NormOrder, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
         if !self.dtype().is_float() {
-            bail!(NotImplemented, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}", self.dtype().scalar_type_name());
+            bail!(
+                NotImplemented,
+                "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
+                self.dtype().scalar_type_name()
+            );
         }
         let all = dims.is_none_or(|d| d.is_empty());
         let dims = crate::ops::reduce::reduction_dims(if all { None } else { dims }, self.ndim())?;
@@ -68,7 +72,9 @@ impl Tensor {
             NormOrder::Two => fold(l, x, &dims, 0.0, |a, v| a + v * v).into_iter().map(f64::sqrt).collect(),
             NormOrder::Max => fold(l, x, &dims, 0.0, |a, v| nan_extreme(a, v.abs(), true)),
             NormOrder::Min => fold(l, x, &dims, f64::INFINITY, |a, v| nan_extreme(a, v.abs(), false)),
-            NormOrder::P(p) => fold(l, x, &dims, 0.0, |a, v| a + v.abs().powf(p)).into_iter().map(|s| s.powf(1.0 / p)).collect(),
+            NormOrder::P(p) => {
+                fold(l, x, &dims, 0.0, |a, v| a + v.abs().powf(p)).into_iter().map(|s| s.powf(1.0 / p)).collect()
+            }
         });
         let out = crate::ops::reduce::from_f64s(values, &shape, self.dtype())?;
         let op = move || BackwardOp::VectorNorm { ord, dims, keepdim };
@@ -83,7 +89,13 @@ impl Tensor {
 
 /// d‖x‖/dx · g, following PyTorch's `linalg_vector_norm_backward` (0 where the norm is 0).
 /// `g` and `norm` come with the reduced `dims` kept (size 1).
-pub(crate) fn vector_norm_grad(g: &Tensor, x: &Tensor, norm: &Tensor, ord: NormOrder, dims: &[usize]) -> Result<Tensor> {
+pub(crate) fn vector_norm_grad(
+    g: &Tensor,
+    x: &Tensor,
+    norm: &Tensor,
+    ord: NormOrder,
+    dims: &[usize],
+) -> Result<Tensor> {
     let c = Tensor::scalar;
     let zero_norm = norm.eq(&c(0.0))?;
     match ord {
@@ -103,7 +115,8 @@ pub(crate) fn vector_norm_grad(g: &Tensor, x: &Tensor, norm: &Tensor, ord: NormO
             scaled.mul(g)?.mul(&norm.pow(&c(1.0 - p))?)
         }
         NormOrder::P(p) => {
-            let scaled = if p < 2.0 { x.sign()?.mul(&x.abs()?.pow(&c(p - 1.0))?)? } else { x.mul(&x.abs()?.pow(&c(p - 2.0))?)? };
+            let scaled =
+                if p < 2.0 { x.sign()?.mul(&x.abs()?.pow(&c(p - 1.0))?)? } else { x.mul(&x.abs()?.pow(&c(p - 2.0))?)? };
             scaled.mul(&Tensor::where_(&zero_norm, &c(0.0), &g.div(&norm.pow(&c(p - 1.0))?)?)?)
         }
     }

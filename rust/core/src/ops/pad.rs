@@ -20,7 +20,7 @@ pub enum PadMode {
 
 /// (before, after) for each dim of an `ndim` tensor, from PyTorch's last-dim-first pad list.
 fn pad_pairs(pad: &[isize], ndim: usize) -> Result<Vec<(isize, isize)>> {
-    if pad.len() % 2 != 0 {
+    if !pad.len().is_multiple_of(2) {
         bail!(Runtime, "Padding length must be divisible by 2");
     }
     if pad.len() / 2 > ndim {
@@ -88,7 +88,11 @@ impl Tensor {
                 let src = match mode {
                     PadMode::Reflect => {
                         let p = p.abs();
-                        if p >= s { 2 * (s - 1) - p } else { p }
+                        if p >= s {
+                            2 * (s - 1) - p
+                        } else {
+                            p
+                        }
                     }
                     _ => p.clamp(0, s - 1),
                 };

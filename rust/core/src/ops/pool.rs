@@ -31,7 +31,11 @@ fn check_pool_input(x: &Tensor, name: &str) -> Result<(usize, [usize; 2])> {
     let ok = nd == 4 && x.shape()[1..].iter().all(|&s| s > 0) || nd == 3 && x.shape().iter().all(|&s| s > 0);
     if !ok {
         if name == "max_pool2d" && (nd == 3 || nd == 4) {
-            bail!(Runtime, "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{:?}", x.shape());
+            bail!(
+                Runtime,
+                "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{:?}",
+                x.shape()
+            );
         }
         bail!(Runtime, "non-empty 3D or 4D (batch mode) tensor expected for input");
     }
@@ -45,17 +49,36 @@ fn pooled_size(x: &Tensor, hw: [usize; 2], win: &Window, ceil_mode: bool) -> Res
         bail!(Runtime, "stride should not be zero");
     }
     if win.dilation.contains(&0) {
-        bail!(Runtime, "dilation should be greater than zero, but got dilationH: {} dilationW: {}", win.dilation[0], win.dilation[1]);
+        bail!(
+            Runtime,
+            "dilation should be greater than zero, but got dilationH: {} dilationW: {}",
+            win.dilation[0],
+            win.dilation[1]
+        );
     }
     for d in 0..2 {
         if win.padding[d] * 2 > win.dilation[d] * (win.kernel[d] - 1) + 1 {
-            bail!(Runtime, "pad should be at most half of effective kernel size, but got pad={}, kernel_size={} and dilation={}", win.padding[d], win.kernel[d], win.dilation[d]);
+            bail!(
+                Runtime,
+                "pad should be at most half of effective kernel size, but got pad={}, kernel_size={} and dilation={}",
+                win.padding[d],
+                win.kernel[d],
+                win.dilation[d]
+            );
         }
     }
-    let out = [0, 1].map(|d| pool_out_len(hw[d], win.kernel[d], win.stride[d], win.padding[d], win.dilation[d], ceil_mode));
+    let out =
+        [0, 1].map(|d| pool_out_len(hw[d], win.kernel[d], win.stride[d], win.padding[d], win.dilation[d], ceil_mode));
     if out[0] < 1 || out[1] < 1 {
         let c = if x.ndim() == 4 { x.shape()[1] } else { x.shape()[0] };
-        bail!(Runtime, "Given input size: ({c}x{}x{}). Calculated output size: ({c}x{}x{}). Output size is too small", hw[0], hw[1], out[0].max(0), out[1].max(0));
+        bail!(
+            Runtime,
+            "Given input size: ({c}x{}x{}). Calculated output size: ({c}x{}x{}). Output size is too small",
+            hw[0],
+            hw[1],
+            out[0].max(0),
+            out[1].max(0)
+        );
     }
     Ok([out[0] as usize, out[1] as usize])
 }
@@ -170,7 +193,12 @@ impl Tensor {
     fn separable_pool(&self, a_h: Tensor, a_w: Tensor, adaptive: bool) -> Result<Tensor> {
         let (a_h, a_w) = (a_h.to_dtype(self.dtype())?, a_w.to_dtype(self.dtype())?);
         let out = a_h.matmul(&self.detach())?.matmul(&a_w.t()?)?.contiguous()?;
-        Ok(record(out, &[self], move || BackwardOp::SeparablePool { adaptive }, |_| vec![SavedTensor::input(&a_h), SavedTensor::input(&a_w)]))
+        Ok(record(
+            out,
+            &[self],
+            move || BackwardOp::SeparablePool { adaptive },
+            |_| vec![SavedTensor::input(&a_h), SavedTensor::input(&a_w)],
+        ))
     }
 }
 

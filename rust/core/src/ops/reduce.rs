@@ -1,12 +1,12 @@
 //! Reductions: sum, mean, norm, all, any, and the sum back down to a broadcast input's shape.
 use crate::autograd::{record, BackwardOp, SavedTensor};
+use crate::bail;
 use crate::dtype::DType;
 use crate::element::Element as _;
 use crate::error::Result;
 use crate::kernels::reduce::fold;
 use crate::layout::{wrap_dim, Layout};
 use crate::tensor::Tensor;
-use crate::bail;
 
 /// Wraps, sorts and checks a list of dims; `None` means every dim.
 pub(crate) fn reduction_dims(dims: Option<&[isize]>, ndim: usize) -> Result<Vec<usize>> {
@@ -47,8 +47,9 @@ fn sum_kernel(x: &Tensor, dims: &[usize]) -> Vec<f64> {
         for &d in &repeated {
             shape[d] = 1;
         }
-        let once = Tensor::from_storage(x.storage().clone(), Layout { shape, strides: l.strides.clone(), offset: l.offset })
-            .expect("a sub-layout of a valid layout");
+        let once =
+            Tensor::from_storage(x.storage().clone(), Layout { shape, strides: l.strides.clone(), offset: l.offset })
+                .expect("a sub-layout of a valid layout");
         let mut sums = sum_kernel(&once, dims);
         sums.iter_mut().for_each(|v| *v *= factor as f64);
         return sums;
@@ -97,7 +98,13 @@ impl Tensor {
             Tensor::from_vec(v, &shape)?
         };
         let input_shape = self.shape().to_vec();
-        let op = move || if all { BackwardOp::Sum { shape: input_shape } } else { BackwardOp::SumDim { shape: input_shape, dims, keepdim } };
+        let op = move || {
+            if all {
+                BackwardOp::Sum { shape: input_shape }
+            } else {
+                BackwardOp::SumDim { shape: input_shape, dims, keepdim }
+            }
+        };
         Ok(record(out, &[self], op, |_| vec![]))
     }
 
@@ -116,7 +123,13 @@ impl Tensor {
         let sums = sum_kernel(self, &dims);
         let out = from_f64s(sums.into_iter().map(|s| s / count).collect(), &shape, self.dtype())?;
         let input_shape = self.shape().to_vec();
-        let op = move || if all { BackwardOp::Mean { shape: input_shape } } else { BackwardOp::MeanDim { shape: input_shape, dims, keepdim } };
+        let op = move || {
+            if all {
+                BackwardOp::Mean { shape: input_shape }
+            } else {
+                BackwardOp::MeanDim { shape: input_shape, dims, keepdim }
+            }
+        };
         Ok(record(out, &[self], op, |_| vec![]))
     }
 
@@ -125,7 +138,13 @@ impl Tensor {
     pub fn all_any(&self, dims: Option<&[isize]>, keepdim: bool, is_all: bool) -> Result<Tensor> {
         let dims = reduction_dims(dims, self.ndim())?;
         let shape = reduced_shape(self.shape(), &dims, keepdim);
-        let v = self.with_data(|l, x: &[bool]| if is_all { fold(l, x, &dims, true, |a, b| a && b) } else { fold(l, x, &dims, false, |a, b| a || b) });
+        let v = self.with_data(|l, x: &[bool]| {
+            if is_all {
+                fold(l, x, &dims, true, |a, b| a && b)
+            } else {
+                fold(l, x, &dims, false, |a, b| a || b)
+            }
+        });
         let out = Tensor::from_vec(v, &shape)?;
         Ok(if self.dtype() == DType::U8 { out.cast_detached(DType::U8) } else { out })
     }
@@ -157,7 +176,11 @@ impl Tensor {
             }
         }
         let summed = if dims.is_empty() { self.clone() } else { self.sum(Some(&dims), true)? };
-        if summed.shape() == shape { Ok(summed) } else { summed.reshape(shape) }
+        if summed.shape() == shape {
+            Ok(summed)
+        } else {
+            summed.reshape(shape)
+        }
     }
 }
 
@@ -172,7 +195,11 @@ fn better<T: crate::element::Element>(v: T, a: T, is_max: bool) -> bool {
     if v_nan {
         return true;
     }
-    if is_max { v > a } else { v < a }
+    if is_max {
+        v > a
+    } else {
+        v < a
+    }
 }
 
 /// The extreme of each group and its position within the group (dims must hold one dim for a
@@ -252,7 +279,11 @@ impl Tensor {
                 }
                 let flat = self.detach().reshape(&[self.numel()])?;
                 let i = flat.max_min_dim(0, false, is_max)?.1;
-                if keepdim { i.reshape(&vec![1; self.ndim()]) } else { Ok(i) }
+                if keepdim {
+                    i.reshape(&vec![1; self.ndim()])
+                } else {
+                    Ok(i)
+                }
             }
             Some(d) => {
                 let w = wrap_dim(d, self.ndim())?;
@@ -310,7 +341,11 @@ impl Tensor {
             // an infinite max would make x - m NaN: shift by 0 there instead
             let m = Tensor::where_(&m.float_class(1)?, &Tensor::scalar(0.0), &m)?;
             let s = x.sub(&m)?.exp()?.sum(Some(&idims), true)?.log()?.add(&m)?;
-            if keepdim { s } else { squeeze_dims(&s, &dims_u)? }
+            if keepdim {
+                s
+            } else {
+                squeeze_dims(&s, &dims_u)?
+            }
         };
         let op = move || BackwardOp::Logsumexp { dims: dims_u, keepdim };
         Ok(record(out, &[self], op, |out| vec![SavedTensor::input(self), SavedTensor::output(out)]))
@@ -325,17 +360,30 @@ impl Tensor {
     /// Running product along `dim`; ints and bools multiply to int64.
     pub fn cumprod(&self, dim: isize) -> Result<Tensor> {
         let (d, out) = self.scan(dim, false, 1.0, |a, b| a * b, 1, i64::wrapping_mul)?;
-        Ok(record(out, &[self], move || BackwardOp::Cumprod { dim: d }, |out| vec![SavedTensor::input(self), SavedTensor::output(out)]))
+        Ok(record(
+            out,
+            &[self],
+            move || BackwardOp::Cumprod { dim: d },
+            |out| vec![SavedTensor::input(self), SavedTensor::output(out)],
+        ))
     }
 
     /// A running fold along `dim` (floats in f64, the rest in int64); returns the wrapped dim too.
-    fn scan(&self, dim: isize, reverse: bool, float_init: f64, float_f: fn(f64, f64) -> f64, int_init: i64, int_f: fn(i64, i64) -> i64) -> Result<(usize, Tensor)> {
+    fn scan(
+        &self,
+        dim: isize,
+        reverse: bool,
+        float_init: f64,
+        float_f: fn(f64, f64) -> f64,
+        int_init: i64,
+        int_f: fn(i64, i64) -> i64,
+    ) -> Result<(usize, Tensor)> {
         let d = wrap_dim(dim, self.ndim())?;
         let shape = self.shape().to_vec();
         let n = if shape.is_empty() { 1 } else { shape[d] };
         let inner: usize = shape.iter().skip(d + 1).product();
         fn run<T: Copy>(x: &mut [T], n: usize, inner: usize, reverse: bool, init: T, f: fn(T, T) -> T) {
-            let outer = if n * inner == 0 { 0 } else { x.len() / (n * inner) };
+            let outer = x.len().checked_div(n * inner).unwrap_or(0);
             for o in 0..outer {
                 for i in 0..inner {
                     let mut acc = init;

@@ -43,7 +43,12 @@ impl Tensor {
                 if t.ndim() == 0 {
                     bail!(Runtime, "zero-dimensional tensor (at position {i}) cannot be concatenated");
                 }
-                bail!(Runtime, "Tensors must have same number of dimensions: got {} and {}", reference.ndim(), t.ndim());
+                bail!(
+                    Runtime,
+                    "Tensors must have same number of dimensions: got {} and {}",
+                    reference.ndim(),
+                    t.ndim()
+                );
             }
             for k in 0..shape.len() {
                 if k != d && t.shape()[k] != reference.shape()[k] {
@@ -53,7 +58,8 @@ impl Tensor {
             shape[d] += t.shape()[d];
         }
         // usize::MAX marks a skipped (1-D empty) input
-        let sizes: Vec<usize> = tensors.iter().map(|t| if t.ndim() == 1 && t.numel() == 0 { usize::MAX } else { t.shape()[d] }).collect();
+        let sizes: Vec<usize> =
+            tensors.iter().map(|t| if t.ndim() == 1 && t.numel() == 0 { usize::MAX } else { t.shape()[d] }).collect();
         let out = with_dtype!(dtype, T => {
             let mut out = crate::pool::filled(numel(&shape), T::ZERO);
             let full = Layout::contiguous(&shape);
@@ -84,7 +90,12 @@ impl Tensor {
         }
         for (i, t) in tensors.iter().enumerate() {
             if t.shape() != tensors[0].shape() {
-                bail!(Runtime, "stack expects each tensor to be equal size, but got {:?} at entry 0 and {:?} at entry {i}", tensors[0].shape(), t.shape());
+                bail!(
+                    Runtime,
+                    "stack expects each tensor to be equal size, but got {:?} at entry 0 and {:?} at entry {i}",
+                    tensors[0].shape(),
+                    t.shape()
+                );
             }
         }
         let d = wrap_dim(dim, tensors[0].ndim() + 1)?;
@@ -100,7 +111,11 @@ impl Tensor {
         let mut outs = Vec::with_capacity(sizes.len());
         let mut start = 0;
         for &n in sizes {
-            let layout = if kind == SplitKind::Unbind { self.layout().select(dim, start) } else { self.layout().slice(dim, start, start + n, 1) };
+            let layout = if kind == SplitKind::Unbind {
+                self.layout().select(dim, start)
+            } else {
+                self.layout().slice(dim, start, start + n, 1)
+            };
             outs.push(self.view_with(layout));
             start += n;
         }
@@ -179,7 +194,13 @@ pub fn diagonal_layout(l: &Layout, offset: isize, d1: usize, d2: usize) -> Layou
     Layout { shape, strides, offset: offset_elems }
 }
 
-pub(crate) fn split_grad(grads: &[Option<Tensor>], shape: &[usize], dim: usize, sizes: &[usize], kind: SplitKind) -> Result<Option<Tensor>> {
+pub(crate) fn split_grad(
+    grads: &[Option<Tensor>],
+    shape: &[usize],
+    dim: usize,
+    sizes: &[usize],
+    kind: SplitKind,
+) -> Result<Option<Tensor>> {
     let Some(dtype) = grads.iter().flatten().next().map(|g| g.dtype()) else { return Ok(None) };
     let parts: Vec<Tensor> = sizes
         .iter()
@@ -197,5 +218,9 @@ pub(crate) fn split_grad(grads: &[Option<Tensor>], shape: &[usize], dim: usize, 
             }
         })
         .collect();
-    Ok(Some(if kind == SplitKind::Unbind { Tensor::stack(&parts, dim as isize)? } else { Tensor::cat(&parts, dim as isize)? }))
+    Ok(Some(if kind == SplitKind::Unbind {
+        Tensor::stack(&parts, dim as isize)?
+    } else {
+        Tensor::cat(&parts, dim as isize)?
+    }))
 }

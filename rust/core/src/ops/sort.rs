@@ -27,7 +27,7 @@ impl Tensor {
         let shape = self.shape().to_vec();
         let n = if shape.is_empty() { 1 } else { shape[dim] };
         let inner: usize = shape.iter().skip(dim + 1).product();
-        let outer = if n * inner == 0 { 0 } else { self.numel() / (n * inner) };
+        let outer = self.numel().checked_div(n * inner).unwrap_or(0);
         let mut out_shape = shape.clone();
         if !out_shape.is_empty() {
             out_shape[dim] = k;

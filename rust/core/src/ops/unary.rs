@@ -5,7 +5,10 @@ use crate::dtype::DType;
 use crate::element::{Element, Float};
 use crate::error::Result;
 use crate::kernels::elementwise::{map1, map1_by};
-use crate::kernels::math::{cos_f32_into, erf_f32_into, exp_f32_into, gelu_f32_into, ln_f32_into, sigmoid_f32_into, silu_f32_into, sin_f32_into, tanh_f32_into, F32SliceKernel};
+use crate::kernels::math::{
+    cos_f32_into, erf_f32_into, exp_f32_into, gelu_f32_into, ln_f32_into, sigmoid_f32_into, silu_f32_into,
+    sin_f32_into, tanh_f32_into, F32SliceKernel,
+};
 use crate::layout::Layout;
 use crate::tensor::Tensor;
 use crate::{bail, with_dtype};
@@ -46,17 +49,33 @@ pub enum Unary {
     Relu,
     Erf,
     Silu,
-    Gelu { tanh: bool },
-    Softplus { beta: f64, threshold: f64 },
-    Elu { alpha: f64 },
-    LeakyRelu { slope: f64 },
-    Hardtanh { min: f64, max: f64 },
-    Logit { eps: Option<f64> },
+    Gelu {
+        tanh: bool,
+    },
+    Softplus {
+        beta: f64,
+        threshold: f64,
+    },
+    Elu {
+        alpha: f64,
+    },
+    LeakyRelu {
+        slope: f64,
+    },
+    Hardtanh {
+        min: f64,
+        max: f64,
+    },
+    Logit {
+        eps: Option<f64>,
+    },
     Floor,
     Ceil,
     Round,
     /// `round(decimals=d)` with d != 0
-    RoundDecimals { decimals: i32 },
+    RoundDecimals {
+        decimals: i32,
+    },
     Trunc,
     Frac,
 }
@@ -155,7 +174,15 @@ impl Unary {
         let (zero, one, half) = (T::ZERO, T::ONE, c(0.5));
         match self {
             Abs => map1(l, v, |x: T| x.abs()),
-            Sign => map1(l, v, move |x: T| if x > zero { one } else if x < zero { -one } else { zero }),
+            Sign => map1(l, v, move |x: T| {
+                if x > zero {
+                    one
+                } else if x < zero {
+                    -one
+                } else {
+                    zero
+                }
+            }),
             Sqrt => map1(l, v, |x: T| x.sqrt()),
             Rsqrt => map1(l, v, |x: T| x.sqrt().recip()),
             Reciprocal => map1(l, v, |x: T| x.recip()),
@@ -172,18 +199,48 @@ impl Unary {
             Atan => map1(l, v, |x: T| x.atan()),
             Sinh => map1(l, v, |x: T| x.sinh()),
             Cosh => map1(l, v, |x: T| x.cosh()),
-            Tanh => map1(l, v, #[inline(always)] |x: T| x.tanh()),
-            Sigmoid => map1(l, v, #[inline(always)] move |x: T| one / (one + (-x).exp())),
+            Tanh => map1(
+                l,
+                v,
+                #[inline(always)]
+                |x: T| x.tanh(),
+            ),
+            Sigmoid => map1(
+                l,
+                v,
+                #[inline(always)]
+                move |x: T| one / (one + (-x).exp()),
+            ),
             Relu => map1(l, v, move |x: T| if x < zero { zero } else { x }),
-            Erf => map1(l, v, #[inline(always)] |x: T| x.erf()),
-            Silu => map1(l, v, #[inline(always)] move |x: T| x / (one + (-x).exp())),
+            Erf => map1(
+                l,
+                v,
+                #[inline(always)]
+                |x: T| x.erf(),
+            ),
+            Silu => map1(
+                l,
+                v,
+                #[inline(always)]
+                move |x: T| x / (one + (-x).exp()),
+            ),
             Gelu { tanh: false } => {
                 let r = c(std::f64::consts::FRAC_1_SQRT_2);
-                map1(l, v, #[inline(always)] move |x: T| half * x * (one + (x * r).erf()))
+                map1(
+                    l,
+                    v,
+                    #[inline(always)]
+                    move |x: T| half * x * (one + (x * r).erf()),
+                )
             }
             Gelu { tanh: true } => {
                 let (k, a) = (c(SQRT_2_OVER_PI), c(GELU_TANH_COEF));
-                map1(l, v, #[inline(always)] move |x: T| half * x * (one + (k * (x + a * x * x * x)).tanh()))
+                map1(
+                    l,
+                    v,
+                    #[inline(always)]
+                    move |x: T| half * x * (one + (k * (x + a * x * x * x)).tanh()),
+                )
             }
             Softplus { beta, threshold } => {
                 let (b, t) = (c(beta), c(threshold));
@@ -199,13 +256,29 @@ impl Unary {
             }
             Hardtanh { min, max } => {
                 let (lo, hi) = (c(min), c(max));
-                map1(l, v, move |x: T| if x < lo { lo } else if x > hi { hi } else { x })
+                map1(l, v, move |x: T| {
+                    if x < lo {
+                        lo
+                    } else if x > hi {
+                        hi
+                    } else {
+                        x
+                    }
+                })
             }
             Logit { eps } => {
                 let e = eps.map(c);
                 map1(l, v, move |x: T| {
                     let z = match e {
-                        Some(e) => if x < e { e } else if x > one - e { one - e } else { x },
+                        Some(e) => {
+                            if x < e {
+                                e
+                            } else if x > one - e {
+                                one - e
+                            } else {
+                                x
+                            }
+                        }
                         None => x,
                     };
                     (z / (one - z)).ln()
@@ -235,7 +308,15 @@ impl Unary {
             Sign => map1(l, v, |x: i64| x.signum()),
             Relu => map1(l, v, |x: i64| x.max(0)),
             Floor | Ceil | Round | Trunc => map1(l, v, |x: i64| x),
-            Hardtanh { min, max } => map1(l, v, move |x: i64| if (x as f64) < min { min as i64 } else if (x as f64) > max { max as i64 } else { x }),
+            Hardtanh { min, max } => map1(l, v, move |x: i64| {
+                if (x as f64) < min {
+                    min as i64
+                } else if (x as f64) > max {
+                    max as i64
+                } else {
+                    x
+                }
+            }),
             _ => return None,
         })
     }
@@ -243,8 +324,26 @@ impl Unary {
     /// Whether an integer/bool input is an error (PyTorch has no kernel) rather than computed in float32.
     fn rejects(self, dtype: DType) -> bool {
         match dtype {
-            DType::Bool => matches!(self, Abs | Relu | Floor | Ceil | Round | RoundDecimals { .. } | Trunc | Frac | Silu | Gelu { .. } | Softplus { .. } | Elu { .. } | LeakyRelu { .. } | Hardtanh { .. }),
-            d if d.is_int() => matches!(self, Frac | RoundDecimals { .. } | Silu | Gelu { .. } | Softplus { .. } | Elu { .. } | LeakyRelu { .. }),
+            DType::Bool => matches!(
+                self,
+                Abs | Relu
+                    | Floor
+                    | Ceil
+                    | Round
+                    | RoundDecimals { .. }
+                    | Trunc
+                    | Frac
+                    | Silu
+                    | Gelu { .. }
+                    | Softplus { .. }
+                    | Elu { .. }
+                    | LeakyRelu { .. }
+                    | Hardtanh { .. }
+            ),
+            d if d.is_int() => matches!(
+                self,
+                Frac | RoundDecimals { .. } | Silu | Gelu { .. } | Softplus { .. } | Elu { .. } | LeakyRelu { .. }
+            ),
             _ => false,
         }
     }
@@ -257,24 +356,31 @@ impl Tensor {
         if op.rejects(dtype) {
             match op {
                 Relu => bail!(NotImplemented, "Boolean inputs not supported for relu"),
-                _ => bail!(NotImplemented, "\"{}\" not implemented for '{}'", op.kernel_name(), dtype.scalar_type_name()),
+                _ => {
+                    bail!(NotImplemented, "\"{}\" not implemented for '{}'", op.kernel_name(), dtype.scalar_type_name())
+                }
             }
         }
-        let out = self.map_in_memory_order(|x| Ok(match dtype {
-            DType::Bool if op == Sign => x.contiguous_copy()?,
-            // narrow ints compute in int64 and wrap back
-            d if d.is_int() => match x.with_data(|l, v: &[i64]| op.int_kernel(l, v)) {
-                Some(v) => Tensor::from_vec(v, x.shape())?.cast_detached(d),
-                None => x.with_data(|l, v: &[f32]| Tensor::from_vec(op.float_kernel(l, v), x.shape()))?,
-            },
-            DType::F64 => x.with_data(|l, v: &[f64]| Tensor::from_vec(op.float_kernel(l, v), x.shape()))?,
-            // the hand-vectorized float32 kernel, for every layout (map1_by)
-            DType::F32 if let Some(kernel) = op.f32_slice_kernel() => {
-                x.with_data(|l, v: &[f32]| Tensor::from_vec(map1_by(l, v, kernel), x.shape()))?
-            }
-            d => x.with_data(|l, v: &[f32]| Tensor::from_vec(op.float_kernel(l, v), x.shape()))?.cast_detached(d.to_float()),
-        }))?;
-        let saved = |out: &Tensor| vec![if op.saves_output() { SavedTensor::output(out) } else { SavedTensor::input(self) }];
+        let out = self.map_in_memory_order(|x| {
+            Ok(match dtype {
+                DType::Bool if op == Sign => x.contiguous_copy()?,
+                // narrow ints compute in int64 and wrap back
+                d if d.is_int() => match x.with_data(|l, v: &[i64]| op.int_kernel(l, v)) {
+                    Some(v) => Tensor::from_vec(v, x.shape())?.cast_detached(d),
+                    None => x.with_data(|l, v: &[f32]| Tensor::from_vec(op.float_kernel(l, v), x.shape()))?,
+                },
+                DType::F64 => x.with_data(|l, v: &[f64]| Tensor::from_vec(op.float_kernel(l, v), x.shape()))?,
+                // the hand-vectorized float32 kernel, for every layout (map1_by)
+                DType::F32 if let Some(kernel) = op.f32_slice_kernel() => {
+                    x.with_data(|l, v: &[f32]| Tensor::from_vec(map1_by(l, v, kernel), x.shape()))?
+                }
+                d => x
+                    .with_data(|l, v: &[f32]| Tensor::from_vec(op.float_kernel(l, v), x.shape()))?
+                    .cast_detached(d.to_float()),
+            })
+        })?;
+        let saved =
+            |out: &Tensor| vec![if op.saves_output() { SavedTensor::output(out) } else { SavedTensor::input(self) }];
         Ok(record(out, &[self], || BackwardOp::Unary(op), saved))
     }
 
@@ -282,13 +388,17 @@ impl Tensor {
         if self.dtype() == DType::Bool {
             bail!(Runtime, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
         }
-        let out = self.map_in_memory_order(|x| with_dtype!(x.dtype(), T => x.with_data(|l, v: &[T]| Tensor::from_vec(map1(l, v, T::neg), x.shape()))))?;
+        let out = self.map_in_memory_order(
+            |x| with_dtype!(x.dtype(), T => x.with_data(|l, v: &[T]| Tensor::from_vec(map1(l, v, T::neg), x.shape()))),
+        )?;
         Ok(record(out, &[self], || BackwardOp::Neg, |_| vec![]))
     }
 
     pub fn exp(&self) -> Result<Tensor> {
         let out = match self.dtype() {
-            DType::F32 => self.map_in_memory_order(|x| x.with_data(|l, v: &[f32]| Tensor::from_vec(map1_by(l, v, exp_f32_into), x.shape())))?,
+            DType::F32 => self.map_in_memory_order(|x| {
+                x.with_data(|l, v: &[f32]| Tensor::from_vec(map1_by(l, v, exp_f32_into), x.shape()))
+            })?,
             _ => float_map(self, <f32 as Float>::exp, <f64 as Float>::exp)?,
         };
         Ok(record(out, &[self], || BackwardOp::Exp, |out| vec![SavedTensor::output(out)]))
@@ -296,24 +406,48 @@ impl Tensor {
 
     pub fn log(&self) -> Result<Tensor> {
         let out = match self.dtype() {
-            DType::F32 => self.map_in_memory_order(|x| x.with_data(|l, v: &[f32]| Tensor::from_vec(map1_by(l, v, ln_f32_into), x.shape())))?,
+            DType::F32 => self.map_in_memory_order(|x| {
+                x.with_data(|l, v: &[f32]| Tensor::from_vec(map1_by(l, v, ln_f32_into), x.shape()))
+            })?,
             _ => float_map(self, <f32 as Float>::ln, <f64 as Float>::ln)?,
         };
         Ok(record(out, &[self], || BackwardOp::Log, |_| vec![SavedTensor::input(self)]))
     }
 
     // Short names for formulas.
-    pub fn abs(&self) -> Result<Tensor> { self.unary(Abs) }
-    pub fn sign(&self) -> Result<Tensor> { self.unary(Sign) }
-    pub fn sqrt(&self) -> Result<Tensor> { self.unary(Sqrt) }
-    pub fn sin(&self) -> Result<Tensor> { self.unary(Sin) }
-    pub fn cos(&self) -> Result<Tensor> { self.unary(Cos) }
-    pub fn sinh(&self) -> Result<Tensor> { self.unary(Sinh) }
-    pub fn cosh(&self) -> Result<Tensor> { self.unary(Cosh) }
-    pub fn tanh(&self) -> Result<Tensor> { self.unary(Tanh) }
-    pub fn sigmoid(&self) -> Result<Tensor> { self.unary(Sigmoid) }
-    pub fn erf(&self) -> Result<Tensor> { self.unary(Erf) }
-    pub fn rsqrt(&self) -> Result<Tensor> { self.unary(Rsqrt) }
+    pub fn abs(&self) -> Result<Tensor> {
+        self.unary(Abs)
+    }
+    pub fn sign(&self) -> Result<Tensor> {
+        self.unary(Sign)
+    }
+    pub fn sqrt(&self) -> Result<Tensor> {
+        self.unary(Sqrt)
+    }
+    pub fn sin(&self) -> Result<Tensor> {
+        self.unary(Sin)
+    }
+    pub fn cos(&self) -> Result<Tensor> {
+        self.unary(Cos)
+    }
+    pub fn sinh(&self) -> Result<Tensor> {
+        self.unary(Sinh)
+    }
+    pub fn cosh(&self) -> Result<Tensor> {
+        self.unary(Cosh)
+    }
+    pub fn tanh(&self) -> Result<Tensor> {
+        self.unary(Tanh)
+    }
+    pub fn sigmoid(&self) -> Result<Tensor> {
+        self.unary(Sigmoid)
+    }
+    pub fn erf(&self) -> Result<Tensor> {
+        self.unary(Erf)
+    }
+    pub fn rsqrt(&self) -> Result<Tensor> {
+        self.unary(Rsqrt)
+    }
 
     /// `nan_to_num(nan, posinf, neginf)`: infinities default to the dtype's largest finite values;
     /// ints and bools come back unchanged (a copy).
@@ -321,12 +455,32 @@ impl Tensor {
         let out = match self.dtype() {
             DType::F32 => {
                 let (hi, lo) = (posinf.map_or(f32::MAX, |v| v as f32), neginf.map_or(f32::MIN, |v| v as f32));
-                let f = move |v: f32| if v.is_nan() { nan as f32 } else if v == f32::INFINITY { hi } else if v == f32::NEG_INFINITY { lo } else { v };
+                let f = move |v: f32| {
+                    if v.is_nan() {
+                        nan as f32
+                    } else if v == f32::INFINITY {
+                        hi
+                    } else if v == f32::NEG_INFINITY {
+                        lo
+                    } else {
+                        v
+                    }
+                };
                 self.with_data(|l, v: &[f32]| Tensor::from_vec(map1(l, v, f), self.shape()))?
             }
             DType::F64 => {
                 let (hi, lo) = (posinf.unwrap_or(f64::MAX), neginf.unwrap_or(f64::MIN));
-                let f = move |v: f64| if v.is_nan() { nan } else if v == f64::INFINITY { hi } else if v == f64::NEG_INFINITY { lo } else { v };
+                let f = move |v: f64| {
+                    if v.is_nan() {
+                        nan
+                    } else if v == f64::INFINITY {
+                        hi
+                    } else if v == f64::NEG_INFINITY {
+                        lo
+                    } else {
+                        v
+                    }
+                };
                 self.with_data(|l, v: &[f64]| Tensor::from_vec(map1(l, v, f), self.shape()))?
             }
             _ => self.contiguous_copy()?,
@@ -339,7 +493,8 @@ impl Tensor {
         if dtype == self.dtype() {
             return Ok(self.clone());
         }
-        let out = self.map_in_memory_order(|x| with_dtype!(dtype, T => Tensor::from_vec(x.to_vec::<T>(), x.shape())))?;
+        let out =
+            self.map_in_memory_order(|x| with_dtype!(dtype, T => Tensor::from_vec(x.to_vec::<T>(), x.shape())))?;
         if !dtype.is_float() {
             return Ok(out);
         }

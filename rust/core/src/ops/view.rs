@@ -1,10 +1,10 @@
 //! Views (sharing storage) and the copies that stand in where a view is impossible.
 use crate::autograd::{record, BackwardOp};
+use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::elementwise::copy_into;
 use crate::layout::{numel, wrap_dim, Layout};
 use crate::tensor::Tensor;
-use crate::element::Element;
 use crate::{bail, with_dtype};
 use std::sync::Arc;
 
@@ -22,7 +22,7 @@ pub fn infer_shape(shape: &[isize], numel_in: usize) -> Result<Vec<usize>> {
     }
     let mut out: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
     match infer {
-        Some(i) if known != 0 && numel_in % known == 0 => out[i] = numel_in / known,
+        Some(i) if known != 0 && numel_in.is_multiple_of(known) => out[i] = numel_in / known,
         None if known == numel_in => {}
         _ => bail!(Runtime, "shape '{:?}' is invalid for input of size {}", shape, numel_in),
     }
@@ -79,7 +79,11 @@ impl Tensor {
 
     /// The gradient itself when nothing else can see its memory, else a private contiguous copy.
     pub(crate) fn detach_unique(self) -> Tensor {
-        if self.is_unique_dense() { self.detach() } else { self.contiguous_copy().expect("copy of a valid tensor") }
+        if self.is_unique_dense() {
+            self.detach()
+        } else {
+            self.contiguous_copy().expect("copy of a valid tensor")
+        }
     }
 
     /// `clone()`: a copy in this tensor's memory order (PyTorch's `preserve_format`), so `x.T.clone()`
@@ -177,14 +181,20 @@ impl Tensor {
     /// `squeeze()`: drops every size-1 dim.
     pub fn squeeze(&self) -> Result<Tensor> {
         let dims: Vec<usize> = (0..self.ndim()).filter(|&d| self.shape()[d] == 1).collect();
-        Ok(self.record_view(self.layout().squeeze(&dims), BackwardOp::Squeeze { shape: self.shape().to_vec(), overload: 0 }))
+        Ok(self.record_view(
+            self.layout().squeeze(&dims),
+            BackwardOp::Squeeze { shape: self.shape().to_vec(), overload: 0 },
+        ))
     }
 
     /// `squeeze(dim)`: drops that dim if its size is 1.
     pub fn squeeze_dim(&self, dim: isize) -> Result<Tensor> {
         let d = wrap_dim(dim, self.ndim())?;
         let dims: Vec<usize> = if d < self.ndim() { vec![d] } else { vec![] };
-        Ok(self.record_view(self.layout().squeeze(&dims), BackwardOp::Squeeze { shape: self.shape().to_vec(), overload: 1 }))
+        Ok(self.record_view(
+            self.layout().squeeze(&dims),
+            BackwardOp::Squeeze { shape: self.shape().to_vec(), overload: 1 },
+        ))
     }
 
     /// `expand(*sizes)`, where -1 keeps a dim's size.
@@ -194,7 +204,10 @@ impl Tensor {
         for (i, &s) in sizes.iter().enumerate() {
             let i = i as isize;
             shape.push(match s {
-                -1 if i < lead => bail!(Runtime, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}"),
+                -1 if i < lead => bail!(
+                    Runtime,
+                    "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}"
+                ),
                 -1 => self.shape()[(i - lead) as usize],
                 s if s < 0 => bail!(Runtime, "Trying to create tensor with negative dimension {s}: {sizes:?}"),
                 s => s as usize,
@@ -242,7 +255,11 @@ impl Tensor {
     /// `start..end` by `step` along `dim`, bounds already clamped to the dim.
     pub fn slice(&self, dim: usize, start: usize, end: usize, step: usize) -> Result<Tensor> {
         if dim >= self.ndim() || step == 0 || start > self.shape()[dim] || end > self.shape()[dim] {
-            bail!(Index, "slice {start}:{end}:{step} is out of range for dimension {dim} of a tensor with shape {:?}", self.shape());
+            bail!(
+                Index,
+                "slice {start}:{end}:{step} is out of range for dimension {dim} of a tensor with shape {:?}",
+                self.shape()
+            );
         }
         let op = BackwardOp::Slice { shape: self.shape().to_vec(), dim, start, end, step };
         Ok(self.record_view(self.layout().slice(dim, start, end.max(start), step), op))
@@ -322,7 +339,10 @@ impl Tensor {
         if !fits {
             return false;
         }
-        let (rd, rs) = (self.layout().contiguous_range().expect("contiguous"), other.layout().contiguous_range().expect("contiguous"));
+        let (rd, rs) = (
+            self.layout().contiguous_range().expect("contiguous"),
+            other.layout().contiguous_range().expect("contiguous"),
+        );
         let written = with_dtype!(self.dtype(), T => {
             let src_guard = other.0.storage.read();
             let mut dst_guard = self.0.storage.write();
