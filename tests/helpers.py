@@ -308,3 +308,22 @@ def reduce_to(g, shape):
     if axes:
         g = g.sum(axis=axes, keepdims=True)
     return g.reshape(shape)
+
+
+# ---------------------------------------------------------------------------
+# values recorded from PyTorch
+# ---------------------------------------------------------------------------
+
+GOLDEN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
+
+
+def golden(name):
+    """The values a `tests/golden/record_*.py` script recorded from torch into `tests/golden/<name>.json`.
+
+    Tests compare ferrograd against these; run with FG_TEST_AGAINST_TORCH=1 (`make test-torch`) the same
+    tests compare torch itself against them, which checks the recording.
+    """
+    import json
+
+    with open(os.path.join(GOLDEN_DIR, f"{name}.json")) as f:
+        return json.load(f)
