@@ -380,7 +380,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     if mode != "constant" and value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     if mode == "circular":
-        raise NotImplementedError("pad(mode='circular') is not supported yet")
+        return _pad_circular(input, [int(v) for v in pad])
     return _core._pad(input, [int(v) for v in pad], mode, value)
 
 
@@ -497,9 +497,9 @@ def avg_pool2d(
     divisor_override=None,
 ) -> Tensor:
     """Window means over the last two dims (AvgPool2DBackward0)."""
-    if divisor_override is not None:
-        raise ValueError("avg_pool2d(divisor_override=...) is not supported yet")
     kernel, stride, padding, _ = _pool_args("avg_pool2d", kernel_size, stride, padding)
+    if divisor_override is not None:
+        return _avg_pool2d_divisor(input, kernel, stride, padding, ceil_mode, int(divisor_override))
     return _core._avg_pool2d(input, kernel, stride, padding, bool(ceil_mode), bool(count_include_pad))
 
 
@@ -625,4 +625,839 @@ __all__ = [
     "adaptive_avg_pool2d",
     "unfold",
     "fold",
+]
+
+
+# ===========================================================================
+# Heavier layers (branch `layers`): transposed convolution, 1-d and adaptive pooling, batch / instance / group
+# norm and attention. Composed of differentiable core ops for now; the norms and attention get fused Rust ops
+# with their own backward later, so each stays one function with torch's signature.
+# ===========================================================================
+
+
+def _check_conv_args(func, stride, padding, dilation, groups):
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation):
+        names = ["height", "width"] if len(dilation) == 2 else ["width"]
+        listed = ", ".join(f"dilation_{n}: {d}" for n, d in zip(names, dilation))
+        if len(dilation) == 1:
+            listed = f"dilation_height: 1, {listed}"
+        raise RuntimeError(f"dilation should be greater than zero, but got {listed}")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+
+
+def _conv_transpose(func, n, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError(
+            f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {func}, but got input of size: "
+            f"{list(input.shape)}"
+        )
+    stride, padding = _pair(stride, "stride", n, func), _pair(padding, "padding", n, func)
+    output_padding = _pair(output_padding, "output_padding", n, func)
+    dilation = _pair(dilation, "dilation", n, func)
+    _check_conv_args(func, stride, padding, dilation, groups)
+    unbatched = input.dim() == n + 1
+    if unbatched:
+        input = input.unsqueeze(0)
+    if weight.dim() != n + 2:
+        raise RuntimeError(
+            f"weight should have at least three dimensions, but got weight of size {list(weight.shape)}"
+            if weight.dim() < 3
+            else f"Expected {n + 2}-dimensional weight for {n + 2}-dimensional input {list(input.shape)}, "
+            f"but got {weight.dim()}-dimensional weight of size {list(weight.shape)} instead"
+        )
+    w_shape = list(weight.shape)
+    if w_shape[0] % groups != 0:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got weight of "
+            f"size [{w_shape}] instead"
+        )
+    if input.shape[1] != w_shape[0]:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {w_shape}, expected input{list(input.shape)} to have {w_shape[0]} "
+            f"channels, but got {input.shape[1]} channels instead"
+        )
+    out_channels = w_shape[1] * groups
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != out_channels):
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {w_shape}, expected bias to be 1-dimensional with {out_channels} "
+            f"elements, but got bias of size {list(bias.shape)} instead"
+        )
+    if n == 1:  # as a 2-d transposed convolution over a height of 1
+        input, weight = input.unsqueeze(2), weight.unsqueeze(2)
+        stride, padding, output_padding, dilation = [1] + stride, [0] + padding, [0] + output_padding, [1] + dilation
+    if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+        raise RuntimeError(
+            "output padding must be smaller than either stride or dilation, but got "
+            f"output_padding_height: {output_padding[0]} output_padding_width: {output_padding[1]} "
+            f"stride_height: {stride[0]} stride_width: {stride[1]} "
+            f"dilation_height: {dilation[0]} dilation_width: {dilation[1]}"
+        )
+    batch, in_channels, height, width = input.shape
+    kernel = list(weight.shape[2:])
+    size = [height, width]
+    # the full (uncropped) extent of the scattered windows, then the output torch defines inside it
+    full = [(size[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1 for i in range(2)]
+    out = [full[i] - 2 * padding[i] + output_padding[i] for i in range(2)]
+    if any(o < 1 for o in out):
+        raise RuntimeError(
+            f"Given input size per channel: ({height} x {width}). Calculated output size per channel: "
+            f"({out[0]} x {out[1]}). Output size is too small"
+        )
+    # every input pixel's contribution to its window: one GEMM per group, columns scattered back by col2im
+    in_per_group = in_channels // groups
+    window = w_shape[1] * kernel[0] * kernel[1]
+    w = weight.reshape(groups, in_per_group, window).transpose(1, 2)
+    cols = (w @ input.reshape(batch, groups, in_per_group, height * width)).reshape(
+        batch, groups * window, height * width
+    )
+    if all(op < s for op, s in zip(output_padding, stride)):
+        # col2im's own padding crops exactly torch's output
+        img = _core._col2im(cols, out, kernel, stride, padding, dilation, size)
+    else:
+        # output_padding >= stride (allowed when smaller than the dilation): crop the full image by hand
+        img = _core._col2im(cols, full, kernel, stride, [0, 0], dilation, size)
+        extra = [max(0, padding[i] + out[i] - full[i]) for i in range(2)]
+        if any(extra):
+            img = pad(img, [0, extra[1], 0, extra[0]])
+        img = img[:, :, padding[0] : padding[0] + out[0], padding[1] : padding[1] + out[1]]
+    if bias is not None:
+        img = img + bias.reshape(1, out_channels, 1, 1)
+    if n == 1:
+        img = img.squeeze(2)
+    return img.squeeze(0) if unbatched else img
+
+
+def conv_transpose1d(
+    input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1, dilation=1
+) -> Tensor:
+    """1-D transposed convolution of (N, C_in, L) or (C_in, L) input with (C_in, C_out/groups, k) weight."""
+    return _conv_transpose(
+        "conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding, groups, dilation
+    )
+
+
+def conv_transpose2d(
+    input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1, dilation=1
+) -> Tensor:
+    """2-D transposed convolution (the adjoint of conv2d): per group one GEMM of the weight with the input,
+    whose columns col2im sums into the output image."""
+    return _conv_transpose(
+        "conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups, dilation
+    )
+
+
+def _pool1d_args(func, kernel_size, stride, padding, dilation=1):
+    kernel = _pair(kernel_size, "kernel_size", 1, func)[0]
+    no_stride = stride is None or (not isinstance(stride, numbers.Integral) and len(stride) == 0)
+    stride = kernel if no_stride else _pair(stride, "stride", 1, func)[0]
+    return kernel, stride, _pair(padding, "padding", 1, func)[0], _pair(dilation, "dilation", 1, func)[0]
+
+
+def _pool1d_out(length, kernel, stride, padding, dilation, ceil_mode):
+    span = length + 2 * padding - dilation * (kernel - 1) - 1
+    out = (span + (stride - 1 if ceil_mode else 0)) // stride + 1
+    if ceil_mode and (out - 1) * stride >= length + padding:
+        out -= 1  # the last window must start inside the input or the left padding
+    return out
+
+
+def max_pool1d(
+    input: Tensor,
+    kernel_size,
+    stride=None,
+    padding=0,
+    dilation=1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+):
+    """Window maxima over the last dim of (N, C, L) or (C, L) input; indices count along L."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:"
+            f"{list(input.shape)}"
+        )
+    kernel, stride, padding, dilation = _pool1d_args("max_pool1d", kernel_size, stride, padding, dilation)
+    for name, value in (("kernel_size", kernel), ("stride", stride), ("dilation", dilation)):
+        if value <= 0:
+            raise RuntimeError(f"max_pool1d() {name} must be greater than zero, but got {value}")
+    if padding < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {padding}")
+    if padding > kernel // 2:
+        raise RuntimeError(
+            f"max_pool1d() padding should be at most half of kernel size, but got padding={padding} and "
+            f"kernel_size={kernel}"
+        )
+    out = _pool1d_out(input.shape[-1], kernel, stride, padding, dilation, ceil_mode)
+    if out < 1:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+    values, indices = _core._max_pool2d(
+        input.unsqueeze(-2), [1, kernel], [1, stride], [0, padding], [1, dilation], bool(ceil_mode)
+    )
+    values = values.squeeze(-2)
+    return (values, indices.squeeze(-2)) if return_indices else values
+
+
+def avg_pool1d(
+    input: Tensor,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+) -> Tensor:
+    """Window means over the last dim of (N, C, L) or (C, L) input."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 'self' (while "
+            "checking arguments for avg_pool1d)"
+        )
+    kernel, stride, padding, _ = _pool1d_args("avg_pool1d", kernel_size, stride, padding)
+    if stride == 0:
+        raise RuntimeError("stride should not be zero")
+    if padding > kernel // 2:
+        raise RuntimeError(
+            f"pad should be at most half of effective kernel size, but got pad={padding}, kernel_size={kernel} and "
+            "dilation=1"
+        )
+    out = _pool1d_out(input.shape[-1], kernel, stride, padding, 1, ceil_mode)
+    if out < 1:
+        channels = input.shape[-2]
+        raise RuntimeError(
+            f"Given input size: ({channels}x1x{input.shape[-1]}). Calculated output size: ({channels}x1x{out}). "
+            "Output size is too small"
+        )
+    pooled = _core._avg_pool2d(
+        input.unsqueeze(-2), [1, kernel], [1, stride], [0, padding], bool(ceil_mode), bool(count_include_pad)
+    )
+    return pooled.squeeze(-2)
+
+
+def _window_counts(size, kernel, stride, padding, out):
+    """How many input (not padding) elements each of the `out` windows along one dim covers."""
+    return [min(i * stride - padding + kernel, size) - max(i * stride - padding, 0) for i in range(out)]
+
+
+def _avg_pool2d_divisor(input, kernel, stride, padding, ceil_mode, divisor):
+    """Window sums over the input's elements divided by `divisor` (avg_pool2d's divisor_override)."""
+    if divisor == 0:
+        raise RuntimeError("divisor must be not zero")
+    means = _core._avg_pool2d(input, kernel, stride, padding, bool(ceil_mode), False)
+    h, w = input.shape[-2:]
+    rows = _window_counts(h, kernel[0], stride[0], padding[0], means.shape[-2])
+    cols = _window_counts(w, kernel[1], stride[1], padding[1], means.shape[-1])
+    counts = _core.tensor(rows, dtype=input.dtype).unsqueeze(1) * _core.tensor(cols, dtype=input.dtype)
+    return means * (counts / divisor)
+
+
+def _output_size(func, output_size, n, input):
+    """An adaptive pool's output size as n ints (None keeps the input's size)."""
+    if isinstance(output_size, numbers.Integral) or output_size is None:
+        output_size = (output_size,) * n
+    output_size = list(output_size)
+    if len(output_size) != n:
+        if n == 1:
+            raise RuntimeError(f"{func}() argument 'output_size' should contain one int (got {len(output_size)})")
+        raise RuntimeError(f"{func}: output_size must be {n}")
+    sizes = [input.shape[-n + i] if s is None else int(s) for i, s in enumerate(output_size)]
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(
+            f"{func}: elements of output_size must be greater than or equal to 0 but received {{{', '.join(map(str, sizes))}}}"
+        )
+    return sizes
+
+
+def _check_pool1d_dims(func, input):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 'self' (while "
+            f"checking arguments for {func})"
+        )
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
+    """Means over the (nearly) equal windows that tile the last dim into `output_size`."""
+    _check_pool1d_dims("adaptive_avg_pool1d", input)
+    (size,) = _output_size("adaptive_avg_pool1d", output_size, 1, input)
+    return _core._adaptive_avg_pool2d(input.unsqueeze(-2), [1, size]).squeeze(-2)
+
+
+def _adaptive_windows(size, out):
+    """(out, k) input positions of the adaptive windows along one dim, each row padded with its last position
+    (a repeat changes neither the maximum nor which position holds it first)."""
+    starts = [i * size // out for i in range(out)]
+    ends = [-(-(i + 1) * size // out) for i in range(out)]
+    k = max([e - s for s, e in zip(starts, ends)], default=1)
+    return [[min(s + j, e - 1) for j in range(k)] for s, e in zip(starts, ends)], k
+
+
+def _adaptive_max(input, sizes):
+    """Window maxima and their flat positions in the last len(sizes) dims: the windows are gathered with
+    index_select (differentiable) and reduced with max, whose first maximum (or NaN) is torch's choice."""
+    n = len(sizes)
+    spatial = list(input.shape[-n:])
+    if any(s == 0 for s in spatial) or any(s == 0 for s in sizes):
+        lead = list(input.shape[:-n])
+        empty = _core.zeros(lead + sizes, dtype=input.dtype)
+        return empty + input.sum() * 0 if input.numel() else empty, _core.zeros(lead + sizes, dtype=_core.int64)
+    windows = [_adaptive_windows(s, o) for s, o in zip(spatial, sizes)]
+    lead = list(input.shape[:-n])
+    x = input
+    for d, (rows, k) in enumerate(windows):
+        flat = _core.tensor([p for row in rows for p in row], dtype=_core.int64)
+        x = x.index_select(input.dim() - n + d, flat)
+    # (..., o0, k0[, o1, k1]) -> (..., o0[, o1], k0[·k1])
+    if n == 1:
+        x = x.reshape(lead + [sizes[0], windows[0][1]])
+        flat_pos = _core.tensor(windows[0][0], dtype=_core.int64)
+    else:
+        (rows_h, kh), (rows_w, kw) = windows
+        x = (
+            x.reshape(lead + [sizes[0], kh, sizes[1], kw])
+            .transpose(-3, -2)
+            .reshape(lead + [sizes[0], sizes[1], kh * kw])
+        )
+        pos_h = _core.tensor(rows_h, dtype=_core.int64).reshape(sizes[0], 1, kh, 1) * spatial[1]
+        pos_w = _core.tensor(rows_w, dtype=_core.int64).reshape(1, sizes[1], 1, kw)
+        flat_pos = (pos_h + pos_w).reshape(sizes[0], sizes[1], kh * kw)
+    values, which = x.max(-1)
+    positions = flat_pos.expand(lead + list(flat_pos.shape)).gather(-1, which.unsqueeze(-1)).squeeze(-1)
+    return values, positions
+
+
+def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
+    """Maxima over the (nearly) equal windows that tile the last dim into `output_size`."""
+    _check_pool1d_dims("adaptive_max_pool1d", input)
+    sizes = _output_size("adaptive_max_pool1d", output_size, 1, input)
+    values, indices = _adaptive_max(input, sizes)
+    return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
+    """Maxima over the (nearly) equal rectangles that tile the last two dims into `output_size`;
+    indices are flat positions in each (H, W) plane."""
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+    sizes = _output_size("adaptive_max_pool2d", output_size, 2, input)
+    values, indices = _adaptive_max(input, sizes)
+    return (values, indices) if return_indices else values
+
+
+def _channel_shape(input):
+    """[1, C, 1, ...]: a per-channel vector broadcast over (N, C, *)."""
+    return [1, input.shape[1]] + [1] * (input.dim() - 2)
+
+
+def _check_channel_vector(name, t, channels):
+    if t is not None and t.numel() != channels:
+        raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean,
+    running_var,
+    weight=None,
+    bias=None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalises each channel of (N, C, *) input by its batch statistics (training) or the running ones.
+
+    In training the running statistics, when given, are updated in place without grad:
+    running = (1 - momentum) * running + momentum * batch, with the unbiased batch variance
+    (the normalisation itself uses the biased one), as torch does.
+    """
+    if input.dim() < 2:
+        channels = 0
+    else:
+        channels = input.shape[1]
+    if training:
+        per_channel = input.numel() // max(channels, 1) if input.dim() >= 2 else 1
+        if per_channel <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    elif running_mean is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    elif running_var is None:
+        raise RuntimeError("running_var must be defined in evaluation mode")
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+        _check_channel_vector(name, t, channels)
+    shape = _channel_shape(input)
+    if training:
+        dims = [0] + list(range(2, input.dim()))
+        mean = input.mean(dims, keepdim=True)
+        centered = input - mean
+        var = (centered * centered).mean(dims, keepdim=True)
+        if running_mean is not None or running_var is not None:
+            _update_running_stats(running_mean, running_var, mean, var, input.numel() // channels, momentum)
+        scale = (var + eps).rsqrt()
+    else:
+        centered = input - running_mean.reshape(shape)
+        scale = (running_var.reshape(shape) + eps).rsqrt()
+    if weight is not None:
+        scale = scale * weight.reshape(shape)
+    out = centered * scale
+    return out if bias is None else out + bias.reshape(shape)
+
+
+def _update_running_stats(running_mean, running_var, mean, var, count, momentum):
+    from ..grad_mode import no_grad
+
+    with no_grad():
+        if running_mean is not None:
+            running_mean.mul_(1.0 - momentum).add_(mean.reshape(-1).to(running_mean.dtype) * momentum)
+        if running_var is not None:
+            unbiased = var.reshape(-1).to(running_var.dtype) * (count / max(count - 1, 1))
+            running_var.mul_(1.0 - momentum).add_(unbiased * momentum)
+
+
+def instance_norm(
+    input: Tensor,
+    running_mean=None,
+    running_var=None,
+    weight=None,
+    bias=None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalises each (sample, channel) plane of (N, C, *) input over its spatial dims (layer_norm's kernel
+    over the flattened plane); with use_input_stats=False it uses the running statistics instead."""
+    if input.dim() < 2:
+        raise ValueError(f"Expected 2D or higher input (got {input.dim()}D input)")
+    spatial = input.numel() // max(input.shape[0] * input.shape[1], 1)
+    if use_input_stats and spatial <= 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+    channels = input.shape[1]
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+        _check_channel_vector(name, t, channels)
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    shape = list(input.shape)
+    planes = input.reshape(shape[0] * shape[1], spatial)
+    out = _core._layer_norm(planes, [spatial], None, None, float(eps)).reshape(shape)
+    if running_mean is not None or running_var is not None:
+        from ..grad_mode import no_grad
+
+        with no_grad():
+            mean = planes.mean(1).reshape(shape[0], channels).mean(0)
+            var = planes.var(1).reshape(shape[0], channels).mean(0)  # unbiased, averaged over the batch
+            if running_mean is not None:
+                running_mean.mul_(1.0 - momentum).add_(mean * momentum)
+            if running_var is not None:
+                running_var.mul_(1.0 - momentum).add_(var * momentum)
+    return _affine(out, weight, bias)
+
+
+def _affine(out, weight, bias):
+    shape = _channel_shape(out)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    return out if bias is None else out + bias.reshape(shape)
+
+
+def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
+    """Normalises each group of C/num_groups channels of (N, C, *) input over the group's channels and
+    spatial dims (layer_norm's kernel over the flattened group), then a per-channel affine."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    shape = list(input.shape)
+    channels = shape[1]
+    if num_groups <= 0 or channels % num_groups != 0:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input of shape "
+            f"{shape} and num_groups={num_groups}"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != channels):
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in input, but got {name} "
+                f"of shape {list(t.shape)} and input of shape {shape}"
+            )
+    group = input.numel() // max(shape[0] * num_groups, 1)
+    grouped = input.reshape(shape[0] * num_groups, group)
+    out = _core._layer_norm(grouped, [group], None, None, float(eps)).reshape(shape)
+    return _affine(out, weight, bias)
+
+
+def _pad_circular(input, pads):
+    """Circular padding of the last len(pads) // 2 dims (negative amounts crop first, as torch)."""
+    dims = len(pads) // 2
+    if input.dim() not in (dims + 1, dims + 2):
+        combos = "\n".join(
+            f"  - {k + 1}D or {k + 2}D input: padding size = {2 * k} (pads last {'dimension' if k == 1 else f'{k} dimensions'})"
+            for k in (1, 2, 3)
+        )
+        raise NotImplementedError(
+            f"Padding size {len(pads)} is not supported for {input.dim()}D input tensor.\n"
+            f"Supported combinations for non-constant padding:\n{combos}"
+        )
+    out = input
+    for i in range(dims):
+        d = input.dim() - 1 - i
+        before, after = pads[2 * i], pads[2 * i + 1]
+        size = out.shape[d]
+        if before > size or after > size:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        out = out.narrow(d, max(-before, 0), size - max(-before, 0) - max(-after, 0))
+        size = out.shape[d]
+        parts = []
+        if before > 0:
+            parts.append(out.narrow(d, size - before, before))
+        parts.append(out)
+        if after > 0:
+            parts.append(out.narrow(d, 0, after))
+        if len(parts) > 1:
+            out = _core.cat(parts, d)
+    return out
+
+
+_NEG_INF = float("-inf")
+
+
+def _dtype_word(dtype):
+    """torch's C++ name of a dtype in messages ("float", "double", "long int", ...)."""
+    name = str(dtype).split(".")[-1]
+    return {
+        "float32": "float",
+        "float64": "double",
+        "int64": "long int",
+        "int32": "int",
+        "float16": "c10::Half",
+        "bfloat16": "c10::BFloat16",
+        "int16": "short int",
+        "int8": "signed char",
+        "uint8": "unsigned char",
+        "bool": "bool",
+    }.get(name, name)
+
+
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask=None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale=None,
+    enable_gqa: bool = False,
+) -> Tensor:
+    """softmax(query @ keyᵀ · scale + mask) @ value over (..., L, E) / (..., S, E) / (..., S, Ev) inputs.
+
+    A boolean mask keeps the True positions; a float mask is added to the scores; is_causal keeps the lower
+    triangle of the (L, S) scores. Rows with every position masked give zeros (torch's safe softmax). With
+    enable_gqa, key/value heads (dim -3) are shared by groups of query heads.
+    """
+    if not (query.dtype == key.dtype == value.dtype):
+        raise RuntimeError(
+            "Expected query, key, and value to have the same dtype, but got query.dtype: "
+            f"{_dtype_word(query.dtype)} key.dtype: {_dtype_word(key.dtype)} and value.dtype: "
+            f"{_dtype_word(value.dtype)} instead."
+        )
+    if attn_mask is not None and attn_mask.dtype != _core.bool and not attn_mask.is_floating_point():
+        raise RuntimeError(
+            "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: "
+            f"{_dtype_word(attn_mask.dtype)} and  query.dtype: {_dtype_word(query.dtype)} instead."
+        )
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if dropout_p < 0.0 or dropout_p > 1.0:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
+    if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
+        heads, kv_heads = query.shape[-3], key.shape[-3]
+        if kv_heads == 0 or heads % kv_heads != 0:
+            raise RuntimeError("Number of heads in key and value must divide the number of heads in query")
+        key, value = _repeat_heads(key, heads // kv_heads), _repeat_heads(value, heads // kv_heads)
+    length, source = query.shape[-2], key.shape[-2]
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
+    scores = (query * scale) @ key.transpose(-2, -1)
+    masked = is_causal or attn_mask is not None
+    if is_causal:
+        keep = _core.ones(length, source, dtype=_core.bool).tril()
+        scores = scores.masked_fill(keep.logical_not(), _NEG_INF)
+    elif attn_mask is not None:
+        if attn_mask.dtype == _core.bool:
+            scores = scores.masked_fill(attn_mask.logical_not(), _NEG_INF)
+        else:
+            scores = scores + attn_mask
+    if masked:
+        # rows masked everywhere: softmax over zeros (finite, so no NaN reaches the gradient), then zeroed
+        live = (scores != _NEG_INF).any(-1, keepdim=True)
+        weights = _core.where(live, _core.where(live, scores, 0.0).softmax(-1), 0.0)
+    else:
+        weights = scores.softmax(-1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p)
+    return weights @ value
+
+
+def _repeat_heads(t, times):
+    """(..., H, S, E) -> (..., H·times, S, E), each head repeated `times` times in a row."""
+    shape = list(t.shape)
+    return (
+        t.unsqueeze(-3).expand(shape[:-2] + [times] + shape[-2:]).reshape(shape[:-3] + [shape[-3] * times] + shape[-2:])
+    )
+
+
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    """A boolean mask as the float mask it means (-inf where True); float masks as they are."""
+    if mask is None:
+        return None
+    if mask.dtype != _core.bool and not mask.is_floating_point():
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
+        warnings.warn(
+            f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both instead.",
+            UserWarning,
+            stacklevel=3,
+        )
+    if mask.is_floating_point():
+        return mask
+    return _core.zeros(mask.shape, dtype=target_type).masked_fill(mask, _NEG_INF)
+
+
+def _none_or_dtype(input):
+    return None if input is None else input.dtype
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """True for batched (3-D) inputs, False for unbatched (2-D) ones; torch's AssertionErrors otherwise."""
+    if query.dim() == 3:
+        if key.dim() != 3 or value.dim() != 3:
+            raise AssertionError(
+                "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
+                f"{key.dim()}-D and {value.dim()}-D tensors respectively"
+            )
+        if key_padding_mask is not None and key_padding_mask.dim() != 2:
+            raise AssertionError(
+                "For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but found "
+                f"{key_padding_mask.dim()}-D tensor instead"
+            )
+        if attn_mask is not None and attn_mask.dim() not in (2, 3):
+            raise AssertionError(
+                "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
+                f"{attn_mask.dim()}-D tensor instead"
+            )
+        return True
+    if query.dim() == 2:
+        if key.dim() != 2 or value.dim() != 2:
+            raise AssertionError(
+                "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
+                f"{key.dim()}-D and {value.dim()}-D tensors respectively"
+            )
+        if key_padding_mask is not None and key_padding_mask.dim() != 1:
+            raise AssertionError(
+                "For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but found "
+                f"{key_padding_mask.dim()}-D tensor instead"
+            )
+        if attn_mask is not None:
+            if attn_mask.dim() not in (2, 3):
+                raise AssertionError(
+                    "For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
+                    f"{attn_mask.dim()}-D tensor instead"
+                )
+            expected = (num_heads, query.shape[0], key.shape[0])
+            if attn_mask.dim() == 3 and tuple(attn_mask.shape) != expected:
+                raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}")
+        return False
+    raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query tensor")
+
+
+def _in_projection_packed(q, k, v, w, b):
+    """q, k, v projected by the stacked (3E, E) weight: one GEMM for self-attention, two for a shared key/value."""
+    embed = q.shape[-1]
+    if k is v:
+        if q is k:
+            return linear(q, w, b).unflatten(-1, (3, embed)).unbind(-2)
+        w_q, w_kv = w.split([embed, 2 * embed])
+        b_q, b_kv = (None, None) if b is None else b.split([embed, 2 * embed])
+        kv = linear(k, w_kv, b_kv).unflatten(-1, (2, embed)).unbind(-2)
+        return linear(q, w_q, b_q), kv[0], kv[1]
+    w_q, w_k, w_v = w.chunk(3)
+    b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def multi_head_attention_forward(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    embed_dim_to_check: int,
+    num_heads: int,
+    in_proj_weight,
+    in_proj_bias,
+    bias_k,
+    bias_v,
+    add_zero_attn: bool,
+    dropout_p: float,
+    out_proj_weight: Tensor,
+    out_proj_bias,
+    training: bool = True,
+    key_padding_mask=None,
+    need_weights: bool = True,
+    attn_mask=None,
+    use_separate_proj_weight: bool = False,
+    q_proj_weight=None,
+    k_proj_weight=None,
+    v_proj_weight=None,
+    static_k=None,
+    static_v=None,
+    average_attn_weights: bool = True,
+    is_causal: bool = False,
+):
+    """Multi-head attention over (L, N, E) query and (S, N, E·) key/value (or unbatched (L, E), (S, E·)):
+    in-projection, per-head attention, out-projection. Returns (output, weights averaged over heads unless
+    average_attn_weights=False, or None when need_weights=False)."""
+    batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    key_padding_mask = _canonical_mask(
+        key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask", query.dtype
+    )
+    if is_causal and attn_mask is None:
+        raise RuntimeError(
+            "Need attn_mask if specifying the is_causal hint. You may use the Transformer module method "
+            "`generate_square_subsequent_mask` to create this mask."
+        )
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None  # the causal hint alone goes to scaled_dot_product_attention
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        if key_padding_mask is not None:
+            is_causal = False  # the merged mask is not causal any more
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(
+                f"key's sequence and batch dims {key.shape[:2]} do not match value's {value.shape[:2]}"
+            )
+        b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
+        q, k, v = linear(query, q_proj_weight, b_q), linear(key, k_proj_weight, b_k), linear(value, v_proj_weight, b_v)
+    else:
+        if key.shape != value.shape:
+            raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(
+                    f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be {(tgt_len, src_len)}."
+                )
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.dim() == 3:
+            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+                raise RuntimeError(
+                    f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                    f"{(bsz * num_heads, tgt_len, src_len)}."
+                )
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+        k = _core.cat([k, bias_k.repeat(1, bsz, 1)])
+        v = _core.cat([v, bias_v.repeat(1, bsz, 1)])
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, [0, 1])
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, [0, 1])
+    elif bias_k is not None:
+        raise AssertionError("bias_k is set but bias_v is None")
+    elif bias_v is not None:
+        raise AssertionError("bias_v is set but bias_k is None")
+    # (len, N, E) -> (N·heads, len, head_dim)
+    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = _static_or_heads(static_k, "static_k", k, bsz * num_heads, head_dim)
+    v = _static_or_heads(static_v, "static_v", v, bsz * num_heads, head_dim)
+    if add_zero_attn:
+        zeros = _core.zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype)
+        k, v = _core.cat([k, zeros], 1), _core.cat([v, zeros.to(v.dtype)], 1)
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, [0, 1])
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, [0, 1])
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got {key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(
+                f"Expected key_padded_mask.shape[1] to be {src_len}, but got {key_padding_mask.shape[1]}"
+            )
+        key_padding_mask = (
+            key_padding_mask.reshape(bsz, 1, 1, src_len)
+            .expand(bsz, num_heads, 1, src_len)
+            .reshape(bsz * num_heads, 1, src_len)
+        )
+        attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        # explicit weights, with a plain softmax as torch's (a fully masked row gives NaN here)
+        scores = (q * math.sqrt(1.0 / head_dim)) @ k.transpose(-2, -1)
+        if attn_mask is not None:
+            scores = scores + attn_mask
+        weights = scores.softmax(-1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, dropout_p)
+        out = (weights @ v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+        weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(1)
+        if not batched:
+            out, weights = out.squeeze(1), weights.squeeze(0)
+        return out, weights
+    if attn_mask is not None:
+        if attn_mask.shape[0] == 1 and attn_mask.dim() == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.reshape(bsz, num_heads, -1, src_len)
+    q = q.reshape(bsz, num_heads, tgt_len, head_dim)
+    k = k.reshape(bsz, num_heads, src_len, head_dim)
+    v = v.reshape(bsz, num_heads, src_len, head_dim)
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+    return (out if batched else out.squeeze(1)), None
+
+
+def _static_or_heads(static, name, projected, batch_heads, head_dim):
+    if static is None:
+        return projected.reshape(projected.shape[0], batch_heads, head_dim).transpose(0, 1)
+    if static.shape[0] != batch_heads:
+        raise AssertionError(f"expecting {name}.size(0) of {batch_heads}, but got {static.shape[0]}")
+    if static.shape[2] != head_dim:
+        raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got {static.shape[2]}")
+    return static
+
+
+__all__ += [
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "max_pool1d",
+    "avg_pool1d",
+    "adaptive_avg_pool1d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
+    "batch_norm",
+    "instance_norm",
+    "group_norm",
+    "scaled_dot_product_attention",
+    "multi_head_attention_forward",
 ]
