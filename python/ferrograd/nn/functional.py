@@ -865,8 +865,9 @@ def _output_size(func, output_size, n, input):
         raise RuntimeError(f"{func}: output_size must be {n}")
     sizes = [input.shape[-n + i] if s is None else int(s) for i, s in enumerate(output_size)]
     if any(s < 0 for s in sizes):
+        listed = ", ".join(map(str, sizes))
         raise RuntimeError(
-            f"{func}: elements of output_size must be greater than or equal to 0 but received {{{', '.join(map(str, sizes))}}}"
+            f"{func}: elements of output_size must be greater than or equal to 0 but received {{{listed}}}"
         )
     return sizes
 
@@ -907,7 +908,7 @@ def _adaptive_max(input, sizes):
     windows = [_adaptive_windows(s, o) for s, o in zip(spatial, sizes)]
     lead = list(input.shape[:-n])
     x = input
-    for d, (rows, k) in enumerate(windows):
+    for d, (rows, _) in enumerate(windows):
         flat = _core.tensor([p for row in rows for p in row], dtype=_core.int64)
         x = x.index_select(input.dim() - n + d, flat)
     # (..., o0, k0[, o1, k1]) -> (..., o0[, o1], k0[·k1])
@@ -1089,9 +1090,9 @@ def _pad_circular(input, pads):
     """Circular padding of the last len(pads) // 2 dims (negative amounts crop first, as torch)."""
     dims = len(pads) // 2
     if input.dim() not in (dims + 1, dims + 2):
+        last = {1: "dimension", 2: "2 dimensions", 3: "3 dimensions"}
         combos = "\n".join(
-            f"  - {k + 1}D or {k + 2}D input: padding size = {2 * k} (pads last {'dimension' if k == 1 else f'{k} dimensions'})"
-            for k in (1, 2, 3)
+            f"  - {k + 1}D or {k + 2}D input: padding size = {2 * k} (pads last {last[k]})" for k in (1, 2, 3)
         )
         raise NotImplementedError(
             f"Padding size {len(pads)} is not supported for {input.dim()}D input tensor.\n"
