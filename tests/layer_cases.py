@@ -1,0 +1,198 @@
+"""Cases that run a layer (an `nn` module or an `nn.functional` function) on given inputs and weights, shared
+by the `tests/golden/record_*.py` scripts (which run them on torch, through tools/torch_shim) and the tests
+(which run them on ferrograd and compare with the recording).
+
+A case is plain JSON:
+    {"id": ..., "kind": "module" | "function", "target": "Conv2d" | "conv_transpose2d", "args": [...],
+     "kwargs": {...}, "dtype": "float64", "params": {name: array}, "steps": [step, ...]}
+a step: {"inputs": [value, ...], "kwargs": {name: value}, "train": bool, "backward": bool}; a value is a
+literal or an encoded tensor {"dtype", "shape", "data"}; float tensors among a step's inputs require grad.
+Running a case returns {"outputs": [[tensor, ...] per step], "input_grads": [[...] per step],
+"param_grads": {...}, "buffers": {...}, "repr": str}. Each backward step uses upstream gradients drawn from
+`numpy.random.default_rng(seed)` in output order, so both frameworks see the same ones.
+"""
+
+import ferrograd as fg
+import ferrograd.nn as nn
+import ferrograd.nn.functional as F
+import numpy as np
+
+FLOAT_DTYPES = ("float32", "float64")
+
+
+def encode(t):
+    """A tensor (or None) as JSON."""
+    if t is None:
+        return None
+    a = np.array(t.detach().numpy())
+    name = str(t.dtype).split(".")[-1]
+    data = a.astype(np.float64 if name in FLOAT_DTYPES else np.int64 if name != "bool" else bool).ravel()
+    return {"dtype": name, "shape": list(a.shape), "data": data.tolist()}
+
+
+def array(value):
+    """numpy array of an encoded tensor."""
+    a = np.array(
+        value["data"],
+        dtype={"float32": np.float32, "bool": np.bool_, "int64": np.int64}.get(value["dtype"], np.float64),
+    )
+    return a.reshape(value["shape"])
+
+
+def is_tensor_value(value):
+    return isinstance(value, dict) and set(value) == {"dtype", "shape", "data"}
+
+
+def decode(value, requires_grad=False):
+    if not is_tensor_value(value):
+        return value
+    t = fg.tensor(array(value), dtype=getattr(fg, value["dtype"]))
+    if requires_grad and value["dtype"] in FLOAT_DTYPES:
+        t.requires_grad_(True)
+    return t
+
+
+def tensor_value(a, dtype="float64"):
+    """Encode a numpy array (or nested lists) as a case value."""
+    a = np.asarray(a)
+    return {
+        "dtype": dtype,
+        "shape": list(a.shape),
+        "data": a.astype(np.float64 if dtype in FLOAT_DTYPES else np.int64 if dtype != "bool" else bool)
+        .ravel()
+        .tolist(),
+    }
+
+
+def _flatten(out):
+    if isinstance(out, (tuple, list)):
+        return [t for item in out for t in _flatten(item)]
+    return [out]
+
+
+def build(case):
+    """The module of a module case (parameters copied in), or the function of a function case."""
+    if case["kind"] == "function":
+        return getattr(F, case["target"])
+    kwargs = dict(case.get("kwargs", {}))
+    if "dtype" in case:
+        kwargs["dtype"] = getattr(fg, case["dtype"])
+    module = getattr(nn, case["target"])(*case.get("args", []), **kwargs)
+    with fg.no_grad():
+        named = dict(module.named_parameters())
+        for name, value in case.get("params", {}).items():
+            named[name].copy_(decode(value))
+    return module
+
+
+def run(case):
+    """Run every step of a case; the results as JSON-able values."""
+    target = build(case)
+    results = {"outputs": [], "input_grads": []}
+    for step_no, step in enumerate(case["steps"]):
+        inputs = [decode(v, requires_grad=step.get("backward", False)) for v in step.get("inputs", [])]
+        kwargs = {k: decode(v) for k, v in step.get("kwargs", {}).items()}
+        if case["kind"] == "module":
+            target.train(step.get("train", True))
+        out = [t for t in _flatten(target(*inputs, **kwargs)) if t is not None]
+        results["outputs"].append([encode(t) for t in out])
+        if step.get("backward", False):
+            rng = np.random.default_rng(1000 + step_no)
+            loss = None
+            for t in out:
+                if t.requires_grad:
+                    upstream = fg.tensor(rng.standard_normal(tuple(t.shape)), dtype=t.dtype)
+                    term = (t * upstream).sum()
+                    loss = term if loss is None else loss + term
+            loss.backward()
+            results["input_grads"].append([encode(t.grad) if isinstance(t, fg.Tensor) else None for t in inputs])
+        else:
+            results["input_grads"].append([])
+    if case["kind"] == "module":
+        results["param_grads"] = {n: encode(p.grad) for n, p in target.named_parameters()}
+        results["buffers"] = {n: encode(b) for n, b in target.named_buffers()}
+        results["repr"] = repr(target)
+    return results
+
+
+def random_params(case, module_factory_case, rng, scale=0.5):
+    """Parameters for a module case drawn uniformly from ±scale, in the module's own parameter order.
+
+    `module_factory_case` builds the module (on whichever framework runs the recording) to learn the names
+    and shapes; the values come from numpy, so they do not depend on the framework's generator."""
+    module = build(module_factory_case)
+    return {
+        n: tensor_value(rng.uniform(-scale, scale, tuple(p.shape)), case.get("dtype", "float32"))
+        for n, p in module.named_parameters()
+    }
+
+
+def module_case(case_id, target, args=(), kwargs=None, dtype="float64", steps=(), seed=0, scale=0.5):
+    """A module case with parameters drawn from numpy (seeded)."""
+    case = {
+        "id": case_id,
+        "kind": "module",
+        "target": target,
+        "args": list(args),
+        "kwargs": kwargs or {},
+        "dtype": dtype,
+        "steps": list(steps),
+    }
+    case["params"] = random_params(case, case, np.random.default_rng(seed), scale)
+    return case
+
+
+def function_case(case_id, target, steps):
+    return {"id": case_id, "kind": "function", "target": target, "steps": list(steps)}
+
+
+def step(*inputs, kwargs=None, train=True, backward=True):
+    return {"inputs": list(inputs), "kwargs": kwargs or {}, "train": train, "backward": backward}
+
+
+def randn(rng, *shape, dtype="float64"):
+    return tensor_value(rng.standard_normal(shape), dtype)
+
+
+def assert_results(actual, expected, rtol=1e-7, atol=1e-9):
+    """Compare two `run` results value by value (NaN equals NaN)."""
+    for key in ("outputs", "input_grads"):
+        assert len(actual[key]) == len(expected[key]), key
+        for i, (a_step, e_step) in enumerate(zip(actual[key], expected[key])):
+            assert len(a_step) == len(e_step), f"{key}[{i}]: {len(a_step)} values, expected {len(e_step)}"
+            for j, (a, e) in enumerate(zip(a_step, e_step)):
+                _assert_value(a, e, f"{key}[{i}][{j}]", rtol, atol)
+    for key in ("param_grads", "buffers"):
+        if key in expected:
+            assert list(actual[key]) == list(expected[key]), f"{key} names {list(actual[key])}"
+            for name in expected[key]:
+                _assert_value(actual[key][name], expected[key][name], f"{key}[{name}]", rtol, atol)
+
+
+def _assert_value(a, e, where, rtol, atol):
+    if e is None or a is None:
+        assert a is None and e is None, f"{where}: {a is None=} {e is None=}"
+        return
+    assert a["dtype"] == e["dtype"], f"{where}: dtype {a['dtype']} != {e['dtype']}"
+    assert a["shape"] == e["shape"], f"{where}: shape {a['shape']} != {e['shape']}"
+    got, want = array(a), array(e)
+    if a["dtype"] in FLOAT_DTYPES:
+        ok = np.isclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
+        assert ok.all(), (
+            f"{where}: {(~ok).sum()} of {ok.size} differ, max abs diff "
+            f"{np.nanmax(np.abs(got - want))}\nactual {got.ravel()[:8]}\nexpected {want.ravel()[:8]}"
+        )
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=where)
+
+
+def record(name, cases):
+    """Run `cases` (on torch, when called from a record script) and write tests/golden/<name>.json."""
+    import json
+    import os
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", f"{name}.json")
+    entries = [{"case": case, "expected": run(case)} for case in cases]
+    with open(path, "w") as f:
+        json.dump({"torch": fg.__version__, "cases": entries}, f, separators=(",", ":"))
+    print(f"wrote {path}: {len(entries)} cases")
