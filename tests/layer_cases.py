@@ -43,9 +43,30 @@ def is_tensor_value(value):
     return isinstance(value, dict) and set(value) == {"dtype", "shape", "data"}
 
 
+def pack(value):
+    """Arguments as JSON, tuples kept apart from lists ({"tuple": [...]}): reprs print them differently."""
+    if isinstance(value, tuple):
+        return {"tuple": [pack(v) for v in value]}
+    if isinstance(value, list):
+        return [pack(v) for v in value]
+    if isinstance(value, dict) and not is_tensor_value(value):
+        return {k: pack(v) for k, v in value.items()}
+    return value
+
+
+def unpack(value):
+    if isinstance(value, dict) and set(value) == {"tuple"}:
+        return tuple(unpack(v) for v in value["tuple"])
+    if isinstance(value, list):
+        return [unpack(v) for v in value]
+    if isinstance(value, dict) and not is_tensor_value(value):
+        return {k: unpack(v) for k, v in value.items()}
+    return value
+
+
 def decode(value, requires_grad=False):
     if not is_tensor_value(value):
-        return value
+        return unpack(value)
     t = fg.tensor(array(value), dtype=getattr(fg, value["dtype"]))
     if requires_grad and value["dtype"] in FLOAT_DTYPES:
         t.requires_grad_(True)
@@ -74,10 +95,10 @@ def build(case):
     """The module of a module case (parameters copied in), or the function of a function case."""
     if case["kind"] == "function":
         return getattr(F, case["target"])
-    kwargs = dict(case.get("kwargs", {}))
-    if "dtype" in case:
+    kwargs = unpack(case.get("kwargs", {}))
+    if case.get("dtype") is not None:
         kwargs["dtype"] = getattr(fg, case["dtype"])
-    module = getattr(nn, case["target"])(*case.get("args", []), **kwargs)
+    module = getattr(nn, case["target"])(*unpack(case.get("args", [])), **kwargs)
     with fg.no_grad():
         named = dict(module.named_parameters())
         for name, value in case.get("params", {}).items():
@@ -115,15 +136,12 @@ def run(case):
     return results
 
 
-def random_params(case, module_factory_case, rng, scale=0.5):
-    """Parameters for a module case drawn uniformly from ±scale, in the module's own parameter order.
-
-    `module_factory_case` builds the module (on whichever framework runs the recording) to learn the names
-    and shapes; the values come from numpy, so they do not depend on the framework's generator."""
-    module = build(module_factory_case)
+def random_params(case, rng, scale=0.5):
+    """Parameters for a module case drawn uniformly from ±scale, in the module's own parameter order: the
+    module is built (on whichever framework records) for the names and shapes only, the values come from numpy."""
     return {
-        n: tensor_value(rng.uniform(-scale, scale, tuple(p.shape)), case.get("dtype", "float32"))
-        for n, p in module.named_parameters()
+        n: tensor_value(rng.uniform(-scale, scale, tuple(p.shape)), case.get("dtype") or "float32")
+        for n, p in build(case).named_parameters()
     }
 
 
@@ -133,12 +151,12 @@ def module_case(case_id, target, args=(), kwargs=None, dtype="float64", steps=()
         "id": case_id,
         "kind": "module",
         "target": target,
-        "args": list(args),
-        "kwargs": kwargs or {},
+        "args": pack(list(args)),
+        "kwargs": pack(kwargs or {}),
         "dtype": dtype,
         "steps": list(steps),
     }
-    case["params"] = random_params(case, case, np.random.default_rng(seed), scale)
+    case["params"] = random_params(case, np.random.default_rng(seed), scale)
     return case
 
 
@@ -147,7 +165,7 @@ def function_case(case_id, target, steps):
 
 
 def step(*inputs, kwargs=None, train=True, backward=True):
-    return {"inputs": list(inputs), "kwargs": kwargs or {}, "train": train, "backward": backward}
+    return {"inputs": pack(list(inputs)), "kwargs": pack(kwargs or {}), "train": train, "backward": backward}
 
 
 def randn(rng, *shape, dtype="float64"):

@@ -898,7 +898,7 @@ def _adaptive_windows(size, out):
 
 def _adaptive_max(input, sizes):
     """Window maxima and their flat positions in the last len(sizes) dims: the windows are gathered with
-    index_select (differentiable) and reduced with max, whose first maximum (or NaN) is torch's choice."""
+    index_select (differentiable) and reduced with max, whose first maximum is torch's choice."""
     n = len(sizes)
     spatial = list(input.shape[-n:])
     if any(s == 0 for s in spatial) or any(s == 0 for s in sizes):
@@ -925,7 +925,13 @@ def _adaptive_max(input, sizes):
         pos_h = _core.tensor(rows_h, dtype=_core.int64).reshape(sizes[0], 1, kh, 1) * spatial[1]
         pos_w = _core.tensor(rows_w, dtype=_core.int64).reshape(1, sizes[1], 1, kw)
         flat_pos = (pos_h + pos_w).reshape(sizes[0], sizes[1], kh * kw)
-    values, which = x.max(-1)
+    which = x.detach().argmax(-1)
+    nan = x.detach().isnan()
+    if bool(nan.any()):
+        # torch's kernels let a later NaN replace an earlier one: the window's last NaN wins
+        last_nan = (x.shape[-1] - 1) - nan.flip(-1).long().argmax(-1)
+        which = _core.where(nan.any(-1), last_nan, which)
+    values = x.gather(-1, which.unsqueeze(-1)).squeeze(-1)
     positions = flat_pos.expand(lead + list(flat_pos.shape)).gather(-1, which.unsqueeze(-1)).squeeze(-1)
     return values, positions
 

@@ -83,7 +83,8 @@ fn pooled_size(x: &Tensor, hw: [usize; 2], win: &Window, ceil_mode: bool) -> Res
     Ok([out[0] as usize, out[1] as usize])
 }
 
-/// Row-major index (h·W + w) of each window's maximum within its plane; NaN counts as the maximum.
+/// Row-major index (h·W + w) of each window's maximum within its plane; NaN counts as the maximum, and as in
+/// PyTorch's kernels a later NaN replaces an earlier one (the last NaN of a window wins).
 fn argmax_kernel<T: Element>(x: &[T], planes: usize, hw: [usize; 2], win: &Window, out: [usize; 2]) -> Vec<i64> {
     let plane = hw[0] * hw[1];
     let mut idx = Vec::with_capacity(planes * out[0] * out[1]);
@@ -101,7 +102,7 @@ fn argmax_kernel<T: Element>(x: &[T], planes: usize, hw: [usize; 2], win: &Windo
                     for kj in 0..win.kernel[1] {
                         let Some(w) = inside(1, oj, kj) else { continue };
                         let v = src[h * hw[1] + w].to_f64();
-                        if best.is_none_or(|(_, m)| v > m || v.is_nan() && !m.is_nan()) {
+                        if best.is_none_or(|(_, m)| v > m || v.is_nan()) {
                             best = Some((h * hw[1] + w, v));
                         }
                     }

@@ -1,0 +1,92 @@
+"""Pooling layers against torch (values recorded by tests/golden/record_pool.py): F.max_pool1d/2d with
+indices, dilation and ceil_mode (ties and NaN: the first maximum, NaN wins), avg_pool1d, avg_pool2d's
+divisor_override, adaptive avg / max pools (1-d and 2-d, with indices) and their modules with reprs.
+Gradients also against float64 finite differences; torch's errors for bad input."""
+
+import ferrograd as fg
+import ferrograd.nn.functional as F
+import layer_cases as lc
+import pytest
+from helpers import golden, gradcheck
+
+CASES = golden("pool")["cases"]
+
+
+@pytest.mark.parametrize("entry", CASES, ids=[e["case"]["id"] for e in CASES])
+def test_against_torch(entry):
+    actual = lc.run(entry["case"])
+    lc.assert_results(actual, entry["expected"])
+    if "repr" in entry["expected"]:
+        assert actual["repr"] == entry["expected"]["repr"]
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: F.max_pool1d(x, 3, 2, 1),
+        lambda x: F.avg_pool1d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+        lambda x: F.adaptive_avg_pool1d(x, 3),
+        lambda x: F.adaptive_max_pool1d(x, 3),
+        lambda x: F.adaptive_max_pool2d(x.reshape(2, 3, 7), (2, 3)),
+        lambda x: F.avg_pool2d(x.reshape(2, 3, 7), 2, padding=1, divisor_override=3),
+    ],
+    ids=["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "divisor"],
+)
+def test_gradcheck(fn, rng):
+    gradcheck(fn, [rng.standard_normal((2, 3, 7))])  # distinct values: no ties at the maxima
+
+
+def _raises(exc, message, fn):
+    with pytest.raises(exc) as info:
+        fn()
+    assert message in str(info.value), str(info.value)
+
+
+def test_errors():
+    x = fg.randn(2, 3, 5)
+    _raises(
+        RuntimeError,
+        "max_pool1d() padding should be at most half of kernel size, but got padding=2 and kernel_size=2",
+        lambda: F.max_pool1d(x, 2, padding=2),
+    )
+    _raises(RuntimeError, "max_pool1d() Invalid computed output size: 0", lambda: F.max_pool1d(x, 6))
+    _raises(
+        RuntimeError,
+        "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:[5]",
+        lambda: F.max_pool1d(fg.randn(5), 2),
+    )
+    _raises(RuntimeError, "max_pool1d() kernel_size must be greater than zero, but got 0", lambda: F.max_pool1d(x, 0))
+    _raises(RuntimeError, "max_pool1d() stride must be greater than zero, but got 0", lambda: F.max_pool1d(x, 2, 0))
+    _raises(
+        RuntimeError,
+        "Expected 2 to 3 dimensions, but got 1-dimensional tensor for argument #1 'self' (while checking arguments "
+        "for avg_pool1d)",
+        lambda: F.avg_pool1d(fg.randn(5), 2),
+    )
+    _raises(
+        RuntimeError,
+        "pad should be at most half of effective kernel size, but got pad=2, kernel_size=2 and dilation=1",
+        lambda: F.avg_pool1d(x, 2, padding=2),
+    )
+    _raises(
+        RuntimeError,
+        "Given input size: (3x1x5). Calculated output size: (3x1x0). Output size is too small",
+        lambda: F.avg_pool1d(x, 6),
+    )
+    _raises(
+        RuntimeError,
+        "Expected 2 to 3 dimensions, but got 4-dimensional tensor for argument #1 'self' (while checking arguments "
+        "for adaptive_avg_pool1d)",
+        lambda: F.adaptive_avg_pool1d(fg.randn(2, 3, 5, 4), 2),
+    )
+    _raises(
+        RuntimeError,
+        "adaptive_max_pool1d() argument 'output_size' should contain one int (got 2)",
+        lambda: F.adaptive_max_pool1d(fg.randn(2, 5), (3, 2)),
+    )
+    _raises(
+        RuntimeError,
+        "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: [3, 5]",
+        lambda: F.adaptive_max_pool2d(fg.randn(3, 5), 2),
+    )
+    _raises(RuntimeError, "divisor must be not zero", lambda: F.avg_pool2d(fg.randn(2, 5, 5), 2, divisor_override=0))
