@@ -5,8 +5,9 @@ by the `tests/golden/record_*.py` scripts (which run them on torch, through tool
 A case is plain JSON:
     {"id": ..., "kind": "module" | "function", "target": "Conv2d" | "conv_transpose2d", "args": [...],
      "kwargs": {...}, "dtype": "float64", "params": {name: array}, "steps": [step, ...]}
-a step: {"inputs": [value, ...], "kwargs": {name: value}, "train": bool, "backward": bool}; a value is a
-literal or an encoded tensor {"dtype", "shape", "data"}; float tensors among a step's inputs require grad.
+a step: {"inputs": [value, ...], "kwargs": {name: value}, "train": bool, "backward": bool, "frozen": [index]};
+a value is a literal or an encoded tensor {"dtype", "shape", "data"}; float tensors among a step's inputs
+require grad, except those at the frozen indices.
 Running a case returns {"outputs": [[tensor, ...] per step], "input_grads": [[...] per step],
 "param_grads": {...}, "buffers": {...}, "repr": str}. Each backward step uses upstream gradients drawn from
 `numpy.random.default_rng(seed)` in output order, so both frameworks see the same ones.
@@ -111,7 +112,11 @@ def run(case):
     target = build(case)
     results = {"outputs": [], "input_grads": []}
     for step_no, step in enumerate(case["steps"]):
-        inputs = [decode(v, requires_grad=step.get("backward", False)) for v in step.get("inputs", [])]
+        frozen = step.get("frozen", [])
+        inputs = [
+            decode(v, requires_grad=step.get("backward", False) and i not in frozen)
+            for i, v in enumerate(step.get("inputs", []))
+        ]
         kwargs = {k: decode(v) for k, v in step.get("kwargs", {}).items()}
         if case["kind"] == "module":
             target.train(step.get("train", True))
@@ -164,8 +169,15 @@ def function_case(case_id, target, steps):
     return {"id": case_id, "kind": "function", "target": target, "steps": list(steps)}
 
 
-def step(*inputs, kwargs=None, train=True, backward=True):
-    return {"inputs": pack(list(inputs)), "kwargs": pack(kwargs or {}), "train": train, "backward": backward}
+def step(*inputs, kwargs=None, train=True, backward=True, frozen=()):
+    """One call; the float tensors among `inputs` require grad (when backward) except those at `frozen`."""
+    return {
+        "inputs": pack(list(inputs)),
+        "kwargs": pack(kwargs or {}),
+        "train": train,
+        "backward": backward,
+        "frozen": list(frozen),
+    }
 
 
 def randn(rng, *shape, dtype="float64"):

@@ -992,7 +992,7 @@ def batch_norm(
         raise RuntimeError("running_mean must be defined in evaluation mode")
     elif running_var is None:
         raise RuntimeError("running_var must be defined in evaluation mode")
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
         _check_channel_vector(name, t, channels)
     shape = _channel_shape(input)
     if training:
@@ -1041,7 +1041,7 @@ def instance_norm(
     if use_input_stats and spatial <= 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
     channels = input.shape[1]
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
         _check_channel_vector(name, t, channels)
     if not use_input_stats:
         return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)

@@ -1,0 +1,140 @@
+"""Normalisation layers against torch (values recorded by tests/golden/record_norm.py): BatchNorm1d/2d over
+training steps then eval (running statistics, momentum incl. None, affine, track_running_stats=False),
+InstanceNorm1d/2d, LayerNorm, GroupNorm and the functional forms: outputs, gradients, buffers, reprs.
+Gradients also against float64 finite differences; torch's errors for bad input."""
+
+import warnings
+
+import ferrograd as fg
+import ferrograd.nn as nn
+import ferrograd.nn.functional as F
+import layer_cases as lc
+import numpy as np
+import pytest
+from helpers import golden, gradcheck
+
+CASES = golden("norm")["cases"]
+
+
+@pytest.mark.parametrize("entry", CASES, ids=[e["case"]["id"] for e in CASES])
+def test_against_torch(entry):
+    tol = {"rtol": 1e-4, "atol": 1e-5} if "float32" in entry["case"]["id"] else {}
+    actual = lc.run(entry["case"])
+    lc.assert_results(actual, entry["expected"], **tol)
+    if "repr" in entry["expected"]:
+        assert actual["repr"] == entry["expected"]["repr"]
+
+
+def test_batch_norm_running_stats_formula(rng):
+    """running = (1 - m) running + m batch, with the unbiased variance; momentum=None averages the batches."""
+    x = [rng.standard_normal((6, 2)) for _ in range(3)]
+    for momentum in (0.1, None):
+        bn = nn.BatchNorm1d(2, momentum=momentum, dtype=fg.float64)
+        mean, var = np.zeros(2), np.ones(2)
+        for k, xi in enumerate(x, 1):
+            bn(fg.tensor(xi))
+            m = 1.0 / k if momentum is None else momentum
+            mean = (1 - m) * mean + m * xi.mean(0)
+            var = (1 - m) * var + m * xi.var(0, ddof=1)
+        np.testing.assert_allclose(bn.running_mean.numpy(), mean, rtol=1e-12)
+        np.testing.assert_allclose(bn.running_var.numpy(), var, rtol=1e-12)
+        assert int(bn.num_batches_tracked) == 3 and bn.num_batches_tracked.dtype == fg.int64
+        assert not bn.running_mean.requires_grad
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x, w, b: F.batch_norm(x, None, None, w, b, True),
+        lambda x, w, b: F.batch_norm(x, fg.zeros(3, dtype=x.dtype), fg.ones(3, dtype=x.dtype), w, b, True, 0.2),
+        lambda x, w, b: F.instance_norm(x, weight=w, bias=b),
+        lambda x, w, b: F.group_norm(x.reshape(2, 6, 2), 3, fg.cat([w, w]), fg.cat([b, b])),
+    ],
+    ids=["batch_norm", "batch_norm-running", "instance_norm", "group_norm"],
+)
+def test_gradcheck(fn, rng):
+    gradcheck(fn, [rng.standard_normal((2, 3, 4)), rng.uniform(0.5, 2, 3), rng.standard_normal(3)])
+
+
+def test_batch_norm_eval_gradcheck(rng):
+    mean, var = fg.tensor(rng.standard_normal(3)), fg.tensor(rng.uniform(0.5, 2, 3))
+    gradcheck(
+        lambda x, w: F.batch_norm(x, mean, var, w, None, False), [rng.standard_normal((4, 3)), rng.uniform(0.5, 2, 3)]
+    )
+
+
+def _raises(exc, message, fn):
+    with pytest.raises(exc) as info:
+        fn()
+    assert message in str(info.value), str(info.value)
+
+
+def test_errors():
+    _raises(
+        ValueError,
+        "Expected more than 1 value per channel when training, got input size",
+        lambda: F.batch_norm(fg.randn(1, 3), fg.zeros(3), fg.ones(3), training=True),
+    )
+    _raises(
+        RuntimeError,
+        "running_mean should contain 3 elements not 4",
+        lambda: F.batch_norm(fg.randn(2, 3), fg.zeros(4), fg.ones(4), training=True),
+    )
+    _raises(
+        RuntimeError,
+        "weight should contain 3 elements not 4",
+        lambda: F.batch_norm(fg.randn(2, 3), None, None, fg.ones(4), training=True),
+    )
+    _raises(
+        RuntimeError,
+        "running_mean must be defined in evaluation mode",
+        lambda: F.batch_norm(fg.randn(2, 3), None, None),
+    )
+    _raises(ValueError, "expected 2D or 3D input (got 4D input)", lambda: nn.BatchNorm1d(3)(fg.randn(2, 3, 4, 5)))
+    _raises(ValueError, "expected 4D input (got 3D input)", lambda: nn.BatchNorm2d(3)(fg.randn(2, 3, 4)))
+    _raises(RuntimeError, "running_mean should contain 4 elements not 3", lambda: nn.BatchNorm1d(3)(fg.randn(2, 4)))
+    _raises(ValueError, "expected 2D or 3D input (got 4D input)", lambda: nn.InstanceNorm1d(3)(fg.randn(2, 3, 4, 5)))
+    _raises(
+        ValueError,
+        "expected input's size at dim=1 to match num_features (3), but got: 4.",
+        lambda: nn.InstanceNorm1d(3, affine=True)(fg.randn(2, 4, 5)),
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        nn.InstanceNorm1d(3)(fg.randn(2, 4, 5))
+    assert any("does not match num_features" in str(w.message) for w in caught)
+    _raises(
+        ValueError,
+        "Expected more than 1 spatial element when training, got input size",
+        lambda: F.instance_norm(fg.randn(2, 6)),
+    )
+    _raises(
+        RuntimeError,
+        "Expected number of channels in input to be divisible by num_groups, but got input of shape [2, 6, 4] and "
+        "num_groups=4",
+        lambda: F.group_norm(fg.randn(2, 6, 4), 4),
+    )
+    _raises(
+        RuntimeError,
+        "Expected weight to be a vector of size equal to the number of channels in input, but got weight of shape "
+        "[4] and input of shape [2, 6, 5]",
+        lambda: nn.GroupNorm(2, 4)(fg.randn(2, 6, 5)),
+    )
+    _raises(ValueError, "num_channels (5) must be divisible by num_groups (2)", lambda: nn.GroupNorm(2, 5))
+    _raises(
+        RuntimeError,
+        "Given normalized_shape=[4], expected input with shape [*, 4], but got input of size[2, 5]",
+        lambda: nn.LayerNorm(4)(fg.randn(2, 5)),
+    )
+
+
+def test_buffers_and_state_dict():
+    bn = nn.BatchNorm2d(3)
+    assert list(bn.state_dict()) == ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"]
+    assert [n for n, _ in nn.BatchNorm1d(3, track_running_stats=False).named_buffers()] == []
+    assert bn.running_var.tolist() == [1.0, 1.0, 1.0] and bn.weight.tolist() == [1.0, 1.0, 1.0]
+    bn.eval()
+    x = fg.randn(2, 3, 2, 2)
+    out = bn(x)  # eval with the initial statistics: x / sqrt(1 + eps)
+    np.testing.assert_allclose(out.detach().numpy(), x.numpy() / np.sqrt(1 + 1e-5), rtol=1e-6)
+    assert int(bn.num_batches_tracked) == 0
