@@ -1,25 +1,51 @@
 """The layer classes of `ferrograd.nn`, one file per family as in PyTorch."""
 
+from .activation import *  # noqa: F403
+from .activation import __all__ as _activation
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .distance import CosineSimilarity, PairwiseDistance
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from .flatten import Flatten, Unflatten
+from .linear import Bilinear, Identity, Linear
+from .loss import *  # noqa: F403
+from .loss import __all__ as _loss
 from .module import Module
+from .sparse import Embedding
 
-__all__ = ["Module"]
+__all__ = [
+    "Module",
+    "Sequential",
+    "ModuleList",
+    "ModuleDict",
+    "ParameterList",
+    "ParameterDict",
+    "Identity",
+    "Linear",
+    "Bilinear",
+    "Flatten",
+    "Unflatten",
+    "Dropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
+    "AlphaDropout",
+    "FeatureAlphaDropout",
+    "Embedding",
+    "PairwiseDistance",
+    "CosineSimilarity",
+    *_activation,
+    *_loss,
+]
 
 # --- heavier layers (branch `layers`): convolution, pooling, normalisation, recurrent ---
-from .batchnorm import BatchNorm1d, BatchNorm2d
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
-from .instancenorm import InstanceNorm1d, InstanceNorm2d
-from .normalization import GroupNorm, LayerNorm
-from .pooling import (
-    AdaptiveAvgPool1d,
-    AdaptiveAvgPool2d,
-    AdaptiveMaxPool1d,
-    AdaptiveMaxPool2d,
-    AvgPool1d,
-    AvgPool2d,
-    MaxPool1d,
-    MaxPool2d,
-)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ += [
     "Conv1d",
