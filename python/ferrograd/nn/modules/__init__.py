@@ -38,6 +38,21 @@ __all__ = [
 ]
 
 # --- heavier layers (branch `layers`): convolution, pooling, normalisation, recurrent ---
+from .attention import MultiheadAttention
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .instancenorm import InstanceNorm1d, InstanceNorm2d
+from .normalization import GroupNorm, LayerNorm
+from .pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .transformer import (
     Transformer,
@@ -74,4 +89,10 @@ __all__ += [
     "RNNCell",
     "LSTMCell",
     "GRUCell",
+    "MultiheadAttention",
+    "TransformerEncoderLayer",
+    "TransformerEncoder",
+    "TransformerDecoderLayer",
+    "TransformerDecoder",
+    "Transformer",
 ]
