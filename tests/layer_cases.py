@@ -66,6 +66,12 @@ def unpack(value):
 
 
 def decode(value, requires_grad=False):
+    """A case value as the framework's: tensors (float ones requiring grad if asked), also inside lists and
+    tuples, and literals."""
+    if isinstance(value, list):
+        return [decode(v, requires_grad) for v in value]
+    if isinstance(value, dict) and set(value) == {"tuple"}:
+        return tuple(decode(v, requires_grad) for v in value["tuple"])
     if not is_tensor_value(value):
         return unpack(value)
     t = fg.tensor(array(value), dtype=getattr(fg, value["dtype"]))
@@ -113,10 +119,11 @@ def run(case):
     results = {"outputs": [], "input_grads": []}
     for step_no, step in enumerate(case["steps"]):
         frozen = step.get("frozen", [])
-        inputs = [
-            decode(v, requires_grad=step.get("backward", False) and i not in frozen)
-            for i, v in enumerate(step.get("inputs", []))
-        ]
+        inputs = []
+        for i, v in enumerate(step.get("inputs", [])):
+            # {"ref": j}: the very tensor of input j (self-attention passes one tensor as query, key and value)
+            ref = isinstance(v, dict) and set(v) == {"ref"}
+            inputs.append(inputs[v["ref"]] if ref else decode(v, step.get("backward", False) and i not in frozen))
         kwargs = {k: decode(v) for k, v in step.get("kwargs", {}).items()}
         if case["kind"] == "module":
             target.train(step.get("train", True))
@@ -131,7 +138,8 @@ def run(case):
                     term = (t * upstream).sum()
                     loss = term if loss is None else loss + term
             loss.backward()
-            results["input_grads"].append([encode(t.grad) if isinstance(t, fg.Tensor) else None for t in inputs])
+            leaves = [t for t in _flatten(inputs) if isinstance(t, fg.Tensor)]
+            results["input_grads"].append([encode(t.grad) for t in leaves])
         else:
             results["input_grads"].append([])
     if case["kind"] == "module":

@@ -1,0 +1,159 @@
+"""Recurrent layers against torch (values recorded by tests/golden/record_rnn.py): RNN (tanh / relu), LSTM
+(proj_size), GRU over layers, directions, batch_first, given or zero states, unbatched input, and the cells:
+outputs, final states, input / state / parameter gradients, reprs. Gradients also against float64 finite
+differences; parameter names and order; initialisation; torch's errors for bad input."""
+
+import warnings
+
+import ferrograd as fg
+import ferrograd.nn as nn
+import layer_cases as lc
+import numpy as np
+import pytest
+from helpers import golden, gradcheck
+
+CASES = golden("rnn")["cases"]
+
+
+@pytest.mark.parametrize("entry", CASES, ids=[e["case"]["id"] for e in CASES])
+def test_against_torch(entry):
+    tol = {"rtol": 1e-4, "atol": 1e-5} if "float32" in entry["case"]["id"] else {}
+    actual = lc.run(entry["case"])
+    lc.assert_results(actual, entry["expected"], **tol)
+    assert actual["repr"] == entry["expected"]["repr"]
+
+
+def _with_weights(module, names, weights):
+    """Run `module` with plain tensors in place of the named parameters (so gradcheck can vary them)."""
+    for name, w in zip(names, weights):
+        delattr(module, name)
+        setattr(module, name, w)
+
+
+@pytest.mark.parametrize(
+    "target, kw",
+    [("RNN", {"num_layers": 2}), ("LSTM", {"bidirectional": True}), ("LSTM", {"proj_size": 1}), ("GRU", {})],
+)
+def test_gradcheck(target, kw, rng):
+    module = getattr(nn, target)(2, 2, dtype=fg.float64, **kw)
+    names = [n for n, _ in module.named_parameters()]
+    params = [rng.uniform(-0.8, 0.8, tuple(p.shape)) for _, p in module.named_parameters()]
+
+    def fn(x, *weights):
+        _with_weights(module, names, weights)
+        out = module(x)
+        return out[0]
+
+    gradcheck(fn, [rng.standard_normal((3, 1, 2))] + params)
+
+
+@pytest.mark.parametrize("target", ["RNNCell", "LSTMCell", "GRUCell"])
+def test_cell_gradcheck(target, rng):
+    cell = getattr(nn, target)(2, 3, dtype=fg.float64)
+    names = [n for n, _ in cell.named_parameters()]
+    params = [rng.uniform(-0.8, 0.8, tuple(p.shape)) for _, p in cell.named_parameters()]
+
+    def fn(x, h, *weights):
+        _with_weights(cell, names, weights)
+        out = cell(x, (h, h * 0.5) if target == "LSTMCell" else h)
+        return out[0] * out[1] if target == "LSTMCell" else out
+
+    gradcheck(fn, [rng.standard_normal((2, 2)), rng.standard_normal((2, 3))] + params)
+
+
+def test_parameter_names_and_init(seeded):
+    lstm = nn.LSTM(3, 4, num_layers=2, bidirectional=True, proj_size=2)
+    names = [n for n, _ in lstm.named_parameters()]
+    per = ["weight_ih_l{}{}", "weight_hh_l{}{}", "bias_ih_l{}{}", "bias_hh_l{}{}", "weight_hr_l{}{}"]
+    assert names == [p.format(layer, s) for layer in (0, 1) for s in ("", "_reverse") for p in per]
+    assert lstm.weight_ih_l0.shape == (16, 3) and lstm.weight_hh_l0.shape == (16, 2)
+    assert lstm.weight_ih_l1.shape == (16, 4) and lstm.weight_hr_l1_reverse.shape == (2, 4)
+    assert [len(w) for w in lstm.all_weights] == [5, 5, 5, 5]
+    gru = nn.GRU(3, 9)
+    values = np.concatenate([p.detach().numpy().ravel() for p in gru.parameters()])
+    bound = 1 / 3  # uniform(±1/sqrt(hidden_size)) for every weight and bias
+    assert np.abs(values).max() <= bound and np.abs(values).max() > 0.9 * bound
+    assert [n for n, _ in nn.GRUCell(3, 4, bias=False).named_parameters()] == ["weight_ih", "weight_hh"]
+
+
+def test_dropout_between_layers(seeded):
+    lstm = nn.LSTM(3, 8, num_layers=2, dropout=0.5)
+    x = fg.randn(4, 2, 3)
+    a, b = lstm(x)[0], lstm(x)[0]
+    assert not np.allclose(a.detach().numpy(), b.detach().numpy())  # different masks
+    lstm.eval()
+    np.testing.assert_array_equal(lstm(x)[0].detach().numpy(), lstm(x)[0].detach().numpy())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        nn.LSTM(3, 4, dropout=0.5)
+    assert "non-zero dropout expects num_layers greater than 1" in str(caught[0].message)
+
+
+def _raises(exc, message, fn):
+    with pytest.raises(exc) as info:
+        fn()
+    assert message in str(info.value), str(info.value)
+
+
+def test_errors():
+    lstm = nn.LSTM(10, 20, 2)
+    _raises(
+        RuntimeError, "input.size(-1) must be equal to input_size. Expected 10, got 7", lambda: lstm(fg.randn(5, 3, 7))
+    )
+    _raises(
+        RuntimeError,
+        "Expected hidden[0] size (2, 3, 20), got [1, 3, 20]",
+        lambda: lstm(fg.randn(5, 3, 10), (fg.zeros(1, 3, 20), fg.zeros(2, 3, 20))),
+    )
+    _raises(
+        RuntimeError,
+        "Expected hidden[1] size (2, 3, 20), got [2, 4, 20]",
+        lambda: lstm(fg.randn(5, 3, 10), (fg.zeros(2, 3, 20), fg.zeros(2, 4, 20))),
+    )
+    _raises(ValueError, "RNN input dtype", lambda: lstm(fg.randn(5, 3, 10, dtype=fg.float64)))
+    _raises(
+        RuntimeError,
+        "For unbatched 2-D input, hx and cx should also be 2-D but got (3-D, 3-D) tensors",
+        lambda: lstm(fg.randn(3, 10), (fg.zeros(2, 3, 20), fg.zeros(2, 3, 20))),
+    )
+    _raises(ValueError, "LSTM: Expected input to be 2D or 3D, got 4D instead", lambda: lstm(fg.randn(2, 5, 3, 10)))
+    gru = nn.GRU(10, 20)
+    _raises(
+        RuntimeError,
+        "Expected hidden size (1, 3, 20), got [1, 3, 21]",
+        lambda: gru(fg.randn(5, 3, 10), fg.zeros(1, 3, 21)),
+    )
+    _raises(
+        RuntimeError,
+        "For batched 3-D input, hx should also be 3-D but got 2-D tensor",
+        lambda: gru(fg.randn(5, 3, 10), fg.zeros(3, 20)),
+    )
+    cell = nn.LSTMCell(10, 20)
+    _raises(RuntimeError, "input has inconsistent input_size: got 7 expected 10", lambda: cell(fg.randn(3, 7)))
+    _raises(
+        RuntimeError,
+        "hidden0 has inconsistent hidden_size: got 21, expected 20",
+        lambda: cell(fg.randn(3, 10), (fg.zeros(3, 21), fg.zeros(3, 20))),
+    )
+    _raises(
+        RuntimeError,
+        "hidden1 has inconsistent hidden_size: got 21, expected 20",
+        lambda: cell(fg.randn(3, 10), (fg.zeros(3, 20), fg.zeros(3, 21))),
+    )
+    _raises(
+        RuntimeError,
+        "Input batch size 3 doesn't match hidden0 batch size 4",
+        lambda: cell(fg.randn(3, 10), (fg.zeros(4, 20), fg.zeros(4, 20))),
+    )
+    _raises(ValueError, "LSTMCell: Expected input to be 1D or 2D, got 3D instead", lambda: cell(fg.randn(2, 3, 10)))
+    _raises(
+        ValueError,
+        "Unknown nonlinearity 'sigmoid'. Select from 'tanh' or 'relu'.",
+        lambda: nn.RNN(3, 4, nonlinearity="sigmoid"),
+    )
+    _raises(
+        ValueError, "proj_size argument is only supported for LSTM, not RNN or GRU", lambda: nn.GRU(3, 4, proj_size=2)
+    )
+    _raises(ValueError, "proj_size has to be smaller than hidden_size", lambda: nn.LSTM(3, 4, proj_size=4))
+    _raises(ValueError, "dropout should be a number in range [0, 1]", lambda: nn.LSTM(3, 4, dropout=2))
+    _raises(TypeError, "input_size should be of type int, got: float", lambda: nn.LSTM(3.0, 4))
