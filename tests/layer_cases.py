@@ -58,6 +58,14 @@ def pack(value):
 def unpack(value):
     if isinstance(value, dict) and set(value) == {"tuple"}:
         return tuple(unpack(v) for v in value["tuple"])
+    if isinstance(value, dict) and set(value) == {"callable"}:  # an nn.functional function, e.g. an activation
+        return getattr(F, value["callable"])
+    if isinstance(value, dict) and "module" in value and set(value) <= {"module", "args", "kwargs"}:
+        # a module argument (a TransformerEncoder's layer or norm): built here, its parameters set by the case
+        kwargs = unpack(value.get("kwargs", {}))
+        if isinstance(kwargs.get("dtype"), str):
+            kwargs["dtype"] = getattr(fg, kwargs["dtype"])
+        return getattr(nn, value["module"])(*unpack(value.get("args", [])), **kwargs)
     if isinstance(value, list):
         return [unpack(v) for v in value]
     if isinstance(value, dict) and not is_tensor_value(value):
@@ -127,7 +135,11 @@ def run(case):
         kwargs = {k: decode(v) for k, v in step.get("kwargs", {}).items()}
         if case["kind"] == "module":
             target.train(step.get("train", True))
-        out = [t for t in _flatten(target(*inputs, **kwargs)) if t is not None]
+        if step.get("no_grad", False):
+            with fg.no_grad():
+                out = [t for t in _flatten(target(*inputs, **kwargs)) if t is not None]
+        else:
+            out = [t for t in _flatten(target(*inputs, **kwargs)) if t is not None]
         results["outputs"].append([encode(t) for t in out])
         if step.get("backward", False):
             rng = np.random.default_rng(1000 + step_no)
@@ -177,14 +189,16 @@ def function_case(case_id, target, steps):
     return {"id": case_id, "kind": "function", "target": target, "steps": list(steps)}
 
 
-def step(*inputs, kwargs=None, train=True, backward=True, frozen=()):
-    """One call; the float tensors among `inputs` require grad (when backward) except those at `frozen`."""
+def step(*inputs, kwargs=None, train=True, backward=True, frozen=(), no_grad=False):
+    """One call; the float tensors among `inputs` require grad (when backward) except those at `frozen`;
+    no_grad runs the forward under no_grad (and no backward)."""
     return {
         "inputs": pack(list(inputs)),
         "kwargs": pack(kwargs or {}),
         "train": train,
-        "backward": backward,
+        "backward": backward and not no_grad,
         "frozen": list(frozen),
+        "no_grad": no_grad,
     }
 
 
