@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Training steps of the heavier nn layers, ferrograd against PyTorch in the same process, and where
+ferrograd's time goes.
+
+Workloads (forward + backward of one training step; no optimizer):
+  lenet        LeNet-5 on a 64 x 1 x 32 x 32 batch, cross entropy
+  transformer  2-layer TransformerEncoder (d_model 128, 4 heads, feed-forward 512, batch_first, dropout 0.1)
+               on a 16 x 64 x 128 batch
+  lstm         LSTM 64 -> 128 over 35 steps, batch 32
+
+Both frameworks get the same weights and inputs; the first step's loss is compared before anything is timed.
+Timing alternates the frameworks in turns (50 ms of untimed warm-up calls per turn) and reports medians;
+torch/ferrograd > 1 means ferrograd is faster. `--profile` then breaks one ferrograd step down: forward
+time per op (cProfile over the Python-visible calls) and backward time per autograd node (node pre/post
+hooks; the hooks' own cost is small next to these nodes).
+
+    make build
+    PYTHONPATH=$PWD/python /work/torchenv/bin/python benches/layers.py [--only lstm] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import statistics
+import time
+from collections import defaultdict
+
+import ferrograd as fg
+import numpy as np
+import torch
+
+
+def lenet(nn):
+    return nn.Sequential(
+        nn.Conv2d(1, 6, 5),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(6, 16, 5),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(400, 120),
+        nn.ReLU(),
+        nn.Linear(120, 84),
+        nn.ReLU(),
+        nn.Linear(84, 10),
+    )
+
+
+def encoder(nn):
+    layer = nn.TransformerEncoderLayer(128, 4, 512, dropout=0.1, batch_first=True)
+    return nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+
+
+WORKLOADS = {
+    "lenet": (lenet, (64, 1, 32, 32), "cross_entropy"),
+    "transformer": (encoder, (16, 64, 128), "square"),
+    "lstm": (lambda nn: nn.LSTM(64, 128), (35, 32, 64), "square"),
+}
+
+
+def setup(name):
+    """(step function, params) per framework, with torch's initial weights copied into ferrograd."""
+    build, shape, loss = WORKLOADS[name]
+    torch.manual_seed(0)
+    t_model = build(torch.nn)
+    f_model = build(fg.nn)
+    with fg.no_grad():
+        for (tn, tp), (fname, fp) in zip(t_model.named_parameters(), f_model.named_parameters()):
+            assert tn == fname, (tn, fname)
+            fp.copy_(fg.tensor(tp.detach().numpy()))
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape).astype(np.float32)
+    target = rng.integers(0, 10, shape[0])
+    inputs = {
+        "torch": (torch.tensor(x), torch.tensor(target)),
+        "ferrograd": (fg.tensor(x), fg.tensor(target)),
+    }
+    steps = {}
+    for fw, model, lib in (("torch", t_model, torch), ("ferrograd", f_model, fg)):
+        F = lib.nn.functional
+        xin, tin = inputs[fw]
+
+        def step(model=model, xin=xin, tin=tin, F=F):
+            out = model(xin)
+            if isinstance(out, tuple):
+                out = out[0]
+            value = F.cross_entropy(out, tin) if loss == "cross_entropy" else out.square().mean()
+            value.backward()
+            for p in model.parameters():
+                p.grad = None
+            return value
+
+        steps[fw] = step
+    return steps, f_model
+
+
+def check(name, steps):
+    # dropout draws differ between the frameworks: compare the deterministic workloads only
+    t, f = float(steps["torch"]()), float(steps["ferrograd"]())
+    if name != "transformer":
+        assert abs(t - f) <= 1e-4 * max(1.0, abs(t)), f"{name}: loss torch {t} vs ferrograd {f}"
+    return t, f
+
+
+def time_turns(steps, turns, min_time):
+    samples = defaultdict(list)
+    order = ["ferrograd", "torch"]
+    for turn in range(turns):
+        for fw in order if turn % 2 == 0 else order[::-1]:
+            step = steps[fw]
+            end = time.perf_counter() + 0.05
+            while time.perf_counter() < end:
+                step()
+            spent = 0.0
+            while spent < min_time / turns:
+                t0 = time.perf_counter()
+                step()
+                dt = time.perf_counter() - t0
+                samples[fw].append(dt)
+                spent += dt
+    return {fw: statistics.median(v) for fw, v in samples.items()}
+
+
+def profile(name, steps, model):
+    step = steps["ferrograd"]
+    step()
+    # forward: cProfile over the ferrograd calls made from Python
+    build, shape, loss = WORKLOADS[name]
+    prof = cProfile.Profile()
+    xin = fg.tensor(np.random.default_rng(1).standard_normal(shape).astype(np.float32))
+    t0 = time.perf_counter()
+    prof.enable()
+    out = model(xin)
+    prof.disable()
+    forward = time.perf_counter() - t0
+    out = out[0] if isinstance(out, tuple) else out
+    value = (
+        out.square().mean()
+        if loss == "square"
+        else fg.nn.functional.cross_entropy(out, fg.zeros(shape[0], dtype=fg.int64))
+    )
+    # backward: per-node timings through node hooks (a node's Python wrapper is not unique: key by sequence nr)
+    spent, count, starts = defaultdict(float), defaultdict(int), {}
+    seen, stack = set(), [value.grad_fn]
+    while stack:
+        node = stack.pop()
+        key = None if node is None else (node.name(), node._sequence_nr)
+        if node is None or key in seen:
+            continue
+        seen.add(key)
+
+        def pre(grad_outputs, key=key):
+            starts[key] = time.perf_counter()
+
+        def post(grad_inputs, grad_outputs, key=key):
+            spent[key[0]] += time.perf_counter() - starts[key]
+            count[key[0]] += 1
+
+        node.register_prehook(pre)
+        node.register_hook(post)
+        stack.extend(n for n, _ in node.next_functions)
+    t0 = time.perf_counter()
+    value.backward()
+    backward = time.perf_counter() - t0
+    print(f"\n## {name}: one ferrograd step, profiled (hooks and cProfile add overhead)")
+    print(f"forward {forward * 1e3:.2f} ms, backward {backward * 1e3:.2f} ms")
+    stats = pstats.Stats(prof)
+    rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:12]
+    print("forward, top calls by own time (ms, calls):")
+    for (file, line, fn), (_, nc, tt, _, _) in rows:
+        where = fn if file == "~" else f"{fn} ({file.split('/')[-1]}:{line})"
+        print(f"  {tt * 1e3:8.2f} {nc:6d}  {where}")
+    print("backward, time per node type (ms, nodes):")
+    for op, t in sorted(spent.items(), key=lambda kv: -kv[1])[:12]:
+        print(f"  {t * 1e3:8.2f} {count[op]:6d}  {op}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", default=",".join(WORKLOADS))
+    parser.add_argument("--turns", type=int, default=6)
+    parser.add_argument("--min-time", type=float, default=3.0, help="seconds per framework and workload")
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    print(f"torch {torch.__version__} ({torch.get_num_threads()} threads), ferrograd {fg.__version__}")
+    print("| workload | ferrograd | torch | torch/ferrograd |\n|---|---|---|---|")
+    for name in args.only.split(","):
+        steps, model = setup(name)
+        check(name, steps)
+        med = time_turns(steps, args.turns, args.min_time)
+        ratio = med["torch"] / med["ferrograd"]
+        print(f"| {name} | {med['ferrograd'] * 1e3:.2f} ms | {med['torch'] * 1e3:.2f} ms | {ratio:.2f} |", flush=True)
+        if args.profile:
+            profile(name, steps, model)
+
+
+if __name__ == "__main__":
+    main()
