@@ -8,7 +8,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
-from .utils import _pair, _reverse_repeat_tuple, _single
+from .utils import _ntuple, _reverse_repeat_tuple, _single
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
@@ -124,74 +124,54 @@ class _ConvNd(Module):
         return self._conv_forward(input, self.weight, self.bias)
 
 
-class Conv1d(_ConvNd):
+class _Conv(_ConvNd):
+    """Conv1d's and Conv2d's constructor: ints or tuples of `_dims` ints for the window arguments."""
+
+    _dims = 0
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device=None,
+        dtype=None,
+    ):
+        tup = _ntuple(self._dims)
+        padding = padding if isinstance(padding, str) else tup(padding)
+        super().__init__(
+            in_channels,
+            out_channels,
+            tup(kernel_size),
+            tup(stride),
+            padding,
+            tup(dilation),
+            False,
+            tup(0),
+            groups,
+            bias,
+            padding_mode,
+            device,
+            dtype,
+        )
+
+
+class Conv1d(_Conv):
     """1-D convolution over (N, C_in, L) or (C_in, L) input."""
 
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size,
-        stride=1,
-        padding=0,
-        dilation=1,
-        groups: int = 1,
-        bias: bool = True,
-        padding_mode: str = "zeros",
-        device=None,
-        dtype=None,
-    ):
-        padding = padding if isinstance(padding, str) else _single(padding)
-        super().__init__(
-            in_channels,
-            out_channels,
-            _single(kernel_size),
-            _single(stride),
-            padding,
-            _single(dilation),
-            False,
-            _single(0),
-            groups,
-            bias,
-            padding_mode,
-            device,
-            dtype,
-        )
+    _dims = 1
 
 
-class Conv2d(_ConvNd):
+class Conv2d(_Conv):
     """2-D convolution over (N, C_in, H, W) or (C_in, H, W) input."""
 
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size,
-        stride=1,
-        padding=0,
-        dilation=1,
-        groups: int = 1,
-        bias: bool = True,
-        padding_mode: str = "zeros",
-        device=None,
-        dtype=None,
-    ):
-        padding = padding if isinstance(padding, str) else _pair(padding)
-        super().__init__(
-            in_channels,
-            out_channels,
-            _pair(kernel_size),
-            _pair(stride),
-            padding,
-            _pair(dilation),
-            False,
-            _pair(0),
-            groups,
-            bias,
-            padding_mode,
-            device,
-            dtype,
-        )
+    _dims = 2
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -243,71 +223,51 @@ class _ConvTransposeNd(_ConvNd):
         )
 
 
-class ConvTranspose1d(_ConvTransposeNd):
+class _ConvTranspose(_ConvTransposeNd):
+    """ConvTranspose1d's and ConvTranspose2d's constructor."""
+
+    _dims = 0
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation=1,
+        padding_mode: str = "zeros",
+        device=None,
+        dtype=None,
+    ):
+        tup = _ntuple(self._dims)
+        super().__init__(
+            in_channels,
+            out_channels,
+            tup(kernel_size),
+            tup(stride),
+            tup(padding),
+            tup(dilation),
+            True,
+            tup(output_padding),
+            groups,
+            bias,
+            padding_mode,
+            device,
+            dtype,
+        )
+
+
+class ConvTranspose1d(_ConvTranspose):
     """1-D transposed convolution over (N, C_in, L) or (C_in, L) input."""
 
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size,
-        stride=1,
-        padding=0,
-        output_padding=0,
-        groups: int = 1,
-        bias: bool = True,
-        dilation=1,
-        padding_mode: str = "zeros",
-        device=None,
-        dtype=None,
-    ):
-        super().__init__(
-            in_channels,
-            out_channels,
-            _single(kernel_size),
-            _single(stride),
-            _single(padding),
-            _single(dilation),
-            True,
-            _single(output_padding),
-            groups,
-            bias,
-            padding_mode,
-            device,
-            dtype,
-        )
+    _dims = 1
 
 
-class ConvTranspose2d(_ConvTransposeNd):
+class ConvTranspose2d(_ConvTranspose):
     """2-D transposed convolution over (N, C_in, H, W) or (C_in, H, W) input."""
 
-    def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size,
-        stride=1,
-        padding=0,
-        output_padding=0,
-        groups: int = 1,
-        bias: bool = True,
-        dilation=1,
-        padding_mode: str = "zeros",
-        device=None,
-        dtype=None,
-    ):
-        super().__init__(
-            in_channels,
-            out_channels,
-            _pair(kernel_size),
-            _pair(stride),
-            _pair(padding),
-            _pair(dilation),
-            True,
-            _pair(output_padding),
-            groups,
-            bias,
-            padding_mode,
-            device,
-            dtype,
-        )
+    _dims = 2

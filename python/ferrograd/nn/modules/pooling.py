@@ -34,12 +34,9 @@ class _MaxPoolNd(Module):
             f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
         )
 
-
-class MaxPool1d(_MaxPoolNd):
-    """Window maxima over the last dim of (N, C, L) or (C, L) input."""
-
     def forward(self, input):
-        return F.max_pool1d(
+        pool = F.max_pool1d if self._dims == 1 else F.max_pool2d
+        return pool(
             input,
             self.kernel_size,
             self.stride,
@@ -48,21 +45,18 @@ class MaxPool1d(_MaxPoolNd):
             ceil_mode=self.ceil_mode,
             return_indices=self.return_indices,
         )
+
+
+class MaxPool1d(_MaxPoolNd):
+    """Window maxima over the last dim of (N, C, L) or (C, L) input."""
+
+    _dims = 1
 
 
 class MaxPool2d(_MaxPoolNd):
     """Window maxima over the last two dims of (N, C, H, W) or (C, H, W) input."""
 
-    def forward(self, input):
-        return F.max_pool2d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            ceil_mode=self.ceil_mode,
-            return_indices=self.return_indices,
-        )
+    _dims = 2
 
 
 class _AvgPoolNd(Module):
@@ -153,16 +147,18 @@ class _AdaptiveMaxPoolNd(_AdaptivePoolNd):
         super().__init__(output_size)
         self.return_indices = return_indices
 
+    def forward(self, input):
+        pool = F.adaptive_max_pool1d if self._dims == 1 else F.adaptive_max_pool2d
+        return pool(input, self.output_size, self.return_indices)
+
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     """Maxima over the windows that tile the last dim into `output_size`."""
 
-    def forward(self, input):
-        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+    _dims = 1
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """Maxima over the rectangles that tile the last two dims into `output_size`."""
 
-    def forward(self, input):
-        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+    _dims = 2
