@@ -9,6 +9,7 @@ use crate::autograd::{record, BackwardOp, SavedTensor};
 use crate::bail;
 use crate::element::Element;
 use crate::error::Result;
+use crate::kernels::threads::par_chunks_mut;
 use crate::ops::conv::Window;
 use crate::tensor::Tensor;
 use crate::with_dtype;
@@ -83,34 +84,53 @@ fn pooled_size(x: &Tensor, hw: [usize; 2], win: &Window, ceil_mode: bool) -> Res
     Ok([out[0] as usize, out[1] as usize])
 }
 
-/// Row-major index (h·W + w) of each window's maximum within its plane; NaN counts as the maximum, and as in
-/// PyTorch's kernels a later NaN replaces an earlier one (the last NaN of a window wins).
+/// The input positions (along one dim) each output position's window covers inside the input.
+fn window_positions(d: usize, size: usize, win: &Window, out: usize) -> Vec<Vec<usize>> {
+    (0..out)
+        .map(|o| {
+            (0..win.kernel[d])
+                .filter_map(|k| {
+                    let p = (o * win.stride[d] + k * win.dilation[d]) as isize - win.padding[d] as isize;
+                    (p >= 0 && (p as usize) < size).then_some(p as usize)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn is_nan<T: PartialOrd>(v: T) -> bool {
+    v.partial_cmp(&v).is_none()
+}
+
+/// Row-major index (h·W + w) of each window's maximum within its plane, planes in parallel; NaN counts as the
+/// maximum, and as in PyTorch's kernels a later NaN replaces an earlier one (the last NaN of a window wins).
 fn argmax_kernel<T: Element>(x: &[T], planes: usize, hw: [usize; 2], win: &Window, out: [usize; 2]) -> Vec<i64> {
     let plane = hw[0] * hw[1];
-    let mut idx = Vec::with_capacity(planes * out[0] * out[1]);
-    let inside = |d: usize, o: usize, k: usize| {
-        let p = (o * win.stride[d] + k * win.dilation[d]) as isize - win.padding[d] as isize;
-        (p >= 0 && (p as usize) < hw[d]).then_some(p as usize)
-    };
-    for p in 0..planes {
+    let per_plane = out[0] * out[1];
+    let (rows, cols) = (window_positions(0, hw[0], win, out[0]), window_positions(1, hw[1], win, out[1]));
+    let mut idx = vec![0i64; planes * per_plane];
+    if per_plane == 0 {
+        return idx;
+    }
+    par_chunks_mut(&mut idx, per_plane, &|p, part| {
         let src = &x[p * plane..(p + 1) * plane];
-        for oi in 0..out[0] {
-            for oj in 0..out[1] {
-                let mut best: Option<(usize, f64)> = None;
-                for ki in 0..win.kernel[0] {
-                    let Some(h) = inside(0, oi, ki) else { continue };
-                    for kj in 0..win.kernel[1] {
-                        let Some(w) = inside(1, oj, kj) else { continue };
-                        let v = src[h * hw[1] + w].to_f64();
-                        if best.is_none_or(|(_, m)| v > m || v.is_nan()) {
-                            best = Some((h * hw[1] + w, v));
+        for (oi, rows) in rows.iter().enumerate() {
+            for (oj, cols) in cols.iter().enumerate() {
+                let (Some(&h0), Some(&w0)) = (rows.first(), cols.first()) else { continue };
+                let (mut best_at, mut best) = (h0 * hw[1] + w0, src[h0 * hw[1] + w0]);
+                for &h in rows {
+                    let line = &src[h * hw[1]..(h + 1) * hw[1]];
+                    for &w in cols {
+                        let v = line[w];
+                        if v > best || is_nan(v) {
+                            (best_at, best) = (h * hw[1] + w, v);
                         }
                     }
                 }
-                idx.push(best.map_or(0, |(i, _)| i as i64));
+                part[oi * out[1] + oj] = best_at as i64;
             }
         }
-    }
+    });
     idx
 }
 
@@ -134,13 +154,20 @@ impl Tensor {
             bail!(NotImplemented, "\"max_pool2d\" not implemented for 'Bool'");
         }
         let out = pooled_size(self, hw, win, ceil_mode)?;
-        let idx = with_dtype!(self.dtype(), T => argmax_kernel(&self.to_vec::<T>(), planes, hw, win, out));
-        let per_plane = out[0] * out[1];
-        let pos: Vec<i64> = idx.iter().enumerate().map(|(i, &j)| (i / per_plane * hw[0] * hw[1]) as i64 + j).collect();
         let mut shape = self.shape().to_vec();
         let nd = shape.len();
         shape[nd - 2..].copy_from_slice(&out);
-        let values = self.take_flat(Arc::new(pos), &shape, "MaxPool2DWithIndicesBackward0")?;
+        let (per_plane, plane) = (out[0] * out[1], hw[0] * hw[1]);
+        let (values, idx) = with_dtype!(self.dtype(), T => {
+            let x = self.to_vec::<T>();
+            let idx = argmax_kernel(&x, planes, hw, win, out);
+            let values: Vec<T> = idx.iter().enumerate().map(|(i, &j)| x[i / per_plane * plane + j as usize]).collect();
+            (Tensor::from_vec(values, &shape)?, idx)
+        });
+        let pos: Vec<i64> = idx.iter().enumerate().map(|(i, &j)| (i / per_plane * plane) as i64 + j).collect();
+        let (name, in_shape) = ("MaxPool2DWithIndicesBackward0", self.shape().to_vec());
+        let pos = Arc::new(pos);
+        let values = record(values, &[self], || BackwardOp::TakeFlat { name, shape: in_shape, pos }, |_| vec![]);
         Ok((values, Tensor::from_vec(idx, &shape)?))
     }
 
