@@ -12,7 +12,8 @@ Both frameworks get the same weights and inputs; the first step's loss is compar
 Timing alternates the frameworks in turns (50 ms of untimed warm-up calls per turn) and reports medians;
 torch/ferrograd > 1 means ferrograd is faster. `--profile` then breaks one ferrograd step down: forward
 time per op (cProfile over the Python-visible calls) and backward time per autograd node (node pre/post
-hooks; the hooks' own cost is small next to these nodes).
+hooks; the hooks' own cost is small next to these nodes; AccumulateGrad nodes share one key, so only one of
+them is timed). With other load on the machine, compare `--threads 1 --clock cpu` runs.
 
     make build
     PYTHONPATH=$PWD/python /work/torchenv/bin/python benches/layers.py [--only lstm] [--profile]
@@ -22,14 +23,21 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import os
 import pstats
 import statistics
+import sys
 import time
 from collections import defaultdict
 
-import ferrograd as fg
-import numpy as np
-import torch
+if "--threads" in sys.argv:  # before the thread pools start
+    _n = sys.argv[sys.argv.index("--threads") + 1]
+    for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "FERROGRAD_NUM_THREADS"):
+        os.environ[_var] = _n
+
+import ferrograd as fg  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 
 def lenet(nn):
@@ -87,8 +95,9 @@ def setup(name):
             out = model(xin)
             if isinstance(out, tuple):
                 out = out[0]
-            value = F.cross_entropy(out, tin) if loss == "cross_entropy" else out.square().mean()
+            value = F.cross_entropy(out, tin) if loss == "cross_entropy" else (out * out).mean()
             value.backward()
+            value = value.detach()
             for p in model.parameters():
                 p.grad = None
             return value
@@ -105,7 +114,7 @@ def check(name, steps):
     return t, f
 
 
-def time_turns(steps, turns, min_time):
+def time_turns(steps, turns, min_time, clock=time.perf_counter):
     samples = defaultdict(list)
     order = ["ferrograd", "torch"]
     for turn in range(turns):
@@ -116,9 +125,9 @@ def time_turns(steps, turns, min_time):
                 step()
             spent = 0.0
             while spent < min_time / turns:
-                t0 = time.perf_counter()
+                t0 = clock()
                 step()
-                dt = time.perf_counter() - t0
+                dt = clock() - t0
                 samples[fw].append(dt)
                 spent += dt
     return {fw: statistics.median(v) for fw, v in samples.items()}
@@ -184,13 +193,24 @@ def main():
     parser.add_argument("--turns", type=int, default=6)
     parser.add_argument("--min-time", type=float, default=3.0, help="seconds per framework and workload")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--threads", type=int, help="threads for both frameworks (default: their own)")
+    parser.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="wall",
+        help="cpu: process CPU time (with --threads 1, much less disturbed by other load than wall time)",
+    )
     args = parser.parse_args()
-    print(f"torch {torch.__version__} ({torch.get_num_threads()} threads), ferrograd {fg.__version__}")
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    load = os.getloadavg()[0]
+    print(f"torch {torch.__version__} ({torch.get_num_threads()} threads), ferrograd {fg.__version__}, load {load:.1f}")
     print("| workload | ferrograd | torch | torch/ferrograd |\n|---|---|---|---|")
     for name in args.only.split(","):
         steps, model = setup(name)
         check(name, steps)
-        med = time_turns(steps, args.turns, args.min_time)
+        clock = time.process_time if args.clock == "cpu" else time.perf_counter
+        med = time_turns(steps, args.turns, args.min_time, clock)
         ratio = med["torch"] / med["ferrograd"]
         print(f"| {name} | {med['ferrograd'] * 1e3:.2f} ms | {med['torch'] * 1e3:.2f} ms | {ratio:.2f} |", flush=True)
         if args.profile:
