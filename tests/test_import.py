@@ -4,7 +4,6 @@ import subprocess
 import sys
 
 import pytest
-
 from helpers import AGAINST_TORCH
 
 pytestmark = pytest.mark.skipif(AGAINST_TORCH, reason="torch itself imports numpy")
