@@ -6,7 +6,7 @@
 
 import builtins
 
-from . import _core, autograd, nn, return_types
+from . import _core, _utils, autograd, nn, return_types, utils
 from ._core import (
     Generator,
     Tensor,
@@ -41,6 +41,8 @@ from ._core import (
 from ._core import bool as bool  # noqa: A001 - PyTorch's name for the dtype
 from ._size import Size
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
+
+_utils.install()
 
 float = float32  # noqa: A001
 double = float64

@@ -210,6 +210,9 @@ class Tensor:
         """Writes ``value`` (a tensor, number or nested sequence) into the indexed view in place."""
     def __array__(self, dtype: Any = None, copy: _Bool | None = None) -> np.ndarray[Any, Any]:
         """NumPy array protocol: a view of the data (cast to ``dtype`` / copied when ``copy=True``)."""
+    def __deepcopy__(self, memo: dict[builtins.int, Any]) -> Self:
+        """``copy.deepcopy``: a leaf with copied values, ``requires_grad`` and ``.grad`` (installed by
+        ``ferrograd._utils``; non-leaves raise RuntimeError as in PyTorch)."""
 
     # ---- data ----
     @property

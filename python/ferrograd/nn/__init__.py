@@ -1,5 +1,9 @@
-"""`ferrograd.nn`: so far only the functional building blocks (`ferrograd.nn.functional`)."""
+"""`ferrograd.nn`: modules (`nn.Module`, layers, containers, losses), `nn.Parameter`, `nn.functional`,
+`nn.init` and `nn.utils`, with PyTorch's names."""
 
 from . import functional
+from .modules import *  # noqa: F403
+from .modules import __all__ as _modules_all
+from .parameter import Buffer, Parameter
 
-__all__ = ["functional"]
+__all__ = ["functional", "Parameter", "Buffer", *_modules_all]

@@ -1,0 +1,100 @@
+"""Pickling and deep copies of tensors, as PyTorch's `Tensor.__reduce_ex__` / `__deepcopy__` behave.
+
+`pickle` keeps a tensor's values, dtype, shape and `requires_grad` (a non-leaf comes back as a leaf, as in
+PyTorch, and `.grad` is not saved); `copy.deepcopy` also copies `.grad`, goes through the memo (tensors that
+were shared stay shared) and refuses non-leaves with PyTorch's message.
+"""
+
+import copy
+import copyreg
+
+import numpy as np
+
+from . import _core
+from ._core import Tensor
+
+# numpy has no bfloat16: such tensors travel as float32, which holds every bfloat16 value exactly
+_VIA_FLOAT32 = (_core.bfloat16,)
+
+
+def _dtype_named(name):
+    return getattr(_core, name)
+
+
+def _reduce_dtype(dtype):
+    # by name: `t.dtype` is a new object each time, so pickle's lookup of the global would not find it
+    return _dtype_named, (str(dtype).rpartition(".")[2],)
+
+
+def _values(t):
+    """A contiguous numpy copy of `t`'s values (detached), ready to pickle."""
+    t = t.detach()
+    if t.dtype in _VIA_FLOAT32:
+        t = t.float()
+    return np.ascontiguousarray(t.numpy()).copy()
+
+
+def _rebuild_tensor(values, dtype, requires_grad):
+    t = _core.from_numpy(values)
+    if t.dtype != dtype:
+        t = t.to(dtype)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _reduce_tensor(t):
+    return _rebuild_tensor, (_values(t), t.dtype, t.requires_grad)
+
+
+def _rebuild_subclass(cls, values, dtype, requires_grad, state):
+    """A tensor of subclass `cls` (other than those with their own `__reduce_ex__`, such as Parameter)."""
+    t = Tensor.__new__(cls)
+    t.data = _rebuild_tensor(values, dtype, False)
+    t.requires_grad_(requires_grad)
+    if state:
+        t.__dict__.update(state)
+    return t
+
+
+def _reduce_ex(self, protocol):
+    if type(self) is Tensor:
+        return _reduce_tensor(self)
+    return _rebuild_subclass, (type(self), _values(self), self.dtype, self.requires_grad, dict(self.__dict__))
+
+
+_DEEPCOPY_NON_LEAF = (
+    "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  "
+    "If you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, "
+    "see https://github.com/pytorch/pytorch/pull/103001"
+)
+
+
+def _deepcopy(self, memo):
+    if not self.is_leaf:
+        raise RuntimeError(_DEEPCOPY_NON_LEAF)
+    if id(self) in memo:
+        return memo[id(self)]
+    values = self.detach().clone()
+    if type(self) is Tensor:
+        new = values
+    else:
+        new = Tensor.__new__(type(self))
+        new.data = values
+    if self.requires_grad:
+        new.requires_grad_(True)
+    memo[id(self)] = new
+    if self.grad is not None:
+        new.grad = copy.deepcopy(self.grad, memo)
+    if type(self) is not Tensor and self.__dict__:
+        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+    return new
+
+
+def install():
+    """Makes `pickle` and `copy` handle ferrograd tensors (called once, on import)."""
+    copyreg.pickle(_core.dtype, _reduce_dtype)
+    copyreg.pickle(Tensor, _reduce_tensor)
+    # subclasses (nn.Buffer, user classes) inherit these; nn.Parameter defines its own
+    Tensor.__reduce_ex__ = _reduce_ex
+    Tensor.__deepcopy__ = _deepcopy
