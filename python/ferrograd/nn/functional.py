@@ -670,11 +670,11 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
-    """x · relu6(x + 3) / 6; the middle piece's gradient x / 3 + 1/2 holds at -3 and 3 (-1/2 and 3/2)."""
+    """x · relu6(x + 3) / 6; as in PyTorch the gradient is 0 at -3 and 1 at 3 (the outer pieces')."""
     if inplace:
         return _inplace(input, hardswish)
     middle = input * (input + 3.0) / 6.0
-    return _core.where(input < -3.0, 0.0, _core.where(input <= 3.0, middle, input))
+    return _core.where(input <= -3.0, 0.0, _core.where(input < 3.0, middle, input))
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
