@@ -937,8 +937,9 @@ def _embedding_renorm_(weight, input, max_norm, norm_type):
 
 def _scale_grad_by_freq(out, input, rows):
     """The same values, with the gradient of each looked-up row divided by how often `input` picks it."""
-    counts = _core.zeros(rows).index_add_(0, input.reshape(-1), _core.ones(input.numel()))
-    s = (1.0 / counts.index_select(0, input.reshape(-1))).reshape(*input.shape, 1).to(out.dtype)
+    ones = _core.ones(input.numel(), dtype=out.dtype)
+    counts = _core.zeros(rows, dtype=out.dtype).index_add_(0, input.reshape(-1), ones)
+    s = (1.0 / counts.index_select(0, input.reshape(-1))).reshape(*input.shape, 1)
     return out * s + (out * (1.0 - s)).detach()
 
 

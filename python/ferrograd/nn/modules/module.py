@@ -551,7 +551,7 @@ class Module:
             grad = param.grad
             if grad is not None:
                 with no_grad():
-                    grad.data = fn(grad)
+                    param.grad = fn(grad)
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)
