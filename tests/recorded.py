@@ -129,6 +129,15 @@ def golden_path(area):
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", f"{area}.json")
 
 
+def expected(area, cases):
+    """The recording tests/golden/<area>.json, checked to hold exactly the cases of `cases`."""
+    with open(golden_path(area)) as f:
+        recorded = json.load(f)
+    missing = sorted(set(cases) ^ set(recorded))
+    assert not missing, f"{area}.json and its cases differ in {missing}: rerun tests/golden/record_{area}.py"
+    return recorded
+
+
 def require_torch():
     """Recording scripts run against PyTorch only (through tools/torch_shim)."""
     if not fg.Tensor.__module__.startswith("torch"):

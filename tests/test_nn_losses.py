@@ -2,7 +2,6 @@
 (tests/golden/nn_losses.json; cases in tests/cases_nn_losses.py): values and input gradients for every
 reduction, ties at hinges and boundaries included; reprs, buffers and errors; gradcheck in float64."""
 
-import json
 import warnings
 
 import ferrograd as fg
@@ -12,14 +11,9 @@ import numpy as np
 import pytest
 from cases_nn_losses import CASES
 from helpers import gradcheck
-from recorded import check, golden_path
+from recorded import check, expected
 
-with open(golden_path("nn_losses")) as _f:
-    EXPECTED = json.load(_f)
-
-
-def test_every_case_is_recorded():
-    assert sorted(EXPECTED) == sorted(CASES)
+EXPECTED = expected("nn_losses", CASES)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -4,7 +4,6 @@ their messages, attribute errors, hook order and gradients, containers, Linear /
 Flatten values and gradients, dtype conversion, reprs; plus deepcopy / pickle round trips."""
 
 import copy
-import json
 import pickle
 
 import ferrograd as fg
@@ -12,14 +11,9 @@ import ferrograd.nn as nn
 import numpy as np
 import pytest
 from cases_nn_modules import CASES, Net, copy_in
-from recorded import check, golden_path
+from recorded import check, expected
 
-with open(golden_path("nn_modules")) as _f:
-    EXPECTED = json.load(_f)
-
-
-def test_every_case_is_recorded():
-    assert sorted(EXPECTED) == sorted(CASES)
+EXPECTED = expected("nn_modules", CASES)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
