@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.deps-installed
 EXT    := python/ferrograd/_core.abi3.so
 RUST   := $(shell find rust -name '*.rs') $(wildcard rust/*/Cargo.toml) Cargo.toml Cargo.lock
 
-.PHONY: demo test test-rust test-python stubtest lint build build-fast test-torch wheel bench bench-rust clean
+.PHONY: demo test test-rust test-python stubtest lint build build-fast test-torch wheel sdist bench bench-rust clean
 
 demo: build
 	$(PY) examples/autograd_tutorial.py
@@ -53,9 +53,14 @@ test-python: build
 stubtest: build
 	$(VENV)/bin/python -m mypy.stubtest ferrograd._core --allowlist stubtest-allowlist.txt
 
+# One abi3 wheel for any x86-64 Linux with glibc >= 2.17 (manylinux2014, where torch's wheels install
+# too): linked through zig (the `ziglang` package), so the build machine's newer glibc is not required.
 wheel: $(STAMP)
 	rm -rf dist
-	$(VENV)/bin/maturin build --release --out dist
+	PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin build --release --zig --compatibility manylinux2014 --out dist
+
+sdist: $(STAMP)
+	$(VENV)/bin/maturin sdist --out dist
 
 bench: build
 	$(PY) benches/run.py --out benches/RESULTS.md

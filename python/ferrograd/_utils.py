@@ -8,8 +8,6 @@ were shared stay shared) and refuses non-leaves with PyTorch's message.
 import copy
 import copyreg
 
-import numpy as np
-
 from . import _core
 from ._core import Tensor
 
@@ -27,7 +25,9 @@ def _reduce_dtype(dtype):
 
 
 def _values(t):
-    """A contiguous numpy copy of `t`'s values (detached), ready to pickle."""
+    """A contiguous numpy copy of `t`'s values (detached), ready to pickle (numpy loads on first use)."""
+    import numpy as np
+
     t = t.detach()
     if t.dtype in _VIA_FLOAT32:
         t = t.float()

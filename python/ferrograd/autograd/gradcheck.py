@@ -9,10 +9,9 @@ matrix per (input, output) pair.
 
 import warnings
 
-import numpy as np
-
 from .. import _core
 from .._core import Tensor
+from .._lazy_numpy import np
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 

@@ -670,11 +670,11 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
-    """x · relu6(x + 3) / 6; the middle piece's gradient x / 3 + 1/2 holds at -3 and 3 (-1/2 and 3/2)."""
+    """x · relu6(x + 3) / 6; as in PyTorch the gradient is 0 at -3 and 1 at 3 (the outer pieces')."""
     if inplace:
         return _inplace(input, hardswish)
     middle = input * (input + 3.0) / 6.0
-    return _core.where(input < -3.0, 0.0, _core.where(input <= 3.0, middle, input))
+    return _core.where(input <= -3.0, 0.0, _core.where(input < 3.0, middle, input))
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -937,8 +937,9 @@ def _embedding_renorm_(weight, input, max_norm, norm_type):
 
 def _scale_grad_by_freq(out, input, rows):
     """The same values, with the gradient of each looked-up row divided by how often `input` picks it."""
-    counts = _core.zeros(rows).index_add_(0, input.reshape(-1), _core.ones(input.numel()))
-    s = (1.0 / counts.index_select(0, input.reshape(-1))).reshape(*input.shape, 1).to(out.dtype)
+    ones = _core.ones(input.numel(), dtype=out.dtype)
+    counts = _core.zeros(rows, dtype=out.dtype).index_add_(0, input.reshape(-1), ones)
+    s = (1.0 / counts.index_select(0, input.reshape(-1))).reshape(*input.shape, 1)
     return out * s + (out * (1.0 - s)).detach()
 
 

@@ -202,19 +202,23 @@ class Module:
 
     # ---- registration ----
 
+    def _check_new_name(self, kind, registry, name):
+        """PyTorch's checks on a buffer or parameter name (`registry` is the dict it goes into)."""
+        if registry not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self.__dict__[registry]:
+            raise KeyError(f"attribute '{name}' already exists")
+
     def register_buffer(self, name, tensor, persistent=True):
         """Adds a buffer (state that is not a parameter, e.g. running statistics); a persistent one is part of
         `state_dict`. `tensor=None` registers the name with no tensor."""
-        if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_name("buffer", "_buffers", name)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
                 f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (torch Tensor or None required)"
@@ -227,16 +231,7 @@ class Module:
 
     def register_parameter(self, name, param):
         """Adds a parameter (an `nn.Parameter`, or None to register the name without one)."""
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_name("parameter", "_parameters", name)
         if param is None:
             self._parameters[name] = None
         elif not isinstance(param, Parameter):
@@ -551,7 +546,7 @@ class Module:
             grad = param.grad
             if grad is not None:
                 with no_grad():
-                    grad.data = fn(grad)
+                    param.grad = fn(grad)
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)
