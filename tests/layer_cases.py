@@ -6,42 +6,26 @@ A case is plain JSON:
     {"id": ..., "kind": "module" | "function", "target": "Conv2d" | "conv_transpose2d", "args": [...],
      "kwargs": {...}, "dtype": "float64", "params": {name: array}, "steps": [step, ...]}
 a step: {"inputs": [value, ...], "kwargs": {name: value}, "train": bool, "backward": bool, "frozen": [index]};
-a value is a literal or an encoded tensor {"dtype", "shape", "data"}; float tensors among a step's inputs
+a value is a literal or a tensor as `recorded.encode` writes it; float tensors among a step's inputs
 require grad, except those at the frozen indices.
 Running a case returns {"outputs": [[tensor, ...] per step], "input_grads": [[...] per step],
-"param_grads": {...}, "buffers": {...}, "repr": str}. Each backward step uses upstream gradients drawn from
-`numpy.random.default_rng(seed)` in output order, so both frameworks see the same ones.
+"param_grads": {...}, "buffers": {...}, "repr": str}, recorded and compared by tests/recorded.py. Each
+backward step uses upstream gradients drawn from `numpy.random.default_rng(seed)` in output order, so both
+frameworks see the same ones.
 """
 
 import ferrograd as fg
 import ferrograd.nn as nn
 import ferrograd.nn.functional as F
 import numpy as np
+from recorded import encode, golden_path, require_torch
 
 FLOAT_DTYPES = ("float32", "float64")
-
-
-def encode(t):
-    """A tensor (or None) as JSON."""
-    if t is None:
-        return None
-    a = np.array(t.detach().numpy())
-    name = str(t.dtype).split(".")[-1]
-    data = a.astype(np.float64 if name in FLOAT_DTYPES else np.int64 if name != "bool" else bool).ravel()
-    return {"dtype": name, "shape": list(a.shape), "data": data.tolist()}
-
-
-def array(value):
-    """numpy array of an encoded tensor."""
-    a = np.array(
-        value["data"],
-        dtype={"float32": np.float32, "bool": np.bool_, "int64": np.int64}.get(value["dtype"], np.float64),
-    )
-    return a.reshape(value["shape"])
+_NP = {"float32": np.float32, "float64": np.float64, "bool": np.bool_, "int64": np.int64}
 
 
 def is_tensor_value(value):
-    return isinstance(value, dict) and set(value) == {"dtype", "shape", "data"}
+    return isinstance(value, dict) and set(value) == {"tensor", "dtype", "shape"}
 
 
 def pack(value):
@@ -82,21 +66,23 @@ def decode(value, requires_grad=False):
         return tuple(decode(v, requires_grad) for v in value["tuple"])
     if not is_tensor_value(value):
         return unpack(value)
-    t = fg.tensor(array(value), dtype=getattr(fg, value["dtype"]))
+    data = np.asarray(value["tensor"], dtype=_NP[value["dtype"]]).reshape(value["shape"])
+    t = fg.tensor(data, dtype=getattr(fg, value["dtype"]))
     if requires_grad and value["dtype"] in FLOAT_DTYPES:
         t.requires_grad_(True)
     return t
 
 
 def tensor_value(a, dtype="float64"):
-    """Encode a numpy array (or nested lists) as a case value."""
+    """Encode a numpy array (or nested lists) as a case value; floats rounded to 6 decimals (the recording
+    stays small, and both frameworks read the same numbers)."""
     a = np.asarray(a)
+    if dtype in FLOAT_DTYPES:
+        a = np.round(a.astype(np.float64), 6)
     return {
+        "tensor": a.astype(_NP[dtype] if dtype not in FLOAT_DTYPES else np.float64).tolist(),
         "dtype": dtype,
         "shape": list(a.shape),
-        "data": a.astype(np.float64 if dtype in FLOAT_DTYPES else np.int64 if dtype != "bool" else bool)
-        .ravel()
-        .tolist(),
     }
 
 
@@ -140,7 +126,7 @@ def run(case):
                 out = [t for t in _flatten(target(*inputs, **kwargs)) if t is not None]
         else:
             out = [t for t in _flatten(target(*inputs, **kwargs)) if t is not None]
-        results["outputs"].append([encode(t) for t in out])
+        results["outputs"].append(out)
         if step.get("backward", False):
             rng = np.random.default_rng(1000 + step_no)
             loss = None
@@ -151,12 +137,12 @@ def run(case):
                     loss = term if loss is None else loss + term
             loss.backward()
             leaves = [t for t in _flatten(inputs) if isinstance(t, fg.Tensor)]
-            results["input_grads"].append([encode(t.grad) for t in leaves])
+            results["input_grads"].append([t.grad for t in leaves])
         else:
             results["input_grads"].append([])
     if case["kind"] == "module":
-        results["param_grads"] = {n: encode(p.grad) for n, p in target.named_parameters()}
-        results["buffers"] = {n: encode(b) for n, b in target.named_buffers()}
+        results["param_grads"] = {n: p.grad for n, p in target.named_parameters()}
+        results["buffers"] = dict(target.named_buffers())
         results["repr"] = repr(target)
     return results
 
@@ -206,45 +192,13 @@ def randn(rng, *shape, dtype="float64"):
     return tensor_value(rng.standard_normal(shape), dtype)
 
 
-def assert_results(actual, expected, rtol=1e-7, atol=1e-9):
-    """Compare two `run` results value by value (NaN equals NaN)."""
-    for key in ("outputs", "input_grads"):
-        assert len(actual[key]) == len(expected[key]), key
-        for i, (a_step, e_step) in enumerate(zip(actual[key], expected[key])):
-            assert len(a_step) == len(e_step), f"{key}[{i}]: {len(a_step)} values, expected {len(e_step)}"
-            for j, (a, e) in enumerate(zip(a_step, e_step)):
-                _assert_value(a, e, f"{key}[{i}][{j}]", rtol, atol)
-    for key in ("param_grads", "buffers"):
-        if key in expected:
-            assert list(actual[key]) == list(expected[key]), f"{key} names {list(actual[key])}"
-            for name in expected[key]:
-                _assert_value(actual[key][name], expected[key][name], f"{key}[{name}]", rtol, atol)
-
-
-def _assert_value(a, e, where, rtol, atol):
-    if e is None or a is None:
-        assert a is None and e is None, f"{where}: {a is None=} {e is None=}"
-        return
-    assert a["dtype"] == e["dtype"], f"{where}: dtype {a['dtype']} != {e['dtype']}"
-    assert a["shape"] == e["shape"], f"{where}: shape {a['shape']} != {e['shape']}"
-    got, want = array(a), array(e)
-    if a["dtype"] in FLOAT_DTYPES:
-        ok = np.isclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
-        assert ok.all(), (
-            f"{where}: {(~ok).sum()} of {ok.size} differ, max abs diff "
-            f"{np.nanmax(np.abs(got - want))}\nactual {got.ravel()[:8]}\nexpected {want.ravel()[:8]}"
-        )
-    else:
-        np.testing.assert_array_equal(got, want, err_msg=where)
-
-
 def record(name, cases):
-    """Run `cases` (on torch, when called from a record script) and write tests/golden/<name>.json."""
+    """Run `cases` (on torch: a record script) and write tests/golden/<name>.json, each case beside its results."""
     import json
-    import os
 
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", f"{name}.json")
-    entries = [{"case": case, "expected": run(case)} for case in cases]
+    require_torch()
+    path = golden_path(name)
+    entries = [{"case": case, "expected": {k: encode(v) for k, v in run(case).items()}} for case in cases]
     with open(path, "w") as f:
         json.dump({"torch": fg.__version__, "cases": entries}, f, separators=(",", ":"))
     print(f"wrote {path}: {len(entries)} cases")

@@ -15,19 +15,17 @@ import layer_cases as lc
 import numpy as np
 import pytest
 from helpers import golden, gradcheck
+from recorded import check
 
 CASES = golden("attention")["cases"]
 
 
 @pytest.mark.parametrize("entry", CASES, ids=[e["case"]["id"] for e in CASES])
 def test_against_torch(entry):
-    tol = {"rtol": 1e-4, "atol": 1e-5} if "float32" in entry["case"]["id"] else {}
+    tol = (1e-4, 1e-5) if "float32" in entry["case"]["id"] else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the encoder's nested-tensor notes
-        actual = lc.run(entry["case"])
-    lc.assert_results(actual, entry["expected"], **tol)
-    if "repr" in entry["expected"]:
-        assert actual["repr"] == entry["expected"]["repr"]
+        check(entry["case"]["id"], lambda: lc.run(entry["case"]), entry["expected"], tol)
 
 
 @pytest.mark.parametrize(

@@ -8,16 +8,14 @@ import ferrograd.nn.functional as F
 import layer_cases as lc
 import pytest
 from helpers import golden, gradcheck
+from recorded import check
 
 CASES = golden("pool")["cases"]
 
 
 @pytest.mark.parametrize("entry", CASES, ids=[e["case"]["id"] for e in CASES])
 def test_against_torch(entry):
-    actual = lc.run(entry["case"])
-    lc.assert_results(actual, entry["expected"])
-    if "repr" in entry["expected"]:
-        assert actual["repr"] == entry["expected"]["repr"]
+    check(entry["case"]["id"], lambda: lc.run(entry["case"]), entry["expected"])
 
 
 @pytest.mark.parametrize(

@@ -11,16 +11,15 @@ import layer_cases as lc
 import numpy as np
 import pytest
 from helpers import golden, gradcheck
+from recorded import check
 
 CASES = golden("rnn")["cases"]
 
 
 @pytest.mark.parametrize("entry", CASES, ids=[e["case"]["id"] for e in CASES])
 def test_against_torch(entry):
-    tol = {"rtol": 1e-4, "atol": 1e-5} if "float32" in entry["case"]["id"] else {}
-    actual = lc.run(entry["case"])
-    lc.assert_results(actual, entry["expected"], **tol)
-    assert actual["repr"] == entry["expected"]["repr"]
+    tol = (1e-4, 1e-5) if "float32" in entry["case"]["id"] else None
+    check(entry["case"]["id"], lambda: lc.run(entry["case"]), entry["expected"], tol)
 
 
 def _with_weights(module, names, weights):
