@@ -192,6 +192,15 @@ def randn(rng, *shape, dtype="float64"):
     return tensor_value(rng.standard_normal(shape), dtype)
 
 
+def raises(exc, message, fn):
+    """`fn()` raises `exc` whose text contains `message` (torch's phrase)."""
+    import pytest
+
+    with pytest.raises(exc) as info:
+        fn()
+    assert message in str(info.value), str(info.value)
+
+
 def record(name, cases):
     """Run `cases` (on torch: a record script) and write tests/golden/<name>.json, each case beside its results."""
     import json

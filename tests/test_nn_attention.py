@@ -108,66 +108,60 @@ def test_nested_tensor_warning():
     )
 
 
-def _raises(exc, message, fn):
-    with pytest.raises(exc) as info:
-        fn()
-    assert message in str(info.value), str(info.value)
-
-
 def test_errors():
     q, k, v = fg.randn(2, 3, 4, 8), fg.randn(2, 3, 5, 8), fg.randn(2, 3, 5, 6)
     sdpa = F.scaled_dot_product_attention
-    _raises(
+    lc.raises(
         RuntimeError,
         "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True",
         lambda: sdpa(q, k, v, attn_mask=fg.ones(4, 5, dtype=fg.bool), is_causal=True),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "Expected query, key, and value to have the same dtype, but got query.dtype: double key.dtype: float and "
         "value.dtype: float instead.",
         lambda: sdpa(q.double(), k, v),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: long int "
         "and  query.dtype: float instead.",
         lambda: sdpa(q, k, v, attn_mask=fg.ones(4, 5, dtype=fg.int64)),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "Number of heads in key and value must divide the number of heads in query",
         lambda: sdpa(q, k[:, :2], v[:, :2], enable_gqa=True),
     )
-    _raises(
+    lc.raises(
         RuntimeError, "dropout probability has to be between 0 and 1, but got 1.5", lambda: sdpa(q, k, v, dropout_p=1.5)
     )
     mha = nn.MultiheadAttention(8, 2)
     x = fg.randn(4, 3, 8)
-    _raises(AssertionError, "was expecting embedding dimension of 8, but got 6", lambda: mha(fg.randn(4, 3, 6), x, x))
-    _raises(
+    lc.raises(AssertionError, "was expecting embedding dimension of 8, but got 6", lambda: mha(fg.randn(4, 3, 6), x, x))
+    lc.raises(
         AssertionError,
         "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found 2-D and 2-D tensors respectively",
         lambda: mha(x, fg.randn(4, 8), fg.randn(4, 8)),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "The shape of the 2D attn_mask is",
         lambda: mha(x, x, x, attn_mask=fg.zeros(3, 4)),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "Need attn_mask if specifying the is_causal hint.",
         lambda: mha(x, x, x, is_causal=True),
     )
-    _raises(
+    lc.raises(
         AssertionError,
         "only bool and floating types of key_padding_mask are supported",
         lambda: mha(x, x, x, key_padding_mask=fg.zeros(3, 4, dtype=fg.int64)),
     )
-    _raises(AssertionError, "embed_dim must be divisible by num_heads", lambda: nn.MultiheadAttention(8, 3))
-    _raises(ValueError, "embed_dim and num_heads must be greater than 0", lambda: nn.MultiheadAttention(0, 1))
-    _raises(
+    lc.raises(AssertionError, "embed_dim must be divisible by num_heads", lambda: nn.MultiheadAttention(8, 3))
+    lc.raises(ValueError, "embed_dim and num_heads must be greater than 0", lambda: nn.MultiheadAttention(0, 1))
+    lc.raises(
         RuntimeError,
         "activation should be relu/gelu, not tanh",
         lambda: nn.TransformerEncoderLayer(8, 2, activation="tanh"),
@@ -175,10 +169,10 @@ def test_errors():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the encoder's nested-tensor note
         t = nn.Transformer(8, 2, 1, 1, 16)
-    _raises(
+    lc.raises(
         RuntimeError, "the batch number of src and tgt must be equal", lambda: t(fg.randn(5, 3, 8), fg.randn(4, 2, 8))
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "the feature number of src and tgt must be equal to d_model",
         lambda: t(fg.randn(5, 3, 8), fg.randn(4, 3, 6)),

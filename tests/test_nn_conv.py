@@ -61,85 +61,79 @@ def test_circular_pad_gradcheck_and_values(rng):
     np.testing.assert_array_equal(out, expected)
 
 
-def _raises(exc, message, fn):
-    with pytest.raises(exc) as info:
-        fn()
-    assert message in str(info.value), str(info.value)
-
-
 def test_errors():
     x = fg.randn(64, 3, 32, 32)
-    _raises(
+    lc.raises(
         RuntimeError,
         "Given groups=1, weight of size [6, 1, 5, 5], expected input[64, 3, 32, 32] to have 1 channels, but got 3 "
         "channels instead",
         lambda: nn.Conv2d(1, 6, 5)(x),
     )
     y = fg.randn(1, 3, 5, 5)
-    _raises(
+    lc.raises(
         RuntimeError,
         "Given transposed=1, weight of size [4, 2, 3, 3], expected input[1, 3, 5, 5] to have 4 channels, but got 3 "
         "channels instead",
         lambda: F.conv_transpose2d(y, fg.randn(4, 2, 3, 3)),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "output padding must be smaller than either stride or dilation, but got output_padding_height: 1 "
         "output_padding_width: 1 stride_height: 1 stride_width: 1 dilation_height: 1 dilation_width: 1",
         lambda: F.conv_transpose2d(y, fg.randn(3, 2, 3, 3), output_padding=1),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "Given groups=2, expected weight to be divisible by 2 at dimension 0, but got weight of size [[3, 2, 3, 3]] "
         "instead",
         lambda: F.conv_transpose2d(y, fg.randn(3, 2, 3, 3), groups=2),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of size: [3, 5]",
         lambda: F.conv_transpose2d(fg.randn(3, 5), fg.randn(3, 2, 3, 3)),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "Given transposed=1, weight of size [3, 2, 3, 3], expected bias to be 1-dimensional with 2 elements, but got "
         "bias of size [3] instead",
         lambda: F.conv_transpose2d(y, fg.randn(3, 2, 3, 3), bias=fg.randn(3)),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "Given input size per channel: (1 x 1). Calculated output size per channel: (-3 x -3). Output size is too "
         "small",
         lambda: F.conv_transpose2d(fg.randn(1, 3, 1, 1), fg.randn(3, 2, 3, 3), padding=3),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "negative padding is not supported",
         lambda: F.conv_transpose1d(fg.randn(1, 3, 5), fg.randn(3, 2, 3), padding=-1),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "non-positive stride is not supported",
         lambda: F.conv_transpose1d(fg.randn(1, 3, 5), fg.randn(3, 2, 3), stride=0),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "dilation should be greater than zero, but got dilation_height: 1, dilation_width: 0",
         lambda: F.conv_transpose1d(fg.randn(1, 3, 5), fg.randn(3, 2, 3), dilation=0),
     )
-    _raises(ValueError, "in_channels must be divisible by groups", lambda: nn.Conv2d(3, 4, 3, groups=2))
-    _raises(ValueError, "out_channels must be divisible by groups", lambda: nn.Conv2d(4, 3, 3, groups=2))
-    _raises(ValueError, "groups must be a positive integer", lambda: nn.Conv1d(4, 4, 3, groups=0))
-    _raises(
+    lc.raises(ValueError, "in_channels must be divisible by groups", lambda: nn.Conv2d(3, 4, 3, groups=2))
+    lc.raises(ValueError, "out_channels must be divisible by groups", lambda: nn.Conv2d(4, 3, 3, groups=2))
+    lc.raises(ValueError, "groups must be a positive integer", lambda: nn.Conv1d(4, 4, 3, groups=0))
+    lc.raises(
         ValueError, "padding='same' is not supported for strided convolutions", lambda: nn.Conv2d(1, 1, 3, 2, "same")
     )
-    _raises(ValueError, "Invalid padding string 'full'", lambda: nn.Conv2d(1, 1, 3, padding="full"))
-    _raises(ValueError, "padding_mode must be one of", lambda: nn.Conv2d(1, 1, 3, padding_mode="wrap"))
-    _raises(
+    lc.raises(ValueError, "Invalid padding string 'full'", lambda: nn.Conv2d(1, 1, 3, padding="full"))
+    lc.raises(ValueError, "padding_mode must be one of", lambda: nn.Conv2d(1, 1, 3, padding_mode="wrap"))
+    lc.raises(
         ValueError,
         'Only "zeros" padding mode is supported for ConvTranspose2d',
         lambda: nn.ConvTranspose2d(1, 1, 3, padding_mode="reflect"),
     )
-    _raises(
+    lc.raises(
         ValueError,
         "requested an output size of [9, 9], but valid sizes range from [7, 7] to [8, 8]",
         lambda: nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1)(fg.randn(1, 3, 4, 4), output_size=[9, 9]),

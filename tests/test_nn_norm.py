@@ -61,38 +61,32 @@ def test_batch_norm_eval_gradcheck(rng):
     )
 
 
-def _raises(exc, message, fn):
-    with pytest.raises(exc) as info:
-        fn()
-    assert message in str(info.value), str(info.value)
-
-
 def test_errors():
-    _raises(
+    lc.raises(
         ValueError,
         "Expected more than 1 value per channel when training, got input size",
         lambda: F.batch_norm(fg.randn(1, 3), fg.zeros(3), fg.ones(3), training=True),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "running_mean should contain 3 elements not 4",
         lambda: F.batch_norm(fg.randn(2, 3), fg.zeros(4), fg.ones(4), training=True),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "weight should contain 3 elements not 4",
         lambda: F.batch_norm(fg.randn(2, 3), None, None, fg.ones(4), training=True),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "running_mean must be defined in evaluation mode",
         lambda: F.batch_norm(fg.randn(2, 3), None, None),
     )
-    _raises(ValueError, "expected 2D or 3D input (got 4D input)", lambda: nn.BatchNorm1d(3)(fg.randn(2, 3, 4, 5)))
-    _raises(ValueError, "expected 4D input (got 3D input)", lambda: nn.BatchNorm2d(3)(fg.randn(2, 3, 4)))
-    _raises(RuntimeError, "running_mean should contain 4 elements not 3", lambda: nn.BatchNorm1d(3)(fg.randn(2, 4)))
-    _raises(ValueError, "expected 2D or 3D input (got 4D input)", lambda: nn.InstanceNorm1d(3)(fg.randn(2, 3, 4, 5)))
-    _raises(
+    lc.raises(ValueError, "expected 2D or 3D input (got 4D input)", lambda: nn.BatchNorm1d(3)(fg.randn(2, 3, 4, 5)))
+    lc.raises(ValueError, "expected 4D input (got 3D input)", lambda: nn.BatchNorm2d(3)(fg.randn(2, 3, 4)))
+    lc.raises(RuntimeError, "running_mean should contain 4 elements not 3", lambda: nn.BatchNorm1d(3)(fg.randn(2, 4)))
+    lc.raises(ValueError, "expected 2D or 3D input (got 4D input)", lambda: nn.InstanceNorm1d(3)(fg.randn(2, 3, 4, 5)))
+    lc.raises(
         ValueError,
         "expected input's size at dim=1 to match num_features (3), but got: 4.",
         lambda: nn.InstanceNorm1d(3, affine=True)(fg.randn(2, 4, 5)),
@@ -101,25 +95,25 @@ def test_errors():
         warnings.simplefilter("always")
         nn.InstanceNorm1d(3)(fg.randn(2, 4, 5))
     assert any("does not match num_features" in str(w.message) for w in caught)
-    _raises(
+    lc.raises(
         ValueError,
         "Expected more than 1 spatial element when training, got input size",
         lambda: F.instance_norm(fg.randn(2, 6)),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "Expected number of channels in input to be divisible by num_groups, but got input of shape [2, 6, 4] and "
         "num_groups=4",
         lambda: F.group_norm(fg.randn(2, 6, 4), 4),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "Expected weight to be a vector of size equal to the number of channels in input, but got weight of shape "
         "[4] and input of shape [2, 6, 5]",
         lambda: nn.GroupNorm(2, 4)(fg.randn(2, 6, 5)),
     )
-    _raises(ValueError, "num_channels (5) must be divisible by num_groups (2)", lambda: nn.GroupNorm(2, 5))
-    _raises(
+    lc.raises(ValueError, "num_channels (5) must be divisible by num_groups (2)", lambda: nn.GroupNorm(2, 5))
+    lc.raises(
         RuntimeError,
         "Given normalized_shape=[4], expected input with shape [*, 4], but got input of size[2, 5]",
         lambda: nn.LayerNorm(4)(fg.randn(2, 5)),

@@ -88,71 +88,65 @@ def test_dropout_between_layers(seeded):
     assert "non-zero dropout expects num_layers greater than 1" in str(caught[0].message)
 
 
-def _raises(exc, message, fn):
-    with pytest.raises(exc) as info:
-        fn()
-    assert message in str(info.value), str(info.value)
-
-
 def test_errors():
     lstm = nn.LSTM(10, 20, 2)
-    _raises(
+    lc.raises(
         RuntimeError, "input.size(-1) must be equal to input_size. Expected 10, got 7", lambda: lstm(fg.randn(5, 3, 7))
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "Expected hidden[0] size (2, 3, 20), got [1, 3, 20]",
         lambda: lstm(fg.randn(5, 3, 10), (fg.zeros(1, 3, 20), fg.zeros(2, 3, 20))),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "Expected hidden[1] size (2, 3, 20), got [2, 4, 20]",
         lambda: lstm(fg.randn(5, 3, 10), (fg.zeros(2, 3, 20), fg.zeros(2, 4, 20))),
     )
-    _raises(ValueError, "RNN input dtype", lambda: lstm(fg.randn(5, 3, 10, dtype=fg.float64)))
-    _raises(
+    lc.raises(ValueError, "RNN input dtype", lambda: lstm(fg.randn(5, 3, 10, dtype=fg.float64)))
+    lc.raises(
         RuntimeError,
         "For unbatched 2-D input, hx and cx should also be 2-D but got (3-D, 3-D) tensors",
         lambda: lstm(fg.randn(3, 10), (fg.zeros(2, 3, 20), fg.zeros(2, 3, 20))),
     )
-    _raises(ValueError, "LSTM: Expected input to be 2D or 3D, got 4D instead", lambda: lstm(fg.randn(2, 5, 3, 10)))
+    lc.raises(ValueError, "LSTM: Expected input to be 2D or 3D, got 4D instead", lambda: lstm(fg.randn(2, 5, 3, 10)))
     gru = nn.GRU(10, 20)
-    _raises(
+    lc.raises(
         RuntimeError,
         "Expected hidden size (1, 3, 20), got [1, 3, 21]",
         lambda: gru(fg.randn(5, 3, 10), fg.zeros(1, 3, 21)),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "For batched 3-D input, hx should also be 3-D but got 2-D tensor",
         lambda: gru(fg.randn(5, 3, 10), fg.zeros(3, 20)),
     )
     cell = nn.LSTMCell(10, 20)
-    _raises(RuntimeError, "input has inconsistent input_size: got 7 expected 10", lambda: cell(fg.randn(3, 7)))
-    _raises(
+    lc.raises(RuntimeError, "input has inconsistent input_size: got 7 expected 10", lambda: cell(fg.randn(3, 7)))
+    lc.raises(
         RuntimeError,
         "hidden0 has inconsistent hidden_size: got 21, expected 20",
         lambda: cell(fg.randn(3, 10), (fg.zeros(3, 21), fg.zeros(3, 20))),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "hidden1 has inconsistent hidden_size: got 21, expected 20",
         lambda: cell(fg.randn(3, 10), (fg.zeros(3, 20), fg.zeros(3, 21))),
     )
-    _raises(
+    lc.raises(
         RuntimeError,
         "Input batch size 3 doesn't match hidden0 batch size 4",
         lambda: cell(fg.randn(3, 10), (fg.zeros(4, 20), fg.zeros(4, 20))),
     )
-    _raises(ValueError, "LSTMCell: Expected input to be 1D or 2D, got 3D instead", lambda: cell(fg.randn(2, 3, 10)))
-    _raises(
+    lc.raises(ValueError, "LSTMCell: Expected input to be 1D or 2D, got 3D instead", lambda: cell(fg.randn(2, 3, 10)))
+    lc.raises(
         ValueError,
         "Unknown nonlinearity 'sigmoid'. Select from 'tanh' or 'relu'.",
         lambda: nn.RNN(3, 4, nonlinearity="sigmoid"),
     )
-    _raises(
+    lc.raises(
         ValueError, "proj_size argument is only supported for LSTM, not RNN or GRU", lambda: nn.GRU(3, 4, proj_size=2)
     )
-    _raises(ValueError, "proj_size has to be smaller than hidden_size", lambda: nn.LSTM(3, 4, proj_size=4))
-    _raises(ValueError, "dropout should be a number in range [0, 1]", lambda: nn.LSTM(3, 4, dropout=2))
-    _raises(TypeError, "input_size should be of type int, got: float", lambda: nn.LSTM(3.0, 4))
+    lc.raises(ValueError, "proj_size has to be smaller than hidden_size", lambda: nn.LSTM(3, 4, proj_size=4))
+    lc.raises(ValueError, "dropout should be a number in range [0, 1]", lambda: nn.LSTM(3, 4, dropout=2))
+    lc.raises(TypeError, "input_size should be of type int, got: float", lambda: nn.LSTM(3.0, 4))
