@@ -52,14 +52,17 @@ def _run_direction(mode, x, h, c, weights, reverse):
         bias = b_ih if b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
         x_gates = F.linear(x, w_ih, bias)
     w_hh_t = w_hh.t()
+    # one unbind (one backward node stacking the steps' gradients), not a select per step, whose gradients
+    # would each be a full-size tensor for the engine to sum
+    x_steps = x_gates.unbind(0)
     outputs = [None] * steps
     for t in reversed(range(steps)) if reverse else range(steps):
         if mode == "LSTM":
-            h, c = _lstm_step(x_gates[t].addmm(h, w_hh_t), c, w_hr)
+            h, c = _lstm_step(x_steps[t].addmm(h, w_hh_t), c, w_hr)
         elif mode == "GRU":
-            h = _gru_step(x_gates[t], F.linear(h, w_hh, b_hh), h)
+            h = _gru_step(x_steps[t], F.linear(h, w_hh, b_hh), h)
         else:
-            h = _simple_step(mode, x_gates[t].addmm(h, w_hh_t))
+            h = _simple_step(mode, x_steps[t].addmm(h, w_hh_t))
         outputs[t] = h
     return _core.stack(outputs, 0), h, c
 
