@@ -133,27 +133,10 @@ def time_turns(steps, turns, min_time, clock=time.perf_counter):
     return {fw: statistics.median(v) for fw, v in samples.items()}
 
 
-def profile(name, steps, model):
-    step = steps["ferrograd"]
-    step()
-    # forward: cProfile over the ferrograd calls made from Python
-    build, shape, loss = WORKLOADS[name]
-    prof = cProfile.Profile()
-    xin = fg.tensor(np.random.default_rng(1).standard_normal(shape).astype(np.float32))
-    t0 = time.perf_counter()
-    prof.enable()
-    out = model(xin)
-    prof.disable()
-    forward = time.perf_counter() - t0
-    out = out[0] if isinstance(out, tuple) else out
-    value = (
-        (out * out).mean()
-        if loss == "square"
-        else fg.nn.functional.cross_entropy(out, fg.zeros(shape[0], dtype=fg.int64))
-    )
-    # backward: per-node timings through node hooks (a node's Python wrapper is not unique: key by sequence nr)
-    spent, count, starts = defaultdict(float), defaultdict(int), {}
-    seen, stack = set(), [value.grad_fn]
+def _hook_nodes(root, spent, count):
+    """Pre/post hooks on every node of the graph below `root` adding each node's run time to spent[name]
+    (a node's Python wrapper is not unique: nodes are keyed by name and sequence number)."""
+    starts, seen, stack = {}, set(), [root]
     while stack:
         node = stack.pop()
         key = None if node is None else (node.name(), node._sequence_nr)
@@ -171,20 +154,42 @@ def profile(name, steps, model):
         node.register_prehook(pre)
         node.register_hook(post)
         stack.extend(n for n, _ in node.next_functions)
-    t0 = time.perf_counter()
-    value.backward()
-    backward = time.perf_counter() - t0
-    print(f"\n## {name}: one ferrograd step, profiled (hooks and cProfile add overhead)")
-    print(f"forward {forward * 1e3:.2f} ms, backward {backward * 1e3:.2f} ms")
-    stats = pstats.Stats(prof)
-    rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:12]
-    print("forward, top calls by own time (ms, calls):")
+
+
+def profile(name, steps, model, repeats=5):
+    """Per-step averages over `repeats` ferrograd steps: forward time per Python-visible call (cProfile),
+    backward time per node type (node hooks)."""
+    steps["ferrograd"]()
+    _, shape, loss = WORKLOADS[name]
+    prof = cProfile.Profile()
+    xin = fg.tensor(np.random.default_rng(1).standard_normal(shape).astype(np.float32))
+    spent, count = defaultdict(float), defaultdict(int)
+    forward = backward = 0.0
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        prof.enable()
+        out = model(xin)
+        prof.disable()
+        forward += time.perf_counter() - t0
+        out = out[0] if isinstance(out, tuple) else out
+        target = fg.zeros(shape[0], dtype=fg.int64)
+        value = (out * out).mean() if loss == "square" else fg.nn.functional.cross_entropy(out, target)
+        _hook_nodes(value.grad_fn, spent, count)
+        t0 = time.perf_counter()
+        value.backward()
+        backward += time.perf_counter() - t0
+        for p in model.parameters():
+            p.grad = None
+    print(f"\n## {name}: ferrograd step profiled, averages over {repeats} steps (hooks and cProfile add overhead)")
+    print(f"forward {forward / repeats * 1e3:.2f} ms, backward {backward / repeats * 1e3:.2f} ms")
+    rows = sorted(pstats.Stats(prof).stats.items(), key=lambda kv: -kv[1][2])[:12]
+    print("forward, top calls by own time (ms per step, calls per step):")
     for (file, line, fn), (_, nc, tt, _, _) in rows:
         where = fn if file == "~" else f"{fn} ({file.split('/')[-1]}:{line})"
-        print(f"  {tt * 1e3:8.2f} {nc:6d}  {where}")
-    print("backward, time per node type (ms, nodes):")
+        print(f"  {tt / repeats * 1e3:8.2f} {nc // repeats:6d}  {where}")
+    print("backward, time per node type (ms per step, nodes per step):")
     for op, t in sorted(spent.items(), key=lambda kv: -kv[1])[:12]:
-        print(f"  {t * 1e3:8.2f} {count[op]:6d}  {op}")
+        print(f"  {t / repeats * 1e3:8.2f} {count[op] // repeats:6d}  {op}")
 
 
 def main():
