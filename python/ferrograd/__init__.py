@@ -41,6 +41,7 @@ from ._core import (
 from ._core import bool as bool  # noqa: A001 - PyTorch's name for the dtype
 from ._size import Size
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
+from .serialization import load, save
 
 _utils.install()
 

@@ -5,7 +5,8 @@
 //! - `storage`, `layout`, `tensor`: shared versioned buffers, strided views over them, the tensor;
 //! - `iter`, `kernels`: walking layouts and the forward kernels;
 //! - `ops`: differentiable ops (forward + recording);
-//! - `autograd`: nodes, the backward-formula table, grad mode and the engine.
+//! - `autograd`: nodes, the backward-formula table, grad mode and the engine;
+//! - `serialize`: checkpoints in the safetensors format, replaced atomically on disk.
 pub mod autograd;
 pub mod dtype;
 pub mod element;
@@ -16,6 +17,7 @@ pub mod layout;
 mod ops;
 pub mod pool;
 pub mod random;
+pub mod serialize;
 pub mod storage;
 pub mod tensor;
 

@@ -16,6 +16,7 @@ mod nn;
 mod node;
 #[path = "tensor.rs"]
 mod py_tensor;
+mod serialize;
 
 use args::{dtype_arg, size_list, type_name};
 use convert::{as_scalar, from_numpy_shared, tensor_from_data};
@@ -506,5 +507,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_randperm, m)?)?;
     m.add_function(wrap_pyfunction!(_multinomial, m)?)?;
     nn::register(m)?;
+    serialize::register(m)?;
     Ok(())
 }
