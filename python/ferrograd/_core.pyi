@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import os
 from collections.abc import Callable, Iterator, Sequence
 from types import EllipsisType
 from typing import Any, Literal, NamedTuple, SupportsIndex, final, overload
@@ -86,6 +87,8 @@ __all__ = [
     "_adaptive_avg_pool2d",
     "_im2col",
     "_col2im",
+    "_save",
+    "_load",
 ]
 
 @final
@@ -1056,3 +1059,9 @@ def _col2im(
     out: Sequence[builtins.int],
 ) -> Tensor:
     """Backend of ``nn.functional.fold`` on a 3-D input (Col2ImBackward0)."""
+
+def _save(obj: object, path: str | os.PathLike[str] | None = None) -> bytes | None:
+    """Saves ``obj`` to ``path`` atomically, or returns the checkpoint's bytes when ``path`` is None."""
+
+def _load(source: str | os.PathLike[str] | bytes, mmap: _Bool = False) -> Any:
+    """Loads a checkpoint or any safetensors file from a path or from its bytes."""

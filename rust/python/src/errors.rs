@@ -17,7 +17,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::NotImplemented(m) => PyNotImplementedError::new_err(m),
         // OSError(errno, strerror, filename) becomes FileNotFoundError, IsADirectoryError, ... by errno
         Error::Io(e) => match (e.errno, &e.path) {
-            (Some(errno), Some(path)) => PyOSError::new_err((errno, e.message, path.clone())),
+            (Some(errno), Some(path)) => PyOSError::new_err((errno, e.message, path.clone().into_os_string())),
             (Some(errno), None) => PyOSError::new_err((errno, e.message)),
             (None, _) => PyOSError::new_err(Error::Io(e).to_string()),
         },

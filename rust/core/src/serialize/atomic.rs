@@ -25,6 +25,10 @@ pub(super) fn replace(path: &Path, write: impl FnOnce(&mut File) -> io::Result<(
         return Err(Error::io(&io::Error::from_raw_os_error(libc::EISDIR), path));
     };
     let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    if !dir.is_dir() {
+        crate::bail!(Runtime, "Parent directory {} does not exist.", dir.display());
+        // PyTorch's words
+    }
     if target.is_dir() {
         return Err(Error::io(&io::Error::from_raw_os_error(libc::EISDIR), path));
         // before writing anything

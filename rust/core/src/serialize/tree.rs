@@ -113,9 +113,11 @@ pub(super) fn from_json(text: &str) -> Result<Document> {
     }
     match top.get("version").and_then(Json::as_u64) {
         Some(FORMAT_VERSION) => {}
-        Some(v) => return Err(invalid(format!(
+        Some(v) => {
+            return Err(invalid(format!(
             "format version {v} is not one this ferrograd reads (version {FORMAT_VERSION}); a newer ferrograd wrote it"
-        ))),
+        )))
+        }
         None => return Err(invalid("missing or non-integer 'version'")),
     }
     let Some(Json::Array(records)) = top.get("tensors") else { return Err(invalid("missing 'tensors' list")) };
