@@ -248,6 +248,13 @@ def test_objects_that_cannot_be_saved_raise_type_error_naming_where(tmp_path):
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.skipif(AGAINST_TORCH, reason="torch.load (weights_only) refuses the numpy scalars torch.save pickled")
+def test_numpy_scalars_load_as_python_numbers(tmp_path):
+    back = round_trip({"i": np.int64(3), "f": np.float32(0.5), "b": np.bool_(True), "d": np.float64(0.1)}, tmp_path)
+    assert back == {"i": 3, "f": 0.5, "b": True, "d": 0.1}
+    assert [type(v) for v in back.values()] == [int, float, bool, float]
+
+
 @REFUSED_BY_FERROGRAD_ONLY
 def test_nesting_and_self_reference_are_refused_on_save(tmp_path):
     deep = None

@@ -4,7 +4,7 @@ use crate::dtype::PyDType;
 use crate::errors::call;
 use crate::py_tensor::{wrap, PyTensor};
 use ferrograd_core::serialize::{self, Checkpoint, MapKind, ReadMode, SeqKind, TensorItem, Value, MAX_NESTING};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use std::collections::{HashMap, HashSet};
@@ -82,6 +82,9 @@ impl<'py> Encoder<'py> {
         }
         let is_container =
             obj.is_instance_of::<PyDict>() || obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>();
+        if !is_container && is_numpy_scalar(obj) {
+            return self.value(&obj.call_method0("item")?); // np.int64(3) is saved (and loads) as 3
+        }
         if !is_container {
             return Err(PyTypeError::new_err(format!(
                 "ferrograd.save: cannot save an object of type {} (at {}); checkpoints hold {SUPPORTED}",
@@ -157,6 +160,11 @@ impl<'py> Encoder<'py> {
         }
         Ok(Value::Seq(kind, items))
     }
+}
+
+fn is_numpy_scalar(obj: &Bound<'_, PyAny>) -> bool {
+    let generic = obj.py().import("numpy").and_then(|np| np.getattr("generic"));
+    generic.is_ok_and(|g| obj.is_instance(&g).unwrap_or(false))
 }
 
 /// Rebuilds Python objects from a loaded tree.
@@ -243,8 +251,13 @@ pub fn _save(py: Python<'_>, obj: &Bound<'_, PyAny>, path: Option<PathBuf>) -> P
             Ok(None)
         }
         None => {
-            let bytes = py.detach(|| call(|| serialize::save_to_vec(&ckpt)))?;
-            Ok(Some(PyBytes::new(py, &bytes).unbind()))
+            // written straight into the bytes object: one buffer of the file's size, not two
+            let prepared = py.detach(|| call(|| serialize::prepare(&ckpt)))?;
+            let bytes = PyBytes::new_with(py, prepared.len(), |mut buf| {
+                py.detach(|| prepared.write_to(&mut buf))
+                    .map_err(|e| PyRuntimeError::new_err(format!("serializing the checkpoint failed: {e}")))
+            })?;
+            Ok(Some(bytes.unbind()))
         }
     }
 }

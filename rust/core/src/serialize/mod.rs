@@ -14,6 +14,8 @@
 //! Files are replaced atomically (`atomic`): a crash mid-save leaves the previous file intact.
 mod atomic;
 mod read;
+#[cfg(test)]
+mod tests;
 mod tree;
 mod write;
 
@@ -21,7 +23,7 @@ use crate::dtype::DType;
 use crate::tensor::Tensor;
 
 pub use read::{load_bytes, load_path};
-pub use write::{save_path, save_to_vec};
+pub use write::{prepare, save_path, save_to_vec, Prepared};
 
 /// Containers nested deeper than this are refused on save (and cannot appear on load): the JSON
 /// that describes them stays under serde_json's recursion limit of 128 levels.

@@ -32,36 +32,46 @@ pub(super) fn safetensors_dtype(d: DType) -> Dtype {
 }
 
 /// A checkpoint laid out for writing: the header (length prefix included) and the storages in file order.
-struct Plan {
+pub struct Prepared {
     header: Vec<u8>,
     storages: Vec<Arc<Storage>>,
 }
 
+impl Prepared {
+    /// The file's size in bytes.
+    pub fn len(&self) -> usize {
+        self.header.len() + self.storages.iter().map(|s| s.read().as_bytes().len()).sum::<usize>()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false // a file always has its header
+    }
+
+    pub fn write_to(&self, w: &mut impl Write) -> std::io::Result<()> {
+        w.write_all(&self.header)?;
+        for storage in &self.storages {
+            w.write_all(storage.read().as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
 /// Writes `ckpt` to `path`, replacing any file there atomically.
 pub fn save_path(ckpt: &Checkpoint, path: &Path) -> Result<()> {
-    let plan = plan(ckpt)?;
+    let prepared = prepare(ckpt)?;
     atomic::replace(path, |file| {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-        write_plan(&mut w, &plan)?;
+        prepared.write_to(&mut w)?;
         w.flush()
     })
 }
 
-/// The file's bytes (for writing to a Python file object).
+/// The file's bytes.
 pub fn save_to_vec(ckpt: &Checkpoint) -> Result<Vec<u8>> {
-    let plan = plan(ckpt)?;
-    let data: usize = plan.storages.iter().map(|s| s.read().as_bytes().len()).sum();
-    let mut out = Vec::with_capacity(plan.header.len() + data);
-    write_plan(&mut out, &plan).map_err(|e| Error::Runtime(format!("serializing the checkpoint failed: {e}")))?;
+    let prepared = prepare(ckpt)?;
+    let mut out = Vec::with_capacity(prepared.len());
+    prepared.write_to(&mut out).map_err(|e| Error::Runtime(format!("serializing the checkpoint failed: {e}")))?;
     Ok(out)
-}
-
-fn write_plan(w: &mut impl Write, plan: &Plan) -> std::io::Result<()> {
-    w.write_all(&plan.header)?;
-    for storage in &plan.storages {
-        w.write_all(storage.read().as_bytes())?;
-    }
-    Ok(())
 }
 
 /// One stored entry: a storage and the name and shape it is stored under.
@@ -72,7 +82,8 @@ struct Entry {
     shape: Vec<usize>,
 }
 
-fn plan(ckpt: &Checkpoint) -> Result<Plan> {
+/// Lays `ckpt` out: names its entries, describes every tensor's view, builds the header.
+pub fn prepare(ckpt: &Checkpoint) -> Result<Prepared> {
     let names = tensor_names(&ckpt.root, ckpt.tensors.len());
     let mut used: HashSet<String> = HashSet::from(["__metadata__".to_string()]);
     let mut unique = |name: String| {
@@ -147,7 +158,7 @@ fn plan(ckpt: &Checkpoint) -> Result<Plan> {
 }
 
 /// The header as the crate writes it: entries sorted by descending alignment, then name; padded to 8 bytes.
-fn header(mut entries: Vec<Entry>, document: String) -> Result<Plan> {
+fn header(mut entries: Vec<Entry>, document: String) -> Result<Prepared> {
     entries
         .sort_by(|a, b| safetensors_dtype(b.dtype).cmp(&safetensors_dtype(a.dtype)).then_with(|| a.name.cmp(&b.name)));
     let mut offset = 0;
@@ -163,9 +174,10 @@ fn header(mut entries: Vec<Entry>, document: String) -> Result<Plan> {
         offset += bytes;
     }
     // "format": "pt" is what Hugging Face tools look for in a torch state dict
-    let extra = HashMap::from([("format".to_string(), "pt".to_string()), ("ferrograd".to_string(), document)]);
-    let metadata = Metadata::new(Some(extra), infos).map_err(|e| Error::Runtime(format!("safetensors: {e}")))?;
-    let mut json = serde_json::to_vec(&metadata).map_err(|e| Error::Runtime(format!("safetensors header: {e}")))?;
+    let extra = [("ferrograd", document.as_str()), ("format", "pt")];
+    let mut json = header_json(&extra, &infos)?.into_bytes();
+    // the crate must read back what we wrote: its Metadata checks every entry's offsets and size
+    serde_json::from_slice::<Metadata>(&json).map_err(|e| Error::Runtime(format!("safetensors header: {e}")))?;
     json.resize(json.len().next_multiple_of(HEADER_ALIGN), b' ');
     if json.len() > MAX_HEADER_BYTES {
         crate::bail!(
@@ -177,7 +189,29 @@ fn header(mut entries: Vec<Entry>, document: String) -> Result<Plan> {
     let mut header = Vec::with_capacity(8 + json.len());
     header.extend_from_slice(&(json.len() as u64).to_le_bytes());
     header.extend_from_slice(&json);
-    Ok(Plan { header, storages: entries.into_iter().map(|e| e.storage).collect() })
+    Ok(Prepared { header, storages: entries.into_iter().map(|e| e.storage).collect() })
+}
+
+/// The header's JSON in a fixed order (the crate's own writer orders `__metadata__` by a random hash,
+/// so the same checkpoint would not always give the same bytes): metadata first, entries by offset.
+fn header_json(extra: &[(&str, &str)], infos: &[(String, TensorInfo)]) -> Result<String> {
+    let text = |e: serde_json::Error| Error::Runtime(format!("safetensors header: {e}"));
+    let mut json = String::from("{\"__metadata__\":{");
+    for (i, (key, value)) in extra.iter().enumerate() {
+        let sep = if i == 0 { "" } else { "," };
+        json += &format!(
+            "{sep}{}:{}",
+            serde_json::to_string(key).map_err(text)?,
+            serde_json::to_string(value).map_err(text)?
+        );
+    }
+    json.push('}');
+    for (name, info) in infos {
+        json +=
+            &format!(",{}:{}", serde_json::to_string(name).map_err(text)?, serde_json::to_string(info).map_err(text)?);
+    }
+    json.push('}');
+    Ok(json)
 }
 
 /// Each tensor's name: the keys and indices on the way to its first appearance, joined by dots
