@@ -99,6 +99,26 @@ def test_a_state_dict_ordered_dict_keeps_order_and_type(tmp_path):
     assert_same(sd, back)
 
 
+def mlp_with_weights(seed):
+    rng = np.random.default_rng(seed)
+    model = fg.nn.Sequential(fg.nn.Linear(4, 5), fg.nn.ReLU(), fg.nn.Linear(5, 3))
+    with fg.no_grad():
+        for p in model.parameters():
+            p.copy_(fg.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32)))
+    return model
+
+
+def test_a_module_state_dict_round_trips_into_a_fresh_module(tmp_path):
+    model = mlp_with_weights(6)
+    fg.save(model.state_dict(), tmp_path / "model.ckpt")  # torch.load reads *.safetensors as safetensors
+    sd = fg.load(tmp_path / "model.ckpt")
+    assert type(sd) is collections.OrderedDict and list(sd) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    fresh = mlp_with_weights(7)
+    fresh.load_state_dict(sd)
+    x = fg.tensor(np.random.default_rng(8).standard_normal((2, 4)).astype(np.float32))
+    assert fresh(x).tolist() == model(x).tolist()
+
+
 # ---- sharing ----
 
 

@@ -162,6 +162,13 @@ pub fn load_bytes(bytes: &[u8]) -> Result<Checkpoint> {
     load(&Source::Bytes(bytes))
 }
 
+fn torch_file() -> Error {
+    invalid(
+        "it is a zip or a pickle, as torch.save writes, not safetensors; ferrograd never unpickles. Convert it with \
+         PyTorch: safetensors.torch.save_file(torch.load(path), 'model.safetensors') for a state dict",
+    )
+}
+
 fn too_short(len: u64) -> Error {
     invalid(format!("it is {len} bytes long, too short for the 8-byte header length"))
 }
@@ -180,18 +187,24 @@ fn load(src: &Source) -> Result<Checkpoint> {
     if file_len < LENGTH_BYTES {
         return Err(too_short(file_len));
     }
-    let n = u64::from_le_bytes(src.read_vec(0, 8)?.try_into().expect("8 bytes"));
+    let first = src.read_vec(0, 8)?;
+    // a zip (torch.save) or a raw pickle (its legacy format), told apart only once the file fails as safetensors
+    let from_torch = first.starts_with(b"PK\x03\x04") || first[0] == 0x80 && (2..=5).contains(&first[1]);
+    let not_safetensors = |e: Error| if from_torch { torch_file() } else { e };
+    let n = u64::from_le_bytes(first.try_into().expect("8 bytes"));
     if n > file_len - LENGTH_BYTES {
-        return Err(invalid(format!(
+        return Err(not_safetensors(invalid(format!(
             "the header length field says {n} bytes but only {} follow it (truncated, or not a safetensors file)",
             file_len - LENGTH_BYTES
-        )));
+        ))));
     }
     if n > MAX_HEADER_BYTES {
-        return Err(invalid(format!("the header is {n} bytes, above the format's limit of {MAX_HEADER_BYTES}")));
+        let e = invalid(format!("the header is {n} bytes, above the format's limit of {MAX_HEADER_BYTES}"));
+        return Err(not_safetensors(e));
     }
     let header = src.read_vec(LENGTH_BYTES, n as usize)?;
-    let metadata: Metadata = serde_json::from_slice(&header).map_err(|e| invalid(format!("header: {e}")))?;
+    let metadata: Metadata =
+        serde_json::from_slice(&header).map_err(|e| not_safetensors(invalid(format!("header: {e}"))))?;
     let data_start = LENGTH_BYTES + n;
     let data_len = metadata.data_len() as u64;
     if data_start.checked_add(data_len) != Some(file_len) {
