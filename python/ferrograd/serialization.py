@@ -70,11 +70,14 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     is executed: the header, every name, size and offset are checked against the bytes present
     before any tensor is made, and a truncated, corrupt or hostile file raises RuntimeError naming
     the problem. Tensors saved together keep their sharing: the same tensor twice loads as one
-    object twice, views of one storage load as views of one storage. `mmap=True` (paths only) maps
-    the file privately instead of reading it: the tensors then use the mapping's pages, and writes
-    to them stay in this process. `map_location` may be None, 'cpu', a CPU device, a dict of
-    locations or a callable (ferrograd has only the CPU). `weights_only=False` loads the same
-    objects: ferrograd files never hold pickled ones.
+    object twice, views of one storage load as views of one storage.
+
+    `mmap=True` (paths only) maps the file privately instead of reading it: the tensors then use
+    the mapping's pages, and writes to them stay in this process (the file must not be truncated
+    or rewritten in place meanwhile, as with any mapping; ferrograd's own saves replace files,
+    never rewrite them). `map_location` may be None, 'cpu', a CPU device, a dict of locations or a
+    callable (ferrograd has only the CPU). `weights_only=False` loads the same objects: ferrograd
+    files never hold pickled ones.
     """
     if pickle_module is not None:
         raise RuntimeError(
