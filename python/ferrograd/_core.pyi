@@ -158,7 +158,8 @@ class Node:
     def __hash__(self) -> builtins.int:
         """Hash of the wrapped graph node (consistent with ``__eq__``)."""
     def register_hook(
-        self, hook: Callable[[tuple[Tensor | None, ...], tuple[Tensor | None, ...]], Sequence[Tensor | None] | Tensor | None],
+        self,
+        hook: Callable[[tuple[Tensor | None, ...], tuple[Tensor | None, ...]], Sequence[Tensor | None] | Tensor | None],
     ) -> RemovableHandle:
         """Runs ``hook(grad_inputs, grad_outputs)`` after this node; a non-None return replaces ``grad_inputs``."""
     def register_prehook(
@@ -327,7 +328,8 @@ class Tensor:
         create_graph: _Bool = False,
         inputs: Tensor | Sequence[Tensor] | None = None,
     ) -> None:
-        """Computes gradients of this tensor w.r.t. graph leaves (or only ``inputs``) and accumulates them into ``.grad``.
+        """Computes gradients of this tensor w.r.t. graph leaves (or only ``inputs``) and accumulates them into
+        ``.grad``.
 
         ``gradient`` is required for non-scalar tensors; ``retain_graph`` defaults to ``create_graph``.
         """
@@ -508,7 +510,8 @@ class Tensor:
     def frac(self) -> Tensor:
         """Elementwise fractional part ``self - trunc(self)``."""
     def _activation(self, name: _ActivationName, p0: _Float = 0.0, p1: _Float = 0.0) -> Tensor:
-        """The ``nn.functional`` activation ``name`` as one op; ``p0``/``p1`` are its parameters (beta/threshold, alpha, slope, min/max)."""
+        """The ``nn.functional`` activation ``name`` as one op; ``p0``/``p1`` are its parameters (beta/threshold,
+        alpha, slope, min/max)."""
 
     # ---- elementwise binary, clamp, lerp, where, logic ----
     def maximum(self, other: Tensor) -> Tensor:
@@ -562,9 +565,14 @@ class Tensor:
     def mean(self, dim: _Dims | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None) -> Tensor:
         """Mean of all elements, or over ``dim`` (int or tuple of ints); ``dtype`` casts the input first."""
     def norm(
-        self, p: _Float | str | None = None, dim: _Dims | None = None, keepdim: _Bool = False, dtype: _DType | None = None,
+        self,
+        p: _Float | str | None = None,
+        dim: _Dims | None = None,
+        keepdim: _Bool = False,
+        dtype: _DType | None = None,
     ) -> Tensor:
-        """Vector ``p``-norm over all elements or ``dim``: 'fro'/None is 2; also 1, inf, -inf, 0 (count of nonzeros) and any number ('nuc' is not supported)."""
+        """Vector ``p``-norm over all elements or ``dim``: 'fro'/None is 2; also 1, inf, -inf, 0 (count of nonzeros)
+        and any number ('nuc' is not supported)."""
     def all(self, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:
         """Whether every element (over all, or over ``dim``) is nonzero: bool."""
     def any(self, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:
@@ -574,19 +582,23 @@ class Tensor:
     def prod(self, dim: builtins.int | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None) -> Tensor:
         """Product of all elements, or over the single dimension ``dim``; ``dtype`` casts the input first."""
     def amax(self, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:
-        """Largest value over all elements, or over ``dim`` (int or tuple of ints); the gradient is shared among ties."""
+        """Largest value over all elements, or over ``dim`` (int or tuple of ints); the gradient is shared among
+        ties."""
     def amin(self, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:
-        """Smallest value over all elements, or over ``dim`` (int or tuple of ints); the gradient is shared among ties."""
+        """Smallest value over all elements, or over ``dim`` (int or tuple of ints); the gradient is shared among
+        ties."""
     @overload
     def max(self, dim: None = None, keepdim: _Bool = False) -> Tensor:
-        """``max()``: the largest element; ``max(dim, keepdim=False)``: ``(values, indices)``; ``max(tensor)``: ``maximum``."""
+        """``max()``: the largest element; ``max(dim, keepdim=False)``: ``(values, indices)``; ``max(tensor)``:
+        ``maximum``."""
     @overload
     def max(self, dim: builtins.int, keepdim: _Bool = False) -> _ValuesIndices: ...
     @overload
     def max(self, dim: Tensor) -> Tensor: ...
     @overload
     def min(self, dim: None = None, keepdim: _Bool = False) -> Tensor:
-        """``min()``: the smallest element; ``min(dim, keepdim=False)``: ``(values, indices)``; ``min(tensor)``: ``minimum``."""
+        """``min()``: the smallest element; ``min(dim, keepdim=False)``: ``(values, indices)``; ``min(tensor)``:
+        ``minimum``."""
     @overload
     def min(self, dim: builtins.int, keepdim: _Bool = False) -> _ValuesIndices: ...
     @overload
@@ -596,11 +608,22 @@ class Tensor:
     def argmin(self, dim: builtins.int | None = None, keepdim: _Bool = False) -> Tensor:
         """Index (int64) of the smallest value, in the flattened tensor or along ``dim``."""
     def var(
-        self, dim: _Dims | None = None, unbiased: _Bool | None = None, keepdim: _Bool = False, *, correction: _Float | None = None,
+        self,
+        dim: _Dims | None = None,
+        unbiased: _Bool | None = None,
+        keepdim: _Bool = False,
+        *,
+        correction: _Float | None = None,
     ) -> Tensor:
-        """Variance over all elements or ``dim``; ``correction`` (default 1) wins over ``unbiased``; ``var(False)`` is ``unbiased=False``."""
+        """Variance over all elements or ``dim``; ``correction`` (default 1) wins over ``unbiased``; ``var(False)`` is
+        ``unbiased=False``."""
     def std(
-        self, dim: _Dims | None = None, unbiased: _Bool | None = None, keepdim: _Bool = False, *, correction: _Float | None = None,
+        self,
+        dim: _Dims | None = None,
+        unbiased: _Bool | None = None,
+        keepdim: _Bool = False,
+        *,
+        correction: _Float | None = None,
     ) -> Tensor:
         """Standard deviation over all elements or ``dim``; ``correction`` (default 1) wins over ``unbiased``."""
     def logsumexp(self, dim: _Dims, keepdim: _Bool = False) -> Tensor:
@@ -613,7 +636,9 @@ class Tensor:
         """``(values, indices)`` sorted along ``dim``; NaN sorts as the largest value; always stable."""
     def argsort(self, dim: builtins.int = ..., descending: _Bool = False, *, stable: _Bool = False) -> Tensor:
         """The indices ``sort`` would return."""
-    def topk(self, k: builtins.int, dim: builtins.int = ..., largest: _Bool = True, sorted: _Bool = True) -> _ValuesIndices:
+    def topk(
+        self, k: builtins.int, dim: builtins.int = ..., largest: _Bool = True, sorted: _Bool = True
+    ) -> _ValuesIndices:
         """``(values, indices)`` of the ``k`` largest (or smallest) along ``dim``, always in sorted order."""
 
     # ---- nn ----
@@ -647,7 +672,8 @@ class Tensor:
     # ---- shape and views ----
     @overload
     def reshape(self, shape: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Tensor:
-        """A tensor with the given shape (one size may be -1), a view when possible; ``reshape(2, 3)`` or ``reshape((2, 3))``."""
+        """A tensor with the given shape (one size may be -1), a view when possible; ``reshape(2, 3)`` or ``reshape((2,
+        3))``."""
     @overload
     def reshape(self, *shape: SupportsIndex) -> Tensor: ...
     @overload
@@ -692,7 +718,8 @@ class Tensor:
     # ---- dtype conversion ----
     @overload
     def to(self, dtype: _DType, /) -> Tensor:
-        """Converts to ``dtype`` (also given as ``dtype=``, or taken from ``other``); the device may only be ``'cpu'``."""
+        """Converts to ``dtype`` (also given as ``dtype=``, or taken from ``other``); the device may only be
+        ``'cpu'``."""
     @overload
     def to(self, device: str, dtype: _DType | None = None, /) -> Tensor: ...
     @overload
@@ -793,7 +820,9 @@ class Tensor:
         """Expands ``dim`` into the shape ``sizes``."""
     def bernoulli(self, p: builtins.float | None = None, *, generator: Generator | None = None) -> Tensor:
         """0/1 samples with probability ``p``, or each element's value when ``p`` is None."""
-    def multinomial(self, num_samples: builtins.int, replacement: builtins.bool = False, *, generator: Generator | None = None) -> Tensor:
+    def multinomial(
+        self, num_samples: builtins.int, replacement: builtins.bool = False, *, generator: Generator | None = None
+    ) -> Tensor:
         """Indices drawn from each row's (unnormalized) probabilities."""
     def uniform_(self, from_: Any = ..., to: Any = ..., *, generator: Any = ...) -> Tensor:
         """Fills with samples from U(from, to), in place."""
@@ -808,7 +837,8 @@ def tensor(
     device: _Device = None,
     requires_grad: _Bool = False,
 ) -> Tensor:
-    """Creates a tensor by copying ``data`` (nested sequences, numbers, NumPy arrays or tensors); the dtype is inferred unless given."""
+    """Creates a tensor by copying ``data`` (nested sequences, numbers, NumPy arrays or tensors); the dtype is inferred
+    unless given."""
 
 def ones(
     *size: _ShapeArg,
@@ -845,7 +875,8 @@ def arange(
     device: _Device = None,
     requires_grad: _Bool = False,
 ) -> Tensor:
-    """1-D tensor of values from ``start`` (default 0) to ``end`` (exclusive) by ``step``; int64 unless an argument is a float."""
+    """1-D tensor of values from ``start`` (default 0) to ``end`` (exclusive) by ``step``; int64 unless an argument is
+    a float."""
 
 def rand(
     *size: _ShapeArg,
@@ -890,10 +921,12 @@ class Generator:
 default_generator: Generator
 
 def from_numpy(ndarray: np.ndarray[Any, Any]) -> Tensor:
-    """A tensor sharing memory with a NumPy array (float64/32/16, int64/32/16/8, uint8 or bool); writes are visible to both."""
+    """A tensor sharing memory with a NumPy array (float64/32/16, int64/32/16/8, uint8 or bool); writes are visible to
+    both."""
 
 def as_tensor(data: Any, dtype: _DType | None = None, device: _Device = None) -> Tensor:
-    """``data`` as a tensor without a copy when possible: a tensor itself, or a NumPy array's memory when the dtype matches."""
+    """``data`` as a tensor without a copy when possible: a tensor itself, or a NumPy array's memory when the dtype
+    matches."""
 
 def from_dlpack(ext: Any) -> Tensor:
     """A tensor sharing memory with a DLPack producer (an object with ``__dlpack__``, or a capsule)."""
@@ -948,18 +981,23 @@ def _attach_custom(
     name: str,
     saved: Sequence[Tensor],
 ) -> tuple[Tensor, ...]:
-    """Gives ``outputs`` one backward node named ``name`` calling ``backward(grads, saved)``; returns the new outputs."""
+    """Gives ``outputs`` one backward node named ``name`` calling ``backward(grads, saved)``; returns the new
+    outputs."""
 
 def promote_types(type1: _DType, type2: _DType) -> _DType:
     """The smallest dtype to which both ``type1`` and ``type2`` can be converted without losing kind."""
 
 def where(condition: Tensor, input: _Operand, other: _Operand) -> Tensor:
-    """Elements of ``input`` where ``condition`` (a bool tensor) is true, else of ``other``; tensors or numbers, broadcasting."""
+    """Elements of ``input`` where ``condition`` (a bool tensor) is true, else of ``other``; tensors or numbers,
+    broadcasting."""
 
 # ---- kernels behind ``ferrograd.nn.functional`` (argument handling lives in Python) ----
 
-def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: builtins.int, reduction: str) -> Tensor:
-    """Negative log-likelihood of log-probabilities ``input`` at class indices ``target``; ``reduction`` is 'mean', 'sum' or 'none'."""
+def _nll_loss(
+    input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: builtins.int, reduction: str
+) -> Tensor:
+    """Negative log-likelihood of log-probabilities ``input`` at class indices ``target``; ``reduction`` is 'mean',
+    'sum' or 'none'."""
 
 def _mse_loss(input: Tensor, target: Tensor, reduction: str) -> Tensor:
     """Mean squared error between ``input`` and ``target``; ``reduction`` is 'mean', 'sum' or 'none'."""
@@ -994,9 +1032,12 @@ def _pointwise_loss(
     weight: Tensor | None = None,
     pos_weight: Tensor | None = None,
 ) -> Tensor:
-    """smooth_l1_loss (``kind`` 'smooth_l1'), binary_cross_entropy ('bce') or binary_cross_entropy_with_logits ('bce_with_logits')."""
+    """smooth_l1_loss (``kind`` 'smooth_l1'), binary_cross_entropy ('bce') or binary_cross_entropy_with_logits
+    ('bce_with_logits')."""
 
-def _layer_norm(input: Tensor, normalized_shape: Sequence[builtins.int], weight: Tensor | None, bias: Tensor | None, eps: float) -> Tensor:
+def _layer_norm(
+    input: Tensor, normalized_shape: Sequence[builtins.int], weight: Tensor | None, bias: Tensor | None, eps: float
+) -> Tensor:
     """Backend of ``nn.functional.layer_norm`` (NativeLayerNormBackward0)."""
 
 def _embedding(indices: Tensor, weight: Tensor, padding_idx: builtins.int | None) -> Tensor:

@@ -192,7 +192,11 @@ pub fn multinomial(gen: &Mutex<Generator>, probs: &Tensor, num_samples: usize, r
                 if replacement || row == w[r * cats..(r + 1) * cats] {
                     bail!(Runtime, "invalid multinomial distribution (sum of probabilities <= 0)");
                 }
-                bail!(Runtime, "invalid multinomial distribution (with replacement=False, not enough non-negative category to sample)");
+                bail!(
+                    Runtime,
+                    "invalid multinomial distribution (with replacement=False, not enough non-negative \
+                    category to sample)"
+                );
             }
             let u = g.uniform() * total;
             let mut acc = 0.0;

@@ -228,7 +228,8 @@ impl Tensor {
             }
             bail!(
                 Runtime,
-                "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in \
+                    a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
             );
         }
         if requires_grad && !self.dtype().is_float() {

@@ -410,7 +410,10 @@ fn einsum(py: Python<'_>, equation: &Bound<'_, PyAny>, operands: &Bound<'_, PyTu
         ))
     })?;
     if operands.is_empty() {
-        return Err(pyo3::exceptions::PyValueError::new_err("einsum(): must specify the equation string and at least one operand, or at least one operand and its subscripts list"));
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "einsum(): must specify the equation string and at least \
+            one operand, or at least one operand and its subscripts list",
+        ));
     }
     let ts = match operands.len() {
         1 if operands.get_item(0)?.cast::<PyTensor>().is_err() => tensor_seq(&operands.get_item(0)?, "einsum")?,

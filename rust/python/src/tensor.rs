@@ -574,7 +574,10 @@ impl PyTensor {
         let _ = stream; // CPU memory: nothing to synchronise
         if let Some((device_type, _)) = dl_device {
             if device_type != 1 {
-                return Err(pyo3::exceptions::PyBufferError::new_err(format!("Unsupported device type {device_type} for export (ferrograd tensors live on the CPU, device type 1)")));
+                return Err(pyo3::exceptions::PyBufferError::new_err(format!(
+                    "Unsupported device type {device_type} \
+                    for export (ferrograd tensors live on the CPU, device type 1)"
+                )));
             }
         }
         let versioned = max_version.is_some_and(|(major, _)| major >= 1);
@@ -630,7 +633,15 @@ impl PyTensor {
             let cat = py.import("builtins")?.getattr("UserWarning")?;
             warnings.call_method1(
                 "warn",
-                ("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more informations.", cat, 2),
+                (
+                    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute \
+                    won't be populated during autograd.backward(). If you indeed want the .grad field to be populated \
+                    for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf \
+                    Tensor by mistake, make sure you access the leaf Tensor instead. See \
+                    github.com/pytorch/pytorch/pull/30531 for more informations.",
+                    cat,
+                    2,
+                ),
             )?;
         }
         t.grad().map(|g| wrap(py, g)).transpose()
@@ -1769,7 +1780,10 @@ impl PyTensor {
         }
         let n = a.shape()[d];
         let inferred = call(|| ferrograd_core::view::infer_shape(&sizes, n)).map_err(|_| {
-            PyRuntimeError::new_err(format!("unflatten: Provided sizes {sizes:?} don't multiply up to the size of dim {dim} ({n}) in the input tensor"))
+            PyRuntimeError::new_err(format!(
+                "unflatten: Provided sizes {sizes:?} don't multiply up to the size of dim \
+                {dim} ({n}) in the input tensor"
+            ))
         })?;
         let mut shape: Vec<isize> = a.shape()[..d].iter().map(|&x| x as isize).collect();
         shape.extend(inferred.iter().map(|&x| x as isize));
@@ -1784,7 +1798,8 @@ impl PyTensor {
         let dst = ints(destination, "movedim")?;
         if src.len() != dst.len() {
             return Err(PyRuntimeError::new_err(format!(
-                "movedim: Invalid source or destination dims: source ({src:?} dims) should contain the same number of dims as destination ({dst:?} dims)"
+                "movedim: Invalid source or destination dims: source ({src:?} dims) should contain the same number of \
+                    dims as destination ({dst:?} dims)"
             )));
         }
         let wrap = |v: &[isize], what: &str| -> PyResult<Vec<usize>> {
@@ -1963,12 +1978,16 @@ impl PyTensor {
             let sizes = ints(s, "split")?;
             let d = call(|| ferrograd_core::layout::wrap_dim(dim, a.ndim()))?;
             if sizes.iter().any(|&x| x < 0) {
-                return Err(PyRuntimeError::new_err(format!("split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={sizes:?}")));
+                return Err(PyRuntimeError::new_err(format!(
+                    "split_with_sizes expects split_sizes have only \
+                    non-negative entries, but got split_sizes={sizes:?}"
+                )));
             }
             let sizes: Vec<usize> = sizes.iter().map(|&x| x as usize).collect();
             if sizes.iter().sum::<usize>() != a.shape().get(d).copied().unwrap_or(0) {
                 return Err(PyRuntimeError::new_err(format!(
-                    "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at dimension {d}), but got split_sizes={sizes:?}",
+                    "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at dimension \
+                        {d}), but got split_sizes={sizes:?}",
                     a.shape().get(d).copied().unwrap_or(0)
                 )));
             }
@@ -2033,7 +2052,13 @@ impl PyTensor {
             Some(dim) => {
                 let d = ferrograd_core::layout::wrap_dim(dim, a.ndim())?;
                 if a.ndim() != i.ndim() {
-                    return Err(ferrograd_core::Error::Runtime(format!("torch.take_along_dim(): input and indices should have the same number of dimensions, but got {} dimensions for input, and {} dimensions for indices", a.ndim(), i.ndim())));
+                    return Err(ferrograd_core::Error::Runtime(format!(
+                        "torch.take_along_dim(): input and indices \
+                        should have the same number of dimensions, but got {} dimensions for input, and {} dimensions \
+                        for indices",
+                        a.ndim(),
+                        i.ndim()
+                    )));
                 }
                 let (mut sa, mut si) = (a.shape().to_vec(), i.shape().to_vec());
                 sa[d] = 1;

@@ -57,7 +57,11 @@ pub fn grad(
     let targets = input_edges(inputs, "One of the differentiated Tensors does not require grad")?;
     let captured = run(start, Some(&targets), retain_graph, create_graph)?;
     if !allow_unused && captured.iter().any(|g| g.is_none()) {
-        bail!(Runtime, "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.");
+        bail!(
+            Runtime,
+            "One of the differentiated Tensors appears to not have been used in the graph. Set \
+            allow_unused=True if this is the desired behavior."
+        );
     }
     Ok(captured)
 }
@@ -322,12 +326,14 @@ fn sum_gradients(a: Tensor, b: Tensor) -> Result<Tensor> {
 fn conform(g: &Tensor, edge: &Edge) -> Result<Tensor> {
     let mut g = g.clone();
     if g.shape() != edge.shape.as_slice() {
-        g = g.sum_to_size(&edge.shape).map_err(|_| {
-            Error::Runtime(format!(
-                "Function {} returned an invalid gradient at index {} - got {:?} but expected shape compatible with {:?}",
+        g =
+            g.sum_to_size(&edge.shape).map_err(|_| {
+                Error::Runtime(format!(
+                "Function {} returned an invalid gradient at index {} - got {:?} but expected shape compatible with \
+                    {:?}",
                 edge.node.name(), edge.input_nr, g.shape(), edge.shape
             ))
-        })?;
+            })?;
     }
     if g.dtype() != edge.dtype {
         g = g.to_dtype(edge.dtype)?;

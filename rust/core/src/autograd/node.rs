@@ -91,7 +91,10 @@ impl SavedTensor {
         if self.check_version && self.tensor.version() != self.version {
             let t = &self.tensor;
             return Err(Error::Runtime(format!(
-                "one of the variables needed for gradient computation has been modified by an inplace operation: [ferrograd.{} {:?}]{}, is at version {}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with ferrograd.autograd.set_detect_anomaly(True).",
+                "one of the variables needed for gradient computation has been modified by an inplace operation: \
+                    [ferrograd.{} {:?}]{}, is at version {}; expected version {} instead. Hint: enable anomaly \
+                    detection to find the operation that failed to compute its gradient, with \
+                    ferrograd.autograd.set_detect_anomaly(True).",
                 t.dtype().legacy_name(),
                 t.shape(),
                 if self.is_output { format!(", which is output 0 of {}", node.name()) } else { String::new() },
@@ -205,7 +208,11 @@ impl Node {
         match &*self.saved.lock() {
             Saved::Live(saved) => saved.iter().map(|s| s.unpack(self)).collect(),
             Saved::Freed => Err(Error::Runtime(
-                "Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.".into(),
+                "Trying to backward through the graph a second time (or directly access saved tensors after they have \
+                    already been freed). Saved intermediate values of the graph are freed when you call .backward() \
+                    or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second \
+                    time or if you need to access saved tensors after calling backward."
+                    .into(),
             )),
         }
     }

@@ -57,8 +57,16 @@ fn arith(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
     }
     if op == Arith::Sub {
         match (a.dtype() == DType::Bool, b.dtype() == DType::Bool) {
-            (true, true) => bail!(Runtime, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead."),
-            (true, false) | (false, true) => bail!(Runtime, "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."),
+            (true, true) => bail!(
+                Runtime,
+                "Subtraction, the `-` operator, with two bool tensors is not supported. \
+                Use the `^` or `logical_xor()` operator instead."
+            ),
+            (true, false) | (false, true) => bail!(
+                Runtime,
+                "Subtraction, the `-` operator, with a bool tensor is not \
+                supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+            ),
             _ => {}
         }
     }
@@ -416,7 +424,8 @@ impl Tensor {
                     end.with_data(|lb, xb: &[T]| {
                         weight.with_data(|lw, xw: &[T]| -> Result<Vec<T>> {
                             let l = [&la.broadcast_to(&shape)?, &lb.broadcast_to(&shape)?, &lw.broadcast_to(&shape)?];
-                            Ok(map3(l, xa, xb, xw, |a: T, b: T, w: T| T::from_f64(lerp(a.to_f64(), b.to_f64(), w.to_f64()))))
+                            let f = |a: T, b: T, w: T| T::from_f64(lerp(a.to_f64(), b.to_f64(), w.to_f64()));
+                            Ok(map3(l, xa, xb, xw, f))
                         })
                     })
                 })?;

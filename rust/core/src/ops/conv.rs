@@ -109,7 +109,12 @@ impl Tensor {
         let k = win.kernel[0] * win.kernel[1];
         let l = out[0] * out[1];
         if self.ndim() != 3 || !self.shape()[1].is_multiple_of(k) || self.shape()[2] != l {
-            bail!(Runtime, "Expected size of input's dimension 1 to be divisible by the product of kernel_size and a dimension 2 of {l}, but got input of size: {:?}", self.shape());
+            bail!(
+                Runtime,
+                "Expected size of input's dimension 1 to be divisible by the product of kernel_size and a \
+                dimension 2 of {l}, but got input of size: {:?}",
+                self.shape()
+            );
         }
         let (n, c) = (self.shape()[0], self.shape()[1] / k);
         if self.dtype() == DType::Bool {
@@ -190,7 +195,16 @@ fn check_convolution(
         bail!(NotImplemented, "\"slow_conv2d_cpu\" not implemented for 'Bool'");
     }
     if x.ndim() != 4 || w.ndim() != 4 {
-        bail!(Runtime, "Expected {}-dimensional input for {}-dimensional weight {:?}, but got {}-dimensional input of size {:?} instead", weight.ndim(), weight.ndim(), weight.shape(), input.ndim(), input.shape());
+        bail!(
+            Runtime,
+            "Expected {}-dimensional input for {}-dimensional weight {:?}, but got {}-dimensional input of \
+            size {:?} instead",
+            weight.ndim(),
+            weight.ndim(),
+            weight.shape(),
+            input.ndim(),
+            input.shape()
+        );
     }
     let win = Window { kernel: [w.shape()[2], w.shape()[3]], ..*win };
     if win.kernel.contains(&0) {
@@ -208,14 +222,32 @@ fn check_convolution(
     }
     let (c, o) = (x.shape()[1], w.shape()[0]);
     if o % groups != 0 {
-        bail!(Runtime, "Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got weight of size [{:?}] instead", weight.shape());
+        bail!(
+            Runtime,
+            "Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got \
+            weight of size [{:?}] instead",
+            weight.shape()
+        );
     }
     if w.shape()[1] * groups != c {
-        bail!(Runtime, "Given groups={groups}, weight of size {:?}, expected input{:?} to have {} channels, but got {c} channels instead", weight.shape(), input.shape(), w.shape()[1] * groups);
+        bail!(
+            Runtime,
+            "Given groups={groups}, weight of size {:?}, expected input{:?} to have {} channels, but got \
+            {c} channels instead",
+            weight.shape(),
+            input.shape(),
+            w.shape()[1] * groups
+        );
     }
     if let Some(b) = bias {
         if b.ndim() != 1 || b.shape()[0] != o {
-            bail!(Runtime, "Given weight of size {:?}, expected bias to be 1-dimensional with {o} elements, but got bias of size {:?} instead", weight.shape(), b.shape());
+            bail!(
+                Runtime,
+                "Given weight of size {:?}, expected bias to be 1-dimensional with {o} elements, but got \
+                bias of size {:?} instead",
+                weight.shape(),
+                b.shape()
+            );
         }
     }
     let (h, wd) = (x.shape()[2], x.shape()[3]);
@@ -226,9 +258,23 @@ fn check_convolution(
             let padded = |d: usize, s: usize| s + 2 * win.padding[d];
             let kernel = |d: usize| win.dilation[d] * (win.kernel[d] - 1) + 1;
             if one_d {
-                bail!(Runtime, "Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel size can't be greater than actual input size", padded(1, wd), kernel(1));
+                bail!(
+                    Runtime,
+                    "Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel size can't \
+                    be greater than actual input size",
+                    padded(1, wd),
+                    kernel(1)
+                );
             }
-            bail!(Runtime, "Calculated padded input size per channel: ({} x {}). Kernel size: ({} x {}). Kernel size can't be greater than actual input size", padded(0, h), padded(1, wd), kernel(0), kernel(1));
+            bail!(
+                Runtime,
+                "Calculated padded input size per channel: ({} x {}). Kernel size: ({} x {}). Kernel size \
+                can't be greater than actual input size",
+                padded(0, h),
+                padded(1, wd),
+                kernel(0),
+                kernel(1)
+            );
         }
     }
 }

@@ -14,7 +14,12 @@ impl Tensor {
             bail!(Runtime, "'weight' must be 2-D");
         }
         if indices.dtype() != crate::DType::I64 {
-            bail!(Runtime, "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got ferrograd.{} instead (while checking arguments for embedding)", indices.dtype().legacy_name());
+            bail!(
+                Runtime,
+                "Expected tensor for argument #1 'indices' to have one of the following scalar types: \
+                Long, Int; but got ferrograd.{} instead (while checking arguments for embedding)",
+                indices.dtype().legacy_name()
+            );
         }
         let (rows, dim) = (weight.shape()[0], weight.shape()[1]);
         let idx = indices.to_vec::<i64>();
@@ -26,7 +31,8 @@ impl Tensor {
         let w = weight.detach();
         let out = with_dtype!(w.dtype(), T => {
             let src = w.to_vec::<T>();
-            let v: Vec<T> = idx.iter().flat_map(|&i| src[i as usize * dim..(i as usize + 1) * dim].iter().copied()).collect();
+            let row = |i: i64| src[i as usize * dim..(i as usize + 1) * dim].iter().copied();
+            let v: Vec<T> = idx.iter().flat_map(|&i| row(i)).collect();
             Tensor::from_vec(v, &shape)?
         });
         let op = || {

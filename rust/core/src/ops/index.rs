@@ -275,7 +275,13 @@ impl Tensor {
         let in_shape = self.shape().to_vec();
         for (d, (&a, &b)) in index.shape().iter().zip(&in_shape).enumerate() {
             if d != dim && a > b {
-                bail!(Runtime, "Size does not match at dimension {d} expected index {:?} to be no larger than self {:?} apart from dimension {dim}", index.shape(), in_shape);
+                bail!(
+                    Runtime,
+                    "Size does not match at dimension {d} expected index {:?} to be no larger than self \
+                    {:?} apart from dimension {dim}",
+                    index.shape(),
+                    in_shape
+                );
             }
         }
         let geom = Layout::contiguous(&in_shape);
@@ -362,7 +368,13 @@ impl Tensor {
             src_shape[d] = idx.len();
         }
         if source.shape() != src_shape.as_slice() && !(source.ndim() == 0 && idx.len() == 1 && self.ndim() <= 1) {
-            bail!(Runtime, "index_add_(): Source/destination tensor must have same slice shapes. Destination slice shape: {:?} at dimension {d} and source slice shape: {:?} at dimension 0.", self.shape(), source.shape());
+            bail!(
+                Runtime,
+                "index_add_(): Source/destination tensor must have same slice shapes. Destination slice \
+                shape: {:?} at dimension {d} and source slice shape: {:?} at dimension 0.",
+                self.shape(),
+                source.shape()
+            );
         }
         let geom = Layout::contiguous(self.shape());
         let pos = positions(&src_shape, &geom, |i, s| {

@@ -32,7 +32,8 @@ impl Tensor {
         if self.0.is_view && (self.requires_grad() || result_requires_grad) {
             bail!(
                 Runtime,
-                "in-place operation on a view of a tensor that is part of the autograd graph is not supported yet: write into a clone() instead"
+                "in-place operation on a view of a tensor that is part of the autograd graph is not supported yet: \
+                    write into a clone() instead"
             );
         }
         Ok(())
@@ -85,7 +86,11 @@ impl Tensor {
             bail!(Runtime, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
         }
         if !base.same_storage(view) || !base.is_contiguous() || view.storage_offset() < base.storage_offset() {
-            bail!(Runtime, "in-place operation on a view of a non-contiguous tensor that is part of the autograd graph is not supported yet: write into a clone() instead");
+            bail!(
+                Runtime,
+                "in-place operation on a view of a non-contiguous tensor that is part of the autograd \
+                graph is not supported yet: write into a clone() instead"
+            );
         }
         let geom = crate::Layout {
             shape: view.shape().to_vec(),

@@ -23,12 +23,22 @@ impl Tensor {
     ) -> Result<Tensor> {
         let (nd, k) = (self.ndim(), normalized_shape.len());
         if k == 0 {
-            bail!(Runtime, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = []");
+            bail!(
+                Runtime,
+                "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one \
+                element, but got normalized_shape = []"
+            );
         }
         for (what, t) in [("weight", weight), ("bias", bias)] {
             if let Some(t) = t {
                 if t.shape() != normalized_shape {
-                    bail!(Runtime, "Expected {what} to be of same shape as normalized_shape, but got {what} of shape {:?} and normalized_shape = {:?}", t.shape(), normalized_shape);
+                    bail!(
+                        Runtime,
+                        "Expected {what} to be of same shape as normalized_shape, but got {what} of shape \
+                        {:?} and normalized_shape = {:?}",
+                        t.shape(),
+                        normalized_shape
+                    );
                 }
             }
         }

@@ -65,9 +65,14 @@ fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
                 let per = (m * n).max(1);
                 if batch >= 2 * crate::kernels::threads::threads() && batch * m * n * k >= PARALLEL_MACS {
                     // many products: one per task, each on one thread
-                    crate::kernels::threads::par_chunks_mut(dst, per, &|i, chunk| matmul_into_serial(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n));
+                    let product = |i, chunk: &mut _| {
+                        matmul_into_serial(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n)
+                    };
+                    crate::kernels::threads::par_chunks_mut(dst, per, &product);
                 } else {
-                    dst.chunks_mut(per).enumerate().for_each(|(i, chunk)| matmul_into(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n));
+                    for (i, chunk) in dst.chunks_mut(per).enumerate() {
+                        matmul_into(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n);
+                    }
                 }
             })
         });
@@ -158,7 +163,15 @@ impl Tensor {
             bail!(Runtime, "1D tensors expected, but got {}D and {}D tensors", self.ndim(), other.ndim());
         }
         if self.shape()[0] != other.shape()[0] {
-            bail!(Runtime, "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of elements, but got {} and {} elements respectively", self.shape()[0], other.shape()[0], self.shape()[0], other.shape()[0]);
+            bail!(
+                Runtime,
+                "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of \
+                elements, but got {} and {} elements respectively",
+                self.shape()[0],
+                other.shape()[0],
+                self.shape()[0],
+                other.shape()[0]
+            );
         }
         check_dtypes(self, other, "both vectors")?;
         let row = self.detach().unsqueeze(0)?;

@@ -78,7 +78,12 @@ impl Tensor {
         }
         if let Some(w) = weight {
             if w.ndim() != 1 || w.shape()[0] != c {
-                bail!(Runtime, "weight tensor should be defined either for all {c} classes or no classes but got weight tensor of shape: {:?}", w.shape());
+                bail!(
+                    Runtime,
+                    "weight tensor should be defined either for all {c} classes or no classes but got \
+                    weight tensor of shape: {:?}",
+                    w.shape()
+                );
             }
         }
         let t = target.to_vec::<i64>();
@@ -169,7 +174,16 @@ impl Tensor {
         let prod = a.detach().mm(&b.detach())?;
         let out = bias.detach().add(&prod)?;
         if out.shape() != prod.shape() {
-            bail!(Runtime, "The expanded size of the tensor ({}) must match the existing size ({}) at non-singleton dimension {}.  Target sizes: {:?}.  Tensor sizes: {:?}", prod.shape()[1], bias.shape().last().copied().unwrap_or(1), 1, prod.shape(), bias.shape());
+            bail!(
+                Runtime,
+                "The expanded size of the tensor ({}) must match the existing size ({}) at non-singleton \
+                dimension {}.  Target sizes: {:?}.  Tensor sizes: {:?}",
+                prod.shape()[1],
+                bias.shape().last().copied().unwrap_or(1),
+                1,
+                prod.shape(),
+                bias.shape()
+            );
         }
         Ok(record(out, &[bias, a, b], || BackwardOp::Addmm, |_| vec![SavedTensor::input(a), SavedTensor::input(b)]))
     }

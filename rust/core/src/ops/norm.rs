@@ -59,10 +59,18 @@ impl Tensor {
         if matches!(ord, NormOrder::Max | NormOrder::Min) {
             let which = if ord == NormOrder::Max { "inf" } else { "-inf" };
             if all && self.numel() == 0 {
-                bail!(Runtime, "linalg.vector_norm cannot compute the {which} norm on an empty tensor because the operation does not have an identity");
+                bail!(
+                    Runtime,
+                    "linalg.vector_norm cannot compute the {which} norm on an empty tensor because the \
+                    operation does not have an identity"
+                );
             }
             if let Some(d) = dims.iter().find(|&&d| self.shape()[d] == 0) {
-                bail!(Runtime, "linalg.vector_norm cannot compute the {which} norm on the dimension {d}because this dimension is empty and the operation does not have an identity");
+                bail!(
+                    Runtime,
+                    "linalg.vector_norm cannot compute the {which} norm on the dimension {d}because this \
+                    dimension is empty and the operation does not have an identity"
+                );
             }
         }
         let shape = crate::ops::reduce::reduced_shape(self.shape(), &dims, keepdim);

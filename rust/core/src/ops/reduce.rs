@@ -55,7 +55,9 @@ fn sum_kernel(x: &Tensor, dims: &[usize]) -> Vec<f64> {
         return sums;
     }
     if let Some((r, outer, n, inner)) = dense_block(x.layout(), dims) {
-        return crate::with_dtype!(x.dtype(), T => x.with_data(|_, v: &[T]| crate::kernels::sum::sum_block(&v[r], outer, n, inner)));
+        return crate::with_dtype!(x.dtype(), T => {
+            x.with_data(|_, v: &[T]| crate::kernels::sum::sum_block(&v[r], outer, n, inner))
+        });
     }
     crate::with_dtype!(x.dtype(), T => x.with_data(|l, v: &[T]| fold(l, v, dims, 0.0f64, |a, b| a + b.to_f64())))
 }
@@ -112,7 +114,8 @@ impl Tensor {
         if !self.dtype().is_float() {
             bail!(
                 Runtime,
-                "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
+                "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. \
+                    Got: {}",
                 self.dtype().scalar_type_name()
             );
         }
@@ -225,7 +228,11 @@ impl Tensor {
     fn check_nonempty_reduction(&self, name: &str, dims: &[usize], all: bool) -> Result<()> {
         if self.numel() == 0 {
             if all {
-                bail!(Runtime, "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+                bail!(
+                    Runtime,
+                    "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the \
+                    reduction dim with the 'dim' argument."
+                );
             }
             if let Some(d) = dims.iter().find(|&&d| self.shape()[d] == 0) {
                 bail!(Index, "{name}(): Expected reduction dim {d} to have non-zero size.");
@@ -247,7 +254,9 @@ impl Tensor {
         };
         self.check_nonempty_reduction(name, &dims, all)?;
         let shape = reduced_shape(self.shape(), &dims, keepdim);
-        let out = crate::with_dtype!(self.dtype(), T => Tensor::from_vec(extreme_kernel::<T>(self, &dims, is_max).0, &shape)?);
+        let out = crate::with_dtype!(self.dtype(), T => {
+            Tensor::from_vec(extreme_kernel::<T>(self, &dims, is_max).0, &shape)?
+        });
         let input_shape = self.shape().to_vec();
         let op = move || BackwardOp::Extreme { shape: input_shape, dims, keepdim, is_max, full_form };
         Ok(record(out, &[self], op, |out| vec![SavedTensor::input(self), SavedTensor::output(out)]))

@@ -52,7 +52,13 @@ impl Tensor {
             }
             for k in 0..shape.len() {
                 if k != d && t.shape()[k] != reference.shape()[k] {
-                    bail!(Runtime, "Sizes of tensors must match except in dimension {d}. Expected size {} but got size {} for tensor number {i} in the list.", reference.shape()[k], t.shape()[k]);
+                    bail!(
+                        Runtime,
+                        "Sizes of tensors must match except in dimension {d}. Expected size {} but got \
+                        size {} for tensor number {i} in the list.",
+                        reference.shape()[k],
+                        t.shape()[k]
+                    );
                 }
             }
             shape[d] += t.shape()[d];
@@ -120,7 +126,12 @@ impl Tensor {
             start += n;
         }
         if start != self.shape()[dim] {
-            bail!(Runtime, "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at dimension {dim}), but got split_sizes={sizes:?}", self.shape()[dim]);
+            bail!(
+                Runtime,
+                "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at \
+                dimension {dim}), but got split_sizes={sizes:?}",
+                self.shape()[dim]
+            );
         }
         let op = BackwardOp::Split { shape: self.shape().to_vec(), dim, sizes: sizes.to_vec(), kind };
         Ok(crate::autograd::record_outputs(outs, &[self], op, vec![]))

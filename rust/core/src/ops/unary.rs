@@ -386,7 +386,11 @@ impl Tensor {
 
     pub fn neg(&self) -> Result<Tensor> {
         if self.dtype() == DType::Bool {
-            bail!(Runtime, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+            bail!(
+                Runtime,
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to \
+                invert a mask, use the `~` or `logical_not()` operator instead."
+            );
         }
         let out = self.map_in_memory_order(
             |x| with_dtype!(x.dtype(), T => x.with_data(|l, v: &[T]| Tensor::from_vec(map1(l, v, T::neg), x.shape()))),

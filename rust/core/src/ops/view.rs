@@ -124,7 +124,11 @@ impl Tensor {
         let shape = infer_shape(shape, self.numel())?;
         match self.layout().reshape_view(&shape) {
             Some(layout) => Ok(self.record_view(layout, BackwardOp::View { shape: self.shape().to_vec() })),
-            None => bail!(Runtime, "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead."),
+            None => bail!(
+                Runtime,
+                "view size is not compatible with input tensor's size and stride (at least one \
+                dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+            ),
         }
     }
 
@@ -158,8 +162,10 @@ impl Tensor {
         if dims.len() != self.ndim() {
             bail!(
                 Runtime,
-                "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {} is not equal to len(dims) = {}",
-                self.ndim(), dims.len()
+                "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the \
+                    desired ordering of dimensions i.e. input.dim() = {} is not equal to len(dims) = {}",
+                self.ndim(),
+                dims.len()
             );
         }
         let mut perm = Vec::with_capacity(dims.len());
@@ -240,7 +246,11 @@ impl Tensor {
     /// `x[index]` along `dim` (negative indices count from the end).
     pub fn select(&self, dim: isize, index: isize) -> Result<Tensor> {
         if self.ndim() == 0 {
-            bail!(Index, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
+            bail!(
+                Index,
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ \
+                to convert a 0-dim tensor to a number"
+            );
         }
         let d = wrap_dim(dim, self.ndim())?;
         let size = self.shape()[d] as isize;

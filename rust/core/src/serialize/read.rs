@@ -209,7 +209,8 @@ fn load(src: &Source) -> Result<Checkpoint> {
     let data_len = metadata.data_len() as u64;
     if data_start.checked_add(data_len) != Some(file_len) {
         return Err(invalid(format!(
-            "the header describes {data_len} bytes of data but the file holds {} after the header (truncated or padded)",
+            "the header describes {data_len} bytes of data but the file holds {} after the header (truncated or \
+                padded)",
             file_len - data_start
         )));
     }
