@@ -61,6 +61,7 @@ __all__ = [
     "promote_types",
     "_set_inference_mode",
     "_empty_pool",
+    "_grad_fn_names",
     "cat",
     "stack",
     "einsum",
@@ -939,6 +940,9 @@ def _set_grad_enabled(mode: _Bool) -> _Bool:
 
 def _empty_pool() -> None:
     """Returns the large buffers kept for reuse to the system."""
+
+def _grad_fn_names() -> list[str]:
+    """Every ``grad_fn`` name the core's backward rules can produce, sorted (custom functions name themselves)."""
 
 def _set_inference_mode(mode: _Bool) -> _Bool:
     """Marks new tensors as inference tensors on this thread; returns the previous mode."""

@@ -4,8 +4,8 @@
 //! - `dtype`, `element`: element types, promotion, the generic element trait;
 //! - `storage`, `layout`, `tensor`: shared versioned buffers, strided views over them, the tensor;
 //! - `iter`, `kernels`: walking layouts and the forward kernels;
-//! - `ops`: differentiable ops (forward + recording);
-//! - `autograd`: nodes, the backward-formula table, grad mode and the engine;
+//! - `ops`: differentiable ops: each family's forward code and its backward rules, side by side;
+//! - `autograd`: nodes, the `Backward` trait the rules implement, grad mode and the engine (it knows no op).
 //! - `serialize`: checkpoints in the safetensors format, replaced atomically on disk.
 pub mod autograd;
 pub mod dtype;

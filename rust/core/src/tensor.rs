@@ -1,5 +1,7 @@
 //! The tensor: shared storage, a layout that reads it, and the autograd metadata that ties it to a graph.
-use crate::autograd::{next_hook_id, BackwardOp, Edge, GradMeta, Node, SavedTensor, TensorHook};
+use crate::autograd::{
+    next_hook_id, CustomBackward, CustomFunctionBackward, Edge, GradMeta, Node, SavedTensor, TensorHook,
+};
 use crate::dtype::{DType, Priority, Scalar};
 use crate::element::Element;
 use crate::error::Result;
@@ -348,14 +350,14 @@ impl Tensor {
         !self.is_leaf() && self.0.meta.is_some()
     }
 
-    /// Outputs of a custom function, all made by one node with `op`.
+    /// Outputs of a custom function, all made by one node that calls `function`'s backward.
     pub fn attach_custom(
         outputs: Vec<Tensor>,
         inputs: &[&Tensor],
-        op: BackwardOp,
+        function: Arc<dyn CustomBackward>,
         saved: Vec<SavedTensor>,
     ) -> Vec<Tensor> {
-        crate::autograd::record_outputs(outputs, inputs, op, saved)
+        crate::autograd::record_outputs(outputs, inputs, CustomFunctionBackward::new(function, saved))
     }
 
     /// Where a gradient for this tensor goes: its grad_fn, or its leaf accumulator.

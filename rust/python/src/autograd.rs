@@ -2,7 +2,7 @@
 use crate::errors::{call, from_py};
 use crate::node::PyNode;
 use crate::py_tensor::{wrap, PyTensor};
-use ferrograd_core::autograd::{self, BackwardOp, CustomBackward, Node, SavedTensor};
+use ferrograd_core::autograd::{self, CustomBackward, Node, SavedTensor};
 use ferrograd_core::Tensor;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -282,9 +282,9 @@ pub fn _attach_custom(
             }
         })
         .collect();
-    let op = BackwardOp::Custom(Arc::new(PythonBackward { name: static_name(name), backward }));
+    let function = Arc::new(PythonBackward { name: static_name(name), backward });
     let refs: Vec<&Tensor> = ins.iter().collect();
-    let result = Tensor::attach_custom(outs, &refs, op, saved);
+    let result = Tensor::attach_custom(outs, &refs, function, saved);
     wrap_all(py, result.into_iter().map(Some).collect())
 }
 

@@ -289,6 +289,12 @@ fn python_stack() -> Option<String> {
     })
 }
 
+/// Every `grad_fn` name the core's backward rules can produce (for the README's op list).
+#[pyfunction]
+fn _grad_fn_names() -> Vec<&'static str> {
+    ferrograd_core::autograd::grad_fn_names()
+}
+
 /// Returns the large buffers waiting for reuse to the system.
 #[pyfunction]
 fn _empty_pool() {
@@ -493,6 +499,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(promote_types, m)?)?;
     m.add_function(wrap_pyfunction!(_empty_pool, m)?)?;
+    m.add_function(wrap_pyfunction!(_grad_fn_names, m)?)?;
     m.add_function(wrap_pyfunction!(_set_inference_mode, m)?)?;
     m.add_function(wrap_pyfunction!(is_inference_mode_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_anomaly_enabled, m)?)?;

@@ -42,7 +42,7 @@ impl PyNode {
     }
 
     fn __hash__(&self) -> isize {
-        Arc::as_ptr(&self.node) as isize
+        Arc::as_ptr(&self.node) as *const () as isize
     }
 
     fn register_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<crate::autograd::RemovableHandle>> {

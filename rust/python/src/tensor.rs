@@ -6,8 +6,9 @@ use crate::errors::{call, call_heavy};
 use crate::indexing::{apply_index, assign_index};
 use crate::node::PyNode;
 use ferrograd_core::binary::{Binary, Compare};
-use ferrograd_core::unary::Unary;
-use ferrograd_core::view::DenseWrite;
+use ferrograd_core::binary::{ClampBound, ClampMethod};
+use ferrograd_core::copy::DenseWrite;
+use ferrograd_core::unary::{self as u, FloatClass, UnaryOp};
 use ferrograd_core::{DType, Scalar, Tensor};
 use parking_lot::RwLock;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -95,45 +96,31 @@ fn scaled(b: &Tensor, alpha: Option<Scalar>) -> ferrograd_core::Result<Tensor> {
     }
 }
 
-/// A unary op from core's `Unary` table.
-fn unary(py: Python<'_>, a: Tensor, op: Unary) -> Out {
+/// A unary op from core's `unary` module.
+fn unary<O: UnaryOp>(py: Python<'_>, a: Tensor, op: O) -> Out {
     wrap(py, call_heavy(py, a.numel(), || a.unary(op))?)
 }
 
-/// `clamp`'s bounds parsed once: number bounds (ClampBackward1) or tensor bounds (ClampBackward0);
-/// `kind` picks the clamp_min/clamp_max names. Returns the op and whether a bound requires grad.
-fn clamp_op(
+/// `clamp`'s bounds: numbers or tensors (a number beside a tensor broadcasts as a 0-dim tensor).
+/// Returns them with whether a bound requires grad.
+fn clamp_bounds(
     min: Option<&Bound<'_, PyAny>>,
     max: Option<&Bound<'_, PyAny>>,
-    kind: u8,
-) -> PyResult<(impl Fn(&Tensor) -> ferrograd_core::Result<Tensor>, bool)> {
+) -> PyResult<(Option<ClampBound>, Option<ClampBound>, bool)> {
     let (min, max) = (min.filter(|m| !m.is_none()), max.filter(|m| !m.is_none()));
     let is_tensor = |o: &Option<&Bound<'_, PyAny>>| o.is_some_and(|o| o.cast::<PyTensor>().is_ok());
-    enum Bounds {
-        Tensors(Option<Tensor>, Option<Tensor>),
-        Numbers(Option<Scalar>, Option<Scalar>),
-    }
-    let bounds = if is_tensor(&min) || is_tensor(&max) {
-        let lo = min.map(|m| operand_arg(m, "clamp", "min")).transpose()?;
-        let hi = max.map(|m| operand_arg(m, "clamp", "max")).transpose()?;
-        Bounds::Tensors(lo, hi)
-    } else {
-        let number = |o: &Bound<'_, PyAny>, name: &str| {
-            as_scalar(o).ok_or_else(|| {
-                PyTypeError::new_err(format!("clamp(): argument '{name}' must be Number, not {}", type_name(o)))
-            })
-        };
-        Bounds::Numbers(min.map(|m| number(m, "min")).transpose()?, max.map(|m| number(m, "max")).transpose()?)
+    let tensors = is_tensor(&min) || is_tensor(&max);
+    let bound = |o: &Bound<'_, PyAny>, name: &str| -> PyResult<ClampBound> {
+        if tensors {
+            return Ok(ClampBound::Tensor(operand_arg(o, "clamp", name)?));
+        }
+        as_scalar(o).map(ClampBound::Number).ok_or_else(|| {
+            PyTypeError::new_err(format!("clamp(): argument '{name}' must be Number, not {}", type_name(o)))
+        })
     };
-    let bounds_require_grad = match &bounds {
-        Bounds::Tensors(lo, hi) => lo.iter().chain(hi.iter()).any(|t| t.requires_grad()),
-        Bounds::Numbers(..) => false,
-    };
-    let op = move |a: &Tensor| match &bounds {
-        Bounds::Tensors(lo, hi) => a.clamp_tensor(lo.as_ref(), hi.as_ref()),
-        Bounds::Numbers(lo, hi) => a.clamp_scalar(*lo, *hi, kind),
-    };
-    Ok((op, bounds_require_grad))
+    let (lo, hi) = (min.map(|m| bound(m, "min")).transpose()?, max.map(|m| bound(m, "max")).transpose()?);
+    let requires_grad = [&lo, &hi].iter().any(|b| matches!(b, Some(ClampBound::Tensor(t)) if t.requires_grad()));
+    Ok((lo, hi, requires_grad))
 }
 
 fn clamp_impl(
@@ -141,10 +128,10 @@ fn clamp_impl(
     a: Tensor,
     min: Option<&Bound<'_, PyAny>>,
     max: Option<&Bound<'_, PyAny>>,
-    kind: u8,
+    method: ClampMethod,
 ) -> Out {
-    let (op, _) = clamp_op(min, max, kind)?;
-    wrap(py, call_heavy(py, a.numel(), || op(&a))?)
+    let (lo, hi, _) = clamp_bounds(min, max)?;
+    wrap(py, call_heavy(py, a.numel(), || a.clamp(lo, hi, method))?)
 }
 
 static RETURN_TYPES: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -956,85 +943,85 @@ impl PyTensor {
     // ---- elementwise unary ops (table in core's ops/unary.rs) ----
 
     fn abs(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Abs)
+        unary(py, self.get(), u::Abs)
     }
     fn sign(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Sign)
+        unary(py, self.get(), u::Sign)
     }
     fn sqrt(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Sqrt)
+        unary(py, self.get(), u::Sqrt)
     }
     fn rsqrt(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Rsqrt)
+        unary(py, self.get(), u::Rsqrt)
     }
     fn reciprocal(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Reciprocal)
+        unary(py, self.get(), u::Reciprocal)
     }
     fn exp2(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Exp2)
+        unary(py, self.get(), u::Exp2)
     }
     fn expm1(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Expm1)
+        unary(py, self.get(), u::Expm1)
     }
     fn log2(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Log2)
+        unary(py, self.get(), u::Log2)
     }
     fn log10(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Log10)
+        unary(py, self.get(), u::Log10)
     }
     fn log1p(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Log1p)
+        unary(py, self.get(), u::Log1p)
     }
     fn sin(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Sin)
+        unary(py, self.get(), u::Sin)
     }
     fn cos(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Cos)
+        unary(py, self.get(), u::Cos)
     }
     fn tan(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Tan)
+        unary(py, self.get(), u::Tan)
     }
     fn asin(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Asin)
+        unary(py, self.get(), u::Asin)
     }
     fn acos(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Acos)
+        unary(py, self.get(), u::Acos)
     }
     fn atan(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Atan)
+        unary(py, self.get(), u::Atan)
     }
     fn sinh(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Sinh)
+        unary(py, self.get(), u::Sinh)
     }
     fn cosh(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Cosh)
+        unary(py, self.get(), u::Cosh)
     }
     fn tanh(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Tanh)
+        unary(py, self.get(), u::Tanh)
     }
     fn sigmoid(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Sigmoid)
+        unary(py, self.get(), u::Sigmoid)
     }
     fn relu(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Relu)
+        unary(py, self.get(), u::Relu)
     }
     fn erf(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Erf)
+        unary(py, self.get(), u::Erf)
     }
     fn floor(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Floor)
+        unary(py, self.get(), u::Floor)
     }
     fn ceil(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Ceil)
+        unary(py, self.get(), u::Ceil)
     }
     fn trunc(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Trunc)
+        unary(py, self.get(), u::Trunc)
     }
     fn frac(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Frac)
+        unary(py, self.get(), u::Frac)
     }
     fn absolute(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), Unary::Abs)
+        unary(py, self.get(), u::Abs)
     }
     fn square(&self, py: Python<'_>) -> Out {
         let a = self.get();
@@ -1042,27 +1029,27 @@ impl PyTensor {
     }
     #[pyo3(signature = (*, decimals=0))]
     fn round(&self, py: Python<'_>, decimals: i32) -> Out {
-        let op = if decimals == 0 { Unary::Round } else { Unary::RoundDecimals { decimals } };
-        unary(py, self.get(), op)
+        let a = self.get();
+        wrap(py, call_heavy(py, a.numel(), || a.round(decimals))?)
     }
     #[pyo3(signature = (eps=None))]
     fn logit(&self, py: Python<'_>, eps: Option<f64>) -> Out {
-        unary(py, self.get(), Unary::Logit { eps })
+        unary(py, self.get(), u::Logit::new(eps))
     }
     /// Activations that torch has only as functions (`fg.nn.functional`): `name` picks the op.
     #[pyo3(signature = (name, p0=0.0, p1=0.0))]
     fn _activation(&self, py: Python<'_>, name: &str, p0: f64, p1: f64) -> Out {
-        let op = match name {
-            "silu" => Unary::Silu,
-            "gelu" => Unary::Gelu { tanh: false },
-            "gelu_tanh" => Unary::Gelu { tanh: true },
-            "softplus" => Unary::Softplus { beta: p0, threshold: p1 },
-            "elu" => Unary::Elu { alpha: p0 },
-            "leaky_relu" => Unary::LeakyRelu { slope: p0 },
-            "hardtanh" => Unary::Hardtanh { min: p0, max: p1 },
-            _ => return Err(PyValueError::new_err(format!("unknown activation {name}"))),
-        };
-        unary(py, self.get(), op)
+        let a = self.get();
+        match name {
+            "silu" => unary(py, a, u::Silu),
+            "gelu" => unary(py, a, u::Gelu::new(u::GeluApproximate::None)),
+            "gelu_tanh" => unary(py, a, u::Gelu::new(u::GeluApproximate::Tanh)),
+            "softplus" => unary(py, a, u::Softplus::new(p0, p1)),
+            "elu" => unary(py, a, u::Elu::new(p0)),
+            "leaky_relu" => unary(py, a, u::LeakyRelu::new(p0)),
+            "hardtanh" => unary(py, a, u::Hardtanh::new(p0, p1)),
+            _ => Err(PyValueError::new_err(format!("unknown activation {name}"))),
+        }
     }
 
     // ---- elementwise binary ops, clamp, lerp, logic ----
@@ -1097,11 +1084,11 @@ impl PyTensor {
 
     #[pyo3(signature = (min=None, max=None))]
     fn clamp(&self, py: Python<'_>, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> Out {
-        clamp_impl(py, self.get(), min, max, 0)
+        clamp_impl(py, self.get(), min, max, ClampMethod::Clamp)
     }
     #[pyo3(signature = (min=None, max=None))]
     fn clip(&self, py: Python<'_>, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> Out {
-        clamp_impl(py, self.get(), min, max, 0)
+        clamp_impl(py, self.get(), min, max, ClampMethod::Clamp)
     }
     #[pyo3(signature = (min=None, max=None))]
     fn clamp_(
@@ -1109,14 +1096,14 @@ impl PyTensor {
         min: Option<&Bound<'_, PyAny>>,
         max: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyTensor>> {
-        let (op, bounds_require_grad) = clamp_op(min, max, 0)?;
-        inplace_with(slf, bounds_require_grad, op)
+        let (lo, hi, bounds_require_grad) = clamp_bounds(min, max)?;
+        inplace_with(slf, bounds_require_grad, move |a| a.clamp(lo, hi, ClampMethod::Clamp))
     }
     fn clamp_min(&self, py: Python<'_>, min: &Bound<'_, PyAny>) -> Out {
-        clamp_impl(py, self.get(), Some(min), None, 1)
+        clamp_impl(py, self.get(), Some(min), None, ClampMethod::ClampMin)
     }
     fn clamp_max(&self, py: Python<'_>, max: &Bound<'_, PyAny>) -> Out {
-        clamp_impl(py, self.get(), None, Some(max), 2)
+        clamp_impl(py, self.get(), None, Some(max), ClampMethod::ClampMax)
     }
 
     fn lerp(&self, py: Python<'_>, end: &Bound<'_, PyAny>, weight: &Bound<'_, PyAny>) -> Out {
@@ -1149,13 +1136,13 @@ impl PyTensor {
         wrap(py, call(|| self.get().logical_not())?)
     }
     fn isnan(&self, py: Python<'_>) -> Out {
-        wrap(py, call(|| self.get().float_class(0))?)
+        wrap(py, call(|| self.get().float_class(FloatClass::Nan))?)
     }
     fn isinf(&self, py: Python<'_>) -> Out {
-        wrap(py, call(|| self.get().float_class(1))?)
+        wrap(py, call(|| self.get().float_class(FloatClass::Infinite))?)
     }
     fn isfinite(&self, py: Python<'_>) -> Out {
-        wrap(py, call(|| self.get().float_class(2))?)
+        wrap(py, call(|| self.get().float_class(FloatClass::Finite))?)
     }
     #[pyo3(signature = (other, rtol=1e-5, atol=1e-8, equal_nan=false))]
     fn allclose(&self, other: &Bound<'_, PyAny>, rtol: f64, atol: f64, equal_nan: bool) -> PyResult<bool> {

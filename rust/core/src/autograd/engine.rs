@@ -4,9 +4,9 @@
 //!
 //! `autograd.grad` and `backward(inputs=...)` capture gradients at chosen edges instead: only the
 //! nodes on a path from the roots to those edges run, and no AccumulateGrad runs.
-use super::formulas::BackwardOp;
 use super::grad_mode::{self, GradModeGuard};
 use super::node::{Edge, GradMeta, Node};
+use super::rule::Ctx;
 use crate::bail;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
@@ -14,7 +14,12 @@ use rustc_hash::FxHashMap as HashMap;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
 
-type NodeId = *const Node;
+/// A node's address, without the vtable half of `*const Node`.
+type NodeId = *const ();
+
+fn node_id(node: &Arc<Node>) -> NodeId {
+    Arc::as_ptr(node) as *const ()
+}
 
 /// `torch.autograd.backward`: accumulates d(roots)/d(leaf) into `.grad` of every leaf, or only of
 /// `inputs` when given. `grads[i]` is the gradient of `roots[i]`; None is allowed for one-element roots.
@@ -149,7 +154,7 @@ impl GraphTask {
     }
 
     fn insert(&mut self, node: &Arc<Node>) -> bool {
-        let id = Arc::as_ptr(node);
+        let id = node_id(node);
         if self.index.contains_key(&id) {
             return false;
         }
@@ -159,7 +164,7 @@ impl GraphTask {
     }
 
     fn slot(&self, node: &Arc<Node>) -> usize {
-        self.index[&Arc::as_ptr(node)]
+        self.index[&node_id(node)]
     }
 
     /// When capturing, only nodes with a path down to a target run. Children are created before
@@ -168,14 +173,14 @@ impl GraphTask {
         let mut leads = vec![false; self.states.len()];
         for t in targets {
             // a target the roots cannot reach just receives no gradient
-            if let Some(&i) = self.index.get(&Arc::as_ptr(&t.node)) {
+            if let Some(&i) = self.index.get(&node_id(&t.node)) {
                 leads[i] = true;
             }
         }
         let mut order: Vec<usize> = (0..self.states.len()).collect();
         order.sort_by_key(|&i| self.states[i].node.sequence_nr);
         for i in order {
-            let runs = self.states[i].node.next.iter().flatten().any(|e| leads[self.index[&Arc::as_ptr(&e.node)]]);
+            let runs = self.states[i].node.next.iter().flatten().any(|e| leads[self.index[&node_id(&e.node)]]);
             self.states[i].runs = runs;
             leads[i] |= runs;
         }
@@ -211,7 +216,7 @@ fn run(
     task.count_dependencies();
     let mut target_slots: HashMap<(usize, u32), Vec<usize>> = HashMap::default();
     for (i, e) in targets.unwrap_or(&[]).iter().enumerate() {
-        if let Some(&slot) = task.index.get(&Arc::as_ptr(&e.node)) {
+        if let Some(&slot) = task.index.get(&node_id(&e.node)) {
             target_slots.entry((slot, e.input_nr)).or_default().push(i);
         }
     }
@@ -262,7 +267,7 @@ fn run(
 
 /// Tensor hooks (a leaf's, or those of this node's outputs), then the node's pre-hooks.
 fn run_pre_hooks(node: &Arc<Node>, grads: &mut [Option<Tensor>]) -> Result<()> {
-    if let BackwardOp::AccumulateGrad(meta) = &node.op {
+    if let Some(meta) = node.rule.leaf() {
         let hooks: Vec<_> = meta.hooks.lock().iter().map(|(_, h)| h.clone()).collect();
         if let Some(g) = grads.get_mut(0) {
             for hook in hooks {
@@ -347,7 +352,7 @@ fn evaluate(
     retain_graph: bool,
     create_graph: bool,
 ) -> Result<Vec<Option<Tensor>>> {
-    if let BackwardOp::AccumulateGrad(meta) = &node.op {
+    if let Some(meta) = node.rule.leaf() {
         if let Some(Some(g)) = grads.into_iter().next() {
             accumulate_grad(meta, g, create_graph)?;
         }
@@ -356,8 +361,7 @@ fn evaluate(
     if grads.iter().all(|g| g.is_none()) {
         return Ok(vec![]);
     }
-    let needs: Vec<bool> = node.next.iter().map(|e| e.is_some()).collect();
-    let out = node.op.apply(node, &grads, &needs);
+    let out = node.rule.apply_outputs(&Ctx { node }, &grads);
     if !retain_graph {
         node.release_saved();
     }

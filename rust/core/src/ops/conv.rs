@@ -8,7 +8,7 @@
 //! - weight gradient = Σₙ g · im2col(x)ᵀ
 //!
 //! 1-D convolutions run as 2-D ones over a height of 1.
-use crate::autograd::{record, BackwardOp, SavedTensor};
+use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
 use crate::element::Element;
 use crate::error::Result;
@@ -100,8 +100,7 @@ impl Tensor {
             let v = im2col_kernel(&self.to_vec::<T>(), n * c, [h, w], win, out);
             Tensor::from_vec(v, &[n, c * k, out[0] * out[1]])?
         });
-        let (win, hw) = (*win, [h, w]);
-        Ok(record(cols, &[self], move || BackwardOp::Im2Col { win, hw, out }, |_| vec![]))
+        Ok(record(cols, &[self], |_| Im2ColBackward0 { window: *win, self_hw: [h, w], out_hw: out }))
     }
 
     /// (N, C·kh·kw, L) → (N, C, H, W): the adjoint of `im2col` (Col2ImBackward0).
@@ -126,8 +125,7 @@ impl Tensor {
             Tensor::from_vec(v, &[n, c, hw[0], hw[1]])?
         })
         .cast_detached(self.dtype());
-        let win = *win;
-        Ok(record(img, &[self], move || BackwardOp::Col2Im { win, out }, |_| vec![]))
+        Ok(record(img, &[self], |_| Col2ImBackward0 { window: *win, out_hw: out }))
     }
 
     /// `conv1d`/`conv2d` on a batched input: (N, C, L) with (O, C/groups, k), or (N, C, H, W) with
@@ -153,11 +151,16 @@ impl Tensor {
         if spatial == 1 {
             out = out.squeeze_dim(2)?;
         }
-        let op = move || BackwardOp::Convolution { win, groups, spatial };
-        let saved = |_: &Tensor| vec![SavedTensor::input(input), SavedTensor::input(weight)];
+        let rule = |_: &Tensor| ConvolutionBackward0 {
+            window: win,
+            groups,
+            spatial,
+            input: SavedTensor::input(input),
+            weight: SavedTensor::input(weight),
+        };
         match bias {
-            Some(b) => Ok(record(out, &[input, weight, b], op, saved)),
-            None => Ok(record(out, &[input, weight], op, saved)),
+            Some(b) => Ok(record(out, &[input, weight, b], rule)),
+            None => Ok(record(out, &[input, weight], rule)),
         }
     }
 }
@@ -279,8 +282,69 @@ fn check_convolution(
     }
 }
 
+impl AsField for Window {
+    fn as_field(&self) -> Field<'_> {
+        Field::Opaque
+    }
+}
+
+crate::backward_rule! {
+    /// `im2col`: its adjoint, `col2im`.
+    pub struct Im2ColBackward0 {
+        window: Window,
+        self_hw: [usize; 2],
+        out_hw: [usize; 2],
+    }
+}
+impl Backward for Im2ColBackward0 {
+    fn name(&self) -> &'static str {
+        "Im2ColBackward0"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(g.col2im(&self.window, self.self_hw, self.out_hw))
+    }
+}
+
+crate::backward_rule! {
+    /// `col2im`: its adjoint, `im2col`.
+    pub struct Col2ImBackward0 {
+        window: Window,
+        out_hw: [usize; 2],
+    }
+}
+impl Backward for Col2ImBackward0 {
+    fn name(&self) -> &'static str {
+        "Col2ImBackward0"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(g.im2col(&self.window, self.out_hw))
+    }
+}
+
+crate::backward_rule! {
+    /// `conv1d`/`conv2d`: the inputs are (input, weight, bias if given).
+    pub struct ConvolutionBackward0 {
+        window: Window,
+        groups: usize,
+        spatial: usize,
+        input: SavedTensor,
+        weight: SavedTensor,
+    }
+}
+impl Backward for ConvolutionBackward0 {
+    fn name(&self) -> &'static str {
+        "ConvolutionBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (x, w) = (ctx.unpack(&self.input)?, ctx.unpack(&self.weight)?);
+        let needs = [ctx.needs(0), ctx.needs(1), ctx.needs(2)];
+        let grads = convolution_grad(g, &x, &w, &self.window, self.groups, self.spatial, needs)?;
+        Ok(grads.into_iter().take(ctx.num_inputs()).collect())
+    }
+}
+
 /// The backward of `convolution`: gradients of input, weight and (if there is one) bias.
-pub(crate) fn convolution_grad(
+fn convolution_grad(
     g: &Tensor,
     input: &Tensor,
     weight: &Tensor,

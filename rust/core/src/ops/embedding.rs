@@ -1,8 +1,9 @@
 //! `embedding`: rows of a weight matrix picked by integer indices (EmbeddingBackward0). Repeated
 //! indices add their gradients; the `padding_idx` row gets none.
-use crate::autograd::{record, BackwardOp};
+use crate::autograd::{one, record, Backward, Ctx, Grads};
 use crate::bail;
 use crate::error::Result;
+use crate::ops::index::Positions;
 use crate::tensor::Tensor;
 use crate::with_dtype;
 use std::sync::Arc;
@@ -35,7 +36,7 @@ impl Tensor {
             let v: Vec<T> = idx.iter().flat_map(|&i| row(i)).collect();
             Tensor::from_vec(v, &shape)?
         });
-        let op = || {
+        let rule = |_: &Tensor| {
             // where each output element's gradient goes: its weight element, or nowhere for padding
             let pos: Vec<i64> = idx
                 .iter()
@@ -44,8 +45,27 @@ impl Tensor {
                     (0..dim as i64).map(move |j| if pad { -1 } else { i * dim as i64 + j })
                 })
                 .collect();
-            BackwardOp::Embedding { shape: vec![rows, dim], pos: Arc::new(pos) }
+            EmbeddingBackward0 { weight_sym_sizes: vec![rows, dim], positions: Arc::new(pos), padding_idx }
         };
-        Ok(record(out, &[weight], op, |_| vec![]))
+        Ok(record(out, &[weight], rule))
+    }
+}
+
+crate::backward_rule! {
+    /// Rows of a weight gathered by index: each output element's gradient added back at the weight
+    /// element it came from (`positions`; none for `padding_idx` rows).
+    pub struct EmbeddingBackward0 {
+        weight_sym_sizes: Vec<usize>,
+        positions: Positions,
+        padding_idx: Option<usize>,
+    }
+}
+impl Backward for EmbeddingBackward0 {
+    fn name(&self) -> &'static str {
+        "EmbeddingBackward0"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let zeros = Tensor::zeros(&self.weight_sym_sizes, g.dtype());
+        one(zeros.put_flat(self.positions.clone(), g, true, "IndexPutBackward0"))
     }
 }

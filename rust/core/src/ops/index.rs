@@ -3,7 +3,7 @@
 //! element order, so one pair of backward rules serves them all:
 //! - `take_flat`: `out[i] = self[pos[i]]` (0 where `pos[i] < 0`); its gradient puts `g` back, adding;
 //! - `put_flat`: `self` with `src[i]` written (or added) at `pos[i]`.
-use crate::autograd::{record, BackwardOp};
+use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads};
 use crate::bail;
 use crate::element::Element;
 use crate::error::Result;
@@ -87,8 +87,7 @@ impl Tensor {
             let v: Vec<T> = pos.iter().map(|&p| if p < 0 { T::ZERO } else { src[p as usize] }).collect();
             Tensor::from_vec(v, shape)?
         });
-        let in_shape = self.shape().to_vec();
-        Ok(record(out, &[self], || BackwardOp::TakeFlat { name, shape: in_shape, pos }, |_| vec![]))
+        Ok(record(out, &[self], |_| TakeFlatBackward { name, self_sym_sizes: self.shape().to_vec(), positions: pos }))
     }
 
     /// A contiguous copy of this tensor with `src`'s row-major elements written (or added, when
@@ -117,8 +116,9 @@ impl Tensor {
             }
             Tensor::from_vec(v, self.shape())?
         });
-        let src_shape = src.shape().to_vec();
-        Ok(record(out, &[self, src], || BackwardOp::PutFlat { name, pos, accumulate, src_shape }, |_| vec![]))
+        let rule =
+            |_: &Tensor| PutFlatBackward { name, positions: pos, accumulate, src_sym_sizes: src.shape().to_vec() };
+        Ok(record(out, &[self, src], rule))
     }
 
     pub fn flip(&self, dims: &[isize]) -> Result<Tensor> {
@@ -511,5 +511,72 @@ impl Tensor {
             s.copy_from_slice(i);
             true
         })
+    }
+}
+
+impl AsField for Positions {
+    fn as_field(&self) -> Field<'_> {
+        Field::Opaque
+    }
+}
+
+crate::backward_rule! {
+    // every name its callers pass (for the listings)
+    names = [
+        "FlipBackward0", "RollBackward0", "RepeatBackward0", "TrilBackward0", "TriuBackward0", "DiagEmbedBackward0",
+        "IndexSelectBackward0", "GatherBackward0", "MaskedSelectBackward0", "IndexBackward0", "SortBackward0",
+        "TopkBackward0", "MaxPool2DWithIndicesBackward0", "ConstantPadNdBackward0", "ReflectionPad1DBackward0",
+        "ReflectionPad2DBackward0", "ReflectionPad3DBackward0", "ReplicationPad1DBackward0",
+        "ReplicationPad2DBackward0", "ReplicationPad3DBackward0",
+    ];
+    /// `out = input_flat[positions]` (flip, roll, repeat, tril, gather, advanced indexing, ...): the
+    /// gradient added back at the positions it was read from. Named after the op that made it.
+    pub struct TakeFlatBackward {
+        name: &'static str,
+        self_sym_sizes: Vec<usize>,
+        positions: Positions,
+    }
+}
+impl Backward for TakeFlatBackward {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let zeros = Tensor::zeros(&self.self_sym_sizes, g.dtype());
+        one(zeros.put_flat(self.positions.clone(), g, true, "IndexPutBackward0"))
+    }
+}
+
+crate::backward_rule! {
+    // every name its callers pass (for the listings)
+    names = [
+        "ScatterBackward0", "ScatterBackward1", "ScatterAddBackward0", "IndexAddBackward0", "MaskedFillBackward0",
+        "IndexPutBackward0", "UnfoldBackwardBackward0",
+    ];
+    /// `out = input` with `src` written or added at `positions` (scatter, index_put, masked_fill, ...).
+    pub struct PutFlatBackward {
+        name: &'static str,
+        positions: Positions,
+        accumulate: bool,
+        src_sym_sizes: Vec<usize>,
+    }
+}
+impl Backward for PutFlatBackward {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let pos = &self.positions;
+        Ok(vec![
+            ctx.grad_if(0, || {
+                if self.accumulate {
+                    Ok(g.clone())
+                } else {
+                    let zeros = Tensor::zeros(&self.src_sym_sizes, g.dtype());
+                    g.put_flat(pos.clone(), &zeros, false, "IndexPutBackward0")
+                }
+            })?,
+            ctx.grad_if(1, || g.take_flat(pos.clone(), &self.src_sym_sizes, "IndexBackward0"))?,
+        ])
     }
 }

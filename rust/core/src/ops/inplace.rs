@@ -3,11 +3,12 @@
 //!
 //! The out-of-place step reads a private copy of the old values when a gradient may need them, so the
 //! saved tensors of the new node never see the write.
-use crate::autograd::{grad_mode, record, BackwardOp};
+use crate::autograd::{grad_mode, one, record, Backward, Ctx, Grads};
 use crate::bail;
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
-use crate::ops::view::DenseWrite;
+use crate::ops::copy::DenseWrite;
+use crate::ops::formula::c;
 use crate::tensor::{Tensor, TensorImpl};
 use std::sync::Arc;
 
@@ -141,8 +142,11 @@ impl Tensor {
         if !(self.requires_grad() && grad_mode::is_enabled()) {
             return Ok(self.clone());
         }
-        let marker =
-            record(self.detach(), &[self], || if zero { BackwardOp::Zero } else { BackwardOp::Fill }, |_| vec![]);
+        let marker = if zero {
+            record(self.detach(), &[self], |_| ZeroBackward0)
+        } else {
+            record(self.detach(), &[self], |_| FillBackward0)
+        };
         Ok(self.with_history_of(&marker))
     }
 
@@ -155,11 +159,50 @@ impl Tensor {
         if !((self.requires_grad() || src.requires_grad()) && grad_mode::is_enabled()) {
             return Ok(self.clone());
         }
-        let marker = record(self.detach(), &[self, src], || BackwardOp::Copy, |_| vec![]);
+        let marker = record(self.detach(), &[self, src], |_| CopyBackwards);
         Ok(self.with_history_of(&marker))
     }
 }
 
 fn scalar_type_name(d: DType) -> &'static str {
     d.scalar_type_name()
+}
+
+crate::backward_rule! {
+    /// `fill_(value)`: the old values get a zero gradient.
+    pub struct FillBackward0;
+}
+impl Backward for FillBackward0 {
+    fn name(&self) -> &'static str {
+        "FillBackward0"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(g.mul(&c(0.0)))
+    }
+}
+
+crate::backward_rule! {
+    /// `zero_()`.
+    pub struct ZeroBackward0;
+}
+impl Backward for ZeroBackward0 {
+    fn name(&self) -> &'static str {
+        "ZeroBackward0"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(g.mul(&c(0.0)))
+    }
+}
+
+crate::backward_rule! {
+    /// `copy_(src)`: the gradient goes to `src`; the old values get zero.
+    pub struct CopyBackwards;
+}
+impl Backward for CopyBackwards {
+    fn name(&self) -> &'static str {
+        "CopyBackwards"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        Ok(vec![ctx.grad_if(0, || g.mul(&c(0.0)))?, Some(g.clone())])
+    }
 }

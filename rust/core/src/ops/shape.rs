@@ -1,5 +1,5 @@
 //! Joining and splitting: cat, stack, split/unbind (views sharing one multi-output node), diagonal.
-use crate::autograd::{record, BackwardOp};
+use crate::autograd::{one, record, record_outputs, AsField, Backward, Ctx, Field, Grads};
 use crate::bail;
 use crate::element::Element;
 use crate::error::Result;
@@ -18,7 +18,7 @@ pub enum SplitKind {
 
 impl Tensor {
     /// Concatenates along `dim` without recording (shared by cat and stack).
-    fn cat_data(tensors: &[Tensor], dim: isize, func: &str) -> Result<(Tensor, usize, Vec<usize>)> {
+    fn cat_data(tensors: &[Tensor], dim: isize, func: &str) -> Result<(Tensor, usize, Vec<Option<usize>>)> {
         if tensors.is_empty() {
             bail!(Runtime, "{func}(): expected a non-empty list of Tensors");
         }
@@ -63,9 +63,9 @@ impl Tensor {
             }
             shape[d] += t.shape()[d];
         }
-        // usize::MAX marks a skipped (1-D empty) input
-        let sizes: Vec<usize> =
-            tensors.iter().map(|t| if t.ndim() == 1 && t.numel() == 0 { usize::MAX } else { t.shape()[d] }).collect();
+        // None: a skipped (1-D empty) input
+        let sizes: Vec<Option<usize>> =
+            tensors.iter().map(|t| if t.ndim() == 1 && t.numel() == 0 { None } else { Some(t.shape()[d]) }).collect();
         let out = with_dtype!(dtype, T => {
             let mut out = crate::pool::filled(numel(&shape), T::ZERO);
             let full = Layout::contiguous(&shape);
@@ -87,7 +87,7 @@ impl Tensor {
     pub fn cat(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
         let (out, d, sizes) = Tensor::cat_data(tensors, dim, "torch.cat")?;
         let inputs: Vec<&Tensor> = tensors.iter().collect();
-        Ok(record(out, &inputs, || BackwardOp::Cat { dim: d, sizes }, |_| vec![]))
+        Ok(record(out, &inputs, |_| CatBackward0 { dim: d, sizes }))
     }
 
     pub fn stack(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
@@ -108,7 +108,7 @@ impl Tensor {
         let expanded: Vec<Tensor> = tensors.iter().map(|t| t.detach().unsqueeze(d as isize)).collect::<Result<_>>()?;
         let (out, _, _) = Tensor::cat_data(&expanded, d as isize, "stack")?;
         let inputs: Vec<&Tensor> = tensors.iter().collect();
-        Ok(record(out, &inputs, || BackwardOp::Stack { dim: d }, |_| vec![]))
+        Ok(record(out, &inputs, |_| StackBackward0 { dim: d }))
     }
 
     /// Views of consecutive pieces of `sizes` along `dim` (or, for `Unbind`, each index along it),
@@ -133,8 +133,8 @@ impl Tensor {
                 self.shape()[dim]
             );
         }
-        let op = BackwardOp::Split { shape: self.shape().to_vec(), dim, sizes: sizes.to_vec(), kind };
-        Ok(crate::autograd::record_outputs(outs, &[self], op, vec![]))
+        let rule = SplitBackward { kind, self_sym_sizes: self.shape().to_vec(), dim, split_sizes: sizes.to_vec() };
+        Ok(record_outputs(outs, &[self], rule))
     }
 
     pub fn split_size(&self, size: isize, dim: isize) -> Result<Vec<Tensor>> {
@@ -170,16 +170,16 @@ impl Tensor {
             bail!(Runtime, "diagonal dimensions cannot be identical {dim1}, {dim2}");
         }
         let layout = diagonal_layout(self.layout(), offset, d1, d2);
-        let op = BackwardOp::Diagonal { shape: self.shape().to_vec(), offset, dim1: d1, dim2: d2, copy: false };
-        Ok(record(self.view_with(layout), &[self], || op, |_| vec![]))
+        let rule = DiagonalBackward { copy: false, self_sym_sizes: self.shape().to_vec(), offset, dim1: d1, dim2: d2 };
+        Ok(record(self.view_with(layout), &[self], |_| rule))
     }
 
     /// `diag(input, k)` of a 2-D tensor: a copy of the diagonal.
     pub fn diagonal_copy(&self, offset: isize) -> Result<Tensor> {
         let layout = diagonal_layout(self.layout(), offset, 0, 1);
         let out = self.view_with(layout).contiguous_copy()?;
-        let op = BackwardOp::Diagonal { shape: self.shape().to_vec(), offset, dim1: 0, dim2: 1, copy: true };
-        Ok(record(out, &[self], || op, |_| vec![]))
+        let rule = DiagonalBackward { copy: true, self_sym_sizes: self.shape().to_vec(), offset, dim1: 0, dim2: 1 };
+        Ok(record(out, &[self], |_| rule))
     }
 }
 
@@ -205,7 +205,113 @@ pub fn diagonal_layout(l: &Layout, offset: isize, d1: usize, d2: usize) -> Layou
     Layout { shape, strides, offset: offset_elems }
 }
 
-pub(crate) fn split_grad(
+impl AsField for SplitKind {
+    fn as_field(&self) -> Field<'_> {
+        Field::Opaque
+    }
+}
+
+crate::backward_rule! {
+    /// `cat(tensors, dim)`: each input gets its slice of the gradient; `sizes[i]` is input i's size
+    /// along `dim`, None for a skipped 1-D empty input.
+    pub struct CatBackward0 {
+        dim: usize,
+        sizes: Vec<Option<usize>>,
+    }
+}
+impl AsField for Vec<Option<usize>> {
+    fn as_field(&self) -> Field<'_> {
+        Field::Ints(self.iter().map(|n| n.map_or(0, |n| n as i64)).collect())
+    }
+}
+impl Backward for CatBackward0 {
+    fn name(&self) -> &'static str {
+        "CatBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let mut start = 0;
+        let mut out = Vec::with_capacity(self.sizes.len());
+        for (i, size) in self.sizes.iter().enumerate() {
+            let Some(n) = *size else {
+                out.push(ctx.grad_if(i, || Ok(Tensor::zeros(&[0], g.dtype())))?);
+                continue;
+            };
+            out.push(ctx.grad_if(i, || g.slice(self.dim, start, start + n, 1))?);
+            start += n;
+        }
+        Ok(out)
+    }
+}
+
+crate::backward_rule! {
+    /// `stack(tensors, dim)`: each input gets its index along `dim`.
+    pub struct StackBackward0 {
+        dim: usize,
+    }
+}
+impl Backward for StackBackward0 {
+    fn name(&self) -> &'static str {
+        "StackBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let d = self.dim;
+        (0..g.shape()[d]).map(|i| ctx.grad_if(i, || g.select(d as isize, i as isize))).collect()
+    }
+}
+
+crate::backward_rule! {
+    names = ["SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0"];
+    /// One node for all the views of a split/chunk/unbind; outputs without a gradient count as zeros.
+    pub struct SplitBackward {
+        kind: SplitKind,
+        self_sym_sizes: Vec<usize>,
+        dim: usize,
+        split_sizes: Vec<usize>,
+    }
+}
+impl Backward for SplitBackward {
+    fn name(&self) -> &'static str {
+        match self.kind {
+            SplitKind::Split => "SplitBackward0",
+            SplitKind::SplitWithSizes => "SplitWithSizesBackward0",
+            SplitKind::Unbind => "UnbindBackward0",
+        }
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        self.apply_outputs(ctx, &[Some(g.clone())])
+    }
+    fn apply_outputs(&self, _: &Ctx<'_>, grads: &[Option<Tensor>]) -> Result<Grads> {
+        Ok(vec![split_grad(grads, &self.self_sym_sizes, self.dim, &self.split_sizes, self.kind)?])
+    }
+}
+
+crate::backward_rule! {
+    names = ["DiagonalBackward0", "DiagonalBackward0_copy"];
+    /// `diagonal(offset, dim1, dim2)` (a view), or `diag` of a matrix (a copy: `DiagonalBackward0_copy`).
+    pub struct DiagonalBackward {
+        copy: bool,
+        self_sym_sizes: Vec<usize>,
+        offset: isize,
+        dim1: usize,
+        dim2: usize,
+    }
+}
+impl Backward for DiagonalBackward {
+    fn name(&self) -> &'static str {
+        if self.copy {
+            "DiagonalBackward0_copy"
+        } else {
+            "DiagonalBackward0"
+        }
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let shape = &self.self_sym_sizes;
+        let geom = diagonal_layout(&Layout::contiguous(shape), self.offset, self.dim1, self.dim2);
+        one(Tensor::zeros(shape, g.dtype()).copy_slices(&geom, g))
+    }
+}
+
+fn split_grad(
     grads: &[Option<Tensor>],
     shape: &[usize],
     dim: usize,
