@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.deps-installed
 EXT    := python/ferrograd/_core.abi3.so
 RUST   := $(shell find rust -name '*.rs') $(wildcard rust/*/Cargo.toml) Cargo.toml Cargo.lock
 
-.PHONY: demo test test-rust test-python stubtest lint build build-fast test-torch wheel sdist bench bench-rust clean
+.PHONY: demo test test-rust test-python stubtest lint build build-fast generate test-torch wheel sdist bench bench-rust clean
 
 demo: build
 	$(PY) examples/autograd_tutorial.py
@@ -42,6 +42,13 @@ lint: $(STAMP)
 # iterating. `make test` rebuilds in release.
 build-fast: $(STAMP)
 	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --profile fast --quiet
+
+# Rewrites what is generated from the op registry and the stubs: the stub's unary section, the function
+# forms (python/ferrograd/_functions.py) and README's op list. tests/test_generated_api.py and
+# tests/test_readme_ops.py fail when they are stale.
+generate: build-fast
+	$(PY) tools/gen_api.py
+	$(PY) tools/op_list.py --write
 
 # The suite against PyTorch itself (tools/torch_shim): TORCH_PY is a Python with torch, pytest and
 # hypothesis installed, e.g. `make test-torch TORCH_PY=/path/to/venv/bin/python`.

@@ -56,12 +56,26 @@ def _public(names):
 
 
 def _import_package():
-    # Prefer the checkout's package over any installed copy.
+    """The checkout's package, even where `ferrograd` is something else already (the test suite run
+    against PyTorch imports tools/torch_shim under that name): imported afresh, then put back."""
+    saved = {k: v for k, v in sys.modules.items() if k == "ferrograd" or k.startswith("ferrograd.")}
+    for k in saved:
+        del sys.modules[k]
+    finders = sys.meta_path[:]
+    sys.meta_path[:] = [f for f in finders if type(f).__module__ != "ferrograd"]  # the shim's alias finder
     sys.path.insert(0, str(ROOT / "python"))
-    import ferrograd
-    import ferrograd.nn.functional
+    try:
+        import ferrograd
+        import ferrograd.nn.functional
 
-    return ferrograd
+        return ferrograd
+    finally:
+        sys.path.pop(0)
+        sys.meta_path[:] = finders
+        if saved:
+            for k in [k for k in sys.modules if k == "ferrograd" or k.startswith("ferrograd.")]:
+                del sys.modules[k]
+            sys.modules.update(saved)
 
 
 def python_groups(fg) -> list[tuple[str, list[str]]]:

@@ -150,6 +150,27 @@ pub fn randperm(gen: &Mutex<Generator>, n: usize) -> Result<Tensor> {
     Tensor::from_vec(v, &[n])
 }
 
+/// `uniform_(from, to)`'s values: U(from, to) of `shape` in `dtype`.
+pub fn uniform(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, from: f64, to: f64) -> Result<Tensor> {
+    if from > to {
+        bail!(Runtime, "uniform_ expects to return a [from, to) range, but found from={from} > to={to}");
+    }
+    rand(gen, shape, dtype)?.mul(&Tensor::scalar(to - from))?.add(&Tensor::scalar(from))
+}
+
+/// `normal_(mean, std)`'s values: N(mean, std²) of `shape` in `dtype`.
+pub fn normal(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, mean: f64, std: f64) -> Result<Tensor> {
+    if std < 0.0 {
+        bail!(Runtime, "normal expects std >= 0.0, but found std {std}");
+    }
+    randn(gen, shape, dtype)?.mul(&Tensor::scalar(std))?.add(&Tensor::scalar(mean))
+}
+
+/// `bernoulli(p)` with one probability: 0/1 of `shape` in `dtype` (an int tensor gets int 0/1, as torch).
+pub fn bernoulli_with(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, p: f64) -> Result<Tensor> {
+    bernoulli(gen, &Tensor::full(shape, crate::Scalar::Float(p), DType::F64))?.to_dtype(dtype)
+}
+
 /// 1 with probability `p` (elementwise), in `p`'s dtype.
 pub fn bernoulli(gen: &Mutex<Generator>, p: &Tensor) -> Result<Tensor> {
     let probs = p.to_vec::<f64>();

@@ -11,11 +11,13 @@ mod dlpack;
 mod dtype;
 mod errors;
 mod generator;
+mod hooks;
 mod indexing;
 mod nn;
 mod node;
-#[path = "tensor.rs"]
-mod py_tensor;
+mod tensor;
+/// The name other binding files use for the `Tensor` class's module.
+use tensor as py_tensor;
 mod serialize;
 
 use args::{dtype_arg, size_list, type_name};
@@ -477,7 +479,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<generator::PyGenerator>()?;
     m.add("default_generator", generator::PyGenerator::default_handle())?;
     m.add_class::<node::PyNode>()?;
-    m.add_class::<autograd::RemovableHandle>()?;
+    m.add_class::<hooks::RemovableHandle>()?;
     m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_backward, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_attach_custom, m)?)?;
@@ -500,6 +502,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(promote_types, m)?)?;
     m.add_function(wrap_pyfunction!(_empty_pool, m)?)?;
     m.add_function(wrap_pyfunction!(_grad_fn_names, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::_unary_ops, m)?)?;
     m.add_function(wrap_pyfunction!(_set_inference_mode, m)?)?;
     m.add_function(wrap_pyfunction!(is_inference_mode_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_anomaly_enabled, m)?)?;

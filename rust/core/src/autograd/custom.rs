@@ -1,5 +1,5 @@
 //! Rules defined outside the core (a Python `autograd.Function`): one node for all of its outputs.
-use super::rule::{Backward, Ctx, Grads};
+use super::node::{Backward, Ctx, Grads};
 use super::saved::{AsField, Field, SavedTensor};
 use crate::error::Result;
 use crate::tensor::Tensor;

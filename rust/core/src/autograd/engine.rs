@@ -5,12 +5,13 @@
 //! `autograd.grad` and `backward(inputs=...)` capture gradients at chosen edges instead: only the
 //! nodes on a path from the roots to those edges run, and no AccumulateGrad runs.
 use super::grad_mode::{self, GradModeGuard};
-use super::node::{Edge, GradMeta, Node};
-use super::rule::Ctx;
+use super::leaf::{AccumulateGrad, GradMeta};
+use super::node::{Ctx, Edge, Node};
 use crate::bail;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use rustc_hash::FxHashMap as HashMap;
+use std::any::Any;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
 
@@ -265,9 +266,15 @@ fn run(
     Ok(captured)
 }
 
+/// The leaf an `AccumulateGrad` node feeds (the engine runs its hooks and fills its `.grad`).
+fn leaf(node: &Node) -> Option<&Arc<GradMeta>> {
+    let rule: &dyn Any = &node.rule;
+    rule.downcast_ref::<AccumulateGrad>().map(|a| &a.variable)
+}
+
 /// Tensor hooks (a leaf's, or those of this node's outputs), then the node's pre-hooks.
 fn run_pre_hooks(node: &Arc<Node>, grads: &mut [Option<Tensor>]) -> Result<()> {
-    if let Some(meta) = node.rule.leaf() {
+    if let Some(meta) = leaf(node) {
         let hooks: Vec<_> = meta.hooks.lock().iter().map(|(_, h)| h.clone()).collect();
         if let Some(g) = grads.get_mut(0) {
             for hook in hooks {
@@ -352,7 +359,7 @@ fn evaluate(
     retain_graph: bool,
     create_graph: bool,
 ) -> Result<Vec<Option<Tensor>>> {
-    if let Some(meta) = node.rule.leaf() {
+    if let Some(meta) = leaf(node) {
         if let Some(Some(g)) = grads.into_iter().next() {
             accumulate_grad(meta, g, create_graph)?;
         }

@@ -3,8 +3,8 @@
 mod custom;
 mod engine;
 pub mod grad_mode;
+mod leaf;
 mod node;
-mod rule;
 mod saved;
 
 pub use custom::{CustomBackward, CustomFunctionBackward};
@@ -12,7 +12,7 @@ pub(crate) use engine::accumulate_grad;
 pub use engine::{backward, grad};
 #[doc(hidden)]
 pub use inventory;
-pub use node::{next_hook_id, Edge, GradMeta, Node, PostHook, PreHook, TensorHook};
+pub use leaf::{AccumulateGrad, GradMeta};
+pub use node::{next_hook_id, one, Backward, Ctx, Edge, Grads, Node, PostHook, PreHook, TensorHook};
 pub(crate) use node::{record, record_outputs};
-pub use rule::{one, AccumulateGrad, Backward, Ctx, Grads};
 pub use saved::{field_name, grad_fn_names, AsField, Field, Fields, GradFnName, GradFnNames, SavedTensor};

@@ -5,15 +5,20 @@
 //! stored without its grad_fn (it would point back at this node) and re-attached when unpacked. A leaf
 //! owns its `GradMeta`; the leaf's `AccumulateGrad` node holds that meta strongly and the meta holds the
 //! node only weakly.
+//!
+//! A rule maps the gradient of the op's output to the gradients of its inputs, written with the same
+//! differentiable tensor ops as the forward pass, so `create_graph=True` differentiates it again.
+//! Rules return gradients shaped like the broadcast output; the engine sums them down to each input's
+//! shape and casts them to its dtype, once, for every op.
 use super::grad_mode;
-use super::rule::{AccumulateGrad, Backward};
-use super::saved::Field;
+use super::saved::{Field, Fields, SavedTensor};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::Tensor;
 use parking_lot::Mutex;
+use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 static NEXT_SEQUENCE_NR: AtomicU64 = AtomicU64::new(0);
 
@@ -47,27 +52,6 @@ pub fn next_hook_id() -> u64 {
 }
 
 #[derive(Default)]
-pub struct GradMeta {
-    pub(crate) grad: Mutex<Option<Tensor>>,
-    accumulator: Mutex<Option<Weak<Node>>>,
-    /// Hooks of a leaf's gradient, run before it is accumulated or captured.
-    pub(crate) hooks: Mutex<Vec<(u64, TensorHook)>>,
-}
-
-impl GradMeta {
-    /// The leaf's one AccumulateGrad node, made again if every graph that used it is gone.
-    pub(crate) fn accumulator(&self, this: &Arc<GradMeta>) -> Arc<Node> {
-        let mut slot = self.accumulator.lock();
-        if let Some(node) = slot.as_ref().and_then(Weak::upgrade) {
-            return node;
-        }
-        let node: Arc<Node> = Arc::new(Node::new(vec![], u64::MAX, AccumulateGrad { variable: this.clone() }));
-        *slot = Some(Arc::downgrade(&node));
-        node
-    }
-}
-
-#[derive(Default)]
 pub(crate) struct NodeHooks {
     /// Tensor hooks of this node's outputs, by output number.
     pub(crate) tensor: Vec<(u64, u32, TensorHook)>,
@@ -83,6 +67,73 @@ impl NodeHooks {
         self.post.retain(|h| h.0 != id);
         before != self.tensor.len() + self.pre.len() + self.post.len()
     }
+}
+
+/// One gradient per input of the op; None where the input needs none (or gets none).
+pub type Grads = Vec<Option<Tensor>>;
+
+/// A backward rule: its PyTorch name and its gradient. Its fields (`Fields`, from `backward_rule!`)
+/// are the tensors and arguments it keeps, named as PyTorch names them.
+pub trait Backward: Fields + Any + Send + Sync {
+    /// The `grad_fn` name, e.g. `"MulBackward0"`.
+    fn name(&self) -> &'static str;
+
+    /// The inputs' gradients from `grad`, the gradient of the op's (single) output.
+    fn apply(&self, ctx: &Ctx<'_>, grad: &Tensor) -> Result<Grads>;
+
+    /// The inputs' gradients from those of every output (None where an output got none). Rules with
+    /// several outputs (split, custom functions) override this; the others see their one gradient.
+    fn apply_outputs(&self, ctx: &Ctx<'_>, grads: &[Option<Tensor>]) -> Result<Grads> {
+        match grads.first() {
+            Some(Some(g)) => self.apply(ctx, g),
+            _ => Ok(vec![]),
+        }
+    }
+}
+
+/// What a running rule may ask of its node.
+pub struct Ctx<'a> {
+    pub(crate) node: &'a Arc<Node>,
+}
+
+impl Ctx<'_> {
+    /// Whether input `i` wants a gradient (it requires grad).
+    pub fn needs(&self, i: usize) -> bool {
+        self.node.next.get(i).is_some_and(Option::is_some)
+    }
+
+    /// `f()` if input `i` wants a gradient, else None.
+    pub fn grad_if(&self, i: usize, f: impl FnOnce() -> Result<Tensor>) -> Result<Option<Tensor>> {
+        if self.needs(i) {
+            f().map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// A saved tensor, version-checked (saved outputs get this node back as their grad_fn).
+    pub fn unpack(&self, saved: &SavedTensor) -> Result<Tensor> {
+        saved.unpack(self.node.name(), |t| t.with_grad_fn(self.node.clone()))
+    }
+
+    /// An optional saved tensor.
+    pub fn unpack_opt(&self, saved: &Option<SavedTensor>) -> Result<Option<Tensor>> {
+        saved.as_ref().map(|s| self.unpack(s)).transpose()
+    }
+
+    pub fn num_inputs(&self) -> usize {
+        self.node.next.len()
+    }
+
+    /// A post hook sees the gradient of each input separately, so they must not be merged.
+    pub fn has_post_hooks(&self) -> bool {
+        self.node.has_post_hooks()
+    }
+}
+
+/// One gradient for the op's one input.
+pub fn one(t: Result<Tensor>) -> Result<Grads> {
+    t.map(|t| vec![Some(t)])
 }
 
 /// A node of the backward graph: where its gradients go (`next`), when it runs, its hooks, and its
@@ -102,7 +153,7 @@ pub struct Node<R: ?Sized + Backward = dyn Backward> {
 }
 
 impl<R: Backward> Node<R> {
-    fn new(next: Vec<Option<Edge>>, sequence_nr: u64, rule: R) -> Node<R> {
+    pub(crate) fn new(next: Vec<Option<Edge>>, sequence_nr: u64, rule: R) -> Node<R> {
         let creation_trace = if grad_mode::is_anomaly_enabled() {
             grad_mode::creation_trace().map(String::into_boxed_str)
         } else {

@@ -4,11 +4,9 @@
 //! ...: PyTorch's names, which its `grad_fn._saved_<name>` attributes use). `backward_rule!` declares
 //! such a struct and lists every field for the engine (`Fields`), so a saved tensor can never be
 //! missed when the node frees its saved values or takes itself apart.
-use super::node::Node;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use parking_lot::Mutex;
-use std::sync::Arc;
 
 /// A tensor kept for backward, with the storage version it had when saved. Freed (`release`) after
 /// a backward without `retain_graph`; unpacking it then fails, as in PyTorch.
@@ -42,8 +40,9 @@ impl SavedTensor {
         self.is_output
     }
 
-    /// The tensor, checked against its saved version; a saved output gets `node` back as its grad_fn.
-    pub fn unpack(&self, node: &Arc<Node>) -> Result<Tensor> {
+    /// The tensor, checked against its saved version; a saved output is given back its history by
+    /// `attach` (its node, named `owner`, re-attached).
+    pub(crate) fn unpack(&self, owner: &str, attach: impl FnOnce(Tensor) -> Tensor) -> Result<Tensor> {
         let Some(t) = self.tensor.lock().clone() else { return Err(freed_error()) };
         if self.check_version && t.version() != self.version {
             return Err(Error::Runtime(format!(
@@ -53,12 +52,12 @@ impl SavedTensor {
                 ferrograd.autograd.set_detect_anomaly(True).",
                 t.dtype().legacy_name(),
                 t.shape(),
-                if self.is_output { format!(", which is output 0 of {}", node.name()) } else { String::new() },
+                if self.is_output { format!(", which is output 0 of {owner}") } else { String::new() },
                 t.version(),
                 self.version
             )));
         }
-        Ok(if self.is_output { t.with_grad_fn(node.clone()) } else { t })
+        Ok(if self.is_output { attach(t) } else { t })
     }
 
     /// Takes the tensor out (None if already released).

@@ -234,6 +234,57 @@ impl Tensor {
         self.take_flat(pos, &shape, "DiagEmbedBackward0")
     }
 
+    /// `fliplr()`: reversed along dim 1.
+    pub fn fliplr(&self) -> Result<Tensor> {
+        if self.ndim() < 2 {
+            bail!(Runtime, "Input must be >= 2-d.");
+        }
+        self.flip(&[1])
+    }
+
+    /// `flipud()`: reversed along dim 0.
+    pub fn flipud(&self) -> Result<Tensor> {
+        if self.ndim() < 1 {
+            bail!(Runtime, "Input must be >= 1-d.");
+        }
+        self.flip(&[0])
+    }
+
+    /// `tile(dims)`: `repeat` with `dims` padded with leading 1s to this tensor's rank, as NumPy.
+    pub fn tile(&self, dims: &[isize]) -> Result<Tensor> {
+        let mut reps = vec![1; self.ndim().saturating_sub(dims.len())];
+        reps.extend_from_slice(dims);
+        self.repeat(&reps)
+    }
+
+    /// `take_along_dim(indices, dim)`: `gather` after broadcasting the two over every other dim; with
+    /// no dim, of the flattened tensor.
+    pub fn take_along_dim(&self, indices: &Tensor, dim: Option<isize>) -> Result<Tensor> {
+        let Some(dim) = dim else {
+            return self.reshape(&[self.numel()])?.gather(0, &indices.reshape(&[indices.numel()])?);
+        };
+        let d = wrap_dim(dim, self.ndim())?;
+        if self.ndim() != indices.ndim() {
+            bail!(
+                Runtime,
+                "torch.take_along_dim(): input and indices should have the same number of dimensions, but got {} \
+                dimensions for input, and {} dimensions for indices",
+                self.ndim(),
+                indices.ndim()
+            );
+        }
+        let (mut sa, mut si) = (self.shape().to_vec(), indices.shape().to_vec());
+        sa[d] = 1;
+        si[d] = 1;
+        let b = crate::layout::broadcast_shapes(&sa, &si)?;
+        let (mut ta, mut ti) = (b.clone(), b);
+        ta[d] = self.shape()[d];
+        ti[d] = indices.shape()[d];
+        let a = if self.shape() == ta.as_slice() { self.clone() } else { self.expand(&ta)? };
+        let i = if indices.shape() == ti.as_slice() { indices.clone() } else { indices.expand(&ti)? };
+        a.gather(d as isize, &i)
+    }
+
     pub fn index_select(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
         if index.ndim() > 1 {
             bail!(Index, "index_select(): Index is supposed to be a vector");
@@ -455,6 +506,15 @@ impl Tensor {
     }
 
     /// Indices of the nonzero (true) elements: shape [count, ndim], int64.
+    /// `nonzero(as_tuple=True)`: the indices of the nonzero elements, one int64 tensor per dim.
+    pub fn nonzero_per_dim(&self) -> Result<Vec<Tensor>> {
+        let nz = self.nonzero()?;
+        if self.ndim() == 0 {
+            return Ok(vec![nz.reshape(&[nz.shape()[0]])?]);
+        }
+        (0..self.ndim()).map(|d| nz.select(1, d as isize)?.contiguous_copy()).collect()
+    }
+
     pub fn nonzero(&self) -> Result<Tensor> {
         let mask = self.to_vec::<bool>();
         let shape = self.shape().to_vec();

@@ -3,6 +3,7 @@
 pub mod binary;
 pub mod conv;
 pub mod copy;
+mod dims;
 pub mod einsum;
 pub mod embedding;
 pub mod extreme;

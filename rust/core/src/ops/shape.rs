@@ -155,6 +155,49 @@ impl Tensor {
         self.split_views(&sizes, d, SplitKind::Split)
     }
 
+    /// `split([sizes], dim)`: views of consecutive pieces of those sizes along `dim`.
+    pub fn split_with_sizes(&self, sizes: &[isize], dim: isize) -> Result<Vec<Tensor>> {
+        let d = wrap_dim(dim, self.ndim())?;
+        if sizes.iter().any(|&x| x < 0) {
+            bail!(
+                Runtime,
+                "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={sizes:?}"
+            );
+        }
+        let sizes: Vec<usize> = sizes.iter().map(|&x| x as usize).collect();
+        let n = self.shape().get(d).copied().unwrap_or(0);
+        if sizes.iter().sum::<usize>() != n {
+            bail!(
+                Runtime,
+                "split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension \
+                {d}), but got split_sizes={sizes:?}"
+            );
+        }
+        self.split_views(&sizes, d, SplitKind::SplitWithSizes)
+    }
+
+    /// `chunk(chunks, dim)`: at most `chunks` views of equal size along `dim` (the last may be smaller).
+    pub fn chunk(&self, chunks: isize, dim: isize) -> Result<Vec<Tensor>> {
+        if self.ndim() == 0 {
+            bail!(Runtime, "chunk expects at least a 1-dimensional tensor");
+        }
+        if chunks <= 0 {
+            bail!(Runtime, "chunk expects `chunks` to be greater than 0, got: {chunks}");
+        }
+        let n = self.shape()[wrap_dim(dim, self.ndim())?] as isize;
+        let size = (n + chunks - 1) / chunks;
+        self.split_size(size.max(if n == 0 { 0 } else { 1 }), dim)
+    }
+
+    /// `diag(k)`: a matrix with a vector on diagonal `k`, or a copy of a matrix's diagonal `k`.
+    pub fn diag(&self, k: isize) -> Result<Tensor> {
+        match self.ndim() {
+            1 => self.diag_embed_1d(k),
+            2 => self.diagonal_copy(k),
+            n => bail!(Runtime, "diag(): Supports 1D or 2D tensors. Got {n}D"),
+        }
+    }
+
     pub fn unbind(&self, dim: isize) -> Result<Vec<Tensor>> {
         if self.ndim() == 0 {
             bail!(Runtime, "Dimension specified as 0 but tensor has no dimensions");

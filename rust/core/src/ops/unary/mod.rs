@@ -135,8 +135,10 @@ fn rejected(op: &dyn UnaryKernels, dtype: DType) -> Option<Error> {
 /// ints in int64 where the op keeps them, else in float32; in the input's memory order.
 fn unary_forward(x: &Tensor, op: &dyn UnaryKernels) -> Result<Tensor> {
     let dtype = x.dtype();
-    if let Some(e) = rejected(op, dtype) {
-        return Err(e);
+    if !dtype.is_float() {
+        if let Some(e) = rejected(op, dtype) {
+            return Err(e);
+        }
     }
     x.map_in_memory_order(|x| {
         let float32 = |x: &Tensor| x.with_data(|l, v: &[f32]| Tensor::from_vec(op.f32s(l, v), x.shape()));
