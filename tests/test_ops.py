@@ -82,6 +82,8 @@ UNARY_OPS = [
     ("asin", np.arcsin, "unit", "AsinBackward0", "float32", "float32"),
     ("acos", np.arccos, "unit", "AcosBackward0", "float32", "float32"),
     ("atan", np.arctan, "any", "AtanBackward0", "float32", "float32"),
+    ("asinh", np.arcsinh, "any", "AsinhBackward0", "float32", "float32"),
+    ("atanh", np.arctanh, "unit", "AtanhBackward0", "float32", "float32"),
     ("sinh", np.sinh, "any", "SinhBackward0", "float32", "float32"),
     ("cosh", np.cosh, "any", "CoshBackward0", "float32", "float32"),
     ("tanh", np.tanh, "any", "TanhBackward0", "float32", "float32"),

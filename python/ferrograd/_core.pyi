@@ -493,6 +493,10 @@ class Tensor:
         """Elementwise arccosine."""
     def atan(self) -> Tensor:
         """Elementwise arctangent."""
+    def asinh(self) -> Tensor:
+        """Elementwise inverse hyperbolic sine."""
+    def atanh(self) -> Tensor:
+        """Elementwise inverse hyperbolic tangent."""
     def sinh(self) -> Tensor:
         """Elementwise hyperbolic sine."""
     def cosh(self) -> Tensor:

@@ -30,8 +30,10 @@ __all__ = [
     "argmin",
     "argsort",
     "asin",
+    "asinh",
     "atan",
     "atan2",
+    "atanh",
     "baddbmm",
     "bmm",
     "broadcast_to",
@@ -230,6 +232,11 @@ def asin(input: Tensor) -> Tensor:
     return input.asin()
 
 
+def asinh(input: Tensor) -> Tensor:
+    """`ferrograd.asinh(input, ...)` is `input.asinh(...)`."""
+    return input.asinh()
+
+
 def atan(input: Tensor) -> Tensor:
     """`ferrograd.atan(input, ...)` is `input.atan(...)`."""
     return input.atan()
@@ -238,6 +245,11 @@ def atan(input: Tensor) -> Tensor:
 def atan2(input: Tensor, other: Tensor) -> Tensor:
     """`ferrograd.atan2(input, ...)` is `input.atan2(...)`."""
     return input.atan2(other)
+
+
+def atanh(input: Tensor) -> Tensor:
+    """`ferrograd.atanh(input, ...)` is `input.atanh(...)`."""
+    return input.atanh()
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Tensor:

@@ -239,6 +239,8 @@ macro_rules! for_each_unary_op {
             asin: $crate::unary::Asin, "Elementwise arcsine.";
             acos: $crate::unary::Acos, "Elementwise arccosine.";
             atan: $crate::unary::Atan, "Elementwise arctangent.";
+            asinh: $crate::unary::Asinh, "Elementwise inverse hyperbolic sine.";
+            atanh: $crate::unary::Atanh, "Elementwise inverse hyperbolic tangent.";
             sinh: $crate::unary::Sinh, "Elementwise hyperbolic sine.";
             cosh: $crate::unary::Cosh, "Elementwise hyperbolic cosine.";
             tanh: $crate::unary::Tanh, "Elementwise hyperbolic tangent.";

@@ -162,3 +162,35 @@ impl UnaryOp for Tanh {
         Some(|g: T, y: T| g * (T::ONE - y * y))
     }
 }
+
+crate::backward_rule! {
+    names = ["AsinhBackward0"];
+    /// `asinh(x)`: `g / √(x² + 1)`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Asinh;
+}
+impl UnaryOp for Asinh {
+    const KEEPS: Keeps = Keeps::Input;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| T::from_f64(x.to_f64().asinh())
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        g.mul(&x.mul(x)?.add(&c(1.0))?.rsqrt()?)
+    }
+}
+
+crate::backward_rule! {
+    names = ["AtanhBackward0"];
+    /// `atanh(x)`: `g / (1 - x²)`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Atanh;
+}
+impl UnaryOp for Atanh {
+    const KEEPS: Keeps = Keeps::Input;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| T::from_f64(x.to_f64().atanh())
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        g.div(&c(1.0).sub(&x.mul(x)?)?)
+    }
+}
