@@ -91,6 +91,22 @@ impl Tensor {
         Tensor::full(shape, Scalar::Int(1), dtype)
     }
 
+    /// `arange(start, end, step)`: int64 unless a bound or the step is a float (then float32), or `dtype`.
+    pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) -> Result<Tensor> {
+        let any_float = [start, end, step].iter().any(|s| matches!(s, Scalar::Float(_)));
+        let dtype = dtype.unwrap_or(if any_float { DType::F32 } else { DType::I64 });
+        let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
+        if st == 0.0 {
+            bail!(Runtime, "step must be nonzero");
+        }
+        if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
+            bail!(Runtime, "upper bound and larger bound inconsistent with step sign");
+        }
+        let n = ((e - s) / st).ceil().max(0.0) as usize;
+        let values: Vec<f64> = (0..n).map(|i| s + i as f64 * st).collect();
+        Tensor::from_vec(values, &[n])?.to_dtype(dtype)
+    }
+
     /// A Python number as a 0-dim operand (`x + 2`), in the dtype it promotes with.
     pub fn wrapped_scalar(value: Scalar) -> Tensor {
         // a Python float keeps its full double, so float64 operands lose nothing

@@ -138,19 +138,8 @@ fn arange(
         Some(s) => num(s, "step")?,
         None => Scalar::Int(1),
     };
-    let any_float = [start, end, step].iter().any(|s| matches!(s, Scalar::Float(_)));
-    let dtype = dtype_arg(dtype, "arange")?.unwrap_or(if any_float { DType::F32 } else { DType::I64 });
-    let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
-    if st == 0.0 {
-        return Err(PyRuntimeError::new_err("step must be nonzero"));
-    }
-    if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
-        return Err(PyRuntimeError::new_err("upper bound and larger bound inconsistent with step sign"));
-    }
-    let n = ((e - s) / st).ceil().max(0.0) as usize;
-    let values: Vec<f64> = (0..n).map(|i| s + i as f64 * st).collect();
-    let t = call(|| Tensor::from_vec(values, &[n])?.to_dtype(dtype))?;
-    finish(py, t, requires_grad)
+    let dtype = dtype_arg(dtype, "arange")?;
+    finish(py, call(|| Tensor::arange(start, end, step, dtype))?, requires_grad)
 }
 
 #[pyfunction]

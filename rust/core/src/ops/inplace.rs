@@ -12,13 +12,22 @@ use crate::ops::formula::c;
 use crate::tensor::{Tensor, TensorImpl};
 use std::sync::Arc;
 
-fn category(d: DType) -> u8 {
+/// The kinds of dtypes, in the order in-place results may not go up (an int tensor cannot take a float
+/// result, a bool tensor an int one).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Category {
+    Bool,
+    Integer,
+    Floating,
+}
+
+fn category(d: DType) -> Category {
     if d == DType::Bool {
-        0
+        Category::Bool
     } else if d.is_int() {
-        1
+        Category::Integer
     } else {
-        2
+        Category::Floating
     }
 }
 

@@ -1,6 +1,6 @@
 //! Matrix products, softmax and addmm.
-use super::{wrap, Out, PyTensor};
-use crate::args::{dtype_arg, tensor_arg};
+use super::{cast_input, wrap, Out, PyTensor};
+use crate::args::tensor_arg;
 use crate::errors::{call, call_heavy};
 use ferrograd_core::Tensor;
 use pyo3::prelude::*;
@@ -15,10 +15,7 @@ impl PyTensor {
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> Out {
         let a = self.get();
-        let a = match dtype_arg(dtype, "softmax")? {
-            Some(d) => call(|| a.to_dtype(d))?,
-            None => a,
-        };
+        let a = cast_input(a, dtype, "softmax")?;
         wrap(py, call_heavy(py, a.numel(), || a.softmax(dim, false))?)
     }
 
@@ -30,10 +27,7 @@ impl PyTensor {
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> Out {
         let a = self.get();
-        let a = match dtype_arg(dtype, "log_softmax")? {
-            Some(d) => call(|| a.to_dtype(d))?,
-            None => a,
-        };
+        let a = cast_input(a, dtype, "log_softmax")?;
         wrap(py, call_heavy(py, a.numel(), || a.softmax(dim, true))?)
     }
 

@@ -92,6 +92,14 @@ pub(crate) fn inplace_with(
     Ok(slf.clone().unbind())
 }
 
+/// `a` in the `dtype=` a reduction or softmax casts its input to first (itself when None).
+fn cast_input(a: Tensor, dtype: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Tensor> {
+    match crate::args::dtype_arg(dtype, func)? {
+        Some(d) => call(|| a.to_dtype(d)),
+        None => Ok(a),
+    }
+}
+
 /// One int or a sequence of ints (`dims=`, `shifts=`, `source=`).
 fn ints(obj: &Bound<'_, PyAny>, func: &str) -> PyResult<Vec<isize>> {
     dims_arg(obj, func)

@@ -1,5 +1,5 @@
 //! Reductions, sorting and the extremes.
-use super::{wrap, Out, PyTensor};
+use super::{cast_input, wrap, Out, PyTensor};
 use crate::args::{dims_arg, dtype_arg, type_name};
 use crate::errors::{call, call_heavy};
 use ferrograd_core::binary::Binary;
@@ -96,11 +96,7 @@ impl PyTensor {
     ) -> Out {
         let a = self.get();
         let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "sum")).transpose()?;
-        let dtype = dtype_arg(dtype, "sum")?;
-        let a = match dtype {
-            Some(d) => call(|| a.to_dtype(d))?,
-            None => a,
-        };
+        let a = cast_input(a, dtype, "sum")?;
         wrap(py, call_heavy(py, a.numel(), || a.sum(dims.as_deref(), keepdim))?)
     }
 
@@ -114,11 +110,7 @@ impl PyTensor {
     ) -> Out {
         let a = self.get();
         let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "mean")).transpose()?;
-        let dtype = dtype_arg(dtype, "mean")?;
-        let a = match dtype {
-            Some(d) => call(|| a.to_dtype(d))?,
-            None => a,
-        };
+        let a = cast_input(a, dtype, "mean")?;
         wrap(py, call_heavy(py, a.numel(), || a.mean(dims.as_deref(), keepdim))?)
     }
 
@@ -185,10 +177,7 @@ impl PyTensor {
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> Out {
         let a = self.get();
-        let a = match dtype_arg(dtype, "cumprod")? {
-            Some(d) => call(|| a.to_dtype(d))?,
-            None => a,
-        };
+        let a = cast_input(a, dtype, "cumprod")?;
         wrap(py, call_heavy(py, a.numel(), || a.cumprod(dim))?)
     }
 
@@ -248,10 +237,7 @@ impl PyTensor {
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> Out {
         let a = self.get();
-        let a = match dtype_arg(dtype, "prod")? {
-            Some(d) => call(|| a.to_dtype(d))?,
-            None => a,
-        };
+        let a = cast_input(a, dtype, "prod")?;
         wrap(py, call_heavy(py, a.numel(), || a.prod(dim, keepdim))?)
     }
 
@@ -366,10 +352,7 @@ impl PyTensor {
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> Out {
         let a = self.get();
-        let a = match dtype_arg(dtype, "cumsum")? {
-            Some(d) => call(|| a.to_dtype(d))?,
-            None => a,
-        };
+        let a = cast_input(a, dtype, "cumsum")?;
         wrap(py, call_heavy(py, a.numel(), || a.cumsum(dim, false))?)
     }
 }
