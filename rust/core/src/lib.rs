@@ -6,6 +6,7 @@
 //! - `iter`, `kernels`: walking layouts and the forward kernels;
 //! - `ops`: differentiable ops (forward + recording);
 //! - `autograd`: nodes, the backward-formula table, grad mode and the engine;
+//! - `optim`: the fused optimizer updates (one pass over every parameter of a step);
 //! - `serialize`: checkpoints in the safetensors format, replaced atomically on disk.
 pub mod autograd;
 pub mod dtype;
@@ -15,6 +16,7 @@ pub mod iter;
 pub mod kernels;
 pub mod layout;
 mod ops;
+pub mod optim;
 pub mod pool;
 pub mod random;
 pub mod serialize;
