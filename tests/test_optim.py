@@ -35,6 +35,13 @@ def test_parameters_follow_torch_step_by_step(case, dtype_name):
     assert_trajectory(got, GOLDEN["trajectories"][case][dtype_name], dtype_name)
 
 
+@pytest.mark.parametrize("case", list(cases.EXACT_CASES))
+def test_updates_are_bit_for_bit_torchs(case):
+    # against torch's fused=True step, or its default one where that takes the same operations
+    for step, (got, want) in enumerate(zip(cases.exact_trajectory(fg, case), GOLDEN["exact"][case])):
+        np.testing.assert_array_equal(got, want, err_msg=f"after step {step + 1}")
+
+
 @pytest.mark.parametrize("dtype_name", ["float16", "bfloat16"])
 @pytest.mark.parametrize("case", cases.HALF_CASES)
 def test_half_precision_parameters_keep_their_dtype_and_follow_torch_loosely(case, dtype_name):

@@ -28,6 +28,7 @@ def main():
         "adam_groups": {dtype: cases.adam_groups_trajectory(torch, dtype) for dtype in ("float32", "float64")},
         "state_dicts": {case: cases.state_dict_format(torch, case) for case in cases.STATE_CASES},
         "reprs": {case: cases.optimizer_repr(torch, case) for case in cases.REPR_CASES},
+        "exact": {case: cases.exact_trajectory(torch, case) for case in cases.EXACT_CASES},
     }
     with open(os.path.join(HERE, "optim.json"), "w") as f:
         json.dump(out, f, indent=1)

@@ -6,11 +6,12 @@
 //! parameter and its buffers in place in one pass over their memory (split across the thread pool when
 //! large), and bumps the version of every tensor it wrote, as PyTorch's in-place writes do.
 //!
-//! The arithmetic follows PyTorch's for-loop implementation op by op in the parameter's dtype (each op
-//! rounded, scalars cast to it as PyTorch's CPU kernels cast them, FMA where its vectorized kernels use
-//! it): SGD and Adamax steps are bit for bit PyTorch's; the others differ only where PyTorch's float32
-//! `sqrt` is off by up to 0.75 ulp (ours rounds correctly). float16/bfloat16 parameters compute in
-//! float32 and round once per step.
+//! The arithmetic follows PyTorch's step op by op in the parameter's dtype (each op rounded, scalars cast
+//! to it as PyTorch's CPU kernels cast them, FMA where its vectorized kernels use it). Float32 results are
+//! bit for bit those of PyTorch's `fused=True` Adam, AdamW and Adagrad and of its default SGD and Adamax;
+//! RMSprop, NAdam and PyTorch's default Adam differ only where PyTorch's vectorized float32 `sqrt` is off
+//! by up to 0.75 ulp (ours rounds correctly). float16/bfloat16 parameters compute in float32 and round
+//! once per step (PyTorch rounds after every op).
 mod adagrad;
 mod adam;
 mod adamax;
