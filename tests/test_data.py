@@ -2,7 +2,6 @@
 torch.utils.data's results, errors and messages."""
 
 import collections
-import warnings
 
 import ferrograd as fg
 import numpy as np
@@ -26,7 +25,6 @@ from ferrograd.utils.data import (
     get_worker_info,
     random_split,
 )
-from helpers import AGAINST_TORCH
 
 Point = collections.namedtuple("Point", ["x", "y"])
 
@@ -392,14 +390,128 @@ def test_worker_info_is_none_in_the_main_process():
     assert get_worker_info() is None
 
 
-def test_worker_processes():
-    ds, x, _ = _dataset(6)
-    loader = DataLoader(ds, batch_size=2, num_workers=2)
-    if AGAINST_TORCH:  # torch loads in worker processes; ferrograd says it does not
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            got = [b[0] for b in loader]
-        np.testing.assert_array_equal(_np(got[1]), x[2:4])
-        return
-    with pytest.raises(NotImplementedError, match="ferrograd loads data in the main process only; use num_workers=0"):
-        iter(loader)
+# ---------------------------------------------------------------------------
+# worker processes
+# ---------------------------------------------------------------------------
+
+
+class _Tagged(Dataset):
+    """Each sample says which worker loaded it, and carries a draw from that worker's generators."""
+
+    def __getitem__(self, i):
+        info = get_worker_info()
+        return {"index": i, "worker": info.id, "workers": info.num_workers, "rand": fg.rand(1), "np": np.random.rand()}
+
+    def __len__(self):
+        return 12
+
+
+def test_workers_load_the_same_batches_in_order():
+    ds, x, y = _dataset(10)
+    single = list(DataLoader(ds, batch_size=3))
+    multi = list(DataLoader(ds, batch_size=3, num_workers=2))
+    assert len(multi) == len(single) == 4
+    for (a, b), (c, d) in zip(single, multi):
+        np.testing.assert_array_equal(_np(a), _np(c))
+        np.testing.assert_array_equal(_np(b), _np(d))
+        assert c.dtype == fg.float32 and d.dtype == fg.int64
+    shuffled = [b[1].tolist() for b in DataLoader(ds, batch_size=3, shuffle=True, generator=_generator(3))]
+    in_workers = [
+        b[1].tolist() for b in DataLoader(ds, batch_size=3, shuffle=True, generator=_generator(3), num_workers=2)
+    ]
+    assert in_workers == shuffled
+
+
+def test_worker_info_init_fn_and_per_worker_seeds():
+    loader = DataLoader(_Tagged(), batch_size=2, num_workers=2, worker_init_fn=lambda worker_id: None)
+    batches = list(loader)
+    assert [b["index"].tolist() for b in batches] == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], [10, 11]]
+    assert {w for b in batches for w in b["worker"].tolist()} == {0, 1}
+    assert all(b["workers"].tolist() == [2, 2] for b in batches)
+    by_worker = {}
+    for b in batches:
+        by_worker.setdefault(b["worker"][0].item(), []).append((b["rand"][0].item(), b["np"][0].item()))
+    first_draws = [draws[0] for draws in by_worker.values()]
+    assert first_draws[0][0] != first_draws[1][0] and first_draws[0][1] != first_draws[1][1]
+
+
+def test_worker_init_fn_runs_in_each_worker():
+    class SeenInit(Dataset):
+        def __getitem__(self, i):
+            return getattr(get_worker_info().dataset, "initialized_by", -1)
+
+        def __len__(self):
+            return 4
+
+    def init(worker_id):
+        get_worker_info().dataset.initialized_by = worker_id
+
+    got = [b.tolist() for b in DataLoader(SeenInit(), batch_size=1, num_workers=2, worker_init_fn=init)]
+    assert sorted(v for b in got for v in b) == [0, 0, 1, 1]
+
+
+def test_an_error_in_a_worker_is_raised_with_its_traceback():
+    class Broken(Dataset):
+        def __getitem__(self, i):
+            if i == 3:
+                raise ValueError("bad sample 3")
+            return i
+
+        def __len__(self):
+            return 6
+
+    loader = DataLoader(Broken(), batch_size=2, num_workers=2)
+    with pytest.raises(ValueError, match="Caught ValueError in DataLoader worker process [01]") as info:
+        list(loader)
+    assert "bad sample 3" in str(info.value)
+
+
+def test_iterable_datasets_shard_by_worker_info():
+    class Sharded(IterableDataset):
+        def __iter__(self):
+            info = get_worker_info()
+            return iter(range(info.id, 10, info.num_workers))
+
+    batches = [b.tolist() for b in DataLoader(Sharded(), batch_size=2, num_workers=2)]
+    assert sorted(v for b in batches for v in b) == list(range(10))
+
+
+def test_structures_and_dtypes_survive_the_trip_from_a_worker():
+    class Mixed(Dataset):
+        def __getitem__(self, i):
+            t = fg.tensor([float(i), 0.5])
+            return Point(t.bfloat16(), {"half": t.half(), "name": f"n{i}", "flag": i % 2 == 0})
+
+        def __len__(self):
+            return 4
+
+    (batch,) = list(DataLoader(Mixed(), batch_size=4, num_workers=1))
+    assert isinstance(batch, Point)
+    assert batch.x.dtype == fg.bfloat16 and batch.x.shape == (4, 2)
+    assert batch.y["half"].dtype == fg.float16 and batch.y["name"] == ["n0", "n1", "n2", "n3"]
+    assert batch.y["flag"].tolist() == [True, False, True, False]
+
+
+def test_a_slow_worker_times_out():
+    import time
+
+    class Slow(Dataset):
+        def __getitem__(self, i):
+            time.sleep(1.5)
+            return i
+
+        def __len__(self):
+            return 2
+
+    with pytest.raises(RuntimeError, match="DataLoader timed out after 0.3 seconds"):
+        next(iter(DataLoader(Slow(), num_workers=1, timeout=0.3)))
+
+
+def test_out_of_order_loading_and_stopping_early():
+    ds, _, _ = _dataset(10)
+    ds = TensorDataset(fg.arange(10))
+    got = sorted(v for (b,) in DataLoader(ds, batch_size=2, num_workers=2, in_order=False) for v in b.tolist())
+    assert got == list(range(10))
+    for (first,) in DataLoader(ds, batch_size=2, num_workers=2):
+        assert first.tolist() == [0, 1]
+        break

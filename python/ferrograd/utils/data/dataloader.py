@@ -1,8 +1,8 @@
 """`DataLoader`: batches of a dataset in the order of a sampler, with `torch.utils.data.DataLoader`'s options.
 
-Loading runs in the calling process: `num_workers > 0` raises NotImplementedError (worker processes are not
-implemented; the message says to use `num_workers=0`). `pin_memory` has nothing to pin on a CPU-only build
-and warns as PyTorch does without an accelerator.
+With `num_workers=0` batches load in the calling process; with more, in forked worker processes
+(`_utils/worker.py`). `pin_memory` has nothing to pin on a CPU-only build and warns as PyTorch does without
+an accelerator.
 """
 
 import warnings
@@ -11,6 +11,7 @@ from math import ceil
 from ... import _core
 from ._utils import collate as _collate
 from ._utils.fetch import _IterableDatasetFetcher, _MapDatasetFetcher
+from ._utils.worker import _MultiProcessingDataLoaderIter, get_worker_info
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -18,11 +19,6 @@ __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"
 
 default_collate = _collate.default_collate
 default_convert = _collate.default_convert
-
-
-def get_worker_info():
-    """Information about the current loader worker: None in the main process (always, here)."""
-    return None
 
 
 class _DatasetKind:
@@ -181,12 +177,10 @@ class DataLoader:
         return self.batch_sampler if self._auto_collation else self.sampler
 
     def __iter__(self):
+        common = _LoaderPass(self)
         if self.num_workers > 0:
-            raise NotImplementedError(
-                f"DataLoader(num_workers={self.num_workers}): ferrograd loads data in the main process only; "
-                "use num_workers=0"
-            )
-        return _SingleProcessDataLoaderIter(self)
+            return _MultiProcessingDataLoaderIter(self, common)
+        return _SingleProcessDataLoaderIter(self, common)
 
     def __len__(self):
         if self._dataset_kind == _DatasetKind.Iterable:
@@ -197,34 +191,24 @@ class DataLoader:
         return len(self._index_sampler)
 
 
-class _SingleProcessDataLoaderIter:
-    """One pass over a DataLoader in the calling process."""
+class _LoaderPass:
+    """What both iterators share: the warnings, the seed of the pass and the count of batches yielded."""
 
     def __init__(self, loader):
         if loader.pin_memory:
             warnings.warn(
                 "'pin_memory' argument is set as true but no accelerator is found, then device pinned memory "
                 "won't be used.",
-                stacklevel=3,
+                stacklevel=4,
             )
         self._dataset = loader.dataset
         self._dataset_kind = loader._dataset_kind
         self._IterableDataset_len_called = loader._IterableDataset_len_called
-        self._index_sampler = loader._index_sampler
-        self._sampler_iter = iter(self._index_sampler)
-        # drawn once per pass as PyTorch does (it seeds worker processes there)
+        # drawn once per pass as PyTorch does; workers seed their generators from it
         self._base_seed = int(_core._randint(0, 2**63 - 1, (), loader.generator).item())
         self._num_yielded = 0
-        self._dataset_fetcher = _DatasetKind.create_fetcher(
-            loader._dataset_kind, loader.dataset, loader._auto_collation, loader.collate_fn, loader.drop_last
-        )
 
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        index = next(self._sampler_iter)
-        data = self._dataset_fetcher.fetch(index)
+    def _count(self, data):
         self._num_yielded += 1
         if (
             self._dataset_kind == _DatasetKind.Iterable
@@ -234,9 +218,28 @@ class _SingleProcessDataLoaderIter:
             warnings.warn(
                 f"Length of IterableDataset {self._dataset} was reported to be {self._IterableDataset_len_called}"
                 f"(when accessing len(dataloader)), but {self._num_yielded} samples have been fetched. ",
-                stacklevel=2,
+                stacklevel=3,
             )
         return data
+
+
+class _SingleProcessDataLoaderIter:
+    """One pass over a DataLoader in the calling process."""
+
+    def __init__(self, loader, common):
+        self._common = common
+        self._index_sampler = loader._index_sampler
+        self._sampler_iter = iter(self._index_sampler)
+        self._dataset_fetcher = _DatasetKind.create_fetcher(
+            loader._dataset_kind, loader.dataset, loader._auto_collation, loader.collate_fn, loader.drop_last
+        )
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        index = next(self._sampler_iter)
+        return self._common._count(self._dataset_fetcher.fetch(index))
 
     def __len__(self):
         return len(self._index_sampler)

@@ -63,7 +63,7 @@ class TensorDataset(Dataset):
     def __getitems__(self, indices):
         """The samples of a batch: one index op per tensor, then the rows as views."""
         index = _batch_index(indices)
-        columns = [tensor[index].unbind(0) for tensor in self.tensors]
+        columns = [tensor.index_select(0, index).unbind(0) for tensor in self.tensors]
         return list(zip(*columns))
 
     def __len__(self):
@@ -241,4 +241,4 @@ def _collated_batch(dataset, indices):
     if type(dataset).__getitems__ is not TensorDataset.__getitems__:
         return None
     index = _batch_index(indices)
-    return [tensor[index] for tensor in dataset.tensors]
+    return [tensor.index_select(0, index) for tensor in dataset.tensors]
