@@ -82,12 +82,8 @@ def loss_fn(lib, w, b, dtype):
     return ((x @ w + b - y) ** 2).mean()
 
 
-def trajectory(lib, case, dtype_name, steps=STEPS):
-    """The parameters (flattened lists) after each of `steps` steps."""
-    dtype = getattr(lib, dtype_name)
-    cls_name, options = CASES[case]
-    w, b = params(lib, dtype)
-    opt = getattr(lib.optim, cls_name)([w, b], **options)
+def run_steps(lib, opt, w, b, dtype, steps):
+    """`steps` steps of the regression; the parameters after each."""
     out = []
     for _ in range(steps):
         opt.zero_grad()
@@ -95,6 +91,15 @@ def trajectory(lib, case, dtype_name, steps=STEPS):
         opt.step()
         out.append([flat(w), flat(b)])
     return out
+
+
+def trajectory(lib, case, dtype_name, steps=STEPS):
+    """The parameters (flattened lists) after each of `steps` steps."""
+    dtype = getattr(lib, dtype_name)
+    cls_name, options = CASES[case]
+    w, b = params(lib, dtype)
+    opt = getattr(lib.optim, cls_name)([w, b], **options)
+    return run_steps(lib, opt, w, b, dtype, steps)
 
 
 def groups_trajectory(lib, dtype_name, steps=STEPS):
@@ -102,13 +107,7 @@ def groups_trajectory(lib, dtype_name, steps=STEPS):
     dtype = getattr(lib, dtype_name)
     w, b = params(lib, dtype)
     opt = lib.optim.SGD([{"params": [w], "momentum": 0.9, "nesterov": True}, {"params": b, "lr": 0.2}], lr=0.05)
-    out = []
-    for _ in range(steps):
-        opt.zero_grad()
-        loss_fn(lib, w, b, dtype).backward()
-        opt.step()
-        out.append([flat(w), flat(b)])
-    return out
+    return run_steps(lib, opt, w, b, dtype, steps)
 
 
 def adam_groups_trajectory(lib, dtype_name, steps=STEPS):
@@ -117,13 +116,7 @@ def adam_groups_trajectory(lib, dtype_name, steps=STEPS):
     opt = lib.optim.Adam(
         [{"params": [w], "amsgrad": True, "weight_decay": 0.1}, {"params": [b], "betas": (0.5, 0.6)}], lr=0.05
     )
-    out = []
-    for _ in range(steps):
-        opt.zero_grad()
-        loss_fn(lib, w, b, dtype).backward()
-        opt.step()
-        out.append([flat(w), flat(b)])
-    return out
+    return run_steps(lib, opt, w, b, dtype, steps)
 
 
 def describe_value(lib, v):

@@ -315,6 +315,30 @@ def test_step_hooks_run_around_the_step_and_can_be_removed():
     assert calls == [("pre", True), ("post", True), ("post", True)]
 
 
+def test_a_user_defined_optimizer_on_the_base_class():
+    class PlainSGD(fg.optim.Optimizer):
+        def __init__(self, params, lr):
+            super().__init__(params, {"lr": lr})
+
+        def step(self, closure=None):
+            with fg.no_grad():
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        if p.grad is not None:
+                            p.sub_(p.grad * group["lr"])
+                            self.state[p]["steps"] = self.state[p].get("steps", 0) + 1
+
+    w, b = cases.params(fg, fg.float64)
+    opt = PlainSGD([w, b], lr=0.05)
+    got = cases.run_steps(fg, opt, w, b, fg.float64, cases.STEPS)
+    assert_trajectory(got, GOLDEN["trajectories"]["sgd"]["float64"], "float64")
+    assert opt.state_dict()["state"] == {0: {"steps": 6}, 1: {"steps": 6}}
+    sched = fg.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+    opt.step()
+    sched.step()
+    assert opt.param_groups[0]["lr"] == 0.025
+
+
 def test_foreach_fused_and_capturable_are_accepted():
     w, b = cases.params(fg, fg.float32)
     for opt in (

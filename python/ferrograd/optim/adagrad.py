@@ -1,15 +1,16 @@
 """`Adagrad`: per-element learning rates from the sum of squared gradients."""
 
 from .. import full_like
-from .optimizer import Optimizer, _check_fused_flags, _check_lr_tensor, _steps_as_tensors, _zero_step
+from ._fused import FusedOptimizer, _check_fused_flags, _check_lr_tensor
 
 __all__ = ["Adagrad"]
 
 
-class Adagrad(Optimizer):
+class Adagrad(FusedOptimizer):
     """Like `torch.optim.Adagrad`: the state of the constructor's parameters is made at once."""
 
     _algorithm = "adagrad"
+    _group_defaults = {"foreach": None, "maximize": False, "differentiable": False, "fused": None}
 
     def __init__(
         self,
@@ -53,30 +54,11 @@ class Adagrad(Optimizer):
         _check_fused_flags(fused, foreach, differentiable)
         for group in self.param_groups:
             for p in group["params"]:
-                state = self.state[p]
-                state["step"] = _zero_step(group)
-                state["sum"] = full_like(p, initial_accumulator_value)
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-        _steps_as_tensors(self)
+                self._init_state(p, group, self.state[p])
 
     def _buffer_names(self, group):
         return ("sum",)
 
-    def _init_state(self, p, group, state):
-        # parameters added after the constructor start here, from the constructor's accumulator value
-        if len(state) != 0:
-            return False
-        state["step"] = _zero_step(group)
-        state["sum"] = full_like(p, self.defaults["initial_accumulator_value"])
-        return True
-
-    def step(self, closure=None):
-        """One update of every parameter with a gradient; returns `closure()`'s loss if given."""
-        return self._step(closure)
+    def _initial_buffer(self, p, name):
+        # also for parameters added after the constructor: the constructor's accumulator value
+        return full_like(p, self.defaults["initial_accumulator_value"])

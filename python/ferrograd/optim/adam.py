@@ -1,14 +1,11 @@
 """`Adam` (with amsgrad and optional decoupled weight decay)."""
 
-from .. import zeros_like
 from .._core import Tensor
-from .optimizer import (
-    Optimizer,
+from ._fused import (
+    FusedOptimizer,
     _check_betas,
     _check_common,
     _check_fused_flags,
-    _steps_as_tensors,
-    _zero_step,
 )
 
 __all__ = ["Adam"]
@@ -31,10 +28,19 @@ def _check_adam_args(lr, betas, eps, weight_decay, foreach, capturable):
         raise ValueError("betas must be either both floats or both Tensors")
 
 
-class Adam(Optimizer):
+class Adam(FusedOptimizer):
     """Like `torch.optim.Adam`; `decoupled_weight_decay=True` makes it AdamW."""
 
     _algorithm = "adam"
+    _group_defaults = {
+        "amsgrad": False,
+        "maximize": False,
+        "foreach": None,
+        "capturable": False,
+        "differentiable": False,
+        "decoupled_weight_decay": False,
+        "fused": None,
+    }
 
     def __init__(
         self,
@@ -71,31 +77,5 @@ class Adam(Optimizer):
             raise RuntimeError("`fused` does not support `differentiable`")
         _check_fused_flags(fused, foreach, differentiable)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
-        _steps_as_tensors(self)
-
     def _buffer_names(self, group):
         return ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") if group["amsgrad"] else ("exp_avg", "exp_avg_sq")
-
-    def _init_state(self, p, group, state):
-        if len(state) != 0:
-            return False
-        state["step"] = _zero_step(group)
-        state["exp_avg"] = zeros_like(p)
-        state["exp_avg_sq"] = zeros_like(p)
-        if group["amsgrad"]:
-            state["max_exp_avg_sq"] = zeros_like(p)
-        return True
-
-    def step(self, closure=None):
-        """One update of every parameter with a gradient; returns `closure()`'s loss if given."""
-        return self._step(closure)

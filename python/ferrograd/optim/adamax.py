@@ -1,23 +1,21 @@
 """`Adamax`: Adam with the infinity norm in place of the second moment."""
 
-from .. import zeros_like
-from .optimizer import (
-    Optimizer,
+from ._fused import (
+    FusedOptimizer,
     _check_betas,
     _check_common,
     _check_fused_flags,
     _check_lr_tensor,
-    _steps_as_tensors,
-    _zero_step,
 )
 
 __all__ = ["Adamax"]
 
 
-class Adamax(Optimizer):
+class Adamax(FusedOptimizer):
     """Like `torch.optim.Adamax`."""
 
     _algorithm = "adamax"
+    _group_defaults = {"foreach": None, "maximize": False, "differentiable": False, "capturable": False}
 
     def __init__(
         self,
@@ -50,26 +48,5 @@ class Adamax(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        _steps_as_tensors(self)
-
     def _buffer_names(self, group):
         return ("exp_avg", "exp_inf")
-
-    def _init_state(self, p, group, state):
-        if len(state) != 0:
-            return False
-        state["step"] = _zero_step()
-        state["exp_avg"] = zeros_like(p)
-        state["exp_inf"] = zeros_like(p)
-        return True
-
-    def step(self, closure=None):
-        """One update of every parameter with a gradient; returns `closure()`'s loss if given."""
-        return self._step(closure)

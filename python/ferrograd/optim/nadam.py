@@ -1,25 +1,29 @@
 """`NAdam`: Adam with Nesterov momentum and a momentum-decay schedule."""
 
-from .. import _core, zeros_like
-from .optimizer import (
-    Optimizer,
+from ._fused import (
+    FusedOptimizer,
     _check_betas,
     _check_common,
     _check_fused_flags,
     _check_lr_tensor,
-    _default_scalar_dtype,
-    _steps_as_tensors,
-    _zero_step,
 )
 
 __all__ = ["NAdam"]
 
 
-class NAdam(Optimizer):
+class NAdam(FusedOptimizer):
     """Like `torch.optim.NAdam`; `decoupled_weight_decay=True` decays as AdamW does."""
 
     _algorithm = "nadam"
+    _group_defaults = {
+        "maximize": False,
+        "foreach": None,
+        "capturable": False,
+        "differentiable": False,
+        "decoupled_weight_decay": False,
+    }
     _counter_names = ("step", "mu_product")
+    _counter_starts = {"mu_product": 1.0}
 
     def __init__(
         self,
@@ -58,28 +62,5 @@ class NAdam(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-        _steps_as_tensors(self, extra=("mu_product",))
-
     def _buffer_names(self, group):
         return ("exp_avg", "exp_avg_sq")
-
-    def _init_state(self, p, group, state):
-        if len(state) != 0:
-            return False
-        state["step"] = _zero_step()
-        state["mu_product"] = _core.tensor(1.0, dtype=_default_scalar_dtype())
-        state["exp_avg"] = zeros_like(p)
-        state["exp_avg_sq"] = zeros_like(p)
-        return True
-
-    def step(self, closure=None):
-        """One update of every parameter with a gradient; returns `closure()`'s loss if given."""
-        return self._step(closure)

@@ -1,21 +1,14 @@
 """`Optimizer`: param groups, per-parameter state, state dicts, and the one-call fused step.
 
-The bookkeeping is PyTorch's (same group dicts, state keys, state_dict layout and error messages). The
-update itself is one Rust call per `step()` over every parameter of every group
-(`ferrograd._core._optimizer_step`): the lists of parameters, gradients and state tensors go down, the
-GIL is released, and the parameters and states are rewritten in their own memory.
-
-`foreach=`, `fused=` and `capturable=` are accepted for compatibility and change nothing: ferrograd
-always takes its fused path. `differentiable=True` (autograd through the step) is not supported.
+The bookkeeping is PyTorch's: the same group dicts, state keys, state_dict layout and error messages.
+The update of ferrograd's own optimizers is in `_fused.py`.
 """
 
 import warnings
 from collections import OrderedDict, defaultdict
 from itertools import chain
 
-from .. import _core
 from .._core import Tensor, float32, float64
-from ..grad_mode import enable_grad, no_grad
 
 __all__ = ["Optimizer", "required"]
 
@@ -41,11 +34,6 @@ def _typename(obj):
     if qualname is None:
         module, qualname = type(obj).__module__ or "", type(obj).__qualname__
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
-
-
-def _default_scalar_dtype():
-    """The dtype of 0-dim state such as `step`: float32 (ferrograd's default dtype)."""
-    return float32
 
 
 class _StepHandle:
@@ -80,15 +68,8 @@ def _copy_group_values(value):
 
 
 class Optimizer:
-    """Base class of the optimizers: holds `defaults`, `param_groups` and `state`.
-
-    A subclass names its Rust update (`_algorithm`), the state it keeps per parameter
-    (`_buffer_names(group)` per-element tensors, `_counter_names` 0-dim ones) and how that state
-    starts (`_init_state`).
-    """
-
-    _algorithm: str = ""
-    _counter_names: tuple = ("step",)
+    """Base class of the optimizers: holds `defaults`, `param_groups` and `state`; a subclass defines
+    `step()` (ferrograd's own optimizers derive from `_fused.FusedOptimizer`, whose step is one Rust call)."""
 
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -214,63 +195,6 @@ class Optimizer:
         """Performs one update of every parameter that has a gradient; returns the closure's loss."""
         raise NotImplementedError
 
-    def _step(self, closure):
-        """`step()` of the fused optimizers: hooks, the closure under grad mode, then one Rust call."""
-        args, kwargs = (self,) if closure is None else (self, closure), {}
-        for hook in list(self._optimizer_step_pre_hooks.values()):
-            result = hook(self, args, kwargs)
-            if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(
-                        f"{type(self).__name__}.step must return None or a tuple of (new_args, new_kwargs), "
-                        f"but got {result}."
-                    )
-                args, kwargs = result
-                closure = args[1] if len(args) > 1 else kwargs.get("closure")
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
-        with no_grad():
-            self._update()
-        for hook in list(self._optimizer_step_post_hooks.values()):
-            hook(self, args, kwargs)
-        return loss
-
-    def _update(self):
-        rows = []
-        for group in self.param_groups:
-            names = self._buffer_names(group)
-            stateful = bool(names or self._counter_names)  # (plain SGD leaves `state` empty)
-            params, grads, buffers, counters, fresh = [], [], [], [], []
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                params.append(p)
-                grads.append(grad)
-                if stateful:
-                    state = self.state[p]
-                    fresh.append(self._init_state(p, group, state))
-                    buffers.append([state[k] for k in names])
-                    counters.append([state[k] for k in self._counter_names])
-                else:
-                    fresh.append(False)
-                    buffers.append([])
-                    counters.append([])
-            if params:
-                rows.append((group, params, grads, buffers, counters, fresh))
-        if rows:
-            _core._optimizer_step(self._algorithm, rows)
-
-    def _buffer_names(self, group):
-        """Keys of the per-element state tensors the update reads and writes, in the kernel's order."""
-        raise NotImplementedError
-
-    def _init_state(self, p, group, state):
-        """Creates `p`'s state on its first step; returns whether it did."""
-        raise NotImplementedError
-
     def register_step_pre_hook(self, hook):
         """`hook(optimizer, args, kwargs)` before each step; returns a handle with `remove()`."""
         handle = _StepHandle(self._optimizer_step_pre_hooks)
@@ -352,56 +276,3 @@ class Optimizer:
 
         param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
         self.__setstate__({"state": state, "param_groups": param_groups})
-
-
-def _check_fused_flags(fused, foreach, differentiable):
-    """PyTorch's checks on `fused=`/`foreach=`/`differentiable=`; ferrograd's step is always fused."""
-    if differentiable:
-        raise NotImplementedError(
-            "differentiable=True is not supported: ferrograd's optimizers update parameters in place without "
-            "recording a graph"
-        )
-    if fused and foreach:
-        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
-
-
-def _check_common(lr, eps=None, weight_decay=None):
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-    if eps is not None and not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    if weight_decay is not None and not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-
-
-def _check_betas(betas):
-    if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-
-
-def _check_lr_tensor(lr):
-    if isinstance(lr, Tensor) and lr.numel() != 1:
-        raise ValueError("Tensor lr must be 1-element")
-
-
-def _zero_step(group=None):
-    """A fresh `step` counter: float32 with `fused=True` (as PyTorch's fused path keeps it), else the default
-    scalar dtype."""
-    dtype = float32 if group is not None and group.get("fused") else _default_scalar_dtype()
-    return _core.tensor(0.0, dtype=dtype)
-
-
-def _steps_as_tensors(optimizer, extra=()):
-    """`__setstate__` of PyTorch's optimizers: a `step` (and `extra` counters) saved as numbers become
-    0-dim tensors."""
-    for group in optimizer.param_groups:
-        for p in group["params"]:
-            p_state = optimizer.state.get(p, [])
-            if len(p_state) == 0:
-                continue
-            for key in ("step", *extra):
-                if key in p_state and not isinstance(p_state[key], Tensor):
-                    dtype = float32 if group.get("fused") and key == "step" else _default_scalar_dtype()
-                    p_state[key] = _core.tensor(float(p_state[key]), dtype=dtype)

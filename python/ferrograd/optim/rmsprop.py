@@ -1,15 +1,22 @@
 """`RMSprop`: a running average of squared gradients, optionally centered, with optional momentum."""
 
-from .. import zeros_like
-from .optimizer import Optimizer, _check_fused_flags, _check_lr_tensor, _steps_as_tensors, _zero_step
+from ._fused import FusedOptimizer, _check_fused_flags, _check_lr_tensor
 
 __all__ = ["RMSprop"]
 
 
-class RMSprop(Optimizer):
+class RMSprop(FusedOptimizer):
     """Like `torch.optim.RMSprop`."""
 
     _algorithm = "rmsprop"
+    _group_defaults = {
+        "momentum": 0,
+        "centered": False,
+        "foreach": None,
+        "maximize": False,
+        "differentiable": False,
+        "capturable": False,
+    }
 
     def __init__(
         self,
@@ -51,17 +58,6 @@ class RMSprop(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        _steps_as_tensors(self)
-
     def _buffer_names(self, group):
         names = ["square_avg"]
         if group["momentum"] > 0:
@@ -69,18 +65,3 @@ class RMSprop(Optimizer):
         if group["centered"]:
             names.append("grad_avg")
         return names
-
-    def _init_state(self, p, group, state):
-        if len(state) != 0:
-            return False
-        state["step"] = _zero_step()
-        state["square_avg"] = zeros_like(p)
-        if group["momentum"] > 0:
-            state["momentum_buffer"] = zeros_like(p)
-        if group["centered"]:
-            state["grad_avg"] = zeros_like(p)
-        return True
-
-    def step(self, closure=None):
-        """One update of every parameter with a gradient; returns `closure()`'s loss if given."""
-        return self._step(closure)

@@ -1,15 +1,16 @@
 """`SGD`: stochastic gradient descent with optional momentum, dampening, Nesterov and weight decay."""
 
 from .. import zeros_like
-from .optimizer import Optimizer, _check_fused_flags, _check_lr_tensor
+from ._fused import FusedOptimizer, _check_fused_flags, _check_lr_tensor
 
 __all__ = ["SGD"]
 
 
-class SGD(Optimizer):
+class SGD(FusedOptimizer):
     """Like `torch.optim.SGD`. With momentum, the buffer starts as the first step's gradient."""
 
     _algorithm = "sgd"
+    _group_defaults = {"nesterov": False, "maximize": False, "foreach": None, "differentiable": False, "fused": False}
     _counter_names = ()
 
     def __init__(
@@ -49,15 +50,6 @@ class SGD(Optimizer):
         _check_fused_flags(fused, foreach, differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
-
     def _buffer_names(self, group):
         return ("momentum_buffer",) if group["momentum"] != 0 else ()
 
@@ -66,7 +58,3 @@ class SGD(Optimizer):
             return False
         state["momentum_buffer"] = zeros_like(p)
         return True
-
-    def step(self, closure=None):
-        """One update of every parameter with a gradient; returns `closure()`'s loss if given."""
-        return self._step(closure)
