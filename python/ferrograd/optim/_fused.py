@@ -123,25 +123,27 @@ def _check_fused_flags(fused, foreach, differentiable):
         raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
 
-def _check_common(lr, eps=None, weight_decay=None):
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-    if eps is not None and not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    if weight_decay is not None and not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-
-
-def _check_betas(betas):
-    if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-
-
 def _check_lr_tensor(lr):
     if isinstance(lr, Tensor) and lr.numel() != 1:
         raise ValueError("Tensor lr must be 1-element")
+
+
+_INVALID = {"lr": "Invalid learning rate: {}", "eps": "Invalid epsilon value: {}"}
+
+
+def _check_options(**options):
+    """PyTorch's constructor checks, in the order given: a one-element `lr`, non-negative values ("Invalid
+    learning rate: -1.0", "Invalid weight_decay value: -1", ...), betas in [0, 1)."""
+    for name, value in options.items():
+        if name == "betas":
+            for i in (0, 1):
+                if not 0.0 <= value[i] < 1.0:
+                    raise ValueError(f"Invalid beta parameter at index {i}: {value[i]}")
+            continue
+        if name == "lr":
+            _check_lr_tensor(value)
+        if not 0.0 <= value:
+            raise ValueError(_INVALID.get(name, f"Invalid {name} value: {{}}").format(value))
 
 
 def _zero_step(group=None):

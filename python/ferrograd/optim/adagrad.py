@@ -1,7 +1,7 @@
 """`Adagrad`: per-element learning rates from the sum of squared gradients."""
 
 from .. import full_like
-from ._fused import FusedOptimizer, _check_fused_flags, _check_lr_tensor
+from ._fused import FusedOptimizer, _check_fused_flags, _check_options
 
 __all__ = ["Adagrad"]
 
@@ -26,17 +26,13 @@ class Adagrad(FusedOptimizer):
         differentiable=False,
         fused=None,
     ):
-        _check_lr_tensor(lr)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_options(
+            lr=lr,
+            lr_decay=lr_decay,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            eps=eps,
+        )
         defaults = {
             "lr": lr,
             "lr_decay": lr_decay,

@@ -3,9 +3,8 @@
 from .._core import Tensor
 from ._fused import (
     FusedOptimizer,
-    _check_betas,
-    _check_common,
     _check_fused_flags,
+    _check_options,
 )
 
 __all__ = ["Adam"]
@@ -17,10 +16,7 @@ def _check_adam_args(lr, betas, eps, weight_decay, foreach, capturable):
             raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
         if lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
-    _check_common(lr, eps)
-    _check_betas(betas)
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    _check_options(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
     if not (
         (isinstance(betas[0], float) and isinstance(betas[1], float))
         or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))

@@ -2,10 +2,8 @@
 
 from ._fused import (
     FusedOptimizer,
-    _check_betas,
-    _check_common,
     _check_fused_flags,
-    _check_lr_tensor,
+    _check_options,
 )
 
 __all__ = ["Adamax"]
@@ -30,11 +28,7 @@ class Adamax(FusedOptimizer):
         differentiable=False,
         capturable=False,
     ):
-        _check_lr_tensor(lr)
-        _check_common(lr, eps)
-        _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_options(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         _check_fused_flags(None, foreach, differentiable)
         defaults = {
             "lr": lr,

@@ -1,6 +1,6 @@
 """`RMSprop`: a running average of squared gradients, optionally centered, with optional momentum."""
 
-from ._fused import FusedOptimizer, _check_fused_flags, _check_lr_tensor
+from ._fused import FusedOptimizer, _check_fused_flags, _check_options
 
 __all__ = ["RMSprop"]
 
@@ -32,17 +32,7 @@ class RMSprop(FusedOptimizer):
         maximize=False,
         differentiable=False,
     ):
-        _check_lr_tensor(lr)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_options(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         _check_fused_flags(None, foreach, differentiable)
         defaults = {
             "lr": lr,
