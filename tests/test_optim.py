@@ -215,6 +215,50 @@ def test_state_dict_round_trip_continues_as_if_uninterrupted(case, dtype_name):
     np.testing.assert_array_equal(b2.detach().numpy(), b.detach().numpy())
 
 
+def test_a_module_and_its_optimizer_saved_mid_training_resume_exactly():
+    import io
+
+    x, y, w0, b0 = cases.data()
+    x, y = fg.tensor(x, dtype=fg.float32), fg.tensor(y, dtype=fg.float32)
+
+    def model():
+        m = fg.nn.Linear(3, 4)
+        with fg.no_grad():
+            m.weight.copy_(fg.tensor(w0.T.copy(), dtype=fg.float32))
+            m.bias.copy_(fg.tensor(b0, dtype=fg.float32))
+        return m
+
+    def train(m, opt, sched, steps):
+        for _ in range(steps):
+            opt.zero_grad()
+            ((m(x) - y) ** 2).mean().backward()
+            opt.step()
+            sched.step()
+
+    def make(m):
+        opt = fg.optim.AdamW(m.parameters(), lr=0.05, amsgrad=True)
+        return opt, fg.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=5)
+
+    straight = model()
+    train(straight, *make(straight), 6)
+
+    first = model()
+    opt, sched = make(first)
+    train(first, opt, sched, 3)
+    buffer = io.BytesIO()
+    fg.save({"model": first.state_dict(), "optim": opt.state_dict(), "sched": sched.state_dict()}, buffer)
+    buffer.seek(0)
+    saved = fg.load(buffer)
+    second = fg.nn.Linear(3, 4)
+    second.load_state_dict(saved["model"])
+    opt2, sched2 = make(second)
+    opt2.load_state_dict(saved["optim"])
+    sched2.load_state_dict(saved["sched"])
+    train(second, opt2, sched2, 3)
+    np.testing.assert_array_equal(second.weight.detach().numpy(), straight.weight.detach().numpy())
+    np.testing.assert_array_equal(second.bias.detach().numpy(), straight.bias.detach().numpy())
+
+
 def test_load_state_dict_casts_state_to_the_parameter_dtype_but_not_step():
     w64, b64 = cases.params(fg, fg.float64)
     opt64 = fg.optim.Adam([w64, b64])
