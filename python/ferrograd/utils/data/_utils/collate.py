@@ -9,6 +9,7 @@ sequences are collated field by field (tuples come back as lists, as in PyTorch)
 import collections
 import copy
 import re
+import sys
 
 from .... import _core
 from ...._core import Tensor
@@ -77,6 +78,8 @@ def collate(batch, *, collate_fn_map=None):
     mappings, namedtuples and sequences recursively."""
     elem = batch[0]
     elem_type = type(elem)
+    if collate_fn_map is default_collate_fn_map:
+        _add_numpy_entries()
     if collate_fn_map is not None:
         if elem_type in collate_fn_map:
             return collate_fn_map[elem_type](batch, collate_fn_map=collate_fn_map)
@@ -113,9 +116,9 @@ def collate_numpy_array_fn(batch, *, collate_fn_map=None):
 
 
 def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
-    import numpy as np
+    import numpy
 
-    return _core.as_tensor(np.asarray(batch))
+    return _core.as_tensor(numpy.asarray(batch))
 
 
 def collate_float_fn(batch, *, collate_fn_map=None):
@@ -130,20 +133,35 @@ def collate_str_fn(batch, *, collate_fn_map=None):
     return batch
 
 
-default_collate_fn_map = {Tensor: collate_tensor_fn}
-try:
-    import numpy as _np
+default_collate_fn_map = {
+    Tensor: collate_tensor_fn,
+    float: collate_float_fn,
+    int: collate_int_fn,
+    str: collate_str_fn,
+    bytes: collate_str_fn,
+}
+_numpy_entries_added = False
 
-    default_collate_fn_map[_np.ndarray] = collate_numpy_array_fn
-    default_collate_fn_map[(_np.bool_, _np.number, _np.object_)] = collate_numpy_scalar_fn
-except ImportError:  # pragma: no cover - numpy is a dependency of ferrograd
-    pass
-default_collate_fn_map[float] = collate_float_fn
-default_collate_fn_map[int] = collate_int_fn
-default_collate_fn_map[str] = collate_str_fn
-default_collate_fn_map[bytes] = collate_str_fn
+
+def _add_numpy_entries():
+    """numpy's entries of `default_collate_fn_map` (arrays; bool, number and object scalars) in PyTorch's place,
+    after Tensor, once numpy is in use: `import ferrograd` does not import numpy, and a batch of numpy values
+    means it has been imported."""
+    global _numpy_entries_added
+    if _numpy_entries_added or "numpy" not in sys.modules:
+        return
+    import numpy
+
+    _numpy_entries_added = True
+    rest = [(k, v) for k, v in default_collate_fn_map.items() if k is not Tensor]
+    default_collate_fn_map.clear()
+    default_collate_fn_map[Tensor] = collate_tensor_fn
+    default_collate_fn_map[numpy.ndarray] = collate_numpy_array_fn
+    default_collate_fn_map[(numpy.bool_, numpy.number, numpy.object_)] = collate_numpy_scalar_fn
+    default_collate_fn_map.update(rest)
 
 
 def default_collate(batch):
     """A list of samples as one batch (see the module docstring for the rules)."""
+    _add_numpy_entries()
     return collate(batch, collate_fn_map=default_collate_fn_map)

@@ -17,10 +17,9 @@ import random
 import traceback
 from dataclasses import dataclass
 
-import numpy as np
-
 from .... import _core
 from ...._core import Tensor
+from ...._lazy_numpy import np
 
 # seconds between checks that the other side is still alive
 MP_STATUS_CHECK_INTERVAL = 5.0
