@@ -21,7 +21,7 @@ def main():
         "closed_form": cases.run_closed_form(torch),
     }
     with open(os.path.join(HERE, "lr_scheduler.json"), "w") as f:
-        json.dump(out, f, indent=1)
+        json.dump(out, f)
         f.write("\n")
 
 

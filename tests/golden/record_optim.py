@@ -31,7 +31,7 @@ def main():
         "exact": {case: cases.exact_trajectory(torch, case) for case in cases.EXACT_CASES},
     }
     with open(os.path.join(HERE, "optim.json"), "w") as f:
-        json.dump(out, f, indent=1)
+        json.dump(out, f)
         f.write("\n")
 
 

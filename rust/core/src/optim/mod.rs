@@ -8,7 +8,8 @@
 //!
 //! The arithmetic follows PyTorch's step op by op in the parameter's dtype (each op rounded, scalars cast
 //! to it as PyTorch's CPU kernels cast them, FMA where its vectorized kernels use it). Float32 results are
-//! bit for bit those of PyTorch's `fused=True` Adam, AdamW and Adagrad and of its default SGD and Adamax;
+//! bit for bit those of PyTorch's default SGD and Adamax and of its `fused=True` Adam, AdamW and Adagrad
+//! (whose kernel takes a tensor's last `len % 16` elements through scalar code that can round differently);
 //! RMSprop, NAdam and PyTorch's default Adam differ only where PyTorch's vectorized float32 `sqrt` is off
 //! by up to 0.75 ulp (ours rounds correctly). float16/bfloat16 parameters compute in float32 and round
 //! once per step (PyTorch rounds after every op).
