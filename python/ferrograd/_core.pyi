@@ -92,6 +92,7 @@ __all__ = [
     "_col2im",
     "_save",
     "_load",
+    "_optimizer_step",
 ]
 
 @final
@@ -1157,3 +1158,9 @@ def _save(obj: object, path: str | os.PathLike[str] | None = None) -> bytes | No
 
 def _load(source: str | os.PathLike[str] | bytes, mmap: _Bool = False) -> Any:
     """Loads a checkpoint or any safetensors file from a path or from its bytes."""
+def _optimizer_step(algorithm: str, groups: list[Any]) -> None:
+    """Backend of ``optimizer.step()``: updates every parameter of every group in place in one pass.
+
+    ``algorithm`` is 'sgd', 'adam' (AdamW: decoupled weight decay), 'rmsprop', 'adagrad', 'adamax' or
+    'nadam'; each group is ``(options, params, grads, buffers, counters, fresh)``, one row per parameter.
+    """

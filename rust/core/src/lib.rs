@@ -7,6 +7,7 @@
 //! - `iter`, `kernels`: walking layouts and the forward kernels;
 //! - `ops`: differentiable ops: each family's forward code and its backward rules, side by side;
 //! - `autograd`: nodes, the `Backward` trait the rules implement, grad mode and the engine (it knows no op).
+//! - `optim`: the fused optimizer updates (one pass over every parameter of a step);
 //! - `serialize`: checkpoints in the safetensors format, replaced atomically on disk.
 pub mod autograd;
 pub mod dtype;
@@ -17,6 +18,7 @@ pub mod iter;
 pub mod kernels;
 pub mod layout;
 mod ops;
+pub mod optim;
 pub mod pool;
 pub mod random;
 pub mod serialize;

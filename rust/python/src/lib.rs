@@ -15,6 +15,7 @@ mod hooks;
 mod indexing;
 mod nn;
 mod node;
+mod optim;
 mod tensor;
 /// The name other binding files use for the `Tensor` class's module.
 use tensor as py_tensor;
@@ -508,6 +509,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_randint, m)?)?;
     m.add_function(wrap_pyfunction!(_randperm, m)?)?;
     m.add_function(wrap_pyfunction!(_multinomial, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::_optimizer_step, m)?)?;
     nn::register(m)?;
     serialize::register(m)?;
     Ok(())

@@ -83,8 +83,13 @@ impl Tensor {
             bail!(Runtime, "take_flat: position out of range");
         }
         let out = with_dtype!(self.dtype(), T => {
-            let src = self.to_vec::<T>();
-            let v: Vec<T> = pos.iter().map(|&p| if p < 0 { T::ZERO } else { src[p as usize] }).collect();
+            let take = |src: &[T]| -> Vec<T> { pos.iter().map(|&p| if p < 0 { T::ZERO } else { src[p as usize] }).collect() };
+            // a contiguous source is read in place: picking a few rows of a large tensor (a batch of a
+            // dataset) costs the rows, not a copy of the whole tensor
+            let v = self.with_data(|layout, data: &[T]| match layout.contiguous_range() {
+                Some(range) => take(&data[range]),
+                None => take(&crate::kernels::elementwise::map1(layout, data, |x| x)),
+            });
             Tensor::from_vec(v, shape)?
         });
         Ok(record(out, &[self], |_| TakeFlatBackward { name, self_sym_sizes: self.shape().to_vec(), positions: pos }))
@@ -302,6 +307,11 @@ impl Tensor {
         if self.ndim() > 0 {
             out_shape[d] = idx.len();
         }
+        if d == 0 && self.ndim() > 0 && !(self.requires_grad() && crate::autograd::grad_mode::is_enabled()) {
+            if let Some(rows) = self.copy_rows(&idx, &out_shape) {
+                return rows;
+            }
+        }
         let geom = Layout::contiguous(&in_shape);
         let pos = positions(&out_shape, &geom, |i, s| {
             s.copy_from_slice(i);
@@ -311,6 +321,22 @@ impl Tensor {
             true
         });
         self.take_flat(pos, &out_shape, "IndexSelectBackward0")
+    }
+
+    /// Rows `idx` of a contiguous tensor, copied row by row (a batch of a dataset); None when strided.
+    fn copy_rows(&self, idx: &[usize], out_shape: &[usize]) -> Option<Result<Tensor>> {
+        let row: usize = self.shape()[1..].iter().product();
+        with_dtype!(self.dtype(), T => {
+            let rows = self.with_data(|layout, data: &[T]| {
+                let src = &data[layout.contiguous_range()?];
+                let mut out = Vec::with_capacity(idx.len() * row);
+                for &i in idx {
+                    out.extend_from_slice(&src[i * row..(i + 1) * row]);
+                }
+                Some(out)
+            });
+            rows.map(|v| Tensor::from_vec(v, out_shape))
+        })
     }
 
     /// Positions for gather/scatter along `dim` with `index` (same ndim as self).
