@@ -83,7 +83,9 @@ impl Tensor {
             bail!(Runtime, "take_flat: position out of range");
         }
         let out = with_dtype!(self.dtype(), T => {
-            let take = |src: &[T]| -> Vec<T> { pos.iter().map(|&p| if p < 0 { T::ZERO } else { src[p as usize] }).collect() };
+            let take = |src: &[T]| -> Vec<T> {
+                pos.iter().map(|&p| if p < 0 { T::ZERO } else { src[p as usize] }).collect()
+            };
             // a contiguous source is read in place: picking a few rows of a large tensor (a batch of a
             // dataset) costs the rows, not a copy of the whole tensor
             let v = self.with_data(|layout, data: &[T]| match layout.contiguous_range() {
