@@ -7,6 +7,7 @@
 import builtins
 
 from . import _core, _utils, autograd, nn, return_types, utils
+from . import distributed  # no mpi4py needed until init_process_group
 from ._core import (
     Generator,
     Tensor,
