@@ -149,3 +149,7 @@ class CommThread:
 
 def _seconds(timeout):
     return timeout.total_seconds() if hasattr(timeout, "total_seconds") else float(timeout)
+
+
+# shown in tracebacks as PyTorch shows its own (torch.distributed.DistBackendError)
+DistError.__module__ = DistBackendError.__module__ = "ferrograd.distributed"

@@ -152,9 +152,7 @@ class Reducer:
     def _launch_ready_buckets(self):
         while self.next_bucket < len(self.buckets) and self.buckets[self.next_bucket].pending == 0:
             bucket = self.buckets[self.next_bucket]
-            bucket.work = distributed.all_reduce(
-                bucket.flat, op=distributed.ReduceOp.AVG, group=self.pg, async_op=True
-            )
+            bucket.work = distributed.all_reduce(bucket.flat, op=distributed.ReduceOp.AVG, group=self.pg, async_op=True)
             self.next_bucket += 1
         if self.next_bucket == len(self.buckets):
             if self.locally_used is not None:
