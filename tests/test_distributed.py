@@ -49,10 +49,10 @@ def run_ranks(script, *args, n=2, timeout=90, launcher=True):
                             start_new_session=True)  # fmt: skip
     try:
         out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    except subprocess.TimeoutExpired as e:
         os.killpg(proc.pid, signal.SIGKILL)
         out, err = proc.communicate()
-        raise AssertionError(f"{script} {args} still running after {timeout} s\nstdout:\n{out}\nstderr:\n{err}")
+        raise AssertionError(f"{script} {args} still running after {timeout} s\nstdout:\n{out}\nstderr:\n{err}") from e
     return proc.returncode, out, err, time.monotonic() - start
 
 

@@ -7,7 +7,7 @@ rank checks its replica against it.
 
 import ferrograd as fg
 import numpy as np
-from common import MLP, close_to, dist, init, main, report
+from common import MLP, close_to, init, main, report
 from ferrograd import nn
 from ferrograd.nn.parallel import DistributedDataParallel as DDP
 from ferrograd.utils.data import DistributedSampler

@@ -2,8 +2,9 @@
 
 Parameters go into buckets in reverse registration order (the order their gradients are usually produced),
 one dtype per bucket, each closed at `bucket_cap_mb`, the first one at 1 MiB when `bucket_cap_mb` is left at
-its default (as PyTorch's): the first gradients of backward start travelling early. Each bucket is one flat tensor; its parameters' gradients
-are views of it with `gradient_as_bucket_view`, else copied in before and out after the reduction.
+its default (as PyTorch's): the first gradients of backward start travelling early. Each bucket is one flat
+tensor; its parameters' gradients are views of it with `gradient_as_bucket_view`, else copied in before and
+out after the reduction.
 
 A post-hook on each parameter's AccumulateGrad node (run once `.grad` holds the new gradient) marks the
 parameter ready. When the last gradient of a bucket is ready, the bucket is all-reduced asynchronously
