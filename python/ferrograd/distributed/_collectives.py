@@ -20,9 +20,12 @@ def _reduction(pg, op, tensor):
 
 
 def _finish_reduction(buf, op, size):
-    """After MPI's sum of an AVG: the division, in the tensor's memory; then the version bump."""
+    """After MPI's sum of an AVG: the division, in the tensor's memory; then the version bump. numpy divides
+    (with the GIL released, as it does in its loops), so the caller's thread is not held up meanwhile."""
     if op is ReduceOp.AVG:
-        (buf.staged if buf.staged is not None else buf.tensor.detach()).div_(size)
+        import numpy as np
+
+        np.true_divide(buf.array, size, out=buf.array)
     buf.written()
 
 
