@@ -22,15 +22,13 @@ def data(dtype, seed=0, batch=BATCH):
     return fg.tensor(rng.standard_normal((batch, SIZES[0])), dtype=dtype), fg.tensor(rng.integers(0, 3, batch))
 
 
-def sgd_step(params, momenta, lr=0.2, momentum=0.9):
-    with fg.no_grad():
-        for p, m in zip(params, momenta):
-            m.mul_(momentum).add_(p.grad)
-            p -= lr * m
-            p.grad = None
+OPTIMIZERS = {
+    "Adam": lambda params: fg.optim.Adam(params, lr=0.01),
+    "SGD": lambda params: fg.optim.SGD(params, lr=0.2, momentum=0.9),
+}
 
 
-def same_as_one_process(rank, size, dtype, tol, **ddp_options):
+def same_as_one_process(rank, size, dtype, tol, optimizer, **ddp_options):
     x, y = data(dtype)
     mine = fg.tensor(list(DistributedSampler(range(BATCH), shuffle=False)))  # rank r: samples r, r + size, ...
     reference = MLP(SIZES, seed=1, dtype=dtype, buffers=True)
@@ -38,15 +36,20 @@ def same_as_one_process(rank, size, dtype, tol, **ddp_options):
     model = DDP(MLP(SIZES, seed=1 + rank, dtype=dtype, buffers=True), **ddp_options)
     for a, b in zip(model.module.state_dict().values(), reference.state_dict().values()):
         close_to(a, b.numpy(), 0, "parameters and buffers after construction")
-    ref_momenta = [fg.zeros_like(p) for p in reference.parameters()]
-    momenta = [fg.zeros_like(p) for p in model.parameters()]
-    for step in range(4):
+    ref_opt = OPTIMIZERS[optimizer](reference.parameters())
+    opt = OPTIMIZERS[optimizer](model.parameters())
+    for step in range(5):
+        ref_opt.zero_grad()
         F.cross_entropy(reference(x), y).backward()
-        sgd_step(list(reference.parameters()), ref_momenta)
+        ref_opt.step()
+        opt.zero_grad(set_to_none=step % 2 == 0)  # both ways: gradients dropped, or zeroed in place
+        if step == 2 and rank > 0:
+            model.module.running_mean.add_(1.0)  # forward broadcasts rank 0's buffers first
         F.cross_entropy(model(x.index_select(0, mine)), y.index_select(0, mine)).backward()
-        sgd_step(list(model.parameters()), momenta)
+        opt.step()
         for (name, a), b in zip(model.module.named_parameters(), reference.parameters()):
-            close_to(a, b.detach().numpy(), tol, f"{dtype} {ddp_options} step {step} {name}")
+            close_to(a, b.detach().numpy(), tol, f"{dtype} {optimizer} {ddp_options} step {step} {name}")
+    close_to(model.module.running_mean, reference.running_mean.numpy(), 0, "buffer after forward")
     assert all(k.startswith("module.") for k in model.state_dict()), list(model.state_dict())
 
 
@@ -125,9 +128,10 @@ def unused_parameters(rank, size):
 
 def run():
     rank, size = init()
-    same_as_one_process(rank, size, fg.float64, 1e-10)
-    same_as_one_process(rank, size, fg.float32, 1e-6, bucket_cap_mb=0.0005)  # several buckets
-    same_as_one_process(rank, size, fg.float64, 1e-10, gradient_as_bucket_view=True, bucket_cap_mb=0.001)
+    same_as_one_process(rank, size, fg.float64, 1e-10, "Adam")
+    same_as_one_process(rank, size, fg.float32, 1e-6, "Adam", bucket_cap_mb=0.0005)  # several buckets
+    same_as_one_process(rank, size, fg.float64, 1e-10, "SGD", gradient_as_bucket_view=True, bucket_cap_mb=0.001)
+    same_as_one_process(rank, size, fg.float32, 1e-6, "SGD", gradient_as_bucket_view=True)
     no_sync_sums(rank, size)
     unused_parameters(rank, size)
     report("ddp ok")
