@@ -1,14 +1,15 @@
 //! Running one step: checks, counters, then the fused pass straight over the storages where it applies,
 //! and a copying pass for the rest (strided or 16-bit tensors, tensors that share memory).
 use super::{Counter, Group, Real, Slot, Update, MAX_BUFFERS};
-use crate::bail;
-use crate::dtype::{DType, Scalar};
+use crate::dtype::DType;
+use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::simd::{level, Level, PARALLEL_ABOVE};
 use crate::kernels::threads::{par_for, threads};
 use crate::layout::broadcast_shapes;
 use crate::storage::{Buffer, Storage};
 use crate::tensor::Tensor;
+use crate::{bail, with_dtype};
 use parking_lot::{Mutex, RwLockReadGuard, RwLockWriteGuard};
 use rustc_hash::FxHashMap;
 use std::ops::Range;
@@ -49,10 +50,20 @@ pub fn step<U: Update>(groups: &[Group<U>]) -> Result<()> {
     }
     for p in &plans {
         for (t, c) in p.slot.counters.iter().zip(&p.counters) {
-            t.copy_from(&Tensor::full(&[], Scalar::Float(c.get()), DType::F64))?;
+            write_counter(t, c.get());
         }
     }
     Ok(())
+}
+
+/// Stores `v` (already rounded to the tensor's dtype) as the one element of a counter, bumping its version.
+fn write_counter(t: &Tensor, v: f64) {
+    let at = t.storage_offset();
+    with_dtype!(t.dtype(), T => {
+        let mut buffer = t.storage().write();
+        T::data_mut(&mut buffer).expect("the storage holds the tensor's dtype").as_mut_slice()[at] = T::from_f64(v);
+    });
+    t.storage().bump_version();
 }
 
 /// One slot with its rule and this step's coefficients.
@@ -117,7 +128,8 @@ fn fusable(s: &Slot) -> bool {
 fn split_paths<'p, 'a, U: Update>(plans: &'p [Plan<'a, U>]) -> ([Vec<&'p Plan<'a, U>>; 2], Vec<&'p Plan<'a, U>>) {
     let fusable: Vec<bool> = plans.iter().map(|p| fusable(p.slot)).collect();
     // writers and readers of each storage among the fusable slots
-    let mut uses: FxHashMap<*const Storage, (usize, usize)> = FxHashMap::default();
+    let mut uses: FxHashMap<*const Storage, (usize, usize)> =
+        FxHashMap::with_capacity_and_hasher(plans.len() * (MAX_BUFFERS + 2), Default::default());
     for p in plans.iter().zip(&fusable).filter(|(_, &f)| f).map(|(p, _)| p) {
         written(p.slot).for_each(|t| uses.entry(storage_key(t)).or_default().0 += 1);
         uses.entry(storage_key(&p.slot.grad)).or_default().1 += 1;
@@ -194,8 +206,10 @@ fn fused_pass<U: Update, T: Real>(plans: &[&Plan<'_, U>]) {
     storages.dedup_by_key(|s| s.0); // only gradients repeat (split_paths saw to it)
     let mut guards: Vec<Guard<'_>> =
         storages.iter().map(|&(_, s, w)| if w { Guard::Write(s.write()) } else { Guard::Read(s.read()) }).collect();
-    let mut writes: FxHashMap<*const Storage, &mut [T]> = FxHashMap::default();
-    let mut reads: FxHashMap<*const Storage, &[T]> = FxHashMap::default();
+    let mut writes: FxHashMap<*const Storage, &mut [T]> =
+        FxHashMap::with_capacity_and_hasher(storages.len(), Default::default());
+    let mut reads: FxHashMap<*const Storage, &[T]> =
+        FxHashMap::with_capacity_and_hasher(plans.len(), Default::default());
     for (guard, &(key, _, _)) in guards.iter_mut().zip(&storages) {
         match guard {
             Guard::Write(b) => {
