@@ -407,4 +407,4 @@ def result_type(tensor1, tensor2):
 
 
 # Subpackages built on the functions above (imported last: they use them at import time).
-from . import optim  # noqa: E402
+from . import optim, utils  # noqa: E402
