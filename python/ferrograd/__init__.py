@@ -406,3 +406,7 @@ def result_type(tensor1, tensor2):
             a, b = b, a
     # `where` promotes its two value operands exactly as arithmetic does
     return where(tensor(True), a, b).dtype
+
+
+# Subpackages built on the functions above (imported last: they use them at import time).
+from . import optim, utils  # noqa: E402

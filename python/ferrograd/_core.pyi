@@ -86,6 +86,7 @@ __all__ = [
     "_adaptive_avg_pool2d",
     "_im2col",
     "_col2im",
+    "_optimizer_step",
 ]
 
 @final
@@ -1056,3 +1057,10 @@ def _col2im(
     out: Sequence[builtins.int],
 ) -> Tensor:
     """Backend of ``nn.functional.fold`` on a 3-D input (Col2ImBackward0)."""
+
+def _optimizer_step(algorithm: str, groups: list[Any]) -> None:
+    """Backend of ``optimizer.step()``: updates every parameter of every group in place in one pass.
+
+    ``algorithm`` is 'sgd', 'adam' (AdamW: decoupled weight decay), 'rmsprop', 'adagrad', 'adamax' or
+    'nadam'; each group is ``(options, params, grads, buffers, counters, fresh)``, one row per parameter.
+    """

@@ -1,5 +1,5 @@
-"""`ferrograd.utils`: helpers beside the tensor library (`hooks`: handles for module hooks; `data`: data
-loading)."""
+"""`ferrograd.utils`: helpers beside the tensor library (`hooks`: handles for module hooks; `data`: datasets,
+samplers, DataLoader)."""
 
 from . import data, hooks
 

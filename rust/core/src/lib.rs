@@ -5,7 +5,8 @@
 //! - `storage`, `layout`, `tensor`: shared versioned buffers, strided views over them, the tensor;
 //! - `iter`, `kernels`: walking layouts and the forward kernels;
 //! - `ops`: differentiable ops (forward + recording);
-//! - `autograd`: nodes, the backward-formula table, grad mode and the engine.
+//! - `autograd`: nodes, the backward-formula table, grad mode and the engine;
+//! - `optim`: the fused optimizer updates (one pass over every parameter of a step).
 pub mod autograd;
 pub mod dtype;
 pub mod element;
@@ -14,6 +15,7 @@ pub mod iter;
 pub mod kernels;
 pub mod layout;
 mod ops;
+pub mod optim;
 pub mod pool;
 pub mod random;
 pub mod storage;

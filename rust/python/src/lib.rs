@@ -14,6 +14,7 @@ mod generator;
 mod indexing;
 mod nn;
 mod node;
+mod optim;
 #[path = "tensor.rs"]
 mod py_tensor;
 
@@ -505,6 +506,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_randint, m)?)?;
     m.add_function(wrap_pyfunction!(_randperm, m)?)?;
     m.add_function(wrap_pyfunction!(_multinomial, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::_optimizer_step, m)?)?;
     nn::register(m)?;
     Ok(())
 }

@@ -16,9 +16,8 @@ rank. The hook that starts the last bucket waits for them all, so `.grad` is fin
 import time
 import weakref
 
-import numpy as np
-
 from ... import _core, distributed
+from ..._lazy_numpy import np
 from ...grad_mode import no_grad
 
 MB = 1024 * 1024

@@ -2,8 +2,10 @@
 
 import math
 
+from .sampler import Sampler
 
-class DistributedSampler:
+
+class DistributedSampler(Sampler):
     """Yields the indices of rank `rank`'s share of `dataset`: every `num_replicas`-th index of one order of
     the whole set, so the shares are disjoint and (but for padding) cover it. With `shuffle`, the order is a
     permutation drawn from `seed + epoch`: the same on every rank, and a new one after `set_epoch(epoch)`.
