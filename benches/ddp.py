@@ -5,9 +5,10 @@
 Each configuration runs under `mpiexec -n RANKS` (the mpich wheel's); rank 0 reports one JSON line. Models:
 the MLP 784-512-512-10 (batch 128 per rank, Adam) and a small CNN for 8x8 digits (batch 128 per rank, Adam).
 Per configuration: training steps per second (medians over windows of steps), samples per second over all
-ranks, and from the reducer: milliseconds per step the buckets spent in MPI, milliseconds backward waited for
-them at its end (the part not hidden behind backward), hence the hidden fraction, and the bytes copied into and
-out of buckets per step (MPI's own copies not counted).
+ranks, and from the reducer: milliseconds per step the buckets spent in MPI (on the communication thread),
+milliseconds backward waited for them at its end, the hidden fraction (the share of the MPI time that passed
+before backward began to wait, i.e. overlapped with its computation), and the bytes copied into and out of
+buckets per step (MPI's own copies not counted).
 
 The machine has 2 cores: 1 rank runs with FERROGRAD_NUM_THREADS=2 and =1, 2 ranks with 1 thread each (2 ranks
 with 2 threads each would oversubscribe the cores; each rank's communication thread also spins inside MPI while
@@ -98,7 +99,7 @@ def worker(args):
     dist.barrier()
     reducer = getattr(model, "_reducer", None)
     if reducer is not None:
-        reducer.stats.update(bytes_copied=0, comm_seconds=0.0, wait_seconds=0.0, steps=0)
+        reducer.stats.update(bytes_copied=0, comm_seconds=0.0, hidden_seconds=0.0, wait_seconds=0.0, steps=0)
     windows, steps, start = [], 0, time.perf_counter()
     while time.perf_counter() - start < args.seconds:
         t0 = time.perf_counter()
@@ -112,6 +113,7 @@ def worker(args):
         n = max(s["steps"], 1)
         result.update(
             comm_ms=1e3 * s["comm_seconds"] / n,
+            hidden_ms=1e3 * s["hidden_seconds"] / n,
             wait_ms=1e3 * s["wait_seconds"] / n,
             bytes_copied=s["bytes_copied"] / n,
             buckets=len(reducer.buckets),
@@ -169,7 +171,7 @@ def main():
             optimizers.add(r["optimizer"])
             samples = r["steps_per_s"] * 128 * ranks
             if "comm_ms" in r:
-                hidden = 1 - r["wait_ms"] / r["comm_ms"] if r["comm_ms"] > 0 else 0.0
+                hidden = r["hidden_ms"] / r["comm_ms"] if r["comm_ms"] > 0 else 0.0
                 extra = f"{r['comm_ms']:.2f} | {r['wait_ms']:.2f} | {hidden:.0%} | {r['bytes_copied']:,.0f}"
                 label = f"{label} [{r['buckets']} buckets]"
             else:

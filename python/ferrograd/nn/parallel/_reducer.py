@@ -90,8 +90,8 @@ class Reducer:
         self.locally_used = None
         self.used_work = None
         # per-run totals for the benchmarks: bytes copied into and out of buckets, seconds the buckets spent
-        # in MPI, seconds backward waited for them at the end
-        self.stats = {"bytes_copied": 0, "comm_seconds": 0.0, "wait_seconds": 0.0, "steps": 0}
+        # in MPI (and the part of it before backward began to wait for them), seconds backward waited
+        self.stats = {"bytes_copied": 0, "comm_seconds": 0.0, "hidden_seconds": 0.0, "wait_seconds": 0.0, "steps": 0}
         self.accumulators = []  # the AccumulateGrad nodes, kept alive so that every graph uses these
         self.hook_handles = []
         this = weakref.ref(self)  # the hooks live on nodes this reducer owns: no reference cycle
@@ -174,7 +174,9 @@ class Reducer:
         self.stats["steps"] += 1
         with no_grad():
             for bucket in self.buckets:
-                self.stats["comm_seconds"] += bucket.work._ended - bucket.work._started
+                work = bucket.work
+                self.stats["comm_seconds"] += work._ended - work._started
+                self.stats["hidden_seconds"] += max(0.0, min(work._ended, start) - work._started)
                 bucket.work = None
                 for i, view in zip(bucket.indices, bucket.views):
                     p = self.params[i]

@@ -526,7 +526,9 @@ mod tests {
         use std::sync::Mutex;
         let x = leaf(vec![1.0, 2.0], &[2]);
         let acc = x.gradient_edge().unwrap().node;
-        let seen: Arc<Mutex<Vec<(usize, Vec<f64>, Vec<f64>)>>> = Arc::default();
+        // (number of grad_inputs, incoming gradient, .grad at the time) per call
+        type Call = (usize, Vec<f64>, Vec<f64>);
+        let seen: Arc<Mutex<Vec<Call>>> = Arc::default();
         let (log, probe) = (seen.clone(), x.clone());
         acc.add_post_hook(Arc::new(move |inputs, outputs| {
             let incoming = outputs[0].as_ref().unwrap().to_vec::<f64>();
