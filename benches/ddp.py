@@ -23,6 +23,7 @@ import statistics
 import subprocess
 import sys
 import time
+from datetime import timedelta
 
 HERE = os.path.abspath(__file__)
 
@@ -63,7 +64,7 @@ def worker(args):
     import ferrograd.distributed as dist
     from ferrograd.nn.parallel import DistributedDataParallel as DDP
 
-    dist.init_process_group("mpi")
+    dist.init_process_group("mpi", timeout=timedelta(seconds=60))
     rank, size = dist.get_rank(), dist.get_world_size()
     fg.manual_seed(rank)
     model, shape = build(args.model, fg)
@@ -100,13 +101,15 @@ def worker(args):
     reducer = getattr(model, "_reducer", None)
     if reducer is not None:
         reducer.stats.update(bytes_copied=0, comm_seconds=0.0, hidden_seconds=0.0, wait_seconds=0.0, steps=0)
-    windows, steps, start = [], 0, time.perf_counter()
-    while time.perf_counter() - start < args.seconds:
+    # rank 0 decides when to stop: every rank must run the same number of steps (of collectives)
+    go, windows, start = fg.ones(1), [], time.perf_counter()
+    while go.item():
         t0 = time.perf_counter()
         for _ in range(10):
             step()
         windows.append((time.perf_counter() - t0) / 10)
-        steps += 10
+        go.fill_(float(time.perf_counter() - start < args.seconds))
+        dist.broadcast(go, 0)
     result = {"steps_per_s": 1 / statistics.median(windows), "ranks": size, "optimizer": opt_name}
     if reducer is not None:
         s = reducer.stats
