@@ -1,7 +1,6 @@
 """`ferrograd.utils.data`: datasets, samplers and the DataLoader, as `torch.utils.data`.
 
-A `DistributedSampler` (one shard of the indices per process) belongs beside the samplers here: any `Sampler`
-with `__iter__` and `__len__` drives a DataLoader unchanged.
+`DistributedSampler` gives each process of a data-parallel run its share of the indices (`distributed.py`).
 """
 
 from ._utils.collate import default_collate, default_convert
@@ -16,6 +15,7 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
     RandomSampler,
@@ -31,6 +31,7 @@ __all__ = [
     "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "DistributedSampler",
     "IterableDataset",
     "RandomSampler",
     "Sampler",

@@ -361,7 +361,10 @@ fn evaluate(
 ) -> Result<Vec<Option<Tensor>>> {
     if let Some(meta) = leaf(node) {
         if let Some(Some(g)) = grads.into_iter().next() {
-            accumulate_grad(meta, g, create_graph)?;
+            let incoming = accumulate_grad(meta, g, create_graph)?;
+            // As in PyTorch, an AccumulateGrad's post-hooks run once `.grad` holds the new sum, with no
+            // grad_inputs and the incoming gradient as grad_outputs (DistributedDataParallel hangs on them).
+            run_post_hooks(node, vec![], &[Some(incoming)])?;
         }
         return Ok(vec![]);
     }
@@ -372,7 +375,7 @@ fn evaluate(
     if !retain_graph {
         node.release_saved();
     }
-    let mut out = out.map_err(|e| with_anomaly_trace(node, e))?;
+    let out = out.map_err(|e| with_anomaly_trace(node, e))?;
     if grad_mode::is_anomaly_enabled() && grad_mode::is_anomaly_check_nan_enabled() {
         for (i, g) in out.iter().enumerate() {
             if g.as_ref().is_some_and(|g| g.dtype().is_float() && g.to_vec::<f64>().iter().any(|v| v.is_nan())) {
@@ -382,9 +385,14 @@ fn evaluate(
             }
         }
     }
+    run_post_hooks(node, out, &grads)
+}
+
+/// A node's post-hooks, in registration order; each may replace the results.
+fn run_post_hooks(node: &Node, mut out: Vec<Option<Tensor>>, grads: &[Option<Tensor>]) -> Result<Vec<Option<Tensor>>> {
     let post_hooks = node.hooks.lock().as_ref().map(|h| h.post.clone()).unwrap_or_default();
     for (_, hook) in post_hooks {
-        if let Some(new) = hook(&out, &grads)? {
+        if let Some(new) = hook(&out, grads)? {
             out = new;
         }
     }
@@ -404,29 +412,29 @@ fn with_anomaly_trace(node: &Node, e: Error) -> Error {
 
 /// `.grad` takes over the first gradient (unless something else still uses its memory) and adds later
 /// ones: in place normally, out of place under create_graph so the old gradient's graph survives.
-pub(crate) fn accumulate_grad(meta: &GradMeta, g: Tensor, create_graph: bool) -> Result<()> {
+/// Returns the incoming gradient (for the node's post-hooks).
+pub(crate) fn accumulate_grad(meta: &GradMeta, g: Tensor, create_graph: bool) -> Result<Tensor> {
     let mut slot = meta.grad.lock();
     let g = if create_graph { g } else { g.detach_unique() };
-    *slot = Some(match slot.take() {
+    let (sum, incoming) = match slot.take() {
         None => {
-            if create_graph || g.is_contiguous() {
-                g
-            } else {
-                g.contiguous_copy()?
-            }
+            let g = if create_graph || g.is_contiguous() { g } else { g.contiguous_copy()? };
+            (g.clone(), g)
         }
-        Some(prev) if create_graph => prev.add(&g)?,
+        Some(prev) if create_graph => (prev.add(&g)?, g),
         Some(prev) => {
             prev.add_assign_data(&g)?;
-            prev
+            (prev, g)
         }
-    });
-    Ok(())
+    };
+    *slot = Some(sum);
+    Ok(incoming)
 }
 
 #[cfg(test)]
 mod tests {
     use crate::{DType, Tensor};
+    use std::sync::Arc;
 
     fn leaf(values: Vec<f64>, shape: &[usize]) -> Tensor {
         Tensor::from_vec(values, shape).unwrap().with_requires_grad(true).unwrap()
@@ -528,5 +536,27 @@ mod tests {
         y.copy_from(&Tensor::scalar(0.0)).unwrap();
         let err = super::backward(&[y.sum(None, false).unwrap()], &[None], false, false, None).unwrap_err();
         assert!(err.to_string().contains("which is output 0 of ExpBackward0, is at version 1; expected version 0"));
+    }
+
+    #[test]
+    fn accumulate_grad_post_hooks_see_the_updated_grad_and_the_incoming_gradient() {
+        use std::sync::Mutex;
+        let x = leaf(vec![1.0, 2.0], &[2]);
+        let acc = x.gradient_edge().unwrap().node;
+        // (number of grad_inputs, incoming gradient, .grad at the time) per call
+        type Call = (usize, Vec<f64>, Vec<f64>);
+        let seen: Arc<Mutex<Vec<Call>>> = Arc::default();
+        let (log, probe) = (seen.clone(), x.clone());
+        acc.add_post_hook(Arc::new(move |inputs, outputs| {
+            let incoming = outputs[0].as_ref().unwrap().to_vec::<f64>();
+            log.lock().unwrap().push((inputs.len(), incoming, probe.grad().unwrap().to_vec::<f64>()));
+            Ok(None)
+        }));
+        for _ in 0..2 {
+            let y = x.mul(&Tensor::scalar(3.0)).unwrap().sum(None, false).unwrap();
+            super::backward(&[y], &[None], false, false, None).unwrap();
+        }
+        let seen = seen.lock().unwrap();
+        assert_eq!(*seen, vec![(0, vec![3.0, 3.0], vec![3.0, 3.0]), (0, vec![3.0, 3.0], vec![6.0, 6.0])]);
     }
 }
