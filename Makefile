@@ -15,9 +15,10 @@ test: test-rust test-python stubtest lint
 $(PY):
 	python3 -m venv $(VENV)
 
-$(STAMP): requirements-dev.txt | $(PY)
+$(STAMP): requirements-dev.txt requirements-nodeps.txt | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PY) -m pip install --quiet --no-deps -r requirements-nodeps.txt
 	touch $@
 
 # Builds the extension in release mode into the package folder (an editable install).

@@ -232,6 +232,14 @@ impl Tensor {
     pub fn output_nr(&self) -> u32 {
         self.0.output_nr
     }
+    /// `.grad`, accumulator and hooks (leaves that require grad, non-leaves that retain grad).
+    pub fn grad_meta(&self) -> Option<&Arc<GradMeta>> {
+        self.0.meta.as_ref()
+    }
+    /// Made by a view op from another tensor's storage.
+    pub fn is_view(&self) -> bool {
+        self.0.is_view
+    }
 
     /// The same data with no history: shares storage (and so the version counter).
     pub fn detach(&self) -> Tensor {

@@ -1,6 +1,6 @@
 //! Neural-network building blocks with their own PyTorch grad_fn: softmax, log_softmax, nll_loss,
 //! mse_loss and addmm (the fused `linear`).
-use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
+use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, MatrixStrides, SavedTensor};
 use crate::bail;
 use crate::dtype::{result_type, DType};
 use crate::element::Float;
@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::layout::{broadcast_shapes, wrap_dim};
 use crate::ops::extreme::positions_along;
 use crate::ops::formula::c;
+use crate::ops::matmul::{matrix, matrix_grads};
 use crate::tensor::Tensor;
 
 /// `reduction=` of the losses.
@@ -197,7 +198,16 @@ impl Tensor {
                 bias.shape()
             );
         }
-        Ok(record(out, &[bias, a, b], |_| AddmmBackward0 { mat1: SavedTensor::input(a), mat2: SavedTensor::input(b) }))
+        Ok(record(out, &[bias, a, b], |_| AddmmBackward0 {
+            alpha: 1,
+            beta: 1,
+            mat1: b.requires_grad().then(|| SavedTensor::input(a)),
+            mat1_sym_sizes: matrix(a.shape()),
+            mat1_sym_strides: a.requires_grad().then(|| matrix(a.strides())),
+            mat2: a.requires_grad().then(|| SavedTensor::input(b)),
+            mat2_sym_sizes: matrix(b.shape()),
+            mat2_sym_strides: b.requires_grad().then(|| matrix(b.strides())),
+        }))
     }
 }
 
@@ -359,10 +369,16 @@ impl Backward for MseLossBackward0 {
 }
 
 crate::backward_rule! {
-    /// `addmm(bias, mat1, mat2)`.
+    /// `addmm(bias, mat1, mat2)` (as `MmBackward0`; `alpha` and `beta` are always 1 here).
     pub struct AddmmBackward0 {
-        mat1: SavedTensor,
-        mat2: SavedTensor,
+        alpha: i64,
+        beta: i64,
+        mat1: Option<SavedTensor>,
+        mat1_sym_sizes: [usize; 2],
+        mat1_sym_strides: MatrixStrides,
+        mat2: Option<SavedTensor>,
+        mat2_sym_sizes: [usize; 2],
+        mat2_sym_strides: MatrixStrides,
     }
 }
 impl Backward for AddmmBackward0 {
@@ -370,7 +386,8 @@ impl Backward for AddmmBackward0 {
         "AddmmBackward0"
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        let (a, b) = (ctx.unpack(&self.mat1)?, ctx.unpack(&self.mat2)?);
-        Ok(vec![Some(g.clone()), ctx.grad_if(1, || g.mm(&b.t()?))?, ctx.grad_if(2, || a.t()?.mm(g))?])
+        let mut grads = vec![Some(g.clone())];
+        grads.extend(matrix_grads(ctx, g, &self.mat1, &self.mat2, 1)?);
+        Ok(grads)
     }
 }
