@@ -88,3 +88,31 @@ def saved_attributes(fg, out, inputs):
             value = repr(value)
         shown[attr] = value
     return type(fn).__name__, shown
+
+
+def tutorial_graph(fg):
+    """The autograd tutorial's graph: x (2×2 ones) -> y = x + 2 -> z = y * y * 3 -> out = z.mean()."""
+    x = fg.ones(2, 2, requires_grad=True)
+    y = x + 2
+    z = y * y * 3
+    return x, z.mean()
+
+
+def load_viz():
+    """ferrograd.viz; against torch (tools/torch_shim) the module file itself, which draws torch graphs too."""
+    import importlib.util
+    import os
+
+    import ferrograd
+
+    if hasattr(ferrograd, "viz"):
+        return ferrograd.viz
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python", "ferrograd", "viz.py")
+    spec = importlib.util.spec_from_file_location("ferrograd_viz", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def shape_text(shape):
+    return "(" + ", ".join(str(int(s)) for s in shape) + ")"

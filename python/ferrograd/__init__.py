@@ -6,7 +6,7 @@
 
 import builtins
 
-from . import _core, _utils, autograd, distributed, nn, return_types, utils  # distributed: no mpi4py until used
+from . import _core, _utils, autograd, distributed, nn, return_types, utils, viz  # distributed: no mpi4py until used
 from ._core import (
     Generator,
     Tensor,

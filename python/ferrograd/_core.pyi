@@ -147,8 +147,22 @@ class _ValuesIndices(NamedTuple):
 
 @final
 class Node:
-    """A node of the backward graph (a tensor's ``grad_fn``), e.g. ``MulBackward0``."""
+    """A node of the backward graph (a tensor's ``grad_fn``): each name, e.g. ``MulBackward0``, is a subclass.
 
+    Attributes found at run time: ``_saved_<name>`` (what the rule kept for backward, as PyTorch names it) and
+    an AccumulateGrad's ``variable`` (its leaf).
+    """
+
+    def __new__(cls) -> Node:
+        """Not for users: the graph makes its node objects."""
+    @property
+    def metadata(self) -> dict[Any, Any]:
+        """A dict for the user's own notes on this node (the same dict while the object lives)."""
+    @property
+    def _next_metadata(self) -> tuple[tuple[tuple[builtins.int, ...], str] | None, ...]:
+        """``(shape, dtype name)`` of the gradient each of ``next_functions`` receives (None where none)."""
+    def __dir__(self) -> list[str]:
+        """The attributes, with this node's ``_saved_*`` ones."""
     def name(self) -> str:
         """Name of the backward function, e.g. ``'AddBackward0'``."""
     @property
@@ -295,6 +309,11 @@ class Tensor:
     @property
     def is_leaf(self) -> _Bool:
         """True for tensors not produced by a recorded operation (user-created or ``requires_grad=False``)."""
+    def _is_view(self) -> _Bool:
+        """True for a tensor a view op made from another tensor's storage."""
+    @property
+    def _base(self) -> Tensor | None:
+        """The tensor a view reads (the root of its chain of views); None for a tensor that is no view."""
     @property
     def grad_fn(self) -> Node | None:
         """The backward-graph node that produced this tensor, or None for leaves."""

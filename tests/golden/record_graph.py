@@ -14,7 +14,9 @@ dot = torchviz.make_dot(loss, params=dict(model.named_parameters()), show_attrs=
 nodes, edges = graph_cases.canonical(dot.source)
 cases = graph_cases.saved_cases(torch)
 saved = {name: graph_cases.saved_attributes(torch, out, inputs) for name, (out, inputs) in cases.items()}
-out = {"torchviz": {"nodes": nodes, "edges": edges}, "saved": saved}
+x, tutorial = graph_cases.tutorial_graph(torch)
+viz = graph_cases.load_viz().graph(tutorial, params={"x": x})
+out = {"torchviz": {"nodes": nodes, "edges": edges}, "saved": saved, "viz_tutorial": viz}
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "graph.json"), "w") as f:
     json.dump(out, f, indent=1)
     f.write("\n")

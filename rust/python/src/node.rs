@@ -181,6 +181,22 @@ impl PyNode {
         PyTuple::new(py, items)
     }
 
+    /// `((shape, dtype name) or None, ...)`: the gradient each of `next_functions` receives (for
+    /// `ferrograd.viz`).
+    #[getter]
+    fn _next_metadata<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let items = self
+            .node
+            .next_edges()
+            .iter()
+            .map(|e| match e {
+                Some(e) => (PyTuple::new(py, &e.shape)?, e.dtype.name()).into_py_any(py),
+                None => Ok(py.None()),
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        PyTuple::new(py, items)
+    }
+
     /// A dict for the user's own notes on this node (the same dict each time).
     #[getter]
     fn metadata(&self, py: Python<'_>) -> Py<PyDict> {
