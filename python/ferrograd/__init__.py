@@ -6,7 +6,7 @@
 
 import builtins
 
-from . import _core, _utils, autograd, distributed, nn, return_types, utils  # distributed: no mpi4py until used
+from . import _core, _utils, autograd, nn, return_types, utils
 from ._core import (
     Generator,
     Tensor,
@@ -257,3 +257,13 @@ def result_type(tensor1, tensor2):
 
 # Subpackages built on the functions above (imported last: they use them at import time).
 from . import optim  # noqa: E402
+
+
+def __getattr__(name):
+    # `ferrograd.distributed` loads on first use (it is a few ms of imports most programs never need);
+    # `import ferrograd.distributed` works as always.
+    if name == "distributed":
+        import importlib
+
+        return importlib.import_module(".distributed", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
