@@ -6,7 +6,8 @@ from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter
 
-__all__ = ["functional", "init", "parallel", "utils", "Parameter", "Buffer", *_modules_all]  # noqa: F405 (parallel: lazy)
+# `parallel` is loaded on first use (__getattr__ below)
+__all__ = ["functional", "init", "parallel", "utils", "Parameter", "Buffer", *_modules_all]  # noqa: F405
 
 
 def __getattr__(name):
