@@ -10,6 +10,7 @@ import warnings
 
 from .. import _core
 from .._core import Tensor
+from .._utils import typed_entry_points as _typed_entry_points
 from ..grad_mode import no_grad
 
 
@@ -2111,3 +2112,7 @@ __all__ += [
     "scaled_dot_product_attention",
     "multi_head_attention_forward",
 ]
+
+
+# a non-tensor where a tensor is used raises PyTorch's TypeError, not an AttributeError from inside
+_typed_entry_points(globals(), __all__)

@@ -8,6 +8,7 @@ import numbers
 import warnings
 
 from .. import _core
+from .._utils import typed_entry_points as _typed_entry_points
 from ..grad_mode import no_grad
 
 __all__ = [
@@ -313,3 +314,7 @@ kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 orthogonal = _deprecated(orthogonal_)
 sparse = _deprecated(sparse_)
+
+
+# a non-tensor where a tensor is used raises PyTorch's TypeError, not an AttributeError from inside
+_typed_entry_points(globals(), [n for n in list(globals()) if not n.startswith("_")])

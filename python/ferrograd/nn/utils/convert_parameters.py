@@ -2,6 +2,7 @@
 
 from ... import _core
 from ..._core import Tensor
+from ..._utils import typed_entry_points as _typed_entry_points
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
@@ -20,3 +21,7 @@ def vector_to_parameters(vec, parameters):
         n = param.numel()
         param.data = vec[pointer : pointer + n].view_as(param).data
         pointer += n
+
+
+# a non-tensor where a tensor is used raises PyTorch's TypeError, not an AttributeError from inside
+_typed_entry_points(globals(), [n for n in list(globals()) if not n.startswith("_")])
