@@ -43,7 +43,13 @@ AS_TORCH = [
     (AssertionError, "datasets should not be an empty iterable"),
     (AttributeError, "expected 'f' to be string, path, or a file-like object with a 'write' attribute"),
     (AttributeError, "You can only torch.load from a file that is seekable"),
+    (AssertionError, "was expecting embedding dimension of"),
+    (AssertionError, "must be greater than min_val"),
+    (AttributeError, "object has no attribute 'lower'"),  # kaiming's mode= given a tensor
+    (AttributeError, "object has no attribute 'shape'"),  # Embedding's _weight= given a non-tensor
     (BufferError, "Can't export tensors that require gradient"),
+    # DLPack's own error for an export it cannot make (torch raises RuntimeError for some of these)
+    (BufferError, "from_dlpack"),
 ]
 HANG_SECONDS = 60
 KINDS = ["crashes", "hangs", "panics", "non_standard", "mutated_on_failure"]
@@ -92,8 +98,11 @@ def _is_panic(e):
     return type(e).__name__ == "PanicException" or "internal error (please report)" in str(e)
 
 
+SUCCEEDED = "succeeded"
+
+
 def run_one(targets, seed, i):
-    """Runs call `i`; None when it behaved, else (kind, description, detail)."""
+    """Runs call `i`: SUCCEEDED, None when it failed as it should, else (kind, description, detail)."""
     import fuzz_targets
 
     rng = fuzz_targets.call_rng(seed, i)
@@ -106,7 +115,7 @@ def run_one(targets, seed, i):
     before = [_snapshot(t) for t in given]
     try:
         func(*args, **kwargs)
-        return None
+        return SUCCEEDED
     except BaseException as e:  # noqa: BLE001 - judging what the library raised is the point
         if isinstance(e, KeyboardInterrupt):
             raise
@@ -153,16 +162,20 @@ def worker(seed, start, stop):
     os.dup2(devnull, 1)
     sys.stdout = open(os.devnull, "w")
     targets = fuzz_targets.build_targets()
+    succeeded = 0
     for i in range(start, stop):
         out.write(f"C {i}\n")
         out.flush()
         finding = run_one(targets, seed, i)
         _reset_globals()
+        if finding == SUCCEEDED:
+            succeeded += 1
+            finding = None
         if i % 200 == 0:
             fuzz_targets.cleanup()
         if finding:
             out.write("F " + json.dumps([i, *finding]) + "\n")
-    out.write(f"D {len(targets)}\n")
+    out.write(f"D {len(targets)} {succeeded}\n")
     out.flush()
 
 
@@ -187,7 +200,7 @@ def _child(seed, start, stop, scratch):
 
 def run(calls, seed, verbose=True):
     """The whole run in children; the counts and the findings."""
-    counts = dict.fromkeys(["calls", "targets", *KINDS], 0)
+    counts = dict.fromkeys(["calls", "targets", "succeeded", *KINDS], 0)
     findings = []
     start = 0
     t0 = time.time()
@@ -218,7 +231,8 @@ def run(calls, seed, verbose=True):
                     if verbose:
                         print(f"{kind}: call {i}: {desc}\n    {detail}", flush=True)
                 elif tag == "D":
-                    counts["targets"] = int(rest)
+                    counts["targets"], done = map(int, rest.split())
+                    counts["succeeded"] += done
                     finished = True
             if finished:
                 proc.wait()
@@ -268,8 +282,8 @@ def main():
         return 0
     counts, _ = run(a.calls, a.seed)
     print(
-        f"fuzz: {counts['calls']} calls over {counts['targets']} entry points in {counts['seconds']} s: "
-        + ", ".join(f"{counts[k]} {k.replace('_', ' ')}" for k in KINDS)
+        f"fuzz: {counts['calls']} calls over {counts['targets']} entry points in {counts['seconds']} s "
+        f"({counts['succeeded']} succeeded): " + ", ".join(f"{counts[k]} {k.replace('_', ' ')}" for k in KINDS)
     )
     if a.json:
         print(json.dumps(counts))

@@ -106,7 +106,8 @@ def as_type_error(error, func, args, kwargs):
     import inspect
 
     missing = object()
-    culprit = getattr(error, "obj", missing)
+    # a TypeError made here by an inner entry point is made again in terms of the outermost one's arguments
+    culprit = getattr(error, "_culprit" if isinstance(error, TypeError) else "obj", missing)
     if culprit is missing or isinstance(culprit, Tensor):
         return error
     try:
@@ -117,24 +118,28 @@ def as_type_error(error, func, args, kwargs):
     kind = type(culprit).__name__
     typed = None
     for pos, (name, value) in enumerate(named, 1):
-        if value is culprit:
+        # a str is iterated into other str objects (its characters)
+        if value is culprit or (isinstance(value, str) and isinstance(culprit, str) and culprit in value):
             where = f" (position {pos})" if pos <= len(args) else ""
             typed = TypeError(f"{func.__name__}(): argument '{name}'{where} must be Tensor, not {kind}")
         elif isinstance(value, (list, tuple)) and any(v is culprit for v in value):
             j = next(j for j, v in enumerate(value) if v is culprit)
             typed = TypeError(f"{func.__name__}(): expected Tensor as element {j} in argument '{name}', but got {kind}")
         if typed is not None:
-            typed.__suppress_context__ = True
-            return typed
+            break
     # a value derived from a non-tensor first argument (`input` of every functional form)
     first = args[0] if args else None
-    if params and first is not None and not isinstance(first, Tensor) and not hasattr(first, "__iter__"):
+    fallback = params and first is not None and not isinstance(first, (Tensor, list, tuple, dict, set, range))
+    if typed is None and fallback and not isinstance(error, TypeError):
+        culprit = first
         typed = TypeError(
             f"{func.__name__}(): argument '{params[0]}' (position 1) must be Tensor, not {type(first).__name__}"
         )
-        typed.__suppress_context__ = True
-        return typed
-    return error
+    if typed is None:
+        return error
+    typed.__suppress_context__ = True
+    typed._culprit = culprit
+    return typed
 
 
 def tensor_arguments(func):
@@ -146,7 +151,7 @@ def tensor_arguments(func):
     def wrapper(*args, **kwargs):
         try:
             return func(*args, **kwargs)
-        except AttributeError as e:
+        except (AttributeError, TypeError) as e:
             typed = as_type_error(e, func, args, kwargs)
             if typed is e:
                 raise

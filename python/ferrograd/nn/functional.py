@@ -1513,6 +1513,8 @@ def _output_size(func, output_size, n, input):
         raise RuntimeError(
             f"{func}: elements of output_size must be greater than or equal to 0 but received {{{listed}}}"
         )
+    # before the windows are listed in Python: one per output element
+    _core._check_new_shape(list(input.shape[:-n]) + sizes, input.dtype)
     return sizes
 
 

@@ -78,3 +78,10 @@ pub fn _panic_for_tests(kind: &str) -> PyResult<()> {
         _ => panic!("deliberate panic for tests"),
     })
 }
+
+/// Raises the RuntimeError a new tensor of `shape` and `dtype` would get if the machine cannot hold it, before
+/// Python-level code loops over its elements (adaptive pooling's windows).
+#[pyfunction]
+pub fn _check_new_shape(shape: Vec<usize>, dtype: PyRef<'_, crate::dtype::PyDType>) -> PyResult<()> {
+    call(|| ferrograd_core::storage::check_new_shape(&shape, dtype.dtype.itemsize()).map(|_| ()))
+}

@@ -684,7 +684,7 @@ class Module:
             return self._call_with_hooks(args, kwargs)
         try:
             return self.forward(*args, **kwargs)
-        except AttributeError as e:
+        except (AttributeError, TypeError) as e:
             # a non-tensor input: PyTorch's TypeError, not an AttributeError from inside forward
             typed = _utils.as_type_error(e, self.forward, args, kwargs)
             if typed is e:
