@@ -47,6 +47,10 @@ AS_TORCH = [
     (AssertionError, "must be greater than min_val"),
     (AttributeError, "object has no attribute 'lower'"),  # kaiming's mode= given a tensor
     (AttributeError, "object has no attribute 'shape'"),  # Embedding's _weight= given a non-tensor
+    (AssertionError, "only bool and floating types of"),  # attention masks
+    (AssertionError, "does not match value shape"),
+    (ZeroDivisionError, "modulo"),  # GroupNorm(0, c), nn.init.dirac_(w, groups=0)
+    (KeyError, "0"),  # utils.data.default_collate of a dict, which it indexes as a sequence
     (BufferError, "Can't export tensors that require gradient"),
     # DLPack's own error for an export it cannot make (torch raises RuntimeError for some of these)
     (BufferError, "from_dlpack"),
@@ -125,7 +129,8 @@ def run_one(targets, seed, i):
     if _is_panic(error):
         return "panics", desc, detail
     text = str(error.args[0]) if error.args else ""
-    as_torch = any(isinstance(error, t) and m in text for t, m in AS_TORCH)
+    # short texts (a KeyError's key) must match whole
+    as_torch = any(isinstance(error, t) and (m == text if len(m) < 4 else m in text) for t, m in AS_TORCH)
     file_error = isinstance(error, OSError) and ("load" in target.name or "save" in target.name)
     if not (isinstance(error, STANDARD) or as_torch or file_error):
         return "non_standard", desc, detail

@@ -100,6 +100,13 @@ def install():
     Tensor.__deepcopy__ = _deepcopy
 
 
+def _yields(container, culprit):
+    """Whether iterating `container` (a str's characters, a dict's keys) gives an object equal to `culprit`."""
+    if not isinstance(container, (str, dict)) or not isinstance(culprit, str):
+        return False
+    return culprit in container
+
+
 def as_type_error(error, func, args, kwargs):
     """The TypeError PyTorch raises for a non-tensor argument, for an AttributeError that such an argument
     caused inside `func` (`error.obj` is the object that lacked the attribute); else `error` itself."""
@@ -119,7 +126,7 @@ def as_type_error(error, func, args, kwargs):
     typed = None
     for pos, (name, value) in enumerate(named, 1):
         # a str is iterated into other str objects (its characters)
-        if value is culprit or (isinstance(value, str) and isinstance(culprit, str) and culprit in value):
+        if value is culprit or _yields(value, culprit):
             where = f" (position {pos})" if pos <= len(args) else ""
             typed = TypeError(f"{func.__name__}(): argument '{name}'{where} must be Tensor, not {kind}")
         elif isinstance(value, (list, tuple)) and any(v is culprit for v in value):
@@ -127,6 +134,13 @@ def as_type_error(error, func, args, kwargs):
             typed = TypeError(f"{func.__name__}(): expected Tensor as element {j} in argument '{name}', but got {kind}")
         if typed is not None:
             break
+    if typed is None:
+        # a value made from an argument (a numpy array's reshape): the one argument of the culprit's type
+        alike = [(pos, name) for pos, (name, value) in enumerate(named, 1) if type(value) is type(culprit)]
+        if len(alike) == 1:
+            pos, name = alike[0]
+            where = f" (position {pos})" if pos <= len(args) else ""
+            typed = TypeError(f"{func.__name__}(): argument '{name}'{where} must be Tensor, not {kind}")
     # a value derived from a non-tensor first argument (`input` of every functional form)
     first = args[0] if args else None
     fallback = params and first is not None and not isinstance(first, (Tensor, list, tuple, dict, set, range))

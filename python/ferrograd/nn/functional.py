@@ -949,6 +949,8 @@ def _scale_grad_by_freq(out, input, rows):
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """‖x1 - x2 + eps‖_p over the last dim (broadcasting)."""
+    if not isinstance(eps, numbers.Real):
+        raise TypeError(f"pairwise_distance(): argument 'eps' must be float, not {type(eps).__name__}")
     last = max(x1.dim(), x2.dim()) - 1
     return (x1 - x2 + eps).norm(p, last if last >= 0 else None, keepdim)
 

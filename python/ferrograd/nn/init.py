@@ -179,14 +179,18 @@ def dirac_(tensor, groups=1):
         raise ValueError("dim 0 must be divisible by groups")
     out_per_group = sizes[0] // groups
     n = min(out_per_group, sizes[1])
+    index = None
+    if n and out_per_group:
+        # built before the tensor is zeroed: an unusable `groups` leaves it as it was
+        groups = int(groups)
+        d = _core.arange(n)
+        out_channels = (_core.arange(groups).unsqueeze(1) * out_per_group + d).reshape(-1)
+        in_channels = d.repeat(groups)
+        index = (out_channels, in_channels, *(s // 2 for s in sizes[2:]))
     with no_grad():
         tensor.zero_()
-        if n and out_per_group:
-            d = _core.arange(n)
-            out_channels = (_core.arange(groups).unsqueeze(1) * out_per_group + d).reshape(-1)
-            in_channels = d.repeat(groups)
-            centre = tuple(s // 2 for s in sizes[2:])
-            tensor[(out_channels, in_channels, *centre)] = 1
+        if index is not None:
+            tensor[index] = 1
     return tensor
 
 
