@@ -55,7 +55,7 @@ AS_TORCH = [
     # DLPack's own error for an export it cannot make (torch raises RuntimeError for some of these)
     (BufferError, "from_dlpack"),
 ]
-HANG_SECONDS = 60
+HANG_SECONDS = 30
 KINDS = ["crashes", "hangs", "panics", "non_standard", "mutated_on_failure"]
 
 
@@ -169,7 +169,7 @@ def worker(seed, start, stop):
     targets = fuzz_targets.build_targets()
     succeeded = 0
     for i in range(start, stop):
-        out.write(f"C {i}\n")
+        out.write(f"C {i} {succeeded}\n")
         out.flush()
         finding = run_one(targets, seed, i)
         _reset_globals()
@@ -212,7 +212,7 @@ def run(calls, seed, verbose=True):
     with tempfile.TemporaryDirectory(prefix="ferrograd-fuzz-") as scratch:
         while start < calls:
             proc = _child(seed, start, calls, scratch)
-            current = start
+            current, child_succeeded = start, 0
             finished = hung = False
             while True:
                 ready, _, _ = select.select([proc.stdout], [], [], HANG_SECONDS)
@@ -228,7 +228,7 @@ def run(calls, seed, verbose=True):
                     break
                 tag, _, rest = line.rstrip("\n").partition(" ")
                 if tag == "C":
-                    current = int(rest)
+                    current, child_succeeded = map(int, rest.split())
                 elif tag == "F":
                     i, kind, desc, detail = json.loads(rest)
                     counts[kind] += 1
@@ -236,9 +236,9 @@ def run(calls, seed, verbose=True):
                     if verbose:
                         print(f"{kind}: call {i}: {desc}\n    {detail}", flush=True)
                 elif tag == "D":
-                    counts["targets"], done = map(int, rest.split())
-                    counts["succeeded"] += done
+                    counts["targets"], child_succeeded = map(int, rest.split())
                     finished = True
+            counts["succeeded"] += child_succeeded
             if finished:
                 proc.wait()
                 break

@@ -175,11 +175,56 @@ def _params_of(func):
     return [p for p in sig.parameters.values() if p.name != "self"]
 
 
+def plausible(rng, param):
+    """A value that is likely right for a parameter: its default or one like it, else a small tensor or int."""
+    d = param.default
+    if d is not param.empty and rng.random() < 0.5:
+        return d
+    if isinstance(d, bool):
+        return rng.choice([True, False])
+    if isinstance(d, int):
+        return rng.choice([0, 1, 2, 3, -1])
+    if isinstance(d, float):
+        return rng.choice([0.0, 0.5, 1.0, 2.0])
+    if isinstance(d, str):
+        return d
+    kind = rng.randrange(10)
+    if kind < 6:
+        return tensor_value(rng, rng.choice([fg.float32, fg.float32, fg.float64, fg.int64]))
+    if kind < 9:
+        return rng.choice([0, 1, 2, 3, -1, (2, 3), (1,)])
+    return d if d is not param.empty else None
+
+
+def focused_arguments(rng, params):
+    """Plausible values for every parameter but one, which gets a hostile value (often a huge size): calls
+    that get past the type checks to the sizes and the kernels."""
+    args, kwargs = [], {}
+    hostile = rng.randrange(len(params)) if params else -1
+    for i, p in enumerate(params):
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            if p.kind == p.VAR_POSITIONAL and i == hostile:
+                args.extend(value(rng) for _ in range(rng.randrange(1, 3)))
+            continue
+        v = value(rng) if i == hostile else plausible(rng, p)
+        if i == hostile and rng.random() < 0.5:
+            v = rng.choice(HUGE + [-1, -2, math.nan, math.inf, (2**40,), (2**40, 2**40), (-1,), [2**62]])
+        if p.name == "num_workers":
+            v = 0  # a worker process per call would be slow, and is tested elsewhere
+        if p.kind == p.KEYWORD_ONLY or len(args) < i:
+            kwargs[p.name] = v
+        else:
+            args.append(v)
+    return args, kwargs
+
+
 def arguments(rng, params):
     """Positional and keyword arguments for a signature (or a guess when there is none)."""
     args, kwargs = [], {}
     if params is None:
         return [value(rng) for _ in range(rng.randrange(4))], kwargs
+    if rng.random() < 0.5:
+        return focused_arguments(rng, params)
     for p in params:
         if p.kind == p.VAR_POSITIONAL:
             args.extend(value(rng) for _ in range(rng.randrange(4)))

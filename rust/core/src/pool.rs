@@ -55,6 +55,14 @@ pub fn take<T: Send + 'static>(len: usize) -> Vec<T> {
     try_take(len).unwrap_or_else(|e| std::panic::resume_unwind(Box::new(e)))
 }
 
+/// Unwinds with the error (as `take`) unless `len` elements of `T` could be allocated: for buffers made
+/// outside the pool.
+pub fn ensure_fits<T>(len: usize) {
+    if let Err(e) = crate::storage::checked_bytes(len, std::mem::size_of::<T>()) {
+        std::panic::resume_unwind(Box::new(e));
+    }
+}
+
 /// A vector of `len` copies of `value`, on a recycled buffer when possible.
 pub fn try_filled<T: Copy + Send + 'static>(len: usize, value: T) -> Result<Vec<T>> {
     let mut v = try_take(len)?;

@@ -207,6 +207,7 @@ pub fn multinomial(gen: &Mutex<Generator>, probs: &Tensor, num_samples: usize, r
         bail!(Runtime, "probability tensor contains either `inf`, `nan` or element < 0");
     }
     let mut g = gen.lock();
+    crate::storage::check_new_shape(&[rows, num_samples], 8)?;
     let mut out = Vec::with_capacity(rows * num_samples);
     for r in 0..rows {
         let mut row: Vec<f64> = w[r * cats..(r + 1) * cats].to_vec();
