@@ -134,23 +134,24 @@ def _steps(steps):
 
 
 def _linspace_values(start, end, steps):
-    # PyTorch's symmetric formula: the first half counts up from start, the second down from end
+    """float64 values by PyTorch's symmetric formula: the first half counts up from start, the second down
+    from end (a size the machine cannot hold is refused by `arange` before any loop)."""
+    i = arange(steps, dtype=float64)
     if steps == 1:
-        return [builtins.float(start)]
+        return full((1,), start, dtype=float64)
     step = (end - start) / (steps - 1)
-    half = steps // 2
-    return [start + i * step if i < half else end - (steps - 1 - i) * step for i in range(steps)]
+    return where(i < steps // 2, i * step + start, end - ((steps - 1) - i) * step)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
     steps = _steps(steps)
-    t = tensor(_linspace_values(builtins.float(start), builtins.float(end), steps), dtype=float64)
+    t = _linspace_values(builtins.float(start), builtins.float(end), steps)
     return _finish(t.to(dtype or float32), requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):
     steps = _steps(steps)
-    values = [base**v for v in _linspace_values(builtins.float(start), builtins.float(end), steps)]
+    values = [base**v for v in _linspace_values(builtins.float(start), builtins.float(end), steps).tolist()]
     return _finish(tensor(values, dtype=float64).to(dtype or float32), requires_grad)
 
 
@@ -254,6 +255,9 @@ def result_type(tensor1, tensor2):
     # `where` promotes its two value operands exactly as arithmetic does
     return where(tensor(True), a, b).dtype
 
+
+# a non-tensor where a tensor is used raises PyTorch's TypeError, not an AttributeError from inside
+_utils.typed_entry_points(globals(), [n for n in list(globals()) if not n.startswith("_")])
 
 # Subpackages built on the functions above (imported last: they use them at import time).
 from . import optim  # noqa: E402
