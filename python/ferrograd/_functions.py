@@ -96,6 +96,7 @@ __all__ = [
     "max",
     "maximum",
     "mean",
+    "median",
     "min",
     "minimum",
     "mm",
@@ -572,6 +573,19 @@ def maximum(input: Tensor, other: Tensor) -> Tensor:
 def mean(input: Tensor, dim: _Dims | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None) -> Tensor:
     """`ferrograd.mean(input, ...)` is `input.mean(...)`."""
     return input.mean(dim, keepdim, dtype=dtype)
+
+
+@overload
+def median(input: Tensor, dim: None = None, keepdim: _Bool = False) -> Tensor: ...
+
+
+@overload
+def median(input: Tensor, dim: builtins.int, keepdim: _Bool = False) -> _ValuesIndices: ...
+
+
+def median(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+    """`ferrograd.median(input, ...)` is `input.median(...)`."""
+    return input.median(*args, **kwargs)
 
 
 @overload
