@@ -42,6 +42,7 @@ from ._core import bool as bool  # noqa: A001 - PyTorch's name for the dtype
 
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
 from ._functions import *  # noqa: F403
+from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
 from ._size import Size
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .serialization import load, save

@@ -97,6 +97,7 @@ __all__ = [
     "max",
     "maximum",
     "mean",
+    "median",
     "min",
     "minimum",
     "mm",
@@ -828,6 +829,26 @@ def mean(input: Tensor, dim: _Dims | None = None, keepdim: _Bool = False, *, dty
         return input.mean(dim, keepdim, dtype=dtype)
     except AttributeError as e:
         raise _not_a_tensor(e, "mean", input) from None
+
+
+if TYPE_CHECKING:
+
+    @overload
+    def median(input: Tensor, dim: None = None, keepdim: _Bool = False) -> Tensor: ...
+
+    @overload
+    def median(input: Tensor, dim: builtins.int, keepdim: _Bool = False) -> _ValuesIndices: ...
+
+    def median(input: Tensor, *args: Any, **kwargs: Any) -> Any: ...
+
+else:
+
+    def median(input, *args, **kwargs):
+        """`ferrograd.median(input, ...)` is `input.median(...)`."""
+        try:
+            return input.median(*args, **kwargs)
+        except AttributeError as e:
+            raise _not_a_tensor(e, "median", input) from None
 
 
 if TYPE_CHECKING:
