@@ -336,6 +336,9 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
         input.norm(p)  # raises torch's NotImplementedError for integral and bool inputs
     if p == math.inf:
         norm = input.abs().amax(dim, keepdim=True)
+    elif p == 0:
+        # the 0-"norm" counts the nonzero entries (no gradient flows through a count)
+        norm = (input != 0).sum(dim, keepdim=True).to(input.dtype)
     else:
         total = input.abs().pow(p).sum(dim, keepdim=True)
         nonzero = total > 0
