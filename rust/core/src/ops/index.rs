@@ -195,7 +195,7 @@ impl Tensor {
             .enumerate()
             .map(|(i, &r)| (r as usize).saturating_mul(if i < lead { 1 } else { in_shape[i - lead] }))
             .collect();
-        crate::storage::check_new_shape(&out_shape, self.dtype().itemsize())?;
+        crate::alloc::check_new_shape(&out_shape, self.dtype().itemsize())?;
         let geom = Layout::contiguous(&in_shape);
         let pos = positions(&out_shape, &geom, |i, s| {
             for d in 0..s.len() {
