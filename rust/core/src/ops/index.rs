@@ -164,7 +164,7 @@ impl Tensor {
         let shape = self.shape().to_vec();
         let mut pairs = Vec::new();
         for (&s, &d) in shifts.iter().zip(dims) {
-            pairs.push((wrap_dim(d, self.ndim())?, s));
+            pairs.push((crate::layout::wrap_sized_dim(d, self.ndim())?, s));
         }
         let geom = Layout::contiguous(&shape);
         let pos = positions(&shape, &geom, |i, s| {
