@@ -10,6 +10,8 @@ RUST   := $(shell find rust -name '*.rs') $(wildcard rust/*/Cargo.toml) Cargo.to
 
 demo: build
 	$(PY) examples/autograd_tutorial.py
+	$(PY) examples/nn_tutorial.py
+	$(PY) examples/train_digits.py --out examples/out
 
 test: test-rust test-python stubtest lint
 

@@ -167,6 +167,11 @@ def functions_module(stub: str, core) -> str:
     methods = _tensor_methods(stub)
     defs = [methods[n] for n in names]
     imports = _imports(stub, _names_used([d for ds in defs for d in ds]) | {"Tensor"})
+    typing_names = {"Any", "overload"}
+    for line in [line for line in imports if line.startswith("from typing import ")]:
+        typing_names |= set(line.removeprefix("from typing import ").split(", "))
+        imports.remove(line)
+    imports.insert(0, f"from typing import {', '.join(sorted(typing_names, key=str.lower))}")
     out = [
         '"""Function forms of Tensor methods (`ferrograd.exp(x)` is `x.exp()`), as PyTorch offers them.',
         "",
@@ -175,8 +180,9 @@ def functions_module(stub: str, core) -> str:
         "",
         "from __future__ import annotations",
         "",
-        "from typing import TYPE_CHECKING, Any, overload",
-        "",
+        "# typing.TYPE_CHECKING's value, without importing typing at run time (a few ms of `import ferrograd`);",
+        "# type checkers take any name TYPE_CHECKING as true.",
+        "TYPE_CHECKING = False",
         "if TYPE_CHECKING:",
         *[f"    {line}" for line in imports],
         "",
@@ -195,17 +201,23 @@ def functions_module(stub: str, core) -> str:
     for name, overloads in zip(names, defs):
         doc = f"`ferrograd.{name}(input, ...)` is `input.{name}(...)`."
         if len(overloads) > 1:
+            # the overloads exist for type checkers only; at run time the one generic function
+            out += ["", "if TYPE_CHECKING:"]
             for node in overloads:
                 params, _ = _signature(node)
-                out += ["", "@overload", f"def {name}({params}) -> {_returns(node)}: ..."]
+                out += ["", "    @overload", f"    def {name}({params}) -> {_returns(node)}: ..."]
             out += [
                 "",
-                f"def {name}(input: Tensor, *args: Any, **kwargs: Any) -> Any:",
-                f'    """{doc}"""',
-                "    try:",
-                f"        return input.{name}(*args, **kwargs)",
-                "    except AttributeError as e:",
-                f"        raise _not_a_tensor(e, {name!r}, input) from None",
+                f"    def {name}(input: Tensor, *args: Any, **kwargs: Any) -> Any: ...",
+                "",
+                "else:",
+                "",
+                f"    def {name}(input, *args, **kwargs):",
+                f'        """{doc}"""',
+                "        try:",
+                f"            return input.{name}(*args, **kwargs)",
+                "        except AttributeError as e:",
+                f"            raise _not_a_tensor(e, {name!r}, input) from None",
                 "",
             ]
             continue

@@ -632,6 +632,12 @@ class Tensor:
     def min(self, dim: builtins.int, keepdim: _Bool = False) -> _ValuesIndices: ...
     @overload
     def min(self, dim: Tensor) -> Tensor: ...
+    @overload
+    def median(self, dim: None = None, keepdim: _Bool = False) -> Tensor:  # function form
+        """``median()``: the lower median of all elements (NaN if one is NaN); ``median(dim, keepdim=False)``:
+        ``(values, indices)``, ties picking the index torch picks."""
+    @overload
+    def median(self, dim: builtins.int, keepdim: _Bool = False) -> _ValuesIndices: ...
     def argmax(self, dim: builtins.int | None = None, keepdim: _Bool = False) -> Tensor:  # function form
         """Index (int64) of the largest value, in the flattened tensor or along ``dim``."""
     def argmin(self, dim: builtins.int | None = None, keepdim: _Bool = False) -> Tensor:  # function form
