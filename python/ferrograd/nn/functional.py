@@ -1552,7 +1552,7 @@ def _adaptive_max(input, sizes):
     index_select (differentiable) and reduced with max, whose first maximum is torch's choice."""
     n = len(sizes)
     spatial = list(input.shape[-n:])
-    if any(s == 0 for s in spatial) or any(s == 0 for s in sizes):
+    if input.numel() == 0 or any(s == 0 for s in sizes):
         lead = list(input.shape[:-n])
         empty = _core.zeros(lead + sizes, dtype=input.dtype)
         return empty + input.sum() * 0 if input.numel() else empty, _core.zeros(lead + sizes, dtype=_core.int64)

@@ -22,14 +22,14 @@ static POOL: Mutex<Option<Pool>> = Mutex::new(None);
 /// An empty vector with room for at least `len` elements, recycled when a large one is free; the
 /// error when the machine cannot hold it (checked before asking, then asked for fallibly).
 pub fn try_take<T: Send + 'static>(len: usize) -> Result<Vec<T>> {
-    let bytes = crate::storage::checked_bytes(len, std::mem::size_of::<T>())?;
+    let bytes = crate::alloc::checked_bytes(len, std::mem::size_of::<T>())?;
     if bytes >= MIN_BYTES {
         if let Some(v) = recycled(len) {
             return Ok(v);
         }
     }
     let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| crate::storage::out_of_memory(bytes as u128))?;
+    v.try_reserve_exact(len).map_err(|_| crate::alloc::out_of_memory(bytes as u128))?;
     Ok(v)
 }
 
@@ -58,7 +58,7 @@ pub fn take<T: Send + 'static>(len: usize) -> Vec<T> {
 /// Unwinds with the error (as `take`) unless `len` elements of `T` could be allocated: for buffers made
 /// outside the pool.
 pub fn ensure_fits<T>(len: usize) {
-    if let Err(e) = crate::storage::checked_bytes(len, std::mem::size_of::<T>()) {
+    if let Err(e) = crate::alloc::checked_bytes(len, std::mem::size_of::<T>()) {
         std::panic::resume_unwind(Box::new(e));
     }
 }

@@ -73,7 +73,7 @@ impl Tensor {
 
     /// A new tensor of `shape` holding `value`, or the error when the machine cannot hold it.
     pub fn try_full(shape: &[usize], value: Scalar, dtype: DType) -> Result<Tensor> {
-        let n = crate::storage::check_new_shape(shape, dtype.itemsize())?;
+        let n = crate::alloc::check_new_shape(shape, dtype.itemsize())?;
         with_dtype!(dtype, T => {
             let v: T = match value {
                 Scalar::Float(f) => T::from_f64(f),
@@ -121,7 +121,7 @@ impl Tensor {
             bail!(Runtime, "invalid size, possible overflow?");
         }
         let n = count as usize;
-        crate::storage::check_new_shape(&[n], dtype.itemsize().max(8))?;
+        crate::alloc::check_new_shape(&[n], dtype.itemsize().max(8))?;
         let values: Vec<f64> = (0..n).map(|i| s + i as f64 * st).collect();
         Tensor::from_vec(values, &[n])?.to_dtype(dtype)
     }

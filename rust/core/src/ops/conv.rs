@@ -95,7 +95,7 @@ impl Tensor {
         }
         let [n, c, h, w] = [self.shape()[0], self.shape()[1], self.shape()[2], self.shape()[3]];
         let (kernel, item) = (win.kernel, self.dtype().itemsize());
-        crate::storage::check_new_shape(&[n, c, kernel[0], kernel[1], out[0], out[1]], item)?;
+        crate::alloc::check_new_shape(&[n, c, kernel[0], kernel[1], out[0], out[1]], item)?;
         let k = win.kernel[0] * win.kernel[1];
         if self.dtype() == DType::Bool {
             bail!(NotImplemented, "\"im2col_out_cpu\" not implemented for 'Bool'");
@@ -122,7 +122,7 @@ impl Tensor {
         if self.dtype() == DType::Bool {
             bail!(NotImplemented, "\"col2im_out_cpu\" not implemented for 'Bool'");
         }
-        crate::storage::check_new_shape(&[n, c, hw[0], hw[1]], self.dtype().itemsize())?;
+        crate::alloc::check_new_shape(&[n, c, hw[0], hw[1]], self.dtype().itemsize())?;
         // overlapping taps are summed in the compute dtype (float32 for the halves), rounded once
         let img = with_dtype!(self.dtype().compute(), T => {
             let v = col2im_kernel(&self.to_vec::<T>(), n * c, hw, win, out);

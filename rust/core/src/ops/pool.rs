@@ -87,7 +87,7 @@ fn pooled_size(x: &Tensor, hw: [usize; 2], win: &Window, ceil_mode: bool) -> Res
     }
     let out = [out[0] as usize, out[1] as usize];
     // the output, and the window lists made for it, must fit before they are built
-    crate::storage::check_new_shape(&[x.numel() / (hw[0] * hw[1]).max(1), out[0], out[1]], x.dtype().itemsize())?;
+    crate::alloc::check_new_shape(&[x.numel() / (hw[0] * hw[1]).max(1), out[0], out[1]], x.dtype().itemsize())?;
     Ok(out)
 }
 
