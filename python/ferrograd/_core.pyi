@@ -66,6 +66,7 @@ __all__ = [
     "_randint",
     "_randperm",
     "_multinomial",
+    "_dropout_mask",
     "is_inference_mode_enabled",
     "_set_anomaly_enabled",
     "is_anomaly_enabled",
@@ -981,6 +982,9 @@ def _randperm(n: Any, generator: Generator | None = None) -> Tensor:
 
 def _multinomial(probs: Any, num_samples: Any, replacement: Any, generator: Generator | None = None) -> Tensor:
     """Backend of ``ferrograd.multinomial``."""
+
+def _dropout_mask(input: Tensor, p: float, generator: Generator | None = None) -> Tensor:
+    """Dropout's mask for ``input``: ``1 / (1 - p)`` with probability ``1 - p``, else 0."""
 
 def _pointwise_loss(
     input: Tensor,

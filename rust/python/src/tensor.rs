@@ -2151,8 +2151,7 @@ impl PyTensor {
         let a = self.get();
         let Some(p) = p else { return wrap(py, call(|| ferrograd_core::random::bernoulli(&gen, &a))?) };
         // samples in this tensor's dtype (as torch: an int tensor gets int 0/1)
-        let probs = Tensor::full(a.shape(), Scalar::Float(p), DType::F64);
-        wrap(py, call(|| ferrograd_core::random::bernoulli(&gen, &probs)?.to_dtype(a.dtype()))?)
+        wrap(py, call(|| ferrograd_core::random::bernoulli_scalar(&gen, a.shape(), a.dtype(), p, 1.0))?)
     }
 
     #[pyo3(signature = (num_samples, replacement=false, *, generator=None))]

@@ -635,6 +635,9 @@ impl BackwardOp {
             }
             Softmax { dim, log } => {
                 let out = &saved()?[0];
+                if let Some(fused) = crate::ops::nn::softmax_backward_fused(g, out, *dim, *log) {
+                    return one(fused);
+                }
                 let d = [*dim as isize];
                 if *log {
                     one(g.sub(&out.exp()?.mul(&g.sum(Some(&d), true)?)?))

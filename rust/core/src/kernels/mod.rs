@@ -4,5 +4,6 @@ pub mod math;
 pub mod matmul;
 pub mod reduce;
 pub mod simd;
+pub mod softmax;
 pub mod sum;
 pub mod threads;
