@@ -1,4 +1,5 @@
 //! Forward kernels over slices and layouts. They know nothing of autograd.
+pub mod conv;
 pub mod elementwise;
 pub mod math;
 pub mod matmul;
