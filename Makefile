@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.deps-installed
 EXT    := python/ferrograd/_core.abi3.so
 RUST   := $(shell find rust -name '*.rs') $(wildcard rust/*/Cargo.toml) Cargo.toml Cargo.lock
 
-.PHONY: demo test test-rust test-python stubtest lint build build-fast test-torch wheel sdist bench bench-rust clean
+.PHONY: demo test test-rust test-python stubtest lint build build-fast generate test-torch wheel sdist bench bench-rust clean
 
 demo: build
 	$(PY) examples/autograd_tutorial.py
@@ -29,17 +29,26 @@ $(EXT): $(STAMP) $(RUST) pyproject.toml
 test-rust:
 	cargo test -p ferrograd-core --quiet
 
-# House style: rustfmt and clippy (rustfmt.toml, clippy.toml), ruff lint and format (pyproject.toml).
+# House style: rustfmt and clippy (rustfmt.toml, clippy.toml), ruff lint and format (pyproject.toml),
+# no Rust or Python line over 120 characters (rustfmt leaves long strings alone; ruff skips the stub).
 lint: $(STAMP)
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(PY) tools/check_line_length.py
 
 # The extension without LTO, incremental (~30 s after a core change instead of ~2.5 min): for
 # iterating. `make test` rebuilds in release.
 build-fast: $(STAMP)
 	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --profile fast --quiet
+
+# Rewrites what is generated from the op registry and the stubs: the stub's unary section, the function
+# forms (python/ferrograd/_functions.py) and README's op list. tests/test_generated_api.py and
+# tests/test_readme_ops.py fail when they are stale.
+generate: build-fast
+	$(PY) tools/gen_api.py
+	$(PY) tools/op_list.py --write
 
 # The suite against PyTorch itself (tools/torch_shim): TORCH_PY is a Python with torch, pytest and
 # hypothesis installed, e.g. `make test-torch TORCH_PY=/path/to/venv/bin/python`.

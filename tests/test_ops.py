@@ -58,11 +58,52 @@ def _cases(shapes, only=None):
 # unary ops and tensor-scalar arithmetic
 # ---------------------------------------------------------------------------
 
+# One row per argument-free elementwise unary op (the core's `for_each_unary_op!` registry): method name,
+# numpy reference, input domain, PyTorch's grad_fn name, result dtype for an int64 input and for a bool
+# input ("error" = NotImplementedError). Forward values, gradients, grad_fn names, function forms and
+# integer inputs are all tested from it.
+UNARY_OPS = [
+    ("exp", np.exp, "small", "ExpBackward0", "float32", "float32"),
+    ("log", np.log, "positive", "LogBackward0", "float32", "float32"),
+    ("abs", np.abs, "nonzero", "AbsBackward0", "int64", "error"),
+    ("absolute", np.abs, "nonzero", "AbsBackward0", "int64", "error"),
+    ("sign", np.sign, "any", "SignBackward0", "int64", "bool"),
+    ("sqrt", np.sqrt, "positive", "SqrtBackward0", "float32", "float32"),
+    ("rsqrt", lambda a: 1 / np.sqrt(a), "positive", "RsqrtBackward0", "float32", "float32"),
+    ("reciprocal", np.reciprocal, "nonzero", "ReciprocalBackward0", "float32", "float32"),
+    ("exp2", np.exp2, "any", "Exp2Backward0", "float32", "float32"),
+    ("expm1", np.expm1, "small", "Expm1Backward0", "float32", "float32"),
+    ("log2", np.log2, "positive", "Log2Backward0", "float32", "float32"),
+    ("log10", np.log10, "positive", "Log10Backward0", "float32", "float32"),
+    ("log1p", np.log1p, "unit", "Log1PBackward0", "float32", "float32"),
+    ("sin", np.sin, "any", "SinBackward0", "float32", "float32"),
+    ("cos", np.cos, "any", "CosBackward0", "float32", "float32"),
+    ("tan", np.tan, "unit", "TanBackward0", "float32", "float32"),
+    ("asin", np.arcsin, "unit", "AsinBackward0", "float32", "float32"),
+    ("acos", np.arccos, "unit", "AcosBackward0", "float32", "float32"),
+    ("atan", np.arctan, "any", "AtanBackward0", "float32", "float32"),
+    ("asinh", np.arcsinh, "any", "AsinhBackward0", "float32", "float32"),
+    ("atanh", np.arctanh, "unit", "AtanhBackward0", "float32", "float32"),
+    ("sinh", np.sinh, "any", "SinhBackward0", "float32", "float32"),
+    ("cosh", np.cosh, "any", "CoshBackward0", "float32", "float32"),
+    ("tanh", np.tanh, "any", "TanhBackward0", "float32", "float32"),
+    ("sigmoid", _sigmoid, "any", "SigmoidBackward0", "float32", "float32"),
+    ("relu", lambda a: np.maximum(a, 0), "nonzero", "ReluBackward0", "int64", "error"),
+    ("erf", _erf, "any", "ErfBackward0", "float32", "float32"),
+    ("floor", np.floor, "any", "FloorBackward0", "int64", "error"),
+    ("ceil", np.ceil, "any", "CeilBackward0", "int64", "error"),
+    ("trunc", np.trunc, "any", "TruncBackward0", "int64", "error"),
+    ("frac", lambda a: a - np.trunc(a), "any", "FracBackward0", "error", "error"),
+]
+
+
+def _method(name):
+    return lambda x: getattr(x, name)()
+
+
 UNARY = [
     # id, ferrograd expression, numpy reference, input domain
     ("neg", lambda x: -x, np.negative, "any"),
-    ("exp", lambda x: x.exp(), np.exp, "small"),
-    ("log", lambda x: x.log(), np.log, "positive"),
     ("x+2", lambda x: x + 2, lambda a: a + 2, "any"),
     ("2+x", lambda x: 2 + x, lambda a: 2 + a, "any"),
     ("x+0.5", lambda x: x + 0.5, lambda a: a + 0.5, "any"),
@@ -80,30 +121,8 @@ UNARY = [
     ("x**-1.5", lambda x: x**-1.5, lambda a: a**-1.5, "positive"),
     ("2**x", lambda x: 2**x, lambda a: 2.0**a, "any"),
     ("0.5**x", lambda x: 0.5**x, lambda a: 0.5**a, "any"),
-    ("abs", lambda x: x.abs(), np.abs, "nonzero"),
-    ("absolute", lambda x: fg.absolute(x), np.abs, "nonzero"),
-    ("sign", lambda x: x.sign(), np.sign, "any"),
-    ("sqrt", lambda x: x.sqrt(), np.sqrt, "positive"),
-    ("rsqrt", lambda x: x.rsqrt(), lambda a: 1 / np.sqrt(a), "positive"),
+    ("fg.absolute", lambda x: fg.absolute(x), np.abs, "nonzero"),
     ("square", lambda x: x.square(), np.square, "any"),
-    ("reciprocal", lambda x: x.reciprocal(), np.reciprocal, "nonzero"),
-    ("exp2", lambda x: x.exp2(), np.exp2, "any"),
-    ("expm1", lambda x: x.expm1(), np.expm1, "small"),
-    ("log2", lambda x: x.log2(), np.log2, "positive"),
-    ("log10", lambda x: x.log10(), np.log10, "positive"),
-    ("log1p", lambda x: x.log1p(), np.log1p, "unit"),
-    ("sin", lambda x: x.sin(), np.sin, "any"),
-    ("cos", lambda x: x.cos(), np.cos, "any"),
-    ("tan", lambda x: x.tan(), np.tan, "unit"),
-    ("asin", lambda x: x.asin(), np.arcsin, "unit"),
-    ("acos", lambda x: x.acos(), np.arccos, "unit"),
-    ("atan", lambda x: x.atan(), np.arctan, "any"),
-    ("sinh", lambda x: x.sinh(), np.sinh, "any"),
-    ("cosh", lambda x: x.cosh(), np.cosh, "any"),
-    ("tanh", lambda x: x.tanh(), np.tanh, "any"),
-    ("sigmoid", lambda x: x.sigmoid(), _sigmoid, "any"),
-    ("relu", lambda x: x.relu(), lambda a: np.maximum(a, 0), "nonzero"),
-    ("erf", lambda x: x.erf(), _erf, "any"),
     ("logit", lambda x: x.logit(), lambda a: np.log(a / (1 - a)), "prob"),
     (
         "logit(eps)",
@@ -111,13 +130,9 @@ UNARY = [
         lambda a: np.log(np.clip(a, 0.2, 0.8) / (1 - np.clip(a, 0.2, 0.8))),
         "prob",
     ),
-    ("floor", lambda x: x.floor(), np.floor, "any"),
-    ("ceil", lambda x: x.ceil(), np.ceil, "any"),
     ("round", lambda x: x.round(), np.round, "any"),
     ("round(decimals=1)", lambda x: x.round(decimals=1), lambda a: np.round(a * 10) / 10, "any"),
     ("round(decimals=-1)", lambda x: fg.round(x * 40, decimals=-1), lambda a: np.round(a * 4) * 10, "any"),
-    ("trunc", lambda x: x.trunc(), np.trunc, "any"),
-    ("frac", lambda x: x.frac(), lambda a: a - np.trunc(a), "any"),
     ("nan_to_num", lambda x: x.nan_to_num(), np.nan_to_num, "any"),
     ("fg.nan_to_num(1,2,-2)", lambda x: fg.nan_to_num(x, 1.0, 2.0, -2.0), lambda a: a, "any"),
     ("F.relu", lambda x: F.relu(x), lambda a: np.maximum(a, 0), "nonzero"),
@@ -139,7 +154,7 @@ UNARY = [
     ("F.leaky_relu(0.2)", lambda x: F.leaky_relu(x, 0.2), lambda a: np.where(a > 0, a, 0.2 * a), "any"),
     ("F.hardtanh", lambda x: F.hardtanh(x), lambda a: np.clip(a, -1, 1), "any"),
     ("F.hardtanh(-0.5,1.5)", lambda x: F.hardtanh(x, -0.5, 1.5), lambda a: np.clip(a, -0.5, 1.5), "any"),
-]
+] + [(name, _method(name), ref, domain) for name, ref, domain, *_ in UNARY_OPS]
 UNARY_PARAMS = [pytest.param(f, ref, dom, id=name) for name, f, ref, dom in UNARY]
 
 ELEMENTWISE_CASES = [
@@ -185,37 +200,11 @@ def test_unary_grad(f, ref, domain, shape, layout, rng):
 
 UNARY_GRAD_FN = [
     # expression on a float tensor that requires grad, PyTorch's grad_fn name
-    (lambda x: x.abs(), "AbsBackward0"),
-    (lambda x: x.sign(), "SignBackward0"),
-    (lambda x: x.sqrt(), "SqrtBackward0"),
-    (lambda x: x.rsqrt(), "RsqrtBackward0"),
     (lambda x: x.square(), "PowBackward0"),
-    (lambda x: x.reciprocal(), "ReciprocalBackward0"),
-    (lambda x: x.exp2(), "Exp2Backward0"),
-    (lambda x: x.expm1(), "Expm1Backward0"),
-    (lambda x: x.log2(), "Log2Backward0"),
-    (lambda x: x.log10(), "Log10Backward0"),
-    (lambda x: x.log1p(), "Log1PBackward0"),
-    (lambda x: x.sin(), "SinBackward0"),
-    (lambda x: x.cos(), "CosBackward0"),
-    (lambda x: x.tan(), "TanBackward0"),
-    (lambda x: x.asin(), "AsinBackward0"),
-    (lambda x: x.acos(), "AcosBackward0"),
-    (lambda x: x.atan(), "AtanBackward0"),
-    (lambda x: x.sinh(), "SinhBackward0"),
-    (lambda x: x.cosh(), "CoshBackward0"),
-    (lambda x: x.tanh(), "TanhBackward0"),
-    (lambda x: x.sigmoid(), "SigmoidBackward0"),
-    (lambda x: x.relu(), "ReluBackward0"),
-    (lambda x: x.erf(), "ErfBackward0"),
     (lambda x: x.logit(), "LogitBackward0"),
     (lambda x: x.nan_to_num(), "NanToNumBackward0"),
-    (lambda x: x.floor(), "FloorBackward0"),
-    (lambda x: x.ceil(), "CeilBackward0"),
     (lambda x: x.round(), "RoundBackward0"),
     (lambda x: x.round(decimals=2), "RoundBackward1"),
-    (lambda x: x.trunc(), "TruncBackward0"),
-    (lambda x: x.frac(), "FracBackward0"),
     (lambda x: F.silu(x), "SiluBackward0"),
     (lambda x: F.gelu(x), "GeluBackward0"),
     (lambda x: F.gelu(x, approximate="tanh"), "GeluBackward0"),
@@ -224,7 +213,7 @@ UNARY_GRAD_FN = [
     (lambda x: F.leaky_relu(x), "LeakyReluBackward0"),
     (lambda x: F.hardtanh(x), "HardtanhBackward0"),
     (lambda x: F.relu(x), "ReluBackward0"),
-]
+] + [(_method(name), grad_fn) for name, _, _, grad_fn, *_ in UNARY_OPS]
 
 
 @pytest.mark.parametrize("f,name", [pytest.param(f, n, id=n + str(i)) for i, (f, n) in enumerate(UNARY_GRAD_FN)])
@@ -234,37 +223,10 @@ def test_unary_grad_fn_name(f, name):
 
 
 UNARY_FUNCTIONS = [
-    "abs",
-    "absolute",
-    "sign",
-    "sqrt",
-    "rsqrt",
     "square",
-    "reciprocal",
-    "exp2",
-    "expm1",
-    "log2",
-    "log10",
-    "log1p",
-    "sin",
-    "cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "sinh",
-    "cosh",
-    "tanh",
-    "sigmoid",
-    "relu",
-    "erf",
     "logit",
-    "floor",
-    "ceil",
     "round",
-    "trunc",
-    "frac",
-]
+] + [name for name, *_ in UNARY_OPS]
 
 
 @pytest.mark.parametrize("name", UNARY_FUNCTIONS)
@@ -280,36 +242,10 @@ def to_numpy_(t):
 
 UNARY_INT_DTYPES = [
     # name, result dtype for int64 input ("error" = NotImplementedError), result for bool input
-    ("abs", "int64", "error"),
-    ("sign", "int64", "bool"),
-    ("sqrt", "float32", "float32"),
-    ("rsqrt", "float32", "float32"),
     ("square", "int64", "int64"),
-    ("reciprocal", "float32", "float32"),
-    ("exp2", "float32", "float32"),
-    ("expm1", "float32", "float32"),
-    ("log2", "float32", "float32"),
-    ("log10", "float32", "float32"),
-    ("log1p", "float32", "float32"),
-    ("sin", "float32", "float32"),
-    ("cos", "float32", "float32"),
-    ("tan", "float32", "float32"),
-    ("asin", "float32", "float32"),
-    ("acos", "float32", "float32"),
-    ("atan", "float32", "float32"),
-    ("sinh", "float32", "float32"),
-    ("cosh", "float32", "float32"),
-    ("tanh", "float32", "float32"),
-    ("sigmoid", "float32", "float32"),
-    ("relu", "int64", "error"),
-    ("erf", "float32", "float32"),
     ("logit", "float32", "float32"),
-    ("floor", "int64", "error"),
-    ("ceil", "int64", "error"),
     ("round", "int64", "error"),
-    ("trunc", "int64", "error"),
-    ("frac", "error", "error"),
-]
+] + [(name, int_dtype, bool_dtype) for name, _, _, _, int_dtype, bool_dtype in UNARY_OPS]
 
 
 @pytest.mark.parametrize("name,int_dtype,bool_dtype", UNARY_INT_DTYPES)

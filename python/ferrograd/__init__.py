@@ -6,7 +6,7 @@
 
 import builtins
 
-from . import _core, _utils, autograd, nn, return_types, utils
+from . import _core, _utils, autograd, distributed, nn, return_types, utils  # distributed: no mpi4py until used
 from ._core import (
     Generator,
     Tensor,
@@ -39,8 +39,12 @@ from ._core import (
     zeros,
 )
 from ._core import bool as bool  # noqa: A001 - PyTorch's name for the dtype
+
+# Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
+from ._functions import *  # noqa: F403
 from ._size import Size
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
+from .serialization import load, save
 
 _utils.install()
 
@@ -74,163 +78,6 @@ def is_tensor(obj) -> "builtins.bool":
 def numel(t: Tensor) -> "builtins.int":
     return t.numel()
 
-
-def _method(name):
-    def fn(input, *args, **kwargs):
-        return getattr(input, name)(*args, **kwargs)
-
-    fn.__name__ = name
-    fn.__doc__ = f"`ferrograd.{name}(input, ...)` is `input.{name}(...)`."
-    return fn
-
-
-# Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), as PyTorch offers them.
-for _name in [
-    "add",
-    "sub",
-    "mul",
-    "div",
-    "floor_divide",
-    "pow",
-    "neg",
-    "exp",
-    "log",
-    "eq",
-    "ne",
-    "lt",
-    "le",
-    "gt",
-    "ge",
-    "sum",
-    "mean",
-    "norm",
-    "all",
-    "any",
-    "matmul",
-    "mm",
-    "bmm",
-    "mv",
-    "dot",
-    "reshape",
-    "transpose",
-    "t",
-    "permute",
-    "unsqueeze",
-    "squeeze",
-    "clone",
-    "detach",
-    # elementwise unary
-    "abs",
-    "absolute",
-    "sign",
-    "sqrt",
-    "rsqrt",
-    "square",
-    "reciprocal",
-    "exp2",
-    "expm1",
-    "log2",
-    "log10",
-    "log1p",
-    "sin",
-    "cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "sinh",
-    "cosh",
-    "tanh",
-    "sigmoid",
-    "relu",
-    "erf",
-    "logit",
-    "floor",
-    "ceil",
-    "round",
-    "trunc",
-    "frac",
-    # elementwise binary, clamp, logic
-    "maximum",
-    "minimum",
-    "atan2",
-    "arctan2",
-    "fmod",
-    "remainder",
-    "clamp",
-    "clip",
-    "clamp_min",
-    "clamp_max",
-    "lerp",
-    "logical_and",
-    "logical_or",
-    "logical_xor",
-    "logical_not",
-    "isnan",
-    "isinf",
-    "isfinite",
-    "allclose",
-    "equal",
-    # reductions
-    "prod",
-    "amax",
-    "amin",
-    "max",
-    "min",
-    "argmax",
-    "argmin",
-    "var",
-    "std",
-    "logsumexp",
-    "cumsum",
-    "cumprod",
-    "nan_to_num",
-    "sort",
-    "argsort",
-    "topk",
-    # linear algebra
-    "outer",
-    "ger",
-    "trace",
-    "baddbmm",
-    # nn
-    "softmax",
-    "log_softmax",
-    "addmm",
-    # shape ops
-    "flatten",
-    "unflatten",
-    "movedim",
-    "moveaxis",
-    "swapaxes",
-    "swapdims",
-    "narrow",
-    "flip",
-    "fliplr",
-    "flipud",
-    "roll",
-    "tile",
-    "broadcast_to",
-    "tril",
-    "triu",
-    "diagonal",
-    "diag",
-    "split",
-    "chunk",
-    "unbind",
-    # indexing
-    "index_select",
-    "gather",
-    "scatter",
-    "scatter_add",
-    "index_add",
-    "masked_fill",
-    "masked_select",
-    "take_along_dim",
-    "nonzero",
-]:
-    globals()[_name] = _method(_name)
-del _name
 
 concat = cat
 concatenate = cat
@@ -406,3 +253,7 @@ def result_type(tensor1, tensor2):
             a, b = b, a
     # `where` promotes its two value operands exactly as arithmetic does
     return where(tensor(True), a, b).dtype
+
+
+# Subpackages built on the functions above (imported last: they use them at import time).
+from . import optim  # noqa: E402

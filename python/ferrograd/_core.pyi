@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import builtins
+import os
 from collections.abc import Callable, Iterator, Sequence
 from types import EllipsisType
-from typing import Any, Literal, NamedTuple, SupportsIndex, final, overload
+from typing import Any, NamedTuple, SupportsIndex, final, overload
 
 import numpy as np
 from typing_extensions import Self, TypeAlias, deprecated, disjoint_base
@@ -24,7 +25,6 @@ _TensorData: TypeAlias = Tensor | np.ndarray[Any, Any] | _Number | Sequence[Any]
 _IndexItem: TypeAlias = SupportsIndex | slice | EllipsisType | Tensor | None
 _Index: TypeAlias = _IndexItem | tuple[_IndexItem, ...]
 _Device: TypeAlias = str | None
-_ActivationName: TypeAlias = Literal["silu", "gelu", "gelu_tanh", "softplus", "elu", "leaky_relu", "hardtanh"]
 
 __all__ = [
     "Tensor",
@@ -60,6 +60,8 @@ __all__ = [
     "promote_types",
     "_set_inference_mode",
     "_empty_pool",
+    "_grad_fn_names",
+    "_unary_ops",
     "cat",
     "stack",
     "einsum",
@@ -77,7 +79,9 @@ __all__ = [
     "_linear",
     "Generator",
     "default_generator",
-    "_pointwise_loss",
+    "_smooth_l1_loss",
+    "_binary_cross_entropy",
+    "_binary_cross_entropy_with_logits",
     "_layer_norm",
     "_embedding",
     "_pad",
@@ -87,6 +91,9 @@ __all__ = [
     "_adaptive_avg_pool2d",
     "_im2col",
     "_col2im",
+    "_save",
+    "_load",
+    "_optimizer_step",
 ]
 
 @final
@@ -156,7 +163,8 @@ class Node:
     def __hash__(self) -> builtins.int:
         """Hash of the wrapped graph node (consistent with ``__eq__``)."""
     def register_hook(
-        self, hook: Callable[[tuple[Tensor | None, ...], tuple[Tensor | None, ...]], Sequence[Tensor | None] | Tensor | None],
+        self,
+        hook: Callable[[tuple[Tensor | None, ...], tuple[Tensor | None, ...]], Sequence[Tensor | None] | Tensor | None],
     ) -> RemovableHandle:
         """Runs ``hook(grad_inputs, grad_outputs)`` after this node; a non-None return replaces ``grad_inputs``."""
     def register_prehook(
@@ -305,7 +313,7 @@ class Tensor:
     @deprecated(".creator is deprecated, use .grad_fn instead")
     def creator(self) -> Node | None:
         """Deprecated alias of ``grad_fn`` from the old Variable API."""
-    def detach(self) -> Tensor:
+    def detach(self) -> Tensor:  # function form
         """A new tensor sharing the data but detached from the graph (``requires_grad=False``)."""
     def detach_(self) -> Self:
         """Detaches this tensor in place: it becomes a leaf that does not require grad."""
@@ -325,7 +333,8 @@ class Tensor:
         create_graph: _Bool = False,
         inputs: Tensor | Sequence[Tensor] | None = None,
     ) -> None:
-        """Computes gradients of this tensor w.r.t. graph leaves (or only ``inputs``) and accumulates them into ``.grad``.
+        """Computes gradients of this tensor w.r.t. graph leaves (or only ``inputs``) and accumulates them into
+        ``.grad``.
 
         ``gradient`` is required for non-scalar tensors; ``retain_graph`` defaults to ``create_graph``.
         """
@@ -399,52 +408,55 @@ class Tensor:
         """Elementwise negation ``-self``."""
     def __pos__(self) -> Self:
         """``+self``: returns this tensor unchanged."""
-    def add(self, other: _Operand, *, alpha: _Number | None = None) -> Tensor:
+    def add(self, other: _Operand, *, alpha: _Number | None = None) -> Tensor:  # function form
         """Elementwise ``self + alpha * other`` (tensor or number), broadcasting."""
-    def sub(self, other: _Operand, *, alpha: _Number | None = None) -> Tensor:
+    def sub(self, other: _Operand, *, alpha: _Number | None = None) -> Tensor:  # function form
         """Elementwise ``self - alpha * other`` (tensor or number), broadcasting."""
-    def mul(self, other: _Operand) -> Tensor:
+    def mul(self, other: _Operand) -> Tensor:  # function form
         """Elementwise product with ``other`` (tensor or number), broadcasting."""
-    def div(self, other: _Operand, *, rounding_mode: str | None = None) -> Tensor:
+    def div(self, other: _Operand, *, rounding_mode: str | None = None) -> Tensor:  # function form
         """Elementwise division by ``other``: true division, or rounded ('trunc', 'floor'), broadcasting."""
-    def floor_divide(self, other: _Operand) -> Tensor:
+    def floor_divide(self, other: _Operand) -> Tensor:  # function form
         """Elementwise ``self // other`` (Python's floor division)."""
-    def pow(self, other: _Operand) -> Tensor:
+    def pow(self, other: _Operand) -> Tensor:  # function form
         """Elementwise power with exponent ``other`` (tensor or number)."""
 
     # ---- comparisons (bool tensors) ----
-    def eq(self, other: _Operand) -> Tensor:
+    def eq(self, other: _Operand) -> Tensor:  # function form
         """Elementwise ``self == other`` as a bool tensor."""
     def __eq__(self, other: _Operand, /) -> Tensor:  # type: ignore[override]
         """Elementwise ``self == other`` as a bool tensor."""
-    def ne(self, other: _Operand) -> Tensor:
+    def ne(self, other: _Operand) -> Tensor:  # function form
         """Elementwise ``self != other`` as a bool tensor."""
     def __ne__(self, other: _Operand, /) -> Tensor:  # type: ignore[override]
         """Elementwise ``self != other`` as a bool tensor."""
-    def lt(self, other: _Operand) -> Tensor:
+    def lt(self, other: _Operand) -> Tensor:  # function form
         """Elementwise ``self < other`` as a bool tensor."""
     def __lt__(self, other: _Operand, /) -> Tensor:
         """Elementwise ``self < other`` as a bool tensor."""
-    def le(self, other: _Operand) -> Tensor:
+    def le(self, other: _Operand) -> Tensor:  # function form
         """Elementwise ``self <= other`` as a bool tensor."""
     def __le__(self, other: _Operand, /) -> Tensor:
         """Elementwise ``self <= other`` as a bool tensor."""
-    def gt(self, other: _Operand) -> Tensor:
+    def gt(self, other: _Operand) -> Tensor:  # function form
         """Elementwise ``self > other`` as a bool tensor."""
     def __gt__(self, other: _Operand, /) -> Tensor:
         """Elementwise ``self > other`` as a bool tensor."""
-    def ge(self, other: _Operand) -> Tensor:
+    def ge(self, other: _Operand) -> Tensor:  # function form
         """Elementwise ``self >= other`` as a bool tensor."""
     def __ge__(self, other: _Operand, /) -> Tensor:
         """Elementwise ``self >= other`` as a bool tensor."""
 
     # ---- unary ----
-    def neg(self) -> Tensor:
+    def neg(self) -> Tensor:  # function form
         """Elementwise negation."""
-    def exp(self) -> Tensor:
-        """Elementwise exponential."""
-    def log(self) -> Tensor:
-        """Elementwise natural logarithm."""
+    def square(self) -> Tensor:  # function form
+        """Elementwise ``self ** 2`` (keeps integer dtypes; grad_fn ``PowBackward0``)."""
+    def logit(self, eps: _Float | None = None) -> Tensor:  # function form
+        """Elementwise ``log(p / (1 - p))``, with the input clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    def round(self, *, decimals: builtins.int = 0) -> Tensor:  # function form
+        """Elementwise rounding half to even, to ``decimals`` decimal places (zero gradient)."""
+    # ---- elementwise unary ops: generated by tools/gen_api.py from the core's for_each_unary_op! ----
     def abs(self) -> Tensor:
         """Elementwise absolute value."""
     def absolute(self) -> Tensor:
@@ -455,14 +467,16 @@ class Tensor:
         """Elementwise square root (integer inputs give float32)."""
     def rsqrt(self) -> Tensor:
         """Elementwise reciprocal of the square root."""
-    def square(self) -> Tensor:
-        """Elementwise ``self ** 2`` (keeps integer dtypes; grad_fn ``PowBackward0``)."""
     def reciprocal(self) -> Tensor:
         """Elementwise ``1 / self``."""
+    def exp(self) -> Tensor:
+        """Elementwise exponential."""
     def exp2(self) -> Tensor:
         """Elementwise ``2 ** self``."""
     def expm1(self) -> Tensor:
         """Elementwise ``exp(self) - 1``, accurate near 0."""
+    def log(self) -> Tensor:
+        """Elementwise natural logarithm."""
     def log2(self) -> Tensor:
         """Elementwise base-2 logarithm."""
     def log10(self) -> Tensor:
@@ -481,6 +495,10 @@ class Tensor:
         """Elementwise arccosine."""
     def atan(self) -> Tensor:
         """Elementwise arctangent."""
+    def asinh(self) -> Tensor:
+        """Elementwise inverse hyperbolic sine."""
+    def atanh(self) -> Tensor:
+        """Elementwise inverse hyperbolic tangent."""
     def sinh(self) -> Tensor:
         """Elementwise hyperbolic sine."""
     def cosh(self) -> Tensor:
@@ -493,159 +511,205 @@ class Tensor:
         """Elementwise ``max(self, 0)``."""
     def erf(self) -> Tensor:
         """Elementwise Gauss error function."""
-    def logit(self, eps: _Float | None = None) -> Tensor:
-        """Elementwise ``log(p / (1 - p))``, with the input clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
     def floor(self) -> Tensor:
         """Elementwise floor (zero gradient)."""
     def ceil(self) -> Tensor:
         """Elementwise ceiling (zero gradient)."""
-    def round(self, *, decimals: builtins.int = 0) -> Tensor:
-        """Elementwise rounding half to even, to ``decimals`` decimal places (zero gradient)."""
     def trunc(self) -> Tensor:
         """Elementwise rounding towards zero (zero gradient)."""
     def frac(self) -> Tensor:
         """Elementwise fractional part ``self - trunc(self)``."""
-    def _activation(self, name: _ActivationName, p0: _Float = 0.0, p1: _Float = 0.0) -> Tensor:
-        """The ``nn.functional`` activation ``name`` as one op; ``p0``/``p1`` are its parameters (beta/threshold, alpha, slope, min/max)."""
+    # ---- end of generated unary ops ----
+    def _silu(self) -> Tensor:
+        """``nn.functional.silu``: ``self * sigmoid(self)``."""
+    def _gelu(self, approximate: str = "none") -> Tensor:
+        """``nn.functional.gelu``: exact (``'none'``) or its tanh approximation (``'tanh'``)."""
+    def _softplus(self, beta: _Float, threshold: _Float) -> Tensor:
+        """``nn.functional.softplus``: ``log(1 + exp(beta * self)) / beta``, linear above ``threshold``."""
+    def _elu(self, alpha: _Float) -> Tensor:
+        """``nn.functional.elu``: ``self``, and ``alpha * (exp(self) - 1)`` below 0."""
+    def _leaky_relu(self, negative_slope: _Float) -> Tensor:
+        """``nn.functional.leaky_relu``: ``self``, and ``negative_slope * self`` below 0."""
+    def _hardtanh(self, min_val: _Float, max_val: _Float) -> Tensor:
+        """``nn.functional.hardtanh``: ``self`` clamped to ``[min_val, max_val]`` (ints stay ints)."""
 
     # ---- elementwise binary, clamp, lerp, where, logic ----
-    def maximum(self, other: Tensor) -> Tensor:
+    def maximum(self, other: Tensor) -> Tensor:  # function form
         """Elementwise maximum with ``other`` (a tensor), broadcasting; NaN propagates."""
-    def minimum(self, other: Tensor) -> Tensor:
+    def minimum(self, other: Tensor) -> Tensor:  # function form
         """Elementwise minimum with ``other`` (a tensor), broadcasting; NaN propagates."""
-    def atan2(self, other: Tensor) -> Tensor:
+    def atan2(self, other: Tensor) -> Tensor:  # function form
         """Elementwise arctangent of ``self / other`` using both signs to pick the quadrant."""
-    def arctan2(self, other: Tensor) -> Tensor:
+    def arctan2(self, other: Tensor) -> Tensor:  # function form
         """Alias for ``atan2``."""
-    def fmod(self, other: _Operand) -> Tensor:
+    def fmod(self, other: _Operand) -> Tensor:  # function form
         """Elementwise C-style remainder (the result has the sign of ``self``)."""
-    def remainder(self, other: _Operand) -> Tensor:
+    def remainder(self, other: _Operand) -> Tensor:  # function form
         """Elementwise Python-style remainder (the result has the sign of ``other``)."""
-    def clamp(self, min: _Operand | None = None, max: _Operand | None = None) -> Tensor:
+    def clamp(self, min: _Operand | None = None, max: _Operand | None = None) -> Tensor:  # function form
         """Clamps elements into ``[min, max]`` (numbers or broadcast tensors); at least one bound is required."""
-    def clip(self, min: _Operand | None = None, max: _Operand | None = None) -> Tensor:
+    def clip(self, min: _Operand | None = None, max: _Operand | None = None) -> Tensor:  # function form
         """Alias for ``clamp``."""
     def clamp_(self, min: _Operand | None = None, max: _Operand | None = None) -> Tensor:
         """In-place ``clamp``."""
-    def clamp_min(self, min: _Operand) -> Tensor:
+    def clamp_min(self, min: _Operand) -> Tensor:  # function form
         """Elementwise ``max(self, min)`` (a number or broadcast tensor)."""
-    def clamp_max(self, max: _Operand) -> Tensor:
+    def clamp_max(self, max: _Operand) -> Tensor:  # function form
         """Elementwise ``min(self, max)`` (a number or broadcast tensor)."""
-    def lerp(self, end: Tensor, weight: _Operand) -> Tensor:
+    def lerp(self, end: Tensor, weight: _Operand) -> Tensor:  # function form
         """Linear interpolation ``self + weight * (end - self)``."""
     def where(self, condition: Tensor, other: _Operand) -> Tensor:
         """``ferrograd.where(condition, self, other)``: elements of ``self`` where ``condition``, else of ``other``."""
-    def logical_and(self, other: Tensor) -> Tensor:
+    def logical_and(self, other: Tensor) -> Tensor:  # function form
         """Elementwise logical AND of the truth values, as a bool tensor."""
-    def logical_or(self, other: Tensor) -> Tensor:
+    def logical_or(self, other: Tensor) -> Tensor:  # function form
         """Elementwise logical OR of the truth values, as a bool tensor."""
-    def logical_xor(self, other: Tensor) -> Tensor:
+    def logical_xor(self, other: Tensor) -> Tensor:  # function form
         """Elementwise logical XOR of the truth values, as a bool tensor."""
-    def logical_not(self) -> Tensor:
+    def logical_not(self) -> Tensor:  # function form
         """Elementwise logical NOT of the truth values, as a bool tensor."""
-    def isnan(self) -> Tensor:
+    def isnan(self) -> Tensor:  # function form
         """Elementwise test for NaN, as a bool tensor."""
-    def isinf(self) -> Tensor:
+    def isinf(self) -> Tensor:  # function form
         """Elementwise test for positive or negative infinity, as a bool tensor."""
-    def isfinite(self) -> Tensor:
+    def isfinite(self) -> Tensor:  # function form
         """Elementwise test for finite values (not NaN or infinite), as a bool tensor."""
-    def allclose(self, other: Tensor, rtol: _Float = 1e-05, atol: _Float = 1e-08, equal_nan: _Bool = False) -> _Bool:
+    def allclose(  # function form
+        self, other: Tensor, rtol: _Float = 1e-05, atol: _Float = 1e-08, equal_nan: _Bool = False
+    ) -> _Bool:
         """True if ``|self - other| <= atol + rtol * |other|`` everywhere (broadcasting)."""
-    def equal(self, other: Tensor) -> _Bool:
+    def equal(self, other: Tensor) -> _Bool:  # function form
         """True if both tensors have the same shape and elements."""
 
     # ---- reductions ----
-    def sum(self, dim: _Dims | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None) -> Tensor:
-        """Sum of all elements, or over ``dim`` (int or tuple of ints); ``dtype`` casts the input first."""
-    def mean(self, dim: _Dims | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None) -> Tensor:
-        """Mean of all elements, or over ``dim`` (int or tuple of ints); ``dtype`` casts the input first."""
-    def norm(
-        self, p: _Float | str | None = None, dim: _Dims | None = None, keepdim: _Bool = False, dtype: _DType | None = None,
+    def sum(  # function form
+        self, dim: _Dims | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None
     ) -> Tensor:
-        """Vector ``p``-norm over all elements or ``dim``: 'fro'/None is 2; also 1, inf, -inf, 0 (count of nonzeros) and any number ('nuc' is not supported)."""
-    def all(self, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:
+        """Sum of all elements, or over ``dim`` (int or tuple of ints); ``dtype`` casts the input first."""
+    def mean(  # function form
+        self, dim: _Dims | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None
+    ) -> Tensor:
+        """Mean of all elements, or over ``dim`` (int or tuple of ints); ``dtype`` casts the input first."""
+    def norm(  # function form
+        self,
+        p: _Float | str | None = None,
+        dim: _Dims | None = None,
+        keepdim: _Bool = False,
+        dtype: _DType | None = None,
+    ) -> Tensor:
+        """Vector ``p``-norm over all elements or ``dim``: 'fro'/None is 2; also 1, inf, -inf, 0 (count of nonzeros)
+        and any number ('nuc' is not supported)."""
+    def all(self, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:  # function form
         """Whether every element (over all, or over ``dim``) is nonzero: bool."""
-    def any(self, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:
+    def any(self, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:  # function form
         """Whether any element (over all, or over ``dim``) is nonzero: bool."""
-    def nan_to_num(self, nan: _Float = 0.0, posinf: _Float | None = None, neginf: _Float | None = None) -> Tensor:
+    def nan_to_num(  # function form
+        self, nan: _Float = 0.0, posinf: _Float | None = None, neginf: _Float | None = None
+    ) -> Tensor:
         """NaN, +inf and -inf replaced (infinities by the dtype's extremes by default); ints and bools unchanged."""
-    def prod(self, dim: builtins.int | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None) -> Tensor:
+    def prod(  # function form
+        self, dim: builtins.int | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None
+    ) -> Tensor:
         """Product of all elements, or over the single dimension ``dim``; ``dtype`` casts the input first."""
-    def amax(self, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:
-        """Largest value over all elements, or over ``dim`` (int or tuple of ints); the gradient is shared among ties."""
-    def amin(self, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:
-        """Smallest value over all elements, or over ``dim`` (int or tuple of ints); the gradient is shared among ties."""
+    def amax(self, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:  # function form
+        """Largest value over all elements, or over ``dim`` (int or tuple of ints); the gradient is shared among
+        ties."""
+    def amin(self, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:  # function form
+        """Smallest value over all elements, or over ``dim`` (int or tuple of ints); the gradient is shared among
+        ties."""
     @overload
-    def max(self, dim: None = None, keepdim: _Bool = False) -> Tensor:
-        """``max()``: the largest element; ``max(dim, keepdim=False)``: ``(values, indices)``; ``max(tensor)``: ``maximum``."""
+    def max(self, dim: None = None, keepdim: _Bool = False) -> Tensor:  # function form
+        """``max()``: the largest element; ``max(dim, keepdim=False)``: ``(values, indices)``; ``max(tensor)``:
+        ``maximum``."""
     @overload
     def max(self, dim: builtins.int, keepdim: _Bool = False) -> _ValuesIndices: ...
     @overload
     def max(self, dim: Tensor) -> Tensor: ...
     @overload
-    def min(self, dim: None = None, keepdim: _Bool = False) -> Tensor:
-        """``min()``: the smallest element; ``min(dim, keepdim=False)``: ``(values, indices)``; ``min(tensor)``: ``minimum``."""
+    def min(self, dim: None = None, keepdim: _Bool = False) -> Tensor:  # function form
+        """``min()``: the smallest element; ``min(dim, keepdim=False)``: ``(values, indices)``; ``min(tensor)``:
+        ``minimum``."""
     @overload
     def min(self, dim: builtins.int, keepdim: _Bool = False) -> _ValuesIndices: ...
     @overload
     def min(self, dim: Tensor) -> Tensor: ...
-    def argmax(self, dim: builtins.int | None = None, keepdim: _Bool = False) -> Tensor:
+    def argmax(self, dim: builtins.int | None = None, keepdim: _Bool = False) -> Tensor:  # function form
         """Index (int64) of the largest value, in the flattened tensor or along ``dim``."""
-    def argmin(self, dim: builtins.int | None = None, keepdim: _Bool = False) -> Tensor:
+    def argmin(self, dim: builtins.int | None = None, keepdim: _Bool = False) -> Tensor:  # function form
         """Index (int64) of the smallest value, in the flattened tensor or along ``dim``."""
-    def var(
-        self, dim: _Dims | None = None, unbiased: _Bool | None = None, keepdim: _Bool = False, *, correction: _Float | None = None,
+    def var(  # function form
+        self,
+        dim: _Dims | None = None,
+        unbiased: _Bool | None = None,
+        keepdim: _Bool = False,
+        *,
+        correction: _Float | None = None,
     ) -> Tensor:
-        """Variance over all elements or ``dim``; ``correction`` (default 1) wins over ``unbiased``; ``var(False)`` is ``unbiased=False``."""
-    def std(
-        self, dim: _Dims | None = None, unbiased: _Bool | None = None, keepdim: _Bool = False, *, correction: _Float | None = None,
+        """Variance over all elements or ``dim``; ``correction`` (default 1) wins over ``unbiased``; ``var(False)`` is
+        ``unbiased=False``."""
+    def std(  # function form
+        self,
+        dim: _Dims | None = None,
+        unbiased: _Bool | None = None,
+        keepdim: _Bool = False,
+        *,
+        correction: _Float | None = None,
     ) -> Tensor:
         """Standard deviation over all elements or ``dim``; ``correction`` (default 1) wins over ``unbiased``."""
-    def logsumexp(self, dim: _Dims, keepdim: _Bool = False) -> Tensor:
+    def logsumexp(self, dim: _Dims, keepdim: _Bool = False) -> Tensor:  # function form
         """``log(sum(exp(self)))`` over ``dim`` (int or tuple of ints), computed stably."""
-    def cumsum(self, dim: builtins.int, *, dtype: _DType | None = None) -> Tensor:
+    def cumsum(self, dim: builtins.int, *, dtype: _DType | None = None) -> Tensor:  # function form
         """Cumulative sum along ``dim``; ``dtype`` casts the input first."""
-    def cumprod(self, dim: builtins.int, *, dtype: _DType | None = None) -> Tensor:
+    def cumprod(self, dim: builtins.int, *, dtype: _DType | None = None) -> Tensor:  # function form
         """Cumulative product along ``dim`` (its gradient is right with zeros too); ``dtype`` casts the input first."""
-    def sort(self, dim: builtins.int = ..., descending: _Bool = False, *, stable: _Bool = False) -> _ValuesIndices:
+    def sort(  # function form
+        self, dim: builtins.int = -1, descending: _Bool = False, *, stable: _Bool = False
+    ) -> _ValuesIndices:
         """``(values, indices)`` sorted along ``dim``; NaN sorts as the largest value; always stable."""
-    def argsort(self, dim: builtins.int = ..., descending: _Bool = False, *, stable: _Bool = False) -> Tensor:
+    def argsort(  # function form
+        self, dim: builtins.int = -1, descending: _Bool = False, *, stable: _Bool = False
+    ) -> Tensor:
         """The indices ``sort`` would return."""
-    def topk(self, k: builtins.int, dim: builtins.int = ..., largest: _Bool = True, sorted: _Bool = True) -> _ValuesIndices:
+    def topk(  # function form
+        self, k: builtins.int, dim: builtins.int = -1, largest: _Bool = True, sorted: _Bool = True
+    ) -> _ValuesIndices:
         """``(values, indices)`` of the ``k`` largest (or smallest) along ``dim``, always in sorted order."""
 
     # ---- nn ----
-    def softmax(self, dim: builtins.int, dtype: _DType | None = None) -> Tensor:
+    def softmax(self, dim: builtins.int, dtype: _DType | None = None) -> Tensor:  # function form
         """Softmax along ``dim``; ``dtype`` casts the input first."""
-    def log_softmax(self, dim: builtins.int, dtype: _DType | None = None) -> Tensor:
+    def log_softmax(self, dim: builtins.int, dtype: _DType | None = None) -> Tensor:  # function form
         """Logarithm of the softmax along ``dim``, computed stably; ``dtype`` casts the input first."""
-    def addmm(self, mat1: Tensor, mat2: Tensor) -> Tensor:
+    def addmm(self, mat1: Tensor, mat2: Tensor) -> Tensor:  # function form
         """``self + mat1 @ mat2`` as one op (``self`` broadcasts to the product's shape); no ``beta``/``alpha``."""
 
     # ---- linear algebra ----
-    def matmul(self, other: Tensor) -> Tensor:
+    def matmul(self, other: Tensor) -> Tensor:  # function form
         """Matrix product with broadcasting: dot, matrix-vector, matrix-matrix or batched, by dimensionality."""
-    def mm(self, mat2: Tensor) -> Tensor:
+    def mm(self, mat2: Tensor) -> Tensor:  # function form
         """Matrix product of two 2-D tensors (no broadcasting)."""
-    def bmm(self, mat2: Tensor) -> Tensor:
+    def bmm(self, mat2: Tensor) -> Tensor:  # function form
         """Batched matrix product of two 3-D tensors ``(b, n, m) @ (b, m, p)``."""
-    def mv(self, vec: Tensor) -> Tensor:
+    def mv(self, vec: Tensor) -> Tensor:  # function form
         """Matrix-vector product of a 2-D tensor and a 1-D tensor."""
-    def dot(self, tensor: Tensor) -> Tensor:
+    def dot(self, tensor: Tensor) -> Tensor:  # function form
         """Dot product of two 1-D tensors."""
-    def outer(self, vec2: Tensor) -> Tensor:
+    def outer(self, vec2: Tensor) -> Tensor:  # function form
         """Outer product of two 1-D tensors."""
-    def ger(self, vec2: Tensor) -> Tensor:
+    def ger(self, vec2: Tensor) -> Tensor:  # function form
         """``outer`` under its old name."""
-    def trace(self) -> Tensor:
+    def trace(self) -> Tensor:  # function form
         """Sum of the main diagonal of a 2-D tensor."""
-    def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Tensor:
+    def baddbmm(  # function form
+        self, batch1: Tensor, batch2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0
+    ) -> Tensor:
         """``beta * self + alpha * (batch1 @ batch2)`` for 3-D batches; ``self`` broadcasts."""
 
     # ---- shape and views ----
     @overload
-    def reshape(self, shape: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Tensor:
-        """A tensor with the given shape (one size may be -1), a view when possible; ``reshape(2, 3)`` or ``reshape((2, 3))``."""
+    def reshape(self, shape: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Tensor:  # function form
+        """A tensor with the given shape (one size may be -1), a view when possible; ``reshape(2, 3)`` or ``reshape((2,
+        3))``."""
     @overload
     def reshape(self, *shape: SupportsIndex) -> Tensor: ...
     @overload
@@ -655,21 +719,21 @@ class Tensor:
     def view(self, *shape: SupportsIndex) -> Tensor: ...
     def view_as(self, other: Tensor) -> Tensor:
         """``self.view(other.shape)``."""
-    def transpose(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
+    def transpose(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:  # function form
         """A view with dimensions ``dim0`` and ``dim1`` swapped."""
-    def t(self) -> Tensor:
+    def t(self) -> Tensor:  # function form
         """Transpose of a tensor with at most 2 dimensions."""
     @property
     def T(self) -> Tensor:
         """A view with all dimensions reversed."""
     @overload
-    def permute(self, dims: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Tensor:
+    def permute(self, dims: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Tensor:  # function form
         """A view with the dimensions reordered as ``dims``."""
     @overload
     def permute(self, *dims: SupportsIndex) -> Tensor: ...
-    def unsqueeze(self, dim: builtins.int) -> Tensor:
+    def unsqueeze(self, dim: builtins.int) -> Tensor:  # function form
         """A view with a size-1 dimension inserted at ``dim``."""
-    def squeeze(self, dim: _Dims | None = None) -> Tensor:
+    def squeeze(self, dim: _Dims | None = None) -> Tensor:  # function form
         """A view with size-1 dimensions removed (all of them, or those in ``dim``)."""
     @overload
     def expand(self, sizes: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Tensor:
@@ -678,19 +742,20 @@ class Tensor:
     def expand(self, *sizes: SupportsIndex) -> Tensor: ...
     def expand_as(self, other: Tensor) -> Tensor:
         """``self.expand(other.shape)``."""
-    def broadcast_to(self, size: tuple[SupportsIndex, ...] | list[SupportsIndex]) -> Tensor:
+    def broadcast_to(self, size: tuple[SupportsIndex, ...] | list[SupportsIndex]) -> Tensor:  # function form
         """``self.expand(size)``."""
     def unfold(self, dimension: builtins.int, size: builtins.int, step: builtins.int) -> Tensor:
         """A view of every ``size``-element window along ``dimension``, ``step`` apart, as a new last dim."""
     def contiguous(self) -> Tensor:
         """A contiguous tensor with the same data (a copy only if not already contiguous)."""
-    def clone(self) -> Tensor:
+    def clone(self) -> Tensor:  # function form
         """A copy of the data, recorded by autograd (gradients flow back to ``self``)."""
 
     # ---- dtype conversion ----
     @overload
     def to(self, dtype: _DType, /) -> Tensor:
-        """Converts to ``dtype`` (also given as ``dtype=``, or taken from ``other``); the device may only be ``'cpu'``."""
+        """Converts to ``dtype`` (also given as ``dtype=``, or taken from ``other``); the device may only be
+        ``'cpu'``."""
     @overload
     def to(self, device: str, dtype: _DType | None = None, /) -> Tensor: ...
     @overload
@@ -718,82 +783,96 @@ class Tensor:
     def bool(self) -> Tensor:
         """``self.to(ferrograd.bool)``."""
 
-# ---- creation functions ----
-    def chunk(self, chunks: Any, dim: Any = ...) -> tuple[Tensor, ...]:
+    # ---- shape ops, indexing, random fills ----
+    def chunk(self, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Tensor, ...]:  # function form
         """Splits into ``chunks`` views along ``dim``."""
-    def diag(self, diagonal: Any = ...) -> Tensor:
+    def diag(self, diagonal: builtins.int = 0) -> Tensor:  # function form
         """Diagonal of a matrix, or a matrix with a vector on its diagonal."""
-    def diagonal(self, offset: Any = ..., dim1: Any = ..., dim2: Any = ...) -> Tensor:
+    def diagonal(  # function form
+        self, offset: builtins.int = 0, dim1: builtins.int = 0, dim2: builtins.int = 1
+    ) -> Tensor:
         """A view of the diagonal selected by ``offset``, ``dim1`` and ``dim2``."""
-    def flatten(self, start_dim: Any = ..., end_dim: Any = ...) -> Tensor:
+    def flatten(self, start_dim: builtins.int = 0, end_dim: builtins.int = -1) -> Tensor:  # function form
         """Flattens dims ``start_dim``..``end_dim`` into one."""
-    def flip(self, *dims: Any) -> Tensor:
+    def flip(self, *dims: _ShapeArg) -> Tensor:  # function form
         """Reverses the order of elements along ``dims``."""
-    def fliplr(self) -> Tensor:
+    def fliplr(self) -> Tensor:  # function form
         """Flips along dim 1."""
-    def flipud(self) -> Tensor:
+    def flipud(self) -> Tensor:  # function form
         """Flips along dim 0."""
-    def gather(self, dim: Any, index: Any) -> Tensor:
+    def gather(self, dim: builtins.int, index: Tensor) -> Tensor:  # function form
         """Values along ``dim`` at positions ``index``."""
-    def index_add(self, dim: Any, index: Any, source: Any, *, alpha: Any = ...) -> Tensor:
+    def index_add(  # function form
+        self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: _Float = 1.0
+    ) -> Tensor:
         """Adds ``source`` at ``index`` along ``dim``, out of place."""
-    def index_add_(self, dim: Any, index: Any, source: Any, *, alpha: Any = ...) -> Tensor:
+    def index_add_(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: _Float = 1.0) -> Tensor:
         """In-place ``index_add``."""
-    def index_select(self, dim: Any, index: Any) -> Tensor:
+    def index_select(self, dim: builtins.int, index: Tensor) -> Tensor:  # function form
         """Slices along ``dim`` at the positions in ``index``."""
-    def masked_fill(self, mask: Any, value: Any) -> Tensor:
+    def masked_fill(self, mask: Tensor, value: _Operand) -> Tensor:  # function form
         """Fills positions where ``mask`` is True with ``value``."""
-    def masked_fill_(self, mask: Any, value: Any) -> Tensor:
+    def masked_fill_(self, mask: Tensor, value: _Operand) -> Tensor:
         """In-place ``masked_fill``."""
-    def masked_select(self, mask: Any) -> Tensor:
+    def masked_select(self, mask: Tensor) -> Tensor:  # function form
         """A 1-D tensor of the elements where ``mask`` is True."""
-    def moveaxis(self, source: Any, destination: Any) -> Tensor:
+    def moveaxis(self, source: _Dims, destination: _Dims) -> Tensor:  # function form
         """Alias of ``movedim``."""
-    def movedim(self, source: Any, destination: Any) -> Tensor:
+    def movedim(self, source: _Dims, destination: _Dims) -> Tensor:  # function form
         """Moves dims ``source`` to positions ``destination`` (a view)."""
-    def narrow(self, dim: Any, start: Any, length: Any) -> Tensor:
+    def narrow(self, dim: builtins.int, start: builtins.int | Tensor, length: builtins.int) -> Tensor:  # function form
         """A view of ``length`` elements from ``start`` along ``dim``."""
-    def nonzero(self, *, as_tuple: Any = ...) -> Tensor | tuple[Tensor, ...]:
+    def nonzero(self, *, as_tuple: _Bool = False) -> Tensor | tuple[Tensor, ...]:  # function form
         """Indices of the nonzero elements."""
-    def normal_(self, mean: Any = ..., std: Any = ..., *, generator: Any = ...) -> Tensor:
+    def normal_(self, mean: _Float = 0.0, std: _Float = 1.0, *, generator: Generator | None = None) -> Tensor:
         """Fills with samples from a normal distribution, in place."""
-    def repeat(self, *sizes: Any) -> Tensor:
+    def repeat(self, *sizes: _ShapeArg) -> Tensor:
         """Repeats the tensor along each dim."""
-    def roll(self, shifts: Any, dims: Any = ...) -> Tensor:
+    def roll(self, shifts: _Dims, dims: _Dims | None = None) -> Tensor:  # function form
         """Rolls elements along ``dims`` by ``shifts``."""
-    def scatter(self, dim: Any, index: Any, src: Any = ..., value: Any = ..., *, reduce: Any = ...) -> Tensor:
+    def scatter(  # function form
+        self, dim: builtins.int, index: Tensor, src: _Operand | None = None, value: _Operand | None = None, *,
+        reduce: str | None = None,
+    ) -> Tensor:
         """Writes ``src`` (or ``value``) at ``index`` along ``dim``, out of place."""
-    def scatter_(self, dim: Any, index: Any, src: Any = ..., value: Any = ..., *, reduce: Any = ...) -> Tensor:
+    def scatter_(
+        self, dim: builtins.int, index: Tensor, src: _Operand | None = None, value: _Operand | None = None, *,
+        reduce: str | None = None,
+    ) -> Tensor:
         """In-place ``scatter``."""
-    def scatter_add(self, dim: Any, index: Any, src: Any) -> Tensor:
+    def scatter_add(self, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor:  # function form
         """Adds ``src`` at ``index`` along ``dim``, out of place."""
-    def scatter_add_(self, dim: Any, index: Any, src: Any) -> Tensor:
+    def scatter_add_(self, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor:
         """In-place ``scatter_add``."""
-    def split(self, split_size_or_sections: Any, dim: Any = ...) -> tuple[Tensor, ...]:
+    def split(  # function form
+        self, split_size_or_sections: builtins.int | Sequence[builtins.int], dim: builtins.int = 0
+    ) -> tuple[Tensor, ...]:
         """Splits into views of ``split_size_or_sections`` along ``dim``."""
-    def swapaxes(self, axis0: Any, axis1: Any) -> Tensor:
+    def swapaxes(self, axis0: builtins.int, axis1: builtins.int) -> Tensor:  # function form
         """Alias of ``transpose``."""
-    def swapdims(self, dim0: Any, dim1: Any) -> Tensor:
+    def swapdims(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:  # function form
         """Alias of ``transpose``."""
-    def take_along_dim(self, indices: Any, dim: Any = ...) -> Tensor:
+    def take_along_dim(self, indices: Tensor, dim: builtins.int | None = None) -> Tensor:  # function form
         """Values at ``indices`` along ``dim`` (or of the flattened tensor)."""
-    def tile(self, *dims: Any) -> Tensor:
+    def tile(self, *dims: _ShapeArg) -> Tensor:  # function form
         """Repeats the tensor, numpy-style."""
-    def tril(self, diagonal: Any = ...) -> Tensor:
+    def tril(self, diagonal: builtins.int = 0) -> Tensor:  # function form
         """Lower triangle (``diagonal`` offset); the rest zero."""
-    def triu(self, diagonal: Any = ...) -> Tensor:
+    def triu(self, diagonal: builtins.int = 0) -> Tensor:  # function form
         """Upper triangle (``diagonal`` offset); the rest zero."""
-    def type_as(self, other: Any) -> Tensor:
+    def type_as(self, other: Tensor) -> Tensor:
         """This tensor in the dtype of ``other``."""
-    def unbind(self, dim: Any = ...) -> tuple[Tensor, ...]:
+    def unbind(self, dim: builtins.int = 0) -> tuple[Tensor, ...]:  # function form
         """Views of every slice along ``dim``."""
-    def unflatten(self, dim: Any, sizes: Any) -> Tensor:
+    def unflatten(self, dim: builtins.int, sizes: _ShapeArg) -> Tensor:  # function form
         """Expands ``dim`` into the shape ``sizes``."""
     def bernoulli(self, p: builtins.float | None = None, *, generator: Generator | None = None) -> Tensor:
         """0/1 samples with probability ``p``, or each element's value when ``p`` is None."""
-    def multinomial(self, num_samples: builtins.int, replacement: builtins.bool = False, *, generator: Generator | None = None) -> Tensor:
+    def multinomial(
+        self, num_samples: builtins.int, replacement: builtins.bool = False, *, generator: Generator | None = None
+    ) -> Tensor:
         """Indices drawn from each row's (unnormalized) probabilities."""
-    def uniform_(self, from_: Any = ..., to: Any = ..., *, generator: Any = ...) -> Tensor:
+    def uniform_(self, from_: _Float = 0.0, to: _Float = 1.0, *, generator: Generator | None = None) -> Tensor:
         """Fills with samples from U(from, to), in place."""
     @property
     def mT(self) -> Tensor:
@@ -806,7 +885,8 @@ def tensor(
     device: _Device = None,
     requires_grad: _Bool = False,
 ) -> Tensor:
-    """Creates a tensor by copying ``data`` (nested sequences, numbers, NumPy arrays or tensors); the dtype is inferred unless given."""
+    """Creates a tensor by copying ``data`` (nested sequences, numbers, NumPy arrays or tensors); the dtype is inferred
+    unless given."""
 
 def ones(
     *size: _ShapeArg,
@@ -843,7 +923,8 @@ def arange(
     device: _Device = None,
     requires_grad: _Bool = False,
 ) -> Tensor:
-    """1-D tensor of values from ``start`` (default 0) to ``end`` (exclusive) by ``step``; int64 unless an argument is a float."""
+    """1-D tensor of values from ``start`` (default 0) to ``end`` (exclusive) by ``step``; int64 unless an argument is
+    a float."""
 
 def rand(
     *size: _ShapeArg,
@@ -888,10 +969,12 @@ class Generator:
 default_generator: Generator
 
 def from_numpy(ndarray: np.ndarray[Any, Any]) -> Tensor:
-    """A tensor sharing memory with a NumPy array (float64/32/16, int64/32/16/8, uint8 or bool); writes are visible to both."""
+    """A tensor sharing memory with a NumPy array (float64/32/16, int64/32/16/8, uint8 or bool); writes are visible to
+    both."""
 
 def as_tensor(data: Any, dtype: _DType | None = None, device: _Device = None) -> Tensor:
-    """``data`` as a tensor without a copy when possible: a tensor itself, or a NumPy array's memory when the dtype matches."""
+    """``data`` as a tensor without a copy when possible: a tensor itself, or a NumPy array's memory when the dtype
+    matches."""
 
 def from_dlpack(ext: Any) -> Tensor:
     """A tensor sharing memory with a DLPack producer (an object with ``__dlpack__``, or a capsule)."""
@@ -904,6 +987,12 @@ def _set_grad_enabled(mode: _Bool) -> _Bool:
 
 def _empty_pool() -> None:
     """Returns the large buffers kept for reuse to the system."""
+
+def _unary_ops() -> list[tuple[str, str]]:
+    """The core's registry of argument-free unary ops as (method name, docstring) (tools/gen_api.py)."""
+
+def _grad_fn_names() -> list[str]:
+    """Every ``grad_fn`` name the core's backward rules can produce, sorted (custom functions name themselves)."""
 
 def _set_inference_mode(mode: _Bool) -> _Bool:
     """Marks new tensors as inference tensors on this thread; returns the previous mode."""
@@ -946,18 +1035,23 @@ def _attach_custom(
     name: str,
     saved: Sequence[Tensor],
 ) -> tuple[Tensor, ...]:
-    """Gives ``outputs`` one backward node named ``name`` calling ``backward(grads, saved)``; returns the new outputs."""
+    """Gives ``outputs`` one backward node named ``name`` calling ``backward(grads, saved)``; returns the new
+    outputs."""
 
 def promote_types(type1: _DType, type2: _DType) -> _DType:
     """The smallest dtype to which both ``type1`` and ``type2`` can be converted without losing kind."""
 
 def where(condition: Tensor, input: _Operand, other: _Operand) -> Tensor:
-    """Elements of ``input`` where ``condition`` (a bool tensor) is true, else of ``other``; tensors or numbers, broadcasting."""
+    """Elements of ``input`` where ``condition`` (a bool tensor) is true, else of ``other``; tensors or numbers,
+    broadcasting."""
 
 # ---- kernels behind ``ferrograd.nn.functional`` (argument handling lives in Python) ----
 
-def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: builtins.int, reduction: str) -> Tensor:
-    """Negative log-likelihood of log-probabilities ``input`` at class indices ``target``; ``reduction`` is 'mean', 'sum' or 'none'."""
+def _nll_loss(
+    input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: builtins.int, reduction: str
+) -> Tensor:
+    """Negative log-likelihood of log-probabilities ``input`` at class indices ``target``; ``reduction`` is 'mean',
+    'sum' or 'none'."""
 
 def _mse_loss(input: Tensor, target: Tensor, reduction: str) -> Tensor:
     """Mean squared error between ``input`` and ``target``; ``reduction`` is 'mean', 'sum' or 'none'."""
@@ -986,18 +1080,20 @@ def _multinomial(probs: Any, num_samples: Any, replacement: Any, generator: Gene
 def _dropout_mask(input: Tensor, p: float, generator: Generator | None = None) -> Tensor:
     """Dropout's mask for ``input``: ``1 / (1 - p)`` with probability ``1 - p``, else 0."""
 
-def _pointwise_loss(
-    input: Tensor,
-    target: Tensor,
-    kind: str,
-    reduction: str,
-    beta: float = 1.0,
-    weight: Tensor | None = None,
-    pos_weight: Tensor | None = None,
-) -> Tensor:
-    """smooth_l1_loss (``kind`` 'smooth_l1'), binary_cross_entropy ('bce') or binary_cross_entropy_with_logits ('bce_with_logits')."""
+def _smooth_l1_loss(input: Tensor, target: Tensor, reduction: str, beta: _Float) -> Tensor:
+    """Backend of ``nn.functional.smooth_l1_loss``; ``reduction`` is 'mean', 'sum' or 'none'."""
 
-def _layer_norm(input: Tensor, normalized_shape: Sequence[builtins.int], weight: Tensor | None, bias: Tensor | None, eps: float) -> Tensor:
+def _binary_cross_entropy(input: Tensor, target: Tensor, reduction: str, weight: Tensor | None = None) -> Tensor:
+    """Backend of ``nn.functional.binary_cross_entropy``."""
+
+def _binary_cross_entropy_with_logits(
+    input: Tensor, target: Tensor, reduction: str, weight: Tensor | None = None, pos_weight: Tensor | None = None
+) -> Tensor:
+    """Backend of ``nn.functional.binary_cross_entropy_with_logits``."""
+
+def _layer_norm(
+    input: Tensor, normalized_shape: Sequence[builtins.int], weight: Tensor | None, bias: Tensor | None, eps: float
+) -> Tensor:
     """Backend of ``nn.functional.layer_norm`` (NativeLayerNormBackward0)."""
 
 def _embedding(indices: Tensor, weight: Tensor, padding_idx: builtins.int | None) -> Tensor:
@@ -1060,3 +1156,15 @@ def _col2im(
     out: Sequence[builtins.int],
 ) -> Tensor:
     """Backend of ``nn.functional.fold`` on a 3-D input (Col2ImBackward0)."""
+
+def _save(obj: object, path: str | os.PathLike[str] | None = None) -> bytes | None:
+    """Saves ``obj`` to ``path`` atomically, or returns the checkpoint's bytes when ``path`` is None."""
+
+def _load(source: str | os.PathLike[str] | bytes, mmap: _Bool = False) -> Any:
+    """Loads a checkpoint or any safetensors file from a path or from its bytes."""
+def _optimizer_step(algorithm: str, groups: list[Any]) -> None:
+    """Backend of ``optimizer.step()``: updates every parameter of every group in place in one pass.
+
+    ``algorithm`` is 'sgd', 'adam' (AdamW: decoupled weight decay), 'rmsprop', 'adagrad', 'adamax' or
+    'nadam'; each group is ``(options, params, grads, buffers, counters, fresh)``, one row per parameter.
+    """

@@ -9,6 +9,7 @@ a tensor argument gives tensor results, a tuple gives tuples.
 from .. import _core
 from .._core import Tensor
 from ..grad_mode import enable_grad
+from .gradients import grad as autograd_grad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -61,7 +62,6 @@ def _validate_v(v, other, is_other_tuple):
 def _grad(outputs, inputs, grad_outputs, create_graph, strict, stage="back"):
     """autograd.grad that tolerates outputs without history and fills unused inputs with zeros
     (or raises in strict mode)."""
-    from . import grad as autograd_grad
 
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
     if pairs:
@@ -186,8 +186,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                 if not out.requires_grad:
                     grads = (None,) * len(inputs)
                 else:
-                    from . import grad as autograd_grad
-
                     grads = autograd_grad(
                         [out], inputs, [g_out], retain_graph=True, create_graph=create_graph, allow_unused=True
                     )

@@ -12,6 +12,7 @@ import warnings
 from .. import _core
 from .._core import Tensor
 from .._lazy_numpy import np
+from .gradients import grad as autograd_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -75,7 +76,6 @@ def _numerical_jacobians(func, inputs, diff_idx, eps):
 
 def _analytical_jacobians(outputs, inputs, diff_idx, check_grad_dtypes):
     """Same layout as the numerical Jacobians, one autograd.grad call per output element."""
-    from . import grad as autograd_grad
 
     diff_inputs = [inputs[i] for i in diff_idx]
     jacs = [[np.zeros((inputs[i].numel(), o.numel())) for o in outputs] for i in diff_idx]
@@ -195,7 +195,6 @@ def gradgradcheck(
 
     `grad_outputs` default to random float64 tensors (requiring grad) shaped like the outputs.
     """
-    from . import grad as autograd_grad
 
     if check_batched_grad or check_fwd_over_rev or fast_mode or masked:
         raise NotImplementedError(

@@ -37,29 +37,29 @@ def tanh(input: Tensor) -> Tensor:
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     if inplace:
         return _inplace(input, silu)
-    return input._activation("silu")
+    return input._silu()
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return input._activation("gelu" if approximate == "none" else "gelu_tanh")
+    return input._gelu(approximate)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    return input._activation("softplus", float(beta), float(threshold))
+    return input._softplus(float(beta), float(threshold))
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     if inplace:
         return _inplace(input, lambda x: elu(x, alpha))
-    return input._activation("elu", float(alpha))
+    return input._elu(float(alpha))
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     if inplace:
         return _inplace(input, lambda x: leaky_relu(x, negative_slope))
-    return input._activation("leaky_relu", float(negative_slope))
+    return input._leaky_relu(float(negative_slope))
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
@@ -67,7 +67,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
         raise ValueError("min_val cannot be greater than max_val")
     if inplace:
         return _inplace(input, lambda x: hardtanh(x, min_val, max_val))
-    return input._activation("hardtanh", float(min_val), float(max_val))
+    return input._hardtanh(float(min_val), float(max_val))
 
 
 def _softmax_dim(name, ndim):
@@ -246,7 +246,7 @@ def smooth_l1_loss(
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _warn_size_mismatch(input, target)
-    return _core._pointwise_loss(input, target, "smooth_l1", reduction, beta=float(beta))
+    return _core._smooth_l1_loss(input, target, reduction, float(beta))
 
 
 def binary_cross_entropy(
@@ -259,7 +259,7 @@ def binary_cross_entropy(
             f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) is deprecated. "
             "Please ensure they have the same size."
         )
-    return _core._pointwise_loss(input, target, "bce", reduction, weight=weight)
+    return _core._binary_cross_entropy(input, target, reduction, weight)
 
 
 def binary_cross_entropy_with_logits(
@@ -269,7 +269,7 @@ def binary_cross_entropy_with_logits(
     reduction = _check_reduction(_reduction(size_average, reduce, reduction))
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    return _core._pointwise_loss(input, target, "bce_with_logits", reduction, weight=weight, pos_weight=pos_weight)
+    return _core._binary_cross_entropy_with_logits(input, target, reduction, weight, pos_weight)
 
 
 def kl_div(

@@ -1,5 +1,6 @@
-"""`ferrograd.utils`: helpers beside the tensor library (`hooks`: handles for module hooks)."""
+"""`ferrograd.utils`: helpers beside the tensor library (`hooks`: handles for module hooks; `data`: datasets,
+samplers and the DataLoader)."""
 
-from . import hooks
+from . import data, hooks
 
-__all__ = ["hooks"]
+__all__ = ["data", "hooks"]

@@ -12,6 +12,31 @@ pub enum Error {
     External(External),
     /// An op that has no kernel for a dtype (PyTorch: NotImplementedError).
     NotImplemented(String),
+    /// A failed file operation (Python: the OSError subclass its errno selects).
+    Io(IoError),
+}
+
+/// What the bindings need to raise the right OSError: the OS error number, its text, the file.
+#[derive(Debug, Clone)]
+pub struct IoError {
+    pub errno: Option<i32>,
+    pub message: String,
+    pub path: Option<std::path::PathBuf>,
+}
+
+impl Error {
+    /// A file operation on `path` that failed with `err`.
+    pub fn io(err: &std::io::Error, path: &std::path::Path) -> Error {
+        let mut message = err.to_string();
+        if let Some(code) = err.raw_os_error() {
+            // Python's OSError adds the number itself: keep the OS's text only
+            let suffix = format!(" (os error {code})");
+            if let Some(text) = message.strip_suffix(&suffix) {
+                message = text.to_string();
+            }
+        }
+        Error::Io(IoError { errno: err.raw_os_error(), message, path: Some(path.to_path_buf()) })
+    }
 }
 
 /// An opaque error payload owned by the caller's side (the bindings keep the Python exception here).
@@ -33,6 +58,10 @@ impl fmt::Display for Error {
                 f.write_str(m)
             }
             Error::External(_) => f.write_str("error raised in a callback"),
+            Error::Io(e) => match &e.path {
+                Some(p) => write!(f, "{}: '{}'", e.message, p.display()),
+                None => f.write_str(&e.message),
+            },
         }
     }
 }

@@ -95,8 +95,12 @@ impl Layout {
         if shape.len() < self.ndim() {
             bail!(
                 Runtime,
-                "expand(torch.FloatTensor{{{:?}}}, size={:?}): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
-                self.shape, shape, shape.len(), self.ndim()
+                "expand(torch.FloatTensor{{{:?}}}, size={:?}): the number of sizes provided ({}) must be greater or \
+                    equal to the number of dimensions in the tensor ({})",
+                self.shape,
+                shape,
+                shape.len(),
+                self.ndim()
             );
         }
         let lead = shape.len() - self.ndim();
@@ -113,7 +117,8 @@ impl Layout {
             } else {
                 bail!(
                     Runtime,
-                    "The expanded size of the tensor ({want}) must match the existing size ({have}) at non-singleton dimension {i}.  Target sizes: {shape:?}.  Tensor sizes: {:?}",
+                    "The expanded size of the tensor ({want}) must match the existing size ({have}) at non-singleton \
+                        dimension {i}.  Target sizes: {shape:?}.  Tensor sizes: {:?}",
                     self.shape
                 );
             };

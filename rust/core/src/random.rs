@@ -266,6 +266,30 @@ pub fn randperm(gen: &Mutex<Generator>, n: usize) -> Result<Tensor> {
     Tensor::from_vec(v, &[n])
 }
 
+/// `uniform_(from, to)`'s values: U(from, to) of `shape` in `dtype`.
+pub fn uniform(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, from: f64, to: f64) -> Result<Tensor> {
+    if from > to {
+        bail!(Runtime, "uniform_ expects to return a [from, to) range, but found from={from} > to={to}");
+    }
+    rand(gen, shape, dtype)?.mul(&Tensor::scalar(to - from))?.add(&Tensor::scalar(from))
+}
+
+/// `normal_(mean, std)`'s values: N(mean, std²) of `shape` in `dtype`.
+pub fn normal(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, mean: f64, std: f64) -> Result<Tensor> {
+    if std < 0.0 {
+        bail!(Runtime, "normal expects std >= 0.0, but found std {std}");
+    }
+    randn(gen, shape, dtype)?.mul(&Tensor::scalar(std))?.add(&Tensor::scalar(mean))
+}
+
+/// `bernoulli(p)` with one probability: 0/1 of `shape` in `dtype` (an int tensor gets int 0/1, as torch).
+pub fn bernoulli_with(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, p: f64) -> Result<Tensor> {
+    if !(0.0..=1.0).contains(&p) {
+        bail!(Runtime, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.");
+    }
+    bernoulli_scalar(gen, shape, dtype, p, 1.0)
+}
+
 /// 1 with probability `p` (elementwise), in `p`'s dtype.
 pub fn bernoulli(gen: &Mutex<Generator>, p: &Tensor) -> Result<Tensor> {
     let probs = p.to_vec::<f64>();
@@ -328,7 +352,11 @@ pub fn multinomial(gen: &Mutex<Generator>, probs: &Tensor, num_samples: usize, r
                 if replacement || row == w[r * cats..(r + 1) * cats] {
                     bail!(Runtime, "invalid multinomial distribution (sum of probabilities <= 0)");
                 }
-                bail!(Runtime, "invalid multinomial distribution (with replacement=False, not enough non-negative category to sample)");
+                bail!(
+                    Runtime,
+                    "invalid multinomial distribution (with replacement=False, not enough non-negative \
+                    category to sample)"
+                );
             }
             let u = g.uniform() * total;
             let mut acc = 0.0;

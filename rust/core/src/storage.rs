@@ -120,6 +120,16 @@ impl Buffer {
     pub fn as_ptr(&self) -> *const u8 {
         for_each_buffer!(self, d => d.ptr as *const u8)
     }
+
+    /// The elements' bytes in memory order (what a checkpoint stores).
+    pub fn as_bytes(&self) -> &[u8] {
+        let len = self.len() * self.dtype().itemsize();
+        if len == 0 {
+            return &[];
+        }
+        // Safety: `len` initialised elements start at the pointer (see `Data`); every bit pattern is a u8.
+        unsafe { std::slice::from_raw_parts(self.as_ptr(), len) }
+    }
 }
 
 pub struct Storage {

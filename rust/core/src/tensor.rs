@@ -1,5 +1,7 @@
 //! The tensor: shared storage, a layout that reads it, and the autograd metadata that ties it to a graph.
-use crate::autograd::{next_hook_id, BackwardOp, Edge, GradMeta, Node, SavedTensor, TensorHook};
+use crate::autograd::{
+    next_hook_id, CustomBackward, CustomFunctionBackward, Edge, GradMeta, Node, SavedTensor, TensorHook,
+};
 use crate::dtype::{DType, Priority, Scalar};
 use crate::element::Element;
 use crate::error::Result;
@@ -87,6 +89,22 @@ impl Tensor {
 
     pub fn ones(shape: &[usize], dtype: DType) -> Tensor {
         Tensor::full(shape, Scalar::Int(1), dtype)
+    }
+
+    /// `arange(start, end, step)`: int64 unless a bound or the step is a float (then float32), or `dtype`.
+    pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) -> Result<Tensor> {
+        let any_float = [start, end, step].iter().any(|s| matches!(s, Scalar::Float(_)));
+        let dtype = dtype.unwrap_or(if any_float { DType::F32 } else { DType::I64 });
+        let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
+        if st == 0.0 {
+            bail!(Runtime, "step must be nonzero");
+        }
+        if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
+            bail!(Runtime, "upper bound and larger bound inconsistent with step sign");
+        }
+        let n = ((e - s) / st).ceil().max(0.0) as usize;
+        let values: Vec<f64> = (0..n).map(|i| s + i as f64 * st).collect();
+        Tensor::from_vec(values, &[n])?.to_dtype(dtype)
     }
 
     /// A Python number as a 0-dim operand (`x + 2`), in the dtype it promotes with.
@@ -228,7 +246,8 @@ impl Tensor {
             }
             bail!(
                 Runtime,
-                "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in \
+                    a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
             );
         }
         if requires_grad && !self.dtype().is_float() {
@@ -347,14 +366,14 @@ impl Tensor {
         !self.is_leaf() && self.0.meta.is_some()
     }
 
-    /// Outputs of a custom function, all made by one node with `op`.
+    /// Outputs of a custom function, all made by one node that calls `function`'s backward.
     pub fn attach_custom(
         outputs: Vec<Tensor>,
         inputs: &[&Tensor],
-        op: BackwardOp,
+        function: Arc<dyn CustomBackward>,
         saved: Vec<SavedTensor>,
     ) -> Vec<Tensor> {
-        crate::autograd::record_outputs(outputs, inputs, op, saved)
+        crate::autograd::record_outputs(outputs, inputs, CustomFunctionBackward::new(function, saved))
     }
 
     /// Where a gradient for this tensor goes: its grad_fn, or its leaf accumulator.

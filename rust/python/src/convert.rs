@@ -203,7 +203,8 @@ fn from_numpy_copy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
                 b'b' => DType::Bool,
                 _ => {
                     return Err(PyTypeError::new_err(format!(
-                        "can't convert np.ndarray of type {}. The only supported types are: float64, float32, int64, int32, int16, int8, uint8, and bool.",
+                        "can't convert np.ndarray of type {}. The only supported types are: float64, float32, int64, \
+                            int32, int16, int8, uint8, and bool.",
                         arr.dtype()
                     )))
                 }
@@ -225,7 +226,8 @@ fn from_numpy_copy(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
 pub fn from_numpy_shared(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
     let Some(dtype) = numpy_dtype(arr) else {
         return Err(PyTypeError::new_err(format!(
-            "can't convert np.ndarray of type {}. The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.",
+            "can't convert np.ndarray of type {}. The only supported types are: float64, float32, float16, int64, \
+                int32, int16, int8, uint8, and bool.",
             arr.dtype()
         )));
     };
@@ -233,10 +235,17 @@ pub fn from_numpy_shared(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
     let mut strides = Vec::with_capacity(arr.ndim());
     for &s in arr.strides() {
         if s < 0 {
-            return Err(PyValueError::new_err("At least one stride in the given numpy array is negative, and tensors with negative strides are not currently supported. (You can probably work around this by making a copy of your array with array.copy().) "));
+            return Err(PyValueError::new_err(
+                "At least one stride in the given numpy array is negative, and tensors \
+                with negative strides are not currently supported. (You can probably work around this by making a \
+                copy of your array with array.copy().) ",
+            ));
         }
         if s % item != 0 {
-            return Err(PyValueError::new_err("given numpy array strides not a multiple of the element byte size. Copy the numpy array to reallocate the memory."));
+            return Err(PyValueError::new_err(
+                "given numpy array strides not a multiple of the element byte size. Copy \
+                the numpy array to reallocate the memory.",
+            ));
         }
         strides.push((s / item) as usize);
     }

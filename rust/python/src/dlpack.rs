@@ -319,7 +319,8 @@ pub fn from_dlpack(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
             (m as *mut c_void, false, &(*m).dl_tensor, false)
         } else {
             return Err(PyRuntimeError::new_err(
-                "from_dlpack received an invalid capsule. Note that DLTensor capsules can be consumed only once, so you might have already constructed a tensor from it once.",
+                "from_dlpack received an invalid capsule. Note that DLTensor capsules can be consumed only once, so \
+                    you might have already constructed a tensor from it once.",
             ));
         }
     };

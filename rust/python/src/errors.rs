@@ -1,6 +1,6 @@
 //! The one place where core errors and panics become Python exceptions, and where the GIL is released.
 use ferrograd_core::Error;
-use pyo3::exceptions::{PyIndexError, PyNotImplementedError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyNotImplementedError, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -15,6 +15,12 @@ pub fn to_py(e: Error) -> PyErr {
         Error::Type(m) => PyTypeError::new_err(m),
         Error::Value(m) => PyValueError::new_err(m),
         Error::NotImplemented(m) => PyNotImplementedError::new_err(m),
+        // OSError(errno, strerror, filename) becomes FileNotFoundError, IsADirectoryError, ... by errno
+        Error::Io(e) => match (e.errno, &e.path) {
+            (Some(errno), Some(path)) => PyOSError::new_err((errno, e.message, path.clone().into_os_string())),
+            (Some(errno), None) => PyOSError::new_err((errno, e.message)),
+            (None, _) => PyOSError::new_err(Error::Io(e).to_string()),
+        },
     }
 }
 

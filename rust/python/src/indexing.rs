@@ -72,7 +72,8 @@ fn parse_items<'py>(key: &Bound<'py, PyAny>) -> PyResult<Vec<Item<'py>>> {
                 Ok(Item::Int(i.extract::<isize>()?))
             } else {
                 Err(PyIndexError::new_err(format!(
-                    "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {})",
+                    "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices \
+                        (got {})",
                     type_name(it)
                 )))
             }
@@ -131,7 +132,10 @@ fn index_items<T: Indexable + Clone>(t: &T, items: &[Item<'_>]) -> PyResult<T> {
         return Err(PyIndexError::new_err("an index can only have a single ellipsis ('...')"));
     }
     if ndim == 0 && items.iter().any(|i| matches!(i, Item::Int(_))) {
-        return Err(PyIndexError::new_err("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"));
+        return Err(PyIndexError::new_err(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or \
+            `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number",
+        ));
     }
     if consuming > ndim {
         return Err(PyIndexError::new_err(format!("too many indices for tensor of dimension {ndim}")));
@@ -200,8 +204,11 @@ fn advanced(shape: &[usize], items: &[Item<'_>]) -> PyResult<(ferrograd_core::in
                 for j in 0..k {
                     if m.shape()[j] != shape[tdim + j] {
                         return Err(PyIndexError::new_err(format!(
-                            "The shape of the mask {:?} at index {j} does not match the shape of the indexed tensor {:?} at index {}",
-                            m.shape(), shape, tdim + j
+                            "The shape of the mask {:?} at index {j} does not match the shape of the indexed tensor \
+                                {:?} at index {}",
+                            m.shape(),
+                            shape,
+                            tdim + j
                         )));
                     }
                 }

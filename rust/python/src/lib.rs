@@ -11,11 +11,15 @@ mod dlpack;
 mod dtype;
 mod errors;
 mod generator;
+mod hooks;
 mod indexing;
 mod nn;
 mod node;
-#[path = "tensor.rs"]
-mod py_tensor;
+mod optim;
+mod tensor;
+/// The name other binding files use for the `Tensor` class's module.
+use tensor as py_tensor;
+mod serialize;
 
 use args::{dtype_arg, size_list, type_name};
 use convert::{as_scalar, from_numpy_shared, tensor_from_data};
@@ -135,19 +139,8 @@ fn arange(
         Some(s) => num(s, "step")?,
         None => Scalar::Int(1),
     };
-    let any_float = [start, end, step].iter().any(|s| matches!(s, Scalar::Float(_)));
-    let dtype = dtype_arg(dtype, "arange")?.unwrap_or(if any_float { DType::F32 } else { DType::I64 });
-    let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
-    if st == 0.0 {
-        return Err(PyRuntimeError::new_err("step must be nonzero"));
-    }
-    if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
-        return Err(PyRuntimeError::new_err("upper bound and larger bound inconsistent with step sign"));
-    }
-    let n = ((e - s) / st).ceil().max(0.0) as usize;
-    let values: Vec<f64> = (0..n).map(|i| s + i as f64 * st).collect();
-    let t = call(|| Tensor::from_vec(values, &[n])?.to_dtype(dtype))?;
-    finish(py, t, requires_grad)
+    let dtype = dtype_arg(dtype, "arange")?;
+    finish(py, call(|| Tensor::arange(start, end, step, dtype))?, requires_grad)
 }
 
 #[pyfunction]
@@ -288,6 +281,12 @@ fn python_stack() -> Option<String> {
     })
 }
 
+/// Every `grad_fn` name the core's backward rules can produce (for the README's op list).
+#[pyfunction]
+fn _grad_fn_names() -> Vec<&'static str> {
+    ferrograd_core::autograd::grad_fn_names()
+}
+
 /// Returns the large buffers waiting for reuse to the system.
 #[pyfunction]
 fn _empty_pool() {
@@ -409,7 +408,10 @@ fn einsum(py: Python<'_>, equation: &Bound<'_, PyAny>, operands: &Bound<'_, PyTu
         ))
     })?;
     if operands.is_empty() {
-        return Err(pyo3::exceptions::PyValueError::new_err("einsum(): must specify the equation string and at least one operand, or at least one operand and its subscripts list"));
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "einsum(): must specify the equation string and at least \
+            one operand, or at least one operand and its subscripts list",
+        ));
     }
     let ts = match operands.len() {
         1 if operands.get_item(0)?.cast::<PyTensor>().is_err() => tensor_seq(&operands.get_item(0)?, "einsum")?,
@@ -478,7 +480,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<generator::PyGenerator>()?;
     m.add("default_generator", generator::PyGenerator::default_handle())?;
     m.add_class::<node::PyNode>()?;
-    m.add_class::<autograd::RemovableHandle>()?;
+    m.add_class::<hooks::RemovableHandle>()?;
     m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_backward, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_attach_custom, m)?)?;
@@ -500,6 +502,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(promote_types, m)?)?;
     m.add_function(wrap_pyfunction!(_empty_pool, m)?)?;
+    m.add_function(wrap_pyfunction!(_grad_fn_names, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::_unary_ops, m)?)?;
     m.add_function(wrap_pyfunction!(_set_inference_mode, m)?)?;
     m.add_function(wrap_pyfunction!(is_inference_mode_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_anomaly_enabled, m)?)?;
@@ -517,6 +521,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_randperm, m)?)?;
     m.add_function(wrap_pyfunction!(_multinomial, m)?)?;
     m.add_function(wrap_pyfunction!(_dropout_mask, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::_optimizer_step, m)?)?;
     nn::register(m)?;
+    serialize::register(m)?;
     Ok(())
 }

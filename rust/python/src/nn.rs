@@ -16,26 +16,15 @@ fn optional(obj: Option<&Bound<'_, PyAny>>, func: &str, arg: &str) -> PyResult<O
     obj.filter(|o| !o.is_none()).map(|o| tensor_arg(o, func, arg)).transpose()
 }
 
-/// smooth_l1_loss (`kind` "smooth_l1", with `beta`), binary_cross_entropy ("bce") and
-/// binary_cross_entropy_with_logits ("bce_with_logits").
-#[pyfunction]
-#[pyo3(signature = (input, target, kind, reduction, beta=1.0, weight=None, pos_weight=None))]
-pub fn _pointwise_loss(
+/// One of the pointwise losses of `input` against `target` (`func` names it in argument errors).
+fn pointwise_loss(
     py: Python<'_>,
-    input: &Bound<'_, PyAny>,
-    target: &Bound<'_, PyAny>,
-    kind: &str,
+    func: &str,
+    (input, target): (&Bound<'_, PyAny>, &Bound<'_, PyAny>),
+    kind: LossKind,
     reduction: &str,
-    beta: f64,
-    weight: Option<&Bound<'_, PyAny>>,
-    pos_weight: Option<&Bound<'_, PyAny>>,
+    (weight, pos_weight): (Option<&Bound<'_, PyAny>>, Option<&Bound<'_, PyAny>>),
 ) -> Out {
-    let (kind, func) = match kind {
-        "smooth_l1" => (LossKind::SmoothL1 { beta }, "smooth_l1_loss"),
-        "bce" => (LossKind::BinaryCrossEntropy, "binary_cross_entropy"),
-        "bce_with_logits" => (LossKind::BinaryCrossEntropyWithLogits, "binary_cross_entropy_with_logits"),
-        other => return Err(PyNotImplementedError::new_err(format!("unknown loss {other}"))),
-    };
     let x = tensor_arg(input, func, "input")?;
     let t = tensor_arg(target, func, "target")?;
     let w = optional(weight, func, "weight")?;
@@ -43,6 +32,49 @@ pub fn _pointwise_loss(
     let r = crate::reduction_arg(reduction)?;
     let weights = LossWeights { weight: w.as_ref(), pos_weight: pw.as_ref() };
     wrap(py, call_heavy(py, x.numel(), || x.pointwise_loss(&t, kind, weights, r))?)
+}
+
+/// The kernel of `nn.functional.smooth_l1_loss` (SmoothL1LossBackward0).
+#[pyfunction]
+pub fn _smooth_l1_loss(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    target: &Bound<'_, PyAny>,
+    reduction: &str,
+    beta: f64,
+) -> Out {
+    let kind = LossKind::SmoothL1 { beta };
+    pointwise_loss(py, "smooth_l1_loss", (input, target), kind, reduction, (None, None))
+}
+
+/// The kernel of `nn.functional.binary_cross_entropy` (BinaryCrossEntropyBackward0).
+#[pyfunction]
+#[pyo3(signature = (input, target, reduction, weight=None))]
+pub fn _binary_cross_entropy(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    target: &Bound<'_, PyAny>,
+    reduction: &str,
+    weight: Option<&Bound<'_, PyAny>>,
+) -> Out {
+    let kind = LossKind::BinaryCrossEntropy;
+    pointwise_loss(py, "binary_cross_entropy", (input, target), kind, reduction, (weight, None))
+}
+
+/// The kernel of `nn.functional.binary_cross_entropy_with_logits` (BinaryCrossEntropyWithLogitsBackward0).
+#[pyfunction]
+#[pyo3(signature = (input, target, reduction, weight=None, pos_weight=None))]
+pub fn _binary_cross_entropy_with_logits(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    target: &Bound<'_, PyAny>,
+    reduction: &str,
+    weight: Option<&Bound<'_, PyAny>>,
+    pos_weight: Option<&Bound<'_, PyAny>>,
+) -> Out {
+    let kind = LossKind::BinaryCrossEntropyWithLogits;
+    let func = "binary_cross_entropy_with_logits";
+    pointwise_loss(py, func, (input, target), kind, reduction, (weight, pos_weight))
 }
 
 #[pyfunction]
@@ -197,7 +229,9 @@ fn check_blocks(win: &Window, hw: [usize; 2], out: [usize; 2]) -> PyResult<()> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(_pointwise_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(_smooth_l1_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(_binary_cross_entropy, m)?)?;
+    m.add_function(wrap_pyfunction!(_binary_cross_entropy_with_logits, m)?)?;
     m.add_function(wrap_pyfunction!(_layer_norm, m)?)?;
     m.add_function(wrap_pyfunction!(_embedding, m)?)?;
     m.add_function(wrap_pyfunction!(_pad, m)?)?;

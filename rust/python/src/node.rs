@@ -42,17 +42,17 @@ impl PyNode {
     }
 
     fn __hash__(&self) -> isize {
-        Arc::as_ptr(&self.node) as isize
+        Arc::as_ptr(&self.node) as *const () as isize
     }
 
-    fn register_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<crate::autograd::RemovableHandle>> {
-        let id = self.node.add_post_hook(crate::autograd::post_hook(hook));
-        crate::autograd::node_handle(py, &self.node, id)
+    fn register_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<crate::hooks::RemovableHandle>> {
+        let id = self.node.add_post_hook(crate::hooks::post_hook(hook));
+        crate::hooks::node_handle(py, &self.node, id)
     }
 
-    fn register_prehook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<crate::autograd::RemovableHandle>> {
-        let id = self.node.add_pre_hook(crate::autograd::pre_hook(hook));
-        crate::autograd::node_handle(py, &self.node, id)
+    fn register_prehook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<crate::hooks::RemovableHandle>> {
+        let id = self.node.add_pre_hook(crate::hooks::pre_hook(hook));
+        crate::hooks::node_handle(py, &self.node, id)
     }
 
     #[getter]

@@ -4,17 +4,23 @@
 //!
 //! `autograd.grad` and `backward(inputs=...)` capture gradients at chosen edges instead: only the
 //! nodes on a path from the roots to those edges run, and no AccumulateGrad runs.
-use super::formulas::BackwardOp;
 use super::grad_mode::{self, GradModeGuard};
-use super::node::{Edge, GradMeta, Node};
+use super::leaf::{AccumulateGrad, GradMeta};
+use super::node::{Ctx, Edge, Node};
 use crate::bail;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use rustc_hash::FxHashMap as HashMap;
+use std::any::Any;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
 
-type NodeId = *const Node;
+/// A node's address, without the vtable half of `*const Node`.
+type NodeId = *const ();
+
+fn node_id(node: &Arc<Node>) -> NodeId {
+    Arc::as_ptr(node) as *const ()
+}
 
 /// `torch.autograd.backward`: accumulates d(roots)/d(leaf) into `.grad` of every leaf, or only of
 /// `inputs` when given. `grads[i]` is the gradient of `roots[i]`; None is allowed for one-element roots.
@@ -57,7 +63,11 @@ pub fn grad(
     let targets = input_edges(inputs, "One of the differentiated Tensors does not require grad")?;
     let captured = run(start, Some(&targets), retain_graph, create_graph)?;
     if !allow_unused && captured.iter().any(|g| g.is_none()) {
-        bail!(Runtime, "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.");
+        bail!(
+            Runtime,
+            "One of the differentiated Tensors appears to not have been used in the graph. Set \
+            allow_unused=True if this is the desired behavior."
+        );
     }
     Ok(captured)
 }
@@ -145,7 +155,7 @@ impl GraphTask {
     }
 
     fn insert(&mut self, node: &Arc<Node>) -> bool {
-        let id = Arc::as_ptr(node);
+        let id = node_id(node);
         if self.index.contains_key(&id) {
             return false;
         }
@@ -155,7 +165,7 @@ impl GraphTask {
     }
 
     fn slot(&self, node: &Arc<Node>) -> usize {
-        self.index[&Arc::as_ptr(node)]
+        self.index[&node_id(node)]
     }
 
     /// When capturing, only nodes with a path down to a target run. Children are created before
@@ -164,14 +174,14 @@ impl GraphTask {
         let mut leads = vec![false; self.states.len()];
         for t in targets {
             // a target the roots cannot reach just receives no gradient
-            if let Some(&i) = self.index.get(&Arc::as_ptr(&t.node)) {
+            if let Some(&i) = self.index.get(&node_id(&t.node)) {
                 leads[i] = true;
             }
         }
         let mut order: Vec<usize> = (0..self.states.len()).collect();
         order.sort_by_key(|&i| self.states[i].node.sequence_nr);
         for i in order {
-            let runs = self.states[i].node.next.iter().flatten().any(|e| leads[self.index[&Arc::as_ptr(&e.node)]]);
+            let runs = self.states[i].node.next.iter().flatten().any(|e| leads[self.index[&node_id(&e.node)]]);
             self.states[i].runs = runs;
             leads[i] |= runs;
         }
@@ -207,7 +217,7 @@ fn run(
     task.count_dependencies();
     let mut target_slots: HashMap<(usize, u32), Vec<usize>> = HashMap::default();
     for (i, e) in targets.unwrap_or(&[]).iter().enumerate() {
-        if let Some(&slot) = task.index.get(&Arc::as_ptr(&e.node)) {
+        if let Some(&slot) = task.index.get(&node_id(&e.node)) {
             target_slots.entry((slot, e.input_nr)).or_default().push(i);
         }
     }
@@ -256,9 +266,15 @@ fn run(
     Ok(captured)
 }
 
+/// The leaf an `AccumulateGrad` node feeds (the engine runs its hooks and fills its `.grad`).
+fn leaf(node: &Node) -> Option<&Arc<GradMeta>> {
+    let rule: &dyn Any = &node.rule;
+    rule.downcast_ref::<AccumulateGrad>().map(|a| &a.variable)
+}
+
 /// Tensor hooks (a leaf's, or those of this node's outputs), then the node's pre-hooks.
 fn run_pre_hooks(node: &Arc<Node>, grads: &mut [Option<Tensor>]) -> Result<()> {
-    if let BackwardOp::AccumulateGrad(meta) = &node.op {
+    if let Some(meta) = leaf(node) {
         let hooks: Vec<_> = meta.hooks.lock().iter().map(|(_, h)| h.clone()).collect();
         if let Some(g) = grads.get_mut(0) {
             for hook in hooks {
@@ -322,12 +338,14 @@ fn sum_gradients(a: Tensor, b: Tensor) -> Result<Tensor> {
 fn conform(g: &Tensor, edge: &Edge) -> Result<Tensor> {
     let mut g = g.clone();
     if g.shape() != edge.shape.as_slice() {
-        g = g.sum_to_size(&edge.shape).map_err(|_| {
-            Error::Runtime(format!(
-                "Function {} returned an invalid gradient at index {} - got {:?} but expected shape compatible with {:?}",
+        g =
+            g.sum_to_size(&edge.shape).map_err(|_| {
+                Error::Runtime(format!(
+                "Function {} returned an invalid gradient at index {} - got {:?} but expected shape compatible with \
+                    {:?}",
                 edge.node.name(), edge.input_nr, g.shape(), edge.shape
             ))
-        })?;
+            })?;
     }
     if g.dtype() != edge.dtype {
         g = g.to_dtype(edge.dtype)?;
@@ -341,21 +359,23 @@ fn evaluate(
     retain_graph: bool,
     create_graph: bool,
 ) -> Result<Vec<Option<Tensor>>> {
-    if let BackwardOp::AccumulateGrad(meta) = &node.op {
+    if let Some(meta) = leaf(node) {
         if let Some(Some(g)) = grads.into_iter().next() {
-            accumulate_grad(meta, g, create_graph)?;
+            let incoming = accumulate_grad(meta, g, create_graph)?;
+            // As in PyTorch, an AccumulateGrad's post-hooks run once `.grad` holds the new sum, with no
+            // grad_inputs and the incoming gradient as grad_outputs (DistributedDataParallel hangs on them).
+            run_post_hooks(node, vec![], &[Some(incoming)])?;
         }
         return Ok(vec![]);
     }
     if grads.iter().all(|g| g.is_none()) {
         return Ok(vec![]);
     }
-    let needs: Vec<bool> = node.next.iter().map(|e| e.is_some()).collect();
-    let out = node.op.apply(node, &grads, &needs);
+    let out = node.rule.apply_outputs(&Ctx { node }, &grads);
     if !retain_graph {
         node.release_saved();
     }
-    let mut out = out.map_err(|e| with_anomaly_trace(node, e))?;
+    let out = out.map_err(|e| with_anomaly_trace(node, e))?;
     if grad_mode::is_anomaly_enabled() && grad_mode::is_anomaly_check_nan_enabled() {
         for (i, g) in out.iter().enumerate() {
             if g.as_ref().is_some_and(|g| g.dtype().is_float() && g.to_vec::<f64>().iter().any(|v| v.is_nan())) {
@@ -365,9 +385,14 @@ fn evaluate(
             }
         }
     }
+    run_post_hooks(node, out, &grads)
+}
+
+/// A node's post-hooks, in registration order; each may replace the results.
+fn run_post_hooks(node: &Node, mut out: Vec<Option<Tensor>>, grads: &[Option<Tensor>]) -> Result<Vec<Option<Tensor>>> {
     let post_hooks = node.hooks.lock().as_ref().map(|h| h.post.clone()).unwrap_or_default();
     for (_, hook) in post_hooks {
-        if let Some(new) = hook(&out, &grads)? {
+        if let Some(new) = hook(&out, grads)? {
             out = new;
         }
     }
@@ -387,29 +412,29 @@ fn with_anomaly_trace(node: &Node, e: Error) -> Error {
 
 /// `.grad` takes over the first gradient (unless something else still uses its memory) and adds later
 /// ones: in place normally, out of place under create_graph so the old gradient's graph survives.
-pub(crate) fn accumulate_grad(meta: &GradMeta, g: Tensor, create_graph: bool) -> Result<()> {
+/// Returns the incoming gradient (for the node's post-hooks).
+pub(crate) fn accumulate_grad(meta: &GradMeta, g: Tensor, create_graph: bool) -> Result<Tensor> {
     let mut slot = meta.grad.lock();
     let g = if create_graph { g } else { g.detach_unique() };
-    *slot = Some(match slot.take() {
+    let (sum, incoming) = match slot.take() {
         None => {
-            if create_graph || g.is_contiguous() {
-                g
-            } else {
-                g.contiguous_copy()?
-            }
+            let g = if create_graph || g.is_contiguous() { g } else { g.contiguous_copy()? };
+            (g.clone(), g)
         }
-        Some(prev) if create_graph => prev.add(&g)?,
+        Some(prev) if create_graph => (prev.add(&g)?, g),
         Some(prev) => {
             prev.add_assign_data(&g)?;
-            prev
+            (prev, g)
         }
-    });
-    Ok(())
+    };
+    *slot = Some(sum);
+    Ok(incoming)
 }
 
 #[cfg(test)]
 mod tests {
     use crate::{DType, Tensor};
+    use std::sync::Arc;
 
     fn leaf(values: Vec<f64>, shape: &[usize]) -> Tensor {
         Tensor::from_vec(values, shape).unwrap().with_requires_grad(true).unwrap()
@@ -511,5 +536,27 @@ mod tests {
         y.copy_from(&Tensor::scalar(0.0)).unwrap();
         let err = super::backward(&[y.sum(None, false).unwrap()], &[None], false, false, None).unwrap_err();
         assert!(err.to_string().contains("which is output 0 of ExpBackward0, is at version 1; expected version 0"));
+    }
+
+    #[test]
+    fn accumulate_grad_post_hooks_see_the_updated_grad_and_the_incoming_gradient() {
+        use std::sync::Mutex;
+        let x = leaf(vec![1.0, 2.0], &[2]);
+        let acc = x.gradient_edge().unwrap().node;
+        // (number of grad_inputs, incoming gradient, .grad at the time) per call
+        type Call = (usize, Vec<f64>, Vec<f64>);
+        let seen: Arc<Mutex<Vec<Call>>> = Arc::default();
+        let (log, probe) = (seen.clone(), x.clone());
+        acc.add_post_hook(Arc::new(move |inputs, outputs| {
+            let incoming = outputs[0].as_ref().unwrap().to_vec::<f64>();
+            log.lock().unwrap().push((inputs.len(), incoming, probe.grad().unwrap().to_vec::<f64>()));
+            Ok(None)
+        }));
+        for _ in 0..2 {
+            let y = x.mul(&Tensor::scalar(3.0)).unwrap().sum(None, false).unwrap();
+            super::backward(&[y], &[None], false, false, None).unwrap();
+        }
+        let seen = seen.lock().unwrap();
+        assert_eq!(*seen, vec![(0, vec![3.0, 3.0], vec![3.0, 3.0]), (0, vec![3.0, 3.0], vec![6.0, 6.0])]);
     }
 }

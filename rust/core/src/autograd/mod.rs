@@ -1,11 +1,18 @@
-//! Reverse-mode autograd: graph nodes, the backward formulas (one table), grad mode and the engine.
+//! Reverse-mode autograd: graph nodes, the rule trait every op's backward implements, grad mode and
+//! the engine. This module knows no op: each op's rule lives in the op's own file under `ops/`.
+mod custom;
 mod engine;
-mod formulas;
 pub mod grad_mode;
+mod leaf;
 mod node;
+mod saved;
 
+pub use custom::{CustomBackward, CustomFunctionBackward};
 pub(crate) use engine::accumulate_grad;
 pub use engine::{backward, grad};
-pub use formulas::{BackwardOp, CustomBackward};
-pub use node::{next_hook_id, Edge, GradMeta, Node, PostHook, PreHook, SavedTensor, TensorHook};
+#[doc(hidden)]
+pub use inventory;
+pub use leaf::{AccumulateGrad, GradMeta};
+pub use node::{next_hook_id, one, Backward, Ctx, Edge, Grads, Node, PostHook, PreHook, TensorHook};
 pub(crate) use node::{record, record_outputs};
+pub use saved::{field_name, grad_fn_names, AsField, Field, Fields, GradFnName, GradFnNames, SavedTensor};

@@ -1,17 +1,24 @@
 //! Graph nodes: what each holds, how they are made, and how a long chain is freed without recursion.
 //!
 //! Ownership runs one way, from outputs back to inputs: a tensor owns its grad_fn, a node owns the
-//! edges to the nodes of its inputs and the tensors it saved. A saved *output* is stored without its
-//! grad_fn (it would point back at this node) and re-attached when unpacked. A leaf owns its `GradMeta`;
-//! the leaf's `AccumulateGrad` node holds that meta strongly and the meta holds the node only weakly.
-use super::formulas::BackwardOp;
+//! edges to the nodes of its inputs and its rule, which owns the tensors it saved. A saved *output* is
+//! stored without its grad_fn (it would point back at this node) and re-attached when unpacked. A leaf
+//! owns its `GradMeta`; the leaf's `AccumulateGrad` node holds that meta strongly and the meta holds the
+//! node only weakly.
+//!
+//! A rule maps the gradient of the op's output to the gradients of its inputs, written with the same
+//! differentiable tensor ops as the forward pass, so `create_graph=True` differentiates it again.
+//! Rules return gradients shaped like the broadcast output; the engine sums them down to each input's
+//! shape and casts them to its dtype, once, for every op.
 use super::grad_mode;
+use super::saved::{Field, Fields, SavedTensor};
 use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::tensor::Tensor;
 use parking_lot::Mutex;
+use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 static NEXT_SEQUENCE_NR: AtomicU64 = AtomicU64::new(0);
 
@@ -45,70 +52,6 @@ pub fn next_hook_id() -> u64 {
 }
 
 #[derive(Default)]
-pub struct GradMeta {
-    pub(crate) grad: Mutex<Option<Tensor>>,
-    accumulator: Mutex<Weak<Node>>,
-    /// Hooks of a leaf's gradient, run before it is accumulated or captured.
-    pub(crate) hooks: Mutex<Vec<(u64, TensorHook)>>,
-}
-
-impl GradMeta {
-    /// The leaf's one AccumulateGrad node, made again if every graph that used it is gone.
-    pub(crate) fn accumulator(&self, this: &Arc<GradMeta>) -> Arc<Node> {
-        let mut slot = self.accumulator.lock();
-        if let Some(node) = slot.upgrade() {
-            return node;
-        }
-        let node = Arc::new(Node::new(BackwardOp::AccumulateGrad(this.clone()), vec![], vec![], u64::MAX));
-        *slot = Arc::downgrade(&node);
-        node
-    }
-}
-
-/// A tensor kept for backward, with the storage version it had when saved.
-pub struct SavedTensor {
-    tensor: Tensor,
-    version: u64,
-    /// An output of the node that saves it: kept without history, re-attached on unpack.
-    is_output: bool,
-    /// Saved only for a gradient that is not needed: later in-place writes to it are harmless.
-    check_version: bool,
-}
-
-impl SavedTensor {
-    pub fn input(t: &Tensor) -> SavedTensor {
-        SavedTensor { tensor: t.clone(), version: t.version(), is_output: false, check_version: true }
-    }
-    /// An input that only some gradient needs: version-checked only when `needed`.
-    pub fn input_if(needed: bool, t: &Tensor) -> SavedTensor {
-        SavedTensor { check_version: needed, ..SavedTensor::input(t) }
-    }
-    pub fn output(t: &Tensor) -> SavedTensor {
-        SavedTensor { tensor: t.detach(), version: t.version(), is_output: true, check_version: true }
-    }
-
-    fn unpack(&self, node: &Arc<Node>) -> Result<Tensor> {
-        if self.check_version && self.tensor.version() != self.version {
-            let t = &self.tensor;
-            return Err(Error::Runtime(format!(
-                "one of the variables needed for gradient computation has been modified by an inplace operation: [ferrograd.{} {:?}]{}, is at version {}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with ferrograd.autograd.set_detect_anomaly(True).",
-                t.dtype().legacy_name(),
-                t.shape(),
-                if self.is_output { format!(", which is output 0 of {}", node.name()) } else { String::new() },
-                t.version(),
-                self.version
-            )));
-        }
-        Ok(if self.is_output { self.tensor.clone().with_grad_fn(node.clone()) } else { self.tensor.clone() })
-    }
-}
-
-enum Saved {
-    Live(Vec<SavedTensor>),
-    Freed,
-}
-
-#[derive(Default)]
 pub(crate) struct NodeHooks {
     /// Tensor hooks of this node's outputs, by output number.
     pub(crate) tensor: Vec<(u64, u32, TensorHook)>,
@@ -126,11 +69,79 @@ impl NodeHooks {
     }
 }
 
-pub struct Node {
-    pub(crate) op: BackwardOp,
+/// One gradient per input of the op; None where the input needs none (or gets none).
+pub type Grads = Vec<Option<Tensor>>;
+
+/// A backward rule: its PyTorch name and its gradient. Its fields (`Fields`, from `backward_rule!`)
+/// are the tensors and arguments it keeps, named as PyTorch names them.
+pub trait Backward: Fields + Any + Send + Sync {
+    /// The `grad_fn` name, e.g. `"MulBackward0"`.
+    fn name(&self) -> &'static str;
+
+    /// The inputs' gradients from `grad`, the gradient of the op's (single) output.
+    fn apply(&self, ctx: &Ctx<'_>, grad: &Tensor) -> Result<Grads>;
+
+    /// The inputs' gradients from those of every output (None where an output got none). Rules with
+    /// several outputs (split, custom functions) override this; the others see their one gradient.
+    fn apply_outputs(&self, ctx: &Ctx<'_>, grads: &[Option<Tensor>]) -> Result<Grads> {
+        match grads.first() {
+            Some(Some(g)) => self.apply(ctx, g),
+            _ => Ok(vec![]),
+        }
+    }
+}
+
+/// What a running rule may ask of its node.
+pub struct Ctx<'a> {
+    pub(crate) node: &'a Arc<Node>,
+}
+
+impl Ctx<'_> {
+    /// Whether input `i` wants a gradient (it requires grad).
+    pub fn needs(&self, i: usize) -> bool {
+        self.node.next.get(i).is_some_and(Option::is_some)
+    }
+
+    /// `f()` if input `i` wants a gradient, else None.
+    pub fn grad_if(&self, i: usize, f: impl FnOnce() -> Result<Tensor>) -> Result<Option<Tensor>> {
+        if self.needs(i) {
+            f().map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// A saved tensor, version-checked (saved outputs get this node back as their grad_fn).
+    pub fn unpack(&self, saved: &SavedTensor) -> Result<Tensor> {
+        saved.unpack(self.node.name(), |t| t.with_grad_fn(self.node.clone()))
+    }
+
+    /// An optional saved tensor.
+    pub fn unpack_opt(&self, saved: &Option<SavedTensor>) -> Result<Option<Tensor>> {
+        saved.as_ref().map(|s| self.unpack(s)).transpose()
+    }
+
+    pub fn num_inputs(&self) -> usize {
+        self.node.next.len()
+    }
+
+    /// A post hook sees the gradient of each input separately, so they must not be merged.
+    pub fn has_post_hooks(&self) -> bool {
+        self.node.has_post_hooks()
+    }
+}
+
+/// One gradient for the op's one input.
+pub fn one(t: Result<Tensor>) -> Result<Grads> {
+    t.map(|t| vec![Some(t)])
+}
+
+/// A node of the backward graph: where its gradients go (`next`), when it runs, its hooks, and its
+/// rule, stored inline as the node's last field. Nodes are made as `Arc<Node<SomeRule>>` and used as
+/// `Arc<Node>` (`Node<dyn Backward>`): one allocation per node, and one virtual call per backward.
+pub struct Node<R: ?Sized + Backward = dyn Backward> {
     /// One per differentiable input, None where that input needs no gradient.
     pub(crate) next: Vec<Option<Edge>>,
-    saved: Mutex<Saved>,
     /// Creation order: later nodes run first in backward.
     pub(crate) sequence_nr: u64,
     /// Boxed so nodes without hooks stay small.
@@ -138,26 +149,21 @@ pub struct Node {
     /// The forward call's traceback, kept in anomaly-detection mode.
     pub(crate) creation_trace: Option<Box<str>>,
     pub(crate) num_outputs: u32,
+    pub(crate) rule: R,
 }
 
-impl Node {
-    fn new(op: BackwardOp, next: Vec<Option<Edge>>, saved: Vec<SavedTensor>, sequence_nr: u64) -> Node {
+impl<R: Backward> Node<R> {
+    pub(crate) fn new(next: Vec<Option<Edge>>, sequence_nr: u64, rule: R) -> Node<R> {
         let creation_trace = if grad_mode::is_anomaly_enabled() {
             grad_mode::creation_trace().map(String::into_boxed_str)
         } else {
             None
         };
-        Node {
-            op,
-            next,
-            saved: Mutex::new(Saved::Live(saved)),
-            sequence_nr,
-            hooks: Mutex::new(None),
-            num_outputs: 1,
-            creation_trace,
-        }
+        Node { next, sequence_nr, hooks: Mutex::new(None), creation_trace, num_outputs: 1, rule }
     }
+}
 
+impl Node {
     pub fn add_tensor_hook(&self, output_nr: u32, hook: TensorHook) -> u64 {
         let id = next_hook_id();
         self.hooks.lock().get_or_insert_with(Default::default).tensor.push((id, output_nr, hook));
@@ -189,7 +195,7 @@ impl Node {
     }
 
     pub fn name(&self) -> &'static str {
-        self.op.name()
+        self.rule.name()
     }
 
     pub fn next_edges(&self) -> &[Option<Edge>] {
@@ -200,41 +206,37 @@ impl Node {
         self.sequence_nr
     }
 
-    /// The saved tensors, checked against their versions; freed after a backward without retain_graph.
-    pub(crate) fn unpack_saved(self: &Arc<Self>) -> Result<Vec<Tensor>> {
-        match &*self.saved.lock() {
-            Saved::Live(saved) => saved.iter().map(|s| s.unpack(self)).collect(),
-            Saved::Freed => Err(Error::Runtime(
-                "Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.".into(),
-            )),
-        }
+    /// The rule this node runs.
+    pub fn rule(&self) -> &dyn Backward {
+        &self.rule
     }
 
-    /// Frees saved tensors, but only for nodes that had some (PyTorch lets nodes without saved values
-    /// run again).
+    /// Frees the rule's saved tensors (after a backward without retain_graph).
     pub(crate) fn release_saved(&self) {
-        let mut saved = self.saved.lock();
-        if matches!(&*saved, Saved::Live(v) if !v.is_empty()) {
-            let old = std::mem::replace(&mut *saved, Saved::Freed);
-            drop(saved);
-            drop_graph(vec![], old.into_tensors());
+        let mut tensors = Vec::new();
+        self.rule.fields(&mut |_, f| collect_saved(f, &mut tensors));
+        if !tensors.is_empty() {
+            drop_graph(vec![], tensors);
         }
-    }
-
-    /// Moves out everything that could keep other nodes alive.
-    fn take_children(&mut self) -> (Vec<Arc<Node>>, Vec<Tensor>) {
-        let nodes = self.next.drain(..).flatten().map(|e| e.node).collect();
-        let saved = std::mem::replace(self.saved.get_mut(), Saved::Freed).into_tensors();
-        (nodes, saved)
     }
 }
 
-impl Saved {
-    fn into_tensors(self) -> Vec<Tensor> {
-        match self {
-            Saved::Live(v) => v.into_iter().map(|s| s.tensor).collect(),
-            Saved::Freed => vec![],
-        }
+/// Takes out the tensors a field keeps.
+fn collect_saved(field: Field<'_>, into: &mut Vec<Tensor>) {
+    match field {
+        Field::Tensor(Some(s)) => into.extend(s.release()),
+        Field::Tensors(ts) => into.extend(ts.iter().filter_map(|s| s.release())),
+        _ => {}
+    }
+}
+
+impl<R: ?Sized + Backward> Node<R> {
+    /// Moves out everything that could keep other nodes alive.
+    fn take_children(&mut self) -> (Vec<Arc<Node>>, Vec<Tensor>) {
+        let nodes = self.next.drain(..).flatten().map(|e| e.node).collect();
+        let mut saved = Vec::new();
+        self.rule.fields(&mut |_, f| collect_saved(f, &mut saved));
+        (nodes, saved)
     }
 }
 
@@ -248,8 +250,10 @@ fn drop_graph(mut nodes: Vec<Arc<Node>>, mut tensors: Vec<Tensor>) {
                 nodes.extend(imp.grad_fn.take());
             }
         }
-        let Some(n) = nodes.pop() else { return };
-        if let Some(mut node) = Arc::into_inner(n) {
+        let Some(mut n) = nodes.pop() else { return };
+        // the last handle: empty it here; a node still shared (or one an accumulator slot still
+        // names weakly, which holds no other node) just drops its handle
+        if let Some(node) = Arc::get_mut(&mut n) {
             let (more_nodes, more_tensors) = node.take_children();
             nodes.extend(more_nodes);
             tensors.extend(more_tensors);
@@ -257,7 +261,7 @@ fn drop_graph(mut nodes: Vec<Arc<Node>>, mut tensors: Vec<Tensor>) {
     }
 }
 
-impl Drop for Node {
+impl<R: ?Sized + Backward> Drop for Node<R> {
     fn drop(&mut self) {
         let (nodes, tensors) = self.take_children();
         if !nodes.is_empty() || !tensors.is_empty() {
@@ -266,38 +270,36 @@ impl Drop for Node {
     }
 }
 
+/// The gradient edges of an op's inputs (None for those that need no gradient).
+fn input_edges(inputs: &[&Tensor]) -> Vec<Option<Edge>> {
+    inputs.iter().map(|t| if t.requires_grad() { t.gradient_edge() } else { None }).collect()
+}
+
+fn needs_history(inputs: &[&Tensor]) -> bool {
+    grad_mode::is_enabled() && inputs.iter().any(|t| t.requires_grad())
+}
+
 /// Attaches history to a freshly computed `out` when grad mode is on and an input requires grad.
-/// `op` and `saved` are closures so nothing is built for tensors that need no gradient.
-pub(crate) fn record(
-    out: Tensor,
-    inputs: &[&Tensor],
-    op: impl FnOnce() -> BackwardOp,
-    saved: impl FnOnce(&Tensor) -> Vec<SavedTensor>,
-) -> Tensor {
-    if !grad_mode::is_enabled() || !inputs.iter().any(|t| t.requires_grad()) {
+/// `rule` is a closure (given `out`, for rules that save it) so nothing is built for tensors that need
+/// no gradient.
+pub(crate) fn record<R: Backward>(out: Tensor, inputs: &[&Tensor], rule: impl FnOnce(&Tensor) -> R) -> Tensor {
+    if !needs_history(inputs) {
         return out;
     }
-    let next = inputs.iter().map(|t| if t.requires_grad() { t.gradient_edge() } else { None }).collect();
-    let saved = saved(&out);
+    let rule = rule(&out);
     let seq = NEXT_SEQUENCE_NR.fetch_add(1, Ordering::Relaxed);
-    let node = Arc::new(Node::new(op(), next, saved, seq));
+    let node: Arc<Node> = Arc::new(Node::new(input_edges(inputs), seq, rule));
     out.with_grad_fn(node)
 }
 
-/// Attaches one node to several outputs (output `i` gets `output_nr` i): custom functions with many outputs.
-pub(crate) fn record_outputs(
-    outputs: Vec<Tensor>,
-    inputs: &[&Tensor],
-    op: BackwardOp,
-    saved: Vec<SavedTensor>,
-) -> Vec<Tensor> {
-    if !grad_mode::is_enabled() || !inputs.iter().any(|t| t.requires_grad()) {
+/// Attaches one node to several outputs (output `i` gets `output_nr` i): split, custom functions.
+pub(crate) fn record_outputs<R: Backward>(outputs: Vec<Tensor>, inputs: &[&Tensor], rule: R) -> Vec<Tensor> {
+    if !needs_history(inputs) {
         return outputs;
     }
-    let next = inputs.iter().map(|t| if t.requires_grad() { t.gradient_edge() } else { None }).collect();
     let seq = NEXT_SEQUENCE_NR.fetch_add(1, Ordering::Relaxed);
-    let mut node = Node::new(op, next, saved, seq);
+    let mut node = Node::new(input_edges(inputs), seq, rule);
     node.num_outputs = outputs.len() as u32;
-    let node = Arc::new(node);
+    let node: Arc<Node> = Arc::new(node);
     outputs.into_iter().enumerate().map(|(i, t)| t.with_grad_fn_nr(node.clone(), i as u32)).collect()
 }

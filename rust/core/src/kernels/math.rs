@@ -1,7 +1,8 @@
 //! Vectorizable float32 `exp`, `ln`, `tanh`, `erf`, `sin` and `cos` (and AVX-512 kernels for exp, ln,
 //! tanh, erf and GELU): straight-line code (no table lookups, no calls), so the
 //! elementwise loops compile to wide SIMD under run-time dispatch. Error bounds are tested below
-//! against float64 references: `exp_f32` within 2 ulp, `ln_f32` within 1, `tanh_f32` within 2, `erf_f32`, `sin_f32` and `cos_f32` within 1.
+//! against float64 references: `exp_f32` within 2 ulp, `ln_f32` within 1, `tanh_f32` within 2, `erf_f32`,
+//! `sin_f32` and `cos_f32` within 1.
 
 use crate::kernels::simd::{level, map_into, Level};
 use std::mem::MaybeUninit;
@@ -290,8 +291,9 @@ mod x86 {
         const SERIES: [f32; 11] = to_f32(ERF_SERIES);
         const Q: [f32; 13] = to_f32(ERF_Q);
         let set = _mm512_set1_ps;
-        let a = _mm512_min_ps(set(4.0), _mm512_abs_ps(x)); // NaN stays NaN (min's second operand)
-                                                           // 2/√π in two parts, so the leading term a·2/√π is rounded once, at the end
+        // NaN stays NaN (min's second operand)
+        let a = _mm512_min_ps(set(4.0), _mm512_abs_ps(x));
+        // 2/√π in two parts, so the leading term a·2/√π is rounded once, at the end
         const C0_LO: f32 = (ERF_SERIES[0] - SERIES[0] as f64) as f32;
         let hi = _mm512_mul_ps(a, a);
         let mut s = set(SERIES[10]);
@@ -772,7 +774,8 @@ mod tests {
     fn sin_and_cos_within_one_ulp_and_special_values() {
         let xs: Vec<f32> = sweep(-10.0, 10.0, 200_000)
             .chain(sweep(-1e-3, 1e-3, 10_000))
-            .chain((0..=20_000).map(|i| 10f64.powf(-30.0 + 37.0 * i as f64 / 20_000.0) as f32)) // up to 1e7, past the limit
+            // up to 1e7, past the limit
+            .chain((0..=20_000).map(|i| 10f64.powf(-30.0 + 37.0 * i as f64 / 20_000.0) as f32))
             .chain([
                 1.570_796_4,
                 3.141_592_7,

@@ -93,9 +93,13 @@ macro_rules! multiversion {
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
-                unsafe fn avx512<$($g)*>(out: &mut [MaybeUninit<U>], $($arg: $ty,)* $f: &$fty) { $fill(out, $($arg,)* $f) }
+                unsafe fn avx512<$($g)*>(out: &mut [MaybeUninit<U>], $($arg: $ty,)* $f: &$fty) {
+                    $fill(out, $($arg,)* $f)
+                }
                 #[target_feature(enable = "avx2,fma")]
-                unsafe fn avx2<$($g)*>(out: &mut [MaybeUninit<U>], $($arg: $ty,)* $f: &$fty) { $fill(out, $($arg,)* $f) }
+                unsafe fn avx2<$($g)*>(out: &mut [MaybeUninit<U>], $($arg: $ty,)* $f: &$fty) {
+                    $fill(out, $($arg,)* $f)
+                }
                 // Safety: each version runs only when `level()` found its features on this CPU.
                 match level() {
                     Level::Avx512 => return unsafe { avx512(out, $($arg,)* $f) },

@@ -8,7 +8,7 @@
 //! - weight gradient = Σₙ g · im2col(x)ᵀ
 //!
 //! 1-D convolutions run as 2-D ones over a height of 1.
-use crate::autograd::{record, BackwardOp, SavedTensor};
+use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
 use crate::element::Element;
 use crate::error::Result;
@@ -81,8 +81,7 @@ impl Tensor {
             let v = im2col_kernel(&self.to_vec::<T>(), n * c, [h, w], win, out);
             Tensor::from_vec(v, &[n, c * k, out[0] * out[1]])?
         });
-        let (win, hw) = (*win, [h, w]);
-        Ok(record(cols, &[self], move || BackwardOp::Im2Col { win, hw, out }, |_| vec![]))
+        Ok(record(cols, &[self], |_| Im2ColBackward0 { window: *win, self_hw: [h, w], out_hw: out }))
     }
 
     /// (N, C·kh·kw, L) → (N, C, H, W): the adjoint of `im2col` (Col2ImBackward0).
@@ -90,7 +89,12 @@ impl Tensor {
         let k = win.kernel[0] * win.kernel[1];
         let l = out[0] * out[1];
         if self.ndim() != 3 || !self.shape()[1].is_multiple_of(k) || self.shape()[2] != l {
-            bail!(Runtime, "Expected size of input's dimension 1 to be divisible by the product of kernel_size and a dimension 2 of {l}, but got input of size: {:?}", self.shape());
+            bail!(
+                Runtime,
+                "Expected size of input's dimension 1 to be divisible by the product of kernel_size and a \
+                dimension 2 of {l}, but got input of size: {:?}",
+                self.shape()
+            );
         }
         let (n, c) = (self.shape()[0], self.shape()[1] / k);
         if self.dtype() == DType::Bool {
@@ -102,8 +106,7 @@ impl Tensor {
             Tensor::from_vec(v, &[n, c, hw[0], hw[1]])?
         })
         .cast_detached(self.dtype());
-        let win = *win;
-        Ok(record(img, &[self], move || BackwardOp::Col2Im { win, out }, |_| vec![]))
+        Ok(record(img, &[self], |_| Col2ImBackward0 { window: *win, out_hw: out }))
     }
 
     /// `conv1d`/`conv2d` on a batched input: (N, C, L) with (O, C/groups, k), or (N, C, H, W) with
@@ -137,11 +140,16 @@ impl Tensor {
         if spatial == 1 {
             out = out.squeeze_dim(2)?;
         }
-        let op = move || BackwardOp::Convolution { win, groups, spatial };
-        let saved = |_: &Tensor| vec![SavedTensor::input(input), SavedTensor::input(weight)];
+        let rule = |_: &Tensor| ConvolutionBackward0 {
+            window: win,
+            groups,
+            spatial,
+            input: SavedTensor::input(input),
+            weight: SavedTensor::input(weight),
+        };
         match bias {
-            Some(b) => Ok(record(out, &[input, weight, b], op, saved)),
-            None => Ok(record(out, &[input, weight], op, saved)),
+            Some(b) => Ok(record(out, &[input, weight, b], rule)),
+            None => Ok(record(out, &[input, weight], rule)),
         }
     }
 }
@@ -229,7 +237,16 @@ fn check_convolution(
         bail!(NotImplemented, "\"slow_conv2d_cpu\" not implemented for 'Bool'");
     }
     if x.ndim() != 4 || w.ndim() != 4 {
-        bail!(Runtime, "Expected {}-dimensional input for {}-dimensional weight {:?}, but got {}-dimensional input of size {:?} instead", weight.ndim(), weight.ndim(), weight.shape(), input.ndim(), input.shape());
+        bail!(
+            Runtime,
+            "Expected {}-dimensional input for {}-dimensional weight {:?}, but got {}-dimensional input of \
+            size {:?} instead",
+            weight.ndim(),
+            weight.ndim(),
+            weight.shape(),
+            input.ndim(),
+            input.shape()
+        );
     }
     let win = Window { kernel: [w.shape()[2], w.shape()[3]], ..*win };
     if win.kernel.contains(&0) {
@@ -247,14 +264,32 @@ fn check_convolution(
     }
     let (c, o) = (x.shape()[1], w.shape()[0]);
     if o % groups != 0 {
-        bail!(Runtime, "Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got weight of size [{:?}] instead", weight.shape());
+        bail!(
+            Runtime,
+            "Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got \
+            weight of size [{:?}] instead",
+            weight.shape()
+        );
     }
     if w.shape()[1] * groups != c {
-        bail!(Runtime, "Given groups={groups}, weight of size {:?}, expected input{:?} to have {} channels, but got {c} channels instead", weight.shape(), input.shape(), w.shape()[1] * groups);
+        bail!(
+            Runtime,
+            "Given groups={groups}, weight of size {:?}, expected input{:?} to have {} channels, but got \
+            {c} channels instead",
+            weight.shape(),
+            input.shape(),
+            w.shape()[1] * groups
+        );
     }
     if let Some(b) = bias {
         if b.ndim() != 1 || b.shape()[0] != o {
-            bail!(Runtime, "Given weight of size {:?}, expected bias to be 1-dimensional with {o} elements, but got bias of size {:?} instead", weight.shape(), b.shape());
+            bail!(
+                Runtime,
+                "Given weight of size {:?}, expected bias to be 1-dimensional with {o} elements, but got \
+                bias of size {:?} instead",
+                weight.shape(),
+                b.shape()
+            );
         }
     }
     let (h, wd) = (x.shape()[2], x.shape()[3]);
@@ -265,15 +300,90 @@ fn check_convolution(
             let padded = |d: usize, s: usize| s + 2 * win.padding[d];
             let kernel = |d: usize| win.dilation[d] * (win.kernel[d] - 1) + 1;
             if one_d {
-                bail!(Runtime, "Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel size can't be greater than actual input size", padded(1, wd), kernel(1));
+                bail!(
+                    Runtime,
+                    "Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel size can't \
+                    be greater than actual input size",
+                    padded(1, wd),
+                    kernel(1)
+                );
             }
-            bail!(Runtime, "Calculated padded input size per channel: ({} x {}). Kernel size: ({} x {}). Kernel size can't be greater than actual input size", padded(0, h), padded(1, wd), kernel(0), kernel(1));
+            bail!(
+                Runtime,
+                "Calculated padded input size per channel: ({} x {}). Kernel size: ({} x {}). Kernel size \
+                can't be greater than actual input size",
+                padded(0, h),
+                padded(1, wd),
+                kernel(0),
+                kernel(1)
+            );
         }
     }
 }
 
+impl AsField for Window {
+    fn as_field(&self) -> Field<'_> {
+        Field::Opaque
+    }
+}
+
+crate::backward_rule! {
+    /// `im2col`: its adjoint, `col2im`.
+    pub struct Im2ColBackward0 {
+        window: Window,
+        self_hw: [usize; 2],
+        out_hw: [usize; 2],
+    }
+}
+impl Backward for Im2ColBackward0 {
+    fn name(&self) -> &'static str {
+        "Im2ColBackward0"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(g.col2im(&self.window, self.self_hw, self.out_hw))
+    }
+}
+
+crate::backward_rule! {
+    /// `col2im`: its adjoint, `im2col`.
+    pub struct Col2ImBackward0 {
+        window: Window,
+        out_hw: [usize; 2],
+    }
+}
+impl Backward for Col2ImBackward0 {
+    fn name(&self) -> &'static str {
+        "Col2ImBackward0"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(g.im2col(&self.window, self.out_hw))
+    }
+}
+
+crate::backward_rule! {
+    /// `conv1d`/`conv2d`: the inputs are (input, weight, bias if given).
+    pub struct ConvolutionBackward0 {
+        window: Window,
+        groups: usize,
+        spatial: usize,
+        input: SavedTensor,
+        weight: SavedTensor,
+    }
+}
+impl Backward for ConvolutionBackward0 {
+    fn name(&self) -> &'static str {
+        "ConvolutionBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (x, w) = (ctx.unpack(&self.input)?, ctx.unpack(&self.weight)?);
+        let needs = [ctx.needs(0), ctx.needs(1), ctx.needs(2)];
+        let grads = convolution_grad(g, &x, &w, &self.window, self.groups, self.spatial, needs)?;
+        Ok(grads.into_iter().take(ctx.num_inputs()).collect())
+    }
+}
+
 /// The backward of `convolution`: gradients of input, weight and (if there is one) bias.
-pub(crate) fn convolution_grad(
+fn convolution_grad(
     g: &Tensor,
     input: &Tensor,
     weight: &Tensor,

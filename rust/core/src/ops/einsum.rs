@@ -129,8 +129,18 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
     for (i, (term, t)) in terms.iter().zip(operands).enumerate() {
         let n = term.letters.len();
         match term.ellipsis_at {
-            None if n != t.ndim() => bail!(Runtime, "einsum(): the number of subscripts in the equation ({n}) does not match the number of dimensions ({}) for operand {i} and no ellipsis was given", t.ndim()),
-            Some(_) if n > t.ndim() => bail!(Runtime, "einsum(): the number of subscripts in the equation ({n}) is more than the number of dimensions ({}) for operand {i}", t.ndim()),
+            None if n != t.ndim() => bail!(
+                Runtime,
+                "einsum(): the number of subscripts in the equation ({n}) does \
+                not match the number of dimensions ({}) for operand {i} and no ellipsis was given",
+                t.ndim()
+            ),
+            Some(_) if n > t.ndim() => bail!(
+                Runtime,
+                "einsum(): the number of subscripts in the equation ({n}) is \
+                more than the number of dimensions ({}) for operand {i}",
+                t.ndim()
+            ),
             _ => ell_dims.push(t.ndim() - n),
         }
     }
@@ -224,7 +234,12 @@ fn check_sizes(ops: &[Labeled]) -> Result<()> {
             let n = o.t.shape()[d];
             match seen.get(&l) {
                 Some(&s) if s != n && s != 1 && n != 1 => {
-                    bail!(Runtime, "einsum(): subscript {} has size {n} for operand {i} which does not broadcast with previously seen size {s}", label_name(l));
+                    bail!(
+                        Runtime,
+                        "einsum(): subscript {} has size {n} for operand {i} which does not broadcast with \
+                        previously seen size {s}",
+                        label_name(l)
+                    );
                 }
                 Some(&s) if s != 1 => {}
                 _ => {

@@ -3,7 +3,7 @@
 //! element order, so one pair of backward rules serves them all:
 //! - `take_flat`: `out[i] = self[pos[i]]` (0 where `pos[i] < 0`); its gradient puts `g` back, adding;
 //! - `put_flat`: `self` with `src[i]` written (or added) at `pos[i]`.
-use crate::autograd::{record, BackwardOp};
+use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads};
 use crate::bail;
 use crate::element::Element;
 use crate::error::Result;
@@ -83,12 +83,18 @@ impl Tensor {
             bail!(Runtime, "take_flat: position out of range");
         }
         let out = with_dtype!(self.dtype(), T => {
-            let src = self.to_vec::<T>();
-            let v: Vec<T> = pos.iter().map(|&p| if p < 0 { T::ZERO } else { src[p as usize] }).collect();
+            let take = |src: &[T]| -> Vec<T> {
+                pos.iter().map(|&p| if p < 0 { T::ZERO } else { src[p as usize] }).collect()
+            };
+            // a contiguous source is read in place: picking a few rows of a large tensor (a batch of a
+            // dataset) costs the rows, not a copy of the whole tensor
+            let v = self.with_data(|layout, data: &[T]| match layout.contiguous_range() {
+                Some(range) => take(&data[range]),
+                None => take(&crate::kernels::elementwise::map1(layout, data, |x| x)),
+            });
             Tensor::from_vec(v, shape)?
         });
-        let in_shape = self.shape().to_vec();
-        Ok(record(out, &[self], || BackwardOp::TakeFlat { name, shape: in_shape, pos }, |_| vec![]))
+        Ok(record(out, &[self], |_| TakeFlatBackward { name, self_sym_sizes: self.shape().to_vec(), positions: pos }))
     }
 
     /// A contiguous copy of this tensor with `src`'s row-major elements written (or added, when
@@ -117,8 +123,9 @@ impl Tensor {
             }
             Tensor::from_vec(v, self.shape())?
         });
-        let src_shape = src.shape().to_vec();
-        Ok(record(out, &[self, src], || BackwardOp::PutFlat { name, pos, accumulate, src_shape }, |_| vec![]))
+        let rule =
+            |_: &Tensor| PutFlatBackward { name, positions: pos, accumulate, src_sym_sizes: src.shape().to_vec() };
+        Ok(record(out, &[self, src], rule))
     }
 
     pub fn flip(&self, dims: &[isize]) -> Result<Tensor> {
@@ -234,6 +241,57 @@ impl Tensor {
         self.take_flat(pos, &shape, "DiagEmbedBackward0")
     }
 
+    /// `fliplr()`: reversed along dim 1.
+    pub fn fliplr(&self) -> Result<Tensor> {
+        if self.ndim() < 2 {
+            bail!(Runtime, "Input must be >= 2-d.");
+        }
+        self.flip(&[1])
+    }
+
+    /// `flipud()`: reversed along dim 0.
+    pub fn flipud(&self) -> Result<Tensor> {
+        if self.ndim() < 1 {
+            bail!(Runtime, "Input must be >= 1-d.");
+        }
+        self.flip(&[0])
+    }
+
+    /// `tile(dims)`: `repeat` with `dims` padded with leading 1s to this tensor's rank, as NumPy.
+    pub fn tile(&self, dims: &[isize]) -> Result<Tensor> {
+        let mut reps = vec![1; self.ndim().saturating_sub(dims.len())];
+        reps.extend_from_slice(dims);
+        self.repeat(&reps)
+    }
+
+    /// `take_along_dim(indices, dim)`: `gather` after broadcasting the two over every other dim; with
+    /// no dim, of the flattened tensor.
+    pub fn take_along_dim(&self, indices: &Tensor, dim: Option<isize>) -> Result<Tensor> {
+        let Some(dim) = dim else {
+            return self.reshape(&[self.numel()])?.gather(0, &indices.reshape(&[indices.numel()])?);
+        };
+        let d = wrap_dim(dim, self.ndim())?;
+        if self.ndim() != indices.ndim() {
+            bail!(
+                Runtime,
+                "torch.take_along_dim(): input and indices should have the same number of dimensions, but got {} \
+                dimensions for input, and {} dimensions for indices",
+                self.ndim(),
+                indices.ndim()
+            );
+        }
+        let (mut sa, mut si) = (self.shape().to_vec(), indices.shape().to_vec());
+        sa[d] = 1;
+        si[d] = 1;
+        let b = crate::layout::broadcast_shapes(&sa, &si)?;
+        let (mut ta, mut ti) = (b.clone(), b);
+        ta[d] = self.shape()[d];
+        ti[d] = indices.shape()[d];
+        let a = if self.shape() == ta.as_slice() { self.clone() } else { self.expand(&ta)? };
+        let i = if indices.shape() == ti.as_slice() { indices.clone() } else { indices.expand(&ti)? };
+        a.gather(d as isize, &i)
+    }
+
     pub fn index_select(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
         if index.ndim() > 1 {
             bail!(Index, "index_select(): Index is supposed to be a vector");
@@ -251,6 +309,11 @@ impl Tensor {
         if self.ndim() > 0 {
             out_shape[d] = idx.len();
         }
+        if d == 0 && self.ndim() > 0 && !(self.requires_grad() && crate::autograd::grad_mode::is_enabled()) {
+            if let Some(rows) = self.copy_rows(&idx, &out_shape) {
+                return rows;
+            }
+        }
         let geom = Layout::contiguous(&in_shape);
         let pos = positions(&out_shape, &geom, |i, s| {
             s.copy_from_slice(i);
@@ -260,6 +323,22 @@ impl Tensor {
             true
         });
         self.take_flat(pos, &out_shape, "IndexSelectBackward0")
+    }
+
+    /// Rows `idx` of a contiguous tensor, copied row by row (a batch of a dataset); None when strided.
+    fn copy_rows(&self, idx: &[usize], out_shape: &[usize]) -> Option<Result<Tensor>> {
+        let row: usize = self.shape()[1..].iter().product();
+        with_dtype!(self.dtype(), T => {
+            let rows = self.with_data(|layout, data: &[T]| {
+                let src = &data[layout.contiguous_range()?];
+                let mut out = Vec::with_capacity(idx.len() * row);
+                for &i in idx {
+                    out.extend_from_slice(&src[i * row..(i + 1) * row]);
+                }
+                Some(out)
+            });
+            rows.map(|v| Tensor::from_vec(v, out_shape))
+        })
     }
 
     /// Positions for gather/scatter along `dim` with `index` (same ndim as self).
@@ -275,7 +354,13 @@ impl Tensor {
         let in_shape = self.shape().to_vec();
         for (d, (&a, &b)) in index.shape().iter().zip(&in_shape).enumerate() {
             if d != dim && a > b {
-                bail!(Runtime, "Size does not match at dimension {d} expected index {:?} to be no larger than self {:?} apart from dimension {dim}", index.shape(), in_shape);
+                bail!(
+                    Runtime,
+                    "Size does not match at dimension {d} expected index {:?} to be no larger than self \
+                    {:?} apart from dimension {dim}",
+                    index.shape(),
+                    in_shape
+                );
             }
         }
         let geom = Layout::contiguous(&in_shape);
@@ -362,7 +447,13 @@ impl Tensor {
             src_shape[d] = idx.len();
         }
         if source.shape() != src_shape.as_slice() && !(source.ndim() == 0 && idx.len() == 1 && self.ndim() <= 1) {
-            bail!(Runtime, "index_add_(): Source/destination tensor must have same slice shapes. Destination slice shape: {:?} at dimension {d} and source slice shape: {:?} at dimension 0.", self.shape(), source.shape());
+            bail!(
+                Runtime,
+                "index_add_(): Source/destination tensor must have same slice shapes. Destination slice \
+                shape: {:?} at dimension {d} and source slice shape: {:?} at dimension 0.",
+                self.shape(),
+                source.shape()
+            );
         }
         let geom = Layout::contiguous(self.shape());
         let pos = positions(&src_shape, &geom, |i, s| {
@@ -443,6 +534,15 @@ impl Tensor {
     }
 
     /// Indices of the nonzero (true) elements: shape [count, ndim], int64.
+    /// `nonzero(as_tuple=True)`: the indices of the nonzero elements, one int64 tensor per dim.
+    pub fn nonzero_per_dim(&self) -> Result<Vec<Tensor>> {
+        let nz = self.nonzero()?;
+        if self.ndim() == 0 {
+            return Ok(vec![nz.reshape(&[nz.shape()[0]])?]);
+        }
+        (0..self.ndim()).map(|d| nz.select(1, d as isize)?.contiguous_copy()).collect()
+    }
+
     pub fn nonzero(&self) -> Result<Tensor> {
         let mask = self.to_vec::<bool>();
         let shape = self.shape().to_vec();
@@ -499,5 +599,72 @@ impl Tensor {
             s.copy_from_slice(i);
             true
         })
+    }
+}
+
+impl AsField for Positions {
+    fn as_field(&self) -> Field<'_> {
+        Field::Opaque
+    }
+}
+
+crate::backward_rule! {
+    // every name its callers pass (for the listings)
+    names = [
+        "FlipBackward0", "RollBackward0", "RepeatBackward0", "TrilBackward0", "TriuBackward0", "DiagEmbedBackward0",
+        "IndexSelectBackward0", "GatherBackward0", "MaskedSelectBackward0", "IndexBackward0", "SortBackward0",
+        "TopkBackward0", "MaxPool2DWithIndicesBackward0", "ConstantPadNdBackward0", "ReflectionPad1DBackward0",
+        "ReflectionPad2DBackward0", "ReflectionPad3DBackward0", "ReplicationPad1DBackward0",
+        "ReplicationPad2DBackward0", "ReplicationPad3DBackward0",
+    ];
+    /// `out = input_flat[positions]` (flip, roll, repeat, tril, gather, advanced indexing, ...): the
+    /// gradient added back at the positions it was read from. Named after the op that made it.
+    pub struct TakeFlatBackward {
+        name: &'static str,
+        self_sym_sizes: Vec<usize>,
+        positions: Positions,
+    }
+}
+impl Backward for TakeFlatBackward {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let zeros = Tensor::zeros(&self.self_sym_sizes, g.dtype());
+        one(zeros.put_flat(self.positions.clone(), g, true, "IndexPutBackward0"))
+    }
+}
+
+crate::backward_rule! {
+    // every name its callers pass (for the listings)
+    names = [
+        "ScatterBackward0", "ScatterBackward1", "ScatterAddBackward0", "IndexAddBackward0", "MaskedFillBackward0",
+        "IndexPutBackward0", "UnfoldBackwardBackward0",
+    ];
+    /// `out = input` with `src` written or added at `positions` (scatter, index_put, masked_fill, ...).
+    pub struct PutFlatBackward {
+        name: &'static str,
+        positions: Positions,
+        accumulate: bool,
+        src_sym_sizes: Vec<usize>,
+    }
+}
+impl Backward for PutFlatBackward {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let pos = &self.positions;
+        Ok(vec![
+            ctx.grad_if(0, || {
+                if self.accumulate {
+                    Ok(g.clone())
+                } else {
+                    let zeros = Tensor::zeros(&self.src_sym_sizes, g.dtype());
+                    g.put_flat(pos.clone(), &zeros, false, "IndexPutBackward0")
+                }
+            })?,
+            ctx.grad_if(1, || g.take_flat(pos.clone(), &self.src_sym_sizes, "IndexBackward0"))?,
+        ])
     }
 }

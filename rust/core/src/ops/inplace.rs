@@ -3,21 +3,31 @@
 //!
 //! The out-of-place step reads a private copy of the old values when a gradient may need them, so the
 //! saved tensors of the new node never see the write.
-use crate::autograd::{grad_mode, record, BackwardOp};
+use crate::autograd::{grad_mode, one, record, Backward, Ctx, Grads};
 use crate::bail;
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
-use crate::ops::view::DenseWrite;
+use crate::ops::copy::DenseWrite;
+use crate::ops::formula::c;
 use crate::tensor::{Tensor, TensorImpl};
 use std::sync::Arc;
 
-fn category(d: DType) -> u8 {
+/// The kinds of dtypes, in the order in-place results may not go up (an int tensor cannot take a float
+/// result, a bool tensor an int one).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Category {
+    Bool,
+    Integer,
+    Floating,
+}
+
+fn category(d: DType) -> Category {
     if d == DType::Bool {
-        0
+        Category::Bool
     } else if d.is_int() {
-        1
+        Category::Integer
     } else {
-        2
+        Category::Floating
     }
 }
 
@@ -32,7 +42,8 @@ impl Tensor {
         if self.0.is_view && (self.requires_grad() || result_requires_grad) {
             bail!(
                 Runtime,
-                "in-place operation on a view of a tensor that is part of the autograd graph is not supported yet: write into a clone() instead"
+                "in-place operation on a view of a tensor that is part of the autograd graph is not supported yet: \
+                    write into a clone() instead"
             );
         }
         Ok(())
@@ -85,7 +96,11 @@ impl Tensor {
             bail!(Runtime, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
         }
         if !base.same_storage(view) || !base.is_contiguous() || view.storage_offset() < base.storage_offset() {
-            bail!(Runtime, "in-place operation on a view of a non-contiguous tensor that is part of the autograd graph is not supported yet: write into a clone() instead");
+            bail!(
+                Runtime,
+                "in-place operation on a view of a non-contiguous tensor that is part of the autograd \
+                graph is not supported yet: write into a clone() instead"
+            );
         }
         let geom = crate::Layout {
             shape: view.shape().to_vec(),
@@ -136,8 +151,11 @@ impl Tensor {
         if !(self.requires_grad() && grad_mode::is_enabled()) {
             return Ok(self.clone());
         }
-        let marker =
-            record(self.detach(), &[self], || if zero { BackwardOp::Zero } else { BackwardOp::Fill }, |_| vec![]);
+        let marker = if zero {
+            record(self.detach(), &[self], |_| ZeroBackward0)
+        } else {
+            record(self.detach(), &[self], |_| FillBackward0)
+        };
         Ok(self.with_history_of(&marker))
     }
 
@@ -150,11 +168,50 @@ impl Tensor {
         if !((self.requires_grad() || src.requires_grad()) && grad_mode::is_enabled()) {
             return Ok(self.clone());
         }
-        let marker = record(self.detach(), &[self, src], || BackwardOp::Copy, |_| vec![]);
+        let marker = record(self.detach(), &[self, src], |_| CopyBackwards);
         Ok(self.with_history_of(&marker))
     }
 }
 
 fn scalar_type_name(d: DType) -> &'static str {
     d.scalar_type_name()
+}
+
+crate::backward_rule! {
+    /// `fill_(value)`: the old values get a zero gradient.
+    pub struct FillBackward0;
+}
+impl Backward for FillBackward0 {
+    fn name(&self) -> &'static str {
+        "FillBackward0"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(g.mul(&c(0.0)))
+    }
+}
+
+crate::backward_rule! {
+    /// `zero_()`.
+    pub struct ZeroBackward0;
+}
+impl Backward for ZeroBackward0 {
+    fn name(&self) -> &'static str {
+        "ZeroBackward0"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(g.mul(&c(0.0)))
+    }
+}
+
+crate::backward_rule! {
+    /// `copy_(src)`: the gradient goes to `src`; the old values get zero.
+    pub struct CopyBackwards;
+}
+impl Backward for CopyBackwards {
+    fn name(&self) -> &'static str {
+        "CopyBackwards"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        Ok(vec![ctx.grad_if(0, || g.mul(&c(0.0)))?, Some(g.clone())])
+    }
 }

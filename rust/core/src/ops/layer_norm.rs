@@ -1,7 +1,7 @@
 //! `layer_norm` as one node (NativeLayerNormBackward0): normalise over the trailing dims, then an
 //! optional elementwise affine map. The backward recomputes the statistics with tensor ops, so it
 //! differentiates again.
-use crate::autograd::{record, BackwardOp, SavedTensor};
+use crate::autograd::{record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
 use crate::error::Result;
 use crate::tensor::Tensor;
@@ -23,12 +23,22 @@ impl Tensor {
     ) -> Result<Tensor> {
         let (nd, k) = (self.ndim(), normalized_shape.len());
         if k == 0 {
-            bail!(Runtime, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = []");
+            bail!(
+                Runtime,
+                "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one \
+                element, but got normalized_shape = []"
+            );
         }
         for (what, t) in [("weight", weight), ("bias", bias)] {
             if let Some(t) = t {
                 if t.shape() != normalized_shape {
-                    bail!(Runtime, "Expected {what} to be of same shape as normalized_shape, but got {what} of shape {:?} and normalized_shape = {:?}", t.shape(), normalized_shape);
+                    bail!(
+                        Runtime,
+                        "Expected {what} to be of same shape as normalized_shape, but got {what} of shape \
+                        {:?} and normalized_shape = {:?}",
+                        t.shape(),
+                        normalized_shape
+                    );
                 }
             }
         }
@@ -60,50 +70,57 @@ impl Tensor {
         let mut inputs = vec![self];
         inputs.extend(weight);
         inputs.extend(bias);
-        let (has_weight, has_bias) = (weight.is_some(), bias.is_some());
-        let op = move || BackwardOp::LayerNorm { dims, eps, has_weight, has_bias };
-        let saved = |_: &Tensor| {
-            let mut s = vec![SavedTensor::input(self)];
-            s.extend(weight.map(SavedTensor::input));
-            s
+        let rule = |_: &Tensor| NativeLayerNormBackward0 {
+            normalized_dims: dims,
+            eps,
+            input: SavedTensor::input(self),
+            weight: weight.map(SavedTensor::input),
+            has_bias: bias.is_some(),
         };
-        Ok(record(out, &inputs, op, saved))
+        Ok(record(out, &inputs, rule))
     }
 }
 
-/// Gradients of input, weight (if any) and bias (if any), in that order.
-pub(crate) fn layer_norm_grad(
-    g: &Tensor,
-    x: &Tensor,
-    weight: Option<&Tensor>,
-    dims: &[isize],
-    eps: f64,
-    has_bias: bool,
-    needs: &[bool],
-) -> Result<Vec<Option<Tensor>>> {
-    let (mean, rstd) = statistics(x, dims, eps)?;
-    let xhat = x.sub(&mean)?.mul(&rstd)?;
-    let batch: Vec<isize> = (0..x.ndim() as isize - dims.len() as isize).collect();
-    // reduce over the leading (batch) dims; with none, the gradient already has the weight's shape
-    let over_batch = |t: Tensor| if batch.is_empty() { Ok(t) } else { t.sum(Some(&batch), false) };
-    let mut grads = Vec::new();
-    grads.push(if needs[0] {
-        // dx = rstd · (dx̂ - mean(dx̂) - x̂ · mean(dx̂ · x̂)), with dx̂ = g · weight
-        let gxhat = match weight {
-            Some(w) => g.mul(w)?,
-            None => g.clone(),
-        };
-        let centred = gxhat.sub(&gxhat.mean(Some(dims), true)?)?;
-        let proj = xhat.mul(&gxhat.mul(&xhat)?.mean(Some(dims), true)?)?;
-        Some(rstd.mul(&centred.sub(&proj)?)?)
-    } else {
-        None
-    });
-    if weight.is_some() {
-        grads.push(if needs.get(1).copied().unwrap_or(false) { Some(over_batch(g.mul(&xhat)?)?) } else { None });
+crate::backward_rule! {
+    /// `layer_norm`: the inputs are (input, weight if given, bias if given); the statistics are
+    /// recomputed from the saved input.
+    pub struct NativeLayerNormBackward0 {
+        normalized_dims: Vec<isize>,
+        eps: f64,
+        input: SavedTensor,
+        weight: Option<SavedTensor>,
+        has_bias: bool,
     }
-    if has_bias {
-        grads.push(if needs.get(grads.len()).copied().unwrap_or(false) { Some(over_batch(g.clone())?) } else { None });
+}
+impl Backward for NativeLayerNormBackward0 {
+    fn name(&self) -> &'static str {
+        "NativeLayerNormBackward0"
     }
-    Ok(grads)
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (x, weight) = (ctx.unpack(&self.input)?, ctx.unpack_opt(&self.weight)?);
+        let dims = &self.normalized_dims;
+        let (mean, rstd) = statistics(&x, dims, self.eps)?;
+        let xhat = x.sub(&mean)?.mul(&rstd)?;
+        let batch: Vec<isize> = (0..x.ndim() as isize - dims.len() as isize).collect();
+        // reduce over the leading (batch) dims; with none, the gradient already has the weight's shape
+        let over_batch = |t: Tensor| if batch.is_empty() { Ok(t) } else { t.sum(Some(&batch), false) };
+        let mut grads = vec![ctx.grad_if(0, || {
+            // dx = rstd · (dx̂ - mean(dx̂) - x̂ · mean(dx̂ · x̂)), with dx̂ = g · weight
+            let gxhat = match &weight {
+                Some(w) => g.mul(w)?,
+                None => g.clone(),
+            };
+            let centred = gxhat.sub(&gxhat.mean(Some(dims), true)?)?;
+            let proj = xhat.mul(&gxhat.mul(&xhat)?.mean(Some(dims), true)?)?;
+            rstd.mul(&centred.sub(&proj)?)
+        })?];
+        if weight.is_some() {
+            grads.push(ctx.grad_if(1, || over_batch(g.mul(&xhat)?))?);
+        }
+        if self.has_bias {
+            // the bias is the input after the weight, when there is one
+            grads.push(ctx.grad_if(grads.len(), || over_batch(g.clone()))?);
+        }
+        Ok(grads)
+    }
 }

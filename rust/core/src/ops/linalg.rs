@@ -1,8 +1,10 @@
 //! Small linear-algebra ops over the matrix products: outer, trace, baddbmm.
-use crate::autograd::{record, BackwardOp, SavedTensor};
+use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::layout::Layout;
+use crate::ops::formula::c;
 use crate::tensor::Tensor;
 
 impl Tensor {
@@ -27,8 +29,7 @@ impl Tensor {
         }
         let diag = crate::ops::shape::diagonal_layout(self.layout(), 0, 0, 1);
         let out = self.detach().view_with(diag).sum(None, false)?;
-        let shape = self.shape().to_vec();
-        Ok(record(out, &[self], move || BackwardOp::Trace { shape }, |_| vec![]))
+        Ok(record(out, &[self], |_| TraceBackward0 { self_sym_sizes: self.shape().to_vec() }))
     }
 
     /// `baddbmm(self, batch1, batch2, beta, alpha)` = beta·self + alpha·(batch1 @ batch2), with
@@ -71,7 +72,52 @@ impl Tensor {
             1.0 => bias.add(&scaled)?,
             _ => bias.mul(&factor(beta))?.add(&scaled)?,
         };
-        let op = move || BackwardOp::Baddbmm { beta, alpha };
-        Ok(record(out, &[self, batch1, batch2], op, |_| vec![SavedTensor::input(batch1), SavedTensor::input(batch2)]))
+        let rule = |_: &Tensor| BaddbmmBackward0 {
+            alpha,
+            beta,
+            batch1: SavedTensor::input(batch1),
+            batch2: SavedTensor::input(batch2),
+        };
+        Ok(record(out, &[self, batch1, batch2], rule))
+    }
+}
+
+crate::backward_rule! {
+    /// `trace()`: the gradient on the main diagonal.
+    pub struct TraceBackward0 {
+        self_sym_sizes: Vec<usize>,
+    }
+}
+impl Backward for TraceBackward0 {
+    fn name(&self) -> &'static str {
+        "TraceBackward0"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let shape = &self.self_sym_sizes;
+        let geom = crate::ops::shape::diagonal_layout(&Layout::contiguous(shape), 0, 0, 1);
+        one(Tensor::zeros(shape, g.dtype()).copy_slices(&geom, g))
+    }
+}
+
+crate::backward_rule! {
+    /// `baddbmm(self, batch1, batch2, beta, alpha)`.
+    pub struct BaddbmmBackward0 {
+        alpha: f64,
+        beta: f64,
+        batch1: SavedTensor,
+        batch2: SavedTensor,
+    }
+}
+impl Backward for BaddbmmBackward0 {
+    fn name(&self) -> &'static str {
+        "BaddbmmBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (b1, b2) = (ctx.unpack(&self.batch1)?, ctx.unpack(&self.batch2)?);
+        Ok(vec![
+            ctx.grad_if(0, || g.mul(&c(self.beta)))?,
+            ctx.grad_if(1, || g.bmm(&b2.transpose(1, 2)?)?.mul(&c(self.alpha)))?,
+            ctx.grad_if(2, || b1.transpose(1, 2)?.bmm(g)?.mul(&c(self.alpha)))?,
+        ])
     }
 }

@@ -2,12 +2,12 @@
 //! binary_cross_entropy_with_logits. Each is a per-element loss (broadcast input/target/weights)
 //! followed by the reduction; forward and backward are both written with tensor ops, so the backward
 //! is itself differentiable.
-use crate::autograd::{record, BackwardOp, SavedTensor};
+use crate::autograd::{record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
 use crate::dtype::result_type;
 use crate::error::Result;
+use crate::ops::formula::c;
 use crate::ops::nn::Reduction;
-use crate::ops::unary::Unary;
 use crate::tensor::Tensor;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -15,10 +15,6 @@ pub enum LossKind {
     SmoothL1 { beta: f64 },
     BinaryCrossEntropy,
     BinaryCrossEntropyWithLogits,
-}
-
-fn c(v: f64) -> Tensor {
-    Tensor::scalar(v)
 }
 
 /// Optional per-element factors of the BCE losses: `weight`, and `pos_weight` (with logits only).
@@ -30,7 +26,7 @@ pub struct LossWeights<'a> {
 
 /// max(-x, 0) + log(1 + exp(-|x|)) = log(1 + exp(-x)), without overflow.
 fn softplus_neg(x: &Tensor) -> Result<Tensor> {
-    x.neg()?.maximum(&c(0.0))?.add(&x.abs()?.neg()?.exp()?.unary(Unary::Log1p)?)
+    x.neg()?.maximum(&c(0.0))?.add(&x.abs()?.neg()?.exp()?.log1p()?)
 }
 
 /// The unreduced loss of each element.
@@ -134,31 +130,55 @@ impl Tensor {
             Reduction::Sum => l.sum(None, false)?,
             Reduction::Mean => l.mean(None, false)?,
         };
-        let (has_weight, has_pos_weight) = (weights.weight.is_some(), weights.pos_weight.is_some());
-        let op = move || BackwardOp::PointwiseLoss { kind, reduction, numel, has_weight, has_pos_weight };
-        let saved = |_: &Tensor| {
-            let mut s = vec![SavedTensor::input(self), SavedTensor::input(target)];
-            s.extend(weights.weight.map(SavedTensor::input));
-            s.extend(weights.pos_weight.map(SavedTensor::input));
-            s
+        let rule = |_: &Tensor| PointwiseLossBackward {
+            kind,
+            reduction,
+            numel,
+            self_: SavedTensor::input(self),
+            target: SavedTensor::input(target),
+            weight: weights.weight.map(SavedTensor::input),
+            pos_weight: weights.pos_weight.map(SavedTensor::input),
         };
-        Ok(record(out, &[self, target], op, saved))
+        Ok(record(out, &[self, target], rule))
     }
 }
 
-/// The backward of `pointwise_loss`: `saved` is input, target, then weight and pos_weight if given.
-pub(crate) fn pointwise_loss_grad(
-    g: &Tensor,
-    saved: &[Tensor],
-    kind: LossKind,
-    reduction: Reduction,
-    numel: usize,
-    has_weight: bool,
-    has_pos_weight: bool,
-) -> Result<(Tensor, Tensor)> {
-    let weight = has_weight.then(|| &saved[2]);
-    let pos_weight = has_pos_weight.then(|| &saved[2 + has_weight as usize]);
-    let (gx, gt) = pointwise_grads(kind, &saved[0], &saved[1], LossWeights { weight, pos_weight })?;
-    let g = if reduction == Reduction::Mean { g.div(&c(numel as f64))? } else { g.clone() };
-    Ok((g.mul(&gx)?, g.mul(&gt)?))
+impl AsField for LossKind {
+    fn as_field(&self) -> Field<'_> {
+        match self {
+            LossKind::SmoothL1 { beta } => Field::Float(*beta),
+            _ => Field::Opaque,
+        }
+    }
+}
+
+crate::backward_rule! {
+    names = ["SmoothL1LossBackward0", "BinaryCrossEntropyBackward0", "BinaryCrossEntropyWithLogitsBackward0"];
+    /// smooth_l1_loss, binary_cross_entropy or binary_cross_entropy_with_logits (as `kind` says).
+    pub struct PointwiseLossBackward {
+        kind: LossKind,
+        reduction: Reduction,
+        numel: usize,
+        self_: SavedTensor,
+        target: SavedTensor,
+        weight: Option<SavedTensor>,
+        pos_weight: Option<SavedTensor>,
+    }
+}
+impl Backward for PointwiseLossBackward {
+    fn name(&self) -> &'static str {
+        match self.kind {
+            LossKind::SmoothL1 { .. } => "SmoothL1LossBackward0",
+            LossKind::BinaryCrossEntropy => "BinaryCrossEntropyBackward0",
+            LossKind::BinaryCrossEntropyWithLogits => "BinaryCrossEntropyWithLogitsBackward0",
+        }
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (x, t) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.target)?);
+        let (weight, pos_weight) = (ctx.unpack_opt(&self.weight)?, ctx.unpack_opt(&self.pos_weight)?);
+        let weights = LossWeights { weight: weight.as_ref(), pos_weight: pos_weight.as_ref() };
+        let (gx, gt) = pointwise_grads(self.kind, &x, &t, weights)?;
+        let g = if self.reduction == Reduction::Mean { g.div(&c(self.numel as f64))? } else { g.clone() };
+        Ok(vec![ctx.grad_if(0, || g.mul(&gx))?, ctx.grad_if(1, || g.mul(&gt))?])
+    }
 }

@@ -1,5 +1,5 @@
 //! Matrix products with PyTorch's dispatch rules for `matmul`.
-use crate::autograd::{record, BackwardOp, SavedTensor};
+use crate::autograd::{record, Backward, Ctx, Grads, SavedTensor};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::kernels::matmul::{matmul_into, matmul_into_serial, MatRef, PARALLEL_MACS};
@@ -65,9 +65,14 @@ fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
                 let per = (m * n).max(1);
                 if batch >= 2 * crate::kernels::threads::threads() && batch * m * n * k >= PARALLEL_MACS {
                     // many products: one per task, each on one thread
-                    crate::kernels::threads::par_chunks_mut(dst, per, &|i, chunk| matmul_into_serial(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n));
+                    let product = |i, chunk: &mut _| {
+                        matmul_into_serial(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n)
+                    };
+                    crate::kernels::threads::par_chunks_mut(dst, per, &product);
                 } else {
-                    dst.chunks_mut(per).enumerate().for_each(|(i, chunk)| matmul_into(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n));
+                    for (i, chunk) in dst.chunks_mut(per).enumerate() {
+                        matmul_into(chunk, xa, mat(la, bd, i), xb, mat(lb, bd, i), m, k, n);
+                    }
                 }
             })
         });
@@ -97,12 +102,10 @@ impl Tensor {
         }
         check_dtypes(self, other, "m1 and m2")?;
         let out = batched_product(self, other)?;
-        Ok(record(
-            out,
-            &[self, other],
-            || BackwardOp::Mm,
-            |_| vec![SavedTensor::input(self), SavedTensor::input(other)],
-        ))
+        Ok(record(out, &[self, other], |_| MmBackward0 {
+            self_: SavedTensor::input(self),
+            mat2: SavedTensor::input(other),
+        }))
     }
 
     pub fn bmm(&self, other: &Tensor) -> Result<Tensor> {
@@ -125,12 +128,10 @@ impl Tensor {
         }
         check_dtypes(self, other, "scalar type")?;
         let out = batched_product(self, other)?;
-        Ok(record(
-            out,
-            &[self, other],
-            || BackwardOp::Bmm,
-            |_| vec![SavedTensor::input(self), SavedTensor::input(other)],
-        ))
+        Ok(record(out, &[self, other], |_| BmmBackward0 {
+            self_: SavedTensor::input(self),
+            mat2: SavedTensor::input(other),
+        }))
     }
 
     pub fn mv(&self, vec: &Tensor) -> Result<Tensor> {
@@ -150,7 +151,7 @@ impl Tensor {
         check_dtypes(self, vec, "m1 and m2")?;
         let col = vec.detach().unsqueeze(1)?;
         let out = batched_product(&self.detach(), &col)?.detach().reshape(&[self.shape()[0]])?;
-        Ok(record(out, &[self, vec], || BackwardOp::Mv, |_| vec![SavedTensor::input(self), SavedTensor::input(vec)]))
+        Ok(record(out, &[self, vec], |_| MvBackward0 { self_: SavedTensor::input(self), vec: SavedTensor::input(vec) }))
     }
 
     pub fn dot(&self, other: &Tensor) -> Result<Tensor> {
@@ -158,18 +159,22 @@ impl Tensor {
             bail!(Runtime, "1D tensors expected, but got {}D and {}D tensors", self.ndim(), other.ndim());
         }
         if self.shape()[0] != other.shape()[0] {
-            bail!(Runtime, "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of elements, but got {} and {} elements respectively", self.shape()[0], other.shape()[0], self.shape()[0], other.shape()[0]);
+            bail!(
+                Runtime,
+                "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of \
+                elements, but got {} and {} elements respectively",
+                self.shape()[0],
+                other.shape()[0],
+                self.shape()[0],
+                other.shape()[0]
+            );
         }
         check_dtypes(self, other, "both vectors")?;
         let row = self.detach().unsqueeze(0)?;
         let col = other.detach().unsqueeze(1)?;
         let out = batched_product(&row, &col)?.detach().reshape(&[])?;
-        Ok(record(
-            out,
-            &[self, other],
-            || BackwardOp::Dot,
-            |_| vec![SavedTensor::input(self), SavedTensor::input(other)],
-        ))
+        let rule = |_: &Tensor| DotBackward0 { self_: SavedTensor::input(self), tensor: SavedTensor::input(other) };
+        Ok(record(out, &[self, other], rule))
     }
 
     /// `torch.matmul`: 1-D operands are promoted to matrices and back; batch dims broadcast.
@@ -218,5 +223,73 @@ impl Tensor {
                 out.unsafe_view(&shape)
             }
         }
+    }
+}
+
+crate::backward_rule! {
+    /// `self @ mat2` of two matrices.
+    pub struct MmBackward0 {
+        self_: SavedTensor,
+        mat2: SavedTensor,
+    }
+}
+impl Backward for MmBackward0 {
+    fn name(&self) -> &'static str {
+        "MmBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (a, b) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.mat2)?);
+        Ok(vec![ctx.grad_if(0, || g.mm(&b.t()?))?, ctx.grad_if(1, || a.t()?.mm(g))?])
+    }
+}
+
+crate::backward_rule! {
+    /// `self @ mat2` of two batches of matrices.
+    pub struct BmmBackward0 {
+        self_: SavedTensor,
+        mat2: SavedTensor,
+    }
+}
+impl Backward for BmmBackward0 {
+    fn name(&self) -> &'static str {
+        "BmmBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (a, b) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.mat2)?);
+        Ok(vec![ctx.grad_if(0, || g.bmm(&b.transpose(1, 2)?))?, ctx.grad_if(1, || a.transpose(1, 2)?.bmm(g))?])
+    }
+}
+
+crate::backward_rule! {
+    /// `self @ vec`, a matrix times a vector.
+    pub struct MvBackward0 {
+        self_: SavedTensor,
+        vec: SavedTensor,
+    }
+}
+impl Backward for MvBackward0 {
+    fn name(&self) -> &'static str {
+        "MvBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (a, v) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.vec)?);
+        Ok(vec![ctx.grad_if(0, || g.unsqueeze(1)?.mm(&v.unsqueeze(0)?))?, ctx.grad_if(1, || a.t()?.mv(g))?])
+    }
+}
+
+crate::backward_rule! {
+    /// The dot product of two vectors.
+    pub struct DotBackward0 {
+        self_: SavedTensor,
+        tensor: SavedTensor,
+    }
+}
+impl Backward for DotBackward0 {
+    fn name(&self) -> &'static str {
+        "DotBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (a, b) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.tensor)?);
+        Ok(vec![ctx.grad_if(0, || g.mul(&b))?, ctx.grad_if(1, || g.mul(&a))?])
     }
 }

@@ -1,8 +1,13 @@
-//! Differentiable tensor ops: each computes its forward with a kernel and records its backward rule.
+//! Differentiable tensor ops. Each file holds a family's forward code and, beside it, its backward
+//! rules: small structs implementing `autograd::Backward`, declared with `backward_rule!`.
 pub mod binary;
 pub mod conv;
+pub mod copy;
+mod dims;
 pub mod einsum;
 pub mod embedding;
+pub mod extreme;
+pub(crate) mod formula;
 pub mod index;
 mod inplace;
 pub mod layer_norm;
@@ -15,6 +20,7 @@ mod order;
 pub mod pad;
 pub mod pool;
 pub(crate) mod reduce;
+pub mod scan;
 pub mod shape;
 mod sort;
 pub mod unary;

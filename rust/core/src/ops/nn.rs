@@ -1,13 +1,14 @@
 //! Neural-network building blocks with their own PyTorch grad_fn: softmax, log_softmax, nll_loss,
 //! mse_loss and addmm (the fused `linear`).
-use crate::autograd::{record, BackwardOp, SavedTensor};
+use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
 use crate::dtype::{result_type, DType};
 use crate::element::Float;
 use crate::error::Result;
 use crate::kernels::softmax::{softmax_backward_f32, softmax_f32};
 use crate::layout::{broadcast_shapes, wrap_dim};
-use crate::ops::reduce::positions_along;
+use crate::ops::extreme::positions_along;
+use crate::ops::formula::c;
 use crate::tensor::Tensor;
 
 /// `reduction=` of the losses.
@@ -16,6 +17,17 @@ pub enum Reduction {
     None,
     Mean,
     Sum,
+}
+
+impl AsField for Reduction {
+    /// PyTorch's `at::Reduction` numbers.
+    fn as_field(&self) -> Field<'_> {
+        Field::Int(match self {
+            Reduction::None => 0,
+            Reduction::Mean => 1,
+            Reduction::Sum => 2,
+        })
+    }
 }
 
 impl Tensor {
@@ -43,8 +55,7 @@ impl Tensor {
             // the halves compute in float32
             dtype => lanes(self, d, |row: &mut [f32]| softmax_row(row, log))?.cast_detached(dtype),
         };
-        let dim = d;
-        Ok(record(out, &[self], move || BackwardOp::Softmax { dim, log }, |out| vec![SavedTensor::output(out)]))
+        Ok(record(out, &[self], |out| SoftmaxBackward { log, dim: d, result: SavedTensor::output(out) }))
     }
 
     /// `nll_loss` for class-index targets: input (N, C, d...) or (C,), target (N, d...) or ().
@@ -85,7 +96,12 @@ impl Tensor {
         }
         if let Some(w) = weight {
             if w.ndim() != 1 || w.shape()[0] != c {
-                bail!(Runtime, "weight tensor should be defined either for all {c} classes or no classes but got weight tensor of shape: {:?}", w.shape());
+                bail!(
+                    Runtime,
+                    "weight tensor should be defined either for all {c} classes or no classes but got \
+                    weight tensor of shape: {:?}",
+                    w.shape()
+                );
             }
         }
         let t = target.to_vec::<i64>();
@@ -114,15 +130,15 @@ impl Tensor {
             Reduction::Mean => Tensor::from_vec(vec![losses.iter().sum::<f64>() / total], &[])?,
         }
         .to_dtype(self.dtype())?;
-        let input_shape = self.shape().to_vec();
-        let has_weight = weight.is_some();
-        let op = move || BackwardOp::NllLoss { input_shape, reduction, ignore_index, total_weight: total, has_weight };
-        let saved = |_: &Tensor| {
-            let mut s = vec![SavedTensor::input(target)];
-            s.extend(weight.map(SavedTensor::input));
-            s
+        let rule = |_: &Tensor| NllLossBackward0 {
+            self_sym_sizes: self.shape().to_vec(),
+            reduction,
+            ignore_index,
+            total_weight: total,
+            target: SavedTensor::input(target),
+            weight: weight.map(SavedTensor::input),
         };
-        Ok(record(out, &[self], op, saved))
+        Ok(record(out, &[self], rule))
     }
 
     /// `mse_loss`: mean/sum/none of (input - target)², broadcasting the two.
@@ -140,12 +156,13 @@ impl Tensor {
             Reduction::Mean => sq.mean(None, false)?,
         };
         let n = shape.iter().product::<usize>();
-        Ok(record(
-            out,
-            &[self, target],
-            move || BackwardOp::MseLoss { reduction, numel: n },
-            |_| vec![SavedTensor::input(self), SavedTensor::input(target)],
-        ))
+        let rule = |_: &Tensor| MseLossBackward0 {
+            reduction,
+            numel: n,
+            self_: SavedTensor::input(self),
+            target: SavedTensor::input(target),
+        };
+        Ok(record(out, &[self, target], rule))
     }
 
     /// `linear(input, weight, bias)` = input @ weight.T + bias; with a bias, the input is flattened to
@@ -176,9 +193,18 @@ impl Tensor {
         let prod = a.detach().mm(&b.detach())?;
         let out = bias.detach().add(&prod)?;
         if out.shape() != prod.shape() {
-            bail!(Runtime, "The expanded size of the tensor ({}) must match the existing size ({}) at non-singleton dimension {}.  Target sizes: {:?}.  Tensor sizes: {:?}", prod.shape()[1], bias.shape().last().copied().unwrap_or(1), 1, prod.shape(), bias.shape());
+            bail!(
+                Runtime,
+                "The expanded size of the tensor ({}) must match the existing size ({}) at non-singleton \
+                dimension {}.  Target sizes: {:?}.  Tensor sizes: {:?}",
+                prod.shape()[1],
+                bias.shape().last().copied().unwrap_or(1),
+                1,
+                prod.shape(),
+                bias.shape()
+            );
         }
-        Ok(record(out, &[bias, a, b], || BackwardOp::Addmm, |_| vec![SavedTensor::input(a), SavedTensor::input(b)]))
+        Ok(record(out, &[bias, a, b], |_| AddmmBackward0 { mat1: SavedTensor::input(a), mat2: SavedTensor::input(b) }))
     }
 }
 
@@ -255,7 +281,7 @@ pub(crate) fn softmax_backward_fused(g: &Tensor, out: &Tensor, dim: usize, log: 
 }
 
 /// The gradient of nll_loss with respect to its input.
-pub(crate) fn nll_loss_grad(
+fn nll_loss_grad(
     g: &Tensor,
     target: &Tensor,
     weight: Option<&Tensor>,
@@ -285,4 +311,102 @@ pub(crate) fn nll_loss_grad(
         None => g.neg()?,
     };
     Tensor::where_(&mask, &coef, &Tensor::scalar(0.0))
+}
+
+crate::backward_rule! {
+    names = ["SoftmaxBackward0", "LogSoftmaxBackward0"];
+    /// softmax (SoftmaxBackward0) or log_softmax (LogSoftmaxBackward0), from the output.
+    pub struct SoftmaxBackward {
+        log: bool,
+        dim: usize,
+        result: SavedTensor,
+    }
+}
+impl Backward for SoftmaxBackward {
+    fn name(&self) -> &'static str {
+        if self.log {
+            "LogSoftmaxBackward0"
+        } else {
+            "SoftmaxBackward0"
+        }
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let out = ctx.unpack(&self.result)?;
+        if let Some(fused) = softmax_backward_fused(g, &out, self.dim, self.log) {
+            return one(fused);
+        }
+        let d = [self.dim as isize];
+        if self.log {
+            one(g.sub(&out.exp()?.mul(&g.sum(Some(&d), true)?)?))
+        } else {
+            one(out.mul(&g.sub(&g.mul(&out)?.sum(Some(&d), true)?)?))
+        }
+    }
+}
+
+crate::backward_rule! {
+    /// `nll_loss`: `-weight[target]` at each target class (scaled for `mean`), 0 where ignored.
+    pub struct NllLossBackward0 {
+        self_sym_sizes: Vec<usize>,
+        reduction: Reduction,
+        ignore_index: i64,
+        total_weight: f64,
+        target: SavedTensor,
+        weight: Option<SavedTensor>,
+    }
+}
+impl Backward for NllLossBackward0 {
+    fn name(&self) -> &'static str {
+        "NllLossBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (target, weight) = (ctx.unpack(&self.target)?, ctx.unpack_opt(&self.weight)?);
+        one(nll_loss_grad(
+            g,
+            &target,
+            weight.as_ref(),
+            &self.self_sym_sizes,
+            self.reduction,
+            self.ignore_index,
+            self.total_weight,
+        ))
+    }
+}
+
+crate::backward_rule! {
+    /// `mse_loss`: `2(input - target)`, scaled for `mean`.
+    pub struct MseLossBackward0 {
+        reduction: Reduction,
+        numel: usize,
+        self_: SavedTensor,
+        target: SavedTensor,
+    }
+}
+impl Backward for MseLossBackward0 {
+    fn name(&self) -> &'static str {
+        "MseLossBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let d = ctx.unpack(&self.self_)?.sub(&ctx.unpack(&self.target)?)?;
+        let scale = if self.reduction == Reduction::Mean { 2.0 / self.numel as f64 } else { 2.0 };
+        let ga = g.mul(&d)?.mul(&c(scale))?;
+        Ok(vec![ctx.grad_if(0, || Ok(ga.clone()))?, ctx.grad_if(1, || ga.neg())?])
+    }
+}
+
+crate::backward_rule! {
+    /// `addmm(bias, mat1, mat2)`.
+    pub struct AddmmBackward0 {
+        mat1: SavedTensor,
+        mat2: SavedTensor,
+    }
+}
+impl Backward for AddmmBackward0 {
+    fn name(&self) -> &'static str {
+        "AddmmBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (a, b) = (ctx.unpack(&self.mat1)?, ctx.unpack(&self.mat2)?);
+        Ok(vec![Some(g.clone()), ctx.grad_if(1, || g.mm(&b.t()?))?, ctx.grad_if(2, || a.t()?.mm(g))?])
+    }
 }

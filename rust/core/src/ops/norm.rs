@@ -1,8 +1,10 @@
 //! `linalg.vector_norm` (what `Tensor.norm` computes for vectors): any order p over any dims.
-use crate::autograd::{record, BackwardOp, SavedTensor};
+use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
 use crate::error::Result;
 use crate::kernels::reduce::fold;
+use crate::ops::formula::unsqueeze_dims;
+use crate::ops::unary::FloatClass;
 use crate::tensor::Tensor;
 
 /// The order of a vector norm, sorted into the cases that compute (and differentiate) differently.
@@ -59,10 +61,18 @@ impl Tensor {
         if matches!(ord, NormOrder::Max | NormOrder::Min) {
             let which = if ord == NormOrder::Max { "inf" } else { "-inf" };
             if all && self.numel() == 0 {
-                bail!(Runtime, "linalg.vector_norm cannot compute the {which} norm on an empty tensor because the operation does not have an identity");
+                bail!(
+                    Runtime,
+                    "linalg.vector_norm cannot compute the {which} norm on an empty tensor because the \
+                    operation does not have an identity"
+                );
             }
             if let Some(d) = dims.iter().find(|&&d| self.shape()[d] == 0) {
-                bail!(Runtime, "linalg.vector_norm cannot compute the {which} norm on the dimension {d}because this dimension is empty and the operation does not have an identity");
+                bail!(
+                    Runtime,
+                    "linalg.vector_norm cannot compute the {which} norm on the dimension {d}because this \
+                    dimension is empty and the operation does not have an identity"
+                );
             }
         }
         let shape = crate::ops::reduce::reduced_shape(self.shape(), &dims, keepdim);
@@ -77,8 +87,13 @@ impl Tensor {
             }
         });
         let out = crate::ops::reduce::from_f64s(values, &shape, self.dtype())?;
-        let op = move || BackwardOp::VectorNorm { ord, dims, keepdim };
-        Ok(record(out, &[self], op, |out| vec![SavedTensor::input(self), SavedTensor::output(out)]))
+        Ok(record(out, &[self], |out| LinalgVectorNormBackward0 {
+            ord,
+            dim: dims,
+            keepdim,
+            self_: SavedTensor::input(self),
+            result: SavedTensor::output(out),
+        }))
     }
 
     /// The 2-norm of all elements.
@@ -87,15 +102,47 @@ impl Tensor {
     }
 }
 
+impl AsField for NormOrder {
+    fn as_field(&self) -> Field<'_> {
+        Field::Float(match self {
+            NormOrder::Zero => 0.0,
+            NormOrder::One => 1.0,
+            NormOrder::Two => 2.0,
+            NormOrder::Max => f64::INFINITY,
+            NormOrder::Min => f64::NEG_INFINITY,
+            NormOrder::P(p) => *p,
+        })
+    }
+}
+
+crate::backward_rule! {
+    /// `linalg.vector_norm(ord, dim, keepdim)`.
+    pub struct LinalgVectorNormBackward0 {
+        ord: NormOrder,
+        dim: Vec<usize>,
+        keepdim: bool,
+        self_: SavedTensor,
+        result: SavedTensor,
+    }
+}
+impl Backward for LinalgVectorNormBackward0 {
+    fn name(&self) -> &'static str {
+        "LinalgVectorNormBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        // the count of nonzeros has no gradient (not even zeros), as in PyTorch
+        if self.ord == NormOrder::Zero {
+            return Ok(vec![None]);
+        }
+        let (x, out) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.result)?);
+        let (g, out) = (unsqueeze_dims(g, &self.dim, self.keepdim)?, unsqueeze_dims(&out, &self.dim, self.keepdim)?);
+        one(vector_norm_grad(&g, &x, &out, self.ord, &self.dim))
+    }
+}
+
 /// d‖x‖/dx · g, following PyTorch's `linalg_vector_norm_backward` (0 where the norm is 0).
 /// `g` and `norm` come with the reduced `dims` kept (size 1).
-pub(crate) fn vector_norm_grad(
-    g: &Tensor,
-    x: &Tensor,
-    norm: &Tensor,
-    ord: NormOrder,
-    dims: &[usize],
-) -> Result<Tensor> {
+fn vector_norm_grad(g: &Tensor, x: &Tensor, norm: &Tensor, ord: NormOrder, dims: &[usize]) -> Result<Tensor> {
     let c = Tensor::scalar;
     let zero_norm = norm.eq(&c(0.0))?;
     match ord {
@@ -105,7 +152,7 @@ pub(crate) fn vector_norm_grad(
         NormOrder::Max | NormOrder::Min => {
             // shared evenly among the elements whose magnitude is the extreme (or NaN)
             let magnitude = x.abs()?;
-            let mask = magnitude.eq(norm)?.logical_or(&magnitude.float_class(0)?)?;
+            let mask = magnitude.eq(norm)?.logical_or(&magnitude.float_class(FloatClass::Nan)?)?;
             let dims: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
             let count = mask.sum(Some(&dims), true)?;
             x.sign()?.mul(&g.div(&count)?.mul(&mask)?)

@@ -24,7 +24,12 @@ fn pad_pairs(pad: &[isize], ndim: usize) -> Result<Vec<(isize, isize)>> {
         bail!(Runtime, "Padding length must be divisible by 2");
     }
     if pad.len() / 2 > ndim {
-        bail!(Runtime, "Padding length should be less than or equal to two times the input dimension but got padding length {} and input of dimension {ndim}", pad.len());
+        bail!(
+            Runtime,
+            "Padding length should be less than or equal to two times the input dimension but got padding \
+            length {} and input of dimension {ndim}",
+            pad.len()
+        );
     }
     let mut pairs = vec![(0, 0); ndim];
     for (i, p) in pad.chunks(2).enumerate() {
@@ -43,7 +48,11 @@ impl Tensor {
             for (d, (&s, &(b, a))) in shape.iter().zip(&pairs).enumerate() {
                 let n = s as isize + b + a;
                 if n < 0 {
-                    bail!(Runtime, "The input size {s}, plus negative padding {b} and {a} resulted in a negative output size, which is invalid. Check dimension {d} of your input.");
+                    bail!(
+                        Runtime,
+                        "The input size {s}, plus negative padding {b} and {a} resulted in a negative \
+                        output size, which is invalid. Check dimension {d} of your input."
+                    );
                 }
                 out_shape.push(n as usize);
             }
@@ -72,10 +81,19 @@ impl Tensor {
         for (d, (&s, &(b, a))) in shape.iter().zip(&pairs).enumerate() {
             let limit = if mode == PadMode::Reflect { s as isize } else { isize::MAX };
             if mode == PadMode::Reflect && (b >= limit || a >= limit) {
-                bail!(Runtime, "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding ({b}, {a}) at dimension {d} of input {shape:?}");
+                bail!(
+                    Runtime,
+                    "Argument #4: Padding size should be less than the corresponding input dimension, but \
+                    got: padding ({b}, {a}) at dimension {d} of input {shape:?}"
+                );
             }
             if mode == PadMode::Replicate && s == 0 && (b > 0 || a > 0) || s as isize + b + a < 0 {
-                bail!(Runtime, "input tensor must have non-zero size in padded dims, or padding would leave output size {} < 1 at dimension {d}", s as isize + b + a);
+                bail!(
+                    Runtime,
+                    "input tensor must have non-zero size in padded dims, or padding would leave output \
+                    size {} < 1 at dimension {d}",
+                    s as isize + b + a
+                );
             }
             out_shape.push((s as isize + b + a) as usize);
         }

@@ -5,12 +5,13 @@
 //! - avg_pool2d and adaptive_avg_pool2d are separable: each output is an average over a rectangle,
 //!   so `out = A_h · x · A_wᵀ` with per-dim averaging matrices; the gradient is `A_hᵀ · g · A_w`
 //!   (tensor ops, so it differentiates again).
-use crate::autograd::{record, BackwardOp, SavedTensor};
+use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::threads::{par_for, threads, OutPtr};
 use crate::ops::conv::Window;
+use crate::ops::index::TakeFlatBackward;
 use crate::tensor::Tensor;
 use crate::with_dtype;
 use std::sync::Arc;
@@ -217,9 +218,12 @@ impl Tensor {
             });
             (Tensor::from_vec(values, &shape)?, idx, pos)
         });
-        let (name, in_shape) = ("MaxPool2DWithIndicesBackward0", self.shape().to_vec());
-        let pos = Arc::new(pos);
-        let values = record(values, &[self], || BackwardOp::TakeFlat { name, shape: in_shape, pos }, |_| vec![]);
+        let rule = |_: &Tensor| TakeFlatBackward {
+            name: "MaxPool2DWithIndicesBackward0",
+            self_sym_sizes: self.shape().to_vec(),
+            positions: Arc::new(pos),
+        };
+        let values = record(values, &[self], rule);
         Ok((values, Tensor::from_vec(idx, &shape)?))
     }
 
@@ -273,16 +277,35 @@ impl Tensor {
     fn separable_pool(&self, a_h: Tensor, a_w: Tensor, adaptive: bool) -> Result<Tensor> {
         let (a_h, a_w) = (a_h.to_dtype(self.dtype())?, a_w.to_dtype(self.dtype())?);
         let out = a_h.matmul(&self.detach())?.matmul(&a_w.t()?)?.contiguous()?;
-        Ok(record(
-            out,
-            &[self],
-            move || BackwardOp::SeparablePool { adaptive },
-            |_| vec![SavedTensor::input(&a_h), SavedTensor::input(&a_w)],
-        ))
+        let rule = |_: &Tensor| SeparablePoolBackward {
+            adaptive,
+            rows: SavedTensor::input(&a_h),
+            cols: SavedTensor::input(&a_w),
+        };
+        Ok(record(out, &[self], rule))
     }
 }
 
-/// The backward of the average poolings: `A_hᵀ · g · A_w`.
-pub(crate) fn separable_pool_grad(g: &Tensor, a_h: &Tensor, a_w: &Tensor) -> Result<Tensor> {
-    a_h.t()?.matmul(g)?.matmul(a_w)
+crate::backward_rule! {
+    names = ["AvgPool2DBackward0", "AdaptiveAvgPool2DBackward0"];
+    /// avg_pool2d (AvgPool2DBackward0) or adaptive_avg_pool2d as `A_h · x · A_wᵀ`, with the averaging
+    /// matrices `rows` (A_h) and `cols` (A_w): the gradient is `A_hᵀ · g · A_w`.
+    pub struct SeparablePoolBackward {
+        adaptive: bool,
+        rows: SavedTensor,
+        cols: SavedTensor,
+    }
+}
+impl Backward for SeparablePoolBackward {
+    fn name(&self) -> &'static str {
+        if self.adaptive {
+            "AdaptiveAvgPool2DBackward0"
+        } else {
+            "AvgPool2DBackward0"
+        }
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (a_h, a_w) = (ctx.unpack(&self.rows)?, ctx.unpack(&self.cols)?);
+        one(a_h.t()?.matmul(g)?.matmul(&a_w))
+    }
 }

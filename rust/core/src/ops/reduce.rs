@@ -1,11 +1,14 @@
-//! Reductions: sum, mean, norm, all, any, and the sum back down to a broadcast input's shape.
-use crate::autograd::{record, BackwardOp, SavedTensor};
+//! Reductions: sum, mean, prod, var/std, logsumexp, all, any, and the sum back down to a broadcast
+//! input's shape; max/min are in `extreme.rs`, the running sums and products in `scan.rs`.
+use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
 use crate::dtype::DType;
 use crate::element::Element as _;
 use crate::error::Result;
 use crate::kernels::reduce::fold;
 use crate::layout::{wrap_dim, Layout};
+use crate::ops::formula::{c, signed, unsqueeze_dims};
+use crate::ops::unary::FloatClass;
 use crate::tensor::Tensor;
 
 /// Wraps, sorts and checks a list of dims; `None` means every dim.
@@ -55,7 +58,9 @@ fn sum_kernel(x: &Tensor, dims: &[usize]) -> Vec<f64> {
         return sums;
     }
     if let Some((r, outer, n, inner)) = dense_block(x.layout(), dims) {
-        return crate::with_dtype!(x.dtype(), T => x.with_data(|_, v: &[T]| crate::kernels::sum::sum_block(&v[r], outer, n, inner)));
+        return crate::with_dtype!(x.dtype(), T => {
+            x.with_data(|_, v: &[T]| crate::kernels::sum::sum_block(&v[r], outer, n, inner))
+        });
     }
     crate::with_dtype!(x.dtype(), T => x.with_data(|l, v: &[T]| fold(l, v, dims, 0.0f64, |a, b| a + b.to_f64())))
 }
@@ -97,22 +102,20 @@ impl Tensor {
             let v = self.with_data(|l, x: &[i64]| fold(l, x, &dims, 0i64, |a, b| a.wrapping_add(b)));
             Tensor::from_vec(v, &shape)?
         };
-        let input_shape = self.shape().to_vec();
-        let op = move || {
-            if all {
-                BackwardOp::Sum { shape: input_shape }
-            } else {
-                BackwardOp::SumDim { shape: input_shape, dims, keepdim }
-            }
-        };
-        Ok(record(out, &[self], op, |_| vec![]))
+        let self_sym_sizes = self.shape().to_vec();
+        Ok(if all {
+            record(out, &[self], |_| SumBackward0 { self_sym_sizes })
+        } else {
+            record(out, &[self], |_| SumBackward1 { self_sym_sizes, dim: dims, keepdim })
+        })
     }
 
     pub fn mean(&self, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
         if !self.dtype().is_float() {
             bail!(
                 Runtime,
-                "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
+                "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. \
+                    Got: {}",
                 self.dtype().scalar_type_name()
             );
         }
@@ -122,15 +125,12 @@ impl Tensor {
         let count = dims.iter().map(|&d| self.shape()[d]).product::<usize>() as f64;
         let sums = sum_kernel(self, &dims);
         let out = from_f64s(sums.into_iter().map(|s| s / count).collect(), &shape, self.dtype())?;
-        let input_shape = self.shape().to_vec();
-        let op = move || {
-            if all {
-                BackwardOp::Mean { shape: input_shape }
-            } else {
-                BackwardOp::MeanDim { shape: input_shape, dims, keepdim }
-            }
-        };
-        Ok(record(out, &[self], op, |_| vec![]))
+        let self_sym_sizes = self.shape().to_vec();
+        Ok(if all {
+            record(out, &[self], |_| MeanBackward0 { self_sym_sizes })
+        } else {
+            record(out, &[self], |_| MeanBackward1 { self_sym_sizes, dim: dims, keepdim })
+        })
     }
 
     /// `all(dim, keepdim)` (`is_all`) or `any`: bool results (uint8 for a uint8 input, as torch);
@@ -182,118 +182,6 @@ impl Tensor {
             summed.reshape(shape)
         }
     }
-}
-
-/// Whether `v` replaces the running extreme `a` (NaN wins and then stays; ties keep the first).
-#[inline(always)]
-fn better<T: crate::element::Element>(v: T, a: T, is_max: bool) -> bool {
-    #[allow(clippy::eq_op)]
-    let (v_nan, a_nan) = (v != v, a != a);
-    if a_nan {
-        return false;
-    }
-    if v_nan {
-        return true;
-    }
-    if is_max {
-        v > a
-    } else {
-        v < a
-    }
-}
-
-/// The extreme of each group and its position within the group (dims must hold one dim for a
-/// meaningful index).
-fn extreme_kernel<T: crate::element::Element>(x: &Tensor, dims: &[usize], is_max: bool) -> (Vec<T>, Vec<i64>) {
-    let acc = x.with_data(|l, v: &[T]| {
-        fold(l, v, dims, (None::<T>, 0i64, 0i64), |(best, at, n), v| match best {
-            Some(b) if !better(v, b, is_max) => (Some(b), at, n + 1),
-            _ => (Some(v), n, n + 1),
-        })
-    });
-    acc.into_iter().map(|(b, at, _)| (b.unwrap_or_default(), at)).unzip()
-}
-
-/// 0, 1, ..., n-1 along `dim` of an `ndim`-dim tensor (size 1 elsewhere).
-fn positions(n: usize, dim: usize, ndim: usize) -> Result<Tensor> {
-    let mut shape = vec![1; ndim];
-    shape[dim] = n;
-    Tensor::from_vec((0..n as i64).collect::<Vec<i64>>(), &shape)
-}
-
-impl Tensor {
-    fn check_nonempty_reduction(&self, name: &str, dims: &[usize], all: bool) -> Result<()> {
-        if self.numel() == 0 {
-            if all {
-                bail!(Runtime, "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
-            }
-            if let Some(d) = dims.iter().find(|&&d| self.shape()[d] == 0) {
-                bail!(Index, "{name}(): Expected reduction dim {d} to have non-zero size.");
-            }
-        }
-        Ok(())
-    }
-
-    /// amax/amin (`dims` None: all) and max()/min() without a dim (`all_name`); the gradient is
-    /// shared evenly among tied extremes.
-    pub fn amax_amin(&self, dims: Option<&[isize]>, keepdim: bool, is_max: bool, full_form: bool) -> Result<Tensor> {
-        let all = dims.is_none() || dims.is_some_and(|d| d.is_empty());
-        let dims = reduction_dims(if all { None } else { dims }, self.ndim())?;
-        let name = match (full_form, is_max) {
-            (true, true) => "max",
-            (true, false) => "min",
-            (false, true) => "amax",
-            (false, false) => "amin",
-        };
-        self.check_nonempty_reduction(name, &dims, all)?;
-        let shape = reduced_shape(self.shape(), &dims, keepdim);
-        let out = crate::with_dtype!(self.dtype(), T => Tensor::from_vec(extreme_kernel::<T>(self, &dims, is_max).0, &shape)?);
-        let input_shape = self.shape().to_vec();
-        let op = move || BackwardOp::Extreme { shape: input_shape, dims, keepdim, is_max, full_form };
-        Ok(record(out, &[self], op, |out| vec![SavedTensor::input(self), SavedTensor::output(out)]))
-    }
-
-    /// max/min along one dim: (values, indices of the first extreme); the gradient goes to that index.
-    pub fn max_min_dim(&self, dim: isize, keepdim: bool, is_max: bool) -> Result<(Tensor, Tensor)> {
-        let d = wrap_dim(dim, self.ndim())?;
-        let dims: Vec<usize> = if self.ndim() == 0 { vec![] } else { vec![d] };
-        self.check_nonempty_reduction(if is_max { "max" } else { "min" }, &dims, false)?;
-        let shape = reduced_shape(self.shape(), &dims, keepdim);
-        let (values, indices) = crate::with_dtype!(self.dtype(), T => {
-            let (v, i) = extreme_kernel::<T>(self, &dims, is_max);
-            (Tensor::from_vec(v, &shape)?, Tensor::from_vec(i, &shape)?)
-        });
-        let input_shape = self.shape().to_vec();
-        let op = || BackwardOp::IndexedExtreme { shape: input_shape, dim: dims.first().copied(), keepdim, is_max };
-        let values = record(values, &[self], op, |_| vec![SavedTensor::input(&indices)]);
-        Ok((values, indices))
-    }
-
-    /// argmax/argmin: over all elements (flattened) when `dim` is None.
-    pub fn argmax_argmin(&self, dim: Option<isize>, keepdim: bool, is_max: bool) -> Result<Tensor> {
-        let name = if is_max { "argmax" } else { "argmin" };
-        match dim {
-            None => {
-                if self.numel() == 0 {
-                    bail!(Index, "{name}(): Expected reduction dim to be specified for input.numel() == 0.");
-                }
-                let flat = self.detach().reshape(&[self.numel()])?;
-                let i = flat.max_min_dim(0, false, is_max)?.1;
-                if keepdim {
-                    i.reshape(&vec![1; self.ndim()])
-                } else {
-                    Ok(i)
-                }
-            }
-            Some(d) => {
-                let w = wrap_dim(d, self.ndim())?;
-                if self.ndim() > 0 && self.shape()[w] == 0 {
-                    bail!(Index, "{name}(): Expected reduction dim {w} to have non-zero size.");
-                }
-                Ok(self.detach().max_min_dim(d, keepdim, is_max)?.1)
-            }
-        }
-    }
 
     /// `prod` over all elements or one dim; ints and bools multiply to int64.
     pub fn prod(&self, dim: Option<isize>, keepdim: bool) -> Result<Tensor> {
@@ -308,9 +196,13 @@ impl Tensor {
         } else {
             Tensor::from_vec(self.with_data(|l, v: &[i64]| fold(l, v, &dims, 1i64, |a, b| a.wrapping_mul(b))), &shape)?
         };
-        let input_shape = self.shape().to_vec();
-        let op = move || BackwardOp::Prod { shape: input_shape, dims, keepdim, all };
-        Ok(record(out, &[self], op, |out| vec![SavedTensor::input(self), SavedTensor::output(out)]))
+        Ok(record(out, &[self], |out| ProdBackward {
+            all,
+            dim: dims,
+            keepdim,
+            self_: SavedTensor::input(self),
+            result: SavedTensor::output(out),
+        }))
     }
 
     /// var (`std` = false) or std with `correction` (1: unbiased), over `dims` (None: all).
@@ -325,8 +217,13 @@ impl Tensor {
         let dev = x.sub(&x.mean(Some(&idims), true)?)?;
         let var = dev.mul(&dev)?.sum(Some(&idims), keepdim)?.div(&Tensor::scalar((n - correction).max(0.0)))?;
         let out = if std { var.sqrt()? } else { var };
-        let op = move || BackwardOp::VarStd { dims, keepdim, correction, std };
-        Ok(record(out, &[self], op, |out| vec![SavedTensor::input(self), SavedTensor::output(out)]))
+        Ok(record(out, &[self], |out| VarStdBackward {
+            dim: dims,
+            correction,
+            keepdim,
+            self_: SavedTensor::input(self),
+            result: std.then(|| SavedTensor::output(out)),
+        }))
     }
 
     /// log(sum(exp(x))) over `dims`, shifted by the max for stability.
@@ -339,7 +236,7 @@ impl Tensor {
         } else {
             let m = x.amax_amin(Some(&idims), true, true, false)?;
             // an infinite max would make x - m NaN: shift by 0 there instead
-            let m = Tensor::where_(&m.float_class(1)?, &Tensor::scalar(0.0), &m)?;
+            let m = Tensor::where_(&m.float_class(FloatClass::Infinite)?, &Tensor::scalar(0.0), &m)?;
             let s = x.sub(&m)?.exp()?.sum(Some(&idims), true)?.log()?.add(&m)?;
             if keepdim {
                 s
@@ -347,69 +244,16 @@ impl Tensor {
                 squeeze_dims(&s, &dims_u)?
             }
         };
-        let op = move || BackwardOp::Logsumexp { dims: dims_u, keepdim };
-        Ok(record(out, &[self], op, |out| vec![SavedTensor::input(self), SavedTensor::output(out)]))
-    }
-
-    /// Running sum along `dim` (from the end when `reverse`); ints and bools sum to int64.
-    pub fn cumsum(&self, dim: isize, reverse: bool) -> Result<Tensor> {
-        let (d, out) = self.scan(dim, reverse, 0.0, |a, b| a + b, 0, i64::wrapping_add)?;
-        Ok(record(out, &[self], move || BackwardOp::Cumsum { dim: d, reverse }, |_| vec![]))
-    }
-
-    /// Running product along `dim`; ints and bools multiply to int64.
-    pub fn cumprod(&self, dim: isize) -> Result<Tensor> {
-        let (d, out) = self.scan(dim, false, 1.0, |a, b| a * b, 1, i64::wrapping_mul)?;
-        Ok(record(
-            out,
-            &[self],
-            move || BackwardOp::Cumprod { dim: d },
-            |out| vec![SavedTensor::input(self), SavedTensor::output(out)],
-        ))
-    }
-
-    /// A running fold along `dim` (floats in f64, the rest in int64); returns the wrapped dim too.
-    fn scan(
-        &self,
-        dim: isize,
-        reverse: bool,
-        float_init: f64,
-        float_f: fn(f64, f64) -> f64,
-        int_init: i64,
-        int_f: fn(i64, i64) -> i64,
-    ) -> Result<(usize, Tensor)> {
-        let d = wrap_dim(dim, self.ndim())?;
-        let shape = self.shape().to_vec();
-        let n = if shape.is_empty() { 1 } else { shape[d] };
-        let inner: usize = shape.iter().skip(d + 1).product();
-        fn run<T: Copy>(x: &mut [T], n: usize, inner: usize, reverse: bool, init: T, f: fn(T, T) -> T) {
-            let outer = x.len().checked_div(n * inner).unwrap_or(0);
-            for o in 0..outer {
-                for i in 0..inner {
-                    let mut acc = init;
-                    for k in 0..n {
-                        let k = if reverse { n - 1 - k } else { k };
-                        let p = (o * n + k) * inner + i;
-                        acc = f(acc, x[p]);
-                        x[p] = acc;
-                    }
-                }
-            }
-        }
-        let out = if self.dtype().is_float() {
-            let mut v = self.to_vec::<f64>();
-            run(&mut v, n, inner, reverse, float_init, float_f);
-            from_f64s(v, &shape, self.dtype())?
-        } else {
-            let mut v = self.to_vec::<i64>();
-            run(&mut v, n, inner, reverse, int_init, int_f);
-            Tensor::from_vec(v, &shape)?
-        };
-        Ok((d, out))
+        Ok(record(out, &[self], |out| LogsumexpBackward0 {
+            dim: dims_u,
+            keepdim,
+            self_: SavedTensor::input(self),
+            result: SavedTensor::output(out),
+        }))
     }
 }
 
-fn squeeze_dims(t: &Tensor, dims: &[usize]) -> Result<Tensor> {
+pub(crate) fn squeeze_dims(t: &Tensor, dims: &[usize]) -> Result<Tensor> {
     let mut t = t.clone();
     for &d in dims.iter().rev() {
         t = t.squeeze_dim(d as isize)?;
@@ -417,6 +261,161 @@ fn squeeze_dims(t: &Tensor, dims: &[usize]) -> Result<Tensor> {
     Ok(t)
 }
 
-pub(crate) fn positions_along(n: usize, dim: usize, ndim: usize) -> Result<Tensor> {
-    positions(n, dim, ndim)
+crate::backward_rule! {
+    /// `sum()`: the gradient spread over every element.
+    pub struct SumBackward0 {
+        self_sym_sizes: Vec<usize>,
+    }
+}
+impl Backward for SumBackward0 {
+    fn name(&self) -> &'static str {
+        "SumBackward0"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(g.expand(&self.self_sym_sizes))
+    }
+}
+
+crate::backward_rule! {
+    /// `sum(dim, keepdim)`.
+    pub struct SumBackward1 {
+        self_sym_sizes: Vec<usize>,
+        dim: Vec<usize>,
+        keepdim: bool,
+    }
+}
+impl Backward for SumBackward1 {
+    fn name(&self) -> &'static str {
+        "SumBackward1"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(unsqueeze_dims(g, &self.dim, self.keepdim)?.expand(&self.self_sym_sizes))
+    }
+}
+
+crate::backward_rule! {
+    /// `mean()`.
+    pub struct MeanBackward0 {
+        self_sym_sizes: Vec<usize>,
+    }
+}
+impl Backward for MeanBackward0 {
+    fn name(&self) -> &'static str {
+        "MeanBackward0"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let n = self.self_sym_sizes.iter().product::<usize>() as f64;
+        one(g.expand(&self.self_sym_sizes)?.div(&c(n)))
+    }
+}
+
+crate::backward_rule! {
+    /// `mean(dim, keepdim)`.
+    pub struct MeanBackward1 {
+        self_sym_sizes: Vec<usize>,
+        dim: Vec<usize>,
+        keepdim: bool,
+    }
+}
+impl Backward for MeanBackward1 {
+    fn name(&self) -> &'static str {
+        "MeanBackward1"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let n = self.dim.iter().map(|&d| self.self_sym_sizes[d]).product::<usize>() as f64;
+        one(unsqueeze_dims(g, &self.dim, self.keepdim)?.expand(&self.self_sym_sizes)?.div(&c(n)))
+    }
+}
+
+crate::backward_rule! {
+    names = ["ProdBackward0", "ProdBackward1"];
+    /// `prod()` (ProdBackward0) or `prod(dim)` (ProdBackward1): right with zeros among the factors.
+    pub struct ProdBackward {
+        all: bool,
+        dim: Vec<usize>,
+        keepdim: bool,
+        self_: SavedTensor,
+        result: SavedTensor,
+    }
+}
+impl Backward for ProdBackward {
+    fn name(&self) -> &'static str {
+        if self.all {
+            "ProdBackward0"
+        } else {
+            "ProdBackward1"
+        }
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (a, out) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.result)?);
+        let out = unsqueeze_dims(&out, &self.dim, self.keepdim)?;
+        let g = unsqueeze_dims(g, &self.dim, self.keepdim)?;
+        let is_zero = a.eq(&c(0.0))?;
+        let zeros = is_zero.sum(Some(&signed(&self.dim)), true)?;
+        // no zero: out / a; one zero: the product of the others at the zero; more: 0
+        let others = Tensor::where_(&is_zero, &c(1.0), &a)?;
+        let others = if self.all || self.dim.is_empty() {
+            others.prod(None, false)?
+        } else {
+            others.prod(Some(self.dim[0] as isize), true)?
+        };
+        let no_zero = g.mul(&out)?.div(&a)?;
+        let one_zero = Tensor::where_(&zeros.eq(&c(1.0))?.logical_and(&is_zero)?, &g.mul(&others)?, &c(0.0))?;
+        one(Tensor::where_(&zeros.eq(&c(0.0))?, &no_zero, &one_zero))
+    }
+}
+
+crate::backward_rule! {
+    names = ["VarBackward0", "StdBackward0"];
+    /// `var` (VarBackward0) or `std` (StdBackward0, which keeps its result too).
+    pub struct VarStdBackward {
+        dim: Vec<usize>,
+        correction: f64,
+        keepdim: bool,
+        self_: SavedTensor,
+        result: Option<SavedTensor>,
+    }
+}
+impl Backward for VarStdBackward {
+    fn name(&self) -> &'static str {
+        if self.result.is_some() {
+            "StdBackward0"
+        } else {
+            "VarBackward0"
+        }
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (a, std) = (ctx.unpack(&self.self_)?, ctx.unpack_opt(&self.result)?);
+        let n = self.dim.iter().map(|&d| a.shape()[d]).product::<usize>() as f64;
+        let dev = a.sub(&a.mean(Some(&signed(&self.dim)), true)?)?;
+        let g = unsqueeze_dims(g, &self.dim, self.keepdim)?;
+        let scale = match std {
+            Some(out) => {
+                let out = unsqueeze_dims(&out, &self.dim, self.keepdim)?;
+                Tensor::where_(&out.eq(&c(0.0))?, &c(0.0), &g.div(&out)?)?.mul(&c(1.0 / (n - self.correction)))?
+            }
+            None => g.mul(&c(2.0 / (n - self.correction)))?,
+        };
+        one(dev.mul(&scale))
+    }
+}
+
+crate::backward_rule! {
+    /// `logsumexp(dim, keepdim)`: `g · exp(x - result)`.
+    pub struct LogsumexpBackward0 {
+        dim: Vec<usize>,
+        keepdim: bool,
+        self_: SavedTensor,
+        result: SavedTensor,
+    }
+}
+impl Backward for LogsumexpBackward0 {
+    fn name(&self) -> &'static str {
+        "LogsumexpBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (x, out) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.result)?);
+        let out = unsqueeze_dims(&out, &self.dim, self.keepdim)?;
+        one(unsqueeze_dims(g, &self.dim, self.keepdim)?.mul(&x.sub(&out)?.exp()?))
+    }
 }

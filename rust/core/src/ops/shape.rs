@@ -1,5 +1,5 @@
 //! Joining and splitting: cat, stack, split/unbind (views sharing one multi-output node), diagonal.
-use crate::autograd::{record, BackwardOp};
+use crate::autograd::{one, record, record_outputs, AsField, Backward, Ctx, Field, Grads};
 use crate::bail;
 use crate::element::Element;
 use crate::error::Result;
@@ -18,7 +18,7 @@ pub enum SplitKind {
 
 impl Tensor {
     /// Concatenates along `dim` without recording (shared by cat and stack).
-    fn cat_data(tensors: &[Tensor], dim: isize, func: &str) -> Result<(Tensor, usize, Vec<usize>)> {
+    fn cat_data(tensors: &[Tensor], dim: isize, func: &str) -> Result<(Tensor, usize, Vec<Option<usize>>)> {
         if tensors.is_empty() {
             bail!(Runtime, "{func}(): expected a non-empty list of Tensors");
         }
@@ -52,14 +52,20 @@ impl Tensor {
             }
             for k in 0..shape.len() {
                 if k != d && t.shape()[k] != reference.shape()[k] {
-                    bail!(Runtime, "Sizes of tensors must match except in dimension {d}. Expected size {} but got size {} for tensor number {i} in the list.", reference.shape()[k], t.shape()[k]);
+                    bail!(
+                        Runtime,
+                        "Sizes of tensors must match except in dimension {d}. Expected size {} but got \
+                        size {} for tensor number {i} in the list.",
+                        reference.shape()[k],
+                        t.shape()[k]
+                    );
                 }
             }
             shape[d] += t.shape()[d];
         }
-        // usize::MAX marks a skipped (1-D empty) input
-        let sizes: Vec<usize> =
-            tensors.iter().map(|t| if t.ndim() == 1 && t.numel() == 0 { usize::MAX } else { t.shape()[d] }).collect();
+        // None: a skipped (1-D empty) input
+        let sizes: Vec<Option<usize>> =
+            tensors.iter().map(|t| if t.ndim() == 1 && t.numel() == 0 { None } else { Some(t.shape()[d]) }).collect();
         let out = with_dtype!(dtype, T => {
             let mut out = crate::pool::filled(numel(&shape), T::ZERO);
             let full = Layout::contiguous(&shape);
@@ -81,7 +87,7 @@ impl Tensor {
     pub fn cat(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
         let (out, d, sizes) = Tensor::cat_data(tensors, dim, "torch.cat")?;
         let inputs: Vec<&Tensor> = tensors.iter().collect();
-        Ok(record(out, &inputs, || BackwardOp::Cat { dim: d, sizes }, |_| vec![]))
+        Ok(record(out, &inputs, |_| CatBackward0 { dim: d, sizes }))
     }
 
     pub fn stack(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
@@ -102,7 +108,7 @@ impl Tensor {
         let expanded: Vec<Tensor> = tensors.iter().map(|t| t.detach().unsqueeze(d as isize)).collect::<Result<_>>()?;
         let (out, _, _) = Tensor::cat_data(&expanded, d as isize, "stack")?;
         let inputs: Vec<&Tensor> = tensors.iter().collect();
-        Ok(record(out, &inputs, || BackwardOp::Stack { dim: d }, |_| vec![]))
+        Ok(record(out, &inputs, |_| StackBackward0 { dim: d }))
     }
 
     /// Views of consecutive pieces of `sizes` along `dim` (or, for `Unbind`, each index along it),
@@ -120,10 +126,15 @@ impl Tensor {
             start += n;
         }
         if start != self.shape()[dim] {
-            bail!(Runtime, "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at dimension {dim}), but got split_sizes={sizes:?}", self.shape()[dim]);
+            bail!(
+                Runtime,
+                "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at \
+                dimension {dim}), but got split_sizes={sizes:?}",
+                self.shape()[dim]
+            );
         }
-        let op = BackwardOp::Split { shape: self.shape().to_vec(), dim, sizes: sizes.to_vec(), kind };
-        Ok(crate::autograd::record_outputs(outs, &[self], op, vec![]))
+        let rule = SplitBackward { kind, self_sym_sizes: self.shape().to_vec(), dim, split_sizes: sizes.to_vec() };
+        Ok(record_outputs(outs, &[self], rule))
     }
 
     pub fn split_size(&self, size: isize, dim: isize) -> Result<Vec<Tensor>> {
@@ -144,6 +155,49 @@ impl Tensor {
         self.split_views(&sizes, d, SplitKind::Split)
     }
 
+    /// `split([sizes], dim)`: views of consecutive pieces of those sizes along `dim`.
+    pub fn split_with_sizes(&self, sizes: &[isize], dim: isize) -> Result<Vec<Tensor>> {
+        let d = wrap_dim(dim, self.ndim())?;
+        if sizes.iter().any(|&x| x < 0) {
+            bail!(
+                Runtime,
+                "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={sizes:?}"
+            );
+        }
+        let sizes: Vec<usize> = sizes.iter().map(|&x| x as usize).collect();
+        let n = self.shape().get(d).copied().unwrap_or(0);
+        if sizes.iter().sum::<usize>() != n {
+            bail!(
+                Runtime,
+                "split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension \
+                {d}), but got split_sizes={sizes:?}"
+            );
+        }
+        self.split_views(&sizes, d, SplitKind::SplitWithSizes)
+    }
+
+    /// `chunk(chunks, dim)`: at most `chunks` views of equal size along `dim` (the last may be smaller).
+    pub fn chunk(&self, chunks: isize, dim: isize) -> Result<Vec<Tensor>> {
+        if self.ndim() == 0 {
+            bail!(Runtime, "chunk expects at least a 1-dimensional tensor");
+        }
+        if chunks <= 0 {
+            bail!(Runtime, "chunk expects `chunks` to be greater than 0, got: {chunks}");
+        }
+        let n = self.shape()[wrap_dim(dim, self.ndim())?] as isize;
+        let size = (n + chunks - 1) / chunks;
+        self.split_size(size.max(if n == 0 { 0 } else { 1 }), dim)
+    }
+
+    /// `diag(k)`: a matrix with a vector on diagonal `k`, or a copy of a matrix's diagonal `k`.
+    pub fn diag(&self, k: isize) -> Result<Tensor> {
+        match self.ndim() {
+            1 => self.diag_embed_1d(k),
+            2 => self.diagonal_copy(k),
+            n => bail!(Runtime, "diag(): Supports 1D or 2D tensors. Got {n}D"),
+        }
+    }
+
     pub fn unbind(&self, dim: isize) -> Result<Vec<Tensor>> {
         if self.ndim() == 0 {
             bail!(Runtime, "Dimension specified as 0 but tensor has no dimensions");
@@ -159,16 +213,16 @@ impl Tensor {
             bail!(Runtime, "diagonal dimensions cannot be identical {dim1}, {dim2}");
         }
         let layout = diagonal_layout(self.layout(), offset, d1, d2);
-        let op = BackwardOp::Diagonal { shape: self.shape().to_vec(), offset, dim1: d1, dim2: d2, copy: false };
-        Ok(record(self.view_with(layout), &[self], || op, |_| vec![]))
+        let rule = DiagonalBackward { copy: false, self_sym_sizes: self.shape().to_vec(), offset, dim1: d1, dim2: d2 };
+        Ok(record(self.view_with(layout), &[self], |_| rule))
     }
 
     /// `diag(input, k)` of a 2-D tensor: a copy of the diagonal.
     pub fn diagonal_copy(&self, offset: isize) -> Result<Tensor> {
         let layout = diagonal_layout(self.layout(), offset, 0, 1);
         let out = self.view_with(layout).contiguous_copy()?;
-        let op = BackwardOp::Diagonal { shape: self.shape().to_vec(), offset, dim1: 0, dim2: 1, copy: true };
-        Ok(record(out, &[self], || op, |_| vec![]))
+        let rule = DiagonalBackward { copy: true, self_sym_sizes: self.shape().to_vec(), offset, dim1: 0, dim2: 1 };
+        Ok(record(out, &[self], |_| rule))
     }
 }
 
@@ -194,7 +248,113 @@ pub fn diagonal_layout(l: &Layout, offset: isize, d1: usize, d2: usize) -> Layou
     Layout { shape, strides, offset: offset_elems }
 }
 
-pub(crate) fn split_grad(
+impl AsField for SplitKind {
+    fn as_field(&self) -> Field<'_> {
+        Field::Opaque
+    }
+}
+
+crate::backward_rule! {
+    /// `cat(tensors, dim)`: each input gets its slice of the gradient; `sizes[i]` is input i's size
+    /// along `dim`, None for a skipped 1-D empty input.
+    pub struct CatBackward0 {
+        dim: usize,
+        sizes: Vec<Option<usize>>,
+    }
+}
+impl AsField for Vec<Option<usize>> {
+    fn as_field(&self) -> Field<'_> {
+        Field::Ints(self.iter().map(|n| n.map_or(0, |n| n as i64)).collect())
+    }
+}
+impl Backward for CatBackward0 {
+    fn name(&self) -> &'static str {
+        "CatBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let mut start = 0;
+        let mut out = Vec::with_capacity(self.sizes.len());
+        for (i, size) in self.sizes.iter().enumerate() {
+            let Some(n) = *size else {
+                out.push(ctx.grad_if(i, || Ok(Tensor::zeros(&[0], g.dtype())))?);
+                continue;
+            };
+            out.push(ctx.grad_if(i, || g.slice(self.dim, start, start + n, 1))?);
+            start += n;
+        }
+        Ok(out)
+    }
+}
+
+crate::backward_rule! {
+    /// `stack(tensors, dim)`: each input gets its index along `dim`.
+    pub struct StackBackward0 {
+        dim: usize,
+    }
+}
+impl Backward for StackBackward0 {
+    fn name(&self) -> &'static str {
+        "StackBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let d = self.dim;
+        (0..g.shape()[d]).map(|i| ctx.grad_if(i, || g.select(d as isize, i as isize))).collect()
+    }
+}
+
+crate::backward_rule! {
+    names = ["SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0"];
+    /// One node for all the views of a split/chunk/unbind; outputs without a gradient count as zeros.
+    pub struct SplitBackward {
+        kind: SplitKind,
+        self_sym_sizes: Vec<usize>,
+        dim: usize,
+        split_sizes: Vec<usize>,
+    }
+}
+impl Backward for SplitBackward {
+    fn name(&self) -> &'static str {
+        match self.kind {
+            SplitKind::Split => "SplitBackward0",
+            SplitKind::SplitWithSizes => "SplitWithSizesBackward0",
+            SplitKind::Unbind => "UnbindBackward0",
+        }
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        self.apply_outputs(ctx, &[Some(g.clone())])
+    }
+    fn apply_outputs(&self, _: &Ctx<'_>, grads: &[Option<Tensor>]) -> Result<Grads> {
+        Ok(vec![split_grad(grads, &self.self_sym_sizes, self.dim, &self.split_sizes, self.kind)?])
+    }
+}
+
+crate::backward_rule! {
+    names = ["DiagonalBackward0", "DiagonalBackward0_copy"];
+    /// `diagonal(offset, dim1, dim2)` (a view), or `diag` of a matrix (a copy: `DiagonalBackward0_copy`).
+    pub struct DiagonalBackward {
+        copy: bool,
+        self_sym_sizes: Vec<usize>,
+        offset: isize,
+        dim1: usize,
+        dim2: usize,
+    }
+}
+impl Backward for DiagonalBackward {
+    fn name(&self) -> &'static str {
+        if self.copy {
+            "DiagonalBackward0_copy"
+        } else {
+            "DiagonalBackward0"
+        }
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let shape = &self.self_sym_sizes;
+        let geom = diagonal_layout(&Layout::contiguous(shape), self.offset, self.dim1, self.dim2);
+        one(Tensor::zeros(shape, g.dtype()).copy_slices(&geom, g))
+    }
+}
+
+fn split_grad(
     grads: &[Option<Tensor>],
     shape: &[usize],
     dim: usize,

@@ -1,0 +1,16 @@
+"""`ferrograd.optim`: PyTorch's optimizers, each `step()` one Rust call over every parameter.
+
+`lr_scheduler` holds the learning-rate schedules.
+"""
+
+from . import lr_scheduler
+from .adagrad import Adagrad
+from .adam import Adam
+from .adamax import Adamax
+from .adamw import AdamW
+from .nadam import NAdam
+from .optimizer import Optimizer
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+__all__ = ["Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]

@@ -1,0 +1,167 @@
+"""`FusedOptimizer`: the base of ferrograd's optimizers, whose `step()` is one Rust call.
+
+`step()` gathers, for every param group, the parameters that have a gradient, their gradients and their
+state tensors, and hands them all to `ferrograd._core._optimizer_step` at once: the GIL is released and
+every parameter and state tensor is rewritten in its own memory (see rust/core/src/optim). The state is
+PyTorch's: the same keys, made on a parameter's first step, `step` a 0-dim float32 tensor.
+
+`foreach=`, `fused=` and `capturable=` are accepted for compatibility and change nothing: ferrograd always
+takes its fused path. `differentiable=True` (autograd through the step) is not supported.
+"""
+
+from .. import _core, zeros_like
+from .._core import Tensor, float32
+from ..grad_mode import enable_grad, no_grad
+from .optimizer import Optimizer
+
+
+def _default_scalar_dtype():
+    """The dtype of 0-dim state such as `step`: float32 (ferrograd's default dtype)."""
+    return float32
+
+
+class FusedOptimizer(Optimizer):
+    """An optimizer whose update is a Rust rule (`_algorithm`).
+
+    A subclass says which per-element state tensors the rule reads and writes (`_buffer_names(group)`, in
+    the rule's order), which 0-dim counters it keeps (`_counter_names`; the ones after `step` start from
+    `_counter_starts`), and the options an old saved state may lack (`_group_defaults`, filled in on load).
+    """
+
+    _algorithm = ""
+    _counter_names = ("step",)
+    _counter_starts = {}
+    _group_defaults = {}
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            for key, value in self._group_defaults.items():
+                group.setdefault(key, value)
+        _steps_as_tensors(self, extra=self._counter_names[1:])
+
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns `closure()`'s loss if one is given."""
+        return self._step(closure)
+
+    def _step(self, closure):
+        """`step()` of the fused optimizers: hooks, the closure under grad mode, then one Rust call."""
+        args, kwargs = (self,) if closure is None else (self, closure), {}
+        for hook in list(self._optimizer_step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(
+                        f"{type(self).__name__}.step must return None or a tuple of (new_args, new_kwargs), "
+                        f"but got {result}."
+                    )
+                args, kwargs = result
+                closure = args[1] if len(args) > 1 else kwargs.get("closure")
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            self._update()
+        for hook in list(self._optimizer_step_post_hooks.values()):
+            hook(self, args, kwargs)
+        return loss
+
+    def _update(self):
+        rows = []
+        for group in self.param_groups:
+            names = self._buffer_names(group)
+            stateful = bool(names or self._counter_names)  # (plain SGD leaves `state` empty)
+            params, grads, buffers, counters, fresh = [], [], [], [], []
+            for p in group["params"]:
+                grad = p.grad
+                if grad is None:
+                    continue
+                params.append(p)
+                grads.append(grad)
+                if stateful:
+                    state = self.state[p]
+                    fresh.append(self._init_state(p, group, state))
+                    buffers.append([state[k] for k in names])
+                    counters.append([state[k] for k in self._counter_names])
+                else:
+                    fresh.append(False)
+                    buffers.append([])
+                    counters.append([])
+            if params:
+                rows.append((group, params, grads, buffers, counters, fresh))
+        if rows:
+            _core._optimizer_step(self._algorithm, rows)
+
+    def _buffer_names(self, group):
+        """Keys of the per-element state tensors the update reads and writes, in the kernel's order."""
+        raise NotImplementedError
+
+    def _init_state(self, p, group, state):
+        """Creates `p`'s state on its first step (in PyTorch's key order); returns whether it did."""
+        if len(state) != 0:
+            return False
+        state["step"] = _zero_step(group)
+        for name in self._counter_names[1:]:
+            state[name] = _core.tensor(self._counter_starts[name], dtype=_default_scalar_dtype())
+        for name in self._buffer_names(group):
+            state[name] = self._initial_buffer(p, name)
+        return True
+
+    def _initial_buffer(self, p, name):
+        return zeros_like(p)
+
+
+def _check_fused_flags(fused, foreach, differentiable):
+    """PyTorch's checks on `fused=`/`foreach=`/`differentiable=`; ferrograd's step is always fused."""
+    if differentiable:
+        raise NotImplementedError(
+            "differentiable=True is not supported: ferrograd's optimizers update parameters in place without "
+            "recording a graph"
+        )
+    if fused and foreach:
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def _check_lr_tensor(lr):
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+
+
+_INVALID = {"lr": "Invalid learning rate: {}", "eps": "Invalid epsilon value: {}"}
+
+
+def _check_options(**options):
+    """PyTorch's constructor checks, in the order given: a one-element `lr`, non-negative values ("Invalid
+    learning rate: -1.0", "Invalid weight_decay value: -1", ...), betas in [0, 1)."""
+    for name, value in options.items():
+        if name == "betas":
+            for i in (0, 1):
+                if not 0.0 <= value[i] < 1.0:
+                    raise ValueError(f"Invalid beta parameter at index {i}: {value[i]}")
+            continue
+        if name == "lr":
+            _check_lr_tensor(value)
+        if not 0.0 <= value:
+            raise ValueError(_INVALID.get(name, f"Invalid {name} value: {{}}").format(value))
+
+
+def _zero_step(group=None):
+    """A fresh `step` counter: float32 with `fused=True` (as PyTorch's fused path keeps it), else the default
+    scalar dtype."""
+    dtype = float32 if group is not None and group.get("fused") else _default_scalar_dtype()
+    return _core.tensor(0.0, dtype=dtype)
+
+
+def _steps_as_tensors(optimizer, extra=()):
+    """`__setstate__` of PyTorch's optimizers: a `step` (and `extra` counters) saved as numbers become
+    0-dim tensors."""
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            p_state = optimizer.state.get(p, [])
+            if len(p_state) == 0:
+                continue
+            for key in ("step", *extra):
+                if key in p_state and not isinstance(p_state[key], Tensor):
+                    dtype = float32 if group.get("fused") and key == "step" else _default_scalar_dtype()
+                    p_state[key] = _core.tensor(float(p_state[key]), dtype=dtype)

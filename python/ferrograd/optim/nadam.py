@@ -1,0 +1,58 @@
+"""`NAdam`: Adam with Nesterov momentum and a momentum-decay schedule."""
+
+from ._fused import (
+    FusedOptimizer,
+    _check_fused_flags,
+    _check_options,
+)
+
+__all__ = ["NAdam"]
+
+
+class NAdam(FusedOptimizer):
+    """Like `torch.optim.NAdam`; `decoupled_weight_decay=True` decays as AdamW does."""
+
+    _algorithm = "nadam"
+    _group_defaults = {
+        "maximize": False,
+        "foreach": None,
+        "capturable": False,
+        "differentiable": False,
+        "decoupled_weight_decay": False,
+    }
+    _counter_names = ("step", "mu_product")
+    _counter_starts = {"mu_product": 1.0}
+
+    def __init__(
+        self,
+        params,
+        lr=2e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        momentum_decay=4e-3,
+        decoupled_weight_decay=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+    ):
+        _check_options(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay, momentum_decay=momentum_decay)
+        _check_fused_flags(None, foreach, differentiable)
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "momentum_decay": momentum_decay,
+            "decoupled_weight_decay": decoupled_weight_decay,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "differentiable": differentiable,
+        }
+        super().__init__(params, defaults)
+
+    def _buffer_names(self, group):
+        return ("exp_avg", "exp_avg_sq")

@@ -1,0 +1,3 @@
+"""Helpers of the DataLoader: collation (`collate`) and fetching samples (`fetch`)."""
+
+from . import collate, fetch

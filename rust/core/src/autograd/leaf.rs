@@ -1,0 +1,54 @@
+//! Leaves: a tensor that requires grad owns a `GradMeta` (its `.grad` and hooks); gradients reach it
+//! through its `AccumulateGrad` node, which holds the meta strongly while the meta holds the node
+//! only weakly (so the same leaf shows the same node while a graph lives, and no cycle forms).
+use super::node::{Backward, Ctx, Grads, Node, TensorHook};
+use super::saved::{AsField, Field};
+use crate::error::Result;
+use crate::tensor::Tensor;
+use parking_lot::Mutex;
+use std::sync::{Arc, Weak};
+
+#[derive(Default)]
+pub struct GradMeta {
+    pub(crate) grad: Mutex<Option<Tensor>>,
+    accumulator: Mutex<Option<Weak<Node>>>,
+    /// Hooks of a leaf's gradient, run before it is accumulated or captured.
+    pub(crate) hooks: Mutex<Vec<(u64, TensorHook)>>,
+}
+
+impl GradMeta {
+    /// The leaf's one AccumulateGrad node, made again if every graph that used it is gone.
+    pub(crate) fn accumulator(&self, this: &Arc<GradMeta>) -> Arc<Node> {
+        let mut slot = self.accumulator.lock();
+        if let Some(node) = slot.as_ref().and_then(Weak::upgrade) {
+            return node;
+        }
+        let node: Arc<Node> = Arc::new(Node::new(vec![], u64::MAX, AccumulateGrad { variable: this.clone() }));
+        *slot = Some(Arc::downgrade(&node));
+        node
+    }
+}
+
+crate::backward_rule! {
+    /// A leaf's gradient sink: `.grad` accumulates what reaches it. Made once per leaf while a graph
+    /// uses it (`GradMeta::accumulator`).
+    pub struct AccumulateGrad {
+        variable: Arc<GradMeta>,
+    }
+}
+
+impl AsField for Arc<GradMeta> {
+    fn as_field(&self) -> Field<'_> {
+        Field::Opaque
+    }
+}
+
+impl Backward for AccumulateGrad {
+    fn name(&self) -> &'static str {
+        "AccumulateGrad"
+    }
+    fn apply(&self, _: &Ctx<'_>, _: &Tensor) -> Result<Grads> {
+        // the engine recognises this rule and accumulates into `.grad` itself (`engine::evaluate`)
+        Ok(vec![])
+    }
+}

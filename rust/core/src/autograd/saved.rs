@@ -1,0 +1,303 @@
+//! Tensors kept for backward, and the named fields of a backward rule.
+//!
+//! A rule keeps what its gradient needs as named struct fields (`self_`, `other`, `result`, `dim`,
+//! ...: PyTorch's names, which its `grad_fn._saved_<name>` attributes use). `backward_rule!` declares
+//! such a struct and lists every field for the engine (`Fields`), so a saved tensor can never be
+//! missed when the node frees its saved values or takes itself apart.
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+use parking_lot::Mutex;
+
+/// A tensor kept for backward, with the storage version it had when saved. Freed (`release`) after
+/// a backward without `retain_graph`; unpacking it then fails, as in PyTorch.
+pub struct SavedTensor {
+    /// None once released.
+    tensor: Mutex<Option<Tensor>>,
+    version: u64,
+    /// An output of the node that saves it: kept without history (it would point back at the node),
+    /// re-attached on unpack.
+    is_output: bool,
+    /// Saved only for a gradient that is not needed: later in-place writes to it are harmless.
+    check_version: bool,
+}
+
+impl SavedTensor {
+    /// One of the op's inputs.
+    pub fn input(t: &Tensor) -> SavedTensor {
+        SavedTensor { tensor: Mutex::new(Some(t.clone())), version: t.version(), is_output: false, check_version: true }
+    }
+    /// An input that only some gradient needs: version-checked only when `needed`.
+    pub fn input_if(needed: bool, t: &Tensor) -> SavedTensor {
+        SavedTensor { check_version: needed, ..SavedTensor::input(t) }
+    }
+    /// The op's own output.
+    pub fn output(t: &Tensor) -> SavedTensor {
+        SavedTensor { tensor: Mutex::new(Some(t.detach())), version: t.version(), is_output: true, check_version: true }
+    }
+
+    /// Whether this keeps the op's output (PyTorch's `_saved_result`) rather than an input.
+    pub fn is_output(&self) -> bool {
+        self.is_output
+    }
+
+    /// The tensor, checked against its saved version; a saved output is given back its history by
+    /// `attach` (its node, named `owner`, re-attached).
+    pub(crate) fn unpack(&self, owner: &str, attach: impl FnOnce(Tensor) -> Tensor) -> Result<Tensor> {
+        let Some(t) = self.tensor.lock().clone() else { return Err(freed_error()) };
+        if self.check_version && t.version() != self.version {
+            return Err(Error::Runtime(format!(
+                "one of the variables needed for gradient computation has been modified by an inplace operation: \
+                [ferrograd.{} {:?}]{}, is at version {}; expected version {} instead. Hint: enable anomaly \
+                detection to find the operation that failed to compute its gradient, with \
+                ferrograd.autograd.set_detect_anomaly(True).",
+                t.dtype().legacy_name(),
+                t.shape(),
+                if self.is_output { format!(", which is output 0 of {owner}") } else { String::new() },
+                t.version(),
+                self.version
+            )));
+        }
+        Ok(if self.is_output { attach(t) } else { t })
+    }
+
+    /// Takes the tensor out (None if already released).
+    pub(crate) fn release(&self) -> Option<Tensor> {
+        self.tensor.lock().take()
+    }
+
+    /// The saved tensor as stored (a saved output without its history), None once released.
+    pub fn peek(&self) -> Option<Tensor> {
+        self.tensor.lock().clone()
+    }
+}
+
+pub(crate) fn freed_error() -> Error {
+    Error::Runtime(
+        "Trying to backward through the graph a second time (or directly access saved tensors after they have \
+        already been freed). Saved intermediate values of the graph are freed when you call .backward() or \
+        autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or \
+        if you need to access saved tensors after calling backward."
+            .into(),
+    )
+}
+
+/// One field of a rule, as `grad_fn._saved_<name>` would show it.
+pub enum Field<'a> {
+    /// A saved tensor; None for an optional one that was not given.
+    Tensor(Option<&'a SavedTensor>),
+    Tensors(&'a [SavedTensor]),
+    Int(i64),
+    Ints(Vec<i64>),
+    Float(f64),
+    Bool(bool),
+    Str(&'static str),
+    /// An optional argument that was not given.
+    None,
+    /// Internal bookkeeping with no Python value (a layout, a list of element positions).
+    Opaque,
+}
+
+/// How a field's type shows itself (implemented for every type a rule may keep).
+pub trait AsField {
+    fn as_field(&self) -> Field<'_>;
+}
+
+/// Every field of a rule, in declaration order; written by `backward_rule!`.
+pub trait Fields {
+    fn fields(&self, visit: &mut dyn FnMut(&'static str, Field<'_>));
+}
+
+/// `self_` → `self`: Rust spells PyTorch's `self` with a trailing underscore.
+pub fn field_name(rust_name: &'static str) -> &'static str {
+    rust_name.strip_suffix('_').unwrap_or(rust_name)
+}
+
+/// The `grad_fn` names a rule type (or a unary op type) can produce.
+pub trait GradFnNames {
+    const NAMES: &'static [&'static str];
+}
+
+/// One registered `grad_fn` name (every `backward_rule!` registers its names).
+pub struct GradFnName(pub &'static str);
+inventory::collect!(GradFnName);
+
+/// Every `grad_fn` name a rule of this crate can produce, sorted (custom functions name themselves).
+pub fn grad_fn_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = inventory::iter::<GradFnName>.into_iter().map(|n| n.0).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// Declares a struct and its `Fields` listing in one place. Every field must be a type that
+/// implements `AsField`; a plain `Tensor` does not (keep it as a `SavedTensor`).
+#[macro_export]
+macro_rules! rule_fields {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident;) => {
+        $(#[$meta])*
+        $vis struct $name;
+        impl $crate::autograd::Fields for $name {
+            fn fields(&self, _: &mut dyn FnMut(&'static str, $crate::autograd::Field<'_>)) {}
+        }
+    };
+    ($(#[$meta:meta])* $vis:vis struct $name:ident { $($(#[$fmeta:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+        $(#[$meta])*
+        $vis struct $name { $($(#[$fmeta])* pub(crate) $field: $ty,)* }
+        impl $crate::autograd::Fields for $name {
+            #[allow(unused_variables)]
+            fn fields(&self, visit: &mut dyn FnMut(&'static str, $crate::autograd::Field<'_>)) {
+                $(visit(
+                    $crate::autograd::field_name(stringify!($field)),
+                    $crate::autograd::AsField::as_field(&self.$field),
+                );)*
+            }
+        }
+    };
+}
+
+/// Declares a backward rule: its struct with `Fields` (`rule_fields!`), and the `grad_fn` names it
+/// produces (`names = [...];` first, else the struct's own name), registered for listings.
+#[macro_export]
+macro_rules! backward_rule {
+    (names = [$($n:expr),* $(,)?]; $(#[$meta:meta])* $vis:vis struct $name:ident $($body:tt)*) => {
+        $crate::rule_fields! { $(#[$meta])* $vis struct $name $($body)* }
+        impl $crate::autograd::GradFnNames for $name {
+            const NAMES: &'static [&'static str] = &[$($n),*];
+        }
+        $($crate::autograd::inventory::submit! { $crate::autograd::GradFnName($n) })*
+    };
+    ($(#[$meta:meta])* $vis:vis struct $name:ident $($body:tt)*) => {
+        $crate::backward_rule! { names = [stringify!($name)]; $(#[$meta])* $vis struct $name $($body)* }
+    };
+}
+
+impl AsField for SavedTensor {
+    fn as_field(&self) -> Field<'_> {
+        Field::Tensor(Some(self))
+    }
+}
+impl AsField for Option<SavedTensor> {
+    fn as_field(&self) -> Field<'_> {
+        Field::Tensor(self.as_ref())
+    }
+}
+impl AsField for Vec<SavedTensor> {
+    fn as_field(&self) -> Field<'_> {
+        Field::Tensors(self)
+    }
+}
+impl AsField for bool {
+    fn as_field(&self) -> Field<'_> {
+        Field::Bool(*self)
+    }
+}
+impl AsField for f64 {
+    fn as_field(&self) -> Field<'_> {
+        Field::Float(*self)
+    }
+}
+impl AsField for &'static str {
+    fn as_field(&self) -> Field<'_> {
+        Field::Str(self)
+    }
+}
+impl AsField for crate::dtype::DType {
+    fn as_field(&self) -> Field<'_> {
+        Field::Str(self.scalar_type_name())
+    }
+}
+impl AsField for crate::layout::Layout {
+    fn as_field(&self) -> Field<'_> {
+        Field::Opaque
+    }
+}
+macro_rules! int_fields {
+    ($($t:ty),*) => {$(
+        impl AsField for $t {
+            fn as_field(&self) -> Field<'_> {
+                Field::Int(*self as i64)
+            }
+        }
+        impl AsField for Vec<$t> {
+            fn as_field(&self) -> Field<'_> {
+                Field::Ints(self.iter().map(|&v| v as i64).collect())
+            }
+        }
+        impl<const N: usize> AsField for [$t; N] {
+            fn as_field(&self) -> Field<'_> {
+                Field::Ints(self.iter().map(|&v| v as i64).collect())
+            }
+        }
+        impl AsField for Option<$t> {
+            fn as_field(&self) -> Field<'_> {
+                self.map_or(Field::None, |v| Field::Int(v as i64))
+            }
+        }
+    )*};
+}
+int_fields!(usize, isize, i64, u32, i32);
+
+impl AsField for Option<f64> {
+    fn as_field(&self) -> Field<'_> {
+        self.map_or(Field::None, Field::Float)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Field;
+    use crate::{DType, Tensor};
+
+    fn leaf(values: Vec<f64>) -> Tensor {
+        let n = values.len();
+        Tensor::from_vec(values, &[n]).unwrap().with_requires_grad(true).unwrap()
+    }
+
+    /// (name, is a saved tensor still held) of each field of `t`'s grad_fn.
+    fn fields(t: &Tensor) -> Vec<(&'static str, Option<bool>)> {
+        let mut out = Vec::new();
+        t.grad_fn().unwrap().rule().fields(&mut |name, f| {
+            out.push((name, if let Field::Tensor(s) = f { Some(s.is_some_and(|s| s.peek().is_some())) } else { None }))
+        });
+        out
+    }
+
+    #[test]
+    fn rules_name_their_fields_as_pytorch_does() {
+        let (x, y) = (leaf(vec![1.0, 2.0]), leaf(vec![3.0, 4.0]));
+        assert_eq!(fields(&x.mul(&y).unwrap()), [("self", Some(true)), ("other", Some(true))]);
+        assert_eq!(fields(&x.exp().unwrap()), [("result", Some(true))]);
+        assert_eq!(fields(&x.sin().unwrap()), [("self", Some(true))]);
+        assert_eq!(fields(&x.floor().unwrap()), []);
+        let s = x.sum(Some(&[0]), true).unwrap();
+        assert_eq!(fields(&s), [("self_sym_sizes", None), ("dim", None), ("keepdim", None)]);
+    }
+
+    #[test]
+    fn a_saved_output_keeps_no_history_until_unpacked() {
+        let x = leaf(vec![1.0, 2.0]);
+        let y = x.exp().unwrap();
+        let mut saved = None;
+        y.grad_fn().unwrap().rule().fields(&mut |_, f| {
+            if let Field::Tensor(Some(s)) = f {
+                saved = s.peek();
+            }
+        });
+        assert!(saved.unwrap().grad_fn().is_none(), "a saved output holding its node would be a cycle");
+    }
+
+    #[test]
+    fn backward_frees_every_saved_field_and_a_second_one_fails() {
+        let (x, y) = (leaf(vec![1.0, 2.0]), leaf(vec![3.0, 4.0]));
+        let z = x.mul(&y).unwrap();
+        let loss = z.sum(None, false).unwrap();
+        crate::autograd::backward(std::slice::from_ref(&loss), &[None], false, false, None).unwrap();
+        assert_eq!(fields(&z), [("self", Some(false)), ("other", Some(false))]);
+        let err = crate::autograd::backward(&[loss], &[None], false, false, None).unwrap_err();
+        assert!(err.to_string().starts_with("Trying to backward through the graph a second time"));
+        let kept = Tensor::ones(&[2], DType::F64).with_requires_grad(true).unwrap().mul(&y).unwrap();
+        let loss = kept.sum(None, false).unwrap();
+        crate::autograd::backward(&[loss], &[None], true, false, None).unwrap();
+        assert_eq!(fields(&kept), [("self", Some(true)), ("other", Some(true))], "retain_graph keeps them");
+    }
+}

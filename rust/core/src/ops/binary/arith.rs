@@ -1,0 +1,268 @@
+//! `+ - * / **` with broadcasting and PyTorch's type promotion, and their backward rules.
+use super::zip_as;
+use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
+use crate::dtype::{result_type, DType};
+use crate::element::Element;
+use crate::error::Result;
+use crate::layout::broadcast_shapes;
+use crate::ops::formula::{c, fusable, zip};
+use crate::tensor::Tensor;
+use crate::{bail, with_dtype};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+}
+
+fn arith_kernel<T: Element>(op: Arith, a: &Tensor, b: &Tensor, shape: &[usize]) -> Result<Vec<T>> {
+    match op {
+        Arith::Add => zip_as(a, b, shape, T::add),
+        Arith::Sub => zip_as(a, b, shape, T::sub),
+        Arith::Mul => zip_as(a, b, shape, T::mul),
+        Arith::Div => zip_as(a, b, shape, T::div),
+        Arith::Pow => zip_as(a, b, shape, T::pow),
+    }
+}
+
+fn arith(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
+    let shape = broadcast_shapes(a.shape(), b.shape())?;
+    let mut dtype = result_type(a.promotion_key(), b.promotion_key());
+    if op == Arith::Div {
+        dtype = dtype.to_float();
+    }
+    if op == Arith::Sub {
+        match (a.dtype() == DType::Bool, b.dtype() == DType::Bool) {
+            (true, true) => bail!(
+                Runtime,
+                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or \
+                `logical_xor()` operator instead."
+            ),
+            (true, false) | (false, true) => bail!(
+                Runtime,
+                "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to \
+                invert a mask, use the `~` or `logical_not()` operator instead."
+            ),
+            _ => {}
+        }
+    }
+    if dtype == DType::I64 && op == Arith::Pow && b.dtype() != DType::Bool && b.to_vec::<i64>().iter().any(|&e| e < 0) {
+        bail!(Runtime, "Integers to negative integer powers are not allowed.");
+    }
+    let out = Tensor::in_memory_order(
+        &[a, b],
+        &shape,
+        |x, shape| with_dtype!(dtype, T => Tensor::from_vec(arith_kernel::<T>(op, x[0], x[1], shape)?, shape)),
+    )?;
+    let inputs = [a, b];
+    Ok(match op {
+        Arith::Add => record(out, &inputs, |_| AddBackward0),
+        Arith::Sub if a.0.wrapped_number => record(out, &inputs, |_| RsubBackward1),
+        Arith::Sub => record(out, &inputs, |_| SubBackward0),
+        // each factor is needed only for the other's gradient
+        Arith::Mul => record(out, &inputs, |_| MulBackward0 {
+            self_: SavedTensor::input_if(b.requires_grad(), a),
+            other: SavedTensor::input_if(a.requires_grad(), b),
+        }),
+        Arith::Div => record(out, &inputs, |_| DivBackward0 {
+            self_: SavedTensor::input_if(b.requires_grad(), a),
+            other: SavedTensor::input(b),
+        }),
+        Arith::Pow if b.0.wrapped_number => {
+            record(out, &inputs, |_| PowBackward0 { self_: SavedTensor::input(a), exponent: b.to_vec::<f64>()[0] })
+        }
+        Arith::Pow if a.0.wrapped_number => {
+            record(out, &inputs, |out| PowBackward2 { self_: a.to_vec::<f64>()[0], result: SavedTensor::output(out) })
+        }
+        Arith::Pow => record(out, &inputs, |out| PowBackward1 {
+            self_: SavedTensor::input(a),
+            exponent: SavedTensor::input(b),
+            result: SavedTensor::output(out),
+        }),
+    })
+}
+
+impl Tensor {
+    pub fn add(&self, other: &Tensor) -> Result<Tensor> {
+        arith(self, other, Arith::Add)
+    }
+    pub fn sub(&self, other: &Tensor) -> Result<Tensor> {
+        arith(self, other, Arith::Sub)
+    }
+    pub fn mul(&self, other: &Tensor) -> Result<Tensor> {
+        arith(self, other, Arith::Mul)
+    }
+    pub fn div(&self, other: &Tensor) -> Result<Tensor> {
+        arith(self, other, Arith::Div)
+    }
+    pub fn pow(&self, other: &Tensor) -> Result<Tensor> {
+        arith(self, other, Arith::Pow)
+    }
+}
+
+crate::backward_rule! {
+    /// `a + b`.
+    pub struct AddBackward0;
+}
+impl Backward for AddBackward0 {
+    fn name(&self) -> &'static str {
+        "AddBackward0"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        Ok(vec![Some(g.clone()), Some(g.clone())])
+    }
+}
+
+crate::backward_rule! {
+    /// `a - b`.
+    pub struct SubBackward0;
+}
+impl Backward for SubBackward0 {
+    fn name(&self) -> &'static str {
+        "SubBackward0"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        Ok(vec![Some(g.clone()), Some(g.neg()?)])
+    }
+}
+
+crate::backward_rule! {
+    /// `n - x` with a Python number `n`.
+    pub struct RsubBackward1;
+}
+impl Backward for RsubBackward1 {
+    fn name(&self) -> &'static str {
+        "RsubBackward1"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        Ok(vec![Some(g.clone()), Some(g.neg()?)])
+    }
+}
+
+crate::backward_rule! {
+    /// `self * other`: each factor is the other's gradient.
+    pub struct MulBackward0 {
+        self_: SavedTensor,
+        other: SavedTensor,
+    }
+}
+impl Backward for MulBackward0 {
+    fn name(&self) -> &'static str {
+        "MulBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (a, b) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.other)?);
+        // x * x: both gradients go to one place, so they can be made as one (a post hook on this node
+        // still sees the two separately)
+        if ctx.needs(0) && ctx.needs(1) && a.same_tensor(&b) && !ctx.has_post_hooks() {
+            if let Some(grad) = fused_square_grad(g, &a) {
+                return Ok(vec![Some(grad?), None]);
+            }
+        }
+        Ok(vec![ctx.grad_if(0, || g.mul(&b))?, ctx.grad_if(1, || g.mul(&a))?])
+    }
+}
+
+/// The gradient of `x * x` when not recorded: `g·x + g·x`, the sum the engine would otherwise form of
+/// the two factors' gradients (so the same bits), in one pass.
+fn fused_square_grad(g: &Tensor, x: &Tensor) -> Option<Result<Tensor>> {
+    if !fusable(g, x) {
+        return None;
+    }
+    Some(match g.dtype() {
+        DType::F32 => zip::<f32>(g, x, |g, x| (g * x) + (g * x)),
+        DType::F64 => zip::<f64>(g, x, |g, x| (g * x) + (g * x)),
+        _ => return None,
+    })
+}
+
+crate::backward_rule! {
+    /// `self / other`.
+    pub struct DivBackward0 {
+        self_: SavedTensor,
+        other: SavedTensor,
+    }
+}
+impl Backward for DivBackward0 {
+    fn name(&self) -> &'static str {
+        "DivBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (a, b) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.other)?);
+        Ok(vec![ctx.grad_if(0, || g.div(&b))?, ctx.grad_if(1, || g.neg()?.mul(&a)?.div(&b.mul(&b)?))?])
+    }
+}
+
+crate::backward_rule! {
+    /// `self ** exponent` with a number exponent.
+    pub struct PowBackward0 {
+        self_: SavedTensor,
+        exponent: f64,
+    }
+}
+impl Backward for PowBackward0 {
+    fn name(&self) -> &'static str {
+        "PowBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let a = ctx.unpack(&self.self_)?;
+        if self.exponent == 0.0 {
+            return one(g.mul(&c(0.0)));
+        }
+        one(g.mul(&a.pow(&c(self.exponent - 1.0))?.mul(&c(self.exponent))?))
+    }
+}
+
+crate::backward_rule! {
+    /// `self ** exponent` with two tensors.
+    pub struct PowBackward1 {
+        self_: SavedTensor,
+        exponent: SavedTensor,
+        result: SavedTensor,
+    }
+}
+impl Backward for PowBackward1 {
+    fn name(&self) -> &'static str {
+        "PowBackward1"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (a, b, out) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.exponent)?, ctx.unpack(&self.result)?);
+        let grad_a = ctx.grad_if(0, || {
+            // d/da a^b = b·a^(b-1), and 0 where b == 0 (even at a == 0)
+            let d = b.mul(&a.pow(&b.sub(&c(1.0))?)?)?;
+            let d = Tensor::where_(&b.eq(&c(0.0))?, &c(0.0), &d)?;
+            g.mul(&d)
+        })?;
+        let grad_b = ctx.grad_if(1, || {
+            // d/db a^b = a^b·ln a, taken as 0 where a == 0 and b >= 0
+            let d = out.mul(&a.log()?)?;
+            let zero_base = a.eq(&c(0.0))?.logical_and(&b.ge(&c(0.0))?)?;
+            g.mul(&Tensor::where_(&zero_base, &c(0.0), &d)?)
+        })?;
+        Ok(vec![grad_a, grad_b])
+    }
+}
+
+crate::backward_rule! {
+    /// `base ** exponent` with a number base (`self`, in PyTorch's naming).
+    pub struct PowBackward2 {
+        self_: f64,
+        result: SavedTensor,
+    }
+}
+impl Backward for PowBackward2 {
+    fn name(&self) -> &'static str {
+        "PowBackward2"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let out = ctx.unpack(&self.result)?;
+        if self.self_ == 0.0 {
+            // d/dx 0^x: 0 everywhere torch defines it
+            return Ok(vec![None, Some(g.mul(&c(0.0))?)]);
+        }
+        Ok(vec![None, Some(g.mul(&out.mul(&c(self.self_.ln()))?)?)])
+    }
+}

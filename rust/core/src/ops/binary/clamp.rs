@@ -1,0 +1,247 @@
+//! `clamp` (number or tensor bounds) and `lerp`, and their backward rules.
+use super::{binary_grad, Binary};
+use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
+use crate::dtype::{result_type, DType, Scalar};
+use crate::element::Element;
+use crate::error::Result;
+use crate::kernels::elementwise::map3;
+use crate::layout::broadcast_shapes;
+use crate::ops::formula::{c, tie_weight};
+use crate::tensor::Tensor;
+use crate::{bail, with_dtype};
+
+/// A bound of `clamp`: a number, or a tensor that broadcasts against the input.
+pub enum ClampBound {
+    Number(Scalar),
+    Tensor(Tensor),
+}
+
+impl ClampBound {
+    fn into_tensor(self) -> Tensor {
+        match self {
+            ClampBound::Number(s) => Tensor::wrapped_scalar(s),
+            ClampBound::Tensor(t) => t,
+        }
+    }
+}
+
+/// Which method clamps: it names the number-bounds rule, as in PyTorch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClampMethod {
+    Clamp,
+    ClampMin,
+    ClampMax,
+}
+
+impl AsField for ClampMethod {
+    fn as_field(&self) -> Field<'_> {
+        Field::Opaque
+    }
+}
+
+impl Tensor {
+    /// `clamp(min, max)` (or `clamp_min` / `clamp_max`, as `method` says): with number bounds
+    /// ClampBackward1 (ClampMinBackward0, ClampMaxBackward0), with a tensor bound ClampBackward0 (a
+    /// number beside it broadcasts as a 0-dim tensor).
+    pub fn clamp(&self, min: Option<ClampBound>, max: Option<ClampBound>, method: ClampMethod) -> Result<Tensor> {
+        let is_tensor = |b: &Option<ClampBound>| matches!(b, Some(ClampBound::Tensor(_)));
+        if is_tensor(&min) || is_tensor(&max) {
+            let (lo, hi) = (min.map(ClampBound::into_tensor), max.map(ClampBound::into_tensor));
+            return self.clamp_tensor(lo.as_ref(), hi.as_ref());
+        }
+        let number = |b: Option<ClampBound>| match b {
+            Some(ClampBound::Number(s)) => Some(s),
+            _ => None,
+        };
+        self.clamp_scalar(number(min), number(max), method)
+    }
+
+    /// `clamp` with number bounds.
+    fn clamp_scalar(&self, min: Option<Scalar>, max: Option<Scalar>, method: ClampMethod) -> Result<Tensor> {
+        if min.is_none() && max.is_none() {
+            bail!(Runtime, "torch.clamp: At least one of 'min' or 'max' must not be None");
+        }
+        let mut dtype = self.dtype();
+        for s in [min, max].into_iter().flatten() {
+            dtype =
+                result_type((dtype, crate::dtype::Priority::Dimensioned), (s.dtype(), crate::dtype::Priority::Wrapped));
+        }
+        if dtype == DType::Bool {
+            bail!(NotImplemented, "\"clamp_scalar_cpu\" not implemented for 'Bool'");
+        }
+        let (lo, hi) = (min.map(|s| s.to_f64()), max.map(|s| s.to_f64()));
+        let out = with_dtype!(dtype, T => {
+            let (lo, hi) = (lo.map(T::from_f64), hi.map(T::from_f64));
+            // T may be bool, where `<` is the order false < true
+            #[allow(clippy::bool_comparison)]
+            let v = self.with_data(|l, x: &[T]| crate::kernels::elementwise::map1(l, x, |x: T| {
+                let y = match lo { Some(lo) if x < lo => lo, _ => x };
+                match hi { Some(hi) if y > hi => hi, _ => y }
+            }));
+            Tensor::from_vec(v, self.shape())?
+        });
+        Ok(record(out, &[self], |_| ClampScalarBackward { method, self_: SavedTensor::input(self), min: lo, max: hi }))
+    }
+
+    /// `clamp` with tensor bounds (ClampBackward0): `min(max(x, lo), hi)`, broadcasting all three.
+    fn clamp_tensor(&self, min: Option<&Tensor>, max: Option<&Tensor>) -> Result<Tensor> {
+        let mut out = self.detach();
+        if let Some(lo) = min {
+            out = out.detach().maximum(&lo.detach())?;
+        }
+        if let Some(hi) = max {
+            out = out.minimum(&hi.detach())?;
+        }
+        let mut inputs = vec![self];
+        inputs.extend(min);
+        inputs.extend(max);
+        let rule = |_: &Tensor| ClampBackward0 {
+            self_: SavedTensor::input(self),
+            min: min.map(SavedTensor::input),
+            max: max.map(SavedTensor::input),
+        };
+        Ok(record(out, &inputs, rule))
+    }
+
+    /// `torch.lerp(self, end, weight)`: `self + weight * (end - self)`.
+    pub fn lerp(&self, end: &Tensor, weight: &Tensor) -> Result<Tensor> {
+        let shape = broadcast_shapes(&broadcast_shapes(self.shape(), end.shape())?, weight.shape())?;
+        let dtype = result_type(self.promotion_key(), end.promotion_key());
+        let lerp = |a: f64, b: f64, w: f64| if w.abs() < 0.5 { a + w * (b - a) } else { b - (b - a) * (1.0 - w) };
+        let out = match dtype {
+            d if d.is_float() => with_dtype!(dtype, T => {
+                let v = self.with_data(|la, xa: &[T]| {
+                    end.with_data(|lb, xb: &[T]| {
+                        weight.with_data(|lw, xw: &[T]| -> Result<Vec<T>> {
+                            let l = [&la.broadcast_to(&shape)?, &lb.broadcast_to(&shape)?, &lw.broadcast_to(&shape)?];
+                            let f = |a: T, b: T, w: T| T::from_f64(lerp(a.to_f64(), b.to_f64(), w.to_f64()));
+                            Ok(map3(l, xa, xb, xw, f))
+                        })
+                    })
+                })?;
+                Tensor::from_vec(v, &shape)?
+            }),
+            _ => bail!(NotImplemented, "\"lerp_kernel_scalar\" not implemented for '{}'", dtype.scalar_type_name()),
+        };
+        if weight.0.wrapped_number {
+            let w = weight.to_vec::<f64>()[0];
+            return Ok(record(out, &[self, end], |_| LerpBackward0 { weight: w }));
+        }
+        let rule = |_: &Tensor| LerpBackward1 {
+            self_: SavedTensor::input(self),
+            end: SavedTensor::input(end),
+            weight: SavedTensor::input(weight),
+        };
+        Ok(record(out, &[self, end, weight], rule))
+    }
+}
+
+crate::backward_rule! {
+    names = ["ClampBackward1", "ClampMinBackward0", "ClampMaxBackward0"];
+    /// `clamp` with number bounds: `g` where the input lies strictly inside them.
+    pub struct ClampScalarBackward {
+        method: ClampMethod,
+        self_: SavedTensor,
+        min: Option<f64>,
+        max: Option<f64>,
+    }
+}
+impl Backward for ClampScalarBackward {
+    fn name(&self) -> &'static str {
+        match self.method {
+            ClampMethod::Clamp => "ClampBackward1",
+            ClampMethod::ClampMin => "ClampMinBackward0",
+            ClampMethod::ClampMax => "ClampMaxBackward0",
+        }
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let a = ctx.unpack(&self.self_)?;
+        let mut inside = Tensor::from_vec(vec![true], &[])?;
+        if let Some(lo) = self.min {
+            inside = inside.logical_and(&a.gt(&c(lo))?)?;
+        }
+        if let Some(hi) = self.max {
+            inside = inside.logical_and(&a.lt(&c(hi))?)?;
+        }
+        one(Tensor::where_(&inside, g, &c(0.0)))
+    }
+}
+
+crate::backward_rule! {
+    /// `clamp` with tensor bounds: ties split the gradient in halves, as maximum/minimum do.
+    pub struct ClampBackward0 {
+        self_: SavedTensor,
+        min: Option<SavedTensor>,
+        max: Option<SavedTensor>,
+    }
+}
+impl Backward for ClampBackward0 {
+    fn name(&self) -> &'static str {
+        "ClampBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let a = ctx.unpack(&self.self_)?;
+        let (lo, hi) = (ctx.unpack_opt(&self.min)?, ctx.unpack_opt(&self.max)?);
+        let zero = c(0.0);
+        match (lo, hi) {
+            (Some(lo), Some(hi)) => {
+                let (w_lo, w_hi) = (tie_weight(&a, &lo)?, tie_weight(&hi, &a)?);
+                // lo < hi: the usual case; lo >= hi: the output is hi (or a, where all three tie)
+                let valid = lo.lt(&hi)?;
+                let all_tie = a.eq(&lo)?.logical_and(&a.eq(&hi)?)?;
+                Ok(vec![
+                    ctx.grad_if(0, || {
+                        let d = g.mul(&w_lo.add(&w_hi)?.sub(&c(1.0))?)?;
+                        Tensor::where_(&valid, &d, &Tensor::where_(&all_tie, g, &zero)?)
+                    })?,
+                    ctx.grad_if(1, || Tensor::where_(&valid, &g.mul(&c(1.0).sub(&w_lo)?)?, &zero))?,
+                    ctx.grad_if(2, || {
+                        let d = g.mul(&c(1.0).sub(&w_hi)?)?;
+                        Tensor::where_(&valid, &d, &Tensor::where_(&all_tie, &zero, g)?)
+                    })?,
+                ])
+            }
+            (Some(lo), None) => binary_grad(ctx, Binary::Maximum, g, &a, &lo),
+            (None, Some(hi)) => binary_grad(ctx, Binary::Minimum, g, &a, &hi),
+            (None, None) => Ok(vec![Some(g.clone())]),
+        }
+    }
+}
+
+crate::backward_rule! {
+    /// `lerp(self, end, weight)` with a number weight.
+    pub struct LerpBackward0 {
+        weight: f64,
+    }
+}
+impl Backward for LerpBackward0 {
+    fn name(&self) -> &'static str {
+        "LerpBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let w = self.weight;
+        Ok(vec![ctx.grad_if(0, || g.mul(&c(1.0 - w)))?, ctx.grad_if(1, || g.mul(&c(w)))?])
+    }
+}
+
+crate::backward_rule! {
+    /// `lerp(self, end, weight)` with a tensor weight.
+    pub struct LerpBackward1 {
+        self_: SavedTensor,
+        end: SavedTensor,
+        weight: SavedTensor,
+    }
+}
+impl Backward for LerpBackward1 {
+    fn name(&self) -> &'static str {
+        "LerpBackward1"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (a, b, w) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.end)?, ctx.unpack(&self.weight)?);
+        Ok(vec![
+            ctx.grad_if(0, || g.mul(&c(1.0).sub(&w)?))?,
+            ctx.grad_if(1, || g.mul(&w))?,
+            ctx.grad_if(2, || g.mul(&b.sub(&a)?))?,
+        ])
+    }
+}

@@ -1,0 +1,170 @@
+//! Broadcasting binary ops with PyTorch's type promotion: arithmetic (`arith.rs`), maximum, atan2,
+//! remainders (`pointwise.rs`), clamp and lerp (`clamp.rs`); here comparisons, logic and `where`.
+mod arith;
+mod clamp;
+mod pointwise;
+
+pub use arith::*;
+pub use clamp::*;
+pub use pointwise::*;
+
+use crate::autograd::{record, Backward, Ctx, Grads, SavedTensor};
+use crate::dtype::{result_type, DType};
+use crate::element::Element;
+use crate::error::Result;
+use crate::kernels::elementwise::{map2, map3};
+use crate::layout::{broadcast_shapes, Layout};
+use crate::ops::formula::c;
+use crate::tensor::Tensor;
+use crate::{bail, with_dtype};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Compare {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// Runs `f` over both operands read as `T` and broadcast to `shape`.
+pub(crate) fn zip_as<T: Element, U: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+    f: impl Fn(T, T) -> U + Sync,
+) -> Result<Vec<U>> {
+    a.with_data(|la: &Layout, xa: &[T]| {
+        b.with_data(|lb: &Layout, xb: &[T]| Ok(map2(&la.broadcast_to(shape)?, xa, &lb.broadcast_to(shape)?, xb, &f)))
+    })
+}
+
+fn compare_kernel<T: Element>(op: Compare, a: &Tensor, b: &Tensor, shape: &[usize]) -> Result<Vec<bool>> {
+    match op {
+        Compare::Eq => zip_as(a, b, shape, |x: T, y: T| x == y),
+        Compare::Ne => zip_as(a, b, shape, |x: T, y: T| x != y),
+        Compare::Lt => zip_as(a, b, shape, |x: T, y: T| x < y),
+        Compare::Le => zip_as(a, b, shape, |x: T, y: T| x <= y),
+        Compare::Gt => zip_as(a, b, shape, |x: T, y: T| x > y),
+        Compare::Ge => zip_as(a, b, shape, |x: T, y: T| x >= y),
+    }
+}
+
+impl Tensor {
+    pub fn compare(&self, other: &Tensor, op: Compare) -> Result<Tensor> {
+        let shape = broadcast_shapes(self.shape(), other.shape())?;
+        let dtype = result_type(self.promotion_key(), other.promotion_key());
+        Tensor::in_memory_order(&[self, other], &shape, |x, shape| {
+            Tensor::from_vec(with_dtype!(dtype, T => compare_kernel::<T>(op, x[0], x[1], shape)?), shape)
+        })
+    }
+    pub fn eq(&self, other: &Tensor) -> Result<Tensor> {
+        self.compare(other, Compare::Eq)
+    }
+    pub fn ge(&self, other: &Tensor) -> Result<Tensor> {
+        self.compare(other, Compare::Ge)
+    }
+    pub fn gt(&self, other: &Tensor) -> Result<Tensor> {
+        self.compare(other, Compare::Gt)
+    }
+    pub fn le(&self, other: &Tensor) -> Result<Tensor> {
+        self.compare(other, Compare::Le)
+    }
+    pub fn lt(&self, other: &Tensor) -> Result<Tensor> {
+        self.compare(other, Compare::Lt)
+    }
+    pub fn ne(&self, other: &Tensor) -> Result<Tensor> {
+        self.compare(other, Compare::Ne)
+    }
+
+    pub fn logical_and(&self, other: &Tensor) -> Result<Tensor> {
+        let shape = broadcast_shapes(self.shape(), other.shape())?;
+        Tensor::from_vec(zip_as(self, other, &shape, |x: bool, y: bool| x && y)?, &shape)
+    }
+    pub fn logical_or(&self, other: &Tensor) -> Result<Tensor> {
+        let shape = broadcast_shapes(self.shape(), other.shape())?;
+        Tensor::from_vec(zip_as(self, other, &shape, |x: bool, y: bool| x || y)?, &shape)
+    }
+    pub fn logical_xor(&self, other: &Tensor) -> Result<Tensor> {
+        let shape = broadcast_shapes(self.shape(), other.shape())?;
+        Tensor::from_vec(zip_as(self, other, &shape, |x: bool, y: bool| x != y)?, &shape)
+    }
+    pub fn logical_not(&self) -> Result<Tensor> {
+        Tensor::from_vec(self.to_vec::<bool>().into_iter().map(|x| !x).collect(), self.shape())
+    }
+
+    /// Elementwise `cond ? a : b`, broadcasting all three.
+    pub fn where_(cond: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        if cond.dtype() != DType::Bool {
+            bail!(
+                Runtime,
+                "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
+                cond.dtype()
+            );
+        }
+        let shape = broadcast_shapes(&broadcast_shapes(cond.shape(), a.shape())?, b.shape())?;
+        let dtype = result_type(a.promotion_key(), b.promotion_key());
+        let out = with_dtype!(dtype, T => {
+            let v = cond.with_data(|lc, c: &[bool]| {
+                a.with_data(|la, xa: &[T]| {
+                    b.with_data(|lb, xb: &[T]| -> Result<Vec<T>> {
+                        let l = [&lc.broadcast_to(&shape)?, &la.broadcast_to(&shape)?, &lb.broadcast_to(&shape)?];
+                        Ok(map3(l, c, xa, xb, |c, x, y| if c { x } else { y }))
+                    })
+                })
+            })?;
+            Tensor::from_vec(v, &shape)?
+        });
+        Ok(record(out, &[cond, a, b], |_| WhereBackward0 { condition: SavedTensor::input(cond) }))
+    }
+
+    /// `torch.equal`: same shape and the same values.
+    pub fn equal(&self, other: &Tensor) -> Result<bool> {
+        if self.shape() != other.shape() {
+            return Ok(false);
+        }
+        Ok(self.eq(other)?.to_vec::<bool>().into_iter().all(|b| b))
+    }
+
+    /// `torch.allclose`: |a - b| <= atol + rtol·|b| everywhere (broadcasting); NaNs equal if asked.
+    pub fn allclose(&self, other: &Tensor, rtol: f64, atol: f64, equal_nan: bool) -> Result<bool> {
+        if self.dtype() != other.dtype() {
+            bail!(Runtime, "{} did not match {}", self.dtype().scalar_type_name(), other.dtype().scalar_type_name());
+        }
+        let shape = broadcast_shapes(self.shape(), other.shape())?;
+        let ok = zip_as(self, other, &shape, |a: f64, b: f64| {
+            if a == b {
+                return true;
+            }
+            if a.is_nan() || b.is_nan() {
+                return equal_nan && a.is_nan() && b.is_nan();
+            }
+            if a.is_infinite() || b.is_infinite() {
+                return false;
+            }
+            (a - b).abs() <= atol + rtol * b.abs()
+        })?;
+        Ok(ok.into_iter().all(|b| b))
+    }
+}
+
+crate::backward_rule! {
+    /// `where(condition, self, other)`: the gradient goes to whichever side was picked.
+    pub struct WhereBackward0 {
+        condition: SavedTensor,
+    }
+}
+impl Backward for WhereBackward0 {
+    fn name(&self) -> &'static str {
+        "WhereBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let cond = ctx.unpack(&self.condition)?;
+        Ok(vec![
+            None,
+            ctx.grad_if(1, || Tensor::where_(&cond, g, &c(0.0)))?,
+            ctx.grad_if(2, || Tensor::where_(&cond, &c(0.0), g))?,
+        ])
+    }
+}

@@ -1,0 +1,244 @@
+//! maximum/minimum, atan2, fmod/remainder and the rounded divisions, and their one backward rule.
+use super::zip_as;
+use crate::autograd::record;
+use crate::autograd::{AsField, Backward, Ctx, Field, Grads, SavedTensor};
+use crate::bail;
+use crate::dtype::{result_type, DType};
+use crate::element::{Element, Float};
+use crate::error::Result;
+use crate::layout::broadcast_shapes;
+use crate::ops::formula::{c, tie_weight};
+use crate::ops::unary::{Floor, Trunc};
+use crate::tensor::Tensor;
+
+/// Broadcasting binary ops beyond arithmetic, each with its own backward rule.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Binary {
+    Maximum,
+    Minimum,
+    Atan2,
+    Fmod,
+    Remainder,
+    /// `div(rounding_mode='floor')` and `//`
+    FloorDiv,
+    /// `div(rounding_mode='trunc')`
+    TruncDiv,
+}
+
+impl Binary {
+    /// The name of PyTorch's CPU kernel, for "not implemented for" messages.
+    fn kernel_name(self) -> &'static str {
+        match self {
+            Binary::Maximum => "maximum_cpu",
+            Binary::Minimum => "minimum_cpu",
+            Binary::Atan2 => "atan2_cpu",
+            Binary::Fmod => "fmod_cpu",
+            Binary::Remainder => "remainder_cpu",
+            Binary::FloorDiv => "div_floor_cpu",
+            Binary::TruncDiv => "div_trunc_cpu",
+        }
+    }
+}
+
+fn nan_max<T: Element>(x: T, y: T) -> T {
+    #[allow(clippy::eq_op)]
+    if x != x {
+        x
+    } else if y != y {
+        y
+    } else if x > y {
+        x
+    } else {
+        y
+    }
+}
+fn nan_min<T: Element>(x: T, y: T) -> T {
+    #[allow(clippy::eq_op)]
+    if x != x {
+        x
+    } else if y != y {
+        y
+    } else if x < y {
+        x
+    } else {
+        y
+    }
+}
+/// Python's `%`: the remainder takes the divisor's sign.
+fn py_mod_f<T: Float>(x: T, y: T) -> T {
+    let r = fmod_f(x, y);
+    if r != T::ZERO && ((r < T::ZERO) != (y < T::ZERO)) {
+        r + y
+    } else {
+        r
+    }
+}
+fn fmod_f<T: Float>(x: T, y: T) -> T {
+    // C fmod
+    let r = x.to_f64() % y.to_f64();
+    T::from_f64(r)
+}
+
+/// Python's float `//` (as torch's div_floor): the quotient of the exact remainder, so
+/// `1.0 // 0.1` is 9 (0.1 is a little above one tenth), and x/0 keeps IEEE's inf/nan.
+fn floor_div_f(x: f64, y: f64) -> f64 {
+    if y == 0.0 {
+        return x / y;
+    }
+    let r = x % y;
+    let mut q = (x - r) / y;
+    if r != 0.0 && ((y < 0.0) != (r < 0.0)) {
+        q -= 1.0;
+    }
+    if q == 0.0 {
+        return 0.0f64.copysign(x / y);
+    }
+    let f = q.floor();
+    if q - f > 0.5 {
+        f + 1.0
+    } else {
+        f
+    }
+}
+fn floor_div_i(x: i64, y: i64) -> i64 {
+    let q = x.wrapping_div(y);
+    if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) {
+        q - 1
+    } else {
+        q
+    }
+}
+
+fn binary_float<T: Float>(op: Binary, a: &Tensor, b: &Tensor, shape: &[usize]) -> Result<Vec<T>> {
+    match op {
+        Binary::Maximum => zip_as(a, b, shape, nan_max::<T>),
+        Binary::Minimum => zip_as(a, b, shape, nan_min::<T>),
+        Binary::Atan2 => zip_as(a, b, shape, |x: T, y: T| x.atan2(y)),
+        Binary::Fmod => zip_as(a, b, shape, fmod_f::<T>),
+        Binary::Remainder => zip_as(a, b, shape, py_mod_f::<T>),
+        Binary::FloorDiv => zip_as(a, b, shape, |x: T, y: T| T::from_f64(floor_div_f(x.to_f64(), y.to_f64()))),
+        Binary::TruncDiv => zip_as(a, b, shape, |x: T, y: T| (x / y).trunc()),
+    }
+}
+
+impl Tensor {
+    pub fn binary(&self, other: &Tensor, op: Binary) -> Result<Tensor> {
+        let (a, b) = (self, other);
+        let shape = broadcast_shapes(a.shape(), b.shape())?;
+        let mut dtype = result_type(a.promotion_key(), b.promotion_key());
+        if op == Binary::Atan2 {
+            dtype = dtype.to_float();
+        }
+        let out = Tensor::in_memory_order(&[self, other], &shape, |x, shape| {
+            Ok(match dtype.compute() {
+                DType::F64 => Tensor::from_vec(binary_float::<f64>(op, x[0], x[1], shape)?, shape)?,
+                DType::F32 => Tensor::from_vec(binary_float::<f32>(op, x[0], x[1], shape)?, shape)?,
+                DType::I64 => {
+                    if matches!(op, Binary::Fmod | Binary::Remainder | Binary::FloorDiv | Binary::TruncDiv)
+                        && x[1].to_vec::<i64>().contains(&0)
+                    {
+                        bail!(Runtime, "ZeroDivisionError");
+                    }
+                    let v = match op {
+                        Binary::Maximum => zip_as(x[0], x[1], shape, nan_max::<i64>)?,
+                        Binary::Minimum => zip_as(x[0], x[1], shape, nan_min::<i64>)?,
+                        Binary::Fmod => zip_as(x[0], x[1], shape, |x: i64, y: i64| x.wrapping_rem(y))?,
+                        Binary::FloorDiv => zip_as(x[0], x[1], shape, floor_div_i)?,
+                        Binary::TruncDiv => zip_as(x[0], x[1], shape, |x: i64, y: i64| x.wrapping_div(y))?,
+                        _ => zip_as(x[0], x[1], shape, |x: i64, y: i64| {
+                            let r = x.wrapping_rem(y);
+                            if r != 0 && ((r < 0) != (y < 0)) {
+                                r + y
+                            } else {
+                                r
+                            }
+                        })?,
+                    };
+                    Tensor::from_vec(v, shape)?
+                }
+                DType::Bool => match op {
+                    Binary::Maximum => Tensor::from_vec(zip_as(x[0], x[1], shape, |x: bool, y: bool| x | y)?, shape)?,
+                    Binary::Minimum => Tensor::from_vec(zip_as(x[0], x[1], shape, |x: bool, y: bool| x & y)?, shape)?,
+                    _ => bail!(NotImplemented, "\"{}\" not implemented for 'Bool'", op.kernel_name()),
+                },
+                _ => unreachable!("compute dtypes are bool, int64, float32 and float64"),
+            }
+            .cast_detached(dtype))
+        })?;
+        let saved = |_: &Tensor| BinaryBackward {
+            op,
+            other_is_number: b.0.wrapped_number,
+            self_: SavedTensor::input(a),
+            other: SavedTensor::input(b),
+        };
+        Ok(record(out, &[a, b], saved))
+    }
+    pub fn maximum(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, Binary::Maximum)
+    }
+    pub fn minimum(&self, other: &Tensor) -> Result<Tensor> {
+        self.binary(other, Binary::Minimum)
+    }
+}
+
+impl AsField for Binary {
+    fn as_field(&self) -> Field<'_> {
+        Field::Opaque
+    }
+}
+
+crate::backward_rule! {
+    names = [
+        "MaximumBackward0", "MinimumBackward0", "Atan2Backward0", "FmodBackward0", "FmodBackward1",
+        "RemainderBackward0", "RemainderBackward1", "DivBackward2",
+    ];
+    /// The ops of `Binary`, named after the op and (for the remainders) whether `other` is a number.
+    pub struct BinaryBackward {
+        op: Binary,
+        other_is_number: bool,
+        self_: SavedTensor,
+        other: SavedTensor,
+    }
+}
+impl Backward for BinaryBackward {
+    fn name(&self) -> &'static str {
+        match (self.op, self.other_is_number) {
+            (Binary::Maximum, _) => "MaximumBackward0",
+            (Binary::Minimum, _) => "MinimumBackward0",
+            (Binary::Atan2, _) => "Atan2Backward0",
+            (Binary::Fmod, true) => "FmodBackward0",
+            (Binary::Fmod, false) => "FmodBackward1",
+            (Binary::Remainder, true) => "RemainderBackward0",
+            (Binary::Remainder, false) => "RemainderBackward1",
+            (Binary::FloorDiv | Binary::TruncDiv, _) => "DivBackward2",
+        }
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (a, b) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.other)?);
+        binary_grad(ctx, self.op, g, &a, &b)
+    }
+}
+
+/// The gradients of `op(a, b)` for inputs 0 and 1 (shared with clamp's tensor bounds).
+pub(crate) fn binary_grad(ctx: &Ctx<'_>, op: Binary, g: &Tensor, a: &Tensor, b: &Tensor) -> Result<Grads> {
+    Ok(match op {
+        Binary::Maximum | Binary::Minimum => {
+            let w = if op == Binary::Maximum { tie_weight(a, b)? } else { tie_weight(b, a)? };
+            vec![ctx.grad_if(0, || g.mul(&w))?, ctx.grad_if(1, || g.mul(&c(1.0).sub(&w)?))?]
+        }
+        Binary::Atan2 => {
+            let r2 = a.mul(a)?.add(&b.mul(b)?)?;
+            vec![ctx.grad_if(0, || g.mul(b)?.div(&r2))?, ctx.grad_if(1, || g.mul(&a.neg()?)?.div(&r2))?]
+        }
+        Binary::Fmod | Binary::Remainder => {
+            let q = a.div(b)?;
+            let q = if op == Binary::Fmod { q.unary(Trunc)? } else { q.unary(Floor)? };
+            vec![ctx.grad_if(0, || Ok(g.clone()))?, ctx.grad_if(1, || g.mul(&q.neg()?))?]
+        }
+        // piecewise constant: zero almost everywhere, as torch
+        Binary::FloorDiv | Binary::TruncDiv => {
+            let zeros = || Ok(Tensor::zeros(g.shape(), g.dtype()));
+            vec![ctx.grad_if(0, zeros)?, ctx.grad_if(1, zeros)?]
+        }
+    })
+}

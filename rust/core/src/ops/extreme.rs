@@ -1,0 +1,220 @@
+//! Extremes: amax/amin, max/min (of everything, or along a dim with indices), argmax/argmin.
+use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
+use crate::bail;
+use crate::error::Result;
+use crate::kernels::reduce::fold;
+use crate::layout::wrap_dim;
+use crate::ops::formula::{c, signed, unsqueeze_dims};
+use crate::ops::reduce::{reduced_shape, reduction_dims};
+use crate::ops::unary::FloatClass;
+use crate::tensor::Tensor;
+
+/// Whether `v` replaces the running extreme `a` (NaN wins and then stays; ties keep the first).
+#[inline(always)]
+fn better<T: crate::element::Element>(v: T, a: T, is_max: bool) -> bool {
+    #[allow(clippy::eq_op)]
+    let (v_nan, a_nan) = (v != v, a != a);
+    if a_nan {
+        return false;
+    }
+    if v_nan {
+        return true;
+    }
+    if is_max {
+        v > a
+    } else {
+        v < a
+    }
+}
+
+/// The extreme of each group and its position within the group (dims must hold one dim for a
+/// meaningful index).
+fn extreme_kernel<T: crate::element::Element>(x: &Tensor, dims: &[usize], is_max: bool) -> (Vec<T>, Vec<i64>) {
+    let acc = x.with_data(|l, v: &[T]| {
+        fold(l, v, dims, (None::<T>, 0i64, 0i64), |(best, at, n), v| match best {
+            Some(b) if !better(v, b, is_max) => (Some(b), at, n + 1),
+            _ => (Some(v), n, n + 1),
+        })
+    });
+    acc.into_iter().map(|(b, at, _)| (b.unwrap_or_default(), at)).unzip()
+}
+
+/// 0, 1, ..., n-1 along `dim` of an `ndim`-dim tensor (size 1 elsewhere).
+pub(crate) fn positions_along(n: usize, dim: usize, ndim: usize) -> Result<Tensor> {
+    let mut shape = vec![1; ndim];
+    shape[dim] = n;
+    Tensor::from_vec((0..n as i64).collect::<Vec<i64>>(), &shape)
+}
+
+impl Tensor {
+    fn check_nonempty_reduction(&self, name: &str, dims: &[usize], all: bool) -> Result<()> {
+        if self.numel() == 0 {
+            if all {
+                bail!(
+                    Runtime,
+                    "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the \
+                    reduction dim with the 'dim' argument."
+                );
+            }
+            if let Some(d) = dims.iter().find(|&&d| self.shape()[d] == 0) {
+                bail!(Index, "{name}(): Expected reduction dim {d} to have non-zero size.");
+            }
+        }
+        Ok(())
+    }
+
+    /// amax/amin (`dims` None: all) and max()/min() without a dim (`all_name`); the gradient is
+    /// shared evenly among tied extremes.
+    pub fn amax_amin(&self, dims: Option<&[isize]>, keepdim: bool, is_max: bool, full_form: bool) -> Result<Tensor> {
+        let all = dims.is_none() || dims.is_some_and(|d| d.is_empty());
+        let dims = reduction_dims(if all { None } else { dims }, self.ndim())?;
+        let name = match (full_form, is_max) {
+            (true, true) => "max",
+            (true, false) => "min",
+            (false, true) => "amax",
+            (false, false) => "amin",
+        };
+        self.check_nonempty_reduction(name, &dims, all)?;
+        let shape = reduced_shape(self.shape(), &dims, keepdim);
+        let out = crate::with_dtype!(self.dtype(), T => {
+            Tensor::from_vec(extreme_kernel::<T>(self, &dims, is_max).0, &shape)?
+        });
+        let function = match (full_form, is_max) {
+            (true, true) => ExtremeFn::Max,
+            (true, false) => ExtremeFn::Min,
+            (false, true) => ExtremeFn::Amax,
+            (false, false) => ExtremeFn::Amin,
+        };
+        Ok(record(out, &[self], |out| ExtremeBackward {
+            function,
+            dim: dims,
+            keepdim,
+            self_: SavedTensor::input(self),
+            result: SavedTensor::output(out),
+        }))
+    }
+
+    /// max/min along one dim: (values, indices of the first extreme); the gradient goes to that index.
+    pub fn max_min_dim(&self, dim: isize, keepdim: bool, is_max: bool) -> Result<(Tensor, Tensor)> {
+        let d = wrap_dim(dim, self.ndim())?;
+        let dims: Vec<usize> = if self.ndim() == 0 { vec![] } else { vec![d] };
+        self.check_nonempty_reduction(if is_max { "max" } else { "min" }, &dims, false)?;
+        let shape = reduced_shape(self.shape(), &dims, keepdim);
+        let (values, indices) = crate::with_dtype!(self.dtype(), T => {
+            let (v, i) = extreme_kernel::<T>(self, &dims, is_max);
+            (Tensor::from_vec(v, &shape)?, Tensor::from_vec(i, &shape)?)
+        });
+        let rule = |_: &Tensor| IndexedExtremeBackward {
+            is_max,
+            self_sym_sizes: self.shape().to_vec(),
+            dim: dims.first().copied(),
+            keepdim,
+            indices: SavedTensor::input(&indices),
+        };
+        let values = record(values, &[self], rule);
+        Ok((values, indices))
+    }
+
+    /// argmax/argmin: over all elements (flattened) when `dim` is None.
+    pub fn argmax_argmin(&self, dim: Option<isize>, keepdim: bool, is_max: bool) -> Result<Tensor> {
+        let name = if is_max { "argmax" } else { "argmin" };
+        match dim {
+            None => {
+                if self.numel() == 0 {
+                    bail!(Index, "{name}(): Expected reduction dim to be specified for input.numel() == 0.");
+                }
+                let flat = self.detach().reshape(&[self.numel()])?;
+                let i = flat.max_min_dim(0, false, is_max)?.1;
+                if keepdim {
+                    i.reshape(&vec![1; self.ndim()])
+                } else {
+                    Ok(i)
+                }
+            }
+            Some(d) => {
+                let w = wrap_dim(d, self.ndim())?;
+                if self.ndim() > 0 && self.shape()[w] == 0 {
+                    bail!(Index, "{name}(): Expected reduction dim {w} to have non-zero size.");
+                }
+                Ok(self.detach().max_min_dim(d, keepdim, is_max)?.1)
+            }
+        }
+    }
+}
+
+/// Which function took an extreme over a set of dims (their gradients agree; their names differ).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExtremeFn {
+    Amax,
+    Amin,
+    /// `max()` of every element
+    Max,
+    /// `min()` of every element
+    Min,
+}
+
+impl AsField for ExtremeFn {
+    fn as_field(&self) -> Field<'_> {
+        Field::Opaque
+    }
+}
+
+crate::backward_rule! {
+    names = ["AmaxBackward0", "AminBackward0", "MaxBackward1", "MinBackward1"];
+    /// amax/amin and max()/min(): shared evenly among the elements equal to the extreme (NaN counts as
+    /// equal to NaN).
+    pub struct ExtremeBackward {
+        function: ExtremeFn,
+        dim: Vec<usize>,
+        keepdim: bool,
+        self_: SavedTensor,
+        result: SavedTensor,
+    }
+}
+impl Backward for ExtremeBackward {
+    fn name(&self) -> &'static str {
+        match self.function {
+            ExtremeFn::Amax => "AmaxBackward0",
+            ExtremeFn::Amin => "AminBackward0",
+            ExtremeFn::Max => "MaxBackward1",
+            ExtremeFn::Min => "MinBackward1",
+        }
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (a, out) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.result)?);
+        let out = unsqueeze_dims(&out, &self.dim, self.keepdim)?;
+        let both_nan = a.float_class(FloatClass::Nan)?.logical_and(&out.float_class(FloatClass::Nan)?)?;
+        let mask = a.eq(&out)?.logical_or(&both_nan)?;
+        let count = mask.sum(Some(&signed(&self.dim)), true)?;
+        one(unsqueeze_dims(g, &self.dim, self.keepdim)?.mul(&mask)?.div(&count))
+    }
+}
+
+crate::backward_rule! {
+    names = ["MaxBackward0", "MinBackward0"];
+    /// max/min along a dim: the gradient goes to the index that was picked.
+    pub struct IndexedExtremeBackward {
+        is_max: bool,
+        self_sym_sizes: Vec<usize>,
+        dim: Option<usize>,
+        keepdim: bool,
+        indices: SavedTensor,
+    }
+}
+impl Backward for IndexedExtremeBackward {
+    fn name(&self) -> &'static str {
+        if self.is_max {
+            "MaxBackward0"
+        } else {
+            "MinBackward0"
+        }
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let Some(dim) = self.dim else { return one(Ok(g.clone())) };
+        let indices = ctx.unpack(&self.indices)?;
+        let shape = &self.self_sym_sizes;
+        let idx = unsqueeze_dims(&indices, &[dim], self.keepdim)?;
+        let mask = positions_along(shape[dim], dim, shape.len())?.eq(&idx)?;
+        one(Tensor::where_(&mask, &unsqueeze_dims(g, &[dim], self.keepdim)?, &c(0.0)))
+    }
+}

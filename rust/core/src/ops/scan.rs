@@ -1,0 +1,120 @@
+//! Running sums and products along a dim.
+use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
+use crate::error::Result;
+use crate::layout::wrap_dim;
+use crate::ops::formula::c;
+use crate::ops::reduce::from_f64s;
+use crate::tensor::Tensor;
+
+impl Tensor {
+    /// Running sum along `dim` (from the end when `reverse`); ints and bools sum to int64.
+    pub fn cumsum(&self, dim: isize, reverse: bool) -> Result<Tensor> {
+        let (d, out) = self.scan(dim, reverse, 0.0, |a, b| a + b, 0, i64::wrapping_add)?;
+        Ok(record(out, &[self], |_| CumsumBackward0 { dim: d, reverse }))
+    }
+
+    /// Running product along `dim`; ints and bools multiply to int64.
+    pub fn cumprod(&self, dim: isize) -> Result<Tensor> {
+        let (d, out) = self.scan(dim, false, 1.0, |a, b| a * b, 1, i64::wrapping_mul)?;
+        Ok(record(out, &[self], |out| CumprodBackward0 {
+            dim: d,
+            self_: SavedTensor::input(self),
+            result: SavedTensor::output(out),
+        }))
+    }
+
+    /// A running fold along `dim` (floats in f64, the rest in int64); returns the wrapped dim too.
+    fn scan(
+        &self,
+        dim: isize,
+        reverse: bool,
+        float_init: f64,
+        float_f: fn(f64, f64) -> f64,
+        int_init: i64,
+        int_f: fn(i64, i64) -> i64,
+    ) -> Result<(usize, Tensor)> {
+        let d = wrap_dim(dim, self.ndim())?;
+        let shape = self.shape().to_vec();
+        let n = if shape.is_empty() { 1 } else { shape[d] };
+        let inner: usize = shape.iter().skip(d + 1).product();
+        fn run<T: Copy>(x: &mut [T], n: usize, inner: usize, reverse: bool, init: T, f: fn(T, T) -> T) {
+            let outer = x.len().checked_div(n * inner).unwrap_or(0);
+            for o in 0..outer {
+                for i in 0..inner {
+                    let mut acc = init;
+                    for k in 0..n {
+                        let k = if reverse { n - 1 - k } else { k };
+                        let p = (o * n + k) * inner + i;
+                        acc = f(acc, x[p]);
+                        x[p] = acc;
+                    }
+                }
+            }
+        }
+        let out = if self.dtype().is_float() {
+            let mut v = self.to_vec::<f64>();
+            run(&mut v, n, inner, reverse, float_init, float_f);
+            from_f64s(v, &shape, self.dtype())?
+        } else {
+            let mut v = self.to_vec::<i64>();
+            run(&mut v, n, inner, reverse, int_init, int_f);
+            Tensor::from_vec(v, &shape)?
+        };
+        Ok((d, out))
+    }
+}
+
+crate::backward_rule! {
+    /// `cumsum(dim)`: the gradient summed from the other end.
+    pub struct CumsumBackward0 {
+        dim: usize,
+        reverse: bool,
+    }
+}
+impl Backward for CumsumBackward0 {
+    fn name(&self) -> &'static str {
+        "CumsumBackward0"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(g.cumsum(self.dim as isize, !self.reverse))
+    }
+}
+
+crate::backward_rule! {
+    /// `cumprod(dim)`: right with zeros among the factors.
+    pub struct CumprodBackward0 {
+        dim: usize,
+        self_: SavedTensor,
+        result: SavedTensor,
+    }
+}
+impl Backward for CumprodBackward0 {
+    fn name(&self) -> &'static str {
+        "CumprodBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (x, out) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.result)?);
+        one(cumprod_grad(g, &x, &out, self.dim))
+    }
+}
+
+/// The gradient of `cumprod` along `dim`: Σ_{j≥k} g_j·out_j / x_k without zeros; with zeros, each
+/// g_k gets Σ_{j≥k} g_j·Π_{i≤j, i≠k} x_i, built as an n×n running product per row.
+fn cumprod_grad(g: &Tensor, x: &Tensor, out: &Tensor, dim: usize) -> Result<Tensor> {
+    let has_zero = x.eq(&c(0.0))?.any()?.to_vec::<bool>()[0];
+    if !has_zero {
+        return g.mul(out)?.cumsum(dim as isize, true)?.div(x);
+    }
+    if x.ndim() == 0 {
+        return Ok(g.clone());
+    }
+    let n = x.shape()[dim];
+    let last = x.ndim() as isize - 1;
+    let (xm, gm) = (x.transpose(dim as isize, last)?, g.transpose(dim as isize, last)?);
+    // rows[.., k, i] = x_i with x_k replaced by 1; a running product over i, kept where i ≥ k
+    let eye = Tensor::from_vec((0..n * n).map(|p| p / n == p % n).collect::<Vec<bool>>(), &[n, n])?;
+    let upper = Tensor::from_vec((0..n * n).map(|p| p % n >= p / n).collect::<Vec<bool>>(), &[n, n])?;
+    let rows = Tensor::where_(&eye, &c(1.0), &xm.unsqueeze(-2)?)?.cumprod(-1)?;
+    let terms = Tensor::where_(&upper, &rows.mul(&gm.unsqueeze(-2)?)?, &c(0.0))?;
+    terms.sum(Some(&[-1]), false)?.transpose(dim as isize, last)
+}

@@ -1,0 +1,336 @@
+//! Activations: sigmoid, relu, erf and the `nn.functional` ones with parameters.
+use super::{IntInputs, Keeps, UnaryOp};
+use crate::autograd::{AsField, Field};
+use crate::element::Float;
+use crate::error::Result;
+use crate::kernels::math::{erf_f32_into, gelu_f32_into, sigmoid_f32_into, silu_f32_into, F32SliceKernel};
+use crate::ops::formula::c;
+use crate::tensor::Tensor;
+use std::f64::consts::{FRAC_1_SQRT_2, FRAC_2_SQRT_PI};
+
+const SQRT_2_OVER_PI: f64 = 0.797_884_560_802_865_4;
+const GELU_TANH_COEF: f64 = 0.044715;
+
+crate::backward_rule! {
+    names = ["SigmoidBackward0"];
+    /// `1 / (1 + e^-x)`: `g · result · (1 - result)`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Sigmoid;
+}
+impl UnaryOp for Sigmoid {
+    const KEEPS: Keeps = Keeps::Output;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        #[inline(always)]
+        |x: T| T::ONE / (T::ONE + (-x).exp())
+    }
+    fn f32_slice_kernel(self) -> Option<F32SliceKernel> {
+        Some(sigmoid_f32_into)
+    }
+    fn grad(self, g: &Tensor, result: &Tensor) -> Result<Tensor> {
+        g.mul(&result.mul(&c(1.0).sub(result)?)?)
+    }
+    fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
+        Some(|g: T, y: T| g * (y * (T::ONE - y)))
+    }
+}
+
+crate::backward_rule! {
+    names = ["ReluBackward0"];
+    /// `max(x, 0)`: `g` where the output is positive.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Relu;
+}
+impl UnaryOp for Relu {
+    const KEEPS: Keeps = Keeps::Output;
+    const INT_INPUTS: IntInputs = IntInputs::KeepInt;
+    const BOOL_MESSAGE: Option<&'static str> = Some("Boolean inputs not supported for relu");
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| if x < T::ZERO { T::ZERO } else { x }
+    }
+    fn int_kernel(self) -> Option<impl Fn(i64) -> i64 + Sync + Copy> {
+        Some(|x: i64| x.max(0))
+    }
+    fn grad(self, g: &Tensor, result: &Tensor) -> Result<Tensor> {
+        Tensor::where_(&result.gt(&c(0.0))?, g, &c(0.0))
+    }
+    fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
+        Some(|g: T, y: T| if y > T::ZERO { g } else { T::ZERO })
+    }
+}
+
+crate::backward_rule! {
+    names = ["ErfBackward0"];
+    /// The Gauss error function: `g · 2/√π · e^{-x²}`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Erf;
+}
+impl UnaryOp for Erf {
+    const KEEPS: Keeps = Keeps::Input;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        #[inline(always)]
+        |x: T| x.erf()
+    }
+    fn f32_slice_kernel(self) -> Option<F32SliceKernel> {
+        Some(erf_f32_into)
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        g.mul(&x.mul(x)?.neg()?.exp()?.mul(&c(FRAC_2_SQRT_PI))?)
+    }
+}
+
+crate::backward_rule! {
+    names = ["SiluBackward0"];
+    /// `x · sigmoid(x)`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Silu;
+}
+impl UnaryOp for Silu {
+    const KEEPS: Keeps = Keeps::Input;
+    const INT_INPUTS: IntInputs = IntInputs::Reject;
+    const KERNEL_NAME: &'static str = "silu_cpu";
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        #[inline(always)]
+        |x: T| x / (T::ONE + (-x).exp())
+    }
+    fn f32_slice_kernel(self) -> Option<F32SliceKernel> {
+        Some(silu_f32_into)
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        let sig = x.sigmoid()?;
+        g.mul(&sig.mul(&x.mul(&c(1.0).sub(&sig)?)?.add(&c(1.0))?)?)
+    }
+}
+
+/// GELU's `approximate=`: the exact form (through erf) or the tanh one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GeluApproximate {
+    None,
+    Tanh,
+}
+
+impl AsField for GeluApproximate {
+    fn as_field(&self) -> Field<'_> {
+        Field::Str(match self {
+            GeluApproximate::None => "none",
+            GeluApproximate::Tanh => "tanh",
+        })
+    }
+}
+
+crate::backward_rule! {
+    names = ["GeluBackward0"];
+    /// `x · Φ(x)`, or its tanh approximation.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Gelu {
+        approximate: GeluApproximate,
+    }
+}
+impl Gelu {
+    pub fn new(approximate: GeluApproximate) -> Gelu {
+        Gelu { approximate }
+    }
+}
+impl UnaryOp for Gelu {
+    const KEEPS: Keeps = Keeps::Input;
+    const INT_INPUTS: IntInputs = IntInputs::Reject;
+    const KERNEL_NAME: &'static str = "GeluKernelImpl";
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        let (half, r) = (T::from_f64(0.5), T::from_f64(FRAC_1_SQRT_2));
+        let (k, a) = (T::from_f64(SQRT_2_OVER_PI), T::from_f64(GELU_TANH_COEF));
+        let tanh = self.approximate == GeluApproximate::Tanh;
+        #[inline(always)]
+        move |x: T| {
+            if tanh {
+                half * x * (T::ONE + (k * (x + a * x * x * x)).tanh())
+            } else {
+                half * x * (T::ONE + (x * r).erf())
+            }
+        }
+    }
+    fn f32_slice_kernel(self) -> Option<F32SliceKernel> {
+        (self.approximate == GeluApproximate::None).then_some(gelu_f32_into as F32SliceKernel)
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        if self.approximate == GeluApproximate::None {
+            // Φ(x) + x·φ(x)
+            let cdf = x.mul(&c(FRAC_1_SQRT_2))?.erf()?.add(&c(1.0))?.mul(&c(0.5))?;
+            let pdf = x.mul(x)?.mul(&c(-0.5))?.exp()?.mul(&c(0.5 * FRAC_2_SQRT_PI * FRAC_1_SQRT_2))?;
+            return g.mul(&cdf.add(&x.mul(&pdf)?)?);
+        }
+        let (k, a) = (SQRT_2_OVER_PI, GELU_TANH_COEF);
+        let x2 = x.mul(x)?;
+        let t = x.mul(&x2.mul(&c(a))?.add(&c(1.0))?)?.mul(&c(k))?.tanh()?;
+        let dinner = x2.mul(&c(3.0 * a * k))?.add(&c(k))?;
+        let left = t.add(&c(1.0))?.mul(&c(0.5))?;
+        let right = x.mul(&c(0.5))?.mul(&c(1.0).sub(&t.mul(&t)?)?)?.mul(&dinner)?;
+        g.mul(&left.add(&right)?)
+    }
+}
+
+crate::backward_rule! {
+    names = ["SoftplusBackward0"];
+    /// `ln(1 + e^{βx}) / β`, and `x` where `βx > threshold`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Softplus {
+        beta: f64,
+        threshold: f64,
+    }
+}
+impl Softplus {
+    pub fn new(beta: f64, threshold: f64) -> Softplus {
+        Softplus { beta, threshold }
+    }
+}
+impl UnaryOp for Softplus {
+    const KEEPS: Keeps = Keeps::Input;
+    const INT_INPUTS: IntInputs = IntInputs::Reject;
+    const KERNEL_NAME: &'static str = "softplus_cpu";
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        let (b, t) = (T::from_f64(self.beta), T::from_f64(self.threshold));
+        move |x: T| if x * b > t { x } else { (x * b).exp().ln_1p() / b }
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        let z = x.mul(&c(self.beta))?;
+        Tensor::where_(&z.gt(&c(self.threshold))?, g, &g.mul(&z.sigmoid()?)?)
+    }
+}
+
+crate::backward_rule! {
+    names = ["EluBackward0"];
+    /// `x`, and `α(e^x - 1)` below 0.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Elu {
+        alpha: f64,
+    }
+}
+impl Elu {
+    pub fn new(alpha: f64) -> Elu {
+        Elu { alpha }
+    }
+}
+impl UnaryOp for Elu {
+    const KEEPS: Keeps = Keeps::Input;
+    const INT_INPUTS: IntInputs = IntInputs::Reject;
+    const KERNEL_NAME: &'static str = "elu_cpu";
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        let a = T::from_f64(self.alpha);
+        move |x: T| if x > T::ZERO { x } else { a * x.exp_m1() }
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        Tensor::where_(&x.gt(&c(0.0))?, g, &g.mul(&x.exp()?.mul(&c(self.alpha))?)?)
+    }
+}
+
+crate::backward_rule! {
+    names = ["LeakyReluBackward0"];
+    /// `x`, and `slope · x` below 0.
+    #[derive(Clone, Copy, Debug)]
+    pub struct LeakyRelu {
+        negative_slope: f64,
+    }
+}
+impl LeakyRelu {
+    pub fn new(negative_slope: f64) -> LeakyRelu {
+        LeakyRelu { negative_slope }
+    }
+}
+impl UnaryOp for LeakyRelu {
+    const KEEPS: Keeps = Keeps::Input;
+    const INT_INPUTS: IntInputs = IntInputs::Reject;
+    const KERNEL_NAME: &'static str = "leaky_relu_cpu";
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        let s = T::from_f64(self.negative_slope);
+        move |x: T| if x > T::ZERO { x } else { x * s }
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        Tensor::where_(&x.gt(&c(0.0))?, g, &g.mul(&c(self.negative_slope))?)
+    }
+}
+
+crate::backward_rule! {
+    names = ["HardtanhBackward0"];
+    /// `x` clamped to `[min_val, max_val]`; ints stay ints.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Hardtanh {
+        min_val: f64,
+        max_val: f64,
+    }
+}
+impl Hardtanh {
+    pub fn new(min_val: f64, max_val: f64) -> Hardtanh {
+        Hardtanh { min_val, max_val }
+    }
+}
+impl UnaryOp for Hardtanh {
+    const KEEPS: Keeps = Keeps::Input;
+    const INT_INPUTS: IntInputs = IntInputs::KeepInt;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        let (lo, hi) = (T::from_f64(self.min_val), T::from_f64(self.max_val));
+        move |x: T| {
+            if x < lo {
+                lo
+            } else if x > hi {
+                hi
+            } else {
+                x
+            }
+        }
+    }
+    fn int_kernel(self) -> Option<impl Fn(i64) -> i64 + Sync + Copy> {
+        let (min, max) = (self.min_val, self.max_val);
+        Some(move |x: i64| {
+            if (x as f64) < min {
+                min as i64
+            } else if (x as f64) > max {
+                max as i64
+            } else {
+                x
+            }
+        })
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        let inside = x.gt(&c(self.min_val))?.logical_and(&x.lt(&c(self.max_val))?)?;
+        Tensor::where_(&inside, g, &c(0.0))
+    }
+}
+
+crate::backward_rule! {
+    names = ["LogitBackward0"];
+    /// `ln(p / (1 - p))`, with `p` clamped to `[eps, 1 - eps]` when `eps` is given.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Logit {
+        eps: Option<f64>,
+    }
+}
+impl Logit {
+    pub fn new(eps: Option<f64>) -> Logit {
+        Logit { eps }
+    }
+}
+impl UnaryOp for Logit {
+    const KEEPS: Keeps = Keeps::Input;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        let e = self.eps.map(T::from_f64);
+        move |x: T| {
+            let z = match e {
+                Some(e) if x < e => e,
+                Some(e) if x > T::ONE - e => T::ONE - e,
+                _ => x,
+            };
+            (z / (T::ONE - z)).ln()
+        }
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        let d = g.div(&x.mul(&c(1.0).sub(x)?)?)?;
+        match self.eps {
+            Some(e) => {
+                let inside = x.ge(&c(e))?.logical_and(&x.le(&c(1.0 - e))?)?;
+                Tensor::where_(&inside, &d, &c(0.0))
+            }
+            None => {
+                let outside = x.lt(&c(0.0))?.logical_or(&x.gt(&c(1.0))?)?;
+                Tensor::where_(&outside, &c(f64::NAN), &d)
+            }
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! Elementwise unary ops. Each op is a small type implementing `UnaryOp` in its family's file
+//! (`exp_log.rs`, `trig.rs`, `activation.rs`, `piecewise.rs`): its kernel, its gradient, whether that
+//! gradient reads the op's input or its output, and how it treats integer inputs. Here: the trait,
+//! the one forward path every op shares, the one rule they share (`UnaryBackward`), and the registry
+//! of the ops that are Tensor methods without arguments (`for_each_unary_op!`).
+mod activation;
+mod exp_log;
+mod piecewise;
+mod trig;
+
+pub use activation::*;
+pub use exp_log::*;
+pub use piecewise::*;
+pub use trig::*;
+
+use crate::autograd::{one, record, Backward, Ctx, Field, Fields, GradFnNames, Grads, SavedTensor};
+use crate::dtype::DType;
+use crate::element::Float;
+use crate::error::{Error, Result};
+use crate::kernels::elementwise::{map1, map1_by};
+use crate::kernels::math::F32SliceKernel;
+use crate::layout::Layout;
+use crate::ops::formula::{fusable, zip};
+use crate::tensor::Tensor;
+
+/// What an op's gradient reads: its input (`_saved_self`), its output (`_saved_result`), or nothing
+/// (a gradient that is zero, or `g` itself).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keeps {
+    Input,
+    Output,
+    Nothing,
+}
+
+/// What an integer or bool input does (floats always compute in their own dtype).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntInputs {
+    /// Computed in float32, as PyTorch does for `sqrt`, `sin`, ...
+    ToFloat,
+    /// Kept in int64 by `UnaryOp::int_kernel` (bools are an error).
+    KeepInt,
+    /// Kept in int64 by `int_kernel`; bools are copied (`sign`).
+    KeepIntAndBool,
+    /// An error for ints and bools.
+    Reject,
+}
+
+/// One elementwise unary op: a value type (parameters as fields, declared with `backward_rule!` so
+/// `grad_fn._saved_<param>` can list them) with its kernel and gradient.
+/// Its `grad_fn` name is the one `names = [...]` of its `backward_rule!` declaration.
+pub trait UnaryOp: Fields + GradFnNames + Copy + Send + Sync + 'static {
+    /// What `grad` receives as `s`.
+    const KEEPS: Keeps;
+    const INT_INPUTS: IntInputs = IntInputs::ToFloat;
+    /// PyTorch's kernel name in "not implemented for" messages.
+    const KERNEL_NAME: &'static str = "unary op";
+    /// PyTorch's own message for a rejected bool input, where it has one.
+    const BOOL_MESSAGE: Option<&'static str> = None;
+
+    /// The elementwise function.
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy;
+
+    /// The gradient `g · f'(x)`, from the saved input or output `s` (see `KEEPS`; `g` itself for
+    /// `Keeps::Nothing`), written with differentiable tensor ops.
+    fn grad(self, g: &Tensor, s: &Tensor) -> Result<Tensor>;
+
+    /// The int64 kernel of ops that keep integer dtypes (`IntInputs::KeepInt*`).
+    fn int_kernel(self) -> Option<impl Fn(i64) -> i64 + Sync + Copy> {
+        None::<fn(i64) -> i64>
+    }
+
+    /// A hand-vectorized float32 kernel (kernels/math.rs), used for float32 inputs of every layout.
+    fn f32_slice_kernel(self) -> Option<F32SliceKernel> {
+        None
+    }
+
+    /// `grad` as one function of (g, s) for the commonest activations, run in one pass when the
+    /// backward pass is not recorded (same values; `grad` stays the definition).
+    fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
+        None::<fn(T, T) -> T>
+    }
+}
+
+/// The forward kernels of an op, behind a vtable so the dtype dispatch below is compiled once.
+trait UnaryKernels {
+    fn f64s(&self, l: &Layout, v: &[f64]) -> Vec<f64>;
+    fn f32s(&self, l: &Layout, v: &[f32]) -> Vec<f32>;
+    fn i64s(&self, l: &Layout, v: &[i64]) -> Option<Vec<i64>>;
+    fn f32_slice(&self) -> Option<F32SliceKernel>;
+    fn int_inputs(&self) -> IntInputs;
+    fn kernel_name(&self) -> &'static str;
+    fn bool_message(&self) -> Option<&'static str>;
+}
+
+impl<O: UnaryOp> UnaryKernels for O {
+    fn f64s(&self, l: &Layout, v: &[f64]) -> Vec<f64> {
+        map1(l, v, self.kernel::<f64>())
+    }
+    fn f32s(&self, l: &Layout, v: &[f32]) -> Vec<f32> {
+        map1(l, v, self.kernel::<f32>())
+    }
+    fn i64s(&self, l: &Layout, v: &[i64]) -> Option<Vec<i64>> {
+        self.int_kernel().map(|f| map1(l, v, f))
+    }
+    fn f32_slice(&self) -> Option<F32SliceKernel> {
+        self.f32_slice_kernel()
+    }
+    fn int_inputs(&self) -> IntInputs {
+        O::INT_INPUTS
+    }
+    fn kernel_name(&self) -> &'static str {
+        O::KERNEL_NAME
+    }
+    fn bool_message(&self) -> Option<&'static str> {
+        O::BOOL_MESSAGE
+    }
+}
+
+fn rejected(op: &dyn UnaryKernels, dtype: DType) -> Option<Error> {
+    let rejects = match op.int_inputs() {
+        IntInputs::ToFloat | IntInputs::KeepIntAndBool => false,
+        IntInputs::KeepInt => dtype == DType::Bool,
+        IntInputs::Reject => !dtype.is_float(),
+    };
+    if !rejects {
+        return None;
+    }
+    Some(Error::NotImplemented(match op.bool_message() {
+        Some(message) if dtype == DType::Bool => message.to_string(),
+        _ => format!("\"{}\" not implemented for '{}'", op.kernel_name(), dtype.scalar_type_name()),
+    }))
+}
+
+/// The forward pass of any unary op: floats in their dtype (the halves in float32, rounded back),
+/// ints in int64 where the op keeps them, else in float32; in the input's memory order.
+fn unary_forward(x: &Tensor, op: &dyn UnaryKernels) -> Result<Tensor> {
+    let dtype = x.dtype();
+    if !dtype.is_float() {
+        if let Some(e) = rejected(op, dtype) {
+            return Err(e);
+        }
+    }
+    x.map_in_memory_order(|x| {
+        let float32 = |x: &Tensor| x.with_data(|l, v: &[f32]| Tensor::from_vec(op.f32s(l, v), x.shape()));
+        Ok(match dtype {
+            DType::Bool if op.int_inputs() == IntInputs::KeepIntAndBool => x.contiguous_copy()?,
+            // narrow ints compute in int64 and wrap back
+            d if d.is_int() => match x.with_data(|l, v: &[i64]| op.i64s(l, v)) {
+                Some(v) => Tensor::from_vec(v, x.shape())?.cast_detached(d),
+                None => float32(x)?,
+            },
+            DType::F64 => x.with_data(|l, v: &[f64]| Tensor::from_vec(op.f64s(l, v), x.shape()))?,
+            // the hand-vectorized float32 kernel, for every layout (map1_by)
+            DType::F32 if let Some(kernel) = op.f32_slice() => {
+                x.with_data(|l, v: &[f32]| Tensor::from_vec(map1_by(l, v, kernel), x.shape()))?
+            }
+            d => float32(x)?.cast_detached(d.to_float()),
+        })
+    })
+}
+
+impl Tensor {
+    /// Applies a unary op and records its gradient.
+    pub fn unary<O: UnaryOp>(&self, op: O) -> Result<Tensor> {
+        let out = unary_forward(self, &op)?;
+        Ok(record(out, &[self], |out| UnaryBackward {
+            op,
+            saved: match O::KEEPS {
+                Keeps::Input => Some(SavedTensor::input(self)),
+                Keeps::Output => Some(SavedTensor::output(out)),
+                Keeps::Nothing => None,
+            },
+        }))
+    }
+}
+
+/// The rule of every `UnaryOp`: the op (with its parameters) and the tensor its gradient reads.
+pub struct UnaryBackward<O: UnaryOp> {
+    op: O,
+    /// The input or the output, as `O::KEEPS` says.
+    saved: Option<SavedTensor>,
+}
+
+impl<O: UnaryOp> Fields for UnaryBackward<O> {
+    fn fields(&self, visit: &mut dyn FnMut(&'static str, Field<'_>)) {
+        match O::KEEPS {
+            Keeps::Input => visit("self", Field::Tensor(self.saved.as_ref())),
+            Keeps::Output => visit("result", Field::Tensor(self.saved.as_ref())),
+            Keeps::Nothing => {}
+        }
+        self.op.fields(visit);
+    }
+}
+
+impl<O: UnaryOp> Backward for UnaryBackward<O> {
+    fn name(&self) -> &'static str {
+        O::NAMES[0]
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let s = ctx.unpack_opt(&self.saved)?.unwrap_or_else(|| g.clone());
+        if fusable(g, &s) {
+            let fused = match g.dtype() {
+                DType::F32 => self.op.fused_grad::<f32>().map(|f| zip(g, &s, f)),
+                DType::F64 => self.op.fused_grad::<f64>().map(|f| zip(g, &s, f)),
+                _ => None,
+            };
+            if let Some(grad) = fused {
+                return one(grad);
+            }
+        }
+        one(self.op.grad(g, &s))
+    }
+}
+
+/// The unary ops that are Tensor methods without arguments, and `ferrograd.<name>(input)` functions:
+/// `python_name: Op, "docstring";`. `callback!` receives the list; the core makes `Tensor::<name>`
+/// from it (below), the bindings make the Python methods, their stubs and the function forms.
+/// Adding an op: its type in a family file, and one line here.
+#[macro_export]
+macro_rules! for_each_unary_op {
+    ($callback:ident) => {
+        $callback! {
+            abs: $crate::unary::Abs, "Elementwise absolute value.";
+            absolute: $crate::unary::Abs, "Alias for ``abs()``.";
+            sign: $crate::unary::Sign, "Elementwise sign: -1, 0 or 1.";
+            sqrt: $crate::unary::Sqrt, "Elementwise square root (integer inputs give float32).";
+            rsqrt: $crate::unary::Rsqrt, "Elementwise reciprocal of the square root.";
+            reciprocal: $crate::unary::Reciprocal, "Elementwise ``1 / self``.";
+            exp: $crate::unary::Exp, "Elementwise exponential.";
+            exp2: $crate::unary::Exp2, "Elementwise ``2 ** self``.";
+            expm1: $crate::unary::Expm1, "Elementwise ``exp(self) - 1``, accurate near 0.";
+            log: $crate::unary::Log, "Elementwise natural logarithm.";
+            log2: $crate::unary::Log2, "Elementwise base-2 logarithm.";
+            log10: $crate::unary::Log10, "Elementwise base-10 logarithm.";
+            log1p: $crate::unary::Log1p, "Elementwise ``log(1 + self)``, accurate near 0.";
+            sin: $crate::unary::Sin, "Elementwise sine.";
+            cos: $crate::unary::Cos, "Elementwise cosine.";
+            tan: $crate::unary::Tan, "Elementwise tangent.";
+            asin: $crate::unary::Asin, "Elementwise arcsine.";
+            acos: $crate::unary::Acos, "Elementwise arccosine.";
+            atan: $crate::unary::Atan, "Elementwise arctangent.";
+            asinh: $crate::unary::Asinh, "Elementwise inverse hyperbolic sine.";
+            atanh: $crate::unary::Atanh, "Elementwise inverse hyperbolic tangent.";
+            sinh: $crate::unary::Sinh, "Elementwise hyperbolic sine.";
+            cosh: $crate::unary::Cosh, "Elementwise hyperbolic cosine.";
+            tanh: $crate::unary::Tanh, "Elementwise hyperbolic tangent.";
+            sigmoid: $crate::unary::Sigmoid, "Elementwise logistic sigmoid ``1 / (1 + exp(-self))``.";
+            relu: $crate::unary::Relu, "Elementwise ``max(self, 0)``.";
+            erf: $crate::unary::Erf, "Elementwise Gauss error function.";
+            floor: $crate::unary::Floor, "Elementwise floor (zero gradient).";
+            ceil: $crate::unary::Ceil, "Elementwise ceiling (zero gradient).";
+            trunc: $crate::unary::Trunc, "Elementwise rounding towards zero (zero gradient).";
+            frac: $crate::unary::Frac, "Elementwise fractional part ``self - trunc(self)``.";
+        }
+    };
+}
+
+macro_rules! core_methods {
+    ($($name:ident: $op:path, $doc:literal;)*) => {
+        impl Tensor {
+            $(
+                #[doc = $doc]
+                pub fn $name(&self) -> Result<Tensor> {
+                    self.unary($op)
+                }
+            )*
+        }
+    };
+}
+for_each_unary_op!(core_methods);

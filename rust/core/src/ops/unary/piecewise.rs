@@ -1,0 +1,252 @@
+//! Piecewise functions: abs, sign, rounding, negation, `nan_to_num`, and the NaN/inf tests.
+use super::{IntInputs, Keeps, UnaryOp};
+use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
+use crate::dtype::DType;
+use crate::element::{Element, Float};
+use crate::error::Result;
+use crate::kernels::elementwise::map1;
+use crate::ops::formula::c;
+use crate::tensor::Tensor;
+use crate::{bail, with_dtype};
+
+/// A gradient that is zero almost everywhere (rounding, sign).
+fn zero_grad(g: &Tensor) -> Result<Tensor> {
+    Ok(Tensor::zeros(g.shape(), g.dtype()))
+}
+
+crate::backward_rule! {
+    names = ["AbsBackward0"];
+    /// `|x|`: `g · sign(x)`; ints stay ints.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Abs;
+}
+impl UnaryOp for Abs {
+    const KEEPS: Keeps = Keeps::Input;
+    const INT_INPUTS: IntInputs = IntInputs::KeepInt;
+    const KERNEL_NAME: &'static str = "abs_cpu";
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| x.abs()
+    }
+    fn int_kernel(self) -> Option<impl Fn(i64) -> i64 + Sync + Copy> {
+        Some(|x: i64| x.wrapping_abs())
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        g.mul(&x.sign()?)
+    }
+}
+
+crate::backward_rule! {
+    names = ["SignBackward0"];
+    /// -1, 0 or 1; bools stay bools.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Sign;
+}
+impl UnaryOp for Sign {
+    const KEEPS: Keeps = Keeps::Nothing;
+    const INT_INPUTS: IntInputs = IntInputs::KeepIntAndBool;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| {
+            if x > T::ZERO {
+                T::ONE
+            } else if x < T::ZERO {
+                -T::ONE
+            } else {
+                T::ZERO
+            }
+        }
+    }
+    fn int_kernel(self) -> Option<impl Fn(i64) -> i64 + Sync + Copy> {
+        Some(|x: i64| x.signum())
+    }
+    fn grad(self, g: &Tensor, _: &Tensor) -> Result<Tensor> {
+        zero_grad(g)
+    }
+}
+
+/// Rounding ops: zero gradient, ints unchanged.
+macro_rules! rounding {
+    ($(#[$doc:meta])* $op:ident, $name:literal, $kernel_name:literal, |$x:ident| $f:expr) => {
+        crate::backward_rule! {
+            names = [$name];
+            $(#[$doc])*
+            #[derive(Clone, Copy, Debug)]
+            pub struct $op;
+        }
+        impl UnaryOp for $op {
+            const KEEPS: Keeps = Keeps::Nothing;
+            const INT_INPUTS: IntInputs = IntInputs::KeepInt;
+            const KERNEL_NAME: &'static str = $kernel_name;
+            fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+                |$x: T| $f
+            }
+            fn int_kernel(self) -> Option<impl Fn(i64) -> i64 + Sync + Copy> {
+                Some(|x: i64| x)
+            }
+            fn grad(self, g: &Tensor, _: &Tensor) -> Result<Tensor> {
+                zero_grad(g)
+            }
+        }
+    };
+}
+rounding!(/// Rounds down.
+    Floor, "FloorBackward0", "floor_vml_cpu", |x| x.floor());
+rounding!(/// Rounds up.
+    Ceil, "CeilBackward0", "ceil_vml_cpu", |x| x.ceil());
+rounding!(/// Rounds half to even.
+    Round, "RoundBackward0", "round_vml_cpu", |x| x.round_even());
+rounding!(/// Rounds towards zero.
+    Trunc, "TruncBackward0", "trunc_vml_cpu", |x| x.trunc());
+
+crate::backward_rule! {
+    names = ["RoundBackward1"];
+    /// `round(decimals=d)` with d != 0: scaled by 10^|d|, rounded half to even, scaled back.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RoundDecimals {
+        decimals: i32,
+    }
+}
+impl RoundDecimals {
+    pub fn new(decimals: i32) -> RoundDecimals {
+        RoundDecimals { decimals }
+    }
+}
+impl UnaryOp for RoundDecimals {
+    const KEEPS: Keeps = Keeps::Nothing;
+    const INT_INPUTS: IntInputs = IntInputs::Reject;
+    const KERNEL_NAME: &'static str = "round_cpu";
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        let p = T::from_f64(10f64.powi(self.decimals.abs()));
+        let up = self.decimals > 0;
+        move |x: T| if up { (x * p).round_even() / p } else { (x / p).round_even() * p }
+    }
+    fn grad(self, g: &Tensor, _: &Tensor) -> Result<Tensor> {
+        zero_grad(g)
+    }
+}
+
+crate::backward_rule! {
+    names = ["FracBackward0"];
+    /// `x - trunc(x)`: the gradient passes through unchanged.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Frac;
+}
+impl UnaryOp for Frac {
+    const KEEPS: Keeps = Keeps::Nothing;
+    const INT_INPUTS: IntInputs = IntInputs::Reject;
+    const KERNEL_NAME: &'static str = "frac_cpu";
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| x - x.trunc()
+    }
+    fn grad(self, g: &Tensor, _: &Tensor) -> Result<Tensor> {
+        Ok(g.clone())
+    }
+}
+
+crate::backward_rule! {
+    /// `-x`.
+    pub struct NegBackward0;
+}
+impl Backward for NegBackward0 {
+    fn name(&self) -> &'static str {
+        "NegBackward0"
+    }
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(g.neg())
+    }
+}
+
+crate::backward_rule! {
+    /// `nan_to_num`: the replaced values were constants, so their gradient is zero.
+    pub struct NanToNumBackward0 {
+        self_: SavedTensor,
+    }
+}
+impl Backward for NanToNumBackward0 {
+    fn name(&self) -> &'static str {
+        "NanToNumBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let x = ctx.unpack(&self.self_)?;
+        one(Tensor::where_(&x.float_class(FloatClass::Finite)?, g, &c(0.0)))
+    }
+}
+
+/// What `isnan`, `isinf` and `isfinite` test for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatClass {
+    Nan,
+    Infinite,
+    Finite,
+}
+
+impl Tensor {
+    /// `-x` in every dtype but bool.
+    pub fn neg(&self) -> Result<Tensor> {
+        if self.dtype() == DType::Bool {
+            bail!(
+                Runtime,
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to \
+                invert a mask, use the `~` or `logical_not()` operator instead."
+            );
+        }
+        let out = self.map_in_memory_order(
+            |x| with_dtype!(x.dtype(), T => x.with_data(|l, v: &[T]| Tensor::from_vec(map1(l, v, T::neg), x.shape()))),
+        )?;
+        Ok(record(out, &[self], |_| NegBackward0))
+    }
+
+    /// `round(decimals=d)`.
+    pub fn round(&self, decimals: i32) -> Result<Tensor> {
+        if decimals == 0 {
+            self.unary(Round)
+        } else {
+            self.unary(RoundDecimals::new(decimals))
+        }
+    }
+
+    /// `nan_to_num(nan, posinf, neginf)`: infinities default to the dtype's largest finite values;
+    /// ints and bools come back unchanged (a copy).
+    pub fn nan_to_num(&self, nan: f64, posinf: Option<f64>, neginf: Option<f64>) -> Result<Tensor> {
+        fn replace<T: Float>(x: &Tensor, nan: T, posinf: T, neginf: T) -> Result<Tensor> {
+            let f = move |v: T| {
+                if v.is_nan() {
+                    nan
+                } else if v.is_infinite() {
+                    if v > T::ZERO {
+                        posinf
+                    } else {
+                        neginf
+                    }
+                } else {
+                    v
+                }
+            };
+            x.with_data(|l, v: &[T]| Tensor::from_vec(map1(l, v, f), x.shape()))
+        }
+        let out = match self.dtype() {
+            DType::F32 => {
+                replace(self, nan as f32, posinf.map_or(f32::MAX, |v| v as f32), neginf.map_or(f32::MIN, |v| v as f32))?
+            }
+            DType::F64 => replace(self, nan, posinf.unwrap_or(f64::MAX), neginf.unwrap_or(f64::MIN))?,
+            _ => self.contiguous_copy()?,
+        };
+        Ok(record(out, &[self], |_| NanToNumBackward0 { self_: SavedTensor::input(self) }))
+    }
+
+    /// isnan / isinf / isfinite: bool, never a gradient.
+    pub fn float_class(&self, class: FloatClass) -> Result<Tensor> {
+        let v: Vec<bool> = match self.dtype() {
+            d if d.is_float() => self
+                .to_vec::<f64>()
+                .into_iter()
+                .map(|x| match class {
+                    FloatClass::Nan => x.is_nan(),
+                    FloatClass::Infinite => x.is_infinite(),
+                    FloatClass::Finite => x.is_finite(),
+                })
+                .collect(),
+            _ => vec![class == FloatClass::Finite; self.numel()],
+        };
+        Tensor::from_vec(v, self.shape())
+    }
+}

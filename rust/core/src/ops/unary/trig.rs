@@ -1,0 +1,196 @@
+//! Trigonometric and hyperbolic functions and their inverses.
+use super::{Keeps, UnaryOp};
+use crate::element::Float;
+use crate::error::Result;
+use crate::kernels::math::{cos_f32_into, sin_f32_into, tanh_f32_into, F32SliceKernel};
+use crate::ops::formula::c;
+use crate::tensor::Tensor;
+
+crate::backward_rule! {
+    names = ["SinBackward0"];
+    /// `sin(x)`: `g · cos x`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Sin;
+}
+impl UnaryOp for Sin {
+    const KEEPS: Keeps = Keeps::Input;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| x.sin()
+    }
+    fn f32_slice_kernel(self) -> Option<F32SliceKernel> {
+        Some(sin_f32_into)
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        g.mul(&x.cos()?)
+    }
+}
+
+crate::backward_rule! {
+    names = ["CosBackward0"];
+    /// `cos(x)`: `-g · sin x`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Cos;
+}
+impl UnaryOp for Cos {
+    const KEEPS: Keeps = Keeps::Input;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| x.cos()
+    }
+    fn f32_slice_kernel(self) -> Option<F32SliceKernel> {
+        Some(cos_f32_into)
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        g.mul(&x.sin()?.neg()?)
+    }
+}
+
+crate::backward_rule! {
+    names = ["TanBackward0"];
+    /// `tan(x)`: `g · (1 + result²)`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Tan;
+}
+impl UnaryOp for Tan {
+    const KEEPS: Keeps = Keeps::Output;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| x.tan()
+    }
+    fn grad(self, g: &Tensor, result: &Tensor) -> Result<Tensor> {
+        g.mul(&result.mul(result)?.add(&c(1.0))?)
+    }
+}
+
+crate::backward_rule! {
+    names = ["AsinBackward0"];
+    /// `asin(x)`: `g / √(1 - x²)`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Asin;
+}
+impl UnaryOp for Asin {
+    const KEEPS: Keeps = Keeps::Input;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| x.asin()
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        g.mul(&c(1.0).sub(&x.mul(x)?)?.rsqrt()?)
+    }
+}
+
+crate::backward_rule! {
+    names = ["AcosBackward0"];
+    /// `acos(x)`: `-g / √(1 - x²)`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Acos;
+}
+impl UnaryOp for Acos {
+    const KEEPS: Keeps = Keeps::Input;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| x.acos()
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        g.mul(&c(1.0).sub(&x.mul(x)?)?.rsqrt()?.neg()?)
+    }
+}
+
+crate::backward_rule! {
+    names = ["AtanBackward0"];
+    /// `atan(x)`: `g / (1 + x²)`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Atan;
+}
+impl UnaryOp for Atan {
+    const KEEPS: Keeps = Keeps::Input;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| x.atan()
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        g.div(&x.mul(x)?.add(&c(1.0))?)
+    }
+}
+
+crate::backward_rule! {
+    names = ["SinhBackward0"];
+    /// `sinh(x)`: `g · cosh x`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Sinh;
+}
+impl UnaryOp for Sinh {
+    const KEEPS: Keeps = Keeps::Input;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| x.sinh()
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        g.mul(&x.cosh()?)
+    }
+}
+
+crate::backward_rule! {
+    names = ["CoshBackward0"];
+    /// `cosh(x)`: `g · sinh x`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Cosh;
+}
+impl UnaryOp for Cosh {
+    const KEEPS: Keeps = Keeps::Input;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| x.cosh()
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        g.mul(&x.sinh()?)
+    }
+}
+
+crate::backward_rule! {
+    names = ["TanhBackward0"];
+    /// `tanh(x)`: `g · (1 - result²)`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Tanh;
+}
+impl UnaryOp for Tanh {
+    const KEEPS: Keeps = Keeps::Output;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        #[inline(always)]
+        |x: T| x.tanh()
+    }
+    fn f32_slice_kernel(self) -> Option<F32SliceKernel> {
+        Some(tanh_f32_into)
+    }
+    fn grad(self, g: &Tensor, result: &Tensor) -> Result<Tensor> {
+        g.mul(&c(1.0).sub(&result.mul(result)?)?)
+    }
+    fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
+        Some(|g: T, y: T| g * (T::ONE - y * y))
+    }
+}
+
+crate::backward_rule! {
+    names = ["AsinhBackward0"];
+    /// `asinh(x)`: `g / √(x² + 1)`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Asinh;
+}
+impl UnaryOp for Asinh {
+    const KEEPS: Keeps = Keeps::Input;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| T::from_f64(x.to_f64().asinh())
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        g.mul(&x.mul(x)?.add(&c(1.0))?.rsqrt()?)
+    }
+}
+
+crate::backward_rule! {
+    names = ["AtanhBackward0"];
+    /// `atanh(x)`: `g / (1 - x²)`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Atanh;
+}
+impl UnaryOp for Atanh {
+    const KEEPS: Keeps = Keeps::Input;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| T::from_f64(x.to_f64().atanh())
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        g.div(&c(1.0).sub(&x.mul(x)?)?)
+    }
+}

@@ -1,0 +1,117 @@
+//! dtype conversions: `to` and the named casts.
+use super::{wrap, Out, PyTensor};
+use crate::args::{dtype_arg, tensor_arg, type_name};
+use crate::dtype::PyDType;
+use crate::errors::call;
+use ferrograd_core::DType;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+/// Wraps a view op's result, remembering the base it reads (PyTorch's `._base`) so that in-place
+/// writes through the view can update the base's history.
+/// `.float()` and friends: the tensor itself when it already has `dtype`, as in PyTorch.
+fn cast_to(slf: &Bound<'_, PyTensor>, dtype: DType) -> Out {
+    let a = slf.get().get();
+    if a.dtype() == dtype {
+        return Ok(slf.clone().unbind());
+    }
+    wrap(slf.py(), call(|| a.to_dtype(dtype))?)
+}
+
+#[pymethods]
+impl PyTensor {
+    /// `to(dtype)`, `to(other)`, `to('cpu')`, `to(device=, dtype=, copy=)`: self when nothing changes.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn to(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> Out {
+        let py = slf.py();
+        let mut dtype = None;
+        let mut copy = false;
+        let is_device =
+            |a: &Bound<'_, PyAny>| a.is_none() || a.extract::<String>().map(|s| s == "cpu").unwrap_or(false);
+        for a in args.iter() {
+            if a.cast::<PyDType>().is_ok() {
+                dtype = dtype_arg(Some(&a), "to")?;
+            } else if let Ok(t) = a.cast::<PyTensor>() {
+                dtype = Some(t.get().get().dtype());
+            } else if a.is_instance_of::<pyo3::types::PyBool>() {
+                // positional non_blocking / copy, as in to(dtype, non_blocking, copy)
+            } else if !is_device(&a) {
+                return Err(PyTypeError::new_err(format!(
+                    "to() received an invalid combination of arguments - got ({})",
+                    type_name(&a)
+                )));
+            }
+        }
+        if let Some(kw) = kwargs {
+            for (key, value) in kw.iter() {
+                match key.extract::<String>()?.as_str() {
+                    "dtype" => dtype = dtype_arg(Some(&value), "to")?.or(dtype),
+                    "device" if is_device(&value) => {}
+                    "device" => {
+                        return Err(PyRuntimeError::new_err(format!(
+                            "Expected one of cpu device type at start of device string: {}",
+                            value.str()?
+                        )))
+                    }
+                    "copy" => copy = value.is_truthy()?,
+                    "non_blocking" | "memory_format" => {}
+                    other => {
+                        return Err(PyTypeError::new_err(format!("to() got an unexpected keyword argument '{other}'")))
+                    }
+                }
+            }
+        }
+        let a = slf.get().get();
+        match dtype {
+            Some(d) if d != a.dtype() => wrap(py, call(|| a.to_dtype(d))?),
+            _ if copy => wrap(py, call(|| a.clone_tensor())?),
+            _ => Ok(slf.clone().unbind()),
+        }
+    }
+
+    fn float(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::F32)
+    }
+
+    fn double(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::F64)
+    }
+
+    fn half(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::F16)
+    }
+
+    fn bfloat16(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::BF16)
+    }
+
+    fn long(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::I64)
+    }
+
+    fn int(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::I32)
+    }
+
+    fn short(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::I16)
+    }
+
+    fn char(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::I8)
+    }
+
+    fn byte(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::U8)
+    }
+
+    fn bool(slf: &Bound<'_, Self>) -> Out {
+        cast_to(slf, DType::Bool)
+    }
+
+    fn type_as(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> Out {
+        let o = tensor_arg(other, "type_as", "other")?;
+        cast_to(slf, o.dtype())
+    }
+}

@@ -1,0 +1,148 @@
+//! Autograd state: requires_grad, .grad, .data, grad_fn, detach, hooks, retain_grad, backward.
+use super::{wrap, Out, PyTensor};
+use crate::args::{tensor_arg, type_name};
+use crate::errors::call;
+use crate::node::PyNode;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+
+#[pymethods]
+impl PyTensor {
+    #[getter]
+    fn get_requires_grad(&self) -> bool {
+        self.get().requires_grad()
+    }
+
+    #[setter]
+    fn set_requires_grad(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let flag: bool = value
+            .extract()
+            .map_err(|_| PyTypeError::new_err(format!("requires_grad must be a bool, not {}", type_name(value))))?;
+        call(|| self.handle.set_requires_grad(flag))
+    }
+
+    #[pyo3(signature = (requires_grad=true))]
+    fn requires_grad_(
+        slf: &Bound<'_, Self>,
+        #[pyo3(from_py_with = crate::args::requires_grad_arg)] requires_grad: bool,
+    ) -> PyResult<Py<PyTensor>> {
+        call(|| slf.get().handle.set_requires_grad(requires_grad))?;
+        Ok(slf.clone().unbind())
+    }
+
+    #[getter]
+    fn is_leaf(&self) -> bool {
+        self.get().is_leaf()
+    }
+
+    #[getter]
+    fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyNode>>> {
+        self.get().grad_fn().map(|n| Py::new(py, PyNode { node: n.clone() })).transpose()
+    }
+
+    #[getter]
+    fn get_grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyTensor>>> {
+        let t = self.get();
+        if !t.is_leaf() && !t.retains_grad() {
+            let warnings = py.import("warnings")?;
+            let cat = py.import("builtins")?.getattr("UserWarning")?;
+            warnings.call_method1(
+                "warn",
+                (
+                    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute \
+                    won't be populated during autograd.backward(). If you indeed want the .grad field to be populated \
+                    for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf \
+                    Tensor by mistake, make sure you access the leaf Tensor instead. See \
+                    github.com/pytorch/pytorch/pull/30531 for more informations.",
+                    cat,
+                    2,
+                ),
+            )?;
+        }
+        t.grad().map(|g| wrap(py, g)).transpose()
+    }
+
+    #[setter]
+    fn set_grad(&self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let t = self.get();
+        let g = match value {
+            None => None,
+            Some(v) if v.is_none() => None,
+            Some(v) => Some(tensor_arg(v, "grad", "value")?),
+        };
+        call(|| t.set_grad(g))
+    }
+
+    #[getter]
+    fn get_data(&self, py: Python<'_>) -> Out {
+        wrap(py, self.get().detach())
+    }
+
+    #[setter]
+    fn set_data(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let data = tensor_arg(value, "data", "value")?;
+        call(|| self.handle.set_data(&data))
+    }
+
+    /// Deprecated name of `grad_fn` from the old Variable API.
+    #[getter]
+    fn creator(&self, py: Python<'_>) -> PyResult<Option<Py<PyNode>>> {
+        let warnings = py.import("warnings")?;
+        let cat = py.import("builtins")?.getattr("DeprecationWarning")?;
+        warnings.call_method1("warn", (".creator is deprecated, use .grad_fn instead", cat, 2))?;
+        self.grad_fn(py)
+    }
+
+    fn detach(&self, py: Python<'_>) -> Out {
+        wrap(py, self.get().detach())
+    }
+
+    /// Detaches this tensor in place: it becomes a leaf that does not require grad.
+    fn detach_(slf: &Bound<'_, Self>) -> Py<PyTensor> {
+        slf.get().handle.detach_in_place();
+        slf.clone().unbind()
+    }
+
+    fn register_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<crate::hooks::RemovableHandle>> {
+        let t = self.get();
+        if !t.requires_grad() {
+            return Err(PyRuntimeError::new_err("cannot register a hook on a tensor that doesn't require gradient"));
+        }
+        let id = call(|| t.register_hook(crate::hooks::tensor_hook(hook)))?;
+        Py::new(py, crate::hooks::RemovableHandle::new(crate::hooks::HookTarget::Tensor(t), id))
+    }
+
+    fn retain_grad(&self) -> PyResult<()> {
+        call(|| self.handle.retain_grad()).map(|_| ())
+    }
+
+    fn is_inference(&self) -> bool {
+        self.get().is_inference()
+    }
+
+    #[getter]
+    fn retains_grad(&self) -> bool {
+        self.get().retains_grad()
+    }
+
+    #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None))]
+    fn backward(
+        &self,
+        py: Python<'_>,
+        gradient: Option<&Bound<'_, PyAny>>,
+        retain_graph: Option<bool>,
+        create_graph: bool,
+        inputs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let root = self.get();
+        let grad = match gradient {
+            Some(g) if !g.is_none() => Some(tensor_arg(g, "backward", "gradient")?),
+            _ => None,
+        };
+        let inputs = inputs.filter(|i| !i.is_none()).map(crate::autograd::backward_inputs).transpose()?;
+        let retain = retain_graph.unwrap_or(create_graph);
+        py.detach(|| {
+            call(|| ferrograd_core::autograd::backward(&[root], &[grad], retain, create_graph, inputs.as_deref()))
+        })
+    }
+}

@@ -1,0 +1,199 @@
+//! Indexing ops, copies that reorder elements, and random draws.
+use super::ints;
+use super::{wrap, Out, PyTensor};
+use crate::args::{int_list, operand_arg, tensor_arg};
+use crate::errors::call;
+use ferrograd_core::{random, Tensor};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+pub(super) fn index_tensor(obj: &Bound<'_, PyAny>, func: &str, arg: &str) -> PyResult<Tensor> {
+    tensor_arg(obj, func, arg)
+}
+
+#[pymethods]
+impl PyTensor {
+    #[pyo3(signature = (*dims))]
+    fn flip(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> Out {
+        let dims = int_list(dims, "flip", "dims")?;
+        let a = self.get();
+        wrap(py, call(|| a.flip(&dims))?)
+    }
+
+    fn fliplr(&self, py: Python<'_>) -> Out {
+        wrap(py, call(|| self.get().fliplr())?)
+    }
+
+    fn flipud(&self, py: Python<'_>) -> Out {
+        wrap(py, call(|| self.get().flipud())?)
+    }
+
+    #[pyo3(signature = (shifts, dims=None))]
+    fn roll(&self, py: Python<'_>, shifts: &Bound<'_, PyAny>, dims: Option<&Bound<'_, PyAny>>) -> Out {
+        let shifts = ints(shifts, "roll")?;
+        let dims = match dims.filter(|d| !d.is_none()) {
+            Some(d) => ints(d, "roll")?,
+            None => vec![],
+        };
+        let a = self.get();
+        wrap(py, call(|| a.roll(&shifts, &dims))?)
+    }
+
+    #[pyo3(signature = (*sizes))]
+    fn repeat(&self, py: Python<'_>, sizes: &Bound<'_, PyTuple>) -> Out {
+        let sizes = int_list(sizes, "repeat", "repeats")?;
+        let a = self.get();
+        wrap(py, call(|| a.repeat(&sizes))?)
+    }
+
+    #[pyo3(signature = (*dims))]
+    fn tile(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> Out {
+        let dims = int_list(dims, "tile", "dims")?;
+        wrap(py, call(|| self.get().tile(&dims))?)
+    }
+
+    #[pyo3(signature = (diagonal=0))]
+    fn tril(&self, py: Python<'_>, diagonal: isize) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.tri(diagonal, false))?)
+    }
+
+    #[pyo3(signature = (diagonal=0))]
+    fn triu(&self, py: Python<'_>, diagonal: isize) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.tri(diagonal, true))?)
+    }
+
+    #[pyo3(signature = (diagonal=0))]
+    fn diag(&self, py: Python<'_>, diagonal: isize) -> Out {
+        wrap(py, call(|| self.get().diag(diagonal))?)
+    }
+
+    fn index_select(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        index: &Bound<'_, PyAny>,
+    ) -> Out {
+        let (a, i) = (self.get(), index_tensor(index, "index_select", "index")?);
+        wrap(py, call(|| a.index_select(dim, &i))?)
+    }
+
+    fn gather(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        index: &Bound<'_, PyAny>,
+    ) -> Out {
+        let (a, i) = (self.get(), index_tensor(index, "gather", "index")?);
+        wrap(py, call(|| a.gather(dim, &i))?)
+    }
+
+    #[pyo3(signature = (indices, dim=None))]
+    fn take_along_dim(&self, py: Python<'_>, indices: &Bound<'_, PyAny>, dim: Option<isize>) -> Out {
+        let (a, i) = (self.get(), index_tensor(indices, "take_along_dim", "indices")?);
+        wrap(py, call(|| a.take_along_dim(&i, dim))?)
+    }
+
+    #[pyo3(signature = (dim, index, src=None, value=None, *, reduce=None))]
+    fn scatter(
+        &self,
+        py: Python<'_>,
+        dim: isize,
+        index: &Bound<'_, PyAny>,
+        src: Option<&Bound<'_, PyAny>>,
+        value: Option<&Bound<'_, PyAny>>,
+        reduce: Option<&str>,
+    ) -> Out {
+        let out = scatter_impl(&self.get(), dim, index, src, value, reduce)?;
+        wrap(py, out)
+    }
+
+    fn scatter_add(&self, py: Python<'_>, dim: isize, index: &Bound<'_, PyAny>, src: &Bound<'_, PyAny>) -> Out {
+        let (a, i, s) =
+            (self.get(), index_tensor(index, "scatter_add", "index")?, tensor_arg(src, "scatter_add", "src")?);
+        wrap(py, call(|| a.scatter(dim, &i, &s, true, false))?)
+    }
+
+    #[pyo3(signature = (dim, index, source, *, alpha=1.0))]
+    fn index_add(
+        &self,
+        py: Python<'_>,
+        dim: isize,
+        index: &Bound<'_, PyAny>,
+        source: &Bound<'_, PyAny>,
+        alpha: f64,
+    ) -> Out {
+        let (a, i, s) =
+            (self.get(), index_tensor(index, "index_add", "index")?, tensor_arg(source, "index_add", "source")?);
+        wrap(py, call(|| a.index_add(dim, &i, &s, alpha))?)
+    }
+
+    fn masked_fill(&self, py: Python<'_>, mask: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> Out {
+        let (a, m, v) =
+            (self.get(), tensor_arg(mask, "masked_fill", "mask")?, operand_arg(value, "masked_fill", "value")?);
+        wrap(py, call(|| a.masked_fill(&m, &v))?)
+    }
+
+    fn masked_select(&self, py: Python<'_>, mask: &Bound<'_, PyAny>) -> Out {
+        let (a, m) = (self.get(), tensor_arg(mask, "masked_select", "mask")?);
+        wrap(py, call(|| a.masked_select(&m))?)
+    }
+
+    /// Draws 0/1 with probability `p` (or each element's value when `p` is None).
+    #[pyo3(signature = (p=None, *, generator=None))]
+    fn bernoulli(&self, py: Python<'_>, p: Option<f64>, generator: Option<&Bound<'_, PyAny>>) -> Out {
+        let gen = crate::generator::generator_arg(generator, "bernoulli")?;
+        let a = self.get();
+        let out = match p {
+            None => call(|| random::bernoulli(&gen, &a))?,
+            Some(p) => call(|| random::bernoulli_with(&gen, a.shape(), a.dtype(), p))?,
+        };
+        wrap(py, out)
+    }
+
+    #[pyo3(signature = (num_samples, replacement=false, *, generator=None))]
+    fn multinomial(
+        slf: &Bound<'_, Self>,
+        num_samples: i64,
+        replacement: bool,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> Out {
+        crate::_multinomial(slf.py(), slf.as_any(), num_samples, replacement, generator)
+    }
+
+    #[pyo3(signature = (*, as_tuple=false))]
+    fn nonzero(&self, py: Python<'_>, as_tuple: bool) -> PyResult<Py<PyAny>> {
+        let a = self.get();
+        if !as_tuple {
+            return Ok(wrap(py, call(|| a.nonzero())?)?.into_any());
+        }
+        let cols: Vec<Py<PyTensor>> =
+            call(|| a.nonzero_per_dim())?.into_iter().map(|t| wrap(py, t)).collect::<PyResult<_>>()?;
+        Ok(PyTuple::new(py, cols)?.into_any().unbind())
+    }
+}
+pub(super) fn scatter_impl(
+    a: &Tensor,
+    dim: isize,
+    index: &Bound<'_, PyAny>,
+    src: Option<&Bound<'_, PyAny>>,
+    value: Option<&Bound<'_, PyAny>>,
+    reduce: Option<&str>,
+) -> PyResult<Tensor> {
+    if reduce.is_some() {
+        return Err(PyValueError::new_err(
+            "scatter(): reduce= is not supported yet; use scatter_add or scatter_reduce",
+        ));
+    }
+    let i = index_tensor(index, "scatter", "index")?;
+    let src =
+        src.or(value).ok_or_else(|| PyTypeError::new_err("scatter() missing required argument 'src' or 'value'"))?;
+    if let Ok(t) = src.cast::<PyTensor>() {
+        let s = t.get().get();
+        return call(|| a.scatter(dim, &i, &s, false, false));
+    }
+    let v = operand_arg(src, "scatter", "value")?;
+    call(|| a.scatter(dim, &i, &v, false, true))
+}

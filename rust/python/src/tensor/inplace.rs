@@ -1,0 +1,199 @@
+//! In-place ops: the Python object keeps its identity and takes the result's history.
+use super::PyTensor;
+use super::{clamp_bounds, index_tensor, inplace_with, scatter_impl};
+use crate::args::{operand, operand_arg, tensor_arg, type_name};
+use crate::errors::call;
+use ferrograd_core::binary::ClampMethod;
+use ferrograd_core::copy::DenseWrite;
+use ferrograd_core::random;
+use ferrograd_core::{Scalar, Tensor};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+
+fn inplace_binary(
+    slf: &Bound<'_, PyTensor>,
+    other: &Bound<'_, PyAny>,
+    name: &str,
+    op: DenseWrite,
+) -> PyResult<Py<PyTensor>> {
+    let b = operand_arg(other, name, "other")?;
+    inplace_arith(slf, b, op)
+}
+
+/// An in-place op with a tensor operand (`TensorHandle::apply_arith`).
+fn inplace_arith(slf: &Bound<'_, PyTensor>, b: Tensor, op: DenseWrite) -> PyResult<Py<PyTensor>> {
+    call(|| slf.get().handle.apply_arith(&b, op))?;
+    Ok(slf.clone().unbind())
+}
+
+fn inplace_unary(
+    slf: &Bound<'_, PyTensor>,
+    f: fn(&Tensor) -> ferrograd_core::Result<Tensor>,
+) -> PyResult<Py<PyTensor>> {
+    inplace_with(slf, false, f)
+}
+
+/// `fill_` / `zero_`; through a view of a graph tensor the base records the write.
+fn fill(slf: &Bound<'_, PyTensor>, value: Scalar, zero: bool) -> PyResult<Py<PyTensor>> {
+    call(|| slf.get().handle.fill(value, zero))?;
+    Ok(slf.clone().unbind())
+}
+
+/// `x += y`: PyO3 returns `x` itself afterwards.
+fn inplace_dunder(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, op: DenseWrite) -> PyResult<()> {
+    let Some(b) = operand(other) else {
+        return Err(PyTypeError::new_err(format!(
+            "unsupported operand type for in-place op: 'Tensor' and '{}'",
+            type_name(other)
+        )));
+    };
+    inplace_arith(slf, b, op).map(|_| ())
+}
+
+#[pymethods]
+impl PyTensor {
+    fn add_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        inplace_binary(slf, other, "add_", DenseWrite::Add)
+    }
+
+    fn sub_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        inplace_binary(slf, other, "sub_", DenseWrite::Sub)
+    }
+
+    fn mul_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        inplace_binary(slf, other, "mul_", DenseWrite::Mul)
+    }
+
+    fn div_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        inplace_binary(slf, other, "div_", DenseWrite::Div)
+    }
+
+    fn pow_(slf: &Bound<'_, Self>, exponent: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        let b = operand_arg(exponent, "pow_", "other")?;
+        inplace_with(slf, b.requires_grad(), |old| old.pow(&b))
+    }
+
+    fn neg_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
+        inplace_unary(slf, |a| a.neg())
+    }
+
+    fn exp_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
+        inplace_unary(slf, |a| a.exp())
+    }
+
+    fn log_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
+        inplace_unary(slf, |a| a.log())
+    }
+
+    fn zero_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
+        fill(slf, Scalar::Int(0), true)
+    }
+
+    fn fill_(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        let v = crate::convert::as_scalar(value).ok_or_else(|| {
+            PyTypeError::new_err(format!("fill_(): argument 'value' must be Number, not {}", type_name(value)))
+        })?;
+        fill(slf, v, false)
+    }
+
+    fn copy_(slf: &Bound<'_, Self>, src: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        let s = tensor_arg(src, "copy_", "src")?;
+        call(|| slf.get().handle.copy_from(&s))?;
+        Ok(slf.clone().unbind())
+    }
+
+    fn __iadd__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        inplace_dunder(slf, other, DenseWrite::Add)
+    }
+
+    fn __isub__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        inplace_dunder(slf, other, DenseWrite::Sub)
+    }
+
+    fn __imul__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        inplace_dunder(slf, other, DenseWrite::Mul)
+    }
+
+    fn __itruediv__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        inplace_dunder(slf, other, DenseWrite::Div)
+    }
+
+    #[pyo3(signature = (min=None, max=None))]
+    fn clamp_(
+        slf: &Bound<'_, Self>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        let (lo, hi, bounds_require_grad) = clamp_bounds(min, max)?;
+        inplace_with(slf, bounds_require_grad, move |a| a.clamp(lo, hi, ClampMethod::Clamp))
+    }
+
+    #[pyo3(signature = (dim, index, src=None, value=None, *, reduce=None))]
+    fn scatter_(
+        slf: &Bound<'_, Self>,
+        dim: isize,
+        index: &Bound<'_, PyAny>,
+        src: Option<&Bound<'_, PyAny>>,
+        value: Option<&Bound<'_, PyAny>>,
+        reduce: Option<&str>,
+    ) -> PyResult<Py<PyTensor>> {
+        let s = src.and_then(|s| s.cast::<PyTensor>().ok()).map(|s| s.get().get().requires_grad()).unwrap_or(false);
+        let (index, src, value) = (index.clone(), src.cloned(), value.cloned());
+        crate::py_tensor::inplace_with(slf, s, |old| {
+            scatter_impl(old, dim, &index, src.as_ref(), value.as_ref(), reduce).map_err(crate::errors::from_py)
+        })
+    }
+
+    fn scatter_add_(
+        slf: &Bound<'_, Self>,
+        dim: isize,
+        index: &Bound<'_, PyAny>,
+        src: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyTensor>> {
+        let (i, s) = (index_tensor(index, "scatter_add_", "index")?, tensor_arg(src, "scatter_add_", "src")?);
+        inplace_with(slf, s.requires_grad(), |old| old.scatter(dim, &i, &s, true, false))
+    }
+
+    #[pyo3(signature = (dim, index, source, *, alpha=1.0))]
+    fn index_add_(
+        slf: &Bound<'_, Self>,
+        dim: isize,
+        index: &Bound<'_, PyAny>,
+        source: &Bound<'_, PyAny>,
+        alpha: f64,
+    ) -> PyResult<Py<PyTensor>> {
+        let (i, s) = (index_tensor(index, "index_add_", "index")?, tensor_arg(source, "index_add_", "source")?);
+        inplace_with(slf, s.requires_grad(), |old| old.index_add(dim, &i, &s, alpha))
+    }
+
+    fn masked_fill_(
+        slf: &Bound<'_, Self>,
+        mask: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyTensor>> {
+        let (m, v) = (tensor_arg(mask, "masked_fill_", "mask")?, operand_arg(value, "masked_fill_", "value")?);
+        inplace_with(slf, v.requires_grad(), |old| old.masked_fill(&m, &v))
+    }
+
+    #[pyo3(signature = (from_=0.0, to=1.0, *, generator=None))]
+    fn uniform_(
+        slf: &Bound<'_, Self>,
+        from_: f64,
+        to: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        let gen = crate::generator::generator_arg(generator, "uniform_")?;
+        inplace_with(slf, false, |old| random::uniform(&gen, old.shape(), old.dtype(), from_, to))
+    }
+
+    #[pyo3(signature = (mean=0.0, std=1.0, *, generator=None))]
+    fn normal_(
+        slf: &Bound<'_, Self>,
+        mean: f64,
+        std: f64,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        let gen = crate::generator::generator_arg(generator, "normal_")?;
+        inplace_with(slf, false, |old| random::normal(&gen, old.shape(), old.dtype(), mean, std))
+    }
+}

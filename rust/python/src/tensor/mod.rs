@@ -1,0 +1,123 @@
+//! The Python-visible `Tensor`: this Rust class itself, so no Python code runs on the op path. Its
+//! methods are split by concern over this folder's files (PyO3's `multiple-pymethods`); what a tensor
+//! object *is* (identity, swappable record, view→base link) lives in the core's `TensorHandle`.
+mod arith;
+mod casts;
+mod grad;
+mod index;
+mod inplace;
+mod linalg;
+mod pointwise;
+mod protocols;
+mod reduce;
+mod unary;
+
+pub use unary::_unary_ops;
+mod views;
+
+use index::{index_tensor, scatter_impl};
+use pointwise::clamp_bounds;
+
+use crate::args::dims_arg;
+use crate::convert::tensor_from_data;
+use crate::errors::call;
+use ferrograd_core::handle::Base;
+use ferrograd_core::{DType, Tensor};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+/// A tensor object's handle; a view's refers to its base's Python object.
+pub type TensorHandle = ferrograd_core::TensorHandle<BaseObject>;
+
+/// A view's base: the Python object of the tensor whose storage it reads.
+pub struct BaseObject(Py<PyTensor>);
+
+#[pyclass(name = "Tensor", module = "ferrograd", frozen, weakref, subclass)]
+pub struct PyTensor {
+    handle: TensorHandle,
+}
+
+impl Base for BaseObject {
+    fn handle(&self) -> &TensorHandle {
+        &self.0.get().handle
+    }
+    fn another(&self) -> Self {
+        BaseObject(Python::attach(|py| self.0.clone_ref(py)))
+    }
+}
+
+impl PyTensor {
+    pub fn new(t: Tensor) -> Self {
+        PyTensor { handle: TensorHandle::new(t) }
+    }
+    /// The current record.
+    pub fn get(&self) -> Tensor {
+        self.handle.get()
+    }
+    /// Swaps in a new record (the object keeps its identity).
+    pub fn replace(&self, t: Tensor) {
+        self.handle.set(t);
+    }
+    pub fn handle(&self) -> &TensorHandle {
+        &self.handle
+    }
+}
+
+pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyTensor>> {
+    Py::new(py, PyTensor::new(t))
+}
+
+type Out = PyResult<Py<PyTensor>>;
+
+/// Wraps a view op's result, remembering the base it reads (PyTorch's `._base`) so that in-place
+/// writes through the view can update the base's history.
+fn view_of(slf: &Bound<'_, PyTensor>, t: Tensor) -> Out {
+    let handle = TensorHandle::view(&slf.get().handle, || BaseObject(slf.clone().unbind()), t);
+    Py::new(slf.py(), PyTensor { handle })
+}
+
+/// Wraps each output of a multi-output view op (split, chunk, unbind) as a view of `slf`.
+fn views_of(slf: &Bound<'_, PyTensor>, ts: Vec<Tensor>) -> PyResult<Py<PyTuple>> {
+    let objs: Vec<Py<PyTensor>> = ts.into_iter().map(|t| view_of(slf, t)).collect::<PyResult<_>>()?;
+    Ok(PyTuple::new(slf.py(), objs)?.unbind())
+}
+
+/// Runs an in-place op `self = f(self)` (through a view of a graph tensor, via its base).
+pub(crate) fn inplace_with(
+    slf: &Bound<'_, PyTensor>,
+    other_requires_grad: bool,
+    f: impl FnOnce(&Tensor) -> ferrograd_core::Result<Tensor>,
+) -> PyResult<Py<PyTensor>> {
+    call(|| slf.get().handle.apply_inplace(other_requires_grad, f))?;
+    Ok(slf.clone().unbind())
+}
+
+/// `a` in the `dtype=` a reduction or softmax casts its input to first (itself when None).
+fn cast_input(a: Tensor, dtype: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Tensor> {
+    match crate::args::dtype_arg(dtype, func)? {
+        Some(d) => call(|| a.to_dtype(d)),
+        None => Ok(a),
+    }
+}
+
+/// One int or a sequence of ints (`dims=`, `shifts=`, `source=`).
+fn ints(obj: &Bound<'_, PyAny>, func: &str) -> PyResult<Vec<isize>> {
+    dims_arg(obj, func)
+}
+
+#[pymethods]
+impl PyTensor {
+    /// `ferrograd.Tensor(data)` (float32) or `ferrograd.Tensor(*sizes)` (zeros).
+    #[new]
+    #[pyo3(signature = (*args))]
+    fn py_new(args: &Bound<'_, PyTuple>) -> PyResult<Self> {
+        if args.len() == 1 {
+            let first = args.get_item(0)?;
+            if !first.is_instance_of::<pyo3::types::PyInt>() {
+                return Ok(PyTensor::new(tensor_from_data(&first, Some(DType::F32))?));
+            }
+        }
+        let sizes = crate::args::size_list(args, "Tensor")?;
+        Ok(PyTensor::new(Tensor::zeros(&sizes, DType::F32)))
+    }
+}

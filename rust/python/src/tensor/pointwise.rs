@@ -1,0 +1,148 @@
+//! Elementwise binary ops beyond arithmetic, clamp, lerp, where, logic and float tests.
+use super::arith::method_op;
+use super::{wrap, Out, PyTensor};
+use crate::args::{operand_arg, tensor_arg, type_name};
+use crate::convert::as_scalar;
+use crate::errors::{call, call_heavy};
+use ferrograd_core::binary::{Binary, ClampBound, ClampMethod};
+use ferrograd_core::unary::FloatClass;
+use ferrograd_core::Tensor;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+
+/// `clamp`'s bounds: numbers or tensors (a number beside a tensor broadcasts as a 0-dim tensor).
+/// Returns them with whether a bound requires grad.
+pub(super) fn clamp_bounds(
+    min: Option<&Bound<'_, PyAny>>,
+    max: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(Option<ClampBound>, Option<ClampBound>, bool)> {
+    let (min, max) = (min.filter(|m| !m.is_none()), max.filter(|m| !m.is_none()));
+    let is_tensor = |o: &Option<&Bound<'_, PyAny>>| o.is_some_and(|o| o.cast::<PyTensor>().is_ok());
+    let tensors = is_tensor(&min) || is_tensor(&max);
+    let bound = |o: &Bound<'_, PyAny>, name: &str| -> PyResult<ClampBound> {
+        if tensors {
+            return Ok(ClampBound::Tensor(operand_arg(o, "clamp", name)?));
+        }
+        as_scalar(o).map(ClampBound::Number).ok_or_else(|| {
+            PyTypeError::new_err(format!("clamp(): argument '{name}' must be Number, not {}", type_name(o)))
+        })
+    };
+    let (lo, hi) = (min.map(|m| bound(m, "min")).transpose()?, max.map(|m| bound(m, "max")).transpose()?);
+    let requires_grad = [&lo, &hi].iter().any(|b| matches!(b, Some(ClampBound::Tensor(t)) if t.requires_grad()));
+    Ok((lo, hi, requires_grad))
+}
+
+fn clamp_impl(
+    py: Python<'_>,
+    a: Tensor,
+    min: Option<&Bound<'_, PyAny>>,
+    max: Option<&Bound<'_, PyAny>>,
+    method: ClampMethod,
+) -> Out {
+    let (lo, hi, _) = clamp_bounds(min, max)?;
+    wrap(py, call_heavy(py, a.numel(), || a.clamp(lo, hi, method))?)
+}
+
+#[pymethods]
+impl PyTensor {
+    fn maximum(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let b = tensor_arg(other, "maximum", "other")?;
+        wrap(py, call(|| self.get().binary(&b, Binary::Maximum))?)
+    }
+
+    fn minimum(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let b = tensor_arg(other, "minimum", "other")?;
+        wrap(py, call(|| self.get().binary(&b, Binary::Minimum))?)
+    }
+
+    fn atan2(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let b = tensor_arg(other, "atan2", "other")?;
+        wrap(py, call(|| self.get().binary(&b, Binary::Atan2))?)
+    }
+
+    fn arctan2(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        self.atan2(py, other)
+    }
+
+    fn fmod(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "fmod", |a, b| a.binary(b, Binary::Fmod))
+    }
+
+    fn remainder(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "remainder", |a, b| a.binary(b, Binary::Remainder))
+    }
+
+    #[pyo3(signature = (min=None, max=None))]
+    fn clamp(&self, py: Python<'_>, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> Out {
+        clamp_impl(py, self.get(), min, max, ClampMethod::Clamp)
+    }
+
+    #[pyo3(signature = (min=None, max=None))]
+    fn clip(&self, py: Python<'_>, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> Out {
+        clamp_impl(py, self.get(), min, max, ClampMethod::Clamp)
+    }
+
+    fn clamp_min(&self, py: Python<'_>, min: &Bound<'_, PyAny>) -> Out {
+        clamp_impl(py, self.get(), Some(min), None, ClampMethod::ClampMin)
+    }
+
+    fn clamp_max(&self, py: Python<'_>, max: &Bound<'_, PyAny>) -> Out {
+        clamp_impl(py, self.get(), None, Some(max), ClampMethod::ClampMax)
+    }
+
+    fn lerp(&self, py: Python<'_>, end: &Bound<'_, PyAny>, weight: &Bound<'_, PyAny>) -> Out {
+        let e = tensor_arg(end, "lerp", "end")?;
+        let w = operand_arg(weight, "lerp", "weight")?;
+        wrap(py, call(|| self.get().lerp(&e, &w))?)
+    }
+
+    /// `x.where(condition, y)` is `where(condition, x, y)`.
+    #[pyo3(name = "where")]
+    fn where_method(&self, py: Python<'_>, condition: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>) -> Out {
+        let c = tensor_arg(condition, "where", "condition")?;
+        let o = operand_arg(other, "where", "other")?;
+        wrap(py, call(|| Tensor::where_(&c, &self.get(), &o))?)
+    }
+
+    fn logical_and(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let b = tensor_arg(other, "logical_and", "other")?;
+        wrap(py, call(|| self.get().logical_and(&b))?)
+    }
+
+    fn logical_or(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let b = tensor_arg(other, "logical_or", "other")?;
+        wrap(py, call(|| self.get().logical_or(&b))?)
+    }
+
+    fn logical_xor(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let b = tensor_arg(other, "logical_xor", "other")?;
+        wrap(py, call(|| self.get().logical_xor(&b))?)
+    }
+
+    fn logical_not(&self, py: Python<'_>) -> Out {
+        wrap(py, call(|| self.get().logical_not())?)
+    }
+
+    fn isnan(&self, py: Python<'_>) -> Out {
+        wrap(py, call(|| self.get().float_class(FloatClass::Nan))?)
+    }
+
+    fn isinf(&self, py: Python<'_>) -> Out {
+        wrap(py, call(|| self.get().float_class(FloatClass::Infinite))?)
+    }
+
+    fn isfinite(&self, py: Python<'_>) -> Out {
+        wrap(py, call(|| self.get().float_class(FloatClass::Finite))?)
+    }
+
+    #[pyo3(signature = (other, rtol=1e-5, atol=1e-8, equal_nan=false))]
+    fn allclose(&self, other: &Bound<'_, PyAny>, rtol: f64, atol: f64, equal_nan: bool) -> PyResult<bool> {
+        let b = tensor_arg(other, "allclose", "other")?;
+        call(|| self.get().allclose(&b, rtol, atol, equal_nan))
+    }
+
+    fn equal(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let b = tensor_arg(other, "equal", "other")?;
+        call(|| self.get().equal(&b))
+    }
+}

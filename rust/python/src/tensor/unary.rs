@@ -1,0 +1,89 @@
+//! Elementwise unary ops: the argument-free ones come from the core's registry
+//! (`ferrograd_core::for_each_unary_op!`), which also feeds their stubs and function forms
+//! (`_unary_ops()`, read by tools/gen_api.py); the ones with arguments follow.
+use super::{wrap, Out, PyTensor};
+use crate::errors::{call, call_heavy};
+use ferrograd_core::unary::{self as u, UnaryOp};
+use ferrograd_core::{Scalar, Tensor};
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+
+/// A unary op from the core's `unary` module, with the GIL released for large inputs.
+fn unary<O: UnaryOp>(py: Python<'_>, a: Tensor, op: O) -> Out {
+    wrap(py, call_heavy(py, a.numel(), || a.unary(op))?)
+}
+
+macro_rules! registry_methods {
+    ($($name:ident: $op:path, $doc:literal;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                #[doc = $doc]
+                fn $name(&self, py: Python<'_>) -> Out {
+                    unary(py, self.get(), $op)
+                }
+            )*
+        }
+
+        /// (name, docstring) of each registry method above.
+        const UNARY_OPS: &[(&str, &str)] = &[$((stringify!($name), $doc)),*];
+    };
+}
+ferrograd_core::for_each_unary_op!(registry_methods);
+
+/// The registry's unary ops as (method name, docstring), for tools/gen_api.py.
+#[pyfunction]
+pub fn _unary_ops() -> Vec<(&'static str, &'static str)> {
+    UNARY_OPS.to_vec()
+}
+
+#[pymethods]
+impl PyTensor {
+    fn square(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.pow(&Tensor::wrapped_scalar(Scalar::Int(2))))?)
+    }
+
+    #[pyo3(signature = (*, decimals=0))]
+    fn round(&self, py: Python<'_>, decimals: i32) -> Out {
+        let a = self.get();
+        wrap(py, call_heavy(py, a.numel(), || a.round(decimals))?)
+    }
+
+    #[pyo3(signature = (eps=None))]
+    fn logit(&self, py: Python<'_>, eps: Option<f64>) -> Out {
+        unary(py, self.get(), u::Logit::new(eps))
+    }
+
+    // The activations torch has only as functions (`nn.functional` checks their arguments).
+
+    fn _silu(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), u::Silu)
+    }
+
+    #[pyo3(signature = (approximate="none"))]
+    fn _gelu(&self, py: Python<'_>, approximate: &str) -> Out {
+        let approximate = match approximate {
+            "none" => u::GeluApproximate::None,
+            "tanh" => u::GeluApproximate::Tanh,
+            _ => return Err(PyRuntimeError::new_err("approximate argument must be either none or tanh.")),
+        };
+        unary(py, self.get(), u::Gelu::new(approximate))
+    }
+
+    fn _softplus(&self, py: Python<'_>, beta: f64, threshold: f64) -> Out {
+        unary(py, self.get(), u::Softplus::new(beta, threshold))
+    }
+
+    fn _elu(&self, py: Python<'_>, alpha: f64) -> Out {
+        unary(py, self.get(), u::Elu::new(alpha))
+    }
+
+    fn _leaky_relu(&self, py: Python<'_>, negative_slope: f64) -> Out {
+        unary(py, self.get(), u::LeakyRelu::new(negative_slope))
+    }
+
+    fn _hardtanh(&self, py: Python<'_>, min_val: f64, max_val: f64) -> Out {
+        unary(py, self.get(), u::Hardtanh::new(min_val, max_val))
+    }
+}

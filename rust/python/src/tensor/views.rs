@@ -1,0 +1,226 @@
+//! Views and shape ops (the results share storage with `self` and remember it as their base).
+use super::{ints, views_of};
+use super::{view_of, wrap, Out, PyTensor};
+use crate::args::{dims_arg, int_list, tensor_arg};
+use crate::dtype::PyDType;
+use crate::errors::call;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+
+#[pymethods]
+impl PyTensor {
+    #[pyo3(signature = (*shape))]
+    fn reshape(slf: &Bound<'_, Self>, shape: &Bound<'_, PyTuple>) -> Out {
+        let shape = int_list(shape, "reshape", "shape")?;
+        let a = slf.get().get();
+        view_of(slf, call(|| a.reshape_infer(&shape))?)
+    }
+
+    #[pyo3(signature = (*shape))]
+    fn view(slf: &Bound<'_, Self>, shape: &Bound<'_, PyTuple>) -> Out {
+        if shape.len() == 1 {
+            if let Ok(d) = shape.get_item(0)?.cast::<PyDType>() {
+                let _ = d;
+                return Err(PyValueError::new_err("view(dtype) is not supported yet"));
+            }
+        }
+        let shape = int_list(shape, "view", "size")?;
+        let a = slf.get().get();
+        view_of(slf, call(|| a.view(&shape))?)
+    }
+
+    fn view_as(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> Out {
+        let o = tensor_arg(other, "view_as", "other")?;
+        let shape: Vec<isize> = o.shape().iter().map(|&d| d as isize).collect();
+        let a = slf.get().get();
+        view_of(slf, call(|| a.view(&shape))?)
+    }
+
+    fn transpose(
+        slf: &Bound<'_, Self>,
+        #[pyo3(from_py_with = crate::args::dim0_arg)] dim0: isize,
+        #[pyo3(from_py_with = crate::args::dim1_arg)] dim1: isize,
+    ) -> Out {
+        let a = slf.get().get();
+        view_of(slf, call(|| a.transpose(dim0, dim1))?)
+    }
+
+    fn t(slf: &Bound<'_, Self>) -> Out {
+        let a = slf.get().get();
+        view_of(slf, call(|| a.t())?)
+    }
+
+    #[getter(T)]
+    fn big_t(slf: &Bound<'_, Self>) -> Out {
+        let a = slf.get().get();
+        view_of(slf, call(|| a.reversed_dims())?)
+    }
+
+    #[pyo3(signature = (*dims))]
+    fn permute(slf: &Bound<'_, Self>, dims: &Bound<'_, PyTuple>) -> Out {
+        let dims = int_list(dims, "permute", "dims")?;
+        let a = slf.get().get();
+        view_of(slf, call(|| a.permute(&dims))?)
+    }
+
+    fn unsqueeze(slf: &Bound<'_, Self>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize) -> Out {
+        let a = slf.get().get();
+        view_of(slf, call(|| a.unsqueeze(dim))?)
+    }
+
+    #[pyo3(signature = (dim=None))]
+    fn squeeze(slf: &Bound<'_, Self>, dim: Option<&Bound<'_, PyAny>>) -> Out {
+        let a = slf.get().get();
+        let out = match dim.filter(|d| !d.is_none()) {
+            None => call(|| a.squeeze())?,
+            Some(d) => {
+                let dims = dims_arg(d, "squeeze")?;
+                if d.is_instance_of::<PyTuple>() || d.is_instance_of::<PyList>() {
+                    call(|| a.squeeze_dims(&dims))?
+                } else {
+                    call(|| a.squeeze_dim(dims[0]))?
+                }
+            }
+        };
+        view_of(slf, out)
+    }
+
+    #[pyo3(signature = (*sizes))]
+    fn expand(slf: &Bound<'_, Self>, sizes: &Bound<'_, PyTuple>) -> Out {
+        let sizes = int_list(sizes, "expand", "size")?;
+        let a = slf.get().get();
+        view_of(slf, call(|| a.expand_infer(&sizes))?)
+    }
+
+    /// `expand(size)` under NumPy's name.
+    fn broadcast_to(slf: &Bound<'_, Self>, size: &Bound<'_, PyAny>) -> Out {
+        let sizes = crate::args::int_list(&PyTuple::new(slf.py(), [size])?, "broadcast_to", "size")?;
+        let t = call(|| slf.get().get().expand_infer(&sizes))?;
+        view_of(slf, t)
+    }
+
+    /// Windows of `size` along `dimension`, `step` apart, as a new last dim: a view.
+    fn unfold(slf: &Bound<'_, Self>, dimension: isize, size: isize, step: isize) -> Out {
+        if size < 0 {
+            return Err(PyRuntimeError::new_err(format!("size is {size} but must be >= 0")));
+        }
+        let t = call(|| slf.get().get().unfold(dimension, size as usize, step))?;
+        view_of(slf, t)
+    }
+
+    fn expand_as(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> Out {
+        let o = tensor_arg(other, "expand_as", "other")?;
+        let a = slf.get().get();
+        view_of(slf, call(|| a.expand(o.shape()))?)
+    }
+
+    fn contiguous(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.contiguous())?)
+    }
+
+    fn clone(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.clone_tensor())?)
+    }
+
+    #[pyo3(signature = (start_dim=0, end_dim=-1))]
+    #[pyo3(text_signature = "($self, start_dim=0, end_dim=-1)")]
+    fn flatten(slf: &Bound<'_, Self>, start_dim: isize, end_dim: isize) -> Out {
+        let a = slf.get().get();
+        let out = call(|| a.flatten(start_dim, end_dim))?;
+        if out.same_tensor(&a) {
+            return Ok(slf.clone().unbind());
+        }
+        view_of(slf, out)
+    }
+
+    fn unflatten(
+        slf: &Bound<'_, Self>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        sizes: &Bound<'_, PyAny>,
+    ) -> Out {
+        let sizes = ints(sizes, "unflatten")?;
+        let a = slf.get().get();
+        view_of(slf, call(|| a.unflatten(dim, &sizes))?)
+    }
+
+    fn movedim(slf: &Bound<'_, Self>, source: &Bound<'_, PyAny>, destination: &Bound<'_, PyAny>) -> Out {
+        let (src, dst) = (ints(source, "movedim")?, ints(destination, "movedim")?);
+        let a = slf.get().get();
+        view_of(slf, call(|| a.movedim(&src, &dst))?)
+    }
+
+    fn moveaxis(slf: &Bound<'_, Self>, source: &Bound<'_, PyAny>, destination: &Bound<'_, PyAny>) -> Out {
+        Self::movedim(slf, source, destination)
+    }
+
+    fn swapaxes(slf: &Bound<'_, Self>, axis0: isize, axis1: isize) -> Out {
+        let a = slf.get().get();
+        view_of(slf, call(|| a.transpose(axis0, axis1))?)
+    }
+
+    fn swapdims(slf: &Bound<'_, Self>, dim0: isize, dim1: isize) -> Out {
+        let a = slf.get().get();
+        view_of(slf, call(|| a.transpose(dim0, dim1))?)
+    }
+
+    #[getter(mT)]
+    fn m_t(slf: &Bound<'_, Self>) -> Out {
+        let a = slf.get().get();
+        view_of(slf, call(|| a.matrix_transpose())?)
+    }
+
+    fn narrow(
+        slf: &Bound<'_, Self>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        start: &Bound<'_, PyAny>,
+        length: isize,
+    ) -> Out {
+        let start: isize = match start.cast::<PyTensor>() {
+            Ok(t) => call(|| t.get().get().item())?.to_f64() as isize,
+            Err(_) => start.extract()?,
+        };
+        let a = slf.get().get();
+        view_of(slf, call(|| a.narrow(dim, start, length))?)
+    }
+
+    #[pyo3(signature = (offset=0, dim1=0, dim2=1))]
+    fn diagonal(slf: &Bound<'_, Self>, offset: isize, dim1: isize, dim2: isize) -> Out {
+        let a = slf.get().get();
+        view_of(slf, call(|| a.diagonal(offset, dim1, dim2))?)
+    }
+
+    #[pyo3(signature = (split_size_or_sections, dim=0))]
+    fn split(
+        slf: &Bound<'_, Self>,
+        split_size_or_sections: &Bound<'_, PyAny>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+    ) -> PyResult<Py<PyTuple>> {
+        let a = slf.get().get();
+        let s = split_size_or_sections;
+        if s.is_instance_of::<PyTuple>() || s.is_instance_of::<PyList>() {
+            let sizes = ints(s, "split")?;
+            return views_of(slf, call(|| a.split_with_sizes(&sizes, dim))?);
+        }
+        let size: isize = s.extract()?;
+        views_of(slf, call(|| a.split_size(size, dim))?)
+    }
+
+    #[pyo3(signature = (chunks, dim=0))]
+    fn chunk(
+        slf: &Bound<'_, Self>,
+        chunks: isize,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+    ) -> PyResult<Py<PyTuple>> {
+        let a = slf.get().get();
+        views_of(slf, call(|| a.chunk(chunks, dim))?)
+    }
+
+    #[pyo3(signature = (dim=0))]
+    fn unbind(slf: &Bound<'_, Self>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize) -> PyResult<Py<PyTuple>> {
+        let a = slf.get().get();
+        views_of(slf, call(|| a.unbind(dim))?)
+    }
+}

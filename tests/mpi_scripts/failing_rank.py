@@ -1,0 +1,22 @@
+"""A rank that fails while the others wait in a collective: `raise` (an uncaught exception on rank 1) or
+`exit` (rank 1 leaves without taking part; the others' wait runs into the process group's timeout)."""
+
+import sys
+import time
+
+import ferrograd as fg
+from common import dist, init, report
+
+how = sys.argv[1]
+rank, size = init(timeout=__import__("datetime").timedelta(seconds=3))
+dist.barrier()
+if rank == 1:
+    if how == "raise":
+        time.sleep(0.2)  # the others are in all_reduce by now
+        raise ValueError("rank 1 failed on purpose")
+    report("leaving without the all_reduce")
+    sys.exit(0)
+report("in all_reduce")
+t = fg.ones(3)
+dist.all_reduce(t)
+report("all_reduce returned")  # never reached
