@@ -91,6 +91,7 @@ __all__ = [
     "_adaptive_avg_pool2d",
     "_im2col",
     "_col2im",
+    "_lstm_cell",
     "_save",
     "_load",
     "_optimizer_step",
@@ -1156,6 +1157,9 @@ def _col2im(
     out: Sequence[builtins.int],
 ) -> Tensor:
     """Backend of ``nn.functional.fold`` on a 3-D input (Col2ImBackward0)."""
+
+def _lstm_cell(gates: Tensor, cx: Tensor) -> tuple[Tensor, Tensor]:
+    """One LSTM step's pointwise part: ``(h, c')`` from (B, 4H) gate pre-activations (i, f, g, o) and ``cx``."""
 
 def _save(obj: object, path: str | os.PathLike[str] | None = None) -> bytes | None:
     """Saves ``obj`` to ``path`` atomically, or returns the checkpoint's bytes when ``path`` is None."""
