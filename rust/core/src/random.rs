@@ -163,6 +163,7 @@ pub fn rand(gen: &Mutex<Generator>, shape: &[usize], dtype: DType) -> Result<Ten
     if !dtype.is_float() {
         bail!(Runtime, "\"check_uniform_bounds\" not implemented for '{}'", dtype.name());
     }
+    crate::storage::check_new_shape(shape, dtype.itemsize())?;
     let key = gen.lock().next_u64();
     let n = numel(shape);
     if dtype == DType::F64 {
@@ -175,6 +176,7 @@ pub fn rand(gen: &Mutex<Generator>, shape: &[usize], dtype: DType) -> Result<Ten
 /// Standard normals, Box–Muller: elements 2j and 2j+1 are r·cos θ and r·sin θ of one pair of uniforms
 /// (float32: both from one word, 24 bits each).
 pub fn randn(gen: &Mutex<Generator>, shape: &[usize], dtype: DType) -> Result<Tensor> {
+    crate::storage::check_new_shape(shape, dtype.itemsize())?;
     if dtype.is_float() && dtype != DType::F64 {
         let key = gen.lock().next_u64();
         let n = numel(shape);
@@ -249,6 +251,7 @@ pub fn randint(gen: &Mutex<Generator>, low: i64, high: i64, shape: &[usize]) -> 
     if high <= low {
         bail!(Runtime, "random_ expects 'from' to be less than 'to', but got from={low} >= to={high}");
     }
+    crate::storage::check_new_shape(shape, 8)?;
     let span = (high as i128 - low as i128) as u128;
     let mut g = gen.lock();
     let v: Vec<i64> = (0..numel(shape)).map(|_| (low as i128 + (g.next_u64() as u128 % span) as i128) as i64).collect();
@@ -257,6 +260,7 @@ pub fn randint(gen: &Mutex<Generator>, low: i64, high: i64, shape: &[usize]) -> 
 
 /// A random permutation of `0..n` (Fisher–Yates), int64.
 pub fn randperm(gen: &Mutex<Generator>, n: usize) -> Result<Tensor> {
+    crate::storage::check_new_shape(&[n], 8)?;
     let mut v: Vec<i64> = (0..n as i64).collect();
     let mut g = gen.lock();
     for i in (1..n).rev() {
@@ -308,6 +312,7 @@ pub fn bernoulli_scalar(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, p
         bail!(Runtime, "bernoulli_ expects p to be in [0, 1], but got p={p}");
     }
     // u < p for a 53-bit uniform u = w·2^-53 is (w >> 11) < ⌈p·2^53⌉, an integer comparison
+    crate::storage::check_new_shape(shape, dtype.itemsize())?;
     let below = (p * (1u64 << 53) as f64).ceil() as i64;
     let key = gen.lock().next_u64();
     let n = numel(shape);
@@ -343,6 +348,7 @@ pub fn multinomial(gen: &Mutex<Generator>, probs: &Tensor, num_samples: usize, r
         bail!(Runtime, "probability tensor contains either `inf`, `nan` or element < 0");
     }
     let mut g = gen.lock();
+    crate::storage::check_new_shape(&[rows, num_samples], 8)?;
     let mut out = Vec::with_capacity(rows * num_samples);
     for r in 0..rows {
         let mut row: Vec<f64> = w[r * cats..(r + 1) * cats].to_vec();
