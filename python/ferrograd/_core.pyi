@@ -92,6 +92,8 @@ __all__ = [
     "_im2col",
     "_col2im",
     "_lstm_cell",
+    "_panic_for_tests",
+    "_check_new_shape",
     "_save",
     "_load",
     "_optimizer_step",

@@ -56,7 +56,8 @@ fn conv_shape(batch: usize, c_in: usize, c_out: usize, hw: [usize; 2], win: &Win
 
 /// (planes, H, W) image → (planes, kh·kw, L) columns, zero where the window reads padding.
 fn im2col_kernel<T: Element>(x: &[T], planes: usize, hw: [usize; 2], win: &Window, out: [usize; 2]) -> Vec<T> {
-    let mut cols = crate::pool::filled(crate::layout::numel(&[planes, win.kernel[0] * win.kernel[1], out[0] * out[1]]), T::ZERO);
+    let mut cols =
+        crate::pool::filled(crate::layout::numel(&[planes, win.kernel[0] * win.kernel[1], out[0] * out[1]]), T::ZERO);
     im2col_sample(x, &mut cols, out[0] * out[1], &conv_shape(1, planes, 0, hw, win, out));
     cols
 }
