@@ -68,6 +68,7 @@ __all__ = [
     "_randint",
     "_randperm",
     "_multinomial",
+    "_dropout_mask",
     "is_inference_mode_enabled",
     "_set_anomaly_enabled",
     "is_anomaly_enabled",
@@ -90,6 +91,9 @@ __all__ = [
     "_adaptive_avg_pool2d",
     "_im2col",
     "_col2im",
+    "_lstm_cell",
+    "_panic_for_tests",
+    "_check_new_shape",
     "_save",
     "_load",
     "_optimizer_step",
@@ -1107,6 +1111,9 @@ def _randperm(n: Any, generator: Generator | None = None) -> Tensor:
 def _multinomial(probs: Any, num_samples: Any, replacement: Any, generator: Generator | None = None) -> Tensor:
     """Backend of ``ferrograd.multinomial``."""
 
+def _dropout_mask(input: Tensor, p: float, generator: Generator | None = None) -> Tensor:
+    """Dropout's mask for ``input``: ``1 / (1 - p)`` with probability ``1 - p``, else 0."""
+
 def _smooth_l1_loss(input: Tensor, target: Tensor, reduction: str, beta: _Float) -> Tensor:
     """Backend of ``nn.functional.smooth_l1_loss``; ``reduction`` is 'mean', 'sum' or 'none'."""
 
@@ -1183,6 +1190,9 @@ def _col2im(
     out: Sequence[builtins.int],
 ) -> Tensor:
     """Backend of ``nn.functional.fold`` on a 3-D input (Col2ImBackward0)."""
+
+def _lstm_cell(gates: Tensor, cx: Tensor) -> tuple[Tensor, Tensor]:
+    """One LSTM step's pointwise part: ``(h, c')`` from (B, 4H) gate pre-activations (i, f, g, o) and ``cx``."""
 
 def _save(obj: object, path: str | os.PathLike[str] | None = None) -> bytes | None:
     """Saves ``obj`` to ``path`` atomically, or returns the checkpoint's bytes when ``path`` is None."""

@@ -306,10 +306,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if not input.is_floating_point():
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_scalar_type_name(input)}")
-    if p == 1.0:
-        mask = _core.zeros(input.shape, dtype=input.dtype)
-    else:
-        mask = _core.zeros(input.shape, dtype=input.dtype).bernoulli(1.0 - p) / (1.0 - p)
+    mask = _core._dropout_mask(input, float(p))
     if inplace:
         return input.mul_(mask)
     return input * mask

@@ -5,6 +5,7 @@ use crate::bail;
 use crate::dtype::{result_type, DType};
 use crate::element::Float;
 use crate::error::Result;
+use crate::kernels::softmax::{softmax_backward_f32, softmax_f32};
 use crate::layout::{broadcast_shapes, wrap_dim};
 use crate::ops::extreme::positions_along;
 use crate::ops::formula::c;
@@ -45,6 +46,12 @@ impl Tensor {
         }
         let d = wrap_dim(dim, self.ndim())?;
         let out = match self.dtype() {
+            DType::F32 if d + 1 == self.ndim() => {
+                let n = self.shape()[d];
+                let x = self.detach().contiguous()?;
+                let v = x.with_data(|l, xs: &[f32]| softmax_f32(&xs[l.contiguous_range().unwrap()], n, log));
+                Tensor::from_vec(v, self.shape())?
+            }
             DType::F64 => lanes(self, d, |row: &mut [f64]| softmax_row(row, log))?,
             // the halves compute in float32
             dtype => lanes(self, d, |row: &mut [f32]| softmax_row(row, log))?.cast_detached(dtype),
@@ -257,6 +264,32 @@ fn softmax_row<T: Float>(row: &mut [T], log: bool) {
     }
 }
 
+/// The gradient of softmax (`log` = false) or log_softmax along `dim` from its saved output, in one
+/// kernel when the backward pass is not recorded and the rows are contiguous float32 (None otherwise:
+/// the tensor-op formula then runs).
+pub(crate) fn softmax_backward_fused(g: &Tensor, out: &Tensor, dim: usize, log: bool) -> Option<Result<Tensor>> {
+    let fusable = !crate::autograd::grad_mode::is_enabled()
+        && g.dtype() == DType::F32
+        && out.dtype() == DType::F32
+        && g.shape() == out.shape()
+        && dim + 1 == out.ndim();
+    if !fusable {
+        return None;
+    }
+    let n = out.shape()[dim];
+    let run = || {
+        let (g, y) = (g.contiguous()?, out.contiguous()?);
+        let v = g.with_data(|lg, gs: &[f32]| {
+            y.with_data(|ly, ys: &[f32]| {
+                let (gs, ys) = (&gs[lg.contiguous_range().unwrap()], &ys[ly.contiguous_range().unwrap()]);
+                softmax_backward_f32(gs, ys, n, log)
+            })
+        });
+        Tensor::from_vec(v, out.shape())
+    };
+    Some(run())
+}
+
 /// The gradient of nll_loss with respect to its input.
 fn nll_loss_grad(
     g: &Tensor,
@@ -309,6 +342,9 @@ impl Backward for SoftmaxBackward {
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let out = ctx.unpack(&self.result)?;
+        if let Some(fused) = softmax_backward_fused(g, &out, self.dim, self.log) {
+            return one(fused);
+        }
         let d = [self.dim as isize];
         if self.log {
             one(g.sub(&out.exp()?.mul(&g.sum(Some(&d), true)?)?))
