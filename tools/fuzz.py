@@ -40,6 +40,8 @@ AS_TORCH = [
     (AssertionError, "Size mismatch between tensors"),
     (AssertionError, "query should be unbatched 2D or batched 3D tensor"),
     (AssertionError, "expected `key` and `value` to be"),
+    (AssertionError, "(2-D) `query`, expected"),  # torch's _mha_shape_check asserts these
+    (AssertionError, "(3-D) `query`, expected"),
     (AssertionError, "datasets should not be an empty iterable"),
     (AttributeError, "expected 'f' to be string, path, or a file-like object with a 'write' attribute"),
     (AttributeError, "You can only torch.load from a file that is seekable"),

@@ -32,6 +32,8 @@ __all__ = [
     "Node",
     "RemovableHandle",
     "_grad",
+    "_panic_for_tests",
+    "_check_new_shape",
     "_backward",
     "_attach_custom",
     "float32",
