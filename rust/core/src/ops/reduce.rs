@@ -228,7 +228,7 @@ impl Tensor {
 
     /// log(sum(exp(x))) over `dims`, shifted by the max for stability.
     pub fn logsumexp(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
-        let x = if self.dtype().is_float() { self.detach() } else { self.to_dtype(DType::F32)? };
+        let x = if self.dtype().is_float() { self.detach() } else { self.to_dtype(crate::dtype::default_float())? };
         let dims_u = reduction_dims(Some(dims), self.ndim())?;
         let idims: Vec<isize> = dims_u.iter().map(|&d| d as isize).collect();
         let out = if x.numel() == 0 {

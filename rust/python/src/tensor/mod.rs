@@ -22,7 +22,7 @@ use crate::args::dims_arg;
 use crate::convert::tensor_from_data;
 use crate::errors::call;
 use ferrograd_core::handle::Base;
-use ferrograd_core::{DType, Tensor};
+use ferrograd_core::Tensor;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -114,10 +114,10 @@ impl PyTensor {
         if args.len() == 1 {
             let first = args.get_item(0)?;
             if !first.is_instance_of::<pyo3::types::PyInt>() {
-                return Ok(PyTensor::new(tensor_from_data(&first, Some(DType::F32))?));
+                return Ok(PyTensor::new(tensor_from_data(&first, Some(ferrograd_core::dtype::default_float()))?));
             }
         }
         let sizes = crate::args::size_list(args, "Tensor")?;
-        Ok(PyTensor::new(Tensor::zeros(&sizes, DType::F32)))
+        Ok(PyTensor::new(Tensor::zeros(&sizes, ferrograd_core::dtype::default_float())))
     }
 }
