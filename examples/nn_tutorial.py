@@ -1,6 +1,7 @@
 """PyTorch's beginner nn programs, run on ferrograd: the 60-minute blitz "Neural Networks" chapter and the nn
 programs of "Learning PyTorch with Examples" (polynomial fit with nn.Sequential, a custom nn.Module, a
-two-layer net, a dynamic net), with the optimizer steps written out as manual SGD under no_grad.
+two-layer net, a dynamic net), first with the weight updates written out under no_grad, then with torch.optim
+(SGD, SGD with momentum, RMSprop, Adam) as the tutorials' "optim" programs do.
 
 The code of every block is the tutorials' (only the import differs, and the dynamic net runs 3000 steps
 instead of 30000). ``python examples/nn_tutorial.py --torch`` runs the same code on PyTorch, so the outputs
@@ -16,30 +17,12 @@ if "--torch" in sys.argv[1:]:
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
+    import torch.optim as optim
 else:
     import ferrograd as torch
     import ferrograd.nn as nn
     import ferrograd.nn.functional as F
-
-if not hasattr(nn, "Conv2d"):
-    # Stopgap until ferrograd's own nn.Conv2d lands: the same layer (PyTorch's init and repr) on F.conv2d.
-    class Conv2d(nn.Module):
-        def __init__(self, in_channels, out_channels, kernel_size):
-            super().__init__()
-            self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, (kernel_size,) * 2
-            self.weight = nn.Parameter(torch.zeros(out_channels, in_channels, kernel_size, kernel_size))
-            self.bias = nn.Parameter(torch.zeros(out_channels))
-            nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-            bound = 1 / math.sqrt(in_channels * kernel_size * kernel_size)
-            nn.init.uniform_(self.bias, -bound, bound)
-
-        def forward(self, input):
-            return F.conv2d(input, self.weight, self.bias)
-
-        def extra_repr(self):
-            return f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride=(1, 1)"
-
-    nn.Conv2d = Conv2d
+    import ferrograd.optim as optim
 
 torch.manual_seed(0)
 random.seed(0)
@@ -404,3 +387,138 @@ with torch.no_grad():
         param.copy_(torch.sin(torch.arange(n, dtype=torch.float32) * (0.37 + i)).reshape(param.shape) * scale)
 train_two_layer(model, x, y, learning_rate=1e-5)
 print(sorted(model.state_dict().keys()))
+
+print("# --- optim: the blitz's training loop with optim.SGD (random) ---")
+# create your optimizer
+optimizer = optim.SGD(net.parameters(), lr=0.01)
+
+# in your training loop:
+optimizer.zero_grad()  # zero the gradient buffers
+output = net(input)
+loss = criterion(output, target)
+loss.backward()
+optimizer.step()  # Does the update
+print(criterion(net(input), target) < loss)
+
+print("# --- optim: polynomial fit with RMSprop (deterministic) ---")
+x = torch.linspace(-math.pi, math.pi, 2000)
+y = torch.sin(x)
+p = torch.tensor([1, 2, 3])
+xx = x.unsqueeze(-1).pow(p)
+model = torch.nn.Sequential(torch.nn.Linear(3, 1), torch.nn.Flatten(0, 1))
+with torch.no_grad():
+    model[0].weight.copy_(torch.tensor([[0.5, -0.25, 0.125]]))
+    model[0].bias.fill_(0.1)
+loss_fn = torch.nn.MSELoss(reduction="sum")
+
+# Use the optim package to define an Optimizer that will update the weights of
+# the model for us. Here we will use RMSprop; the optim package contains many other
+# optimization algorithms. The first argument to the RMSprop constructor tells the
+# optimizer which Tensors it should update.
+learning_rate = 1e-3
+optimizer = torch.optim.RMSprop(model.parameters(), lr=learning_rate)
+print(optimizer)
+# (1000 steps instead of 2000: near its optimum RMSprop oscillates, and float32 sums in another order
+# part ways with PyTorch's there)
+for t in range(1000):
+    # Forward pass: compute predicted y by passing x to the model.
+    y_pred = model(xx)
+
+    # Compute and print loss.
+    loss = loss_fn(y_pred, y)
+    if t % 100 == 99:
+        print(t, loss.item())
+
+    # Before the backward pass, use the optimizer object to zero all of the
+    # gradients for the variables it will update (which are the learnable
+    # weights of the model). This is because by default, gradients are
+    # accumulated in buffers( i.e, not overwritten) whenever .backward()
+    # is called. Checkout docs of torch.autograd.backward for more details.
+    optimizer.zero_grad()
+
+    # Backward pass: compute gradient of the loss with respect to model
+    # parameters
+    loss.backward()
+
+    # Calling the step function on an Optimizer makes an update to its
+    # parameters
+    optimizer.step()
+
+linear_layer = model[0]
+print(
+    f"Result: y = {linear_layer.bias.item()} + {linear_layer.weight[:, 0].item()} x + "
+    f"{linear_layer.weight[:, 1].item()} x^2 + {linear_layer.weight[:, 2].item()} x^3"
+)
+
+print("# --- optim: Polynomial3 with SGD, dynamic net with SGD + momentum (deterministic) ---")
+
+
+def fit_with_optimizer(model, optimizer, steps, report_every):
+    criterion = torch.nn.MSELoss(reduction="sum")
+    for t in range(steps):
+        # Forward pass: Compute predicted y by passing x to the model
+        y_pred = model(x)
+
+        # Compute and print loss
+        loss = criterion(y_pred, y)
+        if t % report_every == report_every - 1:
+            print(t, loss.item())
+
+        # Zero gradients, perform a backward pass, and update the weights.
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    print(f"Result: {model.string()}")
+
+
+for model, options, steps in [(Polynomial3(), {"lr": 1e-6}, 2000), (DynamicNet(), {"lr": 1e-8, "momentum": 0.9}, 3000)]:
+    with torch.no_grad():
+        for i, param in enumerate(model.parameters()):
+            param.fill_(0.25 * (i + 1) * (-1) ** i)
+    random.seed(1)
+    optimizer = torch.optim.SGD(model.parameters(), **options)
+    fit_with_optimizer(model, optimizer, steps, 500)
+
+print("# --- optim: two-layer net with Adam (deterministic) ---")
+N, D_in, H, D_out = 64, 1000, 100, 10
+x = torch.sin(torch.arange(N * D_in, dtype=torch.float32).reshape(N, D_in) * 0.01)
+y = torch.cos(torch.arange(N * D_out, dtype=torch.float32).reshape(N, D_out) * 0.3)
+model = torch.nn.Sequential(
+    torch.nn.Linear(D_in, H),
+    torch.nn.ReLU(),
+    torch.nn.Linear(H, D_out),
+)
+with torch.no_grad():
+    for i, param in enumerate(model.parameters()):
+        scale = 1 / math.sqrt(param.shape[-1])
+        param.copy_(
+            torch.sin(torch.arange(param.numel(), dtype=torch.float32) * (0.37 + i)).reshape(param.shape) * scale
+        )
+loss_fn = torch.nn.MSELoss(reduction="sum")
+
+# Use the optim package to define an Optimizer that will update the weights of
+# the model for us. Here we will use Adam; the optim package contains many other
+# optimization algorithms. The first argument to the Adam constructor tells the
+# optimizer which Tensors it should update.
+learning_rate = 1e-4
+optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
+for t in range(500):
+    # Forward pass: compute predicted y by passing x to the model.
+    y_pred = model(x)
+
+    # Compute and print loss.
+    loss = loss_fn(y_pred, y)
+    if t % 100 == 99:
+        print(t, loss.item())
+
+    # Before the backward pass, use the optimizer object to zero all of the
+    # gradients for the variables it will update (which are the learnable
+    # weights of the model).
+    optimizer.zero_grad()
+
+    # Backward pass: compute gradient of the loss with respect to model parameters
+    loss.backward()
+
+    # Calling the step function on an Optimizer makes an update to its parameters
+    optimizer.step()
+print(optimizer.state_dict()["param_groups"])

@@ -4,7 +4,8 @@ import inspect
 
 import ferrograd as fg
 import pytest
-from ferrograd.autograd import GradcheckError, gradcheck, gradgradcheck
+from ferrograd.autograd import gradcheck, gradgradcheck
+from ferrograd.autograd.gradcheck import GradcheckError
 
 F64 = fg.float64
 

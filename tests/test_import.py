@@ -25,6 +25,21 @@ def test_import_leaves_numpy_out():
     assert "numpy" not in mods
 
 
+def test_import_leaves_the_heavy_optional_parts_for_first_use():
+    # utils.data (dataclasses, traceback, re, queue for its workers), distributed and nn.parallel (mpi4py),
+    # and typing (the generated function forms) load when first used, not with `import ferrograd`
+    mods = _modules_after("import ferrograd")
+    assert {"ferrograd.utils.data", "ferrograd.distributed", "ferrograd.nn.parallel", "mpi4py"}.isdisjoint(mods)
+    assert {"typing", "dataclasses", "inspect"}.isdisjoint(mods)
+    used = _modules_after(
+        "import ferrograd as fg\n"
+        "assert fg.utils.data.TensorDataset(fg.ones(3))[0][0].item() == 1.0\n"
+        "assert fg.distributed.is_available() in (True, False)\n"
+        "assert fg.nn.parallel.DistributedDataParallel.__name__ == 'DistributedDataParallel'\n"
+    )
+    assert {"ferrograd.utils.data", "ferrograd.distributed", "ferrograd.nn.parallel"} <= used
+
+
 def test_ops_and_backward_need_no_numpy():
     code = (
         "import ferrograd as fg\n"

@@ -64,8 +64,8 @@ def _golden():
 def test_golden_is_complete():
     text = _golden()
     assert "Traceback" not in text
-    assert text.count("# --- ") == 15
-    assert text.rstrip().endswith("['linear1.bias', 'linear1.weight', 'linear2.bias', 'linear2.weight']")
+    assert text.count("# --- ") == 19
+    assert text.rstrip().endswith("'decoupled_weight_decay': False, 'params': [0, 1, 2, 3]}]")
 
 
 def test_comparison_masks_random_sections_only():

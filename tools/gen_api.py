@@ -167,6 +167,11 @@ def functions_module(stub: str, core) -> str:
     methods = _tensor_methods(stub)
     defs = [methods[n] for n in names]
     imports = _imports(stub, _names_used([d for ds in defs for d in ds]) | {"Tensor"})
+    typing_names = {"Any", "overload"}
+    for line in [line for line in imports if line.startswith("from typing import ")]:
+        typing_names |= set(line.removeprefix("from typing import ").split(", "))
+        imports.remove(line)
+    imports.insert(0, f"from typing import {', '.join(sorted(typing_names, key=str.lower))}")
     out = [
         '"""Function forms of Tensor methods (`ferrograd.exp(x)` is `x.exp()`), as PyTorch offers them.',
         "",
@@ -175,25 +180,44 @@ def functions_module(stub: str, core) -> str:
         "",
         "from __future__ import annotations",
         "",
-        "from typing import TYPE_CHECKING, Any, overload",
-        "",
+        "# typing.TYPE_CHECKING's value, without importing typing at run time (a few ms of `import ferrograd`);",
+        "# type checkers take any name TYPE_CHECKING as true.",
+        "TYPE_CHECKING = False",
         "if TYPE_CHECKING:",
         *[f"    {line}" for line in imports],
         "",
         f"__all__ = {names!r}",
         "",
+        "",
+        "def _not_a_tensor(error: AttributeError, name: str, input: object) -> Exception:",
+        '    """PyTorch\'s TypeError when `input` is not a tensor (else the AttributeError, a real one)."""',
+        "    from ._core import Tensor",
+        "",
+        '    if isinstance(input, Tensor) or getattr(error, "obj", input) is not input:',
+        "        return error",
+        "    return TypeError(f\"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}\")",
+        "",
     ]
     for name, overloads in zip(names, defs):
         doc = f"`ferrograd.{name}(input, ...)` is `input.{name}(...)`."
         if len(overloads) > 1:
+            # the overloads exist for type checkers only; at run time the one generic function
+            out += ["", "if TYPE_CHECKING:"]
             for node in overloads:
                 params, _ = _signature(node)
-                out += ["", "@overload", f"def {name}({params}) -> {_returns(node)}: ..."]
+                out += ["", "    @overload", f"    def {name}({params}) -> {_returns(node)}: ..."]
             out += [
                 "",
-                f"def {name}(input: Tensor, *args: Any, **kwargs: Any) -> Any:",
-                f'    """{doc}"""',
-                f"    return input.{name}(*args, **kwargs)",
+                f"    def {name}(input: Tensor, *args: Any, **kwargs: Any) -> Any: ...",
+                "",
+                "else:",
+                "",
+                f"    def {name}(input, *args, **kwargs):",
+                f'        """{doc}"""',
+                "        try:",
+                f"            return input.{name}(*args, **kwargs)",
+                "        except AttributeError as e:",
+                f"            raise _not_a_tensor(e, {name!r}, input) from None",
                 "",
             ]
             continue
@@ -202,7 +226,10 @@ def functions_module(stub: str, core) -> str:
             "",
             f"def {name}({params}) -> {_returns(overloads[0])}:",
             f'    """{doc}"""',
-            f"    return input.{name}({call})",
+            "    try:",
+            f"        return input.{name}({call})",
+            "    except AttributeError as e:",
+            f"        raise _not_a_tensor(e, {name!r}, input) from None",
             "",
         ]
     return "\n".join(out) + "\n"

@@ -6,20 +6,7 @@
 
 import builtins
 
-from . import (  # distributed: no mpi4py until used
-    _core,
-    _device,
-    _new,
-    _utils,
-    accelerator,
-    autograd,
-    backends,
-    cuda,
-    distributed,
-    nn,
-    return_types,
-    utils,
-)
+from . import _core, _device, _new, _utils, accelerator, autograd, backends, cuda, nn, return_types, utils
 from ._core import (
     Generator,
     Tensor,
@@ -167,19 +154,20 @@ def _steps(steps):
 
 
 def _linspace_values(start, end, steps):
-    # PyTorch's symmetric formula: the first half counts up from start, the second down from end
+    """float64 values by PyTorch's symmetric formula: the first half counts up from start, the second down
+    from end (a size the machine cannot hold is refused by `arange` before any loop)."""
+    i = arange(steps, dtype=float64)
     if steps == 1:
-        return [builtins.float(start)]
+        return full((1,), start, dtype=float64)
     step = (end - start) / (steps - 1)
-    half = steps // 2
-    return [start + i * step if i < half else end - (steps - 1 - i) * step for i in range(steps)]
+    return where(i < steps // 2, i * step + start, end - ((steps - 1) - i) * step)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
     if device is not None:
         _device.check(device)
     steps = _steps(steps)
-    t = tensor(_linspace_values(builtins.float(start), builtins.float(end), steps), dtype=float64)
+    t = _linspace_values(builtins.float(start), builtins.float(end), steps)
     return _finish(t.to(dtype or get_default_dtype()), requires_grad)
 
 
@@ -187,7 +175,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     if device is not None:
         _device.check(device)
     steps = _steps(steps)
-    values = [base**v for v in _linspace_values(builtins.float(start), builtins.float(end), steps)]
+    values = [base**v for v in _linspace_values(builtins.float(start), builtins.float(end), steps).tolist()]
     return _finish(tensor(values, dtype=float64).to(dtype or get_default_dtype()), requires_grad)
 
 
@@ -300,5 +288,18 @@ def result_type(tensor1, tensor2):
     return where(tensor(True), a, b).dtype
 
 
+# a non-tensor where a tensor is used raises PyTorch's TypeError, not an AttributeError from inside
+_utils.typed_entry_points(globals(), [n for n in list(globals()) if not n.startswith("_")])
+
 # Subpackages built on the functions above (imported last: they use them at import time).
 from . import optim  # noqa: E402
+
+
+def __getattr__(name):
+    # `ferrograd.distributed` loads on first use (it is a few ms of imports most programs never need);
+    # `import ferrograd.distributed` works as always.
+    if name == "distributed":
+        import importlib
+
+        return importlib.import_module(".distributed", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

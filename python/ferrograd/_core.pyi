@@ -1047,6 +1047,12 @@ def is_anomaly_enabled() -> _Bool:
 def is_anomaly_check_nan_enabled() -> _Bool:
     """True if anomaly detection also checks backward outputs for NaN."""
 
+def _panic_for_tests(kind: str) -> None:
+    """Test hook, not public API: a panic ("panic") or an impossible allocation ("allocation") in the core."""
+
+def _check_new_shape(shape: Sequence[int], dtype: dtype) -> None:
+    """RuntimeError when a tensor of `shape` and `dtype` cannot be allocated (nothing is allocated)."""
+
 def _grad(
     outputs: Sequence[Tensor],
     inputs: Sequence[Tensor],

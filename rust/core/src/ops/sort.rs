@@ -32,8 +32,8 @@ impl Tensor {
         if !out_shape.is_empty() {
             out_shape[dim] = k;
         }
-        let total = outer * k * inner;
-        let (mut pos, mut idx) = (vec![0i64; total], vec![0i64; total]);
+        let total = crate::layout::numel(&[outer, k, inner]);
+        let (mut pos, mut idx) = (crate::pool::filled(total, 0i64), crate::pool::filled(total, 0i64));
         with_dtype!(self.dtype(), T => {
             let values = self.to_vec::<T>();
             let mut order: Vec<usize> = Vec::with_capacity(n);

@@ -118,6 +118,8 @@ impl PyTensor {
             }
         }
         let sizes = crate::args::size_list(args, "Tensor")?;
-        Ok(PyTensor::new(Tensor::zeros(&sizes, ferrograd_core::dtype::default_float())))
+        let zeros =
+            call(|| Tensor::try_full(&sizes, ferrograd_core::Scalar::Int(0), ferrograd_core::dtype::default_float()))?;
+        Ok(PyTensor::new(zeros))
     }
 }
