@@ -49,6 +49,8 @@ AS_TORCH = [
     (AttributeError, "object has no attribute 'shape'"),  # Embedding's _weight= given a non-tensor
     (AssertionError, "only bool and floating types of"),  # attention masks
     (AssertionError, "does not match value shape"),
+    (AssertionError, "expected `attn_mask` to be `None`, 2-D or 3-D"),
+    (AssertionError, "Torch not compiled with CUDA enabled"),  # device='cuda', .cuda(): torch's CPU build
     (ZeroDivisionError, "modulo"),  # GroupNorm(0, c), nn.init.dirac_(w, groups=0)
     (KeyError, "0"),  # utils.data.default_collate of a dict, which it indexes as a sequence
     (BufferError, "Can't export tensors that require gradient"),
