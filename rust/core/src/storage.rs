@@ -166,48 +166,8 @@ impl Storage {
     }
 }
 
-/// The largest block one allocation may ask for: what the machine could ever hold (memory and swap),
-/// never more than `isize::MAX` (Rust's limit). Asking for more would make the OS refuse (an abort in
-/// Rust) or, with overcommit, kill the process when the pages are touched.
-fn allocation_cap() -> usize {
-    static CAP: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CAP.get_or_init(|| machine_memory().unwrap_or(usize::MAX).min(isize::MAX as usize))
-}
-
-#[cfg(target_os = "linux")]
-fn machine_memory() -> Option<usize> {
-    // Safety: sysinfo fills the struct it is given and nothing else.
-    let mut info: libc::sysinfo = unsafe { std::mem::zeroed() };
-    if unsafe { libc::sysinfo(&mut info) } != 0 {
-        return None;
-    }
-    let unit = (info.mem_unit as u64).max(1);
-    let total = (info.totalram as u64).saturating_add(info.totalswap as u64).saturating_mul(unit);
-    usize::try_from(total).ok()
-}
-
-#[cfg(not(target_os = "linux"))]
-fn machine_memory() -> Option<usize> {
-    None
-}
-
-/// PyTorch's error for an allocation the machine cannot make.
-pub fn out_of_memory(bytes: u128) -> Error {
-    Error::Runtime(format!(
-        "DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes. Error code 12 (Cannot \
-        allocate memory)"
-    ))
-}
-
-/// The bytes of a new buffer of `numel` elements of `itemsize` bytes, or the error that it cannot be made:
-/// tensor data is checked here before it is allocated.
-pub fn checked_bytes(numel: usize, itemsize: usize) -> Result<usize> {
-    let bytes = numel as u128 * itemsize as u128;
-    if bytes > allocation_cap() as u128 {
-        return Err(out_of_memory(bytes));
-    }
-    Ok(bytes as usize)
-}
+// the size checks live with the pool, which allocates (storage uses the pool, never the reverse)
+pub use crate::pool::{checked_bytes, out_of_memory};
 
 /// Checks that a new tensor of `shape` with `itemsize`-byte elements can be made; its number of
 /// elements. A size that overflows gets PyTorch's message for that, one too large its out-of-memory one.
