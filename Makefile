@@ -18,9 +18,10 @@ test: test-rust test-python stubtest lint
 $(PY):
 	python3 -m venv $(VENV)
 
-$(STAMP): requirements-dev.txt | $(PY)
+$(STAMP): requirements-dev.txt requirements-nodeps.txt | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PY) -m pip install --quiet --no-deps -r requirements-nodeps.txt
 	touch $@
 
 # Builds the extension in release mode into the package folder (an editable install).
@@ -74,9 +75,13 @@ wheel: $(STAMP)
 sdist: $(STAMP)
 	$(VENV)/bin/maturin sdist --out dist
 
+# benches/workloads.py (issue 16's training steps, ferrograd against PyTorch, each in its own process)
+# takes PyTorch from BENCH_TORCH_PY (default: the workplace's torch venv if present; empty: ferrograd only).
+BENCH_TORCH_PY ?= $(wildcard /work/torchenv/bin/python)
 bench: build
 	$(PY) benches/run.py --out benches/RESULTS.md
 	$(PY) benches/memory.py
+	$(PY) benches/workloads.py $(if $(BENCH_TORCH_PY),--torch-python $(BENCH_TORCH_PY)) --out benches/WORKLOADS.md
 
 # Hostile-input fuzz of every public entry point (tools/fuzz.py), in child processes so that a crash is
 # seen: prints calls, crashes, hangs, panics, non-standard exceptions and tensors mutated by failed calls.

@@ -41,3 +41,14 @@ def test_memory_benchmark_runs_and_prints_a_ferrograd_row():
     out = _run_bench("memory.py", "--steps", "8", "--frameworks", "ferrograd")
     row = next((line for line in out.splitlines() if line.startswith("| ferrograd")), None)
     assert row is not None and re.fullmatch(r"\| ferrograd \| -?[0-9.]+ MiB \| -?[0-9.]+ MiB \|", row), out
+
+
+def test_workloads_benchmark_runs_and_prints_ferrograd_rows():
+    out = _run_bench("workloads.py", "--quick", "--only", "T4,T5,exp")
+    lines = [line for line in out.splitlines() if line.startswith("| ")]
+    cells = [c.strip() for c in lines[0].strip("|").split("|")]
+    col = cells.index("ferrograd")
+    for label in ("T4 LSTM", "T5 MLP", "exp, 1e6"):
+        row = next((line for line in lines if line.startswith(f"| {label}")), None)
+        assert row is not None, f"no table row for {label}:\n{out}"
+        assert re.fullmatch(r"[0-9.]+ (µs|ms)", [c.strip() for c in row.strip("|").split("|")][col]), row

@@ -12,7 +12,7 @@ from helpers import AGAINST_TORCH
 TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools")
 sys.path.insert(0, TOOLS)
 
-CALLS = 3000
+CALLS = 5000
 
 
 @pytest.mark.skipif(AGAINST_TORCH, reason="the fuzz's targets are ferrograd's entry points")

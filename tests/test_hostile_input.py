@@ -157,3 +157,40 @@ def test_a_panic_in_the_core_is_a_runtime_error(kind, phrase):
     with pytest.raises(RuntimeError) as info:
         _core._panic_for_tests(kind)
     assert phrase in str(info.value)
+
+
+H = 2**40
+
+
+@pytest.mark.parametrize(
+    "call, exc",
+    [
+        (lambda: fg.nn.functional.conv2d(fg.ones(1, 1, 3, 3), fg.ones(1, 1, 1, 1), padding=H), RuntimeError),
+        (lambda: fg.nn.functional.conv_transpose2d(fg.ones(1, 1, 3, 3), fg.ones(1, 1, 1, 1), stride=H), RuntimeError),
+        (lambda: fg.nn.functional.adaptive_avg_pool2d(fg.ones(1, 1, 3, 3), H), RuntimeError),
+        (lambda: fg.nn.functional.adaptive_max_pool2d(fg.ones(2, 1, 1), 2**62), RuntimeError),
+        (lambda: fg.nn.functional.pad(fg.ones(2, 3), (H, 0)), RuntimeError),
+        (lambda: fg.multinomial(fg.ones(3), H, True), RuntimeError),
+        (lambda: fg.diag(fg.ones(3), 2**62), RuntimeError),
+        (lambda: fg.nn.Linear(H, 2), RuntimeError),
+        (lambda: fg.nn.Embedding(H, 1), RuntimeError),
+        (lambda: fg.tensor(1.2).roll(1, 0), IndexError),
+        (lambda: fg.tensor(1.0).unflatten(-1, (2,)), (IndexError, RuntimeError)),
+    ],
+)
+def test_sizes_made_inside_an_op_are_checked_too(call, exc):
+    # each of these aborted the process, hung, or panicked before the check
+    with pytest.raises(exc):
+        call()
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="torch visits each of the 2**40 taps of the window (it does not finish)")
+def test_a_huge_pooling_window_over_a_small_input_is_quick():
+    # only the taps inside the input are visited: one window of 2**40 (ceil mode) over 4 elements
+    x = fg.tensor([[[1.0, 5.0, 2.0, 4.0]]])
+    assert fg.nn.functional.max_pool1d(x, 2**40, 2**40, ceil_mode=True).tolist() == [[[5.0]]]
+
+
+def test_an_empty_adaptive_pool_of_any_output_size_is_empty():
+    out = fg.nn.functional.adaptive_max_pool1d(fg.ones(0, 3), 2**40)
+    assert tuple(out.shape) == (0, 2**40)

@@ -125,3 +125,12 @@ def test_inplace_without_grad_overwrites_the_input():
     z = fg.tensor([-4.0, 0.0, 1.0])
     nn.Hardswish(inplace=True)(z)
     assert z.allclose(fg.tensor([0.0, 0.0, 2.0 / 3.0]))
+
+
+def test_normalize_with_p_zero_divides_by_the_count_of_nonzeros():
+    # torch 2.15: the 0-norm counts nonzero entries; no gradient flows through the count
+    x = fg.tensor([[0.0, 2.0, -3.0], [0.0, 0.0, 0.0]], requires_grad=True)
+    y = fg.nn.functional.normalize(x, 0.0, 1)
+    assert y.tolist() == [[0.0, 1.0, -1.5], [0.0, 0.0, 0.0]]
+    y.sum().backward()
+    assert x.grad.tolist() == [[0.5, 0.5, 0.5], [999999995904.0] * 3]

@@ -110,8 +110,12 @@ def test_feature_alpha_dropout_is_per_channel(seeded):
     y = to_numpy(nn.FeatureAlphaDropout(0.5).train()(x))
     xs = to_numpy(x)
     # a kept channel is a·x + b, a dropped one the constant b - alpha·a
-    residual = y - xs * (y[:, :, :1] - y[:, :, 1:2]) / (xs[:, :, :1] - xs[:, :, 1:2])
-    assert np.allclose(residual.min(-1), residual.max(-1), atol=1e-4)
+    spread = xs[:, :, :1] - xs[:, :, 1:2]
+    residual = y - xs * (y[:, :, :1] - y[:, :, 1:2]) / spread
+    # channels whose first two inputs nearly tie give no usable slope (float32 cancellation)
+    usable = np.abs(spread[:, :, 0]) > 0.05
+    assert usable.sum() > 1000
+    assert np.allclose(residual.min(-1)[usable], residual.max(-1)[usable], atol=1e-4)
 
 
 def test_dropout_needs_floating_point():

@@ -150,3 +150,65 @@ def test_errors():
     lc.raises(ValueError, "proj_size has to be smaller than hidden_size", lambda: nn.LSTM(3, 4, proj_size=4))
     lc.raises(ValueError, "dropout should be a number in range [0, 1]", lambda: nn.LSTM(3, 4, dropout=2))
     lc.raises(TypeError, "input_size should be of type int, got: float", lambda: nn.LSTM(3.0, 4))
+
+
+def _lstm_by_hand(x, w_ih, w_hh, b_ih, b_hh, h, c):
+    """nn.LSTM's one layer written with the public pointwise ops (the composition the fused cell replaces)."""
+    outputs = []
+    for t in range(x.shape[0]):
+        gates = x[t] @ w_ih.t() + b_ih + h @ w_hh.t() + b_hh
+        i, f, g, o = gates.chunk(4, 1)
+        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+        h = o.sigmoid() * c.tanh()
+        outputs.append(h)
+    return fg.stack(outputs, 0), h, c
+
+
+@pytest.mark.parametrize("dtype", [fg.float32, fg.float64])
+@pytest.mark.parametrize("uses", ["all", "output", "c_n"])
+def test_lstm_equals_its_composition(dtype, uses, rng):
+    """nn.LSTM's values and gradients (input, weights, initial state) equal those of the composition,
+    including when only the outputs or only the last cell state reach the loss (one gradient of the
+    cell's two outputs is then absent)."""
+    lstm = nn.LSTM(3, 4, dtype=dtype)
+    with fg.no_grad():
+        for p in lstm.parameters():
+            p.copy_(fg.tensor(rng.uniform(-0.9, 0.9, tuple(p.shape)), dtype=dtype))
+    x0 = fg.tensor(rng.standard_normal((6, 2, 3)) * 2, dtype=dtype)
+    h00 = fg.tensor(rng.standard_normal((1, 2, 4)), dtype=dtype)
+    c00 = fg.tensor(rng.standard_normal((1, 2, 4)), dtype=dtype)
+    weight = fg.tensor(rng.standard_normal((6, 2, 4)), dtype=dtype)
+
+    def loss(out, h, c):
+        parts = {"all": [(out * weight).sum(), (h * h).sum(), (c * 3).sum()], "output": [(out * weight).sum()]}
+        return sum(parts.get(uses, [(c * c).sum()]))
+
+    leaves = [t.clone().requires_grad_() for t in (x0, h00, c00)]
+    out, (h, c) = lstm(leaves[0], (leaves[1], leaves[2]))
+    loss(out, h, c).backward()
+    got = [out, h, c] + [t.grad for t in leaves] + [p.grad for p in lstm.parameters()]
+
+    lstm.zero_grad()
+    ref_leaves = [t.clone().requires_grad_() for t in (x0, h00, c00)]
+    params = list(lstm.parameters())
+    r_out, r_h, r_c = _lstm_by_hand(ref_leaves[0], *params, ref_leaves[1][0], ref_leaves[2][0])
+    loss(r_out, r_h.unsqueeze(0), r_c.unsqueeze(0)).backward()
+    want = [r_out, r_h.unsqueeze(0), r_c.unsqueeze(0)] + [t.grad for t in ref_leaves] + [p.grad for p in params]
+    rtol, atol = (1e-5, 1e-6) if dtype == fg.float32 else (1e-12, 1e-13)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=rtol, atol=atol)
+
+
+def test_lstm_double_backward(rng):
+    """The second derivative through the LSTM (a recorded backward, create_graph=True) is right."""
+    lstm = nn.LSTM(2, 3, dtype=fg.float64)
+    names = [n for n, _ in lstm.named_parameters()]
+    params = [fg.tensor(rng.uniform(-0.8, 0.8, tuple(p.shape)), requires_grad=True) for _, p in lstm.named_parameters()]
+    x = fg.tensor(rng.standard_normal((3, 2, 2)), requires_grad=True)
+
+    def fn(x, *weights):
+        _with_weights(lstm, names, weights)
+        out, (h, c) = lstm(x)
+        return out.sum() + (c * c).sum()
+
+    assert fg.autograd.gradgradcheck(fn, (x, *params))

@@ -52,6 +52,8 @@ AS_TORCH = [
     (AssertionError, "expected `attn_mask` to be `None`, 2-D or 3-D"),
     (AssertionError, "Torch not compiled with CUDA enabled"),  # device='cuda', .cuda(): torch's CPU build
     (ZeroDivisionError, "modulo"),  # GroupNorm(0, c), nn.init.dirac_(w, groups=0)
+    (ZeroDivisionError, "float division by zero"),  # nn.init.trunc_normal_ with std=0
+    (AssertionError, "Expected `attn_mask` shape to be"),
     (KeyError, "0"),  # utils.data.default_collate of a dict, which it indexes as a sequence
     (BufferError, "Can't export tensors that require gradient"),
     # DLPack's own error for an export it cannot make (torch raises RuntimeError for some of these)

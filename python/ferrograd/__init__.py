@@ -6,7 +6,7 @@
 
 import builtins
 
-from . import _core, _device, _new, _utils, accelerator, autograd, backends, cuda, nn, return_types, utils
+from . import _core, _device, _new, _utils, accelerator, autograd, backends, cuda, nn, return_types, utils, viz
 from ._core import (
     Generator,
     Tensor,

@@ -70,6 +70,7 @@ __all__ = [
     "_randint",
     "_randperm",
     "_multinomial",
+    "_dropout_mask",
     "is_inference_mode_enabled",
     "_set_anomaly_enabled",
     "is_anomaly_enabled",
@@ -92,6 +93,9 @@ __all__ = [
     "_adaptive_avg_pool2d",
     "_im2col",
     "_col2im",
+    "_lstm_cell",
+    "_panic_for_tests",
+    "_check_new_shape",
     "_save",
     "_load",
     "_optimizer_step",
@@ -149,8 +153,22 @@ class _ValuesIndices(NamedTuple):
 
 @final
 class Node:
-    """A node of the backward graph (a tensor's ``grad_fn``), e.g. ``MulBackward0``."""
+    """A node of the backward graph (a tensor's ``grad_fn``): each name, e.g. ``MulBackward0``, is a subclass.
 
+    Attributes found at run time: ``_saved_<name>`` (what the rule kept for backward, as PyTorch names it) and
+    an AccumulateGrad's ``variable`` (its leaf).
+    """
+
+    def __new__(cls) -> Node:
+        """Not for users: the graph makes its node objects."""
+    @property
+    def metadata(self) -> dict[Any, Any]:
+        """A dict for the user's own notes on this node (the same dict while the object lives)."""
+    @property
+    def _next_metadata(self) -> tuple[tuple[tuple[builtins.int, ...], str] | None, ...]:
+        """``(shape, dtype name)`` of the gradient each of ``next_functions`` receives (None where none)."""
+    def __dir__(self) -> list[str]:
+        """The attributes, with this node's ``_saved_*`` ones."""
     def name(self) -> str:
         """Name of the backward function, e.g. ``'AddBackward0'``."""
     @property
@@ -328,6 +346,11 @@ class Tensor:
     @property
     def is_leaf(self) -> _Bool:
         """True for tensors not produced by a recorded operation (user-created or ``requires_grad=False``)."""
+    def _is_view(self) -> _Bool:
+        """True for a tensor a view op made from another tensor's storage."""
+    @property
+    def _base(self) -> Tensor | None:
+        """The tensor a view reads (the root of its chain of views); None for a tensor that is no view."""
     @property
     def grad_fn(self) -> Node | None:
         """The backward-graph node that produced this tensor, or None for leaves."""
@@ -1127,6 +1150,9 @@ def _randperm(n: Any, generator: Generator | None = None) -> Tensor:
 def _multinomial(probs: Any, num_samples: Any, replacement: Any, generator: Generator | None = None) -> Tensor:
     """Backend of ``ferrograd.multinomial``."""
 
+def _dropout_mask(input: Tensor, p: float, generator: Generator | None = None) -> Tensor:
+    """Dropout's mask for ``input``: ``1 / (1 - p)`` with probability ``1 - p``, else 0."""
+
 def _smooth_l1_loss(input: Tensor, target: Tensor, reduction: str, beta: _Float) -> Tensor:
     """Backend of ``nn.functional.smooth_l1_loss``; ``reduction`` is 'mean', 'sum' or 'none'."""
 
@@ -1203,6 +1229,9 @@ def _col2im(
     out: Sequence[builtins.int],
 ) -> Tensor:
     """Backend of ``nn.functional.fold`` on a 3-D input (Col2ImBackward0)."""
+
+def _lstm_cell(gates: Tensor, cx: Tensor) -> tuple[Tensor, Tensor]:
+    """One LSTM step's pointwise part: ``(h, c')`` from (B, 4H) gate pre-activations (i, f, g, o) and ``cx``."""
 
 def _save(obj: object, path: str | os.PathLike[str] | None = None) -> bytes | None:
     """Saves ``obj`` to ``path`` atomically, or returns the checkpoint's bytes when ``path`` is None."""

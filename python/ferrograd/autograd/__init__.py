@@ -1,7 +1,7 @@
 """`ferrograd.autograd`: the graph is built and walked in Rust; this module is its Python face."""
 
 from ..grad_mode import enable_grad, no_grad, set_grad_enabled
-from . import functional
+from . import functional, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
@@ -22,4 +22,5 @@ __all__ = [
     "gradgradcheck",
     "GradcheckError",
     "functional",
+    "graph",
 ]

@@ -6,19 +6,27 @@ from .. import _core
 from .._core import Tensor
 
 
-def Variable(data, requires_grad=False, volatile=False):
-    """The pre-0.4 wrapper: today it returns the tensor itself, as PyTorch's does."""
-    if volatile:
-        warnings.warn(
-            "volatile was removed and now has no effect. Use `with ferrograd.no_grad():` instead.",
-            UserWarning,
-            stacklevel=2,
-        )
-    if not isinstance(data, Tensor):
-        raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-    if requires_grad:
-        data.requires_grad_(True)
-    return data
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The pre-0.4 wrapper: `Variable(t)` returns the tensor itself, and every tensor is a `Variable`, as in
+    PyTorch."""
+
+    def __new__(cls, data, requires_grad=False, volatile=False):
+        if volatile:
+            warnings.warn(
+                "volatile was removed and now has no effect. Use `with ferrograd.no_grad():` instead.",
+                UserWarning,
+                stacklevel=2,
+            )
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        if requires_grad:
+            data.requires_grad_(True)
+        return data
 
 
 def _as_tuple(x):

@@ -306,10 +306,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if not input.is_floating_point():
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_scalar_type_name(input)}")
-    if p == 1.0:
-        mask = _core.zeros(input.shape, dtype=input.dtype)
-    else:
-        mask = _core.zeros(input.shape, dtype=input.dtype).bernoulli(1.0 - p) / (1.0 - p)
+    mask = _core._dropout_mask(input, float(p))
     if inplace:
         return input.mul_(mask)
     return input * mask
@@ -336,6 +333,9 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
         input.norm(p)  # raises torch's NotImplementedError for integral and bool inputs
     if p == math.inf:
         norm = input.abs().amax(dim, keepdim=True)
+    elif p == 0:
+        # the 0-"norm" counts the nonzero entries (no gradient flows through a count)
+        norm = (input != 0).sum(dim, keepdim=True).to(input.dtype)
     else:
         total = input.abs().pow(p).sum(dim, keepdim=True)
         nonzero = total > 0
@@ -1549,7 +1549,7 @@ def _adaptive_max(input, sizes):
     index_select (differentiable) and reduced with max, whose first maximum is torch's choice."""
     n = len(sizes)
     spatial = list(input.shape[-n:])
-    if any(s == 0 for s in spatial) or any(s == 0 for s in sizes):
+    if input.numel() == 0 or any(s == 0 for s in sizes):
         lead = list(input.shape[:-n])
         empty = _core.zeros(lead + sizes, dtype=input.dtype)
         return empty + input.sum() * 0 if input.numel() else empty, _core.zeros(lead + sizes, dtype=_core.int64)

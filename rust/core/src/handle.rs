@@ -9,12 +9,13 @@
 //!
 //! How a view holds its base is the owner's choice (`Base`): the Python bindings hold the base's
 //! Python object (no allocation beyond the object itself), the tests an `Arc`.
-use crate::autograd::grad_mode;
+use crate::autograd::{grad_mode, GradMeta};
 use crate::dtype::Scalar;
 use crate::error::Result;
 use crate::ops::copy::DenseWrite;
 use crate::tensor::Tensor;
 use parking_lot::RwLock;
+use std::sync::{Arc, Weak};
 
 /// A reference from a view to its base's handle.
 pub trait Base: Sized + Send + Sync {
@@ -28,18 +29,26 @@ pub struct TensorHandle<B: Base> {
     record: RwLock<Tensor>,
     /// For a view: the tensor whose storage it reads (the root of its chain of views).
     base: Option<B>,
+    /// For the object of a leaf's `.grad`: that leaf, whose gradient takes every record this handle
+    /// swaps in while it still is this handle's (`p.grad.data = x` changes `p.grad`).
+    grad_of: Option<Weak<GradMeta>>,
 }
 
 impl<B: Base> TensorHandle<B> {
     pub fn new(t: Tensor) -> Self {
-        TensorHandle { record: RwLock::new(t), base: None }
+        TensorHandle { record: RwLock::new(t), base: None, grad_of: None }
+    }
+
+    /// The handle of `meta`'s gradient `t` (see `grad_of`).
+    pub fn grad_of(t: Tensor, meta: &Arc<GradMeta>) -> Self {
+        TensorHandle { record: RwLock::new(t), base: None, grad_of: Some(Arc::downgrade(meta)) }
     }
 
     /// The handle of `t`, the result of a view op on `this` (which `this_ref` refers to): a view of
     /// `this`'s base (or of `this`) when `t` reads the same storage, else a handle of its own.
     pub fn view(this: &TensorHandle<B>, this_ref: impl FnOnce() -> B, t: Tensor) -> Self {
         let base = t.same_storage(&this.get()).then(|| this.base.as_ref().map_or_else(this_ref, B::another));
-        TensorHandle { record: RwLock::new(t), base }
+        TensorHandle { record: RwLock::new(t), base, grad_of: None }
     }
 
     /// The current record.
@@ -49,7 +58,14 @@ impl<B: Base> TensorHandle<B> {
 
     /// Swaps in a new record (same identity).
     pub fn set(&self, t: Tensor) {
-        *self.record.write() = t;
+        let Some(leaf) = &self.grad_of else {
+            *self.record.write() = t;
+            return;
+        };
+        let old = std::mem::replace(&mut *self.record.write(), t.clone());
+        if let Some(meta) = leaf.upgrade() {
+            meta.replace_grad(&old, t);
+        }
     }
 
     pub fn base(&self) -> Option<&B> {

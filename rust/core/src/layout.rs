@@ -40,6 +40,14 @@ pub fn wrap_dim(dim: isize, ndim: usize) -> Result<usize> {
     Ok(if dim < 0 { (dim + n) as usize } else { dim as usize })
 }
 
+/// `wrap_dim` for ops that index the dim's size: a 0-dim tensor has no dim to name (PyTorch's IndexError).
+pub fn wrap_sized_dim(dim: isize, ndim: usize) -> Result<usize> {
+    if ndim == 0 {
+        bail!(Index, "Dimension specified as {dim} but tensor has no dimensions");
+    }
+    wrap_dim(dim, ndim)
+}
+
 /// `torch.broadcast_shapes` with PyTorch's message naming the first mismatching dim.
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let n = a.len().max(b.len());

@@ -9,6 +9,7 @@
 //! - `autograd`: nodes, the `Backward` trait the rules implement, grad mode and the engine (it knows no op).
 //! - `optim`: the fused optimizer updates (one pass over every parameter of a step);
 //! - `serialize`: checkpoints in the safetensors format, replaced atomically on disk.
+pub mod alloc;
 pub mod autograd;
 pub mod dtype;
 pub mod element;

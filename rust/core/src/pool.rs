@@ -1,7 +1,7 @@
 //! Recycling of large element buffers. A fresh 40 MB allocation costs ~10,000 page faults the first time
 //! it is written; a buffer handed back by a dropped tensor costs none. Small buffers go straight to the
 //! system allocator, which is already fast for them.
-use crate::error::{Error, Result};
+use crate::error::Result;
 use parking_lot::Mutex;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -22,14 +22,14 @@ static POOL: Mutex<Option<Pool>> = Mutex::new(None);
 /// An empty vector with room for at least `len` elements, recycled when a large one is free; the
 /// error when the machine cannot hold it (checked before asking, then asked for fallibly).
 pub fn try_take<T: Send + 'static>(len: usize) -> Result<Vec<T>> {
-    let bytes = checked_bytes(len, std::mem::size_of::<T>())?;
+    let bytes = crate::alloc::checked_bytes(len, std::mem::size_of::<T>())?;
     if bytes >= MIN_BYTES {
         if let Some(v) = recycled(len) {
             return Ok(v);
         }
     }
     let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| out_of_memory(bytes as u128))?;
+    v.try_reserve_exact(len).map_err(|_| crate::alloc::out_of_memory(bytes as u128))?;
     Ok(v)
 }
 
@@ -58,7 +58,7 @@ pub fn take<T: Send + 'static>(len: usize) -> Vec<T> {
 /// Unwinds with the error (as `take`) unless `len` elements of `T` could be allocated: for buffers made
 /// outside the pool.
 pub fn ensure_fits<T>(len: usize) {
-    if let Err(e) = checked_bytes(len, std::mem::size_of::<T>()) {
+    if let Err(e) = crate::alloc::checked_bytes(len, std::mem::size_of::<T>()) {
         std::panic::resume_unwind(Box::new(e));
     }
 }
@@ -102,49 +102,6 @@ pub fn give<T: Send + 'static>(mut v: Vec<T>) {
 /// Frees every pooled buffer (for tests and memory-tight callers).
 pub fn clear() {
     *POOL.lock() = None;
-}
-
-/// The largest block one allocation may ask for: what the machine could ever hold (memory and swap),
-/// never more than `isize::MAX` (Rust's limit). Asking for more would make the OS refuse (an abort in
-/// Rust) or, with overcommit, kill the process when the pages are touched.
-fn allocation_cap() -> usize {
-    static CAP: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CAP.get_or_init(|| machine_memory().unwrap_or(usize::MAX).min(isize::MAX as usize))
-}
-
-#[cfg(target_os = "linux")]
-fn machine_memory() -> Option<usize> {
-    // Safety: sysinfo fills the struct it is given and nothing else.
-    let mut info: libc::sysinfo = unsafe { std::mem::zeroed() };
-    if unsafe { libc::sysinfo(&mut info) } != 0 {
-        return None;
-    }
-    let unit = (info.mem_unit as u64).max(1);
-    let total = (info.totalram as u64).saturating_add(info.totalswap as u64).saturating_mul(unit);
-    usize::try_from(total).ok()
-}
-
-#[cfg(not(target_os = "linux"))]
-fn machine_memory() -> Option<usize> {
-    None
-}
-
-/// PyTorch's error for an allocation the machine cannot make.
-pub fn out_of_memory(bytes: u128) -> Error {
-    Error::Runtime(format!(
-        "DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes. Error code 12 (Cannot \
-        allocate memory)"
-    ))
-}
-
-/// The bytes of a new buffer of `numel` elements of `itemsize` bytes, or the error that it cannot be made:
-/// tensor data is checked here before it is allocated.
-pub fn checked_bytes(numel: usize, itemsize: usize) -> Result<usize> {
-    let bytes = numel as u128 * itemsize as u128;
-    if bytes > allocation_cap() as u128 {
-        return Err(out_of_memory(bytes));
-    }
-    Ok(bytes as usize)
 }
 
 #[cfg(test)]

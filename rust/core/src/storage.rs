@@ -1,6 +1,5 @@
 //! Typed element buffers, shared by every view of a tensor and versioned for in-place checks.
 use crate::dtype::DType;
-use crate::error::{Error, Result};
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -163,53 +162,5 @@ impl Storage {
 
     pub fn dtype(&self) -> DType {
         self.read().dtype()
-    }
-}
-
-// the size checks live with the pool, which allocates (storage uses the pool, never the reverse)
-pub use crate::pool::{checked_bytes, out_of_memory};
-
-/// Checks that a new tensor of `shape` with `itemsize`-byte elements can be made; its number of
-/// elements. A size that overflows gets PyTorch's message for that, one too large its out-of-memory one.
-pub fn check_new_shape(shape: &[usize], itemsize: usize) -> Result<usize> {
-    if shape.contains(&0) {
-        return Ok(0);
-    }
-    let numel = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
-    let fits = numel.and_then(|n| n.checked_mul(itemsize.max(1))).is_some_and(|b| b <= isize::MAX as usize);
-    let (Some(numel), true) = (numel, fits) else {
-        return Err(Error::Runtime(format!("Storage size calculation overflowed with sizes={shape:?}")));
-    };
-    checked_bytes(numel, itemsize)?;
-    Ok(numel)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn impossible_sizes_are_errors_before_any_allocation() {
-        let msg = |r: Result<usize>| r.unwrap_err().to_string();
-        assert_eq!(
-            msg(check_new_shape(&[1 << 40, 1 << 40], 4)),
-            "Storage size calculation overflowed with sizes=[1099511627776, 1099511627776]"
-        );
-        assert_eq!(
-            msg(check_new_shape(&[1 << 62], 8)),
-            "Storage size calculation overflowed with sizes=[4611686018427387904]"
-        );
-        assert!(msg(check_new_shape(&[1 << 50], 4)).contains("you tried to allocate 4503599627370496 bytes"));
-        assert_eq!(check_new_shape(&[1 << 62, 1 << 62, 0], 8).unwrap(), 0);
-        assert_eq!(check_new_shape(&[2, 3], 4).unwrap(), 6);
-        assert!(crate::pool::try_take::<f64>(usize::MAX / 4).is_err());
-        assert!(crate::pool::try_take::<f32>(1 << 50).is_err());
-    }
-
-    #[test]
-    fn an_impossible_size_in_an_infallible_path_unwinds_with_the_error() {
-        let payload = std::panic::catch_unwind(|| crate::pool::take::<f32>(1 << 50)).unwrap_err();
-        let err = payload.downcast::<Error>().expect("the error is the payload");
-        assert!(err.to_string().contains("can't allocate memory"));
     }
 }

@@ -73,7 +73,7 @@ impl Tensor {
 
     /// A new tensor of `shape` holding `value`, or the error when the machine cannot hold it.
     pub fn try_full(shape: &[usize], value: Scalar, dtype: DType) -> Result<Tensor> {
-        let n = crate::storage::check_new_shape(shape, dtype.itemsize())?;
+        let n = crate::alloc::check_new_shape(shape, dtype.itemsize())?;
         with_dtype!(dtype, T => {
             let v: T = match value {
                 Scalar::Float(f) => T::from_f64(f),
@@ -121,7 +121,7 @@ impl Tensor {
             bail!(Runtime, "invalid size, possible overflow?");
         }
         let n = count as usize;
-        crate::storage::check_new_shape(&[n], dtype.itemsize().max(8))?;
+        crate::alloc::check_new_shape(&[n], dtype.itemsize().max(8))?;
         let values: Vec<f64> = (0..n).map(|i| s + i as f64 * st).collect();
         Tensor::from_vec(values, &[n])?.to_dtype(dtype)
     }
@@ -251,6 +251,14 @@ impl Tensor {
     }
     pub fn output_nr(&self) -> u32 {
         self.0.output_nr
+    }
+    /// `.grad`, accumulator and hooks (leaves that require grad, non-leaves that retain grad).
+    pub fn grad_meta(&self) -> Option<&Arc<GradMeta>> {
+        self.0.meta.as_ref()
+    }
+    /// Made by a view op from another tensor's storage.
+    pub fn is_view(&self) -> bool {
+        self.0.is_view
     }
 
     /// The same data with no history: shares storage (and so the version counter).

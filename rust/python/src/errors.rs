@@ -83,5 +83,5 @@ pub fn _panic_for_tests(kind: &str) -> PyResult<()> {
 /// Python-level code loops over its elements (adaptive pooling's windows).
 #[pyfunction]
 pub fn _check_new_shape(shape: Vec<usize>, dtype: PyRef<'_, crate::dtype::PyDType>) -> PyResult<()> {
-    call(|| ferrograd_core::storage::check_new_shape(&shape, dtype.dtype.itemsize()).map(|_| ()))
+    call(|| ferrograd_core::alloc::check_new_shape(&shape, dtype.dtype.itemsize()).map(|_| ()))
 }

@@ -476,6 +476,17 @@ pub(crate) fn _multinomial(
     wrap(py, call(|| random::multinomial(&gen, &p, num_samples as usize, replacement))?)
 }
 
+/// Dropout's mask for `input`: 1 / (1 - p) with probability 1 - p, else 0, in `input`'s shape and dtype
+/// (one pass; `dropout` multiplies by it).
+#[pyfunction]
+#[pyo3(signature = (input, p, generator=None))]
+fn _dropout_mask(py: Python<'_>, input: &Bound<'_, PyAny>, p: f64, generator: Option<&Bound<'_, PyAny>>) -> Out {
+    let gen = generator_arg(generator, "dropout")?;
+    let x = args::tensor_arg(input, "dropout", "input")?;
+    let value = if p < 1.0 { 1.0 / (1.0 - p) } else { 0.0 };
+    wrap(py, call(|| random::bernoulli_scalar(&gen, x.shape(), x.dtype(), 1.0 - p, value))?)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTensor>()?;
@@ -525,6 +536,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_randint, m)?)?;
     m.add_function(wrap_pyfunction!(_randperm, m)?)?;
     m.add_function(wrap_pyfunction!(_multinomial, m)?)?;
+    m.add_function(wrap_pyfunction!(_dropout_mask, m)?)?;
     m.add_function(wrap_pyfunction!(optim::_optimizer_step, m)?)?;
     m.add_function(wrap_pyfunction!(get_default_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(set_default_dtype, m)?)?;

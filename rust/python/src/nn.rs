@@ -228,6 +228,20 @@ fn check_blocks(win: &Window, hw: [usize; 2], out: [usize; 2]) -> PyResult<()> {
     Ok(())
 }
 
+/// One LSTM step's pointwise part: (h, c') from the (B, 4H) gate pre-activations and the cell state,
+/// one node for both (the time loop of `nn.LSTM` calls it once per step).
+#[pyfunction]
+pub fn _lstm_cell(
+    py: Python<'_>,
+    gates: &Bound<'_, PyAny>,
+    cx: &Bound<'_, PyAny>,
+) -> PyResult<(Py<PyTensor>, Py<PyTensor>)> {
+    let g = tensor_arg(gates, "lstm_cell", "gates")?;
+    let c = tensor_arg(cx, "lstm_cell", "cx")?;
+    let (h, c_new) = call_heavy(py, g.numel(), || g.lstm_cell_pointwise(&c))?;
+    Ok((wrap(py, h)?, wrap(py, c_new)?))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_smooth_l1_loss, m)?)?;
     m.add_function(wrap_pyfunction!(_binary_cross_entropy, m)?)?;
@@ -241,5 +255,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_adaptive_avg_pool2d, m)?)?;
     m.add_function(wrap_pyfunction!(_im2col, m)?)?;
     m.add_function(wrap_pyfunction!(_col2im, m)?)?;
+    m.add_function(wrap_pyfunction!(_lstm_cell, m)?)?;
     Ok(())
 }

@@ -28,6 +28,14 @@ def _lstm_step(gates, c, w_hr=None):
     return (h if w_hr is None else h @ w_hr.t()), c
 
 
+def _fused_lstm_step(gates, c, w_hr=None):
+    """`_lstm_step` as one node (float32/float64): the pointwise gate math forward and back in one pass each."""
+    if gates.dtype not in (_core.float32, _core.float64) or c.dtype != gates.dtype:
+        return _lstm_step(gates, c, w_hr)
+    h, c = _core._lstm_cell(gates, c)
+    return (h if w_hr is None else h @ w_hr.t()), c
+
+
 def _gru_step(x_gates, h_gates, h):
     """One GRU step: r, z from the summed projections; n = tanh(x_n + r * (W_hn h + b_hn))."""
     size = h.shape[-1]
@@ -58,7 +66,7 @@ def _run_direction(mode, x, h, c, weights, reverse):
     outputs = [None] * steps
     for t in reversed(range(steps)) if reverse else range(steps):
         if mode == "LSTM":
-            h, c = _lstm_step(x_steps[t].addmm(h, w_hh_t), c, w_hr)
+            h, c = _fused_lstm_step(x_steps[t].addmm(h, w_hh_t), c, w_hr)
         elif mode == "GRU":
             h = _gru_step(x_steps[t], F.linear(h, w_hh, b_hh), h)
         else:

@@ -6,7 +6,8 @@ use super::saved::{AsField, Field};
 use crate::error::Result;
 use crate::tensor::Tensor;
 use parking_lot::Mutex;
-use std::sync::{Arc, Weak};
+use std::any::Any;
+use std::sync::{Arc, OnceLock, Weak};
 
 #[derive(Default)]
 pub struct GradMeta {
@@ -14,9 +15,31 @@ pub struct GradMeta {
     accumulator: Mutex<Option<Weak<Node>>>,
     /// Hooks of a leaf's gradient, run before it is accumulated or captured.
     pub(crate) hooks: Mutex<Vec<(u64, TensorHook)>>,
+    /// What the owner of the tensor objects keeps about this leaf (the Python bindings: its object and
+    /// its `.grad`'s object, both weakly, so that the graph hands back the objects the user holds).
+    owner: OnceLock<Box<dyn Any + Send + Sync>>,
 }
 
 impl GradMeta {
+    /// The owner's record of this leaf, made by `init` on first use (None if another type was stored).
+    pub fn owner<T: Any + Send + Sync>(&self, init: impl FnOnce() -> T) -> Option<&T> {
+        self.owner.get_or_init(|| Box::new(init())).downcast_ref()
+    }
+
+    /// The accumulated gradient (`.grad`).
+    pub fn grad(&self) -> Option<Tensor> {
+        self.grad.lock().clone()
+    }
+
+    /// Swaps in `new` as the gradient if the gradient still is `old` (a `.grad` object that took a new
+    /// record, e.g. by `.data = ...`, stays the gradient).
+    pub fn replace_grad(&self, old: &Tensor, new: Tensor) {
+        let mut slot = self.grad.lock();
+        if slot.as_ref().is_some_and(|g| g.same_tensor(old)) {
+            *slot = Some(new);
+        }
+    }
+
     /// The leaf's one AccumulateGrad node, made again if every graph that used it is gone.
     pub(crate) fn accumulator(&self, this: &Arc<GradMeta>) -> Arc<Node> {
         let mut slot = self.accumulator.lock();
@@ -34,6 +57,13 @@ crate::backward_rule! {
     /// uses it (`GradMeta::accumulator`).
     pub struct AccumulateGrad {
         variable: Arc<GradMeta>,
+    }
+}
+
+impl AccumulateGrad {
+    /// The leaf's autograd state (PyTorch's `AccumulateGrad.variable` is the leaf itself).
+    pub fn variable(&self) -> &Arc<GradMeta> {
+        &self.variable
     }
 }
 

@@ -15,4 +15,6 @@ pub use inventory;
 pub use leaf::{AccumulateGrad, GradMeta};
 pub use node::{next_hook_id, one, Backward, Ctx, Edge, Grads, Node, PostHook, PreHook, TensorHook};
 pub(crate) use node::{record, record_outputs};
-pub use saved::{field_name, grad_fn_names, AsField, Field, Fields, GradFnName, GradFnNames, SavedTensor};
+pub use saved::{
+    field_name, grad_fn_names, AsField, Field, Fields, GradFnName, GradFnNames, MatrixStrides, SavedTensor,
+};

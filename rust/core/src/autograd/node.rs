@@ -206,6 +206,12 @@ impl Node {
         self.sequence_nr
     }
 
+    /// A tensor this node saved, as `grad_fn._saved_<name>` shows it: version-checked, and a saved
+    /// output with this node as its grad_fn.
+    pub fn unpack_saved(self: &Arc<Self>, saved: &SavedTensor) -> Result<Tensor> {
+        Ctx { node: self }.unpack(saved)
+    }
+
     /// The rule this node runs.
     pub fn rule(&self) -> &dyn Backward {
         &self.rule

@@ -17,22 +17,16 @@ pub struct SavedTensor {
     /// An output of the node that saves it: kept without history (it would point back at the node),
     /// re-attached on unpack.
     is_output: bool,
-    /// Saved only for a gradient that is not needed: later in-place writes to it are harmless.
-    check_version: bool,
 }
 
 impl SavedTensor {
     /// One of the op's inputs.
     pub fn input(t: &Tensor) -> SavedTensor {
-        SavedTensor { tensor: Mutex::new(Some(t.clone())), version: t.version(), is_output: false, check_version: true }
-    }
-    /// An input that only some gradient needs: version-checked only when `needed`.
-    pub fn input_if(needed: bool, t: &Tensor) -> SavedTensor {
-        SavedTensor { check_version: needed, ..SavedTensor::input(t) }
+        SavedTensor { tensor: Mutex::new(Some(t.clone())), version: t.version(), is_output: false }
     }
     /// The op's own output.
     pub fn output(t: &Tensor) -> SavedTensor {
-        SavedTensor { tensor: Mutex::new(Some(t.detach())), version: t.version(), is_output: true, check_version: true }
+        SavedTensor { tensor: Mutex::new(Some(t.detach())), version: t.version(), is_output: true }
     }
 
     /// Whether this keeps the op's output (PyTorch's `_saved_result`) rather than an input.
@@ -44,7 +38,7 @@ impl SavedTensor {
     /// `attach` (its node, named `owner`, re-attached).
     pub(crate) fn unpack(&self, owner: &str, attach: impl FnOnce(Tensor) -> Tensor) -> Result<Tensor> {
         let Some(t) = self.tensor.lock().clone() else { return Err(freed_error()) };
-        if self.check_version && t.version() != self.version {
+        if t.version() != self.version {
             return Err(Error::Runtime(format!(
                 "one of the variables needed for gradient computation has been modified by an inplace operation: \
                 [ferrograd.{} {:?}]{}, is at version {}; expected version {} instead. Hint: enable anomaly \
@@ -199,6 +193,22 @@ impl AsField for f64 {
 impl AsField for &'static str {
     fn as_field(&self) -> Field<'_> {
         Field::Str(self)
+    }
+}
+impl AsField for crate::dtype::Scalar {
+    fn as_field(&self) -> Field<'_> {
+        match *self {
+            crate::dtype::Scalar::Bool(v) => Field::Bool(v),
+            crate::dtype::Scalar::Int(v) => Field::Int(v),
+            crate::dtype::Scalar::Float(v) => Field::Float(v),
+        }
+    }
+}
+/// A matrix's strides, kept only when its gradient is needed (PyTorch shows `()` otherwise).
+pub type MatrixStrides = Option<[usize; 2]>;
+impl AsField for MatrixStrides {
+    fn as_field(&self) -> Field<'_> {
+        Field::Ints(self.map_or_else(Vec::new, |s| s.iter().map(|&v| v as i64).collect()))
     }
 }
 impl AsField for crate::dtype::DType {

@@ -100,6 +100,34 @@ avx512_or_scalar!(
     gelu_f32_into, gelu_f32_into_avx512, gelu_f32
 );
 
+/// `out[i] = exp(x[i] - shift)` for float32 (softmax's numerators): the kernels of `exp_f32_into`.
+pub fn exp_shifted_f32_into(out: &mut [MaybeUninit<f32>], x: &[f32], shift: f32) {
+    #[cfg(target_arch = "x86_64")]
+    if level() == Level::Avx512 {
+        // Safety: AVX-512F and FMA are present (checked by `level`).
+        return unsafe { x86::exp_shifted_f32_into_avx512(out, x, shift) };
+    }
+    map_into(out, x, &|v| exp_f32(v - shift))
+}
+
+/// `Σ exp(x[i] - shift)` for float32 (log_softmax's normalizer), accumulated in float64 lanes.
+pub fn exp_shifted_sum_f32(x: &[f32], shift: f32) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if level() == Level::Avx512 {
+        // Safety: AVX-512F and FMA are present (checked by `level`).
+        return unsafe { x86::exp_shifted_sum_f32_avx512(x, shift) };
+    }
+    let mut acc = [0.0f64; 8];
+    let chunks = x.chunks_exact(8);
+    let tail: f64 = chunks.remainder().iter().map(|&v| exp_f32(v - shift) as f64).sum();
+    for c in chunks {
+        for (a, &v) in acc.iter_mut().zip(c) {
+            *a += exp_f32(v - shift) as f64;
+        }
+    }
+    acc.iter().sum::<f64>() + tail
+}
+
 /// GELU of a float32 (the formula PyTorch's CPU kernel uses).
 #[inline(always)]
 pub fn gelu_f32(x: f32) -> f32 {
@@ -172,6 +200,33 @@ mod x86 {
     #[target_feature(enable = "avx512f,fma")]
     pub unsafe fn exp_f32_into_avx512(out: &mut [MaybeUninit<f32>], x: &[f32]) {
         map16(out, x, |v| exp_f32x16(v))
+    }
+
+    #[target_feature(enable = "avx512f,fma")]
+    pub unsafe fn exp_shifted_f32_into_avx512(out: &mut [MaybeUninit<f32>], x: &[f32], shift: f32) {
+        let s = _mm512_set1_ps(shift);
+        map16(out, x, |v| exp_f32x16(_mm512_sub_ps(v, s)))
+    }
+
+    #[target_feature(enable = "avx512f,fma")]
+    pub unsafe fn exp_shifted_sum_f32_avx512(x: &[f32], shift: f32) -> f64 {
+        let (s, n, src) = (_mm512_set1_ps(shift), x.len(), x.as_ptr());
+        let (mut lo, mut hi) = (_mm512_setzero_pd(), _mm512_setzero_pd());
+        let mut add = |e: __m512| {
+            lo = _mm512_add_pd(lo, _mm512_cvtps_pd(_mm512_castps512_ps256(e)));
+            hi = _mm512_add_pd(hi, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(e)))));
+        };
+        let mut i = 0;
+        while i + 16 <= n {
+            add(exp_f32x16(_mm512_sub_ps(_mm512_loadu_ps(src.add(i)), s)));
+            i += 16;
+        }
+        if i < n {
+            let mask: __mmask16 = (1u16 << (n - i)) - 1;
+            let e = exp_f32x16(_mm512_sub_ps(_mm512_maskz_loadu_ps(mask, src.add(i)), s));
+            add(_mm512_maskz_mov_ps(mask, e));
+        }
+        _mm512_reduce_add_pd(_mm512_add_pd(lo, hi))
     }
 
     /// `ln_f32` on sixteen lanes, with FMA.

@@ -1,8 +1,10 @@
 //! Forward kernels over slices and layouts. They know nothing of autograd.
+pub mod conv;
 pub mod elementwise;
 pub mod math;
 pub mod matmul;
 pub mod reduce;
 pub mod simd;
+pub mod softmax;
 pub mod sum;
 pub mod threads;

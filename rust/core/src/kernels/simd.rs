@@ -79,6 +79,13 @@ fn fill_update<T: Copy, U: Copy>(out: &mut [MaybeUninit<U>], x: &[T], f: &impl F
     }
 }
 
+#[inline(always)]
+fn fill_index<U>(out: &mut [MaybeUninit<U>], start: usize, f: &impl Fn(usize) -> U) {
+    for (i, o) in out.iter_mut().enumerate() {
+        o.write(f(start + i));
+    }
+}
+
 macro_rules! multiversion {
     ($name:ident, $fill:ident, ($($arg:ident: $ty:ty),*), $f:ident: $fty:ty, [$($g:tt)*]) => {
         #[allow(clippy::too_many_arguments)]
@@ -107,7 +114,33 @@ macro_rules! multiversion {
 
 multiversion!(map_dispatch, fill_map, (x: &[T]), f: impl Fn(T) -> U, [T: Copy, U]);
 multiversion!(zip_dispatch, fill_zip, (a: &[A], b: &[B]), f: impl Fn(A, B) -> U, [A: Copy, B: Copy, U]);
+multiversion!(index_dispatch, fill_index, (start: usize), f: impl Fn(usize) -> U, [U]);
 multiversion!(update_dispatch, fill_update, (x: &[T]), f: impl Fn(U, T) -> U, [T: Copy, U: Copy]);
+
+/// Compiles `$body` (a generic `#[inline(always)]` function over slices) for AVX-512, AVX2+FMA and the
+/// baseline, and runs the best this CPU has. The body must be a function, not a closure: a closure
+/// handed to a target-feature function is not always inlined into it (then it runs as baseline code).
+macro_rules! dispatch {
+    ($body:ident($($arg:expr),*)) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+            unsafe fn avx512(f: impl FnOnce()) { f() }
+            #[target_feature(enable = "avx2,fma")]
+            unsafe fn avx2(f: impl FnOnce()) { f() }
+            // Safety: each version runs only when `level()` found its features on this CPU.
+            match $crate::kernels::simd::level() {
+                $crate::kernels::simd::Level::Avx512 => unsafe { avx512(|| $body($($arg),*)) },
+                $crate::kernels::simd::Level::Avx2 => unsafe { avx2(|| $body($($arg),*)) },
+                $crate::kernels::simd::Level::Baseline => $body($($arg),*),
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        $body($($arg),*)
+    }};
+}
+
+pub(crate) use dispatch;
 
 /// Elements per task when a loop over `n` is split across threads (a few tasks per thread, so one
 /// slow thread does not hold up the rest).
@@ -170,6 +203,38 @@ pub fn zip_slices<A: Copy + Sync + Send + 'static, B: Copy + Sync + Send + 'stat
     out
 }
 
+/// `f(i)` for `i` in `0..n` into a fresh (pooled) vector: vectorized, threaded when large (counter-based
+/// random streams, whose values depend on the index alone).
+pub fn index_map<U: Send + 'static>(n: usize, f: impl Fn(usize) -> U + Sync) -> Vec<U> {
+    let mut out: Vec<U> = crate::pool::take(n);
+    let dst = &mut out.spare_capacity_mut()[..n];
+    if n >= PARALLEL_ABOVE {
+        let chunk = chunk_len(n);
+        par_chunks_mut(dst, chunk, &|c, o| index_dispatch(o, c * chunk, &f));
+    } else {
+        index_dispatch(dst, 0, &f);
+    }
+    // Safety: every one of the first n slots was written above.
+    unsafe { out.set_len(n) };
+    out
+}
+
+/// `kernel(out part, index of its first element)` over a fresh (pooled) vector of `n` elements, on
+/// parts in parallel when large: for fills whose values depend on the index alone.
+pub fn index_map_by<U: Send + 'static>(n: usize, kernel: impl Fn(&mut [MaybeUninit<U>], usize) + Sync) -> Vec<U> {
+    let mut out: Vec<U> = crate::pool::take(n);
+    let dst = &mut out.spare_capacity_mut()[..n];
+    if n >= PARALLEL_ABOVE {
+        let chunk = chunk_len(n);
+        par_chunks_mut(dst, chunk, &|c, o| kernel(o, c * chunk));
+    } else {
+        kernel(dst, 0);
+    }
+    // Safety: `kernel` writes every slot of the part it is given.
+    unsafe { out.set_len(n) };
+    out
+}
+
 /// `dst[i] = f(dst[i], x[i])` in place (`dst` and `x` of one length): vectorized, threaded when large.
 pub fn update_slice<T: Copy + Sync, U: Copy + Send>(dst: &mut [U], x: &[T], f: impl Fn(U, T) -> U + Sync) {
     let n = dst.len().min(x.len());
@@ -209,6 +274,8 @@ mod tests {
                     update_slice(&mut updated, &b[1..], |x, y| x * y - y);
                     assert_eq!(updated, want_zip[1..].to_vec(), "update n={n} {l:?}");
                 }
+                let want_index: Vec<u64> = (0..n as u64).map(|i| (i * i) ^ 5).collect();
+                assert_eq!(index_map(n, |i| ((i as u64) * (i as u64)) ^ 5), want_index, "index n={n} {l:?}");
             }
             set_level(detect());
         }

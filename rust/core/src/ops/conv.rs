@@ -12,6 +12,7 @@ use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTe
 use crate::bail;
 use crate::element::Element;
 use crate::error::Result;
+use crate::kernels::conv::{col2im_sample, conv2d_backward, conv2d_forward, im2col_sample, ConvShape};
 use crate::tensor::Tensor;
 use crate::with_dtype;
 use crate::DType;
@@ -35,55 +36,36 @@ impl Window {
         let out = (padded >= span).then(|| (padded - span) / (self.stride[d] as u128).max(1) + 1)?;
         Some(usize::try_from(out).unwrap_or(usize::MAX))
     }
-
-    /// The input position read by output `o` at kernel tap `k` along dim `d`, if inside the input.
-    #[inline]
-    fn source(&self, d: usize, o: usize, k: usize, size: usize) -> Option<usize> {
-        let p = (o * self.stride[d] + k * self.dilation[d]) as isize - self.padding[d] as isize;
-        (p >= 0 && (p as usize) < size).then_some(p as usize)
-    }
 }
 
-/// Calls `f(column row, column offset, image offset)` for every (tap, output position) of one plane
-/// that reads inside the image; `rows_per_plane` = kh·kw.
-fn for_each_tap(win: &Window, hw: [usize; 2], out: [usize; 2], mut f: impl FnMut(usize, usize, usize)) {
-    let [kh, kw] = win.kernel;
-    for ki in 0..kh {
-        for kj in 0..kw {
-            let row = ki * kw + kj;
-            for oi in 0..out[0] {
-                let Some(ih) = win.source(0, oi, ki, hw[0]) else { continue };
-                for oj in 0..out[1] {
-                    if let Some(iw) = win.source(1, oj, kj, hw[1]) {
-                        f(row, oi * out[1] + oj, ih * hw[1] + iw);
-                    }
-                }
-            }
-        }
+/// The kernels' description of a convolution of `c_in` planes (all of a batch's, for the plain
+/// im2col/col2im ops) by a window, into `c_out` channels.
+fn conv_shape(batch: usize, c_in: usize, c_out: usize, hw: [usize; 2], win: &Window, out: [usize; 2]) -> ConvShape {
+    ConvShape {
+        batch,
+        c_in,
+        c_out,
+        hw,
+        out,
+        kernel: win.kernel,
+        stride: win.stride,
+        padding: win.padding,
+        dilation: win.dilation,
     }
 }
 
 /// (planes, H, W) image → (planes, kh·kw, L) columns, zero where the window reads padding.
 fn im2col_kernel<T: Element>(x: &[T], planes: usize, hw: [usize; 2], win: &Window, out: [usize; 2]) -> Vec<T> {
-    let (k, l, plane) = (win.kernel[0] * win.kernel[1], out[0] * out[1], hw[0] * hw[1]);
-    let mut cols = crate::pool::filled(crate::layout::numel(&[planes, k, l]), T::ZERO);
-    for p in 0..planes {
-        let src = &x[p * plane..(p + 1) * plane];
-        let dst = &mut cols[p * k * l..(p + 1) * k * l];
-        for_each_tap(win, hw, out, |row, o, i| dst[row * l + o] = src[i]);
-    }
+    let mut cols =
+        crate::pool::filled(crate::layout::numel(&[planes, win.kernel[0] * win.kernel[1], out[0] * out[1]]), T::ZERO);
+    im2col_sample(x, &mut cols, out[0] * out[1], &conv_shape(1, planes, 0, hw, win, out));
     cols
 }
 
 /// (planes, kh·kw, L) columns → (planes, H, W) image, overlapping taps summed.
 fn col2im_kernel<T: Element>(cols: &[T], planes: usize, hw: [usize; 2], win: &Window, out: [usize; 2]) -> Vec<T> {
-    let (k, l, plane) = (win.kernel[0] * win.kernel[1], out[0] * out[1], hw[0] * hw[1]);
-    let mut img = crate::pool::filled(crate::layout::numel(&[planes, plane]), T::ZERO);
-    for p in 0..planes {
-        let src = &cols[p * k * l..(p + 1) * k * l];
-        let dst = &mut img[p * plane..(p + 1) * plane];
-        for_each_tap(win, hw, out, |row, o, i| dst[i] = T::add(dst[i], src[row * l + o]));
-    }
+    let mut img = crate::pool::filled(crate::layout::numel(&[planes, hw[0] * hw[1]]), T::ZERO);
+    col2im_sample(cols, out[0] * out[1], &mut img, &conv_shape(1, planes, 0, hw, win, out));
     img
 }
 
@@ -95,7 +77,7 @@ impl Tensor {
         }
         let [n, c, h, w] = [self.shape()[0], self.shape()[1], self.shape()[2], self.shape()[3]];
         let (kernel, item) = (win.kernel, self.dtype().itemsize());
-        crate::storage::check_new_shape(&[n, c, kernel[0], kernel[1], out[0], out[1]], item)?;
+        crate::alloc::check_new_shape(&[n, c, kernel[0], kernel[1], out[0], out[1]], item)?;
         let k = win.kernel[0] * win.kernel[1];
         if self.dtype() == DType::Bool {
             bail!(NotImplemented, "\"im2col_out_cpu\" not implemented for 'Bool'");
@@ -122,7 +104,7 @@ impl Tensor {
         if self.dtype() == DType::Bool {
             bail!(NotImplemented, "\"col2im_out_cpu\" not implemented for 'Bool'");
         }
-        crate::storage::check_new_shape(&[n, c, hw[0], hw[1]], self.dtype().itemsize())?;
+        crate::alloc::check_new_shape(&[n, c, hw[0], hw[1]], self.dtype().itemsize())?;
         // overlapping taps are summed in the compute dtype (float32 for the halves), rounded once
         let img = with_dtype!(self.dtype().compute(), T => {
             let v = col2im_kernel(&self.to_vec::<T>(), n * c, hw, win, out);
@@ -145,13 +127,21 @@ impl Tensor {
         let (x, w) = lift_to_2d(&input.detach(), &weight.detach(), spatial)?;
         let (win, out_hw) = check_convolution(&x, &w, bias, win, groups, input, weight)?;
         let (n, c, o) = (x.shape()[0], x.shape()[1], w.shape()[0]);
-        let ck = c / groups * win.kernel[0] * win.kernel[1];
-        let l = out_hw[0] * out_hw[1];
-        let cols = x.im2col(&win, out_hw)?.reshape(&[n, groups, ck, l])?;
-        let mut out = w.reshape(&[groups, o / groups, ck])?.matmul(&cols)?.reshape(&[n, o, out_hw[0], out_hw[1]])?;
-        if let Some(b) = bias {
-            out = out.add(&b.detach().reshape(&[o, 1, 1])?)?;
-        }
+        let mut out = match x.dtype() {
+            DType::F32 if groups == 1 => direct_forward::<f32>(&x, &w, bias, &win, out_hw)?,
+            DType::F64 if groups == 1 => direct_forward::<f64>(&x, &w, bias, &win, out_hw)?,
+            _ => {
+                let ck = c / groups * win.kernel[0] * win.kernel[1];
+                let l = out_hw[0] * out_hw[1];
+                let cols = x.im2col(&win, out_hw)?.reshape(&[n, groups, ck, l])?;
+                let out = w.reshape(&[groups, o / groups, ck])?.matmul(&cols)?;
+                let out = out.reshape(&[n, o, out_hw[0], out_hw[1]])?;
+                match bias {
+                    Some(b) => out.add(&b.detach().reshape(&[o, 1, 1])?)?,
+                    None => out,
+                }
+            }
+        };
         if spatial == 1 {
             out = out.squeeze_dim(2)?;
         }
@@ -167,6 +157,56 @@ impl Tensor {
             None => Ok(record(out, &[input, weight], rule)),
         }
     }
+}
+
+/// The elements of a tensor in row-major order (its storage when contiguous, else a copy).
+fn elements<T: Element>(t: &Tensor) -> Result<Tensor> {
+    if t.dtype() == T::DTYPE {
+        t.contiguous()
+    } else {
+        t.to_dtype(T::DTYPE)
+    }
+}
+
+fn with_elements<T: Element, R>(t: &Tensor, f: impl FnOnce(&[T]) -> R) -> Result<R> {
+    let t = elements::<T>(t)?;
+    Ok(t.with_data(|l, v: &[T]| f(&v[l.contiguous_range().expect("contiguous")])))
+}
+
+/// A one-group convolution of (N, C, H, W) `x` by `w` through the per-sample kernel (not recorded).
+fn direct_forward<T: Element>(
+    x: &Tensor,
+    w: &Tensor,
+    bias: Option<&Tensor>,
+    win: &Window,
+    out: [usize; 2],
+) -> Result<Tensor> {
+    let (n, c, o) = (x.shape()[0], x.shape()[1], w.shape()[0]);
+    let s = conv_shape(n, c, o, [x.shape()[2], x.shape()[3]], win, out);
+    let b = bias.map(|b| b.to_vec::<T>());
+    let v = with_elements(x, |xs: &[T]| with_elements(w, |ws: &[T]| conv2d_forward(xs, ws, b.as_deref(), &s)))??;
+    Tensor::from_vec(v, &[n, o, out[0], out[1]])
+}
+
+/// All three gradients of a one-group convolution from the kernel, shaped as `shapes` (not recorded).
+fn direct_backward<T: Element>(
+    g: &Tensor,
+    x: &Tensor,
+    w: &Tensor,
+    s: &ConvShape,
+    needs: [bool; 3],
+    shapes: [&[usize]; 3],
+) -> Result<[Option<Tensor>; 3]> {
+    let grads = with_elements(g, |gs: &[T]| {
+        with_elements(x, |xs: &[T]| with_elements(w, |ws: &[T]| conv2d_backward(gs, xs, ws, s, needs)))
+    })???;
+    let mut out: [Option<Tensor>; 3] = [None, None, None];
+    for (slot, (v, shape)) in out.iter_mut().zip(grads.into_iter().zip(shapes)) {
+        if let Some(v) = v {
+            *slot = Some(Tensor::from_vec(v, shape)?);
+        }
+    }
+    Ok(out)
 }
 
 /// 1-D operands as 2-D ones over a height of 1.
@@ -361,6 +401,16 @@ fn convolution_grad(
     let g = if spatial == 1 { g.unsqueeze(2)? } else { g.clone() };
     let (n, c, h, wd) = (x.shape()[0], x.shape()[1], x.shape()[2], x.shape()[3]);
     let (o, oh, ow) = (w.shape()[0], g.shape()[2], g.shape()[3]);
+    // not recorded (create_graph=False): all three gradients from the kernel in one sweep
+    let direct = groups == 1 && !crate::autograd::grad_mode::is_enabled() && g.dtype() == x.dtype();
+    if direct && matches!(x.dtype(), DType::F32 | DType::F64) {
+        let s = conv_shape(n, c, o, [h, wd], win, [oh, ow]);
+        let shapes = [input.shape(), weight.shape(), &[o][..]];
+        return match x.dtype() {
+            DType::F32 => direct_backward::<f32>(&g, &x, &w, &s, needs, shapes),
+            _ => direct_backward::<f64>(&g, &x, &w, &s, needs, shapes),
+        };
+    }
     let ck = c / groups * win.kernel[0] * win.kernel[1];
     let g2 = g.reshape(&[n, groups, o / groups, oh * ow])?;
     let grad_input = if needs[0] {

@@ -28,7 +28,7 @@ impl Tensor {
 
     /// `unflatten(dim, sizes)`: dim `dim` split into `sizes` (one of them may be -1).
     pub fn unflatten(&self, dim: isize, sizes: &[isize]) -> Result<Tensor> {
-        let d = wrap_dim(dim, self.ndim())?;
+        let d = crate::layout::wrap_sized_dim(dim, self.ndim())?;
         if sizes.is_empty() {
             bail!(Runtime, "unflatten: sizes must be non-empty");
         }

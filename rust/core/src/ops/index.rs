@@ -164,7 +164,7 @@ impl Tensor {
         let shape = self.shape().to_vec();
         let mut pairs = Vec::new();
         for (&s, &d) in shifts.iter().zip(dims) {
-            pairs.push((wrap_dim(d, self.ndim())?, s));
+            pairs.push((crate::layout::wrap_sized_dim(d, self.ndim())?, s));
         }
         let geom = Layout::contiguous(&shape);
         let pos = positions(&shape, &geom, |i, s| {
@@ -195,7 +195,7 @@ impl Tensor {
             .enumerate()
             .map(|(i, &r)| (r as usize).saturating_mul(if i < lead { 1 } else { in_shape[i - lead] }))
             .collect();
-        crate::storage::check_new_shape(&out_shape, self.dtype().itemsize())?;
+        crate::alloc::check_new_shape(&out_shape, self.dtype().itemsize())?;
         let geom = Layout::contiguous(&in_shape);
         let pos = positions(&out_shape, &geom, |i, s| {
             for d in 0..s.len() {

@@ -1,5 +1,5 @@
 //! Matrix products with PyTorch's dispatch rules for `matmul`.
-use crate::autograd::{record, Backward, Ctx, Grads, SavedTensor};
+use crate::autograd::{record, Backward, Ctx, Grads, MatrixStrides, SavedTensor};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::kernels::matmul::{matmul_into, matmul_into_serial, MatRef, PARALLEL_MACS};
@@ -103,8 +103,12 @@ impl Tensor {
         check_dtypes(self, other, "m1 and m2")?;
         let out = batched_product(self, other)?;
         Ok(record(out, &[self, other], |_| MmBackward0 {
-            self_: SavedTensor::input(self),
-            mat2: SavedTensor::input(other),
+            self_: other.requires_grad().then(|| SavedTensor::input(self)),
+            self_sym_sizes: matrix(self.shape()),
+            self_sym_strides: self.requires_grad().then(|| matrix(self.strides())),
+            mat2: self.requires_grad().then(|| SavedTensor::input(other)),
+            mat2_sym_sizes: matrix(other.shape()),
+            mat2_sym_strides: other.requires_grad().then(|| matrix(other.strides())),
         }))
     }
 
@@ -227,10 +231,15 @@ impl Tensor {
 }
 
 crate::backward_rule! {
-    /// `self @ mat2` of two matrices.
+    /// `self @ mat2` of two matrices. Each factor is kept only for the other's gradient; the sizes and
+    /// strides are PyTorch's fields of this node (what `grad_fn._saved_*` shows).
     pub struct MmBackward0 {
-        self_: SavedTensor,
-        mat2: SavedTensor,
+        self_: Option<SavedTensor>,
+        self_sym_sizes: [usize; 2],
+        self_sym_strides: MatrixStrides,
+        mat2: Option<SavedTensor>,
+        mat2_sym_sizes: [usize; 2],
+        mat2_sym_strides: MatrixStrides,
     }
 }
 impl Backward for MmBackward0 {
@@ -238,9 +247,26 @@ impl Backward for MmBackward0 {
         "MmBackward0"
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        let (a, b) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.mat2)?);
-        Ok(vec![ctx.grad_if(0, || g.mm(&b.t()?))?, ctx.grad_if(1, || a.t()?.mm(g))?])
+        matrix_grads(ctx, g, &self.self_, &self.mat2, 0)
     }
+}
+
+/// The first two entries of a matrix's sizes or strides.
+pub(crate) fn matrix(v: &[usize]) -> [usize; 2] {
+    [v[0], v[1]]
+}
+
+/// The gradients of `a @ b` (inputs `first` and `first + 1` of the node), each from the other factor.
+pub(crate) fn matrix_grads(
+    ctx: &Ctx<'_>,
+    g: &Tensor,
+    a: &Option<SavedTensor>,
+    b: &Option<SavedTensor>,
+    first: usize,
+) -> Result<Grads> {
+    let ga = ctx.grad_if(first, || g.mm(&ctx.unpack_opt(b)?.expect("saved when needed").t()?))?;
+    let gb = ctx.grad_if(first + 1, || ctx.unpack_opt(a)?.expect("saved when needed").t()?.mm(g))?;
+    Ok(vec![ga, gb])
 }
 
 crate::backward_rule! {

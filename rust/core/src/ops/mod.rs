@@ -20,6 +20,7 @@ mod order;
 pub mod pad;
 pub mod pool;
 pub(crate) mod reduce;
+pub mod rnn;
 pub mod scan;
 pub mod shape;
 mod sort;

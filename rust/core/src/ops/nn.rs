@@ -1,13 +1,15 @@
 //! Neural-network building blocks with their own PyTorch grad_fn: softmax, log_softmax, nll_loss,
 //! mse_loss and addmm (the fused `linear`).
-use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
+use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, MatrixStrides, SavedTensor};
 use crate::bail;
 use crate::dtype::{result_type, DType};
 use crate::element::Float;
 use crate::error::Result;
+use crate::kernels::softmax::{softmax_backward_f32, softmax_f32};
 use crate::layout::{broadcast_shapes, wrap_dim};
 use crate::ops::extreme::positions_along;
 use crate::ops::formula::c;
+use crate::ops::matmul::{matrix, matrix_grads};
 use crate::tensor::Tensor;
 
 /// `reduction=` of the losses.
@@ -44,6 +46,12 @@ impl Tensor {
         }
         let d = wrap_dim(dim, self.ndim())?;
         let out = match self.dtype() {
+            DType::F32 if d + 1 == self.ndim() => {
+                let n = self.shape()[d];
+                let x = self.detach().contiguous()?;
+                let v = x.with_data(|l, xs: &[f32]| softmax_f32(&xs[l.contiguous_range().unwrap()], n, log));
+                Tensor::from_vec(v, self.shape())?
+            }
             DType::F64 => lanes(self, d, |row: &mut [f64]| softmax_row(row, log))?,
             // the halves compute in float32
             dtype => lanes(self, d, |row: &mut [f32]| softmax_row(row, log))?.cast_detached(dtype),
@@ -197,7 +205,16 @@ impl Tensor {
                 bias.shape()
             );
         }
-        Ok(record(out, &[bias, a, b], |_| AddmmBackward0 { mat1: SavedTensor::input(a), mat2: SavedTensor::input(b) }))
+        Ok(record(out, &[bias, a, b], |_| AddmmBackward0 {
+            alpha: 1,
+            beta: 1,
+            mat1: b.requires_grad().then(|| SavedTensor::input(a)),
+            mat1_sym_sizes: matrix(a.shape()),
+            mat1_sym_strides: a.requires_grad().then(|| matrix(a.strides())),
+            mat2: a.requires_grad().then(|| SavedTensor::input(b)),
+            mat2_sym_sizes: matrix(b.shape()),
+            mat2_sym_strides: b.requires_grad().then(|| matrix(b.strides())),
+        }))
     }
 }
 
@@ -245,6 +262,32 @@ fn softmax_row<T: Float>(row: &mut [T], log: bool) {
             *x = *x / s;
         }
     }
+}
+
+/// The gradient of softmax (`log` = false) or log_softmax along `dim` from its saved output, in one
+/// kernel when the backward pass is not recorded and the rows are contiguous float32 (None otherwise:
+/// the tensor-op formula then runs).
+pub(crate) fn softmax_backward_fused(g: &Tensor, out: &Tensor, dim: usize, log: bool) -> Option<Result<Tensor>> {
+    let fusable = !crate::autograd::grad_mode::is_enabled()
+        && g.dtype() == DType::F32
+        && out.dtype() == DType::F32
+        && g.shape() == out.shape()
+        && dim + 1 == out.ndim();
+    if !fusable {
+        return None;
+    }
+    let n = out.shape()[dim];
+    let run = || {
+        let (g, y) = (g.contiguous()?, out.contiguous()?);
+        let v = g.with_data(|lg, gs: &[f32]| {
+            y.with_data(|ly, ys: &[f32]| {
+                let (gs, ys) = (&gs[lg.contiguous_range().unwrap()], &ys[ly.contiguous_range().unwrap()]);
+                softmax_backward_f32(gs, ys, n, log)
+            })
+        });
+        Tensor::from_vec(v, out.shape())
+    };
+    Some(run())
 }
 
 /// The gradient of nll_loss with respect to its input.
@@ -299,6 +342,9 @@ impl Backward for SoftmaxBackward {
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let out = ctx.unpack(&self.result)?;
+        if let Some(fused) = softmax_backward_fused(g, &out, self.dim, self.log) {
+            return one(fused);
+        }
         let d = [self.dim as isize];
         if self.log {
             one(g.sub(&out.exp()?.mul(&g.sum(Some(&d), true)?)?))
@@ -359,10 +405,16 @@ impl Backward for MseLossBackward0 {
 }
 
 crate::backward_rule! {
-    /// `addmm(bias, mat1, mat2)`.
+    /// `addmm(bias, mat1, mat2)` (as `MmBackward0`; `alpha` and `beta` are always 1 here).
     pub struct AddmmBackward0 {
-        mat1: SavedTensor,
-        mat2: SavedTensor,
+        alpha: i64,
+        beta: i64,
+        mat1: Option<SavedTensor>,
+        mat1_sym_sizes: [usize; 2],
+        mat1_sym_strides: MatrixStrides,
+        mat2: Option<SavedTensor>,
+        mat2_sym_sizes: [usize; 2],
+        mat2_sym_strides: MatrixStrides,
     }
 }
 impl Backward for AddmmBackward0 {
@@ -370,7 +422,8 @@ impl Backward for AddmmBackward0 {
         "AddmmBackward0"
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        let (a, b) = (ctx.unpack(&self.mat1)?, ctx.unpack(&self.mat2)?);
-        Ok(vec![Some(g.clone()), ctx.grad_if(1, || g.mm(&b.t()?))?, ctx.grad_if(2, || a.t()?.mm(g))?])
+        let mut grads = vec![Some(g.clone())];
+        grads.extend(matrix_grads(ctx, g, &self.mat1, &self.mat2, 1)?);
+        Ok(grads)
     }
 }

@@ -9,7 +9,7 @@ use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
 use crate::element::Element;
 use crate::error::Result;
-use crate::kernels::threads::par_chunks_mut;
+use crate::kernels::threads::{par_for, threads, OutPtr};
 use crate::ops::conv::Window;
 use crate::ops::index::TakeFlatBackward;
 use crate::tensor::Tensor;
@@ -87,7 +87,7 @@ fn pooled_size(x: &Tensor, hw: [usize; 2], win: &Window, ceil_mode: bool) -> Res
     }
     let out = [out[0] as usize, out[1] as usize];
     // the output, and the window lists made for it, must fit before they are built
-    crate::storage::check_new_shape(&[x.numel() / (hw[0] * hw[1]).max(1), out[0], out[1]], x.dtype().itemsize())?;
+    crate::alloc::check_new_shape(&[x.numel() / (hw[0] * hw[1]).max(1), out[0], out[1]], x.dtype().itemsize())?;
     Ok(out)
 }
 
@@ -109,36 +109,90 @@ fn is_nan<T: PartialOrd>(v: T) -> bool {
     v.partial_cmp(&v).is_none()
 }
 
-/// Row-major index (h·W + w) of each window's maximum within its plane, planes in parallel; NaN counts as the
-/// maximum, and as in PyTorch's kernels a later NaN replaces an earlier one (the last NaN of a window wins).
-fn argmax_kernel<T: Element>(x: &[T], planes: usize, hw: [usize; 2], win: &Window, out: [usize; 2]) -> Vec<i64> {
+/// Each window's maximum, its row-major index (h·W + w) within its plane and its flat index in the
+/// input, in one pass over the planes (in parallel). NaN counts as the maximum, and as in PyTorch's
+/// kernels a later NaN replaces an earlier one (the last NaN of a window wins).
+fn max_pool_kernel<T: Element>(
+    x: &[T],
+    planes: usize,
+    hw: [usize; 2],
+    win: &Window,
+    out: [usize; 2],
+) -> (Vec<T>, Vec<i64>, Vec<i64>) {
     let plane = hw[0] * hw[1];
     let per_plane = out[0] * out[1];
     let (rows, cols) = (window_positions(0, hw[0], win, out[0]), window_positions(1, hw[1], win, out[1]));
-    let mut idx = crate::pool::filled(crate::layout::numel(&[planes, per_plane]), 0i64);
+    let len = crate::layout::numel(&[planes, per_plane]);
+    let (mut values, mut idx, mut pos) =
+        (crate::pool::filled(len, T::ZERO), crate::pool::filled(len, 0i64), crate::pool::filled(len, 0i64));
     if per_plane == 0 {
-        return idx;
+        return (values, idx, pos);
     }
-    par_chunks_mut(&mut idx, per_plane, &|p, part| {
-        let src = &x[p * plane..(p + 1) * plane];
-        for (oi, rows) in rows.iter().enumerate() {
-            for (oj, cols) in cols.iter().enumerate() {
-                let (Some(&h0), Some(&w0)) = (rows.first(), cols.first()) else { continue };
-                let (mut best_at, mut best) = (h0 * hw[1] + w0, src[h0 * hw[1] + w0]);
-                for &h in rows {
-                    let line = &src[h * hw[1]..(h + 1) * hw[1]];
-                    for &w in cols {
-                        let v = line[w];
-                        if v > best || is_nan(v) {
-                            (best_at, best) = (h * hw[1] + w, v);
-                        }
+    // undilated windows are rectangles: their bounds as ranges, without the per-position lists
+    let as_range = |v: &Vec<Vec<usize>>| v.iter().map(|p| (p[0], p[p.len() - 1] + 1)).collect::<Vec<_>>();
+    let ranges = (win.dilation == [1, 1] && rows.iter().chain(&cols).all(|p| !p.is_empty()))
+        .then(|| (as_range(&rows), as_range(&cols)));
+    let ptrs = (OutPtr(values.as_mut_ptr()), OutPtr(idx.as_mut_ptr()), OutPtr(pos.as_mut_ptr()));
+    let chunk = planes.div_ceil(threads() * 4).max(1);
+    par_for(planes.div_ceil(chunk), &|part| {
+        #[allow(clippy::redundant_locals)] // captures the whole wrappers (Sync), not their raw pointers
+        let ptrs = ptrs;
+        for p in part * chunk..((part + 1) * chunk).min(planes) {
+            let src = &x[p * plane..(p + 1) * plane];
+            // Safety: plane p's outputs belong to this part alone.
+            let (vals, at, flat) = unsafe {
+                (
+                    std::slice::from_raw_parts_mut(ptrs.0 .0.add(p * per_plane), per_plane),
+                    std::slice::from_raw_parts_mut(ptrs.1 .0.add(p * per_plane), per_plane),
+                    std::slice::from_raw_parts_mut(ptrs.2 .0.add(p * per_plane), per_plane),
+                )
+            };
+            if let Some((rows, cols)) = &ranges {
+                for (oi, &(h0, h1)) in rows.iter().enumerate() {
+                    for (oj, &(w0, w1)) in cols.iter().enumerate() {
+                        let o = oi * out[1] + oj;
+                        let (best_at, best) = window_max(src, hw[1], h0, h1, w0, w1);
+                        (vals[o], at[o], flat[o]) = (best, best_at as i64, (p * plane + best_at) as i64);
                     }
                 }
-                part[oi * out[1] + oj] = best_at as i64;
+                continue;
+            }
+            for (oi, rows) in rows.iter().enumerate() {
+                for (oj, cols) in cols.iter().enumerate() {
+                    let (Some(&h0), Some(&w0)) = (rows.first(), cols.first()) else { continue };
+                    let (mut best_at, mut best) = (h0 * hw[1] + w0, src[h0 * hw[1] + w0]);
+                    for &h in rows {
+                        let line = &src[h * hw[1]..(h + 1) * hw[1]];
+                        for &w in cols {
+                            let v = line[w];
+                            if v > best || is_nan(v) {
+                                (best_at, best) = (h * hw[1] + w, v);
+                            }
+                        }
+                    }
+                    let o = oi * out[1] + oj;
+                    (vals[o], at[o], flat[o]) = (best, best_at as i64, (p * plane + best_at) as i64);
+                }
             }
         }
     });
-    idx
+    (values, idx, pos)
+}
+
+/// (index h·W + w, value) of the maximum of `src` over rows h0..h1 and columns w0..w1 (non-empty);
+/// NaN wins, the last NaN first.
+#[inline(always)]
+fn window_max<T: Element>(src: &[T], width: usize, h0: usize, h1: usize, w0: usize, w1: usize) -> (usize, T) {
+    let (mut best_at, mut best) = (h0 * width + w0, src[h0 * width + w0]);
+    for h in h0..h1 {
+        let start = h * width + w0;
+        for (j, &v) in src[start..start + (w1 - w0)].iter().enumerate() {
+            if v > best || is_nan(v) {
+                (best_at, best) = (start + j, v);
+            }
+        }
+    }
+    (best_at, best)
 }
 
 /// `A[i, j] = 1 / divisor(i)` for j in the rectangle's range along one dim: an (out, size) matrix.
@@ -164,14 +218,13 @@ impl Tensor {
         let mut shape = self.shape().to_vec();
         let nd = shape.len();
         shape[nd - 2..].copy_from_slice(&out);
-        let (per_plane, plane) = (out[0] * out[1], hw[0] * hw[1]);
-        let (values, idx) = with_dtype!(self.dtype(), T => {
-            let x = self.to_vec::<T>();
-            let idx = argmax_kernel(&x, planes, hw, win, out);
-            let values: Vec<T> = idx.iter().enumerate().map(|(i, &j)| x[i / per_plane * plane + j as usize]).collect();
-            (Tensor::from_vec(values, &shape)?, idx)
+        let (values, idx, pos) = with_dtype!(self.dtype(), T => {
+            let x = self.detach().contiguous()?;
+            let (values, idx, pos) = x.with_data(|l, xs: &[T]| {
+                max_pool_kernel(&xs[l.contiguous_range().expect("contiguous")], planes, hw, win, out)
+            });
+            (Tensor::from_vec(values, &shape)?, idx, pos)
         });
-        let pos: Vec<i64> = idx.iter().enumerate().map(|(i, &j)| (i / per_plane * plane) as i64 + j).collect();
         let rule = |_: &Tensor| TakeFlatBackward {
             name: "MaxPool2DWithIndicesBackward0",
             self_sym_sizes: self.shape().to_vec(),

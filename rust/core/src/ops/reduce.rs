@@ -127,9 +127,9 @@ impl Tensor {
         let out = from_f64s(sums.into_iter().map(|s| s / count).collect(), &shape, self.dtype())?;
         let self_sym_sizes = self.shape().to_vec();
         Ok(if all {
-            record(out, &[self], |_| MeanBackward0 { self_sym_sizes })
+            record(out, &[self], |_| MeanBackward0 { self_sym_numel: self.numel(), self_sym_sizes })
         } else {
-            record(out, &[self], |_| MeanBackward1 { self_sym_sizes, dim: dims, keepdim })
+            record(out, &[self], |_| MeanBackward1 { self_sym_numel: self.numel(), self_sym_sizes, dim: dims, keepdim })
         })
     }
 
@@ -296,6 +296,7 @@ impl Backward for SumBackward1 {
 crate::backward_rule! {
     /// `mean()`.
     pub struct MeanBackward0 {
+        self_sym_numel: usize,
         self_sym_sizes: Vec<usize>,
     }
 }
@@ -312,6 +313,7 @@ impl Backward for MeanBackward0 {
 crate::backward_rule! {
     /// `mean(dim, keepdim)`.
     pub struct MeanBackward1 {
+        self_sym_numel: usize,
         self_sym_sizes: Vec<usize>,
         dim: Vec<usize>,
         keepdim: bool,

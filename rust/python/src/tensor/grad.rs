@@ -2,7 +2,6 @@
 use super::{wrap, Out, PyTensor};
 use crate::args::{tensor_arg, type_name};
 use crate::errors::call;
-use crate::node::PyNode;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 
@@ -14,11 +13,12 @@ impl PyTensor {
     }
 
     #[setter]
-    fn set_requires_grad(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn set_requires_grad(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let flag: bool = value
             .extract()
             .map_err(|_| PyTypeError::new_err(format!("requires_grad must be a bool, not {}", type_name(value))))?;
-        call(|| self.handle.set_requires_grad(flag))
+        call(|| slf.get().handle.set_requires_grad(flag))?;
+        super::objects::register_leaf(slf)
     }
 
     #[pyo3(signature = (requires_grad=true))]
@@ -27,17 +27,13 @@ impl PyTensor {
         #[pyo3(from_py_with = crate::args::requires_grad_arg)] requires_grad: bool,
     ) -> PyResult<Py<PyTensor>> {
         call(|| slf.get().handle.set_requires_grad(requires_grad))?;
+        super::objects::register_leaf(slf)?;
         Ok(slf.clone().unbind())
     }
 
     #[getter]
     fn is_leaf(&self) -> bool {
         self.get().is_leaf()
-    }
-
-    #[getter]
-    fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyNode>>> {
-        self.get().grad_fn().map(|n| Py::new(py, PyNode { node: n.clone() })).transpose()
     }
 
     #[getter]
@@ -59,7 +55,10 @@ impl PyTensor {
                 ),
             )?;
         }
-        t.grad().map(|g| wrap(py, g)).transpose()
+        match t.grad_meta() {
+            Some(meta) => super::objects::grad_object(py, meta),
+            None => Ok(None),
+        }
     }
 
     #[setter]
@@ -76,7 +75,11 @@ impl PyTensor {
             }
             Some(v) => Some(tensor_arg(v, "grad", "value")?),
         };
-        call(|| t.set_grad(g))
+        call(|| t.set_grad(g))?;
+        match (t.grad_meta(), value.and_then(|v| v.cast::<PyTensor>().ok())) {
+            (Some(meta), Some(obj)) => super::objects::set_grad_object(meta, obj),
+            _ => Ok(()),
+        }
     }
 
     #[getter]
@@ -88,15 +91,6 @@ impl PyTensor {
     fn set_data(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let data = tensor_arg(value, "data", "value")?;
         call(|| self.handle.set_data(&data))
-    }
-
-    /// Deprecated name of `grad_fn` from the old Variable API.
-    #[getter]
-    fn creator(&self, py: Python<'_>) -> PyResult<Option<Py<PyNode>>> {
-        let warnings = py.import("warnings")?;
-        let cat = py.import("builtins")?.getattr("DeprecationWarning")?;
-        warnings.call_method1("warn", (".creator is deprecated, use .grad_fn instead", cat, 2))?;
-        self.grad_fn(py)
     }
 
     fn detach(&self, py: Python<'_>) -> Out {

@@ -7,6 +7,7 @@ mod grad;
 mod index;
 mod inplace;
 mod linalg;
+pub(crate) mod objects;
 mod pointwise;
 mod protocols;
 mod reduce;
@@ -61,10 +62,19 @@ impl PyTensor {
     pub fn handle(&self) -> &TensorHandle {
         &self.handle
     }
+    /// The object of a leaf's gradient `t` (`meta` is the leaf's).
+    pub fn grad_of(t: Tensor, meta: &std::sync::Arc<ferrograd_core::autograd::GradMeta>) -> Self {
+        PyTensor { handle: TensorHandle::grad_of(t, meta) }
+    }
 }
 
 pub fn wrap(py: Python<'_>, t: Tensor) -> PyResult<Py<PyTensor>> {
-    Py::new(py, PyTensor::new(t))
+    let leaf = t.grad_meta().is_some() && t.is_leaf();
+    let obj = Py::new(py, PyTensor::new(t))?;
+    if leaf {
+        objects::register_leaf(obj.bind(py))?;
+    }
+    Ok(obj)
 }
 
 type Out = PyResult<Py<PyTensor>>;

@@ -10,6 +10,17 @@ use pyo3::types::{PyList, PyTuple};
 
 #[pymethods]
 impl PyTensor {
+    /// Whether this tensor reads another tensor's storage through a view op.
+    fn _is_view(&self) -> bool {
+        self.handle.base().is_some()
+    }
+
+    /// The tensor a view reads (the root of its chain of views), None for a tensor that is no view.
+    #[getter]
+    fn _base(&self, py: Python<'_>) -> Option<Py<PyTensor>> {
+        self.handle.base().map(|b| b.0.clone_ref(py))
+    }
+
     #[pyo3(signature = (*shape))]
     fn reshape(slf: &Bound<'_, Self>, shape: &Bound<'_, PyTuple>) -> Out {
         let shape = int_list(shape, "reshape", "shape")?;

@@ -1,7 +1,7 @@
 //! `+ - * / **` with broadcasting and PyTorch's type promotion, and their backward rules.
 use super::zip_as;
 use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
-use crate::dtype::{result_type, DType};
+use crate::dtype::{result_type, DType, Scalar};
 use crate::element::Element;
 use crate::error::Result;
 use crate::layout::broadcast_shapes;
@@ -60,20 +60,22 @@ fn arith(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
     )?;
     let inputs = [a, b];
     Ok(match op {
-        Arith::Add => record(out, &inputs, |_| AddBackward0),
+        Arith::Add => record(out, &inputs, |_| AddBackward0 { alpha: 1 }),
         Arith::Sub if a.0.wrapped_number => record(out, &inputs, |_| RsubBackward1),
-        Arith::Sub => record(out, &inputs, |_| SubBackward0),
+        Arith::Sub => record(out, &inputs, |_| SubBackward0 { alpha: 1 }),
         // each factor is needed only for the other's gradient
         Arith::Mul => record(out, &inputs, |_| MulBackward0 {
-            self_: SavedTensor::input_if(b.requires_grad(), a),
-            other: SavedTensor::input_if(a.requires_grad(), b),
+            self_: b.requires_grad().then(|| SavedTensor::input(a)),
+            other: a.requires_grad().then(|| SavedTensor::input(b)),
         }),
         Arith::Div => record(out, &inputs, |_| DivBackward0 {
-            self_: SavedTensor::input_if(b.requires_grad(), a),
+            self_: b.requires_grad().then(|| SavedTensor::input(a)),
             other: SavedTensor::input(b),
         }),
         Arith::Pow if b.0.wrapped_number => {
-            record(out, &inputs, |_| PowBackward0 { self_: SavedTensor::input(a), exponent: b.to_vec::<f64>()[0] })
+            let value = b.to_vec::<f64>()[0];
+            let exponent = if b.dtype().is_float() { Scalar::Float(value) } else { Scalar::Int(value as i64) };
+            record(out, &inputs, |_| PowBackward0 { self_: SavedTensor::input(a), exponent })
         }
         Arith::Pow if a.0.wrapped_number => {
             record(out, &inputs, |out| PowBackward2 { self_: a.to_vec::<f64>()[0], result: SavedTensor::output(out) })
@@ -106,7 +108,10 @@ impl Tensor {
 
 crate::backward_rule! {
     /// `a + b`.
-    pub struct AddBackward0;
+    pub struct AddBackward0 {
+        /// always 1: `alpha=` other than 1 records its own multiplication
+        alpha: i64,
+    }
 }
 impl Backward for AddBackward0 {
     fn name(&self) -> &'static str {
@@ -119,7 +124,10 @@ impl Backward for AddBackward0 {
 
 crate::backward_rule! {
     /// `a - b`.
-    pub struct SubBackward0;
+    pub struct SubBackward0 {
+        /// always 1: `alpha=` other than 1 records its own multiplication
+        alpha: i64,
+    }
 }
 impl Backward for SubBackward0 {
     fn name(&self) -> &'static str {
@@ -146,8 +154,8 @@ impl Backward for RsubBackward1 {
 crate::backward_rule! {
     /// `self * other`: each factor is the other's gradient.
     pub struct MulBackward0 {
-        self_: SavedTensor,
-        other: SavedTensor,
+        self_: Option<SavedTensor>,
+        other: Option<SavedTensor>,
     }
 }
 impl Backward for MulBackward0 {
@@ -155,15 +163,18 @@ impl Backward for MulBackward0 {
         "MulBackward0"
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        let (a, b) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.other)?);
+        let (a, b) = (ctx.unpack_opt(&self.self_)?, ctx.unpack_opt(&self.other)?);
         // x * x: both gradients go to one place, so they can be made as one (a post hook on this node
         // still sees the two separately)
-        if ctx.needs(0) && ctx.needs(1) && a.same_tensor(&b) && !ctx.has_post_hooks() {
-            if let Some(grad) = fused_square_grad(g, &a) {
-                return Ok(vec![Some(grad?), None]);
+        if let (Some(a), Some(b)) = (&a, &b) {
+            if a.same_tensor(b) && !ctx.has_post_hooks() {
+                if let Some(grad) = fused_square_grad(g, a) {
+                    return Ok(vec![Some(grad?), None]);
+                }
             }
         }
-        Ok(vec![ctx.grad_if(0, || g.mul(&b))?, ctx.grad_if(1, || g.mul(&a))?])
+        // each factor is saved exactly when the other's gradient is needed
+        Ok(vec![b.map(|b| g.mul(&b)).transpose()?, a.map(|a| g.mul(&a)).transpose()?])
     }
 }
 
@@ -183,7 +194,7 @@ fn fused_square_grad(g: &Tensor, x: &Tensor) -> Option<Result<Tensor>> {
 crate::backward_rule! {
     /// `self / other`.
     pub struct DivBackward0 {
-        self_: SavedTensor,
+        self_: Option<SavedTensor>,
         other: SavedTensor,
     }
 }
@@ -192,8 +203,9 @@ impl Backward for DivBackward0 {
         "DivBackward0"
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        let (a, b) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.other)?);
-        Ok(vec![ctx.grad_if(0, || g.div(&b))?, ctx.grad_if(1, || g.neg()?.mul(&a)?.div(&b.mul(&b)?))?])
+        let (a, b) = (ctx.unpack_opt(&self.self_)?, ctx.unpack(&self.other)?);
+        let grad_other = a.map(|a| g.neg()?.mul(&a)?.div(&b.mul(&b)?)).transpose()?;
+        Ok(vec![ctx.grad_if(0, || g.div(&b))?, grad_other])
     }
 }
 
@@ -201,7 +213,8 @@ crate::backward_rule! {
     /// `self ** exponent` with a number exponent.
     pub struct PowBackward0 {
         self_: SavedTensor,
-        exponent: f64,
+        /// as given (an int shows as an int)
+        exponent: Scalar,
     }
 }
 impl Backward for PowBackward0 {
@@ -210,10 +223,11 @@ impl Backward for PowBackward0 {
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let a = ctx.unpack(&self.self_)?;
-        if self.exponent == 0.0 {
+        let exponent = self.exponent.to_f64();
+        if exponent == 0.0 {
             return one(g.mul(&c(0.0)));
         }
-        one(g.mul(&a.pow(&c(self.exponent - 1.0))?.mul(&c(self.exponent))?))
+        one(g.mul(&a.pow(&c(exponent - 1.0))?.mul(&c(exponent))?))
     }
 }
 
