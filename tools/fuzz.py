@@ -51,6 +51,8 @@ AS_TORCH = [
     (AttributeError, "object has no attribute 'shape'"),  # Embedding's _weight= given a non-tensor
     (AssertionError, "only bool and floating types of"),  # attention masks
     (AssertionError, "does not match value shape"),
+    (AssertionError, "expected `attn_mask` to be `None`, 2-D or 3-D"),
+    (AssertionError, "Torch not compiled with CUDA enabled"),  # device='cuda', .cuda(): torch's CPU build
     (ZeroDivisionError, "modulo"),  # GroupNorm(0, c), nn.init.dirac_(w, groups=0)
     (ZeroDivisionError, "float division by zero"),  # nn.init.trunc_normal_ with std=0
     (AssertionError, "Expected `attn_mask` shape to be"),

@@ -6,7 +6,7 @@
 
 import builtins
 
-from . import _core, _utils, autograd, nn, return_types, utils, viz
+from . import _core, _device, _new, _utils, accelerator, autograd, backends, cuda, nn, return_types, utils, viz
 from ._core import (
     Generator,
     Tensor,
@@ -23,6 +23,7 @@ from ._core import (
     from_dlpack,
     from_numpy,
     full,
+    get_default_dtype,
     int8,
     int16,
     int32,
@@ -32,6 +33,7 @@ from ._core import (
     promote_types,
     rand,
     randn,
+    set_default_dtype,
     stack,
     tensor,
     uint8,
@@ -39,6 +41,7 @@ from ._core import (
     zeros,
 )
 from ._core import bool as bool  # noqa: A001 - PyTorch's name for the dtype
+from ._device import device, get_default_device, set_default_device
 
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
 from ._functions import *  # noqa: F403
@@ -48,6 +51,8 @@ from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, n
 from .serialization import load, save
 
 _utils.install()
+_device.install(Tensor)
+_new.install(Tensor)
 
 float = float32  # noqa: A001
 double = float64
@@ -98,31 +103,45 @@ def _finish(t, requires_grad):
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    if device is not None:
+        _device.check(device)
     return zeros(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    if device is not None:
+        _device.check(device)
     return ones(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    if device is not None:
+        _device.check(device)
     return full(input.shape, fill_value, dtype=_like(input, dtype), requires_grad=requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, out=None):
     """Uninitialised in PyTorch; here zero-filled (reading it is still a bug)."""
+    if device is not None:
+        _device.check(device)
     return zeros(*size, dtype=dtype, requires_grad=requires_grad)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    if device is not None:
+        _device.check(device)
     return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    if device is not None:
+        _device.check(device)
     return rand(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
 
 
 def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    if device is not None:
+        _device.check(device)
     return randn(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
 
 
@@ -145,18 +164,24 @@ def _linspace_values(start, end, steps):
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
+    if device is not None:
+        _device.check(device)
     steps = _steps(steps)
     t = _linspace_values(builtins.float(start), builtins.float(end), steps)
-    return _finish(t.to(dtype or float32), requires_grad)
+    return _finish(t.to(dtype or get_default_dtype()), requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):
+    if device is not None:
+        _device.check(device)
     steps = _steps(steps)
     values = [base**v for v in _linspace_values(builtins.float(start), builtins.float(end), steps).tolist()]
-    return _finish(tensor(values, dtype=float64).to(dtype or float32), requires_grad)
+    return _finish(tensor(values, dtype=float64).to(dtype or get_default_dtype()), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
+    if device is not None:
+        _device.check(device)
     if m is None:
         m = n
     if n < 0:
@@ -173,6 +198,8 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
 
 def randint(*args, size=None, dtype=None, device=None, requires_grad=False, generator=None, out=None):
     """`randint(high, size)` or `randint(low, high, size)`: int64 unless `dtype` says otherwise."""
+    if device is not None:
+        _device.check(device)
     args = list(args)
     if size is None:
         if not args:
@@ -193,6 +220,8 @@ def randint(*args, size=None, dtype=None, device=None, requires_grad=False, gene
 
 
 def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None, out=None):
+    if device is not None:
+        _device.check(device)
     t = _core._randperm(n, generator)
     if dtype is not None:
         t = t.to(dtype)
@@ -201,6 +230,8 @@ def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None,
 
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False, out=None):
     """`normal(mean, std, size)` with numbers, or with tensors of means and/or stds (broadcast)."""
+    if device is not None:
+        _device.check(device)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         if size is not None:
             raise RuntimeError("normal(): size is only accepted with number mean and std")

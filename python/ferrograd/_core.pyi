@@ -60,6 +60,8 @@ __all__ = [
     "is_grad_enabled",
     "_set_grad_enabled",
     "promote_types",
+    "get_default_dtype",
+    "set_default_dtype",
     "_set_inference_mode",
     "_empty_pool",
     "_grad_fn_names",
@@ -275,8 +277,39 @@ class Tensor:
     def dtype(self) -> _DType:
         """The tensor's element type."""
     @property
-    def device(self) -> str:
-        """The tensor's device; always ``'cpu'``."""
+    def device(self) -> Any:
+        """The tensor's device, a ``ferrograd.device``: always the CPU (installed by ``ferrograd._device``)."""
+    # ---- installed by ferrograd._device and ferrograd._new on import ----
+    @property
+    def is_cuda(self) -> _Bool: ...
+    @property
+    def is_cpu(self) -> _Bool: ...
+    @property
+    def is_meta(self) -> _Bool: ...
+    def cpu(self, memory_format: Any = None) -> Tensor: ...
+    def cuda(self, device: Any = None, non_blocking: _Bool = False, memory_format: Any = None) -> Tensor:
+        """Raises ``AssertionError: Torch not compiled with CUDA enabled``, as torch's CPU build does."""
+    def get_device(self) -> builtins.int: ...
+    def new_ones(
+        self, *size: Any, dtype: _DType | None = None, device: Any = None, requires_grad: _Bool = False,
+        layout: Any = None, pin_memory: _Bool = False,
+    ) -> Tensor: ...
+    def new_zeros(
+        self, *size: Any, dtype: _DType | None = None, device: Any = None, requires_grad: _Bool = False,
+        layout: Any = None, pin_memory: _Bool = False,
+    ) -> Tensor: ...
+    def new_empty(
+        self, *size: Any, dtype: _DType | None = None, device: Any = None, requires_grad: _Bool = False,
+        layout: Any = None, pin_memory: _Bool = False,
+    ) -> Tensor: ...
+    def new_full(
+        self, size: Any, fill_value: Any, *, dtype: _DType | None = None, device: Any = None,
+        requires_grad: _Bool = False, layout: Any = None, pin_memory: _Bool = False,
+    ) -> Tensor: ...
+    def new_tensor(
+        self, data: Any, *, dtype: _DType | None = None, device: Any = None, requires_grad: _Bool = False,
+        layout: Any = None, pin_memory: _Bool = False,
+    ) -> Tensor: ...
     def is_floating_point(self) -> _Bool:
         """True if the dtype is a floating-point type."""
     def is_contiguous(self) -> _Bool:
@@ -1076,6 +1109,12 @@ def _attach_custom(
 
 def promote_types(type1: _DType, type2: _DType) -> _DType:
     """The smallest dtype to which both ``type1`` and ``type2`` can be converted without losing kind."""
+
+def get_default_dtype() -> _DType:
+    """The dtype of floats made without one (float32 unless ``set_default_dtype`` changed it)."""
+
+def set_default_dtype(d: _DType) -> None:
+    """Sets the dtype of floats made without one: factories, Python floats, ``tensor([1.5])``."""
 
 def where(condition: Tensor, input: _Operand, other: _Operand) -> Tensor:
     """Elements of ``input`` where ``condition`` (a bool tensor) is true, else of ``other``; tensors or numbers,

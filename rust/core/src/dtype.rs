@@ -1,5 +1,24 @@
 //! Element types and PyTorch's type-promotion rules.
 use std::fmt;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// The dtype of floats made without one (`torch.get_default_dtype()`): float32 unless set.
+static DEFAULT_FLOAT: AtomicU8 = AtomicU8::new(DType::F32 as u8);
+
+/// `torch.get_default_dtype()`.
+pub fn default_float() -> DType {
+    let code = DEFAULT_FLOAT.load(Ordering::Relaxed);
+    DType::ALL.into_iter().find(|&d| d as u8 == code).unwrap_or(DType::F32)
+}
+
+/// `torch.set_default_dtype(dtype)`: a floating-point dtype only.
+pub fn set_default_float(dtype: DType) -> crate::Result<()> {
+    if !dtype.is_float() {
+        crate::bail!(Type, "only floating-point types are supported as the default type");
+    }
+    DEFAULT_FLOAT.store(dtype as u8, Ordering::Relaxed);
+    Ok(())
+}
 
 /// Element types. Bool and the narrow ints and halves are stored as such; the halves compute in
 /// float32 (each op upcasts on read and rounds on write), as PyTorch does on CPU.
@@ -33,12 +52,12 @@ impl Scalar {
             Scalar::Float(f) => f,
         }
     }
-    /// The dtype a 0-dim tensor made from this number has (Python float → float32, the default).
+    /// The dtype a 0-dim tensor made from this number has (Python float → the default dtype).
     pub fn dtype(self) -> DType {
         match self {
             Scalar::Bool(_) => DType::Bool,
             Scalar::Int(_) => DType::I64,
-            Scalar::Float(_) => DType::F32,
+            Scalar::Float(_) => default_float(),
         }
     }
 }
@@ -137,7 +156,7 @@ impl DType {
         if self.is_float() {
             self
         } else {
-            DType::F32
+            default_float()
         }
     }
     /// The dtype a kernel computes in: the halves in float32, the narrow ints in int64 (results are

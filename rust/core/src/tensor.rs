@@ -97,10 +97,10 @@ impl Tensor {
         Tensor::full(shape, Scalar::Int(1), dtype)
     }
 
-    /// `arange(start, end, step)`: int64 unless a bound or the step is a float (then float32), or `dtype`.
+    /// `arange(start, end, step)`: int64 unless a bound or the step is a float (then the default dtype), or `dtype`.
     pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) -> Result<Tensor> {
         let any_float = [start, end, step].iter().any(|s| matches!(s, Scalar::Float(_)));
-        let dtype = dtype.unwrap_or(if any_float { DType::F32 } else { DType::I64 });
+        let dtype = dtype.unwrap_or(if any_float { crate::dtype::default_float() } else { DType::I64 });
         let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
         if st == 0.0 {
             bail!(Runtime, "step must be nonzero");
@@ -181,7 +181,8 @@ impl Tensor {
     /// The dtype that counts in promotion, and how strongly.
     pub(crate) fn promotion_key(&self) -> (DType, Priority) {
         if self.0.wrapped_number {
-            let dtype = if self.0.dtype == DType::F64 { DType::F32 } else { self.0.dtype };
+            // a Python float counts as the default dtype
+            let dtype = if self.0.dtype == DType::F64 { crate::dtype::default_float() } else { self.0.dtype };
             (dtype, Priority::Wrapped)
         } else if self.ndim() == 0 {
             (self.0.dtype, Priority::ZeroDim)

@@ -134,3 +134,25 @@ pub fn opt_dim_arg(obj: &Bound<'_, PyAny>) -> PyResult<Option<isize>> {
         strict_int(obj, "dim").map(Some)
     }
 }
+
+static CHECK_DEVICE: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+static DEVICE_CLASS: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+
+/// Whether `obj` is a `ferrograd.device`.
+pub fn is_device_object(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let py = obj.py();
+    let cls = DEVICE_CLASS
+        .get_or_try_init(py, || -> PyResult<_> { Ok(py.import("ferrograd._device")?.getattr("device")?.unbind()) })?;
+    obj.is_instance(cls.bind(py))
+}
+
+/// A factory's `device=`: None or the CPU (a string, `ferrograd.device` or index); anything else raises what
+/// torch's CPU build raises (`ferrograd._device.check`).
+pub fn device_arg(device: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    let Some(d) = device.filter(|d| !d.is_none()) else { return Ok(()) };
+    let py = d.py();
+    let check = CHECK_DEVICE
+        .get_or_try_init(py, || -> PyResult<_> { Ok(py.import("ferrograd._device")?.getattr("check")?.unbind()) })?;
+    check.bind(py).call1((d,))?;
+    Ok(())
+}

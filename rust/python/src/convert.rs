@@ -144,11 +144,11 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
     let mut c = Collected { shape: vec![], values: vec![], float: false, int: false };
     collect(obj, 0, &mut c)?;
     let inferred = if c.float {
-        DType::F32
+        ferrograd_core::dtype::default_float()
     } else if c.int {
         DType::I64
     } else if c.values.is_empty() {
-        DType::F32
+        ferrograd_core::dtype::default_float()
     } else {
         DType::Bool
     };

@@ -26,7 +26,7 @@ use convert::{as_scalar, from_numpy_shared, tensor_from_data};
 use dtype::PyDType;
 use errors::call;
 use ferrograd_core::autograd::grad_mode;
-use ferrograd_core::{random, DType, Scalar, Tensor};
+use ferrograd_core::{random, Scalar, Tensor};
 use generator::generator_arg;
 use numpy::PyUntypedArray;
 use py_tensor::{wrap, PyTensor};
@@ -51,7 +51,7 @@ fn new_tensor(
     device: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
 ) -> Out {
-    let _ = device;
+    args::device_arg(device)?;
     let dtype = dtype_arg(dtype, "tensor")?;
     finish(py, tensor_from_data(data, dtype)?, requires_grad)
 }
@@ -65,7 +65,7 @@ fn filled(
     requires_grad: bool,
 ) -> Out {
     let shape = size_list(size, func)?;
-    let dtype = dtype_arg(dtype, func)?.unwrap_or(DType::F32);
+    let dtype = dtype_arg(dtype, func)?.unwrap_or(ferrograd_core::dtype::default_float());
     finish(py, call(|| Tensor::try_full(&shape, value, dtype))?, requires_grad)
 }
 
@@ -78,7 +78,7 @@ fn ones(
     device: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
 ) -> Out {
-    let _ = device;
+    args::device_arg(device)?;
     filled(py, size, "ones", Scalar::Int(1), dtype, requires_grad)
 }
 
@@ -91,7 +91,7 @@ fn zeros(
     device: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
 ) -> Out {
-    let _ = device;
+    args::device_arg(device)?;
     filled(py, size, "zeros", Scalar::Int(0), dtype, requires_grad)
 }
 
@@ -105,7 +105,7 @@ fn full(
     device: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
 ) -> Out {
-    let _ = device;
+    args::device_arg(device)?;
     let value = as_scalar(fill_value).ok_or_else(|| {
         PyTypeError::new_err(format!("full(): argument 'fill_value' must be Number, not {}", type_name(fill_value)))
     })?;
@@ -125,7 +125,7 @@ fn arange(
     device: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
 ) -> Out {
-    let _ = device;
+    args::device_arg(device)?;
     let num = |o: &Bound<'_, PyAny>, name: &str| {
         as_scalar(o).ok_or_else(|| {
             PyTypeError::new_err(format!("arange(): argument '{name}' must be Number, not {}", type_name(o)))
@@ -153,10 +153,10 @@ fn rand(
     device: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
 ) -> Out {
-    let _ = device;
+    args::device_arg(device)?;
     let gen = generator_arg(generator, "rand")?;
     let shape = size_list(size, "rand")?;
-    let dtype = dtype_arg(dtype, "rand")?.unwrap_or(DType::F32);
+    let dtype = dtype_arg(dtype, "rand")?.unwrap_or(ferrograd_core::dtype::default_float());
     finish(py, call(|| random::rand(&gen, &shape, dtype))?, requires_grad)
 }
 
@@ -170,10 +170,10 @@ fn randn(
     device: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
 ) -> Out {
-    let _ = device;
+    args::device_arg(device)?;
     let gen = generator_arg(generator, "randn")?;
     let shape = size_list(size, "randn")?;
-    let dtype = dtype_arg(dtype, "randn")?.unwrap_or(DType::F32);
+    let dtype = dtype_arg(dtype, "randn")?.unwrap_or(ferrograd_core::dtype::default_float());
     finish(py, call(|| random::randn(&gen, &shape, dtype))?, requires_grad)
 }
 
@@ -203,7 +203,7 @@ fn as_tensor(
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
-    let _ = device;
+    args::device_arg(device)?;
     let dtype = dtype_arg(dtype, "as_tensor")?;
     if let Ok(t) = data.cast::<PyTensor>() {
         let inner = t.get().get();
@@ -298,6 +298,20 @@ fn promote_types(type1: &Bound<'_, PyAny>, type2: &Bound<'_, PyAny>) -> PyResult
     let a = dtype_arg(Some(type1), "promote_types")?.ok_or_else(|| PyTypeError::new_err("type1 must be a dtype"))?;
     let b = dtype_arg(Some(type2), "promote_types")?.ok_or_else(|| PyTypeError::new_err("type2 must be a dtype"))?;
     Ok(PyDType { dtype: ferrograd_core::promote_types(a, b) })
+}
+
+/// `torch.get_default_dtype()`.
+#[pyfunction]
+fn get_default_dtype() -> PyDType {
+    PyDType { dtype: ferrograd_core::dtype::default_float() }
+}
+
+/// `torch.set_default_dtype(d)`: the dtype of floats made without one (factories, Python floats).
+#[pyfunction]
+fn set_default_dtype(d: &Bound<'_, PyAny>) -> PyResult<()> {
+    let dtype = dtype_arg(Some(d), "set_default_dtype")?
+        .ok_or_else(|| PyTypeError::new_err("set_default_dtype(): argument 'd' must be torch.dtype, not NoneType"))?;
+    call(|| ferrograd_core::dtype::set_default_float(dtype))
 }
 
 /// `where(condition, input, other)`; input and other may be numbers.
@@ -524,6 +538,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_multinomial, m)?)?;
     m.add_function(wrap_pyfunction!(_dropout_mask, m)?)?;
     m.add_function(wrap_pyfunction!(optim::_optimizer_step, m)?)?;
+    m.add_function(wrap_pyfunction!(get_default_dtype, m)?)?;
+    m.add_function(wrap_pyfunction!(set_default_dtype, m)?)?;
     nn::register(m)?;
     serialize::register(m)?;
     Ok(())

@@ -556,7 +556,7 @@ class Module:
         return self._apply(lambda t: t)
 
     def cuda(self, device=None):
-        raise RuntimeError("ferrograd runs on the CPU only: there is no CUDA device")
+        raise AssertionError("Torch not compiled with CUDA enabled")  # what torch's CPU build raises
 
     def type(self, dst_type):
         """Casts every parameter and buffer to `dst_type` (a dtype)."""

@@ -228,7 +228,7 @@ impl Tensor {
 
     /// log(sum(exp(x))) over `dims`, shifted by the max for stability.
     pub fn logsumexp(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
-        let x = if self.dtype().is_float() { self.detach() } else { self.to_dtype(DType::F32)? };
+        let x = if self.dtype().is_float() { self.detach() } else { self.to_dtype(crate::dtype::default_float())? };
         let dims_u = reduction_dims(Some(dims), self.ndim())?;
         let idims: Vec<isize> = dims_u.iter().map(|&d| d as isize).collect();
         let out = if x.numel() == 0 {
@@ -352,18 +352,27 @@ impl Backward for ProdBackward {
         let (a, out) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.result)?);
         let out = unsqueeze_dims(&out, &self.dim, self.keepdim)?;
         let g = unsqueeze_dims(g, &self.dim, self.keepdim)?;
-        let is_zero = a.eq(&c(0.0))?;
-        let zeros = is_zero.sum(Some(&signed(&self.dim)), true)?;
-        // no zero: out / a; one zero: the product of the others at the zero; more: 0
-        let others = Tensor::where_(&is_zero, &c(1.0), &a)?;
-        let others = if self.all || self.dim.is_empty() {
-            others.prod(None, false)?
-        } else {
-            others.prod(Some(self.dim[0] as isize), true)?
-        };
-        let no_zero = g.mul(&out)?.div(&a)?;
-        let one_zero = Tensor::where_(&zeros.eq(&c(1.0))?.logical_and(&is_zero)?, &g.mul(&others)?, &c(0.0))?;
-        one(Tensor::where_(&zeros.eq(&c(0.0))?, &no_zero, &one_zero))
+        let zeros = a.eq(&c(0.0))?.to_dtype(crate::DType::I64)?.to_vec::<i64>().iter().sum::<i64>();
+        // as torch: out / a without zeros; else the product of the others, from exclusive cumulative products
+        // (so 0 * NaN stays NaN), except that prod() of two zeros or more is 0
+        if zeros == 0 {
+            return one(g.mul(&out)?.div(&a));
+        }
+        if self.all && zeros > 1 {
+            return one(Tensor::zeros(a.shape(), a.dtype()).mul(&g));
+        }
+        let flat = self.all || self.dim.is_empty();
+        let x = if flat { a.reshape(&[a.numel()])? } else { a.clone() };
+        let d = if flat { 0 } else { self.dim[0] as isize };
+        let n = x.shape()[d as usize] as isize;
+        let mut ones_shape = x.shape().to_vec();
+        ones_shape[d as usize] = 1;
+        let ones = Tensor::ones(&ones_shape, x.dtype());
+        let before = Tensor::cat(&[ones.clone(), x.narrow(d, 0, n - 1)?], d)?.cumprod(d)?;
+        let after = Tensor::cat(&[ones, x.narrow(d, 1, n - 1)?.flip(&[d])?], d)?.cumprod(d)?.flip(&[d])?;
+        let others = before.mul(&after)?;
+        let others = if flat { others.reshape(a.shape())? } else { others };
+        one(g.mul(&others))
     }
 }
 

@@ -4,7 +4,7 @@ use crate::args::{dtype_arg, tensor_arg, type_name};
 use crate::dtype::PyDType;
 use crate::errors::call;
 use ferrograd_core::DType;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -27,8 +27,14 @@ impl PyTensor {
         let py = slf.py();
         let mut dtype = None;
         let mut copy = false;
-        let is_device =
-            |a: &Bound<'_, PyAny>| a.is_none() || a.extract::<String>().map(|s| s == "cpu").unwrap_or(false);
+        // a device string or object: the CPU, or torch's CPU build's error
+        let is_device = |a: &Bound<'_, PyAny>| -> PyResult<bool> {
+            let named = a.is_instance_of::<pyo3::types::PyString>() || crate::args::is_device_object(a)?;
+            if named {
+                crate::args::device_arg(Some(a))?;
+            }
+            Ok(a.is_none() || named)
+        };
         for a in args.iter() {
             if a.cast::<PyDType>().is_ok() {
                 dtype = dtype_arg(Some(&a), "to")?;
@@ -36,7 +42,7 @@ impl PyTensor {
                 dtype = Some(t.get().get().dtype());
             } else if a.is_instance_of::<pyo3::types::PyBool>() {
                 // positional non_blocking / copy, as in to(dtype, non_blocking, copy)
-            } else if !is_device(&a) {
+            } else if !is_device(&a)? {
                 return Err(PyTypeError::new_err(format!(
                     "to() received an invalid combination of arguments - got ({})",
                     type_name(&a)
@@ -47,13 +53,7 @@ impl PyTensor {
             for (key, value) in kw.iter() {
                 match key.extract::<String>()?.as_str() {
                     "dtype" => dtype = dtype_arg(Some(&value), "to")?.or(dtype),
-                    "device" if is_device(&value) => {}
-                    "device" => {
-                        return Err(PyRuntimeError::new_err(format!(
-                            "Expected one of cpu device type at start of device string: {}",
-                            value.str()?
-                        )))
-                    }
+                    "device" => crate::args::device_arg(Some(&value))?,
                     "copy" => copy = value.is_truthy()?,
                     "non_blocking" | "memory_format" => {}
                     other => {

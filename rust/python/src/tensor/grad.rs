@@ -67,6 +67,12 @@ impl PyTensor {
         let g = match value {
             None => None,
             Some(v) if v.is_none() => None,
+            Some(v) if !v.is_instance_of::<PyTensor>() => {
+                return Err(PyTypeError::new_err(format!(
+                    "assigned grad expected to be a Tensor or None but got grad of type {}",
+                    type_name(v)
+                )))
+            }
             Some(v) => Some(tensor_arg(v, "grad", "value")?),
         };
         call(|| t.set_grad(g))?;

@@ -23,7 +23,7 @@ use crate::args::dims_arg;
 use crate::convert::tensor_from_data;
 use crate::errors::call;
 use ferrograd_core::handle::Base;
-use ferrograd_core::{DType, Tensor};
+use ferrograd_core::Tensor;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -124,11 +124,12 @@ impl PyTensor {
         if args.len() == 1 {
             let first = args.get_item(0)?;
             if !first.is_instance_of::<pyo3::types::PyInt>() {
-                return Ok(PyTensor::new(tensor_from_data(&first, Some(DType::F32))?));
+                return Ok(PyTensor::new(tensor_from_data(&first, Some(ferrograd_core::dtype::default_float()))?));
             }
         }
         let sizes = crate::args::size_list(args, "Tensor")?;
-        let zeros = call(|| Tensor::try_full(&sizes, ferrograd_core::Scalar::Int(0), DType::F32))?;
+        let zeros =
+            call(|| Tensor::try_full(&sizes, ferrograd_core::Scalar::Int(0), ferrograd_core::dtype::default_float()))?;
         Ok(PyTensor::new(zeros))
     }
 }

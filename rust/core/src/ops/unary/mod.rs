@@ -141,7 +141,12 @@ fn unary_forward(x: &Tensor, op: &dyn UnaryKernels) -> Result<Tensor> {
         }
     }
     x.map_in_memory_order(|x| {
-        let float32 = |x: &Tensor| x.with_data(|l, v: &[f32]| Tensor::from_vec(op.f32s(l, v), x.shape()));
+        let float64 = |x: &Tensor| x.with_data(|l, v: &[f64]| Tensor::from_vec(op.f64s(l, v), x.shape()));
+        // ints and bools compute in the default dtype (float32 unless set)
+        let float32 = |x: &Tensor| match x.dtype() {
+            d if !d.is_float() && d.to_float() == DType::F64 => float64(x),
+            _ => x.with_data(|l, v: &[f32]| Tensor::from_vec(op.f32s(l, v), x.shape())),
+        };
         Ok(match dtype {
             DType::Bool if op.int_inputs() == IntInputs::KeepIntAndBool => x.contiguous_copy()?,
             // narrow ints compute in int64 and wrap back
@@ -149,7 +154,7 @@ fn unary_forward(x: &Tensor, op: &dyn UnaryKernels) -> Result<Tensor> {
                 Some(v) => Tensor::from_vec(v, x.shape())?.cast_detached(d),
                 None => float32(x)?,
             },
-            DType::F64 => x.with_data(|l, v: &[f64]| Tensor::from_vec(op.f64s(l, v), x.shape()))?,
+            DType::F64 => float64(x)?,
             // the hand-vectorized float32 kernel, for every layout (map1_by)
             DType::F32 if let Some(kernel) = op.f32_slice() => {
                 x.with_data(|l, v: &[f32]| Tensor::from_vec(map1_by(l, v, kernel), x.shape()))?

@@ -1,0 +1,132 @@
+"""`torch.device` and what programs ask about devices: ferrograd computes on the CPU, and answers as torch's
+CPU build does (`cuda.is_available()` is False, `.cuda()` raises `AssertionError: Torch not compiled with CUDA
+enabled`)."""
+
+import builtins
+
+_TYPES = (
+    "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla", "lazy",
+    "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
+)  # fmt: skip
+NO_CUDA = "Torch not compiled with CUDA enabled"
+
+
+def _parse(spec):
+    if not spec:
+        raise RuntimeError("Device string must not be empty")
+    kind, sep, index = spec.partition(":")
+    if kind not in _TYPES:
+        raise RuntimeError(f"Expected one of {', '.join(_TYPES)} device type at start of device string: {spec}")
+    if not sep:
+        return kind, None
+    if not index.isdigit() or (len(index) > 1 and index[0] == "0"):
+        raise RuntimeError(f"Invalid device string: '{spec}'")
+    return kind, builtins.int(index)
+
+
+class device:  # noqa: N801 - torch's name
+    """A device: `device('cpu')`, `device('cpu:0')`, `device('cpu', 0)`, `device(type='cpu', index=None)`.
+    Any device torch names can be described; only the CPU holds tensors."""
+
+    __slots__ = ("_type", "_index")
+
+    def __init__(self, type, index=None):  # noqa: A002 - torch's argument name
+        if isinstance(type, device):
+            if index is not None:
+                raise TypeError("device(): a device object takes no index")
+            kind, idx = type.type, type.index
+        elif isinstance(type, builtins.int) and not isinstance(type, builtins.bool):
+            if type < 0:
+                raise RuntimeError(f"Device index must not be negative, got {type}")
+            kind, idx = "cuda", type  # torch: a bare index is an accelerator's
+        elif isinstance(type, str):
+            kind, idx = _parse(type)
+            if index is not None:
+                if idx is not None:
+                    raise RuntimeError(
+                        f"type (string) must not include an index because index was passed explicitly: {type}"
+                    )
+                if not isinstance(index, builtins.int) or index < 0:
+                    raise RuntimeError(f"Device index must not be negative, got {index}")
+                idx = index
+        else:
+            raise TypeError(
+                f"device() received an invalid combination of arguments - got ({builtins.type(type).__name__})"
+            )
+        object.__setattr__(self, "_type", kind)
+        object.__setattr__(self, "_index", idx)
+
+    @property
+    def type(self):  # noqa: A003
+        return self._type
+
+    @property
+    def index(self):
+        return self._index
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"attribute '{name}' of 'torch.device' objects is not writable")
+
+    def __eq__(self, other):
+        return isinstance(other, device) and (self._type, self._index) == (other._type, other._index)
+
+    def __hash__(self):
+        return hash((self._type, self._index))
+
+    def __str__(self):
+        return self._type if self._index is None else f"{self._type}:{self._index}"
+
+    def __repr__(self):
+        if self._index is None:
+            return f"device(type='{self._type}')"
+        return f"device(type='{self._type}', index={self._index})"
+
+    def __reduce__(self):
+        return device, (self._type, self._index)
+
+
+CPU = device("cpu")
+
+
+def check(spec):
+    """The device of a `device=` argument, if ferrograd can put a tensor there (the CPU); else torch's error."""
+    if isinstance(spec, device):
+        d = spec
+    elif isinstance(spec, (str, builtins.int)) and not isinstance(spec, builtins.bool):
+        d = device(spec)
+    else:
+        raise TypeError(f"argument 'device' must be torch.device, not {builtins.type(spec).__name__}")
+    if d.type == "cuda":
+        raise AssertionError(NO_CUDA)
+    if d.type != "cpu":
+        raise RuntimeError(f"ferrograd computes on the CPU only: no '{d.type}' device (torch's CPU build has none)")
+    return CPU
+
+
+_default_device = CPU
+
+
+def set_default_device(device):
+    """`torch.set_default_device`: the CPU (or None: the CPU again); another device raises, as it would at the
+    first factory call in torch's CPU build."""
+    global _default_device
+    _default_device = CPU if device is None else check(device)
+
+
+def get_default_device():
+    return _default_device
+
+
+def _cuda(self, device=None, non_blocking=False, memory_format=None):
+    raise AssertionError(NO_CUDA)
+
+
+def install(tensor_class):
+    """The device side of `Tensor`: `.device` a device object, `.is_cuda`, `.is_cpu`, `.cpu()`, `.cuda()`."""
+    tensor_class.device = property(lambda self: CPU, doc="The CPU: ferrograd's only device.")
+    tensor_class.is_cuda = property(lambda self: False)
+    tensor_class.is_cpu = property(lambda self: True)
+    tensor_class.is_meta = property(lambda self: False)
+    tensor_class.cpu = lambda self, memory_format=None: self
+    tensor_class.cuda = _cuda
+    tensor_class.get_device = lambda self: -1

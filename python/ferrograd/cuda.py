@@ -1,0 +1,34 @@
+"""`torch.cuda` as torch's CPU build answers it: no CUDA. Seeding is a no-op (programs seed every device)."""
+
+from ._device import NO_CUDA
+
+
+def is_available():
+    return False
+
+
+def device_count():
+    return 0
+
+
+def is_initialized():
+    return False
+
+
+def _no_cuda(*args, **kwargs):
+    raise AssertionError(NO_CUDA)
+
+
+current_device = get_device_name = get_device_properties = set_device = synchronize = init = _no_cuda
+
+
+def manual_seed(seed):
+    """Seeds nothing: there is no CUDA generator (torch's CPU build does the same)."""
+
+
+def manual_seed_all(seed):
+    """Seeds nothing: there is no CUDA generator (torch's CPU build does the same)."""
+
+
+def empty_cache():
+    """Nothing to free."""
