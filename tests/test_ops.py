@@ -395,6 +395,11 @@ BINARY = [
     ("where", lambda x, y: fg.where(x > y, x, y), np.maximum, "any", "any"),
 ]
 BINARY_PARAMS = [pytest.param(f, ref, da, db, id=name) for name, f, ref, da, db in BINARY]
+# torch has no derivative for floor_divide (`//`): test_floor_divide_has_no_derivative
+NO_DERIVATIVE = {"//"}
+BINARY_GRAD_PARAMS = [
+    pytest.param(f, ref, da, db, id=name) for name, f, ref, da, db in BINARY if name not in NO_DERIVATIVE
+]
 
 BROADCAST_PAIRS = [
     ((3,), (3,)),
@@ -425,7 +430,7 @@ def test_binary_forward_broadcast(f, ref, dom_a, dom_b, shape_a, shape_b, dtype,
 
 
 @pytest.mark.parametrize("shape_a,shape_b", PAIR_PARAMS)
-@pytest.mark.parametrize("f,ref,dom_a,dom_b", BINARY_PARAMS)
+@pytest.mark.parametrize("f,ref,dom_a,dom_b", BINARY_GRAD_PARAMS)
 def test_binary_grad_broadcast(f, ref, dom_a, dom_b, shape_a, shape_b, rng):
     a = random_array(rng, shape_a, dom_a)
     b = random_array(rng, shape_b, dom_b)
@@ -450,16 +455,37 @@ def test_binary_forward_strided(f, ref, dom_a, dom_b, shape_a, lay_a, shape_b, l
 
 
 @pytest.mark.parametrize("shape_a,lay_a,shape_b,lay_b", STRIDED_PAIRS)
-@pytest.mark.parametrize("f,ref,dom_a,dom_b", BINARY_PARAMS)
+@pytest.mark.parametrize("f,ref,dom_a,dom_b", BINARY_GRAD_PARAMS)
 def test_binary_grad_strided(f, ref, dom_a, dom_b, shape_a, lay_a, shape_b, lay_b, rng):
     sa = random_array(rng, lay_a.storage_shape(shape_a), dom_a)
     sb = random_array(rng, lay_b.storage_shape(shape_b), dom_b)
     gradcheck(lambda p, q: f(lay_a.fg_view(p, shape_a), lay_b.fg_view(q, shape_b)), [sa, sb])
 
 
-@pytest.mark.parametrize("f,ref,dom_a,dom_b", BINARY_PARAMS)
+@pytest.mark.parametrize("f,ref,dom_a,dom_b", BINARY_GRAD_PARAMS)
 def test_same_tensor_on_both_sides_grad(f, ref, dom_a, dom_b, rng):
     gradcheck(lambda x: f(x, x), [random_array(rng, (2, 3), "positive")])
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        pytest.param(operator.floordiv, id="//"),
+        pytest.param(lambda x, y: fg.floor_divide(x, y), id="floor_divide"),
+        pytest.param(lambda x, y: x.floor_divide(2.0), id="floor_divide(number)"),
+        pytest.param(lambda x, y: 7.0 // x, id="number//"),
+    ],
+)
+def test_floor_divide_has_no_derivative(f):
+    x = fg.tensor([1.5, -2.5], requires_grad=True)
+    y = fg.tensor([0.5, 2.0], requires_grad=True)
+    out = f(x, y)
+    assert out.requires_grad
+    assert out.grad_fn is not None
+    with pytest.raises(RuntimeError, match="^derivative for aten::floor_divide is not implemented$"):
+        out.sum().backward()
+    assert x.grad is None and y.grad is None
+    # div(rounding_mode="floor") is differentiable (zero almost everywhere): test_rounded_division
 
 
 TERNARY = [
