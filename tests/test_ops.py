@@ -3,6 +3,7 @@ strided inputs) and gradient against float64 finite differences. Table-driven.""
 
 import math
 import operator
+import warnings
 
 import ferrograd as fg
 import numpy as np
@@ -2208,7 +2209,7 @@ def test_shape_op_errors(f, exc, msg):
 ADV_INDICES = [
     # applied to a numpy array and to a tensor of shape (4, 3, 5); lists stay lists, arrays become tensors
     [0, 2],
-    [[0, 1], [3, 3]],
+    np.array([[0, 1], [3, 3]]),  # (a list of lists is read as a tuple: test_list_of_lists_is_read_as_a_tuple)
     [-1, 0, -1],
     (slice(None), [2, 0]),
     (Ellipsis, [4, 0, 1]),
@@ -2228,7 +2229,7 @@ ADV_INDICES = [
 
 
 def _adv_id(idx):
-    return _index_id(idx).replace("array", "arr")
+    return " ".join(_index_id(idx).replace("array", "arr").split())
 
 
 def _adv_key(idx, a, tensor):
@@ -2292,8 +2293,29 @@ def test_advanced_setitem(idx, rng):
         y[_adv_key(idx, ref, True)] = val
         return y
 
-    if _adv_id(idx) not in ("[-1, 0, -1]", "[[0, 1], [3, 3]]"):  # repeated indices: the last write wins
+    if _adv_id(idx) not in ("[-1, 0, -1]", "arr([[0, 1], [3, 3]])"):  # repeated indices: the last write wins
         gradcheck(f, [a, v])
+
+
+def test_list_of_lists_is_read_as_a_tuple():
+    # torch still reads a short list holding lists, tensors, slices, ... or None as x[tuple(list)], and warns
+    x = fg.arange(24.0).reshape(4, 6)
+    deprecated = "Using a non-tuple sequence for multidimensional indexing is deprecated"
+    with pytest.warns(UserWarning, match=deprecated):
+        assert x[[[0, 1], [3, 3]]].tolist() == [3.0, 9.0]
+    with pytest.warns(UserWarning, match=deprecated):
+        assert x[[1, slice(None, None, 2)]].tolist() == [6.0, 8.0, 10.0]
+    with pytest.warns(UserWarning, match=deprecated):
+        assert x[[None]].shape == (1, 4, 6)
+    with pytest.warns(UserWarning, match=deprecated):
+        assert x[[fg.tensor(2), 1]].item() == 13.0
+    with pytest.warns(UserWarning, match=deprecated):
+        x[[[0, 1], [3, 3]]] = -1.0
+    assert x[:2, 3].tolist() == [-1.0, -1.0] and x.sum().item() == sum(range(24)) - 3 - 9 - 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert x[[0, 2]].shape == (2, 6)  # a list of ints indexes dim 0
+        assert x[[[0, 1]] * 32].shape == (32, 2, 6)  # 32 or more items: one tensor index
 
 
 def test_advanced_setitem_broadcast_value_and_leaf_error():
