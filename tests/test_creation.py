@@ -44,8 +44,17 @@ def test_linspace_errors():
 
 @pytest.mark.parametrize("n,m", [(3, None), (2, 4), (4, 2), (0, 3)])
 def test_eye(n, m):
-    assert_tensor(fg.eye(n, m), np.eye(n, m), dtype="float32")
-    assert fg.eye(n, m, dtype=fg.int64).dtype == fg.int64
+    args = (n,) if m is None else (n, m)  # torch takes no m=None: test_eye_takes_no_none
+    assert_tensor(fg.eye(*args), np.eye(n, m), dtype="float32")
+    assert fg.eye(*args, dtype=fg.int64).dtype == fg.int64
+
+
+def test_eye_takes_no_none():
+    for call in (lambda: fg.eye(3, None), lambda: fg.eye(3, m=None)):
+        with pytest.raises(TypeError, match=r"eye\(\) received an invalid combination of arguments"):
+            call()
+    with pytest.raises(TypeError, match=r"eye\(\): argument 'n' \(position 1\) must be int, not NoneType"):
+        fg.eye(None)
 
 
 def test_random_functions_repeat_under_manual_seed():
