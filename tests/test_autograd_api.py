@@ -1022,8 +1022,10 @@ def test_memory_is_flat_over_many_iterations():
 # mean returned to the system (a buffer still owned by a live graph is never in the pool).
 _RSS_PRELUDE = """
 import os, ferrograd as fg
+# ferrograd keeps freed blocks in a pool of its own (emptied to measure); torch hands large blocks back to malloc
+empty_pool = fg._core._empty_pool if hasattr(fg, "_core") else lambda: None
 def rss():
-    fg._core._empty_pool()
+    empty_pool()
     return int(open('/proc/self/statm').read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
 """
 
