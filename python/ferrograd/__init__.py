@@ -27,6 +27,8 @@ from ._core import (
     int16,
     int32,
     int64,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
     is_grad_enabled,
     ones,
     promote_types,
