@@ -5,7 +5,8 @@ STAMP  := $(VENV)/.deps-installed
 EXT    := python/ferrograd/_core.abi3.so
 RUST   := $(shell find rust -name '*.rs') $(wildcard rust/*/Cargo.toml) Cargo.toml Cargo.lock
 
-.PHONY: demo test test-rust test-python stubtest lint build build-fast generate test-torch wheel sdist bench bench-rust clean
+.PHONY: demo test test-rust test-python stubtest lint build build-fast generate test-torch wheel sdist bench bench-rust clean \
+	fuzz
 
 demo: build
 	$(PY) examples/autograd_tutorial.py
@@ -76,6 +77,14 @@ sdist: $(STAMP)
 bench: build
 	$(PY) benches/run.py --out benches/RESULTS.md
 	$(PY) benches/memory.py
+
+# Hostile-input fuzz of every public entry point (tools/fuzz.py), in child processes so that a crash is
+# seen: prints calls, crashes, hangs, panics, non-standard exceptions and tensors mutated by failed calls.
+# `make test` runs a short one (tests/test_fuzz.py).
+FUZZ_CALLS ?= 100000
+FUZZ_SEED  ?= 0
+fuzz: build
+	$(PY) tools/fuzz.py --calls $(FUZZ_CALLS) --seed $(FUZZ_SEED)
 
 bench-rust:
 	cargo bench -p ferrograd-core --bench kernels

@@ -188,6 +188,15 @@ def functions_module(stub: str, core) -> str:
         "",
         f"__all__ = {names!r}",
         "",
+        "",
+        "def _not_a_tensor(error: AttributeError, name: str, input: object) -> Exception:",
+        '    """PyTorch\'s TypeError when `input` is not a tensor (else the AttributeError, a real one)."""',
+        "    from ._core import Tensor",
+        "",
+        '    if isinstance(input, Tensor) or getattr(error, "obj", input) is not input:',
+        "        return error",
+        "    return TypeError(f\"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}\")",
+        "",
     ]
     for name, overloads in zip(names, defs):
         doc = f"`ferrograd.{name}(input, ...)` is `input.{name}(...)`."
@@ -205,7 +214,10 @@ def functions_module(stub: str, core) -> str:
                 "",
                 f"    def {name}(input, *args, **kwargs):",
                 f'        """{doc}"""',
-                f"        return input.{name}(*args, **kwargs)",
+                "        try:",
+                f"            return input.{name}(*args, **kwargs)",
+                "        except AttributeError as e:",
+                f"            raise _not_a_tensor(e, {name!r}, input) from None",
                 "",
             ]
             continue
@@ -214,7 +226,10 @@ def functions_module(stub: str, core) -> str:
             "",
             f"def {name}({params}) -> {_returns(overloads[0])}:",
             f'    """{doc}"""',
-            f"    return input.{name}({call})",
+            "    try:",
+            f"        return input.{name}({call})",
+            "    except AttributeError as e:",
+            f"        raise _not_a_tensor(e, {name!r}, input) from None",
             "",
         ]
     return "\n".join(out) + "\n"

@@ -44,6 +44,7 @@ from ._core import bool as bool  # noqa: A001 - PyTorch's name for the dtype
 
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
 from ._functions import *  # noqa: F403
+from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
 from ._size import Size
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .serialization import load, save
@@ -136,23 +137,24 @@ def _steps(steps):
 
 
 def _linspace_values(start, end, steps):
-    # PyTorch's symmetric formula: the first half counts up from start, the second down from end
+    """float64 values by PyTorch's symmetric formula: the first half counts up from start, the second down
+    from end (a size the machine cannot hold is refused by `arange` before any loop)."""
+    i = arange(steps, dtype=float64)
     if steps == 1:
-        return [builtins.float(start)]
+        return full((1,), start, dtype=float64)
     step = (end - start) / (steps - 1)
-    half = steps // 2
-    return [start + i * step if i < half else end - (steps - 1 - i) * step for i in range(steps)]
+    return where(i < steps // 2, i * step + start, end - ((steps - 1) - i) * step)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
     steps = _steps(steps)
-    t = tensor(_linspace_values(builtins.float(start), builtins.float(end), steps), dtype=float64)
+    t = _linspace_values(builtins.float(start), builtins.float(end), steps)
     return _finish(t.to(dtype or float32), requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):
     steps = _steps(steps)
-    values = [base**v for v in _linspace_values(builtins.float(start), builtins.float(end), steps)]
+    values = [base**v for v in _linspace_values(builtins.float(start), builtins.float(end), steps).tolist()]
     return _finish(tensor(values, dtype=float64).to(dtype or float32), requires_grad)
 
 
@@ -270,6 +272,9 @@ def result_type(tensor1, tensor2):
     # `where` promotes its two value operands exactly as arithmetic does
     return where(tensor(True), a, b).dtype
 
+
+# a non-tensor where a tensor is used raises PyTorch's TypeError, not an AttributeError from inside
+_utils.typed_entry_points(globals(), [n for n in list(globals()) if not n.startswith("_")])
 
 # Subpackages built on the functions above (imported last: they use them at import time).
 from . import optim  # noqa: E402

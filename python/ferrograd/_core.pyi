@@ -632,6 +632,12 @@ class Tensor:
     def min(self, dim: builtins.int, keepdim: _Bool = False) -> _ValuesIndices: ...
     @overload
     def min(self, dim: Tensor) -> Tensor: ...
+    @overload
+    def median(self, dim: None = None, keepdim: _Bool = False) -> Tensor:  # function form
+        """``median()``: the lower median of all elements (NaN if one is NaN); ``median(dim, keepdim=False)``:
+        ``(values, indices)``, ties picking the index torch picks."""
+    @overload
+    def median(self, dim: builtins.int, keepdim: _Bool = False) -> _ValuesIndices: ...
     def argmax(self, dim: builtins.int | None = None, keepdim: _Bool = False) -> Tensor:  # function form
         """Index (int64) of the largest value, in the flattened tensor or along ``dim``."""
     def argmin(self, dim: builtins.int | None = None, keepdim: _Bool = False) -> Tensor:  # function form
@@ -1007,6 +1013,12 @@ def is_anomaly_enabled() -> _Bool:
 
 def is_anomaly_check_nan_enabled() -> _Bool:
     """True if anomaly detection also checks backward outputs for NaN."""
+
+def _panic_for_tests(kind: str) -> None:
+    """Test hook, not public API: a panic ("panic") or an impossible allocation ("allocation") in the core."""
+
+def _check_new_shape(shape: Sequence[int], dtype: dtype) -> None:
+    """RuntimeError when a tensor of `shape` and `dtype` cannot be allocated (nothing is allocated)."""
 
 def _grad(
     outputs: Sequence[Tensor],

@@ -97,6 +97,7 @@ __all__ = [
     "max",
     "maximum",
     "mean",
+    "median",
     "min",
     "minimum",
     "mm",
@@ -156,396 +157,639 @@ __all__ = [
 ]
 
 
+def _not_a_tensor(error: AttributeError, name: str, input: object) -> Exception:
+    """PyTorch's TypeError when `input` is not a tensor (else the AttributeError, a real one)."""
+    from ._core import Tensor
+
+    if isinstance(input, Tensor) or getattr(error, "obj", input) is not input:
+        return error
+    return TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+
+
 def abs(input: Tensor) -> Tensor:
     """`ferrograd.abs(input, ...)` is `input.abs(...)`."""
-    return input.abs()
+    try:
+        return input.abs()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "abs", input) from None
 
 
 def absolute(input: Tensor) -> Tensor:
     """`ferrograd.absolute(input, ...)` is `input.absolute(...)`."""
-    return input.absolute()
+    try:
+        return input.absolute()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "absolute", input) from None
 
 
 def acos(input: Tensor) -> Tensor:
     """`ferrograd.acos(input, ...)` is `input.acos(...)`."""
-    return input.acos()
+    try:
+        return input.acos()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "acos", input) from None
 
 
 def add(input: Tensor, other: _Operand, *, alpha: _Number | None = None) -> Tensor:
     """`ferrograd.add(input, ...)` is `input.add(...)`."""
-    return input.add(other, alpha=alpha)
+    try:
+        return input.add(other, alpha=alpha)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "add", input) from None
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     """`ferrograd.addmm(input, ...)` is `input.addmm(...)`."""
-    return input.addmm(mat1, mat2)
+    try:
+        return input.addmm(mat1, mat2)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "addmm", input) from None
 
 
 def all(input: Tensor, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:
     """`ferrograd.all(input, ...)` is `input.all(...)`."""
-    return input.all(dim, keepdim)
+    try:
+        return input.all(dim, keepdim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "all", input) from None
 
 
 def allclose(
     input: Tensor, other: Tensor, rtol: _Float = 1e-05, atol: _Float = 1e-08, equal_nan: _Bool = False
 ) -> _Bool:
     """`ferrograd.allclose(input, ...)` is `input.allclose(...)`."""
-    return input.allclose(other, rtol, atol, equal_nan)
+    try:
+        return input.allclose(other, rtol, atol, equal_nan)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "allclose", input) from None
 
 
 def amax(input: Tensor, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:
     """`ferrograd.amax(input, ...)` is `input.amax(...)`."""
-    return input.amax(dim, keepdim)
+    try:
+        return input.amax(dim, keepdim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "amax", input) from None
 
 
 def amin(input: Tensor, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:
     """`ferrograd.amin(input, ...)` is `input.amin(...)`."""
-    return input.amin(dim, keepdim)
+    try:
+        return input.amin(dim, keepdim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "amin", input) from None
 
 
 def any(input: Tensor, dim: _Dims | None = None, keepdim: _Bool = False) -> Tensor:
     """`ferrograd.any(input, ...)` is `input.any(...)`."""
-    return input.any(dim, keepdim)
+    try:
+        return input.any(dim, keepdim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "any", input) from None
 
 
 def arctan2(input: Tensor, other: Tensor) -> Tensor:
     """`ferrograd.arctan2(input, ...)` is `input.arctan2(...)`."""
-    return input.arctan2(other)
+    try:
+        return input.arctan2(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "arctan2", input) from None
 
 
 def argmax(input: Tensor, dim: builtins.int | None = None, keepdim: _Bool = False) -> Tensor:
     """`ferrograd.argmax(input, ...)` is `input.argmax(...)`."""
-    return input.argmax(dim, keepdim)
+    try:
+        return input.argmax(dim, keepdim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "argmax", input) from None
 
 
 def argmin(input: Tensor, dim: builtins.int | None = None, keepdim: _Bool = False) -> Tensor:
     """`ferrograd.argmin(input, ...)` is `input.argmin(...)`."""
-    return input.argmin(dim, keepdim)
+    try:
+        return input.argmin(dim, keepdim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "argmin", input) from None
 
 
 def argsort(input: Tensor, dim: builtins.int = -1, descending: _Bool = False, *, stable: _Bool = False) -> Tensor:
     """`ferrograd.argsort(input, ...)` is `input.argsort(...)`."""
-    return input.argsort(dim, descending, stable=stable)
+    try:
+        return input.argsort(dim, descending, stable=stable)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "argsort", input) from None
 
 
 def asin(input: Tensor) -> Tensor:
     """`ferrograd.asin(input, ...)` is `input.asin(...)`."""
-    return input.asin()
+    try:
+        return input.asin()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "asin", input) from None
 
 
 def asinh(input: Tensor) -> Tensor:
     """`ferrograd.asinh(input, ...)` is `input.asinh(...)`."""
-    return input.asinh()
+    try:
+        return input.asinh()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "asinh", input) from None
 
 
 def atan(input: Tensor) -> Tensor:
     """`ferrograd.atan(input, ...)` is `input.atan(...)`."""
-    return input.atan()
+    try:
+        return input.atan()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "atan", input) from None
 
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:
     """`ferrograd.atan2(input, ...)` is `input.atan2(...)`."""
-    return input.atan2(other)
+    try:
+        return input.atan2(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "atan2", input) from None
 
 
 def atanh(input: Tensor) -> Tensor:
     """`ferrograd.atanh(input, ...)` is `input.atanh(...)`."""
-    return input.atanh()
+    try:
+        return input.atanh()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "atanh", input) from None
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Tensor:
     """`ferrograd.baddbmm(input, ...)` is `input.baddbmm(...)`."""
-    return input.baddbmm(batch1, batch2, beta=beta, alpha=alpha)
+    try:
+        return input.baddbmm(batch1, batch2, beta=beta, alpha=alpha)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "baddbmm", input) from None
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """`ferrograd.bmm(input, ...)` is `input.bmm(...)`."""
-    return input.bmm(mat2)
+    try:
+        return input.bmm(mat2)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "bmm", input) from None
 
 
 def broadcast_to(input: Tensor, size: tuple[SupportsIndex, ...] | list[SupportsIndex]) -> Tensor:
     """`ferrograd.broadcast_to(input, ...)` is `input.broadcast_to(...)`."""
-    return input.broadcast_to(size)
+    try:
+        return input.broadcast_to(size)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "broadcast_to", input) from None
 
 
 def ceil(input: Tensor) -> Tensor:
     """`ferrograd.ceil(input, ...)` is `input.ceil(...)`."""
-    return input.ceil()
+    try:
+        return input.ceil()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "ceil", input) from None
 
 
 def chunk(input: Tensor, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Tensor, ...]:
     """`ferrograd.chunk(input, ...)` is `input.chunk(...)`."""
-    return input.chunk(chunks, dim)
+    try:
+        return input.chunk(chunks, dim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "chunk", input) from None
 
 
 def clamp(input: Tensor, min: _Operand | None = None, max: _Operand | None = None) -> Tensor:
     """`ferrograd.clamp(input, ...)` is `input.clamp(...)`."""
-    return input.clamp(min, max)
+    try:
+        return input.clamp(min, max)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "clamp", input) from None
 
 
 def clamp_max(input: Tensor, max: _Operand) -> Tensor:
     """`ferrograd.clamp_max(input, ...)` is `input.clamp_max(...)`."""
-    return input.clamp_max(max)
+    try:
+        return input.clamp_max(max)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "clamp_max", input) from None
 
 
 def clamp_min(input: Tensor, min: _Operand) -> Tensor:
     """`ferrograd.clamp_min(input, ...)` is `input.clamp_min(...)`."""
-    return input.clamp_min(min)
+    try:
+        return input.clamp_min(min)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "clamp_min", input) from None
 
 
 def clip(input: Tensor, min: _Operand | None = None, max: _Operand | None = None) -> Tensor:
     """`ferrograd.clip(input, ...)` is `input.clip(...)`."""
-    return input.clip(min, max)
+    try:
+        return input.clip(min, max)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "clip", input) from None
 
 
 def clone(input: Tensor) -> Tensor:
     """`ferrograd.clone(input, ...)` is `input.clone(...)`."""
-    return input.clone()
+    try:
+        return input.clone()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "clone", input) from None
 
 
 def cos(input: Tensor) -> Tensor:
     """`ferrograd.cos(input, ...)` is `input.cos(...)`."""
-    return input.cos()
+    try:
+        return input.cos()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "cos", input) from None
 
 
 def cosh(input: Tensor) -> Tensor:
     """`ferrograd.cosh(input, ...)` is `input.cosh(...)`."""
-    return input.cosh()
+    try:
+        return input.cosh()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "cosh", input) from None
 
 
 def cumprod(input: Tensor, dim: builtins.int, *, dtype: _DType | None = None) -> Tensor:
     """`ferrograd.cumprod(input, ...)` is `input.cumprod(...)`."""
-    return input.cumprod(dim, dtype=dtype)
+    try:
+        return input.cumprod(dim, dtype=dtype)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "cumprod", input) from None
 
 
 def cumsum(input: Tensor, dim: builtins.int, *, dtype: _DType | None = None) -> Tensor:
     """`ferrograd.cumsum(input, ...)` is `input.cumsum(...)`."""
-    return input.cumsum(dim, dtype=dtype)
+    try:
+        return input.cumsum(dim, dtype=dtype)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "cumsum", input) from None
 
 
 def detach(input: Tensor) -> Tensor:
     """`ferrograd.detach(input, ...)` is `input.detach(...)`."""
-    return input.detach()
+    try:
+        return input.detach()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "detach", input) from None
 
 
 def diag(input: Tensor, diagonal: builtins.int = 0) -> Tensor:
     """`ferrograd.diag(input, ...)` is `input.diag(...)`."""
-    return input.diag(diagonal)
+    try:
+        return input.diag(diagonal)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "diag", input) from None
 
 
 def diagonal(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = 0, dim2: builtins.int = 1) -> Tensor:
     """`ferrograd.diagonal(input, ...)` is `input.diagonal(...)`."""
-    return input.diagonal(offset, dim1, dim2)
+    try:
+        return input.diagonal(offset, dim1, dim2)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "diagonal", input) from None
 
 
 def div(input: Tensor, other: _Operand, *, rounding_mode: str | None = None) -> Tensor:
     """`ferrograd.div(input, ...)` is `input.div(...)`."""
-    return input.div(other, rounding_mode=rounding_mode)
+    try:
+        return input.div(other, rounding_mode=rounding_mode)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "div", input) from None
 
 
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """`ferrograd.dot(input, ...)` is `input.dot(...)`."""
-    return input.dot(tensor)
+    try:
+        return input.dot(tensor)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "dot", input) from None
 
 
 def eq(input: Tensor, other: _Operand) -> Tensor:
     """`ferrograd.eq(input, ...)` is `input.eq(...)`."""
-    return input.eq(other)
+    try:
+        return input.eq(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "eq", input) from None
 
 
 def equal(input: Tensor, other: Tensor) -> _Bool:
     """`ferrograd.equal(input, ...)` is `input.equal(...)`."""
-    return input.equal(other)
+    try:
+        return input.equal(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "equal", input) from None
 
 
 def erf(input: Tensor) -> Tensor:
     """`ferrograd.erf(input, ...)` is `input.erf(...)`."""
-    return input.erf()
+    try:
+        return input.erf()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "erf", input) from None
 
 
 def exp(input: Tensor) -> Tensor:
     """`ferrograd.exp(input, ...)` is `input.exp(...)`."""
-    return input.exp()
+    try:
+        return input.exp()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "exp", input) from None
 
 
 def exp2(input: Tensor) -> Tensor:
     """`ferrograd.exp2(input, ...)` is `input.exp2(...)`."""
-    return input.exp2()
+    try:
+        return input.exp2()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "exp2", input) from None
 
 
 def expm1(input: Tensor) -> Tensor:
     """`ferrograd.expm1(input, ...)` is `input.expm1(...)`."""
-    return input.expm1()
+    try:
+        return input.expm1()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "expm1", input) from None
 
 
 def flatten(input: Tensor, start_dim: builtins.int = 0, end_dim: builtins.int = -1) -> Tensor:
     """`ferrograd.flatten(input, ...)` is `input.flatten(...)`."""
-    return input.flatten(start_dim, end_dim)
+    try:
+        return input.flatten(start_dim, end_dim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "flatten", input) from None
 
 
 def flip(input: Tensor, *dims: _ShapeArg) -> Tensor:
     """`ferrograd.flip(input, ...)` is `input.flip(...)`."""
-    return input.flip(*dims)
+    try:
+        return input.flip(*dims)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "flip", input) from None
 
 
 def fliplr(input: Tensor) -> Tensor:
     """`ferrograd.fliplr(input, ...)` is `input.fliplr(...)`."""
-    return input.fliplr()
+    try:
+        return input.fliplr()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "fliplr", input) from None
 
 
 def flipud(input: Tensor) -> Tensor:
     """`ferrograd.flipud(input, ...)` is `input.flipud(...)`."""
-    return input.flipud()
+    try:
+        return input.flipud()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "flipud", input) from None
 
 
 def floor(input: Tensor) -> Tensor:
     """`ferrograd.floor(input, ...)` is `input.floor(...)`."""
-    return input.floor()
+    try:
+        return input.floor()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "floor", input) from None
 
 
 def floor_divide(input: Tensor, other: _Operand) -> Tensor:
     """`ferrograd.floor_divide(input, ...)` is `input.floor_divide(...)`."""
-    return input.floor_divide(other)
+    try:
+        return input.floor_divide(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "floor_divide", input) from None
 
 
 def fmod(input: Tensor, other: _Operand) -> Tensor:
     """`ferrograd.fmod(input, ...)` is `input.fmod(...)`."""
-    return input.fmod(other)
+    try:
+        return input.fmod(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "fmod", input) from None
 
 
 def frac(input: Tensor) -> Tensor:
     """`ferrograd.frac(input, ...)` is `input.frac(...)`."""
-    return input.frac()
+    try:
+        return input.frac()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "frac", input) from None
 
 
 def gather(input: Tensor, dim: builtins.int, index: Tensor) -> Tensor:
     """`ferrograd.gather(input, ...)` is `input.gather(...)`."""
-    return input.gather(dim, index)
+    try:
+        return input.gather(dim, index)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "gather", input) from None
 
 
 def ge(input: Tensor, other: _Operand) -> Tensor:
     """`ferrograd.ge(input, ...)` is `input.ge(...)`."""
-    return input.ge(other)
+    try:
+        return input.ge(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "ge", input) from None
 
 
 def ger(input: Tensor, vec2: Tensor) -> Tensor:
     """`ferrograd.ger(input, ...)` is `input.ger(...)`."""
-    return input.ger(vec2)
+    try:
+        return input.ger(vec2)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "ger", input) from None
 
 
 def gt(input: Tensor, other: _Operand) -> Tensor:
     """`ferrograd.gt(input, ...)` is `input.gt(...)`."""
-    return input.gt(other)
+    try:
+        return input.gt(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "gt", input) from None
 
 
 def index_add(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: _Float = 1.0) -> Tensor:
     """`ferrograd.index_add(input, ...)` is `input.index_add(...)`."""
-    return input.index_add(dim, index, source, alpha=alpha)
+    try:
+        return input.index_add(dim, index, source, alpha=alpha)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "index_add", input) from None
 
 
 def index_select(input: Tensor, dim: builtins.int, index: Tensor) -> Tensor:
     """`ferrograd.index_select(input, ...)` is `input.index_select(...)`."""
-    return input.index_select(dim, index)
+    try:
+        return input.index_select(dim, index)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "index_select", input) from None
 
 
 def isfinite(input: Tensor) -> Tensor:
     """`ferrograd.isfinite(input, ...)` is `input.isfinite(...)`."""
-    return input.isfinite()
+    try:
+        return input.isfinite()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "isfinite", input) from None
 
 
 def isinf(input: Tensor) -> Tensor:
     """`ferrograd.isinf(input, ...)` is `input.isinf(...)`."""
-    return input.isinf()
+    try:
+        return input.isinf()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "isinf", input) from None
 
 
 def isnan(input: Tensor) -> Tensor:
     """`ferrograd.isnan(input, ...)` is `input.isnan(...)`."""
-    return input.isnan()
+    try:
+        return input.isnan()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "isnan", input) from None
 
 
 def le(input: Tensor, other: _Operand) -> Tensor:
     """`ferrograd.le(input, ...)` is `input.le(...)`."""
-    return input.le(other)
+    try:
+        return input.le(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "le", input) from None
 
 
 def lerp(input: Tensor, end: Tensor, weight: _Operand) -> Tensor:
     """`ferrograd.lerp(input, ...)` is `input.lerp(...)`."""
-    return input.lerp(end, weight)
+    try:
+        return input.lerp(end, weight)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "lerp", input) from None
 
 
 def log(input: Tensor) -> Tensor:
     """`ferrograd.log(input, ...)` is `input.log(...)`."""
-    return input.log()
+    try:
+        return input.log()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "log", input) from None
 
 
 def log10(input: Tensor) -> Tensor:
     """`ferrograd.log10(input, ...)` is `input.log10(...)`."""
-    return input.log10()
+    try:
+        return input.log10()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "log10", input) from None
 
 
 def log1p(input: Tensor) -> Tensor:
     """`ferrograd.log1p(input, ...)` is `input.log1p(...)`."""
-    return input.log1p()
+    try:
+        return input.log1p()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "log1p", input) from None
 
 
 def log2(input: Tensor) -> Tensor:
     """`ferrograd.log2(input, ...)` is `input.log2(...)`."""
-    return input.log2()
+    try:
+        return input.log2()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "log2", input) from None
 
 
 def log_softmax(input: Tensor, dim: builtins.int, dtype: _DType | None = None) -> Tensor:
     """`ferrograd.log_softmax(input, ...)` is `input.log_softmax(...)`."""
-    return input.log_softmax(dim, dtype)
+    try:
+        return input.log_softmax(dim, dtype)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "log_softmax", input) from None
 
 
 def logical_and(input: Tensor, other: Tensor) -> Tensor:
     """`ferrograd.logical_and(input, ...)` is `input.logical_and(...)`."""
-    return input.logical_and(other)
+    try:
+        return input.logical_and(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "logical_and", input) from None
 
 
 def logical_not(input: Tensor) -> Tensor:
     """`ferrograd.logical_not(input, ...)` is `input.logical_not(...)`."""
-    return input.logical_not()
+    try:
+        return input.logical_not()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "logical_not", input) from None
 
 
 def logical_or(input: Tensor, other: Tensor) -> Tensor:
     """`ferrograd.logical_or(input, ...)` is `input.logical_or(...)`."""
-    return input.logical_or(other)
+    try:
+        return input.logical_or(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "logical_or", input) from None
 
 
 def logical_xor(input: Tensor, other: Tensor) -> Tensor:
     """`ferrograd.logical_xor(input, ...)` is `input.logical_xor(...)`."""
-    return input.logical_xor(other)
+    try:
+        return input.logical_xor(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "logical_xor", input) from None
 
 
 def logit(input: Tensor, eps: _Float | None = None) -> Tensor:
     """`ferrograd.logit(input, ...)` is `input.logit(...)`."""
-    return input.logit(eps)
+    try:
+        return input.logit(eps)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "logit", input) from None
 
 
 def logsumexp(input: Tensor, dim: _Dims, keepdim: _Bool = False) -> Tensor:
     """`ferrograd.logsumexp(input, ...)` is `input.logsumexp(...)`."""
-    return input.logsumexp(dim, keepdim)
+    try:
+        return input.logsumexp(dim, keepdim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "logsumexp", input) from None
 
 
 def lt(input: Tensor, other: _Operand) -> Tensor:
     """`ferrograd.lt(input, ...)` is `input.lt(...)`."""
-    return input.lt(other)
+    try:
+        return input.lt(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "lt", input) from None
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: _Operand) -> Tensor:
     """`ferrograd.masked_fill(input, ...)` is `input.masked_fill(...)`."""
-    return input.masked_fill(mask, value)
+    try:
+        return input.masked_fill(mask, value)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "masked_fill", input) from None
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """`ferrograd.masked_select(input, ...)` is `input.masked_select(...)`."""
-    return input.masked_select(mask)
+    try:
+        return input.masked_select(mask)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "masked_select", input) from None
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """`ferrograd.matmul(input, ...)` is `input.matmul(...)`."""
-    return input.matmul(other)
+    try:
+        return input.matmul(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "matmul", input) from None
 
 
 if TYPE_CHECKING:
@@ -565,17 +809,46 @@ else:
 
     def max(input, *args, **kwargs):
         """`ferrograd.max(input, ...)` is `input.max(...)`."""
-        return input.max(*args, **kwargs)
+        try:
+            return input.max(*args, **kwargs)
+        except AttributeError as e:
+            raise _not_a_tensor(e, "max", input) from None
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:
     """`ferrograd.maximum(input, ...)` is `input.maximum(...)`."""
-    return input.maximum(other)
+    try:
+        return input.maximum(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "maximum", input) from None
 
 
 def mean(input: Tensor, dim: _Dims | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None) -> Tensor:
     """`ferrograd.mean(input, ...)` is `input.mean(...)`."""
-    return input.mean(dim, keepdim, dtype=dtype)
+    try:
+        return input.mean(dim, keepdim, dtype=dtype)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "mean", input) from None
+
+
+if TYPE_CHECKING:
+
+    @overload
+    def median(input: Tensor, dim: None = None, keepdim: _Bool = False) -> Tensor: ...
+
+    @overload
+    def median(input: Tensor, dim: builtins.int, keepdim: _Bool = False) -> _ValuesIndices: ...
+
+    def median(input: Tensor, *args: Any, **kwargs: Any) -> Any: ...
+
+else:
+
+    def median(input, *args, **kwargs):
+        """`ferrograd.median(input, ...)` is `input.median(...)`."""
+        try:
+            return input.median(*args, **kwargs)
+        except AttributeError as e:
+            raise _not_a_tensor(e, "median", input) from None
 
 
 if TYPE_CHECKING:
@@ -595,62 +868,98 @@ else:
 
     def min(input, *args, **kwargs):
         """`ferrograd.min(input, ...)` is `input.min(...)`."""
-        return input.min(*args, **kwargs)
+        try:
+            return input.min(*args, **kwargs)
+        except AttributeError as e:
+            raise _not_a_tensor(e, "min", input) from None
 
 
 def minimum(input: Tensor, other: Tensor) -> Tensor:
     """`ferrograd.minimum(input, ...)` is `input.minimum(...)`."""
-    return input.minimum(other)
+    try:
+        return input.minimum(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "minimum", input) from None
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """`ferrograd.mm(input, ...)` is `input.mm(...)`."""
-    return input.mm(mat2)
+    try:
+        return input.mm(mat2)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "mm", input) from None
 
 
 def moveaxis(input: Tensor, source: _Dims, destination: _Dims) -> Tensor:
     """`ferrograd.moveaxis(input, ...)` is `input.moveaxis(...)`."""
-    return input.moveaxis(source, destination)
+    try:
+        return input.moveaxis(source, destination)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "moveaxis", input) from None
 
 
 def movedim(input: Tensor, source: _Dims, destination: _Dims) -> Tensor:
     """`ferrograd.movedim(input, ...)` is `input.movedim(...)`."""
-    return input.movedim(source, destination)
+    try:
+        return input.movedim(source, destination)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "movedim", input) from None
 
 
 def mul(input: Tensor, other: _Operand) -> Tensor:
     """`ferrograd.mul(input, ...)` is `input.mul(...)`."""
-    return input.mul(other)
+    try:
+        return input.mul(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "mul", input) from None
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """`ferrograd.mv(input, ...)` is `input.mv(...)`."""
-    return input.mv(vec)
+    try:
+        return input.mv(vec)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "mv", input) from None
 
 
 def nan_to_num(input: Tensor, nan: _Float = 0.0, posinf: _Float | None = None, neginf: _Float | None = None) -> Tensor:
     """`ferrograd.nan_to_num(input, ...)` is `input.nan_to_num(...)`."""
-    return input.nan_to_num(nan, posinf, neginf)
+    try:
+        return input.nan_to_num(nan, posinf, neginf)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "nan_to_num", input) from None
 
 
 def narrow(input: Tensor, dim: builtins.int, start: builtins.int | Tensor, length: builtins.int) -> Tensor:
     """`ferrograd.narrow(input, ...)` is `input.narrow(...)`."""
-    return input.narrow(dim, start, length)
+    try:
+        return input.narrow(dim, start, length)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "narrow", input) from None
 
 
 def ne(input: Tensor, other: _Operand) -> Tensor:
     """`ferrograd.ne(input, ...)` is `input.ne(...)`."""
-    return input.ne(other)
+    try:
+        return input.ne(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "ne", input) from None
 
 
 def neg(input: Tensor) -> Tensor:
     """`ferrograd.neg(input, ...)` is `input.neg(...)`."""
-    return input.neg()
+    try:
+        return input.neg()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "neg", input) from None
 
 
 def nonzero(input: Tensor, *, as_tuple: _Bool = False) -> Tensor | tuple[Tensor, ...]:
     """`ferrograd.nonzero(input, ...)` is `input.nonzero(...)`."""
-    return input.nonzero(as_tuple=as_tuple)
+    try:
+        return input.nonzero(as_tuple=as_tuple)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "nonzero", input) from None
 
 
 def norm(
@@ -661,12 +970,18 @@ def norm(
     dtype: _DType | None = None,
 ) -> Tensor:
     """`ferrograd.norm(input, ...)` is `input.norm(...)`."""
-    return input.norm(p, dim, keepdim, dtype)
+    try:
+        return input.norm(p, dim, keepdim, dtype)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "norm", input) from None
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """`ferrograd.outer(input, ...)` is `input.outer(...)`."""
-    return input.outer(vec2)
+    try:
+        return input.outer(vec2)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "outer", input) from None
 
 
 if TYPE_CHECKING:
@@ -683,34 +998,52 @@ else:
 
     def permute(input, *args, **kwargs):
         """`ferrograd.permute(input, ...)` is `input.permute(...)`."""
-        return input.permute(*args, **kwargs)
+        try:
+            return input.permute(*args, **kwargs)
+        except AttributeError as e:
+            raise _not_a_tensor(e, "permute", input) from None
 
 
 def pow(input: Tensor, other: _Operand) -> Tensor:
     """`ferrograd.pow(input, ...)` is `input.pow(...)`."""
-    return input.pow(other)
+    try:
+        return input.pow(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "pow", input) from None
 
 
 def prod(
     input: Tensor, dim: builtins.int | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None
 ) -> Tensor:
     """`ferrograd.prod(input, ...)` is `input.prod(...)`."""
-    return input.prod(dim, keepdim, dtype=dtype)
+    try:
+        return input.prod(dim, keepdim, dtype=dtype)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "prod", input) from None
 
 
 def reciprocal(input: Tensor) -> Tensor:
     """`ferrograd.reciprocal(input, ...)` is `input.reciprocal(...)`."""
-    return input.reciprocal()
+    try:
+        return input.reciprocal()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "reciprocal", input) from None
 
 
 def relu(input: Tensor) -> Tensor:
     """`ferrograd.relu(input, ...)` is `input.relu(...)`."""
-    return input.relu()
+    try:
+        return input.relu()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "relu", input) from None
 
 
 def remainder(input: Tensor, other: _Operand) -> Tensor:
     """`ferrograd.remainder(input, ...)` is `input.remainder(...)`."""
-    return input.remainder(other)
+    try:
+        return input.remainder(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "remainder", input) from None
 
 
 if TYPE_CHECKING:
@@ -727,22 +1060,34 @@ else:
 
     def reshape(input, *args, **kwargs):
         """`ferrograd.reshape(input, ...)` is `input.reshape(...)`."""
-        return input.reshape(*args, **kwargs)
+        try:
+            return input.reshape(*args, **kwargs)
+        except AttributeError as e:
+            raise _not_a_tensor(e, "reshape", input) from None
 
 
 def roll(input: Tensor, shifts: _Dims, dims: _Dims | None = None) -> Tensor:
     """`ferrograd.roll(input, ...)` is `input.roll(...)`."""
-    return input.roll(shifts, dims)
+    try:
+        return input.roll(shifts, dims)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "roll", input) from None
 
 
 def round(input: Tensor, *, decimals: builtins.int = 0) -> Tensor:
     """`ferrograd.round(input, ...)` is `input.round(...)`."""
-    return input.round(decimals=decimals)
+    try:
+        return input.round(decimals=decimals)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "round", input) from None
 
 
 def rsqrt(input: Tensor) -> Tensor:
     """`ferrograd.rsqrt(input, ...)` is `input.rsqrt(...)`."""
-    return input.rsqrt()
+    try:
+        return input.rsqrt()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "rsqrt", input) from None
 
 
 def scatter(
@@ -755,64 +1100,100 @@ def scatter(
     reduce: str | None = None,
 ) -> Tensor:
     """`ferrograd.scatter(input, ...)` is `input.scatter(...)`."""
-    return input.scatter(dim, index, src, value, reduce=reduce)
+    try:
+        return input.scatter(dim, index, src, value, reduce=reduce)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "scatter", input) from None
 
 
 def scatter_add(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor:
     """`ferrograd.scatter_add(input, ...)` is `input.scatter_add(...)`."""
-    return input.scatter_add(dim, index, src)
+    try:
+        return input.scatter_add(dim, index, src)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "scatter_add", input) from None
 
 
 def sigmoid(input: Tensor) -> Tensor:
     """`ferrograd.sigmoid(input, ...)` is `input.sigmoid(...)`."""
-    return input.sigmoid()
+    try:
+        return input.sigmoid()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "sigmoid", input) from None
 
 
 def sign(input: Tensor) -> Tensor:
     """`ferrograd.sign(input, ...)` is `input.sign(...)`."""
-    return input.sign()
+    try:
+        return input.sign()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "sign", input) from None
 
 
 def sin(input: Tensor) -> Tensor:
     """`ferrograd.sin(input, ...)` is `input.sin(...)`."""
-    return input.sin()
+    try:
+        return input.sin()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "sin", input) from None
 
 
 def sinh(input: Tensor) -> Tensor:
     """`ferrograd.sinh(input, ...)` is `input.sinh(...)`."""
-    return input.sinh()
+    try:
+        return input.sinh()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "sinh", input) from None
 
 
 def softmax(input: Tensor, dim: builtins.int, dtype: _DType | None = None) -> Tensor:
     """`ferrograd.softmax(input, ...)` is `input.softmax(...)`."""
-    return input.softmax(dim, dtype)
+    try:
+        return input.softmax(dim, dtype)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "softmax", input) from None
 
 
 def sort(input: Tensor, dim: builtins.int = -1, descending: _Bool = False, *, stable: _Bool = False) -> _ValuesIndices:
     """`ferrograd.sort(input, ...)` is `input.sort(...)`."""
-    return input.sort(dim, descending, stable=stable)
+    try:
+        return input.sort(dim, descending, stable=stable)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "sort", input) from None
 
 
 def split(
     input: Tensor, split_size_or_sections: builtins.int | Sequence[builtins.int], dim: builtins.int = 0
 ) -> tuple[Tensor, ...]:
     """`ferrograd.split(input, ...)` is `input.split(...)`."""
-    return input.split(split_size_or_sections, dim)
+    try:
+        return input.split(split_size_or_sections, dim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "split", input) from None
 
 
 def sqrt(input: Tensor) -> Tensor:
     """`ferrograd.sqrt(input, ...)` is `input.sqrt(...)`."""
-    return input.sqrt()
+    try:
+        return input.sqrt()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "sqrt", input) from None
 
 
 def square(input: Tensor) -> Tensor:
     """`ferrograd.square(input, ...)` is `input.square(...)`."""
-    return input.square()
+    try:
+        return input.square()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "square", input) from None
 
 
 def squeeze(input: Tensor, dim: _Dims | None = None) -> Tensor:
     """`ferrograd.squeeze(input, ...)` is `input.squeeze(...)`."""
-    return input.squeeze(dim)
+    try:
+        return input.squeeze(dim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "squeeze", input) from None
 
 
 def std(
@@ -824,99 +1205,156 @@ def std(
     correction: _Float | None = None,
 ) -> Tensor:
     """`ferrograd.std(input, ...)` is `input.std(...)`."""
-    return input.std(dim, unbiased, keepdim, correction=correction)
+    try:
+        return input.std(dim, unbiased, keepdim, correction=correction)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "std", input) from None
 
 
 def sub(input: Tensor, other: _Operand, *, alpha: _Number | None = None) -> Tensor:
     """`ferrograd.sub(input, ...)` is `input.sub(...)`."""
-    return input.sub(other, alpha=alpha)
+    try:
+        return input.sub(other, alpha=alpha)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "sub", input) from None
 
 
 def sum(input: Tensor, dim: _Dims | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None) -> Tensor:
     """`ferrograd.sum(input, ...)` is `input.sum(...)`."""
-    return input.sum(dim, keepdim, dtype=dtype)
+    try:
+        return input.sum(dim, keepdim, dtype=dtype)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "sum", input) from None
 
 
 def swapaxes(input: Tensor, axis0: builtins.int, axis1: builtins.int) -> Tensor:
     """`ferrograd.swapaxes(input, ...)` is `input.swapaxes(...)`."""
-    return input.swapaxes(axis0, axis1)
+    try:
+        return input.swapaxes(axis0, axis1)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "swapaxes", input) from None
 
 
 def swapdims(input: Tensor, dim0: builtins.int, dim1: builtins.int) -> Tensor:
     """`ferrograd.swapdims(input, ...)` is `input.swapdims(...)`."""
-    return input.swapdims(dim0, dim1)
+    try:
+        return input.swapdims(dim0, dim1)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "swapdims", input) from None
 
 
 def t(input: Tensor) -> Tensor:
     """`ferrograd.t(input, ...)` is `input.t(...)`."""
-    return input.t()
+    try:
+        return input.t()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "t", input) from None
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: builtins.int | None = None) -> Tensor:
     """`ferrograd.take_along_dim(input, ...)` is `input.take_along_dim(...)`."""
-    return input.take_along_dim(indices, dim)
+    try:
+        return input.take_along_dim(indices, dim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "take_along_dim", input) from None
 
 
 def tan(input: Tensor) -> Tensor:
     """`ferrograd.tan(input, ...)` is `input.tan(...)`."""
-    return input.tan()
+    try:
+        return input.tan()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "tan", input) from None
 
 
 def tanh(input: Tensor) -> Tensor:
     """`ferrograd.tanh(input, ...)` is `input.tanh(...)`."""
-    return input.tanh()
+    try:
+        return input.tanh()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "tanh", input) from None
 
 
 def tile(input: Tensor, *dims: _ShapeArg) -> Tensor:
     """`ferrograd.tile(input, ...)` is `input.tile(...)`."""
-    return input.tile(*dims)
+    try:
+        return input.tile(*dims)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "tile", input) from None
 
 
 def topk(
     input: Tensor, k: builtins.int, dim: builtins.int = -1, largest: _Bool = True, sorted: _Bool = True
 ) -> _ValuesIndices:
     """`ferrograd.topk(input, ...)` is `input.topk(...)`."""
-    return input.topk(k, dim, largest, sorted)
+    try:
+        return input.topk(k, dim, largest, sorted)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "topk", input) from None
 
 
 def trace(input: Tensor) -> Tensor:
     """`ferrograd.trace(input, ...)` is `input.trace(...)`."""
-    return input.trace()
+    try:
+        return input.trace()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "trace", input) from None
 
 
 def transpose(input: Tensor, dim0: builtins.int, dim1: builtins.int) -> Tensor:
     """`ferrograd.transpose(input, ...)` is `input.transpose(...)`."""
-    return input.transpose(dim0, dim1)
+    try:
+        return input.transpose(dim0, dim1)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "transpose", input) from None
 
 
 def tril(input: Tensor, diagonal: builtins.int = 0) -> Tensor:
     """`ferrograd.tril(input, ...)` is `input.tril(...)`."""
-    return input.tril(diagonal)
+    try:
+        return input.tril(diagonal)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "tril", input) from None
 
 
 def triu(input: Tensor, diagonal: builtins.int = 0) -> Tensor:
     """`ferrograd.triu(input, ...)` is `input.triu(...)`."""
-    return input.triu(diagonal)
+    try:
+        return input.triu(diagonal)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "triu", input) from None
 
 
 def trunc(input: Tensor) -> Tensor:
     """`ferrograd.trunc(input, ...)` is `input.trunc(...)`."""
-    return input.trunc()
+    try:
+        return input.trunc()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "trunc", input) from None
 
 
 def unbind(input: Tensor, dim: builtins.int = 0) -> tuple[Tensor, ...]:
     """`ferrograd.unbind(input, ...)` is `input.unbind(...)`."""
-    return input.unbind(dim)
+    try:
+        return input.unbind(dim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "unbind", input) from None
 
 
 def unflatten(input: Tensor, dim: builtins.int, sizes: _ShapeArg) -> Tensor:
     """`ferrograd.unflatten(input, ...)` is `input.unflatten(...)`."""
-    return input.unflatten(dim, sizes)
+    try:
+        return input.unflatten(dim, sizes)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "unflatten", input) from None
 
 
 def unsqueeze(input: Tensor, dim: builtins.int) -> Tensor:
     """`ferrograd.unsqueeze(input, ...)` is `input.unsqueeze(...)`."""
-    return input.unsqueeze(dim)
+    try:
+        return input.unsqueeze(dim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "unsqueeze", input) from None
 
 
 def var(
@@ -928,4 +1366,7 @@ def var(
     correction: _Float | None = None,
 ) -> Tensor:
     """`ferrograd.var(input, ...)` is `input.var(...)`."""
-    return input.var(dim, unbiased, keepdim, correction=correction)
+    try:
+        return input.var(dim, unbiased, keepdim, correction=correction)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "var", input) from None

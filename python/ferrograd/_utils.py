@@ -98,3 +98,87 @@ def install():
     # subclasses (nn.Buffer, user classes) inherit these; nn.Parameter defines its own
     Tensor.__reduce_ex__ = _reduce_ex
     Tensor.__deepcopy__ = _deepcopy
+
+
+def _yields(container, culprit):
+    """Whether iterating `container` (a str's characters, a dict's keys) gives an object equal to `culprit`."""
+    if not isinstance(container, (str, dict)) or not isinstance(culprit, str):
+        return False
+    return culprit in container
+
+
+def as_type_error(error, func, args, kwargs):
+    """The TypeError PyTorch raises for a non-tensor argument, for an AttributeError that such an argument
+    caused inside `func` (`error.obj` is the object that lacked the attribute); else `error` itself."""
+    import inspect
+
+    missing = object()
+    # a TypeError made here by an inner entry point is made again in terms of the outermost one's arguments
+    culprit = getattr(error, "_culprit" if isinstance(error, TypeError) else "obj", missing)
+    if culprit is missing or isinstance(culprit, Tensor):
+        return error
+    try:
+        params = list(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        params = []
+    named = list(zip(params, args)) + list(kwargs.items())
+    kind = type(culprit).__name__
+    typed = None
+    for pos, (name, value) in enumerate(named, 1):
+        # a str is iterated into other str objects (its characters)
+        if value is culprit or _yields(value, culprit):
+            where = f" (position {pos})" if pos <= len(args) else ""
+            typed = TypeError(f"{func.__name__}(): argument '{name}'{where} must be Tensor, not {kind}")
+        elif isinstance(value, (list, tuple)) and any(v is culprit for v in value):
+            j = next(j for j, v in enumerate(value) if v is culprit)
+            typed = TypeError(f"{func.__name__}(): expected Tensor as element {j} in argument '{name}', but got {kind}")
+        if typed is not None:
+            break
+    if typed is None:
+        # a value made from an argument (a numpy array's reshape): the one argument of the culprit's type
+        alike = [(pos, name) for pos, (name, value) in enumerate(named, 1) if type(value) is type(culprit)]
+        if len(alike) == 1:
+            pos, name = alike[0]
+            where = f" (position {pos})" if pos <= len(args) else ""
+            typed = TypeError(f"{func.__name__}(): argument '{name}'{where} must be Tensor, not {kind}")
+    # a value derived from a non-tensor first argument (`input` of every functional form)
+    first = args[0] if args else None
+    fallback = params and first is not None and not isinstance(first, (Tensor, list, tuple, dict, set, range))
+    if typed is None and fallback and not isinstance(error, TypeError):
+        culprit = first
+        typed = TypeError(
+            f"{func.__name__}(): argument '{params[0]}' (position 1) must be Tensor, not {type(first).__name__}"
+        )
+    if typed is None:
+        return error
+    typed.__suppress_context__ = True
+    typed._culprit = culprit
+    return typed
+
+
+def tensor_arguments(func):
+    """Wraps a Python-level function so that a non-tensor passed where a tensor is used raises PyTorch's
+    TypeError instead of an AttributeError from deep inside (free when nothing goes wrong)."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except (AttributeError, TypeError) as e:
+            typed = as_type_error(e, func, args, kwargs)
+            if typed is e:
+                raise
+            raise typed from None
+
+    return wrapper
+
+
+def typed_entry_points(namespace, names):
+    """Applies `tensor_arguments` to the functions `names` of a module's `namespace` (its globals())."""
+    from types import FunctionType
+
+    for name in names:
+        func = namespace.get(name)
+        if isinstance(func, FunctionType) and func.__module__ == namespace["__name__"]:
+            namespace[name] = tensor_arguments(func)

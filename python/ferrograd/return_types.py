@@ -17,5 +17,6 @@ max = _make("max")  # noqa: A001
 min = _make("min")  # noqa: A001
 sort = _make("sort")
 topk = _make("topk")
+median = _make("median")
 
-__all__ = ["max", "min", "sort", "topk"]
+__all__ = ["max", "min", "sort", "topk", "median"]

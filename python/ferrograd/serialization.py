@@ -33,7 +33,7 @@ def save(
     elif hasattr(f, "write"):
         f.write(_core._save(obj))
     else:
-        raise AttributeError(f"'{type(f).__name__}' object has no attribute 'write'")
+        raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
 
 
 def _check_map_location(map_location) -> None:
@@ -94,7 +94,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
         data = f.read()
         obj = _core._load(data if isinstance(data, bytes) else bytes(data))
     else:
-        raise AttributeError(f"'{type(f).__name__}' object has no attribute 'read'")
+        raise AttributeError(
+            f"'{type(f).__name__}' object has no attribute 'seek'. You can only torch.load from a file that is "
+            "seekable. Please pre-load the data into a buffer like io.BytesIO and try to load from it instead."
+        )
     if callable(map_location):
         _apply_map_callable(obj, map_location)
     return obj

@@ -66,6 +66,8 @@ def grad(
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     for t in inputs:
+        if not isinstance(t, Tensor):
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _grads_for(outputs, grad_outputs)

@@ -10,6 +10,7 @@ import warnings
 
 from .. import _core
 from .._core import Tensor
+from .._utils import typed_entry_points as _typed_entry_points
 from ..grad_mode import no_grad
 
 
@@ -948,6 +949,8 @@ def _scale_grad_by_freq(out, input, rows):
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """‖x1 - x2 + eps‖_p over the last dim (broadcasting)."""
+    if not isinstance(eps, numbers.Real):
+        raise TypeError(f"pairwise_distance(): argument 'eps' must be float, not {type(eps).__name__}")
     last = max(x1.dim(), x2.dim()) - 1
     return (x1 - x2 + eps).norm(p, last if last >= 0 else None, keepdim)
 
@@ -1512,6 +1515,8 @@ def _output_size(func, output_size, n, input):
         raise RuntimeError(
             f"{func}: elements of output_size must be greater than or equal to 0 but received {{{listed}}}"
         )
+    # before the windows are listed in Python: one per output element
+    _core._check_new_shape(list(input.shape[:-n]) + sizes, input.dtype)
     return sizes
 
 
@@ -2111,3 +2116,7 @@ __all__ += [
     "scaled_dot_product_attention",
     "multi_head_attention_forward",
 ]
+
+
+# a non-tensor where a tensor is used raises PyTorch's TypeError, not an AttributeError from inside
+_typed_entry_points(globals(), __all__)

@@ -8,6 +8,7 @@ import numbers
 import warnings
 
 from .. import _core
+from .._utils import typed_entry_points as _typed_entry_points
 from ..grad_mode import no_grad
 
 __all__ = [
@@ -178,14 +179,18 @@ def dirac_(tensor, groups=1):
         raise ValueError("dim 0 must be divisible by groups")
     out_per_group = sizes[0] // groups
     n = min(out_per_group, sizes[1])
+    index = None
+    if n and out_per_group:
+        # built before the tensor is zeroed: an unusable `groups` leaves it as it was
+        groups = int(groups)
+        d = _core.arange(n)
+        out_channels = (_core.arange(groups).unsqueeze(1) * out_per_group + d).reshape(-1)
+        in_channels = d.repeat(groups)
+        index = (out_channels, in_channels, *(s // 2 for s in sizes[2:]))
     with no_grad():
         tensor.zero_()
-        if n and out_per_group:
-            d = _core.arange(n)
-            out_channels = (_core.arange(groups).unsqueeze(1) * out_per_group + d).reshape(-1)
-            in_channels = d.repeat(groups)
-            centre = tuple(s // 2 for s in sizes[2:])
-            tensor[(out_channels, in_channels, *centre)] = 1
+        if index is not None:
+            tensor[index] = 1
     return tensor
 
 
@@ -313,3 +318,7 @@ kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 orthogonal = _deprecated(orthogonal_)
 sparse = _deprecated(sparse_)
+
+
+# a non-tensor where a tensor is used raises PyTorch's TypeError, not an AttributeError from inside
+_typed_entry_points(globals(), [n for n in list(globals()) if not n.startswith("_")])

@@ -9,14 +9,24 @@ pub struct Layout {
     pub offset: usize,
 }
 
+/// The number of elements; `usize::MAX` for a shape too large to count (so it never matches a real
+/// size and any allocation of it is refused), 0 whenever a dim is 0.
 pub fn numel(shape: &[usize]) -> usize {
-    shape.iter().product()
+    shape.iter().fold(1usize, |n, &d| n.saturating_mul(d))
+}
+
+/// The number of elements of a shape that a view may take: at most `isize::MAX` (PyTorch's message).
+pub fn check_numel(shape: &[usize]) -> Result<usize> {
+    match numel(shape) {
+        n if n > isize::MAX as usize => bail!(Runtime, "numel: integer multiplication overflow"),
+        n => Ok(n),
+    }
 }
 
 pub fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
-    let mut strides = vec![1; shape.len()];
+    let mut strides = vec![1usize; shape.len()];
     for i in (0..shape.len().saturating_sub(1)).rev() {
-        strides[i] = strides[i + 1] * shape[i + 1].max(1);
+        strides[i] = strides[i + 1].saturating_mul(shape[i + 1].max(1));
     }
     strides
 }

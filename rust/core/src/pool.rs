@@ -1,6 +1,7 @@
 //! Recycling of large element buffers. A fresh 40 MB allocation costs ~10,000 page faults the first time
 //! it is written; a buffer handed back by a dropped tensor costs none. Small buffers go straight to the
 //! system allocator, which is already fast for them.
+use crate::error::Result;
 use parking_lot::Mutex;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -18,38 +19,60 @@ struct Pool {
 
 static POOL: Mutex<Option<Pool>> = Mutex::new(None);
 
-/// An empty vector with room for at least `len` elements, recycled when a large one is free.
-pub fn take<T: Send + 'static>(len: usize) -> Vec<T> {
-    let bytes = len * std::mem::size_of::<T>();
-    if bytes < MIN_BYTES {
-        return Vec::with_capacity(len);
-    }
-    let mut guard = POOL.lock();
-    if let Some(pool) = guard.as_mut() {
-        if let Some(list) = pool.free.get_mut(&TypeId::of::<T>()).and_then(|b| b.downcast_mut::<Vec<Vec<T>>>()) {
-            // best fit among buffers no more than twice as large as needed
-            let best = list
-                .iter()
-                .enumerate()
-                .filter(|(_, v)| v.capacity() >= len && v.capacity() <= 2 * len)
-                .min_by_key(|(_, v)| v.capacity())
-                .map(|(i, _)| i);
-            if let Some(i) = best {
-                let v = list.swap_remove(i);
-                pool.bytes -= v.capacity() * std::mem::size_of::<T>();
-                return v;
-            }
+/// An empty vector with room for at least `len` elements, recycled when a large one is free; the
+/// error when the machine cannot hold it (checked before asking, then asked for fallibly).
+pub fn try_take<T: Send + 'static>(len: usize) -> Result<Vec<T>> {
+    let bytes = crate::storage::checked_bytes(len, std::mem::size_of::<T>())?;
+    if bytes >= MIN_BYTES {
+        if let Some(v) = recycled(len) {
+            return Ok(v);
         }
     }
-    drop(guard);
-    Vec::with_capacity(len)
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| crate::storage::out_of_memory(bytes as u128))?;
+    Ok(v)
+}
+
+fn recycled<T: Send + 'static>(len: usize) -> Option<Vec<T>> {
+    let mut guard = POOL.lock();
+    let pool = guard.as_mut()?;
+    let list = pool.free.get_mut(&TypeId::of::<T>()).and_then(|b| b.downcast_mut::<Vec<Vec<T>>>())?;
+    // best fit among buffers no more than twice as large as needed
+    let best = list
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.capacity() >= len && v.capacity() <= 2 * len)
+        .min_by_key(|(_, v)| v.capacity())
+        .map(|(i, _)| i)?;
+    let v = list.swap_remove(best);
+    pool.bytes -= v.capacity() * std::mem::size_of::<T>();
+    Some(v)
+}
+
+/// `try_take` for callers that cannot return an error: an impossible size unwinds with the error as
+/// payload (no panic message), which the bindings' `call` raises as that error.
+pub fn take<T: Send + 'static>(len: usize) -> Vec<T> {
+    try_take(len).unwrap_or_else(|e| std::panic::resume_unwind(Box::new(e)))
+}
+
+/// Unwinds with the error (as `take`) unless `len` elements of `T` could be allocated: for buffers made
+/// outside the pool.
+pub fn ensure_fits<T>(len: usize) {
+    if let Err(e) = crate::storage::checked_bytes(len, std::mem::size_of::<T>()) {
+        std::panic::resume_unwind(Box::new(e));
+    }
 }
 
 /// A vector of `len` copies of `value`, on a recycled buffer when possible.
-pub fn filled<T: Copy + Send + 'static>(len: usize, value: T) -> Vec<T> {
-    let mut v = take(len);
+pub fn try_filled<T: Copy + Send + 'static>(len: usize, value: T) -> Result<Vec<T>> {
+    let mut v = try_take(len)?;
     v.resize(len, value);
-    v
+    Ok(v)
+}
+
+/// `try_filled` for callers that cannot return an error (see `take`).
+pub fn filled<T: Copy + Send + 'static>(len: usize, value: T) -> Vec<T> {
+    try_filled(len, value).unwrap_or_else(|e| std::panic::resume_unwind(Box::new(e)))
 }
 
 /// Hands a buffer back for reuse (or frees it).

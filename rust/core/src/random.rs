@@ -113,6 +113,7 @@ fn sample(
     what: &str,
     draw: fn(&mut Generator) -> f64,
 ) -> Result<Tensor> {
+    crate::storage::check_new_shape(shape, dtype.itemsize())?;
     let mut g = gen.lock();
     with_float_dtype!(dtype, T => {
         let v: Vec<T> = (0..numel(shape)).map(|_| T::from_f64(draw(&mut g))).collect();
@@ -133,6 +134,7 @@ pub fn randint(gen: &Mutex<Generator>, low: i64, high: i64, shape: &[usize]) -> 
     if high <= low {
         bail!(Runtime, "random_ expects 'from' to be less than 'to', but got from={low} >= to={high}");
     }
+    crate::storage::check_new_shape(shape, 8)?;
     let span = (high as i128 - low as i128) as u128;
     let mut g = gen.lock();
     let v: Vec<i64> = (0..numel(shape)).map(|_| (low as i128 + (g.next_u64() as u128 % span) as i128) as i64).collect();
@@ -141,6 +143,7 @@ pub fn randint(gen: &Mutex<Generator>, low: i64, high: i64, shape: &[usize]) -> 
 
 /// A random permutation of `0..n` (Fisher–Yates), int64.
 pub fn randperm(gen: &Mutex<Generator>, n: usize) -> Result<Tensor> {
+    crate::storage::check_new_shape(&[n], 8)?;
     let mut v: Vec<i64> = (0..n as i64).collect();
     let mut g = gen.lock();
     for i in (1..n).rev() {
@@ -204,6 +207,7 @@ pub fn multinomial(gen: &Mutex<Generator>, probs: &Tensor, num_samples: usize, r
         bail!(Runtime, "probability tensor contains either `inf`, `nan` or element < 0");
     }
     let mut g = gen.lock();
+    crate::storage::check_new_shape(&[rows, num_samples], 8)?;
     let mut out = Vec::with_capacity(rows * num_samples);
     for r in 0..rows {
         let mut row: Vec<f64> = w[r * cats..(r + 1) * cats].to_vec();

@@ -71,16 +71,22 @@ impl Tensor {
         Ok(Tensor::from_parts(storage, layout, dtype))
     }
 
-    pub fn full(shape: &[usize], value: Scalar, dtype: DType) -> Tensor {
-        let n = numel(shape);
+    /// A new tensor of `shape` holding `value`, or the error when the machine cannot hold it.
+    pub fn try_full(shape: &[usize], value: Scalar, dtype: DType) -> Result<Tensor> {
+        let n = crate::storage::check_new_shape(shape, dtype.itemsize())?;
         with_dtype!(dtype, T => {
             let v: T = match value {
                 Scalar::Float(f) => T::from_f64(f),
                 Scalar::Int(i) => T::from_i64(i),
                 Scalar::Bool(b) => T::from_i64(b as i64),
             };
-            Tensor::from_buffer(T::into_buffer(crate::pool::filled(n, v)), shape)
+            Ok(Tensor::from_buffer(T::into_buffer(crate::pool::try_filled(n, v)?), shape))
         })
+    }
+
+    /// `try_full` for shapes derived from existing tensors (see `pool::take` for an impossible one).
+    pub fn full(shape: &[usize], value: Scalar, dtype: DType) -> Tensor {
+        Tensor::try_full(shape, value, dtype).unwrap_or_else(|e| std::panic::resume_unwind(Box::new(e)))
     }
 
     pub fn zeros(shape: &[usize], dtype: DType) -> Tensor {
@@ -100,9 +106,22 @@ impl Tensor {
             bail!(Runtime, "step must be nonzero");
         }
         if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
-            bail!(Runtime, "upper bound and larger bound inconsistent with step sign");
+            bail!(Runtime, "upper bound and lower bound inconsistent with step sign");
         }
-        let n = ((e - s) / st).ceil().max(0.0) as usize;
+        // PyTorch's spelling of the values ("nan", not Rust's "NaN")
+        let show = |v: f64| if v.is_nan() { "nan".to_string() } else { v.to_string() };
+        if !st.is_finite() {
+            bail!(Runtime, "step must be finite but got {}", show(st));
+        }
+        if !s.is_finite() || !e.is_finite() {
+            bail!(Runtime, "unsupported range: {} -> {}", show(s), show(e));
+        }
+        let count = ((e - s) / st).ceil().max(0.0);
+        if count >= isize::MAX as f64 {
+            bail!(Runtime, "invalid size, possible overflow?");
+        }
+        let n = count as usize;
+        crate::storage::check_new_shape(&[n], dtype.itemsize().max(8))?;
         let values: Vec<f64> = (0..n).map(|i| s + i as f64 * st).collect();
         Tensor::from_vec(values, &[n])?.to_dtype(dtype)
     }

@@ -4,7 +4,7 @@ use crate::hooks::{grads_from_py, wrap_all};
 use crate::py_tensor::PyTensor;
 use ferrograd_core::autograd::{self, CustomBackward, SavedTensor};
 use ferrograd_core::Tensor;
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use std::sync::Arc;
@@ -23,7 +23,15 @@ fn tensors(seq: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
         .collect()
 }
 
-fn optional_tensors(seq: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Option<Tensor>>> {
+/// PyTorch's error for a non-tensor among the `inputs` of `grad`/`backward` (a RuntimeError there).
+fn not_a_tensor_input(o: &Bound<'_, PyAny>) -> PyErr {
+    PyRuntimeError::new_err(format!(
+        "all inputs have to be Tensors or GradientEdges, but got {}",
+        crate::args::type_name(o)
+    ))
+}
+
+fn optional_tensors(seq: &Bound<'_, PyAny>) -> PyResult<Vec<Option<Tensor>>> {
     seq.try_iter()?
         .map(|o| {
             let o = o?;
@@ -31,7 +39,10 @@ fn optional_tensors(seq: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Option<T
                 return Ok(None);
             }
             o.cast::<PyTensor>().map(|t| Some(t.get().get())).map_err(|_| {
-                PyTypeError::new_err(format!("{what} must contain Tensors or None, got {}", crate::args::type_name(&o)))
+                PyTypeError::new_err(format!(
+                    "gradients can be either Tensors or None, but got {}",
+                    crate::args::type_name(&o)
+                ))
             })
         })
         .collect()
@@ -50,8 +61,11 @@ pub fn _grad(
     allow_unused: bool,
 ) -> PyResult<Py<PyTuple>> {
     let outputs = tensors(outputs, "outputs")?;
-    let inputs = tensors(inputs, "inputs")?;
-    let grads = optional_tensors(grad_outputs, "grad_outputs")?;
+    let inputs: Vec<Tensor> = inputs
+        .try_iter()?
+        .map(|o| o.and_then(|o| o.cast::<PyTensor>().map(|t| t.get().get()).map_err(|_| not_a_tensor_input(&o))))
+        .collect::<PyResult<_>>()?;
+    let grads = optional_tensors(grad_outputs)?;
     let result =
         py.detach(|| call(|| autograd::grad(&outputs, &grads, &inputs, retain_graph, create_graph, allow_unused)))?;
     wrap_all(py, result)
@@ -68,12 +82,7 @@ pub fn backward_inputs(inputs: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
     objects
         .iter()
         .map(|o| {
-            let py_t = o.cast::<PyTensor>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "backward(): argument 'inputs' must contain Tensors, got {}",
-                    crate::args::type_name(o)
-                ))
-            })?;
+            let py_t = o.cast::<PyTensor>().map_err(|_| not_a_tensor_input(o))?;
             let t = py_t.get().get();
             if t.is_leaf() || t.retains_grad() {
                 return Ok(t);
@@ -97,7 +106,7 @@ pub fn _backward(
     inputs: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
     let roots = tensors(tensors_, "tensors")?;
-    let grads = optional_tensors(grad_tensors, "grad_tensors")?;
+    let grads = optional_tensors(grad_tensors)?;
     let inputs = inputs.filter(|i| !i.is_none()).map(backward_inputs).transpose()?;
     py.detach(|| call(|| autograd::backward(&roots, &grads, retain_graph, create_graph, inputs.as_deref())))
 }

@@ -321,6 +321,8 @@ pub fn tolist<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
             .collect::<PyResult<_>>()?;
         Ok(PyList::new(py, items)?.into_any())
     }
+    // the values are copied out first (8 bytes each), then one Python object each: refuse what cannot fit
+    crate::errors::call(|| ferrograd_core::storage::checked_bytes(t.numel(), 8 + std::mem::size_of::<usize>()))?;
     match t.dtype() {
         DType::Bool => build(py, t.shape(), &t.to_vec::<bool>()),
         d if d.is_int() => build(py, t.shape(), &t.to_vec::<i64>()),

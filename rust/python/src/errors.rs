@@ -25,6 +25,11 @@ pub fn to_py(e: Error) -> PyErr {
 }
 
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> PyErr {
+    // an allocation the core could not make unwinds with its error (see `ferrograd_core::pool::take`)
+    let p = match p.downcast::<Error>() {
+        Ok(e) => return to_py(*e),
+        Err(p) => p,
+    };
     let msg = p
         .downcast_ref::<String>()
         .cloned()
@@ -59,4 +64,24 @@ pub fn call_heavy<T: Send>(
 /// A Python exception raised inside a callback (a hook, a custom backward), carried through the core.
 pub fn from_py(err: PyErr) -> Error {
     Error::External(ferrograd_core::error::External(std::sync::Arc::new(err)))
+}
+
+/// Test hook (not public API): a panic, or an allocation the machine cannot make, inside `call`, to show
+/// that either reaches Python as RuntimeError and not as pyo3's PanicException (a BaseException).
+#[pyfunction]
+pub fn _panic_for_tests(kind: &str) -> PyResult<()> {
+    call(|| match kind {
+        "allocation" => {
+            let _never = ferrograd_core::pool::take::<f32>(1 << 50);
+            Ok(())
+        }
+        _ => panic!("deliberate panic for tests"),
+    })
+}
+
+/// Raises the RuntimeError a new tensor of `shape` and `dtype` would get if the machine cannot hold it, before
+/// Python-level code loops over its elements (adaptive pooling's windows).
+#[pyfunction]
+pub fn _check_new_shape(shape: Vec<usize>, dtype: PyRef<'_, crate::dtype::PyDType>) -> PyResult<()> {
+    call(|| ferrograd_core::storage::check_new_shape(&shape, dtype.dtype.itemsize()).map(|_| ()))
 }

@@ -12,7 +12,7 @@ import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
-from ... import _core
+from ... import _core, _utils
 from ..._core import Tensor
 from ...grad_mode import no_grad
 from ...utils.hooks import BackwardHook, RemovableHandle
@@ -682,7 +682,14 @@ class Module:
             or _global_backward_hooks
         ):
             return self._call_with_hooks(args, kwargs)
-        return self.forward(*args, **kwargs)
+        try:
+            return self.forward(*args, **kwargs)
+        except (AttributeError, TypeError) as e:
+            # a non-tensor input: PyTorch's TypeError, not an AttributeError from inside forward
+            typed = _utils.as_type_error(e, self.forward, args, kwargs)
+            if typed is e:
+                raise
+            raise typed from None
 
     _call_impl = __call__
 

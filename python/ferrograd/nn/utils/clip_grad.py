@@ -10,6 +10,7 @@ import warnings
 
 from ... import _core
 from ..._core import Tensor
+from ..._utils import typed_entry_points as _typed_entry_points
 from ...grad_mode import no_grad
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
@@ -99,3 +100,7 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     for p in parameters:
         if p.grad is not None:
             p.grad.clamp_(min=-clip_value, max=clip_value)
+
+
+# a non-tensor where a tensor is used raises PyTorch's TypeError, not an AttributeError from inside
+_typed_entry_points(globals(), [n for n in list(globals()) if not n.startswith("_")])

@@ -53,6 +53,9 @@ class TensorDataset(Dataset):
     """Samples are the `index`-th rows of each tensor (all of one length along dim 0)."""
 
     def __init__(self, *tensors):
+        for t in tensors:
+            if not isinstance(t, _core.Tensor):
+                raise TypeError(f"TensorDataset(): expected Tensors, but got {type(t).__name__}")
         if any(tensors[0].size(0) != tensor.size(0) for tensor in tensors):
             raise AssertionError("Size mismatch between tensors")
         self.tensors = tensors

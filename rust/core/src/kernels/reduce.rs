@@ -9,8 +9,9 @@ pub fn fold<T: Element, A: Copy>(l: &Layout, x: &[T], dims: &[usize], init: A, f
     let kept: Vec<usize> = (0..l.ndim()).filter(|d| !dims.contains(d)).collect();
     let order: Vec<usize> = kept.iter().chain(dims).copied().collect();
     let p = l.permute(&order);
-    let out_len: usize = kept.iter().map(|&d| l.shape[d]).product();
+    let out_len = crate::layout::numel(&kept.iter().map(|&d| l.shape[d]).collect::<Vec<_>>());
     let group: usize = dims.iter().map(|&d| l.shape[d]).product();
+    crate::pool::ensure_fits::<A>(out_len);
     let mut out = vec![init; out_len];
     if group == 0 {
         return out;

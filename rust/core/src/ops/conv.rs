@@ -29,9 +29,11 @@ impl Window {
     /// Number of window positions along dim `d` (0: height, 1: width) of an input of size `size`;
     /// None if the dilated kernel does not fit in the padded input.
     pub fn out_len(&self, d: usize, size: usize) -> Option<usize> {
-        let span = self.dilation[d] * (self.kernel[d] - 1) + 1;
-        let padded = size + 2 * self.padding[d];
-        (padded >= span).then(|| (padded - span) / self.stride[d] + 1)
+        // in u128: sizes from Python may be near usize::MAX, where usize arithmetic would wrap
+        let span = self.dilation[d] as u128 * (self.kernel[d] as u128).saturating_sub(1) + 1;
+        let padded = size as u128 + 2 * self.padding[d] as u128;
+        let out = (padded >= span).then(|| (padded - span) / (self.stride[d] as u128).max(1) + 1)?;
+        Some(usize::try_from(out).unwrap_or(usize::MAX))
     }
 
     /// The input position read by output `o` at kernel tap `k` along dim `d`, if inside the input.
@@ -64,7 +66,7 @@ fn for_each_tap(win: &Window, hw: [usize; 2], out: [usize; 2], mut f: impl FnMut
 /// (planes, H, W) image → (planes, kh·kw, L) columns, zero where the window reads padding.
 fn im2col_kernel<T: Element>(x: &[T], planes: usize, hw: [usize; 2], win: &Window, out: [usize; 2]) -> Vec<T> {
     let (k, l, plane) = (win.kernel[0] * win.kernel[1], out[0] * out[1], hw[0] * hw[1]);
-    let mut cols = vec![T::ZERO; planes * k * l];
+    let mut cols = crate::pool::filled(crate::layout::numel(&[planes, k, l]), T::ZERO);
     for p in 0..planes {
         let src = &x[p * plane..(p + 1) * plane];
         let dst = &mut cols[p * k * l..(p + 1) * k * l];
@@ -76,7 +78,7 @@ fn im2col_kernel<T: Element>(x: &[T], planes: usize, hw: [usize; 2], win: &Windo
 /// (planes, kh·kw, L) columns → (planes, H, W) image, overlapping taps summed.
 fn col2im_kernel<T: Element>(cols: &[T], planes: usize, hw: [usize; 2], win: &Window, out: [usize; 2]) -> Vec<T> {
     let (k, l, plane) = (win.kernel[0] * win.kernel[1], out[0] * out[1], hw[0] * hw[1]);
-    let mut img = vec![T::ZERO; planes * plane];
+    let mut img = crate::pool::filled(crate::layout::numel(&[planes, plane]), T::ZERO);
     for p in 0..planes {
         let src = &cols[p * k * l..(p + 1) * k * l];
         let dst = &mut img[p * plane..(p + 1) * plane];
@@ -92,6 +94,8 @@ impl Tensor {
             bail!(Runtime, "Expected 4D input tensor, but got input of size: {:?}", self.shape());
         }
         let [n, c, h, w] = [self.shape()[0], self.shape()[1], self.shape()[2], self.shape()[3]];
+        let (kernel, item) = (win.kernel, self.dtype().itemsize());
+        crate::storage::check_new_shape(&[n, c, kernel[0], kernel[1], out[0], out[1]], item)?;
         let k = win.kernel[0] * win.kernel[1];
         if self.dtype() == DType::Bool {
             bail!(NotImplemented, "\"im2col_out_cpu\" not implemented for 'Bool'");
@@ -105,8 +109,7 @@ impl Tensor {
 
     /// (N, C·kh·kw, L) → (N, C, H, W): the adjoint of `im2col` (Col2ImBackward0).
     pub fn col2im(&self, win: &Window, hw: [usize; 2], out: [usize; 2]) -> Result<Tensor> {
-        let k = win.kernel[0] * win.kernel[1];
-        let l = out[0] * out[1];
+        let (k, l) = (crate::layout::numel(&win.kernel), crate::layout::numel(&out));
         if self.ndim() != 3 || !self.shape()[1].is_multiple_of(k) || self.shape()[2] != l {
             bail!(
                 Runtime,
@@ -115,10 +118,11 @@ impl Tensor {
                 self.shape()
             );
         }
-        let (n, c) = (self.shape()[0], self.shape()[1] / k);
+        let (n, c) = (self.shape()[0], self.shape()[1] / k.max(1));
         if self.dtype() == DType::Bool {
             bail!(NotImplemented, "\"col2im_out_cpu\" not implemented for 'Bool'");
         }
+        crate::storage::check_new_shape(&[n, c, hw[0], hw[1]], self.dtype().itemsize())?;
         // overlapping taps are summed in the compute dtype (float32 for the halves), rounded once
         let img = with_dtype!(self.dtype().compute(), T => {
             let v = col2im_kernel(&self.to_vec::<T>(), n * c, hw, win, out);

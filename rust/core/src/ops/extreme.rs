@@ -151,6 +151,8 @@ pub enum ExtremeFn {
     Max,
     /// `min()` of every element
     Min,
+    /// `median()` of every element
+    Median,
 }
 
 impl AsField for ExtremeFn {
@@ -160,7 +162,7 @@ impl AsField for ExtremeFn {
 }
 
 crate::backward_rule! {
-    names = ["AmaxBackward0", "AminBackward0", "MaxBackward1", "MinBackward1"];
+    names = ["AmaxBackward0", "AminBackward0", "MaxBackward1", "MinBackward1", "MedianBackward0"];
     /// amax/amin and max()/min(): shared evenly among the elements equal to the extreme (NaN counts as
     /// equal to NaN).
     pub struct ExtremeBackward {
@@ -171,6 +173,18 @@ crate::backward_rule! {
         result: SavedTensor,
     }
 }
+impl ExtremeBackward {
+    /// The rule of a reduction over all of `dims` (not kept) of `input` to `result`.
+    pub(crate) fn new(function: ExtremeFn, dim: Vec<usize>, input: &Tensor, result: &Tensor) -> ExtremeBackward {
+        ExtremeBackward {
+            function,
+            dim,
+            keepdim: false,
+            self_: SavedTensor::input(input),
+            result: SavedTensor::output(result),
+        }
+    }
+}
 impl Backward for ExtremeBackward {
     fn name(&self) -> &'static str {
         match self.function {
@@ -178,6 +192,7 @@ impl Backward for ExtremeBackward {
             ExtremeFn::Amin => "AminBackward0",
             ExtremeFn::Max => "MaxBackward1",
             ExtremeFn::Min => "MinBackward1",
+            ExtremeFn::Median => "MedianBackward0",
         }
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {

@@ -20,9 +20,10 @@ pub fn unsqueeze_dims(g: &Tensor, dims: &[usize], keepdim: bool) -> Result<Tenso
     Ok(g)
 }
 
-/// 1 where x > y, 0.5 where x == y, 0 elsewhere (how maximum/minimum split a gradient at ties).
+/// 0 where x < y, 0.5 where x == y, 1 elsewhere, NaN included: the share of `maximum(x, y)`'s gradient
+/// that goes to x (torch splits ties in halves and gives the whole gradient to both sides of a NaN).
 pub fn tie_weight(x: &Tensor, y: &Tensor) -> Result<Tensor> {
-    Tensor::where_(&x.gt(y)?, &c(1.0), &Tensor::where_(&x.eq(y)?, &c(0.5), &c(0.0))?)
+    Tensor::where_(&x.lt(y)?, &c(0.0), &Tensor::where_(&x.eq(y)?, &c(0.5), &c(1.0))?)
 }
 
 /// Dims as the `isize`s the tensor API takes.

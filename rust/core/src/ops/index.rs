@@ -45,7 +45,7 @@ pub(crate) fn positions(
     geom: &Layout,
     mut src: impl FnMut(&[usize], &mut Vec<usize>) -> bool,
 ) -> Positions {
-    let mut out = Vec::with_capacity(numel(out_shape));
+    let mut out = crate::pool::take(numel(out_shape));
     let mut s = vec![0usize; geom.ndim()];
     for_each_index(out_shape, |i| {
         if src(i, &mut s) {
@@ -193,8 +193,9 @@ impl Tensor {
         let out_shape: Vec<usize> = repeats
             .iter()
             .enumerate()
-            .map(|(i, &r)| r as usize * if i < lead { 1 } else { in_shape[i - lead] })
+            .map(|(i, &r)| (r as usize).saturating_mul(if i < lead { 1 } else { in_shape[i - lead] }))
             .collect();
+        crate::storage::check_new_shape(&out_shape, self.dtype().itemsize())?;
         let geom = Layout::contiguous(&in_shape);
         let pos = positions(&out_shape, &geom, |i, s| {
             for d in 0..s.len() {
@@ -613,7 +614,8 @@ crate::backward_rule! {
     names = [
         "FlipBackward0", "RollBackward0", "RepeatBackward0", "TrilBackward0", "TriuBackward0", "DiagEmbedBackward0",
         "IndexSelectBackward0", "GatherBackward0", "MaskedSelectBackward0", "IndexBackward0", "SortBackward0",
-        "TopkBackward0", "MaxPool2DWithIndicesBackward0", "ConstantPadNdBackward0", "ReflectionPad1DBackward0",
+        "TopkBackward0", "MedianBackward1", "MaxPool2DWithIndicesBackward0", "ConstantPadNdBackward0",
+        "ReflectionPad1DBackward0",
         "ReflectionPad2DBackward0", "ReflectionPad3DBackward0", "ReplicationPad1DBackward0",
         "ReplicationPad2DBackward0", "ReplicationPad3DBackward0",
     ];

@@ -74,8 +74,10 @@ fn pointwise_grads(kind: LossKind, x: &Tensor, t: &Tensor, w: LossWeights) -> Re
             (gx, gt)
         }
         LossKind::BinaryCrossEntropy => {
-            // as PyTorch: (x - t) / max(x (1 - x), 1e-12); d/dt = log(1 - x) - log(x)
-            let gx = x.sub(t)?.div(&x.mul(&c(1.0).sub(x)?)?.maximum(&c(1e-12))?)?;
+            // as PyTorch: (x - t) / max(x (1 - x), ε) with ε the float 1e-12 in every dtype;
+            // d/dt = log(1 - x) - log(x)
+            let eps = f64::from(1e-12f32);
+            let gx = x.sub(t)?.div(&x.mul(&c(1.0).sub(x)?)?.maximum(&c(eps))?)?;
             let gt = c(1.0).sub(x)?.log()?.sub(&x.log()?)?;
             (gx, gt)
         }

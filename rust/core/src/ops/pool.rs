@@ -19,13 +19,16 @@ use std::sync::Arc;
 /// PyTorch's pooling output size: floor (or ceil) division, with the last window made to start
 /// inside the input or its left padding.
 pub fn pool_out_len(size: usize, kernel: usize, stride: usize, pad: usize, dilation: usize, ceil_mode: bool) -> isize {
-    let span = (dilation * (kernel - 1) + 1) as isize;
-    let num = size as isize + 2 * pad as isize - span + if ceil_mode { stride as isize - 1 } else { 0 };
-    let mut out = num.div_euclid(stride as isize) + 1;
-    if ceil_mode && (out - 1) * stride as isize >= size as isize + pad as isize {
+    // in i128: sizes from Python may be near usize::MAX, where usize arithmetic would wrap
+    let (size, kernel, stride, pad, dilation) =
+        (size as i128, kernel as i128, stride as i128, pad as i128, dilation as i128);
+    let span = dilation * (kernel - 1) + 1;
+    let num = size + 2 * pad - span + if ceil_mode { stride - 1 } else { 0 };
+    let mut out = num.div_euclid(stride) + 1;
+    if ceil_mode && (out - 1) * stride >= size + pad {
         out -= 1;
     }
-    out
+    out.clamp(isize::MIN as i128, isize::MAX as i128) as isize
 }
 
 fn check_pool_input(x: &Tensor, name: &str) -> Result<(usize, [usize; 2])> {
@@ -59,7 +62,7 @@ fn pooled_size(x: &Tensor, hw: [usize; 2], win: &Window, ceil_mode: bool) -> Res
         );
     }
     for d in 0..2 {
-        if win.padding[d] * 2 > win.dilation[d] * (win.kernel[d] - 1) + 1 {
+        if win.padding[d] as u128 * 2 > win.dilation[d] as u128 * (win.kernel[d] as u128 - 1) + 1 {
             bail!(
                 Runtime,
                 "pad should be at most half of effective kernel size, but got pad={}, kernel_size={} and dilation={}",
@@ -82,19 +85,22 @@ fn pooled_size(x: &Tensor, hw: [usize; 2], win: &Window, ceil_mode: bool) -> Res
             out[1].max(0)
         );
     }
-    Ok([out[0] as usize, out[1] as usize])
+    let out = [out[0] as usize, out[1] as usize];
+    // the output, and the window lists made for it, must fit before they are built
+    crate::storage::check_new_shape(&[x.numel() / (hw[0] * hw[1]).max(1), out[0], out[1]], x.dtype().itemsize())?;
+    Ok(out)
 }
 
 /// The input positions (along one dim) each output position's window covers inside the input.
 fn window_positions(d: usize, size: usize, win: &Window, out: usize) -> Vec<Vec<usize>> {
+    let (stride, dil, pad) = (win.stride[d] as i128, win.dilation[d] as i128, win.padding[d] as i128);
     (0..out)
         .map(|o| {
-            (0..win.kernel[d])
-                .filter_map(|k| {
-                    let p = (o * win.stride[d] + k * win.dilation[d]) as isize - win.padding[d] as isize;
-                    (p >= 0 && (p as usize) < size).then_some(p as usize)
-                })
-                .collect()
+            // only the taps that land inside the input: a huge kernel over a small input stays cheap
+            let first = pad - o as i128 * stride; // tap k reads position k·dil - first
+            let lo = if first > 0 { (first + dil - 1) / dil } else { 0 };
+            let hi = ((size as i128 - 1 + first).div_euclid(dil) + 1).min(win.kernel[d] as i128);
+            (lo..hi.max(lo)).map(|k| (k * dil - first) as usize).collect()
         })
         .collect()
 }
@@ -109,7 +115,7 @@ fn argmax_kernel<T: Element>(x: &[T], planes: usize, hw: [usize; 2], win: &Windo
     let plane = hw[0] * hw[1];
     let per_plane = out[0] * out[1];
     let (rows, cols) = (window_positions(0, hw[0], win, out[0]), window_positions(1, hw[1], win, out[1]));
-    let mut idx = vec![0i64; planes * per_plane];
+    let mut idx = crate::pool::filled(crate::layout::numel(&[planes, per_plane]), 0i64);
     if per_plane == 0 {
         return idx;
     }
@@ -137,7 +143,7 @@ fn argmax_kernel<T: Element>(x: &[T], planes: usize, hw: [usize; 2], win: &Windo
 
 /// `A[i, j] = 1 / divisor(i)` for j in the rectangle's range along one dim: an (out, size) matrix.
 fn averaging_matrix(size: usize, out: usize, range: impl Fn(usize) -> (usize, usize, f64)) -> Result<Tensor> {
-    let mut a = vec![0.0f64; out * size];
+    let mut a = crate::pool::try_filled(crate::layout::numel(&[out, size]), 0.0f64)?;
     for i in 0..out {
         let (start, end, divisor) = range(i);
         for j in start..end {

@@ -164,9 +164,12 @@ impl Tensor {
                 "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={sizes:?}"
             );
         }
+        if self.ndim() == 0 {
+            bail!(Runtime, "split_with_sizes expects at least a 1-dimensional tensor");
+        }
         let sizes: Vec<usize> = sizes.iter().map(|&x| x as usize).collect();
-        let n = self.shape().get(d).copied().unwrap_or(0);
-        if sizes.iter().sum::<usize>() != n {
+        let n = self.shape()[d];
+        if sizes.iter().try_fold(0usize, |a, &x| a.checked_add(x)) != Some(n) {
             bail!(
                 Runtime,
                 "split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension \

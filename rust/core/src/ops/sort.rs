@@ -1,4 +1,4 @@
-//! sort, argsort and topk along one dim. Each row's order is found once; the values are then a
+//! sort, argsort, topk and median along one dim. Each row's order is found once; the values are then a
 //! `take_flat` of the input, so the gradient goes back to the positions they came from.
 use crate::bail;
 use crate::element::Element;
@@ -32,8 +32,8 @@ impl Tensor {
         if !out_shape.is_empty() {
             out_shape[dim] = k;
         }
-        let total = outer * k * inner;
-        let (mut pos, mut idx) = (vec![0i64; total], vec![0i64; total]);
+        let total = crate::layout::numel(&[outer, k, inner]);
+        let (mut pos, mut idx) = (crate::pool::filled(total, 0i64), crate::pool::filled(total, 0i64));
         with_dtype!(self.dtype(), T => {
             let values = self.to_vec::<T>();
             let mut order: Vec<usize> = Vec::with_capacity(n);
@@ -79,5 +79,65 @@ impl Tensor {
         let (pos, idx, shape) = self.sorted_positions(d, k, largest);
         let indices = Tensor::from_vec(idx, &shape)?;
         Ok((self.take_flat(Arc::new(pos), &shape, "TopkBackward0")?, indices))
+    }
+    /// `median(dim, keepdim)`: (values, indices) of each row's lower median, the ((n-1)/2)-th element of a
+    /// stable ascending sort, so ties pick the index torch picks; a row holding NaN gives its first NaN.
+    /// The gradient goes to that index (MedianBackward1).
+    pub fn median_dim(&self, dim: isize, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        if self.dtype() == crate::DType::Bool {
+            bail!(NotImplemented, "\"median_out\" not implemented for 'Bool'");
+        }
+        let d = wrap_dim(dim, self.ndim())?;
+        let n = if self.ndim() == 0 { 1 } else { self.shape()[d] };
+        if n == 0 {
+            bail!(Index, "median(): Expected reduction dim {d} to have non-zero size.");
+        }
+        let (pos, idx, _) = self.sorted_positions(d, n, false);
+        let inner: usize = self.shape().iter().skip(d + 1).product();
+        let outer = self.numel() / (n * inner);
+        let (mut out_pos, mut out_idx) = (Vec::with_capacity(outer * inner), Vec::with_capacity(outer * inner));
+        with_dtype!(self.dtype(), T => {
+            let values = self.to_vec::<T>();
+            for o in 0..outer {
+                for i in 0..inner {
+                    let at = |j: usize| (o * n + j) * inner + i;
+                    #[allow(clippy::eq_op)]
+                    let first_nan = (0..n).find(|&j| { let v = values[pos[at(j)] as usize]; v != v });
+                    let j = first_nan.unwrap_or((n - 1) / 2);
+                    out_pos.push(pos[at(j)]);
+                    out_idx.push(idx[at(j)]);
+                }
+            }
+        });
+        let mut shape = self.shape().to_vec();
+        if !shape.is_empty() {
+            if keepdim {
+                shape[d] = 1;
+            } else {
+                shape.remove(d);
+            }
+        }
+        let indices = Tensor::from_vec(out_idx, &shape)?;
+        Ok((self.take_flat(Arc::new(out_pos), &shape, "MedianBackward1")?, indices))
+    }
+
+    /// `median()`: the lower median of all elements (NaN if any is NaN, or if there are none); the gradient is
+    /// shared evenly among the elements equal to it (MedianBackward0).
+    pub fn median(&self) -> Result<Tensor> {
+        use crate::autograd::record;
+        use crate::ops::extreme::{ExtremeBackward, ExtremeFn};
+        if self.dtype() == crate::DType::Bool {
+            bail!(NotImplemented, "\"median_cpu\" not implemented for 'Bool'");
+        }
+        let out = if self.numel() == 0 {
+            if !self.dtype().is_float() {
+                bail!(Index, "median(): Expected reduction dim to be specified for input.numel() == 0.");
+            }
+            Tensor::full(&[], crate::Scalar::Float(f64::NAN), self.dtype())
+        } else {
+            self.detach().reshape(&[self.numel()])?.median_dim(0, false)?.0
+        };
+        let dims: Vec<usize> = (0..self.ndim()).collect();
+        Ok(record(out, &[self], |out| ExtremeBackward::new(ExtremeFn::Median, dims, self, out)))
     }
 }

@@ -152,6 +152,7 @@ impl Tensor {
     }
 
     pub fn expand(&self, shape: &[usize]) -> Result<Tensor> {
+        crate::layout::check_numel(shape)?;
         let layout = self.layout().broadcast_to(shape)?;
         Ok(self.record_view(layout, ExpandBackward0 { self_sym_sizes: self.shape().to_vec() }))
     }

@@ -118,6 +118,7 @@ impl PyTensor {
             }
         }
         let sizes = crate::args::size_list(args, "Tensor")?;
-        Ok(PyTensor::new(Tensor::zeros(&sizes, DType::F32)))
+        let zeros = call(|| Tensor::try_full(&sizes, ferrograd_core::Scalar::Int(0), DType::F32))?;
+        Ok(PyTensor::new(zeros))
     }
 }

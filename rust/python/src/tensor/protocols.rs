@@ -22,6 +22,16 @@ fn size_object<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bound<'py, PyA
     cls.bind(py).call1((PyTuple::new(py, shape)?,))
 }
 
+/// `dim` of `size(dim)` / `stride(dim)`: a 0-dim tensor has none (PyTorch's IndexError).
+fn dim_of_shape(dim: isize, ndim: usize) -> PyResult<usize> {
+    if ndim == 0 {
+        return Err(pyo3::exceptions::PyIndexError::new_err(format!(
+            "Dimension specified as {dim} but tensor has no dimensions"
+        )));
+    }
+    call(|| ferrograd_core::layout::wrap_dim(dim, ndim))
+}
+
 #[pymethods]
 impl PyTensor {
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
@@ -147,7 +157,7 @@ impl PyTensor {
         match dim {
             None => size_object(py, t.shape()),
             Some(d) => {
-                let d = call(|| ferrograd_core::layout::wrap_dim(d, t.ndim()))?;
+                let d = dim_of_shape(d, t.ndim())?;
                 Ok(t.shape()[d].into_pyobject(py)?.into_any())
             }
         }
@@ -163,7 +173,7 @@ impl PyTensor {
         match dim {
             None => Ok(PyTuple::new(py, t.strides())?.into_any()),
             Some(d) => {
-                let d = call(|| ferrograd_core::layout::wrap_dim(d, t.ndim()))?;
+                let d = dim_of_shape(d, t.ndim())?;
                 Ok(t.strides()[d].into_pyobject(py)?.into_any())
             }
         }

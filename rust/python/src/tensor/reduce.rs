@@ -286,6 +286,20 @@ impl PyTensor {
         extreme(py, self.get(), dim, keepdim, false)
     }
 
+    /// `median()`: the lower median; `median(dim, keepdim)`: (values, indices).
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn median(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let a = self.get();
+        let Some(d) = dim else { return Ok(wrap(py, call_heavy(py, a.numel(), || a.median())?)?.into_any()) };
+        let (values, indices) = call_heavy(py, a.numel(), || a.median_dim(d, keepdim))?;
+        values_indices(py, "median", values, indices)
+    }
+
     #[pyo3(signature = (dim=None, keepdim=false))]
     fn argmax(
         &self,

@@ -6,6 +6,7 @@ use crate::element::Element;
 use crate::error::Result;
 use crate::layout::broadcast_shapes;
 use crate::ops::formula::{c, fusable, zip};
+use crate::ops::unary::FloatClass;
 use crate::tensor::Tensor;
 use crate::{bail, with_dtype};
 
@@ -260,8 +261,10 @@ impl Backward for PowBackward2 {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let out = ctx.unpack(&self.result)?;
         if self.self_ == 0.0 {
-            // d/dx 0^x: 0 everywhere torch defines it
-            return Ok(vec![None, Some(g.mul(&c(0.0))?)]);
+            // d/dx 0^x: 0 where x >= 0 (the result is finite), else 0^x · ln 0 (-inf, or NaN), as torch
+            let finite = out.float_class(FloatClass::Finite)?;
+            let d = Tensor::where_(&finite, &c(0.0), &out.mul(&c(f64::NEG_INFINITY))?)?;
+            return Ok(vec![None, Some(g.mul(&d)?)]);
         }
         Ok(vec![None, Some(g.mul(&out.mul(&c(self.self_.ln()))?)?)])
     }

@@ -6,7 +6,8 @@ use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::elementwise::map3;
 use crate::layout::broadcast_shapes;
-use crate::ops::formula::{c, tie_weight};
+use crate::ops::formula::c;
+use crate::ops::unary::FloatClass;
 use crate::tensor::Tensor;
 use crate::{bail, with_dtype};
 
@@ -168,7 +169,8 @@ impl Backward for ClampScalarBackward {
 }
 
 crate::backward_rule! {
-    /// `clamp` with tensor bounds: ties split the gradient in halves, as maximum/minimum do.
+    /// `clamp` with tensor bounds: ties split the gradient in halves, as maximum/minimum do; one bound alone
+    /// follows maximum's (minimum's) rule.
     pub struct ClampBackward0 {
         self_: SavedTensor,
         min: Option<SavedTensor>,
@@ -182,22 +184,26 @@ impl Backward for ClampBackward0 {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let a = ctx.unpack(&self.self_)?;
         let (lo, hi) = (ctx.unpack_opt(&self.min)?, ctx.unpack_opt(&self.max)?);
-        let zero = c(0.0);
         match (lo, hi) {
             (Some(lo), Some(hi)) => {
-                let (w_lo, w_hi) = (tie_weight(&a, &lo)?, tie_weight(&hi, &a)?);
-                // lo < hi: the usual case; lo >= hi: the output is hi (or a, where all three tie)
-                let valid = lo.lt(&hi)?;
-                let all_tie = a.eq(&lo)?.logical_and(&a.eq(&hi)?)?;
+                // torch's rule, NaN included: with lo > hi the output is hi; otherwise a tie between x and
+                // one bound splits in halves and x == lo == hi gives all to x
+                let (lo_le_hi, lo_lt_hi) = (lo.le(&hi)?, lo.lt(&hi)?);
+                let tie_lo = a.eq(&lo)?.logical_and(&lo_lt_hi)?.to_dtype(g.dtype())?.mul(&c(0.5))?;
+                let tie_hi = a.eq(&hi)?.logical_and(&lo_lt_hi)?.to_dtype(g.dtype())?.mul(&c(0.5))?;
+                let crossed = lo.gt(&hi)?;
+                let share = |mask: Tensor, tie: &Tensor| mask.to_dtype(g.dtype())?.add(tie);
                 Ok(vec![
                     ctx.grad_if(0, || {
-                        let d = g.mul(&w_lo.add(&w_hi)?.sub(&c(1.0))?)?;
-                        Tensor::where_(&valid, &d, &Tensor::where_(&all_tie, g, &zero)?)
+                        let inside = a.lt(&lo)?.logical_or(&a.gt(&hi)?)?.logical_not()?;
+                        let w = inside.to_dtype(g.dtype())?.sub(&tie_lo)?.sub(&tie_hi)?;
+                        let w = Tensor::where_(&crossed, &a.float_class(FloatClass::Nan)?, &w)?;
+                        g.mul(&w)
                     })?,
-                    ctx.grad_if(1, || Tensor::where_(&valid, &g.mul(&c(1.0).sub(&w_lo)?)?, &zero))?,
+                    ctx.grad_if(1, || g.mul(&share(a.lt(&lo)?, &tie_lo)?.mul(&lo_le_hi)?))?,
                     ctx.grad_if(2, || {
-                        let d = g.mul(&c(1.0).sub(&w_hi)?)?;
-                        Tensor::where_(&valid, &d, &Tensor::where_(&all_tie, &zero, g)?)
+                        let w = share(a.gt(&hi)?.logical_and(&lo_le_hi)?, &tie_hi)?;
+                        g.mul(&Tensor::where_(&crossed, &c(1.0), &w)?)
                     })?,
                 ])
             }

@@ -246,12 +246,17 @@ impl Backward for FloorDivideBackward {
 pub(crate) fn binary_grad(ctx: &Ctx<'_>, op: Binary, g: &Tensor, a: &Tensor, b: &Tensor) -> Result<Grads> {
     Ok(match op {
         Binary::Maximum | Binary::Minimum => {
-            let w = if op == Binary::Maximum { tie_weight(a, b)? } else { tie_weight(b, a)? };
-            vec![ctx.grad_if(0, || g.mul(&w))?, ctx.grad_if(1, || g.mul(&c(1.0).sub(&w)?))?]
+            // minimum(a, b) gives each side the share maximum(b, a) would
+            let (x, y) = if op == Binary::Maximum { (a, b) } else { (b, a) };
+            vec![ctx.grad_if(0, || g.mul(&tie_weight(x, y)?))?, ctx.grad_if(1, || g.mul(&tie_weight(y, x)?))?]
         }
         Binary::Atan2 => {
             let r2 = a.mul(a)?.add(&b.mul(b)?)?;
-            vec![ctx.grad_if(0, || g.mul(b)?.div(&r2))?, ctx.grad_if(1, || g.mul(&a.neg()?)?.div(&r2))?]
+            // at the origin torch gives 0, not 0 / 0
+            let origin = r2.eq(&c(0.0))?;
+            let r2 = Tensor::where_(&origin, &c(1.0), &r2)?;
+            let d = |num: Tensor| Tensor::where_(&origin, &c(0.0), &g.mul(&num)?.div(&r2)?);
+            vec![ctx.grad_if(0, || d(b.clone()))?, ctx.grad_if(1, || d(a.neg()?))?]
         }
         Binary::Fmod | Binary::Remainder => {
             let q = a.div(b)?;

@@ -50,11 +50,12 @@ impl UnaryOp for Relu {
     fn int_kernel(self) -> Option<impl Fn(i64) -> i64 + Sync + Copy> {
         Some(|x: i64| x.max(0))
     }
+    // `g` unless the output is <= 0: a NaN passes its gradient, as in torch
     fn grad(self, g: &Tensor, result: &Tensor) -> Result<Tensor> {
-        Tensor::where_(&result.gt(&c(0.0))?, g, &c(0.0))
+        Tensor::where_(&result.le(&c(0.0))?, &c(0.0), g)
     }
     fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
-        Some(|g: T, y: T| if y > T::ZERO { g } else { T::ZERO })
+        Some(|g: T, y: T| if y <= T::ZERO { T::ZERO } else { g })
     }
 }
 
@@ -217,7 +218,8 @@ impl UnaryOp for Elu {
         move |x: T| if x > T::ZERO { x } else { a * x.exp_m1() }
     }
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
-        Tensor::where_(&x.gt(&c(0.0))?, g, &g.mul(&x.exp()?.mul(&c(self.alpha))?)?)
+        // the negative branch for x <= 0 only: NaN takes the identity's gradient, as in torch
+        Tensor::where_(&x.le(&c(0.0))?, &g.mul(&x.exp()?.mul(&c(self.alpha))?)?, g)
     }
 }
 
@@ -289,8 +291,9 @@ impl UnaryOp for Hardtanh {
         })
     }
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
-        let inside = x.gt(&c(self.min_val))?.logical_and(&x.lt(&c(self.max_val))?)?;
-        Tensor::where_(&inside, g, &c(0.0))
+        // 0 at and beyond the bounds; NaN passes its gradient, as in torch
+        let outside = x.le(&c(self.min_val))?.logical_or(&x.ge(&c(self.max_val))?)?;
+        Tensor::where_(&outside, &c(0.0), g)
     }
 }
 
