@@ -15,6 +15,7 @@ import weakref
 import ferrograd as fg
 import numpy as np
 import pytest
+from helpers import AGAINST_TORCH
 
 F64 = fg.float64
 
@@ -392,6 +393,14 @@ def test_gradient_sums_leave_tensors_held_elsewhere_alone():
     close(g, [1.0, 10.0])
     close(x.grad, [2.0, 20.0])
 
+
+@pytest.mark.skipif(
+    AGAINST_TORCH,
+    reason="torch's gradient sum may accumulate in place into the gradient a custom Function returned, here numpy's "
+    "memory; ferrograd never writes into a tensor it did not make",
+)
+def test_gradient_sums_leave_a_borrowed_custom_gradient_alone():
+    x = leaf([1.0, 2.0])
     borrowed = np.array([100.0, 200.0])
 
     class Borrowed(fg.autograd.Function):
@@ -1022,8 +1031,10 @@ def test_memory_is_flat_over_many_iterations():
 # mean returned to the system (a buffer still owned by a live graph is never in the pool).
 _RSS_PRELUDE = """
 import os, ferrograd as fg
+# ferrograd keeps freed blocks in a pool of its own (emptied to measure); torch hands large blocks back to malloc
+empty_pool = fg._core._empty_pool if hasattr(fg, "_core") else lambda: None
 def rss():
-    fg._core._empty_pool()
+    empty_pool()
     return int(open('/proc/self/statm').read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
 """
 
@@ -1148,8 +1159,9 @@ def test_detect_anomaly_names_the_nan_node_and_the_forward_line():
         b = a.log() * 0  # the line the error must point at
         with pytest.raises(RuntimeError, match="Function 'LogBackward0' returned nan values in its 0th output") as info:
             b.sum().backward()
-    assert "b = a.log() * 0" in str(info.value)
-    assert not fg.autograd.anomaly_mode.is_anomaly_enabled()
+    if not AGAINST_TORCH:  # ferrograd puts the forward line in the message; torch warns with the traceback
+        assert "b = a.log() * 0" in str(info.value)
+    assert not fg.is_anomaly_enabled()
     a.log().mul(0).sum().backward()  # outside anomaly mode NaN passes silently, as in PyTorch
     assert np.isnan(a.grad.numpy()).all()
 

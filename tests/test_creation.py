@@ -44,8 +44,17 @@ def test_linspace_errors():
 
 @pytest.mark.parametrize("n,m", [(3, None), (2, 4), (4, 2), (0, 3)])
 def test_eye(n, m):
-    assert_tensor(fg.eye(n, m), np.eye(n, m), dtype="float32")
-    assert fg.eye(n, m, dtype=fg.int64).dtype == fg.int64
+    args = (n,) if m is None else (n, m)  # torch takes no m=None: test_eye_takes_no_none
+    assert_tensor(fg.eye(*args), np.eye(n, m), dtype="float32")
+    assert fg.eye(*args, dtype=fg.int64).dtype == fg.int64
+
+
+def test_eye_takes_no_none():
+    for call in (lambda: fg.eye(3, None), lambda: fg.eye(3, m=None)):
+        with pytest.raises(TypeError, match=r"eye\(\) received an invalid combination of arguments"):
+            call()
+    with pytest.raises(TypeError, match=r"eye\(\): argument 'n' \(position 1\) must be int, not NoneType"):
+        fg.eye(None)
 
 
 def test_random_functions_repeat_under_manual_seed():
@@ -80,8 +89,12 @@ def test_random_function_values():
     assert b.tolist() == [0.0, 1.0, 0.0, 1.0]
     s = fg.multinomial(fg.tensor([[0.0, 1.0, 2.0], [1.0, 0.0, 1.0]]), 2, replacement=False)
     assert sorted(s[0].tolist()) == [1, 2] and sorted(s[1].tolist()) == [0, 2]
-    with pytest.raises(RuntimeError, match="not enough non-negative category to sample"):
-        fg.multinomial(fg.tensor([0.0, 1.0, 0.0]), 2)
+    # without replacement, categories of weight 0 come once the others are drawn (torch leaves their order open)
+    s = fg.multinomial(fg.tensor([0.0, 1.0, 0.0]), 2)
+    assert s[0].item() == 1 and s[1].item() in (0, 2)
+    assert sorted(fg.multinomial(fg.tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 4.0]]), 3).tolist()[1]) == [0, 1, 2]
+    with pytest.raises(RuntimeError, match=r"invalid multinomial distribution \(sum of probabilities <= 0\)"):
+        fg.multinomial(fg.tensor([0.0, 0.0]), 1, replacement=False)
     u = fg.zeros(1000, dtype=fg.float64).uniform_(2, 5)
     assert u.min().item() >= 2 and u.max().item() < 5
     counts = np.bincount(fg.multinomial(fg.tensor([1.0, 3.0]), 4000, replacement=True).numpy(), minlength=2)

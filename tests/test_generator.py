@@ -64,6 +64,7 @@ def test_initial_seed_seed_and_state():
     g.manual_seed(-1)
     assert g.initial_seed() == 2**64 - 1
     state = g.get_state()
+    assert state.dtype == fg.uint8 and state.ndim == 1  # a ByteTensor, as torch's
     a = to_numpy(fg.randn(4, generator=g))
     assert g.set_state(state) is g
     np.testing.assert_array_equal(to_numpy(fg.randn(4, generator=g)), a)
@@ -84,5 +85,9 @@ def test_generator_errors():
     with pytest.raises(ValueError, match="Overflow when unpacking long long"):
         fg.Generator().manual_seed(-(2**63) - 1)
     assert fg.manual_seed(3.7).initial_seed() == 3  # int(seed), as PyTorch
-    with pytest.raises(RuntimeError):
+    with pytest.raises(TypeError, match="RNG state must be a torch.ByteTensor"):
         fg.Generator().set_state(fg.zeros(5))
+    with pytest.raises(
+        RuntimeError, match="Expected a CPUGeneratorImplState of size .* but found the input RNG state size to be 5"
+    ):
+        fg.Generator().set_state(fg.zeros(5, dtype=fg.uint8))

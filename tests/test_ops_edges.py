@@ -229,7 +229,7 @@ def test_sort_puts_nan_last_ascending_and_first_descending():
 def test_sort_and_topk_results_and_types(rng):
     a = rng.integers(-3, 4, (4, 5)).astype(np.float64)
     x = fg.tensor(a).t()
-    out = x.sort(0, stable=True)
+    out = x.sort(dim=0, stable=True)  # torch takes dim by keyword alongside stable
     assert type(out).__name__ == "sort" and out.values is out[0] and out.indices is out[1]
     assert_tensor(out.indices, np.argsort(a.T, axis=0, kind="stable"), dtype="int64")
     assert_tensor(x.argsort(dim=1, descending=True), np.argsort(-a.T, axis=1, kind="stable"), dtype="int64")

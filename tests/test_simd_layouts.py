@@ -8,6 +8,7 @@ import math
 import ferrograd as fg
 import numpy as np
 import pytest
+from helpers import AGAINST_TORCH
 
 F = fg.nn.functional
 OPS = {
@@ -32,7 +33,18 @@ def values(n, seed):
     return v
 
 
-@pytest.mark.parametrize("name", sorted(OPS))
+# torch's own GELU, sigmoid and SiLU take a vectorized path for contiguous data and a scalar one for the rest,
+# whose results differ in the last bit; the same bits in every layout is a property of ferrograd's kernels.
+LAYOUT_BITS_DIFFER_IN_TORCH = {"gelu", "sigmoid", "silu"}
+FERROGRAD_KERNEL_ONLY = pytest.mark.skipif(
+    AGAINST_TORCH, reason="torch's vectorized and scalar kernels round differently by layout; ferrograd's do not"
+)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=FERROGRAD_KERNEL_ONLY) if n in LAYOUT_BITS_DIFFER_IN_TORCH else n for n in sorted(OPS)],
+)
 @pytest.mark.parametrize("n", [1, 15, 16, 17, 31, 33, 70])
 def test_every_layout_gives_the_same_bits(name, n):
     op, _ = OPS[name]

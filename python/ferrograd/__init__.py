@@ -28,6 +28,8 @@ from ._core import (
     int16,
     int32,
     int64,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
     is_grad_enabled,
     ones,
     promote_types,
@@ -179,10 +181,24 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     return _finish(tensor(values, dtype=float64).to(dtype or get_default_dtype()), requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
+_NO_M = object()  # eye(n): torch's overloads are (n) and (n, m), so an explicit m=None is a TypeError
+
+
+def eye(n, m=_NO_M, *, dtype=None, device=None, requires_grad=False, out=None):
     if device is not None:
         _device.check(device)
+    if n is None:
+        raise TypeError("eye(): argument 'n' (position 1) must be int, not NoneType")
     if m is None:
+        given = ", ".join(type(a).__name__ for a in ((n,) if m is _NO_M else (n, m)))
+        raise TypeError(
+            f"eye() received an invalid combination of arguments - got ({given}), but expected one of:\n"
+            " * (int n, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+            "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
+            " * (int n, int m, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+            "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
+        )
+    if m is _NO_M:
         m = n
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")

@@ -1022,7 +1022,7 @@ class Generator:
     def initial_seed(self) -> builtins.int:
         """The seed the generator was last seeded with."""
     def get_state(self) -> Tensor:
-        """The generator's state as an int64 tensor (for ``set_state``)."""
+        """The generator's state as a uint8 tensor (a ByteTensor, as PyTorch's; for ``set_state``)."""
     def set_state(self, new_state: Tensor) -> Self:
         """Restores a state from ``get_state``; returns the generator."""
     @property

@@ -38,7 +38,7 @@ def _np(t):
 
 
 def _show(a):
-    return repr(_core.tensor((a + 0.0).tolist(), dtype=_core.float64))  # + 0.0: no "-0."
+    return repr(_core.tensor(a.tolist(), dtype=_core.float64))  # signed zeros stay, as torch prints them
 
 
 def _fail(msg, raise_exception):

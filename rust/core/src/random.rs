@@ -352,17 +352,19 @@ pub fn multinomial(gen: &Mutex<Generator>, probs: &Tensor, num_samples: usize, r
     let mut out = Vec::with_capacity(rows * num_samples);
     for r in 0..rows {
         let mut row: Vec<f64> = w[r * cats..(r + 1) * cats].to_vec();
+        if row.iter().sum::<f64>() <= 0.0 {
+            bail!(Runtime, "invalid multinomial distribution (sum of probabilities <= 0)");
+        }
+        let mut drawn = vec![false; cats];
         for _ in 0..num_samples {
             let total: f64 = row.iter().sum();
             if total <= 0.0 {
-                if replacement || row == w[r * cats..(r + 1) * cats] {
-                    bail!(Runtime, "invalid multinomial distribution (sum of probabilities <= 0)");
-                }
-                bail!(
-                    Runtime,
-                    "invalid multinomial distribution (with replacement=False, not enough non-negative \
-                    category to sample)"
-                );
+                // without replacement, torch goes on to the categories of weight 0 once the others are drawn
+                // (in an order it leaves open): here, the lowest index not yet drawn
+                let pick = drawn.iter().position(|&d| !d).expect("num_samples <= cats without replacement");
+                drawn[pick] = true;
+                out.push(pick as i64);
+                continue;
             }
             let u = g.uniform() * total;
             let mut acc = 0.0;
@@ -380,6 +382,7 @@ pub fn multinomial(gen: &Mutex<Generator>, probs: &Tensor, num_samples: usize, r
             out.push(pick as i64);
             if !replacement {
                 row[pick] = 0.0;
+                drawn[pick] = true;
             }
         }
     }

@@ -10,6 +10,9 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use std::sync::Arc;
 
+/// `get_state`'s length: the five 64-bit words of the generator's state, little-endian.
+const STATE_BYTES: usize = 40;
+
 #[pyclass(name = "Generator", module = "ferrograd", frozen)]
 pub struct PyGenerator {
     inner: SharedGenerator,
@@ -91,23 +94,30 @@ impl PyGenerator {
         self.inner.lock().initial_seed()
     }
 
-    /// The generator's state as an int64 tensor (PyTorch: a uint8 tensor), for `set_state`.
+    /// The generator's state as a uint8 tensor (a ByteTensor, as PyTorch's), for `set_state`.
     fn get_state(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        let state: Vec<i64> = self.inner.lock().state().iter().map(|&w| w as i64).collect();
-        wrap(py, call(|| Tensor::from_vec(state, &[5]))?)
+        let bytes: Vec<u8> = self.inner.lock().state().iter().flat_map(|w| w.to_le_bytes()).collect();
+        wrap(py, call(|| Tensor::from_vec(bytes, &[STATE_BYTES]))?)
     }
 
     fn set_state(slf: &Bound<'_, Self>, new_state: &Bound<'_, PyAny>) -> PyResult<Py<Self>> {
         let t = new_state.cast::<PyTensor>().map(|t| t.get().get()).map_err(|_| {
-            PyTypeError::new_err(format!("expected a ferrograd.Tensor, but got {}", type_name(new_state)))
+            PyTypeError::new_err(format!("expected a torch.ByteTensor, but got {}", type_name(new_state)))
         })?;
-        if t.dtype() != DType::I64 || t.shape() != [5] {
-            return Err(PyRuntimeError::new_err(
-                "Expected a state tensor from Generator.get_state() (int64, 5 elements)",
-            ));
+        if t.dtype() != DType::U8 {
+            return Err(PyTypeError::new_err("RNG state must be a torch.ByteTensor"));
         }
-        let v = t.to_vec::<i64>();
-        let state = [v[0] as u64, v[1] as u64, v[2] as u64, v[3] as u64, v[4] as u64];
+        if t.shape() != [STATE_BYTES] {
+            return Err(PyRuntimeError::new_err(format!(
+                "Expected a CPUGeneratorImplState of size {STATE_BYTES} but found the input RNG state size to be {}",
+                t.numel()
+            )));
+        }
+        let bytes = t.to_vec::<u8>();
+        let mut state = [0u64; 5];
+        for (word, chunk) in state.iter_mut().zip(bytes.chunks_exact(8)) {
+            *word = u64::from_le_bytes(chunk.try_into().expect("8-byte chunks"));
+        }
         call(|| slf.get().inner.lock().set_state(state))?;
         Ok(slf.clone().unbind())
     }

@@ -42,9 +42,45 @@ fn index_item<'py>(t: Tensor) -> PyResult<Item<'py>> {
     }
 }
 
+/// torch (still) reads a short list holding a sequence, tensor, slice, `...` or None as a tuple of indices,
+/// warning that this is deprecated: `x[[[0, 1], [3, 3]]]` is `x[[0, 1], [3, 3]]`.
+fn list_read_as_tuple(key: &Bound<'_, PyAny>) -> PyResult<bool> {
+    const LONGEST: usize = 32;
+    let Ok(list) = key.cast::<PyList>() else { return Ok(false) };
+    if list.len() >= LONGEST {
+        return Ok(false);
+    }
+    let tuple_like = list.iter().any(|it| {
+        it.is_instance_of::<PyList>()
+            || it.is_instance_of::<PyTuple>()
+            || it.is_instance_of::<PySlice>()
+            || it.is_instance_of::<PyEllipsis>()
+            || it.is_instance_of::<PyNone>()
+            || it.cast::<PyTensor>().is_ok()
+    });
+    if tuple_like {
+        let py = key.py();
+        let category = py.import("builtins")?.getattr("UserWarning")?;
+        py.import("warnings")?.call_method1(
+            "warn",
+            (
+                "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in \
+                pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor \
+                index, x[torch.tensor(seq)], which will result either in an error or a different result",
+                category,
+                2,
+            ),
+        )?;
+    }
+    Ok(tuple_like)
+}
+
 fn parse_items<'py>(key: &Bound<'py, PyAny>) -> PyResult<Vec<Item<'py>>> {
-    let items: Vec<Bound<'py, PyAny>> =
-        if key.is_instance_of::<PyTuple>() { key.try_iter()?.collect::<PyResult<_>>()? } else { vec![key.clone()] };
+    let items: Vec<Bound<'py, PyAny>> = if key.is_instance_of::<PyTuple>() || list_read_as_tuple(key)? {
+        key.try_iter()?.collect::<PyResult<_>>()?
+    } else {
+        vec![key.clone()]
+    };
     items
         .iter()
         .map(|it| {

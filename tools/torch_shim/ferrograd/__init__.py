@@ -29,3 +29,10 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 sys.meta_path.insert(0, _Alias())
 sys.modules[__name__] = torch
+
+# torch's submodules that are already loaded get their ferrograd names now: loading one through _Alias
+# would make the import system bind it on its parent, over a function of the same name
+# (`torch.autograd.gradcheck`, the function, would become the module).
+for _name, _module in list(sys.modules.items()):
+    if _name.startswith("torch."):
+        sys.modules.setdefault("ferrograd" + _name[len("torch") :], _module)

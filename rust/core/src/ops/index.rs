@@ -266,10 +266,10 @@ impl Tensor {
     }
 
     /// `take_along_dim(indices, dim)`: `gather` after broadcasting the two over every other dim; with
-    /// no dim, of the flattened tensor.
+    /// no dim, of the flattened tensor: a view, as torch's, so an input that cannot be viewed flat is an error.
     pub fn take_along_dim(&self, indices: &Tensor, dim: Option<isize>) -> Result<Tensor> {
         let Some(dim) = dim else {
-            return self.reshape(&[self.numel()])?.gather(0, &indices.reshape(&[indices.numel()])?);
+            return self.view(&[-1])?.gather(0, &indices.view(&[-1])?);
         };
         let d = wrap_dim(dim, self.ndim())?;
         if self.ndim() != indices.ndim() {
@@ -300,11 +300,11 @@ impl Tensor {
         let d = wrap_dim(dim, self.ndim())?;
         let idx = index_values(index, "index_select")?;
         let size = if self.ndim() == 0 { 1 } else { self.shape()[d] };
-        let idx: Vec<usize> = idx
-            .iter()
-            .map(|&i| wrap_index(i, size, d))
-            .collect::<Result<_>>()
-            .map_err(|_| crate::Error::Index("index out of range in self".into()))?;
+        // torch's index_select takes no negative indices
+        if idx.iter().any(|&i| i < 0 || i as usize >= size) {
+            bail!(Index, "index out of range in self");
+        }
+        let idx: Vec<usize> = idx.iter().map(|&i| i as usize).collect();
         let in_shape = self.shape().to_vec();
         let mut out_shape = in_shape.clone();
         if self.ndim() > 0 {

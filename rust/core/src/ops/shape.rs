@@ -20,7 +20,7 @@ impl Tensor {
     /// Concatenates along `dim` without recording (shared by cat and stack).
     fn cat_data(tensors: &[Tensor], dim: isize, func: &str) -> Result<(Tensor, usize, Vec<Option<usize>>)> {
         if tensors.is_empty() {
-            bail!(Runtime, "{func}(): expected a non-empty list of Tensors");
+            bail!(Value, "{func}(): expected a non-empty list of Tensors");
         }
         // legacy rule: 1-D empty tensors are skipped
         let kept: Vec<&Tensor> = tensors.iter().filter(|t| !(t.ndim() == 1 && t.numel() == 0)).collect();

@@ -172,15 +172,15 @@ impl PyTensor {
     }
 
     fn floor_divide(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
-        method_op(py, &self.get(), other, "floor_divide", |a, b| a.binary(b, Binary::FloorDiv))
+        method_op(py, &self.get(), other, "floor_divide", |a, b| a.floor_divide(b))
     }
 
     fn __floordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, false, |a, b| a.binary(b, Binary::FloorDiv))
+        binary_op(py, &self.get(), other, false, |a, b| a.floor_divide(b))
     }
 
     fn __rfloordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, true, |a, b| a.binary(b, Binary::FloorDiv))
+        binary_op(py, &self.get(), other, true, |a, b| a.floor_divide(b))
     }
 
     fn pow(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {

@@ -1,5 +1,6 @@
 //! maximum/minimum, atan2, fmod/remainder and the rounded divisions, and their one backward rule.
 use super::zip_as;
+use crate::autograd::grad_mode::GradModeGuard;
 use crate::autograd::record;
 use crate::autograd::{AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
@@ -173,6 +174,14 @@ impl Tensor {
         };
         Ok(record(out, &[a, b], saved))
     }
+    /// `floor_divide` and `//`: the values of `div(rounding_mode='floor')` but, as in torch, no derivative.
+    pub fn floor_divide(&self, other: &Tensor) -> Result<Tensor> {
+        let out = {
+            let _no_grad = GradModeGuard::new(false);
+            self.binary(other, Binary::FloorDiv)?
+        };
+        Ok(record(out, &[self, other], |_| FloorDivideBackward))
+    }
     pub fn maximum(&self, other: &Tensor) -> Result<Tensor> {
         self.binary(other, Binary::Maximum)
     }
@@ -216,6 +225,20 @@ impl Backward for BinaryBackward {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, b) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.other)?);
         binary_grad(ctx, self.op, g, &a, &b)
+    }
+}
+
+crate::backward_rule! {
+    names = ["NotImplemented"];
+    /// torch's node for floor_divide, which has no derivative formula: backward through it fails.
+    pub struct FloorDivideBackward;
+}
+impl Backward for FloorDivideBackward {
+    fn name(&self) -> &'static str {
+        "NotImplemented"
+    }
+    fn apply(&self, _: &Ctx<'_>, _: &Tensor) -> Result<Grads> {
+        bail!(Runtime, "derivative for aten::floor_divide is not implemented")
     }
 }
 
