@@ -124,9 +124,9 @@ def _pow(input, exponent):
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
     """`input.sum(...)`; with `out=` the sum is taken in out's dtype (unless `dtype` is given), as in torch."""
     if out is None:
-        return input.sum(dim, keepdim, dtype=dtype)
+        return _functions.sum(input, dim, keepdim, dtype=dtype)  # torch's TypeError for a non-tensor input
     _check_out("sum", out, (input,), {})
-    return write_out("sum", out, input.sum(dim, keepdim, dtype=dtype or out.dtype))
+    return write_out("sum", out, _functions.sum(input, dim, keepdim, dtype=dtype or out.dtype))
 
 
 add = _with_out(_functions.add, "add")
