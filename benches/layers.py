@@ -36,25 +36,9 @@ if "--threads" in sys.argv:  # before the thread pools start
         os.environ[_var] = _n
 
 import ferrograd as fg  # noqa: E402
+import models  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-
-
-def lenet(nn):
-    return nn.Sequential(
-        nn.Conv2d(1, 6, 5),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
-        nn.Conv2d(6, 16, 5),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
-        nn.Flatten(),
-        nn.Linear(400, 120),
-        nn.ReLU(),
-        nn.Linear(120, 84),
-        nn.ReLU(),
-        nn.Linear(84, 10),
-    )
 
 
 def encoder(nn):
@@ -63,7 +47,7 @@ def encoder(nn):
 
 
 WORKLOADS = {
-    "lenet": (lenet, (64, 1, 32, 32), "cross_entropy"),
+    "lenet": (models.lenet, (64, 1, 32, 32), "cross_entropy"),
     "transformer": (encoder, (16, 64, 128), "square"),
     "lstm": (lambda nn: nn.LSTM(64, 128), (35, 32, 64), "square"),
 }

@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import models
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -95,26 +96,12 @@ def train_step(model, opt, loss_of):
 
 
 def lenet(lib, quick, **_):
-    nn = lib.nn
-    model = nn.Sequential(
-        nn.Conv2d(1, 6, 5),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
-        nn.Conv2d(6, 16, 5),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
-        nn.Flatten(),
-        nn.Linear(400, 120),
-        nn.ReLU(),
-        nn.Linear(120, 84),
-        nn.ReLU(),
-        nn.Linear(84, 10),
-    )
+    model = models.lenet(lib.nn)
     init_weights(lib, model, 1)
     r = np.random.default_rng(11)
     x = tensor(lib, r.standard_normal((64, 1, 32, 32)).astype(np.float32))
     y = tensor(lib, r.integers(0, 10, 64))
-    crit = nn.CrossEntropyLoss()
+    crit = lib.nn.CrossEntropyLoss()
     opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_of = lambda: crit(model(x), y)
     return train_step(model, opt, loss_of), eval_loss(lib, model, loss_of)
@@ -170,7 +157,7 @@ def lstm(lib, quick, **_):
     r = np.random.default_rng(14)
     x = tensor(lib, r.standard_normal((35, 32, 64)).astype(np.float32))
     y = tensor(lib, r.integers(0, 10, 32))
-    crit = nn.CrossEntropyLoss()
+    crit = lib.nn.CrossEntropyLoss()
     opt = lib.optim.SGD(model.parameters(), lr=0.1)
     loss_of = lambda: crit(model(x), y)
     return train_step(model, opt, loss_of), eval_loss(lib, model, loss_of)
