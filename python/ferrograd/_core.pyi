@@ -96,6 +96,7 @@ __all__ = [
     "_im2col",
     "_col2im",
     "_lstm_cell",
+    "_scaled_dot_product_attention",
     "_panic_for_tests",
     "_check_new_shape",
     "_save",
@@ -1234,6 +1235,11 @@ def _col2im(
 
 def _lstm_cell(gates: Tensor, cx: Tensor) -> tuple[Tensor, Tensor]:
     """One LSTM step's pointwise part: ``(h, c')`` from (B, 4H) gate pre-activations (i, f, g, o) and ``cx``."""
+
+def _scaled_dot_product_attention(
+    query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, scale: builtins.float, is_causal: builtins.bool
+) -> Tensor:
+    """Attention without dropout as one node (ScaledDotProductFlashAttentionForCpuBackward0)."""
 
 def _save(obj: object, path: str | os.PathLike[str] | None = None) -> bytes | None:
     """Saves ``obj`` to ``path`` atomically, or returns the checkpoint's bytes when ``path`` is None."""

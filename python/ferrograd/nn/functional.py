@@ -1830,6 +1830,15 @@ def scaled_dot_product_attention(
         key, value = _repeat_heads(key, heads // kv_heads), _repeat_heads(value, heads // kv_heads)
     length, source = query.shape[-2], key.shape[-2]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
+    if _flash_applies(query, key, value, attn_mask, dropout_p):
+        mask = attn_mask
+        if is_causal:
+            mask = _core.zeros(length, source, dtype=query.dtype).masked_fill(
+                _core.ones(length, source, dtype=_core.bool).tril().logical_not(), _NEG_INF
+            )
+        elif attn_mask is not None and attn_mask.dtype == _core.bool:
+            mask = _core.zeros(attn_mask.shape, dtype=query.dtype).masked_fill(attn_mask.logical_not(), _NEG_INF)
+        return _core._scaled_dot_product_attention(query, key, value, mask, scale, is_causal)
     scores = (query * scale) @ key.transpose(-2, -1)
     masked = is_causal or attn_mask is not None
     if is_causal:
@@ -1849,6 +1858,19 @@ def scaled_dot_product_attention(
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
     return weights @ value
+
+
+def _flash_applies(query, key, value, attn_mask, dropout_p):
+    """Whether torch's CPU build takes its fused path (one ScaledDotProductFlashAttentionForCpuBackward0 node):
+    no dropout, 4-D float inputs with equal (batch, heads) and head size, a mask that needs no gradient."""
+    return (
+        dropout_p == 0.0
+        and query.dim() == key.dim() == value.dim() == 4
+        and query.dtype in (_core.float32, _core.float64)
+        and query.shape[:2] == key.shape[:2] == value.shape[:2]
+        and query.shape[-1] == value.shape[-1]
+        and (attn_mask is None or not attn_mask.requires_grad)
+    )
 
 
 def _repeat_heads(t, times):

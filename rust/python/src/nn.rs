@@ -242,6 +242,28 @@ pub fn _lstm_cell(
     Ok((wrap(py, h)?, wrap(py, c_new)?))
 }
 
+/// Attention without dropout as one node: softmax(q·kᵀ·scale + attn_mask)·v over equal batch dims,
+/// `attn_mask` an additive float mask (bool masks and is_causal already turned into one).
+#[pyfunction]
+#[pyo3(signature = (query, key, value, attn_mask, scale, is_causal))]
+pub fn _scaled_dot_product_attention(
+    py: Python<'_>,
+    query: &Bound<'_, PyAny>,
+    key: &Bound<'_, PyAny>,
+    value: &Bound<'_, PyAny>,
+    attn_mask: Option<&Bound<'_, PyAny>>,
+    scale: f64,
+    is_causal: bool,
+) -> Out {
+    let func = "scaled_dot_product_attention";
+    let (q, k, v) =
+        (tensor_arg(query, func, "query")?, tensor_arg(key, func, "key")?, tensor_arg(value, func, "value")?);
+    let mask = optional(attn_mask, func, "attn_mask")?;
+    let work = q.numel() * k.shape().get(k.ndim().saturating_sub(2)).copied().unwrap_or(1);
+    let out = call_heavy(py, work, || q.scaled_dot_product_attention(&k, &v, mask.as_ref(), scale, is_causal))?;
+    wrap(py, out)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_smooth_l1_loss, m)?)?;
     m.add_function(wrap_pyfunction!(_binary_cross_entropy, m)?)?;
@@ -256,5 +278,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_im2col, m)?)?;
     m.add_function(wrap_pyfunction!(_col2im, m)?)?;
     m.add_function(wrap_pyfunction!(_lstm_cell, m)?)?;
+    m.add_function(wrap_pyfunction!(_scaled_dot_product_attention, m)?)?;
     Ok(())
 }
