@@ -47,6 +47,7 @@ from ._device import device, get_default_device, set_default_device
 
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
 from ._functions import *  # noqa: F403
+from ._lazy_submodules import lazy_submodules as _lazy_getattr
 from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
 from ._size import Size
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
@@ -310,12 +311,5 @@ _utils.typed_entry_points(globals(), [n for n in list(globals()) if not n.starts
 # Subpackages built on the functions above (imported last: they use them at import time).
 from . import optim  # noqa: E402
 
-
-def __getattr__(name):
-    # `ferrograd.distributed` loads on first use (it is a few ms of imports most programs never need);
-    # `import ferrograd.distributed` works as always.
-    if name == "distributed":
-        import importlib
-
-        return importlib.import_module(".distributed", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# `distributed` (a few ms of imports) loads on first use
+__getattr__ = _lazy_getattr(__name__, frozenset({"distributed"}))

@@ -1,16 +1,10 @@
 """`ferrograd.utils`: helpers beside the tensor library (`hooks`: handles for module hooks; `data`: datasets,
 samplers and the DataLoader)."""
 
-import importlib
-
+from .._lazy_submodules import lazy_submodules as _lazy_getattr
 from . import hooks
 
 __all__ = ["data", "hooks"]
 
-
-def __getattr__(name):
-    # `utils.data` (with its worker machinery) loads on first use, as `ferrograd.utils.data.DataLoader` or
-    # `from ferrograd.utils.data import ...`: it is most of `import ferrograd`'s time otherwise.
-    if name == "data":
-        return importlib.import_module(".data", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# `data` (with its worker machinery: most of `import ferrograd` otherwise) loads on first use
+__getattr__ = _lazy_getattr(__name__, frozenset({"data"}))
