@@ -175,10 +175,14 @@ def tensor_arguments(func):
 
 
 def typed_entry_points(namespace, names):
-    """Applies `tensor_arguments` to the functions `names` of a module's `namespace` (its globals())."""
+    """Applies `tensor_arguments` to the functions `names` of a module's `namespace` (its globals()), those
+    defined there or in its submodules; the wrapped function reports the module as its home, as torch's do."""
     from types import FunctionType
 
+    home = namespace["__name__"]
     for name in names:
         func = namespace.get(name)
-        if isinstance(func, FunctionType) and func.__module__ == namespace["__name__"]:
-            namespace[name] = tensor_arguments(func)
+        if isinstance(func, FunctionType) and (func.__module__ == home or func.__module__.startswith(home + ".")):
+            wrapped = tensor_arguments(func)
+            wrapped.__module__ = home
+            namespace[name] = wrapped

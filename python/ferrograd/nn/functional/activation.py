@@ -1,0 +1,225 @@
+"""Activations and softmaxes. Each follows PyTorch's definition, including which side of a tie or bound
+(0, ±lambda, ±3) takes the gradient."""
+
+import warnings
+
+from ... import _core
+from ..._core import Tensor
+from ._common import _DTYPE_LIMITS, _inplace
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    if inplace:
+        return _inplace(input, Tensor.relu)
+    return input.relu()
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:
+    return input.tanh()
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    if inplace:
+        return _inplace(input, silu)
+    return input._silu()
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return input._gelu(approximate)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    return input._softplus(float(beta), float(threshold))
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    if inplace:
+        return _inplace(input, lambda x: elu(x, alpha))
+    return input._elu(float(alpha))
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    if inplace:
+        return _inplace(input, lambda x: leaky_relu(x, negative_slope))
+    return input._leaky_relu(float(negative_slope))
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        return _inplace(input, lambda x: hardtanh(x, min_val, max_val))
+    return input._hardtanh(float(min_val), float(max_val))
+
+
+def _softmax_dim(name, ndim):
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim())
+    return input.softmax(dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim())
+    return input.log_softmax(dim, dtype=dtype)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+
+
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """`input` where it is above `threshold`, else `value` (no gradient there, nor at the threshold)."""
+    if inplace:
+        return _inplace(input, lambda x: _core.where(x > threshold, x, value))
+    return _core.where(input > threshold, input, value)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """min(max(0, x), 6), as `hardtanh(x, 0, 6)` (HardtanhBackward0, as in PyTorch)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """0 below -3, 1 above 3, x / 6 + 1/2 between; the gradient is 0 at ±3."""
+    if inplace:
+        return _inplace(input, hardsigmoid)
+    return hardtanh(input, -3.0, 3.0) / 6.0 + 0.5
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x · relu6(x + 3) / 6; as in PyTorch the gradient is 0 at -3 and 1 at 3 (the outer pieces')."""
+    if inplace:
+        return _inplace(input, hardswish)
+    middle = input * (input + 3.0) / 6.0
+    return _core.where(input <= -3.0, 0.0, _core.where(input < 3.0, middle, input))
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x · tanh(softplus(x))."""
+    if inplace:
+        return _inplace(input, mish)
+    return input * softplus(input).tanh()
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """scale · elu(x, alpha) with SELU's fixed constants."""
+    if inplace:
+        return _inplace(input, selu)
+    return elu(input, _SELU_ALPHA) * _SELU_SCALE
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """max(0, x) + min(0, alpha · (exp(x / alpha) - 1))."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    if inplace:
+        return _inplace(input, lambda x: celu(x, alpha))
+    return elu(input / alpha, 1.0) * alpha
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False, inplace: bool = False):
+    """Leaky ReLU with a slope drawn from U(lower, upper) per element when training, (lower + upper) / 2 else."""
+    if inplace:
+        return _inplace(input, lambda x: rrelu(x, lower, upper, training))
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2)
+    slope = _core.zeros(input.shape, dtype=input.dtype).uniform_(lower, upper)
+    return _core.where(input >= 0, input, input * slope)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """a · sigmoid(b) for the two halves a, b of `input` along `dim`."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim % input.dim()
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}")
+    a, b = input.chunk(2, d)
+    return a * b.sigmoid()
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """log(sigmoid(x)) without overflow: x - log1p(exp(x)) for x <= 0, -log1p(exp(-x)) above (each branch fed
+    only its own side, so the other's exp never overflows into the gradient)."""
+    neg = input <= 0
+    x_neg = _core.where(neg, input, 0.0)
+    x_pos = _core.where(neg, 0.0, input)
+    return _core.where(neg, x_neg - x_neg.exp().log1p(), -(-x_pos).exp().log1p())
+
+
+def softsign(input: Tensor) -> Tensor:
+    return input / (input.abs() + 1)
+
+
+def softmin(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim())
+    return (-input).softmax(dim, dtype=dtype)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    return input - input.tanh()
+
+
+def _check_lambd(lambd, input):
+    if lambd < 0:
+        kind, top = _DTYPE_LIMITS.get(str(input.dtype).rpartition(".")[2], _DTYPE_LIMITS["float32"])
+        raise RuntimeError(f"lambda must be in range [0, {top}] for input dtype {kind}, but found {lambd:g}")
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x - lambd above lambd, x + lambd below -lambd, 0 between (and no gradient at ±lambd)."""
+    _check_lambd(lambd, input)
+    return _core.where(input > lambd, input - lambd, _core.where(input < -lambd, input + lambd, 0.0))
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x where |x| > lambd, else 0."""
+    return _core.where(input.abs() > lambd, input, 0.0)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """max(0, x) + weight · min(0, x), with one weight or one per channel (dim 1)."""
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    channels = input.shape[1] if input.dim() >= 2 else 1
+    if weight.numel() != 1 and weight.numel() != channels:
+        raise RuntimeError(
+            "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+            f"{weight.numel()} and channel size = {channels}."
+        )
+    if weight.numel() > 1 and input.dim() > 2:
+        weight = weight.reshape([channels] + [1] * (input.dim() - 2))
+    return _core.where(input > 0, input, input * weight)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """softmax((logits + Gumbel noise) / tau); `hard` gives one-hot samples with the soft gradient."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    uniform = _core.zeros(logits.shape, dtype=logits.dtype).uniform_()
+    gumbels = -(-uniform.log1p().neg()).log()  # -log(Exp(1)), Exp(1) = -log(1 - U)
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = _core.zeros(logits.shape, dtype=logits.dtype).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

@@ -1,0 +1,169 @@
+"""Normalizations: layer, batch, instance and group norm, and `normalize`."""
+
+import math
+import numbers
+
+from ... import _core
+from ..._core import Tensor
+from ...grad_mode import no_grad
+
+
+def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
+    if isinstance(normalized_shape, numbers.Integral):
+        raise TypeError(
+            "layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+            f"{type(normalized_shape).__name__}"
+        )
+    return _core._layer_norm(input, [int(s) for s in normalized_shape], weight, bias, float(eps))
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:
+    """input / max(‖input‖_p along dim, eps) (DivBackward0); the norm's gradient is 0 at a zero vector."""
+    if out is not None:
+        raise ValueError("normalize(out=...) is not supported")
+    if not input.is_floating_point():
+        input.norm(p)  # raises torch's NotImplementedError for integral and bool inputs
+    if p == math.inf:
+        norm = input.abs().amax(dim, keepdim=True)
+    elif p == 0:
+        # the 0-"norm" counts the nonzero entries (no gradient flows through a count)
+        norm = (input != 0).sum(dim, keepdim=True).to(input.dtype)
+    else:
+        total = input.abs().pow(p).sum(dim, keepdim=True)
+        nonzero = total > 0
+        norm = _core.where(nonzero, _core.where(nonzero, total, 1.0).pow(1.0 / p), 0.0)
+    return input / norm.clamp_min(eps).expand_as(input)
+
+
+def _channel_shape(input):
+    """[1, C, 1, ...]: a per-channel vector broadcast over (N, C, *)."""
+    return [1, input.shape[1]] + [1] * (input.dim() - 2)
+
+
+def _check_channel_vector(name, t, channels):
+    if t is not None and t.numel() != channels:
+        raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean,
+    running_var,
+    weight=None,
+    bias=None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalises each channel of (N, C, *) input by its batch statistics (training) or the running ones.
+
+    In training the running statistics, when given, are updated in place without grad:
+    running = (1 - momentum) * running + momentum * batch, with the unbiased batch variance
+    (the normalisation itself uses the biased one), as torch does.
+    """
+    if input.dim() < 2:
+        channels = 0
+    else:
+        channels = input.shape[1]
+    if training:
+        per_channel = input.numel() // max(channels, 1) if input.dim() >= 2 else 1
+        if per_channel <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    elif running_mean is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    elif running_var is None:
+        raise RuntimeError("running_var must be defined in evaluation mode")
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
+        _check_channel_vector(name, t, channels)
+    shape = _channel_shape(input)
+    if training:
+        dims = [0] + list(range(2, input.dim()))
+        mean = input.mean(dims, keepdim=True)
+        centered = input - mean
+        var = (centered * centered).mean(dims, keepdim=True)
+        if running_mean is not None or running_var is not None:
+            _update_running_stats(running_mean, running_var, mean, var, input.numel() // channels, momentum)
+        scale = (var + eps).rsqrt()
+    else:
+        centered = input - running_mean.reshape(shape)
+        scale = (running_var.reshape(shape) + eps).rsqrt()
+    if weight is not None:
+        scale = scale * weight.reshape(shape)
+    out = centered * scale
+    return out if bias is None else out + bias.reshape(shape)
+
+
+def _update_running_stats(running_mean, running_var, mean, var, count, momentum):
+    with no_grad():
+        if running_mean is not None:
+            running_mean.mul_(1.0 - momentum).add_(mean.reshape(-1).to(running_mean.dtype) * momentum)
+        if running_var is not None:
+            unbiased = var.reshape(-1).to(running_var.dtype) * (count / max(count - 1, 1))
+            running_var.mul_(1.0 - momentum).add_(unbiased * momentum)
+
+
+def instance_norm(
+    input: Tensor,
+    running_mean=None,
+    running_var=None,
+    weight=None,
+    bias=None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalises each (sample, channel) plane of (N, C, *) input over its spatial dims (layer_norm's kernel
+    over the flattened plane); with use_input_stats=False it uses the running statistics instead."""
+    if input.dim() < 2:
+        raise ValueError(f"Expected 2D or higher input (got {input.dim()}D input)")
+    spatial = input.numel() // max(input.shape[0] * input.shape[1], 1)
+    if use_input_stats and spatial <= 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+    channels = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
+        _check_channel_vector(name, t, channels)
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    shape = list(input.shape)
+    planes = input.reshape(shape[0] * shape[1], spatial)
+    out = _core._layer_norm(planes, [spatial], None, None, float(eps)).reshape(shape)
+    if running_mean is not None or running_var is not None:
+        with no_grad():
+            mean = planes.mean(1).reshape(shape[0], channels).mean(0)
+            var = planes.var(1).reshape(shape[0], channels).mean(0)  # unbiased, averaged over the batch
+            if running_mean is not None:
+                running_mean.mul_(1.0 - momentum).add_(mean * momentum)
+            if running_var is not None:
+                running_var.mul_(1.0 - momentum).add_(var * momentum)
+    return _affine(out, weight, bias)
+
+
+def _affine(out, weight, bias):
+    shape = _channel_shape(out)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    return out if bias is None else out + bias.reshape(shape)
+
+
+def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
+    """Normalises each group of C/num_groups channels of (N, C, *) input over the group's channels and
+    spatial dims (layer_norm's kernel over the flattened group), then a per-channel affine."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    shape = list(input.shape)
+    channels = shape[1]
+    if num_groups <= 0 or channels % num_groups != 0:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input of shape "
+            f"{shape} and num_groups={num_groups}"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != channels):
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in input, but got {name} "
+                f"of shape {list(t.shape)} and input of shape {shape}"
+            )
+    group = input.numel() // max(shape[0] * num_groups, 1)
+    grouped = input.reshape(shape[0] * num_groups, group)
+    out = _core._layer_norm(grouped, [group], None, None, float(eps)).reshape(shape)
+    return _affine(out, weight, bias)
