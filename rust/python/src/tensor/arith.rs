@@ -49,6 +49,14 @@ fn scaled(b: &Tensor, alpha: Option<Scalar>) -> ferrograd_core::Result<Tensor> {
     }
 }
 
+/// `a @ b` (`reflected`: `b @ a`); NotImplemented for a non-tensor `other`.
+fn matmul_op(py: Python<'_>, a: Tensor, other: &Bound<'_, PyAny>, reflected: bool) -> PyResult<Py<PyAny>> {
+    let Ok(b) = other.cast::<PyTensor>() else { return not_implemented(py) };
+    let b = b.get().get();
+    let (x, y) = if reflected { (&b, &a) } else { (&a, &b) };
+    Ok(wrap(py, call_heavy(py, a.numel() + b.numel(), || x.matmul(y))?)?.into_any())
+}
+
 /// A method form (`x.add(y)`): a bad operand is a TypeError naming the argument.
 pub(super) fn method_op(
     py: Python<'_>,
@@ -61,77 +69,21 @@ pub(super) fn method_op(
     wrap(py, call(|| f(a, &b))?)
 }
 
+/// `add`/`sub` with `alpha=`: `f(self, alpha * other)`.
+fn alpha_method(
+    py: Python<'_>,
+    a: &Tensor,
+    other: &Bound<'_, PyAny>,
+    alpha: Option<&Bound<'_, PyAny>>,
+    name: &str,
+    f: impl FnOnce(&Tensor, &Tensor) -> ferrograd_core::Result<Tensor>,
+) -> Out {
+    let alpha = alpha_arg(a, alpha, name)?;
+    method_op(py, a, other, name, |a, b| f(a, &scaled(b, alpha)?))
+}
+
 #[pymethods]
 impl PyTensor {
-    fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, false, |a, b| a.add(b))
-    }
-
-    fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, true, |a, b| a.add(b))
-    }
-
-    fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, false, |a, b| a.sub(b))
-    }
-
-    fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, true, |a, b| a.sub(b))
-    }
-
-    fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, false, |a, b| a.mul(b))
-    }
-
-    fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, true, |a, b| a.mul(b))
-    }
-
-    fn __truediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, false, |a, b| a.div(b))
-    }
-
-    /// `n / x` is `x.reciprocal() * n` in PyTorch (so its grad_fn is MulBackward0).
-    fn __rtruediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, true, |n, x| Tensor::scalar(1.0).div(x)?.mul(n))
-    }
-
-    fn __matmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let Ok(b) = other.cast::<PyTensor>() else { return not_implemented(py) };
-        let (a, b) = (self.get(), b.get().get());
-        Ok(wrap(py, call_heavy(py, a.numel() + b.numel(), || a.matmul(&b))?)?.into_any())
-    }
-
-    fn __rmatmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let Ok(b) = other.cast::<PyTensor>() else { return not_implemented(py) };
-        let (a, b) = (self.get(), b.get().get());
-        Ok(wrap(py, call_heavy(py, a.numel() + b.numel(), || b.matmul(&a))?)?.into_any())
-    }
-
-    fn __pow__(
-        &self,
-        py: Python<'_>,
-        other: &Bound<'_, PyAny>,
-        modulo: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let _ = modulo;
-        let Some(o) = operand(other) else { return not_implemented(py) };
-        let a = self.get();
-        Ok(wrap(py, call(|| a.pow(&o))?)?.into_any())
-    }
-
-    fn __rpow__(
-        &self,
-        py: Python<'_>,
-        other: &Bound<'_, PyAny>,
-        modulo: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let _ = modulo;
-        let Some(o) = operand(other) else { return not_implemented(py) };
-        let a = self.get();
-        Ok(wrap(py, call(|| o.pow(&a))?)?.into_any())
-    }
-
     fn __neg__(&self, py: Python<'_>) -> Out {
         let a = self.get();
         wrap(py, call(|| a.neg())?)
@@ -141,22 +93,8 @@ impl PyTensor {
         slf.clone().unbind()
     }
 
-    /// `self + alpha * other`
-    #[pyo3(signature = (other, *, alpha=None))]
-    fn add(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> Out {
-        let alpha = alpha_arg(&self.get(), alpha, "add")?;
-        method_op(py, &self.get(), other, "add", |a, b| a.add(&scaled(b, alpha)?))
-    }
-
-    /// `self - alpha * other`
-    #[pyo3(signature = (other, *, alpha=None))]
-    fn sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> Out {
-        let alpha = alpha_arg(&self.get(), alpha, "sub")?;
-        method_op(py, &self.get(), other, "sub", |a, b| a.sub(&scaled(b, alpha)?))
-    }
-
-    fn mul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
-        method_op(py, &self.get(), other, "mul", |a, b| a.mul(b))
+    fn neg(&self, py: Python<'_>) -> Out {
+        self.__neg__(py)
     }
 
     #[pyo3(signature = (other, *, rounding_mode=None))]
@@ -170,80 +108,60 @@ impl PyTensor {
             ))),
         }
     }
+}
 
-    fn floor_divide(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
-        method_op(py, &self.get(), other, "floor_divide", |a, b| a.floor_divide(b))
-    }
+// The operators: NotImplemented for an operand that is not a tensor or a number.
+shared_signature! {
+    fn (&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>>;
+    __add__ => binary_op(py, &self.get(), other, false, |a, b| a.add(b));
+    __radd__ => binary_op(py, &self.get(), other, true, |a, b| a.add(b));
+    __sub__ => binary_op(py, &self.get(), other, false, |a, b| a.sub(b));
+    __rsub__ => binary_op(py, &self.get(), other, true, |a, b| a.sub(b));
+    __mul__ => binary_op(py, &self.get(), other, false, |a, b| a.mul(b));
+    __rmul__ => binary_op(py, &self.get(), other, true, |a, b| a.mul(b));
+    __truediv__ => binary_op(py, &self.get(), other, false, |a, b| a.div(b));
+    /// `n / x` is `x.reciprocal() * n` in PyTorch (so its grad_fn is MulBackward0).
+    __rtruediv__ => binary_op(py, &self.get(), other, true, |n, x| Tensor::scalar(1.0).div(x)?.mul(n));
+    __floordiv__ => binary_op(py, &self.get(), other, false, |a, b| a.floor_divide(b));
+    __rfloordiv__ => binary_op(py, &self.get(), other, true, |a, b| a.floor_divide(b));
+    __mod__ => binary_op(py, &self.get(), other, false, |a, b| a.binary(b, Binary::Remainder));
+    __rmod__ => binary_op(py, &self.get(), other, true, |a, b| a.binary(b, Binary::Remainder));
+    __eq__ => binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Eq));
+    __ne__ => binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Ne));
+    __lt__ => binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Lt));
+    __le__ => binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Le));
+    __gt__ => binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Gt));
+    __ge__ => binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Ge));
+    __matmul__ => matmul_op(py, self.get(), other, false);
+    __rmatmul__ => matmul_op(py, self.get(), other, true);
+}
 
-    fn __floordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, false, |a, b| a.floor_divide(b))
-    }
+// `modulo` (of the three-argument `pow`) is not supported and ignored, as before.
+shared_signature! {
+    fn (&self, py: Python<'_>, other: &Bound<'_, PyAny>, _modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>>;
+    __pow__ => binary_op(py, &self.get(), other, false, |a, b| a.pow(b));
+    __rpow__ => binary_op(py, &self.get(), other, true, |a, b| a.pow(b));
+}
 
-    fn __rfloordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, true, |a, b| a.floor_divide(b))
-    }
+// The method forms: a bad operand is a TypeError naming the argument.
+shared_signature! {
+    fn (&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out;
+    mul => method_op(py, &self.get(), other, "mul", |a, b| a.mul(b));
+    floor_divide => method_op(py, &self.get(), other, "floor_divide", |a, b| a.floor_divide(b));
+    pow => method_op(py, &self.get(), other, "pow", |a, b| a.pow(b));
+    eq => method_op(py, &self.get(), other, "eq", |a, b| a.compare(b, Compare::Eq));
+    ne => method_op(py, &self.get(), other, "ne", |a, b| a.compare(b, Compare::Ne));
+    lt => method_op(py, &self.get(), other, "lt", |a, b| a.compare(b, Compare::Lt));
+    le => method_op(py, &self.get(), other, "le", |a, b| a.compare(b, Compare::Le));
+    gt => method_op(py, &self.get(), other, "gt", |a, b| a.compare(b, Compare::Gt));
+    ge => method_op(py, &self.get(), other, "ge", |a, b| a.compare(b, Compare::Ge));
+}
 
-    fn pow(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
-        method_op(py, &self.get(), other, "pow", |a, b| a.pow(b))
-    }
-
-    fn eq(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
-        method_op(py, &self.get(), other, "eq", |a, b| a.compare(b, Compare::Eq))
-    }
-
-    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Eq))
-    }
-
-    fn ne(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
-        method_op(py, &self.get(), other, "ne", |a, b| a.compare(b, Compare::Ne))
-    }
-
-    fn __ne__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Ne))
-    }
-
-    fn lt(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
-        method_op(py, &self.get(), other, "lt", |a, b| a.compare(b, Compare::Lt))
-    }
-
-    fn __lt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Lt))
-    }
-
-    fn le(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
-        method_op(py, &self.get(), other, "le", |a, b| a.compare(b, Compare::Le))
-    }
-
-    fn __le__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Le))
-    }
-
-    fn gt(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
-        method_op(py, &self.get(), other, "gt", |a, b| a.compare(b, Compare::Gt))
-    }
-
-    fn __gt__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Gt))
-    }
-
-    fn ge(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
-        method_op(py, &self.get(), other, "ge", |a, b| a.compare(b, Compare::Ge))
-    }
-
-    fn __ge__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, false, |a, b| a.compare(b, Compare::Ge))
-    }
-
-    fn neg(&self, py: Python<'_>) -> Out {
-        self.__neg__(py)
-    }
-
-    fn __mod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, false, |a, b| a.binary(b, Binary::Remainder))
-    }
-
-    fn __rmod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary_op(py, &self.get(), other, true, |a, b| a.binary(b, Binary::Remainder))
-    }
+shared_signature! {
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn (&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> Out;
+    /// `self + alpha * other`
+    add => alpha_method(py, &self.get(), other, alpha, "add", |a, b| a.add(b));
+    /// `self - alpha * other`
+    sub => alpha_method(py, &self.get(), other, alpha, "sub", |a, b| a.sub(b));
 }

@@ -8,8 +8,6 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
-/// Wraps a view op's result, remembering the base it reads (PyTorch's `._base`) so that in-place
-/// writes through the view can update the base's history.
 /// `.float()` and friends: the tensor itself when it already has `dtype`, as in PyTorch.
 fn cast_to(slf: &Bound<'_, PyTensor>, dtype: DType) -> Out {
     let a = slf.get().get();
@@ -70,48 +68,22 @@ impl PyTensor {
         }
     }
 
-    fn float(slf: &Bound<'_, Self>) -> Out {
-        cast_to(slf, DType::F32)
-    }
-
-    fn double(slf: &Bound<'_, Self>) -> Out {
-        cast_to(slf, DType::F64)
-    }
-
-    fn half(slf: &Bound<'_, Self>) -> Out {
-        cast_to(slf, DType::F16)
-    }
-
-    fn bfloat16(slf: &Bound<'_, Self>) -> Out {
-        cast_to(slf, DType::BF16)
-    }
-
-    fn long(slf: &Bound<'_, Self>) -> Out {
-        cast_to(slf, DType::I64)
-    }
-
-    fn int(slf: &Bound<'_, Self>) -> Out {
-        cast_to(slf, DType::I32)
-    }
-
-    fn short(slf: &Bound<'_, Self>) -> Out {
-        cast_to(slf, DType::I16)
-    }
-
-    fn char(slf: &Bound<'_, Self>) -> Out {
-        cast_to(slf, DType::I8)
-    }
-
-    fn byte(slf: &Bound<'_, Self>) -> Out {
-        cast_to(slf, DType::U8)
-    }
-
-    fn bool(slf: &Bound<'_, Self>) -> Out {
-        cast_to(slf, DType::Bool)
-    }
-
     fn type_as(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> Out {
         let o = tensor_arg(other, "type_as", "other")?;
         cast_to(slf, o.dtype())
     }
+}
+
+shared_signature! {
+    fn (slf: &Bound<'_, Self>) -> Out;
+    float => cast_to(slf, DType::F32);
+    double => cast_to(slf, DType::F64);
+    half => cast_to(slf, DType::F16);
+    bfloat16 => cast_to(slf, DType::BF16);
+    long => cast_to(slf, DType::I64);
+    int => cast_to(slf, DType::I32);
+    short => cast_to(slf, DType::I16);
+    char => cast_to(slf, DType::I8);
+    byte => cast_to(slf, DType::U8);
+    bool => cast_to(slf, DType::Bool);
 }

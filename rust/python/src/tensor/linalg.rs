@@ -1,36 +1,26 @@
 //! Matrix products, softmax and addmm.
+use super::shared::heavy;
 use super::{cast_input, wrap, Out, PyTensor};
 use crate::args::tensor_arg;
 use crate::errors::{call, call_heavy};
 use ferrograd_core::Tensor;
 use pyo3::prelude::*;
 
+/// `f(a, b)` of two matrices (or batches), `b` being argument `arg` of `func`.
+fn product(
+    py: Python<'_>,
+    a: Tensor,
+    b: &Bound<'_, PyAny>,
+    func: &str,
+    arg: &str,
+    f: impl FnOnce(&Tensor, &Tensor) -> ferrograd_core::Result<Tensor> + Send,
+) -> Out {
+    let b = tensor_arg(b, func, arg)?;
+    wrap(py, call_heavy(py, a.numel() + b.numel(), || f(&a, &b))?)
+}
+
 #[pymethods]
 impl PyTensor {
-    #[pyo3(signature = (dim, dtype=None))]
-    fn softmax(
-        &self,
-        py: Python<'_>,
-        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
-        dtype: Option<&Bound<'_, PyAny>>,
-    ) -> Out {
-        let a = self.get();
-        let a = cast_input(a, dtype, "softmax")?;
-        wrap(py, call_heavy(py, a.numel(), || a.softmax(dim, false))?)
-    }
-
-    #[pyo3(signature = (dim, dtype=None))]
-    fn log_softmax(
-        &self,
-        py: Python<'_>,
-        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
-        dtype: Option<&Bound<'_, PyAny>>,
-    ) -> Out {
-        let a = self.get();
-        let a = cast_input(a, dtype, "log_softmax")?;
-        wrap(py, call_heavy(py, a.numel(), || a.softmax(dim, true))?)
-    }
-
     /// `bias.addmm(mat1, mat2)` = bias + mat1 @ mat2.
     fn addmm(&self, py: Python<'_>, mat1: &Bound<'_, PyAny>, mat2: &Bound<'_, PyAny>) -> Out {
         let (a, b) = (tensor_arg(mat1, "addmm", "mat1")?, tensor_arg(mat2, "addmm", "mat2")?);
@@ -39,18 +29,7 @@ impl PyTensor {
     }
 
     fn matmul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
-        let (a, b) = (self.get(), tensor_arg(other, "matmul", "other")?);
-        wrap(py, call_heavy(py, a.numel() + b.numel(), || a.matmul(&b))?)
-    }
-
-    fn mm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> Out {
-        let (a, b) = (self.get(), tensor_arg(mat2, "mm", "mat2")?);
-        wrap(py, call_heavy(py, a.numel() + b.numel(), || a.mm(&b))?)
-    }
-
-    fn bmm(&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> Out {
-        let (a, b) = (self.get(), tensor_arg(mat2, "bmm", "mat2")?);
-        wrap(py, call_heavy(py, a.numel() + b.numel(), || a.bmm(&b))?)
+        product(py, self.get(), other, "matmul", "other", |a, b| a.matmul(b))
     }
 
     fn mv(&self, py: Python<'_>, vec: &Bound<'_, PyAny>) -> Out {
@@ -91,4 +70,22 @@ impl PyTensor {
         let (a, b) = (self.get(), tensor_arg(tensor, "dot", "tensor")?);
         wrap(py, call(|| a.dot(&b))?)
     }
+}
+
+shared_signature! {
+    fn (&self, py: Python<'_>, mat2: &Bound<'_, PyAny>) -> Out;
+    mm => product(py, self.get(), mat2, "mm", "mat2", |a, b| a.mm(b));
+    bmm => product(py, self.get(), mat2, "bmm", "mat2", |a, b| a.bmm(b));
+}
+
+shared_signature! {
+    #[pyo3(signature = (dim, dtype=None))]
+    fn (
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> Out;
+    softmax => heavy(py, cast_input(self.get(), dtype, "softmax")?, |a| a.softmax(dim, false));
+    log_softmax => heavy(py, cast_input(self.get(), dtype, "log_softmax")?, |a| a.softmax(dim, true));
 }

@@ -1,6 +1,10 @@
 //! The Python-visible `Tensor`: this Rust class itself, so no Python code runs on the op path. Its
 //! methods are split by concern over this folder's files (PyO3's `multiple-pymethods`); what a tensor
 //! object *is* (identity, swappable record, view→base link) lives in the core's `TensorHandle`.
+// first: the files below use its macro
+#[macro_use]
+mod shared;
+
 mod arith;
 mod casts;
 mod grad;

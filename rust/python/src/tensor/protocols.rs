@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyTuple;
 use pyo3::types::PyType;
+use pyo3::IntoPyObjectExt;
 
 static SIZE_CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
@@ -22,14 +23,18 @@ fn size_object<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bound<'py, PyA
     cls.bind(py).call1((PyTuple::new(py, shape)?,))
 }
 
-/// `dim` of `size(dim)` / `stride(dim)`: a 0-dim tensor has none (PyTorch's IndexError).
-fn dim_of_shape(dim: isize, ndim: usize) -> PyResult<usize> {
-    if ndim == 0 {
+/// `size(dim)` / `stride(dim)`: entry `dim` of `per_dim`; a 0-dim tensor has none (PyTorch's IndexError).
+fn entry_of_dim<'py, T>(py: Python<'py>, per_dim: &[T], dim: isize) -> PyResult<Bound<'py, PyAny>>
+where
+    T: Copy + IntoPyObject<'py>,
+{
+    if per_dim.is_empty() {
         return Err(pyo3::exceptions::PyIndexError::new_err(format!(
             "Dimension specified as {dim} but tensor has no dimensions"
         )));
     }
-    call(|| ferrograd_core::layout::wrap_dim(dim, ndim))
+    let d = call(|| ferrograd_core::layout::wrap_dim(dim, per_dim.len()))?;
+    per_dim[d].into_bound_py_any(py)
 }
 
 #[pymethods]
@@ -156,10 +161,7 @@ impl PyTensor {
         let t = self.get();
         match dim {
             None => size_object(py, t.shape()),
-            Some(d) => {
-                let d = dim_of_shape(d, t.ndim())?;
-                Ok(t.shape()[d].into_pyobject(py)?.into_any())
-            }
+            Some(d) => entry_of_dim(py, t.shape(), d),
         }
     }
 
@@ -172,40 +174,8 @@ impl PyTensor {
         let t = self.get();
         match dim {
             None => Ok(PyTuple::new(py, t.strides())?.into_any()),
-            Some(d) => {
-                let d = dim_of_shape(d, t.ndim())?;
-                Ok(t.strides()[d].into_pyobject(py)?.into_any())
-            }
+            Some(d) => entry_of_dim(py, t.strides(), d),
         }
-    }
-
-    fn storage_offset(&self) -> usize {
-        self.get().storage_offset()
-    }
-
-    fn dim(&self) -> usize {
-        self.get().ndim()
-    }
-
-    fn ndimension(&self) -> usize {
-        self.get().ndim()
-    }
-
-    #[getter]
-    fn ndim(&self) -> usize {
-        self.get().ndim()
-    }
-
-    fn numel(&self) -> usize {
-        self.get().numel()
-    }
-
-    fn nelement(&self) -> usize {
-        self.get().numel()
-    }
-
-    fn element_size(&self) -> usize {
-        self.get().dtype().itemsize()
     }
 
     #[getter]
@@ -281,4 +251,16 @@ impl PyTensor {
     fn __dlpack_device__(&self) -> (i32, i32) {
         (1, 0)
     }
+}
+
+shared_signature! {
+    fn (&self) -> usize;
+    storage_offset => self.get().storage_offset();
+    dim => self.get().ndim();
+    ndimension => self.get().ndim();
+    #[getter]
+    ndim => self.get().ndim();
+    numel => self.get().numel();
+    nelement => self.get().numel();
+    element_size => self.get().dtype().itemsize();
 }

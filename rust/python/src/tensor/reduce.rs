@@ -1,4 +1,5 @@
 //! Reductions, sorting and the extremes.
+use super::shared::heavy;
 use super::{cast_input, wrap, Out, PyTensor};
 use crate::args::{dims_arg, dtype_arg, type_name};
 use crate::errors::{call, call_heavy};
@@ -79,41 +80,38 @@ fn var_std(
         }
         _ => (dim, unbiased),
     };
-    let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, name)).transpose()?;
+    let dims = opt_dims(dim, name)?;
     let correction = correction.unwrap_or(if unbiased == Some(false) { 0.0 } else { 1.0 });
     wrap(py, call_heavy(py, a.numel(), || a.var_std(dims.as_deref(), correction, keepdim, std))?)
 }
 
+/// `dim=` as dims to reduce over (None: all of them).
+fn opt_dims(dim: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Option<Vec<isize>>> {
+    dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, func)).transpose()
+}
+
+/// A reduction over `dim=` (None: all dims) of the input cast to `dtype=` first (when given).
+fn reduce_over(
+    py: Python<'_>,
+    a: Tensor,
+    dim: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    func: &str,
+    f: impl FnOnce(&Tensor, Option<&[isize]>) -> ferrograd_core::Result<Tensor> + Send,
+) -> Out {
+    let dims = opt_dims(dim, func)?;
+    let a = cast_input(a, dtype, func)?;
+    wrap(py, call_heavy(py, a.numel(), || f(&a, dims.as_deref()))?)
+}
+
+/// `(values, indices)` of `a` sorted along `dim`: always stable, so `stable` changes nothing.
+fn sorted(py: Python<'_>, a: Tensor, dim: isize, descending: bool, stable: bool) -> PyResult<(Tensor, Tensor)> {
+    let _ = stable;
+    call_heavy(py, a.numel(), || a.sort(dim, descending))
+}
+
 #[pymethods]
 impl PyTensor {
-    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
-    fn sum(
-        &self,
-        py: Python<'_>,
-        dim: Option<&Bound<'_, PyAny>>,
-        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
-        dtype: Option<&Bound<'_, PyAny>>,
-    ) -> Out {
-        let a = self.get();
-        let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "sum")).transpose()?;
-        let a = cast_input(a, dtype, "sum")?;
-        wrap(py, call_heavy(py, a.numel(), || a.sum(dims.as_deref(), keepdim))?)
-    }
-
-    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
-    fn mean(
-        &self,
-        py: Python<'_>,
-        dim: Option<&Bound<'_, PyAny>>,
-        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
-        dtype: Option<&Bound<'_, PyAny>>,
-    ) -> Out {
-        let a = self.get();
-        let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "mean")).transpose()?;
-        let a = cast_input(a, dtype, "mean")?;
-        wrap(py, call_heavy(py, a.numel(), || a.mean(dims.as_deref(), keepdim))?)
-    }
-
     #[pyo3(signature = (p=None, dim=None, keepdim=false, dtype=None))]
     fn norm(
         &self,
@@ -124,7 +122,7 @@ impl PyTensor {
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> Out {
         let ord = norm_order(p)?;
-        let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "norm")).transpose()?;
+        let dims = opt_dims(dim, "norm")?;
         let a = self.get();
         let a = match dtype_arg(dtype, "norm")? {
             Some(d) if !d.is_float() => {
@@ -139,76 +137,9 @@ impl PyTensor {
         wrap(py, call_heavy(py, a.numel(), || a.vector_norm(ord, dims.as_deref(), keepdim))?)
     }
 
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn all(
-        &self,
-        py: Python<'_>,
-        dim: Option<&Bound<'_, PyAny>>,
-        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
-    ) -> Out {
-        let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "all")).transpose()?;
-        let a = self.get();
-        wrap(py, call_heavy(py, a.numel(), || a.all_any(dims.as_deref(), keepdim, true))?)
-    }
-
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn any(
-        &self,
-        py: Python<'_>,
-        dim: Option<&Bound<'_, PyAny>>,
-        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
-    ) -> Out {
-        let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "any")).transpose()?;
-        let a = self.get();
-        wrap(py, call_heavy(py, a.numel(), || a.all_any(dims.as_deref(), keepdim, false))?)
-    }
-
     #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
     fn nan_to_num(&self, py: Python<'_>, nan: f64, posinf: Option<f64>, neginf: Option<f64>) -> Out {
-        let a = self.get();
-        wrap(py, call_heavy(py, a.numel(), || a.nan_to_num(nan, posinf, neginf))?)
-    }
-
-    #[pyo3(signature = (dim, *, dtype=None))]
-    fn cumprod(
-        &self,
-        py: Python<'_>,
-        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
-        dtype: Option<&Bound<'_, PyAny>>,
-    ) -> Out {
-        let a = self.get();
-        let a = cast_input(a, dtype, "cumprod")?;
-        wrap(py, call_heavy(py, a.numel(), || a.cumprod(dim))?)
-    }
-
-    /// `(values, indices)` sorted along `dim`; NaN sorts as the largest value. Always stable.
-    #[pyo3(signature = (dim=-1, descending=false, *, stable=false))]
-    #[pyo3(text_signature = "($self, dim=-1, descending=False, *, stable=False)")]
-    fn sort(
-        &self,
-        py: Python<'_>,
-        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
-        descending: bool,
-        stable: bool,
-    ) -> PyResult<Py<PyAny>> {
-        let _ = stable;
-        let a = self.get();
-        let (values, indices) = call_heavy(py, a.numel(), || a.sort(dim, descending))?;
-        values_indices(py, "sort", values, indices)
-    }
-
-    #[pyo3(signature = (dim=-1, descending=false, *, stable=false))]
-    #[pyo3(text_signature = "($self, dim=-1, descending=False, *, stable=False)")]
-    fn argsort(
-        &self,
-        py: Python<'_>,
-        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
-        descending: bool,
-        stable: bool,
-    ) -> Out {
-        let _ = stable;
-        let a = self.get().detach();
-        wrap(py, call_heavy(py, a.numel(), || a.sort(dim, descending))?.1)
+        heavy(py, self.get(), |a| a.nan_to_num(nan, posinf, neginf))
     }
 
     /// The `k` largest (or smallest) along `dim`, always in sorted order.
@@ -236,54 +167,7 @@ impl PyTensor {
         #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> Out {
-        let a = self.get();
-        let a = cast_input(a, dtype, "prod")?;
-        wrap(py, call_heavy(py, a.numel(), || a.prod(dim, keepdim))?)
-    }
-
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn amax(
-        &self,
-        py: Python<'_>,
-        dim: Option<&Bound<'_, PyAny>>,
-        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
-    ) -> Out {
-        let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "amax")).transpose()?;
-        let a = self.get();
-        wrap(py, call_heavy(py, a.numel(), || a.amax_amin(dims.as_deref(), keepdim, true, false))?)
-    }
-
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn amin(
-        &self,
-        py: Python<'_>,
-        dim: Option<&Bound<'_, PyAny>>,
-        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
-    ) -> Out {
-        let dims = dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, "amin")).transpose()?;
-        let a = self.get();
-        wrap(py, call_heavy(py, a.numel(), || a.amax_amin(dims.as_deref(), keepdim, false, false))?)
-    }
-
-    /// `max()`: the largest value; `max(dim, keepdim)`: (values, indices); `max(other)`: `maximum`.
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn max(
-        &self,
-        py: Python<'_>,
-        dim: Option<&Bound<'_, PyAny>>,
-        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
-    ) -> PyResult<Py<PyAny>> {
-        extreme(py, self.get(), dim, keepdim, true)
-    }
-
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn min(
-        &self,
-        py: Python<'_>,
-        dim: Option<&Bound<'_, PyAny>>,
-        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
-    ) -> PyResult<Py<PyAny>> {
-        extreme(py, self.get(), dim, keepdim, false)
+        heavy(py, cast_input(self.get(), dtype, "prod")?, |a| a.prod(dim, keepdim))
     }
 
     /// `median()`: the lower median; `median(dim, keepdim)`: (values, indices).
@@ -295,55 +179,9 @@ impl PyTensor {
         #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
     ) -> PyResult<Py<PyAny>> {
         let a = self.get();
-        let Some(d) = dim else { return Ok(wrap(py, call_heavy(py, a.numel(), || a.median())?)?.into_any()) };
+        let Some(d) = dim else { return Ok(heavy(py, a, |a| a.median())?.into_any()) };
         let (values, indices) = call_heavy(py, a.numel(), || a.median_dim(d, keepdim))?;
         values_indices(py, "median", values, indices)
-    }
-
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn argmax(
-        &self,
-        py: Python<'_>,
-        #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>,
-        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
-    ) -> Out {
-        let a = self.get();
-        wrap(py, call_heavy(py, a.numel(), || a.argmax_argmin(dim, keepdim, true))?)
-    }
-
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn argmin(
-        &self,
-        py: Python<'_>,
-        #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>,
-        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
-    ) -> Out {
-        let a = self.get();
-        wrap(py, call_heavy(py, a.numel(), || a.argmax_argmin(dim, keepdim, false))?)
-    }
-
-    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
-    fn var(
-        &self,
-        py: Python<'_>,
-        dim: Option<&Bound<'_, PyAny>>,
-        unbiased: Option<bool>,
-        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
-        correction: Option<f64>,
-    ) -> Out {
-        var_std(py, self.get(), dim, unbiased, keepdim, correction, false)
-    }
-
-    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
-    fn std(
-        &self,
-        py: Python<'_>,
-        dim: Option<&Bound<'_, PyAny>>,
-        unbiased: Option<bool>,
-        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
-        correction: Option<f64>,
-    ) -> Out {
-        var_std(py, self.get(), dim, unbiased, keepdim, correction, true)
     }
 
     #[pyo3(signature = (dim, keepdim=false))]
@@ -354,19 +192,102 @@ impl PyTensor {
         #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
     ) -> Out {
         let dims = dims_arg(dim, "logsumexp")?;
-        let a = self.get();
-        wrap(py, call_heavy(py, a.numel(), || a.logsumexp(&dims, keepdim))?)
+        heavy(py, self.get(), |a| a.logsumexp(&dims, keepdim))
     }
+}
 
+shared_signature! {
+    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
+    fn (
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> Out;
+    sum => reduce_over(py, self.get(), dim, dtype, "sum", |a, dims| a.sum(dims, keepdim));
+    mean => reduce_over(py, self.get(), dim, dtype, "mean", |a, dims| a.mean(dims, keepdim));
+}
+
+shared_signature! {
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn (
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+    ) -> Out;
+    all => reduce_over(py, self.get(), dim, None, "all", |a, dims| a.all_any(dims, keepdim, true));
+    any => reduce_over(py, self.get(), dim, None, "any", |a, dims| a.all_any(dims, keepdim, false));
+    amax => reduce_over(py, self.get(), dim, None, "amax", |a, dims| a.amax_amin(dims, keepdim, true, false));
+    amin => reduce_over(py, self.get(), dim, None, "amin", |a, dims| a.amax_amin(dims, keepdim, false, false));
+}
+
+shared_signature! {
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn (
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+    ) -> PyResult<Py<PyAny>>;
+    /// `max()`: the largest value; `max(dim, keepdim)`: (values, indices); `max(other)`: `maximum`.
+    max => extreme(py, self.get(), dim, keepdim, true);
+    min => extreme(py, self.get(), dim, keepdim, false);
+}
+
+shared_signature! {
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn (
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+    ) -> Out;
+    argmax => heavy(py, self.get(), |a| a.argmax_argmin(dim, keepdim, true));
+    argmin => heavy(py, self.get(), |a| a.argmax_argmin(dim, keepdim, false));
+}
+
+shared_signature! {
+    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
+    fn (
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        unbiased: Option<bool>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+        correction: Option<f64>,
+    ) -> Out;
+    var => var_std(py, self.get(), dim, unbiased, keepdim, correction, false);
+    std => var_std(py, self.get(), dim, unbiased, keepdim, correction, true);
+}
+
+shared_signature! {
     #[pyo3(signature = (dim, *, dtype=None))]
-    fn cumsum(
+    fn (
         &self,
         py: Python<'_>,
         #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
         dtype: Option<&Bound<'_, PyAny>>,
-    ) -> Out {
-        let a = self.get();
-        let a = cast_input(a, dtype, "cumsum")?;
-        wrap(py, call_heavy(py, a.numel(), || a.cumsum(dim, false))?)
-    }
+    ) -> Out;
+    cumsum => heavy(py, cast_input(self.get(), dtype, "cumsum")?, |a| a.cumsum(dim, false));
+    cumprod => heavy(py, cast_input(self.get(), dtype, "cumprod")?, |a| a.cumprod(dim));
+}
+
+shared_signature! {
+    #[pyo3(signature = (dim=-1, descending=false, *, stable=false))]
+    #[pyo3(text_signature = "($self, dim=-1, descending=False, *, stable=False)")]
+    fn (
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        descending: bool,
+        stable: bool,
+    ) -> PyResult<Py<PyAny>>;
+    /// `(values, indices)` sorted along `dim`; NaN sorts as the largest value. Always stable.
+    sort => {
+        let (values, indices) = sorted(py, self.get(), dim, descending, stable)?;
+        values_indices(py, "sort", values, indices)
+    };
+    argsort => Ok(wrap(py, sorted(py, self.get().detach(), dim, descending, stable)?.1)?.into_any());
 }
