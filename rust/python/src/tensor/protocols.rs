@@ -23,11 +23,18 @@ fn size_object<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bound<'py, PyA
     cls.bind(py).call1((PyTuple::new(py, shape)?,))
 }
 
-/// `size(dim)` / `stride(dim)`: entry `dim` of `per_dim`; a 0-dim tensor has none (PyTorch's IndexError).
-fn entry_of_dim<'py, T>(py: Python<'py>, per_dim: &[T], dim: isize) -> PyResult<Bound<'py, PyAny>>
+/// `size()` / `stride()`: `whole(per_dim)`, or with `dim` its entry (a 0-dim tensor has none: PyTorch's
+/// IndexError).
+fn whole_or_entry<'py, T>(
+    py: Python<'py>,
+    per_dim: &[T],
+    dim: Option<isize>,
+    whole: impl FnOnce(&[T]) -> PyResult<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>>
 where
     T: Copy + IntoPyObject<'py>,
 {
+    let Some(dim) = dim else { return whole(per_dim) };
     if per_dim.is_empty() {
         return Err(pyo3::exceptions::PyIndexError::new_err(format!(
             "Dimension specified as {dim} but tensor has no dimensions"
@@ -152,32 +159,6 @@ impl PyTensor {
         size_object(py, self.get().shape())
     }
 
-    #[pyo3(signature = (dim=None))]
-    fn size<'py>(
-        &self,
-        py: Python<'py>,
-        #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let t = self.get();
-        match dim {
-            None => size_object(py, t.shape()),
-            Some(d) => entry_of_dim(py, t.shape(), d),
-        }
-    }
-
-    #[pyo3(signature = (dim=None))]
-    fn stride<'py>(
-        &self,
-        py: Python<'py>,
-        #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let t = self.get();
-        match dim {
-            None => Ok(PyTuple::new(py, t.strides())?.into_any()),
-            Some(d) => entry_of_dim(py, t.strides(), d),
-        }
-    }
-
     #[getter]
     fn dtype(&self) -> PyDType {
         PyDType { dtype: self.get().dtype() }
@@ -263,4 +244,15 @@ shared_signature! {
     numel => self.get().numel();
     nelement => self.get().numel();
     element_size => self.get().dtype().itemsize();
+}
+
+shared_signature! {
+    #[pyo3(signature = (dim=None))]
+    fn <'py> (
+        &self,
+        py: Python<'py>,
+        #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>,
+    ) -> PyResult<Bound<'py, PyAny>>;
+    size => whole_or_entry(py, self.get().shape(), dim, |shape| size_object(py, shape));
+    stride => whole_or_entry(py, self.get().strides(), dim, |strides| Ok(PyTuple::new(py, strides)?.into_any()));
 }

@@ -104,6 +104,17 @@ fn reduce_over(
     wrap(py, call_heavy(py, a.numel(), || f(&a, dims.as_deref()))?)
 }
 
+/// `reduce_over` without a dtype, as a plain object (it shares a signature with max/min, which may return tuples).
+fn over_dims(
+    py: Python<'_>,
+    a: Tensor,
+    dim: Option<&Bound<'_, PyAny>>,
+    func: &str,
+    f: impl FnOnce(&Tensor, Option<&[isize]>) -> ferrograd_core::Result<Tensor> + Send,
+) -> PyResult<Py<PyAny>> {
+    Ok(reduce_over(py, a, dim, None, func, f)?.into_any())
+}
+
 /// `(values, indices)` of `a` sorted along `dim`: always stable, so `stable` changes nothing.
 fn sorted(py: Python<'_>, a: Tensor, dim: isize, descending: bool, stable: bool) -> PyResult<(Tensor, Tensor)> {
     let _ = stable;
@@ -216,21 +227,11 @@ shared_signature! {
         py: Python<'_>,
         dim: Option<&Bound<'_, PyAny>>,
         #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
-    ) -> Out;
-    all => reduce_over(py, self.get(), dim, None, "all", |a, dims| a.all_any(dims, keepdim, true));
-    any => reduce_over(py, self.get(), dim, None, "any", |a, dims| a.all_any(dims, keepdim, false));
-    amax => reduce_over(py, self.get(), dim, None, "amax", |a, dims| a.amax_amin(dims, keepdim, true, false));
-    amin => reduce_over(py, self.get(), dim, None, "amin", |a, dims| a.amax_amin(dims, keepdim, false, false));
-}
-
-shared_signature! {
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn (
-        &self,
-        py: Python<'_>,
-        dim: Option<&Bound<'_, PyAny>>,
-        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
     ) -> PyResult<Py<PyAny>>;
+    all => over_dims(py, self.get(), dim, "all", |a, dims| a.all_any(dims, keepdim, true));
+    any => over_dims(py, self.get(), dim, "any", |a, dims| a.all_any(dims, keepdim, false));
+    amax => over_dims(py, self.get(), dim, "amax", |a, dims| a.amax_amin(dims, keepdim, true, false));
+    amin => over_dims(py, self.get(), dim, "amin", |a, dims| a.amax_amin(dims, keepdim, false, false));
     /// `max()`: the largest value; `max(dim, keepdim)`: (values, indices); `max(other)`: `maximum`.
     max => extreme(py, self.get(), dim, keepdim, true);
     min => extreme(py, self.get(), dim, keepdim, false);

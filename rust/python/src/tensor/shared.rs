@@ -19,7 +19,7 @@ pub(super) fn heavy(
 /// ```ignore
 /// shared_signature! {
 ///     #[pyo3(signature = (dim=None, keepdim=false))]   // attributes every method gets
-///     fn (&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> Out;
+///     fn (&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> Out;  // or `fn <'py> (...)`
 ///     /// a method's own doc comment or attributes come before its name
 ///     all => body_using(self, py, dim, keepdim);
 ///     any => another_body(self, py, dim, keepdim);
@@ -29,23 +29,26 @@ pub(super) fn heavy(
 /// (The methods are gathered one by one and then emitted as one block: `#[pymethods]` must see
 /// them expanded.)
 macro_rules! shared_signature {
-    (@each [$($done:tt)*] [$($signature:tt)*]) => {
+    (@each [$($done:tt)*] [$($shared:tt)*] [$($generics:tt)*] [$($signature:tt)*]) => {
         #[pymethods]
         impl PyTensor {
             $($done)*
         }
     };
     (
-        @each [$($done:tt)*] [$(#[$shared:meta])* fn $params:tt -> $ret:ty]
+        @each [$($done:tt)*] [$($shared:tt)*] [$($generics:tt)*] [$($signature:tt)*]
         $(#[$own:meta])* $name:ident => $body:expr; $($rest:tt)*
     ) => {
         shared_signature!(
-            @each [$($done)* $(#[$own])* $(#[$shared])* fn $name $params -> $ret { $body }]
-            [$(#[$shared])* fn $params -> $ret]
+            @each [$($done)* $(#[$own])* $($shared)* fn $name $($generics)* $($signature)* { $body }]
+            [$($shared)*] [$($generics)*] [$($signature)*]
             $($rest)*
         );
     };
+    ($(#[$shared:meta])* fn <$life:lifetime> $params:tt -> $ret:ty; $($methods:tt)*) => {
+        shared_signature!(@each [] [$(#[$shared])*] [<$life>] [$params -> $ret] $($methods)*);
+    };
     ($(#[$shared:meta])* fn $params:tt -> $ret:ty; $($methods:tt)*) => {
-        shared_signature!(@each [] [$(#[$shared])* fn $params -> $ret] $($methods)*);
+        shared_signature!(@each [] [$(#[$shared])*] [] [$params -> $ret] $($methods)*);
     };
 }
