@@ -6,7 +6,7 @@
 
 import builtins
 
-from . import _core, _device, _new, _utils, accelerator, autograd, backends, cuda, nn, return_types, utils, viz
+from . import _core, _device, _lazy_submodules, _new, _utils
 from ._core import (
     Generator,
     Tensor,
@@ -47,7 +47,6 @@ from ._device import device, get_default_device, set_default_device
 
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
 from ._functions import *  # noqa: F403
-from ._lazy_submodules import lazy_submodules as _lazy_getattr
 from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
 from ._size import Size
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
@@ -308,8 +307,9 @@ def result_type(tensor1, tensor2):
 # a non-tensor where a tensor is used raises PyTorch's TypeError, not an AttributeError from inside
 _utils.typed_entry_points(globals(), [n for n in list(globals()) if not n.startswith("_")])
 
-# Subpackages built on the functions above (imported last: they use them at import time).
-from . import optim  # noqa: E402
-
-# `distributed` (a few ms of imports) loads on first use
-__getattr__ = _lazy_getattr(__name__, frozenset({"distributed"}))
+# The subpackages (most of the Python code: `nn` alone is several times the rest) load on first use:
+# `fg.nn.Linear`, `from ferrograd import nn` and `import ferrograd.nn as nn` all work as always.
+_lazy_submodules.install(
+    globals(),
+    {"accelerator", "autograd", "backends", "cuda", "distributed", "nn", "optim", "return_types", "utils", "viz"},
+)

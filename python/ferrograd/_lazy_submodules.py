@@ -1,13 +1,26 @@
-"""A package's module `__getattr__` (PEP 562) that imports the named submodules on first access, so that
-`import ferrograd` does not pay for parts most programs never use; `import package.sub` works as always."""
+"""A package's module `__getattr__` and `__dir__` (PEP 562) that import the named submodules on first access,
+so that `import ferrograd` does not pay for parts a program may not use. `import package.sub`,
+`from package import sub` and `package.sub.X` work as always; once imported, `sub` is a plain attribute of
+the package (the import system sets it), so the hook runs once per submodule."""
 
-import importlib
+import sys
 
 
-def lazy_submodules(package: str, names: frozenset[str]):
+def install(namespace: dict, names) -> None:
+    """Gives the package whose globals are `namespace` a `__getattr__` importing `names` on first access, and a
+    `__dir__` that lists them beside what is already there (as `dir(torch)` lists `nn`)."""
+    package = namespace["__name__"]
+    lazy = frozenset(names)
+
     def __getattr__(name):
-        if name in names:
-            return importlib.import_module(f".{name}", package)
+        if name in lazy:
+            __import__(f"{package}.{name}")
+            return sys.modules[f"{package}.{name}"]
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
-    return __getattr__
+    def __dir__():
+        # through sys.modules, not `namespace`: no cycle from the package's dict back to itself
+        return sorted(lazy.union(vars(sys.modules[package])))
+
+    namespace["__getattr__"] = __getattr__
+    namespace["__dir__"] = __dir__

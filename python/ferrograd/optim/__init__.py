@@ -3,7 +3,7 @@
 `lr_scheduler` holds the learning-rate schedules.
 """
 
-from . import lr_scheduler
+from .. import _lazy_submodules
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
@@ -14,3 +14,6 @@ from .rmsprop import RMSprop
 from .sgd import SGD
 
 __all__ = ["Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
+
+# `lr_scheduler` (the largest module here, and most programs' last import) loads on first use
+_lazy_submodules.install(globals(), {"lr_scheduler"})
