@@ -1,7 +1,5 @@
 """`Tensor.new_ones/new_zeros/new_full/new_empty/new_tensor`: a new tensor of this one's dtype (unless given)."""
 
-import warnings
-
 from . import _core
 
 
@@ -27,6 +25,8 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     if isinstance(data, _core.Tensor):
+        import warnings
+
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
             "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",

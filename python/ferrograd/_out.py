@@ -2,11 +2,10 @@
 tensor, resized as torch resizes it, with torch's dtype rules and errors) and a number as `pow`'s base."""
 
 import builtins
-import functools
-import warnings
 
 from . import _core, _functions
 from ._core import Tensor
+from ._utils import wraps
 
 _NAMES = {
     "bool": ("Bool", "bool"),
@@ -87,6 +86,8 @@ def write_out(op, out, result, rule=_cast_rule):
     rule(op, result, out)
     if tuple(out.shape) != tuple(result.shape):
         if out.numel() != 0:
+            import warnings
+
             warnings.warn(_RESIZED.format(list(out.shape), list(result.shape)), UserWarning, stacklevel=3)
         out.data = result.to(out.dtype)
     else:
@@ -98,7 +99,7 @@ def write_out(op, out, result, rule=_cast_rule):
 
 
 def _with_out(fn, op, rule=_cast_rule):
-    @functools.wraps(fn)
+    @wraps(fn)
     def with_out(*args, out=None, **kwargs):
         if out is None:
             return fn(*args, **kwargs)

@@ -5,9 +5,6 @@ PyTorch, and `.grad` is not saved); `copy.deepcopy` also copies `.grad`, goes th
 were shared stay shared) and refuses non-leaves with PyTorch's message.
 """
 
-import copy
-import copyreg
-
 from . import _core
 from ._core import Tensor
 
@@ -84,6 +81,8 @@ def _deepcopy(self, memo):
     if self.requires_grad:
         new.requires_grad_(True)
     memo[id(self)] = new
+    import copy
+
     if self.grad is not None:
         new.grad = copy.deepcopy(self.grad, memo)
     if type(self) is not Tensor and self.__dict__:
@@ -92,9 +91,9 @@ def _deepcopy(self, memo):
 
 
 def install():
-    """Makes `pickle` and `copy` handle ferrograd tensors (called once, on import)."""
-    copyreg.pickle(_core.dtype, _reduce_dtype)
-    copyreg.pickle(Tensor, _reduce_tensor)
+    """Makes `pickle` and `copy` handle ferrograd tensors (called once, on import). On the classes, not through
+    `copyreg` (whose import would be a tenth of `import ferrograd`): pickle and copy find them there alike."""
+    _core.dtype.__reduce__ = _reduce_dtype
     # subclasses (nn.Buffer, user classes) inherit these; nn.Parameter defines its own
     Tensor.__reduce_ex__ = _reduce_ex
     Tensor.__deepcopy__ = _deepcopy
@@ -156,12 +155,32 @@ def as_type_error(error, func, args, kwargs):
     return typed
 
 
+_WRAPPER_ASSIGNMENTS = ("__module__", "__name__", "__qualname__", "__doc__", "__annotations__")
+
+
+def wraps(func):
+    """`functools.wraps`, for the wrappers made at `import ferrograd`: functools brings `collections` along,
+    which was a third of the import. The wrapper takes `func`'s name, doc and annotations, `__wrapped__`
+    (which `inspect.signature` follows) and its `__dict__`."""
+
+    def apply(wrapper):
+        for attr in _WRAPPER_ASSIGNMENTS:
+            try:
+                setattr(wrapper, attr, getattr(func, attr))
+            except AttributeError:
+                pass
+        wrapper.__dict__.update(getattr(func, "__dict__", ()))
+        wrapper.__wrapped__ = func
+        return wrapper
+
+    return apply
+
+
 def tensor_arguments(func):
     """Wraps a Python-level function so that a non-tensor passed where a tensor is used raises PyTorch's
     TypeError instead of an AttributeError from deep inside (free when nothing goes wrong)."""
-    import functools
 
-    @functools.wraps(func)
+    @wraps(func)
     def wrapper(*args, **kwargs):
         try:
             return func(*args, **kwargs)
@@ -174,15 +193,16 @@ def tensor_arguments(func):
     return wrapper
 
 
+_FunctionType = type(tensor_arguments)  # types.FunctionType, without importing `types`
+
+
 def typed_entry_points(namespace, names):
     """Applies `tensor_arguments` to the functions `names` of a module's `namespace` (its globals()), those
     defined there or in its submodules; the wrapped function reports the module as its home, as torch's do."""
-    from types import FunctionType
-
     home = namespace["__name__"]
     for name in names:
         func = namespace.get(name)
-        if isinstance(func, FunctionType) and (func.__module__ == home or func.__module__.startswith(home + ".")):
+        if isinstance(func, _FunctionType) and (func.__module__ == home or func.__module__.startswith(home + ".")):
             wrapped = tensor_arguments(func)
             wrapped.__module__ = home
             namespace[name] = wrapped

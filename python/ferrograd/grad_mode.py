@@ -3,8 +3,6 @@
 The mode itself lives in Rust, per thread; these classes only set and restore it.
 """
 
-import functools
-
 from ._core import _set_grad_enabled, _set_inference_mode, is_grad_enabled, is_inference_mode_enabled
 
 __all__ = [
@@ -33,6 +31,8 @@ class _GradModeContext:
         _set_grad_enabled(self._prev)
 
     def __call__(self, fn):
+        import functools  # here, not at `import ferrograd`: it brings `collections` (a third of the import)
+
         mode = self._mode
 
         @functools.wraps(fn)
@@ -104,6 +104,8 @@ class inference_mode(_GradModeContext):
         _set_grad_enabled(self._prev)
 
     def __call__(self, fn):
+        import functools
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with inference_mode(self._inference):
