@@ -304,8 +304,13 @@ def result_type(tensor1, tensor2):
     return where(tensor(True), a, b).dtype
 
 
-# a non-tensor where a tensor is used raises PyTorch's TypeError, not an AttributeError from inside
-_utils.typed_entry_points(globals(), [n for n in list(globals()) if not n.startswith("_")])
+# a non-tensor where a tensor is used raises PyTorch's TypeError, not an AttributeError from inside: for the
+# functions defined here (the function forms of _functions and _out raise it themselves; wrapping them again
+# would cost every call a frame and `import ferrograd` 171 wrappers)
+_utils.typed_entry_points(
+    globals(),
+    [n for n, v in list(globals().items()) if not n.startswith("_") and getattr(v, "__module__", "") == __name__],
+)
 
 # The subpackages (most of the Python code: `nn` alone is several times the rest) load on first use:
 # `fg.nn.Linear`, `from ferrograd import nn` and `import ferrograd.nn as nn` all work as always.
