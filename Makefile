@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.deps-installed
 EXT    := python/ferrograd/_core.abi3.so
 RUST   := $(shell find rust -name '*.rs') $(wildcard rust/*/Cargo.toml) Cargo.toml Cargo.lock
 
-.PHONY: demo test test-rust test-python stubtest lint build build-fast generate test-torch wheel sdist bench bench-rust clean \
+.PHONY: demo test test-rust test-python stubtest lint build build-fast generate test-torch wheel sdist bench bench-import bench-rust clean \
 	fuzz
 
 demo: build
@@ -82,6 +82,11 @@ bench: build
 	$(PY) benches/run.py --out benches/RESULTS.md
 	$(PY) benches/memory.py
 	$(PY) benches/workloads.py $(if $(BENCH_TORCH_PY),--torch-python $(BENCH_TORCH_PY)) --out benches/WORKLOADS.md
+
+# `import ferrograd` in fresh interpreters (a release wheel built and installed in a clean venv, bytecode
+# compiled), beside `import numpy` and `import torch`: benches/import_time.py.
+bench-import: $(STAMP)
+	$(PY) benches/import_time.py $(if $(BENCH_TORCH_PY),--torch-python $(BENCH_TORCH_PY))
 
 # Hostile-input fuzz of every public entry point (tools/fuzz.py), in child processes so that a crash is
 # seen: prints calls, crashes, hangs, panics, non-standard exceptions and tensors mutated by failed calls.
