@@ -524,7 +524,8 @@ pub fn cos_f32(x: f32) -> f32 {
     }
 }
 
-/// `out[i] = sin(x[i])` in float64 (the path without FMA): the vectorized series everywhere, then libm for the rare |x| beyond the limit.
+/// `out[i] = sin(x[i])` in float64 (the path without FMA): the vectorized series everywhere, then libm
+/// for the rare |x| beyond the limit.
 pub fn sin_f32_into_f64(out: &mut [MaybeUninit<f32>], x: &[f32]) {
     #[inline(always)] // so the vectorized loop gets the whole series, not a call per element
     fn near(v: f32) -> f32 {
