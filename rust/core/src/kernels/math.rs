@@ -1,9 +1,8 @@
 //! Vectorizable float32 `exp`, `ln`, `tanh`, `erf`, `sin` and `cos` (and AVX-512 kernels for exp, ln,
-//! tanh, erf and GELU): straight-line code (no table lookups, no calls), so the
-//! elementwise loops compile to wide SIMD under run-time dispatch. Error bounds are tested below
-//! against float64 references: `exp_f32` within 2 ulp, `ln_f32` within 1, `tanh_f32` within 2, `erf_f32`,
-//! `sin_f32` and `cos_f32` within 1.
-
+//! tanh and erf): straight-line code (no table lookups, no calls), so the elementwise loops compile to
+//! wide SIMD under run-time dispatch. Error bounds are tested below against float64 references:
+//! `exp_f32` within 2 ulp, `ln_f32` within 1, `tanh_f32` within 2, `erf_f32`, `sin_f32` and `cos_f32`
+//! within 1. The float32 sin/cos slice kernels with FMA are in `sincos.rs`, GELU's in `gelu.rs`.
 use crate::kernels::simd::{level, map_into, Level};
 use std::mem::MaybeUninit;
 
@@ -93,11 +92,6 @@ avx512_or_scalar!(
     /// `out[i] = erf(x[i])` for float32: on AVX-512 `erf_f32`'s scheme in float32 with FMA (the exponent
     /// split exactly, see `erf_f32x16`); within 2 ulp either way.
     erf_f32_into, erf_f32_into_avx512, erf_f32
-);
-
-avx512_or_scalar!(
-    /// GELU, `x/2·(1 + erf(x/√2))`, for float32: on AVX-512 through `erf_f32x16`.
-    gelu_f32_into, gelu_f32_into_avx512, gelu_f32
 );
 
 /// `out[i] = exp(x[i] - shift)` for float32 (softmax's numerators): the kernels of `exp_f32_into`.
@@ -331,15 +325,6 @@ mod x86 {
         let one = _mm512_set1_ps(1.0);
         map16(out, x, |v| _mm512_div_ps(v, _mm512_add_ps(one, exp_f32x16(_mm512_sub_ps(_mm512_setzero_ps(), v)))))
     }
-
-    #[target_feature(enable = "avx512f,fma")]
-    pub unsafe fn gelu_f32_into_avx512(out: &mut [MaybeUninit<f32>], x: &[f32]) {
-        let set = _mm512_set1_ps;
-        map16(out, x, |v| {
-            let e = erf_f32x16(_mm512_mul_ps(v, set(std::f32::consts::FRAC_1_SQRT_2)));
-            _mm512_mul_ps(_mm512_mul_ps(set(0.5), v), _mm512_add_ps(set(1.0), e))
-        })
-    }
 }
 
 /// Cephes' logf polynomial, and ln 2 in two parts (the high one exact in a few bits).
@@ -486,7 +471,7 @@ const SIN_COS_LIMIT: f32 = 1_000_000.0;
 /// sin (or cos) of a float32 with |x| <= `SIN_COS_LIMIT`, in float64, straight-line: x = k·π/2 + r
 /// with π/2 in two parts (the first 33 bits, so k·π/2 is exact), then Taylor series for sin and cos
 /// of |r| <= π/4 to degree 13 and 14 (errors below 3e-14), picked and signed by the quadrant k mod 4.
-/// Within 1 ulp (tested); larger |x| goes to libm (see `sin_f32_into`).
+/// Within 1 ulp (tested); larger |x| goes to libm (see `sin_f32_into_f64`).
 #[inline(always)]
 fn sin_cos_f32_near(x: f32, cosine: bool) -> f32 {
     const PI_2_HI: f64 = 1.570_796_326_734_125_6;
@@ -539,8 +524,9 @@ pub fn cos_f32(x: f32) -> f32 {
     }
 }
 
-/// `out[i] = sin(x[i])`: the vectorized series everywhere, then libm for the rare |x| beyond the limit.
-pub fn sin_f32_into(out: &mut [MaybeUninit<f32>], x: &[f32]) {
+/// `out[i] = sin(x[i])` in float64 (the path without FMA): the vectorized series everywhere, then libm
+/// for the rare |x| beyond the limit.
+pub fn sin_f32_into_f64(out: &mut [MaybeUninit<f32>], x: &[f32]) {
     #[inline(always)] // so the vectorized loop gets the whole series, not a call per element
     fn near(v: f32) -> f32 {
         sin_cos_f32_near(v, false)
@@ -549,8 +535,8 @@ pub fn sin_f32_into(out: &mut [MaybeUninit<f32>], x: &[f32]) {
     patch_large(out, x, libm::sinf);
 }
 
-/// `out[i] = cos(x[i])`, as `sin_f32_into`.
-pub fn cos_f32_into(out: &mut [MaybeUninit<f32>], x: &[f32]) {
+/// `out[i] = cos(x[i])`, as `sin_f32_into_f64`.
+pub fn cos_f32_into_f64(out: &mut [MaybeUninit<f32>], x: &[f32]) {
     #[inline(always)]
     fn near(v: f32) -> f32 {
         sin_cos_f32_near(v, true)
@@ -710,27 +696,6 @@ mod tests {
         crate::kernels::simd::set_level(crate::kernels::simd::detect());
     }
 
-    /// GELU loses relative accuracy where 1 + erf cancels (x well below 0), in PyTorch's formula too:
-    /// checked against float64 within a few float32 roundings of x.
-    #[test]
-    fn gelu_slices_on_every_level_match_float64() {
-        let xs: Vec<f32> =
-            sweep(-12.0, 12.0, 100_001).chain([0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e-30]).collect();
-        for l in [crate::kernels::simd::Level::Baseline, crate::kernels::simd::level()] {
-            crate::kernels::simd::set_level(l);
-            let got = crate::kernels::simd::map_slice_by(&xs, gelu_f32_into);
-            for (&x, &g) in xs.iter().zip(&got) {
-                let x64 = x as f64;
-                let want = 0.5 * x64 * (1.0 + libm::erf(x64 * std::f64::consts::FRAC_1_SQRT_2));
-                let ok = (g as f64 - want).abs() <= 2.5e-7 * x64.abs()
-                    || g.to_bits() == gelu_f32(x).to_bits()
-                    || (g.is_nan() && want.is_nan());
-                assert!(ok, "gelu({x}) = {g}, want {want} at {l:?}");
-            }
-        }
-        crate::kernels::simd::set_level(crate::kernels::simd::detect());
-    }
-
     #[test]
     fn ln_within_one_ulp_and_special_values() {
         let mut worst = 0.0f64;
@@ -790,7 +755,8 @@ mod tests {
             ])
             .collect();
         type Case = (&'static str, fn(f32) -> f32, fn(&mut [MaybeUninit<f32>], &[f32]), fn(f64) -> f64);
-        let cases: [Case; 2] = [("sin", sin_f32, sin_f32_into, f64::sin), ("cos", cos_f32, cos_f32_into, f64::cos)];
+        let cases: [Case; 2] =
+            [("sin", sin_f32, sin_f32_into_f64, f64::sin), ("cos", cos_f32, cos_f32_into_f64, f64::cos)];
         for (name, scalar, slice, reference) in cases {
             let sliced = crate::kernels::simd::map_slice_by(&xs, slice);
             for (&x, &g) in xs.iter().zip(&sliced) {
@@ -803,7 +769,7 @@ mod tests {
         assert!(sin_f32(-0.0).is_sign_negative() && sin_f32(0.0) == 0.0 && cos_f32(-0.0) == 1.0);
         for x in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
             assert!(sin_f32(x).is_nan() && cos_f32(x).is_nan(), "{x}");
-            assert!(crate::kernels::simd::map_slice_by(&[x], sin_f32_into)[0].is_nan());
+            assert!(crate::kernels::simd::map_slice_by(&[x], sin_f32_into_f64)[0].is_nan());
         }
     }
 

@@ -1,10 +1,12 @@
 //! Forward kernels over slices and layouts. They know nothing of autograd.
 pub mod conv;
 pub mod elementwise;
+pub mod gelu;
 pub mod math;
 pub mod matmul;
 pub mod reduce;
 pub mod simd;
+pub mod sincos;
 pub mod softmax;
 pub mod sum;
 pub mod threads;

@@ -3,7 +3,8 @@ use super::{IntInputs, Keeps, UnaryOp};
 use crate::autograd::{AsField, Field};
 use crate::element::Float;
 use crate::error::Result;
-use crate::kernels::math::{erf_f32_into, gelu_f32_into, sigmoid_f32_into, silu_f32_into, F32SliceKernel};
+use crate::kernels::gelu::{gelu_f32_into, gelu_tanh_f32_into};
+use crate::kernels::math::{erf_f32_into, sigmoid_f32_into, silu_f32_into, F32SliceKernel};
 use crate::ops::formula::c;
 use crate::tensor::Tensor;
 use std::f64::consts::{FRAC_1_SQRT_2, FRAC_2_SQRT_PI};
@@ -149,7 +150,10 @@ impl UnaryOp for Gelu {
         }
     }
     fn f32_slice_kernel(self) -> Option<F32SliceKernel> {
-        (self.approximate == GeluApproximate::None).then_some(gelu_f32_into as F32SliceKernel)
+        Some(match self.approximate {
+            GeluApproximate::None => gelu_f32_into,
+            GeluApproximate::Tanh => gelu_tanh_f32_into,
+        })
     }
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
         if self.approximate == GeluApproximate::None {

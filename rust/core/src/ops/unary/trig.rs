@@ -2,7 +2,8 @@
 use super::{Keeps, UnaryOp};
 use crate::element::Float;
 use crate::error::Result;
-use crate::kernels::math::{cos_f32_into, sin_f32_into, tanh_f32_into, F32SliceKernel};
+use crate::kernels::math::{tanh_f32_into, F32SliceKernel};
+use crate::kernels::sincos::{cos_f32_into, sin_f32_into};
 use crate::ops::formula::c;
 use crate::tensor::Tensor;
 
