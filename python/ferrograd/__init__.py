@@ -6,7 +6,7 @@
 
 import builtins
 
-from . import _core, _device, _new, _utils, accelerator, autograd, backends, cuda, nn, return_types, utils, viz
+from . import _core, _device, _new, _type, _utils, accelerator, autograd, backends, cuda, nn, return_types, utils, viz
 from ._core import (
     Generator,
     Tensor,
@@ -56,6 +56,7 @@ from .serialization import load, save
 _utils.install()
 _device.install(Tensor)
 _new.install(Tensor)
+_type.install(Tensor)
 
 float = float32  # noqa: A001
 double = float64

@@ -7,6 +7,9 @@ were shared stay shared) and refuses non-leaves with PyTorch's message.
 
 import copy
 import copyreg
+import os
+import sys
+import warnings
 
 from . import _core
 from ._core import Tensor
@@ -154,6 +157,18 @@ def as_type_error(error, func, args, kwargs):
     typed.__suppress_context__ = True
     typed._culprit = culprit
     return typed
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_at_caller(message, category=UserWarning):
+    """`warnings.warn` attributed to the first frame outside ferrograd, the user's line as in torch (a fixed
+    stacklevel would count `tensor_arguments`' wrapper and Module.__call__, which torch's frames lack)."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 def tensor_arguments(func):

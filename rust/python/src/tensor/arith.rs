@@ -114,11 +114,13 @@ impl PyTensor {
 shared_signature! {
     fn (&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>>;
     __add__ => binary_op(py, &self.get(), other, false, |a, b| a.add(b));
-    __radd__ => binary_op(py, &self.get(), other, true, |a, b| a.add(b));
+    /// `n + x` is `x.__radd__(n)`: torch records it as `x.add(n)`, so x's edge comes first.
+    __radd__ => binary_op(py, &self.get(), other, false, |a, b| a.add(b));
     __sub__ => binary_op(py, &self.get(), other, false, |a, b| a.sub(b));
     __rsub__ => binary_op(py, &self.get(), other, true, |a, b| a.sub(b));
     __mul__ => binary_op(py, &self.get(), other, false, |a, b| a.mul(b));
-    __rmul__ => binary_op(py, &self.get(), other, true, |a, b| a.mul(b));
+    /// `n * x` is `x.__rmul__(n)`: torch records it as `x.mul(n)`, so x's edge comes first.
+    __rmul__ => binary_op(py, &self.get(), other, false, |a, b| a.mul(b));
     __truediv__ => binary_op(py, &self.get(), other, false, |a, b| a.div(b));
     /// `n / x` is `x.reciprocal() * n` in PyTorch (so its grad_fn is MulBackward0).
     __rtruediv__ => binary_op(py, &self.get(), other, true, |n, x| Tensor::scalar(1.0).div(x)?.mul(n));
