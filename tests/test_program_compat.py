@@ -3,6 +3,9 @@ them print differently: the legacy `Tensor.type()`, the edge order of a reflecte
 tutorials walk `grad_fn.next_functions[0][0]`), and implicit-dim warnings of the functional forms
 attributed to the user's line."""
 
+import subprocess
+import sys
+import textwrap
 import warnings
 
 import ferrograd as fg
@@ -95,4 +98,51 @@ def test_implicit_dim_warning_names_the_callers_line(name):
     assert warning.category is UserWarning and warning.filename == __file__
     assert str(warning.message) == (
         f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument."
+    )
+
+
+def test_onnx_imports_and_is_not_exporting():
+    import ferrograd.onnx
+
+    assert ferrograd.onnx.is_in_onnx_export() is False
+    assert callable(ferrograd.onnx.export)
+
+
+def test_inplace_add_and_sub_take_alpha():
+    p = fg.ones(3)
+    assert p.add_(fg.tensor([1.0, 2.0, 3.0]), alpha=-0.5) is p
+    assert_tensor(p, [0.5, 0.0, -0.5], dtype="float32")
+    p.sub_(fg.tensor([1.0, 2.0, 3.0]), alpha=2)
+    assert_tensor(p, [-1.5, -4.0, -6.5], dtype="float32")
+    with pytest.raises(TypeError, match="argument 'alpha' must be Number, not str"):
+        p.add_(fg.ones(3), alpha="x")
+    with pytest.raises(RuntimeError, match="For integral input tensors, argument alpha must not be a floating point"):
+        fg.ones(2, dtype=fg.int64).add_(fg.ones(2, dtype=fg.int64), alpha=0.5)
+    assert_tensor(p, [-1.5, -4.0, -6.5], dtype="float32")
+
+
+def test_deprecated_alpha_first_overload_works_and_warns_once():
+    """`p.data.add_(-lr, p.grad.data)` (pytorch/examples' word_language_model): alpha first, then the tensor;
+    torch warns of its deprecated overloads once a process, so a fresh interpreter sees the one warning."""
+    program = textwrap.dedent(
+        """
+        import warnings
+        import ferrograd as fg
+        p = fg.tensor([1.0, 2.0])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert p.add_(-0.5, fg.tensor([2.0, 4.0])) is p
+            assert p.sub_(2, fg.tensor([1.0, 1.0])) is p
+            assert p.add_(1, fg.tensor([1.0, 1.0])) is p
+        print(p.tolist())
+        print(len(caught), caught[0].category.__name__)
+        print(str(caught[0].message))
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    values, count, message = run.stdout.split("\n", 2)
+    assert values == "[-1.0, -1.0]" and count == "1 UserWarning"
+    assert message.startswith(
+        "This overload of add_ is deprecated:\n\tadd_(Number alpha, Tensor other)\n"
+        "Consider using one of the following signatures instead:\n\tadd_(Tensor other, *, Number alpha = 1)"
     )

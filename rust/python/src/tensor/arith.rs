@@ -27,7 +27,7 @@ pub(super) fn binary_op(
 }
 
 /// `alpha=` of add/sub: a number, integral for integral tensors (as torch checks).
-fn alpha_arg(a: &Tensor, alpha: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Option<Scalar>> {
+pub(super) fn alpha_arg(a: &Tensor, alpha: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Option<Scalar>> {
     let Some(alpha) = alpha else { return Ok(None) };
     let value = as_scalar(alpha).ok_or_else(|| {
         PyTypeError::new_err(format!("{func}(): argument 'alpha' must be Number, not {}", type_name(alpha)))
@@ -41,7 +41,7 @@ fn alpha_arg(a: &Tensor, alpha: Option<&Bound<'_, PyAny>>, func: &str) -> PyResu
 }
 
 /// `alpha * b` (b itself when alpha is absent or 1); alpha is a weak scalar, so b keeps its dtype.
-fn scaled(b: &Tensor, alpha: Option<Scalar>) -> ferrograd_core::Result<Tensor> {
+pub(super) fn scaled(b: &Tensor, alpha: Option<Scalar>) -> ferrograd_core::Result<Tensor> {
     match alpha {
         None | Some(Scalar::Int(1)) => Ok(b.clone()),
         Some(Scalar::Float(1.0)) => Ok(b.clone()),
