@@ -400,10 +400,10 @@ class Tensor:
         """
 
     # ---- in place (the tensor keeps its identity, bumps ``_version`` and takes the op's history) ----
-    def add_(self, other: _Operand) -> Self:
-        """In-place ``self += other``; returns this tensor."""
-    def sub_(self, other: _Operand) -> Self:
-        """In-place ``self -= other``; returns this tensor."""
+    def add_(self, other: _Operand, deprecated_other: _Operand | None = None, *, alpha: _Number | None = None) -> Self:
+        """In-place ``self += alpha * other``; two positionals are torch's deprecated ``(alpha, other)``."""
+    def sub_(self, other: _Operand, deprecated_other: _Operand | None = None, *, alpha: _Number | None = None) -> Self:
+        """In-place ``self -= alpha * other``; two positionals are torch's deprecated ``(alpha, other)``."""
     def mul_(self, other: _Operand) -> Self:
         """In-place ``self *= other``; returns this tensor."""
     def div_(self, other: _Operand) -> Self:
