@@ -6,7 +6,7 @@
 
 import builtins
 
-from . import _core, _device, _lazy_submodules, _new, _utils
+from . import _core, _device, _lazy_submodules, _new, _type, _utils
 from ._core import (
     Generator,
     Tensor,
@@ -55,6 +55,7 @@ from .serialization import load, save
 _utils.install()
 _device.install(Tensor)
 _new.install(Tensor)
+_type.install(Tensor)
 
 float = float32  # noqa: A001
 double = float64
@@ -316,5 +317,17 @@ _utils.typed_entry_points(
 # `fg.nn.Linear`, `from ferrograd import nn` and `import ferrograd.nn as nn` all work as always.
 _lazy_submodules.install(
     globals(),
-    {"accelerator", "autograd", "backends", "cuda", "distributed", "nn", "optim", "return_types", "utils", "viz"},
+    {
+        "accelerator",
+        "autograd",
+        "backends",
+        "cuda",
+        "distributed",
+        "nn",
+        "onnx",
+        "optim",
+        "return_types",
+        "utils",
+        "viz",
+    },
 )

@@ -280,7 +280,7 @@ class Tensor:
     @property
     def device(self) -> Any:
         """The tensor's device, a ``ferrograd.device``: always the CPU (installed by ``ferrograd._device``)."""
-    # ---- installed by ferrograd._device and ferrograd._new on import ----
+    # ---- installed by ferrograd._device, ferrograd._new and ferrograd._type on import ----
     @property
     def is_cuda(self) -> _Bool: ...
     @property
@@ -311,6 +311,8 @@ class Tensor:
         self, data: Any, *, dtype: _DType | None = None, device: Any = None, requires_grad: _Bool = False,
         layout: Any = None, pin_memory: _Bool = False,
     ) -> Tensor: ...
+    def type(self, dtype: Any = None, non_blocking: _Bool = False, **kwargs: Any) -> Any:
+        """The legacy name ('torch.FloatTensor') with no dtype, else the tensor cast (by ``ferrograd._type``)."""
     def is_floating_point(self) -> _Bool:
         """True if the dtype is a floating-point type."""
     def is_contiguous(self) -> _Bool:
@@ -398,10 +400,10 @@ class Tensor:
         """
 
     # ---- in place (the tensor keeps its identity, bumps ``_version`` and takes the op's history) ----
-    def add_(self, other: _Operand) -> Self:
-        """In-place ``self += other``; returns this tensor."""
-    def sub_(self, other: _Operand) -> Self:
-        """In-place ``self -= other``; returns this tensor."""
+    def add_(self, other: _Operand, deprecated_other: _Operand | None = None, *, alpha: _Number | None = None) -> Self:
+        """In-place ``self += alpha * other``; two positionals are torch's deprecated ``(alpha, other)``."""
+    def sub_(self, other: _Operand, deprecated_other: _Operand | None = None, *, alpha: _Number | None = None) -> Self:
+        """In-place ``self -= alpha * other``; two positionals are torch's deprecated ``(alpha, other)``."""
     def mul_(self, other: _Operand) -> Self:
         """In-place ``self *= other``; returns this tensor."""
     def div_(self, other: _Operand) -> Self:

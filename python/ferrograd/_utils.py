@@ -5,6 +5,9 @@ PyTorch, and `.grad` is not saved); `copy.deepcopy` also copies `.grad`, goes th
 were shared stay shared) and refuses non-leaves with PyTorch's message.
 """
 
+import os
+import sys
+
 from . import _core
 from ._core import Tensor
 
@@ -174,6 +177,20 @@ def wraps(func):
         return wrapper
 
     return apply
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_at_caller(message, category=UserWarning):
+    """`warnings.warn` attributed to the first frame outside ferrograd, the user's line as in torch (a fixed
+    stacklevel would count `tensor_arguments`' wrapper and Module.__call__, which torch's frames lack)."""
+    import warnings
+
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 def tensor_arguments(func):

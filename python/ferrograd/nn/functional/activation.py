@@ -5,6 +5,7 @@ import warnings
 
 from ... import _core
 from ..._core import Tensor
+from ..._utils import warn_at_caller
 from ._common import _DTYPE_LIMITS, _inplace
 
 
@@ -59,10 +60,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
 
 
 def _softmax_dim(name, ndim):
-    warnings.warn(
-        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
-        UserWarning,
-        stacklevel=3,
+    warn_at_caller(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument."
     )
     return 0 if ndim in (0, 1, 3) else 1
 

@@ -27,7 +27,7 @@ pub(super) fn binary_op(
 }
 
 /// `alpha=` of add/sub: a number, integral for integral tensors (as torch checks).
-fn alpha_arg(a: &Tensor, alpha: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Option<Scalar>> {
+pub(super) fn alpha_arg(a: &Tensor, alpha: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Option<Scalar>> {
     let Some(alpha) = alpha else { return Ok(None) };
     let value = as_scalar(alpha).ok_or_else(|| {
         PyTypeError::new_err(format!("{func}(): argument 'alpha' must be Number, not {}", type_name(alpha)))
@@ -41,7 +41,7 @@ fn alpha_arg(a: &Tensor, alpha: Option<&Bound<'_, PyAny>>, func: &str) -> PyResu
 }
 
 /// `alpha * b` (b itself when alpha is absent or 1); alpha is a weak scalar, so b keeps its dtype.
-fn scaled(b: &Tensor, alpha: Option<Scalar>) -> ferrograd_core::Result<Tensor> {
+pub(super) fn scaled(b: &Tensor, alpha: Option<Scalar>) -> ferrograd_core::Result<Tensor> {
     match alpha {
         None | Some(Scalar::Int(1)) => Ok(b.clone()),
         Some(Scalar::Float(1.0)) => Ok(b.clone()),
@@ -114,11 +114,13 @@ impl PyTensor {
 shared_signature! {
     fn (&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>>;
     __add__ => binary_op(py, &self.get(), other, false, |a, b| a.add(b));
-    __radd__ => binary_op(py, &self.get(), other, true, |a, b| a.add(b));
+    /// `n + x` is `x.__radd__(n)`: torch records it as `x.add(n)`, so x's edge comes first.
+    __radd__ => binary_op(py, &self.get(), other, false, |a, b| a.add(b));
     __sub__ => binary_op(py, &self.get(), other, false, |a, b| a.sub(b));
     __rsub__ => binary_op(py, &self.get(), other, true, |a, b| a.sub(b));
     __mul__ => binary_op(py, &self.get(), other, false, |a, b| a.mul(b));
-    __rmul__ => binary_op(py, &self.get(), other, true, |a, b| a.mul(b));
+    /// `n * x` is `x.__rmul__(n)`: torch records it as `x.mul(n)`, so x's edge comes first.
+    __rmul__ => binary_op(py, &self.get(), other, false, |a, b| a.mul(b));
     __truediv__ => binary_op(py, &self.get(), other, false, |a, b| a.div(b));
     /// `n / x` is `x.reciprocal() * n` in PyTorch (so its grad_fn is MulBackward0).
     __rtruediv__ => binary_op(py, &self.get(), other, true, |n, x| Tensor::scalar(1.0).div(x)?.mul(n));

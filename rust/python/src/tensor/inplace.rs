@@ -1,4 +1,5 @@
 //! In-place ops: the Python object keeps its identity and takes the result's history.
+use super::arith::{alpha_arg, scaled};
 use super::PyTensor;
 use super::{clamp_bounds, index_tensor, inplace_with, scatter_impl};
 use crate::args::{operand, operand_arg, tensor_arg, type_name};
@@ -7,8 +8,10 @@ use ferrograd_core::binary::ClampMethod;
 use ferrograd_core::copy::DenseWrite;
 use ferrograd_core::random;
 use ferrograd_core::{Scalar, Tensor};
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyUserWarning};
 use pyo3::prelude::*;
+use std::ffi::CString;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 fn inplace_binary(
     slf: &Bound<'_, PyTensor>,
@@ -17,6 +20,43 @@ fn inplace_binary(
     op: DenseWrite,
 ) -> PyResult<Py<PyTensor>> {
     let b = operand_arg(other, name, "other")?;
+    inplace_arith(slf, b, op)
+}
+
+static DEPRECATED_OVERLOAD_WARNED: AtomicBool = AtomicBool::new(false);
+
+/// `add_`/`sub_` with `alpha=`; two positionals are torch's deprecated `(Number alpha, Tensor other)` overload,
+/// accepted with torch's warning.
+fn inplace_scaled(
+    slf: &Bound<'_, PyTensor>,
+    first: &Bound<'_, PyAny>,
+    second: Option<&Bound<'_, PyAny>>,
+    alpha: Option<&Bound<'_, PyAny>>,
+    name: &str,
+    op: DenseWrite,
+) -> PyResult<Py<PyTensor>> {
+    let (other, alpha) = match second {
+        None => (first, alpha),
+        Some(other) if alpha.is_none() => {
+            let message = format!(
+                "This overload of {name} is deprecated:\n\t{name}(Number alpha, Tensor other)\n\
+                 Consider using one of the following signatures instead:\n\t{name}(Tensor other, *, Number alpha = 1)"
+            );
+            // once a process, as torch warns of its deprecated overloads
+            if !DEPRECATED_OVERLOAD_WARNED.swap(true, Ordering::Relaxed) {
+                let py = slf.py();
+                PyErr::warn(py, &py.get_type::<PyUserWarning>(), &CString::new(message)?, 1)?;
+            }
+            (other, Some(first))
+        }
+        Some(_) => return Err(PyTypeError::new_err(format!("{name}() got multiple values for argument 'alpha'"))),
+    };
+    let Some(alpha) = alpha else { return inplace_binary(slf, other, name, op) };
+    let this = slf.get().get();
+    let func = name.trim_end_matches('_');
+    let alpha = alpha_arg(&this, Some(alpha), func)?;
+    let b = operand_arg(other, name, "other")?;
+    let b = call(|| scaled(&b, alpha))?;
     inplace_arith(slf, b, op)
 }
 
@@ -52,12 +92,26 @@ fn inplace_dunder(slf: &Bound<'_, PyTensor>, other: &Bound<'_, PyAny>, op: Dense
 
 #[pymethods]
 impl PyTensor {
-    fn add_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        inplace_binary(slf, other, "add_", DenseWrite::Add)
+    /// `self += alpha * other`; also torch's deprecated `add_(alpha, other)` (hand-written SGD loops use it).
+    #[pyo3(signature = (other, deprecated_other=None, *, alpha=None))]
+    fn add_(
+        slf: &Bound<'_, Self>,
+        other: &Bound<'_, PyAny>,
+        deprecated_other: Option<&Bound<'_, PyAny>>,
+        alpha: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        inplace_scaled(slf, other, deprecated_other, alpha, "add_", DenseWrite::Add)
     }
 
-    fn sub_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
-        inplace_binary(slf, other, "sub_", DenseWrite::Sub)
+    /// `self -= alpha * other`; also the deprecated `sub_(alpha, other)`.
+    #[pyo3(signature = (other, deprecated_other=None, *, alpha=None))]
+    fn sub_(
+        slf: &Bound<'_, Self>,
+        other: &Bound<'_, PyAny>,
+        deprecated_other: Option<&Bound<'_, PyAny>>,
+        alpha: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        inplace_scaled(slf, other, deprecated_other, alpha, "sub_", DenseWrite::Sub)
     }
 
     fn mul_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
