@@ -7,9 +7,11 @@
 use crate::autograd::{record_outputs, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
 use crate::dtype::DType;
+use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::matmul::{matmul_acc_into, MatRef};
 use crate::ops::rnn::{backward_row, forward_row, lstm_backward_ops, Gate};
+use crate::pool;
 use crate::tensor::Tensor;
 
 /// Runs `$body` with `$T` the Rust type of a float32 or float64 dtype (checked before).
@@ -66,6 +68,16 @@ fn transposed(stride: usize) -> MatRef {
     MatRef { offset: 0, row_stride: 1, col_stride: stride }
 }
 
+/// `f` over a tensor's elements in row-major order: borrowed when it is contiguous, else copied.
+fn with_rows<T: Element, R>(t: &Tensor, f: impl FnOnce(&[T]) -> R) -> R {
+    if t.is_contiguous() {
+        let n = t.numel();
+        t.with_data(|l, d: &[T]| f(&d[l.offset..l.offset + n]))
+    } else {
+        f(&t.to_vec::<T>())
+    }
+}
+
 /// A buffer the parts of a time loop share, each reading and writing only its own batch rows.
 struct Rows<T>(*mut T);
 // Safety: parts touch disjoint ranges (see `slice`), and T is plain data.
@@ -116,13 +128,14 @@ struct Forward<T> {
 
 fn forward<T: Gate>(d: Dims, x: &[T], w_ih: &[T], w_hh: &[T], bias: Option<&[T]>, h0: &[T], c0: &[T]) -> Forward<T> {
     let (b, h, g4, wsw) = (d.batch, d.hidden, 4 * d.hidden, d.ws_width());
-    let mut gates = vec![T::ZERO; d.rows() * g4];
-    if let Some(bias) = bias {
-        gates.chunks_exact_mut(g4).for_each(|r| r.copy_from_slice(bias));
+    let mut gates = pool::take::<T>(d.rows() * g4);
+    match bias {
+        Some(bias) => (0..d.rows()).for_each(|_| gates.extend_from_slice(bias)),
+        None => gates.resize(d.rows() * g4, T::ZERO),
     }
     let (w_ih_t, w_hh_t) = (transpose(w_ih, g4, d.input), transpose(w_hh, g4, h));
     matmul_acc_into(&mut gates, x, rows(d.input), &w_ih_t, rows(g4), d.rows(), d.input, g4);
-    let (mut out, mut ws) = (vec![T::ZERO; d.rows() * h], vec![T::ZERO; d.rows() * wsw]);
+    let (mut out, mut ws) = (pool::filled(d.rows() * h, T::ZERO), pool::filled(d.rows() * wsw, T::ZERO));
     let (mut h_n, mut c_n) = (h0.to_vec(), c0.to_vec());
     let (gp, op, wp) = (Rows(gates.as_mut_ptr()), Rows(out.as_mut_ptr()), Rows(ws.as_mut_ptr()));
     let (hp, cp) = (Rows(h_n.as_mut_ptr()), Rows(c_n.as_mut_ptr()));
@@ -146,6 +159,7 @@ fn forward<T: Gate>(d: Dims, x: &[T], w_ih: &[T], w_hh: &[T], bias: Option<&[T]>
             h_cur.copy_from_slice(step_out);
         }
     });
+    pool::give(gates);
     Forward { out, h_n, c_n, ws }
 }
 
@@ -173,7 +187,7 @@ fn backward<T: Gate>(
     let (b, h, g4, wsw) = (d.batch, d.hidden, 4 * d.hidden, d.ws_width());
     let state = |g: Option<&[T]>| g.map_or_else(|| vec![T::ZERO; b * h], <[T]>::to_vec);
     let (mut dh0, mut dc0) = (state(g_h), state(g_c));
-    let mut dgates = vec![T::ZERO; d.rows() * g4];
+    let mut dgates = pool::filled(d.rows() * g4, T::ZERO);
     let (dgp, hp, cp) = (Rows(dgates.as_mut_ptr()), Rows(dh0.as_mut_ptr()), Rows(dc0.as_mut_ptr()));
     for_row_blocks(&d, |block| {
         let (r0, m) = (block.start, block.len());
@@ -197,7 +211,7 @@ fn backward<T: Gate>(
             matmul_acc_into(dh, step_dg, rows(g4), w_hh, rows(h), m, g4, h);
         }
     });
-    let mut input = vec![T::ZERO; d.rows() * d.input];
+    let mut input = pool::filled(d.rows() * d.input, T::ZERO);
     matmul_acc_into(&mut input, &dgates, rows(g4), w_ih, rows(d.input), d.rows(), g4, d.input);
     let mut dw_ih = vec![T::ZERO; g4 * d.input];
     matmul_acc_into(&mut dw_ih, &dgates, transposed(g4), x, rows(d.input), g4, d.rows(), d.input);
@@ -208,6 +222,7 @@ fn backward<T: Gate>(
     for r in dgates.chunks_exact(g4) {
         bias.iter_mut().zip(r).for_each(|(acc, &v)| *acc = *acc + v);
     }
+    pool::give(dgates);
     Gradients { input, w_ih: dw_ih, w_hh: dw_hh, bias, h0: dh0, c0: dc0 }
 }
 
@@ -231,8 +246,9 @@ impl Tensor {
                 (Some(a), None) | (None, Some(a)) => Some(a.to_vec::<T>()),
                 (None, None) => None,
             };
-            let (x, w_ih, w_hh) = (self.to_vec::<T>(), w.w_ih.to_vec::<T>(), w.w_hh.to_vec::<T>());
-            let f = forward(d, &x, &w_ih, &w_hh, bias.as_deref(), &h0.to_vec::<T>(), &c0.to_vec::<T>());
+            let (w_ih, w_hh) = (w.w_ih.to_vec::<T>(), w.w_hh.to_vec::<T>());
+            let (h0, c0) = (h0.to_vec::<T>(), c0.to_vec::<T>());
+            let f = with_rows(self, |x: &[T]| forward(d, x, &w_ih, &w_hh, bias.as_deref(), &h0, &c0));
             (
                 Tensor::from_vec(f.out, &shape_out)?,
                 Tensor::from_vec(f.h_n, &shape_state)?,
@@ -342,8 +358,11 @@ impl Backward for MkldnnRnnLayerBackward0 {
             with_float!(x.dtype(), T => {
                 let v = |t: &Option<Tensor>| t.as_ref().map(|t| t.to_vec::<T>());
                 let (go, gh, gc) = (v(&g_out), v(&g_h), v(&g_c));
-                let (xv, wi, wh) = (x.to_vec::<T>(), w_ih.to_vec::<T>(), w_hh.to_vec::<T>());
-                let g = backward(d, &xv, &wi, &wh, &ws.to_vec::<T>(), go.as_deref(), gh.as_deref(), gc.as_deref());
+                let (wi, wh) = (w_ih.to_vec::<T>(), w_hh.to_vec::<T>());
+                let (go, gh, gc) = (go.as_deref(), gh.as_deref(), gc.as_deref());
+                let g = with_rows(&x, |xv: &[T]| {
+                    with_rows(&ws, |wsv: &[T]| backward(d, xv, &wi, &wh, wsv, go, gh, gc))
+                });
                 [
                     Tensor::from_vec(g.input, x.shape())?,
                     Tensor::from_vec(g.w_ih, w_ih.shape())?,
