@@ -1245,7 +1245,7 @@ def _lstm_layer(
     b_hh: Tensor | None,
     hx: Tensor,
     cx: Tensor,
-    reverse: bool,
+    reverse: _Bool,
 ) -> tuple[Tensor, Tensor, Tensor]:
     """One LSTM layer and direction over time-major input: ``(output, h_n, c_n)``, one node
     (MkldnnRnnLayerBackward0)."""
