@@ -31,7 +31,13 @@ def _with_weights(module, names, weights):
 
 @pytest.mark.parametrize(
     "target, kw",
-    [("RNN", {"num_layers": 2}), ("LSTM", {"bidirectional": True}), ("LSTM", {"proj_size": 1}), ("GRU", {})],
+    [
+        ("RNN", {"num_layers": 2}),
+        ("LSTM", {"bidirectional": True}),
+        ("LSTM", {"bias": False, "num_layers": 2, "batch_first": True}),
+        ("LSTM", {"proj_size": 1}),
+        ("GRU", {}),
+    ],
 )
 def test_gradcheck(target, kw, rng):
     module = getattr(nn, target)(2, 2, dtype=fg.float64, **kw)
@@ -152,15 +158,16 @@ def test_errors():
     lc.raises(TypeError, "input_size should be of type int, got: float", lambda: nn.LSTM(3.0, 4))
 
 
-def _lstm_by_hand(x, w_ih, w_hh, b_ih, b_hh, h, c):
-    """nn.LSTM's one layer written with the public pointwise ops (the composition the fused cell replaces)."""
-    outputs = []
-    for t in range(x.shape[0]):
-        gates = x[t] @ w_ih.t() + b_ih + h @ w_hh.t() + b_hh
+def _lstm_by_hand(x, w_ih, w_hh, b_ih, b_hh, h, c, reverse=False):
+    """nn.LSTM's one layer written with the public pointwise ops (the composition the fused layer replaces)."""
+    outputs = [None] * x.shape[0]
+    for t in reversed(range(x.shape[0])) if reverse else range(x.shape[0]):
+        gates = x[t] @ w_ih.t() + h @ w_hh.t()
+        gates = gates if b_ih is None else gates + b_ih + b_hh
         i, f, g, o = gates.chunk(4, 1)
         c = f.sigmoid() * c + i.sigmoid() * g.tanh()
         h = o.sigmoid() * c.tanh()
-        outputs.append(h)
+        outputs[t] = h
     return fg.stack(outputs, 0), h, c
 
 
@@ -212,3 +219,78 @@ def test_lstm_double_backward(rng):
         return out.sum() + (c * c).sum()
 
     assert fg.autograd.gradgradcheck(fn, (x, *params))
+
+
+@pytest.mark.parametrize("dtype", [fg.float32, fg.float64])
+@pytest.mark.parametrize("bias", [True, False])
+def test_bidirectional_lstm_of_many_rows_equals_its_composition(dtype, bias, rng):
+    """A layer big enough that its time loop runs in parts over blocks of batch rows (16 rows, 64 units),
+    both directions, with and without biases: values and all gradients equal the composition's."""
+    lstm = nn.LSTM(5, 64, bidirectional=True, bias=bias, dtype=dtype)
+    with fg.no_grad():
+        for p in lstm.parameters():
+            p.copy_(fg.tensor(rng.uniform(-0.3, 0.3, tuple(p.shape)), dtype=dtype))
+    x0 = fg.tensor(rng.standard_normal((8, 16, 5)), dtype=dtype)
+    state0 = [fg.tensor(rng.standard_normal((2, 16, 64)), dtype=dtype) for _ in range(2)]
+    weight = fg.tensor(rng.standard_normal((8, 16, 128)), dtype=dtype)
+
+    def loss(out, h, c):
+        return (out * weight).sum() + (h * h).sum() + (c * 0.5).sum()
+
+    leaves = [t.clone().requires_grad_() for t in (x0, *state0)]
+    out, (h, c) = lstm(leaves[0], (leaves[1], leaves[2]))
+    loss(out, h, c).backward()
+    got = [out, h, c] + [t.grad for t in leaves] + [p.grad for p in lstm.parameters()]
+
+    lstm.zero_grad()
+    refs = [t.clone().requires_grad_() for t in (x0, *state0)]
+    params = list(lstm.parameters())
+    per = len(params) // 2
+    runs = [
+        _lstm_by_hand(
+            refs[0],
+            *(params[k * per : (k + 1) * per] if bias else params[k * per : (k + 1) * per] + [None] * 2),
+            refs[1][k],
+            refs[2][k],
+            reverse=k == 1,
+        )
+        for k in range(2)
+    ]
+    r_out = fg.cat([runs[0][0], runs[1][0]], 2)
+    r_h, r_c = fg.stack([runs[0][1], runs[1][1]], 0), fg.stack([runs[0][2], runs[1][2]], 0)
+    loss(r_out, r_h, r_c).backward()
+    want = [r_out, r_h, r_c] + [t.grad for t in refs] + [p.grad for p in params]
+    rtol, atol = (1e-4, 1e-5) if dtype == fg.float32 else (1e-11, 1e-12)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize(
+    "kw, top, below",
+    [
+        (
+            {},
+            "MkldnnRnnLayerBackward0",
+            [None, "AccumulateGrad", "AccumulateGrad", "AccumulateGrad", "AccumulateGrad", None, None],
+        ),
+        (
+            {"bias": False},
+            "MkldnnRnnLayerBackward0",
+            [None, "AccumulateGrad", "AccumulateGrad", None, None, None, None],
+        ),
+        ({"batch_first": True}, "TransposeBackward0", ["MkldnnRnnLayerBackward0"]),
+        ({"bidirectional": True}, "CatBackward0", ["MkldnnRnnLayerBackward0", "MkldnnRnnLayerBackward0"]),
+        (
+            {"num_layers": 2},
+            "MkldnnRnnLayerBackward0",
+            ["MkldnnRnnLayerBackward0"] + ["AccumulateGrad"] * 4 + [None] * 2,
+        ),
+    ],
+)
+def test_lstm_graph_is_one_node_per_layer_and_direction(kw, top, below):
+    """float32 nn.LSTM records as PyTorch's CPU build: one MkldnnRnnLayerBackward0 per layer and direction
+    over (input, w_ih, w_hh, b_ih, b_hh, h0, c0); h_n and c_n stack the layers' last states."""
+    out, (h, c) = nn.LSTM(4, 8, **kw)(fg.zeros(5, 3, 4))
+    names = [None if f is None else f.name().split("::")[-1] for f, _ in out.grad_fn.next_functions]
+    assert (out.grad_fn.name(), names) == (top, below)
+    assert h.grad_fn.name() == c.grad_fn.name() == "StackBackward0"

@@ -96,6 +96,7 @@ __all__ = [
     "_im2col",
     "_col2im",
     "_lstm_cell",
+    "_lstm_layer",
     "_scaled_dot_product_attention",
     "_panic_for_tests",
     "_check_new_shape",
@@ -1237,6 +1238,19 @@ def _col2im(
 
 def _lstm_cell(gates: Tensor, cx: Tensor) -> tuple[Tensor, Tensor]:
     """One LSTM step's pointwise part: ``(h, c')`` from (B, 4H) gate pre-activations (i, f, g, o) and ``cx``."""
+
+def _lstm_layer(
+    input: Tensor,
+    w_ih: Tensor,
+    w_hh: Tensor,
+    b_ih: Tensor | None,
+    b_hh: Tensor | None,
+    hx: Tensor,
+    cx: Tensor,
+    reverse: _Bool,
+) -> tuple[Tensor, Tensor, Tensor]:
+    """One LSTM layer and direction over time-major input: ``(output, h_n, c_n)``, one node
+    (MkldnnRnnLayerBackward0)."""
 
 def _scaled_dot_product_attention(
     query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, scale: builtins.float, is_causal: builtins.bool

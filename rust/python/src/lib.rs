@@ -16,6 +16,7 @@ mod indexing;
 mod nn;
 mod node;
 mod optim;
+mod rnn;
 mod tensor;
 /// The name other binding files use for the `Tensor` class's module.
 use tensor as py_tensor;
@@ -541,6 +542,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_default_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(set_default_dtype, m)?)?;
     nn::register(m)?;
+    rnn::register(m)?;
     serialize::register(m)?;
     Ok(())
 }

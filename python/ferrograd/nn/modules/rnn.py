@@ -1,8 +1,10 @@
 """Recurrent layers: RNN (tanh / relu), LSTM (with proj_size), GRU and their cells, with torch's parameter
 names (`weight_ih_l0`, ..., `_reverse`), gate order (LSTM i, f, g, o; GRU r, z, n), initialisation and errors.
 
-The time loop runs here over time steps; each step is a few whole-batch ops: the input projections of all
-steps come from one GEMM before the loop, and each step adds the hidden projection with one addmm.
+An LSTM layer without projection (float32/float64) is one Rust op per direction (`_lstm_layer`, one
+MkldnnRnnLayerBackward0 node as PyTorch's CPU build). Otherwise the time loop runs here over time steps;
+each step is a few whole-batch ops: the input projections of all steps come from one GEMM before the
+loop, and each step adds the hidden projection with one addmm.
 """
 
 import math
@@ -36,6 +38,12 @@ def _fused_lstm_step(gates, c, w_hr=None):
     return (h if w_hr is None else h @ w_hr.t()), c
 
 
+def _fusable(x, h, c, weights):
+    """Whether one layer runs as one `_lstm_layer` node: float32/float64, all of one dtype."""
+    dtype = x.dtype
+    return dtype in (_core.float32, _core.float64) and all(t is None or t.dtype == dtype for t in (h, c, *weights))
+
+
 def _gru_step(x_gates, h_gates, h):
     """One GRU step: r, z from the summed projections; n = tanh(x_n + r * (W_hn h + b_hn))."""
     size = h.shape[-1]
@@ -53,6 +61,8 @@ def _run_direction(mode, x, h, c, weights, reverse):
     """One layer in one direction over time-major x (T, B, I): the outputs (T, B, H) and the last state."""
     w_ih, w_hh, b_ih, b_hh, w_hr = weights
     steps = x.shape[0]
+    if mode == "LSTM" and w_hr is None and steps > 0 and _fusable(x, h, c, weights):
+        return _core._lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h, c, reverse)
     if mode == "GRU":
         x_gates = F.linear(x, w_ih, b_ih)
     else:

@@ -46,6 +46,26 @@ pub fn matmul_into_serial<T: Element>(
     matmul_block(out, a, ma, b, mb, m, k, n, false)
 }
 
+/// `out[m×n] (contiguous) += a[m×k] · b[k×n]`, on the threads of the pool when large: a bias or a
+/// partial sum preloaded in `out` is added inside the product, with no second pass over memory.
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_acc_into<T: Element>(
+    out: &mut [T],
+    a: &[T],
+    ma: MatRef,
+    b: &[T],
+    mb: MatRef,
+    m: usize,
+    k: usize,
+    n: usize,
+) {
+    assert!(out.len() >= m * n, "matmul output too small");
+    let parallel = m * n * k >= PARALLEL_MACS;
+    // Safety: MaybeUninit<T> has T's layout; an initialised slice is a valid one of MaybeUninit<T>.
+    let dst = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<MaybeUninit<T>>(), out.len()) };
+    product(dst, a, ma, b, mb, m, k, n, parallel, true)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn matmul_block<T: Element>(
     out: &mut [MaybeUninit<T>],
@@ -59,7 +79,24 @@ fn matmul_block<T: Element>(
     parallel: bool,
 ) {
     assert!(out.len() >= m * n, "matmul output too small");
-    if m == 0 || n == 0 {
+    product(out, a, ma, b, mb, m, k, n, parallel, false)
+}
+
+/// The product into `out`, which is read and added to when `accumulate` (then it must be initialised).
+#[allow(clippy::too_many_arguments)]
+fn product<T: Element>(
+    out: &mut [MaybeUninit<T>],
+    a: &[T],
+    ma: MatRef,
+    b: &[T],
+    mb: MatRef,
+    m: usize,
+    k: usize,
+    n: usize,
+    parallel: bool,
+    accumulate: bool,
+) {
+    if m == 0 || n == 0 || (k == 0 && accumulate) {
         return;
     }
     if k == 0 {
@@ -84,12 +121,12 @@ fn matmul_block<T: Element>(
                     let (r0, r1) = (m * p / parts, m * (p + 1) / parts);
                     let ma = MatRef { offset: ma.offset + r0 * ma.row_stride, ..ma };
                     // Safety: rows r0..r1 of `out` belong to this part alone.
-                    unsafe { gemm_serial(dst.0.add(r0 * n), n, a, ma, b, mb, r1 - r0, k, n) }
+                    unsafe { gemm_serial(dst.0.add(r0 * n), n, a, ma, b, mb, r1 - r0, k, n, accumulate) }
                 } else {
                     let (c0, c1) = (n * p / parts, n * (p + 1) / parts);
                     let mb = MatRef { offset: mb.offset + c0 * mb.col_stride, ..mb };
                     // Safety: columns c0..c1 of `out` belong to this part alone.
-                    unsafe { gemm_serial(dst.0.add(c0), n, a, ma, b, mb, m, k, c1 - c0) }
+                    unsafe { gemm_serial(dst.0.add(c0), n, a, ma, b, mb, m, k, c1 - c0, accumulate) }
                 }
             };
             if parts == 1 {
@@ -101,7 +138,8 @@ fn matmul_block<T: Element>(
         _ => {
             for i in 0..m {
                 for j in 0..n {
-                    let mut acc = T::ZERO;
+                    // Safety: with `accumulate` the caller passed an initialised output
+                    let mut acc = if accumulate { unsafe { out[i * n + j].assume_init() } } else { T::ZERO };
                     for p in 0..k {
                         let x = a[ma.offset + i * ma.row_stride + p * ma.col_stride];
                         let y = b[mb.offset + p * mb.row_stride + j * mb.col_stride];
@@ -114,7 +152,8 @@ fn matmul_block<T: Element>(
     }
 }
 
-/// `dst[m×n] (row stride dst_rs) = a · b` by one single-threaded gemm call (which never reads `dst`).
+/// `dst[m×n] (row stride dst_rs) = a · b` (or `+=` when `accumulate`; otherwise `dst` is never read) by
+/// one single-threaded gemm call.
 ///
 /// Safety: offsets and strides come from layouts validated against the slices' lengths, and `dst` has
 /// room for `m` rows of `dst_rs` elements that no one else writes meanwhile.
@@ -129,6 +168,7 @@ unsafe fn gemm_serial<T: Element>(
     m: usize,
     k: usize,
     n: usize,
+    accumulate: bool,
 ) {
     unsafe {
         gemm::gemm(
@@ -138,14 +178,14 @@ unsafe fn gemm_serial<T: Element>(
             dst,
             1,
             dst_rs as isize,
-            false,
+            accumulate,
             a.as_ptr().add(ma.offset),
             ma.col_stride as isize,
             ma.row_stride as isize,
             b.as_ptr().add(mb.offset),
             mb.col_stride as isize,
             mb.row_stride as isize,
-            T::ZERO,
+            if accumulate { T::ONE } else { T::ZERO },
             T::ONE,
             false,
             false,
@@ -218,5 +258,31 @@ mod tests {
                 assert_eq!(serial, naive, "{m}x{k}x{n}");
             }
         }
+    }
+
+    #[test]
+    fn accumulating_product_adds_to_what_out_holds() {
+        // small (one thread) and large (split) products, f32 through gemm and i64 through the loop
+        for (m, k, n) in [(3, 4, 5), (300, 200, 200)] {
+            let a: Vec<f32> = (0..m * k).map(|v| ((v * 7) % 11) as f32 - 5.0).collect();
+            let b: Vec<f32> = (0..k * n).map(|v| ((v * 5) % 13) as f32 - 6.0).collect();
+            let (ma, mb) = (
+                MatRef { offset: 0, row_stride: k, col_stride: 1 },
+                MatRef { offset: 0, row_stride: 1, col_stride: k },
+            );
+            let plain = product(m * n, |o| matmul_into(o, &a, ma, &b, mb, m, k, n));
+            let mut acc: Vec<f32> = (0..m * n).map(|v| (v % 3) as f32).collect();
+            matmul_acc_into(&mut acc, &a, ma, &b, mb, m, k, n);
+            let want: Vec<f32> = plain.iter().enumerate().map(|(i, v)| v + (i % 3) as f32).collect();
+            assert_eq!(acc, want, "{m}x{k}x{n}");
+        }
+        let ai: Vec<i64> = (0..6).collect();
+        let ma = MatRef { offset: 0, row_stride: 3, col_stride: 1 };
+        let mb = MatRef { offset: 0, row_stride: 1, col_stride: 3 };
+        let mut acc = vec![1i64, 2, 3, 4];
+        matmul_acc_into(&mut acc, &ai, ma, &ai, mb, 2, 3, 2);
+        assert_eq!(acc, vec![6, 16, 17, 54]);
+        matmul_acc_into(&mut acc, &ai, ma, &ai, mb, 2, 0, 2);
+        assert_eq!(acc, vec![6, 16, 17, 54], "k = 0 adds nothing");
     }
 }

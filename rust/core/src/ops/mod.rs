@@ -14,6 +14,7 @@ mod inplace;
 pub mod layer_norm;
 mod linalg;
 pub mod loss;
+pub mod lstm_layer;
 mod matmul;
 pub mod nn;
 pub mod norm;

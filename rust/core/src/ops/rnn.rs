@@ -15,7 +15,7 @@ use std::mem::MaybeUninit;
 
 /// The two activations over slices in a dtype's own precision (float32's are the vectorized kernels
 /// the sigmoid and tanh ops run, so the fused cell and the composition agree to a few ulp).
-trait Gate: Float {
+pub(crate) trait Gate: Float {
     fn sigmoid_into(out: &mut [Self], x: &[Self]);
     fn tanh_into(out: &mut [Self], x: &[Self]);
 }
@@ -41,28 +41,53 @@ impl Gate for f64 {
     }
 }
 
+/// One batch row of a step: from the row's 4H pre-activations and old cell state, writes the 5H
+/// workspace (σ(i), σ(f), tanh(g), σ(o), tanh(c')), the new cell state and h.
+pub(crate) fn forward_row<T: Gate>(x: &[T], old: &[T], ws: &mut [T], cell: &mut [T], h: &mut [T]) {
+    let n = old.len();
+    let (act, tc) = ws[..5 * n].split_at_mut(4 * n);
+    T::sigmoid_into(&mut act[..2 * n], &x[..2 * n]);
+    T::tanh_into(&mut act[2 * n..3 * n], &x[2 * n..3 * n]);
+    T::sigmoid_into(&mut act[3 * n..], &x[3 * n..4 * n]);
+    let (i, rest) = act.split_at(n);
+    let (f, rest) = rest.split_at(n);
+    let (g, o) = rest.split_at(n);
+    for j in 0..n {
+        cell[j] = f[j] * old[j] + i[j] * g[j];
+    }
+    T::tanh_into(tc, &cell[..n]);
+    for ((y, &oj), &t) in h[..n].iter_mut().zip(o).zip(tc.iter()) {
+        *y = oj * t;
+    }
+}
+
+/// One batch row's gradients: the 4H gate pre-activations' and the old cell state's, from the row's
+/// workspace, old cell state and the gradients of h and c'.
+pub(crate) fn backward_row<T: Gate>(w: &[T], old: &[T], gh: &[T], gc: &[T], dg: &mut [T], dc: &mut [T]) {
+    let n = old.len();
+    let one = T::from_f64(1.0);
+    let (i, f, g, o, tc) = (&w[..n], &w[n..2 * n], &w[2 * n..3 * n], &w[3 * n..4 * n], &w[4 * n..5 * n]);
+    let (d_i, rest) = dg[..4 * n].split_at_mut(n);
+    let (d_f, rest) = rest.split_at_mut(n);
+    let (d_g, d_o) = rest.split_at_mut(n);
+    for j in 0..n {
+        let cell_grad = gc[j] + gh[j] * o[j] * (one - tc[j] * tc[j]);
+        d_i[j] = cell_grad * g[j] * i[j] * (one - i[j]);
+        d_f[j] = cell_grad * old[j] * f[j] * (one - f[j]);
+        d_g[j] = cell_grad * i[j] * (one - g[j] * g[j]);
+        d_o[j] = gh[j] * tc[j] * o[j] * (one - o[j]);
+        dc[j] = cell_grad * f[j];
+    }
+}
+
 /// (h, c', workspace): the workspace is (B, 5H) per row: σ(i), σ(f), tanh(g), σ(o), tanh(c').
 fn forward_kernel<T: Gate>(gates: &[T], c: &[T], hidden: usize) -> (Vec<T>, Vec<T>, Vec<T>) {
     let n = hidden;
     let rows = c.len() / n.max(1);
     let (mut h, mut c_new, mut ws) = (vec![T::ZERO; rows * n], vec![T::ZERO; rows * n], vec![T::ZERO; rows * 5 * n]);
     for b in 0..rows {
-        let x = &gates[b * 4 * n..(b + 1) * 4 * n];
-        let (act, tc) = ws[b * 5 * n..(b + 1) * 5 * n].split_at_mut(4 * n);
-        T::sigmoid_into(&mut act[..2 * n], &x[..2 * n]);
-        T::tanh_into(&mut act[2 * n..3 * n], &x[2 * n..3 * n]);
-        T::sigmoid_into(&mut act[3 * n..], &x[3 * n..]);
-        let (i, rest) = act.split_at(n);
-        let (f, rest) = rest.split_at(n);
-        let (g, o) = rest.split_at(n);
-        let (cell, old) = (&mut c_new[b * n..(b + 1) * n], &c[b * n..(b + 1) * n]);
-        for j in 0..n {
-            cell[j] = f[j] * old[j] + i[j] * g[j];
-        }
-        T::tanh_into(tc, cell);
-        for ((y, &oj), &t) in h[b * n..(b + 1) * n].iter_mut().zip(o).zip(tc.iter()) {
-            *y = oj * t;
-        }
+        let (row, cells) = (b * n..(b + 1) * n, &mut c_new[b * n..(b + 1) * n]);
+        forward_row(&gates[4 * b * n..], &c[row.clone()], &mut ws[5 * b * n..], cells, &mut h[row]);
     }
     (h, c_new, ws)
 }
@@ -72,23 +97,10 @@ fn backward_kernel<T: Gate>(ws: &[T], c: &[T], gh: &[T], gc: &[T], hidden: usize
     let n = hidden;
     let rows = c.len() / n.max(1);
     let (mut dg, mut dc) = (vec![T::ZERO; rows * 4 * n], vec![T::ZERO; rows * n]);
-    let one = T::from_f64(1.0);
     for b in 0..rows {
-        let w = &ws[b * 5 * n..(b + 1) * 5 * n];
-        let (i, f, g, o, tc) = (&w[..n], &w[n..2 * n], &w[2 * n..3 * n], &w[3 * n..4 * n], &w[4 * n..]);
-        let (old, gh, gc) = (&c[b * n..(b + 1) * n], &gh[b * n..(b + 1) * n], &gc[b * n..(b + 1) * n]);
-        let (d_i, rest) = dg[b * 4 * n..(b + 1) * 4 * n].split_at_mut(n);
-        let (d_f, rest) = rest.split_at_mut(n);
-        let (d_g, d_o) = rest.split_at_mut(n);
-        let d_c = &mut dc[b * n..(b + 1) * n];
-        for j in 0..n {
-            let cell_grad = gc[j] + gh[j] * o[j] * (one - tc[j] * tc[j]);
-            d_i[j] = cell_grad * g[j] * i[j] * (one - i[j]);
-            d_f[j] = cell_grad * old[j] * f[j] * (one - f[j]);
-            d_g[j] = cell_grad * i[j] * (one - g[j] * g[j]);
-            d_o[j] = gh[j] * tc[j] * o[j] * (one - o[j]);
-            d_c[j] = cell_grad * f[j];
-        }
+        let r = b * n..(b + 1) * n;
+        let (w, d) = (&ws[5 * b * n..], &mut dg[4 * b * n..]);
+        backward_row(w, &c[r.clone()], &gh[r.clone()], &gc[r.clone()], d, &mut dc[r]);
     }
     (dg, dc)
 }
@@ -190,7 +202,12 @@ fn lstm_backward<T: Gate>(
 }
 
 /// The same gradients with tensor ops (recorded when create_graph is on).
-fn lstm_backward_ops(gates: &Tensor, c: &Tensor, gh: Option<&Tensor>, gc: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
+pub(crate) fn lstm_backward_ops(
+    gates: &Tensor,
+    c: &Tensor,
+    gh: Option<&Tensor>,
+    gc: Option<&Tensor>,
+) -> Result<(Tensor, Tensor)> {
     let parts = gates.chunk(4, 1)?;
     let (i, f, g, o) = (parts[0].sigmoid()?, parts[1].sigmoid()?, parts[2].tanh()?, parts[3].sigmoid()?);
     let tc = f.mul(c)?.add(&i.mul(&g)?)?.tanh()?;
