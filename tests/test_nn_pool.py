@@ -4,9 +4,9 @@ divisor_override, adaptive avg / max pools (1-d and 2-d, with indices) and their
 Gradients also against float64 finite differences; torch's errors for bad input."""
 
 import ferrograd as fg
-import numpy as np
 import ferrograd.nn.functional as F
 import layer_cases as lc
+import numpy as np
 import pytest
 from helpers import golden, gradcheck
 from recorded import check
