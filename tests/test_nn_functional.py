@@ -329,6 +329,24 @@ def test_embedding_padding_idx_gets_no_gradient(rng):
         assert_tensor(wt.grad, expected)
 
 
+@pytest.mark.parametrize("dtype", FLOAT_NAMES)
+def test_embedding_gradient_recorded_and_not_agree(dtype, rng):
+    # the plain backward adds rows in one pass; under create_graph it goes through differentiable ops
+    w = rng.uniform(-1, 1, (6, 4))
+    idx = fg.tensor(np.array([[5, 0, 5], [2, 2, 2]]))
+    v = T(rng.standard_normal((2, 3, 4)), dtype, requires_grad=True)  # so a recorded gradient has history
+    grads = []
+    for create_graph in (False, True):
+        wt = T(w, dtype, requires_grad=True)
+        (g,) = fg.autograd.grad(F.embedding(idx, wt, padding_idx=2), wt, v, create_graph=create_graph)
+        assert g.requires_grad == create_graph
+        grads.append(to_numpy(g.detach()))
+    expected = np.zeros_like(w)
+    np.add.at(expected, np.array([[5, 0, 5]]), to_numpy(v.detach())[:1])
+    assert_tensor(T(grads[0], dtype), expected, dtype=dtype)
+    np.testing.assert_array_equal(grads[0], grads[1])
+
+
 def test_embedding_errors():
     w = fg.rand(3, 2)
     with pytest.raises(IndexError, match="index out of range in self"):

@@ -6,6 +6,7 @@ Gradients also against float64 finite differences; torch's errors for bad input.
 import ferrograd as fg
 import ferrograd.nn.functional as F
 import layer_cases as lc
+import numpy as np
 import pytest
 from helpers import golden, gradcheck
 from recorded import check
@@ -82,3 +83,50 @@ def test_errors():
         lambda: F.adaptive_max_pool2d(fg.randn(3, 5), 2),
     )
     lc.raises(RuntimeError, "divisor must be not zero", lambda: F.avg_pool2d(fg.randn(2, 5, 5), 2, divisor_override=0))
+
+
+def _max_pool_2x2_reference(a):
+    """numpy max_pool2d(kernel 2, stride 2) with torch's rules: the first maximum of a window in row-major
+    order wins a tie, and a NaN wins over any number (a later NaN over an earlier one)."""
+    n, c, h, w = a.shape
+    vals = np.empty((n, c, h // 2, w // 2), a.dtype)
+    idx = np.empty(vals.shape, np.int64)
+    for p in np.ndindex(n, c):
+        for i in range(h // 2):
+            for j in range(w // 2):
+                best_at, best = None, None
+                for di, dj in ((0, 0), (0, 1), (1, 0), (1, 1)):
+                    y, x = 2 * i + di, 2 * j + dj
+                    v = a[p][y, x]
+                    if best is None or v > best or np.isnan(v):
+                        best_at, best = y * w + x, v
+                vals[p][i, j], idx[p][i, j] = best, best_at
+    return vals, idx
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_max_pool2d_2x2_ties_nan_and_gradient(dtype):
+    # LeNet's MaxPool2d(2) takes an unrolled path: values, indices and gradients against the rule above,
+    # on an odd-sized image (its last row and column fall outside every window)
+    rng = np.random.default_rng(5)
+    a = rng.integers(-2, 3, (2, 3, 7, 9)).astype(dtype)  # many ties
+    a[0, 0, 0, 1] = np.nan
+    a[0, 1, 2, :2] = np.nan  # two NaNs in one window: the later wins
+    a[1, 2, 4:6, 4:6] = -np.inf
+    want_v, want_i = _max_pool_2x2_reference(a)
+    x = fg.from_numpy(a.copy()).requires_grad_()
+    v, i = F.max_pool2d(x, 2, return_indices=True)
+    np.testing.assert_array_equal(v.detach().numpy(), want_v)
+    np.testing.assert_array_equal(i.numpy(), want_i)
+    g = rng.standard_normal(want_v.shape).astype(dtype)
+    v.backward(fg.from_numpy(g))
+    want_g = np.zeros(a.shape, dtype).reshape(2, 3, -1)
+    for p in np.ndindex(2, 3):
+        np.add.at(want_g[p], want_i[p].ravel(), g[p].ravel())
+    np.testing.assert_array_equal(x.grad.numpy(), want_g.reshape(a.shape))
+    assert v.grad_fn.name() == "MaxPool2DWithIndicesBackward0"
+
+
+def test_max_pool2d_2x2_gradcheck(rng):
+    gradcheck(lambda x: F.max_pool2d(x, 2), [rng.standard_normal((2, 3, 6, 5))])
+    gradcheck(lambda x: F.max_pool2d(x, 2, 2, 0, 1, True), [rng.standard_normal((1, 2, 5, 5))])  # ceil: edge windows

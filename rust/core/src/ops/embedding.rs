@@ -1,7 +1,8 @@
 //! `embedding`: rows of a weight matrix picked by integer indices (EmbeddingBackward0). Repeated
 //! indices add their gradients; the `padding_idx` row gets none.
-use crate::autograd::{one, record, Backward, Ctx, Grads};
+use crate::autograd::{grad_mode, one, record, Backward, Ctx, Grads};
 use crate::bail;
+use crate::element::Element;
 use crate::error::Result;
 use crate::ops::index::Positions;
 use crate::tensor::Tensor;
@@ -29,23 +30,21 @@ impl Tensor {
         }
         let mut shape = indices.shape().to_vec();
         shape.push(dim);
-        let w = weight.detach();
-        let out = with_dtype!(w.dtype(), T => {
-            let src = w.to_vec::<T>();
-            let row = |i: i64| src[i as usize * dim..(i as usize + 1) * dim].iter().copied();
-            let v: Vec<T> = idx.iter().flat_map(|&i| row(i)).collect();
-            Tensor::from_vec(v, &shape)?
-        });
-        let rule = |_: &Tensor| {
-            // where each output element's gradient goes: its weight element, or nowhere for padding
-            let pos: Vec<i64> = idx
-                .iter()
-                .flat_map(|&i| {
-                    let pad = padding_idx == Some(i as usize);
-                    (0..dim as i64).map(move |j| if pad { -1 } else { i * dim as i64 + j })
-                })
-                .collect();
-            EmbeddingBackward0 { weight_sym_sizes: vec![rows, dim], positions: Arc::new(pos), padding_idx }
+        let w = weight.detach().contiguous()?;
+        let out = with_dtype!(w.dtype(), T => w.with_data(|l, src: &[T]| {
+            let src = &src[l.contiguous_range().expect("contiguous")];
+            let mut v: Vec<T> = crate::pool::take(idx.len() * dim);
+            for &i in &idx {
+                v.extend_from_slice(&src[i as usize * dim..][..dim]);
+            }
+            Tensor::from_vec(v, &shape)
+        })?);
+        // the weight row each output row came from, or -1 (no gradient) for padding
+        let rows_of: Vec<i64> = idx.iter().map(|&i| if padding_idx == Some(i as usize) { -1 } else { i }).collect();
+        let rule = |_: &Tensor| EmbeddingBackward0 {
+            weight_sym_sizes: vec![rows, dim],
+            positions: Arc::new(rows_of),
+            padding_idx,
         };
         Ok(record(out, &[weight], rule))
     }
@@ -56,6 +55,7 @@ crate::backward_rule! {
     /// element it came from (`positions`; none for `padding_idx` rows).
     pub struct EmbeddingBackward0 {
         weight_sym_sizes: Vec<usize>,
+        /// The weight row of each output row (-1: padding, no gradient).
         positions: Positions,
         padding_idx: Option<usize>,
     }
@@ -65,7 +65,29 @@ impl Backward for EmbeddingBackward0 {
         "EmbeddingBackward0"
     }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        let zeros = Tensor::zeros(&self.weight_sym_sizes, g.dtype());
-        one(zeros.put_flat(self.positions.clone(), g, true, "IndexPutBackward0"))
+        let dim = self.weight_sym_sizes[1];
+        if grad_mode::is_enabled() {
+            // recorded (double backward): through put_flat, one position per element
+            let pos = self
+                .positions
+                .iter()
+                .flat_map(|&r| (0..dim as i64).map(move |j| if r < 0 { -1 } else { r * dim as i64 + j }));
+            let zeros = Tensor::zeros(&self.weight_sym_sizes, g.dtype());
+            return one(zeros.put_flat(Arc::new(pos.collect()), g, true, "IndexPutBackward0"));
+        }
+        let g = g.contiguous()?;
+        with_dtype!(g.dtype(), T => {
+            let mut out = crate::pool::filled(self.weight_sym_sizes[0] * dim, T::ZERO);
+            g.with_data(|l, gs: &[T]| {
+                let gs = &gs[l.contiguous_range().expect("contiguous")];
+                for (&r, src) in self.positions.iter().zip(gs.chunks_exact(dim.max(1))) {
+                    if r >= 0 {
+                        let dst = &mut out[r as usize * dim..][..dim];
+                        dst.iter_mut().zip(src).for_each(|(d, &v)| *d = T::add(*d, v));
+                    }
+                }
+            });
+            one(Tensor::from_vec(out, &self.weight_sym_sizes))
+        })
     }
 }

@@ -128,6 +128,28 @@ impl Tensor {
         Ok(record(out, &[self, src], rule))
     }
 
+    /// Zeros of `shape` with `src`'s row-major elements added at `pos` (negative: nowhere): the
+    /// gradient of a gather, as `zeros.put_flat(.., true, ..)` computes it but in one pass and without
+    /// a node, for backward passes that are not recorded (max_pool2d's and embedding's, per step).
+    pub fn scatter_add_into_zeros(shape: &[usize], pos: &[i64], src: &Tensor) -> Result<Tensor> {
+        let n = numel(shape);
+        if pos.len() != src.numel() || pos.iter().any(|&p| p >= n as i64) {
+            bail!(Runtime, "scatter_add_into_zeros: {} positions for {} elements", pos.len(), src.numel());
+        }
+        with_dtype!(src.dtype(), T => {
+            let mut out = crate::pool::filled(n, T::ZERO);
+            src.contiguous()?.with_data(|l, s: &[T]| {
+                let s = &s[l.contiguous_range().expect("contiguous")];
+                for (&p, &v) in pos.iter().zip(s) {
+                    if p >= 0 {
+                        out[p as usize] = T::add(out[p as usize], v);
+                    }
+                }
+            });
+            Tensor::from_vec(out, shape)
+        })
+    }
+
     pub fn flip(&self, dims: &[isize]) -> Result<Tensor> {
         let mut ds = Vec::new();
         for &d in dims {
@@ -632,6 +654,9 @@ impl Backward for TakeFlatBackward {
         self.name
     }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        if !crate::autograd::grad_mode::is_enabled() {
+            return one(Tensor::scatter_add_into_zeros(&self.self_sym_sizes, &self.positions, g));
+        }
         let zeros = Tensor::zeros(&self.self_sym_sizes, g.dtype());
         one(zeros.put_flat(self.positions.clone(), g, true, "IndexPutBackward0"))
     }
