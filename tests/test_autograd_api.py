@@ -434,7 +434,7 @@ def test_next_functions_structure():
     assert n0 == m.grad_fn and i0 == 0
     assert n1 is None and i1 == 0
     (acc_a, ia), (acc_b, ib) = m.grad_fn.next_functions
-    assert acc_a.name() == "AccumulateGrad" and acc_b.name() == "AccumulateGrad" and ia == ib == 0
+    assert acc_a.name() == acc_b.name() == "torch::autograd::AccumulateGrad" and ia == ib == 0
     assert acc_a.next_functions == ()
     assert repr(acc_a).startswith("<AccumulateGrad object at 0x")
     # the same leaf gives the same AccumulateGrad node
@@ -464,12 +464,24 @@ def test_inplace_values_grads_and_versions():
 def test_inplace_unary_ops_and_returns_self():
     a = leaf([0.5, 1.0])
     t = a * 1
-    assert t.exp_() is t
-    t.log_()
+    assert t.log_() is t
     t.neg_()
-    close(t, [-0.5, -1.0])
+    t.exp_()  # last: a later write would change the output exp_ saved (see the next test)
+    close(t, [2.0, 1.0])
     t.sum().backward()
-    close(a.grad, [-1.0, -1.0])
+    close(a.grad, [-4.0, -1.0])
+
+
+def test_writing_into_the_saved_output_of_an_inplace_op_fails_the_backward():
+    # exp_ keeps its output, which is the tensor itself: a later write into it must be caught (as in
+    # PyTorch), not give a silently wrong gradient
+    a = leaf([0.5, 1.0])
+    t = a * 1
+    t.exp_()
+    t.neg_()
+    with pytest.raises(RuntimeError, match=r"which is output 0 of Exp, is at version 2; expected version 1 instead"):
+        t.sum().backward()
+    assert a.grad is None
 
 
 def test_augmented_assignment_keeps_identity_and_is_differentiable():
@@ -563,8 +575,9 @@ def test_modified_saved_output_raises_with_torch_message():
     with pytest.raises(
         RuntimeError,
         match=r"one of the variables needed for gradient computation has been modified by an inplace operation: "
-        r"\[ferrograd.DoubleTensor \[2\]\], which is output 0 of ExpBackward0, is at version 1; expected version 0 "
-        r"instead",
+        r"\[(ferrograd|torch).DoubleTensor \[2\]\], which is output 0 of Exp, is at version 1; expected version 0 "
+        r"instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+        r"(ferrograd|torch).autograd.set_detect_anomaly\(True, check_nan=False\).",
     ):
         r.sum().backward()
 
@@ -574,8 +587,18 @@ def test_modified_saved_input_raises():
     m = p * 1
     t = m * m
     m.add_(1)
+    # (torch names the tensor's grad_fn after the write, Add; ferrograd the one it had when saved, Mul)
     with pytest.raises(
-        RuntimeError, match="modified by an inplace operation.*is at version 1; expected version 0 instead"
+        RuntimeError,
+        match=r"modified by an inplace operation: \[\w+.DoubleTensor \[2\]\], which is output 0 of (Add|Mul), is "
+        "at version 1; expected version 0 instead",
+    ):
+        t.sum().backward()
+    c = fg.ones(2, dtype=F64)
+    t = p * c
+    c.add_(1)
+    with pytest.raises(
+        RuntimeError, match=r"inplace operation: \[\w+.DoubleTensor \[2\]\] is at version 1; expected version 0 instead"
     ):
         t.sum().backward()
 
@@ -596,7 +619,7 @@ def test_inplace_through_views_updates_the_base_like_pytorch():
     y = x * 2
     v = y[0]
     v.mul_(10)
-    assert y.grad_fn.name() == "CopySlices" and v.grad_fn.name() == "AsStridedBackward0"
+    assert y.grad_fn.name() == "torch::autograd::CopySlices" and v.grad_fn.name() == "AsStridedBackward0"
     close(y, [[20.0, 40.0], [6.0, 8.0]])
     y.sum().backward()
     close(x.grad, [[20.0, 20.0], [2.0, 2.0]])
@@ -669,7 +692,7 @@ def test_custom_function_single_output_value_grad_and_name():
     y = Cube.apply(x)
     close(y, [1.0, 8.0])
     assert y.grad_fn.name() == "CubeBackward"
-    assert y.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
+    assert y.grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
     y.sum().backward()
     close(x.grad, [3.0, 12.0])
 
@@ -1107,7 +1130,8 @@ def test_setitem_on_a_non_leaf_is_differentiable_for_base_and_value():
     w = leaf([5.0])
     z = x * 1
     z[1:2] = w * 3
-    assert z.grad_fn.name() == "CopySlices"
+    assert z.grad_fn.name() == "torch::autograd::CopySlices" and type(z.grad_fn).__name__ == "CopySlices"
+    assert repr(z).endswith("grad_fn=<CopySlices>)")
     (z * z).sum().backward()
     close(x.grad, [2.0, 0.0, 6.0])  # the overwritten element gets no gradient
     close(w.grad, [90.0])  # d/dw (3w)^2 = 18w

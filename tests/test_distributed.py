@@ -22,7 +22,12 @@ SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_scripts"
 
 
 def _mpiexec():
-    found = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
+    # torch's environment has no mpich of its own: it borrows the project's (.venv, from requirements-dev.txt)
+    project_venv = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".venv", "bin")
+    found = next(
+        filter(None, (shutil.which("mpiexec", path=d) for d in (os.path.dirname(sys.executable), None, project_venv))),
+        None,
+    )
     if found is None:
         raise AssertionError("mpiexec not found: pip install mpich (requirements-dev.txt installs it)")
     version = subprocess.run([found, "--version"], capture_output=True, text=True).stdout

@@ -2337,10 +2337,26 @@ def test_advanced_setitem_broadcast_value_and_leaf_error():
 def test_setitem_grad_fn_names():
     x = fg.randn(3, 4, requires_grad=True)
     y = x * 1
-    y[[0, 1]] = 0.0
-    assert y.grad_fn.name() == "IndexPutBackward0"
-    y[y > 0] = 1.0
-    assert y.grad_fn.name() == "MaskedFillBackward0"
+    # as PyTorch records them: a number through one index tensor is index_fill, else index_put
+    for key, value, name in [
+        ([0, 1], 0.0, "IndexFillBackward0"),
+        (fg.tensor([0, 2]), 1, "IndexFillBackward0"),
+        ((slice(None), [1, 2]), 0.0, "IndexFillBackward0"),
+        ((..., [1]), 0.0, "IndexFillBackward0"),
+        ([0, 1], fg.tensor(0.0), "IndexPutBackward0"),
+        ([0, 1], fg.zeros(4), "IndexPutBackward0"),
+        (([0, 1], [1, 2]), 0.0, "IndexPutBackward0"),
+        (x.detach() > 0, 1.0, "MaskedFillBackward0"),
+        (x.detach() > 0, fg.tensor(1.0), "IndexPutBackward0"),
+    ]:
+        y = x * 1
+        y[key] = value
+        assert y.grad_fn.name() == name, (key, value)
+        y.sum().backward()
+        expected = fg.ones(3, 4)
+        expected[key] = 0.0
+        assert x.grad.tolist() == expected.tolist(), (key, value)
+        x.grad = None
 
 
 def test_int_then_advanced_follows_torch_not_numpy():

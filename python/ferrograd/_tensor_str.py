@@ -6,7 +6,7 @@ dimension), line width 80, scientific notation chosen automatically.
 
 The tensor object only needs ``dtype`` (``str()`` like ``ferrograd.float64`` and
 ``.is_floating_point``), ``shape``, ``requires_grad``, ``grad_fn`` (``None`` or an
-object with ``.name()``) and ``detach().numpy()``.
+object with ``.name()``, shown without a C++ namespace as PyTorch does) and ``detach().numpy()``.
 """
 
 import math
@@ -170,7 +170,7 @@ def tensor_repr(t):
         body = _tensor_body(arr.reshape(shape), indent, _is_floating(t, arr))
     grad_fn = t.grad_fn
     if grad_fn is not None:
-        suffixes.append(f"grad_fn=<{grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{grad_fn.name().rsplit('::', 1)[-1]}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

@@ -276,6 +276,27 @@ pub fn apply_index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     Ok(out)
 }
 
+/// Whether PyTorch writes a number at this key with index_fill: one integer index tensor, every other
+/// item `...` or a slice of a whole dim (which PyTorch does not turn into a view).
+fn is_index_fill(items: &[Item<'_>]) -> PyResult<bool> {
+    let mut tensors = 0;
+    for item in items {
+        match item {
+            Item::Adv(t) if t.ndim() >= 1 => tensors += 1,
+            Item::Ellipsis => {}
+            Item::Slice(s) => {
+                for part in ["start", "stop", "step"] {
+                    if !s.getattr(part)?.is_none() {
+                        return Ok(false);
+                    }
+                }
+            }
+            _ => return Ok(false),
+        }
+    }
+    Ok(tensors == 1)
+}
+
 /// `t[key] = value`, written in place. On a tensor in a graph (or with a value that requires grad) the
 /// write is differentiable: the tensor takes a CopySlices history.
 pub fn assign_index(target: &Bound<'_, PyTensor>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -289,15 +310,18 @@ pub fn assign_index(target: &Bound<'_, PyTensor>, key: &Bound<'_, PyAny>, value:
     let recording = ferrograd_core::autograd::grad_mode::is_enabled() && (t.requires_grad() || src.requires_grad());
     let items = parse_items(key)?;
     if has_advanced(&items) {
-        // a whole-tensor mask with one value is masked_fill, as in PyTorch
+        // a Python number is filled in, as in PyTorch: masked_fill for a whole-tensor mask, index_fill for
+        // one index tensor among whole-dim slices; anything else (a tensor value too) is index_put
+        let number = value.cast::<PyTensor>().is_err();
         let fill_mask = match items.as_slice() {
-            [Item::Mask(m)] if m.shape() == t.shape() && src.ndim() == 0 => Some(m.clone()),
+            [Item::Mask(m)] if m.shape() == t.shape() && number => Some(m.clone()),
             _ => None,
         };
+        let name = if number && is_index_fill(&items)? { "IndexFillBackward0" } else { "IndexPutBackward0" };
         let (pos, shape) = advanced(t.shape(), &items)?;
         let put = |old: &Tensor| match &fill_mask {
             Some(m) => old.masked_fill(m, &src),
-            None => old.put_flat(pos.clone(), &src.expand(&shape)?, false, "IndexPutBackward0"),
+            None => old.put_flat(pos.clone(), &src.expand(&shape)?, false, name),
         };
         if !recording {
             let _no_grad = GradModeGuard::new(false);

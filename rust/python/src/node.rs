@@ -23,6 +23,8 @@ use std::sync::{Arc, LazyLock};
 /// function's `saved_tensors`.
 const SAVED_PREFIX: &str = "_saved_";
 const CUSTOM_SAVED: &str = "saved_tensors";
+/// What `name()` puts before the name of a node that is not an op's backward.
+const ENGINE_NAMESPACE: &str = "torch::autograd::";
 
 #[pyclass(name = "Node", module = "ferrograd.autograd.graph", frozen, subclass, weakref)]
 pub struct PyNode {
@@ -155,8 +157,15 @@ impl PyNode {
         Ok(PyNode { node, metadata: PyOnceLock::new() })
     }
 
-    fn name(&self) -> &'static str {
-        self.node.name()
+    /// PyTorch's name: its engine's own nodes (AccumulateGrad, CopySlices, ...) carry their C++
+    /// namespace, `torch::autograd::AccumulateGrad`, while the class is plain `AccumulateGrad`.
+    fn name(&self) -> String {
+        let name = self.node.name();
+        if name.contains("Backward") || is_custom(&self.node) {
+            name.to_owned()
+        } else {
+            format!("{ENGINE_NAMESPACE}{name}")
+        }
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> String {

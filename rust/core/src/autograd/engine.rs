@@ -535,7 +535,7 @@ mod tests {
         let y = x.exp().unwrap();
         y.copy_from(&Tensor::scalar(0.0)).unwrap();
         let err = super::backward(&[y.sum(None, false).unwrap()], &[None], false, false, None).unwrap_err();
-        assert!(err.to_string().contains("which is output 0 of ExpBackward0, is at version 1; expected version 0"));
+        assert!(err.to_string().contains("which is output 0 of Exp, is at version 1; expected version 0"));
     }
 
     #[test]

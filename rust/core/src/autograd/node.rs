@@ -212,6 +212,18 @@ impl Node {
         Ctx { node: self }.unpack(saved)
     }
 
+    /// After an in-place op wrote `out` (this node's output) into `target`: a saved copy of `out` now
+    /// watches `target`, whose later writes must fail the backward.
+    pub(crate) fn rebind_saved_output(&self, out: &Tensor, target: &Tensor) {
+        self.rule.fields(&mut |_, f| {
+            if let Field::Tensor(Some(s)) = f {
+                if s.peek().is_some_and(|kept| kept.same_storage(out)) {
+                    s.rebind_output(target);
+                }
+            }
+        });
+    }
+
     /// The rule this node runs.
     pub fn rule(&self) -> &dyn Backward {
         &self.rule

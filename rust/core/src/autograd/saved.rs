@@ -7,13 +7,14 @@
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 use parking_lot::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A tensor kept for backward, with the storage version it had when saved. Freed (`release`) after
 /// a backward without `retain_graph`; unpacking it then fails, as in PyTorch.
 pub struct SavedTensor {
     /// None once released.
     tensor: Mutex<Option<Tensor>>,
-    version: u64,
+    version: AtomicU64,
     /// An output of the node that saves it: kept without history (it would point back at the node),
     /// re-attached on unpack.
     is_output: bool,
@@ -22,11 +23,11 @@ pub struct SavedTensor {
 impl SavedTensor {
     /// One of the op's inputs.
     pub fn input(t: &Tensor) -> SavedTensor {
-        SavedTensor { tensor: Mutex::new(Some(t.clone())), version: t.version(), is_output: false }
+        SavedTensor { tensor: Mutex::new(Some(t.clone())), version: AtomicU64::new(t.version()), is_output: false }
     }
     /// The op's own output.
     pub fn output(t: &Tensor) -> SavedTensor {
-        SavedTensor { tensor: Mutex::new(Some(t.detach())), version: t.version(), is_output: true }
+        SavedTensor { tensor: Mutex::new(Some(t.detach())), version: AtomicU64::new(t.version()), is_output: true }
     }
 
     /// Whether this keeps the op's output (PyTorch's `_saved_result`) rather than an input.
@@ -38,20 +39,39 @@ impl SavedTensor {
     /// `attach` (its node, named `owner`, re-attached).
     pub(crate) fn unpack(&self, owner: &str, attach: impl FnOnce(Tensor) -> Tensor) -> Result<Tensor> {
         let Some(t) = self.tensor.lock().clone() else { return Err(freed_error()) };
-        if t.version() != self.version {
+        let version = self.version.load(Ordering::Acquire);
+        if t.version() != version {
+            // PyTorch names the node that made the tensor: the saving node for a saved output, else the
+            // tensor's current grad_fn; "ExpBackward0" shows as "Exp"
+            let maker = if self.is_output {
+                Some((0, owner.to_owned()))
+            } else {
+                t.grad_fn().map(|n| (t.output_nr(), n.name().to_owned()))
+            };
             return Err(Error::Runtime(format!(
                 "one of the variables needed for gradient computation has been modified by an inplace operation: \
-                [ferrograd.{} {:?}]{}, is at version {}; expected version {} instead. Hint: enable anomaly \
+                [ferrograd.{} {:?}]{} is at version {}; expected version {} instead. Hint: enable anomaly \
                 detection to find the operation that failed to compute its gradient, with \
-                ferrograd.autograd.set_detect_anomaly(True).",
+                ferrograd.autograd.set_detect_anomaly(True, check_nan=False).",
                 t.dtype().legacy_name(),
                 t.shape(),
-                if self.is_output { format!(", which is output 0 of {owner}") } else { String::new() },
+                maker.map_or(String::new(), |(nr, name)| format!(", which is output {nr} of {},", op_name(&name))),
                 t.version(),
-                self.version
+                version
             )));
         }
         Ok(if self.is_output { attach(t) } else { t })
+    }
+
+    /// A saved output of an in-place op now kept as the tensor written into (`target`, at its current
+    /// version), so that a later write into that tensor is seen, as in PyTorch; unchanged if released or
+    /// not an output.
+    pub(crate) fn rebind_output(&self, target: &Tensor) {
+        let mut kept = self.tensor.lock();
+        if self.is_output && kept.is_some() {
+            *kept = Some(target.detach());
+            self.version.store(target.version(), Ordering::Release);
+        }
     }
 
     /// Takes the tensor out (None if already released).
@@ -63,6 +83,12 @@ impl SavedTensor {
     pub fn peek(&self) -> Option<Tensor> {
         self.tensor.lock().clone()
     }
+}
+
+/// A node's name as PyTorch's messages show the op: without the `Backward<n>` suffix.
+fn op_name(node_name: &str) -> &str {
+    let digits = node_name.trim_end_matches(|c: char| c.is_ascii_digit());
+    digits.strip_suffix("Backward").unwrap_or(node_name)
 }
 
 pub(crate) fn freed_error() -> Error {

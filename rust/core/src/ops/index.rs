@@ -666,7 +666,7 @@ crate::backward_rule! {
     // every name its callers pass (for the listings)
     names = [
         "ScatterBackward0", "ScatterBackward1", "ScatterAddBackward0", "IndexAddBackward0", "MaskedFillBackward0",
-        "IndexPutBackward0", "UnfoldBackwardBackward0",
+        "IndexPutBackward0", "IndexFillBackward0", "UnfoldBackwardBackward0",
     ];
     /// `out = input` with `src` written or added at `positions` (scatter, index_put, masked_fill, ...).
     pub struct PutFlatBackward {

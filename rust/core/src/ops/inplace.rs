@@ -81,6 +81,9 @@ impl Tensor {
         }
         self.check_inplace(out.requires_grad())?;
         self.copy_from(&out)?;
+        if let Some(node) = out.grad_fn().filter(|_| recording) {
+            node.rebind_saved_output(&out, self);
+        }
         Ok(self.with_history_of(&out))
     }
 
