@@ -27,7 +27,7 @@ class _GradModeContext:
     def __enter__(self) -> None:
         self._prev = _set_grad_enabled(self._mode)
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
         _set_grad_enabled(self._prev)
 
     def __call__(self, fn):
@@ -50,18 +50,26 @@ class _GradModeContext:
         return self
 
 
-class no_grad(_GradModeContext):
+class _NoParamContext(_GradModeContext):
+    """A mode without arguments, set by the class (no `__init__`: `with no_grad():` is on every inference
+    step's path)."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is not None and callable(orig_func):
+            return cls()(orig_func)
+        return object.__new__(cls)
+
+
+class no_grad(_NoParamContext):
     """Disables gradient tracking inside a `with` block or a decorated function."""
 
-    def __init__(self, orig_func=None) -> None:
-        self._mode = False
+    _mode = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoParamContext):
     """Enables gradient tracking inside a `with` block or a decorated function."""
 
-    def __init__(self, orig_func=None) -> None:
-        self._mode = True
+    _mode = True
 
 
 class set_grad_enabled(_GradModeContext):

@@ -77,7 +77,12 @@ class Threshold(Module):
 
 class ReLU(_Inplace):
     def forward(self, input):
-        return F.relu(input, inplace=self.inplace)
+        if self.inplace:
+            return F.relu(input, inplace=True)
+        try:
+            return input.relu()  # F.relu's work without its two frames (a fifth of a small layer's call)
+        except AttributeError:  # not a tensor: F.relu's TypeError
+            return F.relu(input)
 
 
 class RReLU(Module):

@@ -17,6 +17,9 @@ from ..._core import Tensor
 from ...grad_mode import no_grad
 from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Buffer, Parameter
+from . import _call_hooks
+from ._call_hooks import HOOKED as _HOOKED
+from ._call_hooks import CallHooks
 
 __all__ = [
     "Module",
@@ -29,12 +32,12 @@ __all__ = [
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
 # Hooks every module runs (debugging and profiling tools register these).
-_global_forward_pre_hooks = OrderedDict()
-_global_forward_hooks = OrderedDict()
+_global_forward_pre_hooks = CallHooks()
+_global_forward_hooks = CallHooks()
 _global_forward_hooks_always_called = OrderedDict()
 _global_forward_hooks_with_kwargs = OrderedDict()
-_global_backward_pre_hooks = OrderedDict()
-_global_backward_hooks = OrderedDict()
+_global_backward_pre_hooks = CallHooks()
+_global_backward_hooks = CallHooks()
 
 
 def register_module_forward_pre_hook(hook):
@@ -193,7 +196,7 @@ class Module:
         state["_non_persistent_buffers_set"] = set()
         state["_is_full_backward_hook"] = None
         for name in _HOOK_DICTS:
-            state[name] = OrderedDict()
+            state[name] = CallHooks() if name in _call_hooks.NAMES else OrderedDict()
         state["_modules"] = {}
         if self.call_super_init:
             super().__init__(*args, **kwargs)
@@ -384,6 +387,8 @@ class Module:
                 persistent = name not in self._non_persistent_buffers_set
             self.register_buffer(name, value, persistent)
             return
+        if name in _call_hooks.NAMES:
+            _call_hooks.watch(value)
         object.__setattr__(self, name, value)
 
     @staticmethod
@@ -422,7 +427,9 @@ class Module:
     def __setstate__(self, state):
         self.__dict__.update(state)
         for name in _HOOK_DICTS:
-            self.__dict__.setdefault(name, OrderedDict())
+            hooks = self.__dict__.setdefault(name, OrderedDict())
+            if name in _call_hooks.NAMES and type(hooks) is not CallHooks:
+                self.__dict__[name] = CallHooks(hooks)  # from an older pickle
         self.__dict__.setdefault("_non_persistent_buffers_set", set())
         self.__dict__.setdefault("_is_full_backward_hook", None)
 
@@ -671,7 +678,8 @@ class Module:
     # ---- calling ----
 
     def __call__(self, *args, **kwargs):
-        if (
+        # `_HOOKED` is empty while no module anywhere has a hook (the common case): one check, not eight
+        if _HOOKED and (
             self._forward_pre_hooks
             or self._forward_hooks
             or self._backward_hooks
@@ -951,6 +959,30 @@ class Module:
             else:
                 body = "\n  " + "\n  ".join(lines) + "\n"
         return self._get_name() + "(" + body + ")"
+
+
+_module_call = Module.__call__
+
+
+def _call_chain(seq, input):
+    """`seq(input)` for a Sequential-like module whose forward feeds `input` through `seq._modules` in order,
+    while no module has hooks (the caller checked): each child's forward is called from here, not through its
+    `__call__`, with the errors the calls would raise."""
+    first = input
+    try:
+        for module in seq._modules.values():
+            input = module.forward(input) if type(module).__call__ is _module_call else module(input)
+        return input
+    except (AttributeError, TypeError) as e:
+        if not callable(module):  # None in the chain
+            raise TypeError(f"'{type(module).__name__}' object is not callable") from None
+        typed = e
+        if type(module).__call__ is _module_call:  # what the child's own call would have raised
+            typed = _utils.as_type_error(e, module.forward, (input,), {})
+        outer = _utils.as_type_error(typed, seq.forward, (first,), {})
+        if outer is e:
+            raise
+        raise outer from None
 
 
 def _load_into(module, state_dict, prefix, metadata, assign, missing_keys, unexpected_keys, error_msgs):

@@ -247,7 +247,7 @@ impl Backward for MmBackward0 {
         "MmBackward0"
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        matrix_grads(ctx, g, &self.self_, &self.mat2, 0)
+        matrix_grads(ctx, g, (&self.self_, self.self_sym_strides), (&self.mat2, self.mat2_sym_strides), 0)
     }
 }
 
@@ -260,13 +260,35 @@ pub(crate) fn matrix(v: &[usize]) -> [usize; 2] {
 pub(crate) fn matrix_grads(
     ctx: &Ctx<'_>,
     g: &Tensor,
-    a: &Option<SavedTensor>,
-    b: &Option<SavedTensor>,
+    (a, a_strides): (&Option<SavedTensor>, MatrixStrides),
+    (b, b_strides): (&Option<SavedTensor>, MatrixStrides),
     first: usize,
 ) -> Result<Grads> {
-    let ga = ctx.grad_if(first, || g.mm(&ctx.unpack_opt(b)?.expect("saved when needed").t()?))?;
-    let gb = ctx.grad_if(first + 1, || ctx.unpack_opt(a)?.expect("saved when needed").t()?.mm(g))?;
+    // each gradient in its factor's memory order, as PyTorch's mm_mat1/mm_mat2_backward: `linear`'s
+    // transposed weight gets (gᵀ a)ᵀ, so the weight's gradient arrives row-major and AccumulateGrad keeps it
+    // as it is instead of copying it out of a transposed view (a tenth of an MLP's training step)
+    let ga = ctx.grad_if(first, || {
+        let b = ctx.unpack_opt(b)?.expect("saved when needed");
+        if column_major(a_strides, g.shape()[0]) {
+            b.mm(&g.t()?)?.t()
+        } else {
+            g.mm(&b.t()?)
+        }
+    })?;
+    let gb = ctx.grad_if(first + 1, || {
+        let a = ctx.unpack_opt(a)?.expect("saved when needed");
+        if column_major(b_strides, a.shape()[1]) {
+            g.t()?.mm(&a)?.t()
+        } else {
+            a.t()?.mm(g)
+        }
+    })?;
     Ok(vec![ga, gb])
+}
+
+/// Whether a matrix of `rows` rows with these strides is stored column by column (a transposed view).
+fn column_major(strides: MatrixStrides, rows: usize) -> bool {
+    strides.is_some_and(|[s0, s1]| s0 == 1 && s1 == rows && rows != 1)
 }
 
 crate::backward_rule! {

@@ -423,7 +423,13 @@ impl Backward for AddmmBackward0 {
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let mut grads = vec![Some(g.clone())];
-        grads.extend(matrix_grads(ctx, g, &self.mat1, &self.mat2, 1)?);
+        grads.extend(matrix_grads(
+            ctx,
+            g,
+            (&self.mat1, self.mat1_sym_strides),
+            (&self.mat2, self.mat2_sym_strides),
+            1,
+        )?);
         Ok(grads)
     }
 }
