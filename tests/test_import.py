@@ -73,6 +73,20 @@ def test_ops_and_backward_need_no_numpy():
 
 
 @ferrograd_only
+def test_saving_and_loading_tensors_leaves_nn_for_first_use(tmp_path):
+    # save looks for nn.Parameter only where nn is loaded (no Parameter exists before); load imports nn only
+    # for a file that holds a parameter, which still loads as one in a fresh interpreter
+    plain, params = str(tmp_path / "plain"), str(tmp_path / "params")
+    code = (
+        f"import ferrograd as fg\nfg.save({{'w': fg.ones(2)}}, {plain!r})\nassert fg.load({plain!r})['w'].sum() == 2\n"
+    )
+    assert "ferrograd.nn" not in _modules_after(code)
+    _run(f"import ferrograd as fg\nfg.save({{'p': fg.nn.Parameter(fg.ones(2))}}, {params!r})")
+    code = f"import ferrograd as fg\nprint(type(fg.load({params!r})['p']).__name__)"
+    assert _run(code).split() == ["Parameter"]
+
+
+@ferrograd_only
 def test_numpy_features_still_work_after_a_lazy_import():
     code = "import ferrograd as fg\nimport numpy as np\nassert fg.from_numpy(np.ones(3)).sum().item() == 3.0\n"
     assert "numpy" in _modules_after(code)

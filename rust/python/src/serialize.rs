@@ -19,15 +19,18 @@ struct Classes<'py> {
 }
 
 impl<'py> Classes<'py> {
-    fn new(py: Python<'py>) -> PyResult<Self> {
+    /// `import_nn`: whether `ferrograd.nn` may be imported for `Parameter`. A save needs it only when `nn` is
+    /// already loaded (no Parameter exists before), so saving plain tensors doesn't load `nn` (lazy since
+    /// `import ferrograd` stopped loading it); a load needs it only when the file holds a parameter.
+    fn new(py: Python<'py>, import_nn: bool) -> PyResult<Self> {
         let class = |module: &str, name: &str| -> PyResult<Bound<'py, PyType>> {
             Ok(py.import(module)?.getattr(name)?.cast_into::<PyType>()?)
         };
-        let parameter = py
-            .import("ferrograd.nn")
-            .ok()
-            .and_then(|nn| nn.getattr("Parameter").ok())
-            .and_then(|p| p.cast_into::<PyType>().ok());
+        let loaded = || -> Option<Bound<'py, PyAny>> {
+            py.import("sys").ok()?.getattr("modules").ok()?.get_item("ferrograd.nn.parameter").ok()
+        };
+        let module = if import_nn { py.import("ferrograd.nn.parameter").ok().map(|m| m.into_any()) } else { loaded() };
+        let parameter = module.and_then(|m| m.getattr("Parameter").ok()).and_then(|p| p.cast_into::<PyType>().ok());
         Ok(Classes {
             ordered_dict: class("collections", "OrderedDict")?,
             size: class("ferrograd._size", "Size")?,
@@ -230,7 +233,7 @@ impl<'py> Decoder<'py> {
 
 fn encode(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Checkpoint> {
     let mut enc = Encoder {
-        classes: Classes::new(py)?,
+        classes: Classes::new(py, false)?,
         seen: HashMap::new(),
         tensors: Vec::new(),
         path: Vec::new(),
@@ -275,7 +278,9 @@ pub fn _load(py: Python<'_>, source: &Bound<'_, PyAny>, mmap: bool) -> PyResult<
         py.detach(|| call(|| serialize::load_path(&path, mode)))?
     };
     let n = ckpt.tensors.len();
-    let mut dec = Decoder { py, classes: Classes::new(py)?, items: ckpt.tensors, objects: vec![None; n] };
+    let has_parameters = ckpt.tensors.iter().any(|item| item.parameter);
+    let classes = Classes::new(py, has_parameters)?;
+    let mut dec = Decoder { py, classes, items: ckpt.tensors, objects: vec![None; n] };
     Ok(dec.value(&ckpt.root)?.unbind())
 }
 
