@@ -73,6 +73,35 @@ def test_factories_take_the_cpu_and_refuse_cuda(make):
         make(3.0)
 
 
+LAYERS = [
+    lambda dev: fg.nn.Linear(2, 3, device=dev),
+    lambda dev: fg.nn.Bilinear(2, 2, 3, device=dev),
+    lambda dev: fg.nn.Conv2d(1, 2, 3, device=dev),
+    lambda dev: fg.nn.ConvTranspose1d(1, 2, 3, device=dev),
+    lambda dev: fg.nn.BatchNorm1d(3, device=dev),
+    lambda dev: fg.nn.InstanceNorm1d(3, affine=True, device=dev),
+    lambda dev: fg.nn.LayerNorm(3, device=dev),
+    lambda dev: fg.nn.GroupNorm(1, 3, device=dev),
+    lambda dev: fg.nn.Embedding(4, 3, device=dev),
+    lambda dev: fg.nn.PReLU(device=dev),
+    lambda dev: fg.nn.LSTM(2, 3, device=dev),
+    lambda dev: fg.nn.GRUCell(2, 3, device=dev),
+    lambda dev: fg.nn.MultiheadAttention(4, 2, device=dev),
+    lambda dev: fg.nn.TransformerEncoderLayer(4, 2, 8, device=dev),
+    lambda dev: fg.nn.Transformer.generate_square_subsequent_mask(3, device=dev),
+]
+
+
+@pytest.mark.parametrize("make", LAYERS)
+def test_layers_take_the_cpu_and_refuse_cuda(make):
+    for dev in ("cpu", fg.device("cpu"), None):
+        made = make(dev)
+        tensors = [made] if isinstance(made, fg.Tensor) else list(made.parameters())
+        assert tensors and all(t.device == fg.device("cpu") for t in tensors)
+    with pytest.raises(NO_CUDA[0], match=NO_CUDA[1]):
+        make("cuda")
+
+
 def test_to_cpu_and_cuda():
     t = fg.tensor([1.0, 2.0])
     assert t.to("cpu") is t and t.to(fg.device("cpu")) is t and t.cpu() is t and t.to(device="cpu") is t

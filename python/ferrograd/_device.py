@@ -103,6 +103,11 @@ def check(spec):
     return CPU
 
 
+def check_optional(spec):
+    """`check` for a layer's `device=None` argument: nothing to check when it is None."""
+    return None if spec is None else check(spec)
+
+
 _default_device = CPU
 
 

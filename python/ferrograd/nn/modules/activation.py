@@ -2,7 +2,7 @@
 
 import warnings
 
-from ... import _core
+from ... import _core, _device
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -288,6 +288,7 @@ class PReLU(Module):
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
         self.num_parameters = num_parameters
         super().__init__()
+        _device.check_optional(device)
         self.init = init
         self.weight = Parameter(_core.zeros(num_parameters, dtype=dtype))
         self.reset_parameters()

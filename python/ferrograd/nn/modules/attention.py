@@ -1,7 +1,7 @@
 """MultiheadAttention (torch keeps it in activation.py): torch's parameters (`in_proj_weight`, `in_proj_bias`,
 `out_proj`, or `q/k/v_proj_weight` when kdim/vdim differ), initialisation, masks and returned weights."""
 
-from ... import _core
+from ... import _core, _device
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -40,6 +40,7 @@ class MultiheadAttention(Module):
                 f"num_heads={num_heads} instead"
             )
         super().__init__()
+        _device.check_optional(device)
         self.embed_dim = embed_dim
         self.kdim = kdim if kdim is not None else embed_dim
         self.vdim = vdim if vdim is not None else embed_dim

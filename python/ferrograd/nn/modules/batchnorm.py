@@ -1,7 +1,7 @@
 """Batch normalisation: BatchNorm1d, BatchNorm2d (running statistics as buffers, momentum or a cumulative
 average, eval mode, affine, track_running_stats)."""
 
-from ... import _core
+from ... import _core, _device
 from .. import functional as F
 from .module import Module
 from .normalization import _affine_parameters, _reset_affine
@@ -28,6 +28,7 @@ class _NormBase(Module):
         bias: bool = True,
     ):
         super().__init__()
+        _device.check_optional(device)
         self.num_features = num_features
         self.eps = eps
         self.momentum = momentum

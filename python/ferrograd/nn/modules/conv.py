@@ -3,7 +3,7 @@ initialisation, reprs and errors)."""
 
 import math
 
-from ... import _core
+from ... import _core, _device
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -45,6 +45,7 @@ class _ConvNd(Module):
         dtype=None,
     ):
         super().__init__()
+        _device.check_optional(device)
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
         if in_channels % groups != 0:

@@ -2,7 +2,7 @@
 
 import math
 
-from ... import _core
+from ... import _core, _device
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -29,6 +29,7 @@ class Linear(Module):
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
+        _device.check_optional(device)
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(_core.zeros(out_features, in_features, dtype=dtype))
@@ -66,6 +67,7 @@ class Bilinear(Module):
 
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
+        _device.check_optional(device)
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features

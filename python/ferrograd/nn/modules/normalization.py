@@ -2,7 +2,7 @@
 
 import numbers
 
-from ... import _core
+from ... import _core, _device
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -40,6 +40,7 @@ class LayerNorm(Module):
         dtype=None,
     ):
         super().__init__()
+        _device.check_optional(device)
         if isinstance(normalized_shape, numbers.Integral):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
@@ -78,6 +79,7 @@ class GroupNorm(Module):
         bias: bool = True,
     ):
         super().__init__()
+        _device.check_optional(device)
         if num_channels % num_groups != 0:
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups = num_groups

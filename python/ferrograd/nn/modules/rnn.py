@@ -11,7 +11,7 @@ import math
 import numbers
 import warnings
 
-from ... import _core
+from ... import _core, _device
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -115,6 +115,7 @@ class RNNBase(Module):
         dtype=None,
     ):
         super().__init__()
+        _device.check_optional(device)
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -379,6 +380,7 @@ class RNNCellBase(Module):
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, device=None, dtype=None):
         super().__init__()
+        _device.check_optional(device)
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias

@@ -1,6 +1,6 @@
 """`Embedding`: a lookup table of `num_embeddings` vectors, N(0, 1) initialised (padding row zero)."""
 
-from ... import _core
+from ... import _core, _device
 from ...grad_mode import no_grad
 from .. import functional as F
 from .. import init
@@ -36,6 +36,7 @@ class Embedding(Module):
         dtype=None,
     ):
         super().__init__()
+        _device.check_optional(device)
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
         if padding_idx is not None:

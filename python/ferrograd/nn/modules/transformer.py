@@ -5,7 +5,7 @@ post- or pre-norm, relu / gelu / callable activations and masks."""
 import copy
 import warnings
 
-from ... import _core
+from ... import _core, _device
 from ...grad_mode import is_grad_enabled
 from .. import functional as F
 from .. import init
@@ -28,6 +28,7 @@ __all__ = [
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """(sz, sz) float mask: 0 on and below the diagonal, -inf above."""
+    _device.check_optional(device)
     return _core.full((sz, sz), float("-inf"), dtype=dtype).triu(1)
 
 
@@ -81,6 +82,7 @@ class _TransformerLayer(Module):
         dtype=None,
     ):
         super().__init__()
+        _device.check_optional(device)
         for name in self._attentions:
             attention = MultiheadAttention(
                 d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
@@ -323,6 +325,7 @@ class Transformer(Module):
         dtype=None,
     ):
         super().__init__()
+        _device.check_optional(device)
         layer_args = (
             d_model,
             nhead,
