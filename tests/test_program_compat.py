@@ -10,6 +10,7 @@ import warnings
 
 import ferrograd as fg
 import ferrograd.nn.functional as F
+import numpy as np
 import pytest
 from helpers import assert_tensor
 
@@ -71,6 +72,27 @@ def test_scalar_operand_edge_is_second(expression):
     (first, first_index), (second, second_index) = y.grad_fn.next_functions
     assert type(first).__name__ == "SinBackward0" and first_index == 0
     assert second is None and second_index == 0
+
+
+# torch's nodes for a number on the left: rsub and pow keep only the tensor's edge; `n / x` is
+# `x.reciprocal() * n` (seen in torch 2.15)
+NUMBER_FIRST = [
+    ("2 - b", "RsubBackward1", ["SinBackward0"]),
+    ("2 ** b", "PowBackward2", ["SinBackward0"]),
+    ("2 / b", "MulBackward0", ["ReciprocalBackward0", None]),
+]
+
+
+@pytest.mark.parametrize("expression, node, inputs", NUMBER_FIRST, ids=[e for e, _, _ in NUMBER_FIRST])
+def test_number_first_operators_record_torchs_nodes(expression, node, inputs):
+    b = fg.tensor([0.5, 1.5, 2.0], dtype=fg.float64, requires_grad=True).sin()
+    y = eval(expression, {}, {"b": b})
+    assert y.grad_fn.name() == node
+    assert [f and f.name() for f, _ in y.grad_fn.next_functions] == inputs
+    (g,) = fg.autograd.grad(y.sum(), b)
+    s = np.sin([0.5, 1.5, 2.0])
+    want = {"2 - b": -np.ones(3), "2 ** b": 2.0**s * np.log(2.0), "2 / b": -2.0 / s**2}[expression]
+    assert_tensor(g, want, dtype="float64")
 
 
 def test_reflected_operators_keep_values_and_gradients():

@@ -123,7 +123,7 @@ shared_signature! {
     __rmul__ => binary_op(py, &self.get(), other, false, |a, b| a.mul(b));
     __truediv__ => binary_op(py, &self.get(), other, false, |a, b| a.div(b));
     /// `n / x` is `x.reciprocal() * n` in PyTorch (so its grad_fn is MulBackward0).
-    __rtruediv__ => binary_op(py, &self.get(), other, true, |n, x| Tensor::scalar(1.0).div(x)?.mul(n));
+    __rtruediv__ => binary_op(py, &self.get(), other, true, |n, x| x.reciprocal()?.mul(n));
     __floordiv__ => binary_op(py, &self.get(), other, false, |a, b| a.floor_divide(b));
     __rfloordiv__ => binary_op(py, &self.get(), other, true, |a, b| a.floor_divide(b));
     __mod__ => binary_op(py, &self.get(), other, false, |a, b| a.binary(b, Binary::Remainder));

@@ -61,7 +61,8 @@ fn arith(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
     let inputs = [a, b];
     Ok(match op {
         Arith::Add => record(out, &inputs, |_| AddBackward0 { alpha: 1 }),
-        Arith::Sub if a.0.wrapped_number => record(out, &inputs, |_| RsubBackward1),
+        // a number on the left is no input of the node (torch's RsubBackward1/PowBackward2 have one edge)
+        Arith::Sub if a.0.wrapped_number => record(out, &[b], |_| RsubBackward1),
         Arith::Sub => record(out, &inputs, |_| SubBackward0 { alpha: 1 }),
         // each factor is needed only for the other's gradient
         Arith::Mul => record(out, &inputs, |_| MulBackward0 {
@@ -78,7 +79,7 @@ fn arith(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
             record(out, &inputs, |_| PowBackward0 { self_: SavedTensor::input(a), exponent })
         }
         Arith::Pow if a.0.wrapped_number => {
-            record(out, &inputs, |out| PowBackward2 { self_: a.to_vec::<f64>()[0], result: SavedTensor::output(out) })
+            record(out, &[b], |out| PowBackward2 { self_: a.to_vec::<f64>()[0], result: SavedTensor::output(out) })
         }
         Arith::Pow => record(out, &inputs, |out| PowBackward1 {
             self_: SavedTensor::input(a),
@@ -147,7 +148,7 @@ impl Backward for RsubBackward1 {
         "RsubBackward1"
     }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        Ok(vec![Some(g.clone()), Some(g.neg()?)])
+        Ok(vec![Some(g.neg()?)])
     }
 }
 
@@ -278,8 +279,8 @@ impl Backward for PowBackward2 {
             // d/dx 0^x: 0 where x >= 0 (the result is finite), else 0^x · ln 0 (-inf, or NaN), as torch
             let finite = out.float_class(FloatClass::Finite)?;
             let d = Tensor::where_(&finite, &c(0.0), &out.mul(&c(f64::NEG_INFINITY))?)?;
-            return Ok(vec![None, Some(g.mul(&d)?)]);
+            return Ok(vec![Some(g.mul(&d)?)]);
         }
-        Ok(vec![None, Some(g.mul(&out.mul(&c(self.self_.ln()))?)?)])
+        Ok(vec![Some(g.mul(&out.mul(&c(self.self_.ln()))?)?)])
     }
 }
