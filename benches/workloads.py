@@ -2,16 +2,19 @@
 """Issue 16's training-step workloads (T1-T7), `(A@B).sum()` fwd+bwd and single float32 functions:
 ferrograd against PyTorch in one run, with the peak memory of each.
 
-Every workload runs in a fresh child process per framework (one after the other, never both at once, so
-neither framework's spinning threads slow the other and `ru_maxrss` is that workload's alone; the order
-alternates between workloads). A child builds the model and data from numpy (same numbers in both
+Every workload runs in fresh child processes, one at a time (never both frameworks at once, so neither's
+spinning threads slow the other and `ru_maxrss` is that workload's alone): `--rounds` rounds of one
+ferrograd child and one torch child, the order alternating, so that a slow spell of a shared machine falls
+on both columns. A child builds the model and data from numpy (same numbers in both
 frameworks), computes a check value (the loss in eval mode, or a checksum), runs warm-up steps, then
 times steps until it has `--min-time` seconds or `--max-reps` samples and reports the median per step and
 its peak RSS above the RSS it had just before the first step. The parent compares the check values (a
-mismatch marks the row WRONG and exits 1) and writes the table; torch/ferrograd > 1 means ferrograd is
-faster.
+mismatch marks the row WRONG and exits 1) and writes the table: each framework's median over its rounds,
+their ratio (torch/ferrograd > 1 means ferrograd is faster) and the lowest and highest of the rounds' own
+ratios, which show how much the machine moved.
 
-    python benches/workloads.py [--torch-python /path/to/python] [--only T1,T4,matmul] [--out FILE] [--quick]
+    python benches/workloads.py [--torch-python /path/to/python] [--only T1,T4,matmul] [--rounds N] [--out FILE]
+                                [--quick]
 
 Without --torch-python the children use this interpreter, and torch's column is empty if it cannot
 import torch. ferrograd's children always use this interpreter.
@@ -365,6 +368,23 @@ def torch_python(args) -> str | None:
     return sys.executable if probe.returncode == 0 else None
 
 
+def summarise(results: list[dict]) -> dict:
+    """One framework's rounds of a workload: the median of the children's medians, the highest peak RSS;
+    the first error if any child failed."""
+    if not results:
+        return {}
+    for r in results:
+        if "error" in r:
+            return r
+    medians = [r["median"] for r in results]
+    return {
+        "median": statistics.median(medians),
+        "medians": medians,
+        "check": results[0]["check"],
+        "peak_above_setup": max(r["peak_above_setup"] for r in results),
+    }
+
+
 def fmt_time(s: float) -> str:
     return f"{s * 1e6:.1f} µs" if s < 1e-3 else f"{s * 1e3:.2f} ms"
 
@@ -378,15 +398,16 @@ def main() -> int:
     p.add_argument("--torch-python", default="", help="a Python that imports torch (default: this one if it does)")
     p.add_argument("--only", default="", help="comma-separated keys or groups: T (T1-T7), matmul, unary, T4, exp, ...")
     p.add_argument("--out", default="", help="write the markdown table to this file")
-    p.add_argument("--min-time", type=float, default=1.0, help="seconds of timed steps per framework and workload")
+    p.add_argument("--min-time", type=float, default=0.5, help="seconds of timed steps per child")
     p.add_argument("--max-reps", type=int, default=300)
+    p.add_argument("--rounds", type=int, default=3, help="alternating child pairs per workload (default 3)")
     p.add_argument("--threads", type=int, default=0, help="threads for both frameworks (default: their own)")
     p.add_argument("--quick", action="store_true", help="a smoke run: few, short samples")
     p.add_argument("--child", default="", help=argparse.SUPPRESS)
     p.add_argument("--framework", default="", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.quick:
-        args.min_time, args.max_reps = min(args.min_time, 0.05), min(args.max_reps, 5)
+        args.min_time, args.max_reps, args.rounds = min(args.min_time, 0.05), min(args.max_reps, 5), 1
     if args.child:
         print(json.dumps(child(args.child, args.framework, args.min_time, args.max_reps, args.quick)))
         return 0
@@ -399,23 +420,32 @@ def main() -> int:
     keys = keys or list(SPECS)
     th_py = torch_python(args)
     load_start = os.getloadavg()
-    cols = ["workload", "torch", "ferrograd", "torch/ferrograd", "target", "peak RSS torch", "peak RSS ferrograd"]
+    cols = [
+        "workload",
+        "torch",
+        "ferrograd",
+        "torch/ferrograd",
+        "rounds' range",
+        "target",
+        "peak RSS torch",
+        "peak RSS ferrograd",
+    ]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     print("\n".join(lines), flush=True)
     failed, versions = False, {}
+    frameworks = ["ferrograd"] + (["torch"] if th_py is not None else [])
     for i, key in enumerate(keys):
-        order = ["ferrograd", "torch"] if i % 2 == 0 else ["torch", "ferrograd"]
-        res = {}
-        for fw in order:
-            if fw == "torch" and th_py is None:
-                continue
-            res[fw] = run_child(sys.executable if fw == "ferrograd" else th_py, key, fw, args)
-            if "version" in res[fw]:
-                versions[fw] = (res[fw]["version"], res[fw]["threads"])
-        fg_r, th_r = res.get("ferrograd", {}), res.get("torch", {})
+        rounds: dict[str, list[dict]] = {fw: [] for fw in frameworks}
+        for j in range(max(1, args.rounds)):
+            for fw in frameworks if (i + j) % 2 == 0 else frameworks[::-1]:
+                r = run_child(sys.executable if fw == "ferrograd" else th_py, key, fw, args)
+                rounds[fw].append(r)
+                if "version" in r:
+                    versions[fw] = (r["version"], r["threads"])
+        fg_r, th_r = summarise(rounds.get("ferrograd", [])), summarise(rounds.get("torch", []))
         spec = SPECS[key]
         cell = lambda r: fmt_time(r["median"]) if "median" in r else ("error: " + r["error"] if r else "n/a")
-        ratio, met = "n/a", ""
+        ratio, spread, met = "n/a", "", ""
         if "median" in fg_r and "median" in th_r:
             a, b = fg_r["check"], th_r["check"]
             if abs(a - b) > 1e-3 * max(1.0, abs(b)):
@@ -423,11 +453,22 @@ def main() -> int:
                 ratio = f"WRONG (check {a:.6g} vs torch {b:.6g})"
             else:
                 r = th_r["median"] / fg_r["median"]
+                per_round = [t / f for t, f in zip(th_r["medians"], fg_r["medians"])]
                 ratio, met = f"{r:.2f}×", "met" if r >= spec.target else "missed"
+                spread = f"{min(per_round):.2f}–{max(per_round):.2f}"
         elif "error" in fg_r:
             failed = True
         rss = lambda r: fmt_mb(r["peak_above_setup"]) if "peak_above_setup" in r else ""
-        row = [spec.label, cell(th_r), cell(fg_r), ratio, f"≥ {spec.target:g}× {met}".strip(), rss(th_r), rss(fg_r)]
+        row = [
+            spec.label,
+            cell(th_r),
+            cell(fg_r),
+            ratio,
+            spread,
+            f"≥ {spec.target:g}× {met}".strip(),
+            rss(th_r),
+            rss(fg_r),
+        ]
         lines.append("| " + " | ".join(row) + " |")
         print(lines[-1], flush=True)
     load_end = os.getloadavg()
@@ -435,8 +476,10 @@ def main() -> int:
         "# ferrograd against PyTorch: issue 16's workloads",
         "",
         "Median time per training step (or op); **torch/ferrograd > 1 means ferrograd is faster**. Each "
-        "workload ran in its own child process per framework (one at a time); peak RSS is the child's "
-        "high-water mark above its RSS just before the first step (model, data and imports excluded). "
+        f"workload ran in {max(1, args.rounds)} rounds of one child process per framework (one at a time, the "
+        "order alternating); a time is the median over the rounds of each child's median, and the rounds' "
+        "range is the lowest and highest ratio of one round's pair. Peak RSS is the children's highest "
+        "high-water mark above their RSS just before the first step (model, data and imports excluded). "
         + (
             "Both frameworks at their default threads"
             if not args.threads
