@@ -84,3 +84,47 @@ def test_a_forked_child_still_computes():
     )
     # a hang here (a child waiting on threads it does not have) fails by timeout
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_set_num_threads_changes_the_count_and_results_stay_the_same():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((600, 500)).astype(np.float32)
+    b = rng.standard_normal((500, 400)).astype(np.float32)
+    before = fg.get_num_threads()
+    assert isinstance(before, int) and before >= 1
+    try:
+        results = {}
+        for n in (1, 3, before):
+            fg.set_num_threads(n)
+            assert fg.get_num_threads() == n
+            results[n] = ((fg.tensor(a) @ fg.tensor(b)).exp().sum(0) * 1e-3).numpy()
+        np.testing.assert_allclose(results[1], results[3], rtol=1e-5)
+        np.testing.assert_allclose(results[1], results[before], rtol=1e-5)
+    finally:
+        fg.set_num_threads(before)
+    assert fg.get_num_threads() == before
+
+
+@pytest.mark.parametrize(
+    "num, message",
+    [
+        (0, "set_num_threads expects a positive integer"),
+        (-2, "set_num_threads expects a positive integer"),
+        (1.5, "set_num_threads expects an int, but got float"),
+        (True, "set_num_threads expects an int, but got bool"),
+        ("2", "set_num_threads expects an int, but got str"),
+    ],
+)
+def test_set_num_threads_rejects_what_torch_rejects(num, message):
+    before = fg.get_num_threads()
+    with pytest.raises(RuntimeError, match=message):
+        fg.set_num_threads(num)
+    assert fg.get_num_threads() == before
+
+
+@pytest.mark.parametrize("num", [2**70, -(2**70)])
+def test_set_num_threads_overflow_is_a_value_error(num):
+    before = fg.get_num_threads()
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        fg.set_num_threads(num)
+    assert fg.get_num_threads() == before

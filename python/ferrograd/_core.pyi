@@ -58,6 +58,8 @@ __all__ = [
     "as_tensor",
     "from_dlpack",
     "is_grad_enabled",
+    "get_num_threads",
+    "set_num_threads",
     "_set_grad_enabled",
     "promote_types",
     "get_default_dtype",
@@ -1046,6 +1048,8 @@ def as_tensor(data: Any, dtype: _DType | None = None, device: _Device = None) ->
 def from_dlpack(ext: Any) -> Tensor:
     """A tensor sharing memory with a DLPack producer (an object with ``__dlpack__``, or a capsule)."""
 
+def get_num_threads() -> builtins.int: ...
+def set_num_threads(num: builtins.int) -> None: ...
 def is_grad_enabled() -> _Bool:
     """True if gradient recording is currently enabled on this thread."""
 

@@ -18,6 +18,7 @@ mod node;
 mod optim;
 mod rnn;
 mod tensor;
+mod threads;
 /// The name other binding files use for the `Tensor` class's module.
 use tensor as py_tensor;
 mod serialize;
@@ -543,6 +544,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_default_dtype, m)?)?;
     nn::register(m)?;
     rnn::register(m)?;
+    threads::register(m)?;
     serialize::register(m)?;
     Ok(())
 }

@@ -52,7 +52,10 @@ impl Job {
 }
 
 struct Pool {
-    threads: usize,
+    /// Threads that take parts: the workers spawned so far and the caller.
+    threads: AtomicUsize,
+    /// Held while `set_threads` spawns more workers.
+    grow: Mutex<()>,
     /// Bumped for each new job; workers poll it.
     epoch: AtomicU64,
     job: Mutex<Option<Arc<Job>>>,
@@ -66,9 +69,35 @@ struct Pool {
 
 static POOL: OnceLock<Arc<Pool>> = OnceLock::new();
 
-/// Threads a parallel kernel may use: `FERROGRAD_NUM_THREADS`, else the cores available.
+/// The thread count `set_threads` asked for; 0 until it is called.
+static LIMIT: AtomicUsize = AtomicUsize::new(0);
+
+/// Threads a parallel kernel may use: the last `set_threads`, else `FERROGRAD_NUM_THREADS`, else the
+/// cores available.
 pub fn threads() -> usize {
-    pool().threads
+    match LIMIT.load(Ordering::Acquire) {
+        0 => pool().threads.load(Ordering::Acquire),
+        n => n,
+    }
+}
+
+/// The most threads `set_threads` grants: a request is a count of threads to start, and a mistyped
+/// one (10**9) must not try to start them all.
+pub const MAX_THREADS: usize = 256;
+
+/// Lets parallel kernels use `n` threads (at most `MAX_THREADS`) from now on, as
+/// `torch.set_num_threads`: more workers are spawned if the pool has fewer; surplus workers stay idle.
+/// A failed spawn leaves fewer workers, and the calling thread runs the parts nobody claims.
+pub fn set_threads(n: std::num::NonZeroUsize) {
+    let n = n.get().min(MAX_THREADS);
+    let pool = pool();
+    let _growing = pool.grow.lock();
+    for i in pool.threads.load(Ordering::Acquire)..n {
+        if !spawn_worker(pool, i) {
+            break;
+        }
+    }
+    LIMIT.store(n, Ordering::Release);
 }
 
 fn pool() -> &'static Arc<Pool> {
@@ -79,7 +108,8 @@ fn pool() -> &'static Arc<Pool> {
             .filter(|&n| n > 0)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         let pool = Arc::new(Pool {
-            threads,
+            threads: AtomicUsize::new(1),
+            grow: Mutex::new(()),
             epoch: AtomicU64::new(0),
             job: Mutex::new(None),
             wake: Condvar::new(),
@@ -87,9 +117,7 @@ fn pool() -> &'static Arc<Pool> {
             pid: std::process::id(),
         });
         for i in 1..threads {
-            let p = pool.clone();
-            let spawned = std::thread::Builder::new().name(format!("ferrograd-{i}")).spawn(move || worker(&p));
-            if spawned.is_err() {
+            if !spawn_worker(&pool, i) {
                 break; // fewer helpers: the caller still runs every unclaimed part
             }
         }
@@ -97,7 +125,17 @@ fn pool() -> &'static Arc<Pool> {
     })
 }
 
-fn worker(pool: &Pool) {
+/// Starts worker `index` (1-based: the caller is thread 0); false if the system refused a thread.
+fn spawn_worker(pool: &Arc<Pool>, index: usize) -> bool {
+    let p = pool.clone();
+    let spawned = std::thread::Builder::new().name(format!("ferrograd-{index}")).spawn(move || worker(&p, index));
+    if spawned.is_ok() {
+        pool.threads.store(index + 1, Ordering::Release);
+    }
+    spawned.is_ok()
+}
+
+fn worker(pool: &Pool, index: usize) {
     let mut seen = 0u64;
     loop {
         let idle_since = Instant::now();
@@ -119,6 +157,9 @@ fn worker(pool: &Pool) {
             }
             std::hint::spin_loop();
         }
+        if index >= threads() {
+            continue; // beyond `set_threads`' count
+        }
         let job = pool.job.lock().clone();
         if let Some(job) = job {
             job.run();
@@ -131,7 +172,7 @@ fn worker(pool: &Pool) {
 pub(crate) fn par_for(parts: usize, task: &(dyn Fn(usize) + Sync)) {
     let pool = pool();
     let serial = || (0..parts).for_each(task);
-    if parts <= 1 || pool.threads <= 1 || pool.pid != std::process::id() {
+    if parts <= 1 || threads() <= 1 || pool.pid != std::process::id() {
         return serial();
     }
     let Some(_owner) = pool.busy.try_lock() else { return serial() };
@@ -189,6 +230,20 @@ pub(crate) fn par_chunks_mut<U: Send>(out: &mut [U], chunk: usize, task: &(dyn F
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize;
+
+    #[test]
+    fn set_threads_changes_the_count_and_every_part_still_runs_once() {
+        let before = threads();
+        for n in [1usize, 3, 1, MAX_THREADS + 5, before] {
+            set_threads(std::num::NonZeroUsize::new(n).unwrap());
+            assert_eq!(threads(), n.min(MAX_THREADS));
+            let hits: Vec<AtomicUsize> = (0..64).map(|_| AtomicUsize::new(0)).collect();
+            par_for(hits.len(), &|p| {
+                hits[p].fetch_add(1, Ordering::Relaxed);
+            });
+            assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1), "n={n}");
+        }
+    }
 
     #[test]
     fn every_part_runs_once_and_writes_are_seen() {
