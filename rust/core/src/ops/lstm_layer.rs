@@ -1,9 +1,9 @@
 //! One LSTM layer in one direction over the whole sequence as one node, `MkldnnRnnLayerBackward0` as
-//! PyTorch's CPU build names it (inputs: input, w_ih, w_hh, b_ih, b_hh, h0, c0). Forward: the input
-//! projections of all steps in one GEMM, the bias added inside it (preloaded), then per step one GEMM
-//! accumulating h·W_hhᵀ into that step's gates and the fused cell. Backward: per step the cell's
-//! gradient and one GEMM for dh; then dx, dW_ih and dW_hh each as one GEMM over all steps, where a
-//! composition of per-step ops would run 3 small GEMMs and several nodes per step.
+//! PyTorch's CPU build names it (inputs: input, w_ih, w_hh, b_ih, b_hh, h0, c0). Forward: per step
+//! x_t·W_ihᵀ + h·W_hhᵀ (bias preloaded) into a small gate buffer, then the fused cell. Backward: per
+//! step the cell's gradient and one GEMM for dh; then dW_ih, dW_hh (and dx when the input needs it)
+//! each as one GEMM over all steps, where a composition of per-step ops would run 3 small GEMMs and
+//! several nodes per step.
 use crate::autograd::{record_outputs, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
 use crate::dtype::DType;
