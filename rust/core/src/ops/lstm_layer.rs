@@ -121,11 +121,12 @@ fn transpose<T: Copy>(w: &[T], rows: usize, cols: usize) -> Vec<T> {
     const TILE: usize = 32;
     let mut t = Vec::with_capacity(rows * cols);
     let dst = t.spare_capacity_mut();
-    for r0 in (0..rows).step_by(TILE) {
-        for c0 in (0..cols).step_by(TILE) {
-            for r in r0..(r0 + TILE).min(rows) {
-                for c in c0..(c0 + TILE).min(cols) {
-                    dst[c * rows + r].write(w[r * cols + c]);
+    for c0 in (0..cols).step_by(TILE) {
+        for r0 in (0..rows).step_by(TILE) {
+            for c in c0..(c0 + TILE).min(cols) {
+                let (out, col) = (&mut dst[c * rows..(c + 1) * rows], &w[c..]);
+                for r in r0..(r0 + TILE).min(rows) {
+                    out[r].write(col[r * cols]);
                 }
             }
         }
