@@ -265,6 +265,41 @@ def test_bidirectional_lstm_of_many_rows_equals_its_composition(dtype, bias, rng
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=rtol, atol=atol)
 
 
+@pytest.mark.parametrize("dtype", [fg.float32, fg.float64])
+@pytest.mark.parametrize(
+    "steps, batch, inputs, hidden",
+    # one row and an odd size (one part); odd sizes split into two uneven parts; the benchmark's size
+    [(3, 1, 3, 5), (20, 19, 7, 45), (35, 32, 64, 128)],
+)
+def test_lstm_over_data_without_grad_equals_its_composition(dtype, steps, batch, inputs, hidden, rng):
+    """The usual training case: the input needs no gradient (so the layer skips computing it), the loss
+    reads only the last step's output (the output's gradient is zero elsewhere); the weights', biases'
+    and initial state's gradients equal the composition's."""
+    lstm = nn.LSTM(inputs, hidden, dtype=dtype)
+    with fg.no_grad():
+        for p in lstm.parameters():
+            p.copy_(fg.tensor(rng.uniform(-0.3, 0.3, tuple(p.shape)), dtype=dtype))
+    x = fg.tensor(rng.standard_normal((steps, batch, inputs)), dtype=dtype)
+    state0 = [fg.tensor(rng.standard_normal((1, batch, hidden)), dtype=dtype) for _ in range(2)]
+    weight = fg.tensor(rng.standard_normal((batch, hidden)), dtype=dtype)
+
+    leaves = [t.clone().requires_grad_() for t in state0]
+    out, _ = lstm(x, (leaves[0], leaves[1]))
+    (out[-1] * weight).sum().backward()
+    got = [out] + [t.grad for t in leaves] + [p.grad for p in lstm.parameters()]
+
+    lstm.zero_grad()
+    refs = [t.clone().requires_grad_() for t in state0]
+    params = list(lstm.parameters())
+    r_out, _, _ = _lstm_by_hand(x, *params, refs[0][0], refs[1][0])
+    (r_out[-1] * weight).sum().backward()
+    want = [r_out] + [t.grad for t in refs] + [p.grad for p in params]
+    assert x.grad is None
+    rtol, atol = (1e-4, 1e-5) if dtype == fg.float32 else (1e-11, 1e-12)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=rtol, atol=atol)
+
+
 @pytest.mark.parametrize(
     "kw, top, below",
     [

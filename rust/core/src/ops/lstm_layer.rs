@@ -1,18 +1,19 @@
 //! One LSTM layer in one direction over the whole sequence as one node, `MkldnnRnnLayerBackward0` as
-//! PyTorch's CPU build names it (inputs: input, w_ih, w_hh, b_ih, b_hh, h0, c0). Forward: the input
-//! projections of all steps in one GEMM, the bias added inside it (preloaded), then per step one GEMM
-//! accumulating h·W_hhᵀ into that step's gates and the fused cell. Backward: per step the cell's
-//! gradient and one GEMM for dh; then dx, dW_ih and dW_hh each as one GEMM over all steps, where a
-//! composition of per-step ops would run 3 small GEMMs and several nodes per step.
+//! PyTorch's CPU build names it (inputs: input, w_ih, w_hh, b_ih, b_hh, h0, c0). Forward: per step
+//! x_t·W_ihᵀ + h·W_hhᵀ (bias preloaded) into a small gate buffer, then the fused cell. Backward: per
+//! step the cell's gradient and one GEMM for dh; then dW_ih, dW_hh (and dx when the input needs it)
+//! each as one GEMM over all steps, where a composition of per-step ops would run 3 small GEMMs and
+//! several nodes per step.
 use crate::autograd::{record_outputs, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::Result;
-use crate::kernels::matmul::{matmul_acc_into, MatRef};
+use crate::kernels::matmul::{matmul_acc_into, matmul_into, MatRef};
 use crate::ops::rnn::{backward_row, forward_row, lstm_backward_ops, Gate};
 use crate::pool;
 use crate::tensor::Tensor;
+use std::mem::MaybeUninit;
 
 /// Runs `$body` with `$T` the Rust type of a float32 or float64 dtype (checked before).
 macro_rules! with_float {
@@ -114,9 +115,44 @@ fn for_row_blocks(d: &Dims, part: impl Fn(std::ops::Range<usize>) + Sync) {
 }
 
 /// The transpose of a row-major `rows × cols` matrix, row-major (the gemm crate runs a product with a
-/// contiguous right operand ~1.5× faster than with a transposed view at these sizes).
+/// contiguous right operand ~1.5× faster than with a transposed view at these sizes), in tiles so both
+/// sides stay in cache.
 fn transpose<T: Copy>(w: &[T], rows: usize, cols: usize) -> Vec<T> {
-    (0..cols * rows).map(|i| w[(i % rows) * cols + i / rows]).collect()
+    const TILE: usize = 32;
+    let mut t = Vec::with_capacity(rows * cols);
+    let dst = t.spare_capacity_mut();
+    for c0 in (0..cols).step_by(TILE) {
+        for r0 in (0..rows).step_by(TILE) {
+            for c in c0..(c0 + TILE).min(cols) {
+                let (out, col) = (&mut dst[c * rows..(c + 1) * rows], &w[c..]);
+                for r in r0..(r0 + TILE).min(rows) {
+                    out[r].write(col[r * cols]);
+                }
+            }
+        }
+    }
+    // Safety: the tiles cover every (r, c) once, so every element was written.
+    unsafe { t.set_len(rows * cols) };
+    t
+}
+
+/// A pooled buffer of `len` elements that its users write in full before anyone reads it (no zero-fill
+/// pass over memory); `fill` gets the raw start and writes all `len` elements.
+///
+/// Safety: `fill` writes every element of `0..len` through the pointer.
+unsafe fn written_in_full<T: Send + 'static>(len: usize, fill: impl FnOnce(*mut T)) -> Vec<T> {
+    let mut v = pool::take::<T>(len);
+    fill(v.spare_capacity_mut().as_mut_ptr().cast());
+    unsafe { v.set_len(len) };
+    v
+}
+
+/// `out (m×n) = a · b` through the kernels' write-only product (`out` is not read).
+#[allow(clippy::too_many_arguments)]
+fn product_into<T: Element>(out: &mut [T], a: &[T], ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize) {
+    // Safety: MaybeUninit<T> has T's layout, and the product only writes through it.
+    let dst = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<MaybeUninit<T>>(), out.len()) };
+    matmul_into(dst, a, ma, b, mb, m, k, n)
 }
 
 struct Forward<T> {
@@ -126,46 +162,59 @@ struct Forward<T> {
     ws: Vec<T>,
 }
 
+/// Each part projects its own rows of each step's input inside the time loop (x_t·W_ihᵀ, then
+/// h·W_hhᵀ added, into a few-KB gate buffer that stays in cache), so the input projection runs on all
+/// threads without a (T·B, 4H) gate buffer making a round trip through memory.
 fn forward<T: Gate>(d: Dims, x: &[T], w_ih: &[T], w_hh: &[T], bias: Option<&[T]>, h0: &[T], c0: &[T]) -> Forward<T> {
-    let (b, h, g4, wsw) = (d.batch, d.hidden, 4 * d.hidden, d.ws_width());
-    let mut gates = pool::take::<T>(d.rows() * g4);
-    match bias {
-        Some(bias) => (0..d.rows()).for_each(|_| gates.extend_from_slice(bias)),
-        None => gates.resize(d.rows() * g4, T::ZERO),
-    }
-    let (w_ih_t, w_hh_t) = (transpose(w_ih, g4, d.input), transpose(w_hh, g4, h));
-    matmul_acc_into(&mut gates, x, rows(d.input), &w_ih_t, rows(g4), d.rows(), d.input, g4);
-    let (mut out, mut ws) = (pool::filled(d.rows() * h, T::ZERO), pool::filled(d.rows() * wsw, T::ZERO));
+    let (b, h, g4, wsw, inp) = (d.batch, d.hidden, 4 * d.hidden, d.ws_width(), d.input);
+    let (w_ih_t, w_hh_t) = (transpose(w_ih, g4, inp), transpose(w_hh, g4, h));
     let (mut h_n, mut c_n) = (h0.to_vec(), c0.to_vec());
-    let (gp, op, wp) = (Rows(gates.as_mut_ptr()), Rows(out.as_mut_ptr()), Rows(ws.as_mut_ptr()));
     let (hp, cp) = (Rows(h_n.as_mut_ptr()), Rows(c_n.as_mut_ptr()));
-    for_row_blocks(&d, |block| {
-        let (r0, m) = (block.start, block.len());
-        // Safety: this part's batch rows r0..r0 + m, of each buffer and each step.
-        let (h_cur, c_cur) = unsafe { (hp.slice(r0 * h, m * h), cp.slice(r0 * h, m * h)) };
-        for s in 0..d.steps {
-            let row0 = d.time(s) * b + r0;
-            let (step_gates, step_out, step_ws) =
-                unsafe { (gp.slice(row0 * g4, m * g4), op.slice(row0 * h, m * h), wp.slice(row0 * wsw, m * wsw)) };
-            matmul_acc_into(step_gates, h_cur, rows(h), &w_hh_t, rows(g4), m, h, g4);
-            for r in 0..m {
-                let (act, state) = step_ws[r * wsw..(r + 1) * wsw].split_at_mut(5 * h);
-                let (h_prev, c_prev) = state.split_at_mut(h);
-                h_prev.copy_from_slice(&h_cur[r * h..(r + 1) * h]);
-                c_prev.copy_from_slice(&c_cur[r * h..(r + 1) * h]);
-                let (x_row, out_row) = (&step_gates[r * g4..(r + 1) * g4], &mut step_out[r * h..(r + 1) * h]);
-                forward_row(x_row, c_prev, act, &mut c_cur[r * h..(r + 1) * h], out_row);
-            }
-            h_cur.copy_from_slice(step_out);
-        }
-    });
-    pool::give(gates);
+    let mut ws = Vec::new();
+    let fill_out = |out: *mut T| {
+        let fill_ws = |ws: *mut T| {
+            let (op, wp) = (Rows(out), Rows(ws));
+            for_row_blocks(&d, |block| {
+                let (r0, m) = (block.start, block.len());
+                // Safety: this part's batch rows r0..r0 + m, of each buffer and each step.
+                let (h_cur, c_cur) = unsafe { (hp.slice(r0 * h, m * h), cp.slice(r0 * h, m * h)) };
+                let mut gates = vec![T::ZERO; m * g4];
+                for s in 0..d.steps {
+                    let row0 = d.time(s) * b + r0;
+                    let (step_out, step_ws) = unsafe { (op.slice(row0 * h, m * h), wp.slice(row0 * wsw, m * wsw)) };
+                    let x_t = &x[row0 * inp..(row0 + m) * inp];
+                    match bias {
+                        Some(bias) => {
+                            gates.chunks_exact_mut(g4).for_each(|r| r.copy_from_slice(bias));
+                            matmul_acc_into(&mut gates, x_t, rows(inp), &w_ih_t, rows(g4), m, inp, g4);
+                        }
+                        None => product_into(&mut gates, x_t, rows(inp), &w_ih_t, rows(g4), m, inp, g4),
+                    }
+                    matmul_acc_into(&mut gates, h_cur, rows(h), &w_hh_t, rows(g4), m, h, g4);
+                    for r in 0..m {
+                        let (act, state) = step_ws[r * wsw..(r + 1) * wsw].split_at_mut(5 * h);
+                        let (h_prev, c_prev) = state.split_at_mut(h);
+                        h_prev.copy_from_slice(&h_cur[r * h..(r + 1) * h]);
+                        c_prev.copy_from_slice(&c_cur[r * h..(r + 1) * h]);
+                        let (x_row, out_row) = (&gates[r * g4..(r + 1) * g4], &mut step_out[r * h..(r + 1) * h]);
+                        forward_row(x_row, c_prev, act, &mut c_cur[r * h..(r + 1) * h], out_row);
+                    }
+                    h_cur.copy_from_slice(step_out);
+                }
+            })
+        };
+        // Safety: each step writes its rows' 5H activations and 2H state of the workspace.
+        ws = unsafe { written_in_full(d.rows() * wsw, fill_ws) };
+    };
+    // Safety: each step writes its rows of the output.
+    let out = unsafe { written_in_full(d.rows() * h, fill_out) };
     Forward { out, h_n, c_n, ws }
 }
 
-/// The gradients of (input, w_ih, w_hh, bias, h0, c0); the bias's serves both b_ih and b_hh.
+/// The gradients of (input, w_ih, w_hh, bias, h0, c0); the bias's serves both b_ih and b_hh. The
+/// input's is only computed when asked for (a data batch needs none).
 struct Gradients<T> {
-    input: Vec<T>,
+    input: Option<Vec<T>>,
     w_ih: Vec<T>,
     w_hh: Vec<T>,
     bias: Vec<T>,
@@ -183,41 +232,49 @@ fn backward<T: Gate>(
     g_out: Option<&[T]>,
     g_h: Option<&[T]>,
     g_c: Option<&[T]>,
+    need_input: bool,
 ) -> Gradients<T> {
     let (b, h, g4, wsw) = (d.batch, d.hidden, 4 * d.hidden, d.ws_width());
     let state = |g: Option<&[T]>| g.map_or_else(|| vec![T::ZERO; b * h], <[T]>::to_vec);
     let (mut dh0, mut dc0) = (state(g_h), state(g_c));
-    let mut dgates = pool::filled(d.rows() * g4, T::ZERO);
-    let (dgp, hp, cp) = (Rows(dgates.as_mut_ptr()), Rows(dh0.as_mut_ptr()), Rows(dc0.as_mut_ptr()));
-    for_row_blocks(&d, |block| {
-        let (r0, m) = (block.start, block.len());
-        // Safety: this part's batch rows r0..r0 + m, of each buffer and each step.
-        let (dh, dc) = unsafe { (hp.slice(r0 * h, m * h), cp.slice(r0 * h, m * h)) };
-        let (mut gh, mut dc_prev) = (vec![T::ZERO; m * h], vec![T::ZERO; m * h]);
-        for s in (0..d.steps).rev() {
-            let row0 = d.time(s) * b + r0;
-            match g_out {
-                Some(go) => gh.iter_mut().zip(&*dh).zip(&go[row0 * h..]).for_each(|((y, &a), &o)| *y = a + o),
-                None => gh.copy_from_slice(dh),
+    let (hp, cp) = (Rows(dh0.as_mut_ptr()), Rows(dc0.as_mut_ptr()));
+    let fill = |dg: *mut T| {
+        let dgp = Rows(dg);
+        for_row_blocks(&d, |block| {
+            let (r0, m) = (block.start, block.len());
+            // Safety: this part's batch rows r0..r0 + m, of each buffer and each step.
+            let (dh, dc) = unsafe { (hp.slice(r0 * h, m * h), cp.slice(r0 * h, m * h)) };
+            let (mut gh, mut dc_prev) = (vec![T::ZERO; m * h], vec![T::ZERO; m * h]);
+            for s in (0..d.steps).rev() {
+                let row0 = d.time(s) * b + r0;
+                match g_out {
+                    Some(go) => gh.iter_mut().zip(&*dh).zip(&go[row0 * h..]).for_each(|((y, &a), &o)| *y = a + o),
+                    None => gh.copy_from_slice(dh),
+                }
+                let step_dg = unsafe { dgp.slice(row0 * g4, m * g4) };
+                for r in 0..m {
+                    let w = &ws[(row0 + r) * wsw..(row0 + r + 1) * wsw];
+                    let (dg, rr) = (&mut step_dg[r * g4..(r + 1) * g4], r * h..(r + 1) * h);
+                    backward_row(&w[..5 * h], &w[6 * h..], &gh[rr.clone()], &dc[rr.clone()], dg, &mut dc_prev[rr]);
+                }
+                dc.copy_from_slice(&dc_prev);
+                product_into(dh, step_dg, rows(g4), w_hh, rows(h), m, g4, h);
             }
-            let step_dg = unsafe { dgp.slice(row0 * g4, m * g4) };
-            for r in 0..m {
-                let w = &ws[(row0 + r) * wsw..(row0 + r + 1) * wsw];
-                let (dg, rr) = (&mut step_dg[r * g4..(r + 1) * g4], r * h..(r + 1) * h);
-                backward_row(&w[..5 * h], &w[6 * h..], &gh[rr.clone()], &dc[rr.clone()], dg, &mut dc_prev[rr]);
-            }
-            dc.copy_from_slice(&dc_prev);
-            dh.fill(T::ZERO);
-            matmul_acc_into(dh, step_dg, rows(g4), w_hh, rows(h), m, g4, h);
-        }
+        })
+    };
+    // Safety: each step writes its rows' 4H gate gradients.
+    let dgates = unsafe { written_in_full(d.rows() * g4, fill) };
+    let input = need_input.then(|| {
+        let mut input = pool::take::<T>(d.rows() * d.input);
+        input.resize(d.rows() * d.input, T::ZERO);
+        product_into(&mut input, &dgates, rows(g4), w_ih, rows(d.input), d.rows(), g4, d.input);
+        input
     });
-    let mut input = pool::filled(d.rows() * d.input, T::ZERO);
-    matmul_acc_into(&mut input, &dgates, rows(g4), w_ih, rows(d.input), d.rows(), g4, d.input);
     let mut dw_ih = vec![T::ZERO; g4 * d.input];
-    matmul_acc_into(&mut dw_ih, &dgates, transposed(g4), x, rows(d.input), g4, d.rows(), d.input);
+    product_into(&mut dw_ih, &dgates, transposed(g4), x, rows(d.input), g4, d.rows(), d.input);
     let mut dw_hh = vec![T::ZERO; g4 * h];
     let h_prev = MatRef { offset: 5 * h, row_stride: wsw, col_stride: 1 };
-    matmul_acc_into(&mut dw_hh, &dgates, transposed(g4), ws, h_prev, g4, d.rows(), h);
+    product_into(&mut dw_hh, &dgates, transposed(g4), ws, h_prev, g4, d.rows(), h);
     let mut bias = vec![T::ZERO; g4];
     for r in dgates.chunks_exact(g4) {
         bias.iter_mut().zip(r).for_each(|(acc, &v)| *acc = *acc + v);
@@ -352,28 +409,34 @@ impl Backward for MkldnnRnnLayerBackward0 {
         };
         let [gx, gw_ih, gw_hh, gb, gh0, gc0] = if crate::autograd::grad_mode::is_enabled() {
             let w = LstmWeights { w_ih: &w_ih, w_hh: &w_hh, b_ih: b_ih.as_ref(), b_hh: b_hh.as_ref() };
-            backward_ops(d, &x, &w, &h0, &c0, [g_out.as_ref(), g_h.as_ref(), g_c.as_ref()])?
+            backward_ops(d, &x, &w, &h0, &c0, [g_out.as_ref(), g_h.as_ref(), g_c.as_ref()])?.map(Some)
         } else {
             let ws = ctx.unpack(&self.result3)?;
             with_float!(x.dtype(), T => {
                 let v = |t: &Option<Tensor>| t.as_ref().map(|t| t.to_vec::<T>());
-                let (go, gh, gc) = (v(&g_out), v(&g_h), v(&g_c));
+                let (gh, gc) = (v(&g_h), v(&g_c));
                 let (wi, wh) = (w_ih.to_vec::<T>(), w_hh.to_vec::<T>());
-                let (go, gh, gc) = (go.as_deref(), gh.as_deref(), gc.as_deref());
+                let (gh, gc) = (gh.as_deref(), gc.as_deref());
                 let g = with_rows(&x, |xv: &[T]| {
-                    with_rows(&ws, |wsv: &[T]| backward(d, xv, &wi, &wh, wsv, go, gh, gc))
+                    with_rows(&ws, |wsv: &[T]| {
+                        let run = |go: Option<&[T]>| backward(d, xv, &wi, &wh, wsv, go, gh, gc, ctx.needs(0));
+                        match &g_out {
+                            Some(go) => with_rows(go, |go: &[T]| run(Some(go))),
+                            None => run(None),
+                        }
+                    })
                 });
                 [
-                    Tensor::from_vec(g.input, x.shape())?,
-                    Tensor::from_vec(g.w_ih, w_ih.shape())?,
-                    Tensor::from_vec(g.w_hh, w_hh.shape())?,
-                    Tensor::from_vec(g.bias, &[4 * d.hidden])?,
-                    Tensor::from_vec(g.h0, h0.shape())?,
-                    Tensor::from_vec(g.c0, c0.shape())?,
+                    g.input.map(|v| Tensor::from_vec(v, x.shape())).transpose()?,
+                    Some(Tensor::from_vec(g.w_ih, w_ih.shape())?),
+                    Some(Tensor::from_vec(g.w_hh, w_hh.shape())?),
+                    Some(Tensor::from_vec(g.bias, &[4 * d.hidden])?),
+                    Some(Tensor::from_vec(g.h0, h0.shape())?),
+                    Some(Tensor::from_vec(g.c0, c0.shape())?),
                 ]
             })
         };
-        let keep = |i: usize, t: Tensor| ctx.needs(i).then_some(t);
+        let keep = |i: usize, t: Option<Tensor>| t.filter(|_| ctx.needs(i));
         Ok(vec![
             keep(0, gx),
             keep(1, gw_ih),
