@@ -13,6 +13,9 @@
 //! ±inf and NaN: exact GELU gives inf, NaN and NaN for +inf, -inf and NaN (as `math::gelu_f32`; PyTorch
 //! gives NaN for +inf too); the tanh form inf, NaN, NaN, as PyTorch. Without FMA (the baseline level)
 //! the previous scalar formulas run.
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+
 use crate::kernels::math::{exp_f32, gelu_f32};
 use crate::kernels::simd::{level, map_into, Level};
 use std::mem::MaybeUninit;
@@ -127,7 +130,10 @@ pub unsafe fn gelu_f32_into_avx2(out: &mut [MaybeUninit<f32>], x: &[f32], form: 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
 pub unsafe fn gelu_f32_into_avx512(out: &mut [MaybeUninit<f32>], x: &[f32], form: GeluForm) {
-    fill_fma(out, x, form)
+    match form {
+        GeluForm::Exact => avx512::gelu_exact_f32_into(out, x),
+        GeluForm::Tanh => fill_fma(out, x, form),
+    }
 }
 
 /// The path without FMA: `math::gelu_f32` (erf in float64) or `gelu_tanh_f32`.

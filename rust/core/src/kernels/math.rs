@@ -151,7 +151,7 @@ pub fn silu_f32(x: f32) -> f32 {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod x86 {
+pub(crate) mod x86 {
     use super::*;
     use std::arch::x86_64::*;
 
@@ -159,7 +159,7 @@ mod x86 {
     const P: [f32; 6] = [1.987_569_1e-4, 1.398_199_9e-3, 8.333_452e-3, 4.166_579_6e-2, 0.166_666_65, 0.5];
 
     #[target_feature(enable = "avx512f,fma")]
-    unsafe fn exp_f32x16(x: __m512) -> __m512 {
+    pub(crate) unsafe fn exp_f32x16(x: __m512) -> __m512 {
         let set = _mm512_set1_ps;
         // the clamp of `exp_f32`; min/max return their second operand when either is NaN, so NaN stays
         let x = _mm512_max_ps(set(-104.0), _mm512_min_ps(set(89.0), x));
@@ -177,7 +177,7 @@ mod x86 {
     /// `kernel` over a slice, sixteen lanes at a time; the tail through the same kernel (masked), so no
     /// element's result depends on its position.
     #[inline(always)]
-    unsafe fn map16(out: &mut [MaybeUninit<f32>], x: &[f32], kernel: impl Fn(__m512) -> __m512) {
+    pub(crate) unsafe fn map16(out: &mut [MaybeUninit<f32>], x: &[f32], kernel: impl Fn(__m512) -> __m512) {
         let n = out.len().min(x.len());
         let (src, dst) = (x.as_ptr(), out.as_mut_ptr().cast::<f32>());
         let mut i = 0;
