@@ -15,13 +15,17 @@
 //! the previous scalar formulas run.
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+#[cfg(target_arch = "x86_64")]
+mod tables;
 
-use crate::kernels::math::{exp_f32, gelu_f32};
-use crate::kernels::simd::{level, map_into, Level};
+use crate::kernels::math::{erf_f32, exp_f32, gelu_f32};
+use crate::kernels::simd::{level, map_into, zip_into, Level};
 use std::mem::MaybeUninit;
 
 /// |GELU error| <= GELU_ABS·|x| (measured, see the tests).
 pub const GELU_ABS: f64 = 2.5e-7;
+/// |error of g·GELU'(x)| <= GELU_GRAD_ABS·|g| (measured, see the tests).
+pub const GELU_GRAD_ABS: f64 = 2.5e-7;
 
 const SQRT_2_OVER_PI: f32 = 0.797_884_6;
 const GELU_TANH_COEF: f32 = 0.044715;
@@ -132,7 +136,7 @@ pub unsafe fn gelu_f32_into_avx2(out: &mut [MaybeUninit<f32>], x: &[f32], form: 
 pub unsafe fn gelu_f32_into_avx512(out: &mut [MaybeUninit<f32>], x: &[f32], form: GeluForm) {
     match form {
         GeluForm::Exact => avx512::gelu_exact_f32_into(out, x),
-        GeluForm::Tanh => fill_fma(out, x, form),
+        GeluForm::Tanh => avx512::gelu_tanh_f32_into(out, x),
     }
 }
 
@@ -163,6 +167,28 @@ pub fn gelu_f32_into(out: &mut [MaybeUninit<f32>], x: &[f32]) {
 /// `out[i] = GELU(x[i])` for float32, the tanh form.
 pub fn gelu_tanh_f32_into(out: &mut [MaybeUninit<f32>], x: &[f32]) {
     gelu_into(out, x, GeluForm::Tanh)
+}
+
+/// GELU'(x) = Φ(x) + x·φ(x) of a float32, through `erf_f32` and `exp_f32`.
+#[inline(always)]
+pub fn gelu_grad_f32(x: f32) -> f32 {
+    const INV_SQRT_2PI: f32 = 0.398_942_3;
+    0.5 * (1.0 + erf_f32(x * std::f32::consts::FRAC_1_SQRT_2)) + x * (exp_f32(-0.5 * x * x) * INV_SQRT_2PI)
+}
+
+/// `out[i] = g[i]·GELU'(x[i])` without the AVX-512 table.
+pub fn gelu_backward_f32_into_baseline(out: &mut [MaybeUninit<f32>], g: &[f32], x: &[f32]) {
+    zip_into(out, g, x, &|g, x| g * gelu_grad_f32(x))
+}
+
+/// `out[i] = g[i]·GELU'(x[i])` for float32, the exact form's gradient (slices of one length).
+pub fn gelu_backward_f32_into(out: &mut [MaybeUninit<f32>], g: &[f32], x: &[f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if level() == Level::Avx512 {
+        // Safety: AVX-512F and FMA are present (checked by `level`).
+        return unsafe { avx512::gelu_backward_f32_into(out, g, x) };
+    }
+    gelu_backward_f32_into_baseline(out, g, x)
 }
 
 #[cfg(test)]
@@ -254,6 +280,51 @@ mod tests {
                 assert_eq!(got[2], f32::INFINITY, "{} {form:?}", path.0);
                 assert!(got[3].is_nan() && got[4].is_nan(), "{} {form:?} {got:?}", path.0);
             }
+        }
+    }
+
+    type GradPath = (&'static str, fn(&mut [MaybeUninit<f32>], &[f32], &[f32]));
+
+    fn grad_paths() -> Vec<GradPath> {
+        let mut p: Vec<GradPath> = vec![("baseline", gelu_backward_f32_into_baseline)];
+        #[cfg(target_arch = "x86_64")]
+        if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("fma") {
+            // Safety: the features were just checked.
+            p.push(("avx512", |o, g, x| unsafe { avx512::gelu_backward_f32_into(o, g, x) }));
+        }
+        p
+    }
+
+    /// g·GELU'(x) on each path within `GELU_GRAD_ABS`·|g| of float64 (and one rounding of the product), on
+    /// lengths around the vector width and unaligned starts; NaN at ±inf and NaN, g/2 at ±0.
+    #[test]
+    fn every_gradient_path_within_its_bound() {
+        let xs = points();
+        let gs: Vec<f32> = (0..xs.len()).map(|i| [1.0, -0.75, 3.0e-3, 2.5e4][i % 4]).collect();
+        let want = |x: f64| {
+            let phi = 0.5 * libm::erfc(-x * std::f64::consts::FRAC_1_SQRT_2);
+            phi + x * (-0.5 * x * x).exp() * 0.398_942_280_401_432_7
+        };
+        for path in grad_paths() {
+            for (start, len) in [(0, 1), (1, 7), (3, 17), (5, 31), (1, 300), (0, xs.len())] {
+                let (x, g) = (&xs[start..start + len], &gs[start..start + len]);
+                let mut out = vec![MaybeUninit::uninit(); len];
+                (path.1)(&mut out, g, x);
+                for ((&v, &gv), o) in x.iter().zip(g).zip(out) {
+                    // Safety: every path writes every element.
+                    let got = unsafe { o.assume_init() } as f64;
+                    let w = gv as f64 * want(v as f64);
+                    let ok = (got - w).abs() <= GELU_GRAD_ABS * (gv as f64).abs() + 6e-8 * w.abs();
+                    assert!(ok, "{} g={gv} x={v:e}: {got:e}, want {w:e}", path.0);
+                }
+            }
+            let specials = [0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN];
+            let mut out = vec![MaybeUninit::uninit(); specials.len()];
+            (path.1)(&mut out, &[3.0; 5], &specials);
+            // Safety: every path writes every element.
+            let got: Vec<f32> = out.into_iter().map(|v| unsafe { v.assume_init() }).collect();
+            assert_eq!(&got[..2], &[1.5, 1.5], "{}", path.0);
+            assert!(got[2..].iter().all(|v| v.is_nan()), "{} {got:?}", path.0);
         }
     }
 }

@@ -50,6 +50,9 @@ pub fn exp_f32(x: f32) -> f32 {
 /// `out[i] = f(x[i])` over float32 slices of one length.
 pub type F32SliceKernel = fn(&mut [MaybeUninit<f32>], &[f32]);
 
+/// `out[i] = f(a[i], b[i])` over float32 slices of one length.
+pub type F32ZipKernel = fn(&mut [MaybeUninit<f32>], &[f32], &[f32]);
+
 /// A float32 slice kernel: its own AVX-512 code where the CPU has it, else the scalar function
 /// through the generic vectorized loop (the other levels).
 macro_rules! avx512_or_scalar {

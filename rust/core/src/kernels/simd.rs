@@ -189,16 +189,26 @@ pub fn zip_slices<A: Copy + Sync + Send + 'static, B: Copy + Sync + Send + 'stat
     b: &[B],
     f: impl Fn(A, B) -> U + Sync,
 ) -> Vec<U> {
+    zip_slices_by(a, b, |o, a, b| zip_dispatch(o, a, b, &f))
+}
+
+/// `kernel(out, a, b)` over two contiguous slices of one length into a fresh (pooled) vector, on parts
+/// in parallel when large: for binary loops written by hand (intrinsics).
+pub fn zip_slices_by<A: Copy + Sync + Send + 'static, B: Copy + Sync + Send + 'static, U: Send + 'static>(
+    a: &[A],
+    b: &[B],
+    kernel: impl Fn(&mut [MaybeUninit<U>], &[A], &[B]) + Sync,
+) -> Vec<U> {
     let n = a.len().min(b.len());
     let mut out: Vec<U> = crate::pool::take(n);
     let dst = &mut out.spare_capacity_mut()[..n];
     if n >= PARALLEL_ABOVE {
         let chunk = chunk_len(n);
-        par_chunks_mut(dst, chunk, &|c, o| zip_dispatch(o, &a[c * chunk..][..o.len()], &b[c * chunk..][..o.len()], &f));
+        par_chunks_mut(dst, chunk, &|c, o| kernel(o, &a[c * chunk..][..o.len()], &b[c * chunk..][..o.len()]));
     } else {
-        zip_dispatch(dst, &a[..n], &b[..n], &f);
+        kernel(dst, &a[..n], &b[..n]);
     }
-    // Safety: every one of the first n slots was written above.
+    // Safety: `kernel` writes every slot of `out` it is given (the contract of the `*_into` kernels).
     unsafe { out.set_len(n) };
     out
 }

@@ -18,7 +18,8 @@ use crate::dtype::DType;
 use crate::element::Float;
 use crate::error::{Error, Result};
 use crate::kernels::elementwise::{map1, map1_by};
-use crate::kernels::math::F32SliceKernel;
+use crate::kernels::math::{F32SliceKernel, F32ZipKernel};
+use crate::kernels::simd::zip_slices_by;
 use crate::layout::Layout;
 use crate::ops::formula::{fusable, zip};
 use crate::tensor::Tensor;
@@ -78,6 +79,11 @@ pub trait UnaryOp: Fields + GradFnNames + Copy + Send + Sync + 'static {
     /// backward pass is not recorded (same values; `grad` stays the definition).
     fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
         None::<fn(T, T) -> T>
+    }
+
+    /// `fused_grad` for float32 as a hand-vectorized kernel over (g, s), used where both are contiguous.
+    fn f32_fused_grad_kernel(self) -> Option<F32ZipKernel> {
+        None
     }
 }
 
@@ -205,7 +211,10 @@ impl<O: UnaryOp> Backward for UnaryBackward<O> {
         let s = ctx.unpack_opt(&self.saved)?.unwrap_or_else(|| g.clone());
         if fusable(g, &s) {
             let fused = match g.dtype() {
-                DType::F32 => self.op.fused_grad::<f32>().map(|f| zip(g, &s, f)),
+                DType::F32 => match self.op.f32_fused_grad_kernel().and_then(|k| zip_contiguous_f32(g, &s, k)) {
+                    Some(grad) => Some(grad),
+                    None => self.op.fused_grad::<f32>().map(|f| zip(g, &s, f)),
+                },
                 DType::F64 => self.op.fused_grad::<f64>().map(|f| zip(g, &s, f)),
                 _ => None,
             };
@@ -215,6 +224,17 @@ impl<O: UnaryOp> Backward for UnaryBackward<O> {
         }
         one(self.op.grad(g, &s))
     }
+}
+
+/// `kernel(g, s)` into a new tensor when both are contiguous (they have one shape already).
+fn zip_contiguous_f32(g: &Tensor, s: &Tensor, kernel: F32ZipKernel) -> Option<Result<Tensor>> {
+    let v = g.with_data(|lg, xg: &[f32]| {
+        s.with_data(|ls, xs: &[f32]| {
+            let (rg, rs) = (lg.contiguous_range()?, ls.contiguous_range()?);
+            Some(zip_slices_by(&xg[rg], &xs[rs], kernel))
+        })
+    })?;
+    Some(Tensor::from_vec(v, g.shape()))
 }
 
 /// The unary ops that are Tensor methods without arguments, and `ferrograd.<name>(input)` functions:
