@@ -18,7 +18,7 @@ mod avx512;
 #[cfg(target_arch = "x86_64")]
 mod tables;
 
-use crate::kernels::math::{erf_f32, exp_f32, gelu_f32};
+use crate::kernels::math::{erf_f32, exp_f32, gelu_f32, F32ZipKernel};
 use crate::kernels::simd::{level, map_into, zip_into, Level};
 use std::mem::MaybeUninit;
 
@@ -191,6 +191,16 @@ pub fn gelu_backward_f32_into(out: &mut [MaybeUninit<f32>], g: &[f32], x: &[f32]
     gelu_backward_f32_into_baseline(out, g, x)
 }
 
+/// The AVX-512 kernel of the tanh form's gradient, where the CPU has it (else the tensor-op formula runs).
+pub fn gelu_tanh_backward_f32_kernel() -> Option<F32ZipKernel> {
+    #[cfg(target_arch = "x86_64")]
+    if level() == Level::Avx512 {
+        // Safety: the function pointer is handed out only when AVX-512F and FMA are present.
+        return Some(|o, g, x| unsafe { avx512::gelu_tanh_backward_f32_into(o, g, x) });
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,14 +293,28 @@ mod tests {
         }
     }
 
-    type GradPath = (&'static str, fn(&mut [MaybeUninit<f32>], &[f32], &[f32]));
+    type GradPath = (&'static str, fn(&mut [MaybeUninit<f32>], &[f32], &[f32]), fn(f64) -> f64);
+
+    fn exact_grad(x: f64) -> f64 {
+        let phi = 0.5 * libm::erfc(-x * std::f64::consts::FRAC_1_SQRT_2);
+        phi + x * (-0.5 * x * x).exp() * 0.398_942_280_401_432_7
+    }
+
+    fn tanh_grad(x: f64) -> f64 {
+        let k = 0.797_884_560_802_865_4;
+        let t = (k * (x + 0.044715 * x * x * x)).tanh();
+        // 1 - t² as 4σ(1 - σ), without the cancellation
+        let sigma = 1.0 / (1.0 + (-2.0 * k * (x + 0.044715 * x * x * x)).exp());
+        0.5 * (1.0 + t) + 2.0 * x * sigma * (1.0 - sigma) * k * (1.0 + 3.0 * 0.044715 * x * x)
+    }
 
     fn grad_paths() -> Vec<GradPath> {
-        let mut p: Vec<GradPath> = vec![("baseline", gelu_backward_f32_into_baseline)];
+        let mut p: Vec<GradPath> = vec![("baseline", gelu_backward_f32_into_baseline, exact_grad)];
         #[cfg(target_arch = "x86_64")]
         if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("fma") {
             // Safety: the features were just checked.
-            p.push(("avx512", |o, g, x| unsafe { avx512::gelu_backward_f32_into(o, g, x) }));
+            p.push(("avx512", |o, g, x| unsafe { avx512::gelu_backward_f32_into(o, g, x) }, exact_grad));
+            p.push(("avx512 tanh", |o, g, x| unsafe { avx512::gelu_tanh_backward_f32_into(o, g, x) }, tanh_grad));
         }
         p
     }
@@ -301,11 +325,8 @@ mod tests {
     fn every_gradient_path_within_its_bound() {
         let xs = points();
         let gs: Vec<f32> = (0..xs.len()).map(|i| [1.0, -0.75, 3.0e-3, 2.5e4][i % 4]).collect();
-        let want = |x: f64| {
-            let phi = 0.5 * libm::erfc(-x * std::f64::consts::FRAC_1_SQRT_2);
-            phi + x * (-0.5 * x * x).exp() * 0.398_942_280_401_432_7
-        };
         for path in grad_paths() {
+            let want = path.2;
             for (start, len) in [(0, 1), (1, 7), (3, 17), (5, 31), (1, 300), (0, xs.len())] {
                 let (x, g) = (&xs[start..start + len], &gs[start..start + len]);
                 let mut out = vec![MaybeUninit::uninit(); len];

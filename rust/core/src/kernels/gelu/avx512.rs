@@ -75,7 +75,24 @@ pub unsafe fn gelu_tanh_f32_into(out: &mut [MaybeUninit<f32>], x: &[f32]) {
     })
 }
 
-/// `out[i] = g[i]·GELU'(x[i])`, the exact form's gradient, over slices of one length (the tail masked).
+/// `out[i] = kernel(g[i], x[i])` over slices of one length, sixteen lanes at a time (the tail masked).
+#[inline(always)]
+unsafe fn zip16(out: &mut [MaybeUninit<f32>], g: &[f32], x: &[f32], kernel: impl Fn(__m512, __m512) -> __m512) {
+    let n = out.len().min(g.len()).min(x.len());
+    let (gp, xp, dst) = (g.as_ptr(), x.as_ptr(), out.as_mut_ptr().cast::<f32>());
+    let mut i = 0;
+    while i + 16 <= n {
+        _mm512_storeu_ps(dst.add(i), kernel(_mm512_loadu_ps(gp.add(i)), _mm512_loadu_ps(xp.add(i))));
+        i += 16;
+    }
+    if i < n {
+        let mask: __mmask16 = (1u16 << (n - i)) - 1;
+        let r = kernel(_mm512_maskz_loadu_ps(mask, gp.add(i)), _mm512_maskz_loadu_ps(mask, xp.add(i)));
+        _mm512_mask_storeu_ps(dst.add(i), mask, r);
+    }
+}
+
+/// `out[i] = g[i]·GELU'(x[i])`, the exact form's gradient, over slices of one length.
 ///
 /// # Safety
 /// The CPU must have AVX-512F and FMA.
@@ -83,18 +100,30 @@ pub unsafe fn gelu_tanh_f32_into(out: &mut [MaybeUninit<f32>], x: &[f32]) {
 pub unsafe fn gelu_backward_f32_into(out: &mut [MaybeUninit<f32>], g: &[f32], x: &[f32]) {
     let tab = load(&DGELU_TABLE);
     // + x·0: NaN at ±inf, as Φ(x) + x·φ(x) gives there (and PyTorch)
-    let dgelu = |v: __m512| _mm512_fmadd_ps(v, _mm512_setzero_ps(), lookup(v, &tab));
-    let n = out.len().min(g.len()).min(x.len());
-    let (gp, xp, dst) = (g.as_ptr(), x.as_ptr(), out.as_mut_ptr().cast::<f32>());
-    let mut i = 0;
-    while i + 16 <= n {
-        let d = dgelu(_mm512_loadu_ps(xp.add(i)));
-        _mm512_storeu_ps(dst.add(i), _mm512_mul_ps(_mm512_loadu_ps(gp.add(i)), d));
-        i += 16;
-    }
-    if i < n {
-        let mask: __mmask16 = (1u16 << (n - i)) - 1;
-        let d = dgelu(_mm512_maskz_loadu_ps(mask, xp.add(i)));
-        _mm512_mask_storeu_ps(dst.add(i), mask, _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, gp.add(i)), d));
-    }
+    zip16(out, g, x, |gv, v| _mm512_mul_ps(gv, _mm512_fmadd_ps(v, _mm512_setzero_ps(), lookup(v, &tab))))
+}
+
+/// `out[i] = g[i]·d/dx GELU_tanh(x[i])` over slices of one length. With σ = 1/(1 + e^{-2y}) (the forward's
+/// factor) and 1 - tanh² y = 4σ(1 - σ), 1 - σ = e^{-2y}·σ: the derivative is σ·(1 + 2x·y'·e^{-2y}·σ), without
+/// the cancellation of PyTorch's 1 - tanh² (same function). The exponent is capped at 80 so e^{-2y}·σ stays 1
+/// for x < -9, and x clamped to ±30 for the rest (the derivative is 0 or 1 to float32 there).
+///
+/// # Safety
+/// The CPU must have AVX-512F and FMA.
+#[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+pub unsafe fn gelu_tanh_backward_f32_into(out: &mut [MaybeUninit<f32>], g: &[f32], x: &[f32]) {
+    let set = _mm512_set1_ps;
+    let (c1, c3) = (set(-2.0 * SQRT_2_OVER_PI), set(-2.0 * SQRT_2_OVER_PI * GELU_TANH_COEF));
+    // 2y' = 2k·(1 + 3a·x²)
+    let (d1, d3) = (set(2.0 * SQRT_2_OVER_PI), set(6.0 * SQRT_2_OVER_PI * GELU_TANH_COEF));
+    zip16(out, g, x, |gv, v| {
+        let xc = _mm512_max_ps(set(-30.0), _mm512_min_ps(set(30.0), v));
+        let x2 = _mm512_mul_ps(xc, xc);
+        let e = exp_f32x16(_mm512_min_ps(set(80.0), _mm512_mul_ps(xc, _mm512_fmadd_ps(x2, c3, c1))));
+        let sigma = _mm512_div_ps(set(1.0), _mm512_add_ps(set(1.0), e));
+        let w = _mm512_mul_ps(_mm512_mul_ps(xc, _mm512_fmadd_ps(x2, d3, d1)), _mm512_mul_ps(e, sigma));
+        let d = _mm512_fmadd_ps(w, sigma, sigma);
+        // + x·0: NaN at ±inf, as PyTorch's formula gives there
+        _mm512_mul_ps(gv, _mm512_fmadd_ps(v, _mm512_setzero_ps(), d))
+    })
 }
