@@ -173,7 +173,7 @@ impl UnaryOp for Gelu {
     fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
         let (half, r) = (T::from_f64(0.5), T::from_f64(FRAC_1_SQRT_2));
         let pdf0 = T::from_f64(0.5 * FRAC_2_SQRT_PI * FRAC_1_SQRT_2);
-        // the exact form's `grad` in one pass (the tanh form's, through tanh_f32, ran at half the speed of its tensor ops)
+        // the exact form's `grad` in one pass (the tanh form's, through tanh_f32, ran at half its tensor ops' speed)
         (self.approximate == GeluApproximate::None)
             .then_some(move |g: T, x: T| g * (half * (T::ONE + (x * r).erf()) + x * ((-half * x * x).exp() * pdf0)))
     }
