@@ -10,8 +10,8 @@
 //!   x < -3, where Φ(x) < 1.4e-3, the relative error grows (the table's stays below 3e-7 down to -4).
 //! - tanh, `x/2·(1 + tanh(√(2/π)(x + 0.044715x³)))`, computed as x / (1 + e^{-2√(2/π)(x + 0.044715x³)}),
 //!   the same function without the cancellation of 1 + tanh for x < 0 (on AVX-512 with its own exp).
-//! - the exact form's gradient g·(Φ(x) + x·φ(x)) in one pass (on AVX-512 from a table too), within
-//!   `GELU_GRAD_ABS`·|g|; the tanh form's on AVX-512 (elsewhere its tensor-op formula runs).
+//! - on AVX-512, both gradients in one pass each: the exact form's g·(Φ(x) + x·φ(x)) from a table too, within
+//!   `GELU_GRAD_ABS`·|g|, and the tanh form's (elsewhere their tensor-op formulas run).
 //!
 //! ±inf and NaN: exact GELU gives inf, NaN and NaN for +inf, -inf and NaN (as `math::gelu_f32`; PyTorch
 //! gives NaN for +inf too); the tanh form inf, NaN, NaN, as PyTorch; both gradients NaN at ±inf and NaN,
@@ -21,8 +21,8 @@ mod avx512;
 #[cfg(target_arch = "x86_64")]
 mod tables;
 
-use crate::kernels::math::{erf_f32, exp_f32, gelu_f32, F32ZipKernel};
-use crate::kernels::simd::{level, map_into, zip_into, Level};
+use crate::kernels::math::{exp_f32, gelu_f32, F32ZipKernel};
+use crate::kernels::simd::{level, map_into, Level};
 use std::mem::MaybeUninit;
 
 /// |GELU error| <= GELU_ABS·|x| (measured, see the tests).
@@ -172,35 +172,19 @@ pub fn gelu_tanh_f32_into(out: &mut [MaybeUninit<f32>], x: &[f32]) {
     gelu_into(out, x, GeluForm::Tanh)
 }
 
-/// GELU'(x) = Φ(x) + x·φ(x) of a float32, through `erf_f32` and `exp_f32`.
-#[inline(always)]
-pub fn gelu_grad_f32(x: f32) -> f32 {
-    const INV_SQRT_2PI: f32 = 0.398_942_3;
-    0.5 * (1.0 + erf_f32(x * std::f32::consts::FRAC_1_SQRT_2)) + x * (exp_f32(-0.5 * x * x) * INV_SQRT_2PI)
-}
-
-/// `out[i] = g[i]·GELU'(x[i])` without the AVX-512 table.
-pub fn gelu_backward_f32_into_baseline(out: &mut [MaybeUninit<f32>], g: &[f32], x: &[f32]) {
-    zip_into(out, g, x, &|g, x| g * gelu_grad_f32(x))
-}
-
-/// `out[i] = g[i]·GELU'(x[i])` for float32, the exact form's gradient (slices of one length).
-pub fn gelu_backward_f32_into(out: &mut [MaybeUninit<f32>], g: &[f32], x: &[f32]) {
+/// The AVX-512 kernels of the gradients, `out[i] = g[i]·GELU'(x[i])` over float32 slices of one length, where
+/// the CPU has AVX-512 (elsewhere the tensor-op formulas of `Gelu::grad` run: a fused closure of `erf_f32` and
+/// `exp_f32` measured no faster than them).
+pub fn gelu_backward_f32_kernel(form: GeluForm) -> Option<F32ZipKernel> {
     #[cfg(target_arch = "x86_64")]
     if level() == Level::Avx512 {
-        // Safety: AVX-512F and FMA are present (checked by `level`).
-        return unsafe { avx512::gelu_backward_f32_into(out, g, x) };
+        // Safety: the function pointers are handed out only when AVX-512F and FMA are present.
+        return Some(match form {
+            GeluForm::Exact => |o, g, x| unsafe { avx512::gelu_backward_f32_into(o, g, x) },
+            GeluForm::Tanh => |o, g, x| unsafe { avx512::gelu_tanh_backward_f32_into(o, g, x) },
+        });
     }
-    gelu_backward_f32_into_baseline(out, g, x)
-}
-
-/// The AVX-512 kernel of the tanh form's gradient, where the CPU has it (else the tensor-op formula runs).
-pub fn gelu_tanh_backward_f32_kernel() -> Option<F32ZipKernel> {
-    #[cfg(target_arch = "x86_64")]
-    if level() == Level::Avx512 {
-        // Safety: the function pointer is handed out only when AVX-512F and FMA are present.
-        return Some(|o, g, x| unsafe { avx512::gelu_tanh_backward_f32_into(o, g, x) });
-    }
+    let _ = form;
     None
 }
 
@@ -312,7 +296,7 @@ mod tests {
     }
 
     fn grad_paths() -> Vec<GradPath> {
-        let mut p: Vec<GradPath> = vec![("baseline", gelu_backward_f32_into_baseline, exact_grad)];
+        let mut p: Vec<GradPath> = vec![];
         #[cfg(target_arch = "x86_64")]
         if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("fma") {
             // Safety: the features were just checked.
@@ -323,7 +307,8 @@ mod tests {
     }
 
     /// g·GELU'(x) on each path within `GELU_GRAD_ABS`·|g| of float64 (and one rounding of the product), on
-    /// lengths around the vector width and unaligned starts; NaN at ±inf and NaN, g/2 at ±0.
+    /// lengths around the vector width and unaligned starts; NaN at ±inf and NaN, g/2 at ±0. (Only AVX-512
+    /// has kernels of its own; elsewhere the tensor-op formula runs, tested through Python.)
     #[test]
     fn every_gradient_path_within_its_bound() {
         let xs = points();

@@ -3,7 +3,7 @@ use super::{IntInputs, Keeps, UnaryOp};
 use crate::autograd::{AsField, Field};
 use crate::element::Float;
 use crate::error::Result;
-use crate::kernels::gelu::{gelu_backward_f32_into, gelu_f32_into, gelu_tanh_backward_f32_kernel, gelu_tanh_f32_into};
+use crate::kernels::gelu::{gelu_backward_f32_kernel, gelu_f32_into, gelu_tanh_f32_into, GeluForm};
 use crate::kernels::math::{erf_f32_into, sigmoid_f32_into, silu_f32_into, F32SliceKernel, F32ZipKernel};
 use crate::ops::formula::c;
 use crate::tensor::Tensor;
@@ -170,18 +170,11 @@ impl UnaryOp for Gelu {
         let right = x.mul(&c(0.5))?.mul(&c(1.0).sub(&t.mul(&t)?)?)?.mul(&dinner)?;
         g.mul(&left.add(&right)?)
     }
-    fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
-        let (half, r) = (T::from_f64(0.5), T::from_f64(FRAC_1_SQRT_2));
-        let pdf0 = T::from_f64(0.5 * FRAC_2_SQRT_PI * FRAC_1_SQRT_2);
-        // the exact form's `grad` in one pass (the tanh form's, through tanh_f32, ran at half its tensor ops' speed)
-        (self.approximate == GeluApproximate::None)
-            .then_some(move |g: T, x: T| g * (half * (T::ONE + (x * r).erf()) + x * ((-half * x * x).exp() * pdf0)))
-    }
     fn f32_fused_grad_kernel(self) -> Option<F32ZipKernel> {
-        match self.approximate {
-            GeluApproximate::None => Some(gelu_backward_f32_into),
-            GeluApproximate::Tanh => gelu_tanh_backward_f32_kernel(),
-        }
+        gelu_backward_f32_kernel(match self.approximate {
+            GeluApproximate::None => GeluForm::Exact,
+            GeluApproximate::Tanh => GeluForm::Tanh,
+        })
     }
 }
 
