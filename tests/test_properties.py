@@ -78,7 +78,9 @@ def _expected_binary(op, a, b, out_dtype):
     if out_dtype == "bool":  # bool + bool is logical or, bool * bool logical and
         return {"+": np.logical_or, "*": np.logical_and}[op](a, b)
     with np.errstate(all="ignore"):
-        return ARITH[op](a.astype(np.float64), b.astype(np.float64))
+        exact = ARITH[op](a.astype(np.float64), b.astype(np.float64))
+        # rounded to the result's dtype: 1 / 1.03e-41 is inf in float32 (as in torch and numpy), not 9.7e40
+        return exact.astype(np.float32) if out_dtype == "float32" else exact
 
 
 def _tolerance(out_dtype):
