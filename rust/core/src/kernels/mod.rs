@@ -2,6 +2,7 @@
 pub mod conv;
 pub mod elementwise;
 pub mod gelu;
+pub mod gemv;
 pub mod math;
 pub mod matmul;
 pub mod reduce;

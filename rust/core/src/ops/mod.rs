@@ -13,6 +13,7 @@ pub mod index;
 mod inplace;
 pub mod layer_norm;
 mod linalg;
+mod linear;
 pub mod loss;
 pub mod lstm_layer;
 mod matmul;

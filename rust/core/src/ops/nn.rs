@@ -191,6 +191,24 @@ impl Tensor {
 
     /// `addmm(bias, a, b)` = bias + a @ b, with one node (AddmmBackward0).
     pub fn addmm(bias: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        let out = match crate::ops::linear::bias_mm(bias, a, b) {
+            Some(out) => out?,
+            None => Tensor::addmm_composed(bias, a, b)?,
+        };
+        Ok(record(out, &[bias, a, b], |_| AddmmBackward0 {
+            alpha: 1,
+            beta: 1,
+            mat1: b.requires_grad().then(|| SavedTensor::input(a)),
+            mat1_sym_sizes: matrix(a.shape()),
+            mat1_sym_strides: a.requires_grad().then(|| matrix(a.strides())),
+            mat2: a.requires_grad().then(|| SavedTensor::input(b)),
+            mat2_sym_sizes: matrix(b.shape()),
+            mat2_sym_strides: b.requires_grad().then(|| matrix(b.strides())),
+        }))
+    }
+
+    /// `addmm`'s forward as `bias + a @ b` (other dtypes, a bias that does not broadcast: their errors).
+    fn addmm_composed(bias: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         let prod = a.detach().mm(&b.detach())?;
         let out = bias.detach().add(&prod)?;
         if out.shape() != prod.shape() {
@@ -205,16 +223,7 @@ impl Tensor {
                 bias.shape()
             );
         }
-        Ok(record(out, &[bias, a, b], |_| AddmmBackward0 {
-            alpha: 1,
-            beta: 1,
-            mat1: b.requires_grad().then(|| SavedTensor::input(a)),
-            mat1_sym_sizes: matrix(a.shape()),
-            mat1_sym_strides: a.requires_grad().then(|| matrix(a.strides())),
-            mat2: a.requires_grad().then(|| SavedTensor::input(b)),
-            mat2_sym_sizes: matrix(b.shape()),
-            mat2_sym_strides: b.requires_grad().then(|| matrix(b.strides())),
-        }))
+        Ok(out)
     }
 }
 
