@@ -190,8 +190,17 @@ impl Tensor {
         match (da, db) {
             (1, 1) => self.dot(other),
             (2, 1) => self.mv(other),
-            (1, 2) => self.unsqueeze(0)?.mm(other)?.squeeze_dim(0),
+            (1, 2) => Ok(self.unsqueeze(0)?.mm(other)?.squeezed_in_place(0)),
             (2, 2) => self.mm(other),
+            (_, 2) if self.shape()[da - 1] == other.shape()[0] && (other.requires_grad() || self.is_contiguous()) => {
+                // as PyTorch, a batch of matrices times one matrix is folded into one product (a strided batch
+                // only when the matrix needs its gradient)
+                let k = self.shape()[da - 1];
+                let rows = self.shape()[..da - 1].iter().product::<usize>();
+                let mut shape = self.shape()[..da - 1].to_vec();
+                shape.push(other.shape()[1]);
+                self.reshape(&[rows, k])?.mm(other)?.unsafe_view(&shape)
+            }
             _ => {
                 let a = if da == 1 { self.unsqueeze(0)? } else { self.clone() };
                 let b = if db == 1 { other.unsqueeze(1)? } else { other.clone() };

@@ -209,9 +209,18 @@ impl Tensor {
 
     /// `addmm`'s forward as `bias + a @ b` (other dtypes, a bias that does not broadcast: their errors).
     fn addmm_composed(bias: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        for (what, t) in [("mat1", a), ("self", bias)] {
+            if a.ndim() == 2 && b.ndim() == 2 && t.dtype() != b.dtype() {
+                bail!(
+                    Runtime,
+                    "{what} and mat2 must have the same dtype, but got {} and {}",
+                    t.dtype().scalar_type_name(),
+                    b.dtype().scalar_type_name()
+                );
+            }
+        }
         let prod = a.detach().mm(&b.detach())?;
-        let out = bias.detach().add(&prod)?;
-        if out.shape() != prod.shape() {
+        if broadcast_shapes(bias.shape(), prod.shape()).ok().as_deref() != Some(prod.shape()) {
             bail!(
                 Runtime,
                 "The expanded size of the tensor ({}) must match the existing size ({}) at non-singleton \
@@ -223,7 +232,7 @@ impl Tensor {
                 bias.shape()
             );
         }
-        Ok(out)
+        bias.detach().add(&prod)
     }
 }
 

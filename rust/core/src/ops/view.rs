@@ -132,6 +132,12 @@ impl Tensor {
         ))
     }
 
+    /// A fresh result with the size-1 `dim` dropped, recorded as torch's in-place `squeeze_(dim)` on it
+    /// (`matmul` of a vector and a matrix does that).
+    pub(crate) fn squeezed_in_place(&self, dim: usize) -> Tensor {
+        self.record_view(self.layout().squeeze(&[dim]), SqueezeBackward4 { dim, self_sym_sizes: self.shape().to_vec() })
+    }
+
     /// `expand(*sizes)`, where -1 keeps a dim's size.
     pub fn expand_infer(&self, sizes: &[isize]) -> Result<Tensor> {
         let lead = sizes.len() as isize - self.ndim() as isize;
@@ -274,6 +280,8 @@ reshape_rules! {
     SqueezeBackward1 { dim: usize }
     /// `squeeze(dims)`.
     SqueezeBackward2 { dim: Vec<usize> }
+    /// `squeeze_(dim)`, in place.
+    SqueezeBackward4 { dim: usize }
 }
 
 crate::backward_rule! {
