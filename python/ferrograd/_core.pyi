@@ -83,6 +83,8 @@ __all__ = [
     "_nll_loss",
     "_mse_loss",
     "_linear",
+    "_chain_layers",
+    "_register_chain_layers",
     "Generator",
     "default_generator",
     "_smooth_l1_loss",
@@ -1141,6 +1143,14 @@ def _mse_loss(input: Tensor, target: Tensor, reduction: str) -> Tensor:
 
 def _linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``: one fused ``addmm`` with a bias (N-d contiguous inputs are flattened to 2-D)."""
+
+def _chain_layers(modules: Any, input: Any) -> tuple[builtins.int, Any]:
+    """Runs the leading plain ``Linear`` / ``ReLU`` modules of an ordered dict on ``input``: (how many, result)."""
+
+def _register_chain_layers(
+    linear: Any, linear_forward: Any, relu: Any, relu_forward: Any, module_call: Any
+) -> None:
+    """Registers the classes ``_chain_layers`` runs (and the functions it stands for)."""
 
 def cat(tensors: Any, dim: Any = ...) -> Tensor:
     """Concatenates tensors along ``dim``."""

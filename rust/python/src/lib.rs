@@ -6,6 +6,7 @@ mod args;
 static ALLOCATOR: alloc::SplitAllocator = alloc::SplitAllocator;
 
 mod autograd;
+mod chain;
 mod convert;
 mod dlpack;
 mod dtype;
@@ -532,6 +533,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_nll_loss, m)?)?;
     m.add_function(wrap_pyfunction!(_mse_loss, m)?)?;
     m.add_function(wrap_pyfunction!(_linear, m)?)?;
+    m.add_function(wrap_pyfunction!(chain::_chain_layers, m)?)?;
+    m.add_function(wrap_pyfunction!(chain::_register_chain_layers, m)?)?;
     m.add_function(wrap_pyfunction!(cat, m)?)?;
     m.add_function(wrap_pyfunction!(stack, m)?)?;
     m.add_function(wrap_pyfunction!(einsum, m)?)?;

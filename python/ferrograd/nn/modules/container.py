@@ -9,9 +9,12 @@ from collections import OrderedDict
 from collections import abc as container_abcs
 from itertools import chain, islice
 
-from ..._core import Tensor
+from ... import _core
+from ..._core import Tensor, _chain_layers
 from ..parameter import Parameter
 from ._call_hooks import HOOKED as _HOOKED
+from .activation import ReLU
+from .linear import Linear
 from .module import Module, _addindent, _call_chain, _typename
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
@@ -126,7 +129,12 @@ class Sequential(Module):
         # a small model's inference)
         if _HOOKED or kwargs or len(args) != 1 or type(self).forward is not _forward or "forward" in self.__dict__:
             return Module.__call__(self, *args, **kwargs)
-        return _call_chain(self, args[0])
+        # the leading plain Linear / ReLU layers run in one call into the core (batch-1 inference is mostly
+        # Python calls); the rest, and a layer that fails, as before
+        done, out = _chain_layers(self._modules, args[0])
+        if done == len(self._modules):
+            return out
+        return _call_chain(self, out, done, args[0])
 
     def append(self, module):
         self.add_module(str(len(self)), module)
@@ -152,6 +160,7 @@ class Sequential(Module):
 
 
 _forward = Sequential.forward
+_core._register_chain_layers(Linear, Linear.forward, ReLU, ReLU.forward, Module.__call__)
 
 
 class ModuleList(Module):

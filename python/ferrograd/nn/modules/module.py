@@ -11,6 +11,7 @@ import warnings
 import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
+from itertools import islice
 
 from ... import _core, _utils
 from ..._core import Tensor
@@ -964,13 +965,18 @@ class Module:
 _module_call = Module.__call__
 
 
-def _call_chain(seq, input):
+def _call_chain(seq, input, start=0, first=None):
     """`seq(input)` for a Sequential-like module whose forward feeds `input` through `seq._modules` in order,
     while no module has hooks (the caller checked): each child's forward is called from here, not through its
-    `__call__`, with the errors the calls would raise."""
-    first = input
+    `__call__`, with the errors the calls would raise. With `start`, the first `start` modules already ran on
+    `first` and gave `input`."""
+    modules = seq._modules.values()
+    if start:
+        modules = islice(modules, start, None)
+    else:
+        first = input
     try:
-        for module in seq._modules.values():
+        for module in modules:
             input = module.forward(input) if type(module).__call__ is _module_call else module(input)
         return input
     except (AttributeError, TypeError) as e:
