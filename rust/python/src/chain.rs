@@ -44,7 +44,9 @@ pub fn _chain_layers<'py>(
 ) -> PyResult<(usize, Bound<'py, PyAny>)> {
     let py = modules.py();
     let Some(layers) = LAYERS.get(py) else { return Ok((0, input)) };
-    let mut x = input;
+    let Ok(first) = input.cast::<PyTensor>() else { return Ok((0, input)) };
+    // the tensors between layers stay in the core: only the last one becomes a Python object
+    let mut x = first.get().get();
     let mut done = 0;
     for module in modules.call_method0(intern!(py, "values"))?.try_iter()? {
         match step(layers, &module?, &x)? {
@@ -53,16 +55,14 @@ pub fn _chain_layers<'py>(
         }
         done += 1;
     }
-    Ok((done, x))
+    if done == 0 {
+        return Ok((0, input));
+    }
+    Ok((done, wrap(py, x)?.into_bound(py).into_any()))
 }
 
-fn step<'py>(
-    layers: &Layers,
-    module: &Bound<'py, PyAny>,
-    x: &Bound<'py, PyAny>,
-) -> PyResult<Option<Bound<'py, PyAny>>> {
+fn step(layers: &Layers, module: &Bound<'_, PyAny>, x: &Tensor) -> PyResult<Option<Tensor>> {
     let py = module.py();
-    let Ok(input) = x.cast::<PyTensor>() else { return Ok(None) };
     let ty = module.get_type();
     let linear = ty.is(layers.linear.bind(py));
     if !linear && !ty.is(layers.relu.bind(py)) {
@@ -78,7 +78,6 @@ fn step<'py>(
     if state.contains(intern!(py, "forward"))? {
         return Ok(None);
     }
-    let x = input.get().get();
     let out = if linear {
         let Some(params) = state.get_item(intern!(py, "_parameters"))? else { return Ok(None) };
         let Ok(params) = params.cast_into::<PyDict>() else { return Ok(None) };
@@ -94,15 +93,13 @@ fn step<'py>(
             Err(_) => return Ok(None),
         };
         let w = weight.get().get();
-        call_heavy(py, x.numel() + w.numel(), || Tensor::linear(&x, &w, bias.as_ref()))
+        call_heavy(py, x.numel() + w.numel(), || Tensor::linear(x, &w, bias.as_ref()))
     } else {
         match state.get_item(intern!(py, "inplace"))? {
             Some(inplace) if !inplace.is_truthy()? => call_heavy(py, x.numel(), || x.unary(Relu)),
             _ => return Ok(None),
         }
     };
-    match out {
-        Ok(t) => Ok(Some(wrap(py, t)?.into_bound(py).into_any())),
-        Err(_) => Ok(None), // Python runs the layer again and raises its error
-    }
+    // on an error Python runs the layer again, and raises it
+    Ok(out.ok())
 }
