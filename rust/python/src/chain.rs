@@ -48,8 +48,9 @@ pub fn _chain_layers<'py>(
     // the tensors between layers stay in the core: only the last one becomes a Python object
     let mut x = first.get().get();
     let mut done = 0;
+    let mut classes = Plain::default();
     for module in modules.call_method0(intern!(py, "values"))?.try_iter()? {
-        match step(layers, &module?, &x)? {
+        match step(layers, &mut classes, &module?, &x)? {
             Some(next) => x = next,
             None => break,
         }
@@ -61,17 +62,32 @@ pub fn _chain_layers<'py>(
     Ok((done, wrap(py, x)?.into_bound(py).into_any()))
 }
 
-fn step(layers: &Layers, module: &Bound<'_, PyAny>, x: &Tensor) -> PyResult<Option<Tensor>> {
+/// Whether each class still has its own `forward` and Module's `__call__`, found once per chain.
+#[derive(Default)]
+struct Plain {
+    linear: Option<bool>,
+    relu: Option<bool>,
+}
+
+fn step(layers: &Layers, classes: &mut Plain, module: &Bound<'_, PyAny>, x: &Tensor) -> PyResult<Option<Tensor>> {
     let py = module.py();
     let ty = module.get_type();
     let linear = ty.is(layers.linear.bind(py));
     if !linear && !ty.is(layers.relu.bind(py)) {
         return Ok(None);
     }
-    let forward = if linear { &layers.linear_forward } else { &layers.relu_forward };
-    if !ty.getattr(intern!(py, "forward"))?.is(forward.bind(py))
-        || !ty.getattr(intern!(py, "__call__"))?.is(layers.module_call.bind(py))
-    {
+    let plain = if linear { &mut classes.linear } else { &mut classes.relu };
+    let plain = match *plain {
+        Some(known) => known,
+        None => {
+            let forward = if linear { &layers.linear_forward } else { &layers.relu_forward };
+            let known = ty.getattr(intern!(py, "forward"))?.is(forward.bind(py))
+                && ty.getattr(intern!(py, "__call__"))?.is(layers.module_call.bind(py));
+            *plain = Some(known);
+            known
+        }
+    };
+    if !plain {
         return Ok(None);
     }
     let Ok(state) = module.getattr(intern!(py, "__dict__"))?.cast_into::<PyDict>() else { return Ok(None) };
