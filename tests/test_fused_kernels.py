@@ -62,6 +62,17 @@ def test_attention_on_split_views(dtype, length, is_causal, rng):
         np.testing.assert_array_equal(out.detach().numpy()[:, :, 0], v.detach().numpy()[:, :, 0])
 
 
+def test_output_layout_follows_the_query(rng):
+    """torch's flash path: a query split from one (B, L, 3·C) projection gives an output laid out (B, L, H, E)
+    (so `.transpose(1, 2)` is contiguous), a contiguous (B, H, L, E) query a contiguous output."""
+    _, (q, k, v) = gpt_qkv(rng, fg.float32, batch=2, length=5, heads=3, head=4)
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    assert out.stride() == (60, 4, 12, 1) and out.transpose(1, 2).is_contiguous()
+    q, k, v = (t.contiguous() for t in (q, k, v))
+    out = F.scaled_dot_product_attention(q, k, v)
+    assert out.stride() == (60, 20, 4, 1)
+
+
 @pytest.mark.parametrize("length,source", [(5, 3), (3, 5), (1, 1), (1, 4)])
 def test_causal_when_lengths_differ(length, source, rng):
     shapes = [(2, 2, length, 4), (2, 2, source, 4), (2, 2, source, 4)]

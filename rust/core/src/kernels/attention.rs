@@ -36,6 +36,50 @@ pub struct Mask<'a, T> {
     pub col: usize,
 }
 
+/// A (heads, rows, cols) operand with unit column stride: row r of head h starts at `head[h] + r·row`.
+pub struct View<'a, T> {
+    pub data: &'a [T],
+    pub head: Vec<usize>,
+    pub row: usize,
+}
+
+impl<T: Copy> View<'_, T> {
+    /// Head `h`'s rows.
+    fn of(&self, h: usize) -> Rows<'_, T> {
+        Rows { data: &self.data[self.head[h]..], row: self.row }
+    }
+}
+
+/// One head's rows of a `View`.
+#[derive(Clone, Copy)]
+struct Rows<'a, T> {
+    data: &'a [T],
+    row: usize,
+}
+
+impl<'a, T> Rows<'a, T> {
+    #[inline(always)]
+    fn at(&self, r: usize, len: usize) -> &'a [T] {
+        &self.data[r * self.row..r * self.row + len]
+    }
+}
+
+/// An output written head by head, laid out as `head` and `row` say (heads never share an element).
+pub struct OutView<T> {
+    ptr: OutPtr<T>,
+    head: Vec<usize>,
+    row: usize,
+}
+
+impl<T> OutView<T> {
+    /// Row r (of `len` elements) of head h.
+    /// Safety: the caller is the only writer of head h, and the buffer outlives the returned slice.
+    #[inline(always)]
+    unsafe fn at(&self, h: usize, r: usize, len: usize) -> &mut [T] {
+        std::slice::from_raw_parts_mut(self.ptr.0.add(self.head[h] + r * self.row), len)
+    }
+}
+
 /// The sizes of one call: `heads` blocks of query (L, E), key (S, E) and value (S, Ev).
 #[derive(Clone, Copy)]
 pub struct Dims {
@@ -108,20 +152,20 @@ fn dot<T: Float>(a: &[T], b: &[T]) -> T {
     a.iter().zip(b).fold(T::ZERO, |acc, (&x, &y)| acc + x * y)
 }
 
-/// `rows` × `cols` (contiguous) into `dst` with rows padded to `stride` (the padding stays zero).
+/// `rows` × `cols` of `src` into `dst` with rows padded to `stride` (the padding stays zero).
 #[inline(always)]
-fn pad_rows<T: Float>(dst: &mut [T], src: &[T], rows: usize, cols: usize, stride: usize) {
+fn pad_rows<T: Float>(dst: &mut [T], src: Rows<'_, T>, rows: usize, cols: usize, stride: usize) {
     for r in 0..rows {
-        dst[r * stride..r * stride + cols].copy_from_slice(&src[r * cols..(r + 1) * cols]);
+        dst[r * stride..r * stride + cols].copy_from_slice(src.at(r, cols));
     }
 }
 
-/// `src` (rows × cols, contiguous) transposed into `dst` (cols × stride, rows padded to `stride`).
+/// `src` (rows × cols) transposed into `dst` (cols × stride, rows padded to `stride`).
 #[inline(always)]
-fn transpose_padded<T: Float>(dst: &mut [T], src: &[T], rows: usize, cols: usize, stride: usize) {
+fn transpose_padded<T: Float>(dst: &mut [T], src: Rows<'_, T>, rows: usize, cols: usize, stride: usize) {
     for r in 0..rows {
-        for c in 0..cols {
-            dst[c * stride + r] = src[r * cols + c];
+        for (c, &x) in src.at(r, cols).iter().enumerate() {
+            dst[c * stride + r] = x;
         }
     }
 }
@@ -173,15 +217,14 @@ fn written<T>(v: &[MaybeUninit<T>], n: usize) -> &[T] {
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn forward_head<T: AttentionFloat>(
-    out: &mut [T],
+    out: &OutView<T>,
     lse: &mut [T],
-    q: &[T],
-    k: &[T],
-    v: &[T],
+    x: &Inputs<'_, T>,
     mask: Option<&Mask<'_, T>>,
     d: &Dims,
     h: usize,
 ) {
+    let (q, k, v) = (x.q.of(h), x.k.of(h), x.v.of(h));
     let (sp, evp) = (padded(d.s), padded(d.ev));
     let (mut kt, mut vp) = (vec![T::ZERO; d.e * sp], vec![T::ZERO; d.s * evp]);
     let (mut srow, mut orow, mut prow) = (vec![T::ZERO; sp], vec![T::ZERO; evp], uninit::<T>(sp));
@@ -189,13 +232,14 @@ fn forward_head<T: AttentionFloat>(
     pad_rows(&mut vp, v, d.s, d.ev, evp);
     for l in 0..d.l {
         let n = d.live(l);
-        let o = &mut out[l * d.ev..(l + 1) * d.ev];
+        // Safety: this part is head h's only writer; the output outlives the call.
+        let o = unsafe { out.at(h, l, d.ev) };
         if n == 0 {
             o.fill(T::ZERO);
             lse[l] = T::ZERO;
             continue;
         }
-        scores_row(&mut srow, n, &q[l * d.e..(l + 1) * d.e], &kt, d, mask.map(|m| (m, h)), l);
+        scores_row(&mut srow, n, q.at(l, d.e), &kt, d, mask.map(|m| (m, h)), l);
         let row = &srow[..n];
         let m = row.iter().fold(T::from_f64(f64::NEG_INFINITY), |a, &b| if b > a { b } else { a });
         if m == T::from_f64(f64::NEG_INFINITY) {
@@ -222,29 +266,32 @@ fn over_heads(d: &Dims, head: &(dyn Fn(usize, usize) + Sync)) {
     par_for(d.heads.div_ceil(per), &|p| head(p * per, ((p + 1) * per).min(d.heads)));
 }
 
-/// softmax(q·kᵀ·scale + mask)·v for each head: returns (output (heads, L, Ev), logsumexp (heads, L)).
+/// The operands of a forward call.
+pub struct Inputs<'a, T> {
+    pub q: View<'a, T>,
+    pub k: View<'a, T>,
+    pub v: View<'a, T>,
+}
+
+/// softmax(q·kᵀ·scale + mask)·v for each head into `out` (laid out as `out_head` and `out_row` say, over a
+/// buffer of `out_len`); returns (out's buffer, logsumexp (heads, L)).
 pub fn attention_forward<T: AttentionFloat>(
-    q: &[T],
-    k: &[T],
-    v: &[T],
+    x: &Inputs<'_, T>,
     mask: Option<&Mask<'_, T>>,
     d: &Dims,
+    out_head: Vec<usize>,
+    out_row: usize,
 ) -> (Vec<T>, Vec<T>) {
     let (mut out, mut lse) = (vec![T::ZERO; d.heads * d.l * d.ev], vec![T::ZERO; d.heads * d.l]);
-    let (po, pl) = (OutPtr(out.as_mut_ptr()), OutPtr(lse.as_mut_ptr()));
+    let ov = OutView { ptr: OutPtr(out.as_mut_ptr()), head: out_head, row: out_row };
+    let pl = OutPtr(lse.as_mut_ptr());
     over_heads(d, &|first, last| {
-        #[allow(clippy::redundant_locals)] // captures the Sync wrappers, not their raw pointers
-        let (po, pl) = (po, pl);
+        #[allow(clippy::redundant_locals)] // captures the Sync wrapper, not its raw pointer
+        let pl = pl;
         for h in first..last {
-            // Safety: head h's rows of out and lse are written by this part alone, while both live.
-            let o = unsafe { std::slice::from_raw_parts_mut(po.0.add(h * d.l * d.ev), d.l * d.ev) };
+            // Safety: head h's lse is written by this part alone, while lse lives.
             let ls = unsafe { std::slice::from_raw_parts_mut(pl.0.add(h * d.l), d.l) };
-            let (qh, kh, vh) = (
-                &q[h * d.l * d.e..][..d.l * d.e],
-                &k[h * d.s * d.e..][..d.s * d.e],
-                &v[h * d.s * d.ev..][..d.s * d.ev],
-            );
-            dispatch!(forward_head(o, ls, qh, kh, vh, mask, d, h));
+            dispatch!(forward_head(&ov, ls, x, mask, d, h));
         }
     });
     (out, lse)
@@ -253,12 +300,10 @@ pub fn attention_forward<T: AttentionFloat>(
 /// The inputs of one backward call, all contiguous: the forward's q, k, v, output and logsumexp, and
 /// the output's gradient.
 pub struct Saved<'a, T> {
-    pub q: &'a [T],
-    pub k: &'a [T],
-    pub v: &'a [T],
-    pub out: &'a [T],
+    pub x: Inputs<'a, T>,
+    pub out: View<'a, T>,
     pub lse: &'a [T],
-    pub grad: &'a [T],
+    pub grad: View<'a, T>,
 }
 
 /// Backward of head `h` into its dq (L × E), dk (S × E) and dv (S × Ev): the weights P and the score
@@ -275,16 +320,16 @@ fn backward_head<T: AttentionFloat>(
     d: &Dims,
     h: usize,
 ) {
-    let (q, k, v) = (&x.q[h * d.l * d.e..][..d.l * d.e], &x.k[h * d.s * d.e..][..d.s * d.e], &x.v[h * d.s * d.ev..]);
-    let (o, g, lse) = (&x.out[h * d.l * d.ev..], &x.grad[h * d.l * d.ev..], &x.lse[h * d.l..]);
+    let (q, k, v) = (x.x.q.of(h), x.x.k.of(h), x.x.v.of(h));
+    let (o, g, lse) = (x.out.of(h), x.grad.of(h), &x.lse[h * d.l..]);
     let (sp, ep, evp) = (padded(d.s), padded(d.e), padded(d.ev));
     let (mut kt, mut vt) = (vec![T::ZERO; d.e * sp], vec![T::ZERO; d.ev * sp]);
     let (mut qp, mut kp, mut gp) = (vec![T::ZERO; d.l * ep], vec![T::ZERO; d.s * ep], vec![T::ZERO; d.l * evp]);
     transpose_padded(&mut kt, k, d.s, d.e, sp);
-    transpose_padded(&mut vt, &v[..d.s * d.ev], d.s, d.ev, sp);
+    transpose_padded(&mut vt, v, d.s, d.ev, sp);
     pad_rows(&mut qp, q, d.l, d.e, ep);
     pad_rows(&mut kp, k, d.s, d.e, ep);
-    pad_rows(&mut gp, &g[..d.l * d.ev], d.l, d.ev, evp);
+    pad_rows(&mut gp, g, d.l, d.ev, evp);
     let (mut pm, mut dsm) = (vec![T::ZERO; d.l * sp], vec![T::ZERO; d.l * sp]);
     let (mut srow, mut prow, mut dp) = (vec![T::ZERO; sp], uninit::<T>(sp), vec![T::ZERO; sp]);
     let scale = T::from_f64(d.scale);
@@ -293,12 +338,12 @@ fn backward_head<T: AttentionFloat>(
         if n == 0 {
             continue;
         }
-        scores_row(&mut srow, n, &q[l * d.e..(l + 1) * d.e], &kt, d, mask.map(|m| (m, h)), l);
+        scores_row(&mut srow, n, q.at(l, d.e), &kt, d, mask.map(|m| (m, h)), l);
         T::exp_shifted(&mut prow[..n], &srow[..n], lse[l]);
         let p = written(&prow, n);
-        let gl = &g[l * d.ev..(l + 1) * d.ev];
+        let gl = g.at(l, d.ev);
         // Σ_s p·dp over the row equals g_l · o_l
-        let centre = dot(gl, &o[l * d.ev..(l + 1) * d.ev]);
+        let centre = dot(gl, o.at(l, d.ev));
         combine(&mut dp[..padded(n)], 0..d.ev, |e| gl[e], &vt, sp);
         let (pr, dsr) = (&mut pm[l * sp..l * sp + n], &mut dsm[l * sp..l * sp + n]);
         for s in 0..n {

@@ -9,11 +9,15 @@ use crate::bail;
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::Result;
-use crate::kernels::attention::{attention_backward, attention_forward, AttentionFloat, Dims, Mask, Saved};
+use crate::kernels::attention::{
+    attention_backward, attention_forward, AttentionFloat, Dims, Inputs, Mask, Saved, View,
+};
 use crate::layout::Layout;
 use crate::ops::formula::c as constant;
-use crate::ops::slices::with_slices;
+use crate::ops::slices::{with_layouts, with_slices};
+use crate::storage::Storage;
 use crate::tensor::Tensor;
+use std::sync::Arc;
 
 /// q·kᵀ·scale (+ mask): the (..., L, S) scores.
 fn scores(q: &Tensor, k: &Tensor, mask: Option<&Tensor>, scale: f64) -> Result<Tensor> {
@@ -72,6 +76,28 @@ fn dims_of(q: &Tensor, k: &Tensor, v: &Tensor, scale: f64, causal: bool) -> Dims
     }
 }
 
+/// Whether the kernel reads `t` in place: rows of unit stride (any row and head strides).
+fn readable(t: &Tensor) -> bool {
+    let n = t.ndim();
+    t.strides()[n - 1] == 1 || t.shape()[n - 1] <= 1
+}
+
+fn view<'a, T>((data, layout): &(&'a [T], Layout), heads: usize) -> View<'a, T> {
+    View { data, head: head_offsets(layout, heads), row: layout.strides[layout.ndim() - 2] }
+}
+
+/// The output's layout, torch's: a 4-D query whose heads are inner to its rows (the usual split of one
+/// (B, L, 3·C) projection) gives (B, H, L, Ev) over a (B, L, H, Ev) buffer, so that the usual
+/// `out.transpose(1, 2).contiguous()` before the out-projection copies nothing; row-major otherwise.
+fn output_layout(shape: &[usize], q: &Tensor) -> Layout {
+    match *shape {
+        [b, h, l, ev] if q.strides()[1] < q.strides()[2] => {
+            Layout { shape: vec![b, h, l, ev], strides: vec![l * h * ev, ev, h * ev, 1], offset: 0 }
+        }
+        _ => Layout::contiguous(shape),
+    }
+}
+
 fn forward_typed<T: AttentionFloat>(
     q: &Tensor,
     k: &Tensor,
@@ -79,12 +105,17 @@ fn forward_typed<T: AttentionFloat>(
     mask: Option<&Tensor>,
     d: &Dims,
 ) -> Result<(Tensor, Tensor)> {
-    let (out, lse) =
-        with_slices(&[q, k, v], |x: &[&[T]]| with_mask(mask, d.heads, |m| attention_forward(x[0], x[1], x[2], m, d)));
     let n = q.ndim();
     let mut out_shape = q.shape().to_vec();
     out_shape[n - 1] = d.ev;
-    Ok((Tensor::from_vec(out, &out_shape)?, Tensor::from_vec(lse, &q.shape()[..n - 1])?))
+    let layout = output_layout(&out_shape, q);
+    let (out_head, out_row) = (head_offsets(&layout, d.heads), layout.strides[n - 2]);
+    let (out, lse) = with_layouts(&[q, k, v], readable, |x: &[(&[T], Layout)]| {
+        let inputs = Inputs { q: view(&x[0], d.heads), k: view(&x[1], d.heads), v: view(&x[2], d.heads) };
+        with_mask(mask, d.heads, |m| attention_forward(&inputs, m, d, out_head, out_row))
+    });
+    let out = Tensor::from_storage(Arc::new(Storage::new(T::into_buffer(out))), layout)?;
+    Ok((out, Tensor::from_vec(lse, &q.shape()[..n - 1])?))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -98,9 +129,16 @@ fn backward_typed<T: AttentionFloat>(
     mask: Option<&Tensor>,
     d: &Dims,
 ) -> Result<(Tensor, Tensor, Tensor)> {
-    let (dq, dk, dv) = with_slices(&[q, k, v, out, lse, g], |x: &[&[T]]| {
-        let saved = Saved { q: x[0], k: x[1], v: x[2], out: x[3], lse: x[4], grad: x[5] };
-        with_mask(mask, d.heads, |m| attention_backward(&saved, m, d))
+    let (dq, dk, dv) = with_slices(&[lse], |ls: &[&[T]]| {
+        with_layouts(&[q, k, v, out, g], readable, |x: &[(&[T], Layout)]| {
+            let saved = Saved {
+                x: Inputs { q: view(&x[0], d.heads), k: view(&x[1], d.heads), v: view(&x[2], d.heads) },
+                out: view(&x[3], d.heads),
+                lse: ls[0],
+                grad: view(&x[4], d.heads),
+            };
+            with_mask(mask, d.heads, |m| attention_backward(&saved, m, d))
+        })
     });
     Ok((Tensor::from_vec(dq, q.shape())?, Tensor::from_vec(dk, k.shape())?, Tensor::from_vec(dv, v.shape())?))
 }

@@ -1,44 +1,63 @@
-//! Borrowing several tensors' elements at once as contiguous slices, for fused kernels: a contiguous
-//! tensor of the wanted dtype lends its storage (no copy), any other is copied to row-major order first.
+//! Borrowing several tensors' elements at once for fused kernels: a tensor of the wanted dtype whose
+//! layout the kernel can read lends its storage (no copy), any other is copied to row-major order first.
 use crate::element::Element;
+use crate::layout::Layout;
 use crate::tensor::Tensor;
 
-/// A tensor's elements as row-major `T`: borrowed when it already is, else an owned copy.
-enum Rows<T> {
+/// A tensor's elements as `T`: its storage when the kernel reads its layout, else a row-major copy.
+enum Source<T> {
     Borrowed(Tensor),
-    Owned(Vec<T>),
+    Owned(Vec<T>, Layout),
 }
 
-fn rows_of<T: Element>(t: &Tensor) -> Rows<T> {
-    if t.dtype() == T::DTYPE && t.is_contiguous() {
-        Rows::Borrowed(t.clone())
-    } else {
-        Rows::Owned(t.to_vec::<T>())
-    }
+/// Runs `f` on each of `tensors` as (elements, layout): the storage and the tensor's own layout for
+/// those of dtype `T` that `readable` accepts, a contiguous copy for the rest.
+pub(crate) fn with_layouts<T: Element, R>(
+    tensors: &[&Tensor],
+    readable: impl Fn(&Tensor) -> bool,
+    f: impl FnOnce(&[(&[T], Layout)]) -> R,
+) -> R {
+    let sources: Vec<Source<T>> = tensors
+        .iter()
+        .map(|t| {
+            if t.dtype() == T::DTYPE && readable(t) {
+                Source::Borrowed((*t).clone())
+            } else {
+                Source::Owned(t.to_vec::<T>(), Layout::contiguous(t.shape()))
+            }
+        })
+        .collect();
+    let mut views: Vec<(&[T], Layout)> = Vec::with_capacity(sources.len());
+    borrow_all(&sources, &mut views, f)
 }
 
 /// Runs `f` on the elements of each of `tensors` in row-major order, as `T`.
 pub(crate) fn with_slices<T: Element, R>(tensors: &[&Tensor], f: impl FnOnce(&[&[T]]) -> R) -> R {
-    let rows: Vec<Rows<T>> = tensors.iter().map(|t| rows_of(t)).collect();
-    let mut slices: Vec<&[T]> = Vec::with_capacity(rows.len());
-    borrow_all(&rows, &mut slices, f)
+    with_layouts(tensors, Tensor::is_contiguous, |views: &[(&[T], Layout)]| {
+        let slices: Vec<&[T]> =
+            views.iter().map(|(d, l)| &d[l.contiguous_range().expect("contiguous or copied")]).collect();
+        f(&slices)
+    })
 }
 
 /// Takes each borrowed tensor's storage lock in turn (nested, so that every lock is held while `f` runs).
-fn borrow_all<'a, T: Element, R>(rows: &'a [Rows<T>], slices: &mut Vec<&'a [T]>, f: impl FnOnce(&[&[T]]) -> R) -> R {
-    let Some((first, rest)) = rows.split_first() else { return f(slices) };
+fn borrow_all<'a, T: Element, R>(
+    sources: &'a [Source<T>],
+    views: &mut Vec<(&'a [T], Layout)>,
+    f: impl FnOnce(&[(&[T], Layout)]) -> R,
+) -> R {
+    let Some((first, rest)) = sources.split_first() else { return f(views) };
     match first {
-        Rows::Owned(v) => {
-            slices.push(v);
-            borrow_all(rest, slices, f)
+        Source::Owned(v, layout) => {
+            views.push((v, layout.clone()));
+            borrow_all(rest, views, f)
         }
-        Rows::Borrowed(t) => t.with_data(|layout, data: &[T]| {
-            let d = &data[layout.contiguous_range().expect("contiguous")];
+        Source::Borrowed(t) => t.with_data(|layout, data: &[T]| {
             // Safety: the storage's read lock is held until this closure returns, and `f` (the only user
             // of the slice) returns before it; the lifetime is widened only to fit the shared vector.
-            let s: &'a [T] = unsafe { std::slice::from_raw_parts(d.as_ptr(), d.len()) };
-            slices.push(s);
-            borrow_all(rest, slices, f)
+            let s: &'a [T] = unsafe { std::slice::from_raw_parts(data.as_ptr(), data.len()) };
+            views.push((s, layout.clone()));
+            borrow_all(rest, views, f)
         }),
     }
 }
