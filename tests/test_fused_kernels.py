@@ -178,15 +178,25 @@ LN_SHAPES = {
 def test_layer_norm_matches_composition(dtype, shape, affine, rng):
     xs, normalized = LN_SHAPES[shape]
     x = fg.tensor(rng.standard_normal(xs) * 3 + 1, dtype=dtype, requires_grad=True)
-    w = fg.tensor(rng.standard_normal(normalized), dtype=dtype, requires_grad=True) if affine in ("both", "weight") else None
-    b = fg.tensor(rng.standard_normal(normalized), dtype=dtype, requires_grad=True) if affine in ("both", "bias") else None
+    w = (
+        fg.tensor(rng.standard_normal(normalized), dtype=dtype, requires_grad=True)
+        if affine in ("both", "weight")
+        else None
+    )
+    b = (
+        fg.tensor(rng.standard_normal(normalized), dtype=dtype, requires_grad=True)
+        if affine in ("both", "bias")
+        else None
+    )
     out = F.layer_norm(x, normalized, w, b)
     want = layer_norm_reference(x, len(normalized), w, b)
     assert_same(out, want, dtype)
     inputs = [t for t in (x, w, b) if t is not None]
     g = fg.tensor(rng.standard_normal(xs), dtype=dtype)
     for got, exp in zip(fg.autograd.grad(out, inputs, g), fg.autograd.grad(want, inputs, g)):
-        np.testing.assert_allclose(got.numpy(), exp.numpy(), **(dict(rtol=1e-3, atol=1e-4) if dtype == fg.float32 else tolerances(dtype)))
+        np.testing.assert_allclose(
+            got.numpy(), exp.numpy(), **(dict(rtol=1e-3, atol=1e-4) if dtype == fg.float32 else tolerances(dtype))
+        )
 
 
 def test_layer_norm_non_contiguous_and_constant_rows(rng):
@@ -215,4 +225,6 @@ def test_layer_norm_recorded_backward_equals_kernel_backward(rng):
     recorded = fg.autograd.grad(F.layer_norm(x, (8,), w), [x, w], g, create_graph=True)
     for a, r in zip(plain, recorded):
         np.testing.assert_allclose(a.numpy(), r.detach().numpy(), rtol=1e-12, atol=1e-12)
-    assert gradcheck(lambda a, ww: F.layer_norm(a, (2, 8), ww.expand(2, 8)), [x.detach()[:2].unsqueeze(0).requires_grad_(), w])
+    assert gradcheck(
+        lambda a, ww: F.layer_norm(a, (2, 8), ww.expand(2, 8)), [x.detach()[:2].unsqueeze(0).requires_grad_(), w]
+    )

@@ -75,6 +75,7 @@ impl<T> OutView<T> {
     /// Row r (of `len` elements) of head h.
     /// Safety: the caller is the only writer of head h, and the buffer outlives the returned slice.
     #[inline(always)]
+    #[allow(clippy::mut_from_ref)] // disjoint rows of one buffer, handed out by index (see Safety)
     unsafe fn at(&self, h: usize, r: usize, len: usize) -> &mut [T] {
         std::slice::from_raw_parts_mut(self.ptr.0.add(self.head[h] + r * self.row), len)
     }
@@ -230,13 +231,13 @@ fn forward_head<T: AttentionFloat>(
     let (mut srow, mut orow, mut prow) = (vec![T::ZERO; sp], vec![T::ZERO; evp], uninit::<T>(sp));
     transpose_padded(&mut kt, k, d.s, d.e, sp);
     pad_rows(&mut vp, v, d.s, d.ev, evp);
-    for l in 0..d.l {
+    for (l, lse) in lse.iter_mut().enumerate() {
         let n = d.live(l);
         // Safety: this part is head h's only writer; the output outlives the call.
         let o = unsafe { out.at(h, l, d.ev) };
         if n == 0 {
             o.fill(T::ZERO);
-            lse[l] = T::ZERO;
+            *lse = T::ZERO;
             continue;
         }
         scores_row(&mut srow, n, q.at(l, d.e), &kt, d, mask.map(|m| (m, h)), l);
@@ -244,7 +245,7 @@ fn forward_head<T: AttentionFloat>(
         let m = row.iter().fold(T::from_f64(f64::NEG_INFINITY), |a, &b| if b > a { b } else { a });
         if m == T::from_f64(f64::NEG_INFINITY) {
             o.fill(T::ZERO);
-            lse[l] = T::ZERO;
+            *lse = T::ZERO;
             continue;
         }
         T::exp_shifted(&mut prow[..n], row, m);
@@ -255,7 +256,7 @@ fn forward_head<T: AttentionFloat>(
         for (x, &y) in o.iter_mut().zip(&orow) {
             *x = y * inv;
         }
-        lse[l] = m + T::from_f64(sum.ln());
+        *lse = m + T::from_f64(sum.ln());
     }
 }
 
