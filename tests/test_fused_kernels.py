@@ -10,21 +10,9 @@ import ferrograd.nn.functional as F
 import numpy as np
 import pytest
 from ferrograd.autograd import gradcheck
+from test_sdpa_fused import reference as attention_reference
 
 FUSED = "ScaledDotProductFlashAttentionForCpuBackward0"
-
-
-def attention_reference(q, k, v, attn_mask=None, is_causal=False, scale=None):
-    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
-    s = (q @ k.transpose(-2, -1)) * scale
-    if is_causal:
-        s = s.masked_fill(fg.ones(q.shape[-2], k.shape[-2], dtype=fg.bool).tril().logical_not(), float("-inf"))
-    if attn_mask is not None and attn_mask.dtype == fg.bool:
-        s = s.masked_fill(attn_mask.logical_not(), float("-inf"))
-    elif attn_mask is not None:
-        s = s + attn_mask
-    live = (s != float("-inf")).any(-1, keepdim=True)
-    return fg.where(live, fg.where(live, s, 0.0).softmax(-1), 0.0) @ v
 
 
 def gpt_qkv(rng, dtype, batch=2, length=33, heads=3, head=16):
