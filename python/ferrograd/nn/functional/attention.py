@@ -50,12 +50,8 @@ def scaled_dot_product_attention(
     length, source = query.shape[-2], key.shape[-2]
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
     if _flash_applies(query, key, value, attn_mask, dropout_p):
-        mask = attn_mask
-        if is_causal:
-            mask = _core.zeros(length, source, dtype=query.dtype).masked_fill(
-                _core.ones(length, source, dtype=_core.bool).tril().logical_not(), _NEG_INF
-            )
-        elif attn_mask is not None and attn_mask.dtype == _core.bool:
+        mask = attn_mask  # is_causal is applied in the kernel
+        if attn_mask is not None and attn_mask.dtype == _core.bool:
             mask = _core.zeros(attn_mask.shape, dtype=query.dtype).masked_fill(attn_mask.logical_not(), _NEG_INF)
         return _core._scaled_dot_product_attention(query, key, value, mask, scale, is_causal)
     scores = (query * scale) @ key.transpose(-2, -1)

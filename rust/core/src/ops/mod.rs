@@ -26,6 +26,7 @@ pub(crate) mod reduce;
 pub mod rnn;
 pub mod scan;
 pub mod shape;
+mod slices;
 mod sort;
 pub mod unary;
 pub mod view;

@@ -1,0 +1,178 @@
+//! layer_norm forward and backward over contiguous rows, each row in cache: the statistics (float64
+//! accumulators, mean first and then the centred squares: a row is in L1 so the second sweep costs
+//! next to nothing, and it keeps the variance exact where Σx² - n·mean² would cancel) and the affine map
+//! in one kernel instead of ~6 tensor ops and their temporaries; the backward likewise, with the
+//! weight's and bias's gradients summed over rows in float64.
+use crate::element::Float;
+use crate::kernels::simd::dispatch;
+use crate::kernels::threads::{par_for, threads, OutPtr};
+
+/// Rows per parallel part: threads only pay above this many elements (a dispatch costs a few µs).
+const PARALLEL_ABOVE: usize = 1 << 16;
+
+/// Independent partial sums per row: a single float64 chain would be latency-bound, lanes vectorize.
+const LANES: usize = 8;
+
+/// Σ f(x[i]) in float64 lanes.
+#[inline(always)]
+fn lane_sum<T: Float>(x: &[T], f: impl Fn(f64) -> f64) -> f64 {
+    let mut acc = [0.0f64; LANES];
+    let chunks = x.chunks_exact(LANES);
+    let tail: f64 = chunks.remainder().iter().map(|&v| f(v.to_f64())).sum();
+    for c in chunks {
+        for (a, &v) in acc.iter_mut().zip(c) {
+            *a += f(v.to_f64());
+        }
+    }
+    acc.iter().sum::<f64>() + tail
+}
+
+/// Σ a[i]·b[i] in float64 lanes.
+#[inline(always)]
+fn lane_dot<T: Float>(a: &[T], b: &[T]) -> f64 {
+    let mut acc = [0.0f64; LANES];
+    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let tail: f64 = ca.remainder().iter().zip(cb.remainder()).map(|(&x, &y)| x.to_f64() * y.to_f64()).sum();
+    for (xa, xb) in ca.zip(cb) {
+        for ((s, &x), &y) in acc.iter_mut().zip(xa).zip(xb) {
+            *s += x.to_f64() * y.to_f64();
+        }
+    }
+    acc.iter().sum::<f64>() + tail
+}
+
+/// (mean, 1 / sqrt(var + eps)) of one row, the biased variance.
+#[inline(always)]
+fn statistics<T: Float>(x: &[T], eps: f64) -> (f64, f64) {
+    let n = x.len() as f64;
+    let mean = lane_sum(x, |v| v) / n;
+    let var = lane_sum(x, |v| (v - mean) * (v - mean)) / n;
+    (mean, 1.0 / (var + eps).sqrt())
+}
+
+#[inline(always)]
+fn forward_rows<T: Float>(out: &mut [T], x: &[T], w: Option<&[T]>, b: Option<&[T]>, n: usize, eps: f64) {
+    for (o, x) in out.chunks_exact_mut(n).zip(x.chunks_exact(n)) {
+        let (mean, rstd) = statistics(x, eps);
+        let (mean, rstd) = (T::from_f64(mean), T::from_f64(rstd));
+        for (o, &v) in o.iter_mut().zip(x) {
+            *o = (v - mean) * rstd;
+        }
+        if let Some(w) = w {
+            for (o, &w) in o.iter_mut().zip(w) {
+                *o = *o * w;
+            }
+        }
+        if let Some(b) = b {
+            for (o, &b) in o.iter_mut().zip(b) {
+                *o = *o + b;
+            }
+        }
+    }
+}
+
+/// Parts of `rows` rows of `n` for `par_for`: (parts, rows per part).
+fn split(rows: usize, n: usize) -> (usize, usize) {
+    let parts = if threads() > 1 && rows * n >= PARALLEL_ABOVE { (threads() * 4).min(rows) } else { 1 };
+    let per = rows.div_ceil(parts.max(1)).max(1);
+    (rows.div_ceil(per), per)
+}
+
+/// layer_norm over rows of `n` (x.len() a multiple of n): (x - mean) · rstd · w + b.
+pub fn layer_norm_forward<T: Float>(x: &[T], w: Option<&[T]>, b: Option<&[T]>, n: usize, eps: f64) -> Vec<T> {
+    let mut out = vec![T::ZERO; x.len()];
+    if n == 0 {
+        return out;
+    }
+    let rows = x.len() / n;
+    let (parts, per) = split(rows, n);
+    let po = OutPtr(out.as_mut_ptr());
+    par_for(parts, &|p| {
+        #[allow(clippy::redundant_locals)] // captures the Sync wrapper, not its raw pointer
+        let po = po;
+        let (start, end) = (p * per * n, ((p + 1) * per).min(rows) * n);
+        // Safety: part p writes rows start..end of out alone, while out lives.
+        let o = unsafe { std::slice::from_raw_parts_mut(po.0.add(start), end - start) };
+        dispatch!(forward_rows(o, &x[start..end], w, b, n, eps));
+    });
+    out
+}
+
+/// The gradients of some rows: dx into `dx`, and Σ g·x̂ and Σ g over these rows into `dw`, `db`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn backward_rows<T: Float>(
+    dx: &mut [T],
+    dw: &mut [f64],
+    db: &mut [f64],
+    x: &[T],
+    g: &[T],
+    w: Option<&[T]>,
+    n: usize,
+    eps: f64,
+) {
+    let mut xhat = vec![T::ZERO; n];
+    let mut gxhat = vec![T::ZERO; n];
+    for ((dx, x), g) in dx.chunks_exact_mut(n).zip(x.chunks_exact(n)).zip(g.chunks_exact(n)) {
+        let (mean, rstd) = statistics(x, eps);
+        let (mean_t, rstd_t) = (T::from_f64(mean), T::from_f64(rstd));
+        for (h, &v) in xhat.iter_mut().zip(x) {
+            *h = (v - mean_t) * rstd_t;
+        }
+        match w {
+            Some(w) => {
+                for ((o, &g), &w) in gxhat.iter_mut().zip(g).zip(w) {
+                    *o = g * w;
+                }
+            }
+            None => gxhat.copy_from_slice(g),
+        }
+        let (s1, s2) = (lane_sum(&gxhat, |v| v), lane_dot(&gxhat, &xhat));
+        let (m1, m2) = (T::from_f64(s1 / n as f64), T::from_f64(s2 / n as f64));
+        for ((o, &a), &h) in dx.iter_mut().zip(&gxhat).zip(&xhat) {
+            *o = rstd_t * (a - m1 - h * m2);
+        }
+        for (((dw, db), &g), &h) in dw.iter_mut().zip(db.iter_mut()).zip(g).zip(&xhat) {
+            *dw += (g * h).to_f64();
+            *db += g.to_f64();
+        }
+    }
+}
+
+/// The gradients of `layer_norm_forward` for the output gradient `g`: (dx, Σ_rows g·x̂, Σ_rows g), the
+/// last two in float64 (the caller casts them).
+pub fn layer_norm_backward<T: Float>(
+    x: &[T],
+    g: &[T],
+    w: Option<&[T]>,
+    n: usize,
+    eps: f64,
+) -> (Vec<T>, Vec<f64>, Vec<f64>) {
+    let mut dx = vec![T::ZERO; x.len()];
+    if n == 0 {
+        return (dx, vec![], vec![]);
+    }
+    let rows = x.len() / n;
+    let (parts, per) = split(rows, n);
+    // each part sums its rows' weight and bias gradients apart; the parts are added in order after
+    let mut partial = vec![0.0f64; parts * 2 * n];
+    let (pd, pp) = (OutPtr(dx.as_mut_ptr()), OutPtr(partial.as_mut_ptr()));
+    par_for(parts, &|p| {
+        #[allow(clippy::redundant_locals)] // captures the Sync wrappers, not their raw pointers
+        let (pd, pp) = (pd, pp);
+        let (start, end) = (p * per * n, ((p + 1) * per).min(rows) * n);
+        // Safety: part p writes rows start..end of dx and its own 2n sums alone, while they live.
+        let d = unsafe { std::slice::from_raw_parts_mut(pd.0.add(start), end - start) };
+        let sums = unsafe { std::slice::from_raw_parts_mut(pp.0.add(p * 2 * n), 2 * n) };
+        let (dw, db) = sums.split_at_mut(n);
+        dispatch!(backward_rows(d, dw, db, &x[start..end], &g[start..end], w, n, eps));
+    });
+    let (mut dw, mut db) = (vec![0.0f64; n], vec![0.0f64; n]);
+    for part in partial.chunks_exact(2 * n) {
+        for i in 0..n {
+            dw[i] += part[i];
+            db[i] += part[n + i];
+        }
+    }
+    (dx, dw, db)
+}
