@@ -421,6 +421,12 @@ class Tensor:
         """In-place exponential; returns this tensor."""
     def log_(self) -> Self:
         """In-place natural logarithm; returns this tensor."""
+    def relu_(self) -> Self:
+        """In-place ``max(self, 0)``; returns this tensor."""
+    def sigmoid_(self) -> Self:
+        """In-place logistic sigmoid; returns this tensor."""
+    def tanh_(self) -> Self:
+        """In-place hyperbolic tangent; returns this tensor."""
     def zero_(self) -> Self:
         """Fills this tensor with zeros in place; returns this tensor."""
     def fill_(self, value: _Number) -> Self:

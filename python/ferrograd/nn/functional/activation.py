@@ -10,9 +10,11 @@ from ._common import _DTYPE_LIMITS, _inplace
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    if inplace:
-        return _inplace(input, Tensor.relu)
-    return input.relu()
+    return input.relu_() if inplace else input.relu()
+
+
+def relu_(input: Tensor) -> Tensor:
+    return input.relu_()
 
 
 def sigmoid(input: Tensor) -> Tensor:

@@ -139,6 +139,18 @@ impl PyTensor {
         inplace_unary(slf, |a| a.log())
     }
 
+    fn relu_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
+        inplace_unary(slf, |a| a.relu())
+    }
+
+    fn sigmoid_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
+        inplace_unary(slf, |a| a.sigmoid())
+    }
+
+    fn tanh_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
+        inplace_unary(slf, |a| a.tanh())
+    }
+
     fn zero_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
         fill(slf, Scalar::Int(0), true)
     }
