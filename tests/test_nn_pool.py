@@ -104,15 +104,19 @@ def _max_pool_2x2_reference(a):
     return vals, idx
 
 
+@pytest.mark.parametrize("width", [9, 71])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_max_pool2d_2x2_ties_nan_and_gradient(dtype):
+def test_max_pool2d_2x2_ties_nan_and_gradient(dtype, width):
     # LeNet's MaxPool2d(2) takes an unrolled path: values, indices and gradients against the rule above,
-    # on an odd-sized image (its last row and column fall outside every window)
+    # on an odd-sized image (its last row and column fall outside every window); 71 columns give 35 windows a
+    # row, so the vectorised body (16 or 8 windows at a time) and its tail both run
     rng = np.random.default_rng(5)
-    a = rng.integers(-2, 3, (2, 3, 7, 9)).astype(dtype)  # many ties
+    a = rng.integers(-2, 3, (2, 3, 7, width)).astype(dtype)  # many ties
     a[0, 0, 0, 1] = np.nan
     a[0, 1, 2, :2] = np.nan  # two NaNs in one window: the later wins
     a[1, 2, 4:6, 4:6] = -np.inf
+    a[1, 0, 2:4, width - 3 : width - 1] = np.nan  # the last window of a row, all NaN
+    a[1, 1, 3, width // 2] = np.nan
     want_v, want_i = _max_pool_2x2_reference(a)
     x = fg.from_numpy(a.copy()).requires_grad_()
     v, i = F.max_pool2d(x, 2, return_indices=True)

@@ -150,7 +150,7 @@ fn max_pool_kernel<T: Element>(
                 )
             };
             if let Some((rows, cols)) = ranges.as_ref().filter(|_| pairs) {
-                max_pool_pairs(src, hw[1], rows, cols, p * plane, vals, at, flat);
+                max_pool_pairs_dispatch(src, hw[1], rows, cols, p * plane, vals, at, flat);
                 continue;
             }
             if let Some((rows, cols)) = &ranges {
@@ -183,6 +183,64 @@ fn max_pool_kernel<T: Element>(
         }
     });
     (values, idx, pos)
+}
+
+/// `max_pool_pairs` compiled for the widest instruction set present: the baseline (SSE2) has no blend, so
+/// its selects become branches that mispredict on every other window of random data.
+#[allow(clippy::too_many_arguments)]
+fn max_pool_pairs_dispatch<T: Element>(
+    src: &[T],
+    width: usize,
+    rows: &[(usize, usize)],
+    cols: &[(usize, usize)],
+    base: usize,
+    vals: &mut [T],
+    at: &mut [i64],
+    flat: &mut [i64],
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::kernels::simd::{level, Level};
+        /// # Safety
+        /// The CPU must have the features enabled.
+        #[allow(clippy::too_many_arguments)]
+        #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
+        unsafe fn wide<T: Element>(
+            src: &[T],
+            width: usize,
+            rows: &[(usize, usize)],
+            cols: &[(usize, usize)],
+            base: usize,
+            vals: &mut [T],
+            at: &mut [i64],
+            flat: &mut [i64],
+        ) {
+            max_pool_pairs(src, width, rows, cols, base, vals, at, flat)
+        }
+        /// # Safety
+        /// The CPU must have the features enabled.
+        #[allow(clippy::too_many_arguments)]
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn avx2<T: Element>(
+            src: &[T],
+            width: usize,
+            rows: &[(usize, usize)],
+            cols: &[(usize, usize)],
+            base: usize,
+            vals: &mut [T],
+            at: &mut [i64],
+            flat: &mut [i64],
+        ) {
+            max_pool_pairs(src, width, rows, cols, base, vals, at, flat)
+        }
+        // Safety: each variant runs only where `level()` detected its features.
+        match level() {
+            Level::Avx512 => return unsafe { wide(src, width, rows, cols, base, vals, at, flat) },
+            Level::Avx2 => return unsafe { avx2(src, width, rows, cols, base, vals, at, flat) },
+            Level::Baseline => {}
+        }
+    }
+    max_pool_pairs(src, width, rows, cols, base, vals, at, flat)
 }
 
 /// `max_pool_kernel` over one plane whose windows are all 2 × 2 (`rows` and `cols` hold each window's
