@@ -104,10 +104,12 @@ impl Dims {
         }
     }
 
-    /// Heads per parallel part: threads only when a part's work pays for the dispatch (measured: at
-    /// 32 heads of 32×32×16 one thread was as fast as two).
+    /// Parts the heads are split in: threads only when a part's work pays for the dispatch. Measured on the
+    /// char-GPT step (32 heads of 32×32×16, 2 cores): 2.6 ms with these on one thread, 2.3 ms split in
+    /// 8 parts of 4 heads; at a bound of 1 M (as before) they ran on one thread. Once products split
+    /// across threads too, the workers spin between ops, so a split here costs about a microsecond.
     fn parts(&self) -> usize {
-        const WORK_PER_PART: usize = 1 << 20;
+        const WORK_PER_PART: usize = 1 << 17;
         let work = self.heads * self.l * self.s * (self.e + self.ev);
         if threads() <= 1 || work < 2 * WORK_PER_PART {
             1

@@ -58,7 +58,13 @@ fn product<T: Element + DotElement>(
     let mut out: Vec<T> = crate::pool::take(m * n);
     bias.with_data(|lb, xb: &[T]| {
         for i in 0..m {
-            out.extend((0..n).map(|o| xb[lb.offset + i * brs + o * bcs]));
+            let start = lb.offset + i * brs;
+            if bcs == 1 {
+                // a Linear's bias: one row copy, not a strided gather a scalar store at a time
+                out.extend_from_slice(&xb[start..start + n]);
+            } else {
+                out.extend((0..n).map(|o| xb[start + o * bcs]));
+            }
         }
     });
     a.with_data(|la, xa: &[T]| {
