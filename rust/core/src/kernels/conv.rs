@@ -220,6 +220,12 @@ fn scratch<T: Element>(len: usize) -> Vec<T> {
     v
 }
 
+/// Output channels from which the weight gradient is computed transposed. Both operands of that product
+/// run along the long nb·l side, and gemm takes it about twice as fast with the longer of o and ck as
+/// the output's rows: LeNet's second layer (o = 16, ck = 150, nb·l = 1100) 99 µs as g · colsᵀ against
+/// 52 µs as cols · gᵀ; its first (o = 6, ck = 25, nb·l = 1568) 5.3 against 6.4 µs.
+const TRANSPOSED_WEIGHT_GRAD_FROM: usize = 16;
+
 /// Parts (one per thread) that a batch is split into.
 fn parts_of(batch: usize) -> usize {
     threads().min(batch).max(1)
@@ -314,10 +320,21 @@ pub fn conv2d_backward<T: Element>(g: &[T], x: &[T], w: &[T], s: &ConvShape, nee
                 for i in 0..nb {
                     im2col_sample(&x[(b0 + i) * c_plane..][..c_plane], &mut cols[i * l..], ld, s);
                 }
-                // g (o × nb·l) · colsᵀ (nb·l × ck)
-                let ct = MatRef { offset: 0, row_stride: 1, col_stride: ld };
-                matmul_into_serial(uninit(&mut prod), gb, rows(ld), &cols, ct, o, ld, ck);
-                gw_acc.iter_mut().zip(&prod).for_each(|(a, &v)| *a = T::add(*a, v));
+                if o >= TRANSPOSED_WEIGHT_GRAD_FROM {
+                    // gwᵀ (ck × o) = cols (ck × nb·l) · gᵀ (nb·l × o), summed in transposed
+                    let gt = MatRef { offset: 0, row_stride: 1, col_stride: ld };
+                    matmul_into_serial(uninit(&mut prod), &cols, rows(ld), gb, gt, ck, ld, o);
+                    for (r, row) in prod.chunks(o).enumerate() {
+                        for (oc, &v) in row.iter().enumerate() {
+                            gw_acc[oc * ck + r] = T::add(gw_acc[oc * ck + r], v);
+                        }
+                    }
+                } else {
+                    // gw (o × ck) = g (o × nb·l) · colsᵀ (nb·l × ck)
+                    let ct = MatRef { offset: 0, row_stride: 1, col_stride: ld };
+                    matmul_into_serial(uninit(&mut prod), gb, rows(ld), &cols, ct, o, ld, ck);
+                    gw_acc.iter_mut().zip(&prod).for_each(|(a, &v)| *a = T::add(*a, v));
+                }
             }
             if needs[2] {
                 for (b, row) in gb_acc.iter_mut().zip(gb.chunks(ld)) {
@@ -390,6 +407,8 @@ mod tests {
             mk(2, 2, 3, [9, 9], [3, 3], [3, 2], [2, 1], [2, 1]),
             // 16 positions: blocks of 64 samples, the last one partial
             mk(70, 2, 3, [6, 6], [3, 3], [1, 1], [0, 0], [1, 1]),
+            // enough output channels for the transposed weight gradient, over two blocks
+            mk(67, 2, 17, [5, 6], [3, 3], [1, 1], [1, 0], [1, 1]),
         ]
     }
 
