@@ -144,7 +144,7 @@ fn copy_row<T: Copy>(dst: &mut [T], src: &[T]) {
             dst[8 * b..8 * b + 8].copy_from_slice(&src[8 * b..8 * b + 8]);
         }
     }
-    if n % 8 != 0 {
+    if !n.is_multiple_of(8) {
         dst[n - 8..].copy_from_slice(&src[n - 8..]);
     }
 }
