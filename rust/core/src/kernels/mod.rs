@@ -13,3 +13,4 @@ pub mod sincos;
 pub mod softmax;
 pub mod sum;
 pub mod threads;
+pub mod transpose;
