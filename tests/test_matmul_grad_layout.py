@@ -39,3 +39,20 @@ def test_linear_weight_grad_is_row_major_and_right():
     assert weight.grad.is_contiguous() and weight.grad.stride() == (3, 1)
     np.testing.assert_allclose(weight.grad.numpy(), g.T @ x, rtol=1e-12)
     np.testing.assert_allclose(xt.grad.numpy(), g @ w, rtol=1e-12)
+
+
+@pytest.mark.parametrize("k", [256, 512])
+def test_products_with_strided_right_factors_match_numpy(k):
+    """Right factors whose columns sit a multiple of 256 elements apart: a Linear-style `w.t()` (copied
+    dense before the product) and a column broadcast (stride 0, which must not be), against numpy."""
+    r = np.random.default_rng(k)
+    a = r.standard_normal((40, k)).astype(np.float32)
+    w = r.standard_normal((48, k)).astype(np.float32)
+    v = r.standard_normal(k).astype(np.float32)
+    x = fg.tensor(a)
+    wide = fg.tensor(w).t()
+    spread = fg.tensor(v).unsqueeze(1).expand(k, 48)
+    assert spread.stride() == (1, 0)
+    np.testing.assert_allclose((x @ wide).numpy(), a @ w.T, rtol=1e-4, atol=1e-3)
+    want = np.repeat((a @ v)[:, None], 48, axis=1)
+    np.testing.assert_allclose((x @ spread).numpy(), want, rtol=1e-4, atol=1e-3)

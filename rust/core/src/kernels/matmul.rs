@@ -172,7 +172,8 @@ fn product<T: Element>(
 /// 558 against 583; 32×128·128×512 30 against 45), so those, and products under 32 rows or columns,
 /// stay as they are.
 fn dense_rhs<T: Element>(ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize) -> Option<Vec<T>> {
-    let transposed = mb.row_stride == 1 && mb.col_stride != 1;
+    // the columns of b as rows of k one after another: not a broadcast (column stride 0), whose rows overlap
+    let transposed = mb.row_stride == 1 && mb.col_stride >= k.max(2);
     if T::DTYPE != DType::F32
         || !transposed
         || ma.col_stride != 1
@@ -313,10 +314,12 @@ mod tests {
             (31, 256, 40, 256),
             (70, 256, 9, 256),
             (40, 50, 40, 53),
+            // a column broadcast (`v.unsqueeze(1).expand(k, n)`): stride 0, a multiple of 256, never copied
+            (40, 64, 40, 0),
         ] {
             let off = 5;
             let a: Vec<f32> = (0..m * k).map(|v| ((v * 7) % 11) as f32 - 5.0).collect();
-            let b: Vec<f32> = (0..off + n * cs).map(|v| ((v * 5) % 13) as f32 - 6.0).collect();
+            let b: Vec<f32> = (0..off + n * cs + k).map(|v| ((v * 5) % 13) as f32 - 6.0).collect();
             let ma = MatRef { offset: 0, row_stride: k, col_stride: 1 };
             let mb = MatRef { offset: off, row_stride: 1, col_stride: cs };
             let want: Vec<f32> =
