@@ -33,6 +33,7 @@ __all__ = [
     "RemovableHandle",
     "_grad",
     "_panic_for_tests",
+    "_allocator_round_trip",
     "_check_new_shape",
     "_backward",
     "_attach_custom",
@@ -1090,6 +1091,10 @@ def is_anomaly_check_nan_enabled() -> _Bool:
 
 def _panic_for_tests(kind: str) -> None:
     """Test hook, not public API: a panic ("panic") or an impossible allocation ("allocation") in the core."""
+
+def _allocator_round_trip(size: int, align: int) -> tuple[_Bool, int, int, _Bool]:
+    """Test hook, not public API: one block through the extension's allocator (zeroed, plain, grown twofold):
+    zeroed read as zeros, the two addresses modulo `align`, the bytes kept by growing."""
 
 def _check_new_shape(shape: Sequence[int], dtype: dtype) -> None:
     """RuntimeError when a tensor of `shape` and `dtype` cannot be allocated (nothing is allocated)."""

@@ -492,6 +492,7 @@ fn _dropout_mask(py: Python<'_>, input: &Bound<'_, PyAny>, p: f64, generator: Op
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    alloc::tune_system_allocator();
     m.add_class::<PyTensor>()?;
     m.add_class::<PyDType>()?;
     m.add_class::<generator::PyGenerator>()?;
@@ -500,6 +501,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<hooks::RemovableHandle>()?;
     m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(alloc::_allocator_round_trip, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_check_new_shape, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_backward, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_attach_custom, m)?)?;

@@ -1,0 +1,93 @@
+"""The extension's allocator: blocks of every size class and alignment, and glibc's malloc settings.
+
+Both are ferrograd's own machinery (torch has its own allocator), so these tests skip against torch.
+"""
+
+import ctypes
+import os
+import platform
+import subprocess
+import sys
+
+import ferrograd as fg
+import numpy as np
+import pytest
+
+AGAINST_TORCH = not hasattr(fg, "_core")
+pytestmark = pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own allocator")
+
+KIB = 1024
+
+
+@pytest.mark.parametrize("align", [1, 8, 16, 32, 64, 128, 4096])
+@pytest.mark.parametrize("size", [1, 100, 64 * KIB - 1, 64 * KIB, 64 * KIB + 1, 614_400, 3 << 20])
+def test_blocks_are_aligned_zeroed_and_keep_their_bytes_when_grown(size, align):
+    # sizes around the small/large split (64 KiB), gemm's packing-buffer sizes; 128 is gemm's alignment
+    all_zero, offset, grown_offset, kept = fg._core._allocator_round_trip(size, align)
+    assert all_zero
+    assert offset == 0 and grown_offset == 0
+    assert kept
+
+
+def test_a_layout_rust_rejects_is_a_value_error():
+    with pytest.raises(ValueError, match="invalid layout"):
+        fg._core._allocator_round_trip(100, 3)
+
+
+def test_products_on_two_threads_match_numpy_across_packing_buffer_sizes():
+    # every product packs its right factor (m > 2 * 16 rows, a transposed right operand) in a 128-byte
+    # aligned buffer, made and freed per call, on both threads
+    rng = np.random.default_rng(0)
+    before = fg.get_num_threads()
+    fg.set_num_threads(2)
+    try:
+        for _ in range(3):
+            for m, k, n in [(64, 400, 120), (256, 64, 192), (128, 512, 512), (96, 300, 200), (64, 120, 84)]:
+                a = rng.standard_normal((m, k)).astype(np.float32)
+                b = rng.standard_normal((n, k)).astype(np.float32)
+                got = (fg.from_numpy(a) @ fg.from_numpy(b).t()).numpy()
+                np.testing.assert_allclose(got, a @ b.T, rtol=2e-4, atol=2e-4)
+    finally:
+        fg.set_num_threads(before)
+
+
+GLIBC = platform.libc_ver()[0] == "glibc" and hasattr(ctypes.CDLL(None), "mallinfo2")
+
+# Prints how many blocks glibc has mapped on their own while a 1 MiB and then a 40 MiB tensor are alive.
+_MAPPED = """
+import ctypes, ferrograd as fg
+class M(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_size_t) for n in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                               "fsmblks", "uordblks", "fordblks", "keepcost")]
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = M
+h0 = libc.mallinfo2().hblks
+small = fg.ones(256 * 1024)       # 1 MiB
+h1 = libc.mallinfo2().hblks
+big = fg.ones(10 * 1024 * 1024)   # 40 MiB
+h2 = libc.mallinfo2().hblks
+print(h1 - h0, h2 - h1)
+"""
+
+
+def _mapped(env):
+    out = subprocess.run([sys.executable, "-c", _MAPPED], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    return [int(v) for v in out.stdout.split()]
+
+
+@pytest.mark.skipif(not GLIBC, reason="glibc's malloc settings (mallinfo2 needs glibc 2.33)")
+def test_import_keeps_blocks_below_32_mib_in_the_arenas_and_maps_larger_ones():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_") and k != "GLIBC_TUNABLES"}
+    # glibc's default maps every block from 128 KiB until one is freed
+    assert _mapped(env) == [0, 1]
+
+
+@pytest.mark.skipif(not GLIBC, reason="glibc's malloc settings (mallinfo2 needs glibc 2.33)")
+def test_a_users_own_malloc_setting_is_left_alone():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_") and k != "GLIBC_TUNABLES"}
+    env["MALLOC_MMAP_THRESHOLD_"] = str(512 * KIB)
+    assert _mapped(env) == [1, 1]
+    env.pop("MALLOC_MMAP_THRESHOLD_")
+    env["GLIBC_TUNABLES"] = f"glibc.malloc.mmap_threshold={512 * KIB}"
+    assert _mapped(env) == [1, 1]
