@@ -10,6 +10,7 @@ import threading
 import ferrograd as fg
 import numpy as np
 import pytest
+from helpers import AGAINST_TORCH
 
 # Sizes above the threading threshold (2**17 elements), so each op below is split into parts.
 SCRIPT = textwrap.dedent(
@@ -128,3 +129,29 @@ def test_set_num_threads_overflow_is_a_value_error(num):
     with pytest.raises(ValueError, match="Overflow when unpacking long long"):
         fg.set_num_threads(num)
     assert fg.get_num_threads() == before
+
+
+FERROGRAD_ONLY = pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own variable")
+
+
+def _threads_in_fresh_process(env_vars):
+    env = {k: v for k, v in os.environ.items() if k not in ("FERROGRAD_NUM_THREADS", "OMP_NUM_THREADS")}
+    env.update(env_vars)
+    code = "import ferrograd as fg; print(fg.get_num_threads())"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return int(out.stdout)
+
+
+@pytest.mark.parametrize(
+    "env_vars, want",
+    [
+        ({"OMP_NUM_THREADS": "1"}, 1),  # what torchrun sets for each process
+        ({"OMP_NUM_THREADS": "3"}, 3),
+        # ferrograd's own variable first; a mistyped count starts at most 256 threads
+        pytest.param({"FERROGRAD_NUM_THREADS": "2", "OMP_NUM_THREADS": "1"}, 2, marks=FERROGRAD_ONLY),
+        pytest.param({"FERROGRAD_NUM_THREADS": "1000000000"}, 256, marks=FERROGRAD_ONLY),
+    ],
+)
+def test_the_thread_count_comes_from_the_environment(env_vars, want):
+    assert _threads_in_fresh_process(env_vars) == want

@@ -72,8 +72,9 @@ static POOL: OnceLock<Arc<Pool>> = OnceLock::new();
 /// The thread count `set_threads` asked for; 0 until it is called.
 static LIMIT: AtomicUsize = AtomicUsize::new(0);
 
-/// Threads a parallel kernel may use: the last `set_threads`, else `FERROGRAD_NUM_THREADS`, else the
-/// cores available.
+/// Threads a parallel kernel may use: the last `set_threads`, else `FERROGRAD_NUM_THREADS`, else
+/// `OMP_NUM_THREADS` (which PyTorch's CPU build reads, and launchers such as torchrun set per process), else
+/// the cores available.
 pub fn threads() -> usize {
     match LIMIT.load(Ordering::Acquire) {
         0 => pool().threads.load(Ordering::Acquire),
@@ -102,11 +103,11 @@ pub fn set_threads(n: std::num::NonZeroUsize) {
 
 fn pool() -> &'static Arc<Pool> {
     POOL.get_or_init(|| {
-        let threads = std::env::var("FERROGRAD_NUM_THREADS")
-            .ok()
-            .and_then(|v| v.trim().parse::<usize>().ok())
-            .filter(|&n| n > 0)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let threads = ["FERROGRAD_NUM_THREADS", "OMP_NUM_THREADS"]
+            .iter()
+            .find_map(|var| std::env::var(var).ok().and_then(|v| v.trim().parse::<usize>().ok()).filter(|&n| n > 0))
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .min(MAX_THREADS);
         let pool = Arc::new(Pool {
             threads: AtomicUsize::new(1),
             grow: Mutex::new(()),
