@@ -146,3 +146,38 @@ def test_clone_of_a_permuted_leaf_is_a_clone_in_the_graph():
     assert gradcheck(lambda x: x.T.clone() * x.T, (fg.tensor(arange(3, 4, dtype=np.float64), requires_grad=True),))
     assert a.T.contiguous().grad_fn.name() == "CloneBackward0"
     assert a.T.reshape(12).grad_fn.name() == "UnsafeViewBackward0"
+
+
+@pytest.mark.parametrize(
+    "rows, cols",
+    # around the transpose's 8×8 blocks and its 16-row bands, and above its threading size (2**16)
+    [(1, 1), (1, 9), (9, 1), (7, 7), (8, 8), (15, 17), (16, 16), (33, 70), (120, 64), (512, 512), (300, 2048)],
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_contiguous_of_a_transposed_matrix_matches_numpy(rows, cols, dtype):
+    a = (np.arange(rows * cols).reshape(rows, cols) % 1009).astype(dtype)
+    t = fg.tensor(a)
+    for view, want in [
+        (t.T, a.T),
+        (t[:, 1:].T, a[:, 1:].T),  # columns further apart than the output's rows
+        (t[: rows // 2 + 1, :].T, a[: rows // 2 + 1, :].T),
+        (t[:, ::2].T, a[:, ::2].T),  # not a plain transpose: a strided walk
+    ]:
+        out = view.contiguous()
+        assert out.is_contiguous()
+        np.testing.assert_array_equal(out.numpy(), want)
+        np.testing.assert_array_equal(view.clone().numpy(), want)
+
+
+def test_contiguous_of_a_broadcast_and_a_permuted_tensor_matches_numpy():
+    v = np.arange(5, dtype=np.float32)
+    b = fg.tensor(v).unsqueeze(0).expand(4, 5).T  # strides (1, 0): the columns overlap
+    np.testing.assert_array_equal(b.contiguous().numpy(), np.broadcast_to(v, (4, 5)).T)
+    c = arange(6, 4, 5)
+    p = fg.tensor(c).permute(2, 0, 1)  # collapses to a transposed (5, 24) matrix
+    np.testing.assert_array_equal(p.contiguous().numpy(), c.transpose(2, 0, 1))
+    x = fg.tensor(arange(40, 30), requires_grad=True)
+    y = x.T.contiguous()
+    assert type(y.grad_fn).__name__ == "CloneBackward0"
+    (y * fg.tensor(arange(30, 40))).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), arange(30, 40).T)

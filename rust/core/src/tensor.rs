@@ -223,7 +223,7 @@ impl Tensor {
 
     /// All elements in row-major order, converted to `T`.
     pub fn to_vec<T: Element>(&self) -> Vec<T> {
-        self.with_data(|l, x: &[T]| kernels::elementwise::map1(l, x, |v| v))
+        self.with_data(|l, x: &[T]| kernels::elementwise::dense_copy(l, x))
     }
 
     /// The single element of a one-element tensor.

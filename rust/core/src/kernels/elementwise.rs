@@ -39,6 +39,37 @@ pub fn map1<T: Element, U: Element>(l: &Layout, x: &[T], f: impl Fn(T) -> U + Sy
     out
 }
 
+/// A strided input copied into row-major order: `map1` with the identity, except that a transposed
+/// float32 matrix goes through `transpose_f32` (8×8 AVX register blocks, split across threads), which
+/// takes `x.T.contiguous()` on 512² from 285 to 78 µs on two cores (PyTorch 143), 1024² from 1,345 to 260.
+pub fn dense_copy<T: Element>(l: &Layout, x: &[T]) -> Vec<T> {
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>() && l.contiguous_range().is_none() {
+        let (shape, [strides]) = collapse(&l.shape, [&l.strides]);
+        if let (&[rows, cols], &[1, col_stride]) = (shape.as_slice(), strides.as_slice()) {
+            // the source read as a matrix of `cols` rows, `col_stride` apart, of `rows` elements each
+            if col_stride >= rows {
+                // Safety: T is f32 (checked above), so the slice and the vector are float32 ones
+                let src = unsafe { std::slice::from_raw_parts(x.as_ptr().cast::<f32>(), x.len()) };
+                let n = rows * cols;
+                let mut out: Vec<f32> = pool::take(n);
+                crate::kernels::transpose::transpose_f32(
+                    &mut out.spare_capacity_mut()[..n],
+                    &src[l.offset..],
+                    cols,
+                    rows,
+                    col_stride,
+                );
+                // Safety: transpose_f32 writes all rows × cols slots
+                unsafe { out.set_len(n) };
+                let mut out = std::mem::ManuallyDrop::new(out);
+                // Safety: T is f32; the parts are those of a live Vec<f32> given up above
+                return unsafe { Vec::from_raw_parts(out.as_mut_ptr().cast::<T>(), out.len(), out.capacity()) };
+            }
+        }
+    }
+    map1(l, x, |v| v)
+}
+
 /// `dst[r·cols + c] = f(x[r + c·col_stride])`: a transposed read, done in blocks (64 output rows by 16
 /// columns) so that the 16 source cache lines a block reads stay in cache while its rows are written.
 /// Walking output rows in order read one element per cache line: `x.T.contiguous()` on 1024² float32
@@ -78,7 +109,7 @@ pub fn map1_by<T: Element, U: Element>(
     match l.contiguous_range() {
         Some(r) => simd::map_slice_by(&x[r], slice_kernel),
         None => {
-            let dense = map1(l, x, |v| v);
+            let dense = dense_copy(l, x);
             let out = simd::map_slice_by(&dense, slice_kernel);
             pool::give(dense);
             out
@@ -200,6 +231,21 @@ pub fn copy_into<T: Element, S: Element>(dst: &mut [T], dl: &Layout, src: &[S], 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dense_copy_matches_the_identity_map_for_every_transposed_layout() {
+        let (m, n) = (37, 53);
+        let a: Vec<f32> = (0..m * n).map(|v| v as f32).collect();
+        let t = Layout::contiguous(&[m, n]).transpose(0, 1);
+        let window = Layout { shape: vec![n - 3, m - 2], strides: vec![1, n], offset: n + 2 };
+        // columns overlapping (stride 1 apart, shorter than the output's rows): the generic walk
+        let overlapping = Layout { shape: vec![5, 4], strides: vec![1, 2], offset: 0 };
+        for l in [t, window, overlapping] {
+            assert_eq!(dense_copy(&l, &a), map1(&l, &a, |v| v), "{l:?}");
+            let wide: Vec<f64> = a.iter().map(|&v| v as f64).collect();
+            assert_eq!(dense_copy(&l, &wide), map1(&l, &wide, |v| v), "{l:?} as f64");
+        }
+    }
 
     #[test]
     fn strided_and_broadcast_match_contiguous() {
