@@ -2,10 +2,10 @@
 //!
 //! An op allocates a handful of small objects (graph node, shapes, handles); glibc's malloc/free took a
 //! third of the time of an op on a small tensor, mimalloc a fraction of that. Large blocks (tensor data)
-//! stay with the system allocator, which maps them on their own and gives the pages back the moment they
-//! are freed: memory used by a dropped tensor shows up as freed at once, as users (and our tests) expect.
-//! (glibc keeps freed blocks below its adaptive mmap threshold in its arenas for reuse; ferrograd's own
-//! buffer pool, `ferrograd_core::pool`, recycles the largest.)
+//! stay with glibc, set at import (`tune_system_allocator`) to keep blocks below 32 MiB in its arenas for
+//! reuse and to map larger ones on their own, whose pages go back the moment they are freed: memory used
+//! by a dropped big tensor shows up as freed at once, as users (and our tests) expect. ferrograd's own
+//! buffer pool (`ferrograd_core::pool`) recycles tensor buffers from 256 KiB.
 use mimalloc::MiMalloc;
 use std::alloc::{GlobalAlloc, Layout, System};
 
@@ -134,8 +134,8 @@ unsafe impl GlobalAlloc for SplitAllocator {
 /// tensors are mostly 64 KiB–4 MiB, so what a step paid in page faults depended on which sizes it happened to
 /// free first. Where the trim threshold ended low, the arenas' tops were given back and faulted in again on
 /// every step: T7's step took 20,000 faults (60,000 once gemm's buffers were padded) against 7,000 with
-/// these two settings. 32 MiB is the ceiling glibc's own adaptation
-/// stops at on 64-bit; larger tensors are still mapped on their own and given back the moment they are freed.
+/// these two settings. 32 MiB is the ceiling glibc's own adaptation stops at on 64-bit; larger tensors are
+/// still mapped on their own and given back the moment they are freed.
 pub fn tune_system_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     glibc::tune();
