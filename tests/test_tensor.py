@@ -305,6 +305,22 @@ def test_numpy_shares_memory():
     assert a.tolist() == [0.0, 5.0, 7.0]
 
 
+def test_numpy_of_a_tensor_that_requires_grad_works_only_outside_grad_mode():
+    x = fg.tensor([1.0, 2.0], requires_grad=True)
+    with fg.no_grad():
+        a = x.numpy()
+    with fg.inference_mode():
+        b = x.numpy()
+    np.testing.assert_array_equal(a, [1.0, 2.0])
+    np.testing.assert_array_equal(b, [1.0, 2.0])
+    a[0] = 3.0  # the array shares the tensor's memory, as PyTorch's does
+    assert x.tolist() == [3.0, 2.0]
+    with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires grad"):
+        x.numpy()  # grad mode is back on
+    with fg.no_grad(), fg.enable_grad(), pytest.raises(RuntimeError, match="requires grad"):
+        x.numpy()
+
+
 @pytest.mark.parametrize(
     "make,expected",
     [

@@ -194,7 +194,8 @@ impl PyTensor {
     #[pyo3(signature = (*, force=false))]
     fn numpy<'py>(&self, py: Python<'py>, force: bool) -> PyResult<Bound<'py, PyAny>> {
         let t = self.get();
-        if t.requires_grad() && !force {
+        // as PyTorch: under no_grad (or inference_mode) the array cannot take part in a graph anyway
+        if t.requires_grad() && ferrograd_core::autograd::grad_mode::is_enabled() && !force {
             return Err(PyRuntimeError::new_err(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
             ));
