@@ -70,6 +70,10 @@ print(h1 - h0, h2 - h1)
 """
 
 
+def _without_malloc_settings():
+    return {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_") and k != "GLIBC_TUNABLES"}
+
+
 def _mapped(env):
     out = subprocess.run([sys.executable, "-c", _MAPPED], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr
@@ -78,14 +82,14 @@ def _mapped(env):
 
 @pytest.mark.skipif(not GLIBC, reason="glibc's malloc settings (mallinfo2 needs glibc 2.33)")
 def test_import_keeps_blocks_below_32_mib_in_the_arenas_and_maps_larger_ones():
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_") and k != "GLIBC_TUNABLES"}
+    env = _without_malloc_settings()
     # glibc's default maps every block from 128 KiB until one is freed
     assert _mapped(env) == [0, 1]
 
 
 @pytest.mark.skipif(not GLIBC, reason="glibc's malloc settings (mallinfo2 needs glibc 2.33)")
 def test_a_users_own_malloc_setting_is_left_alone():
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_") and k != "GLIBC_TUNABLES"}
+    env = _without_malloc_settings()
     env["MALLOC_MMAP_THRESHOLD_"] = str(512 * KIB)
     assert _mapped(env) == [1, 1]
     env.pop("MALLOC_MMAP_THRESHOLD_")

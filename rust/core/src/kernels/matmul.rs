@@ -174,24 +174,11 @@ fn product<T: Element>(
 fn dense_rhs<T: Element>(ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize) -> Option<Vec<T>> {
     // the columns of b as rows of k one after another: not a broadcast (column stride 0), whose rows overlap
     let transposed = mb.row_stride == 1 && mb.col_stride >= k.max(2);
-    if T::DTYPE != DType::F32
-        || !transposed
-        || ma.col_stride != 1
-        || m < 32
-        || n < 32
-        || !mb.col_stride.is_multiple_of(256)
-    {
+    if !transposed || ma.col_stride != 1 || m < 32 || n < 32 || !mb.col_stride.is_multiple_of(256) {
         return None;
     }
-    // Safety: T is f32 (its DTYPE), so the slice is one of f32.
-    let src = unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<f32>(), b.len()) };
-    let mut out: Vec<T> = crate::pool::take(k * n);
-    // Safety: as above, and the spare capacity holds k·n elements.
-    let dst = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<MaybeUninit<f32>>(), k * n) };
-    crate::kernels::transpose::transpose_f32(dst, &src[mb.offset..], n, k, mb.col_stride);
-    // Safety: the transpose wrote all k·n elements.
-    unsafe { out.set_len(k * n) };
-    Some(out)
+    // None unless float32
+    crate::kernels::transpose::transposed_copy(&b[mb.offset..], n, k, mb.col_stride)
 }
 
 /// `dst[m×n] (row stride dst_rs) = a · b` (or `+=` when `accumulate`; otherwise `dst` is never read) by

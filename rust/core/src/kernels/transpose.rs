@@ -1,6 +1,9 @@
 //! Out-of-place float32 transposes in 8×8 register blocks, for operands that gemm reads slowly in
-//! their given layout (see `matmul::dense_rhs`).
+//! their given layout (`matmul::dense_rhs`) and for `contiguous()` of a transposed matrix
+//! (`elementwise::dense_copy`).
+use crate::element::Element;
 use crate::kernels::threads::{par_for, threads, OutPtr};
+use std::any::TypeId;
 use std::mem::MaybeUninit;
 
 /// Elements from which a transpose is split across threads (in bands of source rows).
@@ -30,6 +33,29 @@ pub fn transpose_f32(dst: &mut [MaybeUninit<f32>], src: &[f32], rows: usize, col
     } else {
         par_for(parts, &band)
     }
+}
+
+/// Whether `transposed_copy` handles elements of type `T` (float32 only).
+pub fn handles<T: Element>() -> bool {
+    TypeId::of::<T>() == TypeId::of::<f32>()
+}
+
+/// `transpose_f32` into a new contiguous `cols × rows` vector (recycled through the pool), for callers
+/// generic over the element type; `None` unless `handles::<T>()`.
+pub fn transposed_copy<T: Element>(src: &[T], rows: usize, cols: usize, src_rs: usize) -> Option<Vec<T>> {
+    if !handles::<T>() {
+        return None;
+    }
+    // Safety: T is f32 (checked above), so the slice and the vector hold float32 values.
+    let src = unsafe { std::slice::from_raw_parts(src.as_ptr().cast::<f32>(), src.len()) };
+    let n = rows * cols;
+    let mut out: Vec<T> = crate::pool::take(n);
+    // Safety: as above, and the spare capacity holds n elements.
+    let dst = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<MaybeUninit<f32>>(), n) };
+    transpose_f32(dst, src, rows, cols, src_rs);
+    // Safety: the transpose wrote all n elements.
+    unsafe { out.set_len(n) };
+    Some(out)
 }
 
 /// Source rows `r0..r1` of `transpose_f32`, in 8×8 register blocks where the CPU has AVX and one
