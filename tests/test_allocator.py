@@ -32,6 +32,8 @@ def test_blocks_are_aligned_zeroed_and_keep_their_bytes_when_grown(size, align):
 def test_a_layout_rust_rejects_is_a_value_error():
     with pytest.raises(ValueError, match="invalid layout"):
         fg._core._allocator_round_trip(100, 3)
+    with pytest.raises(ValueError, match="above the test hook's"):
+        fg._core._allocator_round_trip(1 << 40, 8)  # refused before anything is allocated
 
 
 def test_products_on_two_threads_match_numpy_across_packing_buffer_sizes():
