@@ -48,11 +48,13 @@ build-fast: $(STAMP)
 	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --profile fast --quiet
 
 # Rewrites what is generated from the op registry and the stubs: the stub's unary section, the function
-# forms (python/ferrograd/_functions.py) and README's op list. tests/test_generated_api.py and
-# tests/test_readme_ops.py fail when they are stale.
+# forms (python/ferrograd/_functions.py), README's op list and docs/COVERAGE.md (torch's names, recorded
+# by `tools/coverage.py --record` with a torch Python). tests/test_generated_api.py, test_readme_ops.py and
+# test_coverage.py fail when they are stale.
 generate: build-fast
 	$(PY) tools/gen_api.py
 	$(PY) tools/op_list.py --write
+	$(PY) tools/coverage.py --write
 
 # The suite against PyTorch itself (tools/torch_shim): TORCH_PY is a Python with torch, pytest and
 # hypothesis installed, e.g. `make test-torch TORCH_PY=/path/to/venv/bin/python`.
