@@ -34,13 +34,15 @@ test-rust:
 	cargo test -p ferrograd-core --quiet
 
 # House style: rustfmt and clippy (rustfmt.toml, clippy.toml), ruff lint and format (pyproject.toml),
-# no Rust or Python line over 120 characters (rustfmt leaves long strings alone; ruff skips the stub).
+# no Rust or Python line over 120 characters (rustfmt leaves long strings alone; ruff skips the stub);
+# mypy over the package and over a typed user program (tests/typing: every public name visible).
 lint: $(STAMP)
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) tools/check_line_length.py
+	$(VENV)/bin/mypy python/ferrograd tests/typing
 
 # The extension without LTO, incremental (~30 s after a core change instead of ~2.5 min): for
 # iterating. `make test` rebuilds in release.

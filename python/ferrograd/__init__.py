@@ -317,6 +317,11 @@ _utils.typed_entry_points(
 
 # The subpackages (most of the Python code: `nn` alone is several times the rest) load on first use:
 # `fg.nn.Linear`, `from ferrograd import nn` and `import ferrograd.nn as nn` all work as always.
+# Type checkers see them as the plain imports they become (`TYPE_CHECKING` is True only for them; the
+# constant avoids importing `typing`).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from . import accelerator, autograd, backends, cuda, distributed, nn, onnx, optim, return_types, utils, viz
 _lazy_submodules.install(
     globals(),
     {

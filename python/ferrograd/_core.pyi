@@ -19,8 +19,8 @@ _Bool: TypeAlias = builtins.bool
 _Float: TypeAlias = builtins.float
 _Number: TypeAlias = builtins.int | builtins.float | builtins.bool
 _Operand: TypeAlias = Tensor | _Number
-_ShapeArg: TypeAlias = SupportsIndex | tuple[SupportsIndex, ...] | list[SupportsIndex]
-_Dims: TypeAlias = SupportsIndex | tuple[SupportsIndex, ...] | list[SupportsIndex]
+_ShapeArg: TypeAlias = SupportsIndex | Sequence[SupportsIndex]
+_Dims: TypeAlias = SupportsIndex | Sequence[SupportsIndex]
 _TensorData: TypeAlias = Tensor | np.ndarray[Any, Any] | _Number | Sequence[Any]
 _IndexItem: TypeAlias = SupportsIndex | slice | EllipsisType | Tensor | None
 _Index: TypeAlias = _IndexItem | tuple[_IndexItem, ...]
@@ -785,13 +785,13 @@ class Tensor:
 
     # ---- shape and views ----
     @overload
-    def reshape(self, shape: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Tensor:  # function form
+    def reshape(self, shape: Sequence[SupportsIndex], /) -> Tensor:  # function form
         """A tensor with the given shape (one size may be -1), a view when possible; ``reshape(2, 3)`` or ``reshape((2,
         3))``."""
     @overload
     def reshape(self, *shape: SupportsIndex) -> Tensor: ...
     @overload
-    def view(self, shape: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Tensor:
+    def view(self, shape: Sequence[SupportsIndex], /) -> Tensor:
         """A view with the given shape (one size may be -1); the tensor must be compatible with it (no copy)."""
     @overload
     def view(self, *shape: SupportsIndex) -> Tensor: ...
@@ -805,7 +805,7 @@ class Tensor:
     def T(self) -> Tensor:
         """A view with all dimensions reversed."""
     @overload
-    def permute(self, dims: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Tensor:  # function form
+    def permute(self, dims: Sequence[SupportsIndex], /) -> Tensor:  # function form
         """A view with the dimensions reordered as ``dims``."""
     @overload
     def permute(self, *dims: SupportsIndex) -> Tensor: ...
@@ -814,13 +814,13 @@ class Tensor:
     def squeeze(self, dim: _Dims | None = None) -> Tensor:  # function form
         """A view with size-1 dimensions removed (all of them, or those in ``dim``)."""
     @overload
-    def expand(self, sizes: tuple[SupportsIndex, ...] | list[SupportsIndex], /) -> Tensor:
+    def expand(self, sizes: Sequence[SupportsIndex], /) -> Tensor:
         """A broadcast view with size-1 dimensions expanded to ``sizes`` (-1 keeps a size); no copy."""
     @overload
     def expand(self, *sizes: SupportsIndex) -> Tensor: ...
     def expand_as(self, other: Tensor) -> Tensor:
         """``self.expand(other.shape)``."""
-    def broadcast_to(self, size: tuple[SupportsIndex, ...] | list[SupportsIndex]) -> Tensor:  # function form
+    def broadcast_to(self, size: Sequence[SupportsIndex]) -> Tensor:  # function form
         """``self.expand(size)``."""
     def unfold(self, dimension: builtins.int, size: builtins.int, step: builtins.int) -> Tensor:
         """A view of every ``size``-element window along ``dimension``, ``step`` apart, as a new last dim."""

@@ -338,7 +338,7 @@ def bmm(input: "Tensor", mat2: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "bmm", input) from None
 
 
-def broadcast_to(input: "Tensor", size: "tuple[SupportsIndex, ...] | list[SupportsIndex]") -> "Tensor":
+def broadcast_to(input: "Tensor", size: "Sequence[SupportsIndex]") -> "Tensor":
     """`ferrograd.broadcast_to(input, ...)` is `input.broadcast_to(...)`."""
     try:
         return input.broadcast_to(size)
@@ -997,7 +997,7 @@ def outer(input: "Tensor", vec2: "Tensor") -> "Tensor":
 if TYPE_CHECKING:
 
     @overload
-    def permute(input: "Tensor", dims: "tuple[SupportsIndex, ...] | list[SupportsIndex]", /) -> "Tensor": ...
+    def permute(input: "Tensor", dims: "Sequence[SupportsIndex]", /) -> "Tensor": ...
 
     @overload
     def permute(input: "Tensor", *dims: "SupportsIndex") -> "Tensor": ...
@@ -1059,7 +1059,7 @@ def remainder(input: "Tensor", other: "_Operand") -> "Tensor":
 if TYPE_CHECKING:
 
     @overload
-    def reshape(input: "Tensor", shape: "tuple[SupportsIndex, ...] | list[SupportsIndex]", /) -> "Tensor": ...
+    def reshape(input: "Tensor", shape: "Sequence[SupportsIndex]", /) -> "Tensor": ...
 
     @overload
     def reshape(input: "Tensor", *shape: "SupportsIndex") -> "Tensor": ...

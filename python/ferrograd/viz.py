@@ -127,7 +127,7 @@ def graph(tensor, params=None):
 
 def _graphviz():
     try:
-        import graphviz
+        import graphviz  # type: ignore[import-untyped]
     except ImportError as e:
         raise ImportError(
             "ferrograd.viz needs the graphviz package for SVG/PNG: pip install ferrograd[viz] "

@@ -17,3 +17,6 @@ __all__ = ["Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RMSprop"
 
 # `lr_scheduler` (the largest module here, and most programs' last import) loads on first use
 _lazy_submodules.install(globals(), {"lr_scheduler"})
+TYPE_CHECKING = False  # True for type checkers only, which see the plain import
+if TYPE_CHECKING:
+    from . import lr_scheduler

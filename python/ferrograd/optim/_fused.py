@@ -29,9 +29,9 @@ class FusedOptimizer(Optimizer):
     """
 
     _algorithm = ""
-    _counter_names = ("step",)
-    _counter_starts = {}
-    _group_defaults = {}
+    _counter_names: tuple[str, ...] = ("step",)
+    _counter_starts: dict[str, float] = {}
+    _group_defaults: dict[str, object] = {}
 
     def __setstate__(self, state):
         super().__setstate__(state)

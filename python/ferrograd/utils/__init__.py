@@ -8,3 +8,6 @@ __all__ = ["data", "hooks"]
 
 # `data` (with its worker machinery: most of `import ferrograd` otherwise) loads on first use
 _lazy_submodules.install(globals(), {"data"})
+TYPE_CHECKING = False  # True for type checkers only, which see the plain import
+if TYPE_CHECKING:
+    from . import data

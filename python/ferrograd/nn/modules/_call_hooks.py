@@ -9,7 +9,7 @@ from collections import OrderedDict
 
 __all__ = ["CallHooks", "HOOKED", "UNWATCHED", "NAMES", "watch"]
 
-HOOKED = set()
+HOOKED: set[object] = set()
 UNWATCHED = "a hook dict that is not a CallHooks"
 
 # the per-module dicts that make a call run its hooks (the `_with_kwargs`/`_always_called` ones only flag them)

@@ -35,8 +35,8 @@ _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 # Hooks every module runs (debugging and profiling tools register these).
 _global_forward_pre_hooks = CallHooks()
 _global_forward_hooks = CallHooks()
-_global_forward_hooks_always_called = OrderedDict()
-_global_forward_hooks_with_kwargs = OrderedDict()
+_global_forward_hooks_always_called: OrderedDict[int, bool] = OrderedDict()
+_global_forward_hooks_with_kwargs: OrderedDict[int, bool] = OrderedDict()
 _global_backward_pre_hooks = CallHooks()
 _global_backward_hooks = CallHooks()
 

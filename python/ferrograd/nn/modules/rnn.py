@@ -139,10 +139,10 @@ class RNNBase(Module):
         for name, value, kind in (("bias", bias, bool), ("batch_first", batch_first, bool)):
             if not isinstance(value, kind):
                 raise TypeError(f"{name} should be of type bool, got: {type(value).__name__}")
-        for name, value in (("input_size", input_size), ("hidden_size", hidden_size)):
-            if not isinstance(value, int):
-                raise TypeError(f"{name} should be of type int, got: {type(value).__name__}")
-            if value <= 0:
+        for name, size in (("input_size", input_size), ("hidden_size", hidden_size)):
+            if not isinstance(size, int):
+                raise TypeError(f"{name} should be of type int, got: {type(size).__name__}")
+            if size <= 0:
                 raise ValueError(f"{name} must be greater than zero")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
@@ -161,7 +161,10 @@ class RNNBase(Module):
             for direction in range(directions):
                 layer_input = input_size if layer == 0 else real_hidden * directions
                 suffix = f"_l{layer}" + ("_reverse" if direction == 1 else "")
-                shapes = [("weight_ih", (gate_size, layer_input)), ("weight_hh", (gate_size, real_hidden))]
+                shapes: list[tuple[str, tuple[int, ...]]] = [
+                    ("weight_ih", (gate_size, layer_input)),
+                    ("weight_hh", (gate_size, real_hidden)),
+                ]
                 if bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
                 if proj_size > 0:

@@ -65,7 +65,7 @@ class _TransformerLayer(Module):
     (`_attentions`), linear1, dropout, linear2, then norm1.. and dropout1.. (one per residual block)."""
 
     __constants__ = ["norm_first"]
-    _attentions = ("self_attn",)
+    _attentions: tuple[str, ...] = ("self_attn",)
 
     def __init__(
         self,
