@@ -35,10 +35,10 @@ if "--threads" in sys.argv:  # before the thread pools start
     for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "FERROGRAD_NUM_THREADS"):
         os.environ[_var] = _n
 
-import ferrograd as fg  # noqa: E402
-import models  # noqa: E402
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+import ferrograd as fg
+import models
+import numpy as np
+import torch
 
 
 def encoder(nn):

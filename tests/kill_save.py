@@ -44,7 +44,7 @@ def verdict(fw, path):
     """None when `path` holds one complete checkpoint, else what is wrong with it."""
     try:
         obj = fw.load(path)
-    except Exception as e:  # noqa: BLE001 - any failure to load is the finding
+    except Exception as e:  # any failure to load is the finding
         return f"unloadable: {type(e).__name__}: {str(e)[:120]}"
     k = obj.get("version") if isinstance(obj, dict) else None
     if k not in range(VERSIONS):

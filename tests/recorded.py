@@ -29,7 +29,7 @@ class Raised:
 def error(fn, *args, **kwargs):
     try:
         fn(*args, **kwargs)
-    except Exception as e:  # noqa: BLE001 - the point is to record any exception
+    except Exception as e:  # the point is to record any exception
         return Raised(e)
     return Raised(None)
 

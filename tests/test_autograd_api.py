@@ -170,7 +170,7 @@ def test_sum_and_mean_double_backward():
     x0 = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     x = leaf(x0.tolist())
     # f = mean(x)^2 * sum(x); check grad and grad of sum(grad) against finite differences
-    f = lambda v: float(v.mean() ** 2 * v.sum())  # noqa: E731
+    f = lambda v: float(v.mean() ** 2 * v.sum())
     y = x.mean() ** 2 * x.sum()
     (g,) = fg.autograd.grad(y, x, create_graph=True)
     np.testing.assert_allclose(arr(g), numeric_grad(f, x0), rtol=1e-6)

@@ -95,7 +95,7 @@ def test_gradcheck_and_gradgradcheck(kind, rng):
     if kind == "fully_masked":
         mask = mask[:1]
     kw = {"is_causal": True} if kind == "causal" else {"attn_mask": mask}
-    fn = lambda q, k, v: F.scaled_dot_product_attention(q, k, v, **kw)  # noqa: E731
+    fn = lambda q, k, v: F.scaled_dot_product_attention(q, k, v, **kw)
     assert gradcheck(fn, (q, k, v))
     if AGAINST_TORCH:
         # torch's flash node has no double backward; ferrograd's backward is recorded tensor ops

@@ -218,7 +218,7 @@ def record() -> None:
         for name in sorted(n for n in dir(ns) if not n.startswith("_")):
             try:
                 obj = getattr(ns, name)
-            except Exception:  # noqa: BLE001 - a lazy attribute that fails to load is simply not recorded
+            except Exception:  # a lazy attribute that fails to load is simply not recorded
                 continue
             if _is_reexport(label, name, obj):
                 continue

@@ -126,7 +126,7 @@ def run_one(targets, seed, i):
     try:
         func(*args, **kwargs)
         return SUCCEEDED
-    except BaseException as e:  # noqa: BLE001 - judging what the library raised is the point
+    except BaseException as e:  # judging what the library raised is the point
         if isinstance(e, KeyboardInterrupt):
             raise
         error = e

@@ -44,7 +44,7 @@ from ._core import (
     where,
     zeros,
 )
-from ._core import bool as bool  # noqa: A001 - PyTorch's name for the dtype
+from ._core import bool as bool  # PyTorch's name for the dtype
 from ._device import device, get_default_device, set_default_device
 
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
@@ -59,11 +59,11 @@ _device.install(Tensor)
 _new.install(Tensor)
 _type.install(Tensor)
 
-float = float32  # noqa: A001
+float = float32
 double = float64
 half = float16
 long = int64
-int = int32  # noqa: A001
+int = int32
 short = int16
 
 __version__ = "0.1.0"

@@ -103,8 +103,6 @@ __all__ = [
     "_lstm_cell",
     "_lstm_layer",
     "_scaled_dot_product_attention",
-    "_panic_for_tests",
-    "_check_new_shape",
     "_save",
     "_load",
     "_optimizer_step",

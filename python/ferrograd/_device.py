@@ -24,13 +24,13 @@ def _parse(spec):
     return kind, builtins.int(index)
 
 
-class device:  # noqa: N801 - torch's name
+class device:  # torch's name
     """A device: `device('cpu')`, `device('cpu:0')`, `device('cpu', 0)`, `device(type='cpu', index=None)`.
     Any device torch names can be described; only the CPU holds tensors."""
 
     __slots__ = ("_type", "_index")
 
-    def __init__(self, type, index=None):  # noqa: A002 - torch's argument name
+    def __init__(self, type, index=None):  # torch's argument name
         if isinstance(type, device):
             if index is not None:
                 raise TypeError("device(): a device object takes no index")
@@ -57,7 +57,7 @@ class device:  # noqa: N801 - torch's name
         object.__setattr__(self, "_index", idx)
 
     @property
-    def type(self):  # noqa: A003
+    def type(self):
         return self._type
 
     @property

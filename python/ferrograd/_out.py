@@ -122,7 +122,7 @@ def _pow(input, exponent):
     )
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """`input.sum(...)`; with `out=` the sum is taken in out's dtype (unless `dtype` is given), as in torch."""
     if out is None:
         return _functions.sum(input, dim, keepdim, dtype=dtype)  # torch's TypeError for a non-tensor input
@@ -137,7 +137,7 @@ div = _with_out(_functions.div, "div")
 exp = _with_out(_functions.exp, "exp")
 log = _with_out(_functions.log, "log")
 clamp = _with_out(_functions.clamp, "clamp")
-pow = _with_out(_pow, "pow")  # noqa: A001
+pow = _with_out(_pow, "pow")
 matmul = _with_out(_functions.matmul, "matmul", _matmul_rule)
 mm = _with_out(_functions.mm, "mm", _matmul_rule)
 cat = _with_out(_core.cat, "cat", _cat_rule)

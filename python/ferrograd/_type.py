@@ -35,7 +35,7 @@ def _dtype_of(dtype):
     raise TypeError("dtype must be a type, str, or dtype object")
 
 
-def type(self, dtype=None, non_blocking=False, **kwargs):  # noqa: A001 - torch's method name
+def type(self, dtype=None, non_blocking=False, **kwargs):  # torch's method name
     """With no dtype, the name ('torch.FloatTensor'); else the tensor cast to it (itself when it already is)."""
     if dtype is None:
         return "torch." + _LEGACY_NAMES[self.dtype]

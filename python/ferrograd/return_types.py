@@ -13,8 +13,8 @@ def _make(name):
     return cls
 
 
-max = _make("max")  # noqa: A001
-min = _make("min")  # noqa: A001
+max = _make("max")
+min = _make("min")
 sort = _make("sort")
 topk = _make("topk")
 median = _make("median")

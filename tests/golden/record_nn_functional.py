@@ -8,7 +8,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from recorded import golden_path, record, require_torch  # noqa: E402
+from recorded import golden_path, record, require_torch
 
 require_torch()
 from cases_nn_functional import CASES  # noqa: E402

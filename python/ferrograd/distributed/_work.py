@@ -87,7 +87,7 @@ class RequestWork(Work):
             if not self._done.is_set() and self._request.Test(self._status):
                 try:
                     self._on_done()
-                except BaseException as e:  # noqa: BLE001 - re-raised by wait()
+                except BaseException as e:  # re-raised by wait()
                     self._finish(e)
                 else:
                     self._finish()
@@ -132,7 +132,7 @@ class CommThread:
                 work._started = time.perf_counter()
                 try:
                     run()
-                except BaseException as e:  # noqa: BLE001 - re-raised by wait()
+                except BaseException as e:  # re-raised by wait()
                     work._finish(e)
                 else:
                     work._finish()
