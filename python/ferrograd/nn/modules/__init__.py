@@ -37,7 +37,7 @@ __all__ = [
     *_loss,
 ]
 
-# --- heavier layers (branch `layers`): convolution, pooling, normalisation, recurrent, attention ---
+# --- heavier layers: convolution, pooling, normalisation, recurrent, attention ---
 from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
