@@ -327,3 +327,8 @@ def golden(name):
 
     with open(os.path.join(GOLDEN_DIR, f"{name}.json")) as f:
         return json.load(f)
+
+
+def rss_bytes():
+    """This process's resident memory, in bytes."""
+    return int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE")

@@ -7,7 +7,6 @@ phrases are the ones PyTorch 2.x raises for the same code (checked by hand again
 """
 
 import gc
-import os
 import threading
 import time
 import weakref
@@ -15,7 +14,7 @@ import weakref
 import ferrograd as fg
 import numpy as np
 import pytest
-from helpers import AGAINST_TORCH
+from helpers import AGAINST_TORCH, rss_bytes
 
 F64 = fg.float64
 
@@ -42,10 +41,6 @@ def numeric_grad(f, x, eps=1e-6):
         xm[i] -= eps
         g[i] = (f(xp) - f(xm)) / (2 * eps)
     return g
-
-
-def rss_bytes():
-    return int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
 # ---------------------------------------------------------------- autograd.grad
