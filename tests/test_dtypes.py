@@ -6,7 +6,7 @@ each result back; the ints wrap on overflow; promotion follows torch's table."""
 import ferrograd as fg
 import numpy as np
 import pytest
-from helpers import DTYPE_PREFIX, PROMOTION
+from helpers import DTYPE_PREFIX, MODULE_PREFIX, PROMOTION
 
 NARROW = ["uint8", "int8", "int16", "int32", "float16", "bfloat16"]
 ALL = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
@@ -346,3 +346,32 @@ def test_normalize_integral_raises(name):
         NotImplementedError, match="linalg.vector_norm: Expected a floating point or complex tensor as input"
     ):
         fg.nn.functional.normalize(fg.ones(2, 3, dtype=dt(name)))
+
+
+LEGACY_TYPE_NAMES = [
+    ("float32", "FloatTensor"),
+    ("float64", "DoubleTensor"),
+    ("float16", "HalfTensor"),
+    ("bfloat16", "BFloat16Tensor"),
+    ("int64", "LongTensor"),
+    ("int32", "IntTensor"),
+    ("int16", "ShortTensor"),
+    ("int8", "CharTensor"),
+    ("uint8", "ByteTensor"),
+    ("bool", "BoolTensor"),
+]
+
+
+@pytest.mark.parametrize("dtype_name, legacy", LEGACY_TYPE_NAMES)
+def test_typename_and_type_name_tensors_by_their_legacy_type(dtype_name, legacy):
+    t = fg.ones(2, dtype=getattr(fg, dtype_name))
+    assert fg.typename(t) == MODULE_PREFIX + legacy
+    assert t.type() == "torch." + legacy
+    assert fg.ones(1).type("torch." + legacy).dtype == getattr(fg, dtype_name)
+
+
+def test_typename_of_other_objects():
+    assert fg.typename(3) == "int"
+    assert fg.typename("x") == "str"
+    assert fg.typename(fg.nn.Linear) == MODULE_PREFIX + "nn.modules.linear.Linear"
+    assert fg.typename(fg.nn.Linear(1, 1)) == MODULE_PREFIX + "nn.modules.linear.Linear"

@@ -51,6 +51,7 @@ from ._device import device, get_default_device, set_default_device
 from ._functions import *  # noqa: F403
 from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
 from ._size import Size
+from ._type import typename
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .serialization import load, save
 

@@ -122,6 +122,9 @@ class dtype:
     @property
     def is_signed(self) -> _Bool:
         """True for the signed dtypes (every dtype except bool and uint8)."""
+    @property
+    def _legacy_name(self) -> str:
+        """torch's legacy tensor-type name: ``FloatTensor``, ``LongTensor``, ..."""
     def __eq__(self, other: object, /) -> _Bool:
         """Dtypes are equal when they name the same element type."""
     def __hash__(self) -> builtins.int:

@@ -4,23 +4,17 @@ The names are torch's own ('torch.FloatTensor'): programs compare them as string
 (`x.type() == 'torch.FloatTensor'`), so they are values here rather than reprs.
 """
 
+import builtins
+
 from . import _core
 from ._device import NO_CUDA
 
-_LEGACY_NAMES = {
-    _core.float32: "FloatTensor",
-    _core.float64: "DoubleTensor",
-    _core.float16: "HalfTensor",
-    _core.bfloat16: "BFloat16Tensor",
-    _core.int64: "LongTensor",
-    _core.int32: "IntTensor",
-    _core.int16: "ShortTensor",
-    _core.int8: "CharTensor",
-    _core.uint8: "ByteTensor",
-    _core.bool: "BoolTensor",
-}
 _DTYPE_CLASS = _core.float32.__class__
-_DTYPE_OF_NAME = {f"torch.{name}": dtype for dtype, name in _LEGACY_NAMES.items()}
+_DTYPES = (
+    _core.float32, _core.float64, _core.float16, _core.bfloat16, _core.int64, _core.int32, _core.int16, _core.int8,
+    _core.uint8, _core.bool,
+)  # fmt: skip
+_DTYPE_OF_NAME = {f"torch.{dtype._legacy_name}": dtype for dtype in _DTYPES}
 
 
 def _dtype_of(dtype):
@@ -38,9 +32,21 @@ def _dtype_of(dtype):
 def type(self, dtype=None, non_blocking=False, **kwargs):  # torch's method name
     """With no dtype, the name ('torch.FloatTensor'); else the tensor cast to it (itself when it already is)."""
     if dtype is None:
-        return "torch." + _LEGACY_NAMES[self.dtype]
+        return "torch." + self.dtype._legacy_name
     target = _dtype_of(dtype)
     return self if target == self.dtype else self.to(target)
+
+
+def typename(obj):
+    """`torch.typename`: a tensor's legacy type name ('ferrograd.FloatTensor'), else the object's module-qualified
+    name (a class's own, or its type's for an instance)."""
+    if isinstance(obj, _core.Tensor):
+        return "ferrograd." + obj.dtype._legacy_name
+    module = getattr(obj, "__module__", "") or ""
+    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if qualname is None:
+        module, qualname = builtins.type(obj).__module__ or "", builtins.type(obj).__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 def install(tensor_class):

@@ -8,7 +8,8 @@ import warnings
 from collections import OrderedDict, defaultdict
 from itertools import chain
 
-from .._core import Tensor, float32, float64
+from .._core import Tensor, float32
+from .._type import typename as _typename
 
 __all__ = ["Optimizer", "required"]
 
@@ -21,19 +22,6 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
-
-_TENSOR_TYPES = {float32: "FloatTensor", float64: "DoubleTensor"}
-
-
-def _typename(obj):
-    """`torch.typename`: a tensor's type name, else the object's module-qualified name."""
-    if isinstance(obj, Tensor):
-        return "ferrograd." + _TENSOR_TYPES.get(obj.dtype, "Tensor")
-    module = getattr(obj, "__module__", "") or ""
-    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
-    if qualname is None:
-        module, qualname = type(obj).__module__ or "", type(obj).__qualname__
-    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 class _StepHandle:

@@ -25,6 +25,12 @@ impl PyDType {
     fn is_signed(&self) -> bool {
         self.dtype.is_signed()
     }
+    /// torch's legacy tensor-type name ("FloatTensor"): `Tensor.type()`, `torch.typename` and the messages
+    /// name tensors by it; the core's table is the one source.
+    #[getter]
+    fn _legacy_name(&self) -> &'static str {
+        self.dtype.legacy_name()
+    }
     /// Pickles as the module attribute of the same name (`ferrograd.float32`).
     fn __reduce__(&self) -> String {
         self.dtype.name().to_string()

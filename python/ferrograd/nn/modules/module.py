@@ -13,8 +13,9 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from itertools import islice
 
-from ... import _core, _utils
+from ... import _core, _device, _utils
 from ..._core import Tensor
+from ..._type import typename as _typename
 from ...grad_mode import no_grad
 from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Buffer, Parameter
@@ -94,29 +95,6 @@ def _addindent(text, spaces):
     if len(lines) == 1:
         return text
     return lines[0] + "\n" + "\n".join((" " * spaces + line) if line.strip() else "" for line in lines[1:])
-
-
-_LEGACY_TENSOR_NAMES = {
-    "float32": "FloatTensor",
-    "float64": "DoubleTensor",
-    "float16": "HalfTensor",
-    "bfloat16": "BFloat16Tensor",
-    "int64": "LongTensor",
-    "int32": "IntTensor",
-    "int16": "ShortTensor",
-    "int8": "CharTensor",
-    "uint8": "ByteTensor",
-    "bool": "BoolTensor",
-}
-
-
-def _typename(obj):
-    """PyTorch's `torch.typename`: the dotted type name, or 'ferrograd.FloatTensor'-style names for tensors."""
-    if isinstance(obj, Tensor):
-        return "ferrograd." + _LEGACY_TENSOR_NAMES[str(obj.dtype).rpartition(".")[2]]
-    module = type(obj).__module__
-    name = type(obj).__qualname__
-    return name if module in ("builtins", "__builtin__", None) else f"{module}.{name}"
 
 
 class _WrappedHook:
@@ -1037,13 +1015,5 @@ def _parse_to(args, kwargs):
         else:
             raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
     if device is not None:
-        device = _device_str(device)
+        device = _device.check(device)
     return device, dtype
-
-
-def _device_str(device):
-    if isinstance(device, int):
-        raise RuntimeError("ferrograd runs on the CPU only: there is no CUDA device")
-    name = device if isinstance(device, str) else str(getattr(device, "type", device))
-    # 'cpu:0' names the same (only) CPU device
-    return "cpu" if name.split(":")[0] == "cpu" else name
