@@ -97,3 +97,12 @@ def test_a_users_own_malloc_setting_is_left_alone():
     env.pop("MALLOC_MMAP_THRESHOLD_")
     env["GLIBC_TUNABLES"] = f"glibc.malloc.mmap_threshold={512 * KIB}"
     assert _mapped(env) == [1, 1]
+
+
+@pytest.mark.skipif(not GLIBC, reason="glibc's malloc settings (mallinfo2 needs glibc 2.33)")
+def test_ferrograd_tune_malloc_0_keeps_glibcs_defaults():
+    env = _without_malloc_settings()
+    env["FERROGRAD_TUNE_MALLOC"] = "0"
+    assert _mapped(env) == [1, 1]
+    env["FERROGRAD_TUNE_MALLOC"] = "1"
+    assert _mapped(env) == [0, 1]

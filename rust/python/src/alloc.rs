@@ -136,6 +136,9 @@ unsafe impl GlobalAlloc for SplitAllocator {
 /// every step: T7's step took 20,000 faults (60,000 once gemm's buffers were padded) against 7,000 with
 /// these two settings. 32 MiB is the ceiling glibc's own adaptation stops at on 64-bit; larger tensors are
 /// still mapped on their own and given back the moment they are freed.
+///
+/// The settings are process-wide (glibc has no per-caller ones), so a program that imports ferrograd beside
+/// other work can keep glibc's defaults with `FERROGRAD_TUNE_MALLOC=0`, at the page-fault cost above.
 pub fn tune_system_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     glibc::tune();
@@ -168,8 +171,12 @@ mod glibc {
             || tunables.contains("malloc.trim_threshold")
     }
 
+    fn user_has_opted_out() -> bool {
+        std::env::var_os("FERROGRAD_TUNE_MALLOC").is_some_and(|v| v == "0")
+    }
+
     pub fn tune() {
-        if user_has_set_malloc() {
+        if user_has_set_malloc() || user_has_opted_out() {
             return;
         }
         for (param, value) in
