@@ -1,0 +1,44 @@
+"""Runs a PyTorch script unchanged on ferrograd: its `import torch` (and `torch.nn`, `torch.optim`, `from torch
+import ...`) get ferrograd's modules, as if the script said `import ferrograd as torch`.
+
+    python tools/run_as_torch.py script.py [its arguments...]
+
+The script runs as `__main__` with its own folder first on sys.path, as `python script.py` would run it. This
+is how docs/PROGRAMS.md's public programs were run; the reverse, the test suite on torch, is tools/torch_shim.
+"""
+
+import importlib
+import importlib.abc
+import importlib.util
+import os
+import runpy
+import sys
+
+ALIASED = "torch"
+
+
+class _TorchIsFerrograd(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == ALIASED or fullname.startswith(ALIASED + "."):
+            return importlib.util.spec_from_loader(fullname, self)
+        return None
+
+    def create_module(self, spec):
+        return importlib.import_module("ferrograd" + spec.name[len(ALIASED) :])
+
+    def exec_module(self, module):
+        pass
+
+
+def main() -> None:
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    script = sys.argv[1]
+    sys.argv = sys.argv[1:]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    sys.meta_path.insert(0, _TorchIsFerrograd())
+    runpy.run_path(script, run_name="__main__")
+
+
+if __name__ == "__main__":
+    main()
