@@ -104,12 +104,9 @@ impl Dims {
         }
     }
 
-    /// Parts the heads are split in: threads only when a part's work pays for the dispatch. Measured on the
-    /// char-GPT step (32 heads of 32×32×16, 2 cores): 2.6 ms with these on one thread, 2.3 ms split in
-    /// 8 parts of 4 heads; at a bound of 1 M (as before) they ran on one thread. Once products split
-    /// across threads too, the workers spin between ops, so a split here costs about a microsecond.
+    /// Parts the heads are split in: threads only when a part's work pays for the dispatch.
     fn parts(&self) -> usize {
-        const WORK_PER_PART: usize = 1 << 17;
+        use crate::kernels::split::ATTENTION_WORK_PER_PART as WORK_PER_PART;
         let work = self.heads * self.l * self.s * (self.e + self.ev);
         if threads() <= 1 || work < 2 * WORK_PER_PART {
             1

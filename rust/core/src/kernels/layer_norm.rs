@@ -7,8 +7,7 @@ use crate::element::Float;
 use crate::kernels::simd::dispatch;
 use crate::kernels::threads::{par_for, threads, OutPtr};
 
-/// Rows per parallel part: threads only pay above this many elements (a dispatch costs a few µs).
-const PARALLEL_ABOVE: usize = 1 << 16;
+use crate::kernels::split::LAYER_NORM_ELEMENTS as PARALLEL_ABOVE;
 
 /// Independent partial sums per row: a single float64 chain would be latency-bound, lanes vectorize.
 const LANES: usize = 8;

@@ -12,12 +12,7 @@ pub struct MatRef {
     pub col_stride: usize,
 }
 
-/// Products of at least this many multiply-adds (about 2.5 µs of one core's work) are split across
-/// threads: the pool's workers spin between back-to-back ops, so a split costs about a microsecond.
-/// Measured on two cores, one thread against two: 256×64·64×192 57 → 30 µs, 64×256·256×64 20 → 10 µs,
-/// 128×512·512×10 21 → 13 µs; the char-GPT step, whose products are all 1-4 M multiply-adds, 3.4 → 2.8 ms.
-/// (Up to 8 M, the earlier bound, every one of them ran on one core.)
-pub(crate) const PARALLEL_MACS: usize = 1 << 18;
+pub(crate) use crate::kernels::split::MATMUL_MACS as PARALLEL_MACS;
 
 /// `out[m×n] (contiguous) = a[m×k] · b[k×n]`, on the threads of the pool when large. Every element of
 /// `out` is written, none read, so it may start uninitialized (no zero-fill pass).

@@ -8,7 +8,7 @@ use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Elements above which a loop is split across threads.
-pub const PARALLEL_ABOVE: usize = 1 << 17;
+pub use crate::kernels::split::ELEMENTWISE_ELEMENTS as PARALLEL_ABOVE;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Level {

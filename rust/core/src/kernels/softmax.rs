@@ -3,7 +3,8 @@
 //! Before, every row was copied out, exponentiated by a scalar call per element and copied back: a
 //! (16·4·64, 64) attention softmax took 3.6 ms against PyTorch's 0.2.
 use crate::kernels::math::{exp_f32_into, exp_shifted_f32_into, exp_shifted_sum_f32};
-use crate::kernels::simd::{dispatch, PARALLEL_ABOVE};
+use crate::kernels::simd::dispatch;
+use crate::kernels::split::SOFTMAX_ELEMENTS;
 use crate::kernels::threads::{par_chunks_mut, threads};
 use std::mem::MaybeUninit;
 
@@ -124,7 +125,7 @@ fn by_rows(len: usize, n: usize, rows: impl Fn(&mut [MaybeUninit<f32>], usize) +
     let mut out: Vec<f32> = crate::pool::take(len);
     let dst = &mut out.spare_capacity_mut()[..len];
     match len.checked_div(n) {
-        Some(count) if len >= PARALLEL_ABOVE / 2 && count > 1 => {
+        Some(count) if len >= SOFTMAX_ELEMENTS && count > 1 => {
             let per_task = count.div_ceil(threads() * 4).max(1);
             par_chunks_mut(dst, per_task * n, &|c, o| rows(o, c * per_task));
         }

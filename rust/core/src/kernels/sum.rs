@@ -11,8 +11,7 @@ use crate::kernels::threads::par_chunks_mut;
 use crate::layout::Layout;
 use crate::pool;
 
-/// Elements above which a sum is split across threads.
-const PARALLEL_ABOVE: usize = 1 << 18;
+use crate::kernels::split::SUM_ELEMENTS as PARALLEL_ABOVE;
 const LANES: usize = 32;
 
 /// `(outer, n, inner)` when `dims` (sorted) are adjacent dims of a contiguous layout.

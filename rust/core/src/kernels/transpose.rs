@@ -6,8 +6,7 @@ use crate::kernels::threads::{par_for, threads, OutPtr};
 use std::any::TypeId;
 use std::mem::MaybeUninit;
 
-/// Elements from which a transpose is split across threads (in bands of source rows).
-const PARALLEL_ELEMENTS: usize = 1 << 16;
+use crate::kernels::split::TRANSPOSE_ELEMENTS as PARALLEL_ELEMENTS;
 
 /// `dst[c·rows + r] = src[r·src_rs + c]` for `r < rows`, `c < cols`: the transpose of a `rows × cols`
 /// matrix whose rows are `src_rs` apart, written as a contiguous `cols × rows` one.

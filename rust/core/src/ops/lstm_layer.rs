@@ -97,7 +97,7 @@ impl<T> Rows<T> {
 /// its GEMMs poorly; small layers stay on one thread).
 fn parts(d: &Dims) -> usize {
     let macs = d.rows() * d.hidden * 4 * d.hidden;
-    if macs < 1 << 21 {
+    if macs < crate::kernels::split::LSTM_STEP_MACS {
         return 1;
     }
     crate::kernels::threads::threads().min(d.batch / 8).max(1)

@@ -1,0 +1,40 @@
+//! Where work is split across threads: every bound in one place, each with what it was set from.
+//!
+//! A split costs about a microsecond once the pool's workers spin between back-to-back ops
+//! (`threads.rs`), a few µs from a cold pool; below these sizes one core finishes first. The bounds count
+//! what a kernel's time is proportional to: elements for streaming loops, multiply-adds for products.
+
+/// Contiguous elementwise loops (`simd.rs`, `elementwise.rs`), and the optimizers' fused step over all
+/// parameters. Set with the run-time SIMD dispatch (288b4e7); with the fork-join pool (19484ad), 1e6 float32
+/// `mul` 239 → 167 µs on two cores (torch 169).
+pub const ELEMENTWISE_ELEMENTS: usize = 1 << 17;
+
+/// Softmax rows, which read their input twice: half the elementwise bound.
+pub const SOFTMAX_ELEMENTS: usize = ELEMENTWISE_ELEMENTS / 2;
+
+/// Sums and means along a dimension (`sum.rs`): a block sum reads each element once at memory speed, so
+/// its bound is twice the elementwise one. Set with the block-sum kernel (288b4e7); with the fork-join pool
+/// (19484ad) a broadcast sum went 1.57× → 2.26× torch.
+pub const SUM_ELEMENTS: usize = 1 << 18;
+
+/// layer_norm's rows, each read twice and written once in one pass (16f5dbe, with the fused kernel).
+pub const LAYER_NORM_ELEMENTS: usize = 1 << 16;
+
+/// Transposed copies in 8×8 blocks, split in bands of source rows: set with the kernel (aa16061), which with
+/// its threads took `x.T.contiguous()` of 512² float32 from 285 to 78 µs (torch 143; 7b0531e).
+pub const TRANSPOSE_ELEMENTS: usize = 1 << 16;
+
+/// Products of at least this many multiply-adds (about 2.5 µs of one core's work). Measured on two cores,
+/// one thread against two: 256×64·64×192 57 → 30 µs, 64×256·256×64 20 → 10 µs, 128×512·512×10 21 → 13 µs;
+/// the char-GPT step, whose products are all 1–4 M multiply-adds, 3.4 → 2.8 ms. (Up to 8 M, the earlier
+/// bound, every one of them ran on one core.)
+pub const MATMUL_MACS: usize = 1 << 18;
+
+/// Fused attention's work per part, in multiply-adds over (heads, L, S, E + Ev). Measured on the char-GPT
+/// step (32 heads of 32×32×16, 2 cores): 2.6 ms on one thread, 2.3 ms split in 8 parts of 4 heads; at a
+/// bound of 1 M (as before) they ran on one thread.
+pub const ATTENTION_WORK_PER_PART: usize = 1 << 17;
+
+/// An LSTM layer's time loop in parts over batch rows (403a11a): a layer below this many multiply-adds a
+/// step (rows · 4H · H) stays on one thread, where a part of fewer than 8 rows would run its GEMMs poorly.
+pub const LSTM_STEP_MACS: usize = 1 << 21;
