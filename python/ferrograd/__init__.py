@@ -46,6 +46,16 @@ from ._core import (
 )
 from ._core import bool as bool  # noqa: A001 - PyTorch's name for the dtype
 from ._device import device, get_default_device, set_default_device
+from ._flags import (
+    are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
+    set_float32_matmul_precision,
+    set_flush_denormal,
+    use_deterministic_algorithms,
+)
 
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
 from ._functions import *  # noqa: F403
