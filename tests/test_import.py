@@ -16,9 +16,12 @@ ferrograd_only = pytest.mark.skipif(AGAINST_TORCH, reason="torch itself imports 
 # pay for only once they use it
 LAZY_SUBMODULES = {
     "ferrograd.accelerator",
+    "ferrograd.amp",
     "ferrograd.autograd",
     "ferrograd.backends",
+    "ferrograd.cpu",
     "ferrograd.cuda",
+    "ferrograd.cuda.amp",
     "ferrograd.distributed",
     "ferrograd.nn",
     "ferrograd.optim",

@@ -7,6 +7,15 @@
 import builtins
 
 from . import _core, _device, _lazy_submodules, _new, _type, _utils
+from ._autocast_state import (
+    clear_autocast_cache,
+    get_autocast_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
 from ._core import (
     Generator,
     Tensor,
@@ -331,8 +340,10 @@ _lazy_submodules.install(
     globals(),
     {
         "accelerator",
+        "amp",
         "autograd",
         "backends",
+        "cpu",
         "cuda",
         "distributed",
         "nn",
@@ -342,4 +353,6 @@ _lazy_submodules.install(
         "utils",
         "viz",
     },
+    # `torch.autocast` is `torch.amp.autocast`
+    attributes={"autocast": "amp"},
 )
