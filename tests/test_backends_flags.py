@@ -2,6 +2,9 @@
 setters with torch's errors, `flags()` blocks, `import torch.backends.cudnn as cudnn`), float32 matmul
 precision, deterministic algorithms and denormal flushing. Values are torch's on a CPU-only build."""
 
+import os
+import subprocess
+import sys
 import warnings
 
 import ferrograd as fg
@@ -33,17 +36,24 @@ def _restore_flags():
 
 
 def test_defaults_are_torchs():
-    b = fg.backends
-    assert b.cuda.matmul.allow_tf32 is False
-    assert (b.cudnn.enabled, b.cudnn.benchmark, b.cudnn.deterministic, b.cudnn.allow_tf32) == (True, False, False, True)
-    assert b.mkldnn.enabled is True and b.mkldnn.deterministic is False
-    assert b.cuda.matmul.allow_fp16_reduced_precision_reduction is True
-    assert b.cuda.matmul.allow_bf16_reduced_precision_reduction is True
-    assert b.mps.is_available() is False and b.mps.is_built() is False
-    assert fg.get_float32_matmul_precision() == "highest"
-    assert fg.are_deterministic_algorithms_enabled() is False
-    assert fg.is_deterministic_algorithms_warn_only_enabled() is False
-    assert fg.get_deterministic_debug_mode() == 0
+    # in a fresh interpreter: other tests (and the programs they stand for) set these flags and may leave them
+    code = """
+import ferrograd as fg
+b = fg.backends
+assert b.cuda.matmul.allow_tf32 is False
+assert (b.cudnn.enabled, b.cudnn.benchmark, b.cudnn.deterministic, b.cudnn.allow_tf32) == (True, False, False, True)
+assert b.mkldnn.enabled is True and b.mkldnn.deterministic is False
+assert b.cuda.matmul.allow_fp16_reduced_precision_reduction is True
+assert b.cuda.matmul.allow_bf16_reduced_precision_reduction is True
+assert b.mps.is_available() is False and b.mps.is_built() is False
+assert fg.get_float32_matmul_precision() == "highest"
+assert fg.are_deterministic_algorithms_enabled() is False
+assert fg.is_deterministic_algorithms_warn_only_enabled() is False
+assert fg.get_deterministic_debug_mode() == 0
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ.copy())
+    assert done.stdout.strip() == "ok", done.stderr
 
 
 @pytest.mark.skipif(not CPU_ONLY_BUILD, reason="a CUDA build of torch has cuDNN")
@@ -129,6 +139,7 @@ def test_float32_matmul_precision_validates_as_torch():
 
 def test_flags_blocks_restore_the_flags():
     cudnn = fg.backends.cudnn
+    cudnn.enabled, cudnn.benchmark, cudnn.deterministic = True, False, False
     with cudnn.flags(enabled=False, benchmark=True, deterministic=True):
         assert (cudnn.enabled, cudnn.benchmark, cudnn.deterministic) == (False, True, True)
     assert (cudnn.enabled, cudnn.benchmark, cudnn.deterministic) == (True, False, False)
