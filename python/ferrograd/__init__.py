@@ -16,6 +16,7 @@ from ._autocast_state import (
     set_autocast_dtype,
     set_autocast_enabled,
 )
+from ._compile import compile
 from ._core import (
     Generator,
     Tensor,
@@ -340,9 +341,11 @@ _lazy_submodules.install(
     globals(),
     {
         "accelerator",
+        "_dynamo",
         "amp",
         "autograd",
         "backends",
+        "compiler",
         "cpu",
         "cuda",
         "distributed",
