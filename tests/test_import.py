@@ -15,10 +15,15 @@ ferrograd_only = pytest.mark.skipif(AGAINST_TORCH, reason="torch itself imports 
 # loaded on first use, each (with what they import in turn) a part of `import ferrograd` that most programs
 # pay for only once they use it
 LAZY_SUBMODULES = {
+    "ferrograd._dynamo",
     "ferrograd.accelerator",
+    "ferrograd.amp",
     "ferrograd.autograd",
     "ferrograd.backends",
+    "ferrograd.compiler",
+    "ferrograd.cpu",
     "ferrograd.cuda",
+    "ferrograd.cuda.amp",
     "ferrograd.distributed",
     "ferrograd.nn",
     "ferrograd.optim",

@@ -7,6 +7,16 @@
 import builtins
 
 from . import _core, _device, _lazy_submodules, _new, _type, _utils
+from ._autocast_state import (
+    clear_autocast_cache,
+    get_autocast_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
+from ._compile import compile
 from ._core import (
     Generator,
     Tensor,
@@ -46,6 +56,16 @@ from ._core import (
 )
 from ._core import bool as bool  # PyTorch's name for the dtype
 from ._device import device, get_default_device, set_default_device
+from ._flags import (
+    are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
+    set_float32_matmul_precision,
+    set_flush_denormal,
+    use_deterministic_algorithms,
+)
 
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
 from ._functions import *  # noqa: F403
@@ -327,8 +347,12 @@ _lazy_submodules.install(
     globals(),
     {
         "accelerator",
+        "_dynamo",
+        "amp",
         "autograd",
         "backends",
+        "compiler",
+        "cpu",
         "cuda",
         "distributed",
         "nn",
@@ -338,4 +362,6 @@ _lazy_submodules.install(
         "utils",
         "viz",
     },
+    # `torch.autocast` is `torch.amp.autocast`
+    attributes={"autocast": "amp"},
 )

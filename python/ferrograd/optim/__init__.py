@@ -8,12 +8,13 @@ from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
+from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
+__all__ = ["Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
 
 # `lr_scheduler` (the largest module here, and most programs' last import) loads on first use
 _lazy_submodules.install(globals(), {"lr_scheduler"})

@@ -1,6 +1,8 @@
-"""`torch.cuda` as torch's CPU build answers it: no CUDA. Seeding is a no-op (programs seed every device)."""
+"""`torch.cuda` as torch's CPU build answers it: no CUDA. Seeding is a no-op (programs seed every device).
+`torch.cuda.amp` (loaded on first use) holds the deprecated CUDA autocast and GradScaler, disabled."""
 
-from ._device import NO_CUDA
+from .. import _lazy_submodules
+from .._device import NO_CUDA
 
 
 def is_available():
@@ -32,3 +34,10 @@ def manual_seed_all(seed):
 
 def empty_cache():
     """Nothing to free."""
+
+
+def is_bf16_supported(including_emulation=True):
+    return False
+
+
+_lazy_submodules.install(globals(), {"amp"})

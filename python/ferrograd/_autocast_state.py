@@ -1,0 +1,72 @@
+"""Which devices have autocast on, with which dtype (`torch.is_autocast_enabled`, `torch.get_autocast_dtype`, and
+their setters), as torch keeps it: per device type, defaults off, bfloat16 on the CPU and float16 on CUDA.
+
+ferrograd records the state; its kernels do not look at it yet (autocast regions compute in float32, see
+`ferrograd.amp`). Here, without imports beyond `_core`, as `import ferrograd` loads it.
+"""
+
+import builtins
+
+from ._core import bfloat16, float16
+from ._device import device
+
+_DEFAULT_DTYPES = {
+    "cpu": bfloat16,
+    "cuda": float16,
+    "xpu": float16,
+    "mps": float16,
+    "ipu": float16,
+    "mtia": float16,
+    "privateuseone": float16,
+    "hpu": bfloat16,
+    "maia": bfloat16,
+    "xla": bfloat16,
+}
+
+_enabled = {}
+_dtypes = dict(_DEFAULT_DTYPES)
+_cache = [True]
+
+
+def device_type_of(device_type, caller):
+    """The device type named by `device_type` ("cuda:0" is "cuda"), with torch's errors."""
+    if not isinstance(device_type, str):
+        raise TypeError(
+            f"{caller}(): argument 'device_type' (position 1) must be str, not {type(device_type).__name__}"
+        )
+    kind = device(device_type).type
+    if kind not in _DEFAULT_DTYPES:
+        raise RuntimeError("unsupported scalarType")
+    return kind
+
+
+def is_autocast_enabled(device_type=None) -> builtins.bool:
+    """Whether autocast is on for `device_type` (CUDA when not given, as torch)."""
+    kind = "cuda" if device_type is None else device_type_of(device_type, "is_autocast_enabled")
+    return _enabled.get(kind, False)
+
+
+def set_autocast_enabled(device_type, enabled=None) -> None:
+    if enabled is None:  # the old one-argument form, for CUDA
+        device_type, enabled = "cuda", device_type
+    _enabled[device_type_of(device_type, "set_autocast_enabled")] = builtins.bool(enabled)
+
+
+def get_autocast_dtype(device_type):
+    return _dtypes[device_type_of(device_type, "get_autocast_dtype")]
+
+
+def set_autocast_dtype(device_type, dtype) -> None:
+    _dtypes[device_type_of(device_type, "set_autocast_dtype")] = dtype
+
+
+def is_autocast_cache_enabled() -> builtins.bool:
+    return _cache[0]
+
+
+def set_autocast_cache_enabled(enabled) -> None:
+    _cache[0] = builtins.bool(enabled)
+
+
+def clear_autocast_cache() -> None:
+    """Nothing is cached: ferrograd makes no lower-precision copies of weights."""

@@ -1,0 +1,36 @@
+"""`ferrograd.compile` (`torch.compile`): here so that `import ferrograd` does not load `nn`; the work is in
+`_dynamo.eval_frame`."""
+
+
+def compile(  # noqa: A001 - torch's name
+    model=None,
+    *,
+    fullgraph=False,
+    dynamic=None,
+    backend="inductor",
+    mode=None,
+    options=None,
+    name=None,
+    disable=False,
+    recompile_limit=None,
+    isolate_recompiles=False,
+    dynamic_shapes=None,
+):
+    """torch's `compile`: a model (`nn.Module` or function), or a decorator when called without one. Checks
+    torch's arguments, then returns a wrapper that runs the model eagerly (`OptimizedModule` for a module):
+    ferrograd has no graph compiler yet, so results are exactly the eager ones."""
+    from ._dynamo.eval_frame import compile as compile_eagerly
+
+    return compile_eagerly(
+        model,
+        fullgraph=fullgraph,
+        dynamic=dynamic,
+        backend=backend,
+        mode=mode,
+        options=options,
+        name=name,
+        disable=disable,
+        recompile_limit=recompile_limit,
+        isolate_recompiles=isolate_recompiles,
+        dynamic_shapes=dynamic_shapes,
+    )
