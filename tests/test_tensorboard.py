@@ -17,9 +17,9 @@ import tensorboard_cases as cases
 from helpers import AGAINST_TORCH, golden
 
 pytest.importorskip("tensorboard")
-from ferrograd.utils.tensorboard import SummaryWriter  # noqa: E402
-from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
-from tensorboard.backend.event_processing.event_file_loader import EventFileLoader  # noqa: E402
+from ferrograd.utils.tensorboard import SummaryWriter
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
 
 EVERYTHING = {"scalars": 0, "histograms": 0, "images": 0, "tensors": 0}
 

@@ -57,7 +57,14 @@ def _public(names):
 
 def _import_package():
     """The checkout's package, even where `ferrograd` is something else already (the test suite run
-    against PyTorch imports tools/torch_shim under that name): imported afresh, then put back."""
+    against PyTorch imports tools/torch_shim under that name): imported afresh, then put back. The
+    checkout's package already imported is used as it is: importing it again would run its `__init__`
+    over the same extension classes, leaving two `ferrograd.device` classes behind."""
+    current = sys.modules.get("ferrograd")
+    if current is not None and Path(current.__file__).resolve().parent == ROOT / "python" / "ferrograd":
+        import ferrograd.nn.functional
+
+        return current
     saved = {k: v for k, v in sys.modules.items() if k == "ferrograd" or k.startswith("ferrograd.")}
     for k in saved:
         del sys.modules[k]

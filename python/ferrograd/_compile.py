@@ -2,7 +2,7 @@
 `_dynamo.eval_frame`."""
 
 
-def compile(  # noqa: A001 - torch's name
+def compile(  # torch's name
     model=None,
     *,
     fullgraph=False,

@@ -122,7 +122,7 @@ def _check_backend(backend):
         raise InvalidBackend(backend)
 
 
-def compile(  # noqa: A001 - torch's name
+def compile(  # torch's name
     model=None,
     *,
     fullgraph=False,

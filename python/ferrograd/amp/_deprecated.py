@@ -14,7 +14,7 @@ def _warn(old, new):
 
 
 def autocast_class(device_type, default_dtype):
-    class autocast(_autocast):  # noqa: N801 - torch's name
+    class autocast(_autocast):  # torch's name
         __doc__ = f"`torch.{device_type}.amp.autocast(args...)`: `torch.amp.autocast({device_type!r}, args...)`."
 
         def __init__(self, enabled=True, dtype=default_dtype, cache_enabled=True):

@@ -40,7 +40,7 @@ def _check_device_type(device_type):
         raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
 
 
-class autocast:  # noqa: N801 - torch's name
+class autocast:  # torch's name
     """`with autocast(device_type, dtype=None, enabled=True, cache_enabled=None):` or `@autocast(...)`."""
 
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):

@@ -113,7 +113,7 @@ class SummaryWriter:
 
     def add_histogram_raw(
         self, tag, min, max, num, sum, sum_squares, bucket_limits, bucket_counts, global_step=None, walltime=None
-    ):  # noqa: A002 - torch's argument names
+    ):  # torch's argument names
         if len(bucket_limits) != len(bucket_counts):
             raise ValueError("len(bucket_limits) != len(bucket_counts), see the document.")
         histo = summary.HistogramProto(
