@@ -199,7 +199,7 @@ def test_deprecated_spellings_warn_and_fix_the_device():
 
 
 def test_autocast_is_torch_amp_autocast():
-    assert fg.autocast is fg.amp.autocast
+    assert fg.autocast is fg.amp.autocast and fg.GradScaler is fg.amp.GradScaler
     assert fg.amp.is_autocast_available("cpu") and fg.amp.is_autocast_available("cuda")
 
 
@@ -259,6 +259,10 @@ def test_autocast_argument_errors():
         fg.autocast("xyz")
     with pytest.raises(TypeError, match=r"argument 'device_type' \(position 1\) must be str, not int"):
         fg.is_autocast_enabled(3)
+    with pytest.warns(DeprecationWarning, match=r"is_autocast_cpu_enabled\(\) is deprecated"):
+        assert fg.is_autocast_cpu_enabled() is False
+    with pytest.warns(DeprecationWarning, match=r"Please use torch.get_autocast_dtype\('cpu'\) instead"):
+        assert fg.get_autocast_cpu_dtype() == fg.bfloat16
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with fg.autocast("cpu", enabled=False, cache_enabled=False):

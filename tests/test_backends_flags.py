@@ -148,6 +148,10 @@ def test_flags_blocks_restore_the_flags():
             assert fg.backends.mkldnn.enabled is False
             raise ValueError("inside")
     assert fg.backends.mkldnn.enabled is True
+    with pytest.raises(RuntimeError, match="^set_benchmark_cudnn expects a bool, but got int$"):
+        with cudnn.flags(benchmark=1):
+            pass
+    assert cudnn.benchmark is False
 
 
 def test_backends_import_as_modules():

@@ -148,6 +148,8 @@ assert F.relu(torch.tensor([-1.0, 2.0])).tolist() == [0.0, 2.0]
 assert torch.cuda.is_available() is False
 assert torch.backends.mps.is_available() is False
 assert torch.accelerator.is_available() is False
+assert torch.autocast is torch.amp.autocast and torch.GradScaler is torch.amp.GradScaler
+assert "autocast" in dir(torch) and torch.compile(lin, disable=True) is lin
 assert torch.utils.data.TensorDataset(torch.ones(2))[1][0].item() == 1.0
 assert {"nn", "optim", "autograd", "return_types", "utils", "cuda", "backends"} <= set(dir(torch))
 assert "lr_scheduler" in dir(torch.optim) and "utils" in dir(torch.nn)

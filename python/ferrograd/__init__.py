@@ -9,8 +9,10 @@ import builtins
 from . import _core, _device, _lazy_submodules, _new, _type, _utils
 from ._autocast_state import (
     clear_autocast_cache,
+    get_autocast_cpu_dtype,
     get_autocast_dtype,
     is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
     is_autocast_enabled,
     set_autocast_cache_enabled,
     set_autocast_dtype,
@@ -362,6 +364,6 @@ _lazy_submodules.install(
         "utils",
         "viz",
     },
-    # `torch.autocast` is `torch.amp.autocast`
-    attributes={"autocast": "amp"},
+    # `torch.autocast` is `torch.amp.autocast`, `torch.GradScaler` `torch.amp.GradScaler`
+    attributes={"autocast": "amp", "GradScaler": "amp"},
 )

@@ -46,6 +46,24 @@ def is_autocast_enabled(device_type=None) -> builtins.bool:
     return _enabled.get(kind, False)
 
 
+def _deprecated(old, new):
+    import warnings
+
+    warnings.warn(f"torch.{old}() is deprecated. Please use torch.{new} instead.", DeprecationWarning, stacklevel=3)
+
+
+def is_autocast_cpu_enabled() -> builtins.bool:
+    """Deprecated: `is_autocast_enabled("cpu")`."""
+    _deprecated("is_autocast_cpu_enabled", "is_autocast_enabled('cpu')")
+    return _enabled.get("cpu", False)
+
+
+def get_autocast_cpu_dtype():
+    """Deprecated: `get_autocast_dtype("cpu")`."""
+    _deprecated("get_autocast_cpu_dtype", "get_autocast_dtype('cpu')")
+    return _dtypes["cpu"]
+
+
 def set_autocast_enabled(device_type, enabled=None) -> None:
     if enabled is None:  # the old one-argument form, for CUDA
         device_type, enabled = "cuda", device_type

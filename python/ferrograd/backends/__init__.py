@@ -48,16 +48,18 @@ def _none():
     return None
 
 
-def _restore_after(keys, **new):
-    """A context manager setting `_flags.STATE[keys[name]]` to `new[name]` (None: left alone) for its block."""
+def _restore_after(module_class, **new):
+    """A context manager setting the flags of `module_class` named in `new` (None: left alone) for its block,
+    each checked as its setter checks it, and restoring them all after."""
+    flags = {name: vars(module_class)[name] for name in new}
 
     @contextmanager
     def block():
-        saved = {key: _flags.STATE[key] for key in keys.values()}
+        saved = {flag.key: _flags.STATE[flag.key] for flag in flags.values()}
         try:
             for name, value in new.items():
                 if value is not None:
-                    _flags.STATE[keys[name]] = value
+                    _flags.STATE[flags[name].key] = _flags.expect_bool(value, flags[name].setter_name)
             yield
         finally:
             _flags.STATE.update(saved)
@@ -74,11 +76,19 @@ class _CudnnModule(_Backend):
     benchmark_limit = None  # an int only where cuDNN is available
 
 
-def _cudnn_flags(enabled=False, benchmark=False, benchmark_limit=10, deterministic=False, allow_tf32=True, **_):
-    """`with torch.backends.cudnn.flags(...)`: the flags set for the block, restored after it."""
-    keys = {name: f"cudnn.{name}" for name in ("enabled", "benchmark", "deterministic", "allow_tf32")}
+def _cudnn_flags(
+    enabled=False,
+    benchmark=False,
+    benchmark_limit=10,
+    deterministic=False,
+    allow_tf32=True,
+    fp32_precision="none",
+    depthwise_kernel="auto",
+):
+    """`with torch.backends.cudnn.flags(...)`: the flags set for the block, restored after it
+    (`benchmark_limit`, `fp32_precision` and `depthwise_kernel` are accepted; a CPU build has no use for them)."""
     return _restore_after(
-        keys, enabled=enabled, benchmark=benchmark, deterministic=deterministic, allow_tf32=allow_tf32
+        _CudnnModule, enabled=enabled, benchmark=benchmark, deterministic=deterministic, allow_tf32=allow_tf32
     )
 
 
@@ -87,9 +97,9 @@ class _MkldnnModule(_Backend):
     deterministic = _Flag("mkldnn.deterministic", "set_deterministic_mkldnn")
 
 
-def _mkldnn_flags(enabled=False, deterministic=False, **_):
-    keys = {name: f"mkldnn.{name}" for name in ("enabled", "deterministic")}
-    return _restore_after(keys, enabled=enabled, deterministic=deterministic)
+def _mkldnn_flags(enabled=False, deterministic=False, allow_tf32=True, fp32_precision="none"):
+    """`with torch.backends.mkldnn.flags(...)`: the flags set for the block, restored after it."""
+    return _restore_after(_MkldnnModule, enabled=enabled, deterministic=deterministic)
 
 
 class cuBLASModule:

@@ -191,9 +191,6 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
         self._numel_cache = None
 
-    def __getstate__(self):
-        return super().__getstate__()
-
     # ---- the parameters as one flat vector ----
 
     def _numel(self):
