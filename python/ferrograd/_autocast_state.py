@@ -23,7 +23,7 @@ _DEFAULT_DTYPES = {
     "xla": bfloat16,
 }
 
-_enabled = {}
+_enabled: dict = {}
 _dtypes = dict(_DEFAULT_DTYPES)
 _cache = [True]
 

@@ -7,7 +7,7 @@ a GPU format) and deterministically on the CPU. Plain state here, no imports: `i
 
 import builtins
 
-STATE = {
+STATE: dict = {
     "cudnn.enabled": True,
     "cudnn.benchmark": False,
     "cudnn.deterministic": False,

@@ -126,15 +126,18 @@ class cuBLASModule:
             raise AttributeError("Unknown attribute " + name)
 
 
-cuda = _Backend("cuda", "torch.backends.cuda: not built (no CUDA).", is_built=_false)
-cuda.matmul = cuBLASModule()
+cuda = _Backend("cuda", "torch.backends.cuda: not built (no CUDA).", is_built=_false, matmul=cuBLASModule())
 
 cudnn = _CudnnModule(
-    "cudnn", "torch.backends.cudnn: not available; its flags are kept.", is_available=_false, version=_none
+    "cudnn",
+    "torch.backends.cudnn: not available; its flags are kept.",
+    is_available=_false,
+    version=_none,
+    flags=_cudnn_flags,
 )
-cudnn.flags = _cudnn_flags
-mkldnn = _MkldnnModule("mkldnn", "torch.backends.mkldnn: not available (no oneDNN).", is_available=_false)
-mkldnn.flags = _mkldnn_flags
+mkldnn = _MkldnnModule(
+    "mkldnn", "torch.backends.mkldnn: not available (no oneDNN).", is_available=_false, flags=_mkldnn_flags
+)
 mps = _Backend("mps", "torch.backends.mps: not built (no Metal).", is_available=_false, is_built=_false)
 openmp = _Backend("openmp", "torch.backends.openmp: ferrograd's own thread pool, no OpenMP.", is_available=_false)
 mkl = _Backend("mkl", "torch.backends.mkl: not available (no MKL).", is_available=_false)

@@ -44,7 +44,7 @@ def _tensorflow_bins():
     return [-e for e in reversed(edges)] + [0] + edges
 
 
-_DEFAULT_BINS = []
+_DEFAULT_BINS: list[float] = []
 
 
 def default_bins():
