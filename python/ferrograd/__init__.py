@@ -6,7 +6,7 @@
 
 import builtins
 
-from . import _core, _device, _lazy_submodules, _new, _type, _utils
+from . import _core, _device, _layout, _lazy_submodules, _new, _type, _utils
 from ._core import (
     Generator,
     Tensor,
@@ -50,6 +50,7 @@ from ._device import device, get_default_device, set_default_device
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
 from ._functions import *  # noqa: F403
 from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
+from ._layout import layout, sparse_coo, strided
 from ._size import Size
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .serialization import load, save
@@ -58,6 +59,7 @@ _utils.install()
 _device.install(Tensor)
 _new.install(Tensor)
 _type.install(Tensor)
+_layout.install(Tensor)
 
 float = float32  # noqa: A001
 double = float64
@@ -92,6 +94,18 @@ def numel(t: Tensor) -> "builtins.int":
 
 concat = cat
 concatenate = cat
+
+
+def sparse_coo_tensor(indices, values, size=None, **kwargs):
+    """A sparse COO tensor (`ferrograd.sparse`, loaded on first use): entries `values` at `indices`."""
+    from . import sparse
+
+    return sparse.sparse_coo_tensor(indices, values, size, **kwargs)
+
+
+def spmm(input, mat2):
+    """`input @ mat2` for a sparse (or dense) `input` and a dense `mat2`."""
+    return input.mm(mat2)
 
 
 # ---- creation ----
@@ -329,6 +343,7 @@ _lazy_submodules.install(
         "onnx",
         "optim",
         "return_types",
+        "sparse",
         "utils",
         "viz",
     },

@@ -75,6 +75,7 @@ __all__ = [
     "_randint",
     "_randperm",
     "_multinomial",
+    "_sparse_mm",
     "_dropout_mask",
     "is_inference_mode_enabled",
     "_set_anomaly_enabled",
@@ -1177,6 +1178,9 @@ def _randint(low: Any, high: Any, size: Any, generator: Generator | None = None)
 
 def _randperm(n: Any, generator: Generator | None = None) -> Tensor:
     """Backend of ``ferrograd.randperm``."""
+
+def _sparse_mm(indices: Tensor, values: Tensor, dense: Tensor, rows: int, cols: int, sparse_grad: bool) -> Tensor:
+    """Backend of ``ferrograd.sparse.mm``: a sparse COO matrix (int64 ``[2, nnz]`` indices, 1-D values) times a dense one."""
 
 def _multinomial(probs: Any, num_samples: Any, replacement: Any, generator: Generator | None = None) -> Tensor:
     """Backend of ``ferrograd.multinomial``."""
