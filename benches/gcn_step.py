@@ -105,7 +105,10 @@ def main():
                 times[name].append(time.perf_counter() - t0)
     median = {name: statistics.median(t) for name, t in times.items()}
     nnz = data[0].shape[1]
-    print(f"GCN step, {NODES} nodes, {nnz} adjacency entries, {FEATURES} features, threads: torch {torch.get_num_threads()}")
+    print(
+        f"GCN step, {NODES} nodes, {nnz} adjacency entries, {FEATURES} features, "
+        f"threads: torch {torch.get_num_threads()}"
+    )
     print(f"first loss: ferrograd {losses['ferrograd']:.6f}, torch {losses['torch']:.6f}")
     for name in frameworks:
         print(f"{name:>10}: {median[name] * 1e3:.3f} ms per step (median of {len(times[name])})")

@@ -151,7 +151,7 @@ def conversions():
         "dense_is_sparse": d.is_sparse,
         "strided": str(fg.strided),
         "sparse_coo": str(fg.sparse_coo),
-        "layout_is": [d.layout is fg.strided, coo().layout is fg.sparse_coo],
+        "layout_eq": [d.layout == fg.strided, coo().layout == fg.sparse_coo, d.layout == fg.sparse_coo],
     }
 
 
@@ -239,9 +239,14 @@ def gradients():
     ((s3 * 2).coalesce().to_dense() * weights).sum().backward()
     v4 = fg.tensor(VALS, dtype=fg.float64, requires_grad=True)
     s4 = fg.sparse_coo_tensor(fg.tensor(IDX), v4, (2, 3))
-    (fg.mm(s4.t(), fg.ones(2, 1, dtype=fg.float64)) * fg.tensor([[1.0], [2.0], [3.0]], dtype=fg.float64)).sum().backward()
+    (
+        fg.mm(s4.t(), fg.ones(2, 1, dtype=fg.float64)) * fg.tensor([[1.0], [2.0], [3.0]], dtype=fg.float64)
+    ).sum().backward()
     v5 = fg.tensor(VALS, dtype=fg.float64, requires_grad=True)
-    (fg.sparse.sum(fg.sparse_coo_tensor(fg.tensor(IDX), v5, (2, 3)), dim=0).to_dense() * fg.tensor([1.0, 2.0, 3.0], dtype=fg.float64)).sum().backward()
+    (
+        fg.sparse.sum(fg.sparse_coo_tensor(fg.tensor(IDX), v5, (2, 3)), dim=0).to_dense()
+        * fg.tensor([1.0, 2.0, 3.0], dtype=fg.float64)
+    ).sum().backward()
     x = fg.tensor([[0.0, 2.0, 0.0], [1.0, 0.0, 3.0]], requires_grad=True)
     fg.sparse.mm(x.to_sparse(), fg.tensor([[1.0], [2.0], [3.0]])).sum().backward()
     leaf_sum = coo().requires_grad_()

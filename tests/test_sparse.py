@@ -229,3 +229,13 @@ def test_gcn_trains_as_pygcn(rng):
         dense = model.gc2(F.relu(model.gc1(features, adj)), adj.to_dense())
     sparse = model.gc2(F.relu(model.gc1(features, adj)), adj)
     np.testing.assert_allclose(sparse.detach().numpy(), dense.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_huge_sizes_raise_instead_of_allocating():
+    with pytest.raises(RuntimeError, match="numel: integer multiplication overflow"):
+        fg.sparse_coo_tensor(fg.tensor([[0, 1], [1, 0]]), fg.tensor([1.0, 2.0]), (2**62, 2))
+    s = fg.sparse_coo_tensor(fg.tensor([[0, 1], [1, 0]]), fg.tensor([1.0, 2.0]), (2**40, 2))
+    with pytest.raises(RuntimeError):
+        fg.sparse.mm(s, fg.ones(2, 2**20))
+    with pytest.raises(RuntimeError):
+        s.to_dense()

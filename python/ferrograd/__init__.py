@@ -49,8 +49,8 @@ from ._device import device, get_default_device, set_default_device
 
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
 from ._functions import *  # noqa: F403
-from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
 from ._layout import layout, sparse_coo, strided
+from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
 from ._size import Size
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .serialization import load, save
@@ -59,7 +59,6 @@ _utils.install()
 _device.install(Tensor)
 _new.install(Tensor)
 _type.install(Tensor)
-_layout.install(Tensor)
 
 float = float32  # noqa: A001
 double = float64
@@ -101,6 +100,16 @@ def sparse_coo_tensor(indices, values, size=None, **kwargs):
     from . import sparse
 
     return sparse.sparse_coo_tensor(indices, values, size, **kwargs)
+
+
+def _to_sparse(self, sparse_dim=None):
+    """`x.to_sparse(sparse_dim)`: a COO tensor of the nonzero entries (or nonzero slices, with dense dims)."""
+    from . import sparse
+
+    return sparse.from_dense(self, sparse_dim)
+
+
+_layout.install(Tensor, _to_sparse)
 
 
 def spmm(input, mat2):

@@ -1,14 +1,21 @@
 """`torch.layout`: `strided` (every dense tensor) and `sparse_coo` (`ferrograd.sparse`'s COO tensors), and the
-layout side of the dense `Tensor` (`.layout`, `.is_sparse`, `.to_sparse()`, `.to_dense()`)."""
+layout side of the dense `Tensor` (`.layout`, `.is_sparse`, `.to_sparse()`, `.to_dense()`, `.is_coalesced()`)."""
 
 
 class layout:  # noqa: N801 - torch's name
-    """A tensor's memory layout; compared by identity, printed as its module attribute (`ferrograd.strided`)."""
+    """A tensor's memory layout; printed as its module attribute (`ferrograd.strided`)."""
 
     __slots__ = ("_name",)
 
     def __init__(self, name):
         self._name = name
+
+    # by name: a package imported afresh (tools/op_list.py does) makes new objects for the same layouts
+    def __eq__(self, other):
+        return type(other).__module__ == __name__ and getattr(other, "_name", None) == self._name
+
+    def __hash__(self):
+        return hash(self._name)
 
     def __repr__(self):
         return f"ferrograd.{self._name}"
@@ -21,19 +28,15 @@ strided = layout("strided")
 sparse_coo = layout("sparse_coo")
 
 
-def _to_sparse(self, sparse_dim=None):
-    from . import sparse  # the COO tensor's code loads when a program first makes one
-
-    return sparse.from_dense(self, sparse_dim)
-
-
 def _is_coalesced(self):
     raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got Strided")
 
 
-def install(tensor_class):
+def install(tensor_class, to_sparse):
+    """Gives the dense class its layout attributes; `to_sparse` is `x.to_sparse()` (from the package, which loads
+    `ferrograd.sparse` on first use)."""
     tensor_class.layout = property(lambda self: strided, doc="`ferrograd.strided`: a dense tensor's layout.")
     tensor_class.is_sparse = property(lambda self: False)
-    tensor_class.to_sparse = _to_sparse
+    tensor_class.to_sparse = to_sparse
     tensor_class.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
     tensor_class.is_coalesced = _is_coalesced

@@ -379,7 +379,9 @@ def _check_invariants(indices, shape):
         if low < 0:
             raise RuntimeError(f"found negative index {low} for dim {d}")
         if high >= shape[d]:
-            raise RuntimeError(f"size is inconsistent with indices: for dim {d}, size is {shape[d]} but found index {high}")
+            raise RuntimeError(
+                f"size is inconsistent with indices: for dim {d}, size is {shape[d]} but found index {high}"
+            )
 
 
 _checks_enabled = False
@@ -452,8 +454,7 @@ def sparse_coo_tensor(
     sparse_dim, nnz = idx.shape
     if vals.shape[0] != nnz:
         raise RuntimeError(
-            f"indices and values must have same nnz, but got nnz from indices: {nnz}, nnz from values: "
-            f"{vals.shape[0]}"
+            f"indices and values must have same nnz, but got nnz from indices: {nnz}, nnz from values: {vals.shape[0]}"
         )
     dense_sizes = tuple(vals.shape[1:])
     if size is None:
@@ -470,6 +471,8 @@ def sparse_coo_tensor(
                 f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(shape)}, sparse_dim = "
                 f"{sparse_dim}, dense_dim = {len(dense_sizes)}"
             )
+        if math.prod(shape) >= 2**63:
+            raise RuntimeError("numel: integer multiplication overflow")
         if builtins.any(n < 0 for n in shape):
             raise RuntimeError(f"Trying to create tensor with negative dimension {builtins.min(shape)}: {list(shape)}")
         if tuple(shape[sparse_dim:]) != dense_sizes:

@@ -20,7 +20,8 @@ pub fn _sparse_mm(
     sparse_grad: bool,
 ) -> PyResult<Py<PyTensor>> {
     let func = "sparse_mm";
-    let (i, v, d) = (tensor_arg(indices, func, "indices")?, tensor_arg(values, func, "values")?, tensor_arg(dense, func, "dense")?);
+    let (i, v, d) =
+        (tensor_arg(indices, func, "indices")?, tensor_arg(values, func, "values")?, tensor_arg(dense, func, "dense")?);
     let call = if sparse_grad { SparseMmCall::SparseMm } else { SparseMmCall::Mm };
     let work = v.numel() * d.shape().get(1).copied().unwrap_or(1);
     wrap(py, call_heavy(py, work, || Tensor::sparse_mm(&i, &v, &d, rows, cols, call))?)

@@ -79,9 +79,12 @@ fn entries_times_dense(
     call: SparseMmCall,
 ) -> Result<Tensor> {
     let width = dense.shape()[1];
+    let Some(len) = rows.checked_mul(width) else {
+        bail!(Runtime, "sparse_mm: the result's size {rows} x {width} is too large");
+    };
     let (v, d) = (values.detach().contiguous()?, dense.detach().contiguous()?);
     let out = with_dtype!(d.dtype(), T => {
-        let mut out: Vec<T> = crate::pool::filled(rows * width, T::ZERO);
+        let mut out: Vec<T> = crate::pool::try_filled(len, T::ZERO)?;
         v.with_data(|vl, vs: &[T]| d.with_data(|dl, ds: &[T]| {
             let vs = &vs[vl.contiguous_range().expect("contiguous")];
             let ds = &ds[dl.contiguous_range().expect("contiguous")];
@@ -194,5 +197,7 @@ mod tests {
         assert!(Tensor::sparse_mm(&idx, &vals, &Tensor::zeros(&[4, 2], DType::F64), 2, 3, SparseMmCall::Mm).is_err());
         assert!(Tensor::sparse_mm(&idx, &vals, &Tensor::zeros(&[3, 2], DType::F32), 2, 3, SparseMmCall::Mm).is_err());
         assert!(Tensor::sparse_mm(&vals, &vals, &d, 2, 3, SparseMmCall::Mm).is_err());
+        // a result no machine holds is an error before any allocation
+        assert!(Tensor::sparse_mm(&idx, &vals, &d, usize::MAX / 2, 3, SparseMmCall::Mm).is_err());
     }
 }
