@@ -5,7 +5,8 @@ Adam) on a synthetic graph of Cora's size (2,708 nodes, 10,000 undirected edges,
 
 Both frameworks get the same graph and the same initial weights; their first losses are compared before any
 timing. Then steps are timed in turns (ferrograd, torch, torch, ferrograd, ...), and the median step time of
-each and the ratio torch/ferrograd (> 1: ferrograd faster) are printed.
+each and the ratio torch/ferrograd (> 1: ferrograd faster) are printed; then the same for the sparse product
+alone (forward and backward).
 
     make build
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE PYTHONPATH=$PWD/python /work/torchenv/bin/python benches/gcn_step.py
@@ -92,27 +93,47 @@ def main():
     if not np.isclose(losses["ferrograd"], losses["torch"], rtol=1e-5):
         sys.exit(f"losses differ: {losses}")
     states = {name: setup(fw, data) for name, fw in frameworks.items()}
-    times = {name: [] for name in frameworks}
-    order = list(frameworks)
-    for turn in range(args.turns):
-        for name in order if turn % 2 == 0 else order[::-1]:
-            fw, state = frameworks[name], states[name]
-            for _ in range(3):  # untimed: the other framework's threads settle
-                step(fw, state)
-            for _ in range(args.steps):
-                t0 = time.perf_counter()
-                step(fw, state)
-                times[name].append(time.perf_counter() - t0)
-    median = {name: statistics.median(t) for name, t in times.items()}
+    steps = {name: (lambda fw=fw, st=st: step(fw, st)) for (name, fw), st in zip(frameworks.items(), states.values())}
+    products = {name: spmm_pass(fw, states[name]) for name, fw in frameworks.items()}
     nnz = data[0].shape[1]
     print(
         f"GCN step, {NODES} nodes, {nnz} adjacency entries, {FEATURES} features, "
         f"threads: torch {torch.get_num_threads()}"
     )
     print(f"first loss: ferrograd {losses['ferrograd']:.6f}, torch {losses['torch']:.6f}")
-    for name in frameworks:
-        print(f"{name:>10}: {median[name] * 1e3:.3f} ms per step (median of {len(times[name])})")
-    print(f"torch/ferrograd: {median['torch'] / median['ferrograd']:.2f}")
+    for what, calls in (("training step", steps), ("spmm(adj, support) forward + backward", products)):
+        median = timed(calls, args.turns, args.steps)
+        print(what)
+        for name in frameworks:
+            print(f"{name:>12}: {median[name] * 1e3:.3f} ms (median)")
+        print(f"  torch/ferrograd: {median['torch'] / median['ferrograd']:.2f}")
+
+
+def spmm_pass(fw, state):
+    """The sparse product alone: `spmm(adj, support)` and its backward to `support` (a 2,708 x 16 leaf)."""
+    params, _, x, adj, _, _ = state
+    support = fw.mm(x, params[0]).detach().requires_grad_()
+
+    def run():
+        fw.spmm(adj, support).sum().backward()
+
+    return run
+
+
+def timed(calls, turns, per_turn):
+    """Median seconds per call of each framework's `calls[name]()`, in alternating turns (each after 3
+    untimed calls, so the other framework's threads settle)."""
+    times = {name: [] for name in calls}
+    order = list(calls)
+    for turn in range(turns):
+        for name in order if turn % 2 == 0 else order[::-1]:
+            for _ in range(3):
+                calls[name]()
+            for _ in range(per_turn):
+                t0 = time.perf_counter()
+                calls[name]()
+                times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 if __name__ == "__main__":
