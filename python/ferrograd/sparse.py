@@ -443,8 +443,12 @@ def sparse_coo_tensor(
         from . import _device
 
         _device.check(device)
+    if values is None:
+        raise RuntimeError("Could not infer dtype of NoneType")
     idx = _as_tensor(indices)
     vals = _as_tensor(values, dtype)
+    if idx.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if idx.dim() != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {_size_list(idx.shape)}")
     if idx.dtype != _core.int64:
@@ -471,10 +475,9 @@ def sparse_coo_tensor(
                 f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(shape)}, sparse_dim = "
                 f"{sparse_dim}, dense_dim = {len(dense_sizes)}"
             )
-        if math.prod(shape) >= 2**63:
+        # torch multiplies the sizes as unsigned numbers: a negative one overflows, unless another is 0
+        if 0 not in shape and (builtins.any(n < 0 for n in shape) or math.prod(shape) >= 2**63):
             raise RuntimeError("numel: integer multiplication overflow")
-        if builtins.any(n < 0 for n in shape):
-            raise RuntimeError(f"Trying to create tensor with negative dimension {builtins.min(shape)}: {list(shape)}")
         if tuple(shape[sparse_dim:]) != dense_sizes:
             raise RuntimeError(
                 f"values has incorrect size, expected {_size_list((nnz, *shape[sparse_dim:]))}, got "
