@@ -154,6 +154,7 @@ def conversions():
         "to_sparse_dim_big": error(d.to_sparse, 3),
         "to_sparse_dim_zero": error(d.to_sparse, 0),
         "sparse_to_sparse": parts(coo().to_sparse()),
+        "to_sparse_coo": parts(d.to_sparse_coo()),
         "double": parts(coo().double()),
         "dense_layout": str(d.layout),
         "dense_is_sparse": d.is_sparse,

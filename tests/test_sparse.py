@@ -132,6 +132,14 @@ def test_leaf_gradient_accumulates_and_clears():
     assert s.grad is None
 
 
+def test_cuda_raises_what_a_dense_tensor_raises():
+    s = fg.sparse_coo_tensor(fg.tensor([[0, 1], [1, 0]]), fg.tensor([1.0, 2.0]), (2, 2))
+    with pytest.raises(Exception) as dense:
+        fg.ones(2).cuda()
+    with pytest.raises(type(dense.value), match=str(dense.value)[:20]):
+        s.cuda()
+
+
 def test_requires_grad_leaves_the_callers_values_alone():
     v = fg.tensor([1.0, 2.0])
     s = fg.sparse_coo_tensor(fg.tensor([[0, 1], [1, 0]]), v, (2, 2)).requires_grad_()

@@ -38,5 +38,6 @@ def install(tensor_class, to_sparse):
     tensor_class.layout = property(lambda self: strided, doc="`ferrograd.strided`: a dense tensor's layout.")
     tensor_class.is_sparse = property(lambda self: False)
     tensor_class.to_sparse = to_sparse
+    tensor_class.to_sparse_coo = lambda self: to_sparse(self)
     tensor_class.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
     tensor_class.is_coalesced = _is_coalesced
