@@ -15,7 +15,18 @@ from ._core import Tensor
 from ._layout import sparse_coo
 from ._size import Size
 
-__all__ = ["SparseTensor", "mm", "sum", "FloatTensor", "DoubleTensor", "LongTensor", "from_dense"]
+__all__ = [
+    "SparseTensor",
+    "check_sparse_tensor_invariants",
+    "from_dense",
+    "mm",
+    "sparse_coo_tensor",
+    "spmm",
+    "sum",
+    "DoubleTensor",
+    "FloatTensor",
+    "LongTensor",
+]
 
 
 def _size_list(shape):
@@ -29,14 +40,13 @@ class SparseTensor:
     define raise AttributeError here where PyTorch raises NotImplementedError for the sparse backend."""
 
     __slots__ = ("_idx", "_vals", "_shape", "_coalesced", "_leaf", "__weakref__")
-    __array_priority__ = 1000  # numpy: `array @ s` and `array * s` defer to this class
 
     def __init__(self, indices, values, shape, coalesced, leaf=None):
         self._idx = indices
         self._vals = values
         self._shape = Size(shape)
         self._coalesced = coalesced
-        # a leaf when its values are (a COO tensor made from values that have history is not)
+        # made from values that require grad or have history, it is not a leaf (torch's node links them)
         self._leaf = values.grad_fn is None and not values.requires_grad if leaf is None else leaf
 
     # ---- what it is ----
