@@ -29,6 +29,7 @@ LAZY_SUBMODULES = {
     "ferrograd.optim",
     "ferrograd.optim.lr_scheduler",
     "ferrograd.return_types",
+    "ferrograd.sparse",
     "ferrograd.utils",
     "ferrograd.viz",
 }

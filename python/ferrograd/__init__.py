@@ -6,7 +6,7 @@
 
 import builtins
 
-from . import _core, _device, _lazy_submodules, _new, _type, _utils
+from . import _core, _device, _layout, _lazy_submodules, _new, _type, _utils
 from ._autocast_state import (
     clear_autocast_cache,
     get_autocast_cpu_dtype,
@@ -71,6 +71,7 @@ from ._flags import (
 
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
 from ._functions import *  # noqa: F403
+from ._layout import layout, sparse_coo, strided
 from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
 from ._size import Size
 from ._type import typename
@@ -115,6 +116,28 @@ def numel(t: Tensor) -> "builtins.int":
 
 concat = cat
 concatenate = cat
+
+
+def sparse_coo_tensor(indices, values, size=None, **kwargs):
+    """A sparse COO tensor (`ferrograd.sparse`, loaded on first use): entries `values` at `indices`."""
+    from . import sparse
+
+    return sparse.sparse_coo_tensor(indices, values, size, **kwargs)
+
+
+def _to_sparse(self, sparse_dim=None):
+    """`x.to_sparse(sparse_dim)`: a COO tensor of the nonzero entries (or nonzero slices, with dense dims)."""
+    from . import sparse
+
+    return sparse.from_dense(self, sparse_dim)
+
+
+_layout.install(Tensor, _to_sparse)
+
+
+def spmm(input, mat2):
+    """`input @ mat2` for a sparse (or dense) `input` and a dense `mat2`."""
+    return input.mm(mat2)
 
 
 # ---- creation ----
@@ -344,7 +367,23 @@ _utils.typed_entry_points(
 # constant avoids importing `typing`).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from . import accelerator, autograd, backends, cuda, distributed, nn, onnx, optim, return_types, utils, viz
+    from . import (
+        accelerator,
+        amp,
+        autograd,
+        backends,
+        compiler,
+        cpu,
+        cuda,
+        distributed,
+        nn,
+        onnx,
+        optim,
+        return_types,
+        sparse,
+        utils,
+        viz,
+    )  # fmt: skip
 _lazy_submodules.install(
     globals(),
     {
@@ -361,6 +400,7 @@ _lazy_submodules.install(
         "onnx",
         "optim",
         "return_types",
+        "sparse",
         "utils",
         "viz",
     },

@@ -75,6 +75,7 @@ __all__ = [
     "_randint",
     "_randperm",
     "_multinomial",
+    "_sparse_mm",
     "_dropout_mask",
     "is_inference_mode_enabled",
     "_set_anomaly_enabled",
@@ -295,6 +296,18 @@ class Tensor:
     @property
     def is_meta(self) -> _Bool: ...
     def cpu(self, memory_format: Any = None) -> Tensor: ...
+    # ---- installed by ferrograd._layout (the COO tensor itself is ferrograd.sparse's) ----
+    @property
+    def layout(self) -> Any:
+        """``ferrograd.strided``: every dense tensor's layout."""
+    @property
+    def is_sparse(self) -> _Bool: ...
+    def to_sparse(self, sparse_dim: builtins.int | None = None) -> Any:
+        """A sparse COO tensor (``ferrograd.sparse.SparseTensor``) of the nonzero entries."""
+    def to_sparse_coo(self) -> Any: ...
+    def to_dense(self, dtype: _DType | None = None, *, masked_grad: Any = None) -> Tensor: ...
+    def is_coalesced(self) -> _Bool:
+        """Raises RuntimeError: only sparse tensors are coalesced or not."""
     def cuda(self, device: Any = None, non_blocking: _Bool = False, memory_format: Any = None) -> Tensor:
         """Raises ``AssertionError: Torch not compiled with CUDA enabled``, as torch's CPU build does."""
     def get_device(self) -> builtins.int: ...
@@ -1178,6 +1191,12 @@ def _randint(low: Any, high: Any, size: Any, generator: Generator | None = None)
 
 def _randperm(n: Any, generator: Generator | None = None) -> Tensor:
     """Backend of ``ferrograd.randperm``."""
+
+def _sparse_mm(
+    indices: Tensor, values: Tensor, dense: Tensor, rows: builtins.int, cols: builtins.int, sparse_grad: _Bool
+) -> Tensor:
+    """Backend of ``ferrograd.sparse.mm``: a sparse COO matrix (int64 ``[2, nnz]`` indices, 1-D values) times a
+    dense one."""
 
 def _multinomial(probs: Any, num_samples: Any, replacement: Any, generator: Generator | None = None) -> Tensor:
     """Backend of ``ferrograd.multinomial``."""

@@ -121,16 +121,18 @@ def _torch_len(suffix):
     return len(suffix.replace("ferrograd.", "torch."))
 
 
-def _add_suffixes(body, suffixes, indent):
-    """Append ``, suffix`` items, moving one to a new indented line when it would pass LINEWIDTH."""
+def _add_suffixes(body, suffixes, indent, force_newline=False):
+    """Append ``, suffix`` items, moving one to a new indented line when it would pass LINEWIDTH (the first
+    one always, with ``force_newline``: a sparse tensor's ``size=``)."""
     out = [body]
     # Same arithmetic as torch, which counts the last line as 2 characters longer than it is.
     last_len = len(body) - body.rfind("\n") + 1
     for s in suffixes:
         n = _torch_len(s)
-        if last_len + n + 2 > LINEWIDTH:
+        if force_newline or last_len + n + 2 > LINEWIDTH:
             out.append(",\n" + " " * indent + s)
             last_len = indent + n
+            force_newline = False
         else:
             out.append(", " + s)
             last_len += n + 2
@@ -174,6 +176,41 @@ def tensor_repr(t):
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def _part_str(t, indent):
+    """The body of a sparse tensor's indices or values (no ``tensor(``, no dtype), as torch's ``_tensor_str``."""
+    dtype_name = str(t.dtype).rsplit(".", 1)[-1]
+    arr = np.asarray((t.detach().float() if dtype_name == "bfloat16" else t.detach()).numpy())
+    if arr.size == 0:
+        return "[], size=" + str(tuple(t.shape))
+    return _tensor_body(arr.reshape(tuple(t.shape)), indent, _is_floating(t, arr))
+
+
+def sparse_repr(s):
+    """``repr`` of a sparse COO tensor: its indices and values, then size, nnz, dtype, layout and grad."""
+    prefix = "tensor("
+    indent = len(prefix)
+    indices, values = s._indices(), s._values()
+    body = (
+        "indices=tensor("
+        + _part_str(indices, indent + len("indices=tensor("))
+        + "),\n"
+        + " " * indent
+        + "values=tensor("
+        + _part_str(values, indent + len("values=tensor("))
+        + ")"
+    )
+    suffixes = ["size=" + str(tuple(s.shape)), f"nnz={s._nnz()}"]
+    if str(s.dtype).rsplit(".", 1)[-1] not in _QUIET_DTYPES:
+        suffixes.append("dtype=" + str(s.dtype))
+    suffixes.append("layout=" + str(s.layout))
+    grad_fn = s.grad_fn
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{grad_fn.name().rsplit('::', 1)[-1]}>")
+    elif s.requires_grad:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(prefix + body, suffixes, indent, force_newline=True)
 
 
 def tensor_str(t):

@@ -23,6 +23,7 @@ mod threads;
 /// The name other binding files use for the `Tensor` class's module.
 use tensor as py_tensor;
 mod serialize;
+mod sparse;
 
 use args::{dtype_arg, size_list, type_name};
 use convert::{as_scalar, from_numpy_shared, tensor_from_data};
@@ -549,6 +550,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_default_dtype, m)?)?;
     nn::register(m)?;
     rnn::register(m)?;
+    sparse::register(m)?;
     threads::register(m)?;
     serialize::register(m)?;
     Ok(())

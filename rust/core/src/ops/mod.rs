@@ -28,6 +28,7 @@ pub mod scan;
 pub mod shape;
 mod slices;
 mod sort;
+pub mod sparse;
 pub mod unary;
 pub mod view;
 

@@ -1,0 +1,43 @@
+"""`torch.layout`: `strided` (every dense tensor) and `sparse_coo` (`ferrograd.sparse`'s COO tensors), and the
+layout side of the dense `Tensor` (`.layout`, `.is_sparse`, `.to_sparse()`, `.to_dense()`, `.is_coalesced()`)."""
+
+
+class layout:  # torch's name
+    """A tensor's memory layout; printed as its module attribute (`ferrograd.strided`)."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    # by name: a package imported afresh (tools/op_list.py does) makes new objects for the same layouts
+    def __eq__(self, other):
+        return type(other).__module__ == __name__ and getattr(other, "_name", None) == self._name
+
+    def __hash__(self):
+        return hash(self._name)
+
+    def __repr__(self):
+        return f"ferrograd.{self._name}"
+
+    def __reduce__(self):
+        return self._name  # pickles as the module attribute
+
+
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+
+
+def _is_coalesced(self):
+    raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got Strided")
+
+
+def install(tensor_class, to_sparse):
+    """Gives the dense class its layout attributes; `to_sparse` is `x.to_sparse()` (from the package, which loads
+    `ferrograd.sparse` on first use)."""
+    tensor_class.layout = property(lambda self: strided, doc="`ferrograd.strided`: a dense tensor's layout.")
+    tensor_class.is_sparse = property(lambda self: False)
+    tensor_class.to_sparse = to_sparse
+    tensor_class.to_sparse_coo = lambda self: to_sparse(self)
+    tensor_class.to_dense = lambda self, dtype=None, *, masked_grad=None: self if dtype is None else self.to(dtype)
+    tensor_class.is_coalesced = _is_coalesced
