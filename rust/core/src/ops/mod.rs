@@ -29,6 +29,7 @@ pub mod shape;
 mod slices;
 mod sort;
 pub mod unary;
+pub mod upsample;
 pub mod view;
 
 use crate::dtype::Scalar;
