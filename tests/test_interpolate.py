@@ -96,3 +96,9 @@ def test_grad_fn_saved_sizes(rng):
     assert out.grad_fn.name() == "UpsampleBilinear2DBackward0"
     assert tuple(out.grad_fn._saved_self_sym_sizes) == (1, 2, 3, 4)
     assert tuple(out.grad_fn._saved_output_size) == (5, 6)
+
+
+@pytest.mark.parametrize("size", [10**30, (2**63, 2), (2, -(2**63) - 1)])
+def test_size_beyond_int64_is_a_type_error(size):
+    with pytest.raises(TypeError, match="Overflow when unpacking long long"):
+        F.interpolate(fg.ones(1, 1, 2, 2), size=size)

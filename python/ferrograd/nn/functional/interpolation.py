@@ -119,6 +119,12 @@ def interpolate(
 
     if output_size is None:
         output_size = [_to_int64(input.shape[i + 2] * scale_factors[i]) for i in range(dim)]
+    for pos, s in enumerate(output_size):
+        if not -_INT64_MAX <= s < _INT64_MAX:
+            raise TypeError(
+                f"{_kernel_name(dim, mode)}(): argument 'output_size' failed to unpack the object at pos {pos + 1} "
+                'with error "Overflow when unpacking long long"'
+            )
     scales = list(scale_factors) if scale_factors is not None else [None] * dim
 
     if mode in ("nearest", "nearest-exact") and 1 <= dim <= 3:
