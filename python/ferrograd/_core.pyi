@@ -99,6 +99,7 @@ __all__ = [
     "_max_pool2d",
     "_avg_pool2d",
     "_adaptive_avg_pool2d",
+    "_upsample",
     "_im2col",
     "_col2im",
     "_lstm_cell",
@@ -1259,6 +1260,15 @@ def _avg_pool2d(
 
 def _adaptive_avg_pool2d(input: Tensor, output_size: Sequence[builtins.int]) -> Tensor:
     """Backend of ``nn.functional.adaptive_avg_pool2d`` (AdaptiveAvgPool2DBackward0)."""
+
+def _upsample(
+    input: Tensor,
+    mode: builtins.str,
+    output_size: Sequence[builtins.int],
+    scales: Sequence[builtins.float | None],
+    align_corners: builtins.bool,
+) -> Tensor:
+    """Backend of ``nn.functional.interpolate`` (``Upsample<Mode><N>DBackward0``)."""
 
 def _im2col(
     input: Tensor,

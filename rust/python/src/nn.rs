@@ -6,8 +6,9 @@ use crate::py_tensor::{wrap, PyTensor};
 use ferrograd_core::conv::Window;
 use ferrograd_core::loss::{LossKind, LossWeights};
 use ferrograd_core::pad::PadMode;
+use ferrograd_core::upsample::UpsampleMode;
 use ferrograd_core::{Scalar, Tensor};
-use pyo3::exceptions::{PyNotImplementedError, PyTypeError};
+use pyo3::exceptions::{PyNotImplementedError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 type Out = PyResult<Py<PyTensor>>;
@@ -182,6 +183,32 @@ pub fn _adaptive_avg_pool2d(py: Python<'_>, input: &Bound<'_, PyAny>, output_siz
     wrap(py, call_heavy(py, x.numel(), || x.adaptive_avg_pool2d(output_size))?)
 }
 
+/// `interpolate`'s kernels: `mode` is one of nearest, nearest-exact, linear (any of linear, bilinear,
+/// trilinear), bicubic, area; the argument checks and output-size computation live in Python.
+#[pyfunction]
+pub fn _upsample(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    mode: &str,
+    output_size: Vec<i64>,
+    scales: Vec<Option<f64>>,
+    align_corners: bool,
+) -> Out {
+    let x = tensor_arg(input, "interpolate", "input")?;
+    let mode = match mode {
+        "nearest" => UpsampleMode::Nearest,
+        "nearest-exact" => UpsampleMode::NearestExact,
+        "linear" => UpsampleMode::Linear,
+        "bicubic" => UpsampleMode::Cubic,
+        "area" => UpsampleMode::Area,
+        _ => return Err(PyValueError::new_err(format!("unknown upsample mode '{mode}'"))),
+    };
+    let work = output_size
+        .iter()
+        .fold(x.shape()[..2.min(x.ndim())].iter().product::<usize>(), |n, &s| n.saturating_mul(s.max(0) as usize));
+    wrap(py, call_heavy(py, work.max(x.numel()), || x.upsample(mode, &output_size, &scales, align_corners))?)
+}
+
 /// `unfold` on a 4-D input to `out` = (out_h, out_w) blocks (Im2ColBackward0); checks live in Python.
 #[pyfunction]
 pub fn _im2col(
@@ -275,6 +302,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_max_pool2d, m)?)?;
     m.add_function(wrap_pyfunction!(_avg_pool2d, m)?)?;
     m.add_function(wrap_pyfunction!(_adaptive_avg_pool2d, m)?)?;
+    m.add_function(wrap_pyfunction!(_upsample, m)?)?;
     m.add_function(wrap_pyfunction!(_im2col, m)?)?;
     m.add_function(wrap_pyfunction!(_col2im, m)?)?;
     m.add_function(wrap_pyfunction!(_lstm_cell, m)?)?;

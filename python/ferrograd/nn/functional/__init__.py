@@ -42,6 +42,7 @@ from .attention import _canonical_mask, _none_or_dtype, multi_head_attention_for
 from .conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d, fold, unfold
 from .distance import cosine_similarity, pairwise_distance
 from .dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
+from .interpolation import interpolate, upsample, upsample_bilinear, upsample_nearest
 from .linear import bilinear, linear
 from .loss import (
     binary_cross_entropy,
@@ -163,6 +164,10 @@ __all__ = [
     "group_norm",
     "scaled_dot_product_attention",
     "multi_head_attention_forward",
+    "interpolate",
+    "upsample",
+    "upsample_nearest",
+    "upsample_bilinear",
 ]
 
 

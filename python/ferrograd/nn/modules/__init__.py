@@ -61,8 +61,12 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ += [
+    "Upsample",
+    "UpsamplingNearest2d",
+    "UpsamplingBilinear2d",
     "Conv1d",
     "Conv2d",
     "ConvTranspose1d",

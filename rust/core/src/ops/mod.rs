@@ -30,6 +30,7 @@ mod slices;
 mod sort;
 pub mod sparse;
 pub mod unary;
+pub mod upsample;
 pub mod view;
 
 use crate::dtype::Scalar;
