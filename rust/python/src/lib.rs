@@ -23,6 +23,7 @@ mod threads;
 /// The name other binding files use for the `Tensor` class's module.
 use tensor as py_tensor;
 mod serialize;
+mod torch_format;
 
 use args::{dtype_arg, size_list, type_name};
 use convert::{as_scalar, from_numpy_shared, tensor_from_data};
