@@ -395,8 +395,10 @@ def test_deflated_records_load_and_zip_bombs_are_refused():
 
 def test_truncated_files_raise_clear_errors():
     data = saved_bytes({"w": fg.arange(6.0), "b": fg.tensor([True])})
+    # torch reads an empty or cut pickle stream to EOFError
+    expected = LOAD_ERRORS + (EOFError,) if AGAINST_TORCH else LOAD_ERRORS
     for cut in range(0, len(data) - 1, 7):
-        with pytest.raises(LOAD_ERRORS):
+        with pytest.raises(expected):
             load_bytes(data[:cut])
 
 

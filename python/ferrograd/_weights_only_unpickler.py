@@ -15,6 +15,7 @@ import _compat_pickle
 import codecs
 import pickle
 import struct
+import sys
 import warnings
 from collections import Counter, OrderedDict
 
@@ -98,9 +99,18 @@ def default_allowed():
             "builtins.complex": complex,
         }
         allowed.update(_torch_format.torch_globals())
-        allowed["torch.nn.parameter.Parameter"] = _torch_format._parameter_class()
         _defaults = allowed
     return _defaults
+
+
+# resolved on first use, so that loading plain tensors leaves `ferrograd.nn` unimported
+PARAMETER = "torch.nn.parameter.Parameter"
+
+
+def _loaded_parameter():
+    """`nn.Parameter` if `ferrograd.nn` is loaded (no file can have put one on the stack otherwise)."""
+    module = sys.modules.get("ferrograd.nn.parameter")
+    return module.Parameter if module is not None else None
 
 
 def _global_name(readline):
@@ -132,6 +142,8 @@ def resolve(module, name, allowed, user):
         raise pickle.UnpicklingError(f"Trying to load unsupported GLOBAL {full_path} whose module {module} is blocked.")
     if full_path in allowed:
         return allowed[full_path]
+    if full_path == PARAMETER:
+        return _torch_format._parameter_class()
     if full_path in user:
         return user[full_path]
     missing = _torch_format.unsupported_global(full_path)
@@ -169,7 +181,6 @@ class Unpickler:
         user = user_allowed()
         allowed_values = list(allowed.values())
         user_values = list(user.values())
-        parameter = allowed["torch.nn.parameter.Parameter"]
         self.metastack = []
         self.stack = []
         read = self._read
@@ -185,7 +196,8 @@ class Unpickler:
             elif op == pickle.NEWOBJ[0]:
                 args = stack.pop()
                 cls = stack.pop()
-                if cls is parameter:
+                parameter = _loaded_parameter()
+                if parameter is not None and cls is parameter:
                     stack.append(parameter(*args))
                 elif isinstance(cls, type) and (_is_one_of(cls, allowed_values) or _is_one_of(cls, user_values)):
                     if cls is Tensor and args:
@@ -199,7 +211,8 @@ class Unpickler:
             elif op == pickle.REDUCE[0]:
                 args = stack.pop()
                 func = stack[-1]
-                if not (_is_one_of(func, allowed_values) or _is_one_of(func, user_values)):
+                known = _is_one_of(func, allowed_values) or _is_one_of(func, user_values)
+                if not known and (func is not _loaded_parameter() or func is None):
                     raise pickle.UnpicklingError(f"Trying to call reduce for unrecognized function {func}")
                 if type(args) is not tuple:
                     raise pickle.UnpicklingError(f"REDUCE arguments must be a tuple, not {type(args).__name__}")
@@ -208,7 +221,7 @@ class Unpickler:
                 stack[-1] = func(*args)
             elif op == pickle.BUILD[0]:
                 state = stack.pop()
-                self._build(stack[-1], state, parameter, allowed_values, user_values)
+                self._build(stack[-1], state, _loaded_parameter(), allowed_values, user_values)
             elif op == pickle.APPEND[0]:
                 item = stack.pop()
                 if type(stack[-1]) is not list:
@@ -309,7 +322,7 @@ class Unpickler:
     def _build(self, inst, state, parameter, allowed_values, user_values):
         if type(inst) is Tensor:
             raise pickle.UnpicklingError("ferrograd cannot load legacy tensor state (BUILD on a Tensor)")
-        if type(inst) is parameter or type(inst) is OrderedDict:
+        if (parameter is not None and type(inst) is parameter) or type(inst) is OrderedDict:
             if not isinstance(state, dict) or not all(type(k) is str for k in state):
                 raise pickle.UnpicklingError(f"the state of a {type(inst).__name__} must be a dict of attributes")
             inst.__dict__.update(state)

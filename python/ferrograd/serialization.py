@@ -134,7 +134,7 @@ def get_unsafe_globals_in_checkpoint(f):
 
     with _torch_format.Archive(source) as archive:
         names = _wo.globals_in(archive.read("data.pkl"))
-    safe = set(_wo.default_allowed()) | set(_wo.user_allowed())
+    safe = set(_wo.default_allowed()) | set(_wo.user_allowed()) | {_wo.PARAMETER}
     return list(names - safe)
 
 
