@@ -277,7 +277,9 @@ def test_objects_that_cannot_be_saved_raise_type_error_naming_where(tmp_path):
 
 @SAFETENSORS_ONLY
 def test_numpy_scalars_load_as_python_numbers(tmp_path):
-    save_safetensors({"i": np.int64(3), "f": np.float32(0.5), "b": np.bool_(True), "d": np.float64(0.1)}, tmp_path / "x")
+    save_safetensors(
+        {"i": np.int64(3), "f": np.float32(0.5), "b": np.bool_(True), "d": np.float64(0.1)}, tmp_path / "x"
+    )
     back = fg.load(tmp_path / "x")
     assert back == {"i": 3, "f": 0.5, "b": True, "d": 0.1}
     assert [type(v) for v in back.values()] == [int, float, bool, float]

@@ -19,8 +19,6 @@ from helpers import AGAINST_TORCH, DTYPE_NAMES
 pytestmark = pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's safetensors format and save's temporary files")
 
 
-
-
 def save_safetensors(obj, f):
     from ferrograd.serialization import save_safetensors
 

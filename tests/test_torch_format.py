@@ -14,7 +14,6 @@ import pathlib
 import pickle
 import struct
 import subprocess
-import sys
 import zipfile
 
 import ferrograd as fg
@@ -160,8 +159,9 @@ def test_whole_modules_need_weights_only_false(tmp_path):
 
 def test_weights_only_false_loads_numpy_arrays_and_user_objects(tmp_path):
     arr = np.arange(5, dtype=np.int16)
-    back = round_trip({"arr": arr, "point": collections.namedtuple("P", "x y")(1, 2)._asdict()}, tmp_path,
-                      weights_only=False)
+    back = round_trip(
+        {"arr": arr, "point": collections.namedtuple("P", "x y")(1, 2)._asdict()}, tmp_path, weights_only=False
+    )
     assert back["arr"].dtype == np.int16 and back["arr"].tolist() == [0, 1, 2, 3, 4]
     with pytest.raises(pickle.UnpicklingError, match="Unsupported global: GLOBAL numpy"):
         round_trip({"arr": arr}, tmp_path)
@@ -450,7 +450,9 @@ print(json.dumps(out))
 """
 
 
-@pytest.mark.skipif(not TORCH_PYTHON, reason="set FG_TORCH_PYTHON to a Python with torch to check that torch loads ferrograd's files")
+@pytest.mark.skipif(
+    not TORCH_PYTHON, reason="set FG_TORCH_PYTHON to a Python with torch to check that torch loads ferrograd's files"
+)
 def test_real_torch_loads_ferrograds_files(tmp_path):
     base = fg.arange(12.0)
     sd = {name: values_of(name, 5, np.random.default_rng(1)) for name in DTYPE_NAMES}
@@ -460,7 +462,10 @@ def test_real_torch_loads_ferrograds_files(tmp_path):
     fg.save(model, tmp_path / "model.pt")
     run = subprocess.run(
         [TORCH_PYTHON, "-c", _TORCH_READER, str(tmp_path / "sd.pt"), str(tmp_path / "model.pt")],
-        capture_output=True, text=True, timeout=300, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
     )
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)

@@ -347,7 +347,7 @@ class Pickler(pickle._Pickler):
         return NotImplemented
 
     def _write_global(self, module, name, obj):
-        self.write(pickle.GLOBAL + f"{module}\n{name}\n".encode("utf-8"))
+        self.write(pickle.GLOBAL + f"{module}\n{name}\n".encode())
         self.memoize(obj)
 
     def save_global(self, obj, name=None):
@@ -373,10 +373,10 @@ class Pickler(pickle._Pickler):
         return super().save_global(obj, name)
 
 
-
 # the base class's table holds its own save_global (for functions and classes): point it at the override
 Pickler.dispatch = {
-    kind: Pickler.save_global if fn is pickle._Pickler.save_global else fn for kind, fn in pickle._Pickler.dispatch.items()
+    kind: Pickler.save_global if fn is pickle._Pickler.save_global else fn
+    for kind, fn in pickle._Pickler.dispatch.items()
 }
 
 

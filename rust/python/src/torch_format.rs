@@ -4,7 +4,7 @@
 use crate::dtype::PyDType;
 use crate::errors::call;
 use crate::py_tensor::{wrap, PyTensor};
-use ferrograd_core::serialize::{self, RecordFile, ReadMode, Replacement};
+use ferrograd_core::serialize::{self, ReadMode, RecordFile, Replacement};
 use ferrograd_core::storage::Storage;
 use ferrograd_core::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -109,7 +109,14 @@ impl PyRecordFile {
 
     /// `numel` elements of `dtype` at byte `offset` of the file, as a flat tensor.
     #[pyo3(signature = (dtype, offset, numel, name="storage"))]
-    fn storage(&self, py: Python<'_>, dtype: PyRef<'_, PyDType>, offset: u64, numel: usize, name: &str) -> PyResult<Py<PyTensor>> {
+    fn storage(
+        &self,
+        py: Python<'_>,
+        dtype: PyRef<'_, PyDType>,
+        offset: u64,
+        numel: usize,
+        name: &str,
+    ) -> PyResult<Py<PyTensor>> {
         let dtype = dtype.dtype;
         let storage = py.detach(|| call(|| self.file.storage(dtype, offset, numel, name)))?;
         flat(py, storage)

@@ -355,4 +355,4 @@ class LogSoftmax(_SoftmaxLike):
 
 
 # torch defines MultiheadAttention here, and pickles name it so (its code is in attention.py)
-from .attention import MultiheadAttention  # noqa: E402
+from .attention import MultiheadAttention  # noqa: E402, F401

@@ -1,5 +1,6 @@
-"""MultiheadAttention (torch keeps it in activation.py, so its `__module__` says so): torch's parameters (`in_proj_weight`, `in_proj_bias`,
-`out_proj`, or `q/k/v_proj_weight` when kdim/vdim differ), initialisation, masks and returned weights."""
+"""MultiheadAttention (torch keeps it in activation.py, so its `__module__` says so): torch's parameters
+(`in_proj_weight`, `in_proj_bias`, `out_proj`, or `q/k/v_proj_weight` when kdim/vdim differ), initialisation,
+masks and returned weights."""
 
 from ... import _core, _device
 from .. import functional as F
