@@ -62,6 +62,21 @@ def test_the_file_is_torchs_zip_with_aligned_stored_records(tmp_path):
         assert zf.infolist()[0].filename == "archive/data.pkl"
 
 
+@FERROGRAD_ONLY
+def test_zip64_fields_are_written_where_sizes_and_offsets_need_them(tmp_path, monkeypatch):
+    # files over 4 GB are too big for a test: lower the threshold past which zip64 fields are used
+    from ferrograd import _torch_format
+
+    monkeypatch.setattr(_torch_format, "ZIP64_THRESHOLD", 300)
+    obj = {"big": fg.arange(100.0), "small": fg.ones(3, dtype=fg.int8), "more": fg.arange(90.0)}
+    fg.save(obj, tmp_path / "z.pt")
+    with zipfile.ZipFile(tmp_path / "z.pt") as zf:
+        assert zf.testzip() is None
+        assert zf.read("z/data/0") == np.arange(100, dtype=np.float32).tobytes()
+    assert_same(obj, fg.load(tmp_path / "z.pt"))
+    assert_same(obj, fg.load(tmp_path / "z.pt", mmap=True))
+
+
 @pytest.mark.parametrize("how", ["path", "buffer", "mmap"])
 @pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_every_dtype_round_trips_bit_for_bit(name, how, tmp_path):

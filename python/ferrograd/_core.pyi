@@ -109,6 +109,8 @@ __all__ = [
     "_load",
     "_storage_key",
     "_storage_bytes",
+    "_storage_crc32",
+    "_write_storage",
     "_storage_from_bytes",
     "_view_of_storage",
     "_RecordFile",
@@ -1299,6 +1301,12 @@ def _storage_key(t: Tensor) -> tuple[builtins.int, builtins.int]:
 
 def _storage_bytes(t: Tensor) -> bytes:
     """The bytes of the tensor's whole storage, in memory order."""
+
+def _storage_crc32(t: Tensor) -> builtins.int:
+    """The CRC-32 of the tensor's whole storage (its zip record's checksum)."""
+
+def _write_storage(t: Tensor, fd: builtins.int) -> None:
+    """Writes the tensor's whole storage to the file descriptor ``fd`` at its position."""
 
 def _storage_from_bytes(
     data: bytes, dtype: dtype, offset: builtins.int, numel: builtins.int, name: str = "storage"

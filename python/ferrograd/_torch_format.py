@@ -77,7 +77,6 @@ MAX_DEFLATE_RATIO = 1032
 STORAGE_ALIGNMENT = 64
 _LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
 _LOCAL_HEADER_SIGNATURE = 0x04034B50
-_ZIP64_EXTRA_BYTES = 20  # what zipfile adds to a local header it writes as zip64
 
 
 def invalid(message):
@@ -388,35 +387,158 @@ def archive_name(f):
     return "archive"
 
 
-def _padding(offset, name, zip64):
-    """The extra field that puts a record's data on a 64-byte boundary, as torch's writer does."""
-    header = _LOCAL_HEADER.size + len(name.encode("utf-8")) + 4 + (_ZIP64_EXTRA_BYTES if zip64 else 0)
-    pad = -(offset + header) % STORAGE_ALIGNMENT
-    return b"FB" + struct.pack("<H", pad) + b"\0" * pad
+_ZIP64_MARK = 0xFFFFFFFF  # a 32-bit field saying "see the zip64 extra field"
+ZIP64_THRESHOLD = _ZIP64_MARK  # sizes and offsets from here on go in zip64 fields (lowered by a test)
+_DOS_DATE_1980_01_01 = (1 << 5) | 1
+_VERSION_ZIP64 = 45
 
 
-def _write_record(zf, name, data):
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-    info.compress_type = zipfile.ZIP_STORED
-    info.extra = _padding(zf.start_dir, name, len(data) * 1.05 > zipfile.ZIP64_LIMIT)
-    zf.writestr(info, data)
+class _ZipWriter:
+    """Writes torch's zip: records stored uncompressed, each with its sizes and CRC in its local header (no data
+    descriptors) and its data on a 64-byte boundary (an `FB` padding field, as torch's writer uses), zip64
+    fields where a size or an offset needs them. Storages go from the core straight to the file descriptor
+    when there is one; their CRC is computed by the core too."""
+
+    def __init__(self, out, fd):
+        self.out = out
+        self.fd = fd  # set for ferrograd's own temporary file (a file object's fileno() may not be its sink)
+        self.at = 0  # offsets are relative to where the zip starts, as zipfile writes them
+        self.entries = []
+
+    def _write(self, data):
+        if self.fd is not None:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.fd, view) :]
+        else:
+            self.out.write(data)
+        self.at += len(data)
+
+    def _header(self, name, size, crc):
+        name_bytes = name.encode("utf-8")
+        zip64 = size >= ZIP64_THRESHOLD
+        extra = struct.pack("<HHQQ", 1, 16, size, size) if zip64 else b""
+        fixed = _LOCAL_HEADER.size + len(name_bytes) + len(extra) + 4
+        pad = -(self.at + fixed) % STORAGE_ALIGNMENT
+        extra += b"FB" + struct.pack("<H", pad) + b"\0" * pad
+        field = _ZIP64_MARK if zip64 else size
+        version = _VERSION_ZIP64 if zip64 else 20
+        self.entries.append((name_bytes, size, crc, self.at, version))
+        header = _LOCAL_HEADER.pack(
+            _LOCAL_HEADER_SIGNATURE,
+            version,
+            0,
+            0,
+            0,
+            _DOS_DATE_1980_01_01,
+            crc,
+            field,
+            field,
+            len(name_bytes),
+            len(extra),
+        )
+        self._write(header + name_bytes + extra)
+
+    def record(self, name, data):
+        import zlib
+
+        self._header(name, len(data), zlib.crc32(data))
+        self._write(data)
+
+    def storage(self, name, t):
+        numel = _core._storage_key(t)[1]
+        self._header(name, numel * t.dtype.itemsize, _core._storage_crc32(t))
+        if self.fd is not None:
+            _core._write_storage(t, self.fd)
+            self.at += numel * t.dtype.itemsize
+        else:
+            self._write(_core._storage_bytes(t))
+
+    def finish(self):
+        start = self.at
+        central = []
+        for name, size, crc, offset, version in self.entries:
+            extra = b""
+            big_size, big_offset = size >= ZIP64_THRESHOLD, offset >= ZIP64_THRESHOLD
+            if big_size:
+                extra += struct.pack("<QQ", size, size)
+            if big_offset:
+                extra += struct.pack("<Q", offset)
+            if extra:
+                extra = struct.pack("<HH", 1, len(extra)) + extra
+                version = _VERSION_ZIP64
+            field = _ZIP64_MARK if big_size else size
+            central.append(
+                struct.pack(
+                    "<IHHHHHHIIIHHHHHII",
+                    0x02014B50,
+                    (3 << 8) | version,  # made on unix
+                    version,
+                    0,
+                    0,
+                    0,
+                    _DOS_DATE_1980_01_01,
+                    crc,
+                    field,
+                    field,
+                    len(name),
+                    len(extra),
+                    0,
+                    0,
+                    0,
+                    0o644 << 16,
+                    _ZIP64_MARK if big_offset else offset,
+                )
+                + name
+                + extra
+            )
+        directory = b"".join(central)
+        self._write(directory)
+        count, end = len(self.entries), self.at
+        # torch writes the zip64 end records always; readers use them when the classic fields overflow
+        zip64_end = struct.pack(
+            "<IQHHIIQQQQ",
+            0x06064B50,
+            44,
+            (3 << 8) | _VERSION_ZIP64,
+            _VERSION_ZIP64,
+            0,
+            0,
+            count,
+            count,
+            len(directory),
+            start,
+        )
+        locator = struct.pack("<IIQI", 0x07064B50, 0, end, 1)
+        classic = struct.pack(
+            "<IHHHHIIH",
+            0x06054B50,
+            0,
+            0,
+            min(count, 0xFFFF),
+            min(count, 0xFFFF),
+            min(len(directory), _ZIP64_MARK),
+            _ZIP64_MARK if start >= ZIP64_THRESHOLD else start,
+            0,
+        )
+        self._write(zip64_end + locator + classic)
 
 
-def write(obj, fileobj, name, protocol=2):
-    """Writes `obj` to the binary file object `fileobj` in torch's zip format."""
+def write(obj, out, name, protocol=2, fd=None):
+    """Writes `obj` in torch's zip format to the binary file object `out`, or to the file descriptor `fd`."""
     buf = io.BytesIO()
     pickler = Pickler(buf, protocol)
     pickler.dump(obj)
-    with zipfile.ZipFile(fileobj, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-        _write_record(zf, f"{name}/data.pkl", buf.getbuffer())
-        _write_record(zf, f"{name}/.format_version", b"1")
-        _write_record(zf, f"{name}/.storage_alignment", str(STORAGE_ALIGNMENT).encode())
-        _write_record(zf, f"{name}/byteorder", sys.byteorder.encode())
-        for key, t in pickler.storages.values():
-            _write_record(zf, f"{name}/data/{key}", _core._storage_bytes(t))
-        _write_record(zf, f"{name}/version", b"3\n")
-        serialization_id = str(int.from_bytes(os.urandom(16), "little")).zfill(40)
-        _write_record(zf, f"{name}/.data/serialization_id", serialization_id.encode())
+    zf = _ZipWriter(out, fd)
+    zf.record(f"{name}/data.pkl", buf.getvalue())
+    zf.record(f"{name}/.format_version", b"1")
+    zf.record(f"{name}/.storage_alignment", str(STORAGE_ALIGNMENT).encode())
+    zf.record(f"{name}/byteorder", sys.byteorder.encode())
+    for key, t in pickler.storages.values():
+        zf.storage(f"{name}/data/{key}", t)
+    zf.record(f"{name}/version", b"3\n")
+    zf.record(f"{name}/.data/serialization_id", str(int.from_bytes(os.urandom(16), "little")).zfill(40).encode())
+    zf.finish()
 
 
 # ---- loading ----

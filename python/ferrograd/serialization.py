@@ -56,8 +56,7 @@ def save(
         path = os.fsdecode(f)
         target = _core._AtomicFile(path)
         try:
-            with os.fdopen(os.dup(target.fileno()), "wb") as out:
-                _torch_format.write(obj, out, _torch_format.archive_name(path), pickle_protocol)
+            _torch_format.write(obj, None, _torch_format.archive_name(path), pickle_protocol, fd=target.fileno())
         except BaseException:
             target.abort()
             raise

@@ -35,12 +35,26 @@ pub fn _storage_key(t: &Bound<'_, PyTensor>) -> (usize, usize) {
 pub fn _storage_bytes(py: Python<'_>, t: &Bound<'_, PyTensor>) -> PyResult<Py<PyBytes>> {
     let t = t.get().get();
     let buffer = t.storage().read();
+    // one copy, straight from the storage (new_with would zero the buffer first)
+    Ok(PyBytes::new(py, buffer.as_bytes()).unbind())
+}
+
+/// The CRC-32 of the tensor's whole storage (its zip record's checksum).
+#[pyfunction]
+pub fn _storage_crc32(py: Python<'_>, t: &Bound<'_, PyTensor>) -> u32 {
+    let t = t.get().get();
+    let buffer = t.storage().read();
     let bytes = buffer.as_bytes();
-    let out = PyBytes::new_with(py, bytes.len(), |dst| {
-        py.detach(|| dst.copy_from_slice(bytes));
-        Ok(())
-    })?;
-    Ok(out.unbind())
+    py.detach(|| serialize::crc32(bytes))
+}
+
+/// Writes the tensor's whole storage to the file descriptor `fd` at its position (no copy through Python).
+#[pyfunction]
+pub fn _write_storage(py: Python<'_>, t: &Bound<'_, PyTensor>, fd: i32) -> PyResult<()> {
+    let t = t.get().get();
+    let buffer = t.storage().read();
+    let bytes = buffer.as_bytes();
+    py.detach(|| call(|| serialize::write_all_fd(fd, bytes)))
 }
 
 /// `numel` elements of `dtype` copied from `data[offset..]`, as a flat tensor.
@@ -173,6 +187,8 @@ impl PyAtomicFile {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_storage_key, m)?)?;
     m.add_function(wrap_pyfunction!(_storage_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(_storage_crc32, m)?)?;
+    m.add_function(wrap_pyfunction!(_write_storage, m)?)?;
     m.add_function(wrap_pyfunction!(_storage_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(_view_of_storage, m)?)?;
     m.add_class::<PyRecordFile>()?;

@@ -25,7 +25,7 @@ use crate::tensor::Tensor;
 
 pub use atomic::Replacement;
 pub use read::{load_bytes, load_path};
-pub use records::{storage_from_bytes, view_of_storage, RecordFile};
+pub use records::{crc32, storage_from_bytes, view_of_storage, write_all_fd, RecordFile};
 pub use write::{prepare, save_path, save_to_vec, Prepared};
 
 /// Containers nested deeper than this are refused on save (and cannot appear on load): the JSON

@@ -123,8 +123,86 @@ pub fn view_of_storage(storage: &Arc<Storage>, sizes: &[usize], strides: &[usize
     Tensor::from_storage(storage.clone(), layout)
 }
 
+/// CRC-32 (IEEE, as zip uses) tables for slice-by-8: `TABLES[k][b]` is the CRC of byte `b` followed by `k` zeros.
+const CRC_TABLES: [[u32; 256]; 8] = crc_tables();
+
+const fn crc_tables() -> [[u32; 256]; 8] {
+    let mut tables = [[0u32; 256]; 8];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+            k += 1;
+        }
+        tables[0][i] = c;
+        i += 1;
+    }
+    let mut t = 1;
+    while t < 8 {
+        let mut i = 0;
+        while i < 256 {
+            let prev = tables[t - 1][i];
+            tables[t][i] = (prev >> 8) ^ tables[0][(prev & 0xFF) as usize];
+            i += 1;
+        }
+        t += 1;
+    }
+    tables
+}
+
+/// The CRC-32 of `bytes` (zip's checksum of a record).
+pub fn crc32(bytes: &[u8]) -> u32 {
+    let t = &CRC_TABLES;
+    let mut crc = !0u32;
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let lo = crc ^ u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        crc = t[7][(lo & 0xFF) as usize]
+            ^ t[6][((lo >> 8) & 0xFF) as usize]
+            ^ t[5][((lo >> 16) & 0xFF) as usize]
+            ^ t[4][(lo >> 24) as usize]
+            ^ t[3][c[4] as usize]
+            ^ t[2][c[5] as usize]
+            ^ t[1][c[6] as usize]
+            ^ t[0][c[7] as usize];
+    }
+    for &b in chunks.remainder() {
+        crc = (crc >> 8) ^ t[0][((crc ^ b as u32) & 0xFF) as usize];
+    }
+    !crc
+}
+
+/// Writes the whole of `bytes` to the open file descriptor `fd` at its position.
+pub fn write_all_fd(fd: i32, bytes: &[u8]) -> Result<()> {
+    let mut done = 0;
+    while done < bytes.len() {
+        // SAFETY: the pointer and length describe the live slice `bytes[done..]`.
+        let n = unsafe { libc::write(fd, bytes[done..].as_ptr() as *const libc::c_void, bytes.len() - done) };
+        if n < 0 {
+            let err = std::io::Error::last_os_error();
+            if err.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(Error::Runtime(format!("writing the checkpoint failed: {err}")));
+        }
+        done += n as usize;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn crc32_matches_the_standard_check_values() {
+        assert_eq!(super::crc32(b""), 0);
+        assert_eq!(super::crc32(b"123456789"), 0xCBF4_3926);
+        let long: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let bytewise = long.iter().fold(!0u32, |c, &b| (c >> 8) ^ super::CRC_TABLES[0][((c ^ b as u32) & 0xFF) as usize]);
+        assert_eq!(super::crc32(&long), !bytewise);
+    }
+
     use super::*;
 
     fn storage(n: usize) -> Arc<Storage> {
