@@ -199,7 +199,8 @@ mod tests {
         assert_eq!(super::crc32(b""), 0);
         assert_eq!(super::crc32(b"123456789"), 0xCBF4_3926);
         let long: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
-        let bytewise = long.iter().fold(!0u32, |c, &b| (c >> 8) ^ super::CRC_TABLES[0][((c ^ b as u32) & 0xFF) as usize]);
+        let bytewise =
+            long.iter().fold(!0u32, |c, &b| (c >> 8) ^ super::CRC_TABLES[0][((c ^ b as u32) & 0xFF) as usize]);
         assert_eq!(super::crc32(&long), !bytewise);
     }
 
