@@ -4,7 +4,8 @@
     env PYTHONPATH=$PWD/python /work/torchenv/bin/python benches/serialization.py [--dir DIR] [--reps N]
 
 Two state dicts with the same float32 values in both frameworks: the MLP 784-512-512-10 (669,706
-parameters, 2.7 MB) and ten 1620x1620 layers with biases (26.3M parameters, 105 MB). Files go to one
+parameters, 2.7 MB) and five 1620x1620 layers with biases (13.1M parameters, 52 MB). Both write PyTorch's
+zip format (ferrograd's earlier safetensors writer, `save_safetensors`, has rows of its own). Files go to one
 directory (default: a fresh one under the system's temporary folder), the frameworks take turns, and
 each time is the median of --reps. ferrograd.save fsyncs the file and its directory (that is what
 makes it crash-safe); torch.save does not, so the table also shows torch.save followed by an fsync of
@@ -26,9 +27,9 @@ import torch
 def state_dicts():
     rng = np.random.default_rng(0)
     mlp = [(784, 512), (512, 512), (512, 10)]
-    big = [(1620, 1620)] * 10
+    big = [(1620, 1620)] * 5
     out = {}
-    for name, layers in (("MLP 784-512-512-10 (669,706 params)", mlp), ("10 x 1620x1620 layers (105 MB)", big)):
+    for name, layers in (("MLP 784-512-512-10 (669,706 params)", mlp), ("5 x 1620x1620 layers (52 MB)", big)):
         arrays = {}
         for i, (fan_in, fan_out) in enumerate(layers):
             arrays[f"{i}.weight"] = rng.standard_normal((fan_out, fan_in), dtype=np.float32)
@@ -62,7 +63,10 @@ def main():
     ap.add_argument("--reps", type=int, default=9)
     args = ap.parse_args()
     d = args.dir or tempfile.mkdtemp(prefix="fg-ser-bench-")
-    fg_path, pt_path = os.path.join(d, "sd.safetensors"), os.path.join(d, "sd.pt")
+    fg_path, pt_path = os.path.join(d, "sd-fg.pt"), os.path.join(d, "sd.pt")
+    st_path = os.path.join(d, "sd.safetensors")
+    from ferrograd.serialization import save_safetensors
+
     print(f"files in {d}; median of {args.reps}; ratios > 1 mean ferrograd is faster\n")
     print("| state dict | op | ferrograd | torch | torch/ferrograd |")
     print("|---|---|---|---|---|")
@@ -80,6 +84,13 @@ def main():
             ("save (both fsync the file)", partial(fg.save, fsd, fg_path), partial(torch_save_fsync, tsd, pt_path)),
             ("load", partial(fg.load, fg_path), partial(torch.load, pt_path)),
             ("load, mmap=True", partial(fg.load, fg_path, mmap=True), partial(torch.load, pt_path, mmap=True)),
+            ("load of torch's file", partial(fg.load, pt_path), partial(torch.load, pt_path)),
+            (
+                "save_safetensors vs torch.save (plain)",
+                partial(save_safetensors, fsd, st_path),
+                partial(torch.save, tsd, pt_path),
+            ),
+            ("load safetensors vs torch.load", partial(fg.load, st_path), partial(torch.load, pt_path)),
         ]
         for op, f_fn, t_fn in rows:
             a, b = in_turns(f_fn, t_fn, args.reps)

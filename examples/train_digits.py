@@ -143,7 +143,7 @@ def main():
     curves["MLP"] = train(mlp, (train_x, train_y), args.epochs, generator, "MLP")
 
     # a checkpoint round trip: the reloaded model must predict exactly as the trained one
-    path = os.path.join(args.out, "digits_cnn.pt" if torch.__name__ == "torch" else "digits_cnn.safetensors")
+    path = os.path.join(args.out, "digits_cnn.pt")  # PyTorch's format, from either framework
     torch.save(cnn.state_dict(), path)
     restored = DigitsCNN()
     restored.load_state_dict(torch.load(path, weights_only=True))

@@ -107,6 +107,14 @@ __all__ = [
     "_scaled_dot_product_attention",
     "_save",
     "_load",
+    "_storage_key",
+    "_storage_bytes",
+    "_storage_crc32",
+    "_write_storage",
+    "_storage_from_bytes",
+    "_view_of_storage",
+    "_RecordFile",
+    "_AtomicFile",
     "_optimizer_step",
 ]
 
@@ -1317,6 +1325,44 @@ def _save(obj: object, path: str | os.PathLike[str] | None = None) -> bytes | No
 
 def _load(source: str | os.PathLike[str] | bytes, mmap: _Bool = False) -> Any:
     """Loads a checkpoint or any safetensors file from a path or from its bytes."""
+
+def _storage_key(t: Tensor) -> tuple[builtins.int, builtins.int]:
+    """``(key, numel)``: ``key`` is shared by tensors over one storage, ``numel`` the storage's length."""
+
+def _storage_bytes(t: Tensor) -> bytes:
+    """The bytes of the tensor's whole storage, in memory order."""
+
+def _storage_crc32(t: Tensor) -> builtins.int:
+    """The CRC-32 of the tensor's whole storage (its zip record's checksum)."""
+
+def _write_storage(t: Tensor, fd: builtins.int) -> None:
+    """Writes the tensor's whole storage to the file descriptor ``fd`` at its position."""
+
+def _storage_from_bytes(
+    data: bytes, dtype: dtype, offset: builtins.int, numel: builtins.int, name: str = "storage"
+) -> Tensor:
+    """``numel`` elements of ``dtype`` copied from ``data[offset:]`` (checked), as a flat tensor."""
+
+def _view_of_storage(
+    storage: Tensor, sizes: list[builtins.int], strides: list[builtins.int], storage_offset: builtins.int
+) -> Tensor:
+    """The view (sizes, strides, offset) of ``storage``'s storage, refused unless it stays inside it."""
+
+class _RecordFile:
+    """A checkpoint file that storages are read from by byte range (copied, or from one private mapping)."""
+
+    def __init__(self, path: str | os.PathLike[str], mmap: builtins.bool = False) -> None: ...
+    def __len__(self) -> builtins.int: ...
+    def storage(self, dtype: dtype, offset: builtins.int, numel: builtins.int, name: str = "storage") -> Tensor:
+        """``numel`` elements of ``dtype`` at byte ``offset`` of the file (checked), as a flat tensor."""
+
+class _AtomicFile:
+    """A file replaced atomically: written through ``fileno()``, then ``commit()`` or ``abort()``."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None: ...
+    def fileno(self) -> builtins.int: ...
+    def commit(self) -> None: ...
+    def abort(self) -> None: ...
 def _optimizer_step(algorithm: str, groups: list[Any]) -> None:
     """Backend of ``optimizer.step()``: updates every parameter of every group in place in one pass.
 

@@ -1,39 +1,140 @@
-"""`ferrograd.save` and `ferrograd.load`: checkpoints as safetensors files.
+"""`ferrograd.save` and `ferrograd.load`: PyTorch's checkpoint format, both ways, and safetensors.
 
-The format, the checks on load and the atomic replacement are in the Rust core
-(`rust/core/src/serialize/`); this module handles the arguments PyTorch's versions take.
+`save` writes what `torch.save` writes (a zip of a pickle and one record per storage, `_torch_format`), so
+`torch.load(path, weights_only=True)` reads a ferrograd checkpoint and `ferrograd.load` reads PyTorch's.
+`load` tells the formats apart by content: torch's zip, or a safetensors file (ferrograd's own format before,
+still written by `save_safetensors`, and read by the Rust core, `rust/core/src/serialize/`).
+
+With `weights_only=True` (the default, as in PyTorch) the pickle is interpreted by an allowlisting unpickler
+(`_weights_only_unpickler`): tensors, parameters, containers, numbers, strings, dtypes, devices, sizes and
+what `add_safe_globals` allows; any other global raises PyTorch's "Weights only load failed" error and
+nothing in the file runs. `weights_only=False` unpickles anything, as `torch.load` does, with torch's
+module paths mapped to ferrograd's (`torch.nn.modules.linear.Linear` is `ferrograd.nn.modules.linear.Linear`).
 """
 
 import os
 
 from . import _core
 
-__all__ = ["save", "load"]
+__all__ = [
+    "save",
+    "load",
+    "save_safetensors",
+    "add_safe_globals",
+    "safe_globals",
+    "get_safe_globals",
+    "clear_safe_globals",
+    "get_unsafe_globals_in_checkpoint",
+]
+
+DEFAULT_PROTOCOL = 2
 
 
 def save(
     obj,
     f,
     pickle_module=None,
-    pickle_protocol=2,
+    pickle_protocol=DEFAULT_PROTOCOL,
     _use_new_zipfile_serialization=True,
     _disable_byteorder_record=False,
 ) -> None:
-    """Saves `obj` (tensors in dicts, lists and tuples, with numbers, strings, bools, None) to `f`.
+    """Saves `obj` to `f` in PyTorch's zip format (`torch.load` reads it): any object torch would pickle, a
+    `state_dict()`, an optimizer's `state_dict()`, a whole module, nested containers of tensors.
 
-    `f` is a path (str or os.PathLike), replaced atomically: the data goes to a temporary file in
-    the same directory (`.<name>.<pid>-<n>.ferrograd-tmp`), which is fsynced and renamed over the
-    target, so a crash mid-save leaves the previous file intact. Or `f` is a binary file object
-    (`io.BytesIO`, an open file), written at its position. The file is safetensors: a saved
-    `state_dict()` reads in any safetensors loader. Pickle is never used; `pickle_module` and
-    `pickle_protocol` are accepted for PyTorch's signature and ignored.
+    Each storage is written once, as a 64-byte-aligned record (so `load(mmap=True)` maps it in place), and
+    tensors saved together keep sharing it (views load as views). `f` is a path (str or os.PathLike),
+    replaced atomically: the data goes to a temporary file in the same directory
+    (`.<name>.<pid>-<n>.ferrograd-tmp`), which is fsynced and renamed over the target, so a crash mid-save
+    leaves the previous file intact. Or `f` is a binary file object (`io.BytesIO`, an open file), written
+    at its position. `pickle_module` is accepted for PyTorch's signature (the pickle is always written by
+    ferrograd's pickler, protocol `pickle_protocol`); so is `_use_new_zipfile_serialization` (ferrograd
+    writes only the zip format, which every PyTorch since 1.6 reads).
     """
+    from . import _torch_format
+
+    if isinstance(f, (str, os.PathLike)):
+        path = os.fsdecode(f)
+        target = _core._AtomicFile(path)
+        try:
+            _torch_format.write(obj, None, _torch_format.archive_name(path), pickle_protocol, fd=target.fileno())
+        except BaseException:
+            target.abort()
+            raise
+        target.commit()
+    elif hasattr(f, "write"):
+        _torch_format.write(obj, f, "archive", pickle_protocol)
+    else:
+        raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
+
+
+def save_safetensors(obj, f) -> None:
+    """Saves `obj` (tensors in dicts, lists and tuples, with numbers, strings, bools, None) as a safetensors
+    file, what `ferrograd.save` wrote before it wrote PyTorch's format: a saved `state_dict()` reads in any
+    safetensors loader, and `ferrograd.load` reads the file back with its structure. Pickle is never used.
+    A path is replaced atomically, as by `save`; a file object is written at its position."""
     if isinstance(f, (str, os.PathLike)):
         _core._save(obj, os.fsdecode(f))
     elif hasattr(f, "write"):
         f.write(_core._save(obj))
     else:
         raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
+
+
+def add_safe_globals(safe_globals) -> None:
+    """Marks the given globals (classes or functions, or `(obj, "full.path")` pairs) as safe for
+    `weights_only` load: they may then be called or instantiated, and given state, while unpickling."""
+    from . import _weights_only_unpickler as _wo
+
+    _wo.add(safe_globals)
+
+
+def get_safe_globals():
+    """The user-added globals that are safe for `weights_only` load."""
+    from . import _weights_only_unpickler as _wo
+
+    return _wo.get()
+
+
+def clear_safe_globals() -> None:
+    """Clears the globals added as safe for `weights_only` load."""
+    from . import _weights_only_unpickler as _wo
+
+    _wo.clear()
+
+
+class safe_globals:
+    """Context manager that adds globals as safe for `weights_only` load while it is open."""
+
+    def __init__(self, safe_globals):
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        from . import _weights_only_unpickler as _wo
+
+        _wo.add(self.safe_globals)
+
+    def __exit__(self, *exc):
+        from . import _weights_only_unpickler as _wo
+
+        _wo.remove(self.safe_globals)
+
+
+def get_unsafe_globals_in_checkpoint(f):
+    """The globals a checkpoint's pickle names that `weights_only` load would refuse, as 'module.name'
+    strings, read statically (nothing runs)."""
+    from . import _weights_only_unpickler as _wo
+
+    source = _source_of(f)
+    if not isinstance(source, str) and not isinstance(source, bytes):
+        raise TypeError("expected a path or a binary file object")
+    if _kind_of(source) != "zip":
+        raise ValueError("Expected input to be a checkpoint returned by torch.save")
+    from . import _torch_format
+
+    with _torch_format.Archive(source) as archive:
+        names = _wo.globals_in(archive.read("data.pkl"))
+    safe = set(_wo.default_allowed()) | set(_wo.user_allowed()) | {_wo.PARAMETER}
+    return list(names - safe)
 
 
 def _check_map_location(map_location) -> None:
@@ -63,44 +164,131 @@ def _check_map_location(map_location) -> None:
     )
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
-    """Loads what `ferrograd.save` wrote, or any `.safetensors` file (as a dict name → tensor).
-
-    `f` is a path or a binary file object (read from its position to the end). Nothing in the file
-    is executed: the header, every name, size and offset are checked against the bytes present
-    before any tensor is made, and a truncated, corrupt or hostile file raises RuntimeError naming
-    the problem. Tensors saved together keep their sharing: the same tensor twice loads as one
-    object twice, views of one storage load as views of one storage.
-
-    `mmap=True` (paths only) maps the file privately instead of reading it: the tensors then use
-    the mapping's pages, and writes to them stay in this process (the file must not be truncated
-    or rewritten in place meanwhile, as with any mapping; ferrograd's own saves replace files,
-    never rewrite them). `map_location` may be None, 'cpu', a CPU device, a dict of locations or a
-    callable (ferrograd has only the CPU). `weights_only=False` loads the same objects: ferrograd
-    files never hold pickled ones.
-    """
-    if pickle_module is not None:
-        raise RuntimeError(
-            "ferrograd.load never unpickles, so it takes no pickle_module (checkpoints are safetensors files)"
-        )
-    if pickle_load_args:
-        raise TypeError(f"load() got unexpected keyword arguments {sorted(pickle_load_args)}")
-    _check_map_location(map_location)
+def _source_of(f):
+    """A path (str) or the bytes of the file (read from a file object's position to its end)."""
     if isinstance(f, (str, os.PathLike)):
-        obj = _core._load(os.fsdecode(f), bool(mmap))
-    elif hasattr(f, "read"):
-        if mmap:
-            raise ValueError("f must be a file path in order to use the mmap argument")
+        return os.fsdecode(f)
+    if hasattr(f, "read"):
         data = f.read()
-        obj = _core._load(data if isinstance(data, bytes) else bytes(data))
-    else:
-        raise AttributeError(
-            f"'{type(f).__name__}' object has no attribute 'seek'. You can only torch.load from a file that is "
-            "seekable. Please pre-load the data into a buffer like io.BytesIO and try to load from it instead."
+        return data if isinstance(data, bytes) else bytes(data)
+    raise AttributeError(
+        f"'{type(f).__name__}' object has no attribute 'seek'. You can only torch.load from a file that is "
+        "seekable. Please pre-load the data into a buffer like io.BytesIO and try to load from it instead."
+    )
+
+
+def _head(source, n=16):
+    if isinstance(source, bytes):
+        return source[:n]
+    if os.path.isdir(source):
+        return b""  # the safetensors reader raises the usual IsADirectoryError
+    with open(source, "rb") as f:
+        return f.read(n)
+
+
+def _kind_of(source):
+    """'zip' (torch.save), 'legacy' (torch's pre-1.6 pickle stream) or 'safetensors', by content."""
+    head = _head(source)
+    if len(head) >= 9 and head[8:9] == b"{":
+        return "safetensors"  # an 8-byte header length, then the JSON header
+    if head[:4] == b"PK\x03\x04":
+        return "zip"
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        return "legacy"
+    return "safetensors"  # its reader says what is wrong with the file
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
+    """Loads what `torch.save` or `ferrograd.save` wrote (PyTorch's zip format), or a safetensors file
+    (ferrograd's format before, `save_safetensors`; any `.safetensors` loads as a dict name → tensor).
+
+    `weights_only=True` (the default, as in PyTorch) runs nothing from the file: the pickle may only build
+    tensors, parameters, containers, numbers, strings, dtypes, devices, sizes, and the classes and functions
+    allowed with `add_safe_globals`; anything else raises PyTorch's "Weights only load failed" error
+    (an `UnpicklingError`). `weights_only=False` unpickles anything (only for files you trust): whole
+    modules, numpy arrays, user classes, with torch's module paths resolved to ferrograd's.
+
+    Every size, offset and stride in the file is checked against the bytes present before any tensor is
+    made; a truncated, corrupt or hostile file raises RuntimeError naming the problem. Tensors saved
+    together keep their sharing. `mmap=True` (paths only) maps the file privately instead of reading it:
+    the tensors use the mapping's pages (writes to them stay in this process). `map_location` may be None,
+    'cpu', a CPU device, a dict of locations or a callable `(storage, location)` (ferrograd has only the CPU).
+    """
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    _check_map_location(map_location)
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    source = _source_of(f)
+    kind = _kind_of(source)
+    if kind == "safetensors":
+        if pickle_load_args:
+            raise TypeError(f"load() got unexpected keyword arguments {sorted(pickle_load_args)}")
+        obj = _core._load(source, bool(mmap)) if isinstance(source, str) else _core._load(source)
+        if callable(map_location) and not isinstance(map_location, str):
+            _apply_map_callable(obj, map_location)
+        return obj
+    if kind == "legacy":
+        raise RuntimeError(
+            "this is a checkpoint in PyTorch's legacy format (torch.save(..., _use_new_zipfile_serialization=False), "
+            "or PyTorch before 1.6), which ferrograd does not read; load it with torch and save it again"
         )
-    if callable(map_location):
-        _apply_map_callable(obj, map_location)
-    return obj
+    import io
+    import pickle
+
+    from . import _torch_format
+    from . import _weights_only_unpickler as _wo
+
+    with _torch_format.Archive(source, bool(mmap)) as archive:
+        data = archive.read("data.pkl")
+        storages = _torch_format.StorageLoader(archive, map_location)
+        encoding = pickle_load_args.pop("encoding", "utf-8")
+        if weights_only:
+            if pickle_load_args:
+                import warnings
+
+                warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
+            try:
+                return _wo.Unpickler(io.BytesIO(data), storages, encoding=encoding).load()
+            except pickle.UnpicklingError as e:
+                raise pickle.UnpicklingError(_wo.failure_message(str(e))) from None
+        unpickler = _full_unpickler(pickle_module or pickle)(io.BytesIO(data), encoding=encoding, **pickle_load_args)
+        unpickler.persistent_load = storages
+        return unpickler.load()
+
+
+def _full_unpickler(pickle_module):
+    """An unpickler of `pickle_module` that reads torch's names as ferrograd's (`weights_only=False`)."""
+    import importlib
+
+    from . import _torch_format
+
+    names = _torch_format.torch_globals()
+
+    class Unpickler(pickle_module.Unpickler):
+        def find_class(self, module, name):
+            full_name = f"{module}.{name}"
+            if full_name == "torch.nn.parameter.Parameter":
+                return _torch_format._parameter_class()
+            if full_name in names:
+                return names[full_name]
+            missing = _torch_format.unsupported_global(full_name)
+            if missing is not None:
+                raise missing
+            if module == "torch" or module.startswith("torch."):
+                here = "ferrograd" + module[len("torch") :]
+                try:
+                    found = importlib.import_module(here)
+                    for part in name.split("."):
+                        found = getattr(found, part)
+                except (ImportError, AttributeError):
+                    raise AttributeError(
+                        f"the checkpoint names {full_name}, and ferrograd has no {here}.{name} to load it as"
+                    ) from None
+                return found
+            return super().find_class(module, name)
+
+    return Unpickler
 
 
 def _apply_map_callable(obj, fn) -> None:

@@ -24,6 +24,7 @@ mod threads;
 use tensor as py_tensor;
 mod serialize;
 mod sparse;
+mod torch_format;
 
 use args::{dtype_arg, size_list, type_name};
 use convert::{as_scalar, from_numpy_shared, tensor_from_data};

@@ -287,5 +287,5 @@ pub fn _load(py: Python<'_>, source: &Bound<'_, PyAny>, mmap: bool) -> PyResult<
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_save, m)?)?;
     m.add_function(wrap_pyfunction!(_load, m)?)?;
-    Ok(())
+    crate::torch_format::register(m)
 }

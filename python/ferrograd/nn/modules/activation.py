@@ -352,3 +352,7 @@ class Softmax2d(Module):
 class LogSoftmax(_SoftmaxLike):
     def forward(self, input):
         return F.log_softmax(input, self.dim, _stacklevel=5)
+
+
+# torch defines MultiheadAttention here, and pickles name it so (its code is in attention.py)
+from .attention import MultiheadAttention  # noqa: E402, F401

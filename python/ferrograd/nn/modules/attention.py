@@ -1,22 +1,22 @@
-"""MultiheadAttention (torch keeps it in activation.py): torch's parameters (`in_proj_weight`, `in_proj_bias`,
-`out_proj`, or `q/k/v_proj_weight` when kdim/vdim differ), initialisation, masks and returned weights."""
+"""MultiheadAttention (torch keeps it in activation.py, so its `__module__` says so): torch's parameters
+(`in_proj_weight`, `in_proj_bias`, `out_proj`, or `q/k/v_proj_weight` when kdim/vdim differ), initialisation,
+masks and returned weights."""
 
 from ... import _core, _device
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 __all__ = ["MultiheadAttention"]
 
 
-class NonDynamicallyQuantizableLinear(Linear):
-    """A Linear under another name (torch's out_proj class, as it prints)."""
-
-
 class MultiheadAttention(Module):
     """Attention over `num_heads` heads of embed_dim // num_heads features each."""
+
+    # torch's home for it, where pickles (torch.save of a model) name it; activation.py re-exports it
+    __module__ = "ferrograd.nn.modules.activation"
 
     __constants__ = ["batch_first"]
 

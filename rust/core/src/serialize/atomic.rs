@@ -20,35 +20,82 @@ static NEXT_TEMP: AtomicU64 = AtomicU64::new(0);
 
 /// Writes a new file at `path` with `write`, atomically replacing what was there.
 pub(super) fn replace(path: &Path, write: impl FnOnce(&mut File) -> io::Result<()>) -> Result<()> {
-    let target = resolve_symlink(path);
-    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
-        return Err(Error::io(&io::Error::from_raw_os_error(libc::EISDIR), path));
-    };
-    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
-    if !dir.is_dir() {
-        crate::bail!(Runtime, "Parent directory {} does not exist.", dir.display());
-        // PyTorch's words
-    }
-    if target.is_dir() {
-        return Err(Error::io(&io::Error::from_raw_os_error(libc::EISDIR), path));
-        // before writing anything
-    }
-    remove_stale_temps(dir, name);
-    let (temp_path, mut file) = create_temp(dir, name).map_err(|e| Error::io(&e, path))?;
-    let written = (|| {
-        if let Ok(old) = fs::metadata(&target) {
-            file.set_permissions(old.permissions())?; // a replaced checkpoint keeps its mode
-        }
-        write(&mut file)?;
-        file.sync_all()?;
-        fs::rename(&temp_path, &target)
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&temp_path);
+    let mut replacement = Replacement::begin(path)?;
+    if let Err(e) = write(&mut replacement.file) {
+        replacement.abort();
         return Err(Error::io(&e, path));
     }
-    // the rename is in the directory: fsync it too, or a power cut may bring back the old entry
-    sync_dir(dir).map_err(|e| Error::io(&e, dir))
+    replacement.commit()
+}
+
+/// A replacement in progress: the locked temporary file beside the target, which `commit` fsyncs and renames
+/// over it. Dropped without `commit` (or after `abort`), the temporary file is removed and the target stays.
+pub struct Replacement {
+    pub file: File,
+    temp_path: PathBuf,
+    target: PathBuf,
+    dir: PathBuf,
+    /// The path the caller gave, for error messages.
+    path: PathBuf,
+    done: bool,
+}
+
+impl Replacement {
+    pub fn begin(path: &Path) -> Result<Replacement> {
+        let target = resolve_symlink(path);
+        let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+            return Err(Error::io(&io::Error::from_raw_os_error(libc::EISDIR), path));
+        };
+        let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+        if !dir.is_dir() {
+            crate::bail!(Runtime, "Parent directory {} does not exist.", dir.display());
+            // PyTorch's words
+        }
+        if target.is_dir() {
+            return Err(Error::io(&io::Error::from_raw_os_error(libc::EISDIR), path));
+            // before writing anything
+        }
+        remove_stale_temps(dir, name);
+        let (temp_path, file) = create_temp(dir, name).map_err(|e| Error::io(&e, path))?;
+        if let Ok(old) = fs::metadata(&target) {
+            // a replaced checkpoint keeps its mode
+            if let Err(e) = file.set_permissions(old.permissions()) {
+                let _ = fs::remove_file(&temp_path);
+                return Err(Error::io(&e, path));
+            }
+        }
+        Ok(Replacement { file, temp_path, dir: dir.to_path_buf(), target, path: path.to_path_buf(), done: false })
+    }
+
+    /// Makes the written content durable and puts it in the target's place.
+    pub fn commit(mut self) -> Result<()> {
+        self.done = true;
+        let renamed = self.file.sync_all().and_then(|()| fs::rename(&self.temp_path, &self.target));
+        if let Err(e) = renamed {
+            let _ = fs::remove_file(&self.temp_path);
+            return Err(Error::io(&e, &self.path));
+        }
+        // the rename is in the directory: fsync it too, or a power cut may bring back the old entry
+        sync_dir(&self.dir).map_err(|e| Error::io(&e, &self.dir))
+    }
+
+    /// Gives up: the temporary file goes, the target is untouched.
+    pub fn abort(mut self) {
+        self.discard();
+    }
+
+    fn discard(&mut self) {
+        if !self.done {
+            self.done = true;
+            let _ = fs::remove_file(&self.temp_path);
+        }
+    }
+}
+
+impl Drop for Replacement {
+    fn drop(&mut self) {
+        self.discard();
+    }
 }
 
 /// A symlink is written through, as `open(path, "wb")` would: its target is replaced, the link stays.

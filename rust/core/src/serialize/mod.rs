@@ -14,6 +14,7 @@
 //! Files are replaced atomically (`atomic`): a crash mid-save leaves the previous file intact.
 mod atomic;
 mod read;
+mod records;
 #[cfg(test)]
 mod tests;
 mod tree;
@@ -22,7 +23,9 @@ mod write;
 use crate::dtype::DType;
 use crate::tensor::Tensor;
 
+pub use atomic::Replacement;
 pub use read::{load_bytes, load_path};
+pub use records::{crc32, storage_from_bytes, view_of_storage, write_all_fd, RecordFile};
 pub use write::{prepare, save_path, save_to_vec, Prepared};
 
 /// Containers nested deeper than this are refused on save (and cannot appear on load): the JSON

@@ -32,7 +32,7 @@ fn invalid(message: impl std::fmt::Display) -> Error {
 }
 
 /// Where the bytes come from.
-enum Source<'a> {
+pub(super) enum Source<'a> {
     File(&'a File),
     Bytes(&'a [u8]),
     /// A private (copy-on-write) mapping: tensors may point into it.
@@ -79,7 +79,7 @@ impl Source<'_> {
     }
 
     /// One entry's elements as a buffer: copied into a fresh vector, or (mapped, aligned) shared.
-    fn buffer(&self, dtype: DType, offset: u64, numel: usize, name: &str) -> Result<Buffer> {
+    pub(super) fn buffer(&self, dtype: DType, offset: u64, numel: usize, name: &str) -> Result<Buffer> {
         with_dtype!(dtype, T => self.typed_buffer::<T>(offset, numel, name))
     }
 
