@@ -32,7 +32,8 @@ def _make(name, args):
 
 
 def _input(dims, batch=True):
-    shape = (2, 2, 3, 4, 4)[: 2 + dims] if batch else (2, 3, 4, 4)[: 1 + dims]
+    spatial = (3, 3, 4)[3 - dims :]
+    shape = (1, 2, *spatial) if batch else (2, *spatial)
     return fg.tensor(np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) * 0.5 - 3.0)
 
 
