@@ -170,6 +170,7 @@ H = 2**40
         (lambda: fg.nn.functional.adaptive_avg_pool2d(fg.ones(1, 1, 3, 3), H), RuntimeError),
         (lambda: fg.nn.functional.adaptive_max_pool2d(fg.ones(2, 1, 1), 2**62), RuntimeError),
         (lambda: fg.nn.functional.pad(fg.ones(2, 3), (H, 0)), RuntimeError),
+        (lambda: fg.nn.functional.pad(fg.ones(1, 2, 3), (H, 0), mode="replicate"), RuntimeError),
         (lambda: fg.multinomial(fg.ones(3), H, True), RuntimeError),
         (lambda: fg.diag(fg.ones(3), 2**62), RuntimeError),
         (lambda: fg.nn.Linear(H, 2), RuntimeError),

@@ -207,7 +207,8 @@ class Node:
     ) -> RemovableHandle:
         """Runs ``hook(grad_inputs, grad_outputs)`` after this node; a non-None return replaces ``grad_inputs``."""
     def register_prehook(
-        self, hook: Callable[[tuple[Tensor | None, ...]], Sequence[Tensor | None] | Tensor | None],
+        self,
+        hook: Callable[[tuple[Tensor | None, ...]], Sequence[Tensor | None] | Tensor | None],
     ) -> RemovableHandle:
         """Runs ``hook(grad_outputs)`` before this node; a non-None return replaces ``grad_outputs``."""
 
@@ -321,24 +322,52 @@ class Tensor:
         """Raises ``AssertionError: Torch not compiled with CUDA enabled``, as torch's CPU build does."""
     def get_device(self) -> builtins.int: ...
     def new_ones(
-        self, *size: Any, dtype: _DType | None = None, device: Any = None, requires_grad: _Bool = False,
-        layout: Any = None, pin_memory: _Bool = False,
+        self,
+        *size: Any,
+        dtype: _DType | None = None,
+        device: Any = None,
+        requires_grad: _Bool = False,
+        layout: Any = None,
+        pin_memory: _Bool = False,
     ) -> Tensor: ...
     def new_zeros(
-        self, *size: Any, dtype: _DType | None = None, device: Any = None, requires_grad: _Bool = False,
-        layout: Any = None, pin_memory: _Bool = False,
+        self,
+        *size: Any,
+        dtype: _DType | None = None,
+        device: Any = None,
+        requires_grad: _Bool = False,
+        layout: Any = None,
+        pin_memory: _Bool = False,
     ) -> Tensor: ...
     def new_empty(
-        self, *size: Any, dtype: _DType | None = None, device: Any = None, requires_grad: _Bool = False,
-        layout: Any = None, pin_memory: _Bool = False,
+        self,
+        *size: Any,
+        dtype: _DType | None = None,
+        device: Any = None,
+        requires_grad: _Bool = False,
+        layout: Any = None,
+        pin_memory: _Bool = False,
     ) -> Tensor: ...
     def new_full(
-        self, size: Any, fill_value: Any, *, dtype: _DType | None = None, device: Any = None,
-        requires_grad: _Bool = False, layout: Any = None, pin_memory: _Bool = False,
+        self,
+        size: Any,
+        fill_value: Any,
+        *,
+        dtype: _DType | None = None,
+        device: Any = None,
+        requires_grad: _Bool = False,
+        layout: Any = None,
+        pin_memory: _Bool = False,
     ) -> Tensor: ...
     def new_tensor(
-        self, data: Any, *, dtype: _DType | None = None, device: Any = None, requires_grad: _Bool = False,
-        layout: Any = None, pin_memory: _Bool = False,
+        self,
+        data: Any,
+        *,
+        dtype: _DType | None = None,
+        device: Any = None,
+        requires_grad: _Bool = False,
+        layout: Any = None,
+        pin_memory: _Bool = False,
     ) -> Tensor: ...
     def type(self, dtype: Any = None, non_blocking: _Bool = False, **kwargs: Any) -> Any:
         """The legacy name ('torch.FloatTensor') with no dtype, else the tensor cast (by ``ferrograd._type``)."""
@@ -465,6 +494,36 @@ class Tensor:
         """In-place ``self *= other``."""
     def __itruediv__(self, other: _Operand, /) -> Self:
         """In-place ``self /= other``."""
+    def __iand__(self, other: _Operand, /) -> Self:
+        """In-place ``self &= other`` (the promoted dtype must cast to this tensor's)."""
+    def __ior__(self, other: _Operand, /) -> Self:
+        """In-place ``self |= other``."""
+    def __ixor__(self, other: _Operand, /) -> Self:
+        """In-place ``self ^= other``."""
+    def __ilshift__(self, other: _Operand, /) -> Self:
+        """In-place ``self <<= other``."""
+    def __irshift__(self, other: _Operand, /) -> Self:
+        """In-place ``self >>= other``."""
+    def bitwise_and_(self, other: _Operand) -> Self:
+        """In-place ``bitwise_and``; returns this tensor."""
+    def bitwise_or_(self, other: _Operand) -> Self:
+        """In-place ``bitwise_or``; returns this tensor."""
+    def bitwise_xor_(self, other: _Operand) -> Self:
+        """In-place ``bitwise_xor``; returns this tensor."""
+    def bitwise_left_shift_(self, other: _Operand) -> Self:
+        """In-place ``bitwise_left_shift``; returns this tensor."""
+    def bitwise_right_shift_(self, other: _Operand) -> Self:
+        """In-place ``bitwise_right_shift``; returns this tensor."""
+    def bitwise_not_(self) -> Self:
+        """In-place ``bitwise_not``; returns this tensor."""
+    def logical_and_(self, other: Tensor) -> Self:
+        """In-place ``logical_and`` (the truth values, in this tensor's dtype); returns this tensor."""
+    def logical_or_(self, other: Tensor) -> Self:
+        """In-place ``logical_or``; returns this tensor."""
+    def logical_xor_(self, other: Tensor) -> Self:
+        """In-place ``logical_xor``; returns this tensor."""
+    def logical_not_(self) -> Self:
+        """In-place ``logical_not``; returns this tensor."""
 
     # ---- arithmetic ----
     def __add__(self, other: _Operand, /) -> Tensor:
@@ -487,6 +546,28 @@ class Tensor:
         """Elementwise ``self // other``."""
     def __rfloordiv__(self, other: _Operand, /) -> Tensor:
         """Elementwise ``other // self``."""
+    def __and__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``self & other`` on bool and integer tensors (see ``bitwise_and``)."""
+    def __rand__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``other & self``."""
+    def __or__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``self | other`` on bool and integer tensors."""
+    def __ror__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``other | self``."""
+    def __xor__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``self ^ other`` on bool and integer tensors."""
+    def __rxor__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``other ^ self``."""
+    def __lshift__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``self << other`` on integer tensors (see ``bitwise_left_shift``)."""
+    def __rlshift__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``other << self``."""
+    def __rshift__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``self >> other`` on integer tensors (see ``bitwise_right_shift``)."""
+    def __rrshift__(self, other: _Operand, /) -> Tensor:
+        """Elementwise ``other >> self``."""
+    def __invert__(self) -> Tensor:
+        """``~self``: ``bitwise_not`` (a TypeError for float tensors, as torch)."""
     def __matmul__(self, other: Tensor, /) -> Tensor:
         """Matrix product ``self @ other`` (see ``matmul``)."""
     def __rmatmul__(self, other: Tensor, /) -> Tensor:
@@ -655,6 +736,18 @@ class Tensor:
         """Linear interpolation ``self + weight * (end - self)``."""
     def where(self, condition: Tensor, other: _Operand) -> Tensor:
         """``ferrograd.where(condition, self, other)``: elements of ``self`` where ``condition``, else of ``other``."""
+    def bitwise_and(self, other: _Operand) -> Tensor:  # function form
+        """Elementwise AND of bool or integer tensors (and Python numbers), in the promoted dtype."""
+    def bitwise_or(self, other: _Operand) -> Tensor:  # function form
+        """Elementwise OR of bool or integer tensors, in the promoted dtype."""
+    def bitwise_xor(self, other: _Operand) -> Tensor:  # function form
+        """Elementwise XOR of bool or integer tensors, in the promoted dtype."""
+    def bitwise_not(self) -> Tensor:  # function form
+        """Elementwise NOT of a bool tensor, or the bitwise complement of an integer one."""
+    def bitwise_left_shift(self, other: _Operand) -> Tensor:  # function form
+        """Elementwise ``self << other`` of integer tensors: 0 for counts that are negative or reach the width."""
+    def bitwise_right_shift(self, other: _Operand) -> Tensor:  # function form
+        """Elementwise arithmetic ``self >> other``: the sign fill for counts that are negative or reach the width."""
     def logical_and(self, other: Tensor) -> Tensor:  # function form
         """Elementwise logical AND of the truth values, as a bool tensor."""
     def logical_or(self, other: Tensor) -> Tensor:  # function form
@@ -932,12 +1025,22 @@ class Tensor:
     def roll(self, shifts: _Dims, dims: _Dims | None = None) -> Tensor:  # function form
         """Rolls elements along ``dims`` by ``shifts``."""
     def scatter(  # function form
-        self, dim: builtins.int, index: Tensor, src: _Operand | None = None, value: _Operand | None = None, *,
+        self,
+        dim: builtins.int,
+        index: Tensor,
+        src: _Operand | None = None,
+        value: _Operand | None = None,
+        *,
         reduce: str | None = None,
     ) -> Tensor:
         """Writes ``src`` (or ``value``) at ``index`` along ``dim``, out of place."""
     def scatter_(
-        self, dim: builtins.int, index: Tensor, src: _Operand | None = None, value: _Operand | None = None, *,
+        self,
+        dim: builtins.int,
+        index: Tensor,
+        src: _Operand | None = None,
+        value: _Operand | None = None,
+        *,
         reduce: str | None = None,
     ) -> Tensor:
         """In-place ``scatter``."""
@@ -1181,9 +1284,7 @@ def _linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor
 def _chain_layers(modules: Any, input: Any) -> tuple[builtins.int, Any]:
     """Runs the leading plain ``Linear`` / ``ReLU`` modules of an ordered dict on ``input``: (how many, result)."""
 
-def _register_chain_layers(
-    linear: Any, linear_forward: Any, relu: Any, relu_forward: Any, module_call: Any
-) -> None:
+def _register_chain_layers(linear: Any, linear_forward: Any, relu: Any, relu_forward: Any, module_call: Any) -> None:
     """Registers the classes ``_chain_layers`` runs (and the functions it stands for)."""
 
 def cat(tensors: Any, dim: Any = ...) -> Tensor:

@@ -34,6 +34,12 @@ __all__ = [
     "atan2",
     "atanh",
     "baddbmm",
+    "bitwise_and",
+    "bitwise_left_shift",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
     "bmm",
     "broadcast_to",
     "ceil",
@@ -328,6 +334,54 @@ def baddbmm(
         return input.baddbmm(batch1, batch2, beta=beta, alpha=alpha)
     except AttributeError as e:
         raise _not_a_tensor(e, "baddbmm", input) from None
+
+
+def bitwise_and(input: "Tensor", other: "_Operand") -> "Tensor":
+    """`ferrograd.bitwise_and(input, ...)` is `input.bitwise_and(...)`."""
+    try:
+        return input.bitwise_and(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "bitwise_and", input) from None
+
+
+def bitwise_left_shift(input: "Tensor", other: "_Operand") -> "Tensor":
+    """`ferrograd.bitwise_left_shift(input, ...)` is `input.bitwise_left_shift(...)`."""
+    try:
+        return input.bitwise_left_shift(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "bitwise_left_shift", input) from None
+
+
+def bitwise_not(input: "Tensor") -> "Tensor":
+    """`ferrograd.bitwise_not(input, ...)` is `input.bitwise_not(...)`."""
+    try:
+        return input.bitwise_not()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "bitwise_not", input) from None
+
+
+def bitwise_or(input: "Tensor", other: "_Operand") -> "Tensor":
+    """`ferrograd.bitwise_or(input, ...)` is `input.bitwise_or(...)`."""
+    try:
+        return input.bitwise_or(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "bitwise_or", input) from None
+
+
+def bitwise_right_shift(input: "Tensor", other: "_Operand") -> "Tensor":
+    """`ferrograd.bitwise_right_shift(input, ...)` is `input.bitwise_right_shift(...)`."""
+    try:
+        return input.bitwise_right_shift(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "bitwise_right_shift", input) from None
+
+
+def bitwise_xor(input: "Tensor", other: "_Operand") -> "Tensor":
+    """`ferrograd.bitwise_xor(input, ...)` is `input.bitwise_xor(...)`."""
+    try:
+        return input.bitwise_xor(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "bitwise_xor", input) from None
 
 
 def bmm(input: "Tensor", mat2: "Tensor") -> "Tensor":

@@ -1,5 +1,5 @@
 //! Kernels behind `ferrograd.nn.functional` (argument handling and defaults live in Python).
-use crate::args::tensor_arg;
+use crate::args::{tensor_arg, type_name};
 use crate::convert::as_scalar;
 use crate::errors::{call, call_heavy};
 use crate::py_tensor::{wrap, PyTensor};
@@ -7,8 +7,8 @@ use ferrograd_core::conv::Window;
 use ferrograd_core::loss::{LossKind, LossWeights};
 use ferrograd_core::pad::PadMode;
 use ferrograd_core::upsample::UpsampleMode;
-use ferrograd_core::{Scalar, Tensor};
-use pyo3::exceptions::{PyNotImplementedError, PyTypeError, PyValueError};
+use ferrograd_core::Tensor;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 type Out = PyResult<Py<PyTensor>>;
@@ -108,16 +108,16 @@ pub fn _embedding(
 #[pyfunction]
 pub fn _pad(py: Python<'_>, input: &Bound<'_, PyAny>, pad: Vec<isize>, mode: &str, value: &Bound<'_, PyAny>) -> Out {
     let x = tensor_arg(input, "pad", "input")?;
-    let mode = match mode {
-        "constant" => PadMode::Constant,
-        "reflect" => PadMode::Reflect,
-        "replicate" => PadMode::Replicate,
-        other => return Err(PyNotImplementedError::new_err(format!("Unrecognised padding mode {other}"))),
-    };
+    let mode = call(|| PadMode::from_name(mode))?;
     let value = if value.is_none() {
-        Scalar::Int(0)
+        None
     } else {
-        as_scalar(value).ok_or_else(|| PyTypeError::new_err("pad(): argument 'value' must be float"))?
+        Some(as_scalar(value).ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "pad(): argument 'value' (position 4) must be float, not {}",
+                type_name(value)
+            ))
+        })?)
     };
     wrap(py, call(|| x.pad(&pad, mode, value))?)
 }

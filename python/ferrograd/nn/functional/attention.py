@@ -33,6 +33,11 @@ def scaled_dot_product_attention(
             f"{_dtype_word(query.dtype)} key.dtype: {_dtype_word(key.dtype)} and value.dtype: "
             f"{_dtype_word(value.dtype)} instead."
         )
+    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
+        raise RuntimeError(
+            "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+            f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead."
+        )
     if attn_mask is not None and attn_mask.dtype != _core.bool and not attn_mask.is_floating_point():
         raise RuntimeError(
             "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: "
@@ -48,7 +53,11 @@ def scaled_dot_product_attention(
             raise RuntimeError("Number of heads in key and value must divide the number of heads in query")
         key, value = _repeat_heads(key, heads // kv_heads), _repeat_heads(value, heads // kv_heads)
     length, source = query.shape[-2], key.shape[-2]
-    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
+    if scale is None:
+        # torch's 1/sqrt(E) in double: inf for heads of width 0, whose scores are 0 whatever the scale
+        scale = 1.0 / math.sqrt(query.shape[-1]) if query.shape[-1] > 0 else math.inf
+    else:
+        scale = float(scale)
     if _flash_applies(query, key, value, attn_mask, dropout_p):
         mask = attn_mask  # is_causal is applied in the kernel
         if attn_mask is not None and attn_mask.dtype == _core.bool:
@@ -77,9 +86,10 @@ def scaled_dot_product_attention(
 
 def _flash_applies(query, key, value, attn_mask, dropout_p):
     """Whether torch's CPU build takes its fused path (one ScaledDotProductFlashAttentionForCpuBackward0 node):
-    no dropout, 4-D float inputs with equal (batch, heads) and head size, a mask that needs no gradient."""
+    no dropout, 4-D float inputs with equal (batch, heads) and head size (not 0), a mask that needs no gradient."""
     return (
         dropout_p == 0.0
+        and query.shape[-1] > 0
         and query.dim() == key.dim() == value.dim() == 4
         and query.dtype in (_core.float32, _core.float64)
         and query.shape[:2] == key.shape[:2] == value.shape[:2]

@@ -10,6 +10,8 @@ from .linear import Bilinear, Identity, Linear
 from .loss import *  # noqa: F403
 from .loss import __all__ as _loss
 from .module import Module
+from .padding import *  # noqa: F403
+from .padding import __all__ as _padding
 from .sparse import Embedding
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "CosineSimilarity",
     *_activation,
     *_loss,
+    *_padding,
 ]
 
 # --- heavier layers: convolution, pooling, normalisation, recurrent, attention ---

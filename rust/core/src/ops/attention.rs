@@ -194,6 +194,11 @@ impl Tensor {
                 v.shape()
             );
         }
+        if q.shape()[n - 1] == 0 || v.shape()[n - 1] == 0 {
+            // the kernels step over rows of at least one element; F.scaled_dot_product_attention composes
+            // heads of width 0 from tensor ops instead
+            bail!(Runtime, "scaled_dot_product_attention: the fused kernel needs heads of width 1 or more");
+        }
         let mask_d = mask.map(Tensor::detach);
         let expanded = mask_d.as_ref().map(|m| expanded_mask(m, q, k)).transpose()?;
         let d = dims_of(q, k, v, scale, is_causal);

@@ -639,7 +639,7 @@ crate::backward_rule! {
         "TopkBackward0", "MedianBackward1", "MaxPool2DWithIndicesBackward0", "ConstantPadNdBackward0",
         "ReflectionPad1DBackward0",
         "ReflectionPad2DBackward0", "ReflectionPad3DBackward0", "ReplicationPad1DBackward0",
-        "ReplicationPad2DBackward0", "ReplicationPad3DBackward0",
+        "ReplicationPad2DBackward0", "ReplicationPad3DBackward0", "CopySlices",
     ];
     /// `out = input_flat[positions]` (flip, roll, repeat, tril, gather, advanced indexing, ...): the
     /// gradient added back at the positions it was read from. Named after the op that made it.

@@ -31,6 +31,19 @@ fn category(d: DType) -> Category {
     }
 }
 
+/// torch's `canCast` for in-place results: a result may not go up a category from the tensor's dtype.
+pub(crate) fn check_can_cast(result: DType, into: DType) -> Result<()> {
+    if category(result) > category(into) {
+        bail!(
+            Runtime,
+            "result type {} can't be cast to the desired output type {}",
+            scalar_type_name(result),
+            scalar_type_name(into)
+        );
+    }
+    Ok(())
+}
+
 impl Tensor {
     fn check_inplace(&self, result_requires_grad: bool) -> Result<()> {
         if !grad_mode::is_enabled() {
@@ -68,14 +81,7 @@ impl Tensor {
         }
         let old = if recording { self.with_data_of(&self.contiguous_copy()?)? } else { self.clone() };
         let out = f(&old)?;
-        if category(out.dtype()) > category(self.dtype()) {
-            bail!(
-                Runtime,
-                "result type {} can't be cast to the desired output type {}",
-                scalar_type_name(out.dtype()),
-                scalar_type_name(self.dtype())
-            );
-        }
+        check_can_cast(out.dtype(), self.dtype())?;
         if out.shape() != self.shape() {
             bail!(Runtime, "output with shape {:?} doesn't match the broadcast shape {:?}", self.shape(), out.shape());
         }
@@ -113,14 +119,7 @@ impl Tensor {
         let view_dtype = view.dtype();
         let new_base = base.apply_inplace(|old| {
             let new_values = f(&old.as_strided_view(&geom)?)?;
-            if category(new_values.dtype()) > category(view_dtype) {
-                bail!(
-                    Runtime,
-                    "result type {} can't be cast to the desired output type {}",
-                    scalar_type_name(new_values.dtype()),
-                    scalar_type_name(view_dtype)
-                );
-            }
+            check_can_cast(new_values.dtype(), view_dtype)?;
             old.copy_slices(&geom, &new_values)
         })?;
         let new_view = new_base.as_strided_view(&geom)?;

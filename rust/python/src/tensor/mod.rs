@@ -6,6 +6,7 @@
 mod shared;
 
 mod arith;
+mod bitwise;
 mod casts;
 mod grad;
 mod index;

@@ -1,10 +1,13 @@
 //! Broadcasting binary ops with PyTorch's type promotion: arithmetic (`arith.rs`), maximum, atan2,
-//! remainders (`pointwise.rs`), clamp and lerp (`clamp.rs`); here comparisons, logic and `where`.
+//! remainders (`pointwise.rs`), clamp and lerp (`clamp.rs`), `& | ^ << >> ~` (`bitwise.rs`); here
+//! comparisons, logic and `where`.
 mod arith;
+mod bitwise;
 mod clamp;
 mod pointwise;
 
 pub use arith::*;
+pub use bitwise::*;
 pub use clamp::*;
 pub use pointwise::*;
 
