@@ -426,8 +426,11 @@ def test_truncated_files_raise_clear_errors():
         b"\x80\x02X\xff\xff\xff\x7fabc.",  # a string longer than the data
         b"\x80\x02cbuiltins\neval\nX\x01\x00\x00\x001\x85R.",  # a global not on the allowlist
         b"\x80\x02cbuiltins\nbytearray\nJ\x00\x00\x00\x40\x85R.",  # an allocation sized by the file
+        # the same through a tensor subclass's rebuild: torch.Tensor(2**30) called by _rebuild_from_type_v2
+        b"\x80\x02ctorch._tensor\n_rebuild_from_type_v2\n(ctorch\nTensor\nctorch\nTensor\nJ\x00\x00\x00\x40\x85}tR.",
+        b"\x80\x02ctorch\nFloatStorage\n)R.",  # calling something that is not callable
     ],
-    ids=["empty stack", "missing memo", "no stop", "long string", "eval", "bytearray(size)"],
+    ids=["empty stack", "missing memo", "no stop", "long string", "eval", "bytearray(size)", "Tensor(size)", "call"],
 )
 @FERROGRAD_ONLY  # torch's unpickler leaks IndexError/KeyError here, and makes the bytearray
 def test_malformed_pickles_raise_unpickling_errors(pkl):

@@ -185,6 +185,11 @@ def _set_state(obj, state):
 
 
 def _rebuild_from_type_v2(func, new_type, args, state):
+    # only a rebuild function may make the tensor (not, say, a class called with a size read from the file)
+    if not any(func is f for f in REBUILD_FUNCTIONS.values()) or type(args) is not tuple:
+        raise pickle.UnpicklingError(
+            f"a tensor subclass is rebuilt by {func!r}, not by one of torch's tensor rebuild functions"
+        )
     t = func(*args)
     if type(t) is not new_type:
         if not (isinstance(new_type, type) and issubclass(new_type, Tensor)):

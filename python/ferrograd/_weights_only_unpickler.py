@@ -173,7 +173,7 @@ class Unpickler:
     def load(self):
         try:
             return self._load()
-        except (IndexError, KeyError, EOFError, struct.error, UnicodeDecodeError) as e:
+        except (IndexError, KeyError, EOFError, TypeError, struct.error, UnicodeDecodeError) as e:
             raise pickle.UnpicklingError(f"the pickle is malformed or truncated ({type(e).__name__}: {e})") from None
 
     def _load(self):
