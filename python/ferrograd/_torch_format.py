@@ -378,8 +378,9 @@ class Pickler(pickle._Pickler):
 
 
 # the base class's table holds its own save_global (for functions and classes): point it at the override
+# (pickle's pure-Python pickler is private API, untyped in typeshed)
 Pickler.dispatch = {
-    kind: Pickler.save_global if fn is pickle._Pickler.save_global else fn
+    kind: Pickler.save_global if fn is pickle._Pickler.save_global else fn  # type: ignore[attr-defined,misc]
     for kind, fn in pickle._Pickler.dispatch.items()
 }
 

@@ -25,7 +25,7 @@ from ._core import Tensor
 # never allowed, even if allowlisted
 BLOCKED_MODULES = ("sys", "os", "posix", "nt")
 
-_user_globals = set()
+_user_globals: set = set()
 
 
 def add(safe):

@@ -108,6 +108,7 @@ def interpolate(
     if mode == "area" and output_size is None:
         recompute_scale_factor = True
     if recompute_scale_factor:
+        assert scale_factors is not None  # exactly one of the two is set above
         # the size from the scale factors; the kernel then infers its scales from the sizes
         output_size = [int(input.shape[i + 2] * scale_factors[i]) for i in range(dim)]
         scale_factors = None
@@ -118,6 +119,7 @@ def interpolate(
         )
 
     if output_size is None:
+        assert scale_factors is not None
         output_size = [_to_int64(input.shape[i + 2] * scale_factors[i]) for i in range(dim)]
     for pos, s in enumerate(output_size):
         if not -_INT64_MAX <= s < _INT64_MAX:
