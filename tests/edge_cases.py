@@ -105,6 +105,8 @@ CASES = [
     Case("F-relu", lambda x: F.relu(x), [-1.0, 0.0, 2.0]),
     Case("sign", lambda x: x.sign(), [-1.0, 0.0, 2.0]),
     Case("sqrt", lambda x: x.sqrt(), [0.0, 4.0, -1.0]),
+    # finite up to the largest double, as torch's (Rust's asinh overflowed to inf from 9e307)
+    Case("asinh-huge", lambda x: x.asinh(), [1e308, -1.7e308, 1e38, 3e8, -3e8, 1e20, 0.5]),
     Case("rsqrt", lambda x: x.rsqrt(), [0.0, 4.0]),
     Case("reciprocal", lambda x: x.reciprocal(), [0.0, 2.0]),
     Case("log", lambda x: x.log(), [0.0, 1.0, -1.0]),
@@ -112,6 +114,9 @@ CASES = [
     Case("pow-0", lambda x: x**0, [0.0, 2.0, -1.0]),
     Case("pow-1", lambda x: x**1, [0.0, 2.0]),
     Case("pow-half", lambda x: x**0.5, [0.0, 4.0, -1.0]),
+    # torch computes x ** ±0.5 as sqrt and 1/sqrt: NaN at -inf, -inf at -0 (powf: inf for both)
+    Case("pow-half-signed", lambda x: x**0.5, [-inf, -0.0, inf, nan, 2.0]),
+    Case("pow-neg-half", lambda x: x**-0.5, [-inf, -0.0, 0.0, inf, 4.0]),
     Case("pow-1.5", lambda x: x**1.5, [0.0, 4.0]),
     Case("pow-neg1", lambda x: x**-1, [0.0, 2.0]),
     Case("pow-neg2", lambda x: x.pow(-2.0), [0.0, -2.0]),
@@ -188,6 +193,9 @@ CASES = [
     # other special points
     Case("atan2-origin", lambda y, x: fg.atan2(y, x), [0.0, 1.0], [0.0, 0.0]),
     Case("div-by-zero", lambda x, y: x / y, [1.0, 0.0, -1.0], [0.0, 0.0, 0.0]),
+    # the divisor's gradient as torch orders it, -g · ((x / y) / y): finite where -g · x / y² is inf / inf
+    Case("div-huge", lambda x, y: x / y, [1e38, -3e38, 1e-30, 3.0, 1e308], [1e38, 2e38, 1e-30, 1e-40, 1e300]),
+    Case("softsign-huge", lambda x: F.softsign(x), [1e38, -1e38, 3.4e38, 1e20, 2.0]),
     Case("std-constant", lambda x: x.std(), [2.0, 2.0, 2.0]),
     Case("var-constant", lambda x: x.var(), [2.0, 2.0, 2.0]),
     Case("floor-ceil-round", lambda x: x.floor() + x.ceil() + x.round(), [0.5, 1.0, -1.5]),
