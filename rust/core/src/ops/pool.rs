@@ -541,16 +541,20 @@ impl Tensor {
         if !(crate::autograd::grad_mode::is_enabled() && self.requires_grad()) {
             return Ok(out);
         }
-        // the divisor split over the two sides (each side's matrix carries its factor)
-        let (row_div, col_div): (fn(&AvgWindow) -> f64, Box<dyn Fn(&AvgWindow) -> f64>) = match divisor {
-            AvgDivisor::WithPadding => (|w| w.padded as f64, Box::new(|w: &AvgWindow| w.padded as f64)),
-            AvgDivisor::InputOnly | AvgDivisor::EachSide => {
-                (|w| w.len() as f64, Box::new(|w: &AvgWindow| w.len() as f64))
+        // the divisor split over the two sides (each side's matrix carries its factor; an override the columns')
+        let side = |w: &AvgWindow, columns: bool| match divisor {
+            AvgDivisor::WithPadding => w.padded as f64,
+            AvgDivisor::InputOnly | AvgDivisor::EachSide => w.len() as f64,
+            AvgDivisor::Override(d) => {
+                if columns {
+                    d as f64
+                } else {
+                    1.0
+                }
             }
-            AvgDivisor::Override(d) => (|_| 1.0, Box::new(move |_: &AvgWindow| d as f64)),
         };
-        let a_h = averaging_matrix(hw[0], rows, row_div)?.to_dtype(self.dtype())?;
-        let a_w = averaging_matrix(hw[1], cols, col_div)?.to_dtype(self.dtype())?;
+        let a_h = averaging_matrix(hw[0], rows, |w| side(w, false))?.to_dtype(self.dtype())?;
+        let a_w = averaging_matrix(hw[1], cols, |w| side(w, true))?.to_dtype(self.dtype())?;
         let rule = |_: &Tensor| SeparablePoolBackward {
             adaptive,
             rows: SavedTensor::input(&a_h),
