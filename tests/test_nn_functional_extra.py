@@ -17,16 +17,11 @@ from recorded import check, expected
 EXPECTED = expected("nn_functional", CASES)
 
 
-# PyTorch's hardsigmoid backward multiplies by 1/6 rounded to float32 even for float64 tensors
-# (`1.0f / 6.0f` in its kernel); ferrograd's gradient is the exact 1/6, 3e-8 relative away.
-TOLERANCE = {"act_hardsigmoid": (1e-7, 1e-12), "inplace_hardsigmoid": (1e-7, 1e-12)}
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_matches_torch(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # implicit softmax dims in the reprs case
-        check(name, CASES[name], EXPECTED[name], TOLERANCE.get(name))
+        check(name, CASES[name], EXPECTED[name])
 
 
 # away from the kinks, where finite differences are meaningful

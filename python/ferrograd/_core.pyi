@@ -708,6 +708,10 @@ class Tensor:
         """``nn.functional.leaky_relu``: ``self``, and ``negative_slope * self`` below 0."""
     def _hardtanh(self, min_val: _Float, max_val: _Float) -> Tensor:
         """``nn.functional.hardtanh``: ``self`` clamped to ``[min_val, max_val]`` (ints stay ints)."""
+    def _hardsigmoid(self) -> Tensor:
+        """``nn.functional.hardsigmoid``: ``min(max(self + 3, 0), 6) / 6`` (HardsigmoidBackward0)."""
+    def _hardswish(self) -> Tensor:
+        """``nn.functional.hardswish``: ``self * min(max(self + 3, 0), 6) / 6`` (HardswishBackward0)."""
 
     # ---- elementwise binary, clamp, lerp, where, logic ----
     def maximum(self, other: Tensor) -> Tensor:  # function form
@@ -1364,6 +1368,7 @@ def _avg_pool2d(
     padding: Sequence[builtins.int],
     ceil_mode: _Bool,
     count_include_pad: _Bool,
+    divisor_override: builtins.int | None = None,
 ) -> Tensor:
     """Backend of ``nn.functional.avg_pool2d`` (AvgPool2DBackward0)."""
 

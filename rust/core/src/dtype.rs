@@ -52,6 +52,14 @@ impl Scalar {
             Scalar::Float(f) => f,
         }
     }
+    /// As an int64, a float truncated towards zero (C++'s conversion, saturating here at the ends).
+    pub fn to_i64_truncated(self) -> i64 {
+        match self {
+            Scalar::Bool(b) => b as i64,
+            Scalar::Int(i) => i,
+            Scalar::Float(f) => f as i64,
+        }
+    }
     /// The dtype a 0-dim tensor made from this number has (Python float → the default dtype).
     pub fn dtype(self) -> DType {
         match self {

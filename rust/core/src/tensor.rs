@@ -122,8 +122,25 @@ impl Tensor {
         }
         let n = count as usize;
         crate::alloc::check_new_shape(&[n], dtype.itemsize().max(8))?;
-        let values: Vec<f64> = (0..n).map(|i| s + i as f64 * st).collect();
-        Tensor::from_vec(values, &[n])?.to_dtype(dtype)
+        // As torch's kernel: the length from the doubles, the values `start + step * i` in the dtype's
+        // accumulate type (double for float32/64, float for the halves, int64 for the integers: a float
+        // start and step are truncated first, so arange(-5.3, 2.1, 0.7, dtype=int64) is eleven -5s).
+        match dtype {
+            DType::F32 | DType::F64 => {
+                let values: Vec<f64> = (0..n).map(|i| s + st * i as f64).collect();
+                Tensor::from_vec(values, &[n])?.to_dtype(dtype)
+            }
+            DType::F16 | DType::BF16 => {
+                let (s, st) = (s as f32, st as f32);
+                let values: Vec<f32> = (0..n).map(|i| s + st * i as f32).collect();
+                Tensor::from_vec(values, &[n])?.to_dtype(dtype)
+            }
+            _ => {
+                let (s, st) = (start.to_i64_truncated(), step.to_i64_truncated());
+                let values: Vec<i64> = (0..n as i64).map(|i| s.wrapping_add(st.wrapping_mul(i))).collect();
+                Tensor::from_vec(values, &[n])?.to_dtype(dtype)
+            }
+        }
     }
 
     /// A Python number as a 0-dim operand (`x + 2`), in the dtype it promotes with.

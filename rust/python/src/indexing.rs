@@ -307,6 +307,10 @@ pub fn assign_index(target: &Bound<'_, PyTensor>, key: &Bound<'_, PyAny>, value:
             PyTypeError::new_err(format!("can't assign a {} to a {}", type_name(value), t.dtype().legacy_name()))
         })?,
     };
+    // as PyTorch (slicePrefix1sDims): the value's leading size-1 dims are dropped before it is broadcast, so a
+    // [1] tensor can be written at an int index
+    let ones = src.shape().iter().take_while(|&&d| d == 1).count();
+    let src = if ones > 0 { call(|| src.reshape(&src.shape()[ones..]))? } else { src };
     let recording = ferrograd_core::autograd::grad_mode::is_enabled() && (t.requires_grad() || src.requires_grad());
     let items = parse_items(key)?;
     if has_advanced(&items) {

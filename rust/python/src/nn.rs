@@ -163,6 +163,7 @@ pub fn _max_pool2d(
 }
 
 #[pyfunction]
+#[pyo3(signature = (input, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override=None))]
 pub fn _avg_pool2d(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -171,10 +172,11 @@ pub fn _avg_pool2d(
     padding: [usize; 2],
     ceil_mode: bool,
     count_include_pad: bool,
+    divisor_override: Option<i64>,
 ) -> Out {
     let x = tensor_arg(input, "avg_pool2d", "input")?;
     let win = window(kernel, stride, padding, [1, 1]);
-    wrap(py, call_heavy(py, x.numel(), || x.avg_pool2d(&win, ceil_mode, count_include_pad))?)
+    wrap(py, call_heavy(py, x.numel(), || x.avg_pool2d(&win, ceil_mode, count_include_pad, divisor_override))?)
 }
 
 #[pyfunction]

@@ -87,10 +87,11 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    """`input` where it is above `threshold`, else `value` (no gradient there, nor at the threshold)."""
+    """`value` where `input` is at or below `threshold`, else `input` (NaN stays NaN and keeps its gradient, as
+    in PyTorch's `x <= threshold ? value : x`)."""
     if inplace:
-        return _inplace(input, lambda x: _core.where(x > threshold, x, value))
-    return _core.where(input > threshold, input, value)
+        return _inplace(input, lambda x: _core.where(x <= threshold, value, x))
+    return _core.where(input <= threshold, value, input)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
@@ -99,18 +100,17 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
-    """0 below -3, 1 above 3, x / 6 + 1/2 between; the gradient is 0 at ±3."""
+    """min(max(x + 3, 0), 6) / 6; the gradient is 0 at ±3 and, as in PyTorch, 1/6 rounded to float32 between."""
     if inplace:
         return _inplace(input, hardsigmoid)
-    return hardtanh(input, -3.0, 3.0) / 6.0 + 0.5
+    return input._hardsigmoid()
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
-    """x · relu6(x + 3) / 6; as in PyTorch the gradient is 0 at -3 and 1 at 3 (the outer pieces')."""
+    """x · min(max(x + 3, 0), 6) / 6; as in PyTorch the gradient is 0 at -3 and 1 at 3 (the outer pieces')."""
     if inplace:
         return _inplace(input, hardswish)
-    middle = input * (input + 3.0) / 6.0
-    return _core.where(input <= -3.0, 0.0, _core.where(input < 3.0, middle, input))
+    return input._hardswish()
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -187,14 +187,15 @@ def _check_lambd(lambd, input):
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """x - lambd above lambd, x + lambd below -lambd, 0 between (and no gradient at ±lambd)."""
+    """x - lambd above lambd, x + lambd below -lambd, 0 between (and no gradient at ±lambd); NaN stays NaN."""
     _check_lambd(lambd, input)
-    return _core.where(input > lambd, input - lambd, _core.where(input < -lambd, input + lambd, 0.0))
+    shrunk = _core.where(input < -lambd, input + lambd, input - lambd)
+    return _core.where((input >= -lambd).logical_and(input <= lambd), 0.0, shrunk)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """x where |x| > lambd, else 0."""
-    return _core.where(input.abs() > lambd, input, 0.0)
+    """0 where -lambd <= x <= lambd, else x (NaN stays NaN)."""
+    return _core.where((input >= -lambd).logical_and(input <= lambd), 0.0, input)
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:

@@ -8,7 +8,7 @@ from ... import _core
 from ..._core import Tensor
 from ...grad_mode import no_grad
 from ._common import _check_reduction, _loss_reduction, _reduce, _reduction, _warn_size_mismatch
-from .activation import logsigmoid, softplus
+from .activation import logsigmoid
 from .distance import pairwise_distance
 
 
@@ -189,9 +189,10 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean"):
-    """log(1 + exp(-target · input)), as a softplus (no overflow)."""
+    """log1p(exp(-target · input)), PyTorch's formula (so exp overflows to inf there too: 100 gives inf in
+    float32, where a softplus would give 100)."""
     reduction = _loss_reduction(size_average, reduce, reduction)
-    return _reduce(softplus(-target * input), reduction)
+    return _reduce((-target * input).exp().log1p(), reduction)
 
 
 def margin_ranking_loss(

@@ -30,7 +30,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
         norm = (input != 0).sum(dim, keepdim=True).to(input.dtype)
     else:
         total = input.abs().pow(p).sum(dim, keepdim=True)
-        nonzero = total > 0
+        nonzero = total != 0  # a NaN total gives a NaN norm, which clamp_min keeps (as torch's does)
         norm = _core.where(nonzero, _core.where(nonzero, total, 1.0).pow(1.0 / p), 0.0)
     return input / norm.clamp_min(eps).expand_as(input)
 

@@ -47,9 +47,8 @@ def avg_pool2d(
 ) -> Tensor:
     """Window means over the last two dims (AvgPool2DBackward0)."""
     kernel, stride, padding, _ = _pool_args("avg_pool2d", kernel_size, stride, padding)
-    if divisor_override is not None:
-        return _avg_pool2d_divisor(input, kernel, stride, padding, ceil_mode, int(divisor_override))
-    return _core._avg_pool2d(input, kernel, stride, padding, bool(ceil_mode), bool(count_include_pad))
+    divisor = None if divisor_override is None else int(divisor_override)
+    return _core._avg_pool2d(input, kernel, stride, padding, bool(ceil_mode), bool(count_include_pad), divisor)
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
@@ -159,23 +158,6 @@ def avg_pool1d(
     return pooled.squeeze(-2)
 
 
-def _window_counts(size, kernel, stride, padding, out):
-    """How many input (not padding) elements each of the `out` windows along one dim covers."""
-    return [min(i * stride - padding + kernel, size) - max(i * stride - padding, 0) for i in range(out)]
-
-
-def _avg_pool2d_divisor(input, kernel, stride, padding, ceil_mode, divisor):
-    """Window sums over the input's elements divided by `divisor` (avg_pool2d's divisor_override)."""
-    if divisor == 0:
-        raise RuntimeError("divisor must be not zero")
-    means = _core._avg_pool2d(input, kernel, stride, padding, bool(ceil_mode), False)
-    h, w = input.shape[-2:]
-    rows = _window_counts(h, kernel[0], stride[0], padding[0], means.shape[-2])
-    cols = _window_counts(w, kernel[1], stride[1], padding[1], means.shape[-1])
-    counts = _core.tensor(rows, dtype=input.dtype).unsqueeze(1) * _core.tensor(cols, dtype=input.dtype)
-    return means * (counts / divisor)
-
-
 def _output_size(func, output_size, n, input):
     """An adaptive pool's output size as n ints (None keeps the input's size)."""
     if isinstance(output_size, numbers.Integral) or output_size is None:
@@ -208,7 +190,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     """Means over the (nearly) equal windows that tile the last dim into `output_size`."""
     _check_pool1d_dims("adaptive_avg_pool1d", input)
     (size,) = _output_size("adaptive_avg_pool1d", output_size, 1, input)
-    return _core._adaptive_avg_pool2d(input.unsqueeze(-2), [1, size]).squeeze(-2)
+    return adaptive_avg_pool2d(input.unsqueeze(-2), [1, size]).squeeze(-2)  # as PyTorch: a mean for size 1
 
 
 def _adaptive_windows(size, out):

@@ -2,9 +2,10 @@
 //!
 //! - max_pool2d: a kernel finds each window's argmax; the output is the input read at those
 //!   positions (`take_flat`), so its gradient goes back to the argmax elements.
-//! - avg_pool2d and adaptive_avg_pool2d are separable: each output is an average over a rectangle,
-//!   so `out = A_h · x · A_wᵀ` with per-dim averaging matrices; the gradient is `A_hᵀ · g · A_w`
-//!   (tensor ops, so it differentiates again).
+//! - avg_pool2d and adaptive_avg_pool2d: a kernel sums each window in the input's type and divides
+//!   as torch's kernels do (so huge values overflow, and an inf stays in its own windows). Their
+//!   gradient is separable, `A_hᵀ · g · A_w` with per-dim averaging matrices (tensor ops, so it
+//!   differentiates again).
 use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
 use crate::element::Element;
@@ -163,20 +164,31 @@ fn max_pool_kernel<T: Element>(
                 }
                 continue;
             }
-            for (oi, rows) in rows.iter().enumerate() {
-                for (oj, cols) in cols.iter().enumerate() {
-                    let (Some(&h0), Some(&w0)) = (rows.first(), cols.first()) else { continue };
+            for (oi, rows_at) in rows.iter().enumerate() {
+                for (oj, cols_at) in cols.iter().enumerate() {
+                    let o = oi * out[1] + oj;
+                    let (Some(&h0), Some(&w0)) = (rows_at.first(), cols_at.first()) else {
+                        // every tap in the padding (dilation can do that): torch's -inf (its lowest for
+                        // ints), at the index of the first tap moved into the input, with no gradient
+                        let first = |d: usize| {
+                            let start = (if d == 0 { oi } else { oj } * win.stride[d]) as i128 - win.padding[d] as i128;
+                            let dil = win.dilation[d] as i128;
+                            start + ((-start).max(0) + dil - 1) / dil * dil
+                        };
+                        (vals[o], at[o], flat[o]) =
+                            (T::from_f64(f64::NEG_INFINITY), (first(0) * hw[1] as i128 + first(1)) as i64, -1);
+                        continue;
+                    };
                     let (mut best_at, mut best) = (h0 * hw[1] + w0, src[h0 * hw[1] + w0]);
-                    for &h in rows {
+                    for &h in rows_at {
                         let line = &src[h * hw[1]..(h + 1) * hw[1]];
-                        for &w in cols {
+                        for &w in cols_at {
                             let v = line[w];
                             if v > best || is_nan(v) {
                                 (best_at, best) = (h * hw[1] + w, v);
                             }
                         }
                     }
-                    let o = oi * out[1] + oj;
                     (vals[o], at[o], flat[o]) = (best, best_at as i64, (p * plane + best_at) as i64);
                 }
             }
@@ -312,16 +324,106 @@ fn window_max<T: Element>(src: &[T], width: usize, h0: usize, h1: usize, w0: usi
     (best_at, best)
 }
 
-/// `A[i, j] = 1 / divisor(i)` for j in the rectangle's range along one dim: an (out, size) matrix.
-fn averaging_matrix(size: usize, out: usize, range: impl Fn(usize) -> (usize, usize, f64)) -> Result<Tensor> {
-    let mut a = crate::pool::try_filled(crate::layout::numel(&[out, size]), 0.0f64)?;
-    for i in 0..out {
-        let (start, end, divisor) = range(i);
-        for j in start..end {
-            a[i * size + j] = 1.0 / divisor;
+/// `A[i, j] = 1 / divisor(i)` for j in the window's range along one dim: an (out, size) matrix (the
+/// average pools' gradient is `A_hᵀ · g · A_w`).
+fn averaging_matrix(size: usize, windows: &[AvgWindow], divisor: impl Fn(&AvgWindow) -> f64) -> Result<Tensor> {
+    let mut a = crate::pool::try_filled(crate::layout::numel(&[windows.len(), size]), 0.0f64)?;
+    for (i, w) in windows.iter().enumerate() {
+        for j in w.start..w.end {
+            a[i * size + j] = 1.0 / divisor(w);
         }
     }
-    Tensor::from_vec(a, &[out, size])
+    Tensor::from_vec(a, &[windows.len(), size])
+}
+
+/// One output's window along one dim: the input range it sums, and its length counting the padding.
+#[derive(Clone, Copy, Debug)]
+struct AvgWindow {
+    start: usize,
+    end: usize,
+    padded: usize,
+}
+
+impl AvgWindow {
+    fn len(&self) -> usize {
+        self.end - self.start
+    }
+}
+
+/// What a window's sum is divided by, and how, as in torch's kernels: avg_pool2d divides once by the
+/// product of the two sides (with or without the padding, or by `divisor_override`);
+/// adaptive_avg_pool2d divides by the height, then by the width.
+#[derive(Clone, Copy, Debug)]
+enum AvgDivisor {
+    WithPadding,
+    InputOnly,
+    Override(i64),
+    EachSide,
+}
+
+/// Each window's mean, summed in the input's own type for float32 and float64 (as torch's kernels do, so
+/// that a sum past the largest float is inf there too; the halves in float64), in window order.
+fn avg_pool_kernel<T: Element>(
+    x: &[T],
+    planes: usize,
+    hw: [usize; 2],
+    rows: &[AvgWindow],
+    cols: &[AvgWindow],
+    divisor: AvgDivisor,
+) -> Vec<T> {
+    let plane = hw[0] * hw[1];
+    let per_plane = rows.len() * cols.len();
+    let mut out = crate::pool::filled(crate::layout::numel(&[planes, per_plane]), T::ZERO);
+    if per_plane == 0 {
+        return out;
+    }
+    let half = matches!(T::DTYPE, crate::DType::F16 | crate::DType::BF16);
+    let mean = |src: &[T], r: &AvgWindow, c: &AvgWindow| -> T {
+        if r.len() == 0 || c.len() == 0 {
+            return T::ZERO;
+        }
+        let split = |sum: f64| match divisor {
+            AvgDivisor::WithPadding => sum / (r.padded * c.padded) as f64,
+            AvgDivisor::InputOnly => sum / (r.len() * c.len()) as f64,
+            AvgDivisor::Override(d) => sum / d as f64,
+            AvgDivisor::EachSide => sum / r.len() as f64 / c.len() as f64,
+        };
+        if half {
+            let sum: f64 =
+                (r.start..r.end).flat_map(|h| &src[h * hw[1] + c.start..h * hw[1] + c.end]).map(|v| v.to_f64()).sum();
+            return T::from_f64(split(sum));
+        }
+        let mut sum = T::ZERO;
+        for h in r.start..r.end {
+            for &v in &src[h * hw[1] + c.start..h * hw[1] + c.end] {
+                sum = T::add(sum, v);
+            }
+        }
+        let by = |s: T, d: usize| T::div(s, T::from_f64(d as f64));
+        match divisor {
+            AvgDivisor::WithPadding => by(sum, r.padded * c.padded),
+            AvgDivisor::InputOnly => by(sum, r.len() * c.len()),
+            AvgDivisor::Override(d) => T::div(sum, T::from_f64(d as f64)),
+            AvgDivisor::EachSide => by(by(sum, r.len()), c.len()),
+        }
+    };
+    let ptr = OutPtr(out.as_mut_ptr());
+    let chunk = planes.div_ceil(threads() * 4).max(1);
+    par_for(planes.div_ceil(chunk), &|part| {
+        #[allow(clippy::redundant_locals)] // captures the whole wrapper (Sync), not its raw pointer
+        let ptr = ptr;
+        for p in part * chunk..((part + 1) * chunk).min(planes) {
+            let src = &x[p * plane..(p + 1) * plane];
+            // SAFETY: plane p's outputs belong to this part alone.
+            let dst = unsafe { std::slice::from_raw_parts_mut(ptr.0.add(p * per_plane), per_plane) };
+            for (i, r) in rows.iter().enumerate() {
+                for (j, c) in cols.iter().enumerate() {
+                    dst[i * cols.len() + j] = mean(src, r, c);
+                }
+            }
+        }
+    });
+    out
 }
 
 impl Tensor {
@@ -351,23 +453,38 @@ impl Tensor {
         Ok((values, Tensor::from_vec(idx, &shape)?))
     }
 
-    /// `avg_pool2d` (AvgPool2DBackward0).
-    pub fn avg_pool2d(&self, win: &Window, ceil_mode: bool, count_include_pad: bool) -> Result<Tensor> {
+    /// `avg_pool2d` (AvgPool2DBackward0); `divisor_override` replaces each window's element count.
+    pub fn avg_pool2d(
+        &self,
+        win: &Window,
+        ceil_mode: bool,
+        count_include_pad: bool,
+        divisor_override: Option<i64>,
+    ) -> Result<Tensor> {
         let (_, hw) = check_pool_input(self, "avg_pool2d")?;
         self.check_float("avg_pool2d")?;
+        if divisor_override == Some(0) {
+            bail!(Runtime, "divisor must be not zero");
+        }
         let out = pooled_size(self, hw, win, ceil_mode)?;
-        let [a_h, a_w] = [0, 1].map(|d| {
+        let [rows, cols] = [0, 1].map(|d| {
             let (k, s, p, n) = (win.kernel[d], win.stride[d], win.padding[d] as isize, hw[d] as isize);
-            averaging_matrix(hw[d], out[d], |i| {
-                let start = (i * s) as isize - p;
-                let end = (start + k as isize).min(n + p);
-                let with_pad = (end - start) as f64;
-                let (start, end) = (start.max(0), end.min(n));
-                let divisor = if count_include_pad { with_pad } else { (end - start) as f64 };
-                (start as usize, end.max(start) as usize, divisor)
-            })
+            (0..out[d])
+                .map(|i| {
+                    let start = (i * s) as isize - p;
+                    let end = (start + k as isize).min(n + p);
+                    let padded = (end - start) as usize;
+                    let (start, end) = (start.max(0) as usize, end.min(n).max(start.max(0)) as usize);
+                    AvgWindow { start, end, padded }
+                })
+                .collect::<Vec<_>>()
         });
-        self.separable_pool(a_h?, a_w?, false)
+        let divisor = match (divisor_override, count_include_pad) {
+            (Some(d), _) => AvgDivisor::Override(d),
+            (None, true) => AvgDivisor::WithPadding,
+            (None, false) => AvgDivisor::InputOnly,
+        };
+        self.average_pool(hw, &rows, &cols, divisor, false)
     }
 
     /// `adaptive_avg_pool2d` to `out` = (out_h, out_w) (AdaptiveAvgPool2DBackward0).
@@ -380,14 +497,17 @@ impl Tensor {
             bail!(NotImplemented, "\"adaptive_avg_pool2d\" not implemented for '{}'", self.dtype().scalar_type_name());
         }
         let hw = [self.shape()[nd - 2], self.shape()[nd - 1]];
-        let [a_h, a_w] = [0, 1].map(|d| {
+        crate::alloc::check_new_shape(&[self.numel() / (hw[0] * hw[1]), out[0], out[1]], self.dtype().itemsize())?;
+        let [rows, cols] = [0, 1].map(|d| {
             let (n, o) = (hw[d], out[d]);
-            averaging_matrix(n, o, |i| {
-                let (start, end) = (i * n / o, ((i + 1) * n).div_ceil(o));
-                (start, end, (end - start) as f64)
-            })
+            (0..o)
+                .map(|i| {
+                    let (start, end) = (i * n / o, ((i + 1) * n).div_ceil(o));
+                    AvgWindow { start, end, padded: end - start }
+                })
+                .collect::<Vec<_>>()
         });
-        self.separable_pool(a_h?, a_w?, true)
+        self.average_pool(hw, &rows, &cols, AvgDivisor::EachSide, true)
     }
 
     fn check_float(&self, name: &str) -> Result<()> {
@@ -397,10 +517,44 @@ impl Tensor {
         Ok(())
     }
 
-    /// `A_h · self · A_wᵀ` over the last two dims, recorded as one pooling node.
-    fn separable_pool(&self, a_h: Tensor, a_w: Tensor, adaptive: bool) -> Result<Tensor> {
-        let (a_h, a_w) = (a_h.to_dtype(self.dtype())?, a_w.to_dtype(self.dtype())?);
-        let out = a_h.matmul(&self.detach())?.matmul(&a_w.t()?)?.contiguous()?;
+    /// The windows' means over the last two dims, recorded as one pooling node whose gradient is
+    /// `A_hᵀ · g · A_w` with the averaging matrices (tensor ops, so it differentiates again).
+    fn average_pool(
+        &self,
+        hw: [usize; 2],
+        rows: &[AvgWindow],
+        cols: &[AvgWindow],
+        divisor: AvgDivisor,
+        adaptive: bool,
+    ) -> Result<Tensor> {
+        let nd = self.ndim();
+        let planes = self.shape()[..nd - 2].iter().product();
+        let mut shape = self.shape().to_vec();
+        shape[nd - 2..].copy_from_slice(&[rows.len(), cols.len()]);
+        let out = with_dtype!(self.dtype(), T => {
+            let x = self.detach().contiguous()?;
+            let values = x.with_data(|l, xs: &[T]| {
+                avg_pool_kernel(&xs[l.contiguous_range().expect("contiguous")], planes, hw, rows, cols, divisor)
+            });
+            Tensor::from_vec(values, &shape)?
+        });
+        if !(crate::autograd::grad_mode::is_enabled() && self.requires_grad()) {
+            return Ok(out);
+        }
+        // the divisor split over the two sides (each side's matrix carries its factor; an override the columns')
+        let side = |w: &AvgWindow, columns: bool| match divisor {
+            AvgDivisor::WithPadding => w.padded as f64,
+            AvgDivisor::InputOnly | AvgDivisor::EachSide => w.len() as f64,
+            AvgDivisor::Override(d) => {
+                if columns {
+                    d as f64
+                } else {
+                    1.0
+                }
+            }
+        };
+        let a_h = averaging_matrix(hw[0], rows, |w| side(w, false))?.to_dtype(self.dtype())?;
+        let a_w = averaging_matrix(hw[1], cols, |w| side(w, true))?.to_dtype(self.dtype())?;
         let rule = |_: &Tensor| SeparablePoolBackward {
             adaptive,
             rows: SavedTensor::input(&a_h),

@@ -19,6 +19,35 @@ pub(super) fn clamp_bounds(
     let (min, max) = (min.filter(|m| !m.is_none()), max.filter(|m| !m.is_none()));
     let is_tensor = |o: &Option<&Bound<'_, PyAny>>| o.is_some_and(|o| o.cast::<PyTensor>().is_ok());
     let tensors = is_tensor(&min) || is_tensor(&max);
+    let is_number = |o: &Option<&Bound<'_, PyAny>>| o.is_some_and(|o| o.cast::<PyTensor>().is_err());
+    // a number with a tensor matches only PyTorch's clamp(Tensor, Number?, Number?): the tensor must be 0-dim
+    // and need no gradient, and its value is taken as a number (so the result's dtype is the input's, or the
+    // default float for an integer input and a float bound, never the tensor's float64)
+    if (is_tensor(&min) && is_number(&max)) || (is_number(&min) && is_tensor(&max)) {
+        let number = |o: &Bound<'_, PyAny>| -> PyResult<ClampBound> {
+            let value = match o.cast::<PyTensor>() {
+                Ok(t) => {
+                    let t = t.get().get();
+                    (t.ndim() == 0 && !t.requires_grad()).then(|| t.item().ok()).flatten()
+                }
+                Err(_) => as_scalar(o),
+            };
+            value.map(ClampBound::Number).ok_or_else(|| {
+                let kind = |o: &Option<&Bound<'_, PyAny>>| match o {
+                    Some(o) if is_tensor(&Some(*o)) => "Tensor".to_string(),
+                    Some(o) => type_name(o).to_string(),
+                    None => "NoneType".to_string(),
+                };
+                PyTypeError::new_err(format!(
+                    "clamp() received an invalid combination of arguments - got (Tensor, {}, {})",
+                    kind(&min),
+                    kind(&max)
+                ))
+            })
+        };
+        let (lo, hi) = (min.map(number).transpose()?, max.map(number).transpose()?);
+        return Ok((lo, hi, false));
+    }
     let bound = |o: &Bound<'_, PyAny>, name: &str| -> PyResult<ClampBound> {
         if tensors {
             return Ok(ClampBound::Tensor(operand_arg(o, "clamp", name)?));

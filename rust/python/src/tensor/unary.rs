@@ -86,4 +86,12 @@ impl PyTensor {
     fn _hardtanh(&self, py: Python<'_>, min_val: f64, max_val: f64) -> Out {
         unary(py, self.get(), u::Hardtanh::new(min_val, max_val))
     }
+
+    fn _hardsigmoid(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), u::Hardsigmoid)
+    }
+
+    fn _hardswish(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), u::Hardswish)
+    }
 }

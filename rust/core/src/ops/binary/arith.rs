@@ -53,11 +53,26 @@ fn arith(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
     if dtype == DType::I64 && op == Arith::Pow && b.dtype() != DType::Bool && b.to_vec::<i64>().iter().any(|&e| e < 0) {
         bail!(Runtime, "Integers to negative integer powers are not allowed.");
     }
-    let out = Tensor::in_memory_order(
-        &[a, b],
-        &shape,
-        |x, shape| with_dtype!(dtype, T => Tensor::from_vec(arith_kernel::<T>(op, x[0], x[1], shape)?, shape)),
-    )?;
+    // torch's pow with a number exponent of ±0.5 is sqrt (1/sqrt): pow(-inf, 0.5) is NaN and pow(-0, -0.5) is
+    // -inf there, where powf gives inf for both (and the gradient at -0 goes through the same)
+    let root = (op == Arith::Pow && b.0.wrapped_number && dtype.is_float() && a.dtype() == dtype)
+        .then(|| b.to_vec::<f64>()[0])
+        .filter(|&e| e == 0.5 || e == -0.5);
+    let out = match root {
+        Some(e) => {
+            let r = a.detach().sqrt()?;
+            if e < 0.0 {
+                r.reciprocal()?
+            } else {
+                r
+            }
+        }
+        None => Tensor::in_memory_order(
+            &[a, b],
+            &shape,
+            |x, shape| with_dtype!(dtype, T => Tensor::from_vec(arith_kernel::<T>(op, x[0], x[1], shape)?, shape)),
+        )?,
+    };
     let inputs = [a, b];
     Ok(match op {
         Arith::Add => record(out, &inputs, |_| AddBackward0 { alpha: 1 }),
@@ -205,7 +220,8 @@ impl Backward for DivBackward0 {
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, b) = (ctx.unpack_opt(&self.self_)?, ctx.unpack(&self.other)?);
-        let grad_other = a.map(|a| g.neg()?.mul(&a)?.div(&b.mul(&b)?)).transpose()?;
+        // -g · ((a / b) / b), torch's order: -g · a / b² overflows (a huge a or b gives inf / inf = NaN)
+        let grad_other = a.map(|a| g.neg()?.mul(&a.div(&b)?.div(&b)?)).transpose()?;
         Ok(vec![ctx.grad_if(0, || g.div(&b))?, grad_other])
     }
 }

@@ -307,6 +307,60 @@ impl UnaryOp for Hardtanh {
     }
 }
 
+/// 1/6 rounded to float32: PyTorch's hardsigmoid backward multiplies by it in every dtype (float64 too).
+const ONE_SIXTH_F32: f64 = (1.0f32 / 6.0f32) as f64;
+
+crate::backward_rule! {
+    names = ["HardsigmoidBackward0"];
+    /// `min(max(x + 3, 0), 6) / 6`: `g · (1/6 as a float32)` strictly between -3 and 3, else 0 (NaN too).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Hardsigmoid;
+}
+impl UnaryOp for Hardsigmoid {
+    const KEEPS: Keeps = Keeps::Input;
+    const INT_INPUTS: IntInputs = IntInputs::Reject;
+    const KERNEL_NAME: &'static str = "hardsigmoid_cpu";
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        let (three, six) = (T::from_f64(3.0), T::from_f64(6.0));
+        // NaN stays NaN through both comparisons, as through std::max/std::min in torch's kernel
+        move |x: T| {
+            let shifted = x + three;
+            let low = if shifted < T::ZERO { T::ZERO } else { shifted };
+            (if six < low { six } else { low }) / six
+        }
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        let inside = x.gt(&c(-3.0))?.logical_and(&x.lt(&c(3.0))?)?;
+        Tensor::where_(&inside, &g.mul(&c(ONE_SIXTH_F32))?, &c(0.0))
+    }
+}
+
+crate::backward_rule! {
+    names = ["HardswishBackward0"];
+    /// `x · min(max(x + 3, 0), 6) / 6` (so a huge x overflows to inf, and NaN stays NaN, as in torch):
+    /// `0` up to -3, `g · (x / 3 + 1/2)` below 3, else `g` (NaN too).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Hardswish;
+}
+impl UnaryOp for Hardswish {
+    const KEEPS: Keeps = Keeps::Input;
+    const INT_INPUTS: IntInputs = IntInputs::Reject;
+    const KERNEL_NAME: &'static str = "hardswish_cpu";
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        let (three, six) = (T::from_f64(3.0), T::from_f64(6.0));
+        move |x: T| {
+            let shifted = x + three;
+            let low = if shifted < T::ZERO { T::ZERO } else { shifted };
+            x * (if six < low { six } else { low }) / six
+        }
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        let middle = g.mul(&x.div(&c(3.0))?.add(&c(0.5))?)?;
+        let upper = Tensor::where_(&x.lt(&c(3.0))?, &middle, g)?;
+        Tensor::where_(&x.le(&c(-3.0))?, &c(0.0), &upper)
+    }
+}
+
 crate::backward_rule! {
     names = ["LogitBackward0"];
     /// `ln(p / (1 - p))`, with `p` clamped to `[eps, 1 - eps]` when `eps` is given.

@@ -173,7 +173,13 @@ crate::backward_rule! {
 impl UnaryOp for Asinh {
     const KEEPS: Keeps = Keeps::Input;
     fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
-        |x: T| T::from_f64(x.to_f64().asinh())
+        |x: T| {
+            let v = x.to_f64();
+            // above 2^28, sqrt(x² + 1) is |x| to the last bit: ln|x| + ln 2 (Rust's asinh overflowed to inf
+            // from 9e307, where torch's, glibc's, is finite)
+            let a = v.abs();
+            T::from_f64(if a > (1u64 << 28) as f64 { (a.ln() + std::f64::consts::LN_2).copysign(v) } else { v.asinh() })
+        }
     }
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
         g.mul(&x.mul(x)?.add(&c(1.0))?.rsqrt()?)
