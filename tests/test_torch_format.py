@@ -496,3 +496,28 @@ def test_real_torch_loads_ferrograds_files(tmp_path):
     name, attention, out_proj, y = out["model"]
     assert (name, attention, out_proj) == ("Sequential", "MultiheadAttention", "NonDynamicallyQuantizableLinear")
     assert np.allclose(y, model[:3](fg.ones(2, 3)).tolist(), atol=1e-6)
+
+
+def test_weights_only_default_and_torchs_environment_overrides(tmp_path, monkeypatch):
+    # a numpy array needs the full unpickler: the default refuses it, as torch 2.15 does
+    path = tmp_path / "array.pt"
+    fg.save(np.arange(3.0), path)
+    for name in ("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        fg.load(path)
+    np.testing.assert_array_equal(fg.load(path, weights_only=False), np.arange(3.0))
+    np.testing.assert_array_equal(fg.load(path, pickle_module=pickle), np.arange(3.0))  # then False by default
+
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
+    with pytest.warns(UserWarning, match="forcing weights_only=False"):
+        np.testing.assert_array_equal(fg.load(path), np.arange(3.0))
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        fg.load(path, weights_only=True)  # an explicit True is kept
+
+    monkeypatch.setenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "yes")
+    with pytest.raises(RuntimeError, match="Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD`"):
+        fg.load(path)
+    monkeypatch.delenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD")
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        fg.load(path, weights_only=False)  # forced, whatever the call says

@@ -198,12 +198,13 @@ def _kind_of(source):
     return "safetensors"  # its reader says what is wrong with the file
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     """Loads what `torch.save` or `ferrograd.save` wrote (PyTorch's zip format), or a safetensors file
     (ferrograd's format before, `save_safetensors`; any `.safetensors` loads as a dict name → tensor).
 
-    `weights_only=True` (the default, as in PyTorch) runs nothing from the file: the pickle may only build
-    tensors, parameters, containers, numbers, strings, dtypes, devices, sizes, and the classes and functions
+    `weights_only=True` (the default, as in PyTorch, unless a `pickle_module` is given) runs nothing from the
+    file: the pickle may only build tensors, parameters, containers, numbers, strings, dtypes, devices, sizes,
+    and the classes and functions
     allowed with `add_safe_globals`; anything else raises PyTorch's "Weights only load failed" error
     (an `UnpicklingError`). `weights_only=False` unpickles anything (only for files you trust): whole
     modules, numpy arrays, user classes, with torch's module paths resolved to ferrograd's.
@@ -213,7 +214,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     together keep their sharing. `mmap=True` (paths only) maps the file privately instead of reading it:
     the tensors use the mapping's pages (writes to them stay in this process). `map_location` may be None,
     'cpu', a CPU device, a dict of locations or a callable `(storage, location)` (ferrograd has only the CPU).
+    As in PyTorch, `TORCH_FORCE_WEIGHTS_ONLY_LOAD=1` forces `weights_only=True`, and
+    `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1` turns the default (not an explicit `weights_only=True`) to False.
     """
+    weights_only = _weights_only_setting(weights_only, pickle_module)
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     _check_map_location(map_location)
@@ -255,6 +259,35 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
         unpickler = _full_unpickler(pickle_module or pickle)(io.BytesIO(data), encoding=encoding, **pickle_load_args)
         unpickler.persistent_load = storages
         return unpickler.load()
+
+
+def _weights_only_setting(weights_only, pickle_module):
+    """torch's rule: unset means True without a `pickle_module`; its two environment variables override."""
+    not_set = weights_only is None
+    if not_set:
+        weights_only = pickle_module is None
+    true_values = ("1", "y", "yes", "true")
+    force = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in true_values
+    force_no = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in true_values
+    if force and force_no:
+        raise RuntimeError(
+            "Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` "
+            "should be set, but both were set."
+        )
+    if force:
+        return True
+    if force_no and not_set:
+        import warnings
+
+        # torch's text, its missing space included
+        warnings.warn(
+            "Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the"
+            "`weights_only` argument was not explicitly passed to `torch.load`, forcing weights_only=False.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return False
+    return bool(weights_only)
 
 
 def _full_unpickler(pickle_module):
