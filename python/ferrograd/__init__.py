@@ -295,6 +295,17 @@ def seed() -> "builtins.int":
     return default_generator.seed()
 
 
+def get_rng_state():
+    """The default generator's state: PyTorch's 5056-byte uint8 tensor (its mt19937 words, seed, and
+    normal caches), which torch's `set_rng_state` accepts too."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state) -> None:
+    """Restores the default generator from `get_rng_state()` (ferrograd's or torch's)."""
+    default_generator.set_state(new_state)
+
+
 def result_type(tensor1, tensor2):
     """The dtype `tensor1 + tensor2` would have (Python numbers count as weakly typed scalars)."""
     a, b = tensor1, tensor2
