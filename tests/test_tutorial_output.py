@@ -17,7 +17,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "autograd_tutorial.py"
 GOLDEN = ROOT / "tests" / "golden" / "autograd_tutorial.torch.txt"
 
+_HEADER = re.compile(r"^# --- (.*) ---$")
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+# A number that is not part of a name such as MulBackward0 (test_nn_tutorial_output compares them with a tolerance).
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|nan|inf)(?![\w])")
 
 
 def normalize(text):
