@@ -201,6 +201,36 @@ def _init_cases():
     return out
 
 
+def _normal_function_cases():
+    out = {}
+    for k, (mean, std) in enumerate(
+        [(2.0, 3.0), (fg.arange(20.0), 2.0), (1.0, fg.full((5,), 0.5)), (fg.zeros(18), fg.full((18,), 0.25))]
+    ):
+        fg.manual_seed(k)
+        out[str(k)] = fg.normal(mean, std, (20,)) if k == 0 else fg.normal(mean, std)
+    return out
+
+
+def _data_cases():
+    data = fg.utils.data
+    fg.manual_seed(0)
+    loader = [int(b[0]) for (b,) in data.DataLoader(data.TensorDataset(fg.arange(20)), batch_size=1, shuffle=True)]
+    fg.manual_seed(0)
+    sampler = list(data.RandomSampler(range(10)))
+    fg.manual_seed(1)
+    with_replacement = list(data.RandomSampler(range(10), replacement=True, num_samples=40))
+    split = data.random_split(range(10), [3, 7], generator=fg.Generator().manual_seed(3))
+    fg.manual_seed(2)
+    weighted = list(data.WeightedRandomSampler([0.1, 0.5, 2.0, 1.0], 12))
+    return {
+        "loader": loader,
+        "sampler": sampler,
+        "with_replacement": with_replacement,
+        "split": [list(s.indices) for s in split],
+        "weighted": weighted,
+    }
+
+
 CASES = {
     "rand": _sizes(lambda n, dt: fg.rand(n, dtype=dt)),
     "randn": _sizes(lambda n, dt: fg.randn(n, dtype=dt)),
@@ -217,4 +247,6 @@ CASES = {
     "dropout": _dropout_cases,
     "multinomial": _multinomial_cases,
     "init": _init_cases,
+    "data": _data_cases,
+    "normal": _normal_function_cases,
 }

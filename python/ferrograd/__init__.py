@@ -269,7 +269,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
         )
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _finish(randn(size, generator=generator, dtype=dtype) * std + mean, requires_grad)
+    # normal_(mean, std) as PyTorch's normal(float, float, size) (one fused multiply-add, not randn·std + mean)
+    return _finish(empty(size, dtype=dtype).normal_(mean, std, generator=generator), requires_grad)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):

@@ -133,10 +133,17 @@ impl Generator {
         v
     }
 
-    /// `n` 64-bit words (2n 32-bit ones).
+    /// `n` 64-bit words (2n 32-bit ones), drawn straight into the 64-bit buffer.
     fn words64(&mut self, n: usize) -> Vec<u64> {
-        let w = self.words(2 * n);
-        w.chunks_exact(2).map(|p| join(p[0], p[1])).collect()
+        let mut v: Vec<u64> = crate::pool::take(n);
+        v.resize(n, 0);
+        // SAFETY: the n u64s are 2n initialised u32s (u64's alignment is a multiple of u32's).
+        let halves = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u32>(), 2 * n) };
+        self.engine.fill(halves);
+        // little-endian memory put the first word low; `random64` puts it high
+        let swap = |w: u64| if cfg!(target_endian = "little") { w.rotate_left(32) } else { w };
+        v.iter_mut().for_each(|w| *w = swap(*w));
+        v
     }
 
     /// One N(mean, std²) sample as PyTorch's scalar `normal_distribution<double>`: the cached second
@@ -340,8 +347,16 @@ pub fn randint(gen: &Mutex<Generator>, low: i64, high: i64, shape: &[usize]) -> 
     if high <= low {
         bail!(Runtime, "random_ expects 'from' to be less than 'to', but got from={low} >= to={high}");
     }
+    randint_span(gen, low, high.wrapping_sub(low) as u64, shape)
+}
+
+/// `randint` over `[low, low + span)` (span > 0): reaches `high = 2^63`, the range of PyTorch's
+/// `random_()` on int64 (the seed its samplers and data loaders draw).
+pub fn randint_span(gen: &Mutex<Generator>, low: i64, span: u64, shape: &[usize]) -> Result<Tensor> {
+    if span == 0 {
+        bail!(Runtime, "random_ expects 'from' to be less than 'to', but got from={low} >= to={low}");
+    }
     crate::alloc::check_new_shape(shape, 8)?;
-    let span = high.wrapping_sub(low) as u64;
     let n = numel(shape);
     let mut g = gen.lock();
     let v: Vec<i64> = if span >= RANDINT_WIDE_FROM {

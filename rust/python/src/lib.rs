@@ -33,7 +33,7 @@ use ferrograd_core::{random, Scalar, Tensor};
 use generator::generator_arg;
 use numpy::PyUntypedArray;
 use py_tensor::{wrap, PyTensor};
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -443,12 +443,18 @@ fn einsum(py: Python<'_>, equation: &Bound<'_, PyAny>, operands: &Bound<'_, PyTu
 fn _randint(
     py: Python<'_>,
     low: i64,
-    high: i64,
+    high: i128,
     size: &Bound<'_, PyTuple>,
     generator: Option<&Bound<'_, PyAny>>,
 ) -> Out {
     let gen = generator_arg(generator, "randint")?;
     let shape = size_list(size, "randint")?;
+    // high may be 2^63, one past i64::MAX: int64's `random_()` range, which the samplers' seeds use
+    if high == 1i128 << 63 && low >= 0 {
+        let span = (1u64 << 63) - low as u64;
+        return wrap(py, call(|| random::randint_span(&gen, low, span, &shape))?);
+    }
+    let high = i64::try_from(high).map_err(|_| PyOverflowError::new_err("Overflow when unpacking long"))?;
     wrap(py, call(|| random::randint(&gen, low, high, &shape))?)
 }
 
