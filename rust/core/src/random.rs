@@ -213,7 +213,8 @@ impl Generator {
             bail!(Runtime, "Invalid mt19937 state");
         }
         self.engine = engine;
-        self.next_double_normal = (i32_at(offset::NORMAL_IS_VALID) != 0).then(|| f64::from_bits(u64_at(offset::NORMAL_Y)));
+        self.next_double_normal =
+            (i32_at(offset::NORMAL_IS_VALID) != 0).then(|| f64::from_bits(u64_at(offset::NORMAL_Y)));
         self.next_float_normal = (b[offset::FLOAT_NORMAL_IS_VALID] != 0)
             .then(|| f32::from_le_bytes(b[offset::FLOAT_NORMAL..][..4].try_into().expect("4 bytes")));
         Ok(())
@@ -296,10 +297,11 @@ fn whole_blocks<T>(v: &[T]) -> &[[T; BLOCK]] {
 fn normal_fill_f32(g: &mut Generator, n: usize, mean: f32, std: f32) -> Vec<f32> {
     let u: Vec<f32> = g.words(n).into_iter().map(unit_f32).collect();
     let blocks = whole_blocks(&u);
-    let done = index_map_by(blocks.len(), |out, start| normal::blocks_f32(out, &blocks[start..][..out.len()], mean, std));
+    let done =
+        index_map_by(blocks.len(), |out, start| normal::blocks_f32(out, &blocks[start..][..out.len()], mean, std));
     let mut v = flatten(done);
     v.extend_from_slice(&u[v.len()..]);
-    if n % BLOCK != 0 {
+    if !n.is_multiple_of(BLOCK) {
         let mut tail = [0f32; BLOCK];
         for (t, w) in tail.iter_mut().zip(g.words(BLOCK)) {
             *t = unit_f32(w);
@@ -314,10 +316,11 @@ fn normal_fill_f32(g: &mut Generator, n: usize, mean: f32, std: f32) -> Vec<f32>
 fn normal_fill_f64(g: &mut Generator, n: usize, mean: f64, std: f64) -> Vec<f64> {
     let u: Vec<f64> = g.words64(n).into_iter().map(unit_f64).collect();
     let blocks = whole_blocks(&u);
-    let done = index_map_by(blocks.len(), |out, start| normal::blocks_f64(out, &blocks[start..][..out.len()], mean, std));
+    let done =
+        index_map_by(blocks.len(), |out, start| normal::blocks_f64(out, &blocks[start..][..out.len()], mean, std));
     let mut v = flatten(done);
     v.extend_from_slice(&u[v.len()..]);
-    if n % BLOCK != 0 {
+    if !n.is_multiple_of(BLOCK) {
         let mut tail = [0f64; BLOCK];
         for (t, w) in tail.iter_mut().zip(g.words64(BLOCK)) {
             *t = unit_f64(w);

@@ -26,7 +26,7 @@ const LOG_P: [f32; 9] = [
     -1.666_805_8e-1,
     2.000_071_4e-1,
     -2.499_999_4e-1,
-    3.333_333_1e-1,
+    3.333_333e-1,
 ];
 /// ln 2 = LN2_HI + LN2_LO (Cephes' split).
 const LN2_LO: f32 = -2.121_944_4e-4;
@@ -147,7 +147,7 @@ mod tests {
         for k in 1..=4096 {
             let x = k as f32 / 4096.0;
             assert!((log_lane(x) as f64 - (x as f64).ln()).abs() < 4e-7, "ln {x}");
-            let t = x * 6.283;
+            let t = x * 6.25;
             let (s, c) = sin_cos_lane(t);
             assert!((s as f64 - (t as f64).sin()).abs() < 4e-7 && (c as f64 - (t as f64).cos()).abs() < 4e-7);
         }
