@@ -91,3 +91,32 @@ def test_generator_errors():
         RuntimeError, match="Expected a CPUGeneratorImplState of size .* but found the input RNG state size to be 5"
     ):
         fg.Generator().set_state(fg.zeros(5, dtype=fg.uint8))
+
+
+def test_state_has_torchs_layout():
+    """get_state is PyTorch's CPUGeneratorImplState: seed, left, seeded, next, 624 words (8 bytes each), the
+    float64 normal cache, the float32 one; set_state refuses what PyTorch's validity check refuses."""
+    g = fg.Generator().manual_seed(3)
+    s = g.get_state()
+    assert tuple(s.shape) == (5056,) and s.dtype == fg.uint8
+    b = to_numpy(s).tobytes()
+    assert int.from_bytes(b[0:8], "little") == 3 and int.from_bytes(b[8:12], "little") == 1  # seed, left
+    assert int.from_bytes(b[12:16], "little") == 1 and int.from_bytes(b[16:24], "little") == 0  # seeded, next
+    assert int.from_bytes(b[24:32], "little") == 3  # the first word is the seed's low 32 bits
+    fg.randn(3, generator=g)  # three scalar normals: the second of a pair is left in the float64 cache
+    b = to_numpy(g.get_state()).tobytes()
+    assert int.from_bytes(b[5040:5044], "little") == 1 and int.from_bytes(b[16:24], "little") == 8
+    unseeded = bytearray(b)
+    unseeded[12:16] = bytes(4)
+    with pytest.raises(RuntimeError, match="Invalid mt19937 state"):
+        g.set_state(fg.tensor(list(unseeded), dtype=fg.uint8))
+    after = fg.Generator().set_state(g.get_state())
+    np.testing.assert_array_equal(to_numpy(fg.randn(5, generator=after)), to_numpy(fg.randn(5, generator=g)))
+
+
+def test_default_generator_state_functions():
+    fg.manual_seed(8)
+    state = fg.get_rng_state()
+    a = to_numpy(fg.randn(20))
+    fg.set_rng_state(state)
+    np.testing.assert_array_equal(to_numpy(fg.randn(20)), a)

@@ -315,7 +315,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
         )
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _finish(randn(size, generator=generator, dtype=dtype) * std + mean, requires_grad)
+    # normal_(mean, std) as PyTorch's normal(float, float, size) (one fused multiply-add, not randn·std + mean)
+    return _finish(empty(size, dtype=dtype).normal_(mean, std, generator=generator), requires_grad)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
@@ -339,6 +340,17 @@ def initial_seed() -> "builtins.int":
 def seed() -> "builtins.int":
     """Seeds the default generator nondeterministically and returns the seed."""
     return default_generator.seed()
+
+
+def get_rng_state():
+    """The default generator's state: PyTorch's 5056-byte uint8 tensor (its mt19937 words, seed, and
+    normal caches), which torch's `set_rng_state` accepts too."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state) -> None:
+    """Restores the default generator from `get_rng_state()` (ferrograd's or torch's)."""
+    default_generator.set_state(new_state)
 
 
 def result_type(tensor1, tensor2):

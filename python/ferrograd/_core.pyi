@@ -1082,6 +1082,10 @@ class Tensor:
         """Indices drawn from each row's (unnormalized) probabilities."""
     def uniform_(self, from_: _Float = 0.0, to: _Float = 1.0, *, generator: Generator | None = None) -> Tensor:
         """Fills with samples from U(from, to), in place."""
+    def bernoulli_(self, p: builtins.float | Tensor | None = None, *, generator: Generator | None = None) -> Tensor:
+        """Fills with 1 with probability p (a number, default 0.5, or a tensor broadcast to this shape), else 0."""
+    def exponential_(self, lambd: _Float = 1.0, *, generator: Generator | None = None) -> Tensor:
+        """Fills with samples from Exp(lambd) (rate lambd), in place."""
     @property
     def mT(self) -> Tensor:
         """The transpose of the last two dims (a view)."""

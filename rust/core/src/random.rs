@@ -1,136 +1,227 @@
-//! Random generators: xoshiro256** seeded through splitmix64. There is one default generator
-//! (`manual_seed`) and any number of user-made ones (`fg.Generator`); every sampling function takes
-//! the generator to draw from. Streams are reproducible under a seed, not bit-identical to PyTorch's
-//! (nobody can rely on that).
+//! Random generators that give PyTorch's CPU numbers bit for bit: the same seed gives the same
+//! `rand`, `randn`, `randint`, `randperm`, `bernoulli`, `multinomial`, `exponential_` values (float32
+//! and float64), and the state is the 5056 bytes of PyTorch's `get_rng_state`.
 //!
-//! Bulk fills (`rand`, `randn`, `bernoulli`) are counter-based: each call draws one key from the
-//! generator, and element i is splitmix64's output function of `key + (i + 1)·γ` (a SplitMix64
-//! stream started at the key, read at position i). That depends on i alone, so the fill vectorizes
-//! and splits across threads with the same values on any number of threads; drawing xoshiro words
-//! one element at a time took 11 ms of a 41 ms transformer forward in dropout masks. Normals are
-//! Box–Muller pairs from one 64-bit word (float32) or two (float64).
+//! The engine is PyTorch's mt19937 (`mt19937.rs`), with PyTorch's two caches of the second normal of
+//! a Box–Muller pair (one float32, one float64). Each sampler consumes the words PyTorch's kernel
+//! consumes, in its order, and maps them as it does:
+//! - float32 uniforms: the low 24 bits of one 32-bit word ·2^-24; float64: the low 53 bits of a 64-bit
+//!   word made of two 32-bit words (first one high) ·2^-53; `from + u·(to - from)` as one fused
+//!   multiply-add (PyTorch's AVX2/AVX-512 builds contract it).
+//! - normals: tensors of 16 elements or more are PyTorch's `normal_fill` (all uniforms first, then
+//!   16 at a time, the tail recomputed from 16 fresh uniforms; `normal.rs`); smaller ones are its
+//!   scalar float64 Box–Muller with the float64 cache, rounded to the dtype.
+//! - bernoulli(p): one float64 uniform per element against p (PyTorch 2.15's x86 wheel takes its
+//!   default kernel here, not MKL's: checked against it); with a tensor of probabilities, float32
+//!   uniforms unless p is float64.
+//!
+//! The engine is sequential, so words are drawn on one thread, a block at a time (the tempering
+//! vectorizes); what is independent per element after that (the normal blocks, the maps) is split
+//! across threads. float16/bfloat16 consume the words PyTorch's kernels do (so later draws stay in
+//! step) but compute through float32, so their values may differ in the last bit.
+mod mt19937;
+mod normal;
+
 use crate::bail;
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::Result;
-use crate::kernels::math::ln_f32;
-use crate::kernels::simd::{dispatch, index_map, index_map_by};
+use crate::kernels::simd::{index_map_by, map_slice};
 use crate::layout::numel;
 use crate::tensor::Tensor;
 use crate::with_dtype;
+use mt19937::{Mt19937, STATE_WORDS};
+use normal::BLOCK;
 use parking_lot::Mutex;
-use std::mem::MaybeUninit;
 use std::sync::{Arc, LazyLock};
 
 #[derive(Clone)]
 pub struct Generator {
-    s: [u64; 4],
-    initial_seed: u64,
+    engine: Mt19937,
+    next_float_normal: Option<f32>,
+    next_double_normal: Option<f64>,
 }
 
 /// A generator shared between the core and its Python handles.
 pub type SharedGenerator = Arc<Mutex<Generator>>;
 
-/// PyTorch's default seed, reported by `initial_seed()` before any `manual_seed`.
+/// PyTorch's default seed (`default_rng_seed_val`), that of a new `Generator()`.
 pub const DEFAULT_SEED: u64 = 67280421310721;
 
-/// SplitMix64's increment (the golden ratio in 64 bits).
-const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+/// Length of the state in bytes: PyTorch's `CPUGeneratorImplState` (x86-64 layout).
+pub const STATE_BYTES: usize = 5056;
 
-/// SplitMix64's output function.
-#[inline(always)]
-fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(GAMMA);
-    mix64(*state)
-}
-
-/// Word `i` of the counter-based stream under `key`.
-#[inline(always)]
-fn word(key: u64, i: usize) -> u64 {
-    mix64(key.wrapping_add((i as u64).wrapping_add(1).wrapping_mul(GAMMA)))
+/// Byte offsets of the state's fields (PyTorch's struct, with its padding).
+mod offset {
+    pub const SEED: usize = 0;
+    pub const LEFT: usize = 8;
+    pub const SEEDED: usize = 12;
+    pub const NEXT: usize = 16;
+    /// 624 words, each stored in 8 bytes.
+    pub const WORDS: usize = 24;
+    /// The legacy `normal_x`, `normal_y`, `normal_rho` doubles: y holds the float64 cache.
+    pub const NORMAL_Y: usize = 5024;
+    pub const NORMAL_IS_VALID: usize = 5040;
+    pub const FLOAT_NORMAL: usize = 5048;
+    pub const FLOAT_NORMAL_IS_VALID: usize = 5052;
 }
 
 /// 2^-24 and 2^-53: the steps of float32 and float64 uniforms.
 const STEP_24: f32 = 1.0 / (1u32 << 24) as f32;
 const STEP_53: f64 = 1.0 / (1u64 << 53) as f64;
+const MASK_24: u32 = (1 << 24) - 1;
+const MASK_53: u64 = (1 << 53) - 1;
 
-/// A float32 uniform in [0, 1) from the top 24 bits of a word.
+/// The float32 uniform in [0, 1) of one word.
 #[inline(always)]
-fn unit_f32(w: u64) -> f32 {
-    ((w >> 40) as u32 as i32) as f32 * STEP_24
+fn unit_f32(w: u32) -> f32 {
+    (w & MASK_24) as f32 * STEP_24
 }
 
-/// A float64 uniform in [0, 1) from the top 53 bits (through an i64 conversion, which vectorizes
-/// where an unsigned one does not).
+/// The float64 uniform in [0, 1) of one 64-bit word (through i64, which vectorizes).
 #[inline(always)]
 fn unit_f64(w: u64) -> f64 {
-    ((w >> 11) as i64) as f64 * STEP_53
+    ((w & MASK_53) as i64) as f64 * STEP_53
+}
+
+/// Two 32-bit words as PyTorch's `random64` joins them: the first is the high half.
+#[inline(always)]
+fn join(hi: u32, lo: u32) -> u64 {
+    ((hi as u64) << 32) | lo as u64
 }
 
 impl Generator {
-    pub const fn unseeded() -> Self {
-        Generator {
-            s: [0x8a5c_d789_635d_2dff, 0x121f_d215_5c47_2f96, 0x0cc5_3a33_1d63_6711, 0x4e1e_4bcf_7d44_2cd3],
-            initial_seed: DEFAULT_SEED,
-        }
-    }
-
     /// A generator seeded with `seed`.
     pub fn seeded(seed: u64) -> Self {
-        let mut g = Generator::unseeded();
-        g.seed(seed);
-        g
+        Generator { engine: Mt19937::new(seed), next_float_normal: None, next_double_normal: None }
     }
 
     pub fn seed(&mut self, seed: u64) {
-        let mut st = seed;
-        self.s = std::array::from_fn(|_| splitmix(&mut st));
-        self.initial_seed = seed;
+        *self = Generator::seeded(seed);
     }
 
     pub fn initial_seed(&self) -> u64 {
-        self.initial_seed
+        self.engine.seed
     }
 
-    /// The whole state: the four xoshiro words, then the initial seed.
-    pub fn state(&self) -> [u64; 5] {
-        [self.s[0], self.s[1], self.s[2], self.s[3], self.initial_seed]
+    /// PyTorch's `random()`: one 32-bit word.
+    pub fn random(&mut self) -> u32 {
+        self.engine.next_u32()
     }
 
-    pub fn set_state(&mut self, state: [u64; 5]) -> Result<()> {
-        if state[..4].iter().all(|&w| w == 0) {
-            bail!(Runtime, "Generator state is invalid (all-zero xoshiro state)");
-        }
-        self.s = [state[0], state[1], state[2], state[3]];
-        self.initial_seed = state[4];
-        Ok(())
+    /// PyTorch's `random64()`.
+    pub fn random64(&mut self) -> u64 {
+        let hi = self.engine.next_u32();
+        join(hi, self.engine.next_u32())
     }
 
+    /// A 64-bit word (the same as `random64`).
     pub fn next_u64(&mut self) -> u64 {
-        let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = self.s[1] << 17;
-        self.s[2] ^= self.s[0];
-        self.s[3] ^= self.s[1];
-        self.s[1] ^= self.s[2];
-        self.s[0] ^= self.s[3];
-        self.s[2] ^= t;
-        self.s[3] = self.s[3].rotate_left(45);
-        result
+        self.random64()
     }
 
-    /// Uniform in [0, 1) with 53 random bits.
+    /// Uniform in [0, 1) with 53 random bits (PyTorch's `uniform_real_distribution<double>(0, 1)`).
     pub fn uniform(&mut self) -> f64 {
-        unit_f64(self.next_u64())
+        unit_f64(self.random64())
+    }
+
+    /// `n` 32-bit words.
+    fn words(&mut self, n: usize) -> Vec<u32> {
+        let mut v: Vec<u32> = crate::pool::take(n);
+        v.resize(n, 0);
+        self.engine.fill(&mut v);
+        v
+    }
+
+    /// `n` 64-bit words (2n 32-bit ones), drawn straight into the 64-bit buffer.
+    fn words64(&mut self, n: usize) -> Vec<u64> {
+        let mut v: Vec<u64> = crate::pool::take(n);
+        v.resize(n, 0);
+        // SAFETY: the n u64s are 2n initialised u32s (u64's alignment is a multiple of u32's).
+        let halves = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u32>(), 2 * n) };
+        self.engine.fill(halves);
+        // little-endian memory put the first word low; `random64` puts it high
+        let swap = |w: u64| if cfg!(target_endian = "little") { w.rotate_left(32) } else { w };
+        v.iter_mut().for_each(|w| *w = swap(*w));
+        v
+    }
+
+    /// One N(mean, std²) sample as PyTorch's scalar `normal_distribution<double>`: the cached second
+    /// value of the last pair if there is one, else a new pair (its sine half cached).
+    fn normal_f64(&mut self, mean: f64, std: f64) -> f64 {
+        let z = match self.next_double_normal.take() {
+            Some(z) => z,
+            None => {
+                let u1 = self.uniform();
+                let u2 = self.uniform();
+                let r = (-2.0 * (-u2).ln_1p()).sqrt();
+                let theta = std::f64::consts::TAU * u1;
+                self.next_double_normal = Some(r * theta.sin());
+                r * theta.cos()
+            }
+        };
+        z.mul_add(std, mean)
+    }
+
+    /// The state as PyTorch's `get_rng_state` bytes.
+    pub fn state_bytes(&self) -> Vec<u8> {
+        let mut b = vec![0u8; STATE_BYTES];
+        let e = &self.engine;
+        b[offset::SEED..][..8].copy_from_slice(&e.seed.to_le_bytes());
+        b[offset::LEFT..][..4].copy_from_slice(&(e.left as i32).to_le_bytes());
+        b[offset::SEEDED..][..4].copy_from_slice(&(e.seeded as i32).to_le_bytes());
+        b[offset::NEXT..][..8].copy_from_slice(&(e.next as u64).to_le_bytes());
+        for (chunk, &w) in b[offset::WORDS..][..8 * STATE_WORDS].chunks_exact_mut(8).zip(&e.state) {
+            chunk.copy_from_slice(&(w as u64).to_le_bytes());
+        }
+        if let Some(y) = self.next_double_normal {
+            b[offset::NORMAL_Y..][..8].copy_from_slice(&y.to_le_bytes());
+            b[offset::NORMAL_IS_VALID] = 1;
+        }
+        if let Some(x) = self.next_float_normal {
+            b[offset::FLOAT_NORMAL..][..4].copy_from_slice(&x.to_le_bytes());
+            b[offset::FLOAT_NORMAL_IS_VALID] = 1;
+        }
+        b
+    }
+
+    /// Restores a state from `state_bytes` (or PyTorch's `get_rng_state`); the generator is left as
+    /// it was when the bytes are refused.
+    pub fn set_state_bytes(&mut self, b: &[u8]) -> Result<()> {
+        if b.len() != STATE_BYTES {
+            bail!(
+                Runtime,
+                "Expected a CPUGeneratorImplState of size {STATE_BYTES} but found the input RNG state size to be {}",
+                b.len()
+            );
+        }
+        let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"));
+        let i32_at = |o: usize| i32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"));
+        let mut state = [0u32; STATE_WORDS];
+        for (i, w) in state.iter_mut().enumerate() {
+            *w = u64_at(offset::WORDS + 8 * i) as u32; // PyTorch keeps the low half too
+        }
+        let (left, seeded) = (i32_at(offset::LEFT), i32_at(offset::SEEDED));
+        let engine = Mt19937 {
+            seed: u64_at(offset::SEED),
+            left: left.clamp(0, i32::MAX) as u32,
+            next: u64_at(offset::NEXT) as u32,
+            seeded: seeded != 0,
+            state,
+        };
+        if left <= 0 || !engine.is_valid() {
+            bail!(Runtime, "Invalid mt19937 state");
+        }
+        self.engine = engine;
+        self.next_double_normal =
+            (i32_at(offset::NORMAL_IS_VALID) != 0).then(|| f64::from_bits(u64_at(offset::NORMAL_Y)));
+        self.next_float_normal = (b[offset::FLOAT_NORMAL_IS_VALID] != 0)
+            .then(|| f32::from_le_bytes(b[offset::FLOAT_NORMAL..][..4].try_into().expect("4 bytes")));
+        Ok(())
     }
 }
 
-static DEFAULT: LazyLock<SharedGenerator> = LazyLock::new(|| Arc::new(Mutex::new(Generator::unseeded())));
+static DEFAULT: LazyLock<SharedGenerator> = LazyLock::new(|| Arc::new(Mutex::new(Generator::seeded(DEFAULT_SEED))));
 
 /// The generator used when none is given.
 pub fn default_generator() -> &'static SharedGenerator {
@@ -141,149 +232,169 @@ pub fn manual_seed(seed: u64) {
     DEFAULT.lock().seed(seed);
 }
 
-/// `out[j] = at(key, start + j)`: the loop each counter-based fill runs (through `dispatch!`).
-#[inline(always)]
-fn fill_on<T>(out: &mut [MaybeUninit<T>], start: usize, key: u64, at: impl Fn(u64, usize) -> T) {
-    for (j, o) in out.iter_mut().enumerate() {
-        o.write(at(key, start + j));
-    }
-}
-
-#[inline(always)]
-fn uniform_f32_on(out: &mut [MaybeUninit<f32>], start: usize, key: u64) {
-    fill_on(out, start, key, |k, i| unit_f32(word(k, i)))
-}
-
-#[inline(always)]
-fn uniform_f64_on(out: &mut [MaybeUninit<f64>], start: usize, key: u64) {
-    fill_on(out, start, key, |k, i| unit_f64(word(k, i)))
-}
-
 pub fn rand(gen: &Mutex<Generator>, shape: &[usize], dtype: DType) -> Result<Tensor> {
+    uniform(gen, shape, dtype, 0.0, 1.0)
+}
+
+/// `uniform_(from, to)`'s values: U(from, to) of `shape` in `dtype`, as PyTorch's `uniform_kernel`
+/// (from and to rounded to the dtype first; one word per float32 element, two per float64).
+pub fn uniform(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, from: f64, to: f64) -> Result<Tensor> {
     if !dtype.is_float() {
         bail!(Runtime, "\"check_uniform_bounds\" not implemented for '{}'", dtype.name());
     }
+    if from > to {
+        bail!(Runtime, "uniform_ expects to return a [from, to) range, but found from={from} > to={to}");
+    }
     crate::alloc::check_new_shape(shape, dtype.itemsize())?;
-    let key = gen.lock().next_u64();
     let n = numel(shape);
     if dtype == DType::F64 {
-        return Tensor::from_vec(index_map_by(n, |o, start| dispatch!(uniform_f64_on(o, start, key))), shape);
+        let w = gen.lock().words64(n);
+        let width = to - from;
+        return Tensor::from_vec(map_slice(&w, |w| unit_f64(w).mul_add(width, from)), shape);
     }
-    let v = index_map_by(n, |o, start| dispatch!(uniform_f32_on(o, start, key)));
+    let w = gen.lock().words(n);
+    let (from, to) = (from as f32, to as f32);
+    let width = to - from;
+    let v = map_slice(&w, |w| unit_f32(w).mul_add(width, from));
     Ok(Tensor::from_vec(v, shape)?.cast_detached(dtype))
 }
 
-/// Standard normals, Box–Muller: elements 2j and 2j+1 are r·cos θ and r·sin θ of one pair of uniforms
-/// (float32: both from one word, 24 bits each).
+/// Standard normals.
 pub fn randn(gen: &Mutex<Generator>, shape: &[usize], dtype: DType) -> Result<Tensor> {
-    crate::alloc::check_new_shape(shape, dtype.itemsize())?;
-    if dtype.is_float() && dtype != DType::F64 {
-        let key = gen.lock().next_u64();
-        let n = numel(shape);
-        let pairs = index_map_by(n.div_ceil(2), |out, start| dispatch!(normal_pairs_f32(out, start, key)));
-        let mut v = flatten_pairs(pairs);
-        v.truncate(n);
-        return Ok(Tensor::from_vec(v, shape)?.cast_detached(dtype));
-    }
+    normal(gen, shape, dtype, 0.0, 1.0)
+}
+
+/// `normal_(mean, std)`'s values: N(mean, std²) of `shape` in `dtype`, as PyTorch's `normal_kernel`.
+pub fn normal(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, mean: f64, std: f64) -> Result<Tensor> {
     if !dtype.is_float() {
         bail!(Runtime, "\"normal_kernel_cpu\" not implemented for '{}'", dtype.name());
     }
-    let key = gen.lock().next_u64();
-    let v: Vec<f64> = index_map(numel(shape), |i| {
-        let j = i / 2;
-        let u1 = 1.0 - unit_f64(word(key, 2 * j));
-        let theta = std::f64::consts::TAU * unit_f64(word(key, 2 * j + 1));
-        let r = (-2.0 * u1.ln()).sqrt();
-        r * if i % 2 == 0 { theta.cos() } else { theta.sin() }
-    });
+    if std < 0.0 {
+        bail!(Runtime, "normal expects std >= 0.0, but found std {std}");
+    }
+    crate::alloc::check_new_shape(shape, dtype.itemsize())?;
+    let n = numel(shape);
+    if n < BLOCK {
+        let mut g = gen.lock();
+        let v: Vec<f64> = (0..n).map(|_| g.normal_f64(mean, std)).collect();
+        return Ok(Tensor::from_vec(v, shape)?.cast_detached(dtype));
+    }
+    if dtype == DType::F64 {
+        return Tensor::from_vec(normal_fill_f64(&mut gen.lock(), n, mean, std), shape);
+    }
+    let v = normal_fill_f32(&mut gen.lock(), n, mean as f32, std as f32);
     Ok(Tensor::from_vec(v, shape)?.cast_detached(dtype))
 }
 
-/// Normals 2j and 2j+1 of the float32 stream under `key` (filled through `dispatch!`: as a closure
-/// handed to `index_map` it was not inlined into the vectorized loop and took 20 ns an element).
-#[inline(always)]
-fn normal_pair_f32(key: u64, j: usize) -> [f32; 2] {
-    let w = word(key, j);
-    let u1 = (((w >> 40) as u32 as i32) + 1) as f32 * STEP_24; // (0, 1]: ln stays finite
-    let u2 = ((w & 0xff_ffff) as u32 as i32) as f32 * STEP_24;
-    let r = (-2.0 * ln_f32(u1)).sqrt();
-    let (sin, cos) = sin_cos_turns(u2);
-    [r * cos, r * sin]
+/// Whole blocks of 16 in `v` (which holds `n >= 16` elements and room for nothing more).
+fn whole_blocks<T>(v: &[T]) -> &[[T; BLOCK]] {
+    let (blocks, _) = v.as_chunks::<BLOCK>();
+    blocks
 }
 
-#[inline(always)]
-fn normal_pairs_f32(out: &mut [MaybeUninit<[f32; 2]>], start: usize, key: u64) {
-    for (j, o) in out.iter_mut().enumerate() {
-        o.write(normal_pair_f32(key, start + j));
+/// PyTorch's `normal_fill` for float32: the n uniforms, the blocks of 16, and for a ragged end the
+/// last 16 elements again from 16 fresh uniforms.
+fn normal_fill_f32(g: &mut Generator, n: usize, mean: f32, std: f32) -> Vec<f32> {
+    let u: Vec<f32> = g.words(n).into_iter().map(unit_f32).collect();
+    let blocks = whole_blocks(&u);
+    let done =
+        index_map_by(blocks.len(), |out, start| normal::blocks_f32(out, &blocks[start..][..out.len()], mean, std));
+    let mut v = flatten(done);
+    v.extend_from_slice(&u[v.len()..]);
+    if !n.is_multiple_of(BLOCK) {
+        let mut tail = [0f32; BLOCK];
+        for (t, w) in tail.iter_mut().zip(g.words(BLOCK)) {
+            *t = unit_f32(w);
+        }
+        normal::block_in_place_f32(&mut tail, mean, std);
+        v[n - BLOCK..].copy_from_slice(&tail);
     }
+    v
 }
 
-fn flatten_pairs(v: Vec<[f32; 2]>) -> Vec<f32> {
+/// `normal_fill_f32` in float64 (two words a uniform).
+fn normal_fill_f64(g: &mut Generator, n: usize, mean: f64, std: f64) -> Vec<f64> {
+    let u: Vec<f64> = g.words64(n).into_iter().map(unit_f64).collect();
+    let blocks = whole_blocks(&u);
+    let done =
+        index_map_by(blocks.len(), |out, start| normal::blocks_f64(out, &blocks[start..][..out.len()], mean, std));
+    let mut v = flatten(done);
+    v.extend_from_slice(&u[v.len()..]);
+    if !n.is_multiple_of(BLOCK) {
+        let mut tail = [0f64; BLOCK];
+        for (t, w) in tail.iter_mut().zip(g.words64(BLOCK)) {
+            *t = unit_f64(w);
+        }
+        normal::block_in_place_f64(&mut tail, mean, std);
+        v[n - BLOCK..].copy_from_slice(&tail);
+    }
+    v
+}
+
+/// Blocks as one flat vector (no copy).
+fn flatten<T>(v: Vec<[T; BLOCK]>) -> Vec<T> {
     let mut v = std::mem::ManuallyDrop::new(v);
     let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
-    // Safety: [f32; 2] is two f32s with f32's alignment, so the allocation is one of 2·cap f32s.
-    unsafe { Vec::from_raw_parts(ptr.cast::<f32>(), 2 * len, 2 * cap) }
+    // SAFETY: [T; 16] is 16 Ts with T's alignment, so the allocation is one of 16·cap Ts, the first
+    // 16·len initialised.
+    unsafe { Vec::from_raw_parts(ptr.cast::<T>(), BLOCK * len, BLOCK * cap) }
 }
 
-/// (sin 2πu, cos 2πu) for u in [0, 1), in float32, straight-line: 4u = q + f with q the nearest
-/// integer (exact), the series of sin and cos at f·π/2 (|f| <= 1/2, errors below 2e-9), rotated by the
-/// quadrant q. Accurate to a few float32 ulp, which is all a normal sample needs.
-#[inline(always)]
-fn sin_cos_turns(u: f32) -> (f32, f32) {
-    const ROUND_MAGIC: f32 = 12_582_912.0; // adding and subtracting 1.5·2^23 rounds to an integer
-    let t = 4.0 * u;
-    let q = (t + ROUND_MAGIC) - ROUND_MAGIC;
-    let a = (t - q) * std::f32::consts::FRAC_PI_2;
-    let z = a * a;
-    let s = a * (1.0 + z * (-1.0 / 6.0 + z * (1.0 / 120.0 + z * (-1.0 / 5040.0 + z * (1.0 / 362_880.0)))));
-    let c = 1.0 + z * (-0.5 + z * (1.0 / 24.0 + z * (-1.0 / 720.0 + z * (1.0 / 40_320.0 - z * (1.0 / 3_628_800.0)))));
-    let q = if q >= 4.0 { q - 4.0 } else { q };
-    let (s, c) = if q == 1.0 || q == 3.0 { (c, -s) } else { (s, c) };
-    if q >= 2.0 {
-        (-s, -c)
-    } else {
-        (s, c)
-    }
-}
+/// Spans from which PyTorch's `random_from_to` draws a 64-bit word per element (2.15 draws one from
+/// 2^28 on, whatever the dtype: found by bisecting its outputs; its older sources say 2^32).
+const RANDINT_WIDE_FROM: u64 = 1 << 28;
 
-/// Uniform integers in `[low, high)`, int64.
+/// Uniform integers in `[low, high)`, int64, as PyTorch's `random_from_to`: `word % span + low` with
+/// one 32-bit word each, or a 64-bit one for spans from `RANDINT_WIDE_FROM`.
 pub fn randint(gen: &Mutex<Generator>, low: i64, high: i64, shape: &[usize]) -> Result<Tensor> {
     if high <= low {
         bail!(Runtime, "random_ expects 'from' to be less than 'to', but got from={low} >= to={high}");
     }
+    randint_span(gen, low, high.wrapping_sub(low) as u64, shape)
+}
+
+/// `randint` over `[low, low + span)` (span > 0): reaches `high = 2^63`, the range of PyTorch's
+/// `random_()` on int64 (the seed its samplers and data loaders draw).
+pub fn randint_span(gen: &Mutex<Generator>, low: i64, span: u64, shape: &[usize]) -> Result<Tensor> {
+    if span == 0 {
+        bail!(Runtime, "random_ expects 'from' to be less than 'to', but got from={low} >= to={low}");
+    }
     crate::alloc::check_new_shape(shape, 8)?;
-    let span = (high as i128 - low as i128) as u128;
+    let n = numel(shape);
     let mut g = gen.lock();
-    let v: Vec<i64> = (0..numel(shape)).map(|_| (low as i128 + (g.next_u64() as u128 % span) as i128) as i64).collect();
+    let v: Vec<i64> = if span >= RANDINT_WIDE_FROM {
+        g.words64(n).into_iter().map(|w| (w % span).wrapping_add(low as u64) as i64).collect()
+    } else {
+        g.words(n).into_iter().map(|w| (w as u64 % span).wrapping_add(low as u64) as i64).collect()
+    };
     Tensor::from_vec(v, shape)
 }
 
-/// A random permutation of `0..n` (Fisher–Yates), int64.
+/// n from which PyTorch's `randperm` draws 64-bit words (below it, 32-bit ones).
+const RANDPERM_WIDE_FROM: usize = (u32::MAX / 20) as usize;
+
+/// A random permutation of `0..n`, int64, as PyTorch's `randperm_cpu`: for position i, the element
+/// at `i + word % (n - i)` swapped in; from `RANDPERM_WIDE_FROM` on, the inside-out shuffle with
+/// 64-bit words.
 pub fn randperm(gen: &Mutex<Generator>, n: usize) -> Result<Tensor> {
     crate::alloc::check_new_shape(&[n], 8)?;
-    let mut v: Vec<i64> = (0..n as i64).collect();
     let mut g = gen.lock();
-    for i in (1..n).rev() {
-        let j = (g.next_u64() % (i as u64 + 1)) as usize;
-        v.swap(i, j);
+    if n < RANDPERM_WIDE_FROM {
+        let mut v: Vec<i64> = (0..n as i64).collect();
+        let words = g.words(n.saturating_sub(1));
+        for (i, &w) in words.iter().enumerate() {
+            let z = (w as u64 % (n - i) as u64) as usize;
+            v.swap(i, i + z);
+        }
+        return Tensor::from_vec(v, &[n]);
+    }
+    let mut v = vec![0i64; n];
+    for i in 0..n {
+        let z = (g.random64() % (i as u64 + 1)) as usize;
+        v[i] = v[z];
+        v[z] = i as i64;
     }
     Tensor::from_vec(v, &[n])
-}
-
-/// `uniform_(from, to)`'s values: U(from, to) of `shape` in `dtype`.
-pub fn uniform(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, from: f64, to: f64) -> Result<Tensor> {
-    if from > to {
-        bail!(Runtime, "uniform_ expects to return a [from, to) range, but found from={from} > to={to}");
-    }
-    rand(gen, shape, dtype)?.mul(&Tensor::scalar(to - from))?.add(&Tensor::scalar(from))
-}
-
-/// `normal_(mean, std)`'s values: N(mean, std²) of `shape` in `dtype`.
-pub fn normal(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, mean: f64, std: f64) -> Result<Tensor> {
-    if std < 0.0 {
-        bail!(Runtime, "normal expects std >= 0.0, but found std {std}");
-    }
-    randn(gen, shape, dtype)?.mul(&Tensor::scalar(std))?.add(&Tensor::scalar(mean))
 }
 
 /// `bernoulli(p)` with one probability: 0/1 of `shape` in `dtype` (an int tensor gets int 0/1, as torch).
@@ -294,175 +405,62 @@ pub fn bernoulli_with(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, p: 
     bernoulli_scalar(gen, shape, dtype, p, 1.0)
 }
 
-/// 1 with probability `p` (elementwise), in `p`'s dtype.
+/// 1 with probability `p` (elementwise), in `p`'s dtype, as PyTorch's `bernoulli_tensor_cpu_kernel`:
+/// a float64 uniform against float64 probabilities, else a float32 one against p in float32.
 pub fn bernoulli(gen: &Mutex<Generator>, p: &Tensor) -> Result<Tensor> {
+    if !p.dtype().is_float() {
+        bail!(Runtime, "\"bernoulli_tensor_cpu_p_\" not implemented for '{}'", p.dtype().name());
+    }
     let probs = p.to_vec::<f64>();
     if probs.iter().any(|&q| !(0.0..=1.0).contains(&q)) {
         bail!(Runtime, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.");
     }
-    let key = gen.lock().next_u64();
-    let v: Vec<f64> = index_map(probs.len(), |i| if unit_f64(word(key, i)) < probs[i] { 1.0 } else { 0.0 });
-    Tensor::from_vec(v, p.shape())?.to_dtype(p.dtype())
+    let hits: Vec<f64> = if p.dtype() == DType::F64 {
+        let w = gen.lock().words64(probs.len());
+        w.iter().zip(&probs).map(|(&w, &q)| if unit_f64(w) < q { 1.0 } else { 0.0 }).collect()
+    } else {
+        let w = gen.lock().words(probs.len());
+        w.iter().zip(&probs).map(|(&w, &q)| if unit_f32(w) < q as f32 { 1.0 } else { 0.0 }).collect()
+    };
+    Tensor::from_vec(hits, p.shape())?.to_dtype(p.dtype())
 }
 
 /// A tensor of `shape` and `dtype` holding `value` with probability `p` and 0 otherwise, in one pass:
-/// `bernoulli_(p)` (value 1) and dropout's mask (value 1 / (1 - p) at keep probability 1 - p).
+/// `bernoulli_(p)` (value 1) and dropout's mask (value 1 / (1 - p) at keep probability 1 - p). One
+/// float64 uniform per element against p, as PyTorch's scalar `bernoulli_` kernel.
 pub fn bernoulli_scalar(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, p: f64, value: f64) -> Result<Tensor> {
     if !(0.0..=1.0).contains(&p) {
         bail!(Runtime, "bernoulli_ expects p to be in [0, 1], but got p={p}");
     }
-    // u < p for a 53-bit uniform u = w·2^-53 is (w >> 11) < ⌈p·2^53⌉, an integer comparison
     crate::alloc::check_new_shape(shape, dtype.itemsize())?;
-    let below = (p * (1u64 << 53) as f64).ceil() as i64;
-    let key = gen.lock().next_u64();
-    let n = numel(shape);
+    // u < p for a uniform u = k·2^-53 is k < ⌈p·2^53⌉, an integer comparison
+    let below = (p * (1u64 << 53) as f64).ceil() as u64;
+    let w = gen.lock().words64(numel(shape));
     with_dtype!(dtype, T => {
         let (one, zero) = (T::from_f64(value), T::from_f64(0.0));
-        Tensor::from_vec(index_map_by(n, |o, start| dispatch!(bernoulli_on(o, start, key, below, one, zero))), shape)
+        Tensor::from_vec(map_slice(&w, |w| if w & MASK_53 < below { one } else { zero }), shape)
     })
 }
 
-#[inline(always)]
-fn bernoulli_on<T: Copy>(out: &mut [MaybeUninit<T>], start: usize, key: u64, below: i64, one: T, zero: T) {
-    fill_on(out, start, key, |k, i| if ((word(k, i) >> 11) as i64) < below { one } else { zero })
+/// `exponential_(lambd)`'s values, as PyTorch's CPU kernel: -1/λ · ln(1 - u) for a float64 uniform u
+/// per element, rounded to the dtype. 2.15 takes the logarithm as libm's `log1p(-u)` (its float64
+/// results match that and differ from `log(1 - u)` in 6% of elements).
+pub fn exponential(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, lambd: f64) -> Result<Tensor> {
+    if !dtype.is_float() {
+        bail!(Runtime, "\"exponential_cpu\" not implemented for '{}'", dtype.name());
+    }
+    if lambd.is_nan() || lambd <= 0.0 {
+        bail!(Runtime, "exponential_ expects lambda > 0.0, but found lambda={lambd}");
+    }
+    crate::alloc::check_new_shape(shape, dtype.itemsize())?;
+    let w = gen.lock().words64(numel(shape));
+    let scale = -1.0 / lambd;
+    let v = map_slice(&w, |w| scale * (-unit_f64(w)).ln_1p());
+    Ok(Tensor::from_vec(v, shape)?.cast_detached(dtype))
 }
 
-/// `multinomial(probs, n, replacement)`: rows of `probs` (1-D or 2-D, unnormalised weights) → int64 indices.
-pub fn multinomial(gen: &Mutex<Generator>, probs: &Tensor, num_samples: usize, replacement: bool) -> Result<Tensor> {
-    if probs.ndim() == 0 || probs.ndim() > 2 {
-        bail!(Runtime, "prob_dist must be 1 or 2 dim");
-    }
-    if !probs.dtype().is_float() {
-        bail!(Runtime, "multinomial only supports floating-point dtypes for input, got: {}", probs.dtype().name());
-    }
-    let cats = *probs.shape().last().unwrap();
-    let rows = if probs.ndim() == 2 { probs.shape()[0] } else { 1 };
-    if !replacement && num_samples > cats {
-        bail!(Runtime, "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
-    }
-    if num_samples == 0 {
-        bail!(Runtime, "cannot sample n_sample <= 0 samples");
-    }
-    let w = probs.to_vec::<f64>();
-    if w.iter().any(|&x| x < 0.0 || !x.is_finite()) {
-        bail!(Runtime, "probability tensor contains either `inf`, `nan` or element < 0");
-    }
-    let mut g = gen.lock();
-    crate::alloc::check_new_shape(&[rows, num_samples], 8)?;
-    let mut out = Vec::with_capacity(rows * num_samples);
-    for r in 0..rows {
-        let mut row: Vec<f64> = w[r * cats..(r + 1) * cats].to_vec();
-        if row.iter().sum::<f64>() <= 0.0 {
-            bail!(Runtime, "invalid multinomial distribution (sum of probabilities <= 0)");
-        }
-        let mut drawn = vec![false; cats];
-        for _ in 0..num_samples {
-            let total: f64 = row.iter().sum();
-            if total <= 0.0 {
-                // without replacement, torch goes on to the categories of weight 0 once the others are drawn
-                // (in an order it leaves open): here, the lowest index not yet drawn
-                let pick = drawn.iter().position(|&d| !d).expect("num_samples <= cats without replacement");
-                drawn[pick] = true;
-                out.push(pick as i64);
-                continue;
-            }
-            let u = g.uniform() * total;
-            let mut acc = 0.0;
-            let mut pick = cats - 1;
-            for (k, &x) in row.iter().enumerate() {
-                acc += x;
-                if u < acc && x > 0.0 {
-                    pick = k;
-                    break;
-                }
-            }
-            while row[pick] == 0.0 && pick > 0 {
-                pick -= 1; // rounding at the end of the row: the last category with weight
-            }
-            out.push(pick as i64);
-            if !replacement {
-                row[pick] = 0.0;
-                drawn[pick] = true;
-            }
-        }
-    }
-    let shape: Vec<usize> = if probs.ndim() == 2 { vec![rows, num_samples] } else { vec![num_samples] };
-    Tensor::from_vec(out, &shape)
-}
+mod multinomial;
+pub use multinomial::multinomial;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn moments(xs: &[f64]) -> (f64, f64) {
-        let n = xs.len() as f64;
-        let mean = xs.iter().sum::<f64>() / n;
-        (mean, xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n)
-    }
-
-    #[test]
-    fn seeded_streams_repeat_and_look_right() {
-        let gen = Mutex::new(Generator::seeded(7));
-        let n = 200_001; // odd, and past the threaded size
-        for dtype in [DType::F32, DType::F64, DType::BF16] {
-            gen.lock().seed(7);
-            let a = randn(&gen, &[n], dtype).unwrap().to_vec::<f64>();
-            let u = rand(&gen, &[n], dtype).unwrap().to_vec::<f64>();
-            gen.lock().seed(7);
-            assert_eq!(a, randn(&gen, &[n], dtype).unwrap().to_vec::<f64>());
-            let (mean, var) = moments(&a);
-            assert!(mean.abs() < 0.01 && (var - 1.0).abs() < 0.01, "{dtype:?} normal mean {mean} var {var}");
-            // the pairs' two halves are independent: no correlation between elements 2j and 2j+1
-            let corr: f64 = a.chunks_exact(2).map(|p| p[0] * p[1]).sum::<f64>() / (n / 2) as f64;
-            assert!(corr.abs() < 0.01, "{dtype:?} pair correlation {corr}");
-            let (mean, var) = moments(&u);
-            assert!(u.iter().all(|&x| (0.0..1.0).contains(&x)) || dtype == DType::BF16, "{dtype:?}");
-            assert!((mean - 0.5).abs() < 0.005 && (var - 1.0 / 12.0).abs() < 0.005, "{dtype:?} uniform {mean} {var}");
-        }
-    }
-
-    #[test]
-    fn sin_cos_of_turns_are_accurate() {
-        for k in 0..=4096 {
-            let u = k as f32 / 4096.0 * 0.999_999_9;
-            let (s, c) = sin_cos_turns(u);
-            let theta = std::f64::consts::TAU * u as f64;
-            assert!((s as f64 - theta.sin()).abs() < 3e-7 && (c as f64 - theta.cos()).abs() < 3e-7, "u {u}: {s} {c}");
-        }
-    }
-
-    #[test]
-    fn bernoulli_hits_its_probability_and_its_bounds() {
-        let gen = Mutex::new(Generator::seeded(11));
-        let n = 300_000;
-        for (p, value) in [(0.0, 1.0), (1.0, 1.0), (0.1, 1.0), (0.9, 1.0 / 0.9)] {
-            let v = bernoulli_scalar(&gen, &[n], DType::F32, p, value).unwrap().to_vec::<f32>();
-            assert!(v.iter().all(|&x| x == 0.0 || x == value as f32));
-            let rate = v.iter().filter(|&&x| x != 0.0).count() as f64 / n as f64;
-            assert!((rate - p).abs() < 0.004, "p {p}: rate {rate}");
-        }
-        let ints = bernoulli_scalar(&gen, &[5], DType::I64, 1.0, 1.0).unwrap().to_vec::<i64>();
-        assert_eq!(ints, vec![1; 5]);
-        assert!(bernoulli_scalar(&gen, &[5], DType::F32, 1.5, 1.0).is_err());
-        let probs = Tensor::from_vec((0..n).map(|i| (i % 4) as f64 / 3.0).collect::<Vec<f64>>(), &[n]).unwrap();
-        let b = bernoulli(&gen, &probs).unwrap().to_vec::<f64>();
-        for k in 0..4 {
-            let hits: f64 = b.iter().skip(k).step_by(4).sum();
-            let rate = hits / (n / 4) as f64;
-            assert!((rate - k as f64 / 3.0).abs() < 0.006, "p {k}/3: rate {rate}");
-        }
-    }
-
-    #[test]
-    fn randperm_is_a_permutation_and_multinomial_respects_zeros() {
-        let gen = Mutex::new(Generator::seeded(3));
-        let mut p = randperm(&gen, 50).unwrap().to_vec::<i64>();
-        p.sort();
-        assert_eq!(p, (0..50).collect::<Vec<i64>>());
-        let probs = Tensor::from_vec(vec![0.0f64, 1.0, 0.0, 3.0], &[4]).unwrap();
-        let s = multinomial(&gen, &probs, 2, false).unwrap().to_vec::<i64>();
-        let mut s2 = s.clone();
-        s2.sort();
-        assert_eq!(s2, vec![1, 3]);
-    }
-}
+mod tests;

@@ -10,8 +10,8 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use std::sync::Arc;
 
-/// `get_state`'s length: the five 64-bit words of the generator's state, little-endian.
-const STATE_BYTES: usize = 40;
+/// `get_state`'s length: PyTorch's `CPUGeneratorImplState`.
+const STATE_BYTES: usize = random::STATE_BYTES;
 
 #[pyclass(name = "Generator", module = "ferrograd", frozen)]
 pub struct PyGenerator {
@@ -51,8 +51,14 @@ pub fn generator_arg(obj: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Sha
     }
 }
 
-/// A fresh seed from the clock and the address space (for `Generator.seed()`).
+/// A fresh seed from /dev/urandom, as PyTorch's `getNonDeterministicRandom` (the clock and the
+/// address space if it cannot be read), for `Generator.seed()`.
 fn nondeterministic_seed() -> u64 {
+    use std::io::Read;
+    let mut bytes = [0u8; 8];
+    if std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes)).is_ok() {
+        return u64::from_le_bytes(bytes);
+    }
     let nanos =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
     let local = 0u8;
@@ -96,7 +102,7 @@ impl PyGenerator {
 
     /// The generator's state as a uint8 tensor (a ByteTensor, as PyTorch's), for `set_state`.
     fn get_state(&self, py: Python<'_>) -> PyResult<Py<PyTensor>> {
-        let bytes: Vec<u8> = self.inner.lock().state().iter().flat_map(|w| w.to_le_bytes()).collect();
+        let bytes = self.inner.lock().state_bytes();
         wrap(py, call(|| Tensor::from_vec(bytes, &[STATE_BYTES]))?)
     }
 
@@ -114,11 +120,7 @@ impl PyGenerator {
             )));
         }
         let bytes = t.to_vec::<u8>();
-        let mut state = [0u64; 5];
-        for (word, chunk) in state.iter_mut().zip(bytes.chunks_exact(8)) {
-            *word = u64::from_le_bytes(chunk.try_into().expect("8-byte chunks"));
-        }
-        call(|| slf.get().inner.lock().set_state(state))?;
+        call(|| slf.get().inner.lock().set_state_bytes(&bytes))?;
         Ok(slf.clone().unbind())
     }
 

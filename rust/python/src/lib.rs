@@ -35,7 +35,7 @@ use ferrograd_core::{random, Scalar, Tensor};
 use generator::generator_arg;
 use numpy::PyUntypedArray;
 use py_tensor::{wrap, PyTensor};
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -445,12 +445,18 @@ fn einsum(py: Python<'_>, equation: &Bound<'_, PyAny>, operands: &Bound<'_, PyTu
 fn _randint(
     py: Python<'_>,
     low: i64,
-    high: i64,
+    high: i128,
     size: &Bound<'_, PyTuple>,
     generator: Option<&Bound<'_, PyAny>>,
 ) -> Out {
     let gen = generator_arg(generator, "randint")?;
     let shape = size_list(size, "randint")?;
+    // high may be 2^63, one past i64::MAX: int64's `random_()` range, which the samplers' seeds use
+    if high == 1i128 << 63 && low >= 0 {
+        let span = (1u64 << 63) - low as u64;
+        return wrap(py, call(|| random::randint_span(&gen, low, span, &shape))?);
+    }
+    let high = i64::try_from(high).map_err(|_| PyOverflowError::new_err("Overflow when unpacking long"))?;
     wrap(py, call(|| random::randint(&gen, low, high, &shape))?)
 }
 
@@ -488,7 +494,13 @@ pub(crate) fn _multinomial(
 fn _dropout_mask(py: Python<'_>, input: &Bound<'_, PyAny>, p: f64, generator: Option<&Bound<'_, PyAny>>) -> Out {
     let gen = generator_arg(generator, "dropout")?;
     let x = args::tensor_arg(input, "dropout", "input")?;
-    let value = if p < 1.0 { 1.0 / (1.0 - p) } else { 0.0 };
+    // PyTorch divides the 0/1 noise by 1 - p in the input's dtype: 1 / (1 - p) rounded as that division
+    let keep = 1.0 - p;
+    let value = match x.dtype() {
+        _ if p >= 1.0 => 0.0,
+        ferrograd_core::DType::F64 => 1.0 / keep,
+        _ => (1.0f32 / keep as f32) as f64,
+    };
     wrap(py, call(|| random::bernoulli_scalar(&gen, x.shape(), x.dtype(), 1.0 - p, value))?)
 }
 

@@ -195,7 +195,7 @@ class _LoaderPass:
         self._dataset_kind = loader._dataset_kind
         self._IterableDataset_len_called = loader._IterableDataset_len_called
         # drawn once per pass as PyTorch does; workers seed their generators from it
-        self._base_seed = int(_core._randint(0, 2**63 - 1, (), loader.generator).item())
+        self._base_seed = int(_core._randint(0, 2**63, (), loader.generator).item())
         self._num_yielded = 0
 
     def _count(self, data):

@@ -42,7 +42,7 @@ class SequentialSampler(Sampler):
 
 def _fresh_generator():
     """A generator seeded from the default one (what a sampler without `generator=` draws from)."""
-    seed = int(_core._randint(0, 2**63 - 1, (), None).item())
+    seed = int(_core._randint(0, 2**63, (), None).item())
     generator = Generator()
     generator.manual_seed(seed)
     return generator

@@ -252,6 +252,35 @@ impl PyTensor {
         inplace_with(slf, false, |old| random::uniform(&gen, old.shape(), old.dtype(), from_, to))
     }
 
+    /// `bernoulli_(p)`: 1 with probability p (a number, or a tensor of this shape), else 0, in place.
+    #[pyo3(signature = (p=None, *, generator=None))]
+    fn bernoulli_(
+        slf: &Bound<'_, Self>,
+        p: Option<&Bound<'_, PyAny>>,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        let gen = crate::generator::generator_arg(generator, "bernoulli_")?;
+        match p.filter(|p| !p.is_none()) {
+            Some(t) if t.cast::<PyTensor>().is_ok() => {
+                let probs = tensor_arg(t, "bernoulli_", "p")?;
+                inplace_with(slf, false, |old| {
+                    let probs = probs.expand(old.shape())?;
+                    random::bernoulli(&gen, &probs)?.to_dtype(old.dtype())
+                })
+            }
+            p => {
+                let p: f64 = p.map(|p| p.extract()).transpose()?.unwrap_or(0.5);
+                inplace_with(slf, false, |old| random::bernoulli_scalar(&gen, old.shape(), old.dtype(), p, 1.0))
+            }
+        }
+    }
+
+    #[pyo3(signature = (lambd=1.0, *, generator=None))]
+    fn exponential_(slf: &Bound<'_, Self>, lambd: f64, generator: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyTensor>> {
+        let gen = crate::generator::generator_arg(generator, "exponential_")?;
+        inplace_with(slf, false, |old| random::exponential(&gen, old.shape(), old.dtype(), lambd))
+    }
+
     #[pyo3(signature = (mean=0.0, std=1.0, *, generator=None))]
     fn normal_(
         slf: &Bound<'_, Self>,

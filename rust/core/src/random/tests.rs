@@ -1,0 +1,86 @@
+//! Statistical checks of the samplers; their bits are checked against PyTorch in tests/test_random_torch.py.
+use super::*;
+use crate::dtype::DType;
+use crate::tensor::Tensor;
+use parking_lot::Mutex;
+
+fn moments(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    (mean, xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n)
+}
+
+#[test]
+fn seeded_streams_repeat_and_look_right() {
+    let gen = Mutex::new(Generator::seeded(7));
+    let n = 200_001; // odd, and past the threaded size
+    for dtype in [DType::F32, DType::F64, DType::BF16] {
+        gen.lock().seed(7);
+        let a = randn(&gen, &[n], dtype).unwrap().to_vec::<f64>();
+        let u = rand(&gen, &[n], dtype).unwrap().to_vec::<f64>();
+        gen.lock().seed(7);
+        assert_eq!(a, randn(&gen, &[n], dtype).unwrap().to_vec::<f64>());
+        let (mean, var) = moments(&a);
+        assert!(mean.abs() < 0.01 && (var - 1.0).abs() < 0.01, "{dtype:?} normal mean {mean} var {var}");
+        // the pairs' two halves are independent: no correlation between elements 2j and 2j+1
+        let corr: f64 = a.chunks_exact(2).map(|p| p[0] * p[1]).sum::<f64>() / (n / 2) as f64;
+        assert!(corr.abs() < 0.01, "{dtype:?} pair correlation {corr}");
+        let (mean, var) = moments(&u);
+        assert!(u.iter().all(|&x| (0.0..1.0).contains(&x)) || dtype == DType::BF16, "{dtype:?}");
+        assert!((mean - 0.5).abs() < 0.005 && (var - 1.0 / 12.0).abs() < 0.005, "{dtype:?} uniform {mean} {var}");
+    }
+}
+
+#[test]
+fn bernoulli_hits_its_probability_and_its_bounds() {
+    let gen = Mutex::new(Generator::seeded(11));
+    let n = 300_000;
+    for (p, value) in [(0.0, 1.0), (1.0, 1.0), (0.1, 1.0), (0.9, 1.0 / 0.9)] {
+        let v = bernoulli_scalar(&gen, &[n], DType::F32, p, value).unwrap().to_vec::<f32>();
+        assert!(v.iter().all(|&x| x == 0.0 || x == value as f32));
+        let rate = v.iter().filter(|&&x| x != 0.0).count() as f64 / n as f64;
+        assert!((rate - p).abs() < 0.004, "p {p}: rate {rate}");
+    }
+    let ints = bernoulli_scalar(&gen, &[5], DType::I64, 1.0, 1.0).unwrap().to_vec::<i64>();
+    assert_eq!(ints, vec![1; 5]);
+    assert!(bernoulli_scalar(&gen, &[5], DType::F32, 1.5, 1.0).is_err());
+    let probs = Tensor::from_vec((0..n).map(|i| (i % 4) as f64 / 3.0).collect::<Vec<f64>>(), &[n]).unwrap();
+    let b = bernoulli(&gen, &probs).unwrap().to_vec::<f64>();
+    for k in 0..4 {
+        let hits: f64 = b.iter().skip(k).step_by(4).sum();
+        let rate = hits / (n / 4) as f64;
+        assert!((rate - k as f64 / 3.0).abs() < 0.006, "p {k}/3: rate {rate}");
+    }
+}
+
+#[test]
+fn randperm_is_a_permutation_and_multinomial_respects_zeros() {
+    let gen = Mutex::new(Generator::seeded(3));
+    let mut p = randperm(&gen, 50).unwrap().to_vec::<i64>();
+    p.sort();
+    assert_eq!(p, (0..50).collect::<Vec<i64>>());
+    let probs = Tensor::from_vec(vec![0.0f64, 1.0, 0.0, 3.0], &[4]).unwrap();
+    let s = multinomial(&gen, &probs, 2, false).unwrap().to_vec::<i64>();
+    let mut s2 = s.clone();
+    s2.sort();
+    assert_eq!(s2, vec![1, 3]);
+}
+
+#[test]
+fn state_bytes_round_trip_with_both_normal_caches() {
+    let gen = Mutex::new(Generator::seeded(9));
+    randn(&gen, &[3], DType::F32).unwrap(); // leaves a float64 normal cached
+    gen.lock().next_float_normal = Some(0.25);
+    let bytes = gen.lock().state_bytes();
+    assert_eq!(bytes.len(), STATE_BYTES);
+    let a = randn(&gen, &[5], DType::F64).unwrap().to_vec::<f64>();
+    let mut other = Generator::seeded(1);
+    other.set_state_bytes(&bytes).unwrap();
+    assert_eq!(other.next_float_normal, Some(0.25));
+    let other = Mutex::new(other);
+    assert_eq!(randn(&other, &[5], DType::F64).unwrap().to_vec::<f64>(), a);
+    let mut bad = bytes.clone();
+    bad[offset::LEFT..][..4].copy_from_slice(&0i32.to_le_bytes());
+    assert!(other.lock().set_state_bytes(&bad).is_err());
+    assert!(other.lock().set_state_bytes(&bytes[..100]).is_err());
+}
