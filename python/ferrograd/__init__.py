@@ -328,6 +328,7 @@ _lazy_submodules.install(
         "nn",
         "onnx",
         "optim",
+        "profiler",
         "return_types",
         "utils",
         "viz",
