@@ -15,9 +15,8 @@ import warnings
 import ferrograd as fg
 import profiler_cases
 import pytest
-from helpers import AGAINST_TORCH
-
 from ferrograd.autograd.profiler import profile, record_function
+from helpers import AGAINST_TORCH
 
 GOLDEN_PATH = os.path.join(os.path.dirname(__file__), "golden", "profiler.json")
 with open(GOLDEN_PATH) as _f:
@@ -237,7 +236,6 @@ def test_off_buffers_nothing_and_a_long_profile_leaves_nothing_behind():
             x = x + 1
         assert _core._profiler_buffered() == (0, 0)
     assert not _core._profiler_enabled()
-
 
 
 # ops whose event PyTorch names the same at the top level, however it runs them inside
