@@ -58,7 +58,9 @@ def schedule_windows(fg):
 
         sched = fg.profiler.schedule(wait=wait, warmup=warmup, active=active, repeat=repeat, skip_first=skip_first)
         x = fg.ones(3)
-        with fg.profiler.profile(activities=[fg.profiler.ProfilerActivity.CPU], schedule=sched, on_trace_ready=ready) as p:
+        with fg.profiler.profile(
+            activities=[fg.profiler.ProfilerActivity.CPU], schedule=sched, on_trace_ready=ready
+        ) as p:
             for step in range(SCHEDULE_STEPS):
                 with fg.profiler.record_function(f"work{step}"):
                     x = x + 1

@@ -1105,7 +1105,7 @@ def _allocator_round_trip(size: int, align: int) -> tuple[_Bool, int, int, _Bool
 def _check_new_shape(shape: Sequence[int], dtype: dtype) -> None:
     """RuntimeError when a tensor of `shape` and `dtype` cannot be allocated (nothing is allocated)."""
 
-def _profiler_start(record_shapes: bool) -> None:
+def _profiler_start(record_shapes: _Bool) -> None:
     """Starts timing ops, backward nodes and user ranges (RuntimeError if a profile already runs)."""
 
 def _profiler_enabled() -> _Bool:

@@ -4,6 +4,7 @@
 //! passed (`<impl PyTensor>::__add__::{{closure}}` → `aten::add`), so no binding names itself.
 use ferrograd_core::profiler::{self, Event, EventKind};
 use parking_lot::Mutex;
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -77,6 +78,10 @@ const RENAMED: &[(&str, &str)] = &[
     ("reduce_over", "sum"),
     ("dropout_mask", "dropout"),
     ("inplace_scaled", "mul"),
+    // the optimizers' one fused pass over every parameter (`_optimizer_step`, by its update rule's type)
+    ("sgd", "_fused_sgd_"),
+    ("adam", "_fused_adam_"),
+    ("adagrad", "_fused_adagrad_"),
 ];
 
 /// In-place dunders (`__iadd__`) are the trailing-underscore ops (`add_`).
@@ -142,7 +147,8 @@ pub fn op_name<F>() -> Option<Cow<'static, str>> {
 
 #[pyfunction]
 pub fn _profiler_start(record_shapes: bool) -> PyResult<()> {
-    profiler::start(record_shapes).map_err(crate::errors::to_py)
+    // the one error is a profile already running (`errors` imports this module, so not `errors::to_py`)
+    profiler::start(record_shapes).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
 #[pyfunction]
