@@ -411,6 +411,7 @@ _lazy_submodules.install(
         "nn",
         "onnx",
         "optim",
+        "profiler",
         "return_types",
         "sparse",
         "utils",

@@ -35,6 +35,12 @@ __all__ = [
     "_panic_for_tests",
     "_allocator_round_trip",
     "_check_new_shape",
+    "_profiler_start",
+    "_profiler_enabled",
+    "_profiler_stop",
+    "_profiler_now",
+    "_profiler_buffered",
+    "_profiler_record_range",
     "_backward",
     "_attach_custom",
     "float32",
@@ -1232,6 +1238,24 @@ def _allocator_round_trip(size: int, align: int) -> tuple[_Bool, int, int, _Bool
 
 def _check_new_shape(shape: Sequence[int], dtype: dtype) -> None:
     """RuntimeError when a tensor of `shape` and `dtype` cannot be allocated (nothing is allocated)."""
+
+def _profiler_start(record_shapes: _Bool) -> None:
+    """Starts timing ops, backward nodes and user ranges (RuntimeError if a profile already runs)."""
+
+def _profiler_enabled() -> _Bool:
+    """True while a profile runs."""
+
+def _profiler_stop() -> list[tuple[str, int, int, int, int, list[list[int]] | None, int]]:
+    """Stops the profile; its events as (name, kind, start ns, end ns, thread, input shapes, sequence nr)."""
+
+def _profiler_now() -> int:
+    """The profiler's clock, in nanoseconds."""
+
+def _profiler_buffered() -> tuple[int, int]:
+    """Test hook, not public API: the length and capacity of the core's event buffer."""
+
+def _profiler_record_range(name: str, start_ns: int) -> None:
+    """Ends a user range begun at `start_ns` on this thread (nothing when no profile runs)."""
 
 def _grad(
     outputs: Sequence[Tensor],

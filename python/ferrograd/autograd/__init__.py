@@ -1,5 +1,6 @@
 """`ferrograd.autograd`: the graph is built and walked in Rust; this module is its Python face."""
 
+from .. import _lazy_submodules
 from ..grad_mode import enable_grad, no_grad, set_grad_enabled
 from . import functional, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
@@ -24,3 +25,6 @@ __all__ = [
     "functional",
     "graph",
 ]
+
+# `ferrograd.autograd.profiler` loads when first used
+_lazy_submodules.install(globals(), {"profiler"})

@@ -8,6 +8,7 @@
 //! - `ops`: differentiable ops: each family's forward code and its backward rules, side by side;
 //! - `autograd`: nodes, the `Backward` trait the rules implement, grad mode and the engine (it knows no op).
 //! - `optim`: the fused optimizer updates (one pass over every parameter of a step);
+//! - `profiler`: timed events (ops, backward nodes, user ranges) while a profiler is on;
 //! - `serialize`: checkpoints in the safetensors format, replaced atomically on disk.
 pub mod alloc;
 pub mod autograd;
@@ -21,6 +22,7 @@ pub mod layout;
 mod ops;
 pub mod optim;
 pub mod pool;
+pub mod profiler;
 pub mod random;
 pub mod serialize;
 pub mod storage;

@@ -1,6 +1,6 @@
 //! `Sequential`'s forward over its leading `Linear` and `ReLU` layers without a Python frame per layer:
 //! at batch 1 a layer's Python calls cost more than its arithmetic.
-use crate::errors::call_heavy;
+use crate::errors::call_heavy_as;
 use crate::tensor::{wrap, PyTensor};
 use ferrograd_core::unary::Relu;
 use ferrograd_core::Tensor;
@@ -109,10 +109,10 @@ fn step(layers: &Layers, classes: &mut Plain, module: &Bound<'_, PyAny>, x: &Ten
             Err(_) => return Ok(None),
         };
         let w = weight.get().get();
-        call_heavy(py, x.numel() + w.numel(), || Tensor::linear(x, &w, bias.as_ref()))
+        call_heavy_as(py, x.numel() + w.numel(), "linear", || Tensor::linear(x, &w, bias.as_ref()))
     } else {
         match state.get_item(intern!(py, "inplace"))? {
-            Some(inplace) if !inplace.is_truthy()? => call_heavy(py, x.numel(), || x.unary(Relu)),
+            Some(inplace) if !inplace.is_truthy()? => call_heavy_as(py, x.numel(), "relu", || x.unary(Relu)),
             _ => return Ok(None),
         }
     };

@@ -38,8 +38,27 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> PyErr {
     PyRuntimeError::new_err(format!("ferrograd internal error (please report): {msg}"))
 }
 
-/// Runs a core call, turning its error or a panic into a Python exception.
-pub fn call<T>(f: impl FnOnce() -> ferrograd_core::Result<T>) -> PyResult<T> {
+/// Runs a core call, turning its error or a panic into a Python exception. While the profiler is on, the
+/// call is one timed op, named after the binding that wrote `f` (`profiler::op_name`).
+pub fn call<T, F: FnOnce() -> ferrograd_core::Result<T>>(f: F) -> PyResult<T> {
+    if ferrograd_core::profiler::is_enabled() {
+        if let Some(name) = crate::profiler::op_name::<F>() {
+            return ferrograd_core::profiler::run_op(name, || run(f));
+        }
+    }
+    run(f)
+}
+
+/// `call` from a helper shared by several ops, which knows only at run time which one it runs (`op`, PyTorch's
+/// name without `aten::`).
+pub fn call_as<T>(op: &str, f: impl FnOnce() -> ferrograd_core::Result<T>) -> PyResult<T> {
+    if ferrograd_core::profiler::is_enabled() {
+        return ferrograd_core::profiler::run_op(format!("aten::{op}").into(), || run(f));
+    }
+    run(f)
+}
+
+fn run<T>(f: impl FnOnce() -> ferrograd_core::Result<T>) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r.map_err(to_py),
         Err(p) => Err(panic_message(p)),
@@ -50,15 +69,41 @@ pub fn call<T>(f: impl FnOnce() -> ferrograd_core::Result<T>) -> PyResult<T> {
 const RELEASE_GIL_ABOVE: usize = 1 << 15;
 
 /// Like `call`, releasing the GIL when the work (`size` elements) is large enough to matter.
-pub fn call_heavy<T: Send>(
+pub fn call_heavy<T: Send, F: FnOnce() -> ferrograd_core::Result<T> + Send>(
+    py: Python<'_>,
+    size: usize,
+    f: F,
+) -> PyResult<T> {
+    if ferrograd_core::profiler::is_enabled() {
+        if let Some(name) = crate::profiler::op_name::<F>() {
+            return ferrograd_core::profiler::run_op(name, || run_heavy(py, size, f));
+        }
+    }
+    run_heavy(py, size, f)
+}
+
+/// `call_heavy` from a helper shared by several ops (see `call_as`).
+pub fn call_heavy_as<T: Send>(
+    py: Python<'_>,
+    size: usize,
+    op: &str,
+    f: impl FnOnce() -> ferrograd_core::Result<T> + Send,
+) -> PyResult<T> {
+    if ferrograd_core::profiler::is_enabled() {
+        return ferrograd_core::profiler::run_op(format!("aten::{op}").into(), || run_heavy(py, size, f));
+    }
+    run_heavy(py, size, f)
+}
+
+fn run_heavy<T: Send>(
     py: Python<'_>,
     size: usize,
     f: impl FnOnce() -> ferrograd_core::Result<T> + Send,
 ) -> PyResult<T> {
     if size < RELEASE_GIL_ABOVE {
-        return call(f);
+        return run(f);
     }
-    py.detach(|| call(f))
+    py.detach(|| run(f))
 }
 
 /// A Python exception raised inside a callback (a hook, a custom backward), carried through the core.

@@ -17,6 +17,7 @@ mod indexing;
 mod nn;
 mod node;
 mod optim;
+mod profiler;
 mod rnn;
 mod tensor;
 mod threads;
@@ -71,7 +72,7 @@ fn filled(
 ) -> Out {
     let shape = size_list(size, func)?;
     let dtype = dtype_arg(dtype, func)?.unwrap_or(ferrograd_core::dtype::default_float());
-    finish(py, call(|| Tensor::try_full(&shape, value, dtype))?, requires_grad)
+    finish(py, errors::call_as(func, || Tensor::try_full(&shape, value, dtype))?, requires_grad)
 }
 
 #[pyfunction]
@@ -566,5 +567,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sparse::register(m)?;
     threads::register(m)?;
     serialize::register(m)?;
+    profiler::register(m)?;
     Ok(())
 }

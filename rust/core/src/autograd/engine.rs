@@ -9,6 +9,7 @@ use super::leaf::{AccumulateGrad, GradMeta};
 use super::node::{Ctx, Edge, Node};
 use crate::bail;
 use crate::error::{Error, Result};
+use crate::profiler::{self, EventKind};
 use crate::tensor::Tensor;
 use rustc_hash::FxHashMap as HashMap;
 use std::any::Any;
@@ -249,7 +250,11 @@ fn run(
         if !task.states[i].runs {
             continue;
         }
-        let outputs = evaluate(&node, grads, retain_graph, create_graph)?;
+        let outputs = if profiler::is_enabled() {
+            evaluate_profiled(&node, grads, retain_graph, create_graph)?
+        } else {
+            evaluate(&node, grads, retain_graph, create_graph)?
+        };
         for (k, edge) in node.next.iter().enumerate() {
             let Some(edge) = edge else { continue };
             let c = task.slot(&edge.node);
@@ -386,6 +391,24 @@ fn evaluate(
         }
     }
     run_post_hooks(node, out, &grads)
+}
+
+/// `evaluate` inside PyTorch's two ranges: the engine's (`autograd::engine::evaluate_function: <node>`) and the
+/// node's own, which has the incoming gradients' shapes as its inputs.
+fn evaluate_profiled(
+    node: &Arc<Node>,
+    grads: Vec<Option<Tensor>>,
+    retain_graph: bool,
+    create_graph: bool,
+) -> Result<Vec<Option<Tensor>>> {
+    let seq = if leaf(node).is_some() { -1 } else { node.sequence_nr as i64 };
+    let mut engine = profiler::Range::start(node.name(), EventKind::EvaluateFunction).with_sequence_nr(seq);
+    let mut rule = profiler::Range::start(node.name(), EventKind::BackwardRule).with_sequence_nr(seq);
+    if profiler::records_shapes() {
+        engine.set_input_shapes(vec![]);
+        rule.set_input_shapes(grads.iter().map(|g| g.as_ref().map_or_else(Vec::new, |g| g.shape().to_vec())).collect());
+    }
+    evaluate(node, grads, retain_graph, create_graph)
 }
 
 /// A node's post-hooks, in registration order; each may replace the results.

@@ -3,8 +3,13 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
+/// Bits of a thread's recording state, read together by `autograd::record`: whether ops record history, and
+/// whether a profiled op wants its inputs' shapes (so the profiler's capture costs no load of its own).
+const GRAD: u8 = 1;
+const CAPTURE_SHAPES: u8 = 2;
+
 thread_local! {
-    static ENABLED: Cell<bool> = const { Cell::new(true) };
+    static STATE: Cell<u8> = const { Cell::new(GRAD) };
     static INFERENCE: Cell<bool> = const { Cell::new(false) };
 }
 
@@ -47,12 +52,31 @@ pub(crate) fn creation_trace() -> Option<String> {
 }
 
 pub fn is_enabled() -> bool {
-    ENABLED.with(|e| e.get())
+    STATE.with(|s| s.get() & GRAD != 0)
 }
 
 /// Sets grad mode and returns the previous one.
 pub fn set_enabled(enabled: bool) -> bool {
-    ENABLED.with(|e| e.replace(enabled))
+    set_bit(GRAD, enabled)
+}
+
+fn set_bit(bit: u8, on: bool) -> bool {
+    STATE.with(|s| {
+        let old = s.get();
+        s.set(if on { old | bit } else { old & !bit });
+        old & bit != 0
+    })
+}
+
+/// The recording state in one read: (grad mode, whether the profiler captures input shapes).
+pub(crate) fn recording_state() -> (bool, bool) {
+    let s = STATE.with(|s| s.get());
+    (s & GRAD != 0, s & CAPTURE_SHAPES != 0)
+}
+
+/// Turns the profiler's capture of input shapes on or off for this thread; returns the previous setting.
+pub(crate) fn set_capture_shapes(on: bool) -> bool {
+    set_bit(CAPTURE_SHAPES, on)
 }
 
 /// Restores the previous grad mode when dropped.

@@ -294,7 +294,11 @@ fn input_edges(inputs: &[&Tensor]) -> Vec<Option<Edge>> {
 }
 
 fn needs_history(inputs: &[&Tensor]) -> bool {
-    grad_mode::is_enabled() && inputs.iter().any(|t| t.requires_grad())
+    let (grad, capture_shapes) = grad_mode::recording_state();
+    if capture_shapes {
+        crate::profiler::capture_input_shapes(inputs);
+    }
+    grad && inputs.iter().any(|t| t.requires_grad())
 }
 
 /// Attaches history to a freshly computed `out` when grad mode is on and an input requires grad.

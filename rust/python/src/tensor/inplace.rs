@@ -3,7 +3,7 @@ use super::arith::{alpha_arg, scaled};
 use super::PyTensor;
 use super::{clamp_bounds, index_tensor, inplace_with, scatter_impl};
 use crate::args::{operand, operand_arg, tensor_arg, type_name};
-use crate::errors::call;
+use crate::errors::{call, call_as};
 use ferrograd_core::binary::ClampMethod;
 use ferrograd_core::copy::DenseWrite;
 use ferrograd_core::random;
@@ -62,7 +62,14 @@ fn inplace_scaled(
 
 /// An in-place op with a tensor operand (`TensorHandle::apply_arith`).
 fn inplace_arith(slf: &Bound<'_, PyTensor>, b: Tensor, op: DenseWrite) -> PyResult<Py<PyTensor>> {
-    call(|| slf.get().handle.apply_arith(&b, op))?;
+    let name = match op {
+        DenseWrite::Copy => "copy_",
+        DenseWrite::Add => "add_",
+        DenseWrite::Sub => "sub_",
+        DenseWrite::Mul => "mul_",
+        DenseWrite::Div => "div_",
+    };
+    call_as(name, || slf.get().handle.apply_arith(&b, op))?;
     Ok(slf.clone().unbind())
 }
 

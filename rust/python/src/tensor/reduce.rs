@@ -2,7 +2,7 @@
 use super::shared::heavy;
 use super::{cast_input, wrap, Out, PyTensor};
 use crate::args::{dims_arg, dtype_arg, type_name};
-use crate::errors::{call, call_heavy};
+use crate::errors::{call, call_as, call_heavy, call_heavy_as};
 use ferrograd_core::binary::Binary;
 use ferrograd_core::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
@@ -21,15 +21,15 @@ fn extreme(
 ) -> PyResult<Py<PyAny>> {
     let name = if is_max { "max" } else { "min" };
     let Some(dim) = dim.filter(|d| !d.is_none()) else {
-        return Ok(wrap(py, call_heavy(py, a.numel(), || a.amax_amin(None, false, is_max, true))?)?.into_any());
+        return Ok(wrap(py, call_heavy_as(py, a.numel(), name, || a.amax_amin(None, false, is_max, true))?)?.into_any());
     };
     if let Ok(other) = dim.cast::<PyTensor>() {
         let b = other.get().get();
         let op = if is_max { Binary::Maximum } else { Binary::Minimum };
-        return Ok(wrap(py, call(|| a.binary(&b, op))?)?.into_any());
+        return Ok(wrap(py, call_as(name, || a.binary(&b, op))?)?.into_any());
     }
     let d = crate::args::dim_arg(dim)?;
-    let (values, indices) = call_heavy(py, a.numel(), || a.max_min_dim(d, keepdim, is_max))?;
+    let (values, indices) = call_heavy_as(py, a.numel(), name, || a.max_min_dim(d, keepdim, is_max))?;
     values_indices(py, name, values, indices)
 }
 
