@@ -391,6 +391,7 @@ if TYPE_CHECKING:
         nn,
         onnx,
         optim,
+        profiler,
         return_types,
         sparse,
         utils,
