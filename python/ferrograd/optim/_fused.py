@@ -47,16 +47,8 @@ class FusedOptimizer(Optimizer):
     def _step(self, closure):
         """`step()` of the fused optimizers: hooks, the closure under grad mode, then one Rust call."""
         args, kwargs = (self,) if closure is None else (self, closure), {}
-        for hook in list(self._optimizer_step_pre_hooks.values()):
-            result = hook(self, args, kwargs)
-            if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(
-                        f"{type(self).__name__}.step must return None or a tuple of (new_args, new_kwargs), "
-                        f"but got {result}."
-                    )
-                args, kwargs = result
-                closure = args[1] if len(args) > 1 else kwargs.get("closure")
+        args, kwargs = self._run_step_pre_hooks(args, kwargs)
+        closure = args[1] if len(args) > 1 else kwargs.get("closure")
         loss = None
         if closure is not None:
             with enable_grad():

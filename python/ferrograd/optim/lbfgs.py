@@ -241,16 +241,8 @@ class LBFGS(Optimizer):
         """Up to `max_iter` iterations; `closure()` reevaluates the model (under grad mode) and returns the
         loss. Returns the loss of the first evaluation."""
         args, kwargs = (self, closure), {}
-        for hook in list(self._optimizer_step_pre_hooks.values()):
-            result = hook(self, args, kwargs)
-            if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(
-                        f"{type(self).__name__}.step must return None or a tuple of (new_args, new_kwargs), "
-                        f"but got {result}."
-                    )
-                args, kwargs = result
-                closure = args[1] if len(args) > 1 else kwargs.get("closure")
+        args, kwargs = self._run_step_pre_hooks(args, kwargs)
+        closure = args[1] if len(args) > 1 else kwargs.get("closure")
         with no_grad():
             loss = self._iterate(closure)
         for hook in list(self._optimizer_step_post_hooks.values()):

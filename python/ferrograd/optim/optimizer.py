@@ -183,6 +183,19 @@ class Optimizer:
         """Performs one update of every parameter that has a gradient; returns the closure's loss."""
         raise NotImplementedError
 
+    def _run_step_pre_hooks(self, args, kwargs):
+        """Runs the step pre-hooks in order; a hook may return `(new_args, new_kwargs)` for the step."""
+        for hook in list(self._optimizer_step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(
+                        f"{type(self).__name__}.step must return None or a tuple of (new_args, new_kwargs), "
+                        f"but got {result}."
+                    )
+                args, kwargs = result
+        return args, kwargs
+
     def register_step_pre_hook(self, hook):
         """`hook(optimizer, args, kwargs)` before each step; returns a handle with `remove()`."""
         handle = _StepHandle(self._optimizer_step_pre_hooks)
