@@ -12,8 +12,9 @@ fn allocation_cap() -> usize {
 
 #[cfg(target_os = "linux")]
 fn machine_memory() -> Option<usize> {
-    // Safety: sysinfo fills the struct it is given and nothing else.
+    // SAFETY: libc::sysinfo is plain integers, for which all zeros is a valid value
     let mut info: libc::sysinfo = unsafe { std::mem::zeroed() };
+    // SAFETY: sysinfo fills the struct it is given and nothing else
     if unsafe { libc::sysinfo(&mut info) } != 0 {
         return None;
     }

@@ -27,6 +27,7 @@ impl<T: Send + 'static> Drop for Data<T> {
 // Safety: `Data` is either a Vec (Send + Sync for these element types) or memory kept alive by a
 // Send + Sync owner; access goes through the storage's lock.
 unsafe impl<T: Send + 'static> Send for Data<T> {}
+// SAFETY: as for Send; shared access only reads
 unsafe impl<T: Send + Sync + 'static> Sync for Data<T> {}
 
 impl<T: Send + 'static> Data<T> {
@@ -49,6 +50,8 @@ impl<T: Send + 'static> Data<T> {
         if self.len == 0 {
             return &[];
         }
+        // SAFETY: ptr..ptr + len are initialised aligned elements kept alive by `owner` (from_vec's Vec or
+        // from_external's contract); non-null since len > 0
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 
@@ -56,6 +59,7 @@ impl<T: Send + 'static> Data<T> {
         if self.len == 0 {
             return &mut [];
         }
+        // SAFETY: as in as_slice; `&mut self` makes this the only reference
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
     }
 }

@@ -33,6 +33,7 @@ mod padded {
     /// Safety: as `GlobalAlloc::alloc`; `zeroed` asks for zeroed memory.
     pub unsafe fn alloc(layout: Layout, zeroed: bool) -> *mut u8 {
         let Some(outer) = outer(layout) else { return std::ptr::null_mut() };
+        // SAFETY: `outer` is `layout` grown by its alignment, so it is non-zero-sized as `layout` is
         let base = unsafe {
             if zeroed {
                 System.alloc_zeroed(outer)
@@ -46,15 +47,19 @@ mod padded {
         // base is MALLOC_ALIGN-aligned, so at least that many (>= 8) bytes lie before the aligned start:
         // room to keep base itself
         let start = (base as usize + layout.align()) & !(layout.align() - 1);
+        // SAFETY: start - base <= align, inside the block of size + align bytes; the pointer-sized slot before
+        // `aligned` lies within the block too, since aligned - base >= MALLOC_ALIGN >= 8
         let aligned = unsafe { base.add(start - base as usize) };
+        // SAFETY: as above, the slot is inside the block and belongs to no caller
         unsafe { (aligned as *mut *mut u8).sub(1).write_unaligned(base) };
         aligned
     }
 
     /// Safety: `ptr` came from `alloc` with this `layout`.
     pub unsafe fn dealloc(ptr: *mut u8, layout: Layout) {
+        // SAFETY: `alloc` wrote the block's base in the slot just before `ptr`
         let base = unsafe { (ptr as *mut *mut u8).sub(1).read_unaligned() };
-        // outer() succeeded when the block was made
+        // SAFETY: `base` came from System with `outer(layout)`, which succeeded when the block was made
         unsafe { System.dealloc(base, outer(layout).unwrap_unchecked()) }
     }
 }
@@ -82,39 +87,53 @@ fn source(size: usize, align: usize) -> Source {
 unsafe impl GlobalAlloc for SplitAllocator {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        match source(layout.size(), layout.align()) {
-            Source::Mimalloc => unsafe { MiMalloc.alloc(layout) },
-            Source::System => unsafe { System.alloc(layout) },
-            Source::PaddedSystem => unsafe { padded::alloc(layout, false) },
+        // SAFETY: the caller's layout goes unchanged to the allocator its size and alignment pick
+        unsafe {
+            match source(layout.size(), layout.align()) {
+                Source::Mimalloc => MiMalloc.alloc(layout),
+                Source::System => System.alloc(layout),
+                Source::PaddedSystem => padded::alloc(layout, false),
+            }
         }
     }
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        match source(layout.size(), layout.align()) {
-            Source::Mimalloc => unsafe { MiMalloc.alloc_zeroed(layout) },
-            Source::System => unsafe { System.alloc_zeroed(layout) },
-            Source::PaddedSystem => unsafe { padded::alloc(layout, true) },
+        // SAFETY: as in `alloc`
+        unsafe {
+            match source(layout.size(), layout.align()) {
+                Source::Mimalloc => MiMalloc.alloc_zeroed(layout),
+                Source::System => System.alloc_zeroed(layout),
+                Source::PaddedSystem => padded::alloc(layout, true),
+            }
         }
     }
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        match source(layout.size(), layout.align()) {
-            Source::Mimalloc => unsafe { MiMalloc.dealloc(ptr, layout) },
-            Source::System => unsafe { System.dealloc(ptr, layout) },
-            Source::PaddedSystem => unsafe { padded::dealloc(ptr, layout) },
+        // SAFETY: the same layout picks the same allocator that made `ptr` (see the impl's note)
+        unsafe {
+            match source(layout.size(), layout.align()) {
+                Source::Mimalloc => MiMalloc.dealloc(ptr, layout),
+                Source::System => System.dealloc(ptr, layout),
+                Source::PaddedSystem => padded::dealloc(ptr, layout),
+            }
         }
     }
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let (from, to) = (source(layout.size(), layout.align()), source(new_size, layout.align()));
         match (from, to) {
+            // SAFETY: `ptr` came from this allocator, which both sizes pick again
             (Source::System, Source::System) => unsafe { System.realloc(ptr, layout, new_size) },
+            // SAFETY: as above
             (Source::Mimalloc, Source::Mimalloc) => unsafe { MiMalloc.realloc(ptr, layout, new_size) },
             _ => {
                 // another allocator, or a padded block (whose start moves): a new block and a copy
+                // SAFETY: the caller guarantees new_size, rounded up to the alignment, does not overflow
                 let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
+                // SAFETY: new_size is non-zero (realloc's contract)
                 let new = unsafe { self.alloc(new_layout) };
                 if !new.is_null() {
+                    // SAFETY: both blocks hold at least the smaller size; `ptr` is freed once, with its layout
                     unsafe {
                         std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
                         self.dealloc(ptr, layout);

@@ -251,6 +251,7 @@ pub fn from_numpy_shared(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
     }
     let layout = Layout { shape: arr.shape().to_vec(), strides, offset: 0 };
     let len = layout.storage_extent();
+    // SAFETY: `arr` is a live numpy array object, so its struct (and data pointer field) can be read
     let ptr = unsafe { (*arr.as_array_ptr()).fields.data };
     let owner: Box<dyn std::any::Any + Send + Sync> = Box::new(arr.clone().unbind());
     // Safety: the array owns `len` elements from `ptr` (strides are non-negative) and `owner` keeps it alive.
@@ -281,6 +282,7 @@ pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>>
         // Safety: the layout lies within the storage (checked at construction); `owner` keeps it alive.
         let view =
             unsafe { numpy::ndarray::ArrayView::from_shape_ptr(shape.strides(strides), base.add(t.storage_offset())) };
+        // SAFETY: `owner` holds the storage, so the view's memory outlives the array borrowing it
         let arr = unsafe { numpy::PyArray::borrow_from_array(&view, owner) };
         Ok(arr.into_any())
     }

@@ -153,6 +153,7 @@ unsafe extern "C" fn capsule_destructor(capsule: *mut ffi::PyObject) {
 
 fn dl_tensor(t: &Tensor) -> (DLTensor, Vec<i64>, Vec<i64>) {
     let base = t.storage().read().as_ptr();
+    // SAFETY: the storage offset lies within the storage (checked when the layout was made)
     let data = unsafe { base.add(t.storage_offset() * t.dtype().itemsize()) } as *mut c_void;
     let shape: Vec<i64> = t.shape().iter().map(|&s| s as i64).collect();
     let strides: Vec<i64> = t.strides().iter().map(|&s| s as i64).collect();
@@ -246,6 +247,7 @@ struct Imported {
 
 // Safety: the deleter may be called from any thread (DLPack spec); the pointer is only used there.
 unsafe impl Send for Imported {}
+// SAFETY: shared references never touch the pointer; only Drop (with ownership) does
 unsafe impl Sync for Imported {}
 
 impl Drop for Imported {
@@ -289,6 +291,7 @@ fn capsule_of<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
 /// `ferrograd.from_dlpack`: a tensor over the producer's memory (no copy), from an object with
 /// `__dlpack__` or from a capsule.
 pub fn from_dlpack(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    // SAFETY: a type check on a live object (the GIL is held through `obj`)
     let is_capsule = unsafe { ffi::PyCapsule_CheckExact(obj.as_ptr()) } == 1;
     let capsule = if is_capsule {
         obj.clone()
@@ -338,6 +341,7 @@ pub fn from_dlpack(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     }
     // Consume: from here on the managed tensor is ours, and its deleter runs when the storage goes.
     let used = if versioned { USED_DLTENSOR_VERSIONED } else { USED_DLTENSOR };
+    // SAFETY: `cap` is the live capsule checked above; `used` is a static C string
     if unsafe { ffi::PyCapsule_SetName(cap, used.as_ptr()) } != 0 {
         return Err(PyErr::fetch(capsule.py()));
     }
@@ -361,6 +365,7 @@ fn layout_of(t: &DLTensor) -> PyResult<Layout> {
         return Err(PyBufferError::new_err("from_dlpack: negative ndim"));
     }
     let ndim = t.ndim as usize;
+    // SAFETY: DLPack's contract: `shape` points to ndim sizes while the managed tensor lives
     let shape: &[i64] = if ndim == 0 { &[] } else { unsafe { std::slice::from_raw_parts(t.shape, ndim) } };
     if shape.iter().any(|&s| s < 0) {
         return Err(PyBufferError::new_err("from_dlpack: negative size in shape"));
@@ -369,6 +374,7 @@ fn layout_of(t: &DLTensor) -> PyResult<Layout> {
     let strides = if t.strides.is_null() || ndim == 0 {
         Layout::contiguous(&shape).strides
     } else {
+        // SAFETY: non-null strides point to ndim values (DLPack's contract)
         let s = unsafe { std::slice::from_raw_parts(t.strides, ndim) };
         if s.iter().zip(&shape).any(|(&st, &n)| st < 0 && n > 1) {
             return Err(PyBufferError::new_err("from_dlpack: negative strides are not supported"));

@@ -81,13 +81,15 @@ fn with_rows<T: Element, R>(t: &Tensor, f: impl FnOnce(&[T]) -> R) -> R {
 
 /// A buffer the parts of a time loop share, each reading and writing only its own batch rows.
 struct Rows<T>(*mut T);
-// Safety: parts touch disjoint ranges (see `slice`), and T is plain data.
+// SAFETY: parts touch disjoint ranges (see `slice`), and T is plain data.
 unsafe impl<T: Send> Send for Rows<T> {}
+// SAFETY: as for Send: no two parts reach the same element
 unsafe impl<T: Send> Sync for Rows<T> {}
 impl<T> Rows<T> {
     /// Safety: `start..start + len` lies inside the buffer and no other part touches it meanwhile.
     #[allow(clippy::mut_from_ref)]
     unsafe fn slice(&self, start: usize, len: usize) -> &mut [T] {
+        // SAFETY: the caller's contract above
         unsafe { std::slice::from_raw_parts_mut(self.0.add(start), len) }
     }
 }
@@ -143,6 +145,7 @@ fn transpose<T: Copy>(w: &[T], rows: usize, cols: usize) -> Vec<T> {
 unsafe fn written_in_full<T: Send + 'static>(len: usize, fill: impl FnOnce(*mut T)) -> Vec<T> {
     let mut v = pool::take::<T>(len);
     fill(v.spare_capacity_mut().as_mut_ptr().cast());
+    // SAFETY: `fill` wrote all len elements (this function's contract); pool::take gave capacity len
     unsafe { v.set_len(len) };
     v
 }
@@ -181,6 +184,7 @@ fn forward<T: Gate>(d: Dims, x: &[T], w_ih: &[T], w_hh: &[T], bias: Option<&[T]>
                 let mut gates = vec![T::ZERO; m * g4];
                 for s in 0..d.steps {
                     let row0 = d.time(s) * b + r0;
+                    // SAFETY: step s's rows row0..row0 + m belong to this part alone
                     let (step_out, step_ws) = unsafe { (op.slice(row0 * h, m * h), wp.slice(row0 * wsw, m * wsw)) };
                     let x_t = &x[row0 * inp..(row0 + m) * inp];
                     match bias {
@@ -251,6 +255,7 @@ fn backward<T: Gate>(
                     Some(go) => gh.iter_mut().zip(&*dh).zip(&go[row0 * h..]).for_each(|((y, &a), &o)| *y = a + o),
                     None => gh.copy_from_slice(dh),
                 }
+                // SAFETY: this part's rows of step s, as in the forward
                 let step_dg = unsafe { dgp.slice(row0 * g4, m * g4) };
                 for r in 0..m {
                     let w = &ws[(row0 + r) * wsw..(row0 + r + 1) * wsw];

@@ -245,9 +245,10 @@ fn max_pool_pairs_dispatch<T: Element>(
         ) {
             max_pool_pairs(src, width, rows, cols, base, vals, at, flat)
         }
-        // Safety: each variant runs only where `level()` detected its features.
         match level() {
+            // SAFETY: each variant runs only where `level()` detected its features
             Level::Avx512 => return unsafe { wide(src, width, rows, cols, base, vals, at, flat) },
+            // SAFETY: as above
             Level::Avx2 => return unsafe { avx2(src, width, rows, cols, base, vals, at, flat) },
             Level::Baseline => {}
         }

@@ -175,9 +175,10 @@ impl<U: Update, T: Real> Work<'_, U, T> {
             unsafe fn avx2<U: Update, T: Real>(w: Work<'_, U, T>) {
                 w.run()
             }
-            // Safety: each version runs only when `level()` found its features on this CPU.
             match level() {
+                // SAFETY: each version runs only when `level()` found its features on this CPU
                 Level::Avx512 => return unsafe { avx512(self) },
+                // SAFETY: as above
                 Level::Avx2 => return unsafe { avx2(self) },
                 Level::Baseline => {}
             }

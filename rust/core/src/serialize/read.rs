@@ -59,10 +59,14 @@ impl Source<'_> {
         match self {
             Source::File(f) => pread_exact(f, offset, dst, len),
             Source::Bytes(b) => {
+                // SAFETY: the caller checked offset + len against the bytes' length; `dst` is valid for len
+                // writes and cannot overlap a borrowed slice
                 unsafe { std::ptr::copy_nonoverlapping(b.as_ptr().add(offset as usize), dst, len) };
                 Ok(())
             }
             Source::Map { base, .. } => {
+                // SAFETY: as above, against the mapping's length; a private (copy-on-write) mapping is
+                // distinct from any Vec `dst` points into
                 unsafe { std::ptr::copy_nonoverlapping(base.add(offset as usize), dst, len) };
                 Ok(())
             }
@@ -71,6 +75,7 @@ impl Source<'_> {
 
     fn read_vec(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
         let mut v = Vec::with_capacity(len);
+        // SAFETY: the vector has room for len bytes; its length is set only once read_to has written them
         unsafe {
             self.read_to(offset, v.as_mut_ptr(), len)?;
             v.set_len(len);
@@ -86,14 +91,21 @@ impl Source<'_> {
     fn typed_buffer<T: Element>(&self, offset: u64, numel: usize, name: &str) -> Result<Buffer> {
         let bytes = numel * std::mem::size_of::<T>(); // checked against the data region already
         if let Source::Map { map, base } = self {
+            // SAFETY: offset + bytes lies inside the mapping (checked against the data region by the caller)
             let ptr = unsafe { base.add(offset as usize) };
             if ptr.align_offset(std::mem::align_of::<T>()) == 0 {
+                // SAFETY: those bytes are mapped and initialised (file contents), and nothing writes them yet
                 check_bools::<T>(unsafe { std::slice::from_raw_parts(ptr, bytes) }, name)?;
                 let owner = Box::new(map.clone());
+                // SAFETY: numel elements of T, aligned, every bit pattern valid for T (bools checked just
+                // above); `owner` keeps the mapping alive as long as the buffer, and the mapping is private to
+                // this process, so the tensor is the only writer
                 return Ok(T::buffer(unsafe { Data::from_external(ptr as *mut T, numel, owner) }));
             }
         }
         let mut v: Vec<T> = crate::pool::take(numel);
+        // SAFETY: the vector has capacity for numel elements (bytes bytes); its length is set only after
+        // they are written and the bools among them checked, so no invalid bool is ever read as one
         unsafe {
             self.read_to(offset, v.as_mut_ptr() as *mut u8, bytes)?;
             // the bytes are initialised now; a bool must be 0 or 1 before it may be read as one
@@ -122,6 +134,7 @@ fn pread_exact(f: &File, offset: u64, dst: *mut u8, len: usize) -> Result<()> {
     let mut done = 0;
     while done < len {
         let at = libc::off_t::try_from(offset + done as u64).map_err(|_| invalid("offset beyond off_t"))?;
+        // SAFETY: dst + done is valid for len - done bytes of writes (read_to's contract); the fd is open
         let n = unsafe { libc::pread(f.as_raw_fd(), dst.add(done) as *mut libc::c_void, len - done, at) };
         if n < 0 {
             let err = std::io::Error::last_os_error();
@@ -151,6 +164,9 @@ pub fn load_path(path: &Path, mode: ReadMode) -> Result<Checkpoint> {
                 return Err(too_short(meta.len())); // nothing to map
             }
             // private: writes to the tensors stay in this process and never reach the file
+            // SAFETY: memmap2's one condition is that the file is not changed underneath the mapping. A private
+            // mapping keeps our writes out of the file; another process truncating the file while it is mapped
+            // would fault on access (SIGBUS), the same condition torch's `mmap=True` and numpy's memmap accept
             let mut map = unsafe { memmap2::MmapOptions::new().map_copy(&file) }.map_err(|e| Error::io(&e, path))?;
             let base = map.as_mut_ptr();
             load(&Source::Map { map: Arc::new(map), base })
