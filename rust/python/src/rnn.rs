@@ -8,7 +8,6 @@ use pyo3::prelude::*;
 /// One LSTM layer in one direction over time-major input (T, B, I): (output, h_n, c_n), one node.
 #[pyfunction]
 #[pyo3(signature = (input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse))]
-#[allow(clippy::too_many_arguments)]
 pub fn _lstm_layer(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,

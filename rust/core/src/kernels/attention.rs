@@ -173,7 +173,6 @@ fn transpose_padded<T: Float>(dst: &mut [T], src: Rows<'_, T>, rows: usize, cols
 /// Row `l`'s scores into `out` (padded length; the first `n` count): q_l · kᵀ · scale + mask, with `kt`
 /// the head's key transposed (E × SP).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn scores_row<T: Float>(
     out: &mut [T],
     n: usize,
@@ -215,7 +214,6 @@ fn written<T>(v: &[MaybeUninit<T>], n: usize) -> &[T] {
 /// Forward of head `h`: its output rows (L × Ev) and row logsumexps (L), 0 where a row is masked
 /// everywhere (its output is 0 too, torch's safe softmax).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn forward_head<T: AttentionFloat>(
     out: &OutView<T>,
     lse: &mut [T],
@@ -310,7 +308,6 @@ pub struct Saved<'a, T> {
 /// gradients dS of the head are kept (L × SP each, in L1 at these sizes), then every gradient is one
 /// register-blocked product.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn backward_head<T: AttentionFloat>(
     dq: &mut [T],
     dk: &mut [T],

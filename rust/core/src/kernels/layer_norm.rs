@@ -99,7 +99,6 @@ pub fn layer_norm_forward<T: Float>(x: &[T], w: Option<&[T]>, b: Option<&[T]>, n
 
 /// The gradients of some rows: dx into `dx`, and Σ g·x̂ and Σ g over these rows into `dw`, `db`.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn backward_rows<T: Float>(
     dx: &mut [T],
     dw: &mut [f64],

@@ -46,7 +46,6 @@ pub fn matmul_into_serial<T: Element>(
 
 /// `out[m×n] (contiguous) += a[m×k] · b[k×n]`, on the threads of the pool when large: a bias or a
 /// partial sum preloaded in `out` is added inside the product, with no second pass over memory.
-#[allow(clippy::too_many_arguments)]
 pub fn matmul_acc_into<T: Element>(
     out: &mut [T],
     a: &[T],
@@ -64,7 +63,6 @@ pub fn matmul_acc_into<T: Element>(
     product(dst, a, ma, b, mb, m, k, n, parallel, true)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn matmul_block<T: Element>(
     out: &mut [MaybeUninit<T>],
     a: &[T],
@@ -81,7 +79,6 @@ fn matmul_block<T: Element>(
 }
 
 /// The product into `out`, which is read and added to when `accumulate` (then it must be initialised).
-#[allow(clippy::too_many_arguments)]
 fn product<T: Element>(
     out: &mut [MaybeUninit<T>],
     a: &[T],
@@ -181,7 +178,6 @@ fn dense_rhs<T: Element>(ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n:
 ///
 /// Safety: offsets and strides come from layouts validated against the slices' lengths, and `dst` has
 /// room for `m` rows of `dst_rs` elements that no one else writes meanwhile.
-#[allow(clippy::too_many_arguments)]
 unsafe fn gemm_serial<T: Element>(
     dst: *mut T,
     dst_rs: usize,

@@ -88,7 +88,6 @@ fn fill_index<U>(out: &mut [MaybeUninit<U>], start: usize, f: &impl Fn(usize) ->
 
 macro_rules! multiversion {
     ($name:ident, $fill:ident, ($($arg:ident: $ty:ty),*), $f:ident: $fty:ty, [$($g:tt)*]) => {
-        #[allow(clippy::too_many_arguments)]
         fn $name<$($g)*>(out: &mut [MaybeUninit<U>], $($arg: $ty,)* $f: &$fty) {
             #[cfg(target_arch = "x86_64")]
             {

@@ -118,7 +118,6 @@ fn forward_typed<T: AttentionFloat>(
     Ok((out, Tensor::from_vec(lse, &q.shape()[..n - 1])?))
 }
 
-#[allow(clippy::too_many_arguments)]
 fn backward_typed<T: AttentionFloat>(
     q: &Tensor,
     k: &Tensor,

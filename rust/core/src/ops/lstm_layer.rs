@@ -151,7 +151,6 @@ unsafe fn written_in_full<T: Send + 'static>(len: usize, fill: impl FnOnce(*mut 
 }
 
 /// `out (m×n) = a · b` through the kernels' write-only product (`out` is not read).
-#[allow(clippy::too_many_arguments)]
 fn product_into<T: Element>(out: &mut [T], a: &[T], ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n: usize) {
     // Safety: MaybeUninit<T> has T's layout, and the product only writes through it.
     let dst = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<MaybeUninit<T>>(), out.len()) };
@@ -226,7 +225,6 @@ struct Gradients<T> {
     c0: Vec<T>,
 }
 
-#[allow(clippy::too_many_arguments)]
 fn backward<T: Gate>(
     d: Dims,
     x: &[T],

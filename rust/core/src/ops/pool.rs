@@ -199,7 +199,6 @@ fn max_pool_kernel<T: Element>(
 
 /// `max_pool_pairs` compiled for the widest instruction set present: the baseline (SSE2) has no blend, so
 /// its selects become branches that mispredict on every other window of random data.
-#[allow(clippy::too_many_arguments)]
 fn max_pool_pairs_dispatch<T: Element>(
     src: &[T],
     width: usize,
@@ -215,7 +214,6 @@ fn max_pool_pairs_dispatch<T: Element>(
         use crate::kernels::simd::{level, Level};
         /// # Safety
         /// The CPU must have the features enabled.
-        #[allow(clippy::too_many_arguments)]
         #[target_feature(enable = "avx512f,avx512vl,avx2,fma")]
         unsafe fn wide<T: Element>(
             src: &[T],
@@ -231,7 +229,6 @@ fn max_pool_pairs_dispatch<T: Element>(
         }
         /// # Safety
         /// The CPU must have the features enabled.
-        #[allow(clippy::too_many_arguments)]
         #[target_feature(enable = "avx2,fma")]
         unsafe fn avx2<T: Element>(
             src: &[T],
@@ -259,7 +256,6 @@ fn max_pool_pairs_dispatch<T: Element>(
 /// `max_pool_kernel` over one plane whose windows are all 2 × 2 (`rows` and `cols` hold each window's
 /// first row and column): the four taps unrolled, in the generic path's order and NaN rule, without
 /// its per-window loops (which took a fifth of LeNet-5's training step).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn max_pool_pairs<T: Element>(
     src: &[T],
