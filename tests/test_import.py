@@ -174,3 +174,23 @@ assert obj["sched"]["last_epoch"] == 1
 print("ok")
 """
     assert _run(check).strip() == "ok"
+
+
+@ferrograd_only
+def test_python_adds_only_the_declared_attributes_to_the_rust_classes():
+    # `_tensor_python` is the one place that does; the subpackages, loaded here too, add nothing
+    code = (
+        "import types, ferrograd, ferrograd.nn, ferrograd.optim, ferrograd.autograd, ferrograd.utils.data\n"
+        "from ferrograd import _core, _tensor_python\n"
+        "declared = {'Tensor': _tensor_python.TENSOR_ATTRIBUTES, 'dtype': _tensor_python.DTYPE_ATTRIBUTES}\n"
+        "python = (types.FunctionType, property)\n"
+        "for name in sorted(dir(_core)):\n"
+        "    cls = getattr(_core, name)\n"
+        "    if isinstance(cls, type):\n"
+        "        added = {k: v for k, v in vars(cls).items() if isinstance(v, python)}\n"
+        "        if added != declared.get(name, {}):\n"
+        "            print(name, sorted(added))\n"
+        "print(len(declared['Tensor']), len(declared['dtype']))\n"
+    )
+    # every Python attribute on a Rust class is a declared one, and each declared one is there
+    assert _run(code).splitlines() == ["21 1"]

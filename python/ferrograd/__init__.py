@@ -6,7 +6,7 @@
 
 import builtins
 
-from . import _core, _device, _layout, _lazy_submodules, _new, _type, _utils
+from . import _core, _device, _lazy_submodules, _tensor_python, _utils
 from ._autocast_state import (
     clear_autocast_cache,
     get_autocast_cpu_dtype,
@@ -78,10 +78,7 @@ from ._type import typename
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .serialization import load, save
 
-_utils.install()
-_device.install(Tensor)
-_new.install(Tensor)
-_type.install(Tensor)
+_tensor_python.install()
 
 float = float32
 double = float64
@@ -123,16 +120,6 @@ def sparse_coo_tensor(indices, values, size=None, **kwargs):
     from . import sparse
 
     return sparse.sparse_coo_tensor(indices, values, size, **kwargs)
-
-
-def _to_sparse(self, sparse_dim=None):
-    """`x.to_sparse(sparse_dim)`: a COO tensor of the nonzero entries (or nonzero slices, with dense dims)."""
-    from . import sparse
-
-    return sparse.from_dense(self, sparse_dim)
-
-
-_layout.install(Tensor, _to_sparse)
 
 
 def spmm(input, mat2):

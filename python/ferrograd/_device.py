@@ -126,12 +126,22 @@ def _cuda(self, device=None, non_blocking=False, memory_format=None):
     raise AssertionError(NO_CUDA)
 
 
-def install(tensor_class):
-    """The device side of `Tensor`: `.device` a device object, `.is_cuda`, `.is_cpu`, `.cpu()`, `.cuda()`."""
-    tensor_class.device = property(lambda self: CPU, doc="The CPU: ferrograd's only device.")
-    tensor_class.is_cuda = property(lambda self: False)
-    tensor_class.is_cpu = property(lambda self: True)
-    tensor_class.is_meta = property(lambda self: False)
-    tensor_class.cpu = lambda self, memory_format=None: self
-    tensor_class.cuda = _cuda
-    tensor_class.get_device = lambda self: -1
+def _cpu(self, memory_format=None):
+    return self
+
+
+def _get_device(self):
+    return -1
+
+
+# The device side of `Tensor` (installed by `_tensor_python`): `.device` a device object, `.is_cuda`, `.is_cpu`,
+# `.cpu()`, `.cuda()`.
+TENSOR_ATTRIBUTES = {
+    "device": property(lambda self: CPU, doc="The CPU: ferrograd's only device."),
+    "is_cuda": property(lambda self: False),
+    "is_cpu": property(lambda self: True),
+    "is_meta": property(lambda self: False),
+    "cpu": _cpu,
+    "cuda": _cuda,
+    "get_device": _get_device,
+}

@@ -46,6 +46,5 @@ def _sizes(size):
     return size
 
 
-def install(tensor_class):
-    for f in (new_ones, new_zeros, new_empty, new_full, new_tensor):
-        setattr(tensor_class, f.__name__, f)
+# installed on `Tensor` by `_tensor_python`
+TENSOR_ATTRIBUTES = {f.__name__: f for f in (new_ones, new_zeros, new_empty, new_full, new_tensor)}

@@ -49,5 +49,5 @@ def typename(obj):
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
-def install(tensor_class):
-    tensor_class.type = type
+# installed on `Tensor` by `_tensor_python`
+TENSOR_ATTRIBUTES = {"type": type}

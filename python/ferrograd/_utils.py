@@ -93,13 +93,11 @@ def _deepcopy(self, memo):
     return new
 
 
-def install():
-    """Makes `pickle` and `copy` handle ferrograd tensors (called once, on import). On the classes, not through
-    `copyreg` (whose import would be a tenth of `import ferrograd`): pickle and copy find them there alike."""
-    _core.dtype.__reduce__ = _reduce_dtype
-    # subclasses (nn.Buffer, user classes) inherit these; nn.Parameter defines its own
-    Tensor.__reduce_ex__ = _reduce_ex
-    Tensor.__deepcopy__ = _deepcopy
+# Installed by `_tensor_python`: on the classes, not through `copyreg` (whose import would be a tenth of
+# `import ferrograd`): pickle and copy find them there alike. Subclasses (nn.Buffer, user classes) inherit
+# these; nn.Parameter defines its own.
+TENSOR_ATTRIBUTES = {"__reduce_ex__": _reduce_ex, "__deepcopy__": _deepcopy}
+DTYPE_ATTRIBUTES = {"__reduce__": _reduce_dtype}
 
 
 def _yields(container, culprit):
