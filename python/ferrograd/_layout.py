@@ -32,23 +32,15 @@ def _is_coalesced(self):
     raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got Strided")
 
 
-def _to_sparse(self, sparse_dim=None):
-    """`x.to_sparse(sparse_dim)`: a COO tensor of the nonzero entries (or nonzero slices, with dense dims)."""
-    from . import sparse  # on first use: `import ferrograd` leaves it out
-
-    return sparse.from_dense(self, sparse_dim)
-
-
 def _to_dense(self, dtype=None, *, masked_grad=None):
     return self if dtype is None else self.to(dtype)
 
 
-# The dense class's layout attributes, installed on `Tensor` by `_tensor_python`.
+# The dense class's layout attributes, installed on `Tensor` by `_tensor_python` (with `to_sparse`, which
+# reaches `ferrograd.sparse`, a module that imports this one).
 TENSOR_ATTRIBUTES = {
     "layout": property(lambda self: strided, doc="`ferrograd.strided`: a dense tensor's layout."),
     "is_sparse": property(lambda self: False),
-    "to_sparse": _to_sparse,
-    "to_sparse_coo": lambda self: _to_sparse(self),
     "to_dense": _to_dense,
     "is_coalesced": _is_coalesced,
 }

@@ -3,11 +3,21 @@ its table (`TENSOR_ATTRIBUTES`), and `install` puts them all on the class. Nothi
 attribute on a Rust class (tests/test_import.py holds it so).
 
 They are Python because they are Python's business: pickling and deep copies (`_utils`), the device and
-layout objects (`_device`, `_layout`), `new_*` (`_new`) and the legacy `type()` (`_type`)."""
+layout objects (`_device`, `_layout`; `to_sparse` here), `new_*` (`_new`) and the legacy `type()` (`_type`)."""
 
 from . import _core, _device, _layout, _new, _type, _utils
 
+
+def _to_sparse(self, sparse_dim=None):
+    """`x.to_sparse(sparse_dim)`: a COO tensor of the nonzero entries (or nonzero slices, with dense dims)."""
+    from . import sparse  # on first use: `import ferrograd` leaves it out
+
+    return sparse.from_dense(self, sparse_dim)
+
+
 TENSOR_ATTRIBUTES = {
+    "to_sparse": _to_sparse,
+    "to_sparse_coo": lambda self: _to_sparse(self),
     **_utils.TENSOR_ATTRIBUTES,
     **_device.TENSOR_ATTRIBUTES,
     **_layout.TENSOR_ATTRIBUTES,
