@@ -175,6 +175,8 @@ def main() -> int:
         print(json.dumps(child(args.child, args.framework, args.min_time, args.max_reps, args.quick)))
         return 0
 
+    if args.threads < 1:
+        p.error("--threads must be at least 1 (every framework is pinned to it)")
     keys = [k.strip() for k in args.only.split(",") if k.strip()] or list(PEER_SPECS)
     for k in keys:
         if k not in PEER_SPECS:
