@@ -61,17 +61,26 @@ def tensor(lib, a):
 def init_weights(lib, model, seed: int) -> None:
     """Every parameter from numpy in named_parameters order: matrices and biases uniform in
     ±1/sqrt(fan_in), norm weights one."""
-    r = np.random.default_rng(seed)
+    params = list(model.named_parameters())
+    arrays = init_arrays([(name, tuple(p.shape)) for name, p in params], seed)
     with lib.no_grad():
-        for name, p in model.named_parameters():
-            shape = tuple(p.shape)
-            if len(shape) == 1 and ("norm" in name or name.startswith("ln")) and name.endswith("weight"):
-                a = np.ones(shape, np.float32)
-            else:
-                fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else shape[0]
-                bound = 1.0 / math.sqrt(fan_in)
-                a = r.uniform(-bound, bound, shape).astype(np.float32)
+        for (_, p), a in zip(params, arrays):
             p.copy_(tensor(lib, a))
+
+
+def init_arrays(named_shapes: list[tuple[str, tuple[int, ...]]], seed: int) -> list[np.ndarray]:
+    """The numpy arrays `init_weights` copies in, for (name, shape) pairs in named_parameters order (also
+    used by benches/peers.py's hand-written JAX models)."""
+    r = np.random.default_rng(seed)
+    arrays = []
+    for name, shape in named_shapes:
+        if len(shape) == 1 and ("norm" in name or name.startswith("ln")) and name.endswith("weight"):
+            arrays.append(np.ones(shape, np.float32))
+        else:
+            fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else shape[0]
+            bound = 1.0 / math.sqrt(fan_in)
+            arrays.append(r.uniform(-bound, bound, shape).astype(np.float32))
+    return arrays
 
 
 def eval_loss(lib, model, loss_of) -> float:
@@ -309,6 +318,22 @@ def child(key: str, framework: str, min_time: float, max_reps: int, quick: bool)
     options = spec.torch_options if framework == "torch" and spec.torch_options else {}
     step, check = spec.build(lib, quick, **options)
     base = rss_bytes()
+    median, count = time_steps(step, min_time, max_reps, quick)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
+    threads = lib.get_num_threads() if hasattr(lib, "get_num_threads") else None
+    return {
+        "median": median,
+        "samples": count,
+        "check": check,
+        "peak_above_setup": max(0, peak - base),
+        "peak": peak,
+        "version": lib.__version__,
+        "threads": threads,
+    }
+
+
+def time_steps(step: Callable, min_time: float, max_reps: int, quick: bool) -> tuple[float, int]:
+    """Warm up, then the median seconds per call of `step` and the number of samples."""
     # warm-up: first-call caches, allocator pools, thread pools
     end = time.perf_counter() + (0.05 if quick else 0.3)
     warm = 0
@@ -328,17 +353,7 @@ def child(key: str, framework: str, min_time: float, max_reps: int, quick: bool)
         dt = time.perf_counter() - t0
         spent += dt
         samples.append(dt / number)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
-    threads = lib.get_num_threads() if hasattr(lib, "get_num_threads") else None
-    return {
-        "median": statistics.median(samples),
-        "samples": len(samples),
-        "check": check,
-        "peak_above_setup": max(0, peak - base),
-        "peak": peak,
-        "version": lib.__version__,
-        "threads": threads,
-    }
+    return statistics.median(samples), len(samples)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -346,10 +361,13 @@ def child(key: str, framework: str, min_time: float, max_reps: int, quick: bool)
 # ---------------------------------------------------------------------------------------------------------
 
 
-def run_child(python: str, key: str, framework: str, args) -> dict:
-    cmd = [python, os.path.abspath(__file__), "--child", key, "--framework", framework]
+def run_child(python: str | list[str], key: str, framework: str, args, script: str = __file__, env_extra=None) -> dict:
+    """Runs `script --child key --framework framework` in a fresh process (`python` may be a command line, e.g.
+    under taskset); its last stdout line is JSON."""
+    cmd = [*([python] if isinstance(python, str) else python), os.path.abspath(script), "--child", key]
+    cmd += ["--framework", framework]
     cmd += ["--min-time", str(args.min_time), "--max-reps", str(args.max_reps)] + (["--quick"] if args.quick else [])
-    env = dict(os.environ)
+    env = {**os.environ, **(env_extra or {})}
     if args.threads:
         for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "FERROGRAD_NUM_THREADS"):
             env[var] = str(args.threads)

@@ -52,3 +52,15 @@ def test_workloads_benchmark_runs_and_prints_ferrograd_rows():
         row = next((line for line in lines if line.startswith(f"| {label}")), None)
         assert row is not None, f"no table row for {label}:\n{out}"
         assert re.fullmatch(r"[0-9.]+ (µs|ms)", [c.strip() for c in row.strip("|").split("|")][col]), row
+
+
+def test_peers_benchmark_runs_the_ferrograd_column_alone():
+    # the peer columns need torch and jax, which the test venv lacks; `--columns none` runs ferrograd's alone
+    out = _run_bench("peers.py", "--quick", "--only", "T5,expsum", "--columns", "none")
+    lines = [line for line in out.splitlines() if line.startswith("| ")]
+    cells = [c.strip() for c in lines[0].strip("|").split("|")]
+    col = cells.index("ferrograd")
+    for label in ("T5 MLP", "(x*x + x).exp().sum()"):
+        row = next((line for line in lines if line.startswith(f"| {label}")), None)
+        assert row is not None, f"no table row for {label}:\n{out}"
+        assert re.fullmatch(r"[0-9.]+ (µs|ms)", [c.strip() for c in row.strip("|").split("|")][col]), row
