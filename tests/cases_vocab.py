@@ -1,0 +1,143 @@
+"""Cases for the tensor vocabulary of issue 28 (cummax/cummin, take, unique, unique_consecutive, searchsorted,
+bucketize, isclose) recorded from torch (tests/golden/record_vocab.py) and checked by tests/test_vocab.py:
+ties, NaN, empty and 0-d inputs, integer and bool dtypes, non-contiguous inputs, grad_fn names, gradients and
+the errors with their messages."""
+
+import math
+
+import ferrograd as fg
+from recorded import error
+
+NAN = math.nan
+INF = math.inf
+
+
+def _grad_of(fn, x):
+    """The gradient of `fn(x)` weighted by 1, 2, 3, ... (so each picked position's sum shows)."""
+    x = x.detach().clone().requires_grad_(True)
+    y = fn(x)
+    w = fg.arange(1, y.numel() + 1, dtype=x.dtype).reshape(y.shape)
+    (y * w).sum().backward()
+    return [y.grad_fn.name(), x.grad]
+
+
+def _cum_extremes():
+    out = {}
+    x = fg.tensor([1.0, 3.0, 3.0, 2.0, NAN, 5.0, NAN])
+    m = fg.tensor([[2.0, 1.0, 2.0], [0.0, 0.0, -1.0], [INF, -INF, INF]])
+    for name in ("cummax", "cummin"):
+        out[f"{name}_ties_nan"] = list(getattr(fg, name)(x, 0))
+        out[f"{name}_rows"] = list(getattr(m, name)(1))
+        out[f"{name}_cols"] = list(getattr(m, name)(0))
+        out[f"{name}_neg_dim_t"] = list(getattr(m.t(), name)(-1))
+        out[f"{name}_int"] = list(getattr(fg.tensor([[3, 1, 3], [-2, 7, 7]]), name)(1))
+        out[f"{name}_bool"] = list(getattr(fg.tensor([True, False, True, False]), name)(0))
+        out[f"{name}_empty"] = list(getattr(fg.zeros(0, 3), name)(0))
+        out[f"{name}_0d"] = list(getattr(fg.tensor(2.5), name)(0))
+        out[f"{name}_grad"] = _grad_of(lambda t, n=name: getattr(t, n)(1).values, m.double()[:2])
+        out[f"{name}_bad_dim"] = error(lambda n=name: getattr(fg.tensor([1.0]), n)(1))
+    out["repr"] = repr(fg.cummax(fg.tensor([1.0, 0.0]), 0))
+    return out
+
+
+def _take():
+    a = fg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    return {
+        "flat": fg.take(a, fg.tensor([0, 5, -1, -6])),
+        "shaped": a.take(fg.tensor([[1, 2], [3, 4]])),
+        "transposed": a.t().take(fg.tensor([1, -1])),
+        "int": fg.tensor([7, 8, 9]).take(fg.tensor([2, 0])),
+        "empty_index": a.take(fg.tensor([], dtype=fg.int64)),
+        "0d_index": a.take(fg.tensor(4)),
+        "grad": _grad_of(lambda t: t.take(fg.tensor([[0, 0], [5, -1]])), a.double()),
+        "too_big": error(lambda: a.take(fg.tensor([6]))),
+        "too_small": error(lambda: a.take(fg.tensor([-7]))),
+        "int32_index": error(lambda: a.take(fg.tensor([1], dtype=fg.int32))),
+        "float_index": error(lambda: a.take(fg.tensor([1.0]))),
+        "from_empty": error(lambda: fg.zeros(0).take(fg.tensor([0]))),
+    }
+
+
+def _unique():
+    x = fg.tensor([3.0, 1.0, NAN, 1.0, NAN, -0.0, 0.0])
+    i = fg.tensor([[5, 2, 5], [2, 2, -1]])
+    return {
+        "values": fg.unique(x),
+        "all": list(fg.unique(x, return_inverse=True, return_counts=True)),
+        "inverse_only": list(i.unique(return_inverse=True)),
+        "counts_only": list(i.unique(return_counts=True)),
+        "unsorted_flag": i.unique(sorted=False),
+        "transposed": list(i.t().unique(return_inverse=True)),
+        "bool": list(fg.tensor([True, False, True]).unique(return_counts=True)),
+        "empty": list(fg.zeros(0).unique(return_inverse=True, return_counts=True)),
+        "0d": list(fg.tensor(3.0).unique(return_inverse=True, return_counts=True)),
+        "inf": fg.tensor([INF, -INF, INF, 0.0]).unique(),
+        "consecutive": list(fg.unique_consecutive(fg.tensor([1, 1, 2, 2, 3, 1, 1]), True, True)),
+        "consecutive_nan": list(fg.tensor([1.0, NAN, NAN, 1.0]).unique_consecutive(return_counts=True)),
+        "consecutive_2d": list(i.unique_consecutive(return_inverse=True)),
+        "consecutive_0d": list(fg.tensor(3).unique_consecutive(return_inverse=True, return_counts=True)),
+        "consecutive_empty": fg.zeros(0, dtype=fg.int64).unique_consecutive(),
+    }
+
+
+def _searchsorted():
+    seq = fg.tensor([1, 3, 5, 7])
+    fseq = fg.tensor([1.0, 3.0, 3.0, NAN])
+    rows = fg.tensor([[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]])
+    v = fg.tensor([[3, 6, 9], [0, 7, 5]])
+    return {
+        "left": fg.searchsorted(seq, v),
+        "right": fg.searchsorted(seq, v, right=True),
+        "side_right": fg.searchsorted(seq, v, side="right"),
+        "side_left": fg.searchsorted(seq, v, side="left"),
+        "int32": fg.searchsorted(seq, v, out_int32=True),
+        "scalar": fg.searchsorted(seq, 5),
+        "scalar_right": fg.searchsorted(seq, 5, right=True),
+        "float_ties_nan": fg.searchsorted(fseq, fg.tensor([3.0, NAN, 100.0, -INF])),
+        "float_ties_nan_right": fg.searchsorted(fseq, fg.tensor([3.0, NAN, 100.0, -INF]), right=True),
+        "rows": fg.searchsorted(rows, fg.tensor([[3.0, 0.0], [4.0, 7.0]])),
+        "rows_right": fg.searchsorted(rows, fg.tensor([[3.0, 0.0], [4.0, 7.0]]), right=True),
+        "mixed_dtypes": fg.searchsorted(fg.tensor([1.0, 2.5]), fg.tensor([2, 3])),
+        "sorter": fg.searchsorted(fg.tensor([5.0, 1.0, 3.0]), fg.tensor([2.0, 3.0]), sorter=fg.tensor([1, 2, 0])),
+        "empty_seq": fg.searchsorted(fg.zeros(0), fg.tensor([1.0, 2.0])),
+        "empty_values": fg.searchsorted(seq, fg.tensor([], dtype=fg.int64)),
+        "bucketize": fg.bucketize(fg.tensor([[3, 6, 9]]), seq),
+        "bucketize_right_int32": fg.bucketize(fg.tensor([[3, 6, 9]]), seq, right=True, out_int32=True),
+        "bucketize_scalar": fg.bucketize(3, seq),
+        "err_shapes": error(lambda: fg.searchsorted(fg.tensor([[1, 3], [2, 4]]), fg.tensor([[1, 2, 3]]))),
+        "err_scalar_nd": error(lambda: fg.searchsorted(fg.tensor([[1, 3], [2, 4]]), 2)),
+        "err_side_right": error(lambda: fg.searchsorted(seq, v, side="left", right=True)),
+        "err_side": error(lambda: fg.searchsorted(seq, v, side="middle")),
+        "err_sorter_range": error(lambda: fg.searchsorted(fg.tensor([3.0, 1.0]), fg.tensor([1.0]), sorter=seq[:2])),
+        "err_sorter_size": error(lambda: fg.searchsorted(seq, v, sorter=fg.tensor([1]))),
+        "err_0d_seq": error(lambda: fg.searchsorted(fg.tensor(1.0), fg.tensor([1.0]))),
+        "err_bucketize_2d": error(lambda: fg.bucketize(fg.tensor([1.0]), fg.tensor([[1.0, 2.0]]))),
+    }
+
+
+def _isclose():
+    a = fg.tensor([1.0, NAN, INF, -INF, 1.0, 0.0, 1e-9])
+    b = fg.tensor([1.00001, NAN, INF, INF, 1.0 + 1e-6, 1e-8, 0.0])
+    return {
+        "default": fg.isclose(a, b),
+        "equal_nan": a.isclose(b, equal_nan=True),
+        "tols": fg.isclose(a, b, rtol=0.0, atol=1e-7),
+        "double": fg.isclose(a.double(), b.double()),
+        "broadcast": fg.isclose(fg.tensor([[1.0], [2.0]]), fg.tensor([1.0, 2.0, 3.0])),
+        "int": fg.isclose(fg.tensor([1, 2, 5]), fg.tensor([2, 3, 5]), rtol=0.0, atol=1.0),
+        "int_default": fg.isclose(fg.tensor([1, 2]), fg.tensor([1, 3])),
+        "bool": fg.isclose(fg.tensor([True, False]), fg.tensor([True, True])),
+        "empty": fg.isclose(fg.zeros(0), fg.zeros(0)),
+        "err_dtypes": error(lambda: fg.isclose(fg.tensor([1.0]), fg.tensor([1]))),
+        "err_rtol": error(lambda: fg.isclose(fg.tensor([1.0]), fg.tensor([1.0]), rtol=-1.0)),
+        "err_atol": error(lambda: fg.isclose(fg.tensor([1.0]), fg.tensor([1.0]), atol=-1.5)),
+    }
+
+
+CASES = {
+    "cum_extremes": _cum_extremes,
+    "take": _take,
+    "unique": _unique,
+    "searchsorted": _searchsorted,
+    "isclose": _isclose,
+}
