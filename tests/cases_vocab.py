@@ -4,6 +4,7 @@ ties, NaN, empty and 0-d inputs, integer and bool dtypes, non-contiguous inputs,
 the errors with their messages."""
 
 import math
+import warnings
 
 import ferrograd as fg
 from recorded import error
@@ -134,7 +135,72 @@ def _isclose():
     }
 
 
+def _stacking():
+    s, v, m, b = fg.tensor(1.0), fg.tensor([1.0, 2.0, 3.0]), fg.tensor([[1.0, 2.0], [3.0, 4.0]]), fg.ones(2, 2, 2)
+    out = {}
+    for name in ("atleast_1d", "atleast_2d", "atleast_3d"):
+        f = getattr(fg, name)
+        out[name] = [f(t) for t in (s, v, m, b)]
+        out[f"{name}_many"] = list(f(s, v))
+        out[f"{name}_list"] = list(f([s, m]))
+        out[f"{name}_grad_fns"] = [
+            None if f(t.requires_grad_()).grad_fn is None else f(t).grad_fn.name()
+            for t in (s.clone(), v.clone(), m.clone())
+        ]
+    for name in ("hstack", "vstack", "dstack", "column_stack"):
+        f = getattr(fg, name)
+        out[f"{name}_1d"] = f([v, v * 2])
+        out[f"{name}_2d"] = f([m, m.t()])
+        out[f"{name}_empty"] = error(lambda f=f: f([]))
+    out["hstack_str"] = error(lambda: fg.hstack("ab")).type
+    out["hstack_int_element"] = error(lambda: fg.hstack([v, 3]))
+    out["atleast_1d_int"] = error(lambda: fg.atleast_1d(3)).type
+    out["hstack_0d"] = fg.hstack([s, v])
+    out["column_stack_0d"] = fg.column_stack([s, s])
+    out["column_stack_mixed"] = fg.column_stack([v[:2], m])
+    out["vstack_mismatch"] = error(lambda: fg.vstack([v, m]))
+    out["hstack_grad"] = _grad_of(lambda t: fg.hstack([t, t[:1]]), v.double())
+    return out
+
+
+def _combine():
+    a, b, c = fg.tensor([1.0, 2.0]), fg.tensor([3.0, 4.0, 5.0]), fg.tensor([6.0, 7.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        default = list(fg.meshgrid(a, b))
+    return {
+        "meshgrid_ij": list(fg.meshgrid(a, b, c, indexing="ij")),
+        "meshgrid_xy": list(fg.meshgrid(a, b, c, indexing="xy")),
+        "meshgrid_list": list(fg.meshgrid([a, b], indexing="xy")),
+        "meshgrid_default": default,
+        "meshgrid_0d": list(fg.meshgrid(fg.tensor(2.0), b, indexing="ij")),
+        "meshgrid_one": list(fg.meshgrid(b, indexing="xy")),
+        "meshgrid_grad_fn": fg.meshgrid(a.requires_grad_(), b, indexing="xy")[0].grad_fn.name(),
+        "meshgrid_bad_indexing": error(lambda: fg.meshgrid(a, b, indexing="foo")),
+        "meshgrid_dtypes": error(lambda: fg.meshgrid(a, fg.tensor([1]), indexing="ij")),
+        "meshgrid_empty": error(lambda: fg.meshgrid(indexing="ij")),
+        "meshgrid_2d": error(lambda: fg.meshgrid(fg.ones(2, 2), indexing="ij")).type,
+        "cartesian_prod": fg.cartesian_prod(a, b, c),
+        "cartesian_prod_one": fg.cartesian_prod(b),
+        "cartesian_prod_grad": _grad_of(lambda t: fg.cartesian_prod(t, b.double()), a.double()),
+        "broadcast_shapes": [list(fg.broadcast_shapes((2, 1), (3,))), list(fg.broadcast_shapes(3, [2, 1], ()))],
+        "broadcast_shapes_zero": list(fg.broadcast_shapes(fg.Size([0, 1]), (1, 3))),
+        "broadcast_shapes_none": list(fg.broadcast_shapes()),
+        "broadcast_shapes_mismatch": error(lambda: fg.broadcast_shapes((2, 1), (3, 2))),
+        "broadcast_shapes_negative": error(lambda: fg.broadcast_shapes((2, -1), (3,))),
+        "broadcast_shapes_float": error(lambda: fg.broadcast_shapes((2, 1), 2.0)),
+        "broadcast_tensors": list(fg.broadcast_tensors(a.reshape(2, 1), b, fg.tensor(1.0))),
+        "broadcast_tensors_three": [list(t.shape) for t in fg.broadcast_tensors(fg.ones(2, 1), b, fg.ones(4, 1, 1))],
+        "broadcast_tensors_none": list(fg.broadcast_tensors()),
+        "broadcast_tensors_grad": _grad_of(lambda t: fg.broadcast_tensors(t.reshape(2, 1), b.double())[0], a.double()),
+        "broadcast_tensors_mismatch": error(lambda: fg.broadcast_tensors(fg.ones(2, 1), b, fg.ones(2))),
+        "broadcast_tensors_list": error(lambda: fg.broadcast_tensors([a, b])),
+    }
+
+
 CASES = {
+    "combine": _combine,
+    "stacking": _stacking,
     "cum_extremes": _cum_extremes,
     "take": _take,
     "unique": _unique,

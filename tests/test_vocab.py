@@ -88,3 +88,15 @@ def test_isclose_against_numpy(rng):
     got = fg.isclose(fg.tensor(a), fg.tensor(b)).numpy()
     np.testing.assert_array_equal(got, np.isclose(a, b, rtol=1e-5, atol=1e-8))
     assert fg.tensor(a).allclose(fg.tensor(a + 1e-12))
+
+
+def test_stacking_against_numpy_and_gradcheck(rng):
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
+    for name in ("hstack", "vstack", "dstack", "column_stack"):
+        got = getattr(fg, name)([fg.tensor(a), fg.tensor(b)]).numpy()
+        np.testing.assert_array_equal(got, getattr(np, name)([a, b]))
+        gradcheck(lambda x, y, n=name: getattr(fg, n)([x, y]), [a, b])
+    for name in ("atleast_1d", "atleast_2d", "atleast_3d"):
+        for shape in ((), (3,), (2, 3)):
+            x = rng.standard_normal(shape)
+            assert getattr(fg, name)(fg.tensor(x)).shape == getattr(np, name)(x).shape
