@@ -198,7 +198,38 @@ def _combine():
     }
 
 
+def _splitting():
+    x, m, b = fg.arange(7.0), fg.arange(10.0).reshape(2, 5), fg.arange(24.0).reshape(2, 3, 4)
+    return {
+        "sections": list(fg.tensor_split(x, 3)),
+        "more_sections_than_elements": list(fg.tensor_split(fg.arange(2.0), 4)),
+        "indices": list(fg.tensor_split(x, [1, 5])),
+        "indices_unsorted_negative": list(fg.tensor_split(x, (5, 2, -1, 100))),
+        "tensor_sections": list(fg.tensor_split(x, fg.tensor(2))),
+        "tensor_indices": list(fg.tensor_split(m, fg.tensor([1, 3]), dim=-1)),
+        "dim1": list(fg.tensor_split(m, 2, dim=1)),
+        "grad_fns": [t.grad_fn.name() for t in fg.tensor_split(x.requires_grad_() * 1, 2)],
+        "grad": _grad_of(lambda t: fg.tensor_split(t, [2, 3])[1] * 1, x.double()),
+        "hsplit": list(fg.hsplit(m, [2])),
+        "hsplit_1d": list(fg.hsplit(fg.arange(6.0), 3)),
+        "vsplit": list(fg.vsplit(m, 2)),
+        "dsplit": list(fg.dsplit(b, [1, 3])),
+        "err_2d_tensor": error(lambda: fg.tensor_split(x, fg.tensor([[1]]))),
+        "err_not_tensor": error(lambda: fg.tensor_split([1.0, 2.0], 2)).type,
+        "err_bad_sections": error(lambda: fg.tensor_split(x, 2.5)).type,
+        "err_zero_sections": error(lambda: fg.tensor_split(x, 0)),
+        "err_0d": error(lambda: fg.tensor_split(fg.tensor(1.0), 2)),
+        "err_float_tensor": error(lambda: fg.tensor_split(x, fg.tensor([1.0]))),
+        "err_hsplit_divisible": error(lambda: fg.hsplit(m, 2)),
+        "err_hsplit_0d": error(lambda: fg.hsplit(fg.tensor(1.0), 2)),
+        "err_vsplit_1d": error(lambda: fg.vsplit(x, 7)),
+        "err_dsplit_2d": error(lambda: fg.dsplit(m, 1)),
+        "err_dsplit_divisible": error(lambda: fg.dsplit(b, 3)),
+    }
+
+
 CASES = {
+    "splitting": _splitting,
     "combine": _combine,
     "stacking": _stacking,
     "cum_extremes": _cum_extremes,

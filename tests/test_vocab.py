@@ -100,3 +100,13 @@ def test_stacking_against_numpy_and_gradcheck(rng):
         for shape in ((), (3,), (2, 3)):
             x = rng.standard_normal(shape)
             assert getattr(fg, name)(fg.tensor(x)).shape == getattr(np, name)(x).shape
+
+
+def test_tensor_split_against_numpy_and_gradcheck(rng):
+    a = rng.standard_normal((5, 7))
+    for how in (3, 7, [2, 4], [4, 2, -1]):
+        for dim in (0, 1):
+            got = [t.numpy() for t in fg.tensor_split(fg.tensor(a), how, dim=dim)]
+            want = np.array_split(a, how, axis=dim)
+            assert len(got) == len(want) and all(np.array_equal(g, w) for g, w in zip(got, want))
+    gradcheck(lambda x: fg.cat([t * (i + 1) for i, t in enumerate(fg.tensor_split(x, 3, dim=1))], 1), [a])

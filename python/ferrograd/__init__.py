@@ -77,6 +77,7 @@ from ._functions import *  # noqa: F403
 from ._layout import layout, sparse_coo, strided
 from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
 from ._size import Size
+from ._splitting import dsplit, hsplit, tensor_split, vsplit
 from ._stacking import atleast_1d, atleast_2d, atleast_3d, column_stack, dstack, hstack, vstack
 from ._type import typename
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
