@@ -18,6 +18,7 @@ from ._autocast_state import (
     set_autocast_dtype,
     set_autocast_enabled,
 )
+from ._combine import broadcast_shapes, broadcast_tensors, cartesian_prod, meshgrid
 from ._compile import compile
 from ._core import (
     Generator,
@@ -25,6 +26,7 @@ from ._core import (
     arange,
     as_tensor,
     bfloat16,
+    bucketize,
     cat,
     default_generator,
     dtype,
@@ -48,6 +50,7 @@ from ._core import (
     promote_types,
     rand,
     randn,
+    searchsorted,
     set_default_dtype,
     set_num_threads,
     stack,
@@ -74,6 +77,8 @@ from ._functions import *  # noqa: F403
 from ._layout import layout, sparse_coo, strided
 from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
 from ._size import Size
+from ._splitting import dsplit, hsplit, tensor_split, vsplit
+from ._stacking import atleast_1d, atleast_2d, atleast_3d, column_stack, dstack, hstack, vstack
 from ._type import typename
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .serialization import load, save

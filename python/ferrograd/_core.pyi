@@ -77,6 +77,8 @@ __all__ = [
     "_unary_ops",
     "cat",
     "stack",
+    "searchsorted",
+    "bucketize",
     "einsum",
     "_randint",
     "_randperm",
@@ -772,6 +774,10 @@ class Tensor:
         """Elementwise test for positive or negative infinity, as a bool tensor."""
     def isfinite(self) -> Tensor:  # function form
         """Elementwise test for finite values (not NaN or infinite), as a bool tensor."""
+    def isclose(  # function form
+        self, other: Tensor, rtol: _Float = 1e-05, atol: _Float = 1e-08, equal_nan: _Bool = False
+    ) -> Tensor:
+        """Elementwise ``|self - other| <= atol + rtol * |other|`` (broadcasting), as a bool tensor."""
     def allclose(  # function form
         self, other: Tensor, rtol: _Float = 1e-05, atol: _Float = 1e-08, equal_nan: _Bool = False
     ) -> _Bool:
@@ -874,6 +880,24 @@ class Tensor:
         self, dim: builtins.int = -1, descending: _Bool = False, *, stable: _Bool = False
     ) -> Tensor:
         """The indices ``sort`` would return."""
+    def cummax(self, dim: builtins.int) -> _ValuesIndices:  # function form
+        """``(values, indices)`` of the running maximum along ``dim``; ties take the later index, NaN wins."""
+    def cummin(self, dim: builtins.int) -> _ValuesIndices:  # function form
+        """``(values, indices)`` of the running minimum along ``dim``; ties take the later index, NaN wins."""
+    def unique(  # function form
+        self,
+        sorted: _Bool = True,
+        return_inverse: _Bool = False,
+        return_counts: _Bool = False,
+        dim: builtins.int | None = None,
+    ) -> Any:
+        """The distinct elements in ascending order (each NaN its own); with ``return_inverse`` /
+        ``return_counts`` a tuple adding each element's index among them and each value's count."""
+    def unique_consecutive(  # function form
+        self, return_inverse: _Bool = False, return_counts: _Bool = False, dim: builtins.int | None = None
+    ) -> Any:
+        """Each run of equal consecutive elements once; with the run index of each element and the run
+        lengths if asked."""
     def topk(  # function form
         self, k: builtins.int, dim: builtins.int = -1, largest: _Bool = True, sorted: _Bool = True
     ) -> _ValuesIndices:
@@ -1004,6 +1028,8 @@ class Tensor:
         """Flips along dim 1."""
     def flipud(self) -> Tensor:  # function form
         """Flips along dim 0."""
+    def take(self, index: Tensor) -> Tensor:  # function form
+        """The elements at the int64 ``index``'s row-major positions (negative from the end), shaped as it."""
     def gather(self, dim: builtins.int, index: Tensor) -> Tensor:  # function form
         """Values along ``dim`` at positions ``index``."""
     def index_add(  # function form
@@ -1318,6 +1344,23 @@ def _chain_layers(modules: Any, input: Any) -> tuple[builtins.int, Any]:
 
 def _register_chain_layers(linear: Any, linear_forward: Any, relu: Any, relu_forward: Any, module_call: Any) -> None:
     """Registers the classes ``_chain_layers`` runs (and the functions it stands for)."""
+
+def searchsorted(
+    sorted_sequence: Tensor,
+    input: Tensor | _Float,
+    *,
+    out_int32: _Bool = False,
+    right: _Bool = False,
+    side: str | None = None,
+    sorter: Tensor | None = None,
+) -> Tensor:
+    """For each value, where it would go in ``sorted_sequence`` (its last dim) to keep it sorted: before equal
+    elements, or after them with ``right`` / ``side='right'``; ``sorter`` gives the sequence's sorted order."""
+
+def bucketize(
+    input: Tensor | _Float, boundaries: Tensor, *, out_int32: _Bool = False, right: _Bool = False
+) -> Tensor:
+    """The bucket of each value among the 1-d sorted ``boundaries``: ``searchsorted(boundaries, input)``."""
 
 def cat(tensors: Any, dim: Any = ...) -> Tensor:
     """Concatenates tensors along ``dim``."""

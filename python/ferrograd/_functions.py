@@ -51,6 +51,8 @@ __all__ = [
     "clone",
     "cos",
     "cosh",
+    "cummax",
+    "cummin",
     "cumprod",
     "cumsum",
     "detach",
@@ -78,6 +80,7 @@ __all__ = [
     "gt",
     "index_add",
     "index_select",
+    "isclose",
     "isfinite",
     "isinf",
     "isnan",
@@ -144,6 +147,7 @@ __all__ = [
     "swapaxes",
     "swapdims",
     "t",
+    "take",
     "take_along_dim",
     "tan",
     "tanh",
@@ -156,6 +160,8 @@ __all__ = [
     "trunc",
     "unbind",
     "unflatten",
+    "unique",
+    "unique_consecutive",
     "unsqueeze",
     "var",
 ]
@@ -472,6 +478,22 @@ def cosh(input: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "cosh", input) from None
 
 
+def cummax(input: "Tensor", dim: "builtins.int") -> "_ValuesIndices":
+    """`ferrograd.cummax(input, ...)` is `input.cummax(...)`."""
+    try:
+        return input.cummax(dim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "cummax", input) from None
+
+
+def cummin(input: "Tensor", dim: "builtins.int") -> "_ValuesIndices":
+    """`ferrograd.cummin(input, ...)` is `input.cummin(...)`."""
+    try:
+        return input.cummin(dim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "cummin", input) from None
+
+
 def cumprod(input: "Tensor", dim: "builtins.int", *, dtype: "_DType | None" = None) -> "Tensor":
     """`ferrograd.cumprod(input, ...)` is `input.cumprod(...)`."""
     try:
@@ -690,6 +712,16 @@ def index_select(input: "Tensor", dim: "builtins.int", index: "Tensor") -> "Tens
         return input.index_select(dim, index)
     except AttributeError as e:
         raise _not_a_tensor(e, "index_select", input) from None
+
+
+def isclose(
+    input: "Tensor", other: "Tensor", rtol: "_Float" = 1e-05, atol: "_Float" = 1e-08, equal_nan: "_Bool" = False
+) -> "Tensor":
+    """`ferrograd.isclose(input, ...)` is `input.isclose(...)`."""
+    try:
+        return input.isclose(other, rtol, atol, equal_nan)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "isclose", input) from None
 
 
 def isfinite(input: "Tensor") -> "Tensor":
@@ -1319,6 +1351,14 @@ def t(input: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "t", input) from None
 
 
+def take(input: "Tensor", index: "Tensor") -> "Tensor":
+    """`ferrograd.take(input, ...)` is `input.take(...)`."""
+    try:
+        return input.take(index)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "take", input) from None
+
+
 def take_along_dim(input: "Tensor", indices: "Tensor", dim: "builtins.int | None" = None) -> "Tensor":
     """`ferrograd.take_along_dim(input, ...)` is `input.take_along_dim(...)`."""
     try:
@@ -1415,6 +1455,30 @@ def unflatten(input: "Tensor", dim: "builtins.int", sizes: "_ShapeArg") -> "Tens
         return input.unflatten(dim, sizes)
     except AttributeError as e:
         raise _not_a_tensor(e, "unflatten", input) from None
+
+
+def unique(
+    input: "Tensor",
+    sorted: "_Bool" = True,
+    return_inverse: "_Bool" = False,
+    return_counts: "_Bool" = False,
+    dim: "builtins.int | None" = None,
+) -> "Any":
+    """`ferrograd.unique(input, ...)` is `input.unique(...)`."""
+    try:
+        return input.unique(sorted, return_inverse, return_counts, dim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "unique", input) from None
+
+
+def unique_consecutive(
+    input: "Tensor", return_inverse: "_Bool" = False, return_counts: "_Bool" = False, dim: "builtins.int | None" = None
+) -> "Any":
+    """`ferrograd.unique_consecutive(input, ...)` is `input.unique_consecutive(...)`."""
+    try:
+        return input.unique_consecutive(return_inverse, return_counts, dim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "unique_consecutive", input) from None
 
 
 def unsqueeze(input: "Tensor", dim: "builtins.int") -> "Tensor":

@@ -18,5 +18,7 @@ min = _make("min")
 sort = _make("sort")
 topk = _make("topk")
 median = _make("median")
+cummax = _make("cummax")
+cummin = _make("cummin")
 
-__all__ = ["max", "min", "sort", "topk", "median"]
+__all__ = ["max", "min", "sort", "topk", "median", "cummax", "cummin"]

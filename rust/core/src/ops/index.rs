@@ -97,6 +97,24 @@ impl Tensor {
         Ok(record(out, &[self], |_| TakeFlatBackward { name, self_sym_sizes: self.shape().to_vec(), positions: pos }))
     }
 
+    /// `take(index)`: the elements at int64 `index`'s row-major positions (negative counts from the end),
+    /// shaped as `index`; the gradient is put back, adding (TakeBackward0).
+    pub fn take(&self, index: &Tensor) -> Result<Tensor> {
+        if index.dtype() != crate::DType::I64 {
+            bail!(Runtime, "take(): Expected a long tensor for index, but got {}", index.dtype().scalar_type_name());
+        }
+        let n = self.numel() as i64;
+        let idx = index.to_vec::<i64>();
+        if n == 0 && !idx.is_empty() {
+            bail!(Index, "take(): tried to take from an empty tensor");
+        }
+        if let Some(&bad) = idx.iter().find(|&&i| i < -n || i >= n) {
+            bail!(Index, "out of range: tried to access index {bad} on a tensor of {n} elements.");
+        }
+        let pos: Vec<i64> = idx.iter().map(|&i| if i < 0 { i + n } else { i }).collect();
+        self.take_flat(Arc::new(pos), index.shape(), "TakeBackward0")
+    }
+
     /// A contiguous copy of this tensor with `src`'s row-major elements written (or added, when
     /// `accumulate`) at `pos`, recorded as `name`. `src` has one element per position.
     pub fn put_flat(&self, pos: Positions, src: &Tensor, accumulate: bool, name: &'static str) -> Result<Tensor> {

@@ -25,6 +25,7 @@ pub mod pool;
 pub(crate) mod reduce;
 pub mod rnn;
 pub mod scan;
+pub mod search;
 pub mod shape;
 mod slices;
 mod sort;

@@ -5,6 +5,7 @@ use crate::layout::wrap_dim;
 use crate::ops::formula::c;
 use crate::ops::reduce::from_f64s;
 use crate::tensor::Tensor;
+use crate::with_dtype;
 
 impl Tensor {
     /// Running sum along `dim` (from the end when `reverse`); ints and bools sum to int64.
@@ -21,6 +22,39 @@ impl Tensor {
             self_: SavedTensor::input(self),
             result: SavedTensor::output(out),
         }))
+    }
+
+    /// `cummax(dim)` (`is_max`) or `cummin(dim)`: (values, indices) of the running extreme. A tie moves the
+    /// index to the later element and a NaN wins from where it appears (each later NaN taking the index),
+    /// as in PyTorch; the gradient goes to the picked positions (CummaxBackward0 / CumminBackward0).
+    pub fn cum_extreme(&self, dim: isize, is_max: bool) -> Result<(Tensor, Tensor)> {
+        let d = wrap_dim(dim, self.ndim())?;
+        let shape = self.shape().to_vec();
+        let n = if shape.is_empty() { 1 } else { shape[d] };
+        let inner: usize = shape.iter().skip(d + 1).product();
+        let outer = self.numel().checked_div(n * inner).unwrap_or(0);
+        let (mut pos, mut idx) = (vec![0i64; self.numel()], vec![0i64; self.numel()]);
+        with_dtype!(self.dtype(), T => {
+            let x = self.to_vec::<T>();
+            #[allow(clippy::eq_op)]
+            let takes_over = |v: T, best: T| v != v || (best == best && if is_max { v >= best } else { v <= best });
+            for o in 0..outer {
+                for i in 0..inner {
+                    let at = |k: usize| (o * n + k) * inner + i;
+                    let mut best = 0;
+                    for k in 0..n {
+                        if takes_over(x[at(k)], x[at(best)]) {
+                            best = k;
+                        }
+                        pos[at(k)] = at(best) as i64;
+                        idx[at(k)] = best as i64;
+                    }
+                }
+            }
+        });
+        let name = if is_max { "CummaxBackward0" } else { "CumminBackward0" };
+        let indices = Tensor::from_vec(idx, &shape)?;
+        Ok((self.take_flat(std::sync::Arc::new(pos), &shape, name)?, indices))
     }
 
     /// A running fold along `dim` (floats in f64, the rest in int64); returns the wrapped dim too.

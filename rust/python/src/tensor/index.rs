@@ -70,6 +70,12 @@ impl PyTensor {
         wrap(py, call(|| self.get().diag(diagonal))?)
     }
 
+    /// The elements at `index`'s row-major positions, shaped as `index`.
+    fn take(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> Out {
+        let (a, i) = (self.get(), index_tensor(index, "take", "index")?);
+        wrap(py, call(|| a.take(&i))?)
+    }
+
     fn index_select(
         &self,
         py: Python<'_>,

@@ -16,6 +16,7 @@ pub(crate) mod objects;
 mod pointwise;
 mod protocols;
 mod reduce;
+pub(crate) mod search;
 mod unary;
 
 pub use unary::_unary_ops;

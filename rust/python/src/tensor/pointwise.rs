@@ -164,6 +164,13 @@ impl PyTensor {
         wrap(py, call(|| self.get().float_class(FloatClass::Finite))?)
     }
 
+    /// Elementwise |self - other| <= atol + rtol·|other| (a bool tensor).
+    #[pyo3(signature = (other, rtol=1e-5, atol=1e-8, equal_nan=false))]
+    fn isclose(&self, py: Python<'_>, other: &Bound<'_, PyAny>, rtol: f64, atol: f64, equal_nan: bool) -> Out {
+        let b = tensor_arg(other, "isclose", "other")?;
+        wrap(py, call(|| self.get().isclose(&b, rtol, atol, equal_nan))?)
+    }
+
     #[pyo3(signature = (other, rtol=1e-5, atol=1e-8, equal_nan=false))]
     fn allclose(&self, other: &Bound<'_, PyAny>, rtol: f64, atol: f64, equal_nan: bool) -> PyResult<bool> {
         let b = tensor_arg(other, "allclose", "other")?;

@@ -195,6 +195,20 @@ impl PyTensor {
         values_indices(py, "median", values, indices)
     }
 
+    /// `(values, indices)` of the running maximum along `dim`; ties take the later index.
+    fn cummax(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize) -> PyResult<Py<PyAny>> {
+        let a = self.get();
+        let (values, indices) = call_heavy(py, a.numel(), || a.cum_extreme(dim, true))?;
+        values_indices(py, "cummax", values, indices)
+    }
+
+    /// `(values, indices)` of the running minimum along `dim`; ties take the later index.
+    fn cummin(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize) -> PyResult<Py<PyAny>> {
+        let a = self.get();
+        let (values, indices) = call_heavy(py, a.numel(), || a.cum_extreme(dim, false))?;
+        values_indices(py, "cummin", values, indices)
+    }
+
     #[pyo3(signature = (dim, keepdim=false))]
     fn logsumexp(
         &self,

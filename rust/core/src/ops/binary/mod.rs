@@ -130,13 +130,20 @@ impl Tensor {
         Ok(self.eq(other)?.to_vec::<bool>().into_iter().all(|b| b))
     }
 
-    /// `torch.allclose`: |a - b| <= atol + rtol·|b| everywhere (broadcasting); NaNs equal if asked.
-    pub fn allclose(&self, other: &Tensor, rtol: f64, atol: f64, equal_nan: bool) -> Result<bool> {
+    /// `torch.isclose`: |a - b| <= atol + rtol·|b| elementwise (broadcasting), infinities close only to
+    /// themselves, NaNs close to each other only if `equal_nan`; both operands of one dtype.
+    pub fn isclose(&self, other: &Tensor, rtol: f64, atol: f64, equal_nan: bool) -> Result<Tensor> {
         if self.dtype() != other.dtype() {
             bail!(Runtime, "{} did not match {}", self.dtype().scalar_type_name(), other.dtype().scalar_type_name());
         }
+        if rtol < 0.0 {
+            bail!(Runtime, "rtol must be greater than or equal to zero, but got {rtol}");
+        }
+        if atol < 0.0 {
+            bail!(Runtime, "atol must be greater than or equal to zero, but got {atol}");
+        }
         let shape = broadcast_shapes(self.shape(), other.shape())?;
-        let ok = zip_as(self, other, &shape, |a: f64, b: f64| {
+        let close = zip_as(self, other, &shape, |a: f64, b: f64| {
             if a == b {
                 return true;
             }
@@ -148,7 +155,12 @@ impl Tensor {
             }
             (a - b).abs() <= atol + rtol * b.abs()
         })?;
-        Ok(ok.into_iter().all(|b| b))
+        Tensor::from_vec(close, &shape)
+    }
+
+    /// `torch.allclose`: `isclose` everywhere.
+    pub fn allclose(&self, other: &Tensor, rtol: f64, atol: f64, equal_nan: bool) -> Result<bool> {
+        Ok(self.isclose(other, rtol, atol, equal_nan)?.to_vec::<bool>().into_iter().all(|b| b))
     }
 }
 
