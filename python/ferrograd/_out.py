@@ -1,4 +1,5 @@
-"""Function forms that take what torch's take beyond their method: `out=` (the result written into a given
+"""Function forms that take what torch's take beyond their method (the unary registry ops' `out=` is in the
+generated `_functions.py`, through `write_out` here): `out=` (the result written into a given
 tensor, resized as torch resizes it, with torch's dtype rules and errors) and a number as `pow`'s base."""
 
 import builtins
@@ -43,6 +44,12 @@ def _cast_rule(op, result, out):
         raise RuntimeError(
             f"result type {_name(result.dtype)} can't be cast to the desired output type {_name(out.dtype)}"
         )
+
+
+def _exact_rule(op, result, out):
+    """Ops that keep their input's dtype (abs, floor, ...) take an out of exactly that dtype."""
+    if result.dtype != out.dtype:
+        raise RuntimeError(f"Found dtype {_name(out.dtype)} but expected {_name(result.dtype)}")
 
 
 def _cat_rule(op, result, out):
@@ -134,8 +141,6 @@ add = _with_out(_functions.add, "add")
 sub = _with_out(_functions.sub, "sub")
 mul = _with_out(_functions.mul, "mul")
 div = _with_out(_functions.div, "div")
-exp = _with_out(_functions.exp, "exp")
-log = _with_out(_functions.log, "log")
 clamp = _with_out(_functions.clamp, "clamp")
 pow = _with_out(_pow, "pow")
 matmul = _with_out(_functions.matmul, "matmul", _matmul_rule)
@@ -144,4 +149,4 @@ cat = _with_out(_core.cat, "cat", _cat_rule)
 stack = _with_out(_core.stack, "stack", _cat_rule)
 where = _with_out(_core.where, "where", _where_rule)
 
-__all__ = ["add", "sub", "mul", "div", "exp", "log", "clamp", "pow", "matmul", "mm", "sum", "cat", "stack", "where"]
+__all__ = ["add", "sub", "mul", "div", "clamp", "pow", "matmul", "mm", "sum", "cat", "stack", "where"]

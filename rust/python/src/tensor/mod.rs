@@ -8,6 +8,7 @@ mod shared;
 mod arith;
 mod bitwise;
 mod casts;
+mod forms;
 mod grad;
 mod index;
 mod inplace;
@@ -18,6 +19,7 @@ mod protocols;
 mod reduce;
 mod unary;
 
+pub use forms::_method_forms;
 pub use unary::_unary_ops;
 mod views;
 
