@@ -222,12 +222,15 @@ def _not_a_tensor(error: AttributeError, name: str, input: object) -> Exception:
 
 
 def _into_out(name: str, out: object, input: "Tensor", exact_dtype: bool) -> "Tensor":
-    """`input.<name>()` written into `out` with torch's checks and resizing (`_out.py`)."""
-    from . import _out
+    """`input.<name>()` written into `out` with torch's checks and resizing (`_write_out.py`)."""
+    from . import _write_out
+    from ._core import Tensor
 
-    _out._check_out(name, out, (input,), {})
-    rule = _out._exact_rule if exact_dtype else _out._cast_rule
-    return _out.write_out(name, out, getattr(input, name)(), rule)  # type: ignore[arg-type]
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    _write_out._check_out(name, out, (input,), {})
+    rule = _write_out._exact_rule if exact_dtype else _write_out._cast_rule
+    return _write_out.write_out(name, out, getattr(input, name)(), rule)  # type: ignore[arg-type]
 
 
 def abs(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
