@@ -227,7 +227,8 @@ def _into_out(name: str, out: object, input: "Tensor", exact_dtype: bool) -> "Te
     from ._core import Tensor
 
     if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        kind = type(input).__name__
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {kind}")
     _write_out._check_out(name, out, (input,), {})
     rule = _write_out._exact_rule if exact_dtype else _write_out._cast_rule
     return _write_out.write_out(name, out, getattr(input, name)(), rule)  # type: ignore[arg-type]
