@@ -15,8 +15,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "abs",
+    "abs_",
     "absolute",
     "acos",
+    "acos_",
     "add",
     "addmm",
     "all",
@@ -24,15 +26,29 @@ __all__ = [
     "amax",
     "amin",
     "any",
+    "arccos",
+    "arccos_",
+    "arcsin",
+    "arcsin_",
+    "arcsinh",
+    "arcsinh_",
+    "arctan",
     "arctan2",
+    "arctan_",
+    "arctanh",
+    "arctanh_",
     "argmax",
     "argmin",
     "argsort",
     "asin",
+    "asin_",
     "asinh",
+    "asinh_",
     "atan",
     "atan2",
+    "atan_",
     "atanh",
+    "atanh_",
     "baddbmm",
     "bitwise_and",
     "bitwise_left_shift",
@@ -43,6 +59,7 @@ __all__ = [
     "bmm",
     "broadcast_to",
     "ceil",
+    "ceil_",
     "chunk",
     "clamp",
     "clamp_max",
@@ -50,7 +67,9 @@ __all__ = [
     "clip",
     "clone",
     "cos",
+    "cos_",
     "cosh",
+    "cosh_",
     "cummax",
     "cummin",
     "cumprod",
@@ -59,24 +78,35 @@ __all__ = [
     "diag",
     "diagonal",
     "div",
+    "divide",
     "dot",
     "eq",
     "equal",
     "erf",
+    "erf_",
     "exp",
     "exp2",
+    "exp2_",
+    "exp_",
     "expm1",
+    "expm1_",
+    "fix",
+    "fix_",
     "flatten",
     "flip",
     "fliplr",
     "flipud",
     "floor",
+    "floor_",
     "floor_divide",
     "fmod",
     "frac",
+    "frac_",
     "gather",
     "ge",
     "ger",
+    "greater",
+    "greater_equal",
     "gt",
     "index_add",
     "index_select",
@@ -86,10 +116,16 @@ __all__ = [
     "isnan",
     "le",
     "lerp",
+    "less",
+    "less_equal",
     "log",
     "log10",
+    "log10_",
     "log1p",
+    "log1p_",
     "log2",
+    "log2_",
+    "log_",
     "log_softmax",
     "logical_and",
     "logical_not",
@@ -111,38 +147,49 @@ __all__ = [
     "moveaxis",
     "movedim",
     "mul",
+    "multiply",
     "mv",
     "nan_to_num",
     "narrow",
     "ne",
     "neg",
+    "negative",
     "nonzero",
     "norm",
+    "not_equal",
     "outer",
     "permute",
     "pow",
     "prod",
     "reciprocal",
+    "reciprocal_",
     "relu",
+    "relu_",
     "remainder",
     "reshape",
     "roll",
     "round",
     "rsqrt",
+    "rsqrt_",
     "scatter",
     "scatter_add",
     "sigmoid",
+    "sigmoid_",
     "sign",
     "sin",
+    "sin_",
     "sinh",
+    "sinh_",
     "softmax",
     "sort",
     "split",
     "sqrt",
+    "sqrt_",
     "square",
     "squeeze",
     "std",
     "sub",
+    "subtract",
     "sum",
     "swapaxes",
     "swapdims",
@@ -150,14 +197,18 @@ __all__ = [
     "take",
     "take_along_dim",
     "tan",
+    "tan_",
     "tanh",
+    "tanh_",
     "tile",
     "topk",
     "trace",
     "transpose",
     "tril",
     "triu",
+    "true_divide",
     "trunc",
+    "trunc_",
     "unbind",
     "unflatten",
     "unique",
@@ -176,28 +227,63 @@ def _not_a_tensor(error: AttributeError, name: str, input: object) -> Exception:
     return TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
 
 
-def abs(input: "Tensor") -> "Tensor":
-    """`ferrograd.abs(input, ...)` is `input.abs(...)`."""
+def _into_out(name: str, out: object, input: "Tensor", exact_dtype: bool) -> "Tensor":
+    """`input.<name>()` written into `out` with torch's checks and resizing (`_write_out.py`)."""
+    from . import _write_out
+    from ._core import Tensor
+
+    if not isinstance(input, Tensor):
+        kind = type(input).__name__
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {kind}")
+    _write_out._check_out(name, out, (input,), {})
+    rule = _write_out._exact_rule if exact_dtype else _write_out._cast_rule
+    return _write_out.write_out(name, out, getattr(input, name)(), rule)  # type: ignore[arg-type]
+
+
+def abs(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.abs(input)` is `input.abs()`; with `out=`, written into `out`."""
     try:
-        return input.abs()
+        if out is None:
+            return input.abs()
     except AttributeError as e:
         raise _not_a_tensor(e, "abs", input) from None
+    return _into_out("abs", out, input, True)
 
 
-def absolute(input: "Tensor") -> "Tensor":
-    """`ferrograd.absolute(input, ...)` is `input.absolute(...)`."""
+def abs_(input: "Tensor") -> "Tensor":
+    """`ferrograd.abs_(input, ...)` is `input.abs_(...)`."""
     try:
-        return input.absolute()
+        return input.abs_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "abs_", input) from None
+
+
+def absolute(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.absolute(input)` is `input.absolute()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.absolute()
     except AttributeError as e:
         raise _not_a_tensor(e, "absolute", input) from None
+    return _into_out("abs", out, input, True)
 
 
-def acos(input: "Tensor") -> "Tensor":
-    """`ferrograd.acos(input, ...)` is `input.acos(...)`."""
+def acos(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.acos(input)` is `input.acos()`; with `out=`, written into `out`."""
     try:
-        return input.acos()
+        if out is None:
+            return input.acos()
     except AttributeError as e:
         raise _not_a_tensor(e, "acos", input) from None
+    return _into_out("acos", out, input, False)
+
+
+def acos_(input: "Tensor") -> "Tensor":
+    """`ferrograd.acos_(input, ...)` is `input.acos_(...)`."""
+    try:
+        return input.acos_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "acos_", input) from None
 
 
 def add(input: "Tensor", other: "_Operand", *, alpha: "_Number | None" = None) -> "Tensor":
@@ -258,12 +344,102 @@ def any(input: "Tensor", dim: "_Dims | None" = None, keepdim: "_Bool" = False) -
         raise _not_a_tensor(e, "any", input) from None
 
 
+def arccos(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.arccos(input)` is `input.arccos()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.arccos()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "arccos", input) from None
+    return _into_out("acos", out, input, False)
+
+
+def arccos_(input: "Tensor") -> "Tensor":
+    """`ferrograd.arccos_(input, ...)` is `input.arccos_(...)`."""
+    try:
+        return input.arccos_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "arccos_", input) from None
+
+
+def arcsin(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.arcsin(input)` is `input.arcsin()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.arcsin()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "arcsin", input) from None
+    return _into_out("asin", out, input, False)
+
+
+def arcsin_(input: "Tensor") -> "Tensor":
+    """`ferrograd.arcsin_(input, ...)` is `input.arcsin_(...)`."""
+    try:
+        return input.arcsin_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "arcsin_", input) from None
+
+
+def arcsinh(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.arcsinh(input)` is `input.arcsinh()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.arcsinh()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "arcsinh", input) from None
+    return _into_out("asinh", out, input, False)
+
+
+def arcsinh_(input: "Tensor") -> "Tensor":
+    """`ferrograd.arcsinh_(input, ...)` is `input.arcsinh_(...)`."""
+    try:
+        return input.arcsinh_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "arcsinh_", input) from None
+
+
+def arctan(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.arctan(input)` is `input.arctan()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.arctan()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "arctan", input) from None
+    return _into_out("atan", out, input, False)
+
+
 def arctan2(input: "Tensor", other: "Tensor") -> "Tensor":
     """`ferrograd.arctan2(input, ...)` is `input.arctan2(...)`."""
     try:
         return input.arctan2(other)
     except AttributeError as e:
         raise _not_a_tensor(e, "arctan2", input) from None
+
+
+def arctan_(input: "Tensor") -> "Tensor":
+    """`ferrograd.arctan_(input, ...)` is `input.arctan_(...)`."""
+    try:
+        return input.arctan_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "arctan_", input) from None
+
+
+def arctanh(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.arctanh(input)` is `input.arctanh()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.arctanh()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "arctanh", input) from None
+    return _into_out("atanh", out, input, False)
+
+
+def arctanh_(input: "Tensor") -> "Tensor":
+    """`ferrograd.arctanh_(input, ...)` is `input.arctanh_(...)`."""
+    try:
+        return input.arctanh_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "arctanh_", input) from None
 
 
 def argmax(input: "Tensor", dim: "builtins.int | None" = None, keepdim: "_Bool" = False) -> "Tensor":
@@ -292,28 +468,50 @@ def argsort(
         raise _not_a_tensor(e, "argsort", input) from None
 
 
-def asin(input: "Tensor") -> "Tensor":
-    """`ferrograd.asin(input, ...)` is `input.asin(...)`."""
+def asin(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.asin(input)` is `input.asin()`; with `out=`, written into `out`."""
     try:
-        return input.asin()
+        if out is None:
+            return input.asin()
     except AttributeError as e:
         raise _not_a_tensor(e, "asin", input) from None
+    return _into_out("asin", out, input, False)
 
 
-def asinh(input: "Tensor") -> "Tensor":
-    """`ferrograd.asinh(input, ...)` is `input.asinh(...)`."""
+def asin_(input: "Tensor") -> "Tensor":
+    """`ferrograd.asin_(input, ...)` is `input.asin_(...)`."""
     try:
-        return input.asinh()
+        return input.asin_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "asin_", input) from None
+
+
+def asinh(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.asinh(input)` is `input.asinh()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.asinh()
     except AttributeError as e:
         raise _not_a_tensor(e, "asinh", input) from None
+    return _into_out("asinh", out, input, False)
 
 
-def atan(input: "Tensor") -> "Tensor":
-    """`ferrograd.atan(input, ...)` is `input.atan(...)`."""
+def asinh_(input: "Tensor") -> "Tensor":
+    """`ferrograd.asinh_(input, ...)` is `input.asinh_(...)`."""
     try:
-        return input.atan()
+        return input.asinh_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "asinh_", input) from None
+
+
+def atan(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.atan(input)` is `input.atan()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.atan()
     except AttributeError as e:
         raise _not_a_tensor(e, "atan", input) from None
+    return _into_out("atan", out, input, False)
 
 
 def atan2(input: "Tensor", other: "Tensor") -> "Tensor":
@@ -324,12 +522,30 @@ def atan2(input: "Tensor", other: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "atan2", input) from None
 
 
-def atanh(input: "Tensor") -> "Tensor":
-    """`ferrograd.atanh(input, ...)` is `input.atanh(...)`."""
+def atan_(input: "Tensor") -> "Tensor":
+    """`ferrograd.atan_(input, ...)` is `input.atan_(...)`."""
     try:
-        return input.atanh()
+        return input.atan_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "atan_", input) from None
+
+
+def atanh(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.atanh(input)` is `input.atanh()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.atanh()
     except AttributeError as e:
         raise _not_a_tensor(e, "atanh", input) from None
+    return _into_out("atanh", out, input, False)
+
+
+def atanh_(input: "Tensor") -> "Tensor":
+    """`ferrograd.atanh_(input, ...)` is `input.atanh_(...)`."""
+    try:
+        return input.atanh_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "atanh_", input) from None
 
 
 def baddbmm(
@@ -406,12 +622,22 @@ def broadcast_to(input: "Tensor", size: "Sequence[SupportsIndex]") -> "Tensor":
         raise _not_a_tensor(e, "broadcast_to", input) from None
 
 
-def ceil(input: "Tensor") -> "Tensor":
-    """`ferrograd.ceil(input, ...)` is `input.ceil(...)`."""
+def ceil(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.ceil(input)` is `input.ceil()`; with `out=`, written into `out`."""
     try:
-        return input.ceil()
+        if out is None:
+            return input.ceil()
     except AttributeError as e:
         raise _not_a_tensor(e, "ceil", input) from None
+    return _into_out("ceil", out, input, True)
+
+
+def ceil_(input: "Tensor") -> "Tensor":
+    """`ferrograd.ceil_(input, ...)` is `input.ceil_(...)`."""
+    try:
+        return input.ceil_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "ceil_", input) from None
 
 
 def chunk(input: "Tensor", chunks: "builtins.int", dim: "builtins.int" = 0) -> "tuple[Tensor, ...]":
@@ -462,20 +688,40 @@ def clone(input: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "clone", input) from None
 
 
-def cos(input: "Tensor") -> "Tensor":
-    """`ferrograd.cos(input, ...)` is `input.cos(...)`."""
+def cos(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.cos(input)` is `input.cos()`; with `out=`, written into `out`."""
     try:
-        return input.cos()
+        if out is None:
+            return input.cos()
     except AttributeError as e:
         raise _not_a_tensor(e, "cos", input) from None
+    return _into_out("cos", out, input, False)
 
 
-def cosh(input: "Tensor") -> "Tensor":
-    """`ferrograd.cosh(input, ...)` is `input.cosh(...)`."""
+def cos_(input: "Tensor") -> "Tensor":
+    """`ferrograd.cos_(input, ...)` is `input.cos_(...)`."""
     try:
-        return input.cosh()
+        return input.cos_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "cos_", input) from None
+
+
+def cosh(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.cosh(input)` is `input.cosh()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.cosh()
     except AttributeError as e:
         raise _not_a_tensor(e, "cosh", input) from None
+    return _into_out("cosh", out, input, False)
+
+
+def cosh_(input: "Tensor") -> "Tensor":
+    """`ferrograd.cosh_(input, ...)` is `input.cosh_(...)`."""
+    try:
+        return input.cosh_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "cosh_", input) from None
 
 
 def cummax(input: "Tensor", dim: "builtins.int") -> "_ValuesIndices":
@@ -544,6 +790,14 @@ def div(input: "Tensor", other: "_Operand", *, rounding_mode: "str | None" = Non
         raise _not_a_tensor(e, "div", input) from None
 
 
+def divide(input: "Tensor", other: "_Operand", *, rounding_mode: "str | None" = None) -> "Tensor":
+    """`ferrograd.divide(input, ...)` is `input.divide(...)`."""
+    try:
+        return input.divide(other, rounding_mode=rounding_mode)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "divide", input) from None
+
+
 def dot(input: "Tensor", tensor: "Tensor") -> "Tensor":
     """`ferrograd.dot(input, ...)` is `input.dot(...)`."""
     try:
@@ -568,36 +822,94 @@ def equal(input: "Tensor", other: "Tensor") -> "_Bool":
         raise _not_a_tensor(e, "equal", input) from None
 
 
-def erf(input: "Tensor") -> "Tensor":
-    """`ferrograd.erf(input, ...)` is `input.erf(...)`."""
+def erf(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.erf(input)` is `input.erf()`; with `out=`, written into `out`."""
     try:
-        return input.erf()
+        if out is None:
+            return input.erf()
     except AttributeError as e:
         raise _not_a_tensor(e, "erf", input) from None
+    return _into_out("erf", out, input, False)
 
 
-def exp(input: "Tensor") -> "Tensor":
-    """`ferrograd.exp(input, ...)` is `input.exp(...)`."""
+def erf_(input: "Tensor") -> "Tensor":
+    """`ferrograd.erf_(input, ...)` is `input.erf_(...)`."""
     try:
-        return input.exp()
+        return input.erf_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "erf_", input) from None
+
+
+def exp(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.exp(input)` is `input.exp()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.exp()
     except AttributeError as e:
         raise _not_a_tensor(e, "exp", input) from None
+    return _into_out("exp", out, input, False)
 
 
-def exp2(input: "Tensor") -> "Tensor":
-    """`ferrograd.exp2(input, ...)` is `input.exp2(...)`."""
+def exp2(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.exp2(input)` is `input.exp2()`; with `out=`, written into `out`."""
     try:
-        return input.exp2()
+        if out is None:
+            return input.exp2()
     except AttributeError as e:
         raise _not_a_tensor(e, "exp2", input) from None
+    return _into_out("exp2", out, input, False)
 
 
-def expm1(input: "Tensor") -> "Tensor":
-    """`ferrograd.expm1(input, ...)` is `input.expm1(...)`."""
+def exp2_(input: "Tensor") -> "Tensor":
+    """`ferrograd.exp2_(input, ...)` is `input.exp2_(...)`."""
     try:
-        return input.expm1()
+        return input.exp2_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "exp2_", input) from None
+
+
+def exp_(input: "Tensor") -> "Tensor":
+    """`ferrograd.exp_(input, ...)` is `input.exp_(...)`."""
+    try:
+        return input.exp_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "exp_", input) from None
+
+
+def expm1(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.expm1(input)` is `input.expm1()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.expm1()
     except AttributeError as e:
         raise _not_a_tensor(e, "expm1", input) from None
+    return _into_out("expm1", out, input, False)
+
+
+def expm1_(input: "Tensor") -> "Tensor":
+    """`ferrograd.expm1_(input, ...)` is `input.expm1_(...)`."""
+    try:
+        return input.expm1_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "expm1_", input) from None
+
+
+def fix(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.fix(input)` is `input.fix()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.fix()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "fix", input) from None
+    return _into_out("trunc", out, input, True)
+
+
+def fix_(input: "Tensor") -> "Tensor":
+    """`ferrograd.fix_(input, ...)` is `input.fix_(...)`."""
+    try:
+        return input.fix_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "fix_", input) from None
 
 
 def flatten(input: "Tensor", start_dim: "builtins.int" = 0, end_dim: "builtins.int" = -1) -> "Tensor":
@@ -632,12 +944,22 @@ def flipud(input: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "flipud", input) from None
 
 
-def floor(input: "Tensor") -> "Tensor":
-    """`ferrograd.floor(input, ...)` is `input.floor(...)`."""
+def floor(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.floor(input)` is `input.floor()`; with `out=`, written into `out`."""
     try:
-        return input.floor()
+        if out is None:
+            return input.floor()
     except AttributeError as e:
         raise _not_a_tensor(e, "floor", input) from None
+    return _into_out("floor", out, input, True)
+
+
+def floor_(input: "Tensor") -> "Tensor":
+    """`ferrograd.floor_(input, ...)` is `input.floor_(...)`."""
+    try:
+        return input.floor_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "floor_", input) from None
 
 
 def floor_divide(input: "Tensor", other: "_Operand") -> "Tensor":
@@ -656,12 +978,22 @@ def fmod(input: "Tensor", other: "_Operand") -> "Tensor":
         raise _not_a_tensor(e, "fmod", input) from None
 
 
-def frac(input: "Tensor") -> "Tensor":
-    """`ferrograd.frac(input, ...)` is `input.frac(...)`."""
+def frac(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.frac(input)` is `input.frac()`; with `out=`, written into `out`."""
     try:
-        return input.frac()
+        if out is None:
+            return input.frac()
     except AttributeError as e:
         raise _not_a_tensor(e, "frac", input) from None
+    return _into_out("frac", out, input, True)
+
+
+def frac_(input: "Tensor") -> "Tensor":
+    """`ferrograd.frac_(input, ...)` is `input.frac_(...)`."""
+    try:
+        return input.frac_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "frac_", input) from None
 
 
 def gather(input: "Tensor", dim: "builtins.int", index: "Tensor") -> "Tensor":
@@ -686,6 +1018,22 @@ def ger(input: "Tensor", vec2: "Tensor") -> "Tensor":
         return input.ger(vec2)
     except AttributeError as e:
         raise _not_a_tensor(e, "ger", input) from None
+
+
+def greater(input: "Tensor", other: "_Operand") -> "Tensor":
+    """`ferrograd.greater(input, ...)` is `input.greater(...)`."""
+    try:
+        return input.greater(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "greater", input) from None
+
+
+def greater_equal(input: "Tensor", other: "_Operand") -> "Tensor":
+    """`ferrograd.greater_equal(input, ...)` is `input.greater_equal(...)`."""
+    try:
+        return input.greater_equal(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "greater_equal", input) from None
 
 
 def gt(input: "Tensor", other: "_Operand") -> "Tensor":
@@ -764,36 +1112,92 @@ def lerp(input: "Tensor", end: "Tensor", weight: "_Operand") -> "Tensor":
         raise _not_a_tensor(e, "lerp", input) from None
 
 
-def log(input: "Tensor") -> "Tensor":
-    """`ferrograd.log(input, ...)` is `input.log(...)`."""
+def less(input: "Tensor", other: "_Operand") -> "Tensor":
+    """`ferrograd.less(input, ...)` is `input.less(...)`."""
     try:
-        return input.log()
+        return input.less(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "less", input) from None
+
+
+def less_equal(input: "Tensor", other: "_Operand") -> "Tensor":
+    """`ferrograd.less_equal(input, ...)` is `input.less_equal(...)`."""
+    try:
+        return input.less_equal(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "less_equal", input) from None
+
+
+def log(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.log(input)` is `input.log()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.log()
     except AttributeError as e:
         raise _not_a_tensor(e, "log", input) from None
+    return _into_out("log", out, input, False)
 
 
-def log10(input: "Tensor") -> "Tensor":
-    """`ferrograd.log10(input, ...)` is `input.log10(...)`."""
+def log10(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.log10(input)` is `input.log10()`; with `out=`, written into `out`."""
     try:
-        return input.log10()
+        if out is None:
+            return input.log10()
     except AttributeError as e:
         raise _not_a_tensor(e, "log10", input) from None
+    return _into_out("log10", out, input, False)
 
 
-def log1p(input: "Tensor") -> "Tensor":
-    """`ferrograd.log1p(input, ...)` is `input.log1p(...)`."""
+def log10_(input: "Tensor") -> "Tensor":
+    """`ferrograd.log10_(input, ...)` is `input.log10_(...)`."""
     try:
-        return input.log1p()
+        return input.log10_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "log10_", input) from None
+
+
+def log1p(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.log1p(input)` is `input.log1p()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.log1p()
     except AttributeError as e:
         raise _not_a_tensor(e, "log1p", input) from None
+    return _into_out("log1p", out, input, False)
 
 
-def log2(input: "Tensor") -> "Tensor":
-    """`ferrograd.log2(input, ...)` is `input.log2(...)`."""
+def log1p_(input: "Tensor") -> "Tensor":
+    """`ferrograd.log1p_(input, ...)` is `input.log1p_(...)`."""
     try:
-        return input.log2()
+        return input.log1p_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "log1p_", input) from None
+
+
+def log2(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.log2(input)` is `input.log2()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.log2()
     except AttributeError as e:
         raise _not_a_tensor(e, "log2", input) from None
+    return _into_out("log2", out, input, False)
+
+
+def log2_(input: "Tensor") -> "Tensor":
+    """`ferrograd.log2_(input, ...)` is `input.log2_(...)`."""
+    try:
+        return input.log2_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "log2_", input) from None
+
+
+def log_(input: "Tensor") -> "Tensor":
+    """`ferrograd.log_(input, ...)` is `input.log_(...)`."""
+    try:
+        return input.log_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "log_", input) from None
 
 
 def log_softmax(input: "Tensor", dim: "builtins.int", dtype: "_DType | None" = None) -> "Tensor":
@@ -1008,6 +1412,14 @@ def mul(input: "Tensor", other: "_Operand") -> "Tensor":
         raise _not_a_tensor(e, "mul", input) from None
 
 
+def multiply(input: "Tensor", other: "_Operand") -> "Tensor":
+    """`ferrograd.multiply(input, ...)` is `input.multiply(...)`."""
+    try:
+        return input.multiply(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "multiply", input) from None
+
+
 def mv(input: "Tensor", vec: "Tensor") -> "Tensor":
     """`ferrograd.mv(input, ...)` is `input.mv(...)`."""
     try:
@@ -1050,6 +1462,14 @@ def neg(input: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "neg", input) from None
 
 
+def negative(input: "Tensor") -> "Tensor":
+    """`ferrograd.negative(input, ...)` is `input.negative(...)`."""
+    try:
+        return input.negative()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "negative", input) from None
+
+
 def nonzero(input: "Tensor", *, as_tuple: "_Bool" = False) -> "Tensor | tuple[Tensor, ...]":
     """`ferrograd.nonzero(input, ...)` is `input.nonzero(...)`."""
     try:
@@ -1070,6 +1490,14 @@ def norm(
         return input.norm(p, dim, keepdim, dtype)
     except AttributeError as e:
         raise _not_a_tensor(e, "norm", input) from None
+
+
+def not_equal(input: "Tensor", other: "_Operand") -> "Tensor":
+    """`ferrograd.not_equal(input, ...)` is `input.not_equal(...)`."""
+    try:
+        return input.not_equal(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "not_equal", input) from None
 
 
 def outer(input: "Tensor", vec2: "Tensor") -> "Tensor":
@@ -1118,12 +1546,22 @@ def prod(
         raise _not_a_tensor(e, "prod", input) from None
 
 
-def reciprocal(input: "Tensor") -> "Tensor":
-    """`ferrograd.reciprocal(input, ...)` is `input.reciprocal(...)`."""
+def reciprocal(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.reciprocal(input)` is `input.reciprocal()`; with `out=`, written into `out`."""
     try:
-        return input.reciprocal()
+        if out is None:
+            return input.reciprocal()
     except AttributeError as e:
         raise _not_a_tensor(e, "reciprocal", input) from None
+    return _into_out("reciprocal", out, input, False)
+
+
+def reciprocal_(input: "Tensor") -> "Tensor":
+    """`ferrograd.reciprocal_(input, ...)` is `input.reciprocal_(...)`."""
+    try:
+        return input.reciprocal_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "reciprocal_", input) from None
 
 
 def relu(input: "Tensor") -> "Tensor":
@@ -1132,6 +1570,14 @@ def relu(input: "Tensor") -> "Tensor":
         return input.relu()
     except AttributeError as e:
         raise _not_a_tensor(e, "relu", input) from None
+
+
+def relu_(input: "Tensor") -> "Tensor":
+    """`ferrograd.relu_(input, ...)` is `input.relu_(...)`."""
+    try:
+        return input.relu_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "relu_", input) from None
 
 
 def remainder(input: "Tensor", other: "_Operand") -> "Tensor":
@@ -1178,12 +1624,22 @@ def round(input: "Tensor", *, decimals: "builtins.int" = 0) -> "Tensor":
         raise _not_a_tensor(e, "round", input) from None
 
 
-def rsqrt(input: "Tensor") -> "Tensor":
-    """`ferrograd.rsqrt(input, ...)` is `input.rsqrt(...)`."""
+def rsqrt(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.rsqrt(input)` is `input.rsqrt()`; with `out=`, written into `out`."""
     try:
-        return input.rsqrt()
+        if out is None:
+            return input.rsqrt()
     except AttributeError as e:
         raise _not_a_tensor(e, "rsqrt", input) from None
+    return _into_out("rsqrt", out, input, False)
+
+
+def rsqrt_(input: "Tensor") -> "Tensor":
+    """`ferrograd.rsqrt_(input, ...)` is `input.rsqrt_(...)`."""
+    try:
+        return input.rsqrt_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "rsqrt_", input) from None
 
 
 def scatter(
@@ -1210,36 +1666,68 @@ def scatter_add(input: "Tensor", dim: "builtins.int", index: "Tensor", src: "Ten
         raise _not_a_tensor(e, "scatter_add", input) from None
 
 
-def sigmoid(input: "Tensor") -> "Tensor":
-    """`ferrograd.sigmoid(input, ...)` is `input.sigmoid(...)`."""
+def sigmoid(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.sigmoid(input)` is `input.sigmoid()`; with `out=`, written into `out`."""
     try:
-        return input.sigmoid()
+        if out is None:
+            return input.sigmoid()
     except AttributeError as e:
         raise _not_a_tensor(e, "sigmoid", input) from None
+    return _into_out("sigmoid", out, input, False)
 
 
-def sign(input: "Tensor") -> "Tensor":
-    """`ferrograd.sign(input, ...)` is `input.sign(...)`."""
+def sigmoid_(input: "Tensor") -> "Tensor":
+    """`ferrograd.sigmoid_(input, ...)` is `input.sigmoid_(...)`."""
     try:
-        return input.sign()
+        return input.sigmoid_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "sigmoid_", input) from None
+
+
+def sign(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.sign(input)` is `input.sign()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.sign()
     except AttributeError as e:
         raise _not_a_tensor(e, "sign", input) from None
+    return _into_out("sign", out, input, True)
 
 
-def sin(input: "Tensor") -> "Tensor":
-    """`ferrograd.sin(input, ...)` is `input.sin(...)`."""
+def sin(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.sin(input)` is `input.sin()`; with `out=`, written into `out`."""
     try:
-        return input.sin()
+        if out is None:
+            return input.sin()
     except AttributeError as e:
         raise _not_a_tensor(e, "sin", input) from None
+    return _into_out("sin", out, input, False)
 
 
-def sinh(input: "Tensor") -> "Tensor":
-    """`ferrograd.sinh(input, ...)` is `input.sinh(...)`."""
+def sin_(input: "Tensor") -> "Tensor":
+    """`ferrograd.sin_(input, ...)` is `input.sin_(...)`."""
     try:
-        return input.sinh()
+        return input.sin_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "sin_", input) from None
+
+
+def sinh(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.sinh(input)` is `input.sinh()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.sinh()
     except AttributeError as e:
         raise _not_a_tensor(e, "sinh", input) from None
+    return _into_out("sinh", out, input, False)
+
+
+def sinh_(input: "Tensor") -> "Tensor":
+    """`ferrograd.sinh_(input, ...)` is `input.sinh_(...)`."""
+    try:
+        return input.sinh_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "sinh_", input) from None
 
 
 def softmax(input: "Tensor", dim: "builtins.int", dtype: "_DType | None" = None) -> "Tensor":
@@ -1270,12 +1758,22 @@ def split(
         raise _not_a_tensor(e, "split", input) from None
 
 
-def sqrt(input: "Tensor") -> "Tensor":
-    """`ferrograd.sqrt(input, ...)` is `input.sqrt(...)`."""
+def sqrt(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.sqrt(input)` is `input.sqrt()`; with `out=`, written into `out`."""
     try:
-        return input.sqrt()
+        if out is None:
+            return input.sqrt()
     except AttributeError as e:
         raise _not_a_tensor(e, "sqrt", input) from None
+    return _into_out("sqrt", out, input, False)
+
+
+def sqrt_(input: "Tensor") -> "Tensor":
+    """`ferrograd.sqrt_(input, ...)` is `input.sqrt_(...)`."""
+    try:
+        return input.sqrt_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "sqrt_", input) from None
 
 
 def square(input: "Tensor") -> "Tensor":
@@ -1315,6 +1813,14 @@ def sub(input: "Tensor", other: "_Operand", *, alpha: "_Number | None" = None) -
         return input.sub(other, alpha=alpha)
     except AttributeError as e:
         raise _not_a_tensor(e, "sub", input) from None
+
+
+def subtract(input: "Tensor", other: "_Operand", *, alpha: "_Number | None" = None) -> "Tensor":
+    """`ferrograd.subtract(input, ...)` is `input.subtract(...)`."""
+    try:
+        return input.subtract(other, alpha=alpha)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "subtract", input) from None
 
 
 def sum(
@@ -1367,20 +1873,40 @@ def take_along_dim(input: "Tensor", indices: "Tensor", dim: "builtins.int | None
         raise _not_a_tensor(e, "take_along_dim", input) from None
 
 
-def tan(input: "Tensor") -> "Tensor":
-    """`ferrograd.tan(input, ...)` is `input.tan(...)`."""
+def tan(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.tan(input)` is `input.tan()`; with `out=`, written into `out`."""
     try:
-        return input.tan()
+        if out is None:
+            return input.tan()
     except AttributeError as e:
         raise _not_a_tensor(e, "tan", input) from None
+    return _into_out("tan", out, input, False)
 
 
-def tanh(input: "Tensor") -> "Tensor":
-    """`ferrograd.tanh(input, ...)` is `input.tanh(...)`."""
+def tan_(input: "Tensor") -> "Tensor":
+    """`ferrograd.tan_(input, ...)` is `input.tan_(...)`."""
     try:
-        return input.tanh()
+        return input.tan_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "tan_", input) from None
+
+
+def tanh(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.tanh(input)` is `input.tanh()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.tanh()
     except AttributeError as e:
         raise _not_a_tensor(e, "tanh", input) from None
+    return _into_out("tanh", out, input, False)
+
+
+def tanh_(input: "Tensor") -> "Tensor":
+    """`ferrograd.tanh_(input, ...)` is `input.tanh_(...)`."""
+    try:
+        return input.tanh_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "tanh_", input) from None
 
 
 def tile(input: "Tensor", *dims: "_ShapeArg") -> "Tensor":
@@ -1433,12 +1959,30 @@ def triu(input: "Tensor", diagonal: "builtins.int" = 0) -> "Tensor":
         raise _not_a_tensor(e, "triu", input) from None
 
 
-def trunc(input: "Tensor") -> "Tensor":
-    """`ferrograd.trunc(input, ...)` is `input.trunc(...)`."""
+def true_divide(input: "Tensor", other: "_Operand", *, rounding_mode: "str | None" = None) -> "Tensor":
+    """`ferrograd.true_divide(input, ...)` is `input.true_divide(...)`."""
     try:
-        return input.trunc()
+        return input.true_divide(other, rounding_mode=rounding_mode)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "true_divide", input) from None
+
+
+def trunc(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.trunc(input)` is `input.trunc()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.trunc()
     except AttributeError as e:
         raise _not_a_tensor(e, "trunc", input) from None
+    return _into_out("trunc", out, input, True)
+
+
+def trunc_(input: "Tensor") -> "Tensor":
+    """`ferrograd.trunc_(input, ...)` is `input.trunc_(...)`."""
+    try:
+        return input.trunc_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "trunc_", input) from None
 
 
 def unbind(input: "Tensor", dim: "builtins.int" = 0) -> "tuple[Tensor, ...]":

@@ -1,101 +1,12 @@
-"""Function forms that take what torch's take beyond their method: `out=` (the result written into a given
-tensor, resized as torch resizes it, with torch's dtype rules and errors) and a number as `pow`'s base."""
+"""Function forms that take what torch's take beyond their method: `out=` (`_write_out.py`; the unary registry
+ops' own is in the generated `_functions.py`) and a number as `pow`'s base."""
 
 import builtins
 
 from . import _core, _functions
 from ._core import Tensor
 from ._utils import wraps
-
-_NAMES = {
-    "bool": ("Bool", "bool"),
-    "uint8": ("Byte", "unsigned char"),
-    "int8": ("Char", "signed char"),
-    "int16": ("Short", "short int"),
-    "int32": ("Int", "int"),
-    "int64": ("Long", "long int"),
-    "float16": ("Half", "c10::Half"),
-    "bfloat16": ("BFloat16", "c10::BFloat16"),
-    "float32": ("Float", "float"),
-    "float64": ("Double", "double"),
-}
-_RESIZED = (
-    "An output with one or more elements was resized since it had shape {}, which does not match the required "
-    "output shape {}. This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
-    "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
-    "elements with t.resize_(0)."
-)
-
-
-def _name(dtype, c_name=False):
-    return _NAMES[str(dtype).rpartition(".")[2]][1 if c_name else 0]
-
-
-def _can_cast(src, dst):
-    """torch.can_cast: never float to integer or bool, nor integer to bool."""
-    if src.is_floating_point:
-        return dst.is_floating_point
-    return src == _core.bool or dst != _core.bool
-
-
-def _cast_rule(op, result, out):
-    if not _can_cast(result.dtype, out.dtype):
-        raise RuntimeError(
-            f"result type {_name(result.dtype)} can't be cast to the desired output type {_name(out.dtype)}"
-        )
-
-
-def _cat_rule(op, result, out):
-    if not _can_cast(result.dtype, out.dtype):
-        raise TypeError(f"torch.{op}(): input types can't be cast to the desired output type {_name(out.dtype)}")
-
-
-def _matmul_rule(op, result, out):
-    if result.dtype != out.dtype:
-        raise RuntimeError(
-            f"Expected out tensor to have dtype {_name(result.dtype, True)}, but got {_name(out.dtype, True)} instead"
-        )
-
-
-def _where_rule(op, result, out):
-    if result.dtype != out.dtype:
-        raise RuntimeError(f"Expected out type to be {_name(result.dtype)} but got {_name(out.dtype)}")
-
-
-def _tensors(values):
-    for v in values:
-        if isinstance(v, Tensor):
-            yield v
-        elif isinstance(v, (list, tuple)):
-            yield from _tensors(v)
-
-
-def _check_out(op, out, args, kwargs):
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if _core.is_grad_enabled() and any(t.requires_grad for t in _tensors([out, *args, *kwargs.values()])):
-        raise RuntimeError(
-            f"{op}(): functions with out=... arguments don't support automatic differentiation, but one of the "
-            "arguments requires grad."
-        )
-
-
-def write_out(op, out, result, rule=_cast_rule):
-    """Puts `result` into `out` (torch's `out=`): cast to out's dtype, out resized (with torch's warning when it
-    held elements) if the shapes differ; returns `out`."""
-    rule(op, result, out)
-    if tuple(out.shape) != tuple(result.shape):
-        if out.numel() != 0:
-            import warnings
-
-            warnings.warn(_RESIZED.format(list(out.shape), list(result.shape)), UserWarning, stacklevel=3)
-        out.data = result.to(out.dtype)
-    else:
-        from .grad_mode import no_grad
-
-        with no_grad():
-            out.copy_(result)
-    return out
+from ._write_out import _cast_rule, _cat_rule, _check_out, _matmul_rule, _where_rule, write_out
 
 
 def _with_out(fn, op, rule=_cast_rule):
@@ -134,8 +45,6 @@ add = _with_out(_functions.add, "add")
 sub = _with_out(_functions.sub, "sub")
 mul = _with_out(_functions.mul, "mul")
 div = _with_out(_functions.div, "div")
-exp = _with_out(_functions.exp, "exp")
-log = _with_out(_functions.log, "log")
 clamp = _with_out(_functions.clamp, "clamp")
 pow = _with_out(_pow, "pow")
 matmul = _with_out(_functions.matmul, "matmul", _matmul_rule)
@@ -144,4 +53,4 @@ cat = _with_out(_core.cat, "cat", _cat_rule)
 stack = _with_out(_core.stack, "stack", _cat_rule)
 where = _with_out(_core.where, "where", _where_rule)
 
-__all__ = ["add", "sub", "mul", "div", "exp", "log", "clamp", "pow", "matmul", "mm", "sum", "cat", "stack", "where"]
+__all__ = ["add", "sub", "mul", "div", "clamp", "pow", "matmul", "mm", "sum", "cat", "stack", "where"]

@@ -4,7 +4,7 @@ use super::PyTensor;
 use super::{clamp_bounds, index_tensor, inplace_with, scatter_impl};
 use crate::args::{operand, operand_arg, tensor_arg, type_name};
 use crate::errors::{call, call_as};
-use ferrograd_core::binary::ClampMethod;
+use ferrograd_core::binary::{ClampMethod, Compare};
 use ferrograd_core::copy::DenseWrite;
 use ferrograd_core::random;
 use ferrograd_core::{Scalar, Tensor};
@@ -80,6 +80,17 @@ fn inplace_unary(
     inplace_with(slf, false, f)
 }
 
+/// `eq_` and the other in-place comparisons (the core's `compare_for_inplace`).
+fn inplace_compare(
+    slf: &Bound<'_, PyTensor>,
+    other: &Bound<'_, PyAny>,
+    name: &str,
+    op: Compare,
+) -> PyResult<Py<PyTensor>> {
+    let b = operand_arg(other, name, "other")?;
+    inplace_with(slf, b.requires_grad(), |old| old.compare_for_inplace(&b, op))
+}
+
 /// `fill_` / `zero_`; through a view of a graph tensor the base records the write.
 fn fill(slf: &Bound<'_, PyTensor>, value: Scalar, zero: bool) -> PyResult<Py<PyTensor>> {
     call(|| slf.get().handle.fill(value, zero))?;
@@ -134,28 +145,32 @@ impl PyTensor {
         inplace_with(slf, b.requires_grad(), |old| old.pow(&b))
     }
 
+    fn eq_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        inplace_compare(slf, other, "eq_", Compare::Eq)
+    }
+
+    fn ne_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        inplace_compare(slf, other, "ne_", Compare::Ne)
+    }
+
+    fn lt_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        inplace_compare(slf, other, "lt_", Compare::Lt)
+    }
+
+    fn le_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        inplace_compare(slf, other, "le_", Compare::Le)
+    }
+
+    fn gt_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        inplace_compare(slf, other, "gt_", Compare::Gt)
+    }
+
+    fn ge_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        inplace_compare(slf, other, "ge_", Compare::Ge)
+    }
+
     fn neg_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
         inplace_unary(slf, |a| a.neg())
-    }
-
-    fn exp_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
-        inplace_unary(slf, |a| a.exp())
-    }
-
-    fn log_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
-        inplace_unary(slf, |a| a.log())
-    }
-
-    fn relu_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
-        inplace_unary(slf, |a| a.relu())
-    }
-
-    fn sigmoid_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
-        inplace_unary(slf, |a| a.sigmoid())
-    }
-
-    fn tanh_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
-        inplace_unary(slf, |a| a.tanh())
     }
 
     fn zero_(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {

@@ -8,6 +8,7 @@ mod shared;
 mod arith;
 mod bitwise;
 mod casts;
+mod forms;
 mod grad;
 mod index;
 mod inplace;
@@ -19,6 +20,7 @@ mod reduce;
 pub(crate) mod search;
 mod unary;
 
+pub use forms::_method_forms;
 pub use unary::_unary_ops;
 mod views;
 

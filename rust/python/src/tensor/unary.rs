@@ -1,7 +1,8 @@
 //! Elementwise unary ops: the argument-free ones come from the core's registry
 //! (`ferrograd_core::for_each_unary_op!`), which also feeds their stubs and function forms
-//! (`_unary_ops()`, read by tools/gen_api.py); the ones with arguments follow.
-use super::{wrap, Out, PyTensor};
+//! (`_unary_ops()`, read by tools/gen_api.py), and their in-place forms (`exp_`); the ones with arguments
+//! follow.
+use super::{inplace_with, wrap, Out, PyTensor};
 use crate::errors::{call, call_heavy};
 use ferrograd_core::unary::{self as u, UnaryOp};
 use ferrograd_core::{Scalar, Tensor};
@@ -15,25 +16,38 @@ fn unary<O: UnaryOp>(py: Python<'_>, a: Tensor, op: O) -> Out {
 
 macro_rules! registry_methods {
     ($($name:ident: $op:path, $doc:literal;)*) => {
-        #[pymethods]
-        impl PyTensor {
-            $(
-                #[doc = $doc]
-                fn $name(&self, py: Python<'_>) -> Out {
-                    unary(py, self.get(), $op)
-                }
-            )*
+        // paste! outside the block: pymethods takes no macros among its items
+        paste::paste! {
+            #[pymethods]
+            impl PyTensor {
+                $(
+                    #[doc = $doc]
+                    fn $name(&self, py: Python<'_>) -> Out {
+                        unary(py, self.get(), $op)
+                    }
+
+                    #[doc = concat!("In-place ``", stringify!($name), "()``; returns this tensor.")]
+                    fn [<$name _>](slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
+                        inplace_with(slf, false, |a| a.unary($op))
+                    }
+                )*
+            }
         }
 
-        /// (name, docstring) of each registry method above.
-        const UNARY_OPS: &[(&str, &str)] = &[$((stringify!($name), $doc)),*];
+        /// (name, docstring, whether an integer input keeps its dtype) of each registry method above.
+        const UNARY_OPS: &[(&str, &str, bool)] = &[$((
+            stringify!($name),
+            $doc,
+            !matches!(<$op as UnaryOp>::INT_INPUTS, u::IntInputs::ToFloat),
+        )),*];
     };
 }
 ferrograd_core::for_each_unary_op!(registry_methods);
 
-/// The registry's unary ops as (method name, docstring), for tools/gen_api.py.
+/// The registry's unary ops as (method name, docstring, keeps integer dtypes), for tools/gen_api.py: an op
+/// that keeps them takes an `out=` of its result's dtype only (torch's "Found dtype ... but expected ...").
 #[pyfunction]
-pub fn _unary_ops() -> Vec<(&'static str, &'static str)> {
+pub fn _unary_ops() -> Vec<(&'static str, &'static str, bool)> {
     UNARY_OPS.to_vec()
 }
 

@@ -62,6 +62,21 @@ impl Tensor {
             Tensor::from_vec(with_dtype!(dtype, T => compare_kernel::<T>(op, x[0], x[1], shape)?), shape)
         })
     }
+    /// What `self.eq_(other)` (and the other in-place comparisons) writes: the comparison in this tensor's
+    /// dtype; recorded (torch's `EqBackward0`, ...: zero gradients) when an operand requires grad, so a
+    /// tensor in the graph does not keep the history of the values it no longer holds.
+    pub fn compare_for_inplace(&self, other: &Tensor, op: Compare) -> Result<Tensor> {
+        let out = self.compare(other, op)?.cast_detached(self.dtype());
+        let inputs = [self, other];
+        Ok(match op {
+            Compare::Eq => record(out, &inputs, |_| EqBackward0),
+            Compare::Ne => record(out, &inputs, |_| NeBackward0),
+            Compare::Lt => record(out, &inputs, |_| LtBackward0),
+            Compare::Le => record(out, &inputs, |_| LeBackward0),
+            Compare::Gt => record(out, &inputs, |_| GtBackward0),
+            Compare::Ge => record(out, &inputs, |_| GeBackward0),
+        })
+    }
     pub fn eq(&self, other: &Tensor) -> Result<Tensor> {
         self.compare(other, Compare::Eq)
     }
@@ -183,3 +198,21 @@ impl Backward for WhereBackward0 {
         ])
     }
 }
+
+/// The rules of the in-place comparisons: both operands get a zero gradient.
+macro_rules! comparison_rules {
+    ($($name:ident),*) => {$(
+        crate::backward_rule! {
+            pub struct $name;
+        }
+        impl Backward for $name {
+            fn name(&self) -> &'static str {
+                stringify!($name)
+            }
+            fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+                Ok(vec![ctx.grad_if(0, || g.mul(&c(0.0)))?, ctx.grad_if(1, || g.mul(&c(0.0)))?])
+            }
+        }
+    )*};
+}
+comparison_rules!(EqBackward0, NeBackward0, LtBackward0, LeBackward0, GtBackward0, GeBackward0);

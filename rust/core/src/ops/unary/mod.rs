@@ -240,7 +240,8 @@ fn zip_contiguous_f32(g: &Tensor, s: &Tensor, kernel: F32ZipKernel) -> Option<Re
 /// The unary ops that are Tensor methods without arguments, and `ferrograd.<name>(input)` functions:
 /// `python_name: Op, "docstring";`. `callback!` receives the list; the core makes `Tensor::<name>`
 /// from it (below), the bindings make the Python methods, their stubs and the function forms.
-/// Adding an op: its type in a family file, and one line here.
+/// Each also gets its in-place form (`exp_`) in the bindings. Adding an op: its type in a family file, and
+/// one line here; an alias of an op is one line naming the same type.
 #[macro_export]
 macro_rules! for_each_unary_op {
     ($callback:ident) => {
@@ -262,10 +263,15 @@ macro_rules! for_each_unary_op {
             cos: $crate::unary::Cos, "Elementwise cosine.";
             tan: $crate::unary::Tan, "Elementwise tangent.";
             asin: $crate::unary::Asin, "Elementwise arcsine.";
+            arcsin: $crate::unary::Asin, "Alias for ``asin()``.";
             acos: $crate::unary::Acos, "Elementwise arccosine.";
+            arccos: $crate::unary::Acos, "Alias for ``acos()``.";
             atan: $crate::unary::Atan, "Elementwise arctangent.";
+            arctan: $crate::unary::Atan, "Alias for ``atan()``.";
             asinh: $crate::unary::Asinh, "Elementwise inverse hyperbolic sine.";
+            arcsinh: $crate::unary::Asinh, "Alias for ``asinh()``.";
             atanh: $crate::unary::Atanh, "Elementwise inverse hyperbolic tangent.";
+            arctanh: $crate::unary::Atanh, "Alias for ``atanh()``.";
             sinh: $crate::unary::Sinh, "Elementwise hyperbolic sine.";
             cosh: $crate::unary::Cosh, "Elementwise hyperbolic cosine.";
             tanh: $crate::unary::Tanh, "Elementwise hyperbolic tangent.";
@@ -275,6 +281,7 @@ macro_rules! for_each_unary_op {
             floor: $crate::unary::Floor, "Elementwise floor (zero gradient).";
             ceil: $crate::unary::Ceil, "Elementwise ceiling (zero gradient).";
             trunc: $crate::unary::Trunc, "Elementwise rounding towards zero (zero gradient).";
+            fix: $crate::unary::Trunc, "Alias for ``trunc()``.";
             frac: $crate::unary::Frac, "Elementwise fractional part ``self - trunc(self)``.";
         }
     };
