@@ -1,14 +1,19 @@
 """Mixed-precision tools as scripts use them on the CPU: `torch.amp.GradScaler` (enabled for "cpu": scaling,
 unscaling, skipped steps, scale updates, state dicts; disabled with torch's warning for "cuda"), the deprecated
 `torch.cuda.amp`/`torch.cpu.amp` spellings, and `torch.autocast` blocks and decorators (state, arguments,
-warnings). ferrograd runs a bfloat16 CPU autocast region in float32 (checked for ferrograd only)."""
+warnings), and what a CPU region computes: every listed op's result dtype, values and float32 gradients against
+torch's bfloat16 autocast (tests/golden/autocast.json; cases in tests/cases_autocast.py), nesting, the cast cache."""
 
 import pickle
 import warnings
 
 import ferrograd as fg
 import pytest
+from cases_autocast import CASES as AUTOCAST_CASES
 from helpers import AGAINST_TORCH
+from recorded import check, expected
+
+AUTOCAST_EXPECTED = expected("autocast", AUTOCAST_CASES)
 
 NO_CUDA_SCALER = "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling."
 NO_CUDA_AUTOCAST = "CUDA is not available or torch_xla is imported. Disabling autocast."
@@ -289,25 +294,48 @@ def test_custom_fwd_and_bwd_carry_the_autocast_state():
         fg.amp.custom_fwd(device_type=None)
 
 
-@pytest.mark.skipif(AGAINST_TORCH, reason="torch computes in bfloat16 inside the region")
-def test_ferrograd_runs_a_cpu_autocast_region_in_float32_and_says_so_once():
-    from ferrograd.amp import autocast_mode
+# bfloat16 results: inputs rounded to bfloat16, products summed in float32, rounded once or twice (torch's
+# oneDNN kernels fuse the bias add before rounding, ferrograd rounds the product and the sum): a few bf16 ulps
+AUTOCAST_TOL = (3e-2, 3e-2)
 
-    autocast_mode._warned_float32[0] = False
-    a, b = fg.ones(2, 3), fg.ones(3, 2)
-    with pytest.warns(UserWarning, match="ferrograd runs autocast regions in float32"):
-        with fg.autocast("cpu"):
-            out = a @ b
-    assert out.dtype == fg.float32 and out.tolist() == [[3.0, 3.0], [3.0, 3.0]]
+
+@pytest.mark.parametrize("name", sorted(AUTOCAST_CASES))
+def test_autocast_recorded(name):
+    check(name, AUTOCAST_CASES[name], AUTOCAST_EXPECTED[name], tol=AUTOCAST_TOL)
+
+
+def test_autocast_region_warns_nothing_and_casts_back_to_float32_grads():
+    w = fg.ones(3, 2, requires_grad=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with fg.autocast("cpu", dtype=fg.bfloat16):
-            assert (a @ b).dtype == fg.float32
-        with fg.autocast("cpu", enabled=False):
-            pass
+        with fg.autocast("cpu"):
+            out = fg.ones(2, 3) @ w
+    assert out.dtype == fg.bfloat16 and out.tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    out.float().sum().backward()
+    assert w.grad.dtype == fg.float32 and w.grad.tolist() == [[2.0, 2.0]] * 3
 
 
-@pytest.mark.skipif(not AGAINST_TORCH, reason="the lower-precision results are torch's")
-def test_torch_computes_a_cpu_autocast_region_in_bfloat16():
+@pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's cache size is not torch API")
+def test_autocast_cache_holds_weights_until_the_outermost_region_exits():
+    x, w = fg.ones(2, 4), fg.ones(3, 4, requires_grad=True)
     with fg.autocast("cpu"):
-        assert (fg.ones(2, 3) @ fg.ones(3, 2)).dtype == fg.bfloat16
+        fg.nn.functional.linear(x, w)
+        with fg.autocast("cpu"):
+            fg.nn.functional.linear(x, w)
+            fg.nn.functional.linear(x, fg.ones(3, 4, requires_grad=True) * 2)  # not a leaf: not cached
+        assert fg._core._autocast_cache_len() == 1
+    assert fg._core._autocast_cache_len() == 0
+    with fg.autocast("cpu", cache_enabled=False):
+        fg.nn.functional.linear(x, w)
+        assert fg._core._autocast_cache_len() == 0
+
+
+def test_autocast_state_is_per_thread():
+    import threading
+
+    seen = []
+    with fg.autocast("cpu"):
+        worker = threading.Thread(target=lambda: seen.append((fg.ones(2, 2) @ fg.ones(2, 2)).dtype))
+        worker.start()
+        worker.join()
+    assert seen == [fg.float32]

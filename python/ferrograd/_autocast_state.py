@@ -1,12 +1,14 @@
 """Which devices have autocast on, with which dtype (`torch.is_autocast_enabled`, `torch.get_autocast_dtype`, and
 their setters), as torch keeps it: per device type, defaults off, bfloat16 on the CPU and float16 on CUDA.
 
-ferrograd records the state; its kernels do not look at it yet (autocast regions compute in float32, see
-`ferrograd.amp`). Here, without imports beyond `_core`, as `import ferrograd` loads it.
+The CPU's state (on/off, dtype, the cast cache) lives in the core, per thread as torch's, and the ops torch lists
+read it at their entry (`rust/core/src/autocast.rs`); the other device types are only recorded here (there are no
+CUDA kernels). Here, without imports beyond `_core`, as `import ferrograd` loads it.
 """
 
 import builtins
 
+from . import _core
 from ._core import bfloat16, float16
 from ._device import device
 
@@ -25,7 +27,6 @@ _DEFAULT_DTYPES = {
 
 _enabled: dict = {}
 _dtypes = dict(_DEFAULT_DTYPES)
-_cache = [True]
 
 
 def device_type_of(device_type, caller):
@@ -43,6 +44,8 @@ def device_type_of(device_type, caller):
 def is_autocast_enabled(device_type=None) -> builtins.bool:
     """Whether autocast is on for `device_type` (CUDA when not given, as torch)."""
     kind = "cuda" if device_type is None else device_type_of(device_type, "is_autocast_enabled")
+    if kind == "cpu":
+        return _core._autocast_cpu_is_enabled()
     return _enabled.get(kind, False)
 
 
@@ -55,36 +58,46 @@ def _deprecated(old, new):
 def is_autocast_cpu_enabled() -> builtins.bool:
     """Deprecated: `is_autocast_enabled("cpu")`."""
     _deprecated("is_autocast_cpu_enabled", "is_autocast_enabled('cpu')")
-    return _enabled.get("cpu", False)
+    return _core._autocast_cpu_is_enabled()
 
 
 def get_autocast_cpu_dtype():
     """Deprecated: `get_autocast_dtype("cpu")`."""
     _deprecated("get_autocast_cpu_dtype", "get_autocast_dtype('cpu')")
-    return _dtypes["cpu"]
+    return _core._autocast_cpu_get_dtype()
 
 
 def set_autocast_enabled(device_type, enabled=None) -> None:
     if enabled is None:  # the old one-argument form, for CUDA
         device_type, enabled = "cuda", device_type
-    _enabled[device_type_of(device_type, "set_autocast_enabled")] = builtins.bool(enabled)
+    kind = device_type_of(device_type, "set_autocast_enabled")
+    if kind == "cpu":
+        _core._autocast_cpu_set_enabled(builtins.bool(enabled))
+    else:
+        _enabled[kind] = builtins.bool(enabled)
 
 
 def get_autocast_dtype(device_type):
-    return _dtypes[device_type_of(device_type, "get_autocast_dtype")]
+    kind = device_type_of(device_type, "get_autocast_dtype")
+    return _core._autocast_cpu_get_dtype() if kind == "cpu" else _dtypes[kind]
 
 
 def set_autocast_dtype(device_type, dtype) -> None:
-    _dtypes[device_type_of(device_type, "set_autocast_dtype")] = dtype
+    kind = device_type_of(device_type, "set_autocast_dtype")
+    if kind == "cpu":
+        _core._autocast_cpu_set_dtype(dtype)
+    else:
+        _dtypes[kind] = dtype
 
 
 def is_autocast_cache_enabled() -> builtins.bool:
-    return _cache[0]
+    return _core._autocast_cache_is_enabled()
 
 
 def set_autocast_cache_enabled(enabled) -> None:
-    _cache[0] = builtins.bool(enabled)
+    _core._autocast_set_cache_enabled(builtins.bool(enabled))
 
 
 def clear_autocast_cache() -> None:
-    """Nothing is cached: ferrograd makes no lower-precision copies of weights."""
+    """Drops the lower-precision copies of weights the autocast regions of this thread made."""
+    _core._autocast_clear_cache()

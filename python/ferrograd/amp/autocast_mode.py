@@ -1,27 +1,21 @@
 """`torch.autocast` (`torch.amp.autocast`): a context manager and decorator that switches autocast on or off
 for a device type within its block, with torch's arguments, defaults, checks and warnings.
 
-Not done yet: ferrograd's kernels do not run in lower precision inside the block. A CPU region with bfloat16
-or float16 computes in float32 (a warning says so, once per process); `is_autocast_enabled("cpu")` and
-`get_autocast_dtype("cpu")` report what was asked for, as in torch. CUDA autocast is disabled with torch's
-warning (there is no CUDA).
+A CPU region runs torch's lower-precision ops (matmul, linear, conv, attention, ...) in bfloat16 (or float16
+when asked for) and its float32 ops (the losses) in float32: the state is the core's, per thread, and the ops read
+it at their entry (`rust/core/src/autocast.rs`). CUDA autocast is disabled with torch's warning (there is no CUDA).
 """
 
 import functools
 import warnings
 
 from .. import _autocast_state as state
+from .. import _core
 from .._core import Tensor, bfloat16, float16, float64
 
 __all__ = ["autocast", "custom_bwd", "custom_fwd", "is_autocast_available"]
 
 _SUPPORTED_DTYPES = (bfloat16, float16)
-_warned_float32 = [False]
-
-FLOAT32_REGION_WARNING = (
-    "ferrograd runs autocast regions in float32: lower-precision (bfloat16/float16) CPU autocast is not "
-    "implemented yet, so the ops inside compute and return float32."
-)
 
 
 def is_autocast_available(device_type) -> bool:
@@ -67,9 +61,6 @@ class autocast:  # torch's name
                 stacklevel=3,
             )
             return False
-        if not _warned_float32[0]:
-            _warned_float32[0] = True
-            warnings.warn(FLOAT32_REGION_WARNING, UserWarning, stacklevel=3)
         return True
 
     def __enter__(self):
@@ -82,10 +73,14 @@ class autocast:  # torch's name
         state.set_autocast_enabled(kind, self._enabled)
         state.set_autocast_dtype(kind, self.fast_dtype)
         state.set_autocast_cache_enabled(self._cache_enabled)
+        _core._autocast_increment_nesting()
         return self
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         kind = state.device_type_of(self.device, "autocast")
+        # as torch: the weights' lower-precision copies live until the outermost region exits
+        if _core._autocast_decrement_nesting() == 0:
+            state.clear_autocast_cache()
         cache_enabled, enabled, dtype = self._saved
         state.set_autocast_enabled(kind, enabled)
         state.set_autocast_dtype(kind, dtype)

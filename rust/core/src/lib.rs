@@ -11,6 +11,7 @@
 //! - `profiler`: timed events (ops, backward nodes, user ranges) while a profiler is on;
 //! - `serialize`: checkpoints in the safetensors format, replaced atomically on disk.
 pub mod alloc;
+pub mod autocast;
 pub mod autograd;
 pub mod dtype;
 pub mod element;

@@ -1,6 +1,7 @@
 //! ferrograd's Python module `ferrograd._core`: argument conversion and error mapping around the core.
 mod alloc;
 mod args;
+mod autocast;
 
 #[global_allocator]
 static ALLOCATOR: alloc::SplitAllocator = alloc::SplitAllocator;
@@ -569,6 +570,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     rnn::register(m)?;
     sparse::register(m)?;
     threads::register(m)?;
+    autocast::register(m)?;
     serialize::register(m)?;
     profiler::register(m)?;
     Ok(())

@@ -169,6 +169,29 @@ impl Tensor {
         scale: f64,
         is_causal: bool,
     ) -> Result<Tensor> {
+        let policy = crate::autocast::Policy::LowerPrecision;
+        crate::autocast::run(policy, [Some(self), Some(key), Some(value), mask], |[q, k, v, mask]| {
+            let (q, k, v) = (q.expect("given"), k.expect("given"), v.expect("given"));
+            if !matches!(q.dtype(), DType::BF16 | DType::F16) || k.dtype() != q.dtype() || v.dtype() != q.dtype() {
+                return q.scaled_dot_product_attention_uncast(k, v, mask, scale, is_causal);
+            }
+            // the halves compute in float32 (each input rounded to its dtype first) and round the result
+            let wide = |t: &Tensor| t.to_dtype(DType::F32);
+            let mask = mask.map(wide).transpose()?;
+            let out =
+                wide(q)?.scaled_dot_product_attention_uncast(&wide(k)?, &wide(v)?, mask.as_ref(), scale, is_causal)?;
+            out.to_dtype(q.dtype())
+        })
+    }
+
+    fn scaled_dot_product_attention_uncast(
+        &self,
+        key: &Tensor,
+        value: &Tensor,
+        mask: Option<&Tensor>,
+        scale: f64,
+        is_causal: bool,
+    ) -> Result<Tensor> {
         let (q, k, v) = (self, key, value);
         if !matches!(q.dtype(), DType::F32 | DType::F64) || k.dtype() != q.dtype() || v.dtype() != q.dtype() {
             bail!(

@@ -123,6 +123,19 @@ impl Tensor {
         win: &Window,
         groups: usize,
     ) -> Result<Tensor> {
+        let policy = crate::autocast::Policy::LowerPrecision;
+        crate::autocast::run(policy, [Some(input), Some(weight), bias], |[x, w, b]| {
+            Tensor::convolution_uncast(x.expect("given"), w.expect("given"), b, win, groups)
+        })
+    }
+
+    fn convolution_uncast(
+        input: &Tensor,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        win: &Window,
+        groups: usize,
+    ) -> Result<Tensor> {
         let spatial = input.ndim().saturating_sub(2);
         let (x, w) = lift_to_2d(&input.detach(), &weight.detach(), spatial)?;
         let (win, out_hw) = check_convolution(&x, &w, bias, win, groups, input, weight)?;

@@ -35,6 +35,13 @@ impl Tensor {
     /// `baddbmm(self, batch1, batch2, beta, alpha)` = beta·self + alpha·(batch1 @ batch2), with
     /// `self` broadcast to the product's shape (and ignored when beta is 0, NaNs included).
     pub fn baddbmm(&self, batch1: &Tensor, batch2: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
+        let policy = crate::autocast::Policy::LowerPrecision;
+        crate::autocast::run(policy, [Some(self), Some(batch1), Some(batch2)], |[x, b1, b2]| {
+            x.expect("given").baddbmm_uncast(b1.expect("given"), b2.expect("given"), beta, alpha)
+        })
+    }
+
+    fn baddbmm_uncast(&self, batch1: &Tensor, batch2: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
         if batch1.dtype() != self.dtype() || batch2.dtype() != self.dtype() {
             let name = |d: DType| match d {
                 DType::Bool => "bool",

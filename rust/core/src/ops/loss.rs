@@ -107,6 +107,17 @@ impl Tensor {
         weights: LossWeights,
         reduction: Reduction,
     ) -> Result<Tensor> {
+        let fp32 = crate::autocast::Policy::Fp32;
+        crate::autocast::run2(fp32, self, target, |x, t| x.pointwise_loss_uncast(t, kind, weights, reduction))
+    }
+
+    fn pointwise_loss_uncast(
+        &self,
+        target: &Tensor,
+        kind: LossKind,
+        weights: LossWeights,
+        reduction: Reduction,
+    ) -> Result<Tensor> {
         let dtype = result_type(self.promotion_key(), target.promotion_key());
         if !dtype.is_float() {
             let kernel = match kind {

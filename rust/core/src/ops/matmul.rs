@@ -1,4 +1,5 @@
 //! Matrix products with PyTorch's dispatch rules for `matmul`.
+use crate::autocast::{self, Policy};
 use crate::autograd::{record, Backward, Ctx, Grads, MatrixStrides, SavedTensor};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -83,7 +84,20 @@ fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 impl Tensor {
+    /// `torch.mm` (autocast: lower precision).
     pub fn mm(&self, other: &Tensor) -> Result<Tensor> {
+        autocast::run2(Policy::LowerPrecision, self, other, |a, b| a.mm_uncast(b))
+    }
+    /// `torch.bmm` (autocast: lower precision).
+    pub fn bmm(&self, other: &Tensor) -> Result<Tensor> {
+        autocast::run2(Policy::LowerPrecision, self, other, |a, b| a.bmm_uncast(b))
+    }
+    /// `torch.matmul` (autocast: lower precision).
+    pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
+        autocast::run2(Policy::LowerPrecision, self, other, |a, b| a.matmul_uncast(b))
+    }
+
+    fn mm_uncast(&self, other: &Tensor) -> Result<Tensor> {
         if self.ndim() != 2 {
             bail!(Runtime, "self must be a matrix");
         }
@@ -112,7 +126,7 @@ impl Tensor {
         }))
     }
 
-    pub fn bmm(&self, other: &Tensor) -> Result<Tensor> {
+    fn bmm_uncast(&self, other: &Tensor) -> Result<Tensor> {
         if self.ndim() != 3 {
             bail!(Runtime, "batch1 must be a 3D tensor");
         }
@@ -182,7 +196,7 @@ impl Tensor {
     }
 
     /// `torch.matmul`: 1-D operands are promoted to matrices and back; batch dims broadcast.
-    pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
+    fn matmul_uncast(&self, other: &Tensor) -> Result<Tensor> {
         let (da, db) = (self.ndim(), other.ndim());
         if da == 0 || db == 0 {
             bail!(Runtime, "both arguments to matmul need to be at least 1D, but they are {da}D and {db}D");

@@ -67,6 +67,18 @@ impl Tensor {
         ignore_index: i64,
         reduction: Reduction,
     ) -> Result<Tensor> {
+        crate::autocast::run(crate::autocast::Policy::Fp32, [Some(self), Some(target), weight], |[x, t, w]| {
+            x.expect("given").nll_loss_uncast(t.expect("given"), w, ignore_index, reduction)
+        })
+    }
+
+    fn nll_loss_uncast(
+        &self,
+        target: &Tensor,
+        weight: Option<&Tensor>,
+        ignore_index: i64,
+        reduction: Reduction,
+    ) -> Result<Tensor> {
         if !self.dtype().is_float() {
             bail!(NotImplemented, "\"nll_loss_out_frame\" not implemented for '{}'", self.dtype().scalar_type_name());
         }
@@ -144,6 +156,10 @@ impl Tensor {
 
     /// `mse_loss`: mean/sum/none of (input - target)², broadcasting the two.
     pub fn mse_loss(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
+        crate::autocast::run2(crate::autocast::Policy::Fp32, self, target, |x, t| x.mse_loss_uncast(t, reduction))
+    }
+
+    fn mse_loss_uncast(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
         let dtype = result_type(self.promotion_key(), target.promotion_key());
         if !dtype.is_float() {
             bail!(NotImplemented, "\"mse_cpu\" not implemented for '{}'", dtype.scalar_type_name());
@@ -169,6 +185,13 @@ impl Tensor {
     /// `linear(input, weight, bias)` = input @ weight.T + bias; with a bias, the input is flattened to
     /// 2-D for one `addmm` and the result viewed back when it is contiguous (grad_fn names as PyTorch's).
     pub fn linear(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+        let policy = crate::autocast::Policy::LowerPrecision;
+        crate::autocast::run(policy, [Some(input), Some(weight), bias], |[x, w, b]| {
+            Tensor::linear_uncast(x.expect("given"), w.expect("given"), b)
+        })
+    }
+
+    fn linear_uncast(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
         let wt = weight.t()?;
         match bias {
             Some(b) if weight.ndim() == 2 && input.ndim() == 2 => Tensor::addmm(b, input, &wt),
@@ -191,6 +214,13 @@ impl Tensor {
 
     /// `addmm(bias, a, b)` = bias + a @ b, with one node (AddmmBackward0).
     pub fn addmm(bias: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        let policy = crate::autocast::Policy::LowerPrecision;
+        crate::autocast::run(policy, [Some(bias), Some(a), Some(b)], |[bias, a, b]| {
+            Tensor::addmm_uncast(bias.expect("given"), a.expect("given"), b.expect("given"))
+        })
+    }
+
+    fn addmm_uncast(bias: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         let out = match crate::ops::linear::bias_mm(bias, a, b) {
             Some(out) => out?,
             None => Tensor::addmm_composed(bias, a, b)?,
