@@ -70,7 +70,7 @@ fn a_tensor_made_inside_breaks_the_graph() {
     let c = capture(&[ramp(3)], |x| Ok(vec![x[0].add(&Tensor::from_vec(vec![1.0f32; 3], &[3])?)?]));
     match c {
         Capture::Break(reason) => {
-            assert!(reason.starts_with("add() reads a tensor that is a tensor made outside"), "{reason}")
+            assert!(reason.starts_with("add() reads a tensor that was made outside"), "{reason}")
         }
         Capture::Graph(g) => panic!("captured {}", g.describe()),
     }

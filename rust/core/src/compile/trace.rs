@@ -97,7 +97,7 @@ pub fn unsupported(what: &str) {
 fn unknown_origin(t: &Tensor) -> String {
     match t.grad_fn() {
         Some(node) => format!("was made by an op that is not captured ({})", node.name()),
-        None => "is a tensor made outside the captured ops (a factory such as ones(), or an untraced op)".into(),
+        None => "was made outside the captured ops (by a factory such as ones(), or an untraced op)".into(),
     }
 }
 
