@@ -40,7 +40,7 @@ fn a_chain_is_captured_as_its_nodes() {
 fn replay_gives_the_eager_values_on_new_inputs() {
     let g = graph(capture(&[ramp(8)], chain));
     let y = Tensor::from_vec(vec![1.0f32, -2.0, 0.25, 3.0, 0.0, -0.5, 2.0, 1.5], &[8]).unwrap();
-    let want = chain(&[y.clone()]).unwrap();
+    let want = chain(std::slice::from_ref(&y)).unwrap();
     assert_eq!(g.run(&[y]).unwrap()[0].to_vec::<f32>(), want[0].to_vec::<f32>());
 }
 
@@ -52,7 +52,7 @@ fn a_long_chain_that_ends_in_a_sum_is_fused_and_agrees_with_eager() {
     let g = graph(capture(&[ramp(n)], chain));
     assert_eq!(g.fused_groups(), 1);
     let x = ramp(n);
-    let want = chain(&[x.clone()]).unwrap()[0].to_vec::<f32>()[0];
+    let want = chain(std::slice::from_ref(&x)).unwrap()[0].to_vec::<f32>()[0];
     let got = g.run(&[x]).unwrap()[0].to_vec::<f32>()[0];
     assert!((got - want).abs() <= 1e-6 * want.abs(), "{got} vs {want}");
 }
@@ -103,8 +103,8 @@ fn an_op_built_from_traceable_ops_is_one_node() {
 #[test]
 fn gradients_flow_through_a_replay() {
     let x = Tensor::from_vec(vec![0.5f64, -1.0, 2.0], &[3]).unwrap().with_requires_grad(true).unwrap();
-    let g = graph(capture(&[x.clone()], chain));
-    let out = g.run(&[x.clone()]).unwrap();
+    let g = graph(capture(std::slice::from_ref(&x), chain));
+    let out = g.run(std::slice::from_ref(&x)).unwrap();
     crate::autograd::backward(&[out[0].clone()], &[None], false, false, None).unwrap();
     let grad = x.grad().unwrap().to_vec::<f64>();
     for (i, v) in [0.5f64, -1.0, 2.0].into_iter().enumerate() {
