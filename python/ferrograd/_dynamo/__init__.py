@@ -2,10 +2,10 @@
 `is_compiling()`, `list_backends()`, `OptimizedModule`. ferrograd has no graph compiler yet (issue 27):
 `ferrograd.compile` checks torch's arguments and runs the model eagerly."""
 
-from . import config
+from . import config, exc
 from .eval_frame import OptimizedModule, list_backends
 
-__all__ = ["OptimizedModule", "config", "is_compiling", "list_backends", "reset"]
+__all__ = ["OptimizedModule", "config", "exc", "is_compiling", "list_backends", "reset"]
 
 
 def reset():
@@ -13,5 +13,7 @@ def reset():
 
 
 def is_compiling():
-    """False: nothing is ever being traced."""
-    return False
+    """Whether a `compile` capture is running on this thread."""
+    from .. import _core
+
+    return _core._is_capturing()

@@ -10,6 +10,7 @@ options are accepted and not used: there is no compiler yet (issue 27), so resul
 import functools
 
 from ..nn.modules.module import Module
+from .capture import CompiledFunction
 
 __all__ = ["OptimizedModule", "compile", "list_backends"]
 
@@ -52,9 +53,9 @@ def list_backends(exclude_tags=("debug", "experimental")):
 class _CompileOptions:
     """What `compile` was asked for (`OptimizedModule.dynamo_ctx`): kept for inspection and pickling."""
 
-    def __init__(self, backend, mode, options, fullgraph, dynamic):
+    def __init__(self, backend, mode, options, fullgraph, dynamic, recompile_limit=None):
         self.backend, self.mode, self.options = backend, mode, options
-        self.fullgraph, self.dynamic = fullgraph, dynamic
+        self.fullgraph, self.dynamic, self.recompile_limit = fullgraph, dynamic, recompile_limit
 
     def __repr__(self):
         return f"_CompileOptions(backend={self.backend!r}, mode={self.mode!r}, fullgraph={self.fullgraph})"
@@ -71,7 +72,10 @@ class OptimizedModule(Module):
         self._orig_mod = mod
         self.dynamo_ctx = dynamo_ctx
         self._torchdynamo_orig_callable = mod.__call__
-        self.forward = mod.__call__
+        if dynamo_ctx.backend == "eager" or not isinstance(dynamo_ctx.backend, str):
+            self.forward = mod.__call__
+        else:
+            self.forward = CompiledFunction(mod.__call__, dynamo_ctx.fullgraph, dynamo_ctx.recompile_limit, mod)
 
     @property
     def training(self):
@@ -170,12 +174,17 @@ def compile(  # torch's name
         return model
     if not callable(model):
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
-    context = _CompileOptions(backend, mode, options, fullgraph, dynamic)
+    context = _CompileOptions(backend, mode, options, fullgraph, dynamic, recompile_limit)
     if isinstance(model, Module):
         return OptimizedModule(model, context)
+    if backend == "eager" or not isinstance(backend, str):
+        run = model
+    else:
+        run = CompiledFunction(model, fullgraph, recompile_limit)
 
     @functools.wraps(model)
     def compiled(*args, **kwargs):
-        return model(*args, **kwargs)
+        return run(*args, **kwargs)
 
+    compiled._compiled = run  # the cache, for tests and `reset()`
     return compiled

@@ -58,6 +58,8 @@ impl<B: Base> TensorHandle<B> {
 
     /// Swaps in a new record (same identity).
     pub fn set(&self, t: Tensor) {
+        // the record a capture knows would no longer be this tensor's (`x.add_(1)`, `requires_grad_()`)
+        crate::compile::unsupported("an in-place change of a tensor");
         let Some(leaf) = &self.grad_of else {
             *self.record.write() = t;
             return;

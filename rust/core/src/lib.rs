@@ -8,11 +8,13 @@
 //! - `ops`: differentiable ops: each family's forward code and its backward rules, side by side;
 //! - `autograd`: nodes, the `Backward` trait the rules implement, grad mode and the engine (it knows no op).
 //! - `optim`: the fused optimizer updates (one pass over every parameter of a step);
+//! - `compile`: capture of traceable ops into a graph, and its replay with elementwise fusion;
 //! - `profiler`: timed events (ops, backward nodes, user ranges) while a profiler is on;
 //! - `serialize`: checkpoints in the safetensors format, replaced atomically on disk.
 pub mod alloc;
 pub mod autocast;
 pub mod autograd;
+pub mod compile;
 pub mod dtype;
 pub mod element;
 pub mod error;

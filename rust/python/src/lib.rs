@@ -8,6 +8,7 @@ static ALLOCATOR: alloc::SplitAllocator = alloc::SplitAllocator;
 
 mod autograd;
 mod chain;
+mod compile;
 mod convert;
 mod dlpack;
 mod dtype;
@@ -515,6 +516,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("default_generator", generator::PyGenerator::default_handle())?;
     m.add_class::<node::PyNode>()?;
     m.add_class::<hooks::RemovableHandle>()?;
+    m.add_class::<compile::PyCompiledGraph>()?;
+    m.add_function(wrap_pyfunction!(compile::_capture_begin, m)?)?;
+    m.add_function(wrap_pyfunction!(compile::_capture_finish, m)?)?;
+    m.add_function(wrap_pyfunction!(compile::_capture_abort, m)?)?;
+    m.add_function(wrap_pyfunction!(compile::_capture_unsupported, m)?)?;
+    m.add_function(wrap_pyfunction!(compile::_is_capturing, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(alloc::_allocator_round_trip, m)?)?;

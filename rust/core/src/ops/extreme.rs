@@ -1,6 +1,7 @@
 //! Extremes: amax/amin, max/min (of everything, or along a dim with indices), argmax/argmin.
 use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
+use crate::compile::{traced, NodeKind};
 use crate::error::Result;
 use crate::kernels::reduce::fold;
 use crate::layout::wrap_dim;
@@ -66,6 +67,17 @@ impl Tensor {
     /// amax/amin (`dims` None: all) and max()/min() without a dim (`all_name`); the gradient is
     /// shared evenly among tied extremes.
     pub fn amax_amin(&self, dims: Option<&[isize]>, keepdim: bool, is_max: bool, full_form: bool) -> Result<Tensor> {
+        let all = dims.is_none() || dims.is_some_and(|d| d.is_empty());
+        let kind = if all { NodeKind::FullReduction } else { NodeKind::Opaque };
+        let replay = || {
+            let dims = dims.map(<[isize]>::to_vec);
+            move |x: &[&Tensor]| x[0].amax_amin_eager(dims.as_deref(), keepdim, is_max, full_form)
+        };
+        let name = if is_max { "amax" } else { "amin" };
+        traced(name, kind, &[self], || self.amax_amin_eager(dims, keepdim, is_max, full_form), replay)
+    }
+
+    fn amax_amin_eager(&self, dims: Option<&[isize]>, keepdim: bool, is_max: bool, full_form: bool) -> Result<Tensor> {
         let all = dims.is_none() || dims.is_some_and(|d| d.is_empty());
         let dims = reduction_dims(if all { None } else { dims }, self.ndim())?;
         let name = match (full_form, is_max) {

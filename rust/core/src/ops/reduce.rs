@@ -2,6 +2,7 @@
 //! input's shape; max/min are in `extreme.rs`, the running sums and products in `scan.rs`.
 use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
+use crate::compile::{traced, NodeKind};
 use crate::dtype::DType;
 use crate::element::Element as _;
 use crate::error::Result;
@@ -93,6 +94,15 @@ pub(crate) fn from_f64s(values: Vec<f64>, shape: &[usize], dtype: DType) -> Resu
 impl Tensor {
     /// `sum(dim=dims, keepdim)`; ints and bools sum to int64.
     pub fn sum(&self, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
+        let kind = if dims.is_none() { NodeKind::FullReduction } else { NodeKind::Opaque };
+        let replay = || {
+            let dims = dims.map(<[isize]>::to_vec);
+            move |x: &[&Tensor]| x[0].sum_eager(dims.as_deref(), keepdim)
+        };
+        traced("sum", kind, &[self], || self.sum_eager(dims, keepdim), replay)
+    }
+
+    fn sum_eager(&self, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
         let all = dims.is_none();
         let dims = reduction_dims(dims, self.ndim())?;
         let shape = reduced_shape(self.shape(), &dims, keepdim);
@@ -111,6 +121,15 @@ impl Tensor {
     }
 
     pub fn mean(&self, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
+        // not fused: a mean of chunk means is not the mean when the last chunk is shorter
+        let replay = || {
+            let dims = dims.map(<[isize]>::to_vec);
+            move |x: &[&Tensor]| x[0].mean_eager(dims.as_deref(), keepdim)
+        };
+        traced("mean", NodeKind::Opaque, &[self], || self.mean_eager(dims, keepdim), replay)
+    }
+
+    fn mean_eager(&self, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
         if !self.dtype().is_float() {
             bail!(
                 Runtime,

@@ -1,6 +1,7 @@
 //! Views: tensors that read another's storage through a new layout, and their backward rules.
 use crate::autograd::{one, record, Backward, Ctx, Grads};
 use crate::bail;
+use crate::compile::{traced, NodeKind};
 use crate::error::Result;
 use crate::layout::{wrap_dim, Layout};
 use crate::tensor::Tensor;
@@ -42,6 +43,14 @@ impl Tensor {
 
     /// `reshape`: a view when the strides allow, else a copy.
     pub fn reshape_infer(&self, shape: &[isize]) -> Result<Tensor> {
+        let replay = || {
+            let shape = shape.to_vec();
+            move |x: &[&Tensor]| x[0].reshape_infer_eager(&shape)
+        };
+        traced("reshape", NodeKind::Opaque, &[self], || self.reshape_infer_eager(shape), replay)
+    }
+
+    fn reshape_infer_eager(&self, shape: &[isize]) -> Result<Tensor> {
         let shape = infer_shape(shape, self.numel())?;
         if let Some(layout) = self.layout().reshape_view(&shape) {
             return Ok(self.record_view(layout, ViewBackward0 { self_sym_sizes: self.shape().to_vec() }));
@@ -53,6 +62,14 @@ impl Tensor {
 
     /// `view`: never copies.
     pub fn view(&self, shape: &[isize]) -> Result<Tensor> {
+        let replay = || {
+            let shape = shape.to_vec();
+            move |x: &[&Tensor]| x[0].view_eager(&shape)
+        };
+        traced("view", NodeKind::Opaque, &[self], || self.view_eager(shape), replay)
+    }
+
+    fn view_eager(&self, shape: &[isize]) -> Result<Tensor> {
         let shape = infer_shape(shape, self.numel())?;
         match self.layout().reshape_view(&shape) {
             Some(layout) => Ok(self.record_view(layout, ViewBackward0 { self_sym_sizes: self.shape().to_vec() })),
@@ -75,6 +92,11 @@ impl Tensor {
     }
 
     pub fn transpose(&self, dim0: isize, dim1: isize) -> Result<Tensor> {
+        let replay = || move |x: &[&Tensor]| x[0].transpose_eager(dim0, dim1);
+        traced("transpose", NodeKind::Opaque, &[self], || self.transpose_eager(dim0, dim1), replay)
+    }
+
+    fn transpose_eager(&self, dim0: isize, dim1: isize) -> Result<Tensor> {
         let (d0, d1) = (wrap_dim(dim0, self.ndim())?, wrap_dim(dim1, self.ndim())?);
         if self.ndim() == 0 {
             return Ok(self.record_view(self.layout().clone(), TransposeBackward0 { dim0: 0, dim1: 0 }));
@@ -83,6 +105,11 @@ impl Tensor {
     }
 
     pub fn t(&self) -> Result<Tensor> {
+        let replay = || move |x: &[&Tensor]| x[0].t_eager();
+        traced("t", NodeKind::Opaque, &[self], || self.t_eager(), replay)
+    }
+
+    fn t_eager(&self) -> Result<Tensor> {
         if self.ndim() > 2 {
             bail!(Runtime, "t() expects a tensor with <= 2 dimensions, but self is {}D", self.ndim());
         }
@@ -91,6 +118,14 @@ impl Tensor {
     }
 
     pub fn permute(&self, dims: &[isize]) -> Result<Tensor> {
+        let replay = || {
+            let dims = dims.to_vec();
+            move |x: &[&Tensor]| x[0].permute_eager(&dims)
+        };
+        traced("permute", NodeKind::Opaque, &[self], || self.permute_eager(dims), replay)
+    }
+
+    fn permute_eager(&self, dims: &[isize]) -> Result<Tensor> {
         if dims.len() != self.ndim() {
             bail!(
                 Runtime,
@@ -112,6 +147,11 @@ impl Tensor {
     }
 
     pub fn unsqueeze(&self, dim: isize) -> Result<Tensor> {
+        let replay = || move |x: &[&Tensor]| x[0].unsqueeze_eager(dim);
+        traced("unsqueeze", NodeKind::Opaque, &[self], || self.unsqueeze_eager(dim), replay)
+    }
+
+    fn unsqueeze_eager(&self, dim: isize) -> Result<Tensor> {
         let d = wrap_dim(dim, self.ndim() + 1)?;
         Ok(self.record_view(self.layout().unsqueeze(d), UnsqueezeBackward0 { dim: d }))
     }
@@ -158,6 +198,14 @@ impl Tensor {
     }
 
     pub fn expand(&self, shape: &[usize]) -> Result<Tensor> {
+        let replay = || {
+            let shape = shape.to_vec();
+            move |x: &[&Tensor]| x[0].expand_eager(&shape)
+        };
+        traced("expand", NodeKind::Opaque, &[self], || self.expand_eager(shape), replay)
+    }
+
+    fn expand_eager(&self, shape: &[usize]) -> Result<Tensor> {
         crate::layout::check_numel(shape)?;
         let layout = self.layout().broadcast_to(shape)?;
         Ok(self.record_view(layout, ExpandBackward0 { self_sym_sizes: self.shape().to_vec() }))

@@ -104,6 +104,7 @@ impl PyTensor {
     }
 
     fn register_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<crate::hooks::RemovableHandle>> {
+        ferrograd_core::compile::unsupported("Tensor.register_hook()");
         let t = self.get();
         if !t.requires_grad() {
             return Err(PyRuntimeError::new_err("cannot register a hook on a tensor that doesn't require gradient"));

@@ -91,6 +91,7 @@ impl PyTensor {
     }
 
     fn __bool__(&self) -> PyResult<bool> {
+        ferrograd_core::compile::unsupported("Tensor.__bool__() (data-dependent control flow)");
         let t = self.get();
         if t.numel() == 0 {
             return Err(PyRuntimeError::new_err("Boolean value of Tensor with no values is ambiguous"));
@@ -102,11 +103,13 @@ impl PyTensor {
     }
 
     fn __float__(&self) -> PyResult<f64> {
+        ferrograd_core::compile::unsupported("Tensor.__float__()");
         let t = self.get();
         Ok(call(|| t.item())?.to_f64())
     }
 
     fn __int__(&self) -> PyResult<i64> {
+        ferrograd_core::compile::unsupported("Tensor.__int__()");
         let t = self.get();
         Ok(match call(|| t.item())? {
             Scalar::Float(f) => f.trunc() as i64,
@@ -116,6 +119,7 @@ impl PyTensor {
     }
 
     fn __index__(&self) -> PyResult<i64> {
+        ferrograd_core::compile::unsupported("Tensor.__index__()");
         let t = self.get();
         match call(|| t.item())? {
             Scalar::Int(i) => Ok(i),
@@ -142,6 +146,7 @@ impl PyTensor {
         dtype: Option<&Bound<'py, PyAny>>,
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        ferrograd_core::compile::unsupported("Tensor.__array__()");
         let arr = to_numpy(py, &self.get().detach())?;
         let arr = match dtype {
             Some(d) if !d.is_none() => arr.call_method1("astype", (d,))?,
@@ -183,16 +188,19 @@ impl PyTensor {
     }
 
     fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        ferrograd_core::compile::unsupported("Tensor.tolist()");
         tolist(py, &self.get())
     }
 
     fn item<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        ferrograd_core::compile::unsupported("Tensor.item()");
         let t = self.get();
         scalar_to_py(py, call(|| t.item())?)
     }
 
     #[pyo3(signature = (*, force=false))]
     fn numpy<'py>(&self, py: Python<'py>, force: bool) -> PyResult<Bound<'py, PyAny>> {
+        ferrograd_core::compile::unsupported("Tensor.numpy()");
         let t = self.get();
         // as PyTorch: under no_grad (or inference_mode) the array cannot take part in a graph anyway
         if t.requires_grad() && ferrograd_core::autograd::grad_mode::is_enabled() && !force {

@@ -1,6 +1,7 @@
 //! `+ - * / **` with broadcasting and PyTorch's type promotion, and their backward rules.
 use super::zip_as;
 use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
+use crate::compile::{traced, NodeKind};
 use crate::dtype::{result_type, DType, Scalar};
 use crate::element::Element;
 use crate::error::Result;
@@ -30,6 +31,23 @@ fn arith_kernel<T: Element>(op: Arith, a: &Tensor, b: &Tensor, shape: &[usize]) 
 }
 
 fn arith(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
+    let name = match op {
+        Arith::Add => "add",
+        Arith::Sub => "sub",
+        Arith::Mul => "mul",
+        Arith::Div => "div",
+        Arith::Pow => "pow",
+    };
+    traced(
+        name,
+        NodeKind::Elementwise,
+        &[a, b],
+        || arith_eager(a, b, op),
+        || move |x: &[&Tensor]| arith_eager(x[0], x[1], op),
+    )
+}
+
+fn arith_eager(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
     let shape = broadcast_shapes(a.shape(), b.shape())?;
     let mut dtype = result_type(a.promotion_key(), b.promotion_key());
     if op == Arith::Div {

@@ -1,6 +1,7 @@
 //! `clamp` (number or tensor bounds) and `lerp`, and their backward rules.
 use super::{binary_grad, Binary};
 use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
+use crate::compile::{traced, NodeKind};
 use crate::dtype::{result_type, DType, Scalar};
 use crate::element::Element;
 use crate::error::Result;
@@ -59,6 +60,11 @@ impl Tensor {
 
     /// `clamp` with number bounds.
     fn clamp_scalar(&self, min: Option<Scalar>, max: Option<Scalar>, method: ClampMethod) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].clamp_scalar_eager(min, max, method);
+        traced("clamp", NodeKind::Elementwise, &[self], || eager(&[self]), || eager)
+    }
+
+    fn clamp_scalar_eager(&self, min: Option<Scalar>, max: Option<Scalar>, method: ClampMethod) -> Result<Tensor> {
         if min.is_none() && max.is_none() {
             bail!(Runtime, "torch.clamp: At least one of 'min' or 'max' must not be None");
         }

@@ -12,6 +12,7 @@ pub use clamp::*;
 pub use pointwise::*;
 
 use crate::autograd::{record, Backward, Ctx, Grads, SavedTensor};
+use crate::compile::{traced, NodeKind};
 use crate::dtype::{result_type, DType};
 use crate::element::Element;
 use crate::error::Result;
@@ -29,6 +30,20 @@ pub enum Compare {
     Le,
     Gt,
     Ge,
+}
+
+impl Compare {
+    /// PyTorch's op name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compare::Eq => "eq",
+            Compare::Ne => "ne",
+            Compare::Lt => "lt",
+            Compare::Le => "le",
+            Compare::Gt => "gt",
+            Compare::Ge => "ge",
+        }
+    }
 }
 
 /// Runs `f` over both operands read as `T` and broadcast to `shape`.
@@ -56,6 +71,11 @@ fn compare_kernel<T: Element>(op: Compare, a: &Tensor, b: &Tensor, shape: &[usiz
 
 impl Tensor {
     pub fn compare(&self, other: &Tensor, op: Compare) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].compare_eager(x[1], op);
+        traced(op.name(), NodeKind::Elementwise, &[self, other], || eager(&[self, other]), || eager)
+    }
+
+    fn compare_eager(&self, other: &Tensor, op: Compare) -> Result<Tensor> {
         let shape = broadcast_shapes(self.shape(), other.shape())?;
         let dtype = result_type(self.promotion_key(), other.promotion_key());
         Tensor::in_memory_order(&[self, other], &shape, |x, shape| {
@@ -114,6 +134,11 @@ impl Tensor {
 
     /// Elementwise `cond ? a : b`, broadcasting all three.
     pub fn where_(cond: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        let eager = |x: &[&Tensor]| Tensor::where_eager(x[0], x[1], x[2]);
+        traced("where", NodeKind::Elementwise, &[cond, a, b], || eager(&[cond, a, b]), || eager)
+    }
+
+    fn where_eager(cond: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         if cond.dtype() != DType::Bool {
             bail!(
                 Runtime,

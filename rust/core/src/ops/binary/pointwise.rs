@@ -4,6 +4,7 @@ use crate::autograd::grad_mode::GradModeGuard;
 use crate::autograd::record;
 use crate::autograd::{AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
+use crate::compile::{traced, NodeKind};
 use crate::dtype::{result_type, DType};
 use crate::element::{Element, Float};
 use crate::error::Result;
@@ -124,6 +125,11 @@ fn binary_float<T: Float>(op: Binary, a: &Tensor, b: &Tensor, shape: &[usize]) -
 
 impl Tensor {
     pub fn binary(&self, other: &Tensor, op: Binary) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].binary_eager(x[1], op);
+        traced(op.kernel_name(), NodeKind::Elementwise, &[self, other], || eager(&[self, other]), || eager)
+    }
+
+    fn binary_eager(&self, other: &Tensor, op: Binary) -> Result<Tensor> {
         let (a, b) = (self, other);
         let shape = broadcast_shapes(a.shape(), b.shape())?;
         let mut dtype = result_type(a.promotion_key(), b.promotion_key());

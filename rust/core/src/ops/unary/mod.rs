@@ -14,6 +14,7 @@ pub use piecewise::*;
 pub use trig::*;
 
 use crate::autograd::{one, record, Backward, Ctx, Field, Fields, GradFnNames, Grads, SavedTensor};
+use crate::compile::{traced, NodeKind};
 use crate::dtype::DType;
 use crate::element::Float;
 use crate::error::{Error, Result};
@@ -173,6 +174,18 @@ fn unary_forward(x: &Tensor, op: &dyn UnaryKernels) -> Result<Tensor> {
 impl Tensor {
     /// Applies a unary op and records its gradient.
     pub fn unary<O: UnaryOp>(&self, op: O) -> Result<Tensor> {
+        // the node's name: the rule's stem (`ExpBackward0` → `Exp`)
+        let name = O::NAMES[0].strip_suffix("Backward0").unwrap_or(O::NAMES[0]);
+        traced(
+            name,
+            NodeKind::Elementwise,
+            &[self],
+            || self.unary_eager(op),
+            || move |x: &[&Tensor]| x[0].unary_eager(op),
+        )
+    }
+
+    fn unary_eager<O: UnaryOp>(&self, op: O) -> Result<Tensor> {
         let out = unary_forward(self, &op)?;
         Ok(record(out, &[self], |out| UnaryBackward {
             op,

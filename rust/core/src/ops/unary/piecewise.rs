@@ -182,6 +182,11 @@ pub enum FloatClass {
 impl Tensor {
     /// `-x` in every dtype but bool.
     pub fn neg(&self) -> Result<Tensor> {
+        let eager = |x: &[&Tensor]| x[0].neg_eager();
+        crate::compile::traced("neg", crate::compile::NodeKind::Elementwise, &[self], || eager(&[self]), || eager)
+    }
+
+    fn neg_eager(&self) -> Result<Tensor> {
         if self.dtype() == DType::Bool {
             bail!(
                 Runtime,

@@ -1,0 +1,20 @@
+//! Capture and replay (`ferrograd.compile`): while a capture is on, the traceable ops (the unary registry,
+//! binary arithmetic and comparisons, `where`, clamp, views, sum/mean/amax/amin) record themselves as nodes
+//! of a [`Graph`] over value ids as they run eagerly (`trace.rs`); a [`Graph`] then runs over new inputs
+//! without Python per op (`replay.rs`), through the SAME eager entry points, with elementwise chains that
+//! end in a full reduction run chunk by chunk so their intermediates stay in cache (`fuse.rs`).
+//!
+//! A value is known only if it is a declared input or a recorded node's output; an op that reads an unknown
+//! tensor, an output that is not a known value, or an event the graph cannot replay (an in-place write,
+//! a value read back to Python) breaks the capture, so nothing outside the traceable set is ever dropped.
+mod fuse;
+mod ir;
+mod replay;
+mod trace;
+
+pub use ir::{Graph, NodeKind, Operand};
+pub(crate) use trace::traced;
+pub use trace::{abort, begin, finish, is_capturing, unsupported, Capture};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,77 @@
+//! Running a captured graph over new inputs: each node's own eager entry point in order (so autograd
+//! records the same rules as eager mode), fused groups chunk by chunk (`fuse.rs`), and every value
+//! dropped after its last reader so its buffer goes back to the pool for the next node.
+use super::fuse::Step;
+use super::ir::{Graph, Operand};
+use crate::autograd::grad_mode::{self, GradModeGuard};
+use crate::bail;
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+impl Graph {
+    /// The graph's outputs for `inputs` (which must match the capture's guards: shapes, dtypes, layouts).
+    pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        if inputs.len() != self.n_inputs {
+            bail!(Runtime, "the compiled graph takes {} inputs, got {}", self.n_inputs, inputs.len());
+        }
+        let mut values: Vec<Option<Tensor>> = inputs.iter().cloned().map(Some).collect();
+        values.resize(self.n_inputs + self.nodes.len(), None);
+        let mut is_output = vec![false; values.len()];
+        for &v in &self.outputs {
+            is_output[v] = true;
+        }
+        for step in &self.plan {
+            let (first, last) = match step {
+                Step::Node(i) => {
+                    values[self.n_inputs + i] = Some(self.run_node(*i, &values)?);
+                    (*i, *i)
+                }
+                Step::Fused(group) => {
+                    let out = match group.run(self, &values)? {
+                        Some(out) => out,
+                        // not fusable with these inputs (a layout, a gradient): node by node
+                        None => {
+                            for i in group.first..group.last {
+                                values[self.n_inputs + i] = Some(self.run_node(i, &values)?);
+                            }
+                            self.run_node(group.last, &values)?
+                        }
+                    };
+                    values[self.n_inputs + group.last] = Some(out);
+                    (group.first, group.last)
+                }
+            };
+            for i in first..=last {
+                self.free_after(i, &mut values, &is_output);
+            }
+        }
+        Ok(self.outputs.iter().map(|&v| values[v].clone().expect("an output is computed before the end")).collect())
+    }
+
+    pub(crate) fn operands<'a>(&'a self, i: usize, values: &'a [Option<Tensor>]) -> Vec<&'a Tensor> {
+        self.nodes[i]
+            .operands
+            .iter()
+            .map(|op| match op {
+                Operand::Value(v) => values[*v].as_ref().expect("a value is computed before its readers"),
+                Operand::Constant(t) => t,
+            })
+            .collect()
+    }
+
+    fn run_node(&self, i: usize, values: &[Option<Tensor>]) -> Result<Tensor> {
+        let node = &self.nodes[i];
+        let _mode = (node.grad_enabled != grad_mode::is_enabled()).then(|| GradModeGuard::new(node.grad_enabled));
+        (node.run)(&self.operands(i, values))
+    }
+
+    fn free_after(&self, i: usize, values: &mut [Option<Tensor>], is_output: &[bool]) {
+        for op in &self.nodes[i].operands {
+            if let Operand::Value(v) = op {
+                if self.last_use[*v] == Some(i) && !is_output[*v] {
+                    values[*v] = None;
+                }
+            }
+        }
+    }
+}

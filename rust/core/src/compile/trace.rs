@@ -1,0 +1,172 @@
+//! The tracer: thread-local, on between `begin` and `finish`. A traceable op calls `traced`, which runs
+//! the op eagerly and, at the outermost traced call only (an op built from other traceable ops is one
+//! node), records it. Off, `traced` costs one thread-local read.
+use super::ir::{Graph, Node, NodeKind, Operand, Replay};
+use crate::error::Result;
+use crate::tensor::{Tensor, TensorImpl};
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+struct Trace {
+    /// A known tensor record (by address) → its value id.
+    ids: HashMap<*const TensorImpl, usize>,
+    /// Every known record, kept alive so that no address is reused while the capture runs.
+    known: Vec<Tensor>,
+    n_inputs: usize,
+    nodes: Vec<Node>,
+    /// Why the capture cannot be replayed (the first reason found).
+    broken: Option<String>,
+}
+
+thread_local! {
+    static ACTIVE: Cell<bool> = const { Cell::new(false) };
+    /// How many traced calls are running (only the outermost one records).
+    static DEPTH: Cell<u32> = const { Cell::new(0) };
+    static TRACE: RefCell<Option<Trace>> = const { RefCell::new(None) };
+}
+
+/// What a capture gave: a graph to replay, or why there is none.
+pub enum Capture {
+    Graph(Graph),
+    Break(String),
+}
+
+/// Whether a capture is on for this thread.
+pub fn is_capturing() -> bool {
+    ACTIVE.with(Cell::get)
+}
+
+/// Starts capturing on this thread; `inputs` are the values `0..n` (later duplicates of one record map to
+/// the last position: callers guard on which inputs are the same tensor).
+pub fn begin(inputs: &[Tensor]) -> Result<()> {
+    if is_capturing() {
+        crate::bail!(Runtime, "a capture is already running on this thread");
+    }
+    let mut trace =
+        Trace { ids: HashMap::new(), known: Vec::new(), n_inputs: inputs.len(), nodes: Vec::new(), broken: None };
+    for (i, t) in inputs.iter().enumerate() {
+        trace.ids.insert(Arc::as_ptr(&t.0), i);
+        trace.known.push(t.clone());
+    }
+    TRACE.with(|cell| *cell.borrow_mut() = Some(trace));
+    ACTIVE.with(|a| a.set(true));
+    Ok(())
+}
+
+fn take() -> Option<Trace> {
+    ACTIVE.with(|a| a.set(false));
+    TRACE.with(|cell| cell.borrow_mut().take())
+}
+
+/// Stops capturing (the function raised): forgets the trace.
+pub fn abort() {
+    take();
+}
+
+/// Stops capturing and returns the graph whose outputs are `outputs`, or why it cannot be replayed.
+pub fn finish(outputs: &[Tensor]) -> Result<Capture> {
+    let Some(mut trace) = take() else { crate::bail!(Runtime, "no capture is running on this thread") };
+    if let Some(reason) = trace.broken.take() {
+        return Ok(Capture::Break(reason));
+    }
+    let mut ids = Vec::with_capacity(outputs.len());
+    for t in outputs {
+        match trace.ids.get(&Arc::as_ptr(&t.0)) {
+            Some(&id) => ids.push(id),
+            None => return Ok(Capture::Break(format!("an output {}", unknown_origin(t)))),
+        }
+    }
+    Ok(Capture::Graph(Graph::new(trace.n_inputs, trace.nodes, ids)))
+}
+
+/// Marks the running capture as not replayable (`what` cannot be captured: `Tensor.item()`, an in-place
+/// write, a hook). Nothing happens when no capture is on.
+pub fn unsupported(what: &str) {
+    if !is_capturing() {
+        return;
+    }
+    TRACE.with(|cell| {
+        if let Some(trace) = cell.borrow_mut().as_mut() {
+            trace.broken.get_or_insert_with(|| format!("{what} cannot be captured"));
+        }
+    });
+}
+
+/// Where a tensor the graph does not know came from, as far as its history says.
+fn unknown_origin(t: &Tensor) -> String {
+    match t.grad_fn() {
+        Some(node) => format!("was made by an op that is not captured ({})", node.name()),
+        None => "was made outside the captured ops (by a factory such as ones(), or an untraced op)".into(),
+    }
+}
+
+struct DepthGuard;
+impl DepthGuard {
+    fn enter() -> (DepthGuard, bool) {
+        let outer = DEPTH.with(|d| {
+            let v = d.get();
+            d.set(v + 1);
+            v == 0
+        });
+        (DepthGuard, outer)
+    }
+}
+impl Drop for DepthGuard {
+    fn drop(&mut self) {
+        DEPTH.with(|d| d.set(d.get() - 1));
+    }
+}
+
+/// Runs a traceable op: `eager()` computes it; while a capture is on, the outermost traced call also
+/// records a node whose replay is `replay()` (the same entry point with the same attributes, over the
+/// operands in `inputs`' order).
+pub(crate) fn traced<F>(
+    name: &'static str,
+    kind: NodeKind,
+    inputs: &[&Tensor],
+    eager: impl FnOnce() -> Result<Tensor>,
+    replay: impl FnOnce() -> F,
+) -> Result<Tensor>
+where
+    F: Fn(&[&Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+{
+    if !ACTIVE.with(Cell::get) {
+        return eager();
+    }
+    let (guard, outer) = DepthGuard::enter();
+    let out = eager()?;
+    drop(guard);
+    if outer {
+        let run: Replay = Arc::new(replay());
+        TRACE.with(|cell| {
+            if let Some(trace) = cell.borrow_mut().as_mut() {
+                record(trace, name, kind, inputs, &out, run);
+            }
+        });
+    }
+    Ok(out)
+}
+
+fn record(trace: &mut Trace, name: &'static str, kind: NodeKind, inputs: &[&Tensor], out: &Tensor, run: Replay) {
+    if trace.broken.is_some() {
+        return;
+    }
+    let mut operands = Vec::with_capacity(inputs.len());
+    for t in inputs {
+        match trace.ids.get(&Arc::as_ptr(&t.0)) {
+            Some(&id) => operands.push(Operand::Value(id)),
+            // a Python number: a constant of the graph (callers guard on number arguments)
+            None if t.0.wrapped_number && t.grad_fn().is_none() => operands.push(Operand::Constant((*t).clone())),
+            None => {
+                trace.broken = Some(format!("{name}() reads a tensor that {}", unknown_origin(t)));
+                return;
+            }
+        }
+    }
+    let id = trace.n_inputs + trace.nodes.len();
+    trace.ids.insert(Arc::as_ptr(&out.0), id);
+    trace.known.push(out.clone());
+    let grad_enabled = crate::autograd::grad_mode::is_enabled();
+    trace.nodes.push(Node { name, kind, operands, run, shape: out.shape().to_vec(), grad_enabled });
+}

@@ -1,0 +1,78 @@
+//! `ferrograd.compile`'s bindings: start and finish a capture on this thread, and run a captured graph
+//! (`CompiledGraph`) with the GIL released. The cache of graphs by guards is Python's (`_dynamo/`).
+use crate::errors::{call, call_heavy};
+use crate::tensor::{wrap, PyTensor};
+use ferrograd_core::compile::{self, Capture, Graph};
+use ferrograd_core::Tensor;
+use pyo3::prelude::*;
+use std::sync::Arc;
+
+fn records(tensors: &[PyRef<'_, PyTensor>]) -> Vec<Tensor> {
+    tensors.iter().map(|t| t.get()).collect()
+}
+
+/// A captured graph: `graph(inputs)` runs it over new inputs of the capture's guards.
+#[pyclass(name = "CompiledGraph", module = "ferrograd._core", frozen)]
+pub struct PyCompiledGraph {
+    graph: Arc<Graph>,
+}
+
+#[pymethods]
+impl PyCompiledGraph {
+    fn __call__(&self, py: Python<'_>, inputs: Vec<PyRef<'_, PyTensor>>) -> PyResult<Vec<Py<PyTensor>>> {
+        let inputs = records(&inputs);
+        let size = inputs.iter().map(Tensor::numel).sum();
+        let graph = self.graph.clone();
+        let outs = call_heavy(py, size, move || graph.run(&inputs))?;
+        outs.into_iter().map(|t| wrap(py, t)).collect()
+    }
+
+    /// One line per node, then the outputs.
+    fn describe(&self) -> String {
+        self.graph.describe()
+    }
+
+    #[getter]
+    fn num_nodes(&self) -> usize {
+        self.graph.nodes.len()
+    }
+
+    #[getter]
+    fn fused_groups(&self) -> usize {
+        self.graph.fused_groups()
+    }
+}
+
+/// Starts capturing the ops this thread runs; `inputs` are the graph's inputs.
+#[pyfunction]
+pub fn _capture_begin(inputs: Vec<PyRef<'_, PyTensor>>) -> PyResult<()> {
+    let inputs = records(&inputs);
+    call(|| compile::begin(&inputs))
+}
+
+/// Finishes the capture: a `CompiledGraph` with these outputs, or the reason (a string) it cannot be replayed.
+#[pyfunction]
+pub fn _capture_finish(py: Python<'_>, outputs: Vec<PyRef<'_, PyTensor>>) -> PyResult<Py<PyAny>> {
+    let outputs = records(&outputs);
+    Ok(match call(|| compile::finish(&outputs))? {
+        Capture::Graph(graph) => Py::new(py, PyCompiledGraph { graph: Arc::new(graph) })?.into_any(),
+        Capture::Break(reason) => reason.into_pyobject(py)?.into_any().unbind(),
+    })
+}
+
+/// Forgets a capture that did not finish (the function raised, or returned something not capturable).
+#[pyfunction]
+pub fn _capture_abort() {
+    compile::abort();
+}
+
+/// Marks the running capture as not replayable because of `what` (a Python-level event: a module hook).
+#[pyfunction]
+pub fn _capture_unsupported(what: &str) {
+    compile::unsupported(what);
+}
+
+#[pyfunction]
+pub fn _is_capturing() -> bool {
+    compile::is_capturing()
+}

@@ -1,0 +1,119 @@
+"""`ferrograd.compile` capturing and replaying: compiled results equal eager ones (values over shapes, dtypes,
+layouts, 0-d and empty inputs; gradients, gradcheck in float64), guards recapture, `.item()` breaks the graph
+(a warning, or `Unsupported` under fullgraph=True). Under torch the calls use backend="aot_eager" (Dynamo's
+capture without inductor's C++ build); checks of ferrograd's own cache run only on ferrograd."""
+
+import warnings
+
+import ferrograd as fg
+import numpy as np
+import pytest
+from helpers import AGAINST_TORCH
+
+BACKEND = "aot_eager"
+
+
+def chain(x):
+    return (x * x + x).exp().sum()
+
+
+def pointwise(x, y):
+    return ((x - y) * 0.5).tanh() + x.abs().clamp(max=1.0), (x - y).amax()
+
+
+def _rand(shape, dtype=fg.float32, seed=0):
+    return fg.tensor(np.random.default_rng(seed).uniform(-1, 1, shape), dtype=dtype)
+
+
+def _cache(f):
+    return f._compiled.cache
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5), (300, 700)])
+@pytest.mark.parametrize("dtype", [fg.float32, fg.float64])
+def test_a_chain_compiled_equals_eager(shape, dtype):
+    compiled = fg.compile(chain, backend=BACKEND)
+    for seed in (0, 1):  # the capture, then the replay on new values
+        x = _rand(shape, dtype, seed)
+        want, got = chain(x), compiled(x)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert fg.allclose(got, want, rtol=1e-5 if dtype == fg.float32 else 1e-12)
+
+
+def test_broadcasting_and_non_contiguous_inputs():
+    compiled = fg.compile(pointwise, backend=BACKEND)
+    for seed in (0, 1):
+        x, y = _rand((4, 6), seed=seed).t(), _rand((6, 1), seed=seed + 5)
+        for got, want in zip(compiled(x, y), pointwise(x, y)):
+            assert fg.equal(got, want)
+
+
+def test_gradients_are_the_eager_ones_and_gradcheck_passes():
+    compiled = fg.compile(chain, backend=BACKEND)
+    x = _rand((5, 3), fg.float64).requires_grad_()
+    chain(x).backward()
+    want = x.grad.clone()
+    x.grad = None
+    for _ in range(2):
+        compiled(x).backward()
+        assert fg.allclose(x.grad, want, rtol=1e-12)
+        x.grad = None
+    assert fg.autograd.gradcheck(compiled, (x,))
+
+
+def test_a_module_compiles_with_its_parameters_as_inputs():
+    fg.manual_seed(0)
+    model = fg.nn.Sequential(fg.nn.Tanh())
+    compiled = fg.compile(model, backend=BACKEND)
+    x = _rand((4, 3))
+    assert fg.equal(compiled(x), model(x)) and fg.equal(compiled(x), model(x))
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own cache")
+def test_guards_recapture_and_replays_do_not_recapture():
+    compiled = fg.compile(chain, backend=BACKEND)
+    compiled(_rand((3,)))
+    compiled(_rand((3,), seed=1))
+    assert len(_cache(compiled)) == 1
+    compiled(_rand((4,)))
+    compiled(_rand((4,), fg.float64))
+    compiled(_rand((4,), fg.float64).requires_grad_())
+    with fg.no_grad():
+        compiled(_rand((4,), fg.float64).requires_grad_())
+    assert len(_cache(compiled)) == 5
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own cache")
+def test_the_recompile_limit_falls_back_to_eager_with_a_warning():
+    compiled = fg.compile(chain, backend=BACKEND, recompile_limit=2)
+    compiled(_rand((1,)))
+    compiled(_rand((2,)))
+    with pytest.warns(UserWarning, match=r"recompile_limit \(2\)"):
+        got = compiled(_rand((3,)))
+    assert fg.equal(got, chain(_rand((3,)))) and len(_cache(compiled)) == 2
+
+
+def reads_item(x):
+    return x * x.sum().item()
+
+
+def test_item_breaks_the_graph_and_fullgraph_raises():
+    x = fg.ones(3)
+    if not AGAINST_TORCH:  # torch 2.15's Dynamo captures this `.item()` (a float it specializes on)
+        with pytest.raises(fg._dynamo.exc.Unsupported):
+            fg.compile(reads_item, backend=BACKEND, fullgraph=True)(x)
+    compiled = fg.compile(reads_item, backend=BACKEND)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert fg.equal(compiled(x), fg.full((3,), 3.0)) and fg.equal(compiled(x * 2), fg.full((3,), 12.0))
+    if not AGAINST_TORCH:
+        messages = [str(w.message) for w in caught]
+        assert messages == [
+            "ferrograd.compile: graph break in reads_item: Tensor.item() cannot be captured; it runs eagerly"
+        ]
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own reasons")
+def test_a_tensor_made_inside_breaks_the_graph_with_its_reason():
+    with pytest.raises(fg._dynamo.exc.Unsupported, match=r"^add\(\) reads a tensor that was made outside"):
+        fg.compile(lambda x: x + fg.ones(3), backend=BACKEND, fullgraph=True)(fg.ones(3))
