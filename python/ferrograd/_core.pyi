@@ -693,6 +693,18 @@ class Tensor:
         """Elementwise ``max(self, 0)``."""
     def erf(self) -> Tensor:
         """Elementwise Gauss error function."""
+    def erfc(self) -> Tensor:
+        """Elementwise complementary error function ``1 - erf(self)``."""
+    def erfinv(self) -> Tensor:
+        """Elementwise inverse of the error function."""
+    def lgamma(self) -> Tensor:
+        """Elementwise ``log(|gamma(self)|)``."""
+    def digamma(self) -> Tensor:
+        """Elementwise digamma function, the derivative of ``lgamma``."""
+    def i0(self) -> Tensor:
+        """Elementwise modified Bessel function of the first kind of order 0."""
+    def sinc(self) -> Tensor:
+        """Elementwise normalized sinc ``sin(pi x) / (pi x)``, 1 at 0."""
     def floor(self) -> Tensor:
         """Elementwise floor (zero gradient)."""
     def ceil(self) -> Tensor:
@@ -724,6 +736,12 @@ class Tensor:
         """Elementwise maximum with ``other`` (a tensor), broadcasting; NaN propagates."""
     def minimum(self, other: Tensor) -> Tensor:  # function form
         """Elementwise minimum with ``other`` (a tensor), broadcasting; NaN propagates."""
+    def xlogy(self, other: _Operand) -> Tensor:
+        """``self * log(other)``, 0 where self is 0 (unless other is NaN)."""
+    def polygamma(self, n: builtins.int) -> Tensor:
+        """The n-th derivative of digamma (``torch.polygamma(n, self)``)."""
+    def mvlgamma(self, p: builtins.int) -> Tensor:
+        """The multivariate log-gamma of dimension p."""
     def atan2(self, other: Tensor) -> Tensor:  # function form
         """Elementwise arctangent of ``self / other`` using both signs to pick the quadrant."""
     def arctan2(self, other: Tensor) -> Tensor:  # function form
@@ -1267,6 +1285,11 @@ def _grad(
 ) -> tuple[Tensor | None, ...]:
     """Core of ``autograd.grad``: gradients of ``outputs`` w.r.t. ``inputs`` (None for unused ones when allowed)."""
 
+def _special(name: str, input: Tensor) -> Tensor: ...
+def _special_names() -> list[str]: ...
+def _xlogy(input: _Operand, other: _Operand, name: str = ...) -> Tensor: ...
+def _xlog1py(input: _Operand, other: _Operand) -> Tensor: ...
+def _zeta(input: _Operand, other: _Operand) -> Tensor: ...
 def _backward(
     tensors_: Sequence[Tensor],
     grad_tensors: Sequence[Tensor | None],

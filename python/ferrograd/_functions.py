@@ -56,11 +56,14 @@ __all__ = [
     "detach",
     "diag",
     "diagonal",
+    "digamma",
     "div",
     "dot",
     "eq",
     "equal",
     "erf",
+    "erfc",
+    "erfinv",
     "exp",
     "exp2",
     "expm1",
@@ -76,6 +79,7 @@ __all__ = [
     "ge",
     "ger",
     "gt",
+    "i0",
     "index_add",
     "index_select",
     "isfinite",
@@ -83,6 +87,7 @@ __all__ = [
     "isnan",
     "le",
     "lerp",
+    "lgamma",
     "log",
     "log10",
     "log1p",
@@ -131,6 +136,7 @@ __all__ = [
     "sigmoid",
     "sign",
     "sin",
+    "sinc",
     "sinh",
     "softmax",
     "sort",
@@ -514,6 +520,14 @@ def diagonal(
         raise _not_a_tensor(e, "diagonal", input) from None
 
 
+def digamma(input: "Tensor") -> "Tensor":
+    """`ferrograd.digamma(input, ...)` is `input.digamma(...)`."""
+    try:
+        return input.digamma()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "digamma", input) from None
+
+
 def div(input: "Tensor", other: "_Operand", *, rounding_mode: "str | None" = None) -> "Tensor":
     """`ferrograd.div(input, ...)` is `input.div(...)`."""
     try:
@@ -552,6 +566,22 @@ def erf(input: "Tensor") -> "Tensor":
         return input.erf()
     except AttributeError as e:
         raise _not_a_tensor(e, "erf", input) from None
+
+
+def erfc(input: "Tensor") -> "Tensor":
+    """`ferrograd.erfc(input, ...)` is `input.erfc(...)`."""
+    try:
+        return input.erfc()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "erfc", input) from None
+
+
+def erfinv(input: "Tensor") -> "Tensor":
+    """`ferrograd.erfinv(input, ...)` is `input.erfinv(...)`."""
+    try:
+        return input.erfinv()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "erfinv", input) from None
 
 
 def exp(input: "Tensor") -> "Tensor":
@@ -674,6 +704,14 @@ def gt(input: "Tensor", other: "_Operand") -> "Tensor":
         raise _not_a_tensor(e, "gt", input) from None
 
 
+def i0(input: "Tensor") -> "Tensor":
+    """`ferrograd.i0(input, ...)` is `input.i0(...)`."""
+    try:
+        return input.i0()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "i0", input) from None
+
+
 def index_add(
     input: "Tensor", dim: "builtins.int", index: "Tensor", source: "Tensor", *, alpha: "_Float" = 1.0
 ) -> "Tensor":
@@ -730,6 +768,14 @@ def lerp(input: "Tensor", end: "Tensor", weight: "_Operand") -> "Tensor":
         return input.lerp(end, weight)
     except AttributeError as e:
         raise _not_a_tensor(e, "lerp", input) from None
+
+
+def lgamma(input: "Tensor") -> "Tensor":
+    """`ferrograd.lgamma(input, ...)` is `input.lgamma(...)`."""
+    try:
+        return input.lgamma()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "lgamma", input) from None
 
 
 def log(input: "Tensor") -> "Tensor":
@@ -1200,6 +1246,14 @@ def sin(input: "Tensor") -> "Tensor":
         return input.sin()
     except AttributeError as e:
         raise _not_a_tensor(e, "sin", input) from None
+
+
+def sinc(input: "Tensor") -> "Tensor":
+    """`ferrograd.sinc(input, ...)` is `input.sinc(...)`."""
+    try:
+        return input.sinc()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "sinc", input) from None
 
 
 def sinh(input: "Tensor") -> "Tensor":

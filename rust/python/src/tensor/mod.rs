@@ -16,8 +16,10 @@ pub(crate) mod objects;
 mod pointwise;
 mod protocols;
 mod reduce;
+mod special;
 mod unary;
 
+pub use special::{_special, _special_names, _xlog1py, _xlogy, _zeta};
 pub use unary::_unary_ops;
 mod views;
 
