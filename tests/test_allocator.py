@@ -109,11 +109,15 @@ def test_import_keeps_blocks_below_32_mib_in_the_arenas_and_maps_larger_ones():
 def test_a_users_own_malloc_setting_is_left_alone():
     env = _without_malloc_settings()
     env["MALLOC_MMAP_THRESHOLD_"] = str(512 * KIB)
-    # a threshold the user sets is fixed (glibc then stops moving it), so every block from 512 KiB is mapped
-    assert _mapped(env) == [1, 1, 1, 1]
+    # a threshold the user sets is fixed (glibc then stops moving it), so the 20 MiB block, kept in the arena
+    # under ferrograd's own setting, is mapped. The 1 MiB blocks say nothing here: glibc consults the threshold
+    # only when no free chunk in the arena fits, and what import freed decides that
+    got = _mapped(env)
+    assert got[1] == 1 and got[3] == 1, got
     env.pop("MALLOC_MMAP_THRESHOLD_")
     env["GLIBC_TUNABLES"] = f"glibc.malloc.mmap_threshold={512 * KIB}"
-    assert _mapped(env) == [1, 1, 1, 1]
+    got = _mapped(env)
+    assert got[1] == 1 and got[3] == 1, got
 
 
 @pytest.mark.skipif(not GLIBC, reason="glibc's malloc settings (mallinfo2 needs glibc 2.33)")

@@ -407,9 +407,17 @@ _lazy_submodules.install(
         "profiler",
         "return_types",
         "sparse",
+        "special",
         "utils",
         "viz",
     },
     # `torch.autocast` is `torch.amp.autocast`, `torch.GradScaler` `torch.amp.GradScaler`
-    attributes={"autocast": "amp", "GradScaler": "amp"},
+    # `torch.polygamma(n, input)`, `torch.xlogy` and `torch.mvlgamma` are `torch.special`'s
+    attributes={
+        "autocast": "amp",
+        "GradScaler": "amp",
+        "polygamma": "special",
+        "xlogy": "special",
+        "mvlgamma": "special",
+    },
 )

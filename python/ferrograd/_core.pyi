@@ -31,6 +31,17 @@ __all__ = [
     "dtype",
     "Node",
     "RemovableHandle",
+    "CompiledGraph",
+    "_capture_begin",
+    "_capture_finish",
+    "_capture_abort",
+    "_capture_unsupported",
+    "_is_capturing",
+    "_special",
+    "_special_names",
+    "_xlogy",
+    "_xlog1py",
+    "_zeta",
     "_grad",
     "_panic_for_tests",
     "_allocator_round_trip",
@@ -248,6 +259,7 @@ def _capture_abort() -> None: ...
 def _capture_unsupported(what: str) -> None: ...
 def _is_capturing() -> _Bool: ...
 
+@final
 class RemovableHandle:
     """Handle returned by ``register_hook`` / ``register_prehook``; ``remove()`` unregisters the hook."""
 
@@ -798,6 +810,30 @@ class Tensor:
         """Elementwise Gauss error function."""
     def erf_(self) -> Self:
         """In-place ``erf()``; returns this tensor."""
+    def erfc(self) -> Tensor:
+        """Elementwise complementary error function ``1 - erf(self)``."""
+    def erfc_(self) -> Self:
+        """In-place ``erfc()``; returns this tensor."""
+    def erfinv(self) -> Tensor:
+        """Elementwise inverse of the error function."""
+    def erfinv_(self) -> Self:
+        """In-place ``erfinv()``; returns this tensor."""
+    def lgamma(self) -> Tensor:
+        """Elementwise ``log(|gamma(self)|)``."""
+    def lgamma_(self) -> Self:
+        """In-place ``lgamma()``; returns this tensor."""
+    def digamma(self) -> Tensor:
+        """Elementwise digamma function, the derivative of ``lgamma``."""
+    def digamma_(self) -> Self:
+        """In-place ``digamma()``; returns this tensor."""
+    def i0(self) -> Tensor:
+        """Elementwise modified Bessel function of the first kind of order 0."""
+    def i0_(self) -> Self:
+        """In-place ``i0()``; returns this tensor."""
+    def sinc(self) -> Tensor:
+        """Elementwise normalized sinc ``sin(pi x) / (pi x)``, 1 at 0."""
+    def sinc_(self) -> Self:
+        """In-place ``sinc()``; returns this tensor."""
     def floor(self) -> Tensor:
         """Elementwise floor (zero gradient)."""
     def floor_(self) -> Self:
@@ -913,6 +949,12 @@ class Tensor:
         """Elementwise maximum with ``other`` (a tensor), broadcasting; NaN propagates."""
     def minimum(self, other: Tensor) -> Tensor:  # function form
         """Elementwise minimum with ``other`` (a tensor), broadcasting; NaN propagates."""
+    def xlogy(self, other: _Operand) -> Tensor:
+        """``self * log(other)``, 0 where self is 0 (unless other is NaN)."""
+    def polygamma(self, n: builtins.int) -> Tensor:
+        """The n-th derivative of digamma (``torch.polygamma(n, self)``)."""
+    def mvlgamma(self, p: builtins.int) -> Tensor:
+        """The multivariate log-gamma of dimension p."""
     def atan2(self, other: Tensor) -> Tensor:  # function form
         """Elementwise arctangent of ``self / other`` using both signs to pick the quadrant."""
     def arctan2(self, other: Tensor) -> Tensor:  # function form
@@ -1494,6 +1536,11 @@ def _grad(
 ) -> tuple[Tensor | None, ...]:
     """Core of ``autograd.grad``: gradients of ``outputs`` w.r.t. ``inputs`` (None for unused ones when allowed)."""
 
+def _special(name: str, input: Tensor) -> Tensor: ...
+def _special_names() -> list[str]: ...
+def _xlogy(input: _Operand, other: _Operand, name: str = ...) -> Tensor: ...
+def _xlog1py(input: _Operand, other: _Operand) -> Tensor: ...
+def _zeta(input: _Operand, other: _Operand) -> Tensor: ...
 def _backward(
     tensors_: Sequence[Tensor],
     grad_tensors: Sequence[Tensor | None],

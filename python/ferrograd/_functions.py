@@ -77,6 +77,8 @@ __all__ = [
     "detach",
     "diag",
     "diagonal",
+    "digamma",
+    "digamma_",
     "div",
     "divide",
     "dot",
@@ -84,6 +86,10 @@ __all__ = [
     "equal",
     "erf",
     "erf_",
+    "erfc",
+    "erfc_",
+    "erfinv",
+    "erfinv_",
     "exp",
     "exp2",
     "exp2_",
@@ -108,6 +114,8 @@ __all__ = [
     "greater",
     "greater_equal",
     "gt",
+    "i0",
+    "i0_",
     "index_add",
     "index_select",
     "isclose",
@@ -118,6 +126,8 @@ __all__ = [
     "lerp",
     "less",
     "less_equal",
+    "lgamma",
+    "lgamma_",
     "log",
     "log10",
     "log10_",
@@ -178,6 +188,8 @@ __all__ = [
     "sign",
     "sin",
     "sin_",
+    "sinc",
+    "sinc_",
     "sinh",
     "sinh_",
     "softmax",
@@ -782,6 +794,24 @@ def diagonal(
         raise _not_a_tensor(e, "diagonal", input) from None
 
 
+def digamma(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.digamma(input)` is `input.digamma()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.digamma()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "digamma", input) from None
+    return _into_out("digamma", out, input, False)
+
+
+def digamma_(input: "Tensor") -> "Tensor":
+    """`ferrograd.digamma_(input, ...)` is `input.digamma_(...)`."""
+    try:
+        return input.digamma_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "digamma_", input) from None
+
+
 def div(input: "Tensor", other: "_Operand", *, rounding_mode: "str | None" = None) -> "Tensor":
     """`ferrograd.div(input, ...)` is `input.div(...)`."""
     try:
@@ -838,6 +868,42 @@ def erf_(input: "Tensor") -> "Tensor":
         return input.erf_()
     except AttributeError as e:
         raise _not_a_tensor(e, "erf_", input) from None
+
+
+def erfc(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.erfc(input)` is `input.erfc()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.erfc()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "erfc", input) from None
+    return _into_out("erfc", out, input, False)
+
+
+def erfc_(input: "Tensor") -> "Tensor":
+    """`ferrograd.erfc_(input, ...)` is `input.erfc_(...)`."""
+    try:
+        return input.erfc_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "erfc_", input) from None
+
+
+def erfinv(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.erfinv(input)` is `input.erfinv()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.erfinv()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "erfinv", input) from None
+    return _into_out("erfinv", out, input, False)
+
+
+def erfinv_(input: "Tensor") -> "Tensor":
+    """`ferrograd.erfinv_(input, ...)` is `input.erfinv_(...)`."""
+    try:
+        return input.erfinv_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "erfinv_", input) from None
 
 
 def exp(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
@@ -1044,6 +1110,24 @@ def gt(input: "Tensor", other: "_Operand") -> "Tensor":
         raise _not_a_tensor(e, "gt", input) from None
 
 
+def i0(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.i0(input)` is `input.i0()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.i0()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "i0", input) from None
+    return _into_out("i0", out, input, False)
+
+
+def i0_(input: "Tensor") -> "Tensor":
+    """`ferrograd.i0_(input, ...)` is `input.i0_(...)`."""
+    try:
+        return input.i0_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "i0_", input) from None
+
+
 def index_add(
     input: "Tensor", dim: "builtins.int", index: "Tensor", source: "Tensor", *, alpha: "_Float" = 1.0
 ) -> "Tensor":
@@ -1126,6 +1210,24 @@ def less_equal(input: "Tensor", other: "_Operand") -> "Tensor":
         return input.less_equal(other)
     except AttributeError as e:
         raise _not_a_tensor(e, "less_equal", input) from None
+
+
+def lgamma(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.lgamma(input)` is `input.lgamma()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.lgamma()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "lgamma", input) from None
+    return _into_out("lgamma", out, input, False)
+
+
+def lgamma_(input: "Tensor") -> "Tensor":
+    """`ferrograd.lgamma_(input, ...)` is `input.lgamma_(...)`."""
+    try:
+        return input.lgamma_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "lgamma_", input) from None
 
 
 def log(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
@@ -1710,6 +1812,24 @@ def sin_(input: "Tensor") -> "Tensor":
         return input.sin_()
     except AttributeError as e:
         raise _not_a_tensor(e, "sin_", input) from None
+
+
+def sinc(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.sinc(input)` is `input.sinc()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.sinc()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "sinc", input) from None
+    return _into_out("sinc", out, input, False)
+
+
+def sinc_(input: "Tensor") -> "Tensor":
+    """`ferrograd.sinc_(input, ...)` is `input.sinc_(...)`."""
+    try:
+        return input.sinc_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "sinc_", input) from None
 
 
 def sinh(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":

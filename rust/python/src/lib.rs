@@ -528,6 +528,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::_check_new_shape, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_backward, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_attach_custom, m)?)?;
+    m.add_function(wrap_pyfunction!(py_tensor::_special, m)?)?;
+    m.add_function(wrap_pyfunction!(py_tensor::_special_names, m)?)?;
+    m.add_function(wrap_pyfunction!(py_tensor::_xlogy, m)?)?;
+    m.add_function(wrap_pyfunction!(py_tensor::_xlog1py, m)?)?;
+    m.add_function(wrap_pyfunction!(py_tensor::_zeta, m)?)?;
     for (name, dtype) in dtype::all_dtypes() {
         m.add(name, PyDType { dtype })?;
     }

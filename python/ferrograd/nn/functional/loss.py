@@ -166,8 +166,8 @@ def kl_div(
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        # xlogy: 0 where the target is 0 (the limit of t·log t)
-        loss = target * _core.where(target == 0, 1.0, target).log() - target * input
+        # as torch: xlogy is 0 where the target is 0 (the limit of t·log t), and so is its gradient there
+        loss = _core._xlogy(target, target) - target * input
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.dim() != 0 else loss.sum()
     return _reduce(loss, reduction)

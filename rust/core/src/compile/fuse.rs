@@ -7,7 +7,7 @@
 //! A group is chosen when the graph is built (its shapes are the capture's, which guards keep); whether it
 //! runs fused is decided per call: every operand it reads from outside must be contiguous, of the chain's
 //! shape (or a number), floating point, and need no gradient, else the replay runs its nodes one by one.
-use super::ir::{Graph, Node, NodeKind, Operand};
+use super::ir::{Node, NodeKind, Operand};
 use crate::autograd::grad_mode;
 use crate::error::Result;
 use crate::kernels::threads::par_for;
@@ -95,12 +95,12 @@ fn flat_chunk(t: &Tensor, start: usize, len: usize) -> Tensor {
 
 impl Group {
     /// The reduction's result computed chunk by chunk, or None when these operands cannot be fused.
-    pub(crate) fn run(&self, graph: &Graph, values: &[Option<Tensor>]) -> Result<Option<Tensor>> {
-        let inside = |v: usize| v >= graph.n_inputs + self.first && v < graph.n_inputs + self.last;
+    pub(crate) fn run(&self, n_inputs: usize, nodes: &[Node], values: &[Option<Tensor>]) -> Result<Option<Tensor>> {
+        let inside = |v: usize| v >= n_inputs + self.first && v < n_inputs + self.last;
         let mut outside: Vec<(usize, Tensor)> = Vec::new();
         let grad = grad_mode::is_enabled();
-        for i in self.first..self.last {
-            for op in &graph.nodes[i].operands {
+        for node in &nodes[self.first..self.last] {
+            for op in &node.operands {
                 let Operand::Value(v) = op else { continue };
                 if inside(*v) || outside.iter().any(|(w, _)| w == v) {
                     continue;
@@ -118,7 +118,7 @@ impl Group {
         let partials: Mutex<Vec<Option<Result<Tensor>>>> = Mutex::new((0..parts).map(|_| None).collect());
         par_for(parts, &|p| {
             let start = p * CHUNK;
-            let r = self.run_chunk(graph, &outside, start, CHUNK.min(n - start));
+            let r = self.run_chunk(n_inputs, nodes, &outside, start, CHUNK.min(n - start));
             partials.lock()[p] = Some(r);
         });
         let partials: Vec<Tensor> =
@@ -128,25 +128,32 @@ impl Group {
         }
         // the chunks' results, reduced again by the same op
         let stacked = Tensor::stack(&partials, 0)?;
-        Ok(Some((graph.nodes[self.last].run)(&[&stacked])?))
+        Ok(Some((nodes[self.last].run)(&[&stacked])?))
     }
 
-    fn run_chunk(&self, graph: &Graph, outside: &[(usize, Tensor)], start: usize, len: usize) -> Result<Tensor> {
+    fn run_chunk(
+        &self,
+        n_inputs: usize,
+        nodes: &[Node],
+        outside: &[(usize, Tensor)],
+        start: usize,
+        len: usize,
+    ) -> Result<Tensor> {
         let mut local: Vec<Option<Tensor>> = vec![None; self.last - self.first];
         let chunks: Vec<(usize, Tensor)> = outside.iter().map(|(v, t)| (*v, flat_chunk(t, start, len))).collect();
         for i in self.first..=self.last {
-            let operands: Vec<&Tensor> = graph.nodes[i]
+            let operands: Vec<&Tensor> = nodes[i]
                 .operands
                 .iter()
                 .map(|op| match op {
                     Operand::Constant(t) => t,
-                    Operand::Value(v) if *v >= graph.n_inputs + self.first => {
-                        local[*v - graph.n_inputs - self.first].as_ref().expect("computed in this chunk")
+                    Operand::Value(v) if *v >= n_inputs + self.first => {
+                        local[*v - n_inputs - self.first].as_ref().expect("computed in this chunk")
                     }
                     Operand::Value(v) => &chunks.iter().find(|(w, _)| w == v).expect("an outside operand").1,
                 })
                 .collect();
-            let out = (graph.nodes[i].run)(&operands)?;
+            let out = (nodes[i].run)(&operands)?;
             if i == self.last {
                 return Ok(out);
             }

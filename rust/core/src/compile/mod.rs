@@ -8,11 +8,13 @@
 //! tensor, an output that is not a known value, or an event the graph cannot replay (an in-place write,
 //! a value read back to Python) breaks the capture, so nothing outside the traceable set is ever dropped.
 mod fuse;
+mod graph;
 mod ir;
 mod replay;
 mod trace;
 
-pub use ir::{Graph, NodeKind, Operand};
+pub use graph::Graph;
+pub use ir::{NodeKind, Operand};
 pub(crate) use trace::traced;
 pub use trace::{abort, begin, finish, is_capturing, unsupported, Capture};
 

@@ -2,7 +2,8 @@
 //! records the same rules as eager mode), fused groups chunk by chunk (`fuse.rs`), and every value
 //! dropped after its last reader so its buffer goes back to the pool for the next node.
 use super::fuse::Step;
-use super::ir::{Graph, Operand};
+use super::graph::Graph;
+use super::ir::Operand;
 use crate::autograd::grad_mode::{self, GradModeGuard};
 use crate::bail;
 use crate::error::Result;
@@ -27,7 +28,7 @@ impl Graph {
                     (*i, *i)
                 }
                 Step::Fused(group) => {
-                    let out = match group.run(self, &values)? {
+                    let out = match group.run(self.n_inputs, &self.nodes, &values)? {
                         Some(out) => out,
                         // not fusable with these inputs (a layout, a gradient): node by node
                         None => {

@@ -1,7 +1,8 @@
 //! The tracer: thread-local, on between `begin` and `finish`. A traceable op calls `traced`, which runs
 //! the op eagerly and, at the outermost traced call only (an op built from other traceable ops is one
 //! node), records it. Off, `traced` costs one thread-local read.
-use super::ir::{Graph, Node, NodeKind, Operand, Replay};
+use super::graph::Graph;
+use super::ir::{Node, NodeKind, Operand, Replay};
 use crate::error::Result;
 use crate::tensor::{Tensor, TensorImpl};
 use std::cell::{Cell, RefCell};

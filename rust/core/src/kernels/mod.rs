@@ -11,6 +11,7 @@ pub mod reduce;
 pub mod simd;
 pub mod sincos;
 pub mod softmax;
+pub mod special;
 pub mod split;
 pub mod sum;
 pub mod threads;

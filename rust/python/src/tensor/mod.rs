@@ -18,9 +18,11 @@ mod pointwise;
 mod protocols;
 mod reduce;
 pub(crate) mod search;
+mod special;
 mod unary;
 
 pub use forms::_method_forms;
+pub use special::{_special, _special_names, _xlog1py, _xlogy, _zeta};
 pub use unary::_unary_ops;
 mod views;
 

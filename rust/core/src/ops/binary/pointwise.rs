@@ -8,6 +8,7 @@ use crate::compile::{traced, NodeKind};
 use crate::dtype::{result_type, DType};
 use crate::element::{Element, Float};
 use crate::error::Result;
+use crate::kernels::special::gamma as special_gamma;
 use crate::layout::broadcast_shapes;
 use crate::ops::formula::{c, tie_weight};
 use crate::ops::unary::{Floor, Trunc};
@@ -25,6 +26,12 @@ pub enum Binary {
     FloorDiv,
     /// `div(rounding_mode='trunc')`
     TruncDiv,
+    /// `x · ln y`, 0 where x == 0 (unless y is NaN)
+    Xlogy,
+    /// `x · ln(1 + y)`, 0 where x == 0 (unless y is NaN)
+    Xlog1py,
+    /// the Hurwitz zeta function ζ(x, q)
+    Zeta,
 }
 
 impl Binary {
@@ -38,6 +45,9 @@ impl Binary {
             Binary::Remainder => "remainder_cpu",
             Binary::FloorDiv => "div_floor_cpu",
             Binary::TruncDiv => "div_trunc_cpu",
+            Binary::Xlogy => "xlogy_cpu",
+            Binary::Xlog1py => "xlog1py_cpu",
+            Binary::Zeta => "zeta_cpu",
         }
     }
 }
@@ -111,6 +121,17 @@ fn floor_div_i(x: i64, y: i64) -> i64 {
     }
 }
 
+/// `x · log(y)` (`log` is ln or ln_1p), with the limit 0 where x == 0, as torch: NaN in y still propagates.
+fn x_log<T: Float>(x: T, y: T, log: impl Fn(T) -> T) -> T {
+    if y.is_nan() {
+        y
+    } else if x == T::ZERO {
+        T::ZERO
+    } else {
+        x * log(y)
+    }
+}
+
 fn binary_float<T: Float>(op: Binary, a: &Tensor, b: &Tensor, shape: &[usize]) -> Result<Vec<T>> {
     match op {
         Binary::Maximum => zip_as(a, b, shape, nan_max::<T>),
@@ -120,6 +141,9 @@ fn binary_float<T: Float>(op: Binary, a: &Tensor, b: &Tensor, shape: &[usize]) -
         Binary::Remainder => zip_as(a, b, shape, py_mod_f::<T>),
         Binary::FloorDiv => zip_as(a, b, shape, |x: T, y: T| T::from_f64(floor_div_f(x.to_f64(), y.to_f64()))),
         Binary::TruncDiv => zip_as(a, b, shape, |x: T, y: T| (x / y).trunc()),
+        Binary::Xlogy => zip_as(a, b, shape, |x: T, y: T| x_log(x, y, T::ln)),
+        Binary::Xlog1py => zip_as(a, b, shape, |x: T, y: T| x_log(x, y, T::ln_1p)),
+        Binary::Zeta => zip_as(a, b, shape, |x: T, q: T| T::from_f64(special_gamma::zeta(x.to_f64(), q.to_f64()))),
     }
 }
 
@@ -133,7 +157,7 @@ impl Tensor {
         let (a, b) = (self, other);
         let shape = broadcast_shapes(a.shape(), b.shape())?;
         let mut dtype = result_type(a.promotion_key(), b.promotion_key());
-        if op == Binary::Atan2 {
+        if matches!(op, Binary::Atan2 | Binary::Xlogy | Binary::Xlog1py | Binary::Zeta) {
             dtype = dtype.to_float();
         }
         let out = Tensor::in_memory_order(&[self, other], &shape, |x, shape| {
@@ -174,6 +198,7 @@ impl Tensor {
         })?;
         let saved = |_: &Tensor| BinaryBackward {
             op,
+            self_is_number: a.0.wrapped_number,
             other_is_number: b.0.wrapped_number,
             self_: SavedTensor::input(a),
             other: SavedTensor::input(b),
@@ -205,14 +230,28 @@ impl AsField for Binary {
 crate::backward_rule! {
     names = [
         "MaximumBackward0", "MinimumBackward0", "Atan2Backward0", "FmodBackward0", "FmodBackward1",
-        "RemainderBackward0", "RemainderBackward1", "DivBackward2",
+        "RemainderBackward0", "RemainderBackward1", "DivBackward2", "XlogyBackward0", "XlogyBackward1",
+        "XlogyBackward2", "SpecialXlog1PyBackward0", "SpecialXlog1PyBackward1", "SpecialXlog1PyBackward2",
+        "SpecialZetaBackward0", "SpecialZetaBackward1", "SpecialZetaBackward2",
     ];
-    /// The ops of `Binary`, named after the op and (for the remainders) whether `other` is a number.
+    /// The ops of `Binary`, named after the op and (for the remainders, xlogy, xlog1py and zeta) whether
+    /// `self` or `other` is a number.
     pub struct BinaryBackward {
         op: Binary,
+        self_is_number: bool,
         other_is_number: bool,
         self_: SavedTensor,
         other: SavedTensor,
+    }
+}
+impl BinaryBackward {
+    /// Which of torch's overloads recorded the op: (Tensor, Tensor), (Scalar, Tensor), (Tensor, Scalar).
+    fn overload(&self) -> usize {
+        match (self.self_is_number, self.other_is_number) {
+            (true, _) => 1,
+            (false, true) => 2,
+            (false, false) => 0,
+        }
     }
 }
 impl Backward for BinaryBackward {
@@ -226,6 +265,14 @@ impl Backward for BinaryBackward {
             (Binary::Remainder, true) => "RemainderBackward0",
             (Binary::Remainder, false) => "RemainderBackward1",
             (Binary::FloorDiv | Binary::TruncDiv, _) => "DivBackward2",
+            // torch's overloads: 0 for two tensors, 1 for a number `self`, 2 for a number `other`
+            (Binary::Xlogy, _) => ["XlogyBackward0", "XlogyBackward1", "XlogyBackward2"][self.overload()],
+            (Binary::Xlog1py, _) => {
+                ["SpecialXlog1PyBackward0", "SpecialXlog1PyBackward1", "SpecialXlog1PyBackward2"][self.overload()]
+            }
+            (Binary::Zeta, _) => {
+                ["SpecialZetaBackward0", "SpecialZetaBackward1", "SpecialZetaBackward2"][self.overload()]
+            }
         }
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
@@ -274,5 +321,16 @@ pub(crate) fn binary_grad(ctx: &Ctx<'_>, op: Binary, g: &Tensor, a: &Tensor, b: 
             let zeros = || Ok(Tensor::zeros(g.shape(), g.dtype()));
             vec![ctx.grad_if(0, zeros)?, ctx.grad_if(1, zeros)?]
         }
+        // torch's rules: x's gradient is xlogy(x != 0, y) (0 where x == 0), y's is x / y (or x / (1 + y))
+        Binary::Xlogy | Binary::Xlog1py => {
+            let nonzero = || a.ne(&c(0.0))?.cast_detached(g.dtype()).binary(b, op);
+            let denominator = || if op == Binary::Xlogy { Ok(b.clone()) } else { b.add(&c(1.0)) };
+            vec![ctx.grad_if(0, || g.mul(&nonzero()?))?, ctx.grad_if(1, || g.mul(&a.div(&denominator()?)?))?]
+        }
+        // ∂ζ(x, q)/∂q = -x ζ(x + 1, q); torch has no derivative in x
+        Binary::Zeta => vec![
+            ctx.grad_if(0, || bail!(NotImplemented, "the derivative for 'zeta' is not implemented."))?,
+            ctx.grad_if(1, || g.mul(&a.add(&c(1.0))?.binary(b, Binary::Zeta)?.mul(&a.neg()?)?))?,
+        ],
     })
 }

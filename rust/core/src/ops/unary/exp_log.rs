@@ -172,3 +172,29 @@ impl UnaryOp for Reciprocal {
         g.mul(&result.mul(result)?.neg()?)
     }
 }
+
+crate::backward_rule! {
+    names = ["SpecialEntrBackward0"];
+    /// The entropy term `-x ln x`: 0 at 0, -inf below 0; `-g · (1 + ln x)`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Entr;
+}
+impl UnaryOp for Entr {
+    const KEEPS: Keeps = Keeps::Input;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| {
+            if x > T::ZERO {
+                -(x * x.ln())
+            } else if x == T::ZERO {
+                T::ZERO
+            } else if x < T::ZERO {
+                T::from_f64(f64::NEG_INFINITY)
+            } else {
+                x
+            }
+        }
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        g.mul(&x.log()?.add(&c(1.0))?.neg()?)
+    }
+}

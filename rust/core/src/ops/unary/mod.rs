@@ -1,15 +1,23 @@
 //! Elementwise unary ops. Each op is a small type implementing `UnaryOp` in its family's file
-//! (`exp_log.rs`, `trig.rs`, `activation.rs`, `piecewise.rs`): its kernel, its gradient, whether that
-//! gradient reads the op's input or its output, and how it treats integer inputs. Here: the trait,
-//! the one forward path every op shares, the one rule they share (`UnaryBackward`), and the registry
-//! of the ops that are Tensor methods without arguments (`for_each_unary_op!`).
+//! (`exp_log.rs`, `trig.rs`, `activation.rs`, `piecewise.rs`, `gamma.rs`, `erf.rs`, `bessel.rs`): its
+//! kernel, its gradient, whether that gradient reads the op's input or its output, and how it treats
+//! integer inputs. Here: the trait, the one forward path every op shares, the one rule they share
+//! (`UnaryBackward`), the registry of the ops that are Tensor methods without arguments
+//! (`for_each_unary_op!`) and that of the ones torch has only in torch.special
+//! (`for_each_special_unary_op!`).
 mod activation;
+mod bessel;
+mod erf;
 mod exp_log;
+mod gamma;
 mod piecewise;
 mod trig;
 
 pub use activation::*;
+pub use bessel::*;
+pub use erf::*;
 pub use exp_log::*;
+pub use gamma::*;
 pub use piecewise::*;
 pub use trig::*;
 
@@ -58,6 +66,8 @@ pub trait UnaryOp: Fields + GradFnNames + Copy + Send + Sync + 'static {
     const KERNEL_NAME: &'static str = "unary op";
     /// PyTorch's own message for a rejected bool input, where it has one.
     const BOOL_MESSAGE: Option<&'static str> = None;
+    /// False for the ops torch gives no derivative: their results do not require grad.
+    const DIFFERENTIABLE: bool = true;
 
     /// The elementwise function.
     fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy;
@@ -187,6 +197,9 @@ impl Tensor {
 
     fn unary_eager<O: UnaryOp>(&self, op: O) -> Result<Tensor> {
         let out = unary_forward(self, &op)?;
+        if !O::DIFFERENTIABLE {
+            return Ok(out);
+        }
         Ok(record(out, &[self], |out| UnaryBackward {
             op,
             saved: match O::KEEPS {
@@ -196,6 +209,12 @@ impl Tensor {
             },
         }))
     }
+}
+
+/// A float64 scalar function as an op's kernel: float32 inputs are computed in float64 and rounded once
+/// (the special functions of kernels/special/).
+pub(crate) fn via_f64<T: Float>(f: fn(f64) -> f64) -> impl Fn(T) -> T + Sync + Copy {
+    move |x: T| T::from_f64(f(x.to_f64()))
 }
 
 /// The rule of every `UnaryOp`: the op (with its parameters) and the tensor its gradient reads.
@@ -291,11 +310,45 @@ macro_rules! for_each_unary_op {
             sigmoid: $crate::unary::Sigmoid, "Elementwise logistic sigmoid ``1 / (1 + exp(-self))``.";
             relu: $crate::unary::Relu, "Elementwise ``max(self, 0)``.";
             erf: $crate::unary::Erf, "Elementwise Gauss error function.";
+            erfc: $crate::unary::Erfc, "Elementwise complementary error function ``1 - erf(self)``.";
+            erfinv: $crate::unary::Erfinv, "Elementwise inverse of the error function.";
+            lgamma: $crate::unary::Lgamma, "Elementwise ``log(|gamma(self)|)``.";
+            digamma: $crate::unary::Digamma, "Elementwise digamma function, the derivative of ``lgamma``.";
+            i0: $crate::unary::I0, "Elementwise modified Bessel function of the first kind of order 0.";
+            sinc: $crate::unary::Sinc, "Elementwise normalized sinc ``sin(pi x) / (pi x)``, 1 at 0.";
             floor: $crate::unary::Floor, "Elementwise floor (zero gradient).";
             ceil: $crate::unary::Ceil, "Elementwise ceiling (zero gradient).";
             trunc: $crate::unary::Trunc, "Elementwise rounding towards zero (zero gradient).";
             fix: $crate::unary::Trunc, "Alias for ``trunc()``.";
             frac: $crate::unary::Frac, "Elementwise fractional part ``self - trunc(self)``.";
+        }
+    };
+}
+
+/// The argument-free functions torch has only in `torch.special` (`special_<name>`, no Tensor method):
+/// `name: Op;`. The bindings expose them as `_core._special(name, input)`.
+#[macro_export]
+macro_rules! for_each_special_unary_op {
+    ($callback:ident) => {
+        $callback! {
+            entr: $crate::unary::Entr;
+            erfcx: $crate::unary::Erfcx;
+            log_ndtr: $crate::unary::LogNdtr;
+            ndtri: $crate::unary::Ndtri;
+            i0e: $crate::unary::I0e;
+            i1: $crate::unary::I1;
+            i1e: $crate::unary::I1e;
+            bessel_j0: $crate::unary::BesselJ0;
+            bessel_j1: $crate::unary::BesselJ1;
+            bessel_y0: $crate::unary::BesselY0;
+            bessel_y1: $crate::unary::BesselY1;
+            modified_bessel_i0: $crate::unary::ModifiedBesselI0;
+            modified_bessel_i1: $crate::unary::ModifiedBesselI1;
+            modified_bessel_k0: $crate::unary::ModifiedBesselK0;
+            modified_bessel_k1: $crate::unary::ModifiedBesselK1;
+            scaled_modified_bessel_k0: $crate::unary::ScaledModifiedBesselK0;
+            scaled_modified_bessel_k1: $crate::unary::ScaledModifiedBesselK1;
+            spherical_bessel_j0: $crate::unary::SphericalBesselJ0;
         }
     };
 }

@@ -201,3 +201,28 @@ impl UnaryOp for Atanh {
         g.div(&c(1.0).sub(&x.mul(x)?)?)
     }
 }
+
+crate::backward_rule! {
+    names = ["SincBackward0"];
+    /// The normalized sinc `sin(πx)/(πx)`, 1 at 0: `g · (πx cos(πx) - sin(πx)) / (πx²)`, 0 at 0.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Sinc;
+}
+impl UnaryOp for Sinc {
+    const KEEPS: Keeps = Keeps::Input;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| {
+            if x == T::ZERO {
+                T::ONE
+            } else {
+                let product = T::from_f64(std::f64::consts::PI) * x;
+                product.sin() / product
+            }
+        }
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        let pi_x = x.mul(&c(std::f64::consts::PI))?;
+        let slope = pi_x.mul(&pi_x.cos()?)?.sub(&pi_x.sin()?)?.div(&pi_x.mul(x)?)?;
+        g.mul(&Tensor::where_(&x.eq(&c(0.0))?, &c(0.0), &slope)?)
+    }
+}

@@ -1,0 +1,146 @@
+"""torch.special: the special functions, their gradients as torch's, and the aliases torch keeps there.
+A lazy submodule (`import ferrograd` does not import it). Kernels are in the Rust core
+(rust/core/src/kernels/special/); the functions here only name them and handle `out=`."""
+
+from . import _core
+from ._core import Tensor
+from ._out import _check_out, write_out
+
+__all__ = [
+    "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv",
+    "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit",
+    "logsumexp", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+    "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1", "sinc", "softmax", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta",
+]  # fmt: skip
+
+
+def _tensor_input(input, func, position):
+    """PyTorch's TypeError for a non-tensor `input` (a method call on it would be an AttributeError)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{func}(): argument 'input' (position {position}) must be Tensor, not {type(input).__name__}")
+    return input
+
+
+def _out(op, out, inputs, result_fn):
+    if out is None:
+        return result_fn()
+    _check_out(op, out, inputs, {})
+    return write_out(op, out, result_fn())
+
+
+def _core_special(name):
+    def function(input, *, out=None):
+        return _out(f"special_{name}", out, (input,), lambda: _core._special(name, input))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"torch.special.{name}(input, *, out=None)."
+    return function
+
+
+def _method(name, alias):
+    def function(input, *, out=None):
+        _tensor_input(input, f"special_{alias}", 1)
+        return _out(alias, out, (input,), lambda: getattr(input, name)())
+
+    function.__name__ = function.__qualname__ = alias
+    function.__doc__ = f"torch.special.{alias}(input, *, out=None): ``ferrograd.{name}``."
+    return function
+
+
+entr = _core_special("entr")
+erfcx = _core_special("erfcx")
+log_ndtr = _core_special("log_ndtr")
+ndtri = _core_special("ndtri")
+i0e = _core_special("i0e")
+i1 = _core_special("i1")
+i1e = _core_special("i1e")
+bessel_j0 = _core_special("bessel_j0")
+bessel_j1 = _core_special("bessel_j1")
+bessel_y0 = _core_special("bessel_y0")
+bessel_y1 = _core_special("bessel_y1")
+modified_bessel_i0 = _core_special("modified_bessel_i0")
+modified_bessel_i1 = _core_special("modified_bessel_i1")
+modified_bessel_k0 = _core_special("modified_bessel_k0")
+modified_bessel_k1 = _core_special("modified_bessel_k1")
+scaled_modified_bessel_k0 = _core_special("scaled_modified_bessel_k0")
+scaled_modified_bessel_k1 = _core_special("scaled_modified_bessel_k1")
+spherical_bessel_j0 = _core_special("spherical_bessel_j0")
+
+digamma = _method("digamma", "digamma")
+psi = _method("digamma", "psi")
+gammaln = _method("lgamma", "gammaln")
+erf = _method("erf", "erf")
+erfc = _method("erfc", "erfc")
+erfinv = _method("erfinv", "erfinv")
+exp2 = _method("exp2", "exp2")
+expm1 = _method("expm1", "expm1")
+log1p = _method("log1p", "log1p")
+expit = _method("sigmoid", "expit")
+i0 = _method("i0", "i0")
+sinc = _method("sinc", "sinc")
+
+
+def ndtr(input, *, out=None):
+    """Φ(x) = (1 + erf(x/√2)) / 2, composed as torch composes it (its grad_fn is a MulBackward1)."""
+    _tensor_input(input, "special_ndtr", 1)
+    return _out("special_ndtr", out, (input,), lambda: (1 + (input * 0.7071067811865476).erf()) * 0.5)
+
+
+def round(input, *, decimals=0, out=None):
+    _tensor_input(input, "special_round", 1)
+    return _out("special_round", out, (input,), lambda: input.round(decimals=decimals))
+
+
+def logit(input, eps=None, *, out=None):
+    _tensor_input(input, "special_logit", 1)
+    return _out("special_logit", out, (input,), lambda: input.logit(eps))
+
+
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    _tensor_input(input, "special_logsumexp", 1)
+    return _out("special_logsumexp", out, (input,), lambda: input.logsumexp(dim, keepdim))
+
+
+def softmax(input, dim, *, dtype=None):
+    _tensor_input(input, "special_softmax", 1)
+    return input.softmax(dim, dtype=dtype)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    _tensor_input(input, "special_log_softmax", 1)
+    return input.log_softmax(dim, dtype=dtype)
+
+
+def polygamma(n, input, *, out=None):
+    """ψ⁽ⁿ⁾(input), the n-th derivative of digamma (torch's argument order: n first)."""
+    _tensor_input(input, "polygamma", 2)
+    return _out("polygamma", out, (input,), lambda: input.polygamma(n))
+
+
+def multigammaln(input, p, *, out=None):
+    """The multivariate log-gamma of dimension p (``torch.mvlgamma``)."""
+    _tensor_input(input, "mvlgamma", 1)
+    return _out("mvlgamma", out, (input,), lambda: input.mvlgamma(p))
+
+
+def _tensors(*values):
+    return tuple(v for v in values if isinstance(v, Tensor))
+
+
+def xlogy(input, other, *, out=None):
+    """``input * log(other)``, 0 where input is 0 (unless other is NaN); either may be a number."""
+    return _out("xlogy", out, _tensors(input, other), lambda: _core._xlogy(input, other, "special_xlogy"))
+
+
+def xlog1py(input, other, *, out=None):
+    """``input * log1p(other)``, 0 where input is 0 (unless other is NaN); either may be a number."""
+    return _out("special_xlog1py", out, _tensors(input, other), lambda: _core._xlog1py(input, other))
+
+
+def zeta(input, other, *, out=None):
+    """The Hurwitz zeta function ζ(input, other); its gradient only in `other`, as torch's."""
+    return _out("special_zeta", out, _tensors(input, other), lambda: _core._zeta(input, other))
+
+
+mvlgamma = multigammaln

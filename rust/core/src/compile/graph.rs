@@ -1,0 +1,55 @@
+//! A captured graph: the nodes of `ir.rs` in the order they ran, the outputs, each value's last reader and
+//! the replay plan `fuse.rs` makes of them.
+use super::fuse::{self, Step};
+use super::ir::{Node, Operand};
+use std::fmt::Write;
+
+pub struct Graph {
+    pub n_inputs: usize,
+    pub nodes: Vec<Node>,
+    /// The function's outputs, as value ids.
+    pub outputs: Vec<usize>,
+    /// For each value, the last node reading it (None: no node reads it); a value is freed after it,
+    /// unless it is an output.
+    pub(crate) last_use: Vec<Option<usize>>,
+    pub(crate) plan: Vec<Step>,
+}
+
+impl Graph {
+    pub(crate) fn new(n_inputs: usize, nodes: Vec<Node>, outputs: Vec<usize>) -> Graph {
+        let mut last_use = vec![None; n_inputs + nodes.len()];
+        for (i, node) in nodes.iter().enumerate() {
+            for op in &node.operands {
+                if let Operand::Value(v) = op {
+                    last_use[*v] = Some(i);
+                }
+            }
+        }
+        let plan = fuse::plan(n_inputs, &nodes, &outputs, &last_use);
+        Graph { n_inputs, nodes, outputs, last_use, plan }
+    }
+
+    /// The number of fused groups the replay runs chunk by chunk.
+    pub fn fused_groups(&self) -> usize {
+        self.plan.iter().filter(|s| matches!(s, Step::Fused(_))).count()
+    }
+
+    /// One line per node (`%2 = mul(%0, %0)`), then the outputs: what was captured, for tests and debugging.
+    pub fn describe(&self) -> String {
+        let mut s = String::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            let operands: Vec<String> = node
+                .operands
+                .iter()
+                .map(|op| match op {
+                    Operand::Value(v) => format!("%{v}"),
+                    Operand::Constant(t) => t.to_vec::<f64>().first().map_or("?".into(), |x| format!("{x}")),
+                })
+                .collect();
+            let _ = writeln!(s, "%{} = {}({})", self.n_inputs + i, node.name, operands.join(", "));
+        }
+        let outs: Vec<String> = self.outputs.iter().map(|v| format!("%{v}")).collect();
+        let _ = write!(s, "return ({})", outs.join(", "));
+        s
+    }
+}

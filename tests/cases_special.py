@@ -1,0 +1,119 @@
+"""Cases for torch.special recorded from torch (tests/golden/record_special.py) and checked by
+tests/test_special.py: each function's values over edge inputs (±0, ±inf, NaN, poles, large arguments) in
+float64 and float32, its gradient there, its grad_fn name, the dtype of int and bool inputs; xlogy, xlog1py
+and zeta with numbers in either position; kl_div's gradients at a zero target."""
+
+import ferrograd as fg
+import ferrograd.special as special
+from recorded import error
+
+INF, NAN = float("inf"), float("nan")
+EDGES = [0.0, -0.0, 1e-300, 1e-8, 0.25, 0.5, 0.999, 1.0, 1.5, -0.75, -2.5, 2.0, 5.0, 12.5, 31.0, 80.0, -40.0, 700.0]
+EDGES += [1e10, INF, -INF, NAN]
+
+UNARY = [
+    "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digamma", "entr", "erfc", "erfcx", "erfinv", "gammaln",
+    "i0", "i0e", "i1", "i1e", "log_ndtr", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+    "modified_bessel_k1", "ndtri", "psi", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "sinc",
+    "spherical_bessel_j0", "ndtr", "expit", "exp2", "expm1", "log1p", "erf", "logit",
+]  # fmt: skip
+# ndtri and erfinv are only defined on [0, 1] and [-1, 1]
+PROBABILITIES = [0.0, 1e-300, 1e-20, 1e-5, 0.01, 0.25, 0.5, 0.75, 0.999, 1.0 - 1e-12, 1.0, -0.5, 1.5, NAN]
+ERFINV = [-1.0, -0.999999, -0.9, -0.5, -1e-10, 0.0, -0.0, 1e-300, 0.3, 0.75, 0.9999999999, 1.0, 1.5, NAN]
+
+
+def _inputs(name):
+    return {"ndtri": PROBABILITIES, "erfinv": ERFINV}.get(name, EDGES)
+
+
+def _unary(name):
+    def case():
+        f = getattr(special, name)
+        x = fg.tensor(_inputs(name), dtype=fg.float64)
+        xf = fg.tensor(_inputs(name), dtype=fg.float32)
+        return {
+            "float64": f(x),
+            "float32": f(xf),
+            "int": f(fg.tensor([0, 1, 2, 3])),
+            "bool": f(fg.tensor([True, False])),
+        }
+
+    return case
+
+
+# gradients at interior points (away from poles and branch points, where finite differences mean nothing)
+GRAD_POINTS = [0.1, 0.25, 0.5, 0.9, 1.5, 3.0, 7.0, 33.0]
+GRAD_PROBABILITIES = [0.01, 0.2, 0.5, 0.7, 0.95]
+DIFFERENTIABLE = [n for n in UNARY if not n.startswith(("scaled_", "spherical_"))]
+
+
+def _grad(name):
+    def case():
+        points = GRAD_PROBABILITIES if name in ("ndtri", "erfinv", "logit") else GRAD_POINTS
+        x = fg.tensor(
+            points + [-p for p in points if name in ("sinc", "erfinv", "i1", "i1e", "erfcx")], dtype=fg.float64
+        )
+        x.requires_grad_(True)
+        y = getattr(special, name)(x)
+        y.sum().backward()
+        # torch's ndtr is at::mul(Tensor, Scalar) in C++ (MulBackward1); ferrograd's composition gives MulBackward0
+        return {"grad": x.grad, "grad_fn": None if name == "ndtr" else type(y.grad_fn).__name__}
+
+    return case
+
+
+def _not_differentiable():
+    x = fg.tensor([0.5, 2.0], requires_grad=True)
+    return {n: getattr(special, n)(x).requires_grad for n in UNARY if n.startswith(("scaled_", "spherical_"))}
+
+
+def _binary():
+    x = fg.tensor([0.0, 0.0, 1.0, 2.0, -1.5, 3.0], dtype=fg.float64, requires_grad=True)
+    y = fg.tensor([0.0, -1.0, 0.0, NAN, 0.5, 4.0], dtype=fg.float64, requires_grad=True)
+    out = {}
+    for name in ("xlogy", "xlog1py"):
+        r = getattr(special, name)(x, y)
+        gx, gy = fg.autograd.grad(r.sum(), [x, y])
+        out[name] = {"value": r, "gx": gx, "gy": gy, "grad_fn": type(r.grad_fn).__name__}
+        out[name + "_numbers"] = {
+            "left": getattr(special, name)(2, y.detach()),
+            "right": getattr(special, name)(x.detach(), 3.0),
+            "int": getattr(special, name)(fg.tensor([1, 2]), fg.tensor([3, 0])),
+            "left_fn": type(getattr(special, name)(2.0, y).grad_fn).__name__,
+            "right_fn": type(getattr(special, name)(x, 2.0).grad_fn).__name__,
+            "both_numbers": error(getattr(special, name), 2, 3),
+        }
+    s = fg.tensor([2.0, 3.0, 1.0, 0.5, 4.5], dtype=fg.float64)
+    q = fg.tensor([1.0, 0.5, 2.0, 2.0, -1.5], dtype=fg.float64, requires_grad=True)
+    z = special.zeta(s, q)
+    out["zeta"] = {"value": z, "gq": fg.autograd.grad(z.sum(), [q])[0], "grad_fn": type(z.grad_fn).__name__}
+    out["torch_xlogy"] = fg.xlogy(fg.tensor([0.0, 2.0]), fg.tensor([0.0, 3.0]))
+    out["method_xlogy"] = fg.tensor([0.0, 2.0]).xlogy(3)
+    return out
+
+
+def _polygamma():
+    # not at the negative integers: torch's trigamma gives 6.6e32 at -1 from sin(π·-1) ≈ 1e-16, ferrograd +inf
+    x = fg.tensor([0.1, 0.5, 1.0, 2.5, 10.0, -0.5, -1.25, 0.0], dtype=fg.float64)
+    xg = fg.tensor([0.3, 1.0, 4.0], dtype=fg.float64, requires_grad=True)
+    out = {f"n{n}": special.polygamma(n, x) for n in range(4)}
+    out["grad"] = fg.autograd.grad(fg.polygamma(2, xg).sum(), [xg])[0]
+    out["grad_fn"] = type(fg.polygamma(1, xg).grad_fn).__name__
+    out["negative_n"] = error(fg.polygamma, -1, x)
+    out["mvlgamma"] = special.multigammaln(fg.tensor([1.5, 2.0, 7.25], dtype=fg.float64), 3)
+    out["mvlgamma_grad"] = fg.autograd.grad(fg.mvlgamma(xg + 2, 2).sum(), [xg])[0]
+    out["mvlgamma_p0"] = error(fg.mvlgamma, x, 0)
+    return out
+
+
+def _kl_div():
+    target = fg.tensor([0.0, 0.25, 0.75], dtype=fg.float64, requires_grad=True)
+    inp = fg.tensor([-1.0, -2.0, -0.5], dtype=fg.float64, requires_grad=True)
+    loss = fg.nn.functional.kl_div(inp, target, reduction="sum")
+    g_in, g_target = fg.autograd.grad(loss, [inp, target])
+    return {"loss": loss, "grad_input": g_in, "grad_target": g_target}
+
+
+CASES = {f"values_{n}": _unary(n) for n in UNARY}
+CASES.update({f"grad_{n}": _grad(n) for n in DIFFERENTIABLE})
+CASES.update({"not_differentiable": _not_differentiable, "binary": _binary, "polygamma": _polygamma, "kl_div": _kl_div})
