@@ -53,6 +53,7 @@ __all__ = [
     "cosh",
     "cumprod",
     "cumsum",
+    "det",
     "detach",
     "diag",
     "diagonal",
@@ -78,6 +79,7 @@ __all__ = [
     "gt",
     "index_add",
     "index_select",
+    "inverse",
     "isfinite",
     "isinf",
     "isnan",
@@ -88,6 +90,7 @@ __all__ = [
     "log1p",
     "log2",
     "log_softmax",
+    "logdet",
     "logical_and",
     "logical_not",
     "logical_or",
@@ -132,6 +135,7 @@ __all__ = [
     "sign",
     "sin",
     "sinh",
+    "slogdet",
     "softmax",
     "sort",
     "split",
@@ -488,6 +492,14 @@ def cumsum(input: "Tensor", dim: "builtins.int", *, dtype: "_DType | None" = Non
         raise _not_a_tensor(e, "cumsum", input) from None
 
 
+def det(input: "Tensor") -> "Tensor":
+    """`ferrograd.det(input, ...)` is `input.det(...)`."""
+    try:
+        return input.det()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "det", input) from None
+
+
 def detach(input: "Tensor") -> "Tensor":
     """`ferrograd.detach(input, ...)` is `input.detach(...)`."""
     try:
@@ -692,6 +704,14 @@ def index_select(input: "Tensor", dim: "builtins.int", index: "Tensor") -> "Tens
         raise _not_a_tensor(e, "index_select", input) from None
 
 
+def inverse(input: "Tensor") -> "Tensor":
+    """`ferrograd.inverse(input, ...)` is `input.inverse(...)`."""
+    try:
+        return input.inverse()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "inverse", input) from None
+
+
 def isfinite(input: "Tensor") -> "Tensor":
     """`ferrograd.isfinite(input, ...)` is `input.isfinite(...)`."""
     try:
@@ -770,6 +790,14 @@ def log_softmax(input: "Tensor", dim: "builtins.int", dtype: "_DType | None" = N
         return input.log_softmax(dim, dtype)
     except AttributeError as e:
         raise _not_a_tensor(e, "log_softmax", input) from None
+
+
+def logdet(input: "Tensor") -> "Tensor":
+    """`ferrograd.logdet(input, ...)` is `input.logdet(...)`."""
+    try:
+        return input.logdet()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "logdet", input) from None
 
 
 def logical_and(input: "Tensor", other: "Tensor") -> "Tensor":
@@ -1208,6 +1236,14 @@ def sinh(input: "Tensor") -> "Tensor":
         return input.sinh()
     except AttributeError as e:
         raise _not_a_tensor(e, "sinh", input) from None
+
+
+def slogdet(input: "Tensor") -> "tuple[Tensor, Tensor]":
+    """`ferrograd.slogdet(input, ...)` is `input.slogdet(...)`."""
+    try:
+        return input.slogdet()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "slogdet", input) from None
 
 
 def softmax(input: "Tensor", dim: "builtins.int", dtype: "_DType | None" = None) -> "Tensor":

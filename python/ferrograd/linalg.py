@@ -1,0 +1,169 @@
+"""`torch.linalg`: norms, inv, det, slogdet, solve, cholesky, eigh and eigvalsh. The factorizations and their
+gradients are Rust ops (`rust/core/src/ops/linalg/`); the norms compose the core's `vector_norm`, `sum` and
+`amax`/`amin`, as PyTorch's own `matrix_norm` does (so their `grad_fn` names match)."""
+
+import builtins
+from collections import namedtuple
+
+from . import _core
+
+LinAlgError = _core.LinAlgError
+LinAlgError.__module__ = "ferrograd.linalg"
+LinAlgError.__qualname__ = LinAlgError.__name__ = "LinAlgError"
+
+
+def _named(name, fields):
+    base = namedtuple(name, fields)
+
+    def __repr__(self):
+        parts = ",\n".join(f"{f}={getattr(self, f)!r}" for f in fields)
+        return f"ferrograd.return_types.{name}(\n{parts})"
+
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__, "__module__": "ferrograd.return_types"})
+
+
+_SlogdetResult = _named("linalg_slogdet", ["sign", "logabsdet"])
+_EighResult = _named("linalg_eigh", ["eigenvalues", "eigenvectors"])
+
+_INF = float("inf")
+
+
+def _check_out(out, func):
+    if out is not None:
+        raise NotImplementedError(f"{func}(): out= is not supported")
+
+
+def inv(A, *, out=None):
+    """The inverse of each square matrix of `A` (`LinAlgError` if one is singular)."""
+    _check_out(out, "linalg.inv")
+    return _core._linalg_inv(A)
+
+
+def det(A, *, out=None):
+    """The determinant of each square matrix of `A`."""
+    _check_out(out, "linalg.det")
+    return _core._linalg_det(A)
+
+
+def slogdet(A, *, out=None):
+    """(sign, logabsdet) of the determinant of each square matrix of `A`; (0, -inf) where it is zero."""
+    _check_out(out, "linalg.slogdet")
+    return _SlogdetResult(*_core._linalg_slogdet(A))
+
+
+def solve(A, B, *, left=True, out=None):
+    """X with `A @ X = B` (`left=False`: `X @ A = B`), batch dimensions broadcast."""
+    _check_out(out, "linalg.solve")
+    if left:
+        return _core._linalg_solve(A, B)
+    # X A = B  <=>  Aᵀ Xᵀ = Bᵀ (B is a matrix here, as in PyTorch)
+    return _core._linalg_solve(A.mT, B.mT).mT
+
+
+def cholesky(A, *, upper=False, out=None):
+    """The lower Cholesky factor L of each symmetric positive-definite matrix (`upper`: U = Lᵀ)."""
+    _check_out(out, "linalg.cholesky")
+    return _core._linalg_cholesky(A, builtins.bool(upper))
+
+
+def _uplo(UPLO):
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return UPLO == "U"
+
+
+def eigh(A, UPLO="L", *, out=None):
+    """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix, read from its lower
+    (`UPLO='L'`) or upper triangle. Each eigenvector is signed so its largest-magnitude entry is positive
+    (PyTorch leaves the sign to LAPACK: compare eigenvectors up to sign)."""
+    _check_out(out, "linalg.eigh")
+    return _EighResult(*_core._linalg_eigh(A, _uplo(UPLO)))
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    """The eigenvalues (ascending) of each symmetric matrix."""
+    _check_out(out, "linalg.eigvalsh")
+    return _core._linalg_eigh(A, _uplo(UPLO))[0]
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The `ord`-norm of `x`'s elements (all of them, or over `dim`)."""
+    _check_out(out, "linalg.vector_norm")
+    if isinstance(ord, (str, builtins.bool)) or not isinstance(ord, (int, float)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
+    return x.norm(ord, dim, keepdim, dtype=dtype)
+
+
+def _matrix_dims(A, dim, func):
+    if A.ndim < 2:
+        raise RuntimeError(f"{func}: The input tensor A must have at least 2 dimensions.")
+    d0, d1 = (d % A.ndim if -A.ndim <= d < A.ndim else d for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return d0, d1
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    """The Frobenius norm (`'fro'`) or the induced 1 / inf norms (max column / row sum of magnitudes; -1 and
+    -inf the min) of each matrix over `dim`. The spectral (2, -2) and nuclear ('nuc') norms need the SVD,
+    which ferrograd does not have yet: NotImplementedError."""
+    _check_out(out, "linalg.matrix_norm")
+    d0, d1 = _matrix_dims(A, tuple(dim), "linalg.matrix_norm")
+    if not A.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {_scalar_name(A)}"
+        )
+    if dtype is not None:
+        A = A.to(dtype)
+    if ord == "fro":
+        return A.norm(2, (d0, d1), keepdim)
+    if ord in (2, -2, "nuc"):
+        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs the SVD, which ferrograd does not have yet")
+    if isinstance(ord, str) or ord not in (1, -1, _INF, -_INF):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if abs(ord) == _INF:
+        d0, d1 = d1, d0
+    if not keepdim and d0 < d1:
+        d1 -= 1
+    sums = A.abs().sum(d0, keepdim)
+    return sums.amax(d1, keepdim) if ord > 0 else sums.amin(d1, keepdim)
+
+
+def _scalar_name(A):
+    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(
+        str(A.dtype).removeprefix("ferrograd."), str(A.dtype)
+    )
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    """`vector_norm` or `matrix_norm`, chosen as PyTorch does: a 2-tuple `dim` or a string `ord` is a matrix
+    norm; with `ord` and no `dim`, `A` must be 1-D or 2-D."""
+    _check_out(out, "linalg.norm")
+    if dim is not None and not isinstance(dim, (tuple, list)):
+        dim = (dim,)
+    if dim is not None and len(dim) == 2 or dim is None and ord is not None and A.ndim == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    if isinstance(ord, str):
+        if dim is None and A.ndim != 2:
+            raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 2. Got {list(dim)}")
+    if dim is None and ord is not None and A.ndim != 1:
+        raise RuntimeError(
+            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.ndim}D."
+        )
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+__all__ = [
+    "LinAlgError",
+    "cholesky",
+    "det",
+    "eigh",
+    "eigvalsh",
+    "inv",
+    "matrix_norm",
+    "norm",
+    "slogdet",
+    "solve",
+    "vector_norm",
+]

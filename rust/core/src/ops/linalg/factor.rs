@@ -1,0 +1,233 @@
+//! Dense factorizations of one row-major n×n float64 matrix: LU with partial pivoting, Cholesky,
+//! and the cyclic Jacobi eigenvalue method for symmetric matrices. Float32 inputs are factored in
+//! float64 and rounded back, which is at least as accurate as LAPACK's single precision.
+
+/// An LU factorization `P A = L U` (L unit lower, U upper, both in `lu`), or the first zero pivot.
+pub struct Lu {
+    pub lu: Vec<f64>,
+    /// `perm[i]`: the row of A that row i of `lu` came from.
+    pub perm: Vec<usize>,
+    /// +1 or -1: the sign of the permutation.
+    pub perm_sign: f64,
+    /// The 1-based index of the first exactly-zero diagonal element of U (LAPACK's `info`).
+    pub zero_pivot: Option<usize>,
+}
+
+pub fn lu(a: &[f64], n: usize) -> Lu {
+    let mut lu = a.to_vec();
+    let mut perm: Vec<usize> = (0..n).collect();
+    let mut perm_sign = 1.0;
+    let mut zero_pivot = None;
+    for k in 0..n {
+        // the largest magnitude in column k at or below the diagonal (NaN wins, so it propagates)
+        let mut p = k;
+        for i in k + 1..n {
+            let (v, best) = (lu[i * n + k].abs(), lu[p * n + k].abs());
+            if v > best || (v.is_nan() && !best.is_nan()) {
+                p = i;
+            }
+        }
+        if p != k {
+            for j in 0..n {
+                lu.swap(k * n + j, p * n + j);
+            }
+            perm.swap(k, p);
+            perm_sign = -perm_sign;
+        }
+        let pivot = lu[k * n + k];
+        if pivot == 0.0 {
+            zero_pivot.get_or_insert(k + 1);
+            continue;
+        }
+        for i in k + 1..n {
+            let factor = lu[i * n + k] / pivot;
+            lu[i * n + k] = factor;
+            if factor != 0.0 {
+                for j in k + 1..n {
+                    lu[i * n + j] -= factor * lu[k * n + j];
+                }
+            }
+        }
+    }
+    Lu { lu, perm, perm_sign, zero_pivot }
+}
+
+impl Lu {
+    /// Solves `A X = B` for a row-major n×k `b` (U must have no zero pivot).
+    pub fn solve(&self, b: &[f64], n: usize, k: usize) -> Vec<f64> {
+        let mut x = vec![0.0; n * k];
+        for i in 0..n {
+            x[i * k..(i + 1) * k].copy_from_slice(&b[self.perm[i] * k..(self.perm[i] + 1) * k]);
+        }
+        for i in 0..n {
+            for r in 0..i {
+                let l = self.lu[i * n + r];
+                if l != 0.0 {
+                    for c in 0..k {
+                        x[i * k + c] -= l * x[r * k + c];
+                    }
+                }
+            }
+        }
+        for i in (0..n).rev() {
+            for r in i + 1..n {
+                let u = self.lu[i * n + r];
+                if u != 0.0 {
+                    for c in 0..k {
+                        x[i * k + c] -= u * x[r * k + c];
+                    }
+                }
+            }
+            let d = self.lu[i * n + i];
+            for c in 0..k {
+                x[i * k + c] /= d;
+            }
+        }
+        x
+    }
+
+    /// (sign, log |det|) from U's diagonal: (0, -inf) for a singular matrix.
+    pub fn slogdet(&self, n: usize) -> (f64, f64) {
+        let (mut sign, mut log_abs) = (self.perm_sign, 0.0);
+        for i in 0..n {
+            let d = self.lu[i * n + i];
+            if d == 0.0 {
+                return (0.0, f64::NEG_INFINITY);
+            }
+            sign *= d.signum();
+            log_abs += d.abs().ln();
+        }
+        (sign, log_abs)
+    }
+
+    /// The determinant as the product of U's diagonal (no logarithms: exact for small integers).
+    pub fn det(&self, n: usize) -> f64 {
+        (0..n).fold(self.perm_sign, |acc, i| acc * self.lu[i * n + i])
+    }
+}
+
+/// The lower Cholesky factor of the symmetric matrix whose lower triangle is `a`, or the order of
+/// the first leading minor that is not positive-definite.
+pub fn cholesky(a: &[f64], n: usize) -> Result<Vec<f64>, usize> {
+    let mut l = vec![0.0; n * n];
+    for j in 0..n {
+        let mut d = a[j * n + j];
+        for k in 0..j {
+            d -= l[j * n + k] * l[j * n + k];
+        }
+        // NaN is refused too, as LAPACK's potrf does
+        if d.is_nan() || d <= 0.0 {
+            return Err(j + 1);
+        }
+        let d = d.sqrt();
+        l[j * n + j] = d;
+        for i in j + 1..n {
+            let mut s = a[i * n + j];
+            for k in 0..j {
+                s -= l[i * n + k] * l[j * n + k];
+            }
+            l[i * n + j] = s / d;
+        }
+    }
+    Ok(l)
+}
+
+/// Eigenvalues (ascending) and eigenvectors (columns of the row-major n×n result) of the symmetric
+/// matrix `a`, by cyclic Jacobi rotations until the off-diagonal part is negligible. Each
+/// eigenvector's sign is fixed so its largest-magnitude entry is positive (a deterministic gauge).
+pub fn eigh(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut m = a.to_vec();
+    let mut v = vec![0.0; n * n];
+    for i in 0..n {
+        v[i * n + i] = 1.0;
+    }
+    const MAX_SWEEPS: usize = 100;
+    for _ in 0..MAX_SWEEPS {
+        let off: f64 = (0..n)
+            .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
+            .map(|(i, j)| m[i * n + j] * m[i * n + j])
+            .sum();
+        let diag: f64 = (0..n).map(|i| m[i * n + i] * m[i * n + i]).sum();
+        if off <= f64::EPSILON * f64::EPSILON * diag || off == 0.0 || !off.is_finite() {
+            break;
+        }
+        for p in 0..n {
+            for q in p + 1..n {
+                let apq = m[p * n + q];
+                if apq == 0.0 {
+                    continue;
+                }
+                let theta = (m[q * n + q] - m[p * n + p]) / (2.0 * apq);
+                let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+                let t = if theta == 0.0 { 1.0 } else { t };
+                let c = 1.0 / (t * t + 1.0).sqrt();
+                let s = t * c;
+                for k in 0..n {
+                    let (mkp, mkq) = (m[k * n + p], m[k * n + q]);
+                    m[k * n + p] = c * mkp - s * mkq;
+                    m[k * n + q] = s * mkp + c * mkq;
+                }
+                for k in 0..n {
+                    let (mpk, mqk) = (m[p * n + k], m[q * n + k]);
+                    m[p * n + k] = c * mpk - s * mqk;
+                    m[q * n + k] = s * mpk + c * mqk;
+                }
+                for k in 0..n {
+                    let (vkp, vkq) = (v[k * n + p], v[k * n + q]);
+                    v[k * n + p] = c * vkp - s * vkq;
+                    v[k * n + q] = s * vkp + c * vkq;
+                }
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&i, &j| m[i * n + i].total_cmp(&m[j * n + j]));
+    let values = order.iter().map(|&i| m[i * n + i]).collect();
+    let mut vectors = vec![0.0; n * n];
+    for (col, &src) in order.iter().enumerate() {
+        let largest = (0..n).map(|r| v[r * n + src]).fold(0.0f64, |b, x| if x.abs() > b.abs() { x } else { b });
+        let sign = if largest < 0.0 { -1.0 } else { 1.0 };
+        for r in 0..n {
+            vectors[r * n + col] = sign * v[r * n + src];
+        }
+    }
+    (values, vectors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lu_solves_and_finds_determinant() {
+        let a = [0.0, 2.0, 1.0, 1.0, 1.0, 0.0, 3.0, 0.0, 1.0];
+        let f = lu(&a, 3);
+        assert!(f.zero_pivot.is_none());
+        assert!((f.det(3) - (-5.0)).abs() < 1e-12);
+        let x = f.solve(&[3.0, 2.0, 4.0], 3, 1);
+        for (got, want) in x.iter().zip([1.0, 1.0, 1.0]) {
+            assert!((got - want).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn lu_reports_first_zero_pivot() {
+        assert_eq!(lu(&[0.0; 4], 2).zero_pivot, Some(1));
+        assert_eq!(lu(&[1.0, 2.0, 2.0, 4.0], 2).zero_pivot, Some(2));
+    }
+
+    #[test]
+    fn cholesky_refuses_indefinite() {
+        assert_eq!(cholesky(&[1.0, 0.0, 0.0, -1.0], 2), Err(2));
+        let l = cholesky(&[4.0, 2.0, 2.0, 5.0], 2).unwrap();
+        assert_eq!(l, vec![2.0, 0.0, 1.0, 2.0]);
+    }
+
+    #[test]
+    fn jacobi_eigh_diagonalizes() {
+        let (w, v) = eigh(&[2.0, 1.0, 1.0, 2.0], 2);
+        assert!((w[0] - 1.0).abs() < 1e-12 && (w[1] - 3.0).abs() < 1e-12);
+        let s = std::f64::consts::FRAC_1_SQRT_2;
+        assert!((v[1].abs() - s).abs() < 1e-12 && (v[3] - s).abs() < 1e-12);
+    }
+}
