@@ -90,7 +90,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """The `ord`-norm of `x`'s elements (all of them, or over `dim`)."""
     _check_out(out, "linalg.vector_norm")
     if isinstance(ord, (str, builtins.bool)) or not isinstance(ord, (int, float)):
-        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
     return x.norm(ord, dim, keepdim, dtype=dtype)
 
 
@@ -126,6 +126,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if not keepdim and d0 < d1:
         d1 -= 1
     sums = A.abs().sum(d0, keepdim)
+    if sums.shape[d1] == 0:
+        return sums.sum(d1, keepdim)  # PyTorch's 0 for a matrix without columns (or rows)
     return sums.amax(d1, keepdim) if ord > 0 else sums.amin(d1, keepdim)
 
 

@@ -66,7 +66,6 @@ impl Tensor {
     pub fn linalg_solve(&self, b: &Tensor) -> Result<Tensor> {
         let a = self;
         square_batch(a, "linalg.solve")?;
-        check_float(b, "linalg.solve")?;
         if a.dtype() != b.dtype() {
             bail!(
                 Runtime,
@@ -75,6 +74,7 @@ impl Tensor {
                 b.dtype().scalar_type_name()
             );
         }
+        check_float(b, "linalg.solve")?;
         if b.ndim() == 0 {
             bail!(Runtime, "linalg.solve: The input tensor B must have at least 2 dimensions.");
         }
