@@ -34,6 +34,11 @@ def _shape_errors():
         r[f"{name}_nonsquare"] = error(fn, fg.ones(2, 3))
         r[f"{name}_1d"] = error(fn, fg.ones(3))
         r[f"{name}_long"] = error(fn, fg.ones(3, 3, dtype=fg.int64))
+    r["svd_1d"] = error(fg.linalg.svd, fg.ones(3))
+    r["svd_long"] = error(fg.linalg.svd, fg.ones(3, 3, dtype=fg.int64))
+    r["svdvals_1d"] = error(fg.linalg.svdvals, fg.ones(3))
+    r["pinv_long_1d"] = error(fg.linalg.pinv, fg.ones(3, dtype=fg.int64))
+    r["matrix_rank_1d"] = error(fg.linalg.matrix_rank, fg.ones(3))
     r["inv_half"] = error(fg.linalg.inv, fg.eye(3, dtype=fg.float16))
     r["matrix_norm_1d"] = error(fg.linalg.matrix_norm, fg.ones(3))
     r["matrix_norm_order"] = error(fg.linalg.matrix_norm, fg.ones(3, 3), 3)
@@ -151,6 +156,39 @@ def _grad_fn_names():
         "matrix_norm_1": fg.linalg.matrix_norm(a, 1).grad_fn.name(),
         "norm": fg.linalg.norm(a).grad_fn.name(),
         "logdet": fg.logdet(a).grad_fn.name(),
+        "svd": fg.linalg.svd(a).U.grad_fn.name(),
+        "svdvals": fg.linalg.svdvals(a).grad_fn.name(),
+        "matrix_norm_2": fg.linalg.matrix_norm(a, 2).grad_fn.name(),
+        "matrix_norm_nuc": fg.linalg.matrix_norm(a, "nuc").grad_fn.name(),
+    }
+
+
+def _svd_family():
+    a = _m([[3.0, 1.0], [1.0, 3.0], [0.0, 2.0]])
+    rank1 = _m([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])
+    return {
+        "svdvals": fg.linalg.svdvals(a),
+        "svdvals_wide": fg.linalg.svdvals(a.mT),
+        "svdvals_zeros": fg.linalg.svdvals(fg.zeros(2, 2)),
+        "svd_shapes_full": [list(t.shape) for t in fg.linalg.svd(a)],
+        "svd_shapes_thin": [list(t.shape) for t in fg.linalg.svd(a, full_matrices=False)],
+        "svd_empty": [list(t.shape) for t in fg.linalg.svd(fg.zeros(0, 3))],
+        "torch_svd_shapes": [list(t.shape) for t in fg.svd(a)],
+        "torch_svd_some_false": [list(t.shape) for t in fg.svd(a, some=False)],
+        "torch_svd_no_uv": list(fg.svd(a, compute_uv=False)),
+        "pinv": fg.linalg.pinv(a),
+        "pinv_rank1": fg.linalg.pinv(rank1),
+        "pinverse": fg.pinverse(rank1),
+        "pinv_empty": fg.linalg.pinv(fg.zeros(0, 3)),
+        "matrix_rank": fg.linalg.matrix_rank(a),
+        "matrix_rank_rank1": fg.linalg.matrix_rank(rank1),
+        "matrix_rank_atol": fg.linalg.matrix_rank(a, atol=3.0),
+        "matrix_rank_rtol": fg.linalg.matrix_rank(a, rtol=0.9),
+        "matrix_rank_empty": fg.linalg.matrix_rank(fg.zeros(2, 0, 3)),
+        "norm_2": fg.linalg.matrix_norm(a, 2),
+        "norm_-2": fg.linalg.matrix_norm(a, -2),
+        "norm_nuc": fg.linalg.matrix_norm(a, "nuc"),
+        "norm_2_keepdim_dims": fg.linalg.matrix_norm(fg.arange(24.0).reshape(2, 3, 4), 2, dim=(0, 2), keepdim=True),
     }
 
 
@@ -174,4 +212,5 @@ CASES = {
     "norms": _norms,
     "grad_fn_names": _grad_fn_names,
     "float32": _float32,
+    "svd_family": _svd_family,
 }

@@ -33,7 +33,7 @@ def layouts(a, dtype):
     """`a` as a contiguous tensor and as a transposed (non-contiguous) view holding the same values."""
     t = fg.tensor(a, dtype=getattr(fg, dtype))
     view = fg.tensor(np.ascontiguousarray(np.swapaxes(a, -1, -2)), dtype=getattr(fg, dtype)).mT
-    assert not view.is_contiguous()
+    assert not view.is_contiguous() or min(a.shape[-2:]) <= 1
     return [t, view]
 
 
@@ -115,12 +115,42 @@ def test_norms_match_numpy():
     np.testing.assert_allclose(fg.linalg.norm(t).numpy(), np.linalg.norm(a.ravel()), rtol=1e-12)
 
 
-def test_spectral_norm_needs_svd():
-    if AGAINST_TORCH:
-        assert float(fg.linalg.matrix_norm(fg.eye(3), 2)) == 1.0
-        return
-    with pytest.raises(NotImplementedError, match="SVD"):
-        fg.linalg.matrix_norm(fg.eye(3), 2)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4), (3, 1), (0, 2)])
+@pytest.mark.parametrize("full", [True, False])
+def test_svd_matches_numpy(dtype, shape, full):
+    a = RNG.standard_normal(shape)
+    for t in layouts(a, dtype):
+        U, S, Vh = fg.linalg.svd(t, full_matrices=full)
+        nU, nS, nVh = np.linalg.svd(a, full_matrices=full)
+        assert U.shape == nU.shape and S.shape == nS.shape and Vh.shape == nVh.shape
+        close(S, nS, dtype)
+        k = min(shape[-2:])
+        u, vh = U.double().numpy(), Vh.double().numpy()
+        tol = 10 * TOL[dtype]
+        np.testing.assert_allclose((u[..., :k] * S.double().numpy()[..., None, :]) @ vh[..., :k, :], a, atol=tol)
+        np.testing.assert_allclose(
+            np.swapaxes(u, -1, -2) @ u,
+            np.broadcast_to(np.eye(u.shape[-1]), u.shape[:-2] + (u.shape[-1],) * 2),
+            atol=tol,
+        )
+        np.testing.assert_allclose(
+            vh @ np.swapaxes(vh, -1, -2),
+            np.broadcast_to(np.eye(vh.shape[-2]), vh.shape[:-2] + (vh.shape[-2],) * 2),
+            atol=tol,
+        )
+        close(fg.linalg.svdvals(t), nS, dtype)
+
+
+def test_pinv_rank_and_spectral_norms_match_numpy():
+    a = RNG.standard_normal((2, 5, 3))
+    t = fg.tensor(a)
+    np.testing.assert_allclose(fg.linalg.pinv(t).numpy(), np.linalg.pinv(a), rtol=1e-9, atol=1e-12)
+    low = a[0] @ np.diag([1.0, 1.0, 0.0]) @ RNG.standard_normal((3, 3))
+    assert int(fg.linalg.matrix_rank(fg.tensor(low))) == np.linalg.matrix_rank(low) == 2
+    for ord_ in [2, -2, "nuc"]:
+        want = np.stack([np.linalg.norm(m, ord_) for m in a])
+        np.testing.assert_allclose(fg.linalg.matrix_norm(t, ord_).numpy(), want, rtol=1e-12)
 
 
 def leaf(a):
@@ -133,6 +163,22 @@ def _sym(m):
 
 def _spd(m):
     return m @ m.mT + 3 * fg.eye(m.shape[-1], dtype=m.dtype)
+
+
+def _usv(r):
+    return (r.U * r.S.unsqueeze(-2)) @ r.Vh
+
+
+def _gauge_free(r):
+    """Functions of the SVD that do not depend on the signs of the singular vectors: U Uᵀ-like projections of the
+    first k vectors, scaled by S (what torch's gauge-invariance rule asks of a loss)."""
+    k = r.S.shape[-1]
+    u, vh = r.U[..., :k], r.Vh[..., :k, :]
+    return fg.cat([((u * r.S.unsqueeze(-2)) @ u.mT).flatten(), (vh.mT @ (vh * r.S.unsqueeze(-1))).flatten()])
+
+
+def _gauge_free_v(r):
+    return (r.U * r.S.unsqueeze(-2)) @ r.V.mT
 
 
 GRADCHECKS = {
@@ -157,6 +203,16 @@ GRADCHECKS = {
     "matrix_norm_fro": (fg.linalg.matrix_norm, lambda: [RNG.standard_normal((2, 3, 4))]),
     "matrix_norm_1": (lambda a: fg.linalg.matrix_norm(a, 1), lambda: [RNG.standard_normal((2, 3, 4))]),
     "matrix_norm_-inf": (lambda a: fg.linalg.matrix_norm(a, float("-inf")), lambda: [RNG.standard_normal((3, 4))]),
+    "svdvals": (fg.linalg.svdvals, lambda: [RNG.standard_normal((2, 4, 3))]),
+    "svd_tall_product": (lambda a: _usv(fg.linalg.svd(a, full_matrices=False)), lambda: [RNG.standard_normal((4, 3))]),
+    "svd_wide_product": (lambda a: _usv(fg.linalg.svd(a, full_matrices=False)), lambda: [RNG.standard_normal((3, 4))]),
+    "svd_full_gauge_invariant": (lambda a: _gauge_free(fg.linalg.svd(a)), lambda: [RNG.standard_normal((4, 3))]),
+    "svd_wide_full_gauge_invariant": (lambda a: _gauge_free(fg.linalg.svd(a)), lambda: [RNG.standard_normal((3, 4))]),
+    "torch_svd": (lambda a: _gauge_free_v(fg.svd(a)), lambda: [RNG.standard_normal((4, 3))]),
+    "pinv": (fg.linalg.pinv, lambda: [RNG.standard_normal((2, 4, 3))]),
+    "pinverse": (fg.pinverse, lambda: [RNG.standard_normal((3, 4))]),
+    "matrix_norm_2": (lambda a: fg.linalg.matrix_norm(a, 2), lambda: [RNG.standard_normal((3, 4))]),
+    "matrix_norm_nuc": (lambda a: fg.linalg.matrix_norm(a, "nuc"), lambda: [RNG.standard_normal((3, 4))]),
     "vector_norm_3": (lambda a: fg.linalg.vector_norm(a, 3, dim=1), lambda: [RNG.standard_normal((3, 4))]),
 }
 

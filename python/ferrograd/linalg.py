@@ -1,6 +1,7 @@
-"""`torch.linalg`: norms, inv, det, slogdet, solve, cholesky, eigh and eigvalsh. The factorizations and their
-gradients are Rust ops (`rust/core/src/ops/linalg/`); the norms compose the core's `vector_norm`, `sum` and
-`amax`/`amin`, as PyTorch's own `matrix_norm` does (so their `grad_fn` names match)."""
+"""`torch.linalg`: norms, inv, det, slogdet, solve, cholesky, eigh/eigvalsh, svd/svdvals, pinv, matrix_rank.
+The factorizations and their gradients are Rust ops (`rust/core/src/ops/linalg/`); the norms, pinv and
+matrix_rank compose core ops (`vector_norm`, `sum`, `amax`/`amin`, the SVD), as PyTorch's own `matrix_norm`
+does (so the norms' `grad_fn` names match)."""
 
 import builtins
 from collections import namedtuple
@@ -24,6 +25,7 @@ def _named(name, fields):
 
 _SlogdetResult = _named("linalg_slogdet", ["sign", "logabsdet"])
 _EighResult = _named("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_SvdResult = _named("linalg_svd", ["U", "S", "Vh"])
 
 _INF = float("inf")
 
@@ -86,6 +88,57 @@ def eigvalsh(A, UPLO="L", *, out=None):
     return _core._linalg_eigh(A, _uplo(UPLO))[0]
 
 
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    """(U, S, Vh) with A = U diag(S) Vh, S descending (one-sided Jacobi in float64). Singular vectors are
+    unique only up to sign (and rotation within repeated singular values): compare U diag(S) Vh."""
+    _check_out(out, "linalg.svd")
+    if driver is not None:
+        raise RuntimeError(
+            "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend."
+        )
+    return _SvdResult(*_core._linalg_svd(A, builtins.bool(full_matrices)))
+
+
+def svdvals(A, *, driver=None, out=None):
+    """The singular values of each matrix, descending."""
+    _check_out(out, "linalg.svdvals")
+    return svd(A, False, driver=driver).S
+
+
+def _tolerance(S, atol, rtol, shape):
+    """PyTorch's cut-off for pinv and matrix_rank: max(atol, rtol * largest singular value), rtol defaulting to
+    eps * max(m, n) when neither is given."""
+    eps = 1.1920928955078125e-07 if S.dtype == _core.float32 else 2.220446049250313e-16
+    if rtol is None:
+        rtol = eps * max(shape[-2:]) if atol is None or atol == 0 else 0.0
+    largest = S.amax(-1, keepdim=True) if S.shape[-1] else S.sum(-1, keepdim=True)
+    tol = largest * rtol
+    return tol.clamp(min=atol) if atol is not None else tol
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """The Moore-Penrose pseudo-inverse: V diag(1/S) Uᵀ over the singular values above the tolerance."""
+    _check_out(out, "linalg.pinv")
+    if A.ndim < 2 or not A.dtype.is_floating_point:
+        raise RuntimeError(
+            f"linalg.pinv({_TYPE_NAMES.get(_scalar_name(A), _scalar_name(A))}{{{list(A.shape)}}}): expected a tensor "
+            "with 2 or more dimensions of float, double, cfloat or cdouble types"
+        )
+    U, S, Vh = svd(A, False)
+    keep = S > _tolerance(S, atol, rtol, A.shape)
+    S_inv = (1 / S).where(keep, 0.0)
+    return (Vh.mT * S_inv.unsqueeze(-2)) @ U.mT
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """The number of singular values above the tolerance, as int64."""
+    _check_out(out, "linalg.matrix_rank")
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    S = svdvals(A)
+    return (S > _tolerance(S, atol, rtol, A.shape)).sum(-1)
+
+
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """The `ord`-norm of `x`'s elements (all of them, or over `dim`)."""
     _check_out(out, "linalg.vector_norm")
@@ -104,9 +157,9 @@ def _matrix_dims(A, dim, func):
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    """The Frobenius norm (`'fro'`) or the induced 1 / inf norms (max column / row sum of magnitudes; -1 and
-    -inf the min) of each matrix over `dim`. The spectral (2, -2) and nuclear ('nuc') norms need the SVD,
-    which ferrograd does not have yet: NotImplementedError."""
+    """The Frobenius norm (`'fro'`), the induced 1 / inf norms (max column / row sum of magnitudes; -1 and -inf
+    the min), the spectral norms (2, -2: largest / smallest singular value) or the nuclear norm ('nuc': their
+    sum) of each matrix over `dim`."""
     _check_out(out, "linalg.matrix_norm")
     d0, d1 = _matrix_dims(A, tuple(dim), "linalg.matrix_norm")
     if not A.dtype.is_floating_point:
@@ -118,7 +171,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if ord == "fro":
         return A.norm(2, (d0, d1), keepdim)
     if ord in (2, -2, "nuc"):
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs the SVD, which ferrograd does not have yet")
+        S = svdvals(A.movedim((d0, d1), (-2, -1)))
+        r = S.sum(-1) if ord == "nuc" else S.amax(-1) if ord == 2 else S.amin(-1)
+        return r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1)) if keepdim else r
     if isinstance(ord, str) or ord not in (1, -1, _INF, -_INF):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if abs(ord) == _INF:
@@ -131,9 +186,26 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     return sums.amax(d1, keepdim) if ord > 0 else sums.amin(d1, keepdim)
 
 
+# the names in pinv's message (PyTorch's `toString` of the tensor type)
+_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16"}
+
+
+def _torch_svd(input, some=True, compute_uv=True):
+    """`torch.svd`: (U, S, V) with V = Vhᵀ; `some=False` gives the full U and V; without `compute_uv`, U and V
+    are zeros of the full shapes."""
+    U, S, Vh = svd(input, full_matrices=not some or not compute_uv)
+    if not compute_uv:
+        return _TorchSvdResult(U.new_zeros(U.shape), S, Vh.new_zeros(Vh.shape))
+    return _TorchSvdResult(U, S, Vh.mT)
+
+
+_TorchSvdResult = _named("svd", ["U", "S", "V"])
+
+
 def _scalar_name(A):
+    name = str(A.dtype).removeprefix("ferrograd.")
     return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(
-        str(A.dtype).removeprefix("ferrograd."), str(A.dtype)
+        name, name
     )
 
 
@@ -164,6 +236,10 @@ __all__ = [
     "eigvalsh",
     "inv",
     "matrix_norm",
+    "matrix_rank",
+    "pinv",
+    "svd",
+    "svdvals",
     "norm",
     "slogdet",
     "solve",

@@ -57,6 +57,13 @@ fn _linalg_eigh<'py>(py: Python<'py>, a: &Bound<'_, PyAny>, upper: bool) -> PyRe
     PyTuple::new(py, [wrap(py, w)?, wrap(py, v)?])
 }
 
+#[pyfunction]
+fn _linalg_svd<'py>(py: Python<'py>, a: &Bound<'_, PyAny>, full_matrices: bool) -> PyResult<Bound<'py, PyTuple>> {
+    let a = tensor_arg(a, "linalg.svd", "A")?;
+    let (u, s, vh) = call_heavy(py, cost(&a), || a.linalg_svd(full_matrices))?;
+    PyTuple::new(py, [wrap(py, u)?, wrap(py, s)?, wrap(py, vh)?])
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LinAlgError", m.py().get_type::<LinAlgError>())?;
     m.add_function(wrap_pyfunction!(_linalg_inv, m)?)?;
@@ -66,5 +73,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_linalg_solve, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_cholesky, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_eigh, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_svd, m)?)?;
     Ok(())
 }

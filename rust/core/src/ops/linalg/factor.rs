@@ -231,3 +231,120 @@ mod tests {
         assert!((v[1].abs() - s).abs() < 1e-12 && (v[3] - s).abs() < 1e-12);
     }
 }
+
+/// The thin SVD of a row-major r×c matrix with r ≥ c by one-sided Jacobi rotations: (U as r×`u_cols`
+/// row-major, singular values descending, V as c×c row-major with the right singular vectors as
+/// columns). `u_cols` (c or r) columns of U are returned, those past the rank completed to an
+/// orthonormal set.
+pub fn svd_tall(a: &[f64], r: usize, c: usize, u_cols: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let mut u = a.to_vec();
+    let mut v = vec![0.0; c * c];
+    for i in 0..c {
+        v[i * c + i] = 1.0;
+    }
+    const MAX_SWEEPS: usize = 100;
+    for _ in 0..MAX_SWEEPS {
+        let mut rotated = false;
+        for p in 0..c {
+            for q in p + 1..c {
+                let (mut alpha, mut beta, mut gamma) = (0.0, 0.0, 0.0);
+                for i in 0..r {
+                    let (x, y) = (u[i * c + p], u[i * c + q]);
+                    alpha += x * x;
+                    beta += y * y;
+                    gamma += x * y;
+                }
+                if gamma == 0.0 || gamma.abs() <= f64::EPSILON * (alpha * beta).sqrt() || !gamma.is_finite() {
+                    continue;
+                }
+                rotated = true;
+                let zeta = (beta - alpha) / (2.0 * gamma);
+                let t = zeta.signum() / (zeta.abs() + (zeta * zeta + 1.0).sqrt());
+                let cs = 1.0 / (t * t + 1.0).sqrt();
+                let sn = cs * t;
+                for (m, cols, rows) in [(&mut u, c, r), (&mut v, c, c)] {
+                    for i in 0..rows {
+                        let (x, y) = (m[i * cols + p], m[i * cols + q]);
+                        m[i * cols + p] = cs * x - sn * y;
+                        m[i * cols + q] = sn * x + cs * y;
+                    }
+                }
+            }
+        }
+        if !rotated {
+            break;
+        }
+    }
+    let norms: Vec<f64> = (0..c).map(|j| (0..r).map(|i| u[i * c + j] * u[i * c + j]).sum::<f64>().sqrt()).collect();
+    let mut order: Vec<usize> = (0..c).collect();
+    order.sort_by(|&i, &j| norms[j].total_cmp(&norms[i]));
+    let s: Vec<f64> = order.iter().map(|&j| norms[j]).collect();
+    let mut u_out = vec![0.0; r * u_cols];
+    let mut v_out = vec![0.0; c * c];
+    let largest = s.first().copied().unwrap_or(0.0);
+    let mut filled = vec![false; u_cols];
+    for (col, &src) in order.iter().enumerate() {
+        for i in 0..c {
+            v_out[i * c + col] = v[i * c + src];
+        }
+        // a column of (numerically) zero norm carries no direction: completed below
+        if s[col] > largest * f64::EPSILON * (r as f64) && s[col] > 0.0 {
+            for i in 0..r {
+                u_out[i * u_cols + col] = u[i * c + src] / s[col];
+            }
+            filled[col] = true;
+        }
+    }
+    complete_orthonormal(&mut u_out, r, u_cols, &filled);
+    (u_out, s, v_out)
+}
+
+/// Fills the columns of the row-major r×cols `q` not marked `filled` with unit vectors orthogonal to
+/// every other column (Gram-Schmidt, twice, over the standard basis).
+fn complete_orthonormal(q: &mut [f64], r: usize, cols: usize, filled: &[bool]) {
+    let mut done: Vec<usize> = (0..cols).filter(|&j| filled[j]).collect();
+    let mut candidate = 0;
+    for j in (0..cols).filter(|&j| !filled[j]) {
+        while candidate < r {
+            let mut x = vec![0.0; r];
+            x[candidate] = 1.0;
+            candidate += 1;
+            for _ in 0..2 {
+                for &k in &done {
+                    let dot: f64 = (0..r).map(|i| q[i * cols + k] * x[i]).sum();
+                    for (i, xi) in x.iter_mut().enumerate() {
+                        *xi -= dot * q[i * cols + k];
+                    }
+                }
+            }
+            let norm = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+            if norm > 1e-8 {
+                for i in 0..r {
+                    q[i * cols + j] = x[i] / norm;
+                }
+                done.push(j);
+                break;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod svd_tests {
+    use super::*;
+
+    #[test]
+    fn jacobi_svd_reconstructs_and_completes() {
+        let a = [3.0, 0.0, 0.0, 4.0, 0.0, 0.0];
+        let (u, s, v) = svd_tall(&a, 3, 2, 3);
+        assert!((s[0] - 4.0).abs() < 1e-12 && (s[1] - 3.0).abs() < 1e-12);
+        for i in 0..3 {
+            for j in 0..2 {
+                let back: f64 = (0..2).map(|k| u[i * 3 + k] * s[k] * v[j * 2 + k]).sum();
+                assert!((back - a[i * 2 + j]).abs() < 1e-12);
+            }
+        }
+        // the third column of U is the missing unit vector
+        assert!((u[2 * 3 + 2].abs() - 1.0).abs() < 1e-12);
+    }
+}

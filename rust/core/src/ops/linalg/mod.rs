@@ -8,3 +8,4 @@ mod eigh;
 mod factor;
 mod products;
 mod solve;
+mod svd;
