@@ -69,7 +69,8 @@ impl Tensor {
         if a.dtype() != b.dtype() {
             bail!(
                 Runtime,
-                "linalg.solve: Expected A and B to have the same dtype, but found A of type {} and B of type {} instead",
+                "linalg.solve: Expected A and B to have the same dtype, but found A of type {} and B of type {} \
+                 instead",
                 a.dtype().scalar_type_name(),
                 b.dtype().scalar_type_name()
             );
