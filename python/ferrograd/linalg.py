@@ -30,6 +30,13 @@ _SvdResult = _named("linalg_svd", ["U", "S", "Vh"])
 _INF = float("inf")
 
 
+def _tensor(x, func, arg):
+    """PyTorch's TypeError for a non-tensor argument of the functions composed here."""
+    if not isinstance(x, _core.Tensor):
+        raise TypeError(f"{func}(): argument '{arg}' (position 1) must be Tensor, not {type(x).__name__}")
+    return x
+
+
 def _check_out(out, func):
     if out is not None:
         raise NotImplementedError(f"{func}(): out= is not supported")
@@ -58,6 +65,8 @@ def solve(A, B, *, left=True, out=None):
     _check_out(out, "linalg.solve")
     if left:
         return _core._linalg_solve(A, B)
+    _tensor(A, "linalg_solve", "A")
+    _tensor(B, "linalg_solve", "B")
     # X A = B  <=>  Aᵀ Xᵀ = Bᵀ (B is a matrix here, as in PyTorch)
     return _core._linalg_solve(A.mT, B.mT).mT
 
@@ -119,6 +128,7 @@ def _tolerance(S, atol, rtol, shape):
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """The Moore-Penrose pseudo-inverse: V diag(1/S) Uᵀ over the singular values above the tolerance."""
     _check_out(out, "linalg.pinv")
+    _tensor(A, "linalg_pinv", "input")
     if A.ndim < 2 or not A.dtype.is_floating_point:
         raise RuntimeError(
             f"linalg.pinv({_TYPE_NAMES.get(_scalar_name(A), _scalar_name(A))}{{{list(A.shape)}}}): expected a tensor "
@@ -133,6 +143,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """The number of singular values above the tolerance, as int64."""
     _check_out(out, "linalg.matrix_rank")
+    _tensor(A, "linalg_matrix_rank", "input")
     if A.ndim < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
     S = svdvals(A)
@@ -142,6 +153,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """The `ord`-norm of `x`'s elements (all of them, or over `dim`)."""
     _check_out(out, "linalg.vector_norm")
+    _tensor(x, "linalg_vector_norm", "input")
     if isinstance(ord, (str, builtins.bool)) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
     return x.norm(ord, dim, keepdim, dtype=dtype)
@@ -161,6 +173,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     the min), the spectral norms (2, -2: largest / smallest singular value) or the nuclear norm ('nuc': their
     sum) of each matrix over `dim`."""
     _check_out(out, "linalg.matrix_norm")
+    _tensor(A, "linalg_matrix_norm", "input")
     d0, d1 = _matrix_dims(A, tuple(dim), "linalg.matrix_norm")
     if not A.dtype.is_floating_point:
         raise NotImplementedError(
@@ -213,6 +226,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """`vector_norm` or `matrix_norm`, chosen as PyTorch does: a 2-tuple `dim` or a string `ord` is a matrix
     norm; with `ord` and no `dim`, `A` must be 1-D or 2-D."""
     _check_out(out, "linalg.norm")
+    _tensor(A, "linalg_norm", "input")
     if dim is not None and not isinstance(dim, (tuple, list)):
         dim = (dim,)
     if dim is not None and len(dim) == 2 or dim is None and ord is not None and A.ndim == 2:

@@ -141,22 +141,20 @@ pub fn eigh(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
     for i in 0..n {
         v[i * n + i] = 1.0;
     }
+    // rounding left in an off-diagonal element after a rotation is relative to the whole matrix
+    let floor = f64::EPSILON * 1e-2 * a.iter().map(|x| x * x).sum::<f64>().sqrt();
     const MAX_SWEEPS: usize = 100;
     for _ in 0..MAX_SWEEPS {
-        let off: f64 = (0..n)
-            .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
-            .map(|(i, j)| m[i * n + j] * m[i * n + j])
-            .sum();
-        let diag: f64 = (0..n).map(|i| m[i * n + i] * m[i * n + i]).sum();
-        if off <= f64::EPSILON * f64::EPSILON * diag || off == 0.0 || !off.is_finite() {
-            break;
-        }
+        let mut rotated = false;
         for p in 0..n {
             for q in p + 1..n {
                 let apq = m[p * n + q];
-                if apq == 0.0 {
+                // below rounding next to its diagonal: already zero as far as float64 can tell
+                let near = f64::EPSILON * (m[p * n + p] * m[q * n + q]).abs().sqrt();
+                if !apq.is_finite() || apq.abs() <= near.max(floor) {
                     continue;
                 }
+                rotated = true;
                 let theta = (m[q * n + q] - m[p * n + p]) / (2.0 * apq);
                 let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
                 let t = if theta == 0.0 { 1.0 } else { t };
@@ -178,6 +176,9 @@ pub fn eigh(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
                     v[k * n + q] = s * vkp + c * vkq;
                 }
             }
+        }
+        if !rotated {
+            break;
         }
     }
     let mut order: Vec<usize> = (0..n).collect();
@@ -242,6 +243,10 @@ pub fn svd_tall(a: &[f64], r: usize, c: usize, u_cols: usize) -> (Vec<f64>, Vec<
     for i in 0..c {
         v[i * c + i] = 1.0;
     }
+    // a dot product of r terms carries about sqrt(r) roundings; columns below the whole matrix's
+    // rounding level are left alone (their singular values are zero as far as float64 can tell)
+    let tol = f64::EPSILON * (r as f64).sqrt();
+    let tiny = (f64::EPSILON * a.iter().map(|x| x * x).sum::<f64>().sqrt()).powi(2);
     const MAX_SWEEPS: usize = 100;
     for _ in 0..MAX_SWEEPS {
         let mut rotated = false;
@@ -254,7 +259,7 @@ pub fn svd_tall(a: &[f64], r: usize, c: usize, u_cols: usize) -> (Vec<f64>, Vec<
                     beta += y * y;
                     gamma += x * y;
                 }
-                if gamma == 0.0 || gamma.abs() <= f64::EPSILON * (alpha * beta).sqrt() || !gamma.is_finite() {
+                if !gamma.is_finite() || gamma.abs() <= tol * (alpha * beta).sqrt() || alpha.min(beta) <= tiny {
                     continue;
                 }
                 rotated = true;
@@ -346,5 +351,43 @@ mod svd_tests {
         }
         // the third column of U is the missing unit vector
         assert!((u[2 * 3 + 2].abs() - 1.0).abs() < 1e-12);
+    }
+}
+
+#[cfg(test)]
+mod convergence_tests {
+    use super::*;
+
+    /// A pseudo-random n×n matrix (a fixed linear congruential sequence in [-1, 1)).
+    fn matrix(n: usize) -> Vec<f64> {
+        let mut state = 12345u64;
+        (0..n * n)
+            .map(|_| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (state >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn jacobi_eigh_and_svd_converge_on_a_64x64_matrix() {
+        let n = 64;
+        let a = matrix(n);
+        let sym: Vec<f64> = (0..n * n).map(|k| a[k] + a[(k % n) * n + k / n]).collect();
+        let (w, v) = eigh(&sym, n);
+        // A v = w v for every pair
+        for col in 0..n {
+            for row in 0..n {
+                let av: f64 = (0..n).map(|k| sym[row * n + k] * v[k * n + col]).sum();
+                assert!((av - w[col] * v[row * n + col]).abs() < 1e-10);
+            }
+        }
+        let (u, s, vv) = svd_tall(&a, n, n, n);
+        for i in 0..n {
+            for j in 0..n {
+                let back: f64 = (0..n).map(|k| u[i * n + k] * s[k] * vv[j * n + k]).sum();
+                assert!((back - a[i * n + j]).abs() < 1e-10);
+            }
+        }
     }
 }
