@@ -365,6 +365,22 @@ _utils.typed_entry_points(
     [n for n, v in list(globals().items()) if not n.startswith("_") and getattr(v, "__module__", "") == __name__],
 )
 
+
+def svd(input, some=True, compute_uv=True, *, out=None):
+    """`torch.svd`: (U, S, V) with ``input = U diag(S) Vᵀ`` (V, not Vh, unlike ``linalg.svd``)."""
+    from .linalg import _check_out, _torch_svd
+
+    _check_out(out, "svd")
+    return _torch_svd(input, some, compute_uv)
+
+
+def pinverse(input, rcond=1e-15):
+    """`torch.pinverse`: ``linalg.pinv`` with ``rtol=rcond``."""
+    from .linalg import pinv
+
+    return pinv(input, rtol=rcond)
+
+
 # The subpackages (most of the Python code: `nn` alone is several times the rest) load on first use:
 # `fg.nn.Linear`, `from ferrograd import nn` and `import ferrograd.nn as nn` all work as always.
 # Type checkers see them as the plain imports they become (`TYPE_CHECKING` is True only for them; the
@@ -380,6 +396,7 @@ if TYPE_CHECKING:
         cpu,
         cuda,
         distributed,
+        linalg,
         nn,
         onnx,
         optim,
@@ -401,6 +418,7 @@ _lazy_submodules.install(
         "cpu",
         "cuda",
         "distributed",
+        "linalg",
         "nn",
         "onnx",
         "optim",

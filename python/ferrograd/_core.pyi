@@ -113,6 +113,15 @@ __all__ = [
     "is_anomaly_check_nan_enabled",
     "where",
     "_nll_loss",
+    "LinAlgError",
+    "_linalg_inv",
+    "_linalg_det",
+    "_linalg_slogdet",
+    "_logdet",
+    "_linalg_solve",
+    "_linalg_cholesky",
+    "_linalg_eigh",
+    "_linalg_svd",
     "_mse_loss",
     "_linear",
     "_chain_layers",
@@ -1157,6 +1166,14 @@ class Tensor:
         """``outer`` under its old name."""
     def trace(self) -> Tensor:  # function form
         """Sum of the main diagonal of a 2-D tensor."""
+    def det(self) -> Tensor:  # function form
+        """``linalg.det``: the determinant of each square matrix."""
+    def inverse(self) -> Tensor:  # function form
+        """``linalg.inv``: the inverse of each square matrix."""
+    def logdet(self) -> Tensor:  # function form
+        """log det of each square matrix: NaN where the determinant is negative, -inf where it is zero."""
+    def slogdet(self) -> tuple[Tensor, Tensor]:  # function form
+        """``linalg.slogdet``: (sign, logabsdet) of each square matrix's determinant."""
     def baddbmm(  # function form
         self, batch1: Tensor, batch2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0
     ) -> Tensor:
@@ -1616,6 +1633,17 @@ def cat(tensors: Any, dim: Any = ...) -> Tensor:
 def stack(tensors: Any, dim: Any = ...) -> Tensor:
     """Stacks tensors along a new dim ``dim``."""
 
+class LinAlgError(RuntimeError):
+    """A matrix a linear-algebra routine cannot factor (singular, not positive-definite)."""
+
+def _linalg_inv(a: Tensor) -> Tensor: ...
+def _linalg_det(a: Tensor) -> Tensor: ...
+def _linalg_slogdet(a: Tensor) -> tuple[Tensor, Tensor]: ...
+def _logdet(a: Tensor) -> Tensor: ...
+def _linalg_solve(a: Tensor, b: Tensor) -> Tensor: ...
+def _linalg_cholesky(a: Tensor, upper: _Bool) -> Tensor: ...
+def _linalg_eigh(a: Tensor, upper: _Bool) -> tuple[Tensor, Tensor]: ...
+def _linalg_svd(a: Tensor, full_matrices: _Bool) -> tuple[Tensor, Tensor, Tensor]: ...
 def einsum(equation: str, *operands: Tensor | Sequence[Tensor]) -> Tensor:
     """Einstein summation: any subscripts, ``...``, repeated subscripts (diagonals) and implicit output."""
 

@@ -74,6 +74,7 @@ __all__ = [
     "cummin",
     "cumprod",
     "cumsum",
+    "det",
     "detach",
     "diag",
     "diagonal",
@@ -118,6 +119,7 @@ __all__ = [
     "i0_",
     "index_add",
     "index_select",
+    "inverse",
     "isclose",
     "isfinite",
     "isinf",
@@ -137,6 +139,7 @@ __all__ = [
     "log2_",
     "log_",
     "log_softmax",
+    "logdet",
     "logical_and",
     "logical_not",
     "logical_or",
@@ -192,6 +195,7 @@ __all__ = [
     "sinc_",
     "sinh",
     "sinh_",
+    "slogdet",
     "softmax",
     "sort",
     "split",
@@ -768,6 +772,14 @@ def cumsum(input: "Tensor", dim: "builtins.int", *, dtype: "_DType | None" = Non
         raise _not_a_tensor(e, "cumsum", input) from None
 
 
+def det(input: "Tensor") -> "Tensor":
+    """`ferrograd.det(input, ...)` is `input.det(...)`."""
+    try:
+        return input.det()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "det", input) from None
+
+
 def detach(input: "Tensor") -> "Tensor":
     """`ferrograd.detach(input, ...)` is `input.detach(...)`."""
     try:
@@ -1146,6 +1158,14 @@ def index_select(input: "Tensor", dim: "builtins.int", index: "Tensor") -> "Tens
         raise _not_a_tensor(e, "index_select", input) from None
 
 
+def inverse(input: "Tensor") -> "Tensor":
+    """`ferrograd.inverse(input, ...)` is `input.inverse(...)`."""
+    try:
+        return input.inverse()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "inverse", input) from None
+
+
 def isclose(
     input: "Tensor", other: "Tensor", rtol: "_Float" = 1e-05, atol: "_Float" = 1e-08, equal_nan: "_Bool" = False
 ) -> "Tensor":
@@ -1308,6 +1328,14 @@ def log_softmax(input: "Tensor", dim: "builtins.int", dtype: "_DType | None" = N
         return input.log_softmax(dim, dtype)
     except AttributeError as e:
         raise _not_a_tensor(e, "log_softmax", input) from None
+
+
+def logdet(input: "Tensor") -> "Tensor":
+    """`ferrograd.logdet(input, ...)` is `input.logdet(...)`."""
+    try:
+        return input.logdet()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "logdet", input) from None
 
 
 def logical_and(input: "Tensor", other: "Tensor") -> "Tensor":
@@ -1848,6 +1876,14 @@ def sinh_(input: "Tensor") -> "Tensor":
         return input.sinh_()
     except AttributeError as e:
         raise _not_a_tensor(e, "sinh_", input) from None
+
+
+def slogdet(input: "Tensor") -> "tuple[Tensor, Tensor]":
+    """`ferrograd.slogdet(input, ...)` is `input.slogdet(...)`."""
+    try:
+        return input.slogdet()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "slogdet", input) from None
 
 
 def softmax(input: "Tensor", dim: "builtins.int", dtype: "_DType | None" = None) -> "Tensor":

@@ -14,6 +14,9 @@ pub enum Error {
     NotImplemented(String),
     /// A failed file operation (Python: the OSError subclass its errno selects).
     Io(IoError),
+    /// A matrix a linear-algebra routine cannot factor (singular, not positive-definite): PyTorch's
+    /// `torch.linalg.LinAlgError`, a RuntimeError subclass.
+    LinAlg(String),
 }
 
 /// What the bindings need to raise the right OSError: the OS error number, its text, the file.
@@ -54,9 +57,12 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Runtime(m) | Error::Index(m) | Error::Type(m) | Error::Value(m) | Error::NotImplemented(m) => {
-                f.write_str(m)
-            }
+            Error::Runtime(m)
+            | Error::Index(m)
+            | Error::Type(m)
+            | Error::Value(m)
+            | Error::NotImplemented(m)
+            | Error::LinAlg(m) => f.write_str(m),
             Error::External(_) => f.write_str("error raised in a callback"),
             Error::Io(e) => match &e.path {
                 Some(p) => write!(f, "{}: '{}'", e.message, p.display()),

@@ -4,6 +4,13 @@ use pyo3::exceptions::{PyIndexError, PyNotImplementedError, PyOSError, PyRuntime
 use pyo3::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+pyo3::create_exception!(
+    ferrograd,
+    LinAlgError,
+    PyRuntimeError,
+    "A matrix a linear-algebra routine cannot factor (singular, not positive-definite)."
+);
+
 pub fn to_py(e: Error) -> PyErr {
     match e {
         Error::External(ext) => match ext.0.downcast_ref::<PyErr>() {
@@ -15,6 +22,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::Type(m) => PyTypeError::new_err(m),
         Error::Value(m) => PyValueError::new_err(m),
         Error::NotImplemented(m) => PyNotImplementedError::new_err(m),
+        Error::LinAlg(m) => LinAlgError::new_err(m),
         // OSError(errno, strerror, filename) becomes FileNotFoundError, IsADirectoryError, ... by errno
         Error::Io(e) => match (e.errno, &e.path) {
             (Some(errno), Some(path)) => PyOSError::new_err((errno, e.message, path.clone().into_os_string())),

@@ -16,6 +16,7 @@ mod errors;
 mod generator;
 mod hooks;
 mod indexing;
+mod linalg;
 mod nn;
 mod node;
 mod optim;
@@ -579,6 +580,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_default_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(set_default_dtype, m)?)?;
     nn::register(m)?;
+    linalg::register(m)?;
     rnn::register(m)?;
     sparse::register(m)?;
     threads::register(m)?;

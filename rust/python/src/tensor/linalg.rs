@@ -66,6 +66,27 @@ impl PyTensor {
         wrap(py, call_heavy(py, a.numel() + b.numel(), || input.baddbmm(&a, &b, beta, alpha))?)
     }
 
+    fn det(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call_heavy(py, a.numel(), || a.linalg_det())?)
+    }
+
+    fn inverse(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call_heavy(py, a.numel(), || a.linalg_inv())?)
+    }
+
+    fn logdet(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call_heavy(py, a.numel(), || a.logdet())?)
+    }
+
+    /// (sign, logabsdet), a named tuple made by the Python facade (`ferrograd.linalg.slogdet`).
+    fn slogdet(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let slogdet = slf.py().import("ferrograd.linalg")?.getattr("slogdet")?;
+        Ok(slogdet.call1((slf,))?.unbind())
+    }
+
     fn dot(&self, py: Python<'_>, tensor: &Bound<'_, PyAny>) -> Out {
         let (a, b) = (self.get(), tensor_arg(tensor, "dot", "tensor")?);
         wrap(py, call(|| a.dot(&b))?)

@@ -1,0 +1,261 @@
+"""`torch.linalg`: norms, inv, det, slogdet, solve, cholesky, eigh/eigvalsh, svd/svdvals, pinv, matrix_rank.
+The factorizations and their gradients are Rust ops (`rust/core/src/ops/linalg/`); the norms, pinv and
+matrix_rank compose core ops (`vector_norm`, `sum`, `amax`/`amin`, the SVD), as PyTorch's own `matrix_norm`
+does (so the norms' `grad_fn` names match)."""
+
+import builtins
+from collections import namedtuple
+
+from . import _core
+
+LinAlgError = _core.LinAlgError
+LinAlgError.__module__ = "ferrograd.linalg"
+LinAlgError.__qualname__ = LinAlgError.__name__ = "LinAlgError"
+
+
+def _named(name, fields):
+    base = namedtuple(name, fields)
+
+    def __repr__(self):
+        parts = ",\n".join(f"{f}={getattr(self, f)!r}" for f in fields)
+        return f"ferrograd.return_types.{name}(\n{parts})"
+
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__, "__module__": "ferrograd.return_types"})
+
+
+_SlogdetResult = _named("linalg_slogdet", ["sign", "logabsdet"])
+_EighResult = _named("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_SvdResult = _named("linalg_svd", ["U", "S", "Vh"])
+
+_INF = float("inf")
+
+
+def _tensor(x, func, arg):
+    """PyTorch's TypeError for a non-tensor argument of the functions composed here."""
+    if not isinstance(x, _core.Tensor):
+        raise TypeError(f"{func}(): argument '{arg}' (position 1) must be Tensor, not {type(x).__name__}")
+    return x
+
+
+def _check_out(out, func):
+    if out is not None:
+        raise NotImplementedError(f"{func}(): out= is not supported")
+
+
+def inv(A, *, out=None):
+    """The inverse of each square matrix of `A` (`LinAlgError` if one is singular)."""
+    _check_out(out, "linalg.inv")
+    return _core._linalg_inv(A)
+
+
+def det(A, *, out=None):
+    """The determinant of each square matrix of `A`."""
+    _check_out(out, "linalg.det")
+    return _core._linalg_det(A)
+
+
+def slogdet(A, *, out=None):
+    """(sign, logabsdet) of the determinant of each square matrix of `A`; (0, -inf) where it is zero."""
+    _check_out(out, "linalg.slogdet")
+    return _SlogdetResult(*_core._linalg_slogdet(A))
+
+
+def solve(A, B, *, left=True, out=None):
+    """X with `A @ X = B` (`left=False`: `X @ A = B`), batch dimensions broadcast."""
+    _check_out(out, "linalg.solve")
+    if left:
+        return _core._linalg_solve(A, B)
+    _tensor(A, "linalg_solve", "A")
+    _tensor(B, "linalg_solve", "B")
+    # X A = B  <=>  Aᵀ Xᵀ = Bᵀ (B is a matrix here, as in PyTorch)
+    return _core._linalg_solve(A.mT, B.mT).mT
+
+
+def cholesky(A, *, upper=False, out=None):
+    """The lower Cholesky factor L of each symmetric positive-definite matrix (`upper`: U = Lᵀ)."""
+    _check_out(out, "linalg.cholesky")
+    return _core._linalg_cholesky(A, builtins.bool(upper))
+
+
+def _uplo(UPLO):
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return UPLO == "U"
+
+
+def eigh(A, UPLO="L", *, out=None):
+    """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix, read from its lower
+    (`UPLO='L'`) or upper triangle. Each eigenvector is signed so its largest-magnitude entry is positive
+    (PyTorch leaves the sign to LAPACK: compare eigenvectors up to sign)."""
+    _check_out(out, "linalg.eigh")
+    return _EighResult(*_core._linalg_eigh(A, _uplo(UPLO)))
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    """The eigenvalues (ascending) of each symmetric matrix."""
+    _check_out(out, "linalg.eigvalsh")
+    return _core._linalg_eigh(A, _uplo(UPLO))[0]
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    """(U, S, Vh) with A = U diag(S) Vh, S descending (one-sided Jacobi in float64). Singular vectors are
+    unique only up to sign (and rotation within repeated singular values): compare U diag(S) Vh."""
+    _check_out(out, "linalg.svd")
+    if driver is not None:
+        raise RuntimeError(
+            "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend."
+        )
+    return _SvdResult(*_core._linalg_svd(A, builtins.bool(full_matrices)))
+
+
+def svdvals(A, *, driver=None, out=None):
+    """The singular values of each matrix, descending."""
+    _check_out(out, "linalg.svdvals")
+    return svd(A, False, driver=driver).S
+
+
+def _tolerance(S, atol, rtol, shape):
+    """PyTorch's cut-off for pinv and matrix_rank: max(atol, rtol * largest singular value), rtol defaulting to
+    eps * max(m, n) when neither is given."""
+    eps = 1.1920928955078125e-07 if S.dtype == _core.float32 else 2.220446049250313e-16
+    if rtol is None:
+        rtol = eps * max(shape[-2:]) if atol is None or atol == 0 else 0.0
+    largest = S.amax(-1, keepdim=True) if S.shape[-1] else S.sum(-1, keepdim=True)
+    tol = largest * rtol
+    return tol.clamp(min=atol) if atol is not None else tol
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """The Moore-Penrose pseudo-inverse: V diag(1/S) Uᵀ over the singular values above the tolerance."""
+    _check_out(out, "linalg.pinv")
+    _tensor(A, "linalg_pinv", "input")
+    if A.ndim < 2 or not A.dtype.is_floating_point:
+        raise RuntimeError(
+            f"linalg.pinv({_TYPE_NAMES.get(_scalar_name(A), _scalar_name(A))}{{{list(A.shape)}}}): expected a tensor "
+            "with 2 or more dimensions of float, double, cfloat or cdouble types"
+        )
+    U, S, Vh = svd(A, False)
+    keep = S > _tolerance(S, atol, rtol, A.shape)
+    S_inv = (1 / S).where(keep, 0.0)
+    return (Vh.mT * S_inv.unsqueeze(-2)) @ U.mT
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """The number of singular values above the tolerance, as int64."""
+    _check_out(out, "linalg.matrix_rank")
+    _tensor(A, "linalg_matrix_rank", "input")
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    S = svdvals(A)
+    return (S > _tolerance(S, atol, rtol, A.shape)).sum(-1)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The `ord`-norm of `x`'s elements (all of them, or over `dim`)."""
+    _check_out(out, "linalg.vector_norm")
+    _tensor(x, "linalg_vector_norm", "input")
+    if isinstance(ord, (str, builtins.bool)) or not isinstance(ord, (int, float)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
+    return x.norm(ord, dim, keepdim, dtype=dtype)
+
+
+def _matrix_dims(A, dim, func):
+    if A.ndim < 2:
+        raise RuntimeError(f"{func}: The input tensor A must have at least 2 dimensions.")
+    d0, d1 = (d % A.ndim if -A.ndim <= d < A.ndim else d for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return d0, d1
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    """The Frobenius norm (`'fro'`), the induced 1 / inf norms (max column / row sum of magnitudes; -1 and -inf
+    the min), the spectral norms (2, -2: largest / smallest singular value) or the nuclear norm ('nuc': their
+    sum) of each matrix over `dim`."""
+    _check_out(out, "linalg.matrix_norm")
+    _tensor(A, "linalg_matrix_norm", "input")
+    d0, d1 = _matrix_dims(A, tuple(dim), "linalg.matrix_norm")
+    if not A.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {_scalar_name(A)}"
+        )
+    if dtype is not None:
+        A = A.to(dtype)
+    if ord == "fro":
+        return A.norm(2, (d0, d1), keepdim)
+    if ord in (2, -2, "nuc"):
+        S = svdvals(A.movedim((d0, d1), (-2, -1)))
+        r = S.sum(-1) if ord == "nuc" else S.amax(-1) if ord == 2 else S.amin(-1)
+        return r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1)) if keepdim else r
+    if isinstance(ord, str) or ord not in (1, -1, _INF, -_INF):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if abs(ord) == _INF:
+        d0, d1 = d1, d0
+    if not keepdim and d0 < d1:
+        d1 -= 1
+    sums = A.abs().sum(d0, keepdim)
+    if sums.shape[d1] == 0:
+        return sums.sum(d1, keepdim)  # PyTorch's 0 for a matrix without columns (or rows)
+    return sums.amax(d1, keepdim) if ord > 0 else sums.amin(d1, keepdim)
+
+
+# the names in pinv's message (PyTorch's `toString` of the tensor type)
+_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16"}
+
+
+def _torch_svd(input, some=True, compute_uv=True):
+    """`torch.svd`: (U, S, V) with V = Vhᵀ; `some=False` gives the full U and V; without `compute_uv`, U and V
+    are zeros of the full shapes."""
+    U, S, Vh = svd(input, full_matrices=not some or not compute_uv)
+    if not compute_uv:
+        return _TorchSvdResult(U.new_zeros(U.shape), S, Vh.new_zeros(Vh.shape))
+    return _TorchSvdResult(U, S, Vh.mT)
+
+
+_TorchSvdResult = _named("svd", ["U", "S", "V"])
+
+
+def _scalar_name(A):
+    name = str(A.dtype).removeprefix("ferrograd.")
+    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(
+        name, name
+    )
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    """`vector_norm` or `matrix_norm`, chosen as PyTorch does: a 2-tuple `dim` or a string `ord` is a matrix
+    norm; with `ord` and no `dim`, `A` must be 1-D or 2-D."""
+    _check_out(out, "linalg.norm")
+    _tensor(A, "linalg_norm", "input")
+    if dim is not None and not isinstance(dim, (tuple, list)):
+        dim = (dim,)
+    if dim is not None and len(dim) == 2 or dim is None and ord is not None and A.ndim == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    if isinstance(ord, str):
+        if dim is None and A.ndim != 2:
+            raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 2. Got {list(dim)}")
+    if dim is None and ord is not None and A.ndim != 1:
+        raise RuntimeError(
+            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.ndim}D."
+        )
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+__all__ = [
+    "LinAlgError",
+    "cholesky",
+    "det",
+    "eigh",
+    "eigvalsh",
+    "inv",
+    "matrix_norm",
+    "matrix_rank",
+    "pinv",
+    "svd",
+    "svdvals",
+    "norm",
+    "slogdet",
+    "solve",
+    "vector_norm",
+]

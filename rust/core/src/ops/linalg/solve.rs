@@ -1,0 +1,199 @@
+//! inv, det, slogdet and solve: one LU factorization per matrix, and their backward rules.
+use super::batch::{batch_element, check_float, mt, square_batch, to_tensor};
+use super::factor::lu;
+use crate::autograd::{one, record, record_outputs, Backward, Ctx, Grads, SavedTensor};
+use crate::bail;
+use crate::error::{Error, Result};
+use crate::layout::broadcast_shapes;
+use crate::tensor::Tensor;
+
+impl Tensor {
+    /// `linalg.inv(A)`: the inverse of each matrix; a singular one is a `LinAlgError`.
+    pub fn linalg_inv(&self) -> Result<Tensor> {
+        let batch = square_batch(self, "linalg.inv")?;
+        let n = batch.n;
+        let mut identity = vec![0.0; n * n];
+        for i in 0..n {
+            identity[i * n + i] = 1.0;
+        }
+        let mut out = Vec::with_capacity(batch.values.len());
+        for i in 0..batch.count() {
+            let f = lu(batch.matrix(i), n);
+            if let Some(k) = f.zero_pivot {
+                return Err(Error::LinAlg(format!(
+                    "linalg.inv: {}The diagonal element {k} is zero, the inversion could not be completed because \
+                     the input matrix is singular.",
+                    batch_element(&batch, i)
+                )));
+            }
+            out.extend(f.solve(&identity, n, n));
+        }
+        let out = to_tensor(out, self.shape(), self.dtype())?;
+        Ok(record(out, &[self], |out| LinalgInvExBackward0 { inverse: SavedTensor::output(out) }))
+    }
+
+    /// `linalg.det(A)`: the determinant of each matrix (0 for a singular one).
+    pub fn linalg_det(&self) -> Result<Tensor> {
+        let batch = square_batch(self, "linalg.det")?;
+        let dets = (0..batch.count()).map(|i| lu(batch.matrix(i), batch.n).det(batch.n)).collect();
+        let out = to_tensor(dets, &batch.dims, self.dtype())?;
+        Ok(record(out, &[self], |out| LinalgDetBackward0 {
+            a: SavedTensor::input(self),
+            result: SavedTensor::output(out),
+        }))
+    }
+
+    /// `linalg.slogdet(A)`: (sign, log |det|) of each matrix; (0, -inf) for a singular one.
+    pub fn linalg_slogdet(&self) -> Result<(Tensor, Tensor)> {
+        let batch = square_batch(self, "linalg.slogdet")?;
+        let (signs, logs): (Vec<f64>, Vec<f64>) =
+            (0..batch.count()).map(|i| lu(batch.matrix(i), batch.n).slogdet(batch.n)).unzip();
+        let sign = to_tensor(signs, &batch.dims, self.dtype())?;
+        let log_abs = to_tensor(logs, &batch.dims, self.dtype())?;
+        let rule = LinalgSlogdetBackward0 { a: SavedTensor::input(self) };
+        let mut out = record_outputs(vec![sign, log_abs], &[self], rule).into_iter();
+        Ok((out.next().expect("two outputs"), out.next().expect("two outputs")))
+    }
+
+    /// `logdet(A)`: log det A, NaN where the determinant is negative (-inf where it is zero).
+    pub fn logdet(&self) -> Result<Tensor> {
+        let (sign, log_abs) = self.linalg_slogdet()?;
+        Tensor::where_(&sign.lt(&Tensor::scalar(0.0))?, &Tensor::scalar(f64::NAN), &log_abs)
+    }
+
+    /// `linalg.solve(A, B)`: X with A X = B, batch dimensions broadcast; B is a (batch of) vector(s)
+    /// when it is 1-D or has A's shape without its last dimension, as in PyTorch.
+    pub fn linalg_solve(&self, b: &Tensor) -> Result<Tensor> {
+        let a = self;
+        square_batch(a, "linalg.solve")?;
+        if a.dtype() != b.dtype() {
+            bail!(
+                Runtime,
+                "linalg.solve: Expected A and B to have the same dtype, but found A of type {} and B of type {} \
+                 instead",
+                a.dtype().scalar_type_name(),
+                b.dtype().scalar_type_name()
+            );
+        }
+        check_float(b, "linalg.solve")?;
+        if b.ndim() == 0 {
+            bail!(Runtime, "linalg.solve: The input tensor B must have at least 2 dimensions.");
+        }
+        let vector = b.ndim() == 1 || (b.ndim() + 1 == a.ndim() && b.shape() == &a.shape()[..a.ndim() - 1]);
+        let b_mat = if vector { b.unsqueeze(-1)? } else { b.clone() };
+        let n = a.shape()[a.ndim() - 1];
+        let (rows, cols) = (b_mat.shape()[b_mat.ndim() - 2], b_mat.shape()[b_mat.ndim() - 1]);
+        if rows != n {
+            bail!(
+                Runtime,
+                "linalg.solve: Incompatible shapes of A and B for the equation AX = B ({n}x{n} and {rows}x{cols})"
+            );
+        }
+        let batch = broadcast_shapes(&a.shape()[..a.ndim() - 2], &b_mat.shape()[..b_mat.ndim() - 2])?;
+        let a_e = a.expand(&[batch.as_slice(), &[n, n]].concat())?;
+        let b_e = b_mat.expand(&[batch.as_slice(), &[n, cols]].concat())?;
+        let x = solve_same_batch(&a_e, &b_e)?;
+        if vector {
+            x.squeeze_dim(-1)
+        } else {
+            Ok(x)
+        }
+    }
+}
+
+/// `solve` of A (*, n, n) and B (*, n, k) with one batch shape.
+fn solve_same_batch(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let batch = square_batch(a, "linalg.solve")?;
+    let (n, k) = (batch.n, b.shape()[b.ndim() - 1]);
+    let rhs = b.to_vec::<f64>();
+    let mut out = Vec::with_capacity(rhs.len());
+    for i in 0..batch.count() {
+        let f = lu(batch.matrix(i), n);
+        if f.zero_pivot.is_some() {
+            return Err(Error::LinAlg(format!(
+                "torch.linalg.solve: {}The solver failed because the input matrix is singular.",
+                batch_element(&batch, i)
+            )));
+        }
+        out.extend(f.solve(&rhs[i * n * k..(i + 1) * n * k], n, k));
+    }
+    let x = to_tensor(out, b.shape(), b.dtype())?;
+    Ok(record(x, &[a, b], |x| LinalgSolveExBackward0 { a: SavedTensor::input(a), result: SavedTensor::output(x) }))
+}
+
+/// `g` (batch shape) as (batch, 1, 1), to scale each matrix of a batch.
+fn per_matrix(g: &Tensor) -> Result<Tensor> {
+    g.unsqueeze(-1)?.unsqueeze(-1)
+}
+
+crate::backward_rule! {
+    /// `linalg.inv`: dA = -A⁻ᵀ g A⁻ᵀ.
+    pub struct LinalgInvExBackward0 {
+        inverse: SavedTensor,
+    }
+}
+impl Backward for LinalgInvExBackward0 {
+    fn name(&self) -> &'static str {
+        "LinalgInvExBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let inv_t = mt(&ctx.unpack(&self.inverse)?)?;
+        one(inv_t.matmul(g)?.matmul(&inv_t)?.neg())
+    }
+}
+
+crate::backward_rule! {
+    /// `linalg.det`: dA = g · det(A) · A⁻ᵀ (an invertible A; a singular one raises from inv).
+    pub struct LinalgDetBackward0 {
+        a: SavedTensor,
+        result: SavedTensor,
+    }
+}
+impl Backward for LinalgDetBackward0 {
+    fn name(&self) -> &'static str {
+        "LinalgDetBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (a, det) = (ctx.unpack(&self.a)?, ctx.unpack(&self.result)?);
+        one(per_matrix(&g.mul(&det)?)?.mul(&mt(&a.linalg_inv()?)?))
+    }
+}
+
+crate::backward_rule! {
+    /// `linalg.slogdet`: dA = g_logabsdet · A⁻ᵀ; the sign's gradient is zero for real inputs.
+    pub struct LinalgSlogdetBackward0 {
+        a: SavedTensor,
+    }
+}
+impl Backward for LinalgSlogdetBackward0 {
+    fn name(&self) -> &'static str {
+        "LinalgSlogdetBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        self.apply_outputs(ctx, &[None, Some(g.clone())])
+    }
+    fn apply_outputs(&self, ctx: &Ctx<'_>, grads: &[Option<Tensor>]) -> Result<Grads> {
+        let Some(Some(g_log)) = grads.get(1) else { return Ok(vec![None]) };
+        let a = ctx.unpack(&self.a)?;
+        one(per_matrix(g_log)?.mul(&mt(&a.linalg_inv()?)?))
+    }
+}
+
+crate::backward_rule! {
+    /// `linalg.solve`: dB = A⁻ᵀ g (one more solve), dA = -dB Xᵀ.
+    pub struct LinalgSolveExBackward0 {
+        a: SavedTensor,
+        result: SavedTensor,
+    }
+}
+impl Backward for LinalgSolveExBackward0 {
+    fn name(&self) -> &'static str {
+        "LinalgSolveExBackward0"
+    }
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (a, x) = (ctx.unpack(&self.a)?, ctx.unpack(&self.result)?);
+        let gb = solve_same_batch(&mt(&a)?, g)?;
+        let ga = ctx.grad_if(0, || gb.matmul(&mt(&x)?)?.neg())?;
+        Ok(vec![ga, Some(gb)])
+    }
+}

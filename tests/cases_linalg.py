@@ -1,0 +1,216 @@
+"""Cases for `linalg` recorded from torch (tests/golden/record_linalg.py) and checked by tests/test_linalg.py:
+the errors (types and messages: non-square, too few dims, integer and half inputs, singular and indefinite
+matrices, batched), values at the bounds (0x0, 1x1, singular, empty batches) and the grad_fn names."""
+
+import ferrograd as fg
+from recorded import error
+
+
+def linalg_error(fn):
+    """What `fn` raised, with whether it is a `linalg.LinAlgError` (torch names its class `_LinAlgError`)."""
+    try:
+        fn()
+    except fg.linalg.LinAlgError as e:
+        return {"linalg_error": True, "runtime_error": isinstance(e, RuntimeError), "message": str(e)}
+    except Exception as e:  # the point is to record any exception
+        return {"linalg_error": False, "type": type(e).__name__, "message": str(e)}
+    return None
+
+
+def _m(values, dtype="float64"):
+    return fg.tensor(values, dtype=getattr(fg, dtype))
+
+
+def _shape_errors():
+    r = {}
+    for name, fn in {
+        "inv": fg.linalg.inv,
+        "det": fg.linalg.det,
+        "slogdet": fg.linalg.slogdet,
+        "cholesky": fg.linalg.cholesky,
+        "eigh": fg.linalg.eigh,
+        "eigvalsh": fg.linalg.eigvalsh,
+    }.items():
+        r[f"{name}_nonsquare"] = error(fn, fg.ones(2, 3))
+        r[f"{name}_1d"] = error(fn, fg.ones(3))
+        r[f"{name}_long"] = error(fn, fg.ones(3, 3, dtype=fg.int64))
+    r["svd_1d"] = error(fg.linalg.svd, fg.ones(3))
+    r["svd_long"] = error(fg.linalg.svd, fg.ones(3, 3, dtype=fg.int64))
+    r["svdvals_1d"] = error(fg.linalg.svdvals, fg.ones(3))
+    r["pinv_long_1d"] = error(fg.linalg.pinv, fg.ones(3, dtype=fg.int64))
+    r["matrix_rank_1d"] = error(fg.linalg.matrix_rank, fg.ones(3))
+    r["inv_half"] = error(fg.linalg.inv, fg.eye(3, dtype=fg.float16))
+    r["matrix_norm_1d"] = error(fg.linalg.matrix_norm, fg.ones(3))
+    r["matrix_norm_order"] = error(fg.linalg.matrix_norm, fg.ones(3, 3), 3)
+    r["matrix_norm_order_str"] = error(fg.linalg.matrix_norm, fg.ones(3, 3), "abc")
+    r["matrix_norm_same_dims"] = error(fg.linalg.matrix_norm, fg.ones(3, 3), dim=(0, 0))
+    r["matrix_norm_long"] = error(fg.linalg.matrix_norm, fg.ones(3, 3, dtype=fg.int64))
+    r["norm_3d_ord"] = error(fg.linalg.norm, fg.ones(2, 2, 2), 2)
+    r["vector_norm_long"] = error(fg.linalg.vector_norm, fg.ones(3, dtype=fg.int64))
+    r["vector_norm_str"] = error(fg.linalg.vector_norm, fg.ones(3), "fro")
+    r["eigh_uplo"] = error(fg.linalg.eigh, fg.eye(2), "X")
+    return r
+
+
+def _solve_errors():
+    return {
+        "shapes": error(fg.linalg.solve, fg.eye(3), fg.ones(2)),
+        "shapes_matrix": error(fg.linalg.solve, fg.ones(2, 3, 3), fg.ones(4, 3)),
+        "dtypes": error(fg.linalg.solve, fg.eye(3, dtype=fg.float64), fg.ones(3)),
+        "long_b": error(fg.linalg.solve, fg.eye(3), fg.ones(3, dtype=fg.int64)),
+        "scalar_b": error(fg.linalg.solve, fg.eye(3), fg.tensor(1.0)),
+        "nonsquare": error(fg.linalg.solve, fg.ones(2, 3), fg.ones(2)),
+    }
+
+
+def _singular():
+    z = fg.zeros(3, 3)
+    rank1 = _m([[1.0, 2.0], [2.0, 4.0]])
+    return {
+        "inv": linalg_error(lambda: fg.linalg.inv(z)),
+        "inv_second_pivot": linalg_error(lambda: fg.linalg.inv(rank1)),
+        "inv_batched": linalg_error(lambda: fg.linalg.inv(fg.stack([fg.eye(3), z]))),
+        "inverse": linalg_error(lambda: fg.inverse(z)),
+        "solve": linalg_error(lambda: fg.linalg.solve(z, fg.ones(3))),
+        "solve_batched": linalg_error(lambda: fg.linalg.solve(fg.zeros(2, 3, 3), fg.zeros(2, 3, 1))),
+        "cholesky": linalg_error(lambda: fg.linalg.cholesky(-fg.eye(3))),
+        "cholesky_order2": linalg_error(lambda: fg.linalg.cholesky(_m([[1.0, 2.0], [2.0, 1.0]]))),
+        "cholesky_batched": linalg_error(lambda: fg.linalg.cholesky(fg.zeros(2, 3, 3))),
+        "det": fg.linalg.det(rank1),
+        "det_zero": fg.linalg.det(z),
+        "slogdet": list(fg.linalg.slogdet(rank1)),
+        "logdet": fg.logdet(rank1),
+        "logdet_negative": fg.logdet(_m([[0.0, 1.0], [1.0, 0.0]])),
+    }
+
+
+def _bounds():
+    empty = fg.zeros(0, 0, dtype=fg.float64)
+    empty_batch = fg.zeros(0, 3, 3, dtype=fg.float64)
+    one = _m([[4.0]])
+    return {
+        "det_0x0": fg.linalg.det(empty),
+        "slogdet_0x0": list(fg.linalg.slogdet(empty)),
+        "inv_0x0": fg.linalg.inv(empty),
+        "cholesky_0x0": fg.linalg.cholesky(empty),
+        "eigh_0x0": list(fg.linalg.eigh(empty)),
+        "det_empty_batch": fg.linalg.det(empty_batch),
+        "inv_empty_batch": fg.linalg.inv(empty_batch),
+        "solve_empty_batch": fg.linalg.solve(empty_batch, fg.zeros(0, 3, 2, dtype=fg.float64)),
+        "det_1x1": fg.linalg.det(one),
+        "inv_1x1": fg.linalg.inv(one),
+        "cholesky_1x1": fg.linalg.cholesky(one),
+        "eigh_1x1": list(fg.linalg.eigh(one)),
+        "slogdet_1x1_negative": list(fg.linalg.slogdet(-one)),
+        "matrix_norm_fro_0x0": fg.linalg.matrix_norm(empty),
+        "matrix_norm_1_0x0": fg.linalg.matrix_norm(empty, 1),
+        "det_int_exact": fg.linalg.det(_m([[2.0, 0.0, 1.0], [1.0, 3.0, 2.0], [1.0, 1.0, 1.0]])),
+        "det_nan": fg.linalg.det(_m([[float("nan"), 1.0], [1.0, 1.0]])),
+        "det_inf": fg.linalg.det(_m([[float("inf"), 0.0], [0.0, 1.0]])),
+        "solve_vector_batch": fg.linalg.solve(
+            fg.eye(3, dtype=fg.float64).expand(2, 3, 3), fg.ones(2, 3, dtype=fg.float64)
+        ),
+        "cholesky_upper": fg.linalg.cholesky(_m([[4.0, 2.0], [2.0, 5.0]]), upper=True),
+        "cholesky_reads_lower": fg.linalg.cholesky(_m([[4.0, 100.0], [2.0, 5.0]])),
+        "eigvalsh_reads_upper": fg.linalg.eigvalsh(_m([[2.0, 1.0], [100.0, 2.0]]), "U"),
+    }
+
+
+def _norms():
+    a = _m([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]])
+    b = fg.arange(24, dtype=fg.float64).reshape(2, 3, 4) - 11.5
+    return {
+        "fro": fg.linalg.matrix_norm(a),
+        "one": fg.linalg.matrix_norm(a, 1),
+        "minus_one": fg.linalg.matrix_norm(a, -1),
+        "inf": fg.linalg.matrix_norm(a, float("inf")),
+        "minus_inf": fg.linalg.matrix_norm(a, float("-inf")),
+        "one_dims": fg.linalg.matrix_norm(b, 1, dim=(0, 2)),
+        "inf_dims_keepdim": fg.linalg.matrix_norm(b, float("inf"), dim=(2, 0), keepdim=True),
+        "norm_default": fg.linalg.norm(b),
+        "norm_dim": fg.linalg.norm(b, dim=1),
+        "norm_ord_2d": fg.linalg.norm(a, 1),
+        "norm_ord_dim": fg.linalg.norm(a, 1, dim=1),
+        "norm_fro_dims": fg.linalg.norm(b, "fro", dim=(1, 2)),
+        "vector_norm": fg.linalg.vector_norm(b, 3, dim=(0, 2)),
+        "vector_norm_inf": fg.linalg.vector_norm(a, float("inf")),
+        "vector_norm_dtype": fg.linalg.vector_norm(a.float(), dtype=fg.float64),
+        "float32": fg.linalg.matrix_norm(a.float(), 1),
+    }
+
+
+def _grad_fn_names():
+    a = (fg.eye(3, dtype=fg.float64) * 2 + 0.1).requires_grad_()
+    return {
+        "inv": fg.linalg.inv(a).grad_fn.name(),
+        "inverse": fg.inverse(a).grad_fn.name(),
+        "det": fg.linalg.det(a).grad_fn.name(),
+        "Tensor.det": a.det().grad_fn.name(),
+        "slogdet": fg.linalg.slogdet(a).logabsdet.grad_fn.name(),
+        "solve": fg.linalg.solve(a, a).grad_fn.name(),
+        "cholesky": fg.linalg.cholesky(a).grad_fn.name(),
+        "eigh": fg.linalg.eigh(a).eigenvectors.grad_fn.name(),
+        "eigvalsh": fg.linalg.eigvalsh(a).grad_fn.name(),
+        "vector_norm": fg.linalg.vector_norm(a).grad_fn.name(),
+        "matrix_norm": fg.linalg.matrix_norm(a).grad_fn.name(),
+        "matrix_norm_1": fg.linalg.matrix_norm(a, 1).grad_fn.name(),
+        "norm": fg.linalg.norm(a).grad_fn.name(),
+        "logdet": fg.logdet(a).grad_fn.name(),
+        "svd": fg.linalg.svd(a).U.grad_fn.name(),
+        "svdvals": fg.linalg.svdvals(a).grad_fn.name(),
+        "matrix_norm_2": fg.linalg.matrix_norm(a, 2).grad_fn.name(),
+        "matrix_norm_nuc": fg.linalg.matrix_norm(a, "nuc").grad_fn.name(),
+    }
+
+
+def _svd_family():
+    a = _m([[3.0, 1.0], [1.0, 3.0], [0.0, 2.0]])
+    rank1 = _m([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])
+    return {
+        "svdvals": fg.linalg.svdvals(a),
+        "svdvals_wide": fg.linalg.svdvals(a.mT),
+        "svdvals_zeros": fg.linalg.svdvals(fg.zeros(2, 2)),
+        "svd_shapes_full": [list(t.shape) for t in fg.linalg.svd(a)],
+        "svd_shapes_thin": [list(t.shape) for t in fg.linalg.svd(a, full_matrices=False)],
+        "svd_empty": [list(t.shape) for t in fg.linalg.svd(fg.zeros(0, 3))],
+        "torch_svd_shapes": [list(t.shape) for t in fg.svd(a)],
+        "torch_svd_some_false": [list(t.shape) for t in fg.svd(a, some=False)],
+        "torch_svd_no_uv": list(fg.svd(a, compute_uv=False)),
+        "pinv": fg.linalg.pinv(a),
+        "pinv_rank1": fg.linalg.pinv(rank1),
+        "pinverse": fg.pinverse(rank1),
+        "pinv_empty": fg.linalg.pinv(fg.zeros(0, 3)),
+        "matrix_rank": fg.linalg.matrix_rank(a),
+        "matrix_rank_rank1": fg.linalg.matrix_rank(rank1),
+        "matrix_rank_atol": fg.linalg.matrix_rank(a, atol=3.0),
+        "matrix_rank_rtol": fg.linalg.matrix_rank(a, rtol=0.9),
+        "matrix_rank_empty": fg.linalg.matrix_rank(fg.zeros(2, 0, 3)),
+        "norm_2": fg.linalg.matrix_norm(a, 2),
+        "norm_-2": fg.linalg.matrix_norm(a, -2),
+        "norm_nuc": fg.linalg.matrix_norm(a, "nuc"),
+        "norm_2_keepdim_dims": fg.linalg.matrix_norm(fg.arange(24.0).reshape(2, 3, 4), 2, dim=(0, 2), keepdim=True),
+    }
+
+
+def _float32():
+    a = fg.tensor([[3.0, 1.0, 0.5], [1.0, 4.0, 1.0], [0.5, 1.0, 5.0]])
+    return {
+        "inv": fg.linalg.inv(a),
+        "det": fg.linalg.det(a),
+        "solve": fg.linalg.solve(a, fg.ones(3)),
+        "cholesky": fg.linalg.cholesky(a),
+        "eigvalsh": fg.linalg.eigvalsh(a),
+        "slogdet": list(fg.linalg.slogdet(a)),
+    }
+
+
+CASES = {
+    "shape_errors": _shape_errors,
+    "solve_errors": _solve_errors,
+    "singular": _singular,
+    "bounds": _bounds,
+    "norms": _norms,
+    "grad_fn_names": _grad_fn_names,
+    "float32": _float32,
+    "svd_family": _svd_family,
+}
