@@ -74,9 +74,6 @@ impl AsField for Arc<GradMeta> {
 }
 
 impl Backward for AccumulateGrad {
-    fn name(&self) -> &'static str {
-        "AccumulateGrad"
-    }
     fn apply(&self, _: &Ctx<'_>, _: &Tensor) -> Result<Grads> {
         // the engine recognises this rule and accumulates into `.grad` itself (`engine::evaluate`)
         Ok(vec![])

@@ -11,7 +11,7 @@
 //! Rules return gradients shaped like the broadcast output; the engine sums them down to each input's
 //! shape and casts them to its dtype, once, for every op.
 use super::grad_mode;
-use super::saved::{Field, Fields, SavedTensor};
+use super::saved::{Field, Fields, RuleName, SavedTensor};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::Tensor;
@@ -74,9 +74,11 @@ pub type Grads = Vec<Option<Tensor>>;
 
 /// A backward rule: its PyTorch name and its gradient. Its fields (`Fields`, from `backward_rule!`)
 /// are the tensors and arguments it keeps, named as PyTorch names them.
-pub trait Backward: Fields + Any + Send + Sync {
-    /// The `grad_fn` name, e.g. `"MulBackward0"`.
-    fn name(&self) -> &'static str;
+pub trait Backward: Fields + RuleName + Any + Send + Sync {
+    /// The `grad_fn` name, e.g. `"MulBackward0"`: the one `backward_rule!` declared, unless overridden.
+    fn name(&self) -> &'static str {
+        self.rule_name()
+    }
 
     /// The inputs' gradients from `grad`, the gradient of the op's (single) output.
     fn apply(&self, ctx: &Ctx<'_>, grad: &Tensor) -> Result<Grads>;

@@ -175,6 +175,13 @@ macro_rules! rule_fields {
     };
 }
 
+/// A rule's `grad_fn` name, written once: `backward_rule!` implements it (the first of `names = [...]`, else
+/// the struct's own name), and it is `Backward::name` unless a rule that names itself by its state (sum over
+/// all dims or some, a custom function) overrides that.
+pub trait RuleName {
+    fn rule_name(&self) -> &'static str;
+}
+
 /// Declares a backward rule: its struct with `Fields` (`rule_fields!`), and the `grad_fn` names it
 /// produces (`names = [...];` first, else the struct's own name), registered for listings.
 #[macro_export]
@@ -183,6 +190,11 @@ macro_rules! backward_rule {
         $crate::rule_fields! { $(#[$meta])* $vis struct $name $($body)* }
         impl $crate::autograd::GradFnNames for $name {
             const NAMES: &'static [&'static str] = &[$($n),*];
+        }
+        impl $crate::autograd::RuleName for $name {
+            fn rule_name(&self) -> &'static str {
+                <Self as $crate::autograd::GradFnNames>::NAMES[0]
+            }
         }
         $($crate::autograd::inventory::submit! { $crate::autograd::GradFnName($n) })*
     };

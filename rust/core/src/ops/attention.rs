@@ -258,9 +258,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for ScaledDotProductFlashAttentionForCpuBackward0 {
-    fn name(&self) -> &'static str {
-        "ScaledDotProductFlashAttentionForCpuBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (q, k, v) = (ctx.unpack(&self.query)?, ctx.unpack(&self.key)?, ctx.unpack(&self.value)?);
         let mut mask = self.attn_mask.as_ref().map(|m| ctx.unpack(m)).transpose()?;

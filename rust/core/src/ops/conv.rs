@@ -354,9 +354,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for Im2ColBackward0 {
-    fn name(&self) -> &'static str {
-        "Im2ColBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.col2im(&self.window, self.self_hw, self.out_hw))
     }
@@ -370,9 +367,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for Col2ImBackward0 {
-    fn name(&self) -> &'static str {
-        "Col2ImBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.im2col(&self.window, self.out_hw))
     }
@@ -389,9 +383,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for ConvolutionBackward0 {
-    fn name(&self) -> &'static str {
-        "ConvolutionBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (x, w) = (ctx.unpack(&self.input)?, ctx.unpack(&self.weight)?);
         let needs = [ctx.needs(0), ctx.needs(1), ctx.needs(2)];

@@ -212,9 +212,6 @@ crate::backward_rule! {
     pub struct CloneBackward0;
 }
 impl Backward for CloneBackward0 {
-    fn name(&self) -> &'static str {
-        "CloneBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(Ok(g.clone()))
     }
@@ -227,9 +224,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for ToCopyBackward0 {
-    fn name(&self) -> &'static str {
-        "ToCopyBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.to_dtype(self.self_dtype))
     }
@@ -243,9 +237,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for SelectBackwardBackward0 {
-    fn name(&self) -> &'static str {
-        "SelectBackwardBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.select(self.dim as isize, self.index as isize))
     }
@@ -261,9 +252,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for SliceBackwardBackward0 {
-    fn name(&self) -> &'static str {
-        "SliceBackwardBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.slice(self.dim, self.start, self.end, self.step))
     }
@@ -276,9 +264,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for CopySlices {
-    fn name(&self) -> &'static str {
-        "CopySlices"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         Ok(vec![
             ctx.grad_if(0, || g.copy_slices(&self.geom, &c(0.0)))?,

@@ -61,9 +61,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for EmbeddingBackward0 {
-    fn name(&self) -> &'static str {
-        "EmbeddingBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let dim = self.weight_sym_sizes[1];
         if grad_mode::is_enabled() {

@@ -184,9 +184,6 @@ crate::backward_rule! {
     pub struct FillBackward0;
 }
 impl Backward for FillBackward0 {
-    fn name(&self) -> &'static str {
-        "FillBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.mul(&c(0.0)))
     }
@@ -197,9 +194,6 @@ crate::backward_rule! {
     pub struct ZeroBackward0;
 }
 impl Backward for ZeroBackward0 {
-    fn name(&self) -> &'static str {
-        "ZeroBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.mul(&c(0.0)))
     }
@@ -210,9 +204,6 @@ crate::backward_rule! {
     pub struct CopyBackwards;
 }
 impl Backward for CopyBackwards {
-    fn name(&self) -> &'static str {
-        "CopyBackwards"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         Ok(vec![ctx.grad_if(0, || g.mul(&c(0.0)))?, Some(g.clone())])
     }

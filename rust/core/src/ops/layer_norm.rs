@@ -135,9 +135,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for NativeLayerNormBackward0 {
-    fn name(&self) -> &'static str {
-        "NativeLayerNormBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (x, weight) = (ctx.unpack(&self.input)?, ctx.unpack_opt(&self.weight)?);
         let dims = &self.normalized_dims;

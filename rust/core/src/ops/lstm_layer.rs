@@ -390,9 +390,6 @@ crate::backward_rule! {
 }
 
 impl Backward for MkldnnRnnLayerBackward0 {
-    fn name(&self) -> &'static str {
-        "MkldnnRnnLayerBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         self.apply_outputs(ctx, &[Some(g.clone()), None, None])
     }

@@ -266,9 +266,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for MmBackward0 {
-    fn name(&self) -> &'static str {
-        "MmBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         matrix_grads(ctx, g, (&self.self_, self.self_sym_strides), (&self.mat2, self.mat2_sym_strides), 0)
     }
@@ -322,9 +319,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for BmmBackward0 {
-    fn name(&self) -> &'static str {
-        "BmmBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, b) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.mat2)?);
         Ok(vec![ctx.grad_if(0, || g.bmm(&b.transpose(1, 2)?))?, ctx.grad_if(1, || a.transpose(1, 2)?.bmm(g))?])
@@ -339,9 +333,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for MvBackward0 {
-    fn name(&self) -> &'static str {
-        "MvBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, v) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.vec)?);
         Ok(vec![ctx.grad_if(0, || g.unsqueeze(1)?.mm(&v.unsqueeze(0)?))?, ctx.grad_if(1, || a.t()?.mv(g))?])
@@ -356,9 +347,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for DotBackward0 {
-    fn name(&self) -> &'static str {
-        "DotBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, b) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.tensor)?);
         Ok(vec![ctx.grad_if(0, || g.mul(&b))?, ctx.grad_if(1, || g.mul(&a))?])

@@ -414,9 +414,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for NllLossBackward0 {
-    fn name(&self) -> &'static str {
-        "NllLossBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (target, weight) = (ctx.unpack(&self.target)?, ctx.unpack_opt(&self.weight)?);
         one(nll_loss_grad(
@@ -441,9 +438,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for MseLossBackward0 {
-    fn name(&self) -> &'static str {
-        "MseLossBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let d = ctx.unpack(&self.self_)?.sub(&ctx.unpack(&self.target)?)?;
         let scale = if self.reduction == Reduction::Mean { 2.0 / self.numel as f64 } else { 2.0 };
@@ -466,9 +460,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for AddmmBackward0 {
-    fn name(&self) -> &'static str {
-        "AddmmBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let mut grads = vec![Some(g.clone())];
         grads.extend(matrix_grads(

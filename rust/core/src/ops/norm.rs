@@ -126,9 +126,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for LinalgVectorNormBackward0 {
-    fn name(&self) -> &'static str {
-        "LinalgVectorNormBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         // the count of nonzeros has no gradient (not even zeros), as in PyTorch
         if self.ord == NormOrder::Zero {

@@ -287,9 +287,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for SumBackward0 {
-    fn name(&self) -> &'static str {
-        "SumBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.expand(&self.self_sym_sizes))
     }
@@ -304,9 +301,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for SumBackward1 {
-    fn name(&self) -> &'static str {
-        "SumBackward1"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(unsqueeze_dims(g, &self.dim, self.keepdim)?.expand(&self.self_sym_sizes))
     }
@@ -320,9 +314,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for MeanBackward0 {
-    fn name(&self) -> &'static str {
-        "MeanBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let n = self.self_sym_sizes.iter().product::<usize>() as f64;
         one(g.expand(&self.self_sym_sizes)?.div(&c(n)))
@@ -339,9 +330,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for MeanBackward1 {
-    fn name(&self) -> &'static str {
-        "MeanBackward1"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let n = self.dim.iter().map(|&d| self.self_sym_sizes[d]).product::<usize>() as f64;
         one(unsqueeze_dims(g, &self.dim, self.keepdim)?.expand(&self.self_sym_sizes)?.div(&c(n)))
@@ -440,9 +428,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for LogsumexpBackward0 {
-    fn name(&self) -> &'static str {
-        "LogsumexpBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (x, out) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.result)?);
         let out = unsqueeze_dims(&out, &self.dim, self.keepdim)?;

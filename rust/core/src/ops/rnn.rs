@@ -163,9 +163,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for LstmCellBackward {
-    fn name(&self) -> &'static str {
-        "LstmCellBackward"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         self.apply_outputs(ctx, &[Some(g.clone()), None])
     }

@@ -106,9 +106,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for CumsumBackward0 {
-    fn name(&self) -> &'static str {
-        "CumsumBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.cumsum(self.dim as isize, !self.reverse))
     }
@@ -123,9 +120,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for CumprodBackward0 {
-    fn name(&self) -> &'static str {
-        "CumprodBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (x, out) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.result)?);
         one(cumprod_grad(g, &x, &out, self.dim))

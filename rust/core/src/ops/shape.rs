@@ -271,9 +271,6 @@ impl AsField for Vec<Option<usize>> {
     }
 }
 impl Backward for CatBackward0 {
-    fn name(&self) -> &'static str {
-        "CatBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let mut start = 0;
         let mut out = Vec::with_capacity(self.sizes.len());
@@ -296,9 +293,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for StackBackward0 {
-    fn name(&self) -> &'static str {
-        "StackBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let d = self.dim;
         (0..g.shape()[d]).map(|i| ctx.grad_if(i, || g.select(d as isize, i as isize))).collect()

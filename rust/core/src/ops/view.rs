@@ -308,9 +308,6 @@ macro_rules! reshape_rules {
             }
         }
         impl Backward for $rule {
-            fn name(&self) -> &'static str {
-                stringify!($rule)
-            }
             fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
                 one(g.reshape(&self.self_sym_sizes))
             }
@@ -340,9 +337,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for TransposeBackward0 {
-    fn name(&self) -> &'static str {
-        "TransposeBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.transpose(self.dim0 as isize, self.dim1 as isize))
     }
@@ -353,9 +347,6 @@ crate::backward_rule! {
     pub struct TBackward0;
 }
 impl Backward for TBackward0 {
-    fn name(&self) -> &'static str {
-        "TBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.t())
     }
@@ -368,9 +359,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for PermuteBackward0 {
-    fn name(&self) -> &'static str {
-        "PermuteBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let mut inverse = vec![0isize; self.dims.len()];
         for (i, &p) in self.dims.iter().enumerate() {
@@ -387,9 +375,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for UnsqueezeBackward0 {
-    fn name(&self) -> &'static str {
-        "UnsqueezeBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.squeeze_dim(self.dim as isize))
     }
@@ -402,9 +387,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for ExpandBackward0 {
-    fn name(&self) -> &'static str {
-        "ExpandBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.sum_to_size(&self.self_sym_sizes))
     }
@@ -419,9 +401,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for SelectBackward0 {
-    fn name(&self) -> &'static str {
-        "SelectBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.select_backward(&self.self_sym_sizes, self.dim, self.index))
     }
@@ -438,9 +417,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for SliceBackward0 {
-    fn name(&self) -> &'static str {
-        "SliceBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.slice_backward(&self.self_sym_sizes, self.dim, self.start, self.end, self.step))
     }
@@ -456,9 +432,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for UnfoldBackward0 {
-    fn name(&self) -> &'static str {
-        "UnfoldBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let shape = &self.self_sym_sizes;
         let geom = unfold_layout(&Layout::contiguous(shape), self.dimension, self.size, self.step);
@@ -475,9 +448,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for AsStridedBackward0 {
-    fn name(&self) -> &'static str {
-        "AsStridedBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(Tensor::zeros(&self.self_sym_sizes, g.dtype()).copy_slices(&self.self_geometry, g))
     }

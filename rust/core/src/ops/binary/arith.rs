@@ -148,9 +148,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for AddBackward0 {
-    fn name(&self) -> &'static str {
-        "AddBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         Ok(vec![Some(g.clone()), Some(g.clone())])
     }
@@ -164,9 +161,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for SubBackward0 {
-    fn name(&self) -> &'static str {
-        "SubBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         Ok(vec![Some(g.clone()), Some(g.neg()?)])
     }
@@ -177,9 +171,6 @@ crate::backward_rule! {
     pub struct RsubBackward1;
 }
 impl Backward for RsubBackward1 {
-    fn name(&self) -> &'static str {
-        "RsubBackward1"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         Ok(vec![Some(g.neg()?)])
     }
@@ -193,9 +184,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for MulBackward0 {
-    fn name(&self) -> &'static str {
-        "MulBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, b) = (ctx.unpack_opt(&self.self_)?, ctx.unpack_opt(&self.other)?);
         // x * x: both gradients go to one place, so they can be made as one (a post hook on this node
@@ -233,9 +221,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for DivBackward0 {
-    fn name(&self) -> &'static str {
-        "DivBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, b) = (ctx.unpack_opt(&self.self_)?, ctx.unpack(&self.other)?);
         // -g · ((a / b) / b), torch's order: -g · a / b² overflows (a huge a or b gives inf / inf = NaN)
@@ -253,9 +238,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for PowBackward0 {
-    fn name(&self) -> &'static str {
-        "PowBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let a = ctx.unpack(&self.self_)?;
         let exponent = self.exponent.to_f64();
@@ -275,9 +257,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for PowBackward1 {
-    fn name(&self) -> &'static str {
-        "PowBackward1"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, b, out) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.exponent)?, ctx.unpack(&self.result)?);
         let grad_a = ctx.grad_if(0, || {
@@ -304,9 +283,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for PowBackward2 {
-    fn name(&self) -> &'static str {
-        "PowBackward2"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let out = ctx.unpack(&self.result)?;
         if self.self_ == 0.0 {

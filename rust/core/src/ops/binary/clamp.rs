@@ -184,9 +184,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for ClampBackward0 {
-    fn name(&self) -> &'static str {
-        "ClampBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let a = ctx.unpack(&self.self_)?;
         let (lo, hi) = (ctx.unpack_opt(&self.min)?, ctx.unpack_opt(&self.max)?);
@@ -227,9 +224,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for LerpBackward0 {
-    fn name(&self) -> &'static str {
-        "LerpBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let w = self.weight;
         Ok(vec![ctx.grad_if(0, || g.mul(&c(1.0 - w)))?, ctx.grad_if(1, || g.mul(&c(w)))?])
@@ -245,9 +239,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for LerpBackward1 {
-    fn name(&self) -> &'static str {
-        "LerpBackward1"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, b, w) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.end)?, ctx.unpack(&self.weight)?);
         Ok(vec![

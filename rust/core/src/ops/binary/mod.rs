@@ -211,9 +211,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for WhereBackward0 {
-    fn name(&self) -> &'static str {
-        "WhereBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let cond = ctx.unpack(&self.condition)?;
         Ok(vec![
@@ -231,9 +228,6 @@ macro_rules! comparison_rules {
             pub struct $name;
         }
         impl Backward for $name {
-            fn name(&self) -> &'static str {
-                stringify!($name)
-            }
             fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
                 Ok(vec![ctx.grad_if(0, || g.mul(&c(0.0)))?, ctx.grad_if(1, || g.mul(&c(0.0)))?])
             }

@@ -287,9 +287,6 @@ crate::backward_rule! {
     pub struct FloorDivideBackward;
 }
 impl Backward for FloorDivideBackward {
-    fn name(&self) -> &'static str {
-        "NotImplemented"
-    }
     fn apply(&self, _: &Ctx<'_>, _: &Tensor) -> Result<Grads> {
         bail!(Runtime, "derivative for aten::floor_divide is not implemented")
     }

@@ -39,9 +39,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for LinalgCholeskyExBackward0 {
-    fn name(&self) -> &'static str {
-        "LinalgCholeskyExBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let saved = ctx.unpack(&self.l)?;
         let (l, gl) = if self.upper { (mt(&saved)?, mt(g)?) } else { (saved, g.clone()) };

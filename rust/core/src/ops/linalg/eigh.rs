@@ -48,9 +48,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for LinalgEighBackward0 {
-    fn name(&self) -> &'static str {
-        "LinalgEighBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         self.apply_outputs(ctx, &[Some(g.clone()), None])
     }

@@ -96,9 +96,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for TraceBackward0 {
-    fn name(&self) -> &'static str {
-        "TraceBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let shape = &self.self_sym_sizes;
         let geom = crate::ops::shape::diagonal_layout(&Layout::contiguous(shape), 0, 0, 1);
@@ -116,9 +113,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for BaddbmmBackward0 {
-    fn name(&self) -> &'static str {
-        "BaddbmmBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (b1, b2) = (ctx.unpack(&self.batch1)?, ctx.unpack(&self.batch2)?);
         Ok(vec![

@@ -133,9 +133,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for LinalgInvExBackward0 {
-    fn name(&self) -> &'static str {
-        "LinalgInvExBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let inv_t = mt(&ctx.unpack(&self.inverse)?)?;
         one(inv_t.matmul(g)?.matmul(&inv_t)?.neg())
@@ -150,9 +147,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for LinalgDetBackward0 {
-    fn name(&self) -> &'static str {
-        "LinalgDetBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, det) = (ctx.unpack(&self.a)?, ctx.unpack(&self.result)?);
         one(per_matrix(&g.mul(&det)?)?.mul(&mt(&a.linalg_inv()?)?))
@@ -166,9 +160,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for LinalgSlogdetBackward0 {
-    fn name(&self) -> &'static str {
-        "LinalgSlogdetBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         self.apply_outputs(ctx, &[None, Some(g.clone())])
     }
@@ -187,9 +178,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for LinalgSolveExBackward0 {
-    fn name(&self) -> &'static str {
-        "LinalgSolveExBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, x) = (ctx.unpack(&self.a)?, ctx.unpack(&self.result)?);
         let gb = solve_same_batch(&mt(&a)?, g)?;

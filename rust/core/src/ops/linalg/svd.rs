@@ -62,9 +62,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for LinalgSvdBackward0 {
-    fn name(&self) -> &'static str {
-        "LinalgSvdBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         self.apply_outputs(ctx, &[Some(g.clone()), None, None])
     }

@@ -21,7 +21,7 @@ pub use gamma::*;
 pub use piecewise::*;
 pub use trig::*;
 
-use crate::autograd::{one, record, Backward, Ctx, Field, Fields, GradFnNames, Grads, SavedTensor};
+use crate::autograd::{one, record, Backward, Ctx, Field, Fields, GradFnNames, Grads, RuleName, SavedTensor};
 use crate::compile::{traced, NodeKind};
 use crate::dtype::DType;
 use crate::element::Float;
@@ -235,10 +235,13 @@ impl<O: UnaryOp> Fields for UnaryBackward<O> {
     }
 }
 
-impl<O: UnaryOp> Backward for UnaryBackward<O> {
-    fn name(&self) -> &'static str {
+impl<O: UnaryOp> RuleName for UnaryBackward<O> {
+    fn rule_name(&self) -> &'static str {
         O::NAMES[0]
     }
+}
+
+impl<O: UnaryOp> Backward for UnaryBackward<O> {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let s = ctx.unpack_opt(&self.saved)?.unwrap_or_else(|| g.clone());
         if fusable(g, &s) {

@@ -147,9 +147,6 @@ crate::backward_rule! {
     pub struct NegBackward0;
 }
 impl Backward for NegBackward0 {
-    fn name(&self) -> &'static str {
-        "NegBackward0"
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.neg())
     }
@@ -162,9 +159,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for NanToNumBackward0 {
-    fn name(&self) -> &'static str {
-        "NanToNumBackward0"
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let x = ctx.unpack(&self.self_)?;
         one(Tensor::where_(&x.float_class(FloatClass::Finite)?, g, &c(0.0)))
