@@ -153,9 +153,10 @@ pub fn gelu_f32_into_baseline(out: &mut [MaybeUninit<f32>], x: &[f32], form: Gel
 
 fn gelu_into(out: &mut [MaybeUninit<f32>], x: &[f32], form: GeluForm) {
     #[cfg(target_arch = "x86_64")]
-    // Safety: each version runs only when `level()` found its features on this CPU.
     match level() {
+        // SAFETY: the level is Avx512 only where `detect` found AVX-512F/VL, AVX2 and FMA on this CPU.
         Level::Avx512 => return unsafe { gelu_f32_into_avx512(out, x, form) },
+        // SAFETY: the level is Avx2 only where `detect` found at least AVX2 and FMA.
         Level::Avx2 => return unsafe { gelu_f32_into_avx2(out, x, form) },
         Level::Baseline => {}
     }
@@ -178,9 +179,12 @@ pub fn gelu_tanh_f32_into(out: &mut [MaybeUninit<f32>], x: &[f32]) {
 pub fn gelu_backward_f32_kernel(form: GeluForm) -> Option<F32ZipKernel> {
     #[cfg(target_arch = "x86_64")]
     if level() == Level::Avx512 {
-        // Safety: the function pointers are handed out only when AVX-512F and FMA are present.
+        // The kernels are handed out only on this branch, so they only ever run on this CPU.
         return Some(match form {
+            // SAFETY: the level is Avx512 only where `detect` found AVX-512F/VL, AVX2 and FMA on this CPU;
+            // the kernel touches only the first min(o, g, x lengths) elements of each slice.
             GeluForm::Exact => |o, g, x| unsafe { avx512::gelu_backward_f32_into(o, g, x) },
+            // SAFETY: as above.
             GeluForm::Tanh => |o, g, x| unsafe { avx512::gelu_tanh_backward_f32_into(o, g, x) },
         });
     }
@@ -202,7 +206,12 @@ mod tests {
                 // Safety: the features were just checked.
                 p.push(("avx2", |o, x, f| unsafe { gelu_f32_into_avx2(o, x, f) }));
             }
-            if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vl") {
+            if is_x86_feature_detected!("avx512f")
+                && is_x86_feature_detected!("avx512vl")
+                && is_x86_feature_detected!("avx2")
+                && is_x86_feature_detected!("fma")
+            {
+                // SAFETY: every feature the AVX-512 version enables was just found on this CPU.
                 p.push(("avx512", |o, x, f| unsafe { gelu_f32_into_avx512(o, x, f) }));
             }
         }
@@ -298,9 +307,14 @@ mod tests {
     fn grad_paths() -> Vec<GradPath> {
         let mut p: Vec<GradPath> = vec![];
         #[cfg(target_arch = "x86_64")]
-        if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("fma") {
-            // Safety: the features were just checked.
+        if is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512vl")
+            && is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("fma")
+        {
+            // SAFETY: every feature these kernels enable was just found on this CPU.
             p.push(("avx512", |o, g, x| unsafe { avx512::gelu_backward_f32_into(o, g, x) }, exact_grad));
+            // SAFETY: as above.
             p.push(("avx512 tanh", |o, g, x| unsafe { avx512::gelu_tanh_backward_f32_into(o, g, x) }, tanh_grad));
         }
         p

@@ -11,17 +11,18 @@ const LANES: usize = 16;
 
 /// f32 and f64: the element types of the dot kernels.
 pub trait DotElement: Copy + Default + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {
-    /// The kernel for this type on this CPU.
+    /// The kernel for this type on this CPU (`dots_acc_into`'s contract; panics unless `w` holds the rows).
     fn dots(out: &mut [Self], x: &[Self], w: &[Self], w_row: usize);
 }
 
 impl DotElement for f32 {
     fn dots(out: &mut [f32], x: &[f32], w: &[f32], w_row: usize) {
+        check_rows(out.len(), x.len(), w.len(), w_row);
         #[cfg(target_arch = "x86_64")]
-        // Safety: each version runs only when `level()` found its features on this CPU; bounds checked by
-        // the caller.
         match level() {
+            // SAFETY: the level is Avx512 only where `detect` found AVX-512F; `w` holds the rows (checked above).
             Level::Avx512 => return unsafe { x86::dots_f32_avx512(out, x, w, w_row) },
+            // SAFETY: the level is Avx2 only where `detect` found at least AVX2 and FMA; rows checked above.
             Level::Avx2 => return unsafe { x86::dots_f32_avx2(out, x, w, w_row) },
             Level::Baseline => {}
         }
@@ -31,13 +32,21 @@ impl DotElement for f32 {
 
 impl DotElement for f64 {
     fn dots(out: &mut [f64], x: &[f64], w: &[f64], w_row: usize) {
+        check_rows(out.len(), x.len(), w.len(), w_row);
         #[cfg(target_arch = "x86_64")]
         if level() == Level::Avx512 {
-            // Safety: as for f32
+            // SAFETY: the level is Avx512 only where `detect` found AVX-512F; `w` holds the rows (checked above).
             return unsafe { x86::dots_f64_avx512(out, x, w, w_row) };
         }
         dots_portable(out, x, w, w_row)
     }
+}
+
+/// Panics unless a slice of `w_len` holds `rows` rows of `k` elements starting `w_row` apart: the bound the
+/// unsafe kernels' pointer reads rely on (checked in `dots` itself, a safe public method).
+fn check_rows(rows: usize, k: usize, w_len: usize, w_row: usize) {
+    let need = rows.saturating_sub(1).checked_mul(w_row).and_then(|v| v.checked_add(k));
+    assert!(rows == 0 || need.is_some_and(|need| w_len >= need), "dot rows out of bounds");
 }
 
 /// The sum of the lanes as a tree (halves added).
@@ -90,6 +99,11 @@ mod x86 {
                 let mask = ((1u32 << (k % $lanes)) - 1) as $mask;
                 let (xp, wp, n) = (x.as_ptr(), w.as_ptr(), out.len());
                 let mut o = 0;
+                // SAFETY: AVX-512F is enabled here, and the caller checked the CPU has it. A row o < n starts at
+                // o·w_row <= (n - 1)·w_row; each load reads columns c..c + lanes <= main <= k of `x` and of such
+                // a row, and the masked ones columns main..k only (masked-off lanes are neither read nor can
+                // fault): every address is below k = x.len() in `x` and (n - 1)·w_row + k <= w.len() in `w`
+                // (the contract, checked by `dots`). loadu needs no alignment.
                 unsafe {
                     while o + 4 <= n {
                         let r: [*const $t; 4] = std::array::from_fn(|i| wp.add((o + i) * w_row));
@@ -170,6 +184,10 @@ mod x86 {
         let (xp, wp, n) = (x.as_ptr(), w.as_ptr(), out.len());
         let tail = |o: usize| -> f32 { (main..k).map(|c| x[c] * w[o * w_row + c]).sum() };
         let mut o = 0;
+        // SAFETY: AVX2 and FMA are enabled here, and the caller checked the CPU has them. As in the AVX-512
+        // kernels: a row o < n starts at o·w_row <= (n - 1)·w_row, and the loads read columns c..c + 8 <= main
+        // <= k, so every address is inside `x` and below (n - 1)·w_row + k <= w.len() in `w` (checked by
+        // `dots`); the tail goes through checked indexing. loadu needs no alignment.
         unsafe {
             while o + 4 <= n {
                 let r: [*const f32; 4] = std::array::from_fn(|i| wp.add((o + i) * w_row));
@@ -208,8 +226,7 @@ pub fn dots_acc_into<T: DotElement>(out: &mut [T], x: &[T], w: &[T], w_row: usiz
     if out.is_empty() {
         return;
     }
-    // the bound the unsafe kernels rely on
-    assert!(w.len() >= (out.len() - 1) * w_row + x.len(), "dot rows out of bounds");
+    // (`dots` checks the bound the unsafe kernels rely on)
     T::dots(out, x, w, w_row)
 }
 

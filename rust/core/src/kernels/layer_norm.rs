@@ -159,8 +159,11 @@ pub fn layer_norm_backward<T: Float>(
         #[allow(clippy::redundant_locals)] // captures the Sync wrappers, not their raw pointers
         let (pd, pp) = (pd, pp);
         let (start, end) = (p * per * n, ((p + 1) * per).min(rows) * n);
-        // Safety: part p writes rows start..end of dx and its own 2n sums alone, while they live.
+        // SAFETY: start <= end <= rows·n <= dx.len(), and part p alone touches rows start..end of dx (the
+        // parts' row ranges are disjoint); dx outlives `par_for`, which returns once every part has run.
         let d = unsafe { std::slice::from_raw_parts_mut(pd.0.add(start), end - start) };
+        // SAFETY: p < parts, so sums p·2n..(p + 1)·2n lie inside `partial` (parts·2n long) and are this
+        // part's alone; `partial` outlives `par_for`.
         let sums = unsafe { std::slice::from_raw_parts_mut(pp.0.add(p * 2 * n), 2 * n) };
         let (dw, db) = sums.split_at_mut(n);
         dispatch!(backward_rows(d, dw, db, &x[start..end], &g[start..end], w, n, eps));

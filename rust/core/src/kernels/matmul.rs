@@ -56,7 +56,7 @@ pub fn matmul_acc_into<T: Element>(
     k: usize,
     n: usize,
 ) {
-    assert!(out.len() >= m * n, "matmul output too small");
+    assert!(m.checked_mul(n).is_some_and(|mn| out.len() >= mn), "matmul output too small");
     let parallel = m * n * k >= PARALLEL_MACS;
     // Safety: MaybeUninit<T> has T's layout; an initialised slice is a valid one of MaybeUninit<T>.
     let dst = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<MaybeUninit<T>>(), out.len()) };
@@ -74,7 +74,7 @@ fn matmul_block<T: Element>(
     n: usize,
     parallel: bool,
 ) {
-    assert!(out.len() >= m * n, "matmul output too small");
+    assert!(m.checked_mul(n).is_some_and(|mn| out.len() >= mn), "matmul output too small");
     product(out, a, ma, b, mb, m, k, n, parallel, false)
 }
 
@@ -100,6 +100,9 @@ fn product<T: Element>(
         });
         return;
     }
+    // the bounds gemm, which reads through raw pointers, relies on (the callers are safe public functions)
+    check_operand(a.len(), ma, m, k, "left operand");
+    check_operand(b.len(), mb, k, n, "right operand");
     match T::DTYPE {
         DType::F32 | DType::F64 => {
             // One single-threaded gemm per thread on its own block of rows (or columns, whichever side is
@@ -155,6 +158,15 @@ fn product<T: Element>(
     }
 }
 
+/// Panics unless every element of the `rows × cols` operand `r` (both at least 1) lies in a slice of `len`.
+fn check_operand(len: usize, r: MatRef, rows: usize, cols: usize, what: &str) {
+    let last = (rows - 1)
+        .checked_mul(r.row_stride)
+        .and_then(|v| v.checked_add((cols - 1).checked_mul(r.col_stride)?))
+        .and_then(|v| v.checked_add(r.offset));
+    assert!(last.is_some_and(|last| last < len), "matmul {what} out of bounds");
+}
+
 /// A float32 right operand stored transposed (`b` = wᵀ of a row-major w, as in `x @ w.T`, every
 /// Linear's forward) as a contiguous k×n copy, when gemm would read it slowly. gemm repacks such an
 /// operand with a strided gather per block, and when its rows are a multiple of 1 KiB apart those reads
@@ -176,8 +188,8 @@ fn dense_rhs<T: Element>(ma: MatRef, b: &[T], mb: MatRef, m: usize, k: usize, n:
 /// `dst[m×n] (row stride dst_rs) = a · b` (or `+=` when `accumulate`; otherwise `dst` is never read) by
 /// one single-threaded gemm call.
 ///
-/// Safety: offsets and strides come from layouts validated against the slices' lengths, and `dst` has
-/// room for `m` rows of `dst_rs` elements that no one else writes meanwhile.
+/// Safety: offsets and strides keep every element of the operands inside `a` and `b` (`product` checks
+/// it), and `dst` has room for `m` rows of `n` elements `dst_rs` apart that no one else writes meanwhile.
 unsafe fn gemm_serial<T: Element>(
     dst: *mut T,
     dst_rs: usize,
@@ -190,6 +202,10 @@ unsafe fn gemm_serial<T: Element>(
     n: usize,
     accumulate: bool,
 ) {
+    // SAFETY: the caller's contract above: `dst` is valid for m rows of n elements dst_rs apart, written by
+    // no one else meanwhile, and read only when `accumulate` (then initialised); `a` and `b` hold every
+    // element of their m×k and k×n operands at these offsets and strides (`product` checked it), so both
+    // `add`s stay inside their slices. The output is a `&mut` apart from the inputs, so nothing aliases it.
     unsafe {
         gemm::gemm(
             m,

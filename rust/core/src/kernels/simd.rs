@@ -39,8 +39,11 @@ pub(crate) fn detect() -> Level {
         if std::env::var_os("FERROGRAD_SIMD").is_some_and(|v| v == "baseline") {
             return Level::Baseline;
         }
+        // every feature the Avx512 versions enable (avx2 too: rustc implies it from avx512f, and a CPU with
+        // AVX-512 has it, but the calls' safety must not rest on that)
         if is_x86_feature_detected!("avx512f")
             && is_x86_feature_detected!("avx512vl")
+            && is_x86_feature_detected!("avx2")
             && is_x86_feature_detected!("fma")
         {
             return Level::Avx512;
@@ -52,8 +55,10 @@ pub(crate) fn detect() -> Level {
     Level::Baseline
 }
 
-/// Forces a level (tests compare every path against the baseline).
+/// Forces a level (tests compare every path against the baseline), at most the one `detect` finds: a
+/// higher one would run instructions this CPU lacks.
 pub fn set_level(l: Level) {
+    let l = if l as u8 > detect() as u8 { detect() } else { l };
     LEVEL.store(l as u8, Ordering::Relaxed);
 }
 
@@ -99,9 +104,10 @@ macro_rules! multiversion {
                 unsafe fn avx2<$($g)*>(out: &mut [MaybeUninit<U>], $($arg: $ty,)* $f: &$fty) {
                     $fill(out, $($arg,)* $f)
                 }
-                // Safety: each version runs only when `level()` found its features on this CPU.
                 match level() {
+                    // SAFETY: the level is Avx512 only where `detect` found AVX-512F/VL, AVX2 and FMA on this CPU.
                     Level::Avx512 => return unsafe { avx512(out, $($arg,)* $f) },
+                    // SAFETY: the level is Avx2 only where `detect` found at least AVX2 and FMA.
                     Level::Avx2 => return unsafe { avx2(out, $($arg,)* $f) },
                     Level::Baseline => {}
                 }
@@ -127,9 +133,10 @@ macro_rules! dispatch {
             unsafe fn avx512(f: impl FnOnce()) { f() }
             #[target_feature(enable = "avx2,fma")]
             unsafe fn avx2(f: impl FnOnce()) { f() }
-            // Safety: each version runs only when `level()` found its features on this CPU.
             match $crate::kernels::simd::level() {
+                // SAFETY: the level is Avx512 only where `detect` found AVX-512F/VL, AVX2 and FMA on this CPU.
                 $crate::kernels::simd::Level::Avx512 => unsafe { avx512(|| $body($($arg),*)) },
+                // SAFETY: the level is Avx2 only where `detect` found at least AVX2 and FMA.
                 $crate::kernels::simd::Level::Avx2 => unsafe { avx2(|| $body($($arg),*)) },
                 $crate::kernels::simd::Level::Baseline => $body($($arg),*),
             }

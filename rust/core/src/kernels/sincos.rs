@@ -105,9 +105,10 @@ pub fn sin_cos_f32_into_baseline(out: &mut [MaybeUninit<f32>], x: &[f32], cosine
 
 fn sin_cos_f32_into(out: &mut [MaybeUninit<f32>], x: &[f32], cosine: bool) {
     #[cfg(target_arch = "x86_64")]
-    // Safety: each version runs only when `level()` found its features on this CPU.
     match level() {
+        // SAFETY: the level is Avx512 only where `detect` found AVX-512F/VL, AVX2 and FMA on this CPU.
         Level::Avx512 => return unsafe { sin_cos_f32_into_avx512(out, x, cosine) },
+        // SAFETY: the level is Avx2 only where `detect` found at least AVX2 and FMA.
         Level::Avx2 => return unsafe { sin_cos_f32_into_avx2(out, x, cosine) },
         Level::Baseline => {}
     }
@@ -149,7 +150,12 @@ mod tests {
                 // Safety: the features were just checked.
                 p.push(("avx2", |o, x, c| unsafe { sin_cos_f32_into_avx2(o, x, c) }));
             }
-            if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vl") {
+            if is_x86_feature_detected!("avx512f")
+                && is_x86_feature_detected!("avx512vl")
+                && is_x86_feature_detected!("avx2")
+                && is_x86_feature_detected!("fma")
+            {
+                // SAFETY: every feature the AVX-512 version enables was just found on this CPU.
                 p.push(("avx512", |o, x, c| unsafe { sin_cos_f32_into_avx512(o, x, c) }));
             }
         }

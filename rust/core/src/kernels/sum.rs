@@ -89,6 +89,8 @@ mod x86 {
     // lane k of `sum_run_generic`, so both give bit-identical results.
     /// The sums of `R` runs of one length, side by side: with several runs in one loop, more loads are in
     /// flight at once (each run still adds in the order of `sum_run_generic`).
+    ///
+    /// Safety: the CPU has AVX-512F, and every run has the first one's length (its loads use that length).
     #[target_feature(enable = "avx512f")]
     pub unsafe fn sum_runs_f32_avx512<const R: usize>(runs: [&[f32]; R]) -> [f64; R] {
         let len = runs[0].len();
@@ -178,17 +180,19 @@ fn as_f32<T: Element>(x: &[T]) -> Option<&[f32]> {
 pub fn sum_run<T: Element>(x: &[T]) -> f64 {
     #[cfg(target_arch = "x86_64")]
     if let Some(x) = as_f32(x) {
-        // Safety: as below.
         match level() {
+            // SAFETY: the level is Avx512 only where `detect` found AVX-512F (all this version enables).
             Level::Avx512 => return unsafe { x86::sum_run_f32_avx512(x) },
+            // SAFETY: the level is Avx2 only where `detect` found at least AVX2 (all this version enables).
             Level::Avx2 => return unsafe { x86::sum_run_f32_avx2(x) },
             Level::Baseline => {}
         }
     }
     #[cfg(target_arch = "x86_64")]
-    // Safety: each version runs only when `level()` found its features on this CPU.
     match level() {
+        // SAFETY: the level is Avx512 only where `detect` found AVX-512F/VL, AVX2 and FMA on this CPU.
         Level::Avx512 => return unsafe { x86::sum_run_avx512(x) },
+        // SAFETY: the level is Avx2 only where `detect` found at least AVX2 and FMA.
         Level::Avx2 => return unsafe { x86::sum_run_avx2(x) },
         Level::Baseline => {}
     }
@@ -204,7 +208,8 @@ fn sum_runs<T: Element>(x: &[T], n: usize, out: &mut [f64]) {
         let mut groups = out.chunks_exact_mut(R);
         for (g, slots) in (&mut groups).enumerate() {
             let runs = std::array::from_fn(|k| &x[(g * R + k) * n..(g * R + k + 1) * n]);
-            // Safety: as in `sum_run`.
+            // SAFETY: the level is Avx512, so `detect` found AVX-512F; the R runs all have length n, which
+            // the kernel's loads (bounded by the first run's length) rely on.
             slots.copy_from_slice(&unsafe { x86::sum_runs_f32_avx512::<R>(runs) });
         }
         for (r, slot) in groups.into_remainder().iter_mut().enumerate() {
@@ -225,9 +230,10 @@ fn add_rows<T: Element>(
     cols: std::ops::Range<usize>,
 ) {
     #[cfg(target_arch = "x86_64")]
-    // Safety: as in `sum_run`.
     match level() {
+        // SAFETY: the level is Avx512 only where `detect` found AVX-512F/VL, AVX2 and FMA on this CPU.
         Level::Avx512 => return unsafe { x86::add_rows_avx512(acc, x, rows, stride, cols) },
+        // SAFETY: the level is Avx2 only where `detect` found at least AVX2 and FMA.
         Level::Avx2 => return unsafe { x86::add_rows_avx2(acc, x, rows, stride, cols) },
         Level::Baseline => {}
     }

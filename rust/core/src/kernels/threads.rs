@@ -25,8 +25,11 @@ struct Job {
     done: AtomicUsize,
     panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
 }
-// Safety: `task` is Sync, and is only called while its owner waits (see above).
+// SAFETY: the raw `task` pointer is the only field that is not Send; it points at a Sync closure, which
+// any thread may call, and only while its owner waits (see above). The other fields are Send.
 unsafe impl Send for Job {}
+// SAFETY: as for Send: calling `task` through a shared Job is sound because the closure is Sync, and the
+// other fields (atomics, a Mutex) are Sync.
 unsafe impl Sync for Job {}
 
 impl Job {
@@ -201,8 +204,11 @@ pub(crate) fn par_for(parts: usize, task: &(dyn Fn(usize) + Sync)) {
 
 /// An output buffer that parallel tasks write in disjoint parts.
 pub(crate) struct OutPtr<U>(pub(crate) *mut U);
-// Safety: every user hands each task its own part of the buffer.
+// SAFETY: the wrapper only carries the address to other threads (U: Send, so values may be written there
+// from any thread); every dereference is an unsafe block of its own, whose user hands each task a
+// disjoint part of the buffer.
 unsafe impl<U: Send> Send for OutPtr<U> {}
+// SAFETY: as for Send: sharing the wrapper shares only the address, never access to one element by two tasks.
 unsafe impl<U: Send> Sync for OutPtr<U> {}
 // by hand: derived impls would require U: Copy
 impl<U> Clone for OutPtr<U> {

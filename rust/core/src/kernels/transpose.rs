@@ -12,11 +12,13 @@ use crate::kernels::split::TRANSPOSE_ELEMENTS as PARALLEL_ELEMENTS;
 /// matrix whose rows are `src_rs` apart, written as a contiguous `cols × rows` one.
 /// Every element of `dst[..rows·cols]` is written, none read.
 pub fn transpose_f32(dst: &mut [MaybeUninit<f32>], src: &[f32], rows: usize, cols: usize, src_rs: usize) {
-    assert!(dst.len() >= rows * cols, "transpose output too small");
+    // (checked products: a wrapped one would let the unsafe writes and reads below pass these bounds)
+    assert!(rows.checked_mul(cols).is_some_and(|n| dst.len() >= n), "transpose output too small");
     if rows == 0 || cols == 0 {
         return;
     }
-    assert!(src_rs >= cols && src.len() >= (rows - 1) * src_rs + cols, "transpose input too small");
+    let src_need = (rows - 1).checked_mul(src_rs).and_then(|v| v.checked_add(cols));
+    assert!(src_rs >= cols && src_need.is_some_and(|need| src.len() >= need), "transpose input too small");
     // bands of whole 64-byte output lines (16 floats), so that no two threads write one line
     let parts = if rows * cols >= PARALLEL_ELEMENTS { threads().min(rows / 16).max(1) } else { 1 };
     let out = OutPtr(dst.as_mut_ptr().cast::<f32>());
@@ -87,10 +89,15 @@ unsafe fn transpose_band(dst: *mut f32, src: &[f32], rows: usize, cols: usize, s
 
 /// One 8×8 block: eight rows loaded, interleaved in pairs, then in fours, then the 128-bit halves
 /// swapped, so that register i ends up holding column i.
+///
+/// Safety: the CPU has AVX; `src.add(i·src_rs)` and `dst.add(i·dst_rs)` for i < 8 each start eight
+/// floats inside their buffers (readable and writable), and the two blocks do not overlap.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 unsafe fn block8_avx(src: *const f32, src_rs: usize, dst: *mut f32, dst_rs: usize) {
     use std::arch::x86_64::*;
+    // SAFETY: AVX is enabled here and present (the caller's contract); the eight loads and eight stores
+    // touch exactly the rows the contract says are in bounds, and loadu/storeu need no alignment.
     unsafe {
         let r = |i: usize| _mm256_loadu_ps(src.add(i * src_rs));
         let (r0, r1, r2, r3, r4, r5, r6, r7) = (r(0), r(1), r(2), r(3), r(4), r(5), r(6), r(7));
