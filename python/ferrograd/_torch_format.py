@@ -251,6 +251,8 @@ def torch_globals():
     names.update({"torch.Size": Size, "torch.Tensor": Tensor, "torch.device": device})
     names.update({f"torch.{name}": dtype for name, dtype in DTYPES.items()})
     names.update({f"torch.{name}": t for name, t in STORAGE_TYPES.items()})
+    # old files name a CUDA tensor's storage class (torch allows them too; map_location decides where they go)
+    names.update({f"torch.cuda.{name}": t for name, t in STORAGE_TYPES.items()})
     names["torch.UntypedStorage"] = UNTYPED_STORAGE
     names["torch.storage.UntypedStorage"] = UNTYPED_STORAGE
     return names
