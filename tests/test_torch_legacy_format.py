@@ -205,6 +205,15 @@ def test_a_storage_count_other_than_the_pickles_is_refused_with_torchs_message()
             load_bytes(mutated)
 
 
+def test_a_missing_storage_record_is_refused_with_torchs_message():
+    data = raw("views")
+    first = pickle_ends(data)[4] + 8 + 48  # views.pt's two storages are 48 bytes each
+    with pytest.raises(RuntimeError, match="^unexpected EOF, expected 8 more bytes. The file might be corrupted.$"):
+        load_bytes(data[:first])
+    with pytest.raises(RuntimeError, match="^unexpected EOF, expected 1 more bytes. The file might be corrupted.$"):
+        load_bytes(data[:-1])
+
+
 def test_truncated_files_raise_clear_errors():
     data = raw("views")
     ends = pickle_ends(data)
@@ -251,6 +260,14 @@ def test_a_hand_built_stream_loads():
     assert load_bytes(data).tolist() == [1.5, -2.0]
 
 
+def test_storage_views_of_older_files_load_as_slices_of_their_storage():
+    # (view_key, offset, numel): older PyTorch saved a storage that was a slice of another this way
+    view = _unicode("v") + _int(2) + _int(3) + b"\x87"
+    data = legacy_stream(legacy_tensor_pickle(5, size=(3,), view=view), ["0"], [(5, struct.pack("<5f", 0, 1, 2, 3, 4))])
+    t = load_bytes(data)
+    assert t.tolist() == [2.0, 3.0, 4.0]
+
+
 @FERROGRAD_ONLY  # torch tries to allocate the claimed size
 @pytest.mark.parametrize("numel", [2**60, 2**62 - 1, 1000])  # 1000: more than the 8 bytes that follow
 def test_a_huge_storage_is_refused_before_allocating(numel):
@@ -272,15 +289,28 @@ def test_keys_the_pickle_and_the_key_list_disagree_on_are_refused():
         load_bytes(legacy_stream(legacy_tensor_pickle(2), {"0": 1}, records))
 
 
+@FERROGRAD_ONLY  # torch reinterprets the storage, or gives the second tensor an empty one
+def test_a_storage_named_with_two_dtypes_or_lengths_is_refused():
+    one = legacy_tensor_pickle(2)[2:-1]  # a tensor, without PROTO and STOP
+    records = [(2, struct.pack("<2f", 1.0, 2.0))]
+    for other in (legacy_tensor_pickle(2, storage="IntStorage")[2:-1], legacy_tensor_pickle(1)[2:-1]):
+        with pytest.raises(RuntimeError, match="invalid checkpoint: the storage 0 is named as 2"):
+            load_bytes(legacy_stream(b"\x80\x02](" + one + other + b"e.", ["0"], records))
+    a, b = load_bytes(legacy_stream(b"\x80\x02](" + one + one + b"e.", ["0"], records))  # twice the same: shared
+    a[0] = 5.0
+    assert b.tolist() == [5.0, 2.0]
+
+
 @FERROGRAD_ONLY
 def test_other_lies_are_refused():
-    with pytest.raises(RuntimeError, match="holds the byte 7"):  # bool bytes other than 0 and 1
+    with pytest.raises(RuntimeError, match="invalid checkpoint: .*holds the byte 7"):  # bool bytes not 0 or 1
         load_bytes(legacy_stream(legacy_tensor_pickle(2, storage="BoolStorage"), ["0"], [(2, b"\x01\x07")]))
     with pytest.raises(RuntimeError, match="invalid checkpoint"):  # a tensor larger than its storage
         load_bytes(legacy_stream(legacy_tensor_pickle(2, size=(3,)), ["0"], [(2, b"\0" * 8)]))
-    view = _unicode("1") + _int(0) + _int(1) + b"\x87"
-    with pytest.raises(RuntimeError, match="does not read storage views"):
-        load_bytes(legacy_stream(legacy_tensor_pickle(2, view=view), ["0"], [(2, b"\0" * 8)]))
+    for offset, numel, size in ((1, 2, 2), (0, 1, 2), (-1, 1, 1)):  # a view past its root, a tensor past its view
+        view = _unicode("v") + _int(offset) + _int(numel) + b"\x87"
+        with pytest.raises(RuntimeError, match="invalid checkpoint: .*(storage view|elements)"):
+            load_bytes(legacy_stream(legacy_tensor_pickle(2, size=(size,), view=view), ["0"], [(2, b"\0" * 8)]))
     with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):  # an int as persistent id
         load_bytes(legacy_stream(b"\x80\x02K\x05Q.", [], []))
 

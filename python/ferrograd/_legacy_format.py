@@ -7,8 +7,9 @@ The file is a stream of pickles and raw storages, one after another:
 2. the format's protocol version, 1001, pickled;
 3. a dict describing the machine that saved it (byte order, C type sizes), pickled;
 4. the object itself, pickled, each storage as the persistent id
-   `('storage', storage_class, key, location, numel, view_metadata)` (a whole module's classes as
-   `('module', class, source_file, source)`);
+   `('storage', storage_class, key, location, numel, view_metadata)`, where `view_metadata` is None or, in
+   files of older PyTorch, `(view_key, offset, numel)`: a slice of the storage `key` (a whole module's classes
+   as `('module', class, source_file, source)`);
 5. the list of the storage keys, pickled;
 6. for each key, in that list's order, the storage's element count as a little-endian int64, then its bytes
    (little-endian).
@@ -113,6 +114,7 @@ class Loader:
         self.encoding = encoding
         self.pickle_load_args = pickle_load_args
         self.roots = {}  # key -> _Root, in the order the pickle names them
+        self.views = {}  # view key -> (root key, Storage)
         self.claimed = 0  # bytes the storages named so far take in the file, with their counts
 
     def close(self):
@@ -164,11 +166,6 @@ class Loader:
             raise tf.invalid(f"a storage has the key {key!r} and location {location!r}, not strings")
         if type(numel) is not int or not 0 <= numel < 2**63:
             raise tf.invalid(f"a storage claims {numel!r} elements")
-        if view is not None:
-            raise RuntimeError(
-                "ferrograd does not read storage views (a storage saved as a slice of another, which only very "
-                "old PyTorch wrote); load the file with torch and save it again"
-            )
         root = self.roots.get(key)
         if root is None:
             root = self._new_root(key, storage_type, location, numel)
@@ -177,7 +174,28 @@ class Loader:
                 f"the storage {key} is named as {root.numel} × {root.storage_type.dtype} and as {numel} × "
                 f"{storage_type.dtype}"
             )
-        return root.storage
+        if view is None:
+            return root.storage
+        return self._view(key, root, view)
+
+    def _view(self, key, root, view):
+        """A storage saved as a slice of another (older PyTorch): `(view_key, offset, numel)` of the root."""
+        if type(view) is not tuple or len(view) != 3:
+            raise tf.invalid(f"the storage {key} has the view metadata {view!r}, not (key, offset, size)")
+        view_key, offset, numel = _decode(view[0]), view[1], view[2]
+        if type(view_key) is not str or type(offset) is not int or type(numel) is not int:
+            raise tf.invalid(f"the storage {key} has the view metadata {view!r}, not (key, offset, size)")
+        if offset < 0 or numel < 0 or offset + numel > root.numel:
+            raise tf.invalid(
+                f"the storage view {view_key} claims elements {offset} to {offset + numel} of the storage {key}, "
+                f"which has {root.numel}"
+            )
+        known = self.views.get(view_key)
+        if known is None:
+            known = self.views[view_key] = (key, tf.Storage(root.storage.tensor, offset, numel))
+        if known[0] != key or known[1].offset != offset or known[1].numel != numel:
+            raise tf.invalid(f"the storage view {view_key} is named as two different slices")
+        return known[1]
 
     def _new_root(self, key, storage_type, location, numel):
         dtype = storage_type.dtype
@@ -236,12 +254,16 @@ class Loader:
             if start + nbytes > self.size:
                 raise _eof(start + nbytes - self.size)
             name = f"storage {key}"
-            if self.bytes is not None:
-                data = _core._storage_from_bytes(self.bytes, dtype, start, root.numel, name)
-            else:
-                if record_file is None:
-                    record_file = _core._RecordFile(self.path, False)
-                data = record_file.storage(dtype, start, root.numel, name)
+            try:
+                if self.bytes is not None:
+                    data = _core._storage_from_bytes(self.bytes, dtype, start, root.numel, name)
+                else:
+                    if record_file is None:
+                        record_file = _core._RecordFile(self.path, False)
+                    data = record_file.storage(dtype, start, root.numel, name)
+            except RuntimeError as e:  # bool bytes other than 0 and 1: the core names its own format
+                message = str(e).removeprefix("invalid safetensors file: ")
+                raise tf.invalid(message) from None
             target = root.storage.tensor
             if not isinstance(target, Tensor):
                 raise tf.invalid(f"the storage {key} was mapped to a {type(target).__name__}")
