@@ -236,10 +236,10 @@ def _int(i):
     return b"\x8a" + bytes([len(encoded)]) + encoded
 
 
-def legacy_tensor_pickle(numel, key="0", storage="FloatStorage", size=None, view=b"N"):
+def legacy_tensor_pickle(numel, key="0", storage="FloatStorage", size=None, view=b"N", location="cpu"):
     """An object pickle holding one tensor of a storage, with torch's opcodes assembled by hand so fields can lie."""
     size = (numel,) if size is None else size
-    pid = b"(" + _unicode("storage") + f"ctorch\n{storage}\n".encode() + _unicode(key) + _unicode("cpu")
+    pid = b"(" + _unicode("storage") + f"ctorch\n{storage}\n".encode() + _unicode(key) + _unicode(location)
     pid += _int(numel) + view + b"tQ"
     shape = b"(" + b"".join(_int(s) for s in size) + b"t"
     args = pid + _int(0) + shape + b"(" + _int(1) + b"t\x89ccollections\nOrderedDict\n)R"
@@ -258,6 +258,14 @@ def legacy_stream(obj_pickle, keys, records, magic=MAGIC_NUMBER):
 def test_a_hand_built_stream_loads():
     data = legacy_stream(legacy_tensor_pickle(2), ["0"], [(2, struct.pack("<2f", 1.5, -2.0))])
     assert load_bytes(data).tolist() == [1.5, -2.0]
+
+
+def test_a_cuda_storage_needs_a_map_location():
+    data = legacy_stream(legacy_tensor_pickle(2, location="cuda:0"), ["0"], [(2, struct.pack("<2f", 1.0, 2.0))])
+    with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
+        load_bytes(data)
+    for location in ("cpu", {"cuda:0": "cpu"}, fg.device("cpu")):
+        assert load_bytes(data, map_location=location).tolist() == [1.0, 2.0]
 
 
 def test_storage_views_of_older_files_load_as_slices_of_their_storage():

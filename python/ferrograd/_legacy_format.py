@@ -139,7 +139,7 @@ class Loader:
             raise RuntimeError("Invalid magic number; corrupt file?")
         version = self._unpickle(self._no_persistent_id)
         if type(version) is not int or version != PROTOCOL_VERSION:
-            raise RuntimeError(f"Invalid protocol version: {version!r}")
+            raise RuntimeError(f"Invalid protocol version: {version}")  # torch's text
         self._unpickle(self._no_persistent_id)  # the saving machine's description: torch does not use it
         result = self._unpickle(self._persistent_load)
         keys = self._unpickle(self._no_persistent_id)
