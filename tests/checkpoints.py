@@ -70,3 +70,28 @@ def values_of(name, n, rng):
 def header_of(data):
     (n,) = struct.unpack("<Q", data[:8])
     return json.loads(data[8 : 8 + n])
+
+
+def describe(obj):
+    """A JSON-able account of a loaded object, the same whichever library (ferrograd, or torch through the shim)
+    loaded it: types, dtypes, shapes, strides, offsets, flags and values all the way down."""
+    if isinstance(obj, fg.Tensor):
+        flat = obj.detach().reshape(-1)
+        if obj.dtype == fg.bfloat16 or obj.dtype == fg.float16:
+            flat = flat.float()  # exact
+        return {
+            "tensor": type(obj).__name__,
+            "dtype": str(obj.dtype).rpartition(".")[2],
+            "shape": list(obj.shape),
+            "stride": list(obj.stride()),
+            "offset": obj.storage_offset(),
+            "requires_grad": obj.requires_grad,
+            "values": flat.tolist(),
+        }
+    if isinstance(obj, dict):
+        return {type(obj).__name__: [[describe(k), describe(v)] for k, v in obj.items()]}
+    if isinstance(obj, (list, tuple)):
+        return {type(obj).__name__: [describe(x) for x in obj]}
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return {type(obj).__name__: obj}
+    raise TypeError(f"describe: {type(obj).__name__}")

@@ -15,6 +15,7 @@ A panic (pyo3's PanicException, or the bindings' "internal error" text) counts a
 import argparse
 import json
 import os
+import pickle
 import select
 import subprocess
 import sys
@@ -60,6 +61,8 @@ AS_TORCH = [
     (BufferError, "Can't export tensors that require gradient"),
     # DLPack's own error for an export it cannot make (torch raises RuntimeError for some of these)
     (BufferError, "from_dlpack"),
+    # a damaged checkpoint's pickle under weights_only=True (torch.load raises it for the same files)
+    (pickle.UnpicklingError, "Weights only load failed"),
 ]
 HANG_SECONDS = 30
 KINDS = ["crashes", "hangs", "panics", "non_standard", "mutated_on_failure"]

@@ -77,11 +77,21 @@ class FakeDLPack:
         return self.rng.choice([(1, 0), (2, 0), (99, 5), "cpu", None])
 
 
+_LEGACY_CHECKPOINT = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "golden", "torch_files", "legacy", "views.pt"
+)
+
+
 def checkpoint_bytes(rng):
-    """A checkpoint written by ferrograd.save, then truncated or with bytes changed."""
-    buf = io.BytesIO()
-    fg.save({"w": fg.arange(6.0).reshape(2, 3), "n": 3}, buf)
-    raw = bytearray(buf.getvalue())
+    """A checkpoint written by ferrograd.save (or, one time in four, by torch in its legacy format), then
+    truncated or with bytes changed."""
+    if rng.randrange(4) == 0:
+        with open(_LEGACY_CHECKPOINT, "rb") as f:
+            raw = bytearray(f.read())
+    else:
+        buf = io.BytesIO()
+        fg.save({"w": fg.arange(6.0).reshape(2, 3), "n": 3}, buf)
+        raw = bytearray(buf.getvalue())
     kind = rng.randrange(3)
     if kind == 0:
         raw = raw[: rng.randrange(len(raw))]

@@ -100,12 +100,15 @@ _STORAGE_TYPE_OF = {t.dtype: t for t in STORAGE_TYPES.values()}
 
 
 class Storage:
-    """A loaded storage (what `persistent_load` returns): the whole record as a flat tensor."""
+    """A loaded storage (what `persistent_load` returns): the whole record as a flat tensor; or, for the legacy
+    format's storage views, the `numel` elements of that tensor's storage from `offset` on."""
 
-    __slots__ = ("tensor",)
+    __slots__ = ("tensor", "offset", "numel")
 
-    def __init__(self, tensor):
+    def __init__(self, tensor, offset=0, numel=None):
         self.tensor = tensor
+        self.offset = offset
+        self.numel = numel
 
     @property
     def dtype(self):
@@ -129,7 +132,13 @@ def _tensor_of(storage, storage_offset, size, stride):
         raise invalid(f"a tensor is rebuilt from a {type(storage).__name__}, not from a storage of the file")
     sizes = _ints(size, "size")
     strides = _ints(stride, "stride")
-    return _core._view_of_storage(storage.tensor, sizes, strides, _int(storage_offset, "storage offset"))
+    offset = _int(storage_offset, "storage offset")
+    if storage.numel is not None:  # a storage view: the tensor must stay inside it
+        end = offset + 1 + sum((n - 1) * s for n, s in zip(sizes, strides)) if all(sizes) else offset
+        if end > storage.numel:
+            raise invalid(f"a tensor reaches element {end - 1} of a storage view of {storage.numel} elements")
+        offset += storage.offset
+    return _core._view_of_storage(storage.tensor, sizes, strides, offset)
 
 
 def _rebuild_tensor(storage, storage_offset, size, stride):
@@ -251,6 +260,8 @@ def torch_globals():
     names.update({"torch.Size": Size, "torch.Tensor": Tensor, "torch.device": device})
     names.update({f"torch.{name}": dtype for name, dtype in DTYPES.items()})
     names.update({f"torch.{name}": t for name, t in STORAGE_TYPES.items()})
+    # old files name a CUDA tensor's storage class (torch allows them too; map_location decides where they go)
+    names.update({f"torch.cuda.{name}": t for name, t in STORAGE_TYPES.items()})
     names["torch.UntypedStorage"] = UNTYPED_STORAGE
     names["torch.storage.UntypedStorage"] = UNTYPED_STORAGE
     return names

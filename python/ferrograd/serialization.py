@@ -2,8 +2,10 @@
 
 `save` writes what `torch.save` writes (a zip of a pickle and one record per storage, `_torch_format`), so
 `torch.load(path, weights_only=True)` reads a ferrograd checkpoint and `ferrograd.load` reads PyTorch's.
-`load` tells the formats apart by content: torch's zip, or a safetensors file (ferrograd's own format before,
-still written by `save_safetensors`, and read by the Rust core, `rust/core/src/serialize/`).
+`load` tells the formats apart by content: torch's zip, torch's legacy pickle stream
+(`_use_new_zipfile_serialization=False`, or PyTorch before 1.6; `_legacy_format`), or a safetensors file
+(ferrograd's own format before, still written by `save_safetensors`, and read by the Rust core,
+`rust/core/src/serialize/`).
 
 With `weights_only=True` (the default, as in PyTorch) the pickle is interpreted by an allowlisting unpickler
 (`_weights_only_unpickler`): tensors, parameters, containers, numbers, strings, dtypes, devices, sizes and
@@ -177,7 +179,7 @@ def _source_of(f):
     )
 
 
-def _head(source, n=16):
+def _head(source, n=512):
     if isinstance(source, bytes):
         return source[:n]
     if os.path.isdir(source):
@@ -187,7 +189,8 @@ def _head(source, n=16):
 
 
 def _kind_of(source):
-    """'zip' (torch.save), 'legacy' (torch's pre-1.6 pickle stream) or 'safetensors', by content."""
+    """'zip' (torch.save), 'legacy' (torch's pre-1.6 pickle stream), 'tar' (torch's oldest format) or
+    'safetensors', by content."""
     head = _head(source)
     if len(head) >= 9 and head[8:9] == b"{":
         return "safetensors"  # an 8-byte header length, then the JSON header
@@ -195,12 +198,15 @@ def _kind_of(source):
         return "zip"
     if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
         return "legacy"
+    if head[257:262] == b"ustar":  # a tar's magic: `storages`, `tensors` and `pickle`
+        return "tar"
     return "safetensors"  # its reader says what is wrong with the file
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
-    """Loads what `torch.save` or `ferrograd.save` wrote (PyTorch's zip format), or a safetensors file
-    (ferrograd's format before, `save_safetensors`; any `.safetensors` loads as a dict name → tensor).
+    """Loads what `torch.save` or `ferrograd.save` wrote (PyTorch's zip format, or its legacy format:
+    `_use_new_zipfile_serialization=False`, PyTorch before 1.6), or a safetensors file (ferrograd's format
+    before, `save_safetensors`; any `.safetensors` loads as a dict name → tensor).
 
     `weights_only=True` (the default, as in PyTorch, unless a `pickle_module` is given) runs nothing from the
     file: the pickle may only build tensors, parameters, containers, numbers, strings, dtypes, devices, sizes,
@@ -211,7 +217,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
     Every size, offset and stride in the file is checked against the bytes present before any tensor is
     made; a truncated, corrupt or hostile file raises RuntimeError naming the problem. Tensors saved
-    together keep their sharing. `mmap=True` (paths only) maps the file privately instead of reading it:
+    together keep their sharing. `mmap=True` (paths to zip files only) maps the file privately instead of reading it:
     the tensors use the mapping's pages (writes to them stay in this process). `map_location` may be None,
     'cpu', a CPU device, a dict of locations or a callable `(storage, location)` (ferrograd has only the CPU).
     As in PyTorch, `TORCH_FORCE_WEIGHTS_ONLY_LOAD=1` forces `weights_only=True`, and
@@ -221,10 +227,14 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     _check_map_location(map_location)
-    if mmap and not isinstance(f, (str, os.PathLike)):
-        raise ValueError("f must be a file path in order to use the mmap argument")
     source = _source_of(f)
     kind = _kind_of(source)
+    if mmap and kind in ("legacy", "tar"):
+        from . import _legacy_format
+
+        raise _legacy_format.mmap_error(f)
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
     if kind == "safetensors":
         if pickle_load_args:
             raise TypeError(f"load() got unexpected keyword arguments {sorted(pickle_load_args)}")
@@ -232,26 +242,35 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         if callable(map_location) and not isinstance(map_location, str):
             _apply_map_callable(obj, map_location)
         return obj
-    if kind == "legacy":
-        raise RuntimeError(
-            "this is a checkpoint in PyTorch's legacy format (torch.save(..., _use_new_zipfile_serialization=False), "
-            "or PyTorch before 1.6), which ferrograd does not read; load it with torch and save it again"
-        )
     import io
     import pickle
 
     from . import _torch_format
     from . import _weights_only_unpickler as _wo
 
+    if kind == "tar":
+        from . import _legacy_format
+
+        raise _legacy_format.tar_error(weights_only)
+    encoding = pickle_load_args.pop("encoding", "utf-8")
+    if weights_only and pickle_load_args:
+        import warnings
+
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
+    if kind == "legacy":
+        from . import _legacy_format
+
+        unpickler_class = None if weights_only else _full_unpickler(pickle_module or pickle)
+        try:
+            return _legacy_format.load(source, map_location, weights_only, unpickler_class, encoding, pickle_load_args)
+        except pickle.UnpicklingError as e:
+            if not weights_only:
+                raise
+            raise pickle.UnpicklingError(_wo.failure_message(str(e))) from None
     with _torch_format.Archive(source, bool(mmap)) as archive:
         data = archive.read("data.pkl")
         storages = _torch_format.StorageLoader(archive, map_location)
-        encoding = pickle_load_args.pop("encoding", "utf-8")
         if weights_only:
-            if pickle_load_args:
-                import warnings
-
-                warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
             try:
                 return _wo.Unpickler(io.BytesIO(data), storages, encoding=encoding).load()
             except pickle.UnpicklingError as e:
