@@ -345,6 +345,14 @@ def _is_tensor(spec):
     return isinstance(spec, dict) and "T" in spec
 
 
+def _no_int_min_by_minus_one(op, args):
+    """not run: the integer minimum divided by -1 (torch's process dies of SIGFPE; ferrograd wraps around)."""
+    if op in ("div", "floor_divide", "remainder", "fmod", "floordiv", "mod") and all(map(_is_tensor, args)):
+        a, b = (x["T"] for x in args)
+        if a["dtype"] in INTS and b["dtype"] in INTS and a["kind"] == "edge":
+            b["kind"] = "pos"
+
+
 def _no_int_base_grad(args):
     """excluded: an integer base to a float exponent that requires grad: ferrograd's gradient with respect to the
     exponent takes log(base) in float32 (pow(int64([3]), float64 x) is 2e-8 off, relatively) (NOTES:
@@ -523,7 +531,7 @@ def g_binary(g):
         dt = "float32"
     if op == "pow" and dt == "bool":
         dt = "int64"  # excluded: bool ** bool: torch raises NotImplementedError, ferrograd answers (NOTES: pow_bool)
-    if op == "xlogy" and dt in FLOATS:
+    if op == "xlogy":
         # excluded: x = 0: torch's gradient with respect to x is log(y), ferrograd's 0 (NOTES: xlogy_grad_zero)
         kind = g.choice(["normal", "pos"])
     elif op == "pow" and dt in INTS:
@@ -555,15 +563,19 @@ def g_binary(g):
             y = 2
     else:
         dt2 = dt if g.chance(0.6) else g.dtype(floats=0.6, bools=0.08)
+        if op == "sub" and "bool" in (dt, dt2):
+            # excluded: one bool operand (see sub_bool_scalar; two both raise)
+            dt2 = "bool" if dt == "bool" else "int64"
         y = g.tensor(g.broadcast_shape(shape), dt2, kind=kind)
         if op == "pow" and dt2 in INTS:
             y = g.tensor(g.broadcast_shape(shape), dt2, kind="pos")
         if op in ("floor_divide", "remainder", "fmod", "div") and dt not in FLOATS and 0 in shape + y["T"]["shape"]:
             y = 3  # excluded: an empty integer tensor divided by zeros: torch answers (NOTES: empty_quirks)
-    args = [x, y] if g.chance(0.8) or not _is_tensor(y) or op == "pow" else [y, x]
+    args = [x, y] if g.chance(0.8) or not _is_tensor(y) or op in ("pow", "xlogy") else [y, x]
     if op == "pow":
         _no_int_base_grad(args)
-    if op == "remainder" and kind == "soft":
+    _no_int_min_by_minus_one(op, args)
+    if op == "remainder" and not {"normal", "small", "pos"} >= {a["T"]["kind"] for a in args if _is_tensor(a)}:
         # excluded: the gradient of remainder with respect to the divisor at infinite values: torch's is
         # -floor_divide(x, y) (-1 // inf is -1), ferrograd's -floor(x / y) (NOTES: remainder_grad_inf)
         _no_grad(args[1])
@@ -580,6 +592,10 @@ def g_binary(g):
             # excluded: alpha with a 0-d integer tensor and a number: ferrograd's result is int64, torch keeps
             # the tensor's int32 (NOTES: add_alpha_0d_int)
             del kw["alpha"]
+        elif dt == "float64" and not _is_tensor(y):
+            # excluded: alpha with a number and a float64 tensor: ferrograd scales the number in float32
+            # (t([0.1], dtype=float64).add(0.1, alpha=3) is 0.40000001192092893) (NOTES: add_alpha_scalar_float32)
+            del kw["alpha"]
         if _is_tensor(y) and y["T"]["dtype"] != dt and y["T"]["dtype"] in INTS:
             # excluded: alpha times an integer tensor of another dtype than the result: ferrograd multiplies in
             # the integer dtype, which wraps (float32 + 2 * int32(-2**31) gives the float, torch -4294967296),
@@ -593,8 +609,8 @@ def g_int_div(g):
     op = g.choice(["div", "floor_divide", "remainder", "fmod"])
     dt = g.choice(INTS)
     shape = g.shape(1, 2)
-    x = g.tensor(shape, dt, kind="edge")
-    y = g.tensor(shape, dt, kind=g.choice(["normal", "pos"]))
+    x = g.tensor(shape, dt, kind=g.choice(["edge", "normal"]))
+    y = g.tensor(shape, dt, kind="pos" if x["T"]["kind"] == "edge" else "normal")
     kw = {"rounding_mode": g.choice(["trunc", "floor"])} if op == "div" else {}
     return f"torch.{op}", [x, y], kw
 
@@ -616,7 +632,10 @@ def g_operator(g):
     dt = g.dtype(floats=0.6, bools=0.05)
     if op == "pow" and dt == "bool":
         dt = "int64"  # excluded: see g_binary (pow_bool)
-    x = g.tensor(shape, dt, kind="normal" if op == "pow" and dt in INTS else None)
+    kind = "normal" if op == "pow" and dt in INTS else None
+    if op in ("mod", "floordiv") and dt in FLOATS:
+        kind = g.choice(["normal", "small", "soft"])  # no huge finite values: see g_binary
+    x = g.tensor(shape, dt, kind=kind)
     if g.chance(0.5):
         y = g.pyscalar(dt)
         if op == "pow" and dt in INTS and isinstance(y, int) and not isinstance(y, bool) and y < 0:
@@ -643,6 +662,7 @@ def g_operator(g):
         args = [x, y]
         if op == "pow":
             _no_int_base_grad(args)
+        _no_int_min_by_minus_one(op, args)
         if op == "mod" and {"edge", "soft"} & {x["T"]["kind"], y["T"]["kind"]}:
             _no_grad(y)  # excluded: see g_binary (remainder_grad_inf)
     if op in ("floordiv", "mod") and not _is_tensor(args[0]) and dt in INTS + ["bool"]:
@@ -1155,8 +1175,11 @@ NOTES = {
     "add_alpha_int_overflow": "t([1.5]).add(t(-2**31, dtype=int32), alpha=2) -> [1.5]; torch [-4294967296.]",
     "add_bool_alpha": "add(t([True, False]), t([True, True]), alpha=-1) -> int64 [0, -1]; torch bool [True, True]",
     "add_alpha_0d_int": "add(t(5, dtype=int32), 2, alpha=-1) -> int64; torch int32 (without alpha both int32)",
+    "add_alpha_scalar_float32": "t([0.1], dtype=float64).add(0.1, alpha=3) -> 0.40000001192092893; torch 0.4; "
+    "t([1e38], dtype=float64).add(1e38, alpha=-1) -> 3.197e30; torch 0.",
     "add_float_alpha": "add(t([1, 2], dtype=int32), 0.0, alpha=0.5) -> RuntimeError; torch float [1., 2.]",
-    "sub_bool_scalar": "sub(t([1.5]), True) -> [0.5]; torch NotImplementedError (no bool subtraction)",
+    "sub_bool_scalar": "sub(t([1.5]), True) -> [0.5] (and sub(t([1.5]), t([True]), alpha=0.5)); torch "
+    "NotImplementedError (no bool subtraction)",
     "pow_bool": "t([True]) ** t([False]) -> [True]; torch NotImplementedError",
     "int_pow_negative_tensor": "t([2, 1, -1]) ** t([-1, -1, -1]) -> RuntimeError; torch [0, 1, -1]",
     "pow_grad_int_base": "d/dy pow(t([3, 5, 7]), y=[0.3, 1.7, -0.4] float64) -> 1.5274986561172157, ...; torch "

@@ -109,8 +109,9 @@ def main():
     for i in range(a.calls):
         call = dc.generate_one(a.seed, i)
         e, got = t_out.get(i), f_out.get(i)
-        if e is None:
+        if e is None:  # torch's own crash (e.g. SIGFPE): no answer to compare with
             counts["torch crashed"] += 1
+            found[("torch crashed", call["op"])].append((i, "torch's child process died on this call"))
             continue
         verdict, detail = dc.compare(call, e, got)
         counts[verdict] += 1
@@ -120,7 +121,7 @@ def main():
     for v in dc.VERDICTS + ["torch crashed"]:
         print(f"  {dc.VERDICT_TEXT.get(v, v):40s} {counts[v]:7d}")
     for (verdict, op), items in sorted(found.items()):
-        print(f"\n{dc.VERDICT_TEXT[verdict]}: {op} ({len(items)} calls)")
+        print(f"\n{dc.VERDICT_TEXT.get(verdict, verdict)}: {op} ({len(items)} calls)")
         for i, detail in items[: a.show]:
             print(f"  call {i}: {json.dumps(dc.generate_one(a.seed, i))[:400]}")
             print(f"    {detail}")
