@@ -588,9 +588,9 @@ def g_binary(g):
         # (NOTES: add_float_alpha)
         float_self = _is_tensor(args[0]) and args[0]["T"]["dtype"] in FLOATS
         kw["alpha"] = g.choice([2, 0.5, -1] if float_self else [2, -1])
-        if not shape and not float_self and not _is_tensor(y):
-            # excluded: alpha with a 0-d integer tensor and a number: ferrograd's result is int64, torch keeps
-            # the tensor's int32 (NOTES: add_alpha_0d_int)
+        if not float_self and (not shape and not _is_tensor(y) or _is_tensor(y) and y["T"]["dtype"] == "bool"):
+            # excluded: alpha with a 0-d integer tensor and a number, or an integer and a bool tensor: ferrograd's
+            # result is int64, torch keeps the tensor's int32 (NOTES: add_alpha_0d_int)
             del kw["alpha"]
         elif dt == "float64" and not _is_tensor(y):
             # excluded: alpha with a number and a float64 tensor: ferrograd scales the number in float32
@@ -1174,7 +1174,8 @@ NOTES = {
     "clamp_nan_bound": "t([1., -2.]).clamp(min=nan) -> [1., -2.]; torch [nan, nan]",
     "add_alpha_int_overflow": "t([1.5]).add(t(-2**31, dtype=int32), alpha=2) -> [1.5]; torch [-4294967296.]",
     "add_bool_alpha": "add(t([True, False]), t([True, True]), alpha=-1) -> int64 [0, -1]; torch bool [True, True]",
-    "add_alpha_0d_int": "add(t(5, dtype=int32), 2, alpha=-1) -> int64; torch int32 (without alpha both int32)",
+    "add_alpha_0d_int": "add(t(5, dtype=int32), 2, alpha=-1) and add(t([1, 2], dtype=int32), t([True, False]), "
+    "alpha=-1) -> int64; torch int32 (without alpha both int32)",
     "add_alpha_scalar_float32": "t([0.1], dtype=float64).add(0.1, alpha=3) -> 0.40000001192092893; torch 0.4; "
     "t([1e38], dtype=float64).add(1e38, alpha=-1) -> 3.197e30; torch 0.",
     "add_float_alpha": "add(t([1, 2], dtype=int32), 0.0, alpha=0.5) -> RuntimeError; torch float [1., 2.]",
