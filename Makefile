@@ -6,7 +6,7 @@ EXT    := python/ferrograd/_core.abi3.so
 RUST   := $(shell find rust -name '*.rs') $(wildcard rust/*/Cargo.toml) Cargo.toml Cargo.lock
 
 .PHONY: demo test test-rust test-python stubtest lint build build-fast generate test-torch wheel sdist bench bench-import bench-rust clean \
-	fuzz
+	fuzz fuzz-differential
 
 demo: build
 	$(PY) examples/autograd_tutorial.py
@@ -95,10 +95,21 @@ bench-import: $(STAMP)
 # Hostile-input fuzz of every public entry point (tools/fuzz.py), in child processes so that a crash is
 # seen: prints calls, crashes, hangs, panics, non-standard exceptions and tensors mutated by failed calls.
 # `make test` runs a short one (tests/test_fuzz.py).
+#
+# Then the differential run (tools/differential_fuzz.py, issue 28): DIFF_CALLS random calls over the tensor API
+# evaluated by ferrograd and by PyTorch (TORCH_PY, a Python with torch, as for test-torch), each in its own
+# process with identical inputs; prints the table of verdicts and every disagreement. `make test` replays 2000
+# recorded calls (tests/test_differential.py). `make fuzz-differential` runs only this part.
 FUZZ_CALLS ?= 100000
 FUZZ_SEED  ?= 0
+DIFF_CALLS ?= 20000
+DIFF_SEED  ?= 1
 fuzz: build
 	$(PY) tools/fuzz.py --calls $(FUZZ_CALLS) --seed $(FUZZ_SEED)
+	$(PY) tools/differential_fuzz.py --calls $(DIFF_CALLS) --seed $(DIFF_SEED) --torch-python $(TORCH_PY)
+
+fuzz-differential: build
+	$(PY) tools/differential_fuzz.py --calls $(DIFF_CALLS) --seed $(DIFF_SEED) --torch-python $(TORCH_PY)
 
 bench-rust:
 	cargo bench -p ferrograd-core --bench kernels

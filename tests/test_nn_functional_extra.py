@@ -129,3 +129,36 @@ def test_normalize_with_p_zero_divides_by_the_count_of_nonzeros():
     assert y.tolist() == [[0.0, 1.0, -1.5], [0.0, 0.0, 0.0]]
     y.sum().backward()
     assert x.grad.tolist() == [[0.5, 0.5, 0.5], [999999995904.0] * 3]
+
+
+# (found by the differential test, tests/test_differential.py) torch's kernels of these exist for floating types
+# only: an integer or bool input raises NotImplementedError (ferrograd's compositions used to promote it)
+FLOAT_KERNELS = {
+    "mish": "mish_cpu",
+    "celu": "elu_cpu",
+    "logsigmoid": "log_sigmoid_cpu",
+    "softshrink": "softshrink_check",
+    "hardshrink": "hardshrink_cpu",
+    "glu": "glu_cpu",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT_KERNELS))
+@pytest.mark.parametrize("dtype, word", [("int64", "Long"), ("int32", "Int"), ("bool", "Bool")])
+def test_float_only_activations_refuse_integers(name, dtype, word):
+    for shape in [(2,), (0,)]:
+        x = fg.ones(shape, dtype=getattr(fg, dtype))
+        with pytest.raises(NotImplementedError, match=f"\"{FLOAT_KERNELS[name]}\" not implemented for '{word}'"):
+            getattr(F, name)(x)
+
+
+def test_glu_of_an_empty_dimension_has_two_empty_halves():
+    assert F.glu(fg.zeros(0), 0).shape == (0,)
+    assert F.glu(fg.zeros(2, 0), 1).shape == (2, 0)
+    assert F.glu(fg.zeros(4, 0), 0).shape == (2, 0)
+    x = fg.tensor([[1.0, 2.0, 3.0, 4.0]], requires_grad=True)
+    y = F.glu(x)
+    y.sum().backward()
+    s = 1 / (1 + np.exp(-np.array([3.0, 4.0])))
+    np.testing.assert_allclose(y.detach().numpy(), [[1.0, 2.0] * s], rtol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), [np.concatenate([s, [1.0, 2.0] * s * (1 - s)])], rtol=1e-5)

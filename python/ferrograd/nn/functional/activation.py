@@ -8,6 +8,15 @@ from ..._core import Tensor
 from ..._utils import warn_at_caller
 from ._common import _DTYPE_LIMITS, _inplace
 
+_SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _floating_only(input, kernel):
+    """PyTorch's error for an integer or bool input of a kernel that has only floating-point versions."""
+    if isinstance(input, Tensor) and not input.is_floating_point():
+        name = _SCALAR_NAMES.get(str(input.dtype).rpartition(".")[2], str(input.dtype))
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return input.relu_() if inplace else input.relu()
@@ -115,6 +124,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x · tanh(softplus(x))."""
+    _floating_only(input, "mish_cpu")
     if inplace:
         return _inplace(input, mish)
     return input * softplus(input).tanh()
@@ -131,6 +141,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """max(0, x) + min(0, alpha · (exp(x / alpha) - 1))."""
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    _floating_only(input, "elu_cpu")
     if inplace:
         return _inplace(input, lambda x: celu(x, alpha))
     return elu(input / alpha, 1.0) * alpha
@@ -153,13 +164,15 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     d = dim % input.dim()
     if input.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}")
-    a, b = input.chunk(2, d)
-    return a * b.sigmoid()
+    _floating_only(input, "glu_cpu")
+    half = input.shape[d] // 2  # (not chunk: an empty dimension is two empty halves)
+    return input.narrow(d, 0, half) * input.narrow(d, half, half).sigmoid()
 
 
 def logsigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)) without overflow: x - log1p(exp(x)) for x <= 0, -log1p(exp(-x)) above (each branch fed
     only its own side, so the other's exp never overflows into the gradient)."""
+    _floating_only(input, "log_sigmoid_cpu")
     neg = input <= 0
     x_neg = _core.where(neg, input, 0.0)
     x_pos = _core.where(neg, 0.0, input)
@@ -188,6 +201,7 @@ def _check_lambd(lambd, input):
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """x - lambd above lambd, x + lambd below -lambd, 0 between (and no gradient at ±lambd); NaN stays NaN."""
+    _floating_only(input, "softshrink_check")
     _check_lambd(lambd, input)
     shrunk = _core.where(input < -lambd, input + lambd, input - lambd)
     return _core.where((input >= -lambd).logical_and(input <= lambd), 0.0, shrunk)
@@ -195,6 +209,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """0 where -lambd <= x <= lambd, else x (NaN stays NaN)."""
+    _floating_only(input, "hardshrink_cpu")
     return _core.where((input >= -lambd).logical_and(input <= lambd), 0.0, input)
 
 
