@@ -5,6 +5,7 @@ tests/golden/record_edge_semantics.py into tests/golden/edge_semantics.json; com
 tests/test_edge_semantics.py."""
 
 import ferrograd as fg
+import recorded
 
 # (start, end, step) with float arguments: negative steps, steps that do not divide the range, ends that land
 # a hair above a step, tiny and huge magnitudes
@@ -137,3 +138,82 @@ for _target in ["plain", "leaf-rg", "nonleaf", "view-of-leaf-rg"]:
                 CASES[f"setitem-{_target}-{_value}-{_index}-no_grad={_ng}"] = _setitem_case(
                     _target, _value, _index, _ng
                 )
+
+
+# The core defects the differential test (tests/differential_calls.py) found, each as torch answers it.
+NAN, INF = float("nan"), float("inf")
+
+
+def _grad(fn, values, dtype="float32"):
+    def case():
+        x = fg.tensor(values, dtype=getattr(fg, dtype), requires_grad=True)
+        y = fn(x)
+        y.sum().backward()
+        return {"out": y, "grad": x.grad}
+
+    return case
+
+
+def _value(fn):
+    def case():
+        return {"out": fn()}
+
+    return case
+
+
+def _raises(fn):
+    def case():
+        return {"error": recorded.error(fn)}
+
+    return case
+
+
+FOUND = {
+    "zero_dim-flip": _value(lambda: fg.tensor(1.5).flip([0])),
+    "zero_dim-flip-neg": _value(lambda: fg.tensor(1.5).flip([-1])),
+    "zero_dim-movedim": _value(lambda: fg.tensor(1.5).movedim(-1, 0)),
+    "zero_dim-permute-empty": _value(lambda: fg.tensor(1.5).permute(())),
+    "zero_dim-permute-no-dims": _raises(lambda: fg.tensor(1.5).permute()),
+    "permute-dims-keyword": _value(lambda: fg.zeros(2, 3).permute(dims=(1, 0)).shape),
+    "median-empty-columns": _value(lambda: list(fg.zeros(3, 0).median(0))),
+    "median-empty-columns-keepdim": _value(lambda: list(fg.zeros(2, 0, 3).median(0, keepdim=True))),
+    "chunk-empty": _value(lambda: list(fg.zeros(0).chunk(2, 0))),
+    "chunk-empty-rows": _value(lambda: [t.shape for t in fg.zeros(0, 3).chunk(3, 0)]),
+    "clamp-nan-min": _value(lambda: fg.tensor([1.0, -2.0, NAN]).clamp(min=NAN)),
+    "clamp-nan-max": _value(lambda: fg.tensor([1.0, -2.0]).clamp(max=NAN)),
+    "clamp-nan-both": _value(lambda: fg.tensor([1.0, -2.0], dtype=fg.float64).clamp(NAN, 0.0)),
+    "clamp-nan-min-grad": _grad(lambda x: x.clamp(min=NAN), [1.0, -2.0]),
+    "argmax-bool": _raises(lambda: fg.tensor([False, True]).argmax()),
+    "argmin-bool-dim": _raises(lambda: fg.tensor([[False, True]]).argmin(1)),
+    "pow-bool-bool": _raises(lambda: fg.tensor([True]) ** fg.tensor([False])),
+    "pow-number-bool": _raises(lambda: True ** fg.tensor([True])),
+    "pow-bool-number": _value(lambda: fg.tensor([True, False]) ** True),
+    "pow-int-negative-tensor": _value(lambda: fg.tensor([2, 1, -1, 0]) ** fg.tensor([-1, -1, -1, 2])),
+    "pow-int-negative-0d": _value(lambda: fg.tensor([2, 1, -1]) ** fg.tensor(-3)),
+    "pow-int32-negative-number": _raises(lambda: fg.tensor([2], dtype=fg.int32) ** -1),
+    "pow-int8-negative-number": _raises(lambda: fg.tensor([2], dtype=fg.int8) ** -2),
+    "sub-bool-number": _raises(lambda: fg.sub(fg.tensor([1.5]), True)),
+    "sub-bool-tensor-alpha": _raises(lambda: fg.tensor([1.5]).sub(fg.tensor([True]), alpha=2)),
+    "sub-two-bools": _raises(lambda: fg.tensor([True]) - fg.tensor([True])),
+    "add-bool-alpha-neg": _value(lambda: fg.add(fg.tensor([True, False]), fg.tensor([True, True]), alpha=-1)),
+    "add-bool-alpha-zero": _value(lambda: fg.add(fg.tensor([True, False]), fg.tensor([False, True]), alpha=0)),
+    "add-bool-alpha-float": _raises(lambda: fg.add(fg.tensor([False]), fg.tensor([True]), alpha=2.5)),
+    "add-int32-0d-number-alpha": _value(lambda: fg.add(fg.tensor(5, dtype=fg.int32), 2, alpha=-1)),
+    "add-int32-bool-alpha": _value(lambda: fg.add(fg.tensor([1, 2], dtype=fg.int32), fg.tensor([True, False]), alpha=2)),
+    "add-float64-number-alpha": _value(lambda: fg.tensor([0.1], dtype=fg.float64).add(0.1, alpha=3)),
+    "add-float64-huge-number-alpha": _value(lambda: fg.tensor([1e38], dtype=fg.float64).add(1e38, alpha=-1)),
+    "add-int32-overflow-alpha": _value(lambda: fg.tensor([1.5]).add(fg.tensor(-(2**31), dtype=fg.int32), alpha=2)),
+    "add-int-float-alpha-float-result": _value(lambda: fg.add(fg.tensor([1, 2], dtype=fg.int32), 0.0, alpha=0.5)),
+    "add-int-float-alpha-int-result": _raises(lambda: fg.add(fg.tensor([1, 2]), 1, alpha=0.5)),
+    "add_-int32-overflow-alpha": _value(lambda: fg.tensor([1.0]).add_(fg.tensor([2**31 - 1], dtype=fg.int32), alpha=2)),
+    "add_-int-float-alpha": _raises(lambda: fg.tensor([1], dtype=fg.int32).add_(0.0, alpha=0.5)),
+    "add-alpha-grad": _grad(lambda x: x.add(x.detach() * 2, alpha=3), [1.0, 2.0]),
+    "amax-nan-grad": _grad(lambda x: x.amax(), [1.0, NAN, 2.0]),
+    "amin-nan-grad-dim": _grad(lambda x: x.amin(0), [[1.0, NAN], [0.5, 2.0]]),
+    "max-nan-grad": _grad(lambda x: x.max(), [1.0, NAN, 2.0]),
+    "prod-0d-inf-grad": _grad(lambda x: x.prod(), INF),
+    "prod-0d-nan-grad": _grad(lambda x: x.prod(), NAN),
+    "prod-0d-dim-grad": _grad(lambda x: x.prod(0), 0.0),
+    "prod-1d-inf-grad": _grad(lambda x: x.prod(), [INF]),
+}
+CASES.update(FOUND)

@@ -66,6 +66,10 @@ impl Tensor {
             Ok(w)
         };
         let (src, dst) = (wrap(source, "source")?, wrap(destination, "destination")?);
+        if n == 0 {
+            // a 0-dim tensor's dim 0 (or -1) is the tensor itself: moving it changes nothing
+            return self.permute(&[]);
+        }
         let mut perm: Vec<Option<usize>> = vec![None; n];
         for (&s, &d) in src.iter().zip(&dst) {
             perm[d] = Some(s);

@@ -9,6 +9,7 @@ use crate::ops::formula::{c, signed, unsqueeze_dims};
 use crate::ops::reduce::{reduced_shape, reduction_dims};
 use crate::ops::unary::FloatClass;
 use crate::tensor::Tensor;
+use crate::DType;
 
 /// Whether `v` replaces the running extreme `a` (NaN wins and then stays; ties keep the first).
 #[inline(always)]
@@ -130,6 +131,9 @@ impl Tensor {
     /// argmax/argmin: over all elements (flattened) when `dim` is None.
     pub fn argmax_argmin(&self, dim: Option<isize>, keepdim: bool, is_max: bool) -> Result<Tensor> {
         let name = if is_max { "argmax" } else { "argmin" };
+        if self.dtype() == DType::Bool {
+            bail!(NotImplemented, "{name}(): does not support bool input");
+        }
         match dim {
             None => {
                 if self.numel() == 0 {
@@ -175,8 +179,8 @@ impl AsField for ExtremeFn {
 
 crate::backward_rule! {
     names = ["AmaxBackward0", "AminBackward0", "MaxBackward1", "MinBackward1", "MedianBackward0"];
-    /// amax/amin and max()/min(): shared evenly among the elements equal to the extreme (NaN counts as
-    /// equal to NaN).
+    /// amax/amin and max()/min(): shared evenly among the elements equal to the extreme (for max/min/median
+    /// NaN counts as equal to NaN).
     pub struct ExtremeBackward {
         function: ExtremeFn,
         dim: Vec<usize>,
@@ -210,8 +214,13 @@ impl Backward for ExtremeBackward {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, out) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.result)?);
         let out = unsqueeze_dims(&out, &self.dim, self.keepdim)?;
-        let both_nan = a.float_class(FloatClass::Nan)?.logical_and(&out.float_class(FloatClass::Nan)?)?;
-        let mask = a.eq(&out)?.logical_or(&both_nan)?;
+        // max()/min()/median() count a NaN as equal to a NaN extreme (torch's evenly_distribute_backward);
+        // amax/amin compare with `==` only, so a NaN extreme has no element equal to it: 0/0, NaN everywhere
+        let mut mask = a.eq(&out)?;
+        if !matches!(self.function, ExtremeFn::Amax | ExtremeFn::Amin) {
+            let both_nan = a.float_class(FloatClass::Nan)?.logical_and(&out.float_class(FloatClass::Nan)?)?;
+            mask = mask.logical_or(&both_nan)?;
+        }
         let count = mask.sum(Some(&signed(&self.dim)), true)?;
         one(unsqueeze_dims(g, &self.dim, self.keepdim)?.mul(&mask)?.div(&count))
     }

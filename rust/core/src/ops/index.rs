@@ -177,6 +177,10 @@ impl Tensor {
             }
             ds.push(w);
         }
+        if self.ndim() == 0 {
+            // dim 0 (or -1) of a 0-dim tensor names the tensor itself: nothing to reverse
+            ds.clear();
+        }
         let shape = self.shape().to_vec();
         let geom = Layout::contiguous(&shape);
         let pos = positions(&shape, &geom, |i, s| {

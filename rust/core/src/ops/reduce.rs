@@ -357,6 +357,10 @@ impl Backward for ProdBackward {
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, out) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.result)?);
+        if a.ndim() == 0 {
+            // the product of one factor is that factor: the gradient passes as it is (also at 0, inf, NaN)
+            return one(Ok(g.clone()));
+        }
         let out = unsqueeze_dims(&out, &self.dim, self.keepdim)?;
         let g = unsqueeze_dims(g, &self.dim, self.keepdim)?;
         let zeros = a.eq(&c(0.0))?.to_dtype(crate::DType::I64)?.to_vec::<i64>().iter().sum::<i64>();

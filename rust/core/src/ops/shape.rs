@@ -188,8 +188,12 @@ impl Tensor {
             bail!(Runtime, "chunk expects `chunks` to be greater than 0, got: {chunks}");
         }
         let n = self.shape()[wrap_dim(dim, self.ndim())?] as isize;
+        if n == 0 {
+            // an empty dim gives `chunks` empty pieces, as torch's chunk (split_with_sizes of zeros)
+            return self.split_with_sizes(&vec![0; chunks as usize], dim);
+        }
         let size = (n + chunks - 1) / chunks;
-        self.split_size(size.max(if n == 0 { 0 } else { 1 }), dim)
+        self.split_size(size, dim)
     }
 
     /// `diag(k)`: a matrix with a vector on diagonal `k`, or a copy of a matrix's diagonal `k`.

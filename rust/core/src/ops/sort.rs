@@ -94,7 +94,8 @@ impl Tensor {
         }
         let (pos, idx, _) = self.sorted_positions(d, n, false);
         let inner: usize = self.shape().iter().skip(d + 1).product();
-        let outer = self.numel() / (n * inner);
+        // the dims before `d` (not numel / (n * inner): `inner` is 0 for a row of empty columns)
+        let outer: usize = self.shape().iter().take(d).product();
         let (mut out_pos, mut out_idx) = (Vec::with_capacity(outer * inner), Vec::with_capacity(outer * inner));
         with_dtype!(self.dtype(), T => {
             let values = self.to_vec::<T>();

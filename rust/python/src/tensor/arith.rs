@@ -3,7 +3,7 @@ use super::{wrap, Out, PyTensor};
 use crate::args::{operand, operand_arg, type_name};
 use crate::convert::as_scalar;
 use crate::errors::{call, call_heavy};
-use ferrograd_core::binary::{Binary, Compare};
+use ferrograd_core::binary::{AlphaOp, Binary, Compare};
 use ferrograd_core::{Scalar, Tensor};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
@@ -26,26 +26,20 @@ pub(super) fn binary_op(
     Ok(wrap(py, out)?.into_any())
 }
 
-/// `alpha=` of add/sub: a number, integral for integral tensors (as torch checks).
-pub(super) fn alpha_arg(a: &Tensor, alpha: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Option<Scalar>> {
+/// `alpha=` of add/sub: a number (the core checks it against the result dtype).
+pub(super) fn alpha_arg(alpha: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Option<Scalar>> {
     let Some(alpha) = alpha else { return Ok(None) };
     let value = as_scalar(alpha).ok_or_else(|| {
         PyTypeError::new_err(format!("{func}(): argument 'alpha' must be Number, not {}", type_name(alpha)))
     })?;
-    if !a.dtype().is_float() && matches!(value, Scalar::Float(_)) {
-        return Err(PyRuntimeError::new_err(
-            "For integral input tensors, argument alpha must not be a floating point number.",
-        ));
-    }
     Ok(Some(value))
 }
 
-/// `alpha * b` (b itself when alpha is absent or 1); alpha is a weak scalar, so b keeps its dtype.
-pub(super) fn scaled(b: &Tensor, alpha: Option<Scalar>) -> ferrograd_core::Result<Tensor> {
+/// `alpha * b` as `a + alpha * b` reads it (b itself when alpha is absent or 1): `Tensor::alpha_scaled`.
+pub(super) fn scaled(a: &Tensor, b: &Tensor, alpha: Option<Scalar>, op: AlphaOp) -> ferrograd_core::Result<Tensor> {
     match alpha {
-        None | Some(Scalar::Int(1)) => Ok(b.clone()),
-        Some(Scalar::Float(1.0)) => Ok(b.clone()),
-        Some(a) => b.mul(&Tensor::wrapped_scalar(a)),
+        None => Ok(b.clone()),
+        Some(alpha) => a.alpha_scaled(b, alpha, op),
     }
 }
 
@@ -75,11 +69,15 @@ fn alpha_method(
     a: &Tensor,
     other: &Bound<'_, PyAny>,
     alpha: Option<&Bound<'_, PyAny>>,
-    name: &str,
+    op: AlphaOp,
     f: impl FnOnce(&Tensor, &Tensor) -> ferrograd_core::Result<Tensor>,
 ) -> Out {
-    let alpha = alpha_arg(a, alpha, name)?;
-    method_op(py, a, other, name, |a, b| f(a, &scaled(b, alpha)?))
+    let name = match op {
+        AlphaOp::Add => "add",
+        AlphaOp::Sub => "sub",
+    };
+    let alpha = alpha_arg(alpha, name)?;
+    method_op(py, a, other, name, |a, b| f(a, &scaled(a, b, alpha, op)?))
 }
 
 #[pymethods]
@@ -163,7 +161,7 @@ shared_signature! {
     #[pyo3(signature = (other, *, alpha=None))]
     fn (&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<&Bound<'_, PyAny>>) -> Out;
     /// `self + alpha * other`
-    add => alpha_method(py, &self.get(), other, alpha, "add", |a, b| a.add(b));
+    add => alpha_method(py, &self.get(), other, alpha, AlphaOp::Add, |a, b| a.add(b));
     /// `self - alpha * other`
-    sub => alpha_method(py, &self.get(), other, alpha, "sub", |a, b| a.sub(b));
+    sub => alpha_method(py, &self.get(), other, alpha, AlphaOp::Sub, |a, b| a.sub(b));
 }

@@ -4,7 +4,7 @@ use super::PyTensor;
 use super::{clamp_bounds, index_tensor, inplace_with, scatter_impl};
 use crate::args::{operand, operand_arg, tensor_arg, type_name};
 use crate::errors::{call, call_as};
-use ferrograd_core::binary::{ClampMethod, Compare};
+use ferrograd_core::binary::{AlphaOp, ClampMethod, Compare};
 use ferrograd_core::copy::DenseWrite;
 use ferrograd_core::random;
 use ferrograd_core::{Scalar, Tensor};
@@ -54,9 +54,10 @@ fn inplace_scaled(
     let Some(alpha) = alpha else { return inplace_binary(slf, other, name, op) };
     let this = slf.get().get();
     let func = name.trim_end_matches('_');
-    let alpha = alpha_arg(&this, Some(alpha), func)?;
+    let alpha = alpha_arg(Some(alpha), func)?;
     let b = operand_arg(other, name, "other")?;
-    let b = call(|| scaled(&b, alpha))?;
+    let alpha_op = if op == DenseWrite::Sub { AlphaOp::Sub } else { AlphaOp::Add };
+    let b = call(|| scaled(&this, &b, alpha, alpha_op))?;
     inplace_arith(slf, b, op)
 }
 

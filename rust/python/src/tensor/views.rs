@@ -4,9 +4,9 @@ use super::{view_of, wrap, Out, PyTensor};
 use crate::args::{dims_arg, int_list, tensor_arg};
 use crate::dtype::PyDType;
 use crate::errors::call;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 
 #[pymethods]
 impl PyTensor {
@@ -68,9 +68,29 @@ impl PyTensor {
         view_of(slf, call(|| a.reversed_dims())?)
     }
 
-    #[pyo3(signature = (*dims))]
-    fn permute(slf: &Bound<'_, Self>, dims: &Bound<'_, PyTuple>) -> Out {
-        let dims = int_list(dims, "permute", "dims")?;
+    #[pyo3(signature = (*dims, **kwargs))]
+    fn permute(slf: &Bound<'_, Self>, dims: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> Out {
+        // torch's `dims` is required (also of a 0-dim tensor, whose only order is `()`), by position or name
+        let named = match kwargs {
+            Some(kw) => match (kw.len(), kw.get_item("dims")?) {
+                (1, Some(d)) if dims.is_empty() => Some(d),
+                _ => {
+                    let key = kw.keys().iter().find(|k| k.extract::<String>().is_ok_and(|k| k != "dims"));
+                    return Err(match key {
+                        Some(k) => PyTypeError::new_err(format!("permute() got an unexpected keyword argument '{k}'")),
+                        None => PyTypeError::new_err("permute() got multiple values for argument 'dims'"),
+                    });
+                }
+            },
+            None => None,
+        };
+        let dims = match named {
+            Some(d) => int_list(&PyTuple::new(slf.py(), [d])?, "permute", "dims")?,
+            None if dims.is_empty() => {
+                return Err(PyTypeError::new_err("permute() missing 1 required positional arguments: \"dims\""))
+            }
+            None => int_list(dims, "permute", "dims")?,
+        };
         let a = slf.get().get();
         view_of(slf, call(|| a.permute(&dims))?)
     }

@@ -54,22 +54,17 @@ fn arith_eager(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
         dtype = dtype.to_float();
     }
     if op == Arith::Sub {
-        match (a.dtype() == DType::Bool, b.dtype() == DType::Bool) {
-            (true, true) => bail!(
-                Runtime,
-                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or \
-                `logical_xor()` operator instead."
-            ),
-            (true, false) | (false, true) => bail!(
-                Runtime,
-                "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to \
-                invert a mask, use the `~` or `logical_not()` operator instead."
-            ),
-            _ => {}
-        }
+        check_sub_operands(a, b)?;
     }
-    if dtype == DType::I64 && op == Arith::Pow && b.dtype() != DType::Bool && b.to_vec::<i64>().iter().any(|&e| e < 0) {
-        bail!(Runtime, "Integers to negative integer powers are not allowed.");
+    if op == Arith::Pow {
+        // torch refuses a negative number exponent of an integer tensor, but computes a tensor exponent's
+        // (1 for 1, ±1 for -1, else 0); a bool result is computed only for a number exponent
+        if dtype.is_int() && b.0.wrapped_number && b.dtype() != DType::Bool && b.to_vec::<f64>()[0] < 0.0 {
+            bail!(Runtime, "Integers to negative integer powers are not allowed.");
+        }
+        if dtype == DType::Bool && !b.0.wrapped_number {
+            bail!(NotImplemented, "\"pow\" not implemented for 'Bool'");
+        }
     }
     // torch's pow with a number exponent of ±0.5 is sqrt (1/sqrt): pow(-inf, 0.5) is NaN and pow(-0, -0.5) is
     // -inf there, where powf gives inf for both (and the gradient at -0 goes through the same)
@@ -120,6 +115,61 @@ fn arith_eager(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
             result: SavedTensor::output(out),
         }),
     })
+}
+
+/// torch's refusal of bool operands in subtraction (NotImplementedError in torch 2.x).
+fn check_sub_operands(a: &Tensor, b: &Tensor) -> Result<()> {
+    match (a.dtype() == DType::Bool, b.dtype() == DType::Bool) {
+        (true, true) => bail!(
+            NotImplemented,
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or \
+            `logical_xor()` operator instead."
+        ),
+        (true, false) | (false, true) => bail!(
+            NotImplemented,
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to \
+            invert a mask, use the `~` or `logical_not()` operator instead."
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// Which of add/sub an `alpha=` scales the other operand for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AlphaOp {
+    Add,
+    Sub,
+}
+
+impl Tensor {
+    /// `alpha * other` as `self + alpha * other` (add/sub's `alpha=`) reads it, so that the sum is torch's:
+    /// the product is taken in the pair's result dtype (an int32 `other` next to a float `self` does not wrap
+    /// first; a Python number `other` keeps the tensor's dtype), alpha counts as a bool for a bool result, and a
+    /// float alpha with an integral (or bool) result is torch's RuntimeError.
+    pub fn alpha_scaled(&self, other: &Tensor, alpha: Scalar, op: AlphaOp) -> Result<Tensor> {
+        let dtype = result_type(self.promotion_key(), other.promotion_key());
+        if !dtype.is_float() && matches!(alpha, Scalar::Float(_)) {
+            bail!(Runtime, "For integral input tensors, argument alpha must not be a floating point number.");
+        }
+        if op == AlphaOp::Sub {
+            check_sub_operands(self, other)?;
+        }
+        let one = match alpha {
+            Scalar::Int(v) => v == 1,
+            Scalar::Float(v) => v == 1.0,
+            Scalar::Bool(v) => v || dtype == DType::Bool,
+        };
+        if one || (dtype == DType::Bool && alpha.to_f64() != 0.0) {
+            return Ok(other.clone());
+        }
+        if dtype == DType::Bool {
+            return other.mul(&Tensor::wrapped_scalar(Scalar::Bool(false)));
+        }
+        // a Python number becomes a plain 0-dim tensor of the result dtype first: two wrapped numbers would
+        // multiply in the default float32
+        let other = if other.0.wrapped_number { Tensor::full(&[], other.item()?, dtype) } else { other.to_dtype(dtype)? };
+        other.mul(&Tensor::wrapped_scalar(alpha))
+    }
 }
 
 impl Tensor {

@@ -79,11 +79,12 @@ impl Tensor {
         let (lo, hi) = (min.map(|s| s.to_f64()), max.map(|s| s.to_f64()));
         let out = with_dtype!(dtype, T => {
             let (lo, hi) = (lo.map(T::from_f64), hi.map(T::from_f64));
-            // T may be bool, where `<` is the order false < true
-            #[allow(clippy::bool_comparison)]
+            // T may be bool, where `<` is the order false < true; a NaN bound makes every result NaN, as
+            // torch's (its min/max propagate NaN from either side)
+            #[allow(clippy::bool_comparison, clippy::eq_op)]
             let v = self.with_data(|l, x: &[T]| crate::kernels::elementwise::map1(l, x, |x: T| {
-                let y = match lo { Some(lo) if x < lo => lo, _ => x };
-                match hi { Some(hi) if y > hi => hi, _ => y }
+                let y = match lo { Some(lo) if x < lo || lo != lo => lo, _ => x };
+                match hi { Some(hi) if y > hi || hi != hi => hi, _ => y }
             }));
             Tensor::from_vec(v, self.shape())?
         });
