@@ -134,3 +134,15 @@ def test_threshold_keeps_nan_and_its_gradient():
     assert np.isnan(y.tolist()[0]) and y.tolist()[1:] == [-1.0, -1.0, 2.0]
     y.sum().backward()
     assert x.grad.tolist() == [1.0, 0.0, 0.0, 1.0]
+
+
+def test_integer_inputs():
+    """hardtanh and threshold keep integer dtypes (both numbers cast to the integer type, as torch's kernels do),
+    in place too; the others refuse integers."""
+    x = fg.tensor([1, 2, 3])
+    assert F.threshold(x, 1.5, 0.0).dtype == fg.int64 and F.threshold(x, 1.5, 0.0).tolist() == [0, 2, 3]
+    assert F.threshold_(x, 2.0, -1.0) is x and x.tolist() == [-1, -1, 3]
+    y = fg.tensor([-3, 0, 2])
+    assert F.hardtanh(y, inplace=True) is y and y.tolist() == [-1, 0, 1]
+    with pytest.raises(NotImplementedError, match="\"elu_cpu\" not implemented for 'Long'"):
+        F.elu(fg.tensor([1, 2]))

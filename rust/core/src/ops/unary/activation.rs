@@ -254,7 +254,8 @@ impl UnaryOp for Celu {
 
 crate::backward_rule! {
     names = ["ThresholdBackward0"];
-    /// `value` where `x <= threshold`, else `x`: `g` where `x > threshold` or NaN, else 0.
+    /// `value` where `x <= threshold`, else `x`: `g` where `x > threshold` or NaN, else 0. Integers stay
+    /// integers, both numbers cast to them first (truncated), as torch's kernel does.
     #[derive(Clone, Copy, Debug)]
     pub struct Threshold {
         threshold: f64,
@@ -263,9 +264,15 @@ crate::backward_rule! {
 }
 impl UnaryOp for Threshold {
     const KEEPS: Keeps = Keeps::Input;
+    const INT_INPUTS: IntInputs = IntInputs::KeepInt;
+    const KERNEL_NAME: &'static str = "threshold_cpu";
     fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
         let (t, v) = (T::from_f64(self.threshold), T::from_f64(self.value));
         move |x: T| if x <= t { v } else { x }
+    }
+    fn int_kernel(self) -> Option<impl Fn(i64) -> i64 + Sync + Copy> {
+        let (t, v) = (self.threshold as i64, self.value as i64);
+        Some(move |x: i64| if x <= t { v } else { x })
     }
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
         Tensor::where_(&x.le(&c(self.threshold))?, &c(0.0), g)
