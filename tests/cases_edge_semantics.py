@@ -199,7 +199,9 @@ FOUND = {
     "add-bool-alpha-zero": _value(lambda: fg.add(fg.tensor([True, False]), fg.tensor([False, True]), alpha=0)),
     "add-bool-alpha-float": _raises(lambda: fg.add(fg.tensor([False]), fg.tensor([True]), alpha=2.5)),
     "add-int32-0d-number-alpha": _value(lambda: fg.add(fg.tensor(5, dtype=fg.int32), 2, alpha=-1)),
-    "add-int32-bool-alpha": _value(lambda: fg.add(fg.tensor([1, 2], dtype=fg.int32), fg.tensor([True, False]), alpha=2)),
+    "add-int32-bool-alpha": _value(
+        lambda: fg.add(fg.tensor([1, 2], dtype=fg.int32), fg.tensor([True, False]), alpha=2)
+    ),
     "add-float64-number-alpha": _value(lambda: fg.tensor([0.1], dtype=fg.float64).add(0.1, alpha=3)),
     "add-float64-huge-number-alpha": _value(lambda: fg.tensor([1e38], dtype=fg.float64).add(1e38, alpha=-1)),
     "add-int32-overflow-alpha": _value(lambda: fg.tensor([1.5]).add(fg.tensor(-(2**31), dtype=fg.int32), alpha=2)),
@@ -207,6 +209,9 @@ FOUND = {
     "add-int-float-alpha-int-result": _raises(lambda: fg.add(fg.tensor([1, 2]), 1, alpha=0.5)),
     "add_-int32-overflow-alpha": _value(lambda: fg.tensor([1.0]).add_(fg.tensor([2**31 - 1], dtype=fg.int32), alpha=2)),
     "add_-int-float-alpha": _raises(lambda: fg.tensor([1], dtype=fg.int32).add_(0.0, alpha=0.5)),
+    "add-bool-alpha-false": _value(lambda: fg.add(fg.tensor([True, False]), fg.tensor([False, True]), alpha=False)),
+    "add-float-bool-alpha": _raises(lambda: fg.add(fg.tensor([1.0]), fg.tensor([2.0]), alpha=True)),
+    "permute-empty-kwargs": _value(lambda: fg.zeros(2, 3).permute(1, 0, **{}).shape),
     "add-alpha-grad": _grad(lambda x: x.add(x.detach() * 2, alpha=3), [1.0, 2.0]),
     "amax-nan-grad": _grad(lambda x: x.amax(), [1.0, NAN, 2.0]),
     "amin-nan-grad-dim": _grad(lambda x: x.amin(0), [[1.0, NAN], [0.5, 2.0]]),

@@ -554,6 +554,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_empty_pool, m)?)?;
     m.add_function(wrap_pyfunction!(_grad_fn_names, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::_unary_ops, m)?)?;
+    m.add_function(wrap_pyfunction!(tensor::_param_unary_ops, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::_method_forms, m)?)?;
     m.add_function(wrap_pyfunction!(_set_inference_mode, m)?)?;
     m.add_function(wrap_pyfunction!(is_inference_mode_enabled, m)?)?;

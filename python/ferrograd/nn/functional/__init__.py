@@ -6,18 +6,16 @@ compositions of differentiable tensor ops. One file per concern; this module re-
 """
 
 from ..._utils import typed_entry_points as _typed_entry_points
+from . import _param_ops
 from ._common import _reduction
+from ._param_ops import *  # noqa: F403 (the registry's functions, listed in its __all__)
 from .activation import (
-    celu,
-    elu,
     gelu,
     glu,
     gumbel_softmax,
     hardshrink,
     hardsigmoid,
     hardswish,
-    hardtanh,
-    leaky_relu,
     log_softmax,
     logsigmoid,
     mish,
@@ -31,12 +29,10 @@ from .activation import (
     silu,
     softmax,
     softmin,
-    softplus,
     softshrink,
     softsign,
     tanh,
     tanhshrink,
-    threshold,
 )
 from .attention import _canonical_mask, _none_or_dtype, multi_head_attention_forward, scaled_dot_product_attention
 from .conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d, fold, unfold
@@ -93,10 +89,6 @@ __all__ = [
     "tanh",
     "silu",
     "gelu",
-    "softplus",
-    "elu",
-    "leaky_relu",
-    "hardtanh",
     "l1_loss",
     "smooth_l1_loss",
     "binary_cross_entropy",
@@ -115,13 +107,11 @@ __all__ = [
     "adaptive_avg_pool2d",
     "unfold",
     "fold",
-    "threshold",
     "relu6",
     "hardsigmoid",
     "hardswish",
     "mish",
     "selu",
-    "celu",
     "rrelu",
     "glu",
     "logsigmoid",
@@ -170,6 +160,7 @@ __all__ = [
     "upsample_bilinear",
 ]
 
+__all__ += _param_ops.__all__
 
 # a non-tensor where a tensor is used raises PyTorch's TypeError, not an AttributeError from inside
 _typed_entry_points(globals(), __all__)

@@ -1,5 +1,6 @@
 """Activations and softmaxes. Each follows PyTorch's definition, including which side of a tie or bound
-(0, ±lambda, ±3) takes the gradient."""
+(0, ±lambda, ±3) takes the gradient. The elementwise ones with parameters (elu, celu, leaky_relu, hardtanh,
+softplus, threshold) are generated from the core's registry into `_param_ops.py`."""
 
 import warnings
 
@@ -7,6 +8,7 @@ from ... import _core
 from ..._core import Tensor
 from ..._utils import warn_at_caller
 from ._common import _DTYPE_LIMITS, _inplace
+from ._param_ops import elu, hardtanh, leaky_relu, softplus
 
 _SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
@@ -46,30 +48,6 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     return input._gelu(approximate)
 
 
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    return input._softplus(float(beta), float(threshold))
-
-
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    if inplace:
-        return _inplace(input, lambda x: elu(x, alpha))
-    return input._elu(float(alpha))
-
-
-def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    if inplace:
-        return _inplace(input, lambda x: leaky_relu(x, negative_slope))
-    return input._leaky_relu(float(negative_slope))
-
-
-def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
-    if min_val > max_val:
-        raise ValueError("min_val cannot be greater than max_val")
-    if inplace:
-        return _inplace(input, lambda x: hardtanh(x, min_val, max_val))
-    return input._hardtanh(float(min_val), float(max_val))
-
-
 def _softmax_dim(name, ndim):
     warn_at_caller(
         f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument."
@@ -93,14 +71,6 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 
 
 _SELU_SCALE = 1.0507009873554804934193349852946
-
-
-def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    """`value` where `input` is at or below `threshold`, else `input` (NaN stays NaN and keeps its gradient, as
-    in PyTorch's `x <= threshold ? value : x`)."""
-    if inplace:
-        return _inplace(input, lambda x: _core.where(x <= threshold, value, x))
-    return _core.where(input <= threshold, value, input)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
@@ -135,16 +105,6 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     if inplace:
         return _inplace(input, selu)
     return elu(input, _SELU_ALPHA) * _SELU_SCALE
-
-
-def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    """max(0, x) + min(0, alpha · (exp(x / alpha) - 1))."""
-    if alpha == 0:
-        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    _floating_only(input, "elu_cpu")
-    if inplace:
-        return _inplace(input, lambda x: celu(x, alpha))
-    return elu(input / alpha, 1.0) * alpha
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False, inplace: bool = False):

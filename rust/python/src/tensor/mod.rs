@@ -23,7 +23,7 @@ mod unary;
 
 pub use forms::_method_forms;
 pub use special::{_special, _special_names, _xlog1py, _xlogy, _zeta};
-pub use unary::_unary_ops;
+pub use unary::{_param_unary_ops, _unary_ops};
 mod views;
 
 use index::{index_tensor, scatter_impl};

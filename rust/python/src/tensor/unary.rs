@@ -1,7 +1,8 @@
 //! Elementwise unary ops: the argument-free ones come from the core's registry
 //! (`ferrograd_core::for_each_unary_op!`), which also feeds their stubs and function forms
-//! (`_unary_ops()`, read by tools/gen_api.py), and their in-place forms (`exp_`); the ones with arguments
-//! follow.
+//! (`_unary_ops()`, read by tools/gen_api.py), and their in-place forms (`exp_`); those with parameters from
+//! `for_each_param_unary_op!` (private `_elu(alpha)` and `_elu_(alpha)`, `_param_unary_ops()`); the
+//! irregular ones follow.
 use super::{inplace_with, wrap, Out, PyTensor};
 use crate::errors::{call, call_heavy};
 use ferrograd_core::unary::{self as u, UnaryOp};
@@ -51,6 +52,54 @@ pub fn _unary_ops() -> Vec<(&'static str, &'static str, bool)> {
     UNARY_OPS.to_vec()
 }
 
+macro_rules! param_registry_methods {
+    ($($name:ident($($p:ident: $t:ident $(= $d:literal)?),*) $($flag:ident)?: $op:path, $doc:literal;)*) => {
+        paste::paste! {
+            #[pymethods]
+            impl PyTensor {
+                $(
+                    #[doc = $doc]
+                    fn [<_ $name>](&self, py: Python<'_>, $($p: $t),*) -> Out {
+                        let a = self.get();
+                        wrap(py, call_heavy(py, a.numel(), || a.$name($($p),*))?)
+                    }
+
+                    #[doc = concat!("In-place ``_", stringify!($name), "()``; returns this tensor.")]
+                    fn [<_ $name _>](slf: &Bound<'_, Self>, $($p: $t),*) -> PyResult<Py<PyTensor>> {
+                        inplace_with(slf, false, |a| a.$name($($p),*))
+                    }
+                )*
+            }
+        }
+
+        /// Each op of the registry above: (name, docstring, whether `F.<name>` takes `inplace=` and has
+        /// `F.<name>_`, its parameters as (name, Rust type, default or "")).
+        type ParamOp = (&'static str, &'static str, bool, &'static [(&'static str, &'static str, &'static str)]);
+        const PARAM_UNARY_OPS: &[ParamOp] = &[$((
+            stringify!($name),
+            $doc,
+            !stringify!($($flag)?).is_empty(),
+            &[$((stringify!($p), stringify!($t), stringify!($($d)?))),*],
+        )),*];
+    };
+}
+ferrograd_core::for_each_param_unary_op!(param_registry_methods);
+
+/// A registry op as `_param_unary_ops()` gives it.
+type ParamOpRow = (&'static str, &'static str, bool, Vec<(&'static str, &'static str, String)>);
+
+/// The core's `for_each_param_unary_op!` registry, for tools/gen_api.py (stubs of `_<name>`/`_<name>_`, and
+/// the `nn.functional` functions): (name, docstring, inplace flag, [(parameter, Rust type, default or "")]),
+/// a default as its literal without `stringify!`'s spaces (`-1.0`, not `- 1.0`).
+#[pyfunction]
+pub fn _param_unary_ops() -> Vec<ParamOpRow> {
+    let param = |&(p, t, d): &(&'static str, &'static str, &'static str)| (p, t, d.replace(' ', ""));
+    PARAM_UNARY_OPS
+        .iter()
+        .map(|&(name, doc, inplace, params)| (name, doc, inplace, params.iter().map(param).collect()))
+        .collect()
+}
+
 #[pymethods]
 impl PyTensor {
     fn square(&self, py: Python<'_>) -> Out {
@@ -83,22 +132,6 @@ impl PyTensor {
             _ => return Err(PyRuntimeError::new_err("approximate argument must be either none or tanh.")),
         };
         unary(py, self.get(), u::Gelu::new(approximate))
-    }
-
-    fn _softplus(&self, py: Python<'_>, beta: f64, threshold: f64) -> Out {
-        unary(py, self.get(), u::Softplus::new(beta, threshold))
-    }
-
-    fn _elu(&self, py: Python<'_>, alpha: f64) -> Out {
-        unary(py, self.get(), u::Elu::new(alpha))
-    }
-
-    fn _leaky_relu(&self, py: Python<'_>, negative_slope: f64) -> Out {
-        unary(py, self.get(), u::LeakyRelu::new(negative_slope))
-    }
-
-    fn _hardtanh(&self, py: Python<'_>, min_val: f64, max_val: f64) -> Out {
-        unary(py, self.get(), u::Hardtanh::new(min_val, max_val))
     }
 
     fn _hardsigmoid(&self, py: Python<'_>) -> Out {

@@ -71,7 +71,7 @@ impl PyTensor {
     #[pyo3(signature = (*dims, **kwargs))]
     fn permute(slf: &Bound<'_, Self>, dims: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> Out {
         // torch's `dims` is required (also of a 0-dim tensor, whose only order is `()`), by position or name
-        let named = match kwargs {
+        let named = match kwargs.filter(|kw| !kw.is_empty()) {
             Some(kw) => match (kw.len(), kw.get_item("dims")?) {
                 (1, Some(d)) if dims.is_empty() => Some(d),
                 _ => {

@@ -151,13 +151,16 @@ impl Tensor {
         if !dtype.is_float() && matches!(alpha, Scalar::Float(_)) {
             bail!(Runtime, "For integral input tensors, argument alpha must not be a floating point number.");
         }
+        if dtype != DType::Bool && matches!(alpha, Scalar::Bool(_)) {
+            bail!(Runtime, "Boolean alpha only supported for Boolean results.");
+        }
         if op == AlphaOp::Sub {
             check_sub_operands(self, other)?;
         }
         let one = match alpha {
             Scalar::Int(v) => v == 1,
             Scalar::Float(v) => v == 1.0,
-            Scalar::Bool(v) => v || dtype == DType::Bool,
+            Scalar::Bool(v) => v,
         };
         if one || (dtype == DType::Bool && alpha.to_f64() != 0.0) {
             return Ok(other.clone());
@@ -167,7 +170,8 @@ impl Tensor {
         }
         // a Python number becomes a plain 0-dim tensor of the result dtype first: two wrapped numbers would
         // multiply in the default float32
-        let other = if other.0.wrapped_number { Tensor::full(&[], other.item()?, dtype) } else { other.to_dtype(dtype)? };
+        let other =
+            if other.0.wrapped_number { Tensor::full(&[], other.item()?, dtype) } else { other.to_dtype(dtype)? };
         other.mul(&Tensor::wrapped_scalar(alpha))
     }
 }

@@ -2,7 +2,7 @@
 use super::{IntInputs, Keeps, UnaryOp};
 use crate::autograd::{AsField, Field};
 use crate::element::Float;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::kernels::gelu::{gelu_backward_f32_kernel, gelu_f32_into, gelu_tanh_f32_into, GeluForm};
 use crate::kernels::math::{erf_f32_into, sigmoid_f32_into, silu_f32_into, F32SliceKernel, F32ZipKernel};
 use crate::ops::formula::c;
@@ -187,11 +187,6 @@ crate::backward_rule! {
         threshold: f64,
     }
 }
-impl Softplus {
-    pub fn new(beta: f64, threshold: f64) -> Softplus {
-        Softplus { beta, threshold }
-    }
-}
 impl UnaryOp for Softplus {
     const KEEPS: Keeps = Keeps::Input;
     const INT_INPUTS: IntInputs = IntInputs::Reject;
@@ -214,11 +209,6 @@ crate::backward_rule! {
         alpha: f64,
     }
 }
-impl Elu {
-    pub fn new(alpha: f64) -> Elu {
-        Elu { alpha }
-    }
-}
 impl UnaryOp for Elu {
     const KEEPS: Keeps = Keeps::Input;
     const INT_INPUTS: IntInputs = IntInputs::Reject;
@@ -234,16 +224,67 @@ impl UnaryOp for Elu {
 }
 
 crate::backward_rule! {
+    names = ["CeluBackward0"];
+    /// `x`, and `α(e^{x/α} - 1)` below 0.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Celu {
+        alpha: f64,
+    }
+}
+impl UnaryOp for Celu {
+    const KEEPS: Keeps = Keeps::Input;
+    const INT_INPUTS: IntInputs = IntInputs::Reject;
+    const KERNEL_NAME: &'static str = "elu_cpu";
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        let a = T::from_f64(self.alpha);
+        move |x: T| if x > T::ZERO { x } else { a * (x / a).exp_m1() }
+    }
+    fn check(self) -> Result<()> {
+        if self.alpha == 0.0 {
+            return Err(Error::Runtime("ZeroDivisionError: alpha cannot be 0 for CELU".into()));
+        }
+        Ok(())
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        // as elu's: the negative branch for x <= 0 only, NaN takes the identity's gradient
+        let negative = g.mul(&x.div(&c(self.alpha))?.exp()?)?;
+        Tensor::where_(&x.le(&c(0.0))?, &negative, g)
+    }
+}
+
+crate::backward_rule! {
+    names = ["ThresholdBackward0"];
+    /// `value` where `x <= threshold`, else `x`: `g` where `x > threshold` or NaN, else 0. Integers stay
+    /// integers, both numbers cast to them first (truncated), as torch's kernel does.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Threshold {
+        threshold: f64,
+        value: f64,
+    }
+}
+impl UnaryOp for Threshold {
+    const KEEPS: Keeps = Keeps::Input;
+    const INT_INPUTS: IntInputs = IntInputs::KeepInt;
+    const KERNEL_NAME: &'static str = "threshold_cpu";
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        let (t, v) = (T::from_f64(self.threshold), T::from_f64(self.value));
+        move |x: T| if x <= t { v } else { x }
+    }
+    fn int_kernel(self) -> Option<impl Fn(i64) -> i64 + Sync + Copy> {
+        let (t, v) = (self.threshold as i64, self.value as i64);
+        Some(move |x: i64| if x <= t { v } else { x })
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        Tensor::where_(&x.le(&c(self.threshold))?, &c(0.0), g)
+    }
+}
+
+crate::backward_rule! {
     names = ["LeakyReluBackward0"];
     /// `x`, and `slope · x` below 0.
     #[derive(Clone, Copy, Debug)]
     pub struct LeakyRelu {
         negative_slope: f64,
-    }
-}
-impl LeakyRelu {
-    pub fn new(negative_slope: f64) -> LeakyRelu {
-        LeakyRelu { negative_slope }
     }
 }
 impl UnaryOp for LeakyRelu {
@@ -266,11 +307,6 @@ crate::backward_rule! {
     pub struct Hardtanh {
         min_val: f64,
         max_val: f64,
-    }
-}
-impl Hardtanh {
-    pub fn new(min_val: f64, max_val: f64) -> Hardtanh {
-        Hardtanh { min_val, max_val }
     }
 }
 impl UnaryOp for Hardtanh {
@@ -299,6 +335,12 @@ impl UnaryOp for Hardtanh {
                 x
             }
         })
+    }
+    fn check(self) -> Result<()> {
+        if self.min_val > self.max_val {
+            return Err(Error::Value("min_val cannot be greater than max_val".into()));
+        }
+        Ok(())
     }
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
         // 0 at and beyond the bounds; NaN passes its gradient, as in torch

@@ -3,8 +3,8 @@
 //! kernel, its gradient, whether that gradient reads the op's input or its output, and how it treats
 //! integer inputs. Here: the trait, the one forward path every op shares, the one rule they share
 //! (`UnaryBackward`), the registry of the ops that are Tensor methods without arguments
-//! (`for_each_unary_op!`) and that of the ones torch has only in torch.special
-//! (`for_each_special_unary_op!`).
+//! (`for_each_unary_op!`), that of the ones with parameters (`for_each_param_unary_op!`) and that of the
+//! ones torch has only in torch.special (`for_each_special_unary_op!`).
 mod activation;
 mod bessel;
 mod erf;
@@ -95,6 +95,12 @@ pub trait UnaryOp: Fields + GradFnNames + Copy + Send + Sync + 'static {
     /// `fused_grad` for float32 as a hand-vectorized kernel over (g, s), used where both are contiguous.
     fn f32_fused_grad_kernel(self) -> Option<F32ZipKernel> {
         None
+    }
+
+    /// PyTorch's checks of an op's parameters (`hardtanh`'s bounds, `celu`'s alpha), run by the methods
+    /// `for_each_param_unary_op!` makes before the op.
+    fn check(self) -> Result<()> {
+        Ok(())
     }
 }
 
@@ -355,6 +361,49 @@ macro_rules! for_each_special_unary_op {
         }
     };
 }
+
+/// The unary ops with parameters (floats or bools, PyTorch's names and defaults): `nn.functional`'s
+/// activations. A line is `name(param: type = default, ...) flag: Op, "docstring";`, with `flag` `inplace`
+/// where torch's `F.<name>` takes `inplace=` and has `F.<name>_`. The op is built from the parameters as
+/// its fields (`Op { alpha }`), checked by `UnaryOp::check`. The core makes `Tensor::<name>(params)` from
+/// it (below); the bindings make the private methods `_<name>(params)` and `_<name>_(params)` (in place),
+/// and `_param_unary_ops()`, from which tools/gen_api.py writes their stubs and the `F.` functions
+/// (`nn/functional/_param_ops.py`). Adding one: its type in a family file, and one line here.
+#[macro_export]
+macro_rules! for_each_param_unary_op {
+    ($callback:ident) => {
+        $callback! {
+            softplus(beta: f64 = 1.0, threshold: f64 = 20.0): $crate::unary::Softplus,
+                "``log(1 + exp(beta * x)) / beta``, and ``x`` where ``beta * x > threshold``.";
+            elu(alpha: f64 = 1.0) inplace: $crate::unary::Elu, "``x`` above 0, ``alpha * (exp(x) - 1)`` else.";
+            celu(alpha: f64 = 1.0) inplace: $crate::unary::Celu,
+                "``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.";
+            leaky_relu(negative_slope: f64 = 0.01) inplace: $crate::unary::LeakyRelu,
+                "``x`` above 0, ``negative_slope * x`` else.";
+            hardtanh(min_val: f64 = -1.0, max_val: f64 = 1.0) inplace: $crate::unary::Hardtanh,
+                "``x`` clamped to ``[min_val, max_val]`` (integer inputs stay integers).";
+            threshold(threshold: f64, value: f64) inplace: $crate::unary::Threshold,
+                "``value`` where ``x <= threshold``, else ``x`` (NaN stays NaN).";
+        }
+    };
+}
+
+macro_rules! core_param_methods {
+    ($($name:ident($($p:ident: $t:ident $(= $d:literal)?),*) $($flag:ident)?: $op:path, $doc:literal;)*) => {
+        impl Tensor {
+            $(
+                #[doc = $doc]
+                pub fn $name(&self, $($p: $t),*) -> Result<Tensor> {
+                    type Op = $op; // a path fragment cannot start a struct expression
+                    let op = Op { $($p),* };
+                    op.check()?;
+                    self.unary(op)
+                }
+            )*
+        }
+    };
+}
+for_each_param_unary_op!(core_param_methods);
 
 macro_rules! core_methods {
     ($($name:ident: $op:path, $doc:literal;)*) => {

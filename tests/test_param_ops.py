@@ -1,0 +1,148 @@
+"""The unary ops with parameters of the core's `for_each_param_unary_op!` registry (`nn.functional`'s elu,
+celu, leaky_relu, hardtanh, softplus, threshold), table-driven: one row per op gives its forward against
+numpy (float32 and float64, every layout, torch's defaults and other parameters), gradcheck, its grad_fn,
+`inplace=True` and `F.<name>_` (the tensor itself, the same values and gradients, the leaf error), and the
+`F.` signature's defaults against the registry's."""
+
+import inspect
+
+import ferrograd as fg
+import numpy as np
+import pytest
+from helpers import CONTIGUOUS, EXPANDED, STEPPED, TRANSPOSED, assert_tensor, gradcheck, make_input
+
+F = fg.nn.functional
+FLOATS = ["float32", "float64"]
+
+
+def _softplus(a, beta, threshold):
+    return np.where(a * beta > threshold, a, np.log1p(np.exp(a * beta)) / beta)
+
+
+# name, parameters other than the defaults (all of them for an op without defaults), numpy reference of
+# (input, **parameters), grad_fn name
+PARAM_OPS = [
+    ("softplus", {"beta": 2.0, "threshold": 1.5}, _softplus, "SoftplusBackward0"),
+    ("elu", {"alpha": 0.5}, lambda a, alpha: np.where(a > 0, a, alpha * np.expm1(a)), "EluBackward0"),
+    ("celu", {"alpha": -1.5}, lambda a, alpha: np.where(a > 0, a, alpha * np.expm1(a / alpha)), "CeluBackward0"),
+    (
+        "leaky_relu",
+        {"negative_slope": 0.2},
+        lambda a, negative_slope: np.where(a > 0, a, a * negative_slope),
+        "LeakyReluBackward0",
+    ),
+    (
+        "hardtanh",
+        {"min_val": -0.5, "max_val": 1.5},
+        lambda a, min_val, max_val: np.clip(a, min_val, max_val),
+        "HardtanhBackward0",
+    ),
+    (
+        "threshold",
+        {"threshold": 0.1, "value": -2.0},
+        lambda a, threshold, value: np.where(a <= threshold, value, a),
+        "ThresholdBackward0",
+    ),
+]
+REGISTRY = {name: (inplace, params) for name, _, inplace, params in fg._core._param_unary_ops()}
+
+
+def _defaults(name):
+    return {p: float(d) for p, _, d in REGISTRY[name][1] if d}
+
+
+def _calls(name, params):
+    """(parameters, the call) for torch's defaults (where the op has them) and for `params`."""
+    out = [({**_defaults(name), **params}, params)]
+    if len(_defaults(name)) == len(REGISTRY[name][1]):
+        out.append((_defaults(name), {}))
+    return out
+
+
+ROWS = [pytest.param(name, params, ref, id=name) for name, params, ref, _ in PARAM_OPS]
+
+
+def test_every_registry_op_has_a_row():
+    assert sorted(REGISTRY) == sorted(name for name, *_ in PARAM_OPS)
+
+
+@pytest.mark.parametrize("name,params,ref", ROWS)
+def test_signature_is_the_registry(name, params, ref):
+    inplace, declared = REGISTRY[name]
+    sig = inspect.signature(getattr(F, name))
+    expected = ["input", *(p for p, _, _ in declared), *(["inplace"] if inplace else [])]
+    assert list(sig.parameters) == expected
+    for p, _, default in declared:
+        want = inspect.Parameter.empty if not default else float(default)
+        assert sig.parameters[p].default == want
+    assert hasattr(F, f"{name}_") == inplace and (f"{name}_" in F.__all__) == inplace and name in F.__all__
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("layout", [CONTIGUOUS, TRANSPOSED, STEPPED, EXPANDED], ids=lambda lay: lay.name)
+@pytest.mark.parametrize("name,params,ref", ROWS)
+def test_forward(name, params, ref, layout, dtype, rng):
+    a, x = make_input(rng, (3, 4), layout, dtype)
+    for values, kwargs in _calls(name, params):
+        out = getattr(F, name)(x, **kwargs)
+        assert_tensor(out, ref(a.astype(np.float64), **values), dtype=dtype)
+
+
+@pytest.mark.parametrize("name,params,ref", ROWS)
+def test_gradcheck_and_grad_fn(name, params, ref, rng):
+    grad_fn = next(g for n, _, _, g in PARAM_OPS if n == name)
+    for _, kwargs in _calls(name, params):
+        gradcheck(lambda x, kwargs=kwargs: getattr(F, name)(x, **kwargs), [rng.uniform(-3, 3, (2, 3))])
+        assert getattr(F, name)(fg.ones(2, requires_grad=True), **kwargs).grad_fn.name() == grad_fn
+
+
+@pytest.mark.parametrize("name,params,ref", [row for row in ROWS if REGISTRY[row.values[0]][0]])
+def test_inplace_forms(name, params, ref, rng):
+    a = rng.uniform(-3, 3, (2, 3))
+    v = fg.tensor(rng.standard_normal((2, 3)))
+    expected_leaf = fg.tensor(a, requires_grad=True)
+    expected = getattr(F, name)(expected_leaf * 2, **params)
+    expected.backward(v)
+    for form in (lambda x: getattr(F, name)(x, **params, inplace=True), lambda x: getattr(F, f"{name}_")(x, **params)):
+        leaf = fg.tensor(a, requires_grad=True)
+        x = leaf * 2
+        out = form(x)
+        assert out is x and x._version == 1
+        assert_tensor(out, expected.detach().numpy())
+        out.backward(v)
+        assert_tensor(leaf.grad, expected_leaf.grad.numpy())
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+            form(fg.tensor(a, requires_grad=True))
+        plain = fg.tensor(a)
+        assert form(plain) is plain and plain.allclose(getattr(F, name)(fg.tensor(a), **params))
+
+
+def test_parameter_checks():
+    x = fg.ones(3)
+    with pytest.raises(ValueError, match="^min_val cannot be greater than max_val$"):
+        F.hardtanh(x, 2.0, 1.0)
+    with pytest.raises(ValueError, match="^min_val cannot be greater than max_val$"):
+        F.hardtanh(x, 2.0, 1.0, inplace=True)
+    with pytest.raises(RuntimeError, match="^ZeroDivisionError: alpha cannot be 0 for CELU$"):
+        F.celu(x, 0.0)
+    assert x.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_threshold_keeps_nan_and_its_gradient():
+    x = fg.tensor([float("nan"), 0.5, 1.0, 2.0], requires_grad=True)
+    y = F.threshold(x, 1.0, -1.0)
+    assert np.isnan(y.tolist()[0]) and y.tolist()[1:] == [-1.0, -1.0, 2.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 0.0, 1.0]
+
+
+def test_integer_inputs():
+    """hardtanh and threshold keep integer dtypes (both numbers cast to the integer type, as torch's kernels do),
+    in place too; the others refuse integers."""
+    x = fg.tensor([1, 2, 3])
+    assert F.threshold(x, 1.5, 0.0).dtype == fg.int64 and F.threshold(x, 1.5, 0.0).tolist() == [0, 2, 3]
+    assert F.threshold_(x, 2.0, -1.0) is x and x.tolist() == [-1, -1, 3]
+    y = fg.tensor([-3, 0, 2])
+    assert F.hardtanh(y, inplace=True) is y and y.tolist() == [-1, 0, 1]
+    with pytest.raises(NotImplementedError, match="\"elu_cpu\" not implemented for 'Long'"):
+        F.elu(fg.tensor([1, 2]))
