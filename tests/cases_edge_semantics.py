@@ -212,6 +212,26 @@ FOUND = {
     "add-bool-alpha-false": _value(lambda: fg.add(fg.tensor([True, False]), fg.tensor([False, True]), alpha=False)),
     "add-float-bool-alpha": _raises(lambda: fg.add(fg.tensor([1.0]), fg.tensor([2.0]), alpha=True)),
     "permute-empty-kwargs": _value(lambda: fg.zeros(2, 3).permute(1, 0, **{}).shape),
+    "masked_fill-int32-overflow": _raises(lambda: fg.tensor([1], dtype=fg.int32).masked_fill(fg.tensor([True]), 2**31)),
+    "masked_fill-int8-overflow": _raises(lambda: fg.tensor([1], dtype=fg.int8).masked_fill(fg.tensor([True]), 200)),
+    "masked_fill-uint8-minus-one": _value(lambda: fg.tensor([1], dtype=fg.uint8).masked_fill(fg.tensor([True]), -1)),
+    "masked_fill-int32-float": _value(lambda: fg.tensor([1], dtype=fg.int32).masked_fill(fg.tensor([True]), -1.5)),
+    "masked_fill-int32-inf": _raises(lambda: fg.tensor([1], dtype=fg.int32).masked_fill(fg.tensor([True]), INF)),
+    "masked_fill-int64-nan": _raises(lambda: fg.tensor([1]).masked_fill(fg.tensor([True]), NAN)),
+    "masked_fill-half-overflow": _raises(
+        lambda: fg.tensor([1.0], dtype=fg.float16).masked_fill(fg.tensor([True]), 1e6)
+    ),
+    "masked_fill-half-inf": _value(lambda: fg.tensor([1.0], dtype=fg.float16).masked_fill(fg.tensor([True]), INF)),
+    "masked_fill-float32-overflow": _raises(lambda: fg.tensor([1.0]).masked_fill(fg.tensor([True]), 1e39)),
+    "fill_-int32-overflow": _raises(lambda: fg.tensor([1], dtype=fg.int32).fill_(2**31)),
+    "fill_-int16-max": _value(lambda: fg.tensor([1], dtype=fg.int16).fill_(32767)),
+    "xlogy-grad-x0": _grad(lambda x: fg.xlogy(x, fg.tensor([6.0, 0.0, -1.0, 6.0])), [0.0, 0.0, 0.0, 2.0]),
+    "xlogy-grad-number": _grad(lambda x: fg.xlogy(x, 6.0), [0.0, 2.0]),
+    "xlog1py-grad-x0": _grad(lambda x: fg.special.xlog1py(x, fg.tensor([6.0, -1.0, 0.0])), [0.0, 0.0, 2.0]),
+    "smooth_l1-nan-grad": _grad(
+        lambda x: fg.nn.functional.smooth_l1_loss(x, fg.tensor([0.3, 0.3, 0.3])), [NAN, 1.0, 0.2]
+    ),
+    "huber-nan-grad": _grad(lambda x: fg.nn.functional.huber_loss(x, fg.tensor([0.3, 0.3])), [NAN, 5.0]),
     "add-alpha-grad": _grad(lambda x: x.add(x.detach() * 2, alpha=3), [1.0, 2.0]),
     "amax-nan-grad": _grad(lambda x: x.amax(), [1.0, NAN, 2.0]),
     "amin-nan-grad-dim": _grad(lambda x: x.amin(0), [[1.0, NAN], [0.5, 2.0]]),

@@ -45,6 +45,35 @@ pub enum Scalar {
 }
 
 impl Scalar {
+    /// torch's check that a number written into a tensor of `dtype` (fill_, masked_fill) is representable:
+    /// integer dtypes refuse non-finite and out-of-range values (unsigned ones take negatives down to -max,
+    /// which wrap, as torch's), the narrow floats refuse finite values beyond their range.
+    pub fn check_fits(self, dtype: DType) -> crate::Result<()> {
+        let (lo, hi, name) = match dtype {
+            DType::Bool | DType::F64 => return Ok(()),
+            DType::U8 => (-255.0, 255.0, "uint8_t"),
+            DType::I8 => (-128.0, 127.0, "int8_t"),
+            DType::I16 => (-32768.0, 32767.0, "int16_t"),
+            DType::I32 => (-2147483648.0, 2147483647.0, "int"),
+            DType::I64 => (-9223372036854775808.0, 9223372036854775807.0, "int64_t"),
+            DType::F16 => (-65504.0, 65504.0, "c10::Half"),
+            DType::BF16 => (-3.3895313892515355e38, 3.3895313892515355e38, "c10::BFloat16"),
+            DType::F32 => (f32::MIN as f64, f32::MAX as f64, "float"),
+        };
+        let fits = match self {
+            Scalar::Bool(_) => true,
+            Scalar::Int(_) if dtype == DType::I64 => true,
+            Scalar::Int(v) => (lo..=hi).contains(&(v as f64)),
+            Scalar::Float(v) if dtype.is_float() => !v.is_finite() || (lo..=hi).contains(&v),
+            // an integer dtype truncates a float (1.5 is 1): a finite value within the range fits
+            Scalar::Float(v) => v.is_finite() && (lo..=hi).contains(&v),
+        };
+        if !fits {
+            crate::bail!(Runtime, "value cannot be converted to type {name} without overflow");
+        }
+        Ok(())
+    }
+
     pub fn to_f64(self) -> f64 {
         match self {
             Scalar::Bool(b) => b as i64 as f64,

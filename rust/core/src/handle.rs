@@ -103,6 +103,7 @@ impl<B: Base> TensorHandle<B> {
 
     /// `fill_(value)` / `zero_()`.
     pub fn fill(&self, value: Scalar, zero: bool) -> Result<()> {
+        value.check_fits(self.get().dtype())?;
         if self.base.is_some() {
             return self.apply_inplace(false, |old| Ok(Tensor::full(old.shape(), value, old.dtype())));
         }

@@ -633,7 +633,12 @@ impl Tensor {
         let m = mask.expand(self.shape())?.to_vec::<bool>();
         let pos: Vec<i64> = m.iter().enumerate().filter(|(_, &b)| b).map(|(i, _)| i as i64).collect();
         let n = pos.len();
-        let v = if value.0.wrapped_number { value.to_dtype(self.dtype())? } else { value.clone() };
+        let v = if value.0.wrapped_number {
+            value.item()?.check_fits(self.dtype())?;
+            value.to_dtype(self.dtype())?
+        } else {
+            value.clone()
+        };
         self.put_flat(Arc::new(pos), &v.expand(&[n])?, false, "MaskedFillBackward0")
     }
 

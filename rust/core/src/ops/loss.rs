@@ -68,7 +68,9 @@ fn pointwise_grads(kind: LossKind, x: &Tensor, t: &Tensor, w: LossWeights) -> Re
             let gx = if beta == 0.0 {
                 d.sign()?
             } else {
-                Tensor::where_(&d.abs()?.lt(&c(beta))?, &d.div(&c(beta))?, &d.sign()?)?
+                // torch's branches: ±1 beyond ±beta, d / beta otherwise (so a NaN difference gives NaN)
+                let inner = Tensor::where_(&d.lt(&c(-beta))?, &c(-1.0), &d.div(&c(beta))?)?;
+                Tensor::where_(&d.gt(&c(beta))?, &c(1.0), &inner)?
             };
             let gt = gx.neg()?;
             (gx, gt)

@@ -318,11 +318,16 @@ pub(crate) fn binary_grad(ctx: &Ctx<'_>, op: Binary, g: &Tensor, a: &Tensor, b: 
             let zeros = || Ok(Tensor::zeros(g.shape(), g.dtype()));
             vec![ctx.grad_if(0, zeros)?, ctx.grad_if(1, zeros)?]
         }
-        // torch's rules: x's gradient is xlogy(x != 0, y) (0 where x == 0), y's is x / y (or x / (1 + y))
+        // torch's rules: x's gradient is xlogy(g, y) (xlog1py(g, y)), 0 where x == 0 and y <= 0 (y <= -1), so
+        // log(y) where x == 0 < y; y's is x / y (or x / (1 + y))
         Binary::Xlogy | Binary::Xlog1py => {
-            let nonzero = || a.ne(&c(0.0))?.cast_detached(g.dtype()).binary(b, op);
+            let pole = if op == Binary::Xlogy { 0.0 } else { -1.0 };
+            let x_grad = || {
+                let masked = a.eq(&c(0.0))?.logical_and(&b.le(&c(pole))?)?;
+                Tensor::where_(&masked, &c(0.0), &g.binary(b, op)?)
+            };
             let denominator = || if op == Binary::Xlogy { Ok(b.clone()) } else { b.add(&c(1.0)) };
-            vec![ctx.grad_if(0, || g.mul(&nonzero()?))?, ctx.grad_if(1, || g.mul(&a.div(&denominator()?)?))?]
+            vec![ctx.grad_if(0, x_grad)?, ctx.grad_if(1, || g.mul(&a.div(&denominator()?)?))?]
         }
         // ∂ζ(x, q)/∂q = -x ζ(x + 1, q); torch has no derivative in x
         Binary::Zeta => vec![
