@@ -21,8 +21,6 @@ before the file is seen to hold it. The header pickles go through the same unpic
 `weights_only=True`, the allowlisting one), and every read is bounded by the file's end.
 """
 
-import io
-import os
 import pickle
 
 from . import _core
@@ -99,14 +97,7 @@ class Loader:
     """Reads one legacy checkpoint (`source`: a path, or the file's bytes)."""
 
     def __init__(self, source, map_location, weights_only, unpickler_class, encoding, pickle_load_args):
-        self.path = source if isinstance(source, str) else None
-        self.bytes = source if isinstance(source, bytes) else None
-        if self.path is not None:
-            self.file = open(self.path, "rb")
-            self.size = os.fstat(self.file.fileno()).st_size
-        else:
-            self.file = io.BytesIO(self.bytes)
-            self.size = len(self.bytes)
+        self.path, self.bytes, self.file, self.size = tf.open_source(source)
         self.stream = _Bounded(self.file, self.size)
         self.relocate = tf.StorageLoader(None, map_location)._relocate
         self.weights_only = weights_only

@@ -561,20 +561,22 @@ def write(obj, out, name, protocol=2, fd=None):
 # ---- loading ----
 
 
+def open_source(source):
+    """A checkpoint's source (a path, or the file's bytes) as (path, bytes, open file, size in bytes)."""
+    path = source if isinstance(source, str) else None
+    data = source if isinstance(source, bytes) else None
+    if path is not None:
+        file = open(path, "rb")
+        return path, None, file, os.fstat(file.fileno()).st_size
+    return None, data, io.BytesIO(data), len(data)
+
+
 class Archive:
     """A torch zip checkpoint opened for reading: its records found, and every claimed size checked against
     the bytes present before anything is read."""
 
     def __init__(self, source, mmap=False):
-        # source: a path (str) or the file's bytes
-        self.path = source if isinstance(source, str) else None
-        self.bytes = source if isinstance(source, bytes) else None
-        if self.path is not None:
-            self.file = open(self.path, "rb")
-            self.size = os.fstat(self.file.fileno()).st_size
-        else:
-            self.file = io.BytesIO(self.bytes)
-            self.size = len(self.bytes)
+        self.path, self.bytes, self.file, self.size = open_source(source)
         self.records = None
         self.mmap = mmap
         try:

@@ -3,21 +3,10 @@
 use crate::bail;
 use crate::element::Element;
 use crate::error::Result;
+use crate::ops::sort::ascending;
 use crate::tensor::Tensor;
 use crate::with_dtype;
 use crate::DType;
-use std::cmp::Ordering;
-
-/// Ascending order with NaN as the largest value (as `sort` orders).
-fn ascending<T: Element>(a: T, b: T) -> Ordering {
-    #[allow(clippy::eq_op)]
-    match (a != a, b != b) {
-        (true, true) => Ordering::Equal,
-        (true, false) => Ordering::Greater,
-        (false, true) => Ordering::Less,
-        (false, false) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
-    }
-}
 
 /// What `unique` and `unique_consecutive` return: the distinct values, each element's group (shaped as
 /// the input) and each group's size.

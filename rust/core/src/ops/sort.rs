@@ -9,8 +9,8 @@ use crate::with_dtype;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-/// Ascending order with NaN as the largest value (NaNs tie with each other).
-fn ascending<T: Element>(a: T, b: T) -> Ordering {
+/// Ascending order with NaN as the largest value (NaNs tie with each other); `unique` orders by it too.
+pub(crate) fn ascending<T: Element>(a: T, b: T) -> Ordering {
     #[allow(clippy::eq_op)]
     match (a != a, b != b) {
         (true, true) => Ordering::Equal,
