@@ -563,12 +563,10 @@ def write(obj, out, name, protocol=2, fd=None):
 
 def open_source(source):
     """A checkpoint's source (a path, or the file's bytes) as (path, bytes, open file, size in bytes)."""
-    path = source if isinstance(source, str) else None
-    data = source if isinstance(source, bytes) else None
-    if path is not None:
-        file = open(path, "rb")
-        return path, None, file, os.fstat(file.fileno()).st_size
-    return None, data, io.BytesIO(data), len(data)
+    if isinstance(source, str):
+        file = open(source, "rb")
+        return source, None, file, os.fstat(file.fileno()).st_size
+    return None, source, io.BytesIO(source), len(source)
 
 
 class Archive:
