@@ -168,6 +168,11 @@ def _raises(fn):
     return case
 
 
+def _no_grad_sum_int():
+    with fg.no_grad():
+        return fg.tensor([1.5, 2.0], requires_grad=True).sum(dtype=fg.int64)
+
+
 FOUND = {
     "zero_dim-flip": _value(lambda: fg.tensor(1.5).flip([0])),
     "zero_dim-flip-neg": _value(lambda: fg.tensor(1.5).flip([-1])),
@@ -240,5 +245,48 @@ FOUND = {
     "prod-0d-nan-grad": _grad(lambda x: x.prod(), NAN),
     "prod-0d-dim-grad": _grad(lambda x: x.prod(0), 0.0),
     "prod-1d-inf-grad": _grad(lambda x: x.prod(), [INF]),
+    "masked_fill-broadcast-self": _grad(
+        lambda x: x.masked_fill(fg.tensor([[True, False], [False, True]]), 0.0), [1.0, 2.0]
+    ),
+    "masked_fill_-broadcast-self": _raises(
+        lambda: fg.tensor([1.0, 2.0]).masked_fill_(fg.tensor([[True, False], [False, True]]), 0.0)
+    ),
+    "masked_fill-tensor-value-grad_fn": _value(
+        lambda: fg.zeros(2, requires_grad=True).masked_fill(fg.tensor([True, False]), fg.tensor(3.0)).grad_fn.name()
+    ),
+    "where-int32-overflow": _raises(lambda: fg.where(fg.tensor([True]), fg.tensor([1], dtype=fg.int32), 2**62)),
+    "where-overflow-first": _raises(lambda: fg.where(fg.tensor([True]), 2**62, fg.tensor([1], dtype=fg.int32))),
+    "where-float32-overflow": _raises(lambda: fg.where(fg.tensor([True]), fg.tensor([1.0]), 1e300)),
+    "where-int8-overflow": _raises(lambda: fg.where(fg.tensor([True]), fg.tensor([1], dtype=fg.int8), 300)),
+    "logit-grad-zeros": _grad(lambda x: x.logit(), [-0.0, 0.0, 1.0, 0.5, 1.5], "float64"),
+    "mish-grad-huge": _grad(lambda x: 3 * fg.nn.functional.mish(x), [1e308, -1e308, 0.5, -0.0], "float64"),
+    "var-correction-past-n": _grad(lambda x: x.var(correction=2), [1.5], "float64"),
+    "var-correction-past-n-two": _grad(lambda x: x.var(correction=2), [1.5, 2.0], "float64"),
+    "var-correction-past-n-dim": _grad(lambda x: x.reshape(1, 2).var(dim=1, correction=2), [1.5, 2.0], "float64"),
+    "var-correction-past-n-dim-3": _grad(lambda x: x.reshape(1, 2).var(dim=1, correction=3), [1.5, 2.0], "float64"),
+    "std-correction-past-n": _grad(lambda x: x.std(correction=2), [1.5, 2.0], "float64"),
+    "std-tiny-float32": _value(lambda: fg.tensor([1e-30, 0.0]).std()),
+    "var-tiny-float32-dim": _value(lambda: fg.tensor([[1e-30, 0.0, 3e-30]]).var(1)),
+    "cumprod-grad-zero-inf": _grad(lambda x: x.cumprod(0), [2.0, 0.0, INF, 3.0], "float64"),
+    "cumprod-grad-two-zeros": _grad(lambda x: x.cumprod(0), [0.0, 0.0, 2.0, 3.0], "float64"),
+    "cumprod-grad-zero-nan": _grad(lambda x: x.cumprod(0), [2.0, 0.0, NAN, 3.0], "float64"),
+    "cumprod-grad-inf-row-beside-zero": _grad(lambda x: x.cumprod(1), [[0.3, 1e-3, -INF], [NAN, 1.5, -0.0]]),
+    "remainder-grad-divisor-inf": _grad(
+        lambda y: fg.remainder(fg.tensor([-1.0, 5.0, INF], dtype=fg.float64), y), [INF, -INF, 2.0], "float64"
+    ),
+    "fmod-grad-divisor-inf": _grad(
+        lambda y: fg.fmod(fg.tensor([-1.0, 5.0, INF], dtype=fg.float64), y), [INF, -INF, 2.0], "float64"
+    ),
+    "rmod-no-derivative": _raises(lambda: (3.0 % fg.tensor([2.0], requires_grad=True)).sum().backward()),
+    "cumsum-int-dtype-of-grad-input": _raises(
+        lambda: fg.tensor([1.0, 2.0], requires_grad=True).cumsum(0, dtype=fg.int64)
+    ),
+    "sum-int-dtype-of-grad-input": _raises(lambda: fg.tensor([1.0, 2.0], requires_grad=True).sum(dtype=fg.int64)),
+    "prod-int-dtype-of-grad-input": _raises(lambda: fg.tensor([1.0, 2.0], requires_grad=True).prod(dtype=fg.int32)),
+    "sum-int-dtype-no-grad-mode": _value(_no_grad_sum_int),
+    "mean-int-dtype": _raises(lambda: fg.tensor([1.0, 2.0]).mean(dtype=fg.int64)),
+    "mean-int-input": _raises(lambda: fg.tensor([1, 2]).mean()),
+    "pow-int-base-exponent-grad": _grad(lambda y: fg.tensor([3, 5, 7]) ** y, [0.3, 1.7, -0.4], "float64"),
 }
+
 CASES.update(FOUND)

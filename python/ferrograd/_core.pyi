@@ -971,6 +971,8 @@ class Tensor:
         """``nn.functional.hardsigmoid``: ``min(max(self + 3, 0), 6) / 6`` (HardsigmoidBackward0)."""
     def _hardswish(self) -> Tensor:
         """``nn.functional.hardswish``: ``self * min(max(self + 3, 0), 6) / 6`` (HardswishBackward0)."""
+    def _mish(self) -> Tensor:
+        """``nn.functional.mish``: ``self * tanh(softplus(self))`` (MishBackward0)."""
 
     # ---- elementwise binary, clamp, lerp, where, logic ----
     def maximum(self, other: Tensor) -> Tensor:  # function form

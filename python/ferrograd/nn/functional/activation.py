@@ -8,7 +8,7 @@ from ... import _core
 from ..._core import Tensor
 from ..._utils import warn_at_caller
 from ._common import _DTYPE_LIMITS, _inplace
-from ._param_ops import elu, hardtanh, leaky_relu, softplus
+from ._param_ops import elu, hardtanh, leaky_relu
 
 _SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
@@ -94,10 +94,9 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x · tanh(softplus(x))."""
-    _floating_only(input, "mish_cpu")
     if inplace:
         return _inplace(input, mish)
-    return input * softplus(input).tanh()
+    return input._mish()
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:

@@ -630,16 +630,23 @@ impl Tensor {
                 value.ndim()
             );
         }
+        // out of place, torch broadcasts `self` and `mask` together (the in-place form only `mask`)
+        let shape = crate::layout::broadcast_shapes(self.shape(), mask.shape())?;
+        if shape.as_slice() != self.shape() {
+            return self.expand(&shape)?.masked_fill(mask, value);
+        }
         let m = mask.expand(self.shape())?.to_vec::<bool>();
         let pos: Vec<i64> = m.iter().enumerate().filter(|(_, &b)| b).map(|(i, _)| i as i64).collect();
         let n = pos.len();
+        // torch's overloads: a number value (0), a tensor value (1)
+        let name = if value.0.wrapped_number { "MaskedFillBackward0" } else { "MaskedFillBackward1" };
         let v = if value.0.wrapped_number {
             value.item()?.check_fits(self.dtype())?;
             value.to_dtype(self.dtype())?
         } else {
             value.clone()
         };
-        self.put_flat(Arc::new(pos), &v.expand(&[n])?, false, "MaskedFillBackward0")
+        self.put_flat(Arc::new(pos), &v.expand(&[n])?, false, name)
     }
 
     /// The element positions of a region of this tensor's contiguous form (for `t[region] = ...`).
@@ -693,6 +700,7 @@ crate::backward_rule! {
     // every name its callers pass (for the listings)
     names = [
         "ScatterBackward0", "ScatterBackward1", "ScatterAddBackward0", "IndexAddBackward0", "MaskedFillBackward0",
+        "MaskedFillBackward1",
         "IndexPutBackward0", "IndexFillBackward0", "UnfoldBackwardBackward0",
     ];
     /// `out = input` with `src` written or added at `positions` (scatter, index_put, masked_fill, ...).

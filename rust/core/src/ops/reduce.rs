@@ -132,7 +132,7 @@ impl Tensor {
     fn mean_eager(&self, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
         if !self.dtype().is_float() {
             bail!(
-                Runtime,
+                NotImplemented,
                 "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. \
                     Got: {}",
                 self.dtype().scalar_type_name()
@@ -229,15 +229,18 @@ impl Tensor {
         if !self.dtype().is_float() {
             bail!(NotImplemented, "std and var only support floating point and complex dtypes");
         }
+        let dims_given = dims;
         let dims = reduction_dims(dims, self.ndim())?;
         let idims: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
         let n = dims.iter().map(|&d| self.shape()[d]).product::<usize>() as f64;
-        let x = self.detach();
+        // torch accumulates float32 in float64 (so the std of [1e-30, 0] is 7e-31, not an underflowed 0)
+        let x = if self.dtype() == DType::F64 { self.detach() } else { self.detach().to_dtype(DType::F64)? };
         let dev = x.sub(&x.mean(Some(&idims), true)?)?;
         let var = dev.mul(&dev)?.sum(Some(&idims), keepdim)?.div(&Tensor::scalar((n - correction).max(0.0)))?;
-        let out = if std { var.sqrt()? } else { var };
+        let out = if std { var.sqrt()? } else { var }.to_dtype(self.dtype())?;
         Ok(record(out, &[self], |out| VarStdBackward {
             dim: dims,
+            all_dims: dims_given.is_none() || self.ndim() == 0,
             correction,
             keepdim,
             self_: SavedTensor::input(self),
@@ -392,6 +395,8 @@ crate::backward_rule! {
     /// `var` (VarBackward0) or `std` (StdBackward0, which keeps its result too).
     pub struct VarStdBackward {
         dim: Vec<usize>,
+        /// no `dim` given (or a 0-d input): torch's formula then has its own rule for `correction >= n`
+        all_dims: bool,
         correction: f64,
         keepdim: bool,
         self_: SavedTensor,
@@ -409,16 +414,23 @@ impl Backward for VarStdBackward {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, std) = (ctx.unpack(&self.self_)?, ctx.unpack_opt(&self.result)?);
         let n = self.dim.iter().map(|&d| a.shape()[d]).product::<usize>() as f64;
-        let dev = a.sub(&a.mean(Some(&signed(&self.dim)), true)?)?;
+        let mean = a.mean(Some(&signed(&self.dim)), true)?;
         let g = unsqueeze_dims(g, &self.dim, self.keepdim)?;
-        let scale = match std {
+        // std's gradient is var's for g / (2 std), 0 where std is 0
+        let g_var = match std {
             Some(out) => {
                 let out = unsqueeze_dims(&out, &self.dim, self.keepdim)?;
-                Tensor::where_(&out.eq(&c(0.0))?, &c(0.0), &g.div(&out)?)?.mul(&c(1.0 / (n - self.correction)))?
+                Tensor::where_(&out.eq(&c(0.0))?, &c(0.0), &g.div(&out.mul(&c(2.0))?)?)?
             }
-            None => g.mul(&c(2.0 / (n - self.correction)))?,
+            None => g,
         };
-        one(dev.mul(&scale))
+        let dof = n - self.correction;
+        if self.all_dims && dof <= 0.0 {
+            // torch's limit of 2 / dof → inf: inf · (x - mean), NaN where x is the mean (inf · 0), else +inf
+            let limit = Tensor::where_(&a.eq(&mean)?, &c(f64::NAN), &c(f64::INFINITY))?;
+            return one(g_var.mul(&limit));
+        }
+        one(g_var.mul(&c(2.0 / dof))?.mul(&a.sub(&mean)?))
     }
 }
 

@@ -126,16 +126,27 @@ impl Backward for CumprodBackward0 {
     }
 }
 
-/// The gradient of `cumprod` along `dim`: Σ_{j≥k} g_j·out_j / x_k without zeros; with zeros, each
-/// g_k gets Σ_{j≥k} g_j·Π_{i≤j, i≠k} x_i, built as an n×n running product per row.
+/// The gradient of `cumprod` along `dim`: Σ_{j≥k} g_j·out_j / x_k without zeros; with zeros, torch's two
+/// formulas: `cumprod_grad_first_zero` for a first-order backward, the exact products (`cumprod_grad_exact`)
+/// under `create_graph`, which differentiate again (they differ only where inf or NaN meet a zero).
 fn cumprod_grad(g: &Tensor, x: &Tensor, out: &Tensor, dim: usize) -> Result<Tensor> {
+    // one factor: the identity (so inf and NaN pass g through, not g · inf / inf)
+    if x.ndim() == 0 || x.shape()[dim] == 1 {
+        return Ok(g.clone());
+    }
     let has_zero = x.eq(&c(0.0))?.any()?.to_vec::<bool>()[0];
     if !has_zero {
         return g.mul(out)?.cumsum(dim as isize, true)?.div(x);
     }
-    if x.ndim() == 0 {
-        return Ok(g.clone());
+    if crate::autograd::grad_mode::is_enabled() {
+        cumprod_grad_exact(g, x, dim)
+    } else {
+        cumprod_grad_first_zero(g, x, out, dim)
     }
+}
+
+/// g_k = Σ_{j≥k} g_j·Π_{i≤j, i≠k} x_i, built as an n×n running product per row.
+fn cumprod_grad_exact(g: &Tensor, x: &Tensor, dim: usize) -> Result<Tensor> {
     let n = x.shape()[dim];
     let last = x.ndim() as isize - 1;
     let (xm, gm) = (x.transpose(dim as isize, last)?, g.transpose(dim as isize, last)?);
@@ -145,4 +156,28 @@ fn cumprod_grad(g: &Tensor, x: &Tensor, out: &Tensor, dim: usize) -> Result<Tens
     let rows = Tensor::where_(&eye, &c(1.0), &xm.unsqueeze(-2)?)?.cumprod(-1)?;
     let terms = Tensor::where_(&upper, &rows.mul(&gm.unsqueeze(-2)?)?, &c(0.0))?;
     terms.sum(Some(&[-1]), false)?.transpose(dim as isize, last)
+}
+
+/// The terms that are 0 because a zero is among their factors, dropped (so a 0 beside an inf is 0, not
+/// NaN): before a row's first zero z, Σ_{j<z} g_j·out_j / x_k; at z, Σ_{z≤j<z'} g_j·Π_{i<z} x_i·Π_{z<i≤j} x_i
+/// (z' the second zero); after z, 0.
+fn cumprod_grad_first_zero(g: &Tensor, x: &Tensor, out: &Tensor, dim: usize) -> Result<Tensor> {
+    let d = dim as isize;
+    let zeros_through = x.eq(&c(0.0))?.to_dtype(x.dtype())?.cumsum(d, false)?;
+    let before = zeros_through.eq(&c(0.0))?;
+    let out_before = Tensor::where_(&before, out, &c(0.0))?;
+    let x_before = Tensor::where_(&before, x, &c(1.0))?;
+    let grad_before = Tensor::where_(&before, &out_before.mul(g)?.cumsum(d, true)?.div(&x_before)?, &c(0.0))?;
+    let from_first = zeros_through.eq(&c(1.0))?;
+    let first = from_first.logical_and(&from_first.to_dtype(x.dtype())?.cumsum(d, false)?.eq(&c(1.0))?)?;
+    let after_first = from_first.logical_and(&first.logical_not()?)?;
+    let products_after = Tensor::where_(&after_first, x, &c(1.0))?.cumprod(d)?;
+    let g_from_first = Tensor::where_(&from_first, g, &c(0.0))?;
+    let at_first = products_after.mul(&g_from_first)?.sum(Some(&[d]), true)?;
+    // Π_{i<z} x_i is the previous output (1 at the row's start)
+    let n = x.shape()[dim] as isize;
+    let mut ones_shape = x.shape().to_vec();
+    ones_shape[dim] = 1;
+    let out_shifted = Tensor::cat(&[Tensor::ones(&ones_shape, out.dtype()), out.narrow(d, 0, n - 1)?], d)?;
+    Tensor::where_(&first, &at_first.mul(&out_shifted)?, &grad_before)
 }

@@ -34,6 +34,7 @@ use crate::convert::tensor_from_data;
 use crate::errors::call;
 use ferrograd_core::handle::Base;
 use ferrograd_core::Tensor;
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -117,6 +118,22 @@ fn cast_input(a: Tensor, dtype: Option<&Bound<'_, PyAny>>, func: &str) -> PyResu
     match crate::args::dtype_arg(dtype, func)? {
         Some(d) => call(|| a.to_dtype(d)),
         None => Ok(a),
+    }
+}
+
+/// `cast_input` for the ops whose integer results torch still records (sum, prod, cumsum, cumprod): an
+/// integer `dtype=` of an input that requires grad is refused, as torch's autograd refuses it.
+fn cast_recorded_input(a: Tensor, dtype: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Tensor> {
+    check_recorded_dtype(&a, dtype, func)?;
+    cast_input(a, dtype, func)
+}
+
+fn check_recorded_dtype(a: &Tensor, dtype: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<()> {
+    match crate::args::dtype_arg(dtype, func)? {
+        Some(d) if !d.is_float() && a.requires_grad() && ferrograd_core::autograd::grad_mode::is_enabled() => {
+            Err(PyRuntimeError::new_err(format!("Autograd not support dtype: {}", d.scalar_type_name())))
+        }
+        _ => Ok(()),
     }
 }
 

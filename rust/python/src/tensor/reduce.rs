@@ -1,11 +1,11 @@
 //! Reductions, sorting and the extremes.
 use super::shared::heavy;
-use super::{cast_input, wrap, Out, PyTensor};
+use super::{cast_input, cast_recorded_input, check_recorded_dtype, wrap, Out, PyTensor};
 use crate::args::{dims_arg, dtype_arg, type_name};
 use crate::errors::{call, call_as, call_heavy, call_heavy_as};
 use ferrograd_core::binary::Binary;
 use ferrograd_core::Tensor;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::exceptions::{PyNotImplementedError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
@@ -178,7 +178,7 @@ impl PyTensor {
         #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> Out {
-        heavy(py, cast_input(self.get(), dtype, "prod")?, |a| a.prod(dim, keepdim))
+        heavy(py, cast_recorded_input(self.get(), dtype, "prod")?, |a| a.prod(dim, keepdim))
     }
 
     /// `median()`: the lower median; `median(dim, keepdim)`: (values, indices).
@@ -230,8 +230,20 @@ shared_signature! {
         #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> Out;
-    sum => reduce_over(py, self.get(), dim, dtype, "sum", |a, dims| a.sum(dims, keepdim));
-    mean => reduce_over(py, self.get(), dim, dtype, "mean", |a, dims| a.mean(dims, keepdim));
+    sum => {
+        check_recorded_dtype(&self.get(), dtype, "sum")?;
+        reduce_over(py, self.get(), dim, dtype, "sum", |a, dims| a.sum(dims, keepdim))
+    };
+    mean => {
+        match dtype_arg(dtype, "mean")? {
+            Some(d) if !d.is_float() => Err(PyNotImplementedError::new_err(format!(
+                "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex \
+                 dtype. Got: {}",
+                d.scalar_type_name()
+            ))),
+            _ => reduce_over(py, self.get(), dim, dtype, "mean", |a, dims| a.mean(dims, keepdim)),
+        }
+    };
 }
 
 shared_signature! {
@@ -285,8 +297,8 @@ shared_signature! {
         #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> Out;
-    cumsum => heavy(py, cast_input(self.get(), dtype, "cumsum")?, |a| a.cumsum(dim, false));
-    cumprod => heavy(py, cast_input(self.get(), dtype, "cumprod")?, |a| a.cumprod(dim));
+    cumsum => heavy(py, cast_recorded_input(self.get(), dtype, "cumsum")?, |a| a.cumsum(dim, false));
+    cumprod => heavy(py, cast_recorded_input(self.get(), dtype, "cumprod")?, |a| a.cumprod(dim));
 }
 
 shared_signature! {

@@ -141,4 +141,8 @@ impl PyTensor {
     fn _hardswish(&self, py: Python<'_>) -> Out {
         unary(py, self.get(), u::Hardswish)
     }
+
+    fn _mish(&self, py: Python<'_>) -> Out {
+        unary(py, self.get(), u::Mish)
+    }
 }

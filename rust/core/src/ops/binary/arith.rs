@@ -320,8 +320,9 @@ impl Backward for PowBackward1 {
             g.mul(&d)
         })?;
         let grad_b = ctx.grad_if(1, || {
-            // d/db a^b = a^b·ln a, taken as 0 where a == 0 and b >= 0
-            let d = out.mul(&a.log()?)?;
+            // d/db a^b = a^b·ln a, taken as 0 where a == 0 and b >= 0; ln of an integer base in the result's
+            // dtype, as torch (not in the default float32 an integer's own log takes)
+            let d = out.mul(&a.to_dtype(out.dtype())?.log()?)?;
             let zero_base = a.eq(&c(0.0))?.logical_and(&b.ge(&c(0.0))?)?;
             g.mul(&Tensor::where_(&zero_base, &c(0.0), &d)?)
         })?;

@@ -148,6 +148,9 @@ impl Tensor {
         }
         let shape = broadcast_shapes(&broadcast_shapes(cond.shape(), a.shape())?, b.shape())?;
         let dtype = result_type(a.promotion_key(), b.promotion_key());
+        for number in [a, b].into_iter().filter(|t| t.0.wrapped_number) {
+            number.item()?.check_fits(dtype)?;
+        }
         let out = with_dtype!(dtype, T => {
             let v = cond.with_data(|lc, c: &[bool]| {
                 a.with_data(|la, xa: &[T]| {

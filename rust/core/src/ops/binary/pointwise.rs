@@ -11,7 +11,6 @@ use crate::error::Result;
 use crate::kernels::special::gamma as special_gamma;
 use crate::layout::broadcast_shapes;
 use crate::ops::formula::{c, tie_weight};
-use crate::ops::unary::{Floor, Trunc};
 use crate::tensor::Tensor;
 
 /// Broadcasting binary ops beyond arithmetic, each with its own backward rule.
@@ -230,9 +229,9 @@ impl AsField for Binary {
 crate::backward_rule! {
     names = [
         "MaximumBackward0", "MinimumBackward0", "Atan2Backward0", "FmodBackward0", "FmodBackward1",
-        "RemainderBackward0", "RemainderBackward1", "DivBackward2", "XlogyBackward0", "XlogyBackward1",
-        "XlogyBackward2", "SpecialXlog1PyBackward0", "SpecialXlog1PyBackward1", "SpecialXlog1PyBackward2",
-        "SpecialZetaBackward0", "SpecialZetaBackward1", "SpecialZetaBackward2",
+        "RemainderBackward0", "RemainderBackward1", "NotImplemented", "DivBackward2", "XlogyBackward0",
+        "XlogyBackward1", "XlogyBackward2", "SpecialXlog1PyBackward0", "SpecialXlog1PyBackward1",
+        "SpecialXlog1PyBackward2", "SpecialZetaBackward0", "SpecialZetaBackward1", "SpecialZetaBackward2",
     ];
     /// The ops of `Binary`, named after the op and (for the remainders, xlogy, xlog1py and zeta) whether
     /// `self` or `other` is a number.
@@ -262,6 +261,8 @@ impl Backward for BinaryBackward {
             (Binary::Atan2, _) => "Atan2Backward0",
             (Binary::Fmod, true) => "FmodBackward0",
             (Binary::Fmod, false) => "FmodBackward1",
+            // number % tensor: torch has no derivative (a node that fails in backward)
+            (Binary::Remainder, _) if self.self_is_number => "NotImplemented",
             (Binary::Remainder, true) => "RemainderBackward0",
             (Binary::Remainder, false) => "RemainderBackward1",
             (Binary::FloorDiv | Binary::TruncDiv, _) => "DivBackward2",
@@ -276,6 +277,9 @@ impl Backward for BinaryBackward {
         }
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        if self.op == Binary::Remainder && self.self_is_number {
+            bail!(Runtime, "derivative for aten::remainder is not implemented");
+        }
         let (a, b) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.other)?);
         binary_grad(ctx, self.op, g, &a, &b)
     }
@@ -308,10 +312,10 @@ pub(crate) fn binary_grad(ctx: &Ctx<'_>, op: Binary, g: &Tensor, a: &Tensor, b: 
             let d = |num: Tensor| Tensor::where_(&origin, &c(0.0), &g.mul(&num)?.div(&r2)?);
             vec![ctx.grad_if(0, || d(b.clone()))?, ctx.grad_if(1, || d(a.neg()?))?]
         }
+        // torch's -g · div(x, y, rounding_mode): the exact quotient (-1 // inf is -1, where floor(-1 / inf) is -0)
         Binary::Fmod | Binary::Remainder => {
-            let q = a.div(b)?;
-            let q = if op == Binary::Fmod { q.unary(Trunc)? } else { q.unary(Floor)? };
-            vec![ctx.grad_if(0, || Ok(g.clone()))?, ctx.grad_if(1, || g.mul(&q.neg()?))?]
+            let rounding = if op == Binary::Fmod { Binary::TruncDiv } else { Binary::FloorDiv };
+            vec![ctx.grad_if(0, || Ok(g.clone()))?, ctx.grad_if(1, || g.mul(&a.binary(b, rounding)?.neg()?))?]
         }
         // piecewise constant: zero almost everywhere, as torch
         Binary::FloorDiv | Binary::TruncDiv => {

@@ -378,6 +378,28 @@ impl UnaryOp for Hardsigmoid {
 }
 
 crate::backward_rule! {
+    names = ["MishBackward0"];
+    /// `x · tanh(softplus(x))`, softplus without a threshold, as torch's kernel.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Mish;
+}
+impl UnaryOp for Mish {
+    const KEEPS: Keeps = Keeps::Input;
+    const INT_INPUTS: IntInputs = IntInputs::Reject;
+    const KERNEL_NAME: &'static str = "mish_cpu";
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| x * x.exp().ln_1p().tanh()
+    }
+    /// torch's `g · (t + x · σ(x) · (1 - t²))` with `t = tanh(softplus(x))`: the upstream gradient is
+    /// multiplied last, so a huge `x` (where `1 - t²` is 0) gives `g`, not `g · x · 0 = NaN`.
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        let t = x.exp()?.log1p()?.tanh()?;
+        let slope = x.mul(&x.sigmoid()?)?.mul(&c(1.0).sub(&t.mul(&t)?)?)?;
+        g.mul(&t.add(&slope)?)
+    }
+}
+
+crate::backward_rule! {
     names = ["HardswishBackward0"];
     /// `x · min(max(x + 3, 0), 6) / 6` (so a huge x overflows to inf, and NaN stays NaN, as in torch):
     /// `0` up to -3, `g · (x / 3 + 1/2)` below 3, else `g` (NaN too).
@@ -437,6 +459,9 @@ impl UnaryOp for Logit {
                 Tensor::where_(&inside, &d, &c(0.0))
             }
             None => {
+                // torch's dy · inf at the poles, so -0.0 gives +inf as 0.0 does (not dy / -0)
+                let pole = x.eq(&c(0.0))?.logical_or(&x.eq(&c(1.0))?)?;
+                let d = Tensor::where_(&pole, &g.mul(&c(f64::INFINITY))?, &d)?;
                 let outside = x.lt(&c(0.0))?.logical_or(&x.gt(&c(1.0))?)?;
                 Tensor::where_(&outside, &c(f64::NAN), &d)
             }
