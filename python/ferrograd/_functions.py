@@ -66,6 +66,7 @@ __all__ = [
     "clamp_min",
     "clip",
     "clone",
+    "copysign",
     "cos",
     "cos_",
     "cosh",
@@ -106,15 +107,20 @@ __all__ = [
     "floor",
     "floor_",
     "floor_divide",
+    "fmax",
+    "fmin",
     "fmod",
     "frac",
     "frac_",
     "gather",
+    "gcd",
     "ge",
     "ger",
     "greater",
     "greater_equal",
     "gt",
+    "heaviside",
+    "hypot",
     "i0",
     "i0_",
     "index_add",
@@ -124,6 +130,8 @@ __all__ = [
     "isfinite",
     "isinf",
     "isnan",
+    "lcm",
+    "ldexp",
     "le",
     "lerp",
     "less",
@@ -139,6 +147,8 @@ __all__ = [
     "log2_",
     "log_",
     "log_softmax",
+    "logaddexp",
+    "logaddexp2",
     "logdet",
     "logical_and",
     "logical_not",
@@ -167,6 +177,7 @@ __all__ = [
     "ne",
     "neg",
     "negative",
+    "nextafter",
     "nonzero",
     "norm",
     "not_equal",
@@ -704,6 +715,14 @@ def clone(input: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "clone", input) from None
 
 
+def copysign(input: "Tensor", other: "_Operand") -> "Tensor":
+    """`ferrograd.copysign(input, ...)` is `input.copysign(...)`."""
+    try:
+        return input.copysign(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "copysign", input) from None
+
+
 def cos(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
     """`ferrograd.cos(input)` is `input.cos()`; with `out=`, written into `out`."""
     try:
@@ -1048,6 +1067,22 @@ def floor_divide(input: "Tensor", other: "_Operand") -> "Tensor":
         raise _not_a_tensor(e, "floor_divide", input) from None
 
 
+def fmax(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.fmax(input, ...)` is `input.fmax(...)`."""
+    try:
+        return input.fmax(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "fmax", input) from None
+
+
+def fmin(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.fmin(input, ...)` is `input.fmin(...)`."""
+    try:
+        return input.fmin(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "fmin", input) from None
+
+
 def fmod(input: "Tensor", other: "_Operand") -> "Tensor":
     """`ferrograd.fmod(input, ...)` is `input.fmod(...)`."""
     try:
@@ -1080,6 +1115,14 @@ def gather(input: "Tensor", dim: "builtins.int", index: "Tensor") -> "Tensor":
         return input.gather(dim, index)
     except AttributeError as e:
         raise _not_a_tensor(e, "gather", input) from None
+
+
+def gcd(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.gcd(input, ...)` is `input.gcd(...)`."""
+    try:
+        return input.gcd(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "gcd", input) from None
 
 
 def ge(input: "Tensor", other: "_Operand") -> "Tensor":
@@ -1120,6 +1163,22 @@ def gt(input: "Tensor", other: "_Operand") -> "Tensor":
         return input.gt(other)
     except AttributeError as e:
         raise _not_a_tensor(e, "gt", input) from None
+
+
+def heaviside(input: "Tensor", values: "Tensor") -> "Tensor":
+    """`ferrograd.heaviside(input, ...)` is `input.heaviside(...)`."""
+    try:
+        return input.heaviside(values)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "heaviside", input) from None
+
+
+def hypot(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.hypot(input, ...)` is `input.hypot(...)`."""
+    try:
+        return input.hypot(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "hypot", input) from None
 
 
 def i0(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
@@ -1198,6 +1257,22 @@ def isnan(input: "Tensor") -> "Tensor":
         return input.isnan()
     except AttributeError as e:
         raise _not_a_tensor(e, "isnan", input) from None
+
+
+def lcm(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.lcm(input, ...)` is `input.lcm(...)`."""
+    try:
+        return input.lcm(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "lcm", input) from None
+
+
+def ldexp(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.ldexp(input, ...)` is `input.ldexp(...)`."""
+    try:
+        return input.ldexp(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "ldexp", input) from None
 
 
 def le(input: "Tensor", other: "_Operand") -> "Tensor":
@@ -1328,6 +1403,22 @@ def log_softmax(input: "Tensor", dim: "builtins.int", dtype: "_DType | None" = N
         return input.log_softmax(dim, dtype)
     except AttributeError as e:
         raise _not_a_tensor(e, "log_softmax", input) from None
+
+
+def logaddexp(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.logaddexp(input, ...)` is `input.logaddexp(...)`."""
+    try:
+        return input.logaddexp(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "logaddexp", input) from None
+
+
+def logaddexp2(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.logaddexp2(input, ...)` is `input.logaddexp2(...)`."""
+    try:
+        return input.logaddexp2(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "logaddexp2", input) from None
 
 
 def logdet(input: "Tensor") -> "Tensor":
@@ -1598,6 +1689,14 @@ def negative(input: "Tensor") -> "Tensor":
         return input.negative()
     except AttributeError as e:
         raise _not_a_tensor(e, "negative", input) from None
+
+
+def nextafter(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.nextafter(input, ...)` is `input.nextafter(...)`."""
+    try:
+        return input.nextafter(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "nextafter", input) from None
 
 
 def nonzero(input: "Tensor", *, as_tuple: "_Bool" = False) -> "Tensor | tuple[Tensor, ...]":

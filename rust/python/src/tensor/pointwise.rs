@@ -72,6 +72,32 @@ fn clamp_impl(
     wrap(py, call_heavy(py, a.numel(), || a.clamp(lo, hi, method))?)
 }
 
+/// The methods taking one tensor `other` into a `Binary` op.
+macro_rules! tensor_binary_methods {
+    ($($name:ident => $op:ident;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+                    let b = tensor_arg(other, stringify!($name), "other")?;
+                    wrap(py, call(|| self.get().binary(&b, Binary::$op))?)
+                }
+            )*
+        }
+    };
+}
+tensor_binary_methods! {
+    hypot => Hypot;
+    fmax => Fmax;
+    fmin => Fmin;
+    logaddexp => Logaddexp;
+    logaddexp2 => Logaddexp2;
+    nextafter => Nextafter;
+    ldexp => Ldexp;
+    gcd => Gcd;
+    lcm => Lcm;
+}
+
 #[pymethods]
 impl PyTensor {
     fn maximum(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
@@ -91,6 +117,20 @@ impl PyTensor {
 
     fn arctan2(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
         self.atan2(py, other)
+    }
+
+    fn copysign(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "copysign", |a, b| a.binary(b, Binary::Copysign))
+    }
+
+    fn heaviside(&self, py: Python<'_>, values: &Bound<'_, PyAny>) -> Out {
+        let b = tensor_arg(values, "heaviside", "values")?;
+        wrap(py, call(|| self.get().binary(&b, Binary::Heaviside))?)
+    }
+
+    fn float_power(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> Out {
+        let b = operand_arg(exponent, "float_power", "exponent")?;
+        wrap(py, call(|| self.get().float_power(&b))?)
     }
 
     fn fmod(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
