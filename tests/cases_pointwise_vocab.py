@@ -240,7 +240,31 @@ def _float_power():
     }
 
 
+def _sgn():
+    x = fg.tensor([0.5, -2.0, 0.0, -0.0, NAN, INF, -INF])
+    a = fg.tensor([1.5, -2.0, 0.0], requires_grad=True)
+    y = a.sgn()
+    (grad,) = fg.autograd.grad((y * fg.tensor([1.0, 2.0, 3.0])).sum(), [a])
+    inplace = fg.tensor([3, -4, 0])
+    return {
+        "values": fg.sgn(x),
+        "zero_signs": _signs(fg.sgn(x[2:4])),
+        "double": x.double().sgn(),
+        "int": fg.sgn(fg.tensor([-3, 0, 5])),
+        "int8": fg.tensor([-3, 0, 5], dtype=fg.int8).sgn(),
+        "bool": fg.tensor([True, False]).sgn(),
+        "half": x.half().sgn(),
+        "grad_fn": y.grad_fn.name(),
+        "grad": grad + 0,  # torch's is a ZeroTensor
+        "inplace": [inplace.sgn_(), inplace],
+        "out": fg.sgn(x, out=fg.empty(7)),
+        "out_double": error(lambda: fg.sgn(x, out=fg.empty(7, dtype=fg.float64))),
+        "no_function_inplace": hasattr(fg, "sgn_"),
+    }
+
+
 CASES = {
+    "sgn": _sgn,
     "hypot": _hypot,
     "copysign": _copysign,
     "fmax_fmin": _fmax_fmin,

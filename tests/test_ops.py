@@ -89,6 +89,10 @@ UNARY_OPS = [
     ("arctan", np.arctan, "any", "AtanBackward0", "float32", "float32"),
     ("asinh", np.arcsinh, "any", "AsinhBackward0", "float32", "float32"),
     ("arcsinh", np.arcsinh, "any", "AsinhBackward0", "float32", "float32"),
+    ("acosh", np.arccosh, "above1", "AcoshBackward0", "float32", "float32"),
+    ("arccosh", np.arccosh, "above1", "AcoshBackward0", "float32", "float32"),
+    ("deg2rad", np.deg2rad, "any", "Deg2RadBackward0", "float32", "float32"),
+    ("rad2deg", np.rad2deg, "any", "Rad2DegBackward0", "float32", "float32"),
     ("atanh", np.arctanh, "unit", "AtanhBackward0", "float32", "float32"),
     ("arctanh", np.arctanh, "unit", "AtanhBackward0", "float32", "float32"),
     ("sinh", np.sinh, "any", "SinhBackward0", "float32", "float32"),
@@ -249,16 +253,17 @@ def to_numpy_(t):
 
 
 # Registry ops whose in-place form torch has as a method only (no `torch.sign_`, `torch.absolute_`).
-NO_INPLACE_FUNCTION = {"absolute", "sign"}
+NO_INPLACE_FUNCTION = {"absolute", "sign", "sgn"}
 
 
 # torch names the in-place forms of these ops' rules differently and has no derivative for asinh_ and atanh_
 # (so their gradients are not compared); ferrograd gives them the out-of-place name and rule still.
 INPLACE_GRAD_FN = {"asinh": "AsinhBackward1", "arcsinh": "AsinhBackward1"}
 INPLACE_GRAD_FN |= {"atanh": "AtanhBackward1", "arctanh": "AtanhBackward1"}
-NO_INPLACE_DERIVATIVE = {"asinh", "arcsinh", "atanh", "arctanh"}
+INPLACE_GRAD_FN |= {"acosh": "AcoshBackward1", "arccosh": "AcoshBackward1"}
+NO_INPLACE_DERIVATIVE = {"asinh", "arcsinh", "atanh", "arctanh", "acosh", "arccosh"}
 _INPLACE_NAME_DIFFERS = pytest.mark.xfail(
-    not AGAINST_TORCH, strict=True, reason="asinh_'s, atanh_'s grad_fn are *Backward1 in torch, not yet here"
+    not AGAINST_TORCH, strict=True, reason="asinh_'s, atanh_'s, acosh_'s grad_fn are *Backward1 in torch, not yet here"
 )
 
 
@@ -334,7 +339,7 @@ def test_unary_inplace_on_int(name, int_dtype):
 
 # The registry's aliases: torch's errors name the op they stand for.
 ALIASES = {"absolute": "abs", "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh"}
-ALIASES |= {"arctanh": "atanh", "fix": "trunc"}
+ALIASES |= {"arctanh": "atanh", "fix": "trunc", "arccosh": "acosh"}
 
 # Registry ops whose function form torch gives no `out=`.
 NO_OUT = {"relu"}

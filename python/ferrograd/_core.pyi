@@ -704,6 +704,10 @@ class Tensor:
         """Elementwise sign: -1, 0 or 1."""
     def sign_(self) -> Self:
         """In-place ``sign()``; returns this tensor."""
+    def sgn(self) -> Tensor:
+        """Elementwise sign: -1, 0 or 1 (``sign()`` for real tensors)."""
+    def sgn_(self) -> Self:
+        """In-place ``sgn()``; returns this tensor."""
     def sqrt(self) -> Tensor:
         """Elementwise square root (integer inputs give float32)."""
     def sqrt_(self) -> Self:
@@ -788,6 +792,14 @@ class Tensor:
         """Alias for ``asinh()``."""
     def arcsinh_(self) -> Self:
         """In-place ``arcsinh()``; returns this tensor."""
+    def acosh(self) -> Tensor:
+        """Elementwise inverse hyperbolic cosine."""
+    def acosh_(self) -> Self:
+        """In-place ``acosh()``; returns this tensor."""
+    def arccosh(self) -> Tensor:
+        """Alias for ``acosh()``."""
+    def arccosh_(self) -> Self:
+        """In-place ``arccosh()``; returns this tensor."""
     def atanh(self) -> Tensor:
         """Elementwise inverse hyperbolic tangent."""
     def atanh_(self) -> Self:
@@ -796,6 +808,14 @@ class Tensor:
         """Alias for ``atanh()``."""
     def arctanh_(self) -> Self:
         """In-place ``arctanh()``; returns this tensor."""
+    def deg2rad(self) -> Tensor:
+        """Elementwise degrees to radians, ``self * pi / 180``."""
+    def deg2rad_(self) -> Self:
+        """In-place ``deg2rad()``; returns this tensor."""
+    def rad2deg(self) -> Tensor:
+        """Elementwise radians to degrees, ``self * 180 / pi``."""
+    def rad2deg_(self) -> Self:
+        """In-place ``rad2deg()``; returns this tensor."""
     def sinh(self) -> Tensor:
         """Elementwise hyperbolic sine."""
     def sinh_(self) -> Self:

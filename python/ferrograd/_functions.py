@@ -19,6 +19,8 @@ __all__ = [
     "absolute",
     "acos",
     "acos_",
+    "acosh",
+    "acosh_",
     "add",
     "addmm",
     "all",
@@ -28,6 +30,8 @@ __all__ = [
     "any",
     "arccos",
     "arccos_",
+    "arccosh",
+    "arccosh_",
     "arcsin",
     "arcsin_",
     "arcsinh",
@@ -75,6 +79,8 @@ __all__ = [
     "cummin",
     "cumprod",
     "cumsum",
+    "deg2rad",
+    "deg2rad_",
     "det",
     "detach",
     "diag",
@@ -185,6 +191,8 @@ __all__ = [
     "permute",
     "pow",
     "prod",
+    "rad2deg",
+    "rad2deg_",
     "reciprocal",
     "reciprocal_",
     "relu",
@@ -197,6 +205,7 @@ __all__ = [
     "rsqrt_",
     "scatter",
     "scatter_add",
+    "sgn",
     "sigmoid",
     "sigmoid_",
     "sign",
@@ -313,6 +322,24 @@ def acos_(input: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "acos_", input) from None
 
 
+def acosh(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.acosh(input)` is `input.acosh()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.acosh()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "acosh", input) from None
+    return _into_out("acosh", out, input, False)
+
+
+def acosh_(input: "Tensor") -> "Tensor":
+    """`ferrograd.acosh_(input, ...)` is `input.acosh_(...)`."""
+    try:
+        return input.acosh_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "acosh_", input) from None
+
+
 def add(input: "Tensor", other: "_Operand", *, alpha: "_Number | None" = None) -> "Tensor":
     """`ferrograd.add(input, ...)` is `input.add(...)`."""
     try:
@@ -387,6 +414,24 @@ def arccos_(input: "Tensor") -> "Tensor":
         return input.arccos_()
     except AttributeError as e:
         raise _not_a_tensor(e, "arccos_", input) from None
+
+
+def arccosh(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.arccosh(input)` is `input.arccosh()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.arccosh()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "arccosh", input) from None
+    return _into_out("acosh", out, input, False)
+
+
+def arccosh_(input: "Tensor") -> "Tensor":
+    """`ferrograd.arccosh_(input, ...)` is `input.arccosh_(...)`."""
+    try:
+        return input.arccosh_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "arccosh_", input) from None
 
 
 def arcsin(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
@@ -789,6 +834,24 @@ def cumsum(input: "Tensor", dim: "builtins.int", *, dtype: "_DType | None" = Non
         return input.cumsum(dim, dtype=dtype)
     except AttributeError as e:
         raise _not_a_tensor(e, "cumsum", input) from None
+
+
+def deg2rad(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.deg2rad(input)` is `input.deg2rad()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.deg2rad()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "deg2rad", input) from None
+    return _into_out("deg2rad", out, input, False)
+
+
+def deg2rad_(input: "Tensor") -> "Tensor":
+    """`ferrograd.deg2rad_(input, ...)` is `input.deg2rad_(...)`."""
+    try:
+        return input.deg2rad_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "deg2rad_", input) from None
 
 
 def det(input: "Tensor") -> "Tensor":
@@ -1775,6 +1838,24 @@ def prod(
         raise _not_a_tensor(e, "prod", input) from None
 
 
+def rad2deg(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.rad2deg(input)` is `input.rad2deg()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.rad2deg()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "rad2deg", input) from None
+    return _into_out("rad2deg", out, input, False)
+
+
+def rad2deg_(input: "Tensor") -> "Tensor":
+    """`ferrograd.rad2deg_(input, ...)` is `input.rad2deg_(...)`."""
+    try:
+        return input.rad2deg_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "rad2deg_", input) from None
+
+
 def reciprocal(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
     """`ferrograd.reciprocal(input)` is `input.reciprocal()`; with `out=`, written into `out`."""
     try:
@@ -1893,6 +1974,16 @@ def scatter_add(input: "Tensor", dim: "builtins.int", index: "Tensor", src: "Ten
         return input.scatter_add(dim, index, src)
     except AttributeError as e:
         raise _not_a_tensor(e, "scatter_add", input) from None
+
+
+def sgn(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.sgn(input)` is `input.sgn()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.sgn()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "sgn", input) from None
+    return _into_out("sgn", out, input, True)
 
 
 def sigmoid(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":

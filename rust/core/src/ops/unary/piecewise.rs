@@ -63,6 +63,26 @@ impl UnaryOp for Sign {
     }
 }
 
+crate::backward_rule! {
+    names = ["SgnBackward0"];
+    /// `sgn`: torch's sign generalized to complex numbers (`z / |z|`), `sign` for real ones.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Sgn;
+}
+impl UnaryOp for Sgn {
+    const KEEPS: Keeps = Keeps::Nothing;
+    const INT_INPUTS: IntInputs = IntInputs::KeepIntAndBool;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        Sign.kernel()
+    }
+    fn int_kernel(self) -> Option<impl Fn(i64) -> i64 + Sync + Copy> {
+        Sign.int_kernel()
+    }
+    fn grad(self, g: &Tensor, s: &Tensor) -> Result<Tensor> {
+        Sign.grad(g, s)
+    }
+}
+
 /// Rounding ops: zero gradient, ints unchanged.
 macro_rules! rounding {
     ($(#[$doc:meta])* $op:ident, $name:literal, $kernel_name:literal, |$x:ident| $f:expr) => {
