@@ -263,7 +263,40 @@ def _sgn():
     }
 
 
+def _float_tests():
+    x = fg.tensor([0.5, -2.0, 0.0, -0.0, NAN, -NAN, INF, -INF])
+    out = {}
+    for name in ("signbit", "isposinf", "isneginf"):
+        fn = getattr(fg, name)
+        target = fg.zeros(8, dtype=fg.bool)
+        out[name] = fn(x)
+        out[f"{name}_method"] = getattr(x.double(), name)()
+        out[f"{name}_half"] = fn(x.half())
+        out[f"{name}_int"] = fn(fg.tensor([-3, 0, 5]))
+        out[f"{name}_uint8"] = fn(fg.tensor([0, 200], dtype=fg.uint8))
+        out[f"{name}_bool"] = fn(fg.tensor([True, False]))
+        out[f"{name}_transposed"] = fn(fg.tensor([[-1.0, INF], [-INF, 0.0]]).t())
+        out[f"{name}_out"] = [fn(x, out=target), target]
+        out[f"{name}_out_float"] = error(lambda f=fn: f(x, out=fg.zeros(8)))
+        out[f"{name}_requires_grad"] = fn(x.clone().requires_grad_()).requires_grad
+        out[f"{name}_inplace"] = hasattr(x, name + "_")
+    return out
+
+
+def _positive():
+    x = fg.tensor([1.0, -2.0], requires_grad=True)
+    return {
+        "is_self": [fg.positive(x) is x, x.positive() is x],
+        "int": fg.positive(fg.tensor([-3, 4])),
+        "bool": error(lambda: fg.positive(fg.tensor([True]))),
+        "out": error(lambda: fg.positive(x, out=fg.zeros(2))).type,
+        "inplace": hasattr(x, "positive_"),
+    }
+
+
 CASES = {
+    "float_tests": _float_tests,
+    "positive": _positive,
     "sgn": _sgn,
     "hypot": _hypot,
     "copysign": _copysign,

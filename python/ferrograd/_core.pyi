@@ -1091,6 +1091,14 @@ class Tensor:
         """Elementwise test for positive or negative infinity, as a bool tensor."""
     def isfinite(self) -> Tensor:  # function form
         """Elementwise test for finite values (not NaN or infinite), as a bool tensor."""
+    def isposinf(self) -> Tensor:  # function form
+        """Elementwise test for positive infinity, as a bool tensor."""
+    def isneginf(self) -> Tensor:  # function form
+        """Elementwise test for negative infinity, as a bool tensor."""
+    def signbit(self) -> Tensor:  # function form
+        """Elementwise test of the sign bit (negatives and -0.0), as a bool tensor."""
+    def positive(self) -> Tensor:  # function form
+        """This tensor itself (the unary ``+``); an error for bool tensors."""
     def isclose(  # function form
         self, other: Tensor, rtol: _Float = 1e-05, atol: _Float = 1e-08, equal_nan: _Bool = False
     ) -> Tensor:

@@ -136,6 +136,8 @@ __all__ = [
     "isfinite",
     "isinf",
     "isnan",
+    "isneginf",
+    "isposinf",
     "lcm",
     "ldexp",
     "le",
@@ -189,6 +191,7 @@ __all__ = [
     "not_equal",
     "outer",
     "permute",
+    "positive",
     "pow",
     "prod",
     "rad2deg",
@@ -209,6 +212,7 @@ __all__ = [
     "sigmoid",
     "sigmoid_",
     "sign",
+    "signbit",
     "sin",
     "sin_",
     "sinc",
@@ -1322,6 +1326,22 @@ def isnan(input: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "isnan", input) from None
 
 
+def isneginf(input: "Tensor") -> "Tensor":
+    """`ferrograd.isneginf(input, ...)` is `input.isneginf(...)`."""
+    try:
+        return input.isneginf()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "isneginf", input) from None
+
+
+def isposinf(input: "Tensor") -> "Tensor":
+    """`ferrograd.isposinf(input, ...)` is `input.isposinf(...)`."""
+    try:
+        return input.isposinf()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "isposinf", input) from None
+
+
 def lcm(input: "Tensor", other: "Tensor") -> "Tensor":
     """`ferrograd.lcm(input, ...)` is `input.lcm(...)`."""
     try:
@@ -1820,6 +1840,14 @@ else:
             raise _not_a_tensor(e, "permute", input) from None
 
 
+def positive(input: "Tensor") -> "Tensor":
+    """`ferrograd.positive(input, ...)` is `input.positive(...)`."""
+    try:
+        return input.positive()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "positive", input) from None
+
+
 def pow(input: "Tensor", other: "_Operand") -> "Tensor":
     """`ferrograd.pow(input, ...)` is `input.pow(...)`."""
     try:
@@ -2012,6 +2040,14 @@ def sign(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
     except AttributeError as e:
         raise _not_a_tensor(e, "sign", input) from None
     return _into_out("sign", out, input, True)
+
+
+def signbit(input: "Tensor") -> "Tensor":
+    """`ferrograd.signbit(input, ...)` is `input.signbit(...)`."""
+    try:
+        return input.signbit()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "signbit", input) from None
 
 
 def sin(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":

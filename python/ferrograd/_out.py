@@ -67,19 +67,29 @@ def _heaviside_rule(op, result, out):
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
 
 
-def gcd_(input, other):
-    """In-place ``gcd``."""
-    return input.gcd_(other)
+def _bool_rule(op, result, out):
+    if out.dtype != _core.bool:
+        raise RuntimeError(f"{op} does not support non-boolean outputs.")
 
 
-def lcm_(input, other):
-    """In-place ``lcm``."""
-    return input.lcm_(other)
+def _inplace_function(name):
+    """`ferrograd.<name>(input, other)`: `input.<name>(other)`, torch's TypeError for a non-tensor input."""
+
+    def inplace(input, other):
+        try:
+            method = getattr(input, name)
+        except AttributeError as e:
+            raise _functions._not_a_tensor(e, name, input) from None
+        return method(other)
+
+    inplace.__name__ = inplace.__qualname__ = name
+    inplace.__doc__ = f"In-place ``{name[:-1]}``."
+    return inplace
 
 
-def ldexp_(input, other):
-    """In-place ``ldexp``."""
-    return input.ldexp_(other)
+gcd_ = _inplace_function("gcd_")
+lcm_ = _inplace_function("lcm_")
+ldexp_ = _inplace_function("ldexp_")
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -113,6 +123,9 @@ heaviside = _with_out(_functions.heaviside, "heaviside", _heaviside_rule)
 gcd = _with_out(_functions.gcd, "gcd")
 lcm = _with_out(_functions.lcm, "lcm")
 float_power = _with_out(_float_power, "float_power", _float_power_rule)
+signbit = _with_out(_functions.signbit, "signbit", _bool_rule)
+isposinf = _with_out(_functions.isposinf, "isposinf", _bool_rule)
+isneginf = _with_out(_functions.isneginf, "isneginf", _bool_rule)
 
 __all__ = [
     "add",
@@ -139,6 +152,9 @@ __all__ = [
     "gcd",
     "lcm",
     "float_power",
+    "signbit",
+    "isposinf",
+    "isneginf",
     "gcd_",
     "lcm_",
     "ldexp_",

@@ -6,8 +6,9 @@ use crate::convert::as_scalar;
 use crate::errors::{call, call_heavy};
 use ferrograd_core::binary::{Binary, ClampBound, ClampMethod};
 use ferrograd_core::unary::FloatClass;
+use ferrograd_core::DType;
 use ferrograd_core::Tensor;
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyNotImplementedError, PyTypeError};
 use pyo3::prelude::*;
 
 /// `clamp`'s bounds: numbers or tensors (a number beside a tensor broadcasts as a 0-dim tensor).
@@ -202,6 +203,26 @@ impl PyTensor {
 
     fn isfinite(&self, py: Python<'_>) -> Out {
         wrap(py, call(|| self.get().float_class(FloatClass::Finite))?)
+    }
+
+    /// `self` itself (torch's `positive`, the unary `+`); torch refuses it for bools.
+    fn positive(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
+        if slf.get().get().dtype() == DType::Bool {
+            return Err(PyNotImplementedError::new_err("The `+` operator, on a bool tensor is not supported."));
+        }
+        Ok(slf.clone().unbind())
+    }
+
+    fn isposinf(&self, py: Python<'_>) -> Out {
+        wrap(py, call(|| self.get().float_class(FloatClass::PosInf))?)
+    }
+
+    fn isneginf(&self, py: Python<'_>) -> Out {
+        wrap(py, call(|| self.get().float_class(FloatClass::NegInf))?)
+    }
+
+    fn signbit(&self, py: Python<'_>) -> Out {
+        wrap(py, call(|| self.get().float_class(FloatClass::SignBit))?)
     }
 
     /// Elementwise |self - other| <= atol + rtol·|other| (a bool tensor).

@@ -191,6 +191,10 @@ pub enum FloatClass {
     Nan,
     Infinite,
     Finite,
+    PosInf,
+    NegInf,
+    /// the sign bit set: negatives, -0.0 and NaNs with a sign
+    SignBit,
 }
 
 impl Tensor {
@@ -252,7 +256,7 @@ impl Tensor {
         Ok(record(out, &[self], |_| NanToNumBackward0 { self_: SavedTensor::input(self) }))
     }
 
-    /// isnan / isinf / isfinite: bool, never a gradient.
+    /// isnan / isinf / isfinite / isposinf / isneginf / signbit: bool, never a gradient.
     pub fn float_class(&self, class: FloatClass) -> Result<Tensor> {
         let v: Vec<bool> = match self.dtype() {
             d if d.is_float() => self
@@ -262,8 +266,12 @@ impl Tensor {
                     FloatClass::Nan => x.is_nan(),
                     FloatClass::Infinite => x.is_infinite(),
                     FloatClass::Finite => x.is_finite(),
+                    FloatClass::PosInf => x == f64::INFINITY,
+                    FloatClass::NegInf => x == f64::NEG_INFINITY,
+                    FloatClass::SignBit => x.is_sign_negative(),
                 })
                 .collect(),
+            _ if class == FloatClass::SignBit => self.to_vec::<i64>().into_iter().map(|x| x < 0).collect(),
             _ => vec![class == FloatClass::Finite; self.numel()],
         };
         Tensor::from_vec(v, self.shape())
