@@ -114,6 +114,11 @@ METHOD_FORMS = [
     ("square_", ()),
     ("round_", ()),
     ("logit_", (0.1,)),
+    ("copysign_", (-1.0,)),
+    ("float_power_", (2,)),
+    ("hypot_", (fg.tensor([1.0, -1.0, 0.5], dtype=fg.float64),)),
+    ("nextafter_", (fg.tensor([1.0, -1.0, 0.5], dtype=fg.float64),)),
+    ("ldexp_", (fg.tensor([1, -2, 3]),)),
 ]
 
 
@@ -137,6 +142,13 @@ def _method_forms():
     out["atan2_"] = _x().atan2_(fg.tensor([1.0, -1.0, 0.5], dtype=fg.float64))
     out["arctan2_"] = _x().arctan2_(fg.tensor([1.0, -1.0, 0.5], dtype=fg.float64))
     out["int gt_"] = fg.tensor([1, 2, 3]).gt_(1)
+    out["int gcd_"] = fg.tensor([4, 6, -9]).gcd_(fg.tensor([6]))
+    out["int lcm_"] = fg.tensor([4, 6, -9]).lcm_(fg.tensor([6]))
+    out["heaviside_"] = _x().heaviside_(fg.tensor([0.5], dtype=fg.float64))
+    graph = fg.tensor(_x().tolist(), dtype=fg.float64, requires_grad=True) * 1
+    out["heaviside_ grad_fn"] = graph.heaviside_(fg.tensor([0.5], dtype=fg.float64)).grad_fn.name()
+    # the type only: torch names the in-place op (aten::heaviside_), ferrograd the op whose values it took
+    out["heaviside_ backward"] = error(lambda: graph.sum().backward()).type
     out["int tril_ leaf"] = error(lambda: fg.tensor([[1.0]], requires_grad=True).tril_())
     out["function multiply"] = fg.multiply(_x(), 2)
     out["function negative"] = fg.negative(_x())

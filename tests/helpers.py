@@ -189,6 +189,7 @@ DOMAINS = {
     "ties": lambda rng, s: rng.integers(-2, 3, s).astype(np.float64),  # comparisons
     "unit": lambda rng, s: rng.uniform(-0.9, 0.9, s),  # asin, acos, tan
     "prob": lambda rng, s: rng.uniform(0.05, 0.95, s),  # logit
+    "above1": lambda rng, s: rng.uniform(1.2, 3.0, s),  # acosh
 }
 
 

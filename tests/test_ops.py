@@ -89,6 +89,10 @@ UNARY_OPS = [
     ("arctan", np.arctan, "any", "AtanBackward0", "float32", "float32"),
     ("asinh", np.arcsinh, "any", "AsinhBackward0", "float32", "float32"),
     ("arcsinh", np.arcsinh, "any", "AsinhBackward0", "float32", "float32"),
+    ("acosh", np.arccosh, "above1", "AcoshBackward0", "float32", "float32"),
+    ("arccosh", np.arccosh, "above1", "AcoshBackward0", "float32", "float32"),
+    ("deg2rad", np.deg2rad, "any", "Deg2RadBackward0", "float32", "float32"),
+    ("rad2deg", np.rad2deg, "any", "Rad2DegBackward0", "float32", "float32"),
     ("atanh", np.arctanh, "unit", "AtanhBackward0", "float32", "float32"),
     ("arctanh", np.arctanh, "unit", "AtanhBackward0", "float32", "float32"),
     ("sinh", np.sinh, "any", "SinhBackward0", "float32", "float32"),
@@ -249,16 +253,17 @@ def to_numpy_(t):
 
 
 # Registry ops whose in-place form torch has as a method only (no `torch.sign_`, `torch.absolute_`).
-NO_INPLACE_FUNCTION = {"absolute", "sign"}
+NO_INPLACE_FUNCTION = {"absolute", "sign", "sgn"}
 
 
 # torch names the in-place forms of these ops' rules differently and has no derivative for asinh_ and atanh_
 # (so their gradients are not compared); ferrograd gives them the out-of-place name and rule still.
 INPLACE_GRAD_FN = {"asinh": "AsinhBackward1", "arcsinh": "AsinhBackward1"}
 INPLACE_GRAD_FN |= {"atanh": "AtanhBackward1", "arctanh": "AtanhBackward1"}
-NO_INPLACE_DERIVATIVE = {"asinh", "arcsinh", "atanh", "arctanh"}
+INPLACE_GRAD_FN |= {"acosh": "AcoshBackward1", "arccosh": "AcoshBackward1"}
+NO_INPLACE_DERIVATIVE = {"asinh", "arcsinh", "atanh", "arctanh", "acosh", "arccosh"}
 _INPLACE_NAME_DIFFERS = pytest.mark.xfail(
-    not AGAINST_TORCH, strict=True, reason="asinh_'s, atanh_'s grad_fn are *Backward1 in torch, not yet here"
+    not AGAINST_TORCH, strict=True, reason="asinh_'s, atanh_'s, acosh_'s grad_fn are *Backward1 in torch, not yet here"
 )
 
 
@@ -334,7 +339,7 @@ def test_unary_inplace_on_int(name, int_dtype):
 
 # The registry's aliases: torch's errors name the op they stand for.
 ALIASES = {"absolute": "abs", "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh"}
-ALIASES |= {"arctanh": "atanh", "fix": "trunc"}
+ALIASES |= {"arctanh": "atanh", "fix": "trunc", "arccosh": "acosh"}
 
 # Registry ops whose function form torch gives no `out=`.
 NO_OUT = {"relu"}
@@ -525,6 +530,13 @@ BINARY = [
     ("minimum", lambda x, y: x.minimum(y), np.minimum, "any", "any"),
     ("atan2", lambda x, y: fg.atan2(x, y), np.arctan2, "any", "nonzero"),
     ("fmod", lambda x, y: x.fmod(y), np.fmod, "any", "nonzero"),
+    ("hypot", lambda x, y: fg.hypot(x, y), np.hypot, "nonzero", "any"),
+    ("copysign", lambda x, y: x.copysign(y), np.copysign, "nonzero", "nonzero"),
+    ("fmax", lambda x, y: fg.fmax(x, y), np.fmax, "any", "any"),
+    ("fmin", lambda x, y: x.fmin(y), np.fmin, "any", "any"),
+    ("logaddexp", lambda x, y: fg.logaddexp(x, y), np.logaddexp, "any", "any"),
+    ("logaddexp2", lambda x, y: x.logaddexp2(y), np.logaddexp2, "any", "any"),
+    ("ldexp", lambda x, y: fg.ldexp(x, y), lambda a, b: a * np.exp2(b), "any", "any"),
     ("remainder", lambda x, y: fg.remainder(x, y), np.remainder, "any", "nonzero"),
     ("%", operator.mod, np.remainder, "any", "nonzero"),
     ("clamp(min=t)", lambda x, y: x.clamp(min=y), np.maximum, "any", "any"),
@@ -719,6 +731,17 @@ BINARY_GRAD_FN = [
     (lambda a, b: a.clamp_min(2.0), "ClampMinBackward0"),
     (lambda a, b: a.clamp_max(2.0), "ClampMaxBackward0"),
     (lambda a, b: fg.atan2(a, b), "Atan2Backward0"),
+    (lambda a, b: fg.hypot(a, b), "HypotBackward0"),
+    (lambda a, b: a.copysign(b), "CopysignBackward0"),
+    (lambda a, b: fg.copysign(a, -1), "CopysignBackward1"),
+    (lambda a, b: fg.fmax(a, b), "FmaxBackward0"),
+    (lambda a, b: a.fmin(b), "FminBackward0"),
+    (lambda a, b: fg.logaddexp(a, b), "LogaddexpBackward0"),
+    (lambda a, b: a.logaddexp2(b), "Logaddexp2Backward0"),
+    (lambda a, b: fg.nextafter(a, b), "NextafterBackward0"),
+    (lambda a, b: fg.ldexp(a, b), "LdexpBackward0"),
+    (lambda a, b: fg.float_power(a, b), "PowBackward1"),
+    (lambda a, b: fg.heaviside(a, b), "torch::autograd::NotImplemented"),
     (lambda a, b: fg.lerp(a, b, 0.3), "LerpBackward0"),
     (lambda a, b: fg.lerp(a, b, b), "LerpBackward1"),
     (lambda a, b: fg.div(a, b, rounding_mode="floor"), "DivBackward2"),

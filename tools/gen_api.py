@@ -61,7 +61,7 @@ def _core():
 
 
 # Registry ops whose in-place form torch has as a method only (`Tensor.sign_`, no `torch.sign_`; torch 2.15).
-NO_INPLACE_FUNCTION = {"absolute", "sign"}
+NO_INPLACE_FUNCTION = {"absolute", "sign", "sgn"}
 # Registry ops whose function form torch gives no `out=` (torch 2.15).
 NO_OUT = {"relu"}
 

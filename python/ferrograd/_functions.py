@@ -19,6 +19,8 @@ __all__ = [
     "absolute",
     "acos",
     "acos_",
+    "acosh",
+    "acosh_",
     "add",
     "addmm",
     "all",
@@ -28,6 +30,8 @@ __all__ = [
     "any",
     "arccos",
     "arccos_",
+    "arccosh",
+    "arccosh_",
     "arcsin",
     "arcsin_",
     "arcsinh",
@@ -66,6 +70,7 @@ __all__ = [
     "clamp_min",
     "clip",
     "clone",
+    "copysign",
     "cos",
     "cos_",
     "cosh",
@@ -74,6 +79,8 @@ __all__ = [
     "cummin",
     "cumprod",
     "cumsum",
+    "deg2rad",
+    "deg2rad_",
     "det",
     "detach",
     "diag",
@@ -106,15 +113,20 @@ __all__ = [
     "floor",
     "floor_",
     "floor_divide",
+    "fmax",
+    "fmin",
     "fmod",
     "frac",
     "frac_",
     "gather",
+    "gcd",
     "ge",
     "ger",
     "greater",
     "greater_equal",
     "gt",
+    "heaviside",
+    "hypot",
     "i0",
     "i0_",
     "index_add",
@@ -124,6 +136,10 @@ __all__ = [
     "isfinite",
     "isinf",
     "isnan",
+    "isneginf",
+    "isposinf",
+    "lcm",
+    "ldexp",
     "le",
     "lerp",
     "less",
@@ -139,6 +155,8 @@ __all__ = [
     "log2_",
     "log_",
     "log_softmax",
+    "logaddexp",
+    "logaddexp2",
     "logdet",
     "logical_and",
     "logical_not",
@@ -167,13 +185,17 @@ __all__ = [
     "ne",
     "neg",
     "negative",
+    "nextafter",
     "nonzero",
     "norm",
     "not_equal",
     "outer",
     "permute",
+    "positive",
     "pow",
     "prod",
+    "rad2deg",
+    "rad2deg_",
     "reciprocal",
     "reciprocal_",
     "relu",
@@ -186,9 +208,11 @@ __all__ = [
     "rsqrt_",
     "scatter",
     "scatter_add",
+    "sgn",
     "sigmoid",
     "sigmoid_",
     "sign",
+    "signbit",
     "sin",
     "sin_",
     "sinc",
@@ -302,6 +326,24 @@ def acos_(input: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "acos_", input) from None
 
 
+def acosh(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.acosh(input)` is `input.acosh()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.acosh()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "acosh", input) from None
+    return _into_out("acosh", out, input, False)
+
+
+def acosh_(input: "Tensor") -> "Tensor":
+    """`ferrograd.acosh_(input, ...)` is `input.acosh_(...)`."""
+    try:
+        return input.acosh_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "acosh_", input) from None
+
+
 def add(input: "Tensor", other: "_Operand", *, alpha: "_Number | None" = None) -> "Tensor":
     """`ferrograd.add(input, ...)` is `input.add(...)`."""
     try:
@@ -376,6 +418,24 @@ def arccos_(input: "Tensor") -> "Tensor":
         return input.arccos_()
     except AttributeError as e:
         raise _not_a_tensor(e, "arccos_", input) from None
+
+
+def arccosh(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.arccosh(input)` is `input.arccosh()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.arccosh()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "arccosh", input) from None
+    return _into_out("acosh", out, input, False)
+
+
+def arccosh_(input: "Tensor") -> "Tensor":
+    """`ferrograd.arccosh_(input, ...)` is `input.arccosh_(...)`."""
+    try:
+        return input.arccosh_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "arccosh_", input) from None
 
 
 def arcsin(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
@@ -704,6 +764,14 @@ def clone(input: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "clone", input) from None
 
 
+def copysign(input: "Tensor", other: "_Operand") -> "Tensor":
+    """`ferrograd.copysign(input, ...)` is `input.copysign(...)`."""
+    try:
+        return input.copysign(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "copysign", input) from None
+
+
 def cos(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
     """`ferrograd.cos(input)` is `input.cos()`; with `out=`, written into `out`."""
     try:
@@ -770,6 +838,24 @@ def cumsum(input: "Tensor", dim: "builtins.int", *, dtype: "_DType | None" = Non
         return input.cumsum(dim, dtype=dtype)
     except AttributeError as e:
         raise _not_a_tensor(e, "cumsum", input) from None
+
+
+def deg2rad(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.deg2rad(input)` is `input.deg2rad()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.deg2rad()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "deg2rad", input) from None
+    return _into_out("deg2rad", out, input, False)
+
+
+def deg2rad_(input: "Tensor") -> "Tensor":
+    """`ferrograd.deg2rad_(input, ...)` is `input.deg2rad_(...)`."""
+    try:
+        return input.deg2rad_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "deg2rad_", input) from None
 
 
 def det(input: "Tensor") -> "Tensor":
@@ -1048,6 +1134,22 @@ def floor_divide(input: "Tensor", other: "_Operand") -> "Tensor":
         raise _not_a_tensor(e, "floor_divide", input) from None
 
 
+def fmax(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.fmax(input, ...)` is `input.fmax(...)`."""
+    try:
+        return input.fmax(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "fmax", input) from None
+
+
+def fmin(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.fmin(input, ...)` is `input.fmin(...)`."""
+    try:
+        return input.fmin(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "fmin", input) from None
+
+
 def fmod(input: "Tensor", other: "_Operand") -> "Tensor":
     """`ferrograd.fmod(input, ...)` is `input.fmod(...)`."""
     try:
@@ -1080,6 +1182,14 @@ def gather(input: "Tensor", dim: "builtins.int", index: "Tensor") -> "Tensor":
         return input.gather(dim, index)
     except AttributeError as e:
         raise _not_a_tensor(e, "gather", input) from None
+
+
+def gcd(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.gcd(input, ...)` is `input.gcd(...)`."""
+    try:
+        return input.gcd(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "gcd", input) from None
 
 
 def ge(input: "Tensor", other: "_Operand") -> "Tensor":
@@ -1120,6 +1230,22 @@ def gt(input: "Tensor", other: "_Operand") -> "Tensor":
         return input.gt(other)
     except AttributeError as e:
         raise _not_a_tensor(e, "gt", input) from None
+
+
+def heaviside(input: "Tensor", values: "Tensor") -> "Tensor":
+    """`ferrograd.heaviside(input, ...)` is `input.heaviside(...)`."""
+    try:
+        return input.heaviside(values)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "heaviside", input) from None
+
+
+def hypot(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.hypot(input, ...)` is `input.hypot(...)`."""
+    try:
+        return input.hypot(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "hypot", input) from None
 
 
 def i0(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
@@ -1198,6 +1324,38 @@ def isnan(input: "Tensor") -> "Tensor":
         return input.isnan()
     except AttributeError as e:
         raise _not_a_tensor(e, "isnan", input) from None
+
+
+def isneginf(input: "Tensor") -> "Tensor":
+    """`ferrograd.isneginf(input, ...)` is `input.isneginf(...)`."""
+    try:
+        return input.isneginf()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "isneginf", input) from None
+
+
+def isposinf(input: "Tensor") -> "Tensor":
+    """`ferrograd.isposinf(input, ...)` is `input.isposinf(...)`."""
+    try:
+        return input.isposinf()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "isposinf", input) from None
+
+
+def lcm(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.lcm(input, ...)` is `input.lcm(...)`."""
+    try:
+        return input.lcm(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "lcm", input) from None
+
+
+def ldexp(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.ldexp(input, ...)` is `input.ldexp(...)`."""
+    try:
+        return input.ldexp(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "ldexp", input) from None
 
 
 def le(input: "Tensor", other: "_Operand") -> "Tensor":
@@ -1328,6 +1486,22 @@ def log_softmax(input: "Tensor", dim: "builtins.int", dtype: "_DType | None" = N
         return input.log_softmax(dim, dtype)
     except AttributeError as e:
         raise _not_a_tensor(e, "log_softmax", input) from None
+
+
+def logaddexp(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.logaddexp(input, ...)` is `input.logaddexp(...)`."""
+    try:
+        return input.logaddexp(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "logaddexp", input) from None
+
+
+def logaddexp2(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.logaddexp2(input, ...)` is `input.logaddexp2(...)`."""
+    try:
+        return input.logaddexp2(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "logaddexp2", input) from None
 
 
 def logdet(input: "Tensor") -> "Tensor":
@@ -1600,6 +1774,14 @@ def negative(input: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "negative", input) from None
 
 
+def nextafter(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.nextafter(input, ...)` is `input.nextafter(...)`."""
+    try:
+        return input.nextafter(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "nextafter", input) from None
+
+
 def nonzero(input: "Tensor", *, as_tuple: "_Bool" = False) -> "Tensor | tuple[Tensor, ...]":
     """`ferrograd.nonzero(input, ...)` is `input.nonzero(...)`."""
     try:
@@ -1658,6 +1840,14 @@ else:
             raise _not_a_tensor(e, "permute", input) from None
 
 
+def positive(input: "Tensor") -> "Tensor":
+    """`ferrograd.positive(input, ...)` is `input.positive(...)`."""
+    try:
+        return input.positive()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "positive", input) from None
+
+
 def pow(input: "Tensor", other: "_Operand") -> "Tensor":
     """`ferrograd.pow(input, ...)` is `input.pow(...)`."""
     try:
@@ -1674,6 +1864,24 @@ def prod(
         return input.prod(dim, keepdim, dtype=dtype)
     except AttributeError as e:
         raise _not_a_tensor(e, "prod", input) from None
+
+
+def rad2deg(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.rad2deg(input)` is `input.rad2deg()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.rad2deg()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "rad2deg", input) from None
+    return _into_out("rad2deg", out, input, False)
+
+
+def rad2deg_(input: "Tensor") -> "Tensor":
+    """`ferrograd.rad2deg_(input, ...)` is `input.rad2deg_(...)`."""
+    try:
+        return input.rad2deg_()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "rad2deg_", input) from None
 
 
 def reciprocal(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
@@ -1796,6 +2004,16 @@ def scatter_add(input: "Tensor", dim: "builtins.int", index: "Tensor", src: "Ten
         raise _not_a_tensor(e, "scatter_add", input) from None
 
 
+def sgn(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
+    """`ferrograd.sgn(input)` is `input.sgn()`; with `out=`, written into `out`."""
+    try:
+        if out is None:
+            return input.sgn()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "sgn", input) from None
+    return _into_out("sgn", out, input, True)
+
+
 def sigmoid(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
     """`ferrograd.sigmoid(input)` is `input.sigmoid()`; with `out=`, written into `out`."""
     try:
@@ -1822,6 +2040,14 @@ def sign(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
     except AttributeError as e:
         raise _not_a_tensor(e, "sign", input) from None
     return _into_out("sign", out, input, True)
+
+
+def signbit(input: "Tensor") -> "Tensor":
+    """`ferrograd.signbit(input, ...)` is `input.signbit(...)`."""
+    try:
+        return input.signbit()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "signbit", input) from None
 
 
 def sin(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":

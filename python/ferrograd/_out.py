@@ -1,12 +1,13 @@
 """Function forms that take what torch's take beyond their method: `out=` (`_write_out.py`; the unary registry
-ops' own is in the generated `_functions.py`) and a number as `pow`'s base."""
+ops' own is in the generated `_functions.py`), a number as `pow`'s and `float_power`'s base, and the in-place
+functions torch has of binary methods (`ferrograd.gcd_`)."""
 
 import builtins
 
 from . import _core, _functions
 from ._core import Tensor
 from ._utils import wraps
-from ._write_out import _cast_rule, _cat_rule, _check_out, _matmul_rule, _where_rule, write_out
+from ._write_out import _can_cast, _cast_rule, _cat_rule, _check_out, _matmul_rule, _name, _where_rule, write_out
 
 
 def _with_out(fn, op, rule=_cast_rule):
@@ -33,6 +34,64 @@ def _pow(input, exponent):
     )
 
 
+def _float_power(input, exponent):
+    """`input ** exponent` in float64; `input` may be a number (then `exponent` is a tensor), as in torch."""
+    if isinstance(input, Tensor):
+        return input.float_power(exponent)
+    if isinstance(exponent, Tensor) and isinstance(input, (builtins.int, builtins.float, builtins.bool)):
+        return exponent.to(_core.float64).__rpow__(input)
+    raise TypeError(
+        f"float_power() received an invalid combination of arguments - got ({type(input).__name__}, "
+        f"{type(exponent).__name__}), but expected one of:\n"
+        " * (Tensor input, Tensor exponent, *, Tensor out = None)\n"
+        " * (Number self, Tensor exponent, *, Tensor out = None)\n"
+        " * (Tensor input, Number exponent, *, Tensor out = None)\n"
+    )
+
+
+def _float_power_rule(op, result, out):
+    if out.dtype != _core.float64:
+        raise RuntimeError(
+            f"the output given to float_power has dtype {_name(out.dtype)} but the operation's result requires "
+            "dtype Double"
+        )
+
+
+def _ldexp_rule(op, result, out):
+    if not _can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {_name(out.dtype)}")
+
+
+def _heaviside_rule(op, result, out):
+    if out.dtype != result.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+def _bool_rule(op, result, out):
+    if out.dtype != _core.bool:
+        raise RuntimeError(f"{op} does not support non-boolean outputs.")
+
+
+def _inplace_function(name):
+    """`ferrograd.<name>(input, other)`: `input.<name>(other)`, torch's TypeError for a non-tensor input."""
+
+    def inplace(input, other):
+        try:
+            method = getattr(input, name)
+        except AttributeError as e:
+            raise _functions._not_a_tensor(e, name, input) from None
+        return method(other)
+
+    inplace.__name__ = inplace.__qualname__ = name
+    inplace.__doc__ = f"In-place ``{name[:-1]}``."
+    return inplace
+
+
+gcd_ = _inplace_function("gcd_")
+lcm_ = _inplace_function("lcm_")
+ldexp_ = _inplace_function("ldexp_")
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """`input.sum(...)`; with `out=` the sum is taken in out's dtype (unless `dtype` is given), as in torch."""
     if out is None:
@@ -52,5 +111,51 @@ mm = _with_out(_functions.mm, "mm", _matmul_rule)
 cat = _with_out(_core.cat, "cat", _cat_rule)
 stack = _with_out(_core.stack, "stack", _cat_rule)
 where = _with_out(_core.where, "where", _where_rule)
+hypot = _with_out(_functions.hypot, "hypot")
+copysign = _with_out(_functions.copysign, "copysign")
+fmax = _with_out(_functions.fmax, "fmax")
+fmin = _with_out(_functions.fmin, "fmin")
+logaddexp = _with_out(_functions.logaddexp, "logaddexp")
+logaddexp2 = _with_out(_functions.logaddexp2, "logaddexp2")
+nextafter = _with_out(_functions.nextafter, "nextafter")
+ldexp = _with_out(_functions.ldexp, "ldexp", _ldexp_rule)
+heaviside = _with_out(_functions.heaviside, "heaviside", _heaviside_rule)
+gcd = _with_out(_functions.gcd, "gcd")
+lcm = _with_out(_functions.lcm, "lcm")
+float_power = _with_out(_float_power, "float_power", _float_power_rule)
+signbit = _with_out(_functions.signbit, "signbit", _bool_rule)
+isposinf = _with_out(_functions.isposinf, "isposinf", _bool_rule)
+isneginf = _with_out(_functions.isneginf, "isneginf", _bool_rule)
 
-__all__ = ["add", "sub", "mul", "div", "clamp", "pow", "matmul", "mm", "sum", "cat", "stack", "where"]
+__all__ = [
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "clamp",
+    "pow",
+    "matmul",
+    "mm",
+    "sum",
+    "cat",
+    "stack",
+    "where",
+    "hypot",
+    "copysign",
+    "fmax",
+    "fmin",
+    "logaddexp",
+    "logaddexp2",
+    "nextafter",
+    "ldexp",
+    "heaviside",
+    "gcd",
+    "lcm",
+    "float_power",
+    "signbit",
+    "isposinf",
+    "isneginf",
+    "gcd_",
+    "lcm_",
+    "ldexp_",
+]

@@ -7,6 +7,7 @@
 use super::{inplace_with, PyTensor};
 use crate::errors::from_py;
 use ferrograd_core::autograd::grad_mode;
+use ferrograd_core::DType;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -103,6 +104,12 @@ method_forms! {
     }
     inplace {
         atan2_ => "atan2",
+        hypot_ => "hypot",
+        copysign_ => "copysign",
+        heaviside_ => "heaviside",
+        nextafter_ => "nextafter",
+        gcd_ => "gcd",
+        lcm_ => "lcm",
         fmod_ => "fmod",
         remainder_ => "remainder",
         floor_divide_ => "floor_divide",
@@ -114,6 +121,56 @@ method_forms! {
         square_ => "square",
         round_ => "round",
         logit_ => "logit",
+    }
+}
+
+/// An in-place form whose result dtype only some tensors can hold (`holds`): torch's `message` for the others.
+fn inplace_of_holding(
+    slf: &Bound<'_, PyTensor>,
+    method: &str,
+    call: (&Bound<'_, PyTuple>, Option<&Bound<'_, PyDict>>),
+    holds: fn(DType) -> bool,
+    message: fn(&str) -> String,
+) -> PyResult<Py<PyTensor>> {
+    let dtype = slf.get().get().dtype();
+    if !holds(dtype) {
+        return Err(PyRuntimeError::new_err(message(dtype.scalar_type_name())));
+    }
+    inplace_of(slf, method, call.0, call.1)
+}
+
+#[pymethods]
+impl PyTensor {
+    /// In-place ``float_power()``: only a float64 tensor can hold its result, as in torch.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn float_power_(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyTensor>> {
+        inplace_of_holding(
+            slf,
+            "float_power",
+            (args, kwargs),
+            |d| d == DType::F64,
+            |name| {
+                format!(
+                    "the base given to float_power_ has dtype {name} but the operation's result requires dtype Double"
+                )
+            },
+        )
+    }
+
+    /// In-place ``ldexp()``: its result is a float, which an integer or bool tensor cannot hold.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn ldexp_(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyTensor>> {
+        inplace_of_holding(slf, "ldexp", (args, kwargs), DType::is_float, |name| {
+            format!("ldexp can't be cast to the desired output type {name}")
+        })
     }
 }
 

@@ -6,8 +6,9 @@ use crate::convert::as_scalar;
 use crate::errors::{call, call_heavy};
 use ferrograd_core::binary::{Binary, ClampBound, ClampMethod};
 use ferrograd_core::unary::FloatClass;
+use ferrograd_core::DType;
 use ferrograd_core::Tensor;
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyNotImplementedError, PyTypeError};
 use pyo3::prelude::*;
 
 /// `clamp`'s bounds: numbers or tensors (a number beside a tensor broadcasts as a 0-dim tensor).
@@ -72,6 +73,32 @@ fn clamp_impl(
     wrap(py, call_heavy(py, a.numel(), || a.clamp(lo, hi, method))?)
 }
 
+/// The methods taking one tensor `other` into a `Binary` op.
+macro_rules! tensor_binary_methods {
+    ($($name:ident => $op:ident;)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                fn $name(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+                    let b = tensor_arg(other, stringify!($name), "other")?;
+                    wrap(py, call(|| self.get().binary(&b, Binary::$op))?)
+                }
+            )*
+        }
+    };
+}
+tensor_binary_methods! {
+    hypot => Hypot;
+    fmax => Fmax;
+    fmin => Fmin;
+    logaddexp => Logaddexp;
+    logaddexp2 => Logaddexp2;
+    nextafter => Nextafter;
+    ldexp => Ldexp;
+    gcd => Gcd;
+    lcm => Lcm;
+}
+
 #[pymethods]
 impl PyTensor {
     fn maximum(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
@@ -91,6 +118,20 @@ impl PyTensor {
 
     fn arctan2(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
         self.atan2(py, other)
+    }
+
+    fn copysign(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        method_op(py, &self.get(), other, "copysign", |a, b| a.binary(b, Binary::Copysign))
+    }
+
+    fn heaviside(&self, py: Python<'_>, values: &Bound<'_, PyAny>) -> Out {
+        let b = tensor_arg(values, "heaviside", "values")?;
+        wrap(py, call(|| self.get().binary(&b, Binary::Heaviside))?)
+    }
+
+    fn float_power(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> Out {
+        let b = operand_arg(exponent, "float_power", "exponent")?;
+        wrap(py, call(|| self.get().float_power(&b))?)
     }
 
     fn fmod(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
@@ -162,6 +203,26 @@ impl PyTensor {
 
     fn isfinite(&self, py: Python<'_>) -> Out {
         wrap(py, call(|| self.get().float_class(FloatClass::Finite))?)
+    }
+
+    /// `self` itself (torch's `positive`, the unary `+`); torch refuses it for bools.
+    fn positive(slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
+        if slf.get().get().dtype() == DType::Bool {
+            return Err(PyNotImplementedError::new_err("The `+` operator, on a bool tensor is not supported."));
+        }
+        Ok(slf.clone().unbind())
+    }
+
+    fn isposinf(&self, py: Python<'_>) -> Out {
+        wrap(py, call(|| self.get().float_class(FloatClass::PosInf))?)
+    }
+
+    fn isneginf(&self, py: Python<'_>) -> Out {
+        wrap(py, call(|| self.get().float_class(FloatClass::NegInf))?)
+    }
+
+    fn signbit(&self, py: Python<'_>) -> Out {
+        wrap(py, call(|| self.get().float_class(FloatClass::SignBit))?)
     }
 
     /// Elementwise |self - other| <= atol + rtol·|other| (a bool tensor).

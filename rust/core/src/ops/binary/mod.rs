@@ -5,6 +5,7 @@ mod arith;
 mod bitwise;
 mod clamp;
 mod pointwise;
+mod scalar_fns;
 
 pub use arith::*;
 pub use bitwise::*;

@@ -1,4 +1,6 @@
-//! maximum/minimum, atan2, fmod/remainder and the rounded divisions, and their one backward rule.
+//! maximum/minimum, fmax/fmin, atan2, hypot, copysign, logaddexp, nextafter, ldexp, heaviside, gcd/lcm,
+//! fmod/remainder and the rounded divisions, and their one backward rule.
+use super::scalar_fns;
 use super::zip_as;
 use crate::autograd::grad_mode::GradModeGuard;
 use crate::autograd::record;
@@ -11,6 +13,7 @@ use crate::error::Result;
 use crate::kernels::special::gamma as special_gamma;
 use crate::layout::broadcast_shapes;
 use crate::ops::formula::{c, tie_weight};
+use crate::ops::unary::{Exp, Exp2, FloatClass};
 use crate::tensor::Tensor;
 
 /// Broadcasting binary ops beyond arithmetic, each with its own backward rule.
@@ -31,6 +34,41 @@ pub enum Binary {
     Xlog1py,
     /// the Hurwitz zeta function ζ(x, q)
     Zeta,
+    /// `sqrt(x² + y²)`
+    Hypot,
+    /// `|x|` with the sign of y
+    Copysign,
+    /// the larger of two, ignoring a NaN
+    Fmax,
+    /// the smaller of two, ignoring a NaN
+    Fmin,
+    /// `log(exp x + exp y)`
+    Logaddexp,
+    /// `log2(2^x + 2^y)`
+    Logaddexp2,
+    /// the next float after x towards y
+    Nextafter,
+    /// `x · 2^y`
+    Ldexp,
+    /// 0 below 0, y at 0, 1 above
+    Heaviside,
+    /// the greatest common divisor of two integers
+    Gcd,
+    /// the least common multiple of two integers
+    Lcm,
+}
+
+/// Which inputs an op computes on, beyond torch's type promotion.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Domain {
+    /// the promoted dtype, bools and integers included
+    Any,
+    /// the promoted dtype made float (integers compute in the default float dtype)
+    ToFloat,
+    /// float dtypes only: integers and bools are torch's "not implemented" error
+    FloatOnly,
+    /// integer dtypes only
+    IntOnly,
 }
 
 impl Binary {
@@ -47,7 +85,45 @@ impl Binary {
             Binary::Xlogy => "xlogy_cpu",
             Binary::Xlog1py => "xlog1py_cpu",
             Binary::Zeta => "zeta_cpu",
+            Binary::Hypot => "hypot_cpu",
+            Binary::Copysign => "copysign_cpu",
+            Binary::Fmax => "fmax_cpu",
+            Binary::Fmin => "fmin_cpu",
+            Binary::Logaddexp => "logaddexp_cpu",
+            Binary::Logaddexp2 => "logaddexp2_cpu",
+            Binary::Nextafter => "nextafter_cpu",
+            Binary::Ldexp => "ldexp_cpu",
+            Binary::Heaviside => "heaviside_cpu",
+            Binary::Gcd => "gcd_cpu",
+            Binary::Lcm => "lcm_cpu",
         }
+    }
+
+    fn domain(self) -> Domain {
+        match self {
+            Binary::Atan2 | Binary::Xlogy | Binary::Xlog1py | Binary::Zeta | Binary::Copysign | Binary::Ldexp => {
+                Domain::ToFloat
+            }
+            Binary::Hypot | Binary::Logaddexp | Binary::Logaddexp2 | Binary::Nextafter => Domain::FloatOnly,
+            Binary::Gcd | Binary::Lcm => Domain::IntOnly,
+            _ => Domain::Any,
+        }
+    }
+
+    /// torch's aten name, for "derivative for aten::<name> is not implemented".
+    fn aten_name(self) -> &'static str {
+        match self {
+            Binary::FloorDiv => "floor_divide",
+            Binary::Heaviside => "heaviside",
+            Binary::Gcd => "gcd",
+            Binary::Lcm => "lcm",
+            _ => self.kernel_name().trim_end_matches("_cpu"),
+        }
+    }
+
+    /// Whether torch has a derivative for the op (the others record `NoDerivative`).
+    fn is_differentiable(self) -> bool {
+        !matches!(self, Binary::Heaviside | Binary::Gcd | Binary::Lcm)
     }
 }
 
@@ -131,7 +207,21 @@ fn x_log<T: Float>(x: T, y: T, log: impl Fn(T) -> T) -> T {
     }
 }
 
-fn binary_float<T: Float>(op: Binary, a: &Tensor, b: &Tensor, shape: &[usize]) -> Result<Vec<T>> {
+/// `f` on the two values as f64 (float32 computes in float64 and rounds once).
+fn via_f64<T: Float>(f: impl Fn(f64, f64) -> f64 + Sync) -> impl Fn(T, T) -> T + Sync {
+    move |x: T, y: T| T::from_f64(f(x.to_f64(), y.to_f64()))
+}
+
+/// The float kernels: `dtype` is the result's storage dtype (nextafter steps in its spacing) and
+/// `int_exponent` whether ldexp's exponent is an integer tensor (C's exact ldexp, not `x * 2^y`).
+fn binary_float<T: Float>(
+    op: Binary,
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+    dtype: DType,
+    int_exponent: bool,
+) -> Result<Vec<T>> {
     match op {
         Binary::Maximum => zip_as(a, b, shape, nan_max::<T>),
         Binary::Minimum => zip_as(a, b, shape, nan_min::<T>),
@@ -142,7 +232,59 @@ fn binary_float<T: Float>(op: Binary, a: &Tensor, b: &Tensor, shape: &[usize]) -
         Binary::TruncDiv => zip_as(a, b, shape, |x: T, y: T| (x / y).trunc()),
         Binary::Xlogy => zip_as(a, b, shape, |x: T, y: T| x_log(x, y, T::ln)),
         Binary::Xlog1py => zip_as(a, b, shape, |x: T, y: T| x_log(x, y, T::ln_1p)),
-        Binary::Zeta => zip_as(a, b, shape, |x: T, q: T| T::from_f64(special_gamma::zeta(x.to_f64(), q.to_f64()))),
+        Binary::Zeta => zip_as(a, b, shape, via_f64(special_gamma::zeta)),
+        Binary::Hypot => zip_as(a, b, shape, via_f64(f64::hypot)),
+        Binary::Copysign => zip_as(a, b, shape, via_f64(f64::copysign)),
+        Binary::Fmax => zip_as(a, b, shape, scalar_fns::fmax::<T>),
+        Binary::Fmin => zip_as(a, b, shape, scalar_fns::fmin::<T>),
+        Binary::Logaddexp => zip_as(a, b, shape, |x: T, y: T| scalar_fns::logaddexp(x, y, false)),
+        Binary::Logaddexp2 => zip_as(a, b, shape, |x: T, y: T| scalar_fns::logaddexp(x, y, true)),
+        Binary::Nextafter => zip_as(a, b, shape, via_f64(|x, y| scalar_fns::nextafter(x, y, dtype))),
+        Binary::Ldexp if int_exponent => zip_as(a, b, shape, via_f64(scalar_fns::ldexp_int)),
+        Binary::Ldexp => zip_as(a, b, shape, |x: T, y: T| x * y.exp2()),
+        Binary::Heaviside => zip_as(a, b, shape, scalar_fns::heaviside::<T>),
+        Binary::Gcd | Binary::Lcm => unreachable!("gcd and lcm take integers only"),
+    }
+}
+
+/// The int64 kernels (narrow integers compute here and wrap back).
+fn binary_int(op: Binary, a: &Tensor, b: &Tensor, shape: &[usize]) -> Result<Vec<i64>> {
+    if matches!(op, Binary::Fmod | Binary::Remainder | Binary::FloorDiv | Binary::TruncDiv)
+        && b.to_vec::<i64>().contains(&0)
+    {
+        bail!(Runtime, "ZeroDivisionError");
+    }
+    match op {
+        Binary::Maximum => zip_as(a, b, shape, nan_max::<i64>),
+        Binary::Minimum => zip_as(a, b, shape, nan_min::<i64>),
+        Binary::Fmax => zip_as(a, b, shape, scalar_fns::fmax::<i64>),
+        Binary::Fmin => zip_as(a, b, shape, scalar_fns::fmin::<i64>),
+        Binary::Fmod => zip_as(a, b, shape, |x: i64, y: i64| x.wrapping_rem(y)),
+        Binary::FloorDiv => zip_as(a, b, shape, floor_div_i),
+        Binary::TruncDiv => zip_as(a, b, shape, |x: i64, y: i64| x.wrapping_div(y)),
+        Binary::Remainder => zip_as(a, b, shape, |x: i64, y: i64| {
+            let r = x.wrapping_rem(y);
+            if r != 0 && ((r < 0) != (y < 0)) {
+                r + y
+            } else {
+                r
+            }
+        }),
+        Binary::Heaviside => zip_as(a, b, shape, scalar_fns::heaviside::<i64>),
+        Binary::Gcd => zip_as(a, b, shape, scalar_fns::gcd),
+        Binary::Lcm => zip_as(a, b, shape, scalar_fns::lcm),
+        _ => unreachable!("{op:?} computes in float dtypes"),
+    }
+}
+
+/// The bool kernels: `false < true`, so the extremes are `|` and `&`.
+fn binary_bool(op: Binary, a: &Tensor, b: &Tensor, shape: &[usize]) -> Result<Vec<bool>> {
+    match op {
+        Binary::Maximum | Binary::Fmax => zip_as(a, b, shape, |x: bool, y: bool| x | y),
+        Binary::Minimum | Binary::Fmin => zip_as(a, b, shape, |x: bool, y: bool| x & y),
+        // true above 0, the value at 0 (false)
+        Binary::Heaviside => zip_as(a, b, shape, |x: bool, y: bool| x | y),
+        _ => bail!(NotImplemented, "\"{}\" not implemented for 'Bool'", op.kernel_name()),
     }
 }
 
@@ -156,45 +298,36 @@ impl Tensor {
         let (a, b) = (self, other);
         let shape = broadcast_shapes(a.shape(), b.shape())?;
         let mut dtype = result_type(a.promotion_key(), b.promotion_key());
-        if matches!(op, Binary::Atan2 | Binary::Xlogy | Binary::Xlog1py | Binary::Zeta) {
-            dtype = dtype.to_float();
+        match op.domain() {
+            Domain::Any => {}
+            Domain::ToFloat => dtype = dtype.to_float(),
+            Domain::FloatOnly if !dtype.is_float() => {
+                bail!(NotImplemented, "\"{}\" not implemented for '{}'", op.kernel_name(), dtype.scalar_type_name())
+            }
+            Domain::IntOnly if !dtype.is_int() => {
+                bail!(NotImplemented, "\"{}\" not implemented for '{}'", op.kernel_name(), dtype.scalar_type_name())
+            }
+            Domain::FloatOnly | Domain::IntOnly => {}
         }
+        if op == Binary::Heaviside && a.dtype() != b.dtype() {
+            bail!(Runtime, "heaviside is not yet implemented for tensors with different dtypes.");
+        }
+        let int_exponent = !b.dtype().is_float();
         let out = Tensor::in_memory_order(&[self, other], &shape, |x, shape| {
+            let (l, r) = (x[0], x[1]);
             Ok(match dtype.compute() {
-                DType::F64 => Tensor::from_vec(binary_float::<f64>(op, x[0], x[1], shape)?, shape)?,
-                DType::F32 => Tensor::from_vec(binary_float::<f32>(op, x[0], x[1], shape)?, shape)?,
-                DType::I64 => {
-                    if matches!(op, Binary::Fmod | Binary::Remainder | Binary::FloorDiv | Binary::TruncDiv)
-                        && x[1].to_vec::<i64>().contains(&0)
-                    {
-                        bail!(Runtime, "ZeroDivisionError");
-                    }
-                    let v = match op {
-                        Binary::Maximum => zip_as(x[0], x[1], shape, nan_max::<i64>)?,
-                        Binary::Minimum => zip_as(x[0], x[1], shape, nan_min::<i64>)?,
-                        Binary::Fmod => zip_as(x[0], x[1], shape, |x: i64, y: i64| x.wrapping_rem(y))?,
-                        Binary::FloorDiv => zip_as(x[0], x[1], shape, floor_div_i)?,
-                        Binary::TruncDiv => zip_as(x[0], x[1], shape, |x: i64, y: i64| x.wrapping_div(y))?,
-                        _ => zip_as(x[0], x[1], shape, |x: i64, y: i64| {
-                            let r = x.wrapping_rem(y);
-                            if r != 0 && ((r < 0) != (y < 0)) {
-                                r + y
-                            } else {
-                                r
-                            }
-                        })?,
-                    };
-                    Tensor::from_vec(v, shape)?
-                }
-                DType::Bool => match op {
-                    Binary::Maximum => Tensor::from_vec(zip_as(x[0], x[1], shape, |x: bool, y: bool| x | y)?, shape)?,
-                    Binary::Minimum => Tensor::from_vec(zip_as(x[0], x[1], shape, |x: bool, y: bool| x & y)?, shape)?,
-                    _ => bail!(NotImplemented, "\"{}\" not implemented for 'Bool'", op.kernel_name()),
-                },
+                DType::F64 => Tensor::from_vec(binary_float::<f64>(op, l, r, shape, dtype, int_exponent)?, shape)?,
+                DType::F32 => Tensor::from_vec(binary_float::<f32>(op, l, r, shape, dtype, int_exponent)?, shape)?,
+                DType::I64 => Tensor::from_vec(binary_int(op, l, r, shape)?, shape)?,
+                DType::Bool => Tensor::from_vec(binary_bool(op, l, r, shape)?, shape)?,
                 _ => unreachable!("compute dtypes are bool, int64, float32 and float64"),
             }
             .cast_detached(dtype))
         })?;
+        // number % tensor: torch has no derivative for remainder's (Scalar, Tensor) overload
+        if !op.is_differentiable() || (op == Binary::Remainder && a.0.wrapped_number) {
+            return Ok(record(out, &[a, b], |_| NoDerivative { op }));
+        }
         let saved = |_: &Tensor| BinaryBackward {
             op,
             self_is_number: a.0.wrapped_number,
@@ -210,13 +343,19 @@ impl Tensor {
             let _no_grad = GradModeGuard::new(false);
             self.binary(other, Binary::FloorDiv)?
         };
-        Ok(record(out, &[self, other], |_| FloorDivideBackward))
+        Ok(record(out, &[self, other], |_| NoDerivative { op: Binary::FloorDiv }))
     }
     pub fn maximum(&self, other: &Tensor) -> Result<Tensor> {
         self.binary(other, Binary::Maximum)
     }
     pub fn minimum(&self, other: &Tensor) -> Result<Tensor> {
         self.binary(other, Binary::Minimum)
+    }
+    /// `float_power`: `pow` in float64, as torch composes it (so its nodes are pow's: `PowBackward0` for a
+    /// number exponent, `PowBackward2` for a number base); a Python number stays one.
+    pub fn float_power(&self, exponent: &Tensor) -> Result<Tensor> {
+        let in_f64 = |t: &Tensor| if t.0.wrapped_number { Ok(t.clone()) } else { t.to_dtype(DType::F64) };
+        in_f64(self)?.pow(&in_f64(exponent)?)
     }
 }
 
@@ -229,9 +368,11 @@ impl AsField for Binary {
 crate::backward_rule! {
     names = [
         "MaximumBackward0", "MinimumBackward0", "Atan2Backward0", "FmodBackward0", "FmodBackward1",
-        "RemainderBackward0", "RemainderBackward1", "NotImplemented", "DivBackward2", "XlogyBackward0",
-        "XlogyBackward1", "XlogyBackward2", "SpecialXlog1PyBackward0", "SpecialXlog1PyBackward1",
-        "SpecialXlog1PyBackward2", "SpecialZetaBackward0", "SpecialZetaBackward1", "SpecialZetaBackward2",
+        "RemainderBackward0", "RemainderBackward1", "DivBackward2", "XlogyBackward0", "XlogyBackward1",
+        "XlogyBackward2", "SpecialXlog1PyBackward0", "SpecialXlog1PyBackward1", "SpecialXlog1PyBackward2",
+        "SpecialZetaBackward0", "SpecialZetaBackward1", "SpecialZetaBackward2", "HypotBackward0",
+        "CopysignBackward0", "CopysignBackward1", "FmaxBackward0", "FminBackward0", "LogaddexpBackward0",
+        "Logaddexp2Backward0", "NextafterBackward0", "LdexpBackward0",
     ];
     /// The ops of `Binary`, named after the op and (for the remainders, xlogy, xlog1py and zeta) whether
     /// `self` or `other` is a number.
@@ -261,8 +402,6 @@ impl Backward for BinaryBackward {
             (Binary::Atan2, _) => "Atan2Backward0",
             (Binary::Fmod, true) => "FmodBackward0",
             (Binary::Fmod, false) => "FmodBackward1",
-            // number % tensor: torch has no derivative (a node that fails in backward)
-            (Binary::Remainder, _) if self.self_is_number => "NotImplemented",
             (Binary::Remainder, true) => "RemainderBackward0",
             (Binary::Remainder, false) => "RemainderBackward1",
             (Binary::FloorDiv | Binary::TruncDiv, _) => "DivBackward2",
@@ -274,12 +413,20 @@ impl Backward for BinaryBackward {
             (Binary::Zeta, _) => {
                 ["SpecialZetaBackward0", "SpecialZetaBackward1", "SpecialZetaBackward2"][self.overload()]
             }
+            (Binary::Hypot, _) => "HypotBackward0",
+            (Binary::Copysign, false) => "CopysignBackward0",
+            (Binary::Copysign, true) => "CopysignBackward1",
+            (Binary::Fmax, _) => "FmaxBackward0",
+            (Binary::Fmin, _) => "FminBackward0",
+            (Binary::Logaddexp, _) => "LogaddexpBackward0",
+            (Binary::Logaddexp2, _) => "Logaddexp2Backward0",
+            (Binary::Nextafter, _) => "NextafterBackward0",
+            (Binary::Ldexp, _) => "LdexpBackward0",
+            // recorded as NoDerivative
+            (Binary::Heaviside | Binary::Gcd | Binary::Lcm, _) => "NotImplemented",
         }
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        if self.op == Binary::Remainder && self.self_is_number {
-            bail!(Runtime, "derivative for aten::remainder is not implemented");
-        }
         let (a, b) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.other)?);
         binary_grad(ctx, self.op, g, &a, &b)
     }
@@ -287,12 +434,16 @@ impl Backward for BinaryBackward {
 
 crate::backward_rule! {
     names = ["NotImplemented"];
-    /// torch's node for floor_divide, which has no derivative formula: backward through it fails.
-    pub struct FloorDivideBackward;
+    /// torch's node for the ops without a derivative formula (floor_divide, heaviside, gcd, lcm, number %
+    /// tensor): backward
+    /// through it fails.
+    pub struct NoDerivative {
+        op: Binary,
+    }
 }
-impl Backward for FloorDivideBackward {
+impl Backward for NoDerivative {
     fn apply(&self, _: &Ctx<'_>, _: &Tensor) -> Result<Grads> {
-        bail!(Runtime, "derivative for aten::floor_divide is not implemented")
+        bail!(Runtime, "derivative for aten::{} is not implemented", self.op.aten_name())
     }
 }
 
@@ -319,8 +470,7 @@ pub(crate) fn binary_grad(ctx: &Ctx<'_>, op: Binary, g: &Tensor, a: &Tensor, b: 
         }
         // piecewise constant: zero almost everywhere, as torch
         Binary::FloorDiv | Binary::TruncDiv => {
-            let zeros = || Ok(Tensor::zeros(g.shape(), g.dtype()));
-            vec![ctx.grad_if(0, zeros)?, ctx.grad_if(1, zeros)?]
+            vec![ctx.grad_if(0, || zeros_like(g))?, ctx.grad_if(1, || zeros_like(g))?]
         }
         // torch's rules: x's gradient is xlogy(g, y) (xlog1py(g, y)), 0 where x == 0 and y <= 0 (y <= -1), so
         // log(y) where x == 0 < y; y's is x / y (or x / (1 + y))
@@ -338,5 +488,45 @@ pub(crate) fn binary_grad(ctx: &Ctx<'_>, op: Binary, g: &Tensor, a: &Tensor, b: 
             ctx.grad_if(0, || bail!(NotImplemented, "the derivative for 'zeta' is not implemented."))?,
             ctx.grad_if(1, || g.mul(&a.add(&c(1.0))?.binary(b, Binary::Zeta)?.mul(&a.neg()?)?))?,
         ],
+        // torch's `grad * self / result`: NaN at the origin, as torch
+        Binary::Hypot => {
+            let out = a.binary(b, Binary::Hypot)?;
+            vec![ctx.grad_if(0, || g.mul(a)?.div(&out))?, ctx.grad_if(1, || g.mul(b)?.div(&out))?]
+        }
+        // ±1 (result / self), 0 where self is ±0; the sign's source gets 0
+        Binary::Copysign => {
+            let ratio = || Tensor::where_(&a.eq(&c(0.0))?, &c(0.0), &a.binary(b, Binary::Copysign)?.div(a)?);
+            vec![ctx.grad_if(0, || g.mul(&ratio()?))?, ctx.grad_if(1, || zeros_like(g))?]
+        }
+        // the picked side's share: halves on ties, everything to self when other is NaN (self's NaN loses)
+        Binary::Fmax | Binary::Fmin => {
+            let picks_self = if op == Binary::Fmax { a.gt(b)? } else { a.lt(b)? };
+            let picks_self = picks_self.logical_or(&b.float_class(FloatClass::Nan)?)?;
+            let share = Tensor::where_(&a.eq(b)?, &c(0.5), &Tensor::where_(&picks_self, &c(1.0), &c(0.0))?)?;
+            vec![ctx.grad_if(0, || g.mul(&share))?, ctx.grad_if(1, || g.mul(&c(1.0).sub(&share)?))?]
+        }
+        // g / (1 + exp(other - self)) and its mirror (exp2 for logaddexp2): 0 and 1 at ±inf, NaN at inf - inf
+        Binary::Logaddexp | Binary::Logaddexp2 => {
+            let weight = |x: &Tensor, y: &Tensor| {
+                let d = y.sub(x)?;
+                let e = if op == Binary::Logaddexp { d.unary(Exp)? } else { d.unary(Exp2)? };
+                g.div(&e.add(&c(1.0))?)
+            };
+            vec![ctx.grad_if(0, || weight(a, b))?, ctx.grad_if(1, || weight(b, a))?]
+        }
+        // the identity where the step is taken, 0 where self == other; none for the direction
+        Binary::Nextafter => {
+            vec![ctx.grad_if(0, || Tensor::where_(&a.eq(b)?, &c(0.0), g))?, ctx.grad_if(1, || zeros_like(g))?]
+        }
+        // torch's grad * 2^other and grad * result * ln 2
+        Binary::Ldexp => vec![
+            ctx.grad_if(0, || g.mul(&b.unary(Exp2)?))?,
+            ctx.grad_if(1, || g.mul(&a.binary(b, Binary::Ldexp)?)?.mul(&c(std::f64::consts::LN_2)))?,
+        ],
+        Binary::Heaviside | Binary::Gcd | Binary::Lcm => unreachable!("recorded as NoDerivative"),
     })
+}
+
+fn zeros_like(g: &Tensor) -> Result<Tensor> {
+    Ok(Tensor::zeros(g.shape(), g.dtype()))
 }

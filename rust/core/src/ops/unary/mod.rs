@@ -290,6 +290,7 @@ macro_rules! for_each_unary_op {
             abs: $crate::unary::Abs, "Elementwise absolute value.";
             absolute: $crate::unary::Abs, "Alias for ``abs()``.";
             sign: $crate::unary::Sign, "Elementwise sign: -1, 0 or 1.";
+            sgn: $crate::unary::Sgn, "Elementwise sign: -1, 0 or 1 (``sign()`` for real tensors).";
             sqrt: $crate::unary::Sqrt, "Elementwise square root (integer inputs give float32).";
             rsqrt: $crate::unary::Rsqrt, "Elementwise reciprocal of the square root.";
             reciprocal: $crate::unary::Reciprocal, "Elementwise ``1 / self``.";
@@ -311,8 +312,12 @@ macro_rules! for_each_unary_op {
             arctan: $crate::unary::Atan, "Alias for ``atan()``.";
             asinh: $crate::unary::Asinh, "Elementwise inverse hyperbolic sine.";
             arcsinh: $crate::unary::Asinh, "Alias for ``asinh()``.";
+            acosh: $crate::unary::Acosh, "Elementwise inverse hyperbolic cosine.";
+            arccosh: $crate::unary::Acosh, "Alias for ``acosh()``.";
             atanh: $crate::unary::Atanh, "Elementwise inverse hyperbolic tangent.";
             arctanh: $crate::unary::Atanh, "Alias for ``atanh()``.";
+            deg2rad: $crate::unary::Deg2Rad, "Elementwise degrees to radians, ``self * pi / 180``.";
+            rad2deg: $crate::unary::Rad2Deg, "Elementwise radians to degrees, ``self * 180 / pi``.";
             sinh: $crate::unary::Sinh, "Elementwise hyperbolic sine.";
             cosh: $crate::unary::Cosh, "Elementwise hyperbolic cosine.";
             tanh: $crate::unary::Tanh, "Elementwise hyperbolic tangent.";

@@ -63,6 +63,26 @@ impl UnaryOp for Sign {
     }
 }
 
+crate::backward_rule! {
+    names = ["SgnBackward0"];
+    /// `sgn`: torch's sign generalized to complex numbers (`z / |z|`), `sign` for real ones.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Sgn;
+}
+impl UnaryOp for Sgn {
+    const KEEPS: Keeps = Keeps::Nothing;
+    const INT_INPUTS: IntInputs = IntInputs::KeepIntAndBool;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        Sign.kernel()
+    }
+    fn int_kernel(self) -> Option<impl Fn(i64) -> i64 + Sync + Copy> {
+        Sign.int_kernel()
+    }
+    fn grad(self, g: &Tensor, s: &Tensor) -> Result<Tensor> {
+        Sign.grad(g, s)
+    }
+}
+
 /// Rounding ops: zero gradient, ints unchanged.
 macro_rules! rounding {
     ($(#[$doc:meta])* $op:ident, $name:literal, $kernel_name:literal, |$x:ident| $f:expr) => {
@@ -171,6 +191,10 @@ pub enum FloatClass {
     Nan,
     Infinite,
     Finite,
+    PosInf,
+    NegInf,
+    /// the sign bit set: negatives, -0.0 and NaNs with a sign
+    SignBit,
 }
 
 impl Tensor {
@@ -232,7 +256,7 @@ impl Tensor {
         Ok(record(out, &[self], |_| NanToNumBackward0 { self_: SavedTensor::input(self) }))
     }
 
-    /// isnan / isinf / isfinite: bool, never a gradient.
+    /// isnan / isinf / isfinite / isposinf / isneginf / signbit: bool, never a gradient.
     pub fn float_class(&self, class: FloatClass) -> Result<Tensor> {
         let v: Vec<bool> = match self.dtype() {
             d if d.is_float() => self
@@ -242,8 +266,12 @@ impl Tensor {
                     FloatClass::Nan => x.is_nan(),
                     FloatClass::Infinite => x.is_infinite(),
                     FloatClass::Finite => x.is_finite(),
+                    FloatClass::PosInf => x == f64::INFINITY,
+                    FloatClass::NegInf => x == f64::NEG_INFINITY,
+                    FloatClass::SignBit => x.is_sign_negative(),
                 })
                 .collect(),
+            _ if class == FloatClass::SignBit => self.to_vec::<i64>().into_iter().map(|x| x < 0).collect(),
             _ => vec![class == FloatClass::Finite; self.numel()],
         };
         Tensor::from_vec(v, self.shape())

@@ -226,3 +226,54 @@ impl UnaryOp for Sinc {
         g.mul(&Tensor::where_(&x.eq(&c(0.0))?, &c(0.0), &slope)?)
     }
 }
+
+crate::backward_rule! {
+    names = ["AcoshBackward0"];
+    /// `acosh(x)`: `g / √(x² - 1)` (inf at 1, NaN below, as torch).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Acosh;
+}
+impl UnaryOp for Acosh {
+    const KEEPS: Keeps = Keeps::Input;
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| T::from_f64(x.to_f64().acosh())
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        g.mul(&x.mul(x)?.sub(&c(1.0))?.rsqrt()?)
+    }
+}
+
+/// Multiplication by a constant angle factor (`deg2rad`, `rad2deg`): `g` times the factor.
+macro_rules! angle_conversion {
+    ($(#[$doc:meta])* $op:ident, $name:literal, $factor:expr) => {
+        crate::backward_rule! {
+            names = [$name];
+            $(#[$doc])*
+            #[derive(Clone, Copy, Debug)]
+            pub struct $op;
+        }
+        impl UnaryOp for $op {
+            const KEEPS: Keeps = Keeps::Nothing;
+            fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+                // the factor rounded to the dtype first, as torch's `self * M_PI_180`
+                let factor = T::from_f64($factor);
+                move |x: T| x * factor
+            }
+            fn grad(self, g: &Tensor, _: &Tensor) -> Result<Tensor> {
+                g.mul(&c($factor))
+            }
+        }
+    };
+}
+angle_conversion!(
+    /// `deg2rad(x)`: `x · π / 180`.
+    Deg2Rad,
+    "Deg2RadBackward0",
+    std::f64::consts::PI / 180.0
+);
+angle_conversion!(
+    /// `rad2deg(x)`: `x · 180 / π`.
+    Rad2Deg,
+    "Rad2DegBackward0",
+    180.0 / std::f64::consts::PI
+);
