@@ -29,7 +29,7 @@ macro_rules! registry_methods {
 
                     #[doc = concat!("In-place ``", stringify!($name), "()``; returns this tensor.")]
                     fn [<$name _>](slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
-                        inplace_with(slf, false, |a| a.unary($op))
+                        inplace_with(slf, false, |a| a.unary_inplace_form($op))
                     }
                 )*
             }

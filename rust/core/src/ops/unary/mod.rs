@@ -68,6 +68,9 @@ pub trait UnaryOp: Fields + GradFnNames + Copy + Send + Sync + 'static {
     const BOOL_MESSAGE: Option<&'static str> = None;
     /// False for the ops torch gives no derivative: their results do not require grad.
     const DIFFERENTIABLE: bool = true;
+    /// The node of the in-place form where torch gives it its own name and no derivative (`asinh_`:
+    /// `AsinhBackward1`, which fails in backward).
+    const INPLACE_NO_DERIVATIVE: Option<&'static str> = None;
 
     /// The elementwise function.
     fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy;
@@ -201,6 +204,18 @@ impl Tensor {
         )
     }
 
+    /// The op's values as its in-place form records them (the write is the caller's, `apply_inplace`).
+    pub fn unary_inplace_form<O: UnaryOp>(&self, op: O) -> Result<Tensor> {
+        let Some(name) = O::INPLACE_NO_DERIVATIVE else {
+            return self.unary(op);
+        };
+        let out = {
+            let _no_grad = crate::autograd::grad_mode::GradModeGuard::new(false);
+            self.unary(op)?
+        };
+        Ok(record(out, &[self], |_| NoInplaceDerivative { name }))
+    }
+
     fn unary_eager<O: UnaryOp>(&self, op: O) -> Result<Tensor> {
         let out = unary_forward(self, &op)?;
         if !O::DIFFERENTIABLE {
@@ -264,6 +279,23 @@ impl<O: UnaryOp> Backward for UnaryBackward<O> {
             }
         }
         one(self.op.grad(g, &s))
+    }
+}
+
+crate::backward_rule! {
+    names = ["AsinhBackward1", "AtanhBackward1", "AcoshBackward1"];
+    /// The node of an in-place form torch has no derivative for (`UnaryOp::INPLACE_NO_DERIVATIVE`).
+    pub struct NoInplaceDerivative {
+        name: &'static str,
+    }
+}
+impl Backward for NoInplaceDerivative {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn apply(&self, _: &Ctx<'_>, _: &Tensor) -> Result<Grads> {
+        let op = self.name.trim_end_matches("Backward1").to_lowercase();
+        Err(Error::NotImplemented(format!("the derivative for 'inplace version of {op}' is not implemented.")))
     }
 }
 

@@ -172,6 +172,7 @@ crate::backward_rule! {
 }
 impl UnaryOp for Asinh {
     const KEEPS: Keeps = Keeps::Input;
+    const INPLACE_NO_DERIVATIVE: Option<&'static str> = Some("AsinhBackward1");
     fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
         |x: T| {
             let v = x.to_f64();
@@ -194,6 +195,7 @@ crate::backward_rule! {
 }
 impl UnaryOp for Atanh {
     const KEEPS: Keeps = Keeps::Input;
+    const INPLACE_NO_DERIVATIVE: Option<&'static str> = Some("AtanhBackward1");
     fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
         |x: T| T::from_f64(x.to_f64().atanh())
     }
@@ -235,6 +237,7 @@ crate::backward_rule! {
 }
 impl UnaryOp for Acosh {
     const KEEPS: Keeps = Keeps::Input;
+    const INPLACE_NO_DERIVATIVE: Option<&'static str> = Some("AcoshBackward1");
     fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
         |x: T| T::from_f64(x.to_f64().acosh())
     }
