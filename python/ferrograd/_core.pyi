@@ -908,6 +908,10 @@ class Tensor:
         """In-place ``floor_divide()``; returns this tensor."""
     def lerp_(self, end: Tensor, weight: _Operand) -> Self:
         """In-place ``lerp()``; returns this tensor."""
+    def addcmul_(self, tensor1: Tensor, tensor2: Tensor, *, value: _Number | Tensor = 1) -> Self:
+        """In-place ``addcmul()``; returns this tensor."""
+    def addcdiv_(self, tensor1: Tensor, tensor2: Tensor, *, value: _Number | Tensor = 1) -> Self:
+        """In-place ``addcdiv()``; returns this tensor."""
     def clamp_min_(self, min: _Operand) -> Self:
         """In-place ``clamp_min()``; returns this tensor."""
     def clamp_max_(self, max: _Operand) -> Self:
@@ -1065,6 +1069,10 @@ class Tensor:
         """Elementwise ``min(self, max)`` (a number or broadcast tensor)."""
     def lerp(self, end: Tensor, weight: _Operand) -> Tensor:  # function form
         """Linear interpolation ``self + weight * (end - self)``."""
+    def addcmul(self, tensor1: Tensor, tensor2: Tensor, *, value: _Number | Tensor = 1) -> Tensor:  # function form
+        """``self + value * tensor1 * tensor2``, broadcast."""
+    def addcdiv(self, tensor1: Tensor, tensor2: Tensor, *, value: _Number | Tensor = 1) -> Tensor:  # function form
+        """``self + value * tensor1 / tensor2``, broadcast (tensor1 and tensor2 not both integers)."""
     def where(self, condition: Tensor, other: _Operand) -> Tensor:
         """``ferrograd.where(condition, self, other)``: elements of ``self`` where ``condition``, else of ``other``."""
     def bitwise_and(self, other: _Operand) -> Tensor:  # function form

@@ -22,6 +22,8 @@ __all__ = [
     "acosh",
     "acosh_",
     "add",
+    "addcdiv",
+    "addcmul",
     "addmm",
     "all",
     "allclose",
@@ -350,6 +352,22 @@ def add(input: "Tensor", other: "_Operand", *, alpha: "_Number | None" = None) -
         return input.add(other, alpha=alpha)
     except AttributeError as e:
         raise _not_a_tensor(e, "add", input) from None
+
+
+def addcdiv(input: "Tensor", tensor1: "Tensor", tensor2: "Tensor", *, value: "_Number | Tensor" = 1) -> "Tensor":
+    """`ferrograd.addcdiv(input, ...)` is `input.addcdiv(...)`."""
+    try:
+        return input.addcdiv(tensor1, tensor2, value=value)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "addcdiv", input) from None
+
+
+def addcmul(input: "Tensor", tensor1: "Tensor", tensor2: "Tensor", *, value: "_Number | Tensor" = 1) -> "Tensor":
+    """`ferrograd.addcmul(input, ...)` is `input.addcmul(...)`."""
+    try:
+        return input.addcmul(tensor1, tensor2, value=value)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "addcmul", input) from None
 
 
 def addmm(input: "Tensor", mat1: "Tensor", mat2: "Tensor") -> "Tensor":

@@ -126,6 +126,8 @@ float_power = _with_out(_float_power, "float_power", _float_power_rule)
 signbit = _with_out(_functions.signbit, "signbit", _bool_rule)
 isposinf = _with_out(_functions.isposinf, "isposinf", _bool_rule)
 isneginf = _with_out(_functions.isneginf, "isneginf", _bool_rule)
+addcmul = _with_out(_functions.addcmul, "addcmul")
+addcdiv = _with_out(_functions.addcdiv, "addcdiv")
 
 __all__ = [
     "add",
@@ -155,6 +157,8 @@ __all__ = [
     "signbit",
     "isposinf",
     "isneginf",
+    "addcmul",
+    "addcdiv",
     "gcd_",
     "lcm_",
     "ldexp_",

@@ -237,13 +237,18 @@ pub fn promote_types(a: DType, b: DType) -> DType {
 /// tensors, 0-dim tensors, Python numbers); a weaker class only counts when it lifts the category
 /// (int tensor + 2.5 → float32, float16 tensor + 2.5 → float16, int8 tensor + 2 → int8).
 pub fn result_type(a: (DType, Priority), b: (DType, Priority)) -> DType {
+    result_type_of(&[a, b])
+}
+
+/// `result_type` for any number of operands (`addcmul`'s three), at least one.
+pub fn result_type_of(operands: &[(DType, Priority)]) -> DType {
     let mut state = [None::<DType>; 3];
-    for (dtype, priority) in [a, b] {
+    for &(dtype, priority) in operands {
         let slot = &mut state[priority as usize];
         *slot = Some(slot.map_or(dtype, |d| promote_types(d, dtype)));
     }
     let [wrapped, zero_dim, dimensioned] = state;
-    combine_categories(dimensioned, combine_categories(zero_dim, wrapped)).expect("two operands")
+    combine_categories(dimensioned, combine_categories(zero_dim, wrapped)).expect("at least one operand")
 }
 
 /// PyTorch's `combine_categories`: the stronger class wins unless the weaker one lifts it from bool,

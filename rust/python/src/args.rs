@@ -27,8 +27,14 @@ pub fn operand_arg(obj: &Bound<'_, PyAny>, func: &str, arg: &str) -> PyResult<Te
 }
 
 pub fn tensor_arg(obj: &Bound<'_, PyAny>, func: &str, arg: &str) -> PyResult<Tensor> {
+    tensor_arg_at(obj, func, arg, 1)
+}
+
+/// `tensor_arg` for the method's argument at `position` (from 1, self not counted), as torch numbers it.
+pub fn tensor_arg_at(obj: &Bound<'_, PyAny>, func: &str, arg: &str, position: usize) -> PyResult<Tensor> {
     obj.cast::<PyTensor>().map(|t| t.get().get()).map_err(|_| {
-        PyTypeError::new_err(format!("{func}(): argument '{arg}' (position 1) must be Tensor, not {}", type_name(obj)))
+        let kind = type_name(obj);
+        PyTypeError::new_err(format!("{func}(): argument '{arg}' (position {position}) must be Tensor, not {kind}"))
     })
 }
 

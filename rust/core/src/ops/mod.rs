@@ -1,5 +1,6 @@
 //! Differentiable tensor ops. Each file holds a family's forward code and, beside it, its backward
 //! rules: small structs implementing `autograd::Backward`, declared with `backward_rule!`.
+pub mod addc;
 pub mod attention;
 pub mod binary;
 pub mod conv;

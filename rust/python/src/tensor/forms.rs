@@ -114,6 +114,8 @@ method_forms! {
         remainder_ => "remainder",
         floor_divide_ => "floor_divide",
         lerp_ => "lerp",
+        addcmul_ => "addcmul",
+        addcdiv_ => "addcdiv",
         clamp_min_ => "clamp_min",
         clamp_max_ => "clamp_max",
         tril_ => "tril",

@@ -1,13 +1,13 @@
-//! Elementwise binary ops beyond arithmetic, clamp, lerp, where, logic and float tests.
+//! Elementwise binary ops beyond arithmetic, clamp, lerp, addcmul/addcdiv, where, logic and float tests.
 use super::arith::method_op;
 use super::{wrap, Out, PyTensor};
-use crate::args::{operand_arg, tensor_arg, type_name};
+use crate::args::{operand_arg, tensor_arg, tensor_arg_at, type_name};
 use crate::convert::as_scalar;
 use crate::errors::{call, call_heavy};
 use ferrograd_core::binary::{Binary, ClampBound, ClampMethod};
 use ferrograd_core::unary::FloatClass;
-use ferrograd_core::DType;
 use ferrograd_core::Tensor;
+use ferrograd_core::{DType, Scalar};
 use pyo3::exceptions::{PyNotImplementedError, PyTypeError};
 use pyo3::prelude::*;
 
@@ -166,6 +166,36 @@ impl PyTensor {
         wrap(py, call(|| self.get().lerp(&e, &w))?)
     }
 
+    /// self + value * tensor1 * tensor2.
+    #[pyo3(signature = (tensor1, tensor2, *, value=None))]
+    fn addcmul(
+        &self,
+        py: Python<'_>,
+        tensor1: &Bound<'_, PyAny>,
+        tensor2: &Bound<'_, PyAny>,
+        value: Option<&Bound<'_, PyAny>>,
+    ) -> Out {
+        let a = tensor_arg_at(tensor1, "addcmul", "tensor1", 1)?;
+        let b = tensor_arg_at(tensor2, "addcmul", "tensor2", 2)?;
+        let value = value_arg(value, "addcmul")?;
+        wrap(py, call_heavy(py, a.numel(), || self.get().addcmul(&a, &b, value))?)
+    }
+
+    /// self + value * tensor1 / tensor2.
+    #[pyo3(signature = (tensor1, tensor2, *, value=None))]
+    fn addcdiv(
+        &self,
+        py: Python<'_>,
+        tensor1: &Bound<'_, PyAny>,
+        tensor2: &Bound<'_, PyAny>,
+        value: Option<&Bound<'_, PyAny>>,
+    ) -> Out {
+        let a = tensor_arg_at(tensor1, "addcdiv", "tensor1", 1)?;
+        let b = tensor_arg_at(tensor2, "addcdiv", "tensor2", 2)?;
+        let value = value_arg(value, "addcdiv")?;
+        wrap(py, call_heavy(py, a.numel(), || self.get().addcdiv(&a, &b, value))?)
+    }
+
     /// `x.where(condition, y)` is `where(condition, x, y)`.
     #[pyo3(name = "where")]
     fn where_method(&self, py: Python<'_>, condition: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>) -> Out {
@@ -242,4 +272,16 @@ impl PyTensor {
         let b = tensor_arg(other, "equal", "other")?;
         call(|| self.get().equal(&b))
     }
+}
+
+/// `value=` of addcmul/addcdiv: a number, or a one-element tensor taken as one (as torch's Scalar); 1 if absent.
+fn value_arg(value: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Scalar> {
+    let Some(value) = value else { return Ok(Scalar::Int(1)) };
+    let number = match value.cast::<PyTensor>() {
+        Ok(t) => t.get().get().item().ok(),
+        Err(_) => as_scalar(value),
+    };
+    number.ok_or_else(|| {
+        PyTypeError::new_err(format!("{func}(): argument 'value' must be Number, not {}", type_name(value)))
+    })
 }

@@ -1,0 +1,84 @@
+"""Cases for the ops of issue 28 that combine several tensors or reduce (addcmul/addcdiv, ...) recorded from
+torch (tests/golden/record_vocab_ops.py) and checked by tests/test_vocab_ops.py: values at zeros, infinities
+and NaN, gradients and saved fields, grad_fn names, integer, bool and half inputs (torch's promotion and its
+errors), broadcasting, empty and 0-d shapes, the in-place forms and `out=`."""
+
+import math
+
+import ferrograd as fg
+from recorded import error
+
+NAN = math.nan
+INF = math.inf
+
+
+def _grads(fn, *tensors):
+    """`fn(*tensors)`'s grad_fn name and the gradients of its sum weighted by 1, 2, 3, ..."""
+    leaves = [t.detach().clone().requires_grad_(True) for t in tensors]
+    y = fn(*leaves)
+    w = fg.arange(1, y.numel() + 1, dtype=y.dtype).reshape(y.shape)
+    return [y.grad_fn.name(), *fg.autograd.grad((y * w).sum(), leaves, allow_unused=True)]
+
+
+def _addc(name):
+    fn = getattr(fg, name)
+    x = fg.tensor([1.0, -2.0, 0.0, INF, NAN, 3.0], dtype=fg.float64)
+    a = fg.tensor([2.0, 0.5, -0.0, 1.0, 1.0, INF], dtype=fg.float64)
+    b = fg.tensor([4.0, -0.0, 0.0, 2.0, -3.0, 2.0], dtype=fg.float64)
+    i = fg.tensor([3, -4, 0])
+    out = {
+        "edges": fn(x, a, b),
+        "value": fn(x, a, b, value=-2.5),
+        "value_int": fn(x, a, b, value=3),
+        "value_tensor": fn(x, a, b, value=fg.tensor(0.5)),
+        "value_str": error(lambda: fn(x, a, b, value="2")),
+        "grads": _grads(lambda x, a, b: fn(x, a, b, value=1.5), x[:3], a[:3] + 1, b[:3] + 1),
+        "broadcast": _grads(fn, fg.tensor(0.5), fg.tensor([1.0, 2.0, 3.0]), fg.tensor([[2.0], [-1.0]])),
+        "mismatch": error(lambda: fn(fg.ones(2), fg.ones(3), fg.ones(2))),
+        "not_tensor": error(lambda: getattr(x, name)(a, 3.0)),
+        "empty": fn(fg.zeros(0), fg.ones(0), fg.ones(2, 0)),
+        "float32": fn(fg.tensor([1.0, 1e-8]), fg.tensor([3.0, 1e30]), fg.tensor([1.0 / 3, 1e10]), value=0.1),
+        "half": fn(
+            fg.tensor([1000.0, 2.0]).half(), fg.tensor([1000.0, 2.0]).half(), fg.tensor([3.0, 3.0]).half(), value=0.1
+        ),
+        "bfloat16": fn(
+            fg.tensor([1.0, 2.0]).bfloat16(), fg.tensor([3.0, 5.0]).bfloat16(), fg.tensor([7.0, 3.0]).bfloat16()
+        ),
+        "int_self_float": fn(i, fg.tensor([1.5, 2.0, 0.5]), fg.tensor([2.0, 2.0, 2.0])),
+        "float_0d_double": fn(fg.tensor([1.0, 2.0]), fg.tensor(2.0, dtype=fg.float64), fg.tensor([3.0, 4.0])),
+        "int": error(fn, i, i, fg.tensor([2, 1, 5])),
+        "int_value": error(lambda: fn(i, i, fg.tensor([2, 1, 5]), value=-2.5)),
+        "bool": error(fn, i > 0, i > 0, i > 0),
+        "bool_factors": error(fn, fg.ones(3), i > 0, i > 0),
+        "uint8_wraps": error(
+            fn, fg.ones(2, dtype=fg.uint8), fg.full((2,), 100, dtype=fg.uint8), fg.full((2,), 3, dtype=fg.uint8)
+        ),
+        "int8_wraps": error(
+            fn, fg.ones(2, dtype=fg.int8), fg.full((2,), 100, dtype=fg.int8), fg.full((2,), 3, dtype=fg.int8)
+        ),
+    }
+    y = fn(x.clone().requires_grad_(), a, b, value=2)
+    out["saved"] = [y.grad_fn._saved_tensor1, y.grad_fn._saved_tensor2, y.grad_fn._saved_value]
+    y = fn(x, a.clone().requires_grad_(), b, value=2.5)
+    out["saved_t1"] = [y.grad_fn._saved_tensor1, y.grad_fn._saved_tensor2, y.grad_fn._saved_value]
+    y = fn(x, a, b.clone().requires_grad_())
+    out["saved_t2"] = [y.grad_fn._saved_tensor1, y.grad_fn._saved_tensor2, y.grad_fn._saved_value]
+    inplace = x.clone()
+    out["inplace"] = [getattr(inplace, name + "_")(a, b, value=0.5), inplace]
+    out["inplace_broadcast"] = error(lambda: getattr(fg.ones(2), name + "_")(fg.ones(2, 2), fg.ones(2)))
+    out["inplace_int"] = error(lambda: getattr(fg.ones(2, dtype=fg.int64), name + "_")(fg.ones(2), fg.ones(2)))
+    leaf = fg.ones(2, requires_grad=True)
+    out["inplace_leaf"] = error(lambda: getattr(leaf, name + "_")(fg.ones(2), fg.ones(2)))
+    nonleaf = fg.ones(3, requires_grad=True) * 1
+    getattr(nonleaf, name + "_")(fg.tensor([1.0, 2.0, 3.0], requires_grad=True), fg.tensor([2.0, 2.0, 4.0]))
+    out["inplace_grad_fn"] = nonleaf.grad_fn.name()
+    out["out"] = fn(x, a, b, out=fg.empty(6, dtype=fg.float64))
+    out["out_cast"] = error(lambda: fn(x, a, b, out=fg.empty(6, dtype=fg.int64)))
+    out["method"] = getattr(x, name)(a, b, value=2)
+    return out
+
+
+CASES = {
+    "addcmul": lambda: _addc("addcmul"),
+    "addcdiv": lambda: _addc("addcdiv"),
+}

@@ -1,0 +1,62 @@
+"""addcmul/addcdiv, ...: edges, dtypes, errors, saved fields and grad_fn names against PyTorch
+(tests/golden/vocab_ops.json; cases in tests/cases_vocab_ops.py), values against numpy on random inputs,
+gradients (and gradients of gradients) against finite differences in float64."""
+
+import ferrograd as fg
+import numpy as np
+import pytest
+from cases_vocab_ops import CASES
+from helpers import gradcheck
+from recorded import check, expected
+
+EXPECTED = expected("vocab_ops", CASES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_recorded(name):
+    check(name, CASES[name], EXPECTED[name])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_addcmul_addcdiv_against_numpy(rng, dtype):
+    x, a, b = (rng.standard_normal(s).astype(dtype) for s in [(4, 5), (5,), (4, 1)])
+    got = fg.addcmul(fg.tensor(x), fg.tensor(a), fg.tensor(b), value=0.75)
+    np.testing.assert_allclose(got.numpy(), x + dtype_value(dtype, 0.75) * a * b, rtol=1e-6)
+    got = fg.addcdiv(fg.tensor(x).t().contiguous().t(), fg.tensor(a), fg.tensor(b), value=-2)
+    np.testing.assert_allclose(got.numpy(), x + (-2) * a / b, rtol=1e-6)
+    # non-contiguous operands give the same values
+    got_t = fg.addcmul(fg.tensor(x.T.copy()).t(), fg.tensor(a[::-1].copy()).flip(0), fg.tensor(b), value=0.75)
+    np.testing.assert_allclose(got_t.numpy(), x + dtype_value(dtype, 0.75) * a * b, rtol=1e-6)
+
+
+def dtype_value(dtype, v):
+    return np.dtype(dtype).type(v)
+
+
+DIFFERENTIABLE = [
+    pytest.param(lambda x, a, b: fg.addcmul(x, a, b, value=-1.5), id="addcmul"),
+    pytest.param(lambda x, a, b: fg.addcdiv(x, a, b, value=0.5), id="addcdiv"),
+    pytest.param(lambda x, a, b: x.addcdiv(a, b), id="addcdiv(value=1)"),
+]
+SHAPES = [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (3, 1)), ((), (2,), (2, 1))]
+
+
+@pytest.mark.parametrize("shapes", SHAPES)
+@pytest.mark.parametrize("f", DIFFERENTIABLE)
+def test_gradcheck(rng, f, shapes):
+    args = [rng.uniform(0.5, 2.0, s) * rng.choice([-1, 1], s) for s in shapes]
+    gradcheck(f, args)
+
+
+@pytest.mark.parametrize("f", DIFFERENTIABLE)
+def test_gradient_of_gradient(rng, f):
+    """The backward rules are differentiable (create_graph=True): their gradient against finite differences."""
+    args = [rng.uniform(0.5, 2.0, (2, 3)) * rng.choice([-1, 1], (2, 3)) for _ in range(3)]
+
+    def first_gradients(x, a, b):
+        create_graph = x.requires_grad
+        x, a, b = (t if t.requires_grad else t.detach().requires_grad_() for t in (x, a, b))
+        gx, ga, gb = fg.autograd.grad(f(x, a, b).sum(), [x, a, b], create_graph=create_graph)
+        return gx * 0.25 + ga * 1.5 + gb * 0.5 + 0 * (x + a + b)
+
+    gradcheck(first_gradients, args)
