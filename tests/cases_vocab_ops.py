@@ -78,7 +78,46 @@ def _addc(name):
     return out
 
 
+def _spread_mean(name):
+    fn = getattr(fg, name)
+    x = fg.tensor([[1.0, 2.0, 4.0, -1.0], [0.0, -1.0, 3.0, 3.0], [2.0, 2.0, 2.0, 2.0]], dtype=fg.float64)
+    out = {
+        "all": fn(x),
+        "dim": fn(x, 1),
+        "dims_keepdim": fn(x, (0, 1), keepdim=True),
+        "unbiased_false": fn(x, 0, False),
+        "lone_bool": fn(x, False),
+        "correction": fn(x, dim=1, correction=0),
+        "correction_2": fn(x, dim=[1], correction=2, keepdim=True),
+        "float32": fn(fg.tensor([1e-30, 0.0, 3e-30])),
+        "half": fn(fg.tensor([1.0, 2.0, 4.0]).half()),
+        "inf_nan": fn(fg.tensor([[1.0, INF], [NAN, 2.0], [-INF, INF]]), 1),
+        "empty": fn(fg.zeros(0)),
+        "empty_dim": fn(fg.zeros(2, 0), 1),
+        "zero_d": fn(fg.tensor(3.0), correction=0),
+        "int": error(fn, fg.tensor([1, 2])),
+        "bad_dim": error(fn, x, 2),
+    }
+    for label, args in [("g_dim", (1,)), ("g_all", ()), ("g_keepdim", ((0,), True, True))]:
+        leaf = x.clone().requires_grad_()
+        spread, mean = fn(leaf, *args)
+        w = fg.arange(1, spread.numel() + 1, dtype=fg.float64).reshape(spread.shape)
+        both = fg.autograd.grad((spread * w).sum() + (mean * w * 3).sum(), leaf)[0]
+        only_mean = fg.autograd.grad(fn(leaf, *args)[1].sum(), leaf)[0]
+        only_spread = fg.autograd.grad(fn(leaf, *args)[0].sum(), leaf)[0]
+        out[label] = [spread.grad_fn.name(), spread.grad_fn is mean.grad_fn, both, only_mean, only_spread]
+    leaf = fg.tensor([1.0, 2.0, 4.0], requires_grad=True)
+    y = fn(leaf, 0, keepdim=True)[0].grad_fn
+    out["saved"] = [y._saved_dim, y._saved_keepdim, getattr(y, "_saved_result0", None)]
+    one = fg.tensor([5.0], requires_grad=True)
+    spread, mean = fn(one)
+    out["one_element"] = [spread, fg.autograd.grad(spread + mean, one)[0]]
+    return out
+
+
 CASES = {
     "addcmul": lambda: _addc("addcmul"),
     "addcdiv": lambda: _addc("addcdiv"),
+    "var_mean": lambda: _spread_mean("var_mean"),
+    "std_mean": lambda: _spread_mean("std_mean"),
 }

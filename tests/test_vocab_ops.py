@@ -60,3 +60,36 @@ def test_gradient_of_gradient(rng, f):
         return gx * 0.25 + ga * 1.5 + gb * 0.5 + 0 * (x + a + b)
 
     gradcheck(first_gradients, args)
+
+
+SPREAD_MEAN = [
+    pytest.param(lambda x: sum(t.sum() * w for t, w in zip(fg.var_mean(x, 1), (1.0, 2.5))), id="var_mean(dim)"),
+    pytest.param(lambda x: sum(t * w for t, w in zip(fg.std_mean(x), (1.5, -1.0))), id="std_mean"),
+    pytest.param(lambda x: fg.std_mean(x, (0,), correction=0, keepdim=True)[0].sum(), id="std_mean(std only)"),
+    pytest.param(lambda x: fg.var_mean(x, 0)[1].sum(), id="var_mean(mean only)"),
+]
+
+
+@pytest.mark.parametrize("f", SPREAD_MEAN)
+def test_spread_mean_gradcheck(rng, f):
+    gradcheck(f, [rng.standard_normal((3, 4))])
+
+
+@pytest.mark.parametrize("f", SPREAD_MEAN)
+def test_spread_mean_gradient_of_gradient(rng, f):
+    def first_gradient(x):
+        create_graph = x.requires_grad
+        x = x if x.requires_grad else x.detach().requires_grad_()
+        (g,) = fg.autograd.grad(f(x), [x], create_graph=create_graph)
+        return (g * g).sum() + 0 * x.sum()
+
+    gradcheck(first_gradient, [rng.standard_normal((3, 4))])
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_spread_mean_matches_var_and_mean(rng, name):
+    x = fg.tensor(rng.standard_normal((4, 5, 3)).astype("float32"))
+    spread, mean = getattr(fg, name + "_mean")(x, (0, 2), correction=0)
+    # torch's fused kernel rounds differently from its var and mean in float32
+    np.testing.assert_allclose(spread.numpy(), getattr(x, name)((0, 2), correction=0).numpy(), rtol=1e-5)
+    np.testing.assert_allclose(mean.numpy(), x.mean((0, 2)).numpy(), rtol=1e-5, atol=1e-7)

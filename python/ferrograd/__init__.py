@@ -54,8 +54,10 @@ from ._core import (
     set_default_dtype,
     set_num_threads,
     stack,
+    std_mean,
     tensor,
     uint8,
+    var_mean,
     where,
     zeros,
 )

@@ -100,6 +100,8 @@ __all__ = [
     "_method_forms",
     "cat",
     "stack",
+    "var_mean",
+    "std_mean",
     "searchsorted",
     "bucketize",
     "einsum",
@@ -1727,6 +1729,26 @@ def bucketize(
     input: Tensor | _Float, boundaries: Tensor, *, out_int32: _Bool = False, right: _Bool = False
 ) -> Tensor:
     """The bucket of each value among the 1-d sorted ``boundaries``: ``searchsorted(boundaries, input)``."""
+
+def var_mean(
+    input: Tensor,
+    dim: _Dims | None = None,
+    unbiased: _Bool | None = None,
+    keepdim: _Bool = False,
+    *,
+    correction: _Float | None = None,
+) -> tuple[Tensor, Tensor]:
+    """``(input.var(...), input.mean(...))`` over the same dims, from one node (VarMeanBackward0)."""
+
+def std_mean(
+    input: Tensor,
+    dim: _Dims | None = None,
+    unbiased: _Bool | None = None,
+    keepdim: _Bool = False,
+    *,
+    correction: _Float | None = None,
+) -> tuple[Tensor, Tensor]:
+    """``(input.std(...), input.mean(...))`` over the same dims, from one node (StdMeanBackward0)."""
 
 def cat(tensors: Any, dim: Any = ...) -> Tensor:
     """Concatenates tensors along ``dim``."""

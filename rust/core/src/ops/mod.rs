@@ -18,6 +18,7 @@ mod linear;
 pub mod loss;
 pub mod lstm_layer;
 mod matmul;
+pub mod moments;
 pub mod nn;
 pub mod norm;
 mod order;

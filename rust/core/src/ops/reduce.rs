@@ -413,13 +413,31 @@ impl Backward for VarStdBackward {
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, std) = (ctx.unpack(&self.self_)?, ctx.unpack_opt(&self.result)?);
+        let spread =
+            Spread { dim: &self.dim, all_dims: self.all_dims, correction: self.correction, keepdim: self.keepdim };
+        one(spread.grad(g, &a, std.as_ref()))
+    }
+}
+
+/// What var and std reduced: the gradient rule shared by var/std and var_mean/std_mean.
+pub(crate) struct Spread<'a> {
+    pub dim: &'a [usize],
+    /// no `dim` given (or a 0-d input): torch's formula then has its own rule for `correction >= n`
+    pub all_dims: bool,
+    pub correction: f64,
+    pub keepdim: bool,
+}
+
+impl Spread<'_> {
+    /// The gradient of var (`std` None) or of std (its result given) of `a` for the output's gradient `g`.
+    pub(crate) fn grad(&self, g: &Tensor, a: &Tensor, std: Option<&Tensor>) -> Result<Tensor> {
         let n = self.dim.iter().map(|&d| a.shape()[d]).product::<usize>() as f64;
-        let mean = a.mean(Some(&signed(&self.dim)), true)?;
-        let g = unsqueeze_dims(g, &self.dim, self.keepdim)?;
+        let mean = a.mean(Some(&signed(self.dim)), true)?;
+        let g = unsqueeze_dims(g, self.dim, self.keepdim)?;
         // std's gradient is var's for g / (2 std), 0 where std is 0
         let g_var = match std {
             Some(out) => {
-                let out = unsqueeze_dims(&out, &self.dim, self.keepdim)?;
+                let out = unsqueeze_dims(out, self.dim, self.keepdim)?;
                 Tensor::where_(&out.eq(&c(0.0))?, &c(0.0), &g.div(&out.mul(&c(2.0))?)?)?
             }
             None => g,
@@ -428,9 +446,9 @@ impl Backward for VarStdBackward {
         if self.all_dims && dof <= 0.0 {
             // torch's limit of 2 / dof → inf: inf · (x - mean), NaN where x is the mean (inf · 0), else +inf
             let limit = Tensor::where_(&a.eq(&mean)?, &c(f64::NAN), &c(f64::INFINITY))?;
-            return one(g_var.mul(&limit));
+            return g_var.mul(&limit);
         }
-        one(g_var.mul(&c(2.0 / dof))?.mul(&a.sub(&mean)?))
+        g_var.mul(&c(2.0 / dof))?.mul(&a.sub(&mean)?)
     }
 }
 

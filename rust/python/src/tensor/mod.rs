@@ -22,6 +22,7 @@ mod special;
 mod unary;
 
 pub use forms::_method_forms;
+pub use reduce::{std_mean, var_mean};
 pub use special::{_special, _special_names, _xlog1py, _xlogy, _zeta};
 pub use unary::{_param_unary_ops, _unary_ops};
 mod views;

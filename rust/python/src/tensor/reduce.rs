@@ -85,6 +85,56 @@ fn var_std(
     wrap(py, call_heavy(py, a.numel(), || a.var_std(dims.as_deref(), correction, keepdim, std))?)
 }
 
+/// `torch.var_mean` / `torch.std_mean`: a tuple (var or std, mean), their arguments read as var's.
+fn spread_mean(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    dim: Option<&Bound<'_, PyAny>>,
+    unbiased: Option<bool>,
+    keepdim: bool,
+    correction: Option<f64>,
+    std: bool,
+) -> PyResult<(Py<PyTensor>, Py<PyTensor>)> {
+    let name = if std { "std_mean" } else { "var_mean" };
+    let a = crate::args::tensor_arg(input, name, "input")?;
+    let (dim, unbiased) = match dim {
+        Some(d) if d.is_instance_of::<pyo3::types::PyBool>() && unbiased.is_none() => {
+            (None, Some(d.extract::<bool>()?))
+        }
+        _ => (dim, unbiased),
+    };
+    let dims = opt_dims(dim, name)?;
+    let correction = correction.unwrap_or(if unbiased == Some(false) { 0.0 } else { 1.0 });
+    let (spread, mean) = call_heavy(py, a.numel(), || a.var_std_mean(dims.as_deref(), correction, keepdim, std))?;
+    Ok((wrap(py, spread)?, wrap(py, mean)?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, dim=None, unbiased=None, keepdim=false, *, correction=None))]
+pub fn var_mean(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    dim: Option<&Bound<'_, PyAny>>,
+    unbiased: Option<bool>,
+    #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+    correction: Option<f64>,
+) -> PyResult<(Py<PyTensor>, Py<PyTensor>)> {
+    spread_mean(py, input, dim, unbiased, keepdim, correction, false)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, dim=None, unbiased=None, keepdim=false, *, correction=None))]
+pub fn std_mean(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    dim: Option<&Bound<'_, PyAny>>,
+    unbiased: Option<bool>,
+    #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+    correction: Option<f64>,
+) -> PyResult<(Py<PyTensor>, Py<PyTensor>)> {
+    spread_mean(py, input, dim, unbiased, keepdim, correction, true)
+}
+
 /// `dim=` as dims to reduce over (None: all of them).
 fn opt_dims(dim: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Option<Vec<isize>>> {
     dim.filter(|d| !d.is_none()).map(|d| dims_arg(d, func)).transpose()
