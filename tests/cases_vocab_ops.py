@@ -12,6 +12,12 @@ NAN = math.nan
 INF = math.inf
 
 
+def _value_or_error(fn, *args, **kwargs):
+    """`fn(...)`'s result, or what it raised."""
+    raised = error(fn, *args, **kwargs)
+    return raised if raised.type is not None else fn(*args, **kwargs)
+
+
 def _grads(fn, *tensors):
     """`fn(*tensors)`'s grad_fn name and the gradients of its sum weighted by 1, 2, 3, ..."""
     leaves = [t.detach().clone().requires_grad_(True) for t in tensors]
@@ -46,14 +52,14 @@ def _addc(name):
         ),
         "int_self_float": fn(i, fg.tensor([1.5, 2.0, 0.5]), fg.tensor([2.0, 2.0, 2.0])),
         "float_0d_double": fn(fg.tensor([1.0, 2.0]), fg.tensor(2.0, dtype=fg.float64), fg.tensor([3.0, 4.0])),
-        "int": error(fn, i, i, fg.tensor([2, 1, 5])),
-        "int_value": error(lambda: fn(i, i, fg.tensor([2, 1, 5]), value=-2.5)),
+        "int": _value_or_error(fn, i, i, fg.tensor([2, 1, 5])),
+        "int_value": _value_or_error(lambda: fn(i, i, fg.tensor([2, 1, 5]), value=-2.5)),
         "bool": error(fn, i > 0, i > 0, i > 0),
         "bool_factors": error(fn, fg.ones(3), i > 0, i > 0),
-        "uint8_wraps": error(
+        "uint8_wraps": _value_or_error(
             fn, fg.ones(2, dtype=fg.uint8), fg.full((2,), 100, dtype=fg.uint8), fg.full((2,), 3, dtype=fg.uint8)
         ),
-        "int8_wraps": error(
+        "int8_wraps": _value_or_error(
             fn, fg.ones(2, dtype=fg.int8), fg.full((2,), 100, dtype=fg.int8), fg.full((2,), 3, dtype=fg.int8)
         ),
     }
@@ -115,9 +121,50 @@ def _spread_mean(name):
     return out
 
 
+def _nan_reductions():
+    x = fg.tensor([[1.0, NAN, 3.0], [NAN, NAN, -1.0], [INF, 2.0, -INF]], dtype=fg.float64)
+    out = {}
+    for name in ["nansum", "nanmean"]:
+        fn = getattr(fg, name)
+        out[name] = {
+            "all": fn(x),
+            "dim": fn(x, 1),
+            "dims_keepdim": fn(x, (0, 1), keepdim=True),
+            "dtype": fn(fg.tensor([1.5, NAN]), dtype=fg.float64),
+            "half": fn(fg.tensor([1.0, NAN, 2.5]).half()),
+            "empty": fn(fg.zeros(0)),
+            "empty_dim": fn(fg.zeros(2, 0), 1),
+            "int": _value_or_error(fn, fg.tensor([1, 2, 3])),
+            "int8": _value_or_error(fn, fg.tensor([100, 100], dtype=fg.int8)),
+            "bool": _value_or_error(fn, fg.tensor([True, True])),
+            "bad_dim": error(fn, x, 2),
+            "grads": _grads(lambda t, f=fn: f(t, 0), x),
+            "grads_all": _grads(lambda t, f=fn: f(t), x),
+            "method": getattr(x, name)(dim=0),
+        }
+    leaf = x.clone().requires_grad_()
+    y = fg.nansum(leaf, 1, keepdim=True).grad_fn
+    out["nansum_saved"] = [y._saved_dim, y._saved_keepdim]
+    i = fg.tensor([[0, 1, 2], [0, 0, 3]])
+    out["count_nonzero"] = [
+        fg.count_nonzero(i),
+        fg.count_nonzero(i, dim=1),
+        fg.count_nonzero(i, dim=(0, 1)),
+        i.count_nonzero(0),
+        fg.count_nonzero(fg.tensor([[0.0, -0.0, NAN, INF]])),
+        fg.count_nonzero(fg.tensor([True, False, True])),
+        fg.count_nonzero(fg.zeros(2, 0), 1),
+        fg.count_nonzero(fg.tensor(0.0)),
+        fg.count_nonzero(fg.ones(2, requires_grad=True)).requires_grad,
+        error(fg.count_nonzero, i, 2),
+    ]
+    return out
+
+
 CASES = {
     "addcmul": lambda: _addc("addcmul"),
     "addcdiv": lambda: _addc("addcdiv"),
     "var_mean": lambda: _spread_mean("var_mean"),
     "std_mean": lambda: _spread_mean("std_mean"),
+    "nan_reductions": _nan_reductions,
 }

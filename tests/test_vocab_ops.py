@@ -93,3 +93,19 @@ def test_spread_mean_matches_var_and_mean(rng, name):
     # torch's fused kernel rounds differently from its var and mean in float32
     np.testing.assert_allclose(spread.numpy(), getattr(x, name)((0, 2), correction=0).numpy(), rtol=1e-5)
     np.testing.assert_allclose(mean.numpy(), x.mean((0, 2)).numpy(), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", ["nansum", "nanmean"])
+def test_nan_reductions_against_numpy(rng, name):
+    x = rng.standard_normal((5, 6))
+    x[rng.random((5, 6)) < 0.3] = np.nan
+    for dim in [None, 0, 1]:
+        got = getattr(fg, name)(fg.tensor(x), dim)
+        np.testing.assert_allclose(got.numpy(), getattr(np, name)(x, axis=dim), rtol=1e-12)
+    assert fg.count_nonzero(fg.tensor(x), 1).tolist() == np.count_nonzero(x, axis=1).tolist()
+
+
+@pytest.mark.parametrize("name", ["nansum", "nanmean"])
+def test_nan_reductions_gradcheck(rng, name):
+    gradcheck(lambda x: getattr(fg, name)(x, 1), [rng.standard_normal((3, 4))])
+    gradcheck(lambda x: getattr(x, name)(), [rng.standard_normal((2, 3))])

@@ -1131,6 +1131,16 @@ class Tensor:
         self, dim: _Dims | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None
     ) -> Tensor:
         """Mean of all elements, or over ``dim`` (int or tuple of ints); ``dtype`` casts the input first."""
+    def nansum(  # function form
+        self, dim: _Dims | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None
+    ) -> Tensor:
+        """Sum with NaNs counted as zeros, of all elements or over ``dim``; ``dtype`` casts the input first."""
+    def nanmean(  # function form
+        self, dim: _Dims | None = None, keepdim: _Bool = False, *, dtype: _DType | None = None
+    ) -> Tensor:
+        """Mean of the elements that are not NaN, of all elements or over ``dim`` (NaN where all are)."""
+    def count_nonzero(self, dim: _Dims | None = None) -> Tensor:  # function form
+        """How many elements are not zero, of all or over ``dim`` (int or tuple of ints), as int64."""
     def norm(  # function form
         self,
         p: _Float | str | None = None,

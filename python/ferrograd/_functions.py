@@ -77,6 +77,7 @@ __all__ = [
     "cos_",
     "cosh",
     "cosh_",
+    "count_nonzero",
     "cummax",
     "cummin",
     "cumprod",
@@ -183,6 +184,8 @@ __all__ = [
     "multiply",
     "mv",
     "nan_to_num",
+    "nanmean",
+    "nansum",
     "narrow",
     "ne",
     "neg",
@@ -824,6 +827,14 @@ def cosh_(input: "Tensor") -> "Tensor":
         return input.cosh_()
     except AttributeError as e:
         raise _not_a_tensor(e, "cosh_", input) from None
+
+
+def count_nonzero(input: "Tensor", dim: "_Dims | None" = None) -> "Tensor":
+    """`ferrograd.count_nonzero(input, ...)` is `input.count_nonzero(...)`."""
+    try:
+        return input.count_nonzero(dim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "count_nonzero", input) from None
 
 
 def cummax(input: "Tensor", dim: "builtins.int") -> "_ValuesIndices":
@@ -1758,6 +1769,26 @@ def nan_to_num(
         return input.nan_to_num(nan, posinf, neginf)
     except AttributeError as e:
         raise _not_a_tensor(e, "nan_to_num", input) from None
+
+
+def nanmean(
+    input: "Tensor", dim: "_Dims | None" = None, keepdim: "_Bool" = False, *, dtype: "_DType | None" = None
+) -> "Tensor":
+    """`ferrograd.nanmean(input, ...)` is `input.nanmean(...)`."""
+    try:
+        return input.nanmean(dim, keepdim, dtype=dtype)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "nanmean", input) from None
+
+
+def nansum(
+    input: "Tensor", dim: "_Dims | None" = None, keepdim: "_Bool" = False, *, dtype: "_DType | None" = None
+) -> "Tensor":
+    """`ferrograd.nansum(input, ...)` is `input.nansum(...)`."""
+    try:
+        return input.nansum(dim, keepdim, dtype=dtype)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "nansum", input) from None
 
 
 def narrow(input: "Tensor", dim: "builtins.int", start: "builtins.int | Tensor", length: "builtins.int") -> "Tensor":

@@ -19,6 +19,7 @@ pub mod loss;
 pub mod lstm_layer;
 mod matmul;
 pub mod moments;
+pub mod nan_reduce;
 pub mod nn;
 pub mod norm;
 mod order;

@@ -294,6 +294,21 @@ shared_signature! {
             _ => reduce_over(py, self.get(), dim, dtype, "mean", |a, dims| a.mean(dims, keepdim)),
         }
     };
+    nansum => {
+        check_recorded_dtype(&self.get(), dtype, "nansum")?;
+        reduce_over(py, self.get(), dim, dtype, "nansum", |a, dims| a.nansum(dims, keepdim))
+    };
+    nanmean => reduce_over(py, self.get(), dim, dtype, "nanmean", |a, dims| a.nanmean(dims, keepdim));
+}
+
+#[pymethods]
+impl PyTensor {
+    #[pyo3(signature = (dim=None))]
+    fn count_nonzero(&self, py: Python<'_>, dim: Option<&Bound<'_, PyAny>>) -> Out {
+        let dims = opt_dims(dim, "count_nonzero")?;
+        let a = self.get();
+        wrap(py, call_heavy(py, a.numel(), || a.count_nonzero(dims.as_deref()))?)
+    }
 }
 
 shared_signature! {
