@@ -107,3 +107,11 @@ def vsplit(input: Tensor, indices_or_sections) -> tuple[Tensor, ...]:
 def dsplit(input: Tensor, indices_or_sections) -> tuple[Tensor, ...]:
     """`tensor_split` along dim 2 of a tensor of 3 or more dims."""
     return _split_along(input, indices_or_sections, "dsplit", 2, 3)
+
+
+TENSOR_ATTRIBUTES: dict[str, object] = {
+    "tensor_split": lambda self, indices_or_sections, dim=0: tensor_split(self, indices_or_sections, dim),
+    "hsplit": lambda self, indices_or_sections: hsplit(self, indices_or_sections),
+    "vsplit": lambda self, indices_or_sections: vsplit(self, indices_or_sections),
+    "dsplit": lambda self, indices_or_sections: dsplit(self, indices_or_sections),
+}
