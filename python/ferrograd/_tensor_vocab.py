@@ -127,9 +127,9 @@ def rot90(input: Tensor, k: builtins.int = 1, dims: "tuple[builtins.int, ...] | 
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if n < 2:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
-    if dims[0] == dims[1] or builtins.abs(dims[0] - dims[1]) == n:
-        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
     d0, d1 = _wrap_dim(dims[0], n), _wrap_dim(dims[1], n)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
     k %= 4
     if not (input.requires_grad and _core.is_grad_enabled()):
         return _rotated(input, k, d0, d1)

@@ -1,0 +1,251 @@
+"""Cases for PyTorch's small names composed of ferrograd's ops: the constants, `finfo`/`iinfo`, `is_signed`,
+`is_nonzero`, `is_same_size`, `is_floating_point`, `ravel`, `reshape_as`, `select`, `msort`, `rot90`, the
+splits, and the `torch.*` forms of `nn.functional` (tests/golden/record_torch_aliases.py records them from
+torch, tests/test_torch_aliases.py checks them): values, dtypes, grad_fn names, gradients and errors."""
+
+import ferrograd as fg
+from recorded import error
+
+FLOATS = ["float16", "bfloat16", "float32", "float64"]
+INTS = ["uint8", "int8", "int16", "int32", "int64"]
+
+
+def _cube():
+    return fg.arange(24, dtype=fg.float64).reshape(2, 3, 4)
+
+
+def _grad(fn, x):
+    """`fn(x)`'s grad_fn name(s) and the gradient of its sum weighted by 1, 2, 3, ... (summed over outputs)."""
+    x = x.detach().clone().requires_grad_(True)
+    out = fn(x)
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    total = sum((o * fg.arange(1, o.numel() + 1, dtype=o.dtype).reshape(o.shape)).sum() for o in outs)
+    (g,) = fg.autograd.grad(total, [x])
+    return [[o.grad_fn.name() for o in outs], g]
+
+
+def _constants():
+    return {
+        "pi": fg.pi,
+        "e": fg.e,
+        "inf": fg.inf,
+        "nan_is_nan": fg.nan != fg.nan,
+        "newaxis": fg.newaxis,
+        "newaxis_indexes": fg.ones(2, 3)[:, fg.newaxis].shape == (2, 1, 3),
+    }
+
+
+def _info(kind, name):
+    info = getattr(fg, kind)(getattr(fg, name))
+    attrs = ["bits", "max", "min", "dtype"]
+    if kind == "finfo":
+        attrs += ["eps", "tiny", "smallest_normal", "resolution"]
+    out = {a: getattr(info, a) for a in attrs}
+    out["repr"] = repr(info)
+    out["str"] = str(info)
+    out["types"] = [type(getattr(info, a)).__name__ for a in attrs]
+    out["equal"] = info == getattr(fg, kind)(getattr(fg, name))
+    return out
+
+
+def _finfo_default():
+    before = fg.get_default_dtype()
+    try:
+        fg.set_default_dtype(fg.float64)
+        as_double = repr(fg.finfo())
+    finally:
+        fg.set_default_dtype(before)
+    return {
+        "default": repr(fg.finfo()),
+        "as_double": as_double,
+        "keyword": repr(fg.finfo(type=fg.float16)),
+        "differ": fg.finfo(fg.float32) == fg.finfo(fg.float64),
+    }
+
+
+def _info_errors():
+    return {
+        "finfo_int": error(fg.finfo, fg.int32),
+        "finfo_uint8": error(fg.finfo, fg.uint8),
+        "finfo_bool": error(fg.finfo, fg.bool),
+        "finfo_number": error(fg.finfo, 3),
+        "iinfo_float": error(fg.iinfo, fg.float32),
+        "iinfo_half": error(fg.iinfo, fg.float16),
+        "iinfo_bool": error(fg.iinfo, fg.bool),
+        "iinfo_str": error(fg.iinfo, "int32"),
+        "iinfo_none": error(fg.iinfo),
+    }
+
+
+def _predicates():
+    t = fg.tensor
+    dtypes = {n: getattr(fg, n) for n in FLOATS + INTS + ["bool"]}
+    out = {f"is_signed_{n}": fg.is_signed(fg.zeros(2, dtype=d)) for n, d in dtypes.items()}
+    out["is_signed_method"] = [fg.zeros(1, dtype=d).is_signed() for d in dtypes.values()]
+    out["is_signed_number"] = error(fg.is_signed, 3)
+    out["is_floating_point"] = [fg.is_floating_point(fg.zeros(1, dtype=d)) for d in dtypes.values()]
+    out["is_floating_point_number"] = error(fg.is_floating_point, 3)
+    for name, x in {
+        "empty": t([]),
+        "two": t([1.0, 2.0]),
+        "zero": t([0.0]),
+        "minus_zero": t([-0.0]),
+        "int_0d": t(3),
+        "bool_2d": t([[True]]),
+        "false": t(False),
+        "nan": t(float("nan")),
+        "empty_2d": fg.zeros(0, 3),
+    }.items():
+        out[f"is_nonzero_{name}"] = error(fg.is_nonzero, x) if error(fg.is_nonzero, x).type else fg.is_nonzero(x)
+        out[f"is_nonzero_method_{name}"] = error(x.is_nonzero) if error(x.is_nonzero).type else x.is_nonzero()
+    out["is_nonzero_number"] = error(fg.is_nonzero, 1)
+    x = _cube()
+    out["same_size"] = [fg.is_same_size(x, fg.zeros(2, 3, 4)), fg.is_same_size(x, fg.zeros(3)), x.is_same_size(x[0])]
+    out["same_size_int"] = fg.is_same_size(x, fg.zeros(2, 3, 4, dtype=fg.int64))
+    out["same_size_number"] = error(fg.is_same_size, x, 3)
+    out["same_size_method_list"] = error(x.is_same_size, [2, 3, 4])
+    return out
+
+
+def _ravel():
+    x = _cube()
+    return {
+        "contiguous": fg.ravel(x),
+        "method": x.ravel(),
+        "transposed": x.transpose(0, 2).ravel(),
+        "0d": fg.tensor(3.0).ravel(),
+        "empty": fg.zeros(0, 3).ravel(),
+        "int": fg.arange(6).reshape(2, 3).t().ravel(),
+        "grad": _grad(lambda x: x.ravel(), x),
+        "grad_transposed": _grad(lambda x: x.transpose(0, 1).ravel(), x),
+        "number": error(fg.ravel, 3),
+    }
+
+
+def _reshape_as():
+    x = _cube()
+    return {
+        "value": x.reshape_as(fg.zeros(4, 6, dtype=fg.int64)),
+        "transposed": x.transpose(0, 1).reshape_as(fg.zeros(24)),
+        "grad": _grad(lambda x: x.reshape_as(fg.zeros(6, 4)), x),
+        "grad_copy": _grad(lambda x: x.t().reshape_as(fg.zeros(12)), fg.ones(3, 4, dtype=fg.float64)),
+        "bad_size": error(x.reshape_as, fg.zeros(5)),
+        "list": error(x.reshape_as, [4, 6]),
+    }
+
+
+def _select():
+    x = _cube()
+    return {
+        "dim1": fg.select(x, 1, 2),
+        "negative_index": fg.select(x, 1, -3),
+        "negative_dim": x.select(-1, 0),
+        "keywords": x.select(dim=0, index=1),
+        "function_keywords": fg.select(x, dim=2, index=-1),
+        "tensor_index": fg.select(x, 1, fg.tensor(1)),
+        "1d": fg.select(fg.tensor([5, 6, 7]), 0, 1),
+        "grad": _grad(lambda x: x.select(1, 1), x),
+        "grad_negative": _grad(lambda x: fg.select(x, -1, -2), x),
+        "index_low": error(fg.select, x, 1, -4),
+        "index_high": error(fg.select, x, 1, 3),
+        "index_high_negative_dim": error(x.select, -2, 5),
+        "dim_high": error(fg.select, x, 3, 0),
+        "dim_low": error(fg.select, x, -4, 0),
+        "0d": error(fg.select, fg.tensor(1.0), 0, 0),
+        "float_index": error(fg.select, x, 0, 1.5),
+        "float_index_method": error(x.select, 0, 1.5),
+        "number": error(fg.select, 3, 0, 0),
+    }
+
+
+def _msort():
+    x = fg.tensor([[3.0, -1.0, 2.0], [1.0, 5.0, -2.0], [2.0, 0.0, 9.0]], dtype=fg.float64)
+    return {
+        "value": fg.msort(x),
+        "method": x.msort(),
+        "int": fg.msort(fg.tensor([3, 1, 2])),
+        "0d": fg.msort(fg.tensor(3.0)),
+        "empty": fg.msort(fg.zeros(0, 2)),
+        "nan": fg.msort(fg.tensor([float("nan"), 1.0, -1.0])),
+        "grad": _grad(fg.msort, x),
+        "number": error(fg.msort, 3),
+    }
+
+
+def _rot90():
+    x = _cube()
+    out = {}
+    for k in [0, 1, 2, 3, 4, -1, -2, 5]:
+        out[f"k{k}"] = fg.rot90(x, k)
+        out[f"k{k}_dims12"] = fg.rot90(x, k, [1, 2])
+        out[f"k{k}_dims20"] = x.rot90(k, (2, 0))
+        out[f"k{k}_grad"] = _grad(lambda x, k=k: fg.rot90(x, k, [2, 1]), x)
+    out.update(
+        {
+            "default": fg.rot90(x),
+            "method_default": x.rot90(),
+            "keywords": x.rot90(k=3, dims=[-1, -2]),
+            "function_keywords": fg.rot90(x, k=1, dims=(0, 2)),
+            "int": fg.rot90(fg.arange(6).reshape(2, 3)),
+            "empty": fg.rot90(fg.zeros(0, 3)),
+            "grad_2d": _grad(lambda x: fg.rot90(x), fg.arange(6, dtype=fg.float64).reshape(2, 3)),
+            "one_dim": error(fg.rot90, x, 1, [0]),
+            "three_dims": error(fg.rot90, x, 1, (0, 1, 2)),
+            "same_dims": error(fg.rot90, x, 1, [0, 0]),
+            "same_dims_wrapped": error(fg.rot90, x, 1, [0, -3]),
+            "dim_high": error(fg.rot90, x, 1, [0, 3]),
+            "dim_low": error(fg.rot90, x, 1, [-4, 0]),
+            "1d": error(fg.rot90, fg.tensor([1.0, 2.0])),
+            "number": error(fg.rot90, 3),
+        }
+    )
+    return out
+
+
+def _splits():
+    x = _cube()
+    return {
+        "tensor_split_method": list(x.tensor_split(2)),
+        "tensor_split_method_indices": list(x.tensor_split([1, 3], 2)),
+        "tensor_split_method_dim": list(x.tensor_split(3, dim=1)),
+        "hsplit_method": list(x.hsplit(3)),
+        "hsplit_method_indices": list(x.hsplit([1])),
+        "vsplit_method": list(x.vsplit(2)),
+        "dsplit_method": list(x.dsplit([1, 1, 3])),
+        "hsplit_function_1d": list(fg.hsplit(fg.arange(6), 3)),
+        "grad_tensor_split": _grad(lambda x: x.tensor_split(3, 2), x),
+        "grad_dsplit": _grad(lambda x: x.dsplit(2), x),
+        "dsplit_not_divisible": error(x.dsplit, 3),
+        "vsplit_1d": error(fg.arange(4).vsplit, 2),
+        "hsplit_zero": error(x.hsplit, 0),
+        "hsplit_zero_1d": error(fg.hsplit, fg.arange(6), 0),
+        "vsplit_negative": error(x.vsplit, -1),
+        "split_with_sizes": list(fg.split_with_sizes(x, [1, 2], 1)),
+        "split_with_sizes_method": list(x.split_with_sizes([1, 1])),
+        "split_with_sizes_dim": list(x.split_with_sizes([1, 0, 3], dim=2)),
+        "split_with_sizes_negative_dim": list(x.split_with_sizes([3, 1], -1)),
+        "split_with_sizes_keywords": list(fg.split_with_sizes(x, split_sizes=[2, 2], dim=2)),
+        "grad_split_with_sizes": _grad(lambda x: x.split_with_sizes([2, 1], 1), x),
+        "split_with_sizes_sum": error(x.split_with_sizes, [1, 3], dim=1),
+        "split_with_sizes_sum_negative_dim": error(x.split_with_sizes, [1, 1], -2),
+        "split_with_sizes_negative": error(x.split_with_sizes, [1, 1, -1], 2),
+        "split_with_sizes_dim_high": error(x.split_with_sizes, [2], 5),
+        "split_with_sizes_int": error(x.split_with_sizes, 2),
+        "split_with_sizes_function_int": error(fg.split_with_sizes, x, 2),
+    }
+
+
+CASES = {
+    "constants": _constants,
+    **{f"finfo_{n}": (lambda n=n: _info("finfo", n)) for n in FLOATS},
+    **{f"iinfo_{n}": (lambda n=n: _info("iinfo", n)) for n in INTS},
+    "finfo_default": _finfo_default,
+    "info_errors": _info_errors,
+    "predicates": _predicates,
+    "ravel": _ravel,
+    "reshape_as": _reshape_as,
+    "select": _select,
+    "msort": _msort,
+    "rot90": _rot90,
+    "splits": _splits,
+}
