@@ -249,3 +249,211 @@ CASES = {
     "rot90": _rot90,
     "splits": _splits,
 }
+
+
+# ---- the torch.* forms of nn.functional ----
+
+
+def _vals(*shape, scale=1.0, shift=0.0):
+    """Deterministic values in [-scale, scale] (torch and ferrograd draw different random numbers)."""
+    n = 1
+    for s in shape:
+        n *= s
+    return ((fg.arange(n, dtype=fg.float64) * 0.7 + shift).sin() * scale).reshape(shape)
+
+
+def _form(fn, *inputs, **kwargs):
+    """`fn(*inputs)`: its value(s), grad_fn name(s) and the gradients of every float input."""
+    leaves = [
+        x.detach().clone().requires_grad_(True) if isinstance(x, fg.Tensor) and x.is_floating_point() else x
+        for x in inputs
+    ]
+    out = fn(*leaves, **kwargs)
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    floats = [o for o in outs if o.is_floating_point()]
+    total = sum((o * fg.arange(1, o.numel() + 1, dtype=o.dtype).reshape(o.shape)).sum() for o in floats)
+    wrt = [x for x in leaves if isinstance(x, fg.Tensor) and x.requires_grad]
+    grads = fg.autograd.grad(total, wrt, allow_unused=True)
+    return {
+        "value": outs,
+        "type": type(out).__name__,
+        "grad_fn": [o.grad_fn.name() if o.grad_fn is not None else None for o in outs],
+        "grads": list(grads),
+    }
+
+
+def _conv():
+    x1, w1 = _vals(2, 3, 7), _vals(4, 3, 3, shift=1.0)
+    x2, w2 = _vals(1, 2, 5, 5), _vals(3, 2, 2, 3, shift=2.0)
+    b = _vals(4, shift=3.0)
+    return {
+        "conv1d": _form(fg.conv1d, x1, w1, b),
+        "conv1d_args": _form(lambda x, w: fg.conv1d(x, w, None, 2, 1, 2, 1), x1, w1),
+        "conv1d_groups": _form(lambda x, w: fg.conv1d(x, w, groups=2), _vals(1, 4, 6), _vals(2, 2, 3)),
+        "conv2d": _form(fg.conv2d, x2, w2),
+        "conv2d_keywords": _form(lambda x, w: fg.conv2d(x, w, stride=(2, 1), padding=1, dilation=(1, 2)), x2, w2),
+        "conv2d_same": _form(lambda x, w: fg.conv2d(x, w, padding="same"), x2, _vals(3, 2, 3, 3)),
+        "conv1d_shape": error(fg.conv1d, x1, _vals(4, 2, 3)),
+    }
+
+
+def _dropouts():
+    x = _vals(2, 3, 4)
+    out = {}
+    for name in ["dropout", "alpha_dropout", "feature_alpha_dropout"]:
+        fn = getattr(fg, name)
+        out[f"{name}_eval"] = fn(x, 0.5, False)
+        out[f"{name}_eval_is_input"] = fn(x, 0.5, False) is x
+        out[f"{name}_p0_train"] = _form(lambda t, fn=fn: fn(t, 0.0, True), x)["value"]
+        out[f"{name}_keywords"] = fn(input=x, p=0.3, train=False)
+        out[f"{name}_no_train"] = error(fn, x, 0.5).type
+        inplace = x.clone()
+        out[f"{name}__eval"] = [getattr(fg, name + "_")(inplace, 0.5, False) is inplace, inplace]
+    train = fg.dropout(fg.ones(1000, dtype=fg.float64), 0.5, True)
+    out["dropout_train_values"] = sorted(set(train.tolist()))
+    out["dropout_p1"] = fg.dropout(x, 1.0, True)
+    for name in ["dropout", "alpha_dropout", "feature_alpha_dropout", "dropout_"]:
+        out[f"{name}_bad_p"] = error(getattr(fg, name), x, 1.5, True)
+        out[f"{name}_negative_p_eval"] = error(getattr(fg, name), x, -0.5, False)
+    return out
+
+
+def _embedding_norms():
+    w, idx = _vals(5, 3), fg.tensor([[0, 2, 4], [2, 2, 1]])
+    x = _vals(2, 3, 4, shift=0.5)
+    gamma, beta = _vals(4, scale=0.5, shift=1.0) + 1, _vals(4, scale=0.3, shift=2.0)
+    return {
+        "embedding": _form(fg.embedding, w, idx),
+        "embedding_padding": _form(lambda w, i: fg.embedding(w, i, 2), w, idx),
+        "embedding_keywords": _form(lambda w, i: fg.embedding(w, i, padding_idx=-1, sparse=False), w, idx),
+        "embedding_index_error": error(fg.embedding, w, fg.tensor([7])).type,
+        "layer_norm": _form(fg.layer_norm, x, [4]),
+        "layer_norm_affine": _form(lambda x, g, b: fg.layer_norm(x, (4,), g, b, 1e-3), x, gamma, beta),
+        "layer_norm_two_dims": _form(lambda x: fg.layer_norm(x, [3, 4], eps=1e-2, cudnn_enable=False), x),
+    }
+
+
+def _activations():
+    x = _vals(3, 4, scale=2.0)
+    out = {
+        "celu": _form(fg.celu, x),
+        "celu_alpha": _form(lambda t: fg.celu(t, 0.5), x),
+        "celu_keyword": _form(lambda t: fg.celu(t, alpha=2.0), x),
+        "threshold": _form(lambda t: fg.threshold(t, 0.5, -3.0), x),
+        "threshold_keywords": _form(lambda t: fg.threshold(t, threshold=0.0, value=2.0), x),
+        "threshold_missing": error(fg.threshold, x, 0.5).type,
+    }
+    for name, args in [("celu_", (0.5,)), ("threshold_", (0.5, -3.0))]:
+        t = x.clone()
+        out[name] = [getattr(fg, name)(t, *args) is t, t]
+    return out
+
+
+def _losses():
+    a, b = _vals(3, 4), _vals(3, 4, shift=1.0)
+    probs = fg.softmax(_vals(3, 4, shift=2.0), 1)
+    target = fg.tensor([1.0, -1.0, 1.0], dtype=fg.float64)
+    labels = (_vals(3, 4, shift=3.0) > 0).double()
+    weight, pos_weight = _vals(4, shift=5.0).abs(), _vals(4, shift=6.0).abs() + 0.5
+    out = {}
+    for r in [0, 1, 2]:
+        out[f"kl_div_{r}"] = _form(lambda x, y, r=r: fg.kl_div(x, y, r), fg.log_softmax(a, 1), probs)
+        out[f"bce_logits_{r}"] = _form(
+            lambda x, y, r=r: fg.binary_cross_entropy_with_logits(x, y, reduction=r), a, labels
+        )
+        out[f"margin_ranking_{r}"] = _form(
+            lambda x, y, r=r: fg.margin_ranking_loss(x, y, target, 0.1, r), a[:, 0], b[:, 0]
+        )
+        out[f"hinge_embedding_{r}"] = _form(lambda x, r=r: fg.hinge_embedding_loss(x, labels * 2 - 1, 0.5, r), a)
+        out[f"triplet_margin_{r}"] = _form(
+            lambda x, y, z, r=r: fg.triplet_margin_loss(x, y, z, reduction=r), a, b, _vals(3, 4, shift=4.0)
+        )
+        out[f"cosine_embedding_{r}"] = _form(lambda x, y, r=r: fg.cosine_embedding_loss(x, y, target, 0.2, r), a, b)
+        out[f"poisson_nll_{r}"] = _form(lambda x, y, r=r: fg.poisson_nll_loss(x, y, True, False, 1e-8, r), a, probs)
+    out.update(
+        {
+            "kl_div_default": _form(fg.kl_div, fg.log_softmax(a, 1), probs),
+            "kl_div_log_target": _form(lambda x, y: fg.kl_div(x, y, 2, log_target=True), a, b),
+            "bce_logits_weights": _form(
+                lambda x, y: fg.binary_cross_entropy_with_logits(x, y, weight, pos_weight, 2), a, labels
+            ),
+            "margin_ranking_default": _form(lambda x, y: fg.margin_ranking_loss(x, y, target), a[:, 0], b[:, 0]),
+            "triplet_margin_args": _form(
+                lambda x, y, z: fg.triplet_margin_loss(x, y, z, 0.5, 1, 1e-6, True, 2), a, b, _vals(3, 4, shift=4.0)
+            ),
+            "poisson_nll_full": _form(lambda x, y: fg.poisson_nll_loss(x.exp(), y * 3, False, True, 1e-8, 1), a, probs),
+            "poisson_nll_missing": error(fg.poisson_nll_loss, a, probs).type,
+            "hinge_embedding_default": _form(fg.hinge_embedding_loss, a, labels * 2 - 1),
+            "cosine_embedding_default": _form(lambda x, y: fg.cosine_embedding_loss(x, y, target), a, b),
+            "triplet_margin_default": _form(fg.triplet_margin_loss, a, b, _vals(3, 4, shift=4.0)),
+            "bce_logits_default": _form(fg.binary_cross_entropy_with_logits, a, labels),
+            "reduction_5": _form(lambda x, y: fg.kl_div(x, y, 5), fg.log_softmax(a, 1), probs),
+            "reduction_str": error(fg.kl_div, a, b, "mean"),
+            "reduction_bool": error(fg.hinge_embedding_loss, a, b, 1.0, True),
+            "reduction_float": error(fg.triplet_margin_loss, a, b, a, 1.0, 2, 1e-6, False, 1.0),
+            "cosine_similarity": _form(fg.cosine_similarity, a, b),
+            "cosine_similarity_dim": _form(lambda x, y: fg.cosine_similarity(x, y, 0, 1e-6), a, b),
+        }
+    )
+    return out
+
+
+def _pools():
+    x = _vals(2, 3, 7)
+    x2 = _vals(1, 2, 5, 6)
+    return {
+        "max_pool1d": _form(fg.max_pool1d, x, 2),
+        "max_pool1d_args": _form(lambda t: fg.max_pool1d(t, 3, 2, 1, 1, True), x),
+        "max_pool1d_empty_stride": _form(lambda t: fg.max_pool1d(t, 2, ()), x),
+        "max_pool2d": _form(fg.max_pool2d, x2, 2),
+        "max_pool2d_keywords": _form(lambda t: fg.max_pool2d(t, (2, 3), stride=1, padding=(1, 0), ceil_mode=True), x2),
+        "avg_pool1d": _form(fg.avg_pool1d, x, 3),
+        "avg_pool1d_args": _form(lambda t: fg.avg_pool1d(t, 3, 2, 1, True, False), x),
+        "adaptive_avg_pool1d": _form(fg.adaptive_avg_pool1d, x, 3),
+        "adaptive_max_pool1d": _form(fg.adaptive_max_pool1d, x, 3),
+        "constant_pad_nd": _form(fg.constant_pad_nd, x, [1, 2]),
+        "constant_pad_nd_value": _form(lambda t: fg.constant_pad_nd(t, (1, 0, 0, 2), 3.5), x),
+        "constant_pad_nd_negative": _form(lambda t: fg.constant_pad_nd(t, [-1, 1]), x),
+        "constant_pad_nd_int": fg.constant_pad_nd(fg.arange(4), [2, 1], 7),
+    }
+
+
+def _inplace_forms():
+    x = fg.tensor([-2.5, -0.4, 0.0, 0.6, 1.5, 3.7], dtype=fg.float64)
+    out = {}
+    for name, args, kwargs in [
+        ("clamp_", (-1.0, 2.0), {}),
+        ("clamp_", (), {"min": 0.5}),
+        ("clip_", (None, 1.0), {}),
+        ("clamp_min_", (0.0,), {}),
+        ("clamp_max_", (1.0,), {}),
+        ("neg_", (), {}),
+        ("negative_", (), {}),
+        ("round_", (), {}),
+        ("round_", (), {"decimals": 1}),
+        ("square_", (), {}),
+        ("zero_", (), {}),
+        ("fill_", (2.5,), {}),
+        ("fill_", (fg.tensor(-1.0),), {}),
+    ]:
+        t = x.clone()
+        out[f"{name}{args}{sorted(kwargs)}"] = [getattr(fg, name)(t, *args, **kwargs) is t, t]
+    p = fg.tensor([0.2, 0.5, 0.9], dtype=fg.float64)
+    out["logit_"] = [fg.logit_(p.clone()), fg.logit_(fg.tensor([0.0, 1.0]), 0.1)]
+    out["clamp_tensor"] = fg.clamp_(x.clone(), fg.zeros(6, dtype=fg.float64), fg.ones(6, dtype=fg.float64))
+    out["leaf_error"] = error(fg.neg_, fg.ones(2, requires_grad=True))
+    out["fill_1d_value"] = error(fg.fill_, x.clone(), fg.ones(2))
+    return out
+
+
+CASES.update(
+    {
+        "conv": _conv,
+        "dropouts": _dropouts,
+        "embedding_norms": _embedding_norms,
+        "activations": _activations,
+        "losses": _losses,
+        "pools": _pools,
+        "inplace_forms": _inplace_forms,
+    }
+)

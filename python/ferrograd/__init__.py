@@ -71,6 +71,7 @@ from ._flags import (
     set_flush_denormal,
     use_deterministic_algorithms,
 )
+from ._functional_forms import *  # noqa: F403  (the torch.* forms of nn.functional)
 
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
 from ._functions import *  # noqa: F403
