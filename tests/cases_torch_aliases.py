@@ -457,3 +457,33 @@ CASES.update(
         "inplace_forms": _inplace_forms,
     }
 )
+
+
+def _rsub():
+    a, b = _vals(2, 3), _vals(3, shift=1.0)
+    i = fg.tensor([1, 2, 3])
+    return {
+        "tensor": _form(fg.rsub, a, b),
+        "tensor_alpha": _form(lambda x, y: fg.rsub(x, y, alpha=2.5), a, b),
+        "broadcast_other": _form(fg.rsub, b, a),
+        "column": _form(lambda x, y: fg.rsub(x, y, alpha=-1), _vals(2, 1), _vals(1, 3)),
+        "mixed_dtypes": _form(fg.rsub, a.float(), b),
+        "number": _form(lambda x: fg.rsub(x, 3), a),
+        "number_alpha": _form(lambda x: fg.rsub(x, 3, 2), a),
+        "number_alpha_keyword": _form(lambda x: fg.rsub(x, 2.5, alpha=-0.5), a),
+        "only_other_grad": _form(lambda y: fg.rsub(a, y), b),
+        "int": fg.rsub(i, fg.tensor([10, 20, 30]), alpha=2),
+        "int_number": fg.rsub(i, 5),
+        "int_float_number": fg.rsub(i, 2.5),
+        "uint8_wraps": fg.rsub(fg.tensor([1, 2], dtype=fg.uint8), 1, 3),
+        "int_float_alpha": error(fg.rsub, i, 2, 1.5),
+        "int_tensors_float_alpha": error(fg.rsub, i, i, alpha=1.5),
+        "bool_number": error(fg.rsub, fg.tensor([True]), 1),
+        "bool_tensors": error(fg.rsub, fg.tensor([True]), fg.tensor([False])),
+        "shape_mismatch": error(fg.rsub, a, fg.ones(4, dtype=fg.float64)),
+        "no_grad": fg.rsub(a.requires_grad_(), 1).requires_grad,
+        "number_input": error(fg.rsub, 3, a).type,
+    }
+
+
+CASES["rsub"] = _rsub

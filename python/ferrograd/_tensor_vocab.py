@@ -16,6 +16,7 @@ __all__ = [
     "msort",
     "ravel",
     "rot90",
+    "rsub",
     "select",
     "split_with_sizes",
 ]
@@ -140,6 +141,48 @@ def rot90(input: Tensor, k: builtins.int = 1, dims: "tuple[builtins.int, ...] | 
         return [rot90(grads[0], -k, [d0, d1])]
 
     return _core._attach_custom([out], [input], backward, "Rot90Backward0", [])[0]
+
+
+def _sum_to(grad, shape, dtype):
+    """`grad` summed over the dims broadcasting added to a tensor of `shape`, in its dtype."""
+    lead = grad.dim() - len(shape)
+    if lead:
+        grad = grad.sum(tuple(range(lead)))
+    dims = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if dims:
+        grad = grad.sum(dims, keepdim=True)
+    return grad if grad.dtype == dtype else grad.to(dtype)
+
+
+def rsub(
+    input: Tensor, other: "Tensor | builtins.int | builtins.float", alpha: "builtins.int | builtins.float" = 1
+) -> Tensor:
+    """`other - alpha * input`, as one node: RsubBackward0 for a tensor `other`, RsubBackward1 for a number."""
+    _tensor(input, "rsub", "input", 1)
+    is_tensor = isinstance(other, Tensor)
+    floating = input.is_floating_point() or (
+        other.is_floating_point() if is_tensor else isinstance(other, builtins.float)
+    )
+    if isinstance(alpha, builtins.float) and not floating:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    with no_grad():
+        if is_tensor:
+            out = other.sub(input, alpha=alpha)
+        else:
+            out = (input if alpha == 1 else input.mul(alpha)).__rsub__(other)
+    operands = [input, other] if is_tensor else [input]
+    tracked = [t for t in operands if t.requires_grad]
+    if not (tracked and _core.is_grad_enabled()):
+        return out
+    shapes = [(tuple(t.shape), t.dtype, t.requires_grad) for t in operands]
+
+    def backward(grads, saved):
+        g = grads[0]
+        parts = [g.mul(-alpha), g]
+        return [_sum_to(p, shape, dtype) for p, (shape, dtype, tracks) in zip(parts, shapes) if tracks]
+
+    name = "RsubBackward0" if is_tensor else "RsubBackward1"
+    return _core._attach_custom([out], tracked, backward, name, [])[0]
 
 
 def _split_with_sizes(input, split_sizes, dim, position):
