@@ -159,18 +159,19 @@ def rsub(
 ) -> Tensor:
     """`other - alpha * input`, as one node: RsubBackward0 for a tensor `other`, RsubBackward1 for a number."""
     _tensor(input, "rsub", "input", 1)
-    is_tensor = isinstance(other, Tensor)
+    other_tensor = other if isinstance(other, Tensor) else None
+    is_tensor = other_tensor is not None
     floating = input.is_floating_point() or (
-        other.is_floating_point() if is_tensor else isinstance(other, builtins.float)
+        other_tensor.is_floating_point() if other_tensor is not None else isinstance(other, builtins.float)
     )
     if isinstance(alpha, builtins.float) and not floating:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     with no_grad():
-        if is_tensor:
-            out = other.sub(input, alpha=alpha)
+        if other_tensor is not None:
+            out = other_tensor.sub(input, alpha=alpha)
         else:
             out = (input if alpha == 1 else input.mul(alpha)).__rsub__(other)
-    operands = [input, other] if is_tensor else [input]
+    operands = [input] if other_tensor is None else [input, other_tensor]
     tracked = [t for t in operands if t.requires_grad]
     if not (tracked and _core.is_grad_enabled()):
         return out
