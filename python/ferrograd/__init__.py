@@ -73,14 +73,17 @@ from ._flags import (
     set_flush_denormal,
     use_deterministic_algorithms,
 )
+from ._functional_forms import *  # noqa: F403  (the torch.* forms of nn.functional)
 
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
 from ._functions import *  # noqa: F403
+from ._info import finfo, iinfo
 from ._layout import layout, sparse_coo, strided
 from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
 from ._size import Size
 from ._splitting import dsplit, hsplit, tensor_split, vsplit
 from ._stacking import atleast_1d, atleast_2d, atleast_3d, column_stack, dstack, hstack, vstack
+from ._tensor_vocab import *  # noqa: F403
 from ._type import typename
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .serialization import load, save
@@ -95,6 +98,12 @@ int = int32
 short = int16
 
 __version__ = "0.1.0"
+
+pi = 3.141592653589793
+e = 2.718281828459045
+inf = builtins.float("inf")
+nan = builtins.float("nan")
+newaxis = None
 
 
 def FloatTensor(*args) -> Tensor:

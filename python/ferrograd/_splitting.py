@@ -83,9 +83,9 @@ def _split_along(input, indices_or_sections, name, dim, min_dims):
             f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor with "
             f"{input.dim()} dimensions!"
         )
-    if isinstance(indices_or_sections, int) and indices_or_sections != 0:
+    if isinstance(indices_or_sections, int):
         size = input.shape[dim]
-        if size % indices_or_sections != 0:
+        if indices_or_sections == 0 or size % indices_or_sections != 0:
             raise RuntimeError(
                 f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension {size} is "
                 f"not divisible by the split_size {indices_or_sections}!"
@@ -107,3 +107,11 @@ def vsplit(input: Tensor, indices_or_sections) -> tuple[Tensor, ...]:
 def dsplit(input: Tensor, indices_or_sections) -> tuple[Tensor, ...]:
     """`tensor_split` along dim 2 of a tensor of 3 or more dims."""
     return _split_along(input, indices_or_sections, "dsplit", 2, 3)
+
+
+TENSOR_ATTRIBUTES: dict[str, object] = {
+    "tensor_split": lambda self, indices_or_sections, dim=0: tensor_split(self, indices_or_sections, dim),
+    "hsplit": lambda self, indices_or_sections: hsplit(self, indices_or_sections),
+    "vsplit": lambda self, indices_or_sections: vsplit(self, indices_or_sections),
+    "dsplit": lambda self, indices_or_sections: dsplit(self, indices_or_sections),
+}

@@ -3,9 +3,10 @@ its table (`TENSOR_ATTRIBUTES`), and `install` puts them all on the class. Nothi
 attribute on a Rust class (tests/test_import.py holds it so).
 
 They are Python because they are Python's business: pickling and deep copies (`_utils`), the device and
-layout objects (`_device`, `_layout`; `to_sparse` here), `new_*` (`_new`) and the legacy `type()` (`_type`)."""
+layout objects (`_device`, `_layout`; `to_sparse` here), `new_*` (`_new`), the legacy `type()` (`_type`), and
+the method forms of the splits (`_splitting`) and of the small compositions of `_tensor_vocab`."""
 
-from . import _core, _device, _layout, _new, _type, _utils
+from . import _core, _device, _layout, _new, _splitting, _tensor_vocab, _type, _utils
 
 
 def _to_sparse(self, sparse_dim=None):
@@ -23,6 +24,8 @@ TENSOR_ATTRIBUTES = {
     **_layout.TENSOR_ATTRIBUTES,
     **_new.TENSOR_ATTRIBUTES,
     **_type.TENSOR_ATTRIBUTES,
+    **_splitting.TENSOR_ATTRIBUTES,
+    **_tensor_vocab.TENSOR_ATTRIBUTES,
 }
 DTYPE_ATTRIBUTES = _utils.DTYPE_ATTRIBUTES
 
