@@ -214,12 +214,12 @@ def split_with_sizes(input: Tensor, split_sizes: "list[builtins.int]", dim: buil
 
 TENSOR_ATTRIBUTES: dict[str, object] = {
     "is_signed": lambda self: self.dtype.is_signed,
-    "is_nonzero": is_nonzero,
+    "is_nonzero": lambda self: is_nonzero(self),
     "is_same_size": lambda self, other: _is_same_size(self, other, 1),
-    "ravel": ravel,
+    "ravel": lambda self: ravel(self),
     "reshape_as": _reshape_as,
     "select": lambda self, dim, index: _select(self, dim, index, 1),
-    "msort": msort,
-    "rot90": rot90,
+    "msort": lambda self: msort(self),
+    "rot90": lambda self, k=1, dims=(0, 1): rot90(self, k, dims),
     "split_with_sizes": lambda self, split_sizes, dim=0: _split_with_sizes(self, split_sizes, dim, 1),
 }

@@ -167,7 +167,7 @@ impl PyTensor {
     }
 
     /// self + value * tensor1 * tensor2.
-    #[pyo3(signature = (tensor1, tensor2, *, value=None))]
+    #[pyo3(signature = (tensor1, tensor2, *, value=None), text_signature = "($self, tensor1, tensor2, *, value=1)")]
     fn addcmul(
         &self,
         py: Python<'_>,
@@ -182,7 +182,7 @@ impl PyTensor {
     }
 
     /// self + value * tensor1 / tensor2.
-    #[pyo3(signature = (tensor1, tensor2, *, value=None))]
+    #[pyo3(signature = (tensor1, tensor2, *, value=None), text_signature = "($self, tensor1, tensor2, *, value=1)")]
     fn addcdiv(
         &self,
         py: Python<'_>,
