@@ -220,6 +220,11 @@ def _splits():
         "hsplit_zero": error(x.hsplit, 0),
         "hsplit_zero_1d": error(fg.hsplit, fg.arange(6), 0),
         "vsplit_negative": error(x.vsplit, -1),
+        # more sections than a tensor of an empty dim can be split into: refused before any is built
+        "sections_overflow": error(fg.tensor_split, fg.zeros(0, 3), 2**63),
+        "vsplit_sections_overflow": error(fg.vsplit, fg.zeros(0, 3), 2**63),
+        "sections_past_vector": error(fg.vsplit, fg.zeros(0, 3), 2**63 - 1),
+        "sections_past_memory": error(fg.tensor_split, fg.zeros(0, 3), 2**40),
         "split_with_sizes": list(fg.split_with_sizes(x, [1, 2], 1)),
         "split_with_sizes_method": list(x.split_with_sizes([1, 1])),
         "split_with_sizes_dim": list(x.split_with_sizes([1, 0, 3], dim=2)),
