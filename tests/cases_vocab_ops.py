@@ -161,10 +161,106 @@ def _nan_reductions():
     return out
 
 
+def _aminmax():
+    x = fg.tensor([[1.0, 3.0, 3.0, -INF], [NAN, 0.0, -1.0, 2.0], [-0.0, 0.0, 5.0, 5.0]], dtype=fg.float64)
+    out = {
+        "all": list(fg.aminmax(x[2])),
+        "all_nan": list(fg.aminmax(x)),
+        "dim": list(fg.aminmax(x, dim=1)),
+        "dim_keepdim": list(x.aminmax(dim=0, keepdim=True)),
+        "negative_dim": list(fg.aminmax(x, dim=-1)),
+        "int": list(fg.aminmax(fg.tensor([[4, -2, 7], [0, 0, 1]]), dim=0)),
+        "uint8": list(fg.aminmax(fg.tensor([200, 3, 255], dtype=fg.uint8))),
+        "bool": list(fg.aminmax(fg.tensor([True, False]))),
+        "half": list(fg.aminmax(fg.tensor([1.5, -2.25, 7.0]).half())),
+        "zero_d": list(fg.aminmax(fg.tensor(3.0), dim=0)),
+        "zero_d_keepdim": list(fg.aminmax(fg.tensor(3.0), dim=0, keepdim=True)),
+        "empty_other_dim": list(fg.aminmax(fg.zeros(2, 0), dim=0)),
+        "empty_all": error(fg.aminmax, fg.zeros(0)),
+        "empty_dim": error(fg.aminmax, fg.zeros(2, 0), dim=1),
+        "bad_dim": error(fg.aminmax, x, dim=2),
+        "positional_dim": error(fg.aminmax, x, 1),
+        "repr": repr(fg.aminmax(fg.tensor([2.0, -1.0]))),
+    }
+    for label, kwargs in [("g_all", {}), ("g_dim", {"dim": 1}), ("g_keepdim", {"dim": 0, "keepdim": True})]:
+        leaf = x[:, 1:].clone().requires_grad_()
+        lo, hi = fg.aminmax(leaf, **kwargs)
+        w = fg.arange(1, lo.numel() + 1, dtype=fg.float64).reshape(lo.shape)
+        both = fg.autograd.grad((lo * w).sum() + (hi * w * 3).sum(), leaf)[0]
+        only_min = fg.autograd.grad(fg.aminmax(leaf, **kwargs)[0].sum(), leaf)[0]
+        only_max = fg.autograd.grad(fg.aminmax(leaf, **kwargs)[1].sum(), leaf)[0]
+        out[label] = [lo.grad_fn.name(), lo.grad_fn is hi.grad_fn, both, only_min, only_max]
+    leaf = fg.tensor([[1.0, 2.0], [4.0, 4.0]], requires_grad=True)
+    node = fg.aminmax(leaf, dim=1, keepdim=True)[0].grad_fn
+    out["saved"] = [node._saved_dim, node._saved_keepdim, node._saved_min, node._saved_max, node._saved_self]
+    node = fg.aminmax(leaf)[0].grad_fn
+    out["saved_all"] = [node._saved_dim, node._saved_keepdim]
+    return out
+
+
+def _logcumsumexp():
+    x = fg.tensor([[0.0, 1.0, -INF, 2.0], [1000.0, -1000.0, 1000.0, 0.0], [NAN, 1.0, 2.0, 3.0]], dtype=fg.float64)
+    out = {
+        "dim1": fg.logcumsumexp(x, 1),
+        "dim0": x.logcumsumexp(0),
+        "negative_dim": fg.logcumsumexp(x, -1),
+        "all_neg_inf": fg.logcumsumexp(fg.tensor([-INF, -INF, 0.0]), 0),
+        "pos_inf": fg.logcumsumexp(fg.tensor([1.0, INF, 2.0, INF]), 0),
+        "float32": fg.logcumsumexp(fg.tensor([88.0, 88.0, -3.0, 1e-8]), 0),
+        "half": fg.logcumsumexp(fg.tensor([1.0, 2.0, 3.0]).half(), 0),
+        "zero_d": fg.logcumsumexp(fg.tensor(2.5), 0),
+        "empty": fg.logcumsumexp(fg.zeros(2, 0), 1),
+        "non_contiguous": fg.logcumsumexp(x[:2].t(), 0),
+        "int": error(fg.logcumsumexp, fg.tensor([1, 2]), 0),
+        "bool": error(fg.logcumsumexp, fg.tensor([True]), 0),
+        "bad_dim": error(fg.logcumsumexp, x, 2),
+        "grads": _grads(lambda t: fg.logcumsumexp(t, 1), x[:2, :2]),
+        "grads_dim0": _grads(lambda t: fg.logcumsumexp(t, 0), fg.tensor([[0.5, -1.0], [2.0, 0.0]], dtype=fg.float64)),
+        "grads_zero_d": _grads(lambda t: fg.logcumsumexp(t, 0), fg.tensor(1.5, dtype=fg.float64)),
+    }
+    leaf = fg.tensor([1.0, 2.0], requires_grad=True)
+    node = fg.logcumsumexp(leaf, 0).grad_fn
+    out["saved"] = [node._saved_dim, node._saved_self, node._saved_result]
+    return out
+
+
+def _diag_embed():
+    v = fg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=fg.float64)
+    i = fg.tensor([[1, 2], [3, 4]])
+    out = {
+        "default": fg.diag_embed(v),
+        "offset": fg.diag_embed(v, 1),
+        "negative_offset": v.diag_embed(-2),
+        "dims": fg.diag_embed(v, 1, 0, 2),
+        "dims_reversed": fg.diag_embed(v, -1, dim1=2, dim2=0),
+        "negative_dims": fg.diag_embed(v, 0, -1, -3),
+        "one_d": fg.diag_embed(fg.tensor([7, 8])),
+        "zero_d": error(fg.diag_embed, fg.tensor(3.0)),
+        "empty": fg.diag_embed(fg.zeros(2, 0)),
+        "int": fg.diag_embed(i, 1),
+        "bool": fg.diag_embed(fg.tensor([True, False])),
+        "same_dims": error(fg.diag_embed, v, 0, 1, 1),
+        "bad_dim": error(fg.diag_embed, v, 0, 0, 3),
+        "grads": _grads(lambda t: fg.diag_embed(t, 1, 0, 2), v),
+        "diagflat": fg.diagflat(i, -1),
+        "diagflat_method": v.diagflat(1),
+        "diagflat_zero_d": fg.diagflat(fg.tensor(2.0)),
+        "diagflat_grads": _grads(lambda t: fg.diagflat(t.t(), 0), v),
+        "diag_grads": _grads(lambda t: fg.diag(t, -1), v[0]),
+    }
+    leaf = v.clone().requires_grad_()
+    node = fg.diag_embed(leaf, 2, 1, 0).grad_fn
+    out["saved"] = [node._saved_offset, node._saved_dim1, node._saved_dim2]
+    return out
+
+
 CASES = {
     "addcmul": lambda: _addc("addcmul"),
     "addcdiv": lambda: _addc("addcdiv"),
     "var_mean": lambda: _spread_mean("var_mean"),
     "std_mean": lambda: _spread_mean("std_mean"),
     "nan_reductions": _nan_reductions,
+    "aminmax": _aminmax,
+    "logcumsumexp": _logcumsumexp,
+    "diag_embed": _diag_embed,
 }

@@ -109,3 +109,50 @@ def test_nan_reductions_against_numpy(rng, name):
 def test_nan_reductions_gradcheck(rng, name):
     gradcheck(lambda x: getattr(fg, name)(x, 1), [rng.standard_normal((3, 4))])
     gradcheck(lambda x: getattr(x, name)(), [rng.standard_normal((2, 3))])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_logcumsumexp_against_numpy(rng, dtype):
+    x = (rng.standard_normal((4, 6)) * 30).astype(dtype)
+    for dim in [0, 1, -1]:
+        got = fg.logcumsumexp(fg.tensor(x), dim)
+        np.testing.assert_allclose(got.numpy(), np.logaddexp.accumulate(x, axis=dim), rtol=1e-6)
+    # a non-contiguous input gives the same values
+    got = fg.logcumsumexp(fg.tensor(x.T.copy()).t(), 1)
+    np.testing.assert_allclose(got.numpy(), np.logaddexp.accumulate(x, axis=1), rtol=1e-6)
+
+
+def test_aminmax_against_numpy(rng):
+    x = rng.standard_normal((3, 5, 4))
+    lo, hi = fg.aminmax(fg.tensor(x))
+    assert (lo.item(), hi.item()) == (x.min(), x.max())
+    for dim in [0, 1, 2]:
+        lo, hi = fg.tensor(x).permute(2, 0, 1).aminmax(dim=dim)
+        np.testing.assert_array_equal(lo.numpy(), x.transpose(2, 0, 1).min(axis=dim))
+        np.testing.assert_array_equal(hi.numpy(), x.transpose(2, 0, 1).max(axis=dim))
+
+
+DIAGONAL_AND_SCAN = [
+    pytest.param(lambda x: fg.logcumsumexp(x, 1), (3, 4), id="logcumsumexp"),
+    pytest.param(lambda x: fg.logcumsumexp(x.t(), 0), (3, 4), id="logcumsumexp(t)"),
+    pytest.param(lambda x: fg.aminmax(x, dim=1)[0] * 2 + fg.aminmax(x, dim=1)[1], (3, 4), id="aminmax(dim)"),
+    pytest.param(lambda x: fg.aminmax(x)[1], (3, 4), id="aminmax"),
+    pytest.param(lambda x: fg.diag_embed(x, -1, 0, 2), (2, 3), id="diag_embed"),
+    pytest.param(lambda x: fg.diagflat(x, 2), (2, 3), id="diagflat"),
+]
+
+
+@pytest.mark.parametrize(("f", "shape"), [p.values for p in DIAGONAL_AND_SCAN], ids=[p.id for p in DIAGONAL_AND_SCAN])
+def test_diagonal_and_scan_gradcheck(rng, f, shape):
+    gradcheck(f, [rng.standard_normal(shape)])
+
+
+def test_logcumsumexp_gradient_of_gradient(rng):
+    def first_gradient(x):
+        create_graph = x.requires_grad
+        x = x if x.requires_grad else x.detach().requires_grad_()
+        w = fg.tensor([[1.0, -2.0, 0.5, 3.0]], dtype=fg.float64)
+        (g,) = fg.autograd.grad((fg.logcumsumexp(x, 1) * w).sum(), [x], create_graph=create_graph)
+        return (g * g).sum() + 0 * x.sum()
+
+    gradcheck(first_gradient, [rng.standard_normal((2, 4))])

@@ -213,6 +213,12 @@ class _ValuesIndices(NamedTuple):
     values: Tensor
     indices: Tensor
 
+class _MinMax(NamedTuple):
+    """Stub-only shape of ``ferrograd.return_types.aminmax``."""
+
+    min: Tensor
+    max: Tensor
+
 @final
 class Node:
     """A node of the backward graph (a tensor's ``grad_fn``): each name, e.g. ``MulBackward0``, is a subclass.
@@ -1204,6 +1210,8 @@ class Tensor:
         ``(values, indices)``, ties picking the index torch picks."""
     @overload
     def median(self, dim: builtins.int, keepdim: _Bool = False) -> _ValuesIndices: ...
+    def aminmax(self, *, dim: builtins.int | None = None, keepdim: _Bool = False) -> _MinMax:  # function form
+        """``(min, max)`` of all elements or along ``dim``, in one pass (one AminmaxBackward0 node)."""
     def argmax(self, dim: builtins.int | None = None, keepdim: _Bool = False) -> Tensor:  # function form
         """Index (int64) of the largest value, in the flattened tensor or along ``dim``."""
     def argmin(self, dim: builtins.int | None = None, keepdim: _Bool = False) -> Tensor:  # function form
@@ -1241,6 +1249,8 @@ class Tensor:
         self, dim: builtins.int = -1, descending: _Bool = False, *, stable: _Bool = False
     ) -> Tensor:
         """The indices ``sort`` would return."""
+    def logcumsumexp(self, dim: builtins.int) -> Tensor:  # function form
+        """The running ``log(Σ exp)`` along ``dim``, exact where the terms are far apart (floats only)."""
     def cummax(self, dim: builtins.int) -> _ValuesIndices:  # function form
         """``(values, indices)`` of the running maximum along ``dim``; ties take the later index, NaN wins."""
     def cummin(self, dim: builtins.int) -> _ValuesIndices:  # function form
@@ -1385,6 +1395,12 @@ class Tensor:
         """Splits into ``chunks`` views along ``dim``."""
     def diag(self, diagonal: builtins.int = 0) -> Tensor:  # function form
         """Diagonal of a matrix, or a matrix with a vector on its diagonal."""
+    def diag_embed(  # function form
+        self, offset: builtins.int = 0, dim1: builtins.int = -2, dim2: builtins.int = -1
+    ) -> Tensor:
+        """A tensor with each last-dim vector on diagonal ``offset`` of dims ``dim1`` and ``dim2``."""
+    def diagflat(self, offset: builtins.int = 0) -> Tensor:  # function form
+        """A square matrix with every element, flattened, on diagonal ``offset``."""
     def diagonal(  # function form
         self, offset: builtins.int = 0, dim1: builtins.int = 0, dim2: builtins.int = 1
     ) -> Tensor:

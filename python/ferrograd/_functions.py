@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any, SupportsIndex, overload
 
-    from ._core import Tensor, _Bool, _Dims, _DType, _Float, _Number, _Operand, _ShapeArg, _ValuesIndices
+    from ._core import Tensor, _Bool, _Dims, _DType, _Float, _MinMax, _Number, _Operand, _ShapeArg, _ValuesIndices
 
 __all__ = [
     "abs",
@@ -29,6 +29,7 @@ __all__ = [
     "allclose",
     "amax",
     "amin",
+    "aminmax",
     "any",
     "arccos",
     "arccos_",
@@ -87,6 +88,8 @@ __all__ = [
     "det",
     "detach",
     "diag",
+    "diag_embed",
+    "diagflat",
     "diagonal",
     "digamma",
     "digamma_",
@@ -160,6 +163,7 @@ __all__ = [
     "log_softmax",
     "logaddexp",
     "logaddexp2",
+    "logcumsumexp",
     "logdet",
     "logical_and",
     "logical_not",
@@ -413,6 +417,14 @@ def amin(input: "Tensor", dim: "_Dims | None" = None, keepdim: "_Bool" = False) 
         return input.amin(dim, keepdim)
     except AttributeError as e:
         raise _not_a_tensor(e, "amin", input) from None
+
+
+def aminmax(input: "Tensor", *, dim: "builtins.int | None" = None, keepdim: "_Bool" = False) -> "_MinMax":
+    """`ferrograd.aminmax(input, ...)` is `input.aminmax(...)`."""
+    try:
+        return input.aminmax(dim=dim, keepdim=keepdim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "aminmax", input) from None
 
 
 def any(input: "Tensor", dim: "_Dims | None" = None, keepdim: "_Bool" = False) -> "Tensor":
@@ -909,6 +921,24 @@ def diag(input: "Tensor", diagonal: "builtins.int" = 0) -> "Tensor":
         return input.diag(diagonal)
     except AttributeError as e:
         raise _not_a_tensor(e, "diag", input) from None
+
+
+def diag_embed(
+    input: "Tensor", offset: "builtins.int" = 0, dim1: "builtins.int" = -2, dim2: "builtins.int" = -1
+) -> "Tensor":
+    """`ferrograd.diag_embed(input, ...)` is `input.diag_embed(...)`."""
+    try:
+        return input.diag_embed(offset, dim1, dim2)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "diag_embed", input) from None
+
+
+def diagflat(input: "Tensor", offset: "builtins.int" = 0) -> "Tensor":
+    """`ferrograd.diagflat(input, ...)` is `input.diagflat(...)`."""
+    try:
+        return input.diagflat(offset)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "diagflat", input) from None
 
 
 def diagonal(
@@ -1531,6 +1561,14 @@ def logaddexp2(input: "Tensor", other: "Tensor") -> "Tensor":
         return input.logaddexp2(other)
     except AttributeError as e:
         raise _not_a_tensor(e, "logaddexp2", input) from None
+
+
+def logcumsumexp(input: "Tensor", dim: "builtins.int") -> "Tensor":
+    """`ferrograd.logcumsumexp(input, ...)` is `input.logcumsumexp(...)`."""
+    try:
+        return input.logcumsumexp(dim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "logcumsumexp", input) from None
 
 
 def logdet(input: "Tensor") -> "Tensor":

@@ -3,11 +3,12 @@
 from collections import namedtuple
 
 
-def _make(name):
-    base = namedtuple(name, ["values", "indices"])
+def _make(name, fields=("values", "indices")):
+    base = namedtuple(name, fields)
 
     def __repr__(self):
-        return f"ferrograd.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+        parts = ",\n".join(f"{field}={value!r}" for field, value in zip(fields, self))
+        return f"ferrograd.return_types.{name}(\n{parts})"
 
     cls = type(name, (base,), {"__slots__": (), "__repr__": __repr__, "__module__": __name__})
     return cls
@@ -20,5 +21,6 @@ topk = _make("topk")
 median = _make("median")
 cummax = _make("cummax")
 cummin = _make("cummin")
+aminmax = _make("aminmax", ("min", "max"))
 
-__all__ = ["max", "min", "sort", "topk", "median", "cummax", "cummin"]
+__all__ = ["max", "min", "sort", "topk", "median", "cummax", "cummin", "aminmax"]

@@ -44,13 +44,12 @@ pub enum Scalar {
     Float(f64),
 }
 
-impl Scalar {
-    /// torch's check that a number written into a tensor of `dtype` (fill_, masked_fill) is representable:
-    /// integer dtypes refuse non-finite and out-of-range values (unsigned ones take negatives down to -max,
-    /// which wrap, as torch's), the narrow floats refuse finite values beyond their range.
-    pub fn check_fits(self, dtype: DType) -> crate::Result<()> {
-        let (lo, hi, name) = match dtype {
-            DType::Bool | DType::F64 => return Ok(()),
+impl DType {
+    /// The values a number written into this dtype may take (unsigned ones take negatives down to -max) and
+    /// torch's C++ name of the type; for the floats, their finite range.
+    fn written_range(self) -> (f64, f64, &'static str) {
+        match self {
+            DType::Bool => (0.0, 1.0, "bool"),
             DType::U8 => (-255.0, 255.0, "uint8_t"),
             DType::I8 => (-128.0, 127.0, "int8_t"),
             DType::I16 => (-32768.0, 32767.0, "int16_t"),
@@ -59,7 +58,25 @@ impl Scalar {
             DType::F16 => (-65504.0, 65504.0, "c10::Half"),
             DType::BF16 => (-3.3895313892515355e38, 3.3895313892515355e38, "c10::BFloat16"),
             DType::F32 => (f32::MIN as f64, f32::MAX as f64, "float"),
-        };
+            DType::F64 => (f64::MIN, f64::MAX, "double"),
+        }
+    }
+
+    /// The most negative finite value of a float dtype (`finfo(dtype).min`).
+    pub fn lowest_finite(self) -> f64 {
+        self.written_range().0
+    }
+}
+
+impl Scalar {
+    /// torch's check that a number written into a tensor of `dtype` (fill_, masked_fill) is representable:
+    /// integer dtypes refuse non-finite and out-of-range values (unsigned ones take negatives down to -max,
+    /// which wrap, as torch's), the narrow floats refuse finite values beyond their range.
+    pub fn check_fits(self, dtype: DType) -> crate::Result<()> {
+        if matches!(dtype, DType::Bool | DType::F64) {
+            return Ok(());
+        }
+        let (lo, hi, name) = dtype.written_range();
         let fits = match self {
             Scalar::Bool(_) => true,
             Scalar::Int(_) if dtype == DType::I64 => true,

@@ -13,7 +13,7 @@ use crate::DType;
 
 /// Whether `v` replaces the running extreme `a` (NaN wins and then stays; ties keep the first).
 #[inline(always)]
-fn better<T: crate::element::Element>(v: T, a: T, is_max: bool) -> bool {
+pub(crate) fn better<T: crate::element::Element>(v: T, a: T, is_max: bool) -> bool {
     #[allow(clippy::eq_op)]
     let (v_nan, a_nan) = (v != v, a != a);
     if a_nan {

@@ -271,21 +271,6 @@ impl Tensor {
         self.take_flat(pos, &shape, if upper { "TriuBackward0" } else { "TrilBackward0" })
     }
 
-    /// `diag(v, k)` of a 1-D tensor: a square matrix with `v` on diagonal `k`.
-    pub fn diag_embed_1d(&self, k: isize) -> Result<Tensor> {
-        let n = self.numel() + k.unsigned_abs();
-        let shape = [n, n];
-        let geom = Layout::contiguous(self.shape());
-        let pos = positions(&shape, &geom, |i, s| {
-            if i[1] as isize - i[0] as isize != k {
-                return false;
-            }
-            s[0] = if k >= 0 { i[0] } else { i[1] };
-            true
-        });
-        self.take_flat(pos, &shape, "DiagEmbedBackward0")
-    }
-
     /// `fliplr()`: reversed along dim 1.
     pub fn fliplr(&self) -> Result<Tensor> {
         if self.ndim() < 2 {
@@ -668,7 +653,7 @@ impl AsField for Positions {
 crate::backward_rule! {
     // every name its callers pass (for the listings)
     names = [
-        "FlipBackward0", "RollBackward0", "RepeatBackward0", "TrilBackward0", "TriuBackward0", "DiagEmbedBackward0",
+        "FlipBackward0", "RollBackward0", "RepeatBackward0", "TrilBackward0", "TriuBackward0",
         "IndexSelectBackward0", "GatherBackward0", "MaskedSelectBackward0", "IndexBackward0", "SortBackward0",
         "TopkBackward0", "MedianBackward1", "MaxPool2DWithIndicesBackward0", "ConstantPadNdBackward0",
         "ReflectionPad1DBackward0",

@@ -1,10 +1,12 @@
 //! Differentiable tensor ops. Each file holds a family's forward code and, beside it, its backward
 //! rules: small structs implementing `autograd::Backward`, declared with `backward_rule!`.
 pub mod addc;
+pub mod aminmax;
 pub mod attention;
 pub mod binary;
 pub mod conv;
 pub mod copy;
+mod diag;
 mod dims;
 pub mod einsum;
 pub mod embedding;

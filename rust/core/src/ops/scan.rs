@@ -1,9 +1,11 @@
-//! Running sums and products along a dim.
+//! Running sums, products and log-sum-exps along a dim.
 use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
+use crate::bail;
 use crate::error::Result;
 use crate::layout::wrap_dim;
 use crate::ops::formula::c;
 use crate::ops::reduce::from_f64s;
+use crate::ops::unary::{Abs, Exp, Log};
 use crate::tensor::Tensor;
 use crate::with_dtype;
 
@@ -18,6 +20,20 @@ impl Tensor {
     pub fn cumprod(&self, dim: isize) -> Result<Tensor> {
         let (d, out) = self.scan(dim, false, 1.0, |a, b| a * b, 1, i64::wrapping_mul)?;
         Ok(record(out, &[self], |out| CumprodBackward0 {
+            dim: d,
+            self_: SavedTensor::input(self),
+            result: SavedTensor::output(out),
+        }))
+    }
+
+    /// Running log(Σ exp) along `dim` (floats only), computed from the larger term so it neither overflows
+    /// nor underflows; -inf terms add nothing, NaN spreads.
+    pub fn logcumsumexp(&self, dim: isize) -> Result<Tensor> {
+        if !self.dtype().is_float() {
+            bail!(NotImplemented, "\"logcumsumexp_out_cpu\" not implemented for '{}'", self.dtype().scalar_type_name());
+        }
+        let (d, out) = self.scan(dim, false, f64::NEG_INFINITY, log_add_exp, 0, |_, v| v)?;
+        Ok(record(out, &[self], |out| LogcumsumexpBackward0 {
             dim: d,
             self_: SavedTensor::input(self),
             result: SavedTensor::output(out),
@@ -108,6 +124,45 @@ crate::backward_rule! {
 impl Backward for CumsumBackward0 {
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.cumsum(self.dim as isize, !self.reverse))
+    }
+}
+
+/// log(exp(a) + exp(b)) from the larger of the two (equal infinities are themselves, NaN spreads).
+fn log_add_exp(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        return f64::NAN;
+    }
+    let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
+    if hi.is_infinite() {
+        return hi;
+    }
+    hi + (lo - hi).exp().ln_1p()
+}
+
+crate::backward_rule! {
+    /// `logcumsumexp(dim)`: x_k's gradient is Σ_{j≥k} g_j·exp(x_k - out_j), summed in log space from the
+    /// other end, the positive and the negative parts of g apart (torch's formula, so it differentiates again).
+    pub struct LogcumsumexpBackward0 {
+        dim: usize,
+        self_: SavedTensor,
+        result: SavedTensor,
+    }
+}
+impl Backward for LogcumsumexpBackward0 {
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (x, out) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.result)?);
+        if g.ndim() == 0 || g.numel() == 0 {
+            return one(Ok(g.clone()));
+        }
+        let d = self.dim as isize;
+        let reverse_logcumsumexp = |t: &Tensor| t.flip(&[d])?.logcumsumexp(d)?.flip(&[d]);
+        let lowest = c(g.dtype().lowest_finite());
+        let log_abs = g.unary(Abs)?.unary(Log)?;
+        let part = |keep: Tensor| -> Result<Tensor> {
+            let log_part = Tensor::where_(&keep, &log_abs, &lowest)?;
+            reverse_logcumsumexp(&log_part.sub(&out)?)?.add(&x)?.unary(Exp)
+        };
+        one(part(g.gt(&c(0.0))?)?.sub(&part(g.lt(&c(0.0))?)?))
     }
 }
 

@@ -199,7 +199,7 @@ impl Tensor {
     /// `diag(k)`: a matrix with a vector on diagonal `k`, or a copy of a matrix's diagonal `k`.
     pub fn diag(&self, k: isize) -> Result<Tensor> {
         match self.ndim() {
-            1 => self.diag_embed_1d(k),
+            1 => self.diag_embed(k, 0, 1),
             2 => self.diagonal_copy(k),
             n => bail!(Runtime, "diag(): Supports 1D or 2D tensors. Got {n}D"),
         }

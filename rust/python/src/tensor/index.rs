@@ -70,6 +70,17 @@ impl PyTensor {
         wrap(py, call(|| self.get().diag(diagonal))?)
     }
 
+    /// Each last-dim vector laid on diagonal `offset` of dims `dim1` and `dim2` of a new tensor.
+    #[pyo3(signature = (offset=0, dim1=-2, dim2=-1), text_signature = "($self, offset=0, dim1=-2, dim2=-1)")]
+    fn diag_embed(&self, py: Python<'_>, offset: isize, dim1: isize, dim2: isize) -> Out {
+        wrap(py, call(|| self.get().diag_embed(offset, dim1, dim2))?)
+    }
+
+    #[pyo3(signature = (offset=0))]
+    fn diagflat(&self, py: Python<'_>, offset: isize) -> Out {
+        wrap(py, call(|| self.get().diagflat(offset))?)
+    }
+
     /// The elements at `index`'s row-major positions, shaped as `index`.
     fn take(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> Out {
         let (a, i) = (self.get(), index_tensor(index, "take", "index")?);

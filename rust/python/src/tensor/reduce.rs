@@ -33,7 +33,7 @@ fn extreme(
     values_indices(py, name, values, indices)
 }
 
-/// `ferrograd.return_types.<name>(values, indices)`.
+/// `ferrograd.return_types.<name>(values, indices)` (or its two fields of other names).
 fn values_indices(py: Python<'_>, name: &str, values: Tensor, indices: Tensor) -> PyResult<Py<PyAny>> {
     let module = RETURN_TYPES
         .get_or_try_init(py, || -> PyResult<_> { Ok(py.import("ferrograd.return_types")?.into_any().unbind()) })?;
@@ -231,6 +231,19 @@ impl PyTensor {
         heavy(py, cast_recorded_input(self.get(), dtype, "prod")?, |a| a.prod(dim, keepdim))
     }
 
+    /// `(min, max)` of every element or along `dim`, in one pass.
+    #[pyo3(signature = (*, dim=None, keepdim=false))]
+    fn aminmax(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let a = self.get();
+        let (min, max) = call_heavy(py, a.numel(), || a.aminmax(dim, keepdim))?;
+        values_indices(py, "aminmax", min, max)
+    }
+
     /// `median()`: the lower median; `median(dim, keepdim)`: (values, indices).
     #[pyo3(signature = (dim=None, keepdim=false))]
     fn median(
@@ -243,6 +256,11 @@ impl PyTensor {
         let Some(d) = dim else { return Ok(heavy(py, a, |a| a.median())?.into_any()) };
         let (values, indices) = call_heavy(py, a.numel(), || a.median_dim(d, keepdim))?;
         values_indices(py, "median", values, indices)
+    }
+
+    /// The running log(Σ exp) along `dim`.
+    fn logcumsumexp(&self, py: Python<'_>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize) -> Out {
+        heavy(py, self.get(), |a| a.logcumsumexp(dim))
     }
 
     /// `(values, indices)` of the running maximum along `dim`; ties take the later index.
