@@ -254,6 +254,42 @@ def _diag_embed():
     return out
 
 
+def _pixel_shuffle():
+    import ferrograd.nn as nn
+    import ferrograd.nn.functional as F
+
+    x = fg.arange(2 * 8 * 2 * 3, dtype=fg.float64).reshape(2, 8, 2, 3)
+    out = {
+        "shuffle": F.pixel_shuffle(x, 2),
+        "unshuffle": F.pixel_unshuffle(x, 2 - 1),
+        "round_trip": fg.pixel_unshuffle(fg.pixel_shuffle(x, 2), 2),
+        "unshuffle_2": F.pixel_unshuffle(fg.arange(36).reshape(1, 1, 6, 6), 3),
+        "three_d": fg.pixel_shuffle(fg.arange(9.0).reshape(9, 1, 1), 3),
+        "five_d": F.pixel_shuffle(fg.arange(32).reshape(2, 1, 4, 2, 2), 2),
+        "non_contiguous": F.pixel_shuffle(x.transpose(2, 3), 2),
+        "empty": F.pixel_shuffle(fg.ones(4, 0, 2), 2),
+        "bool": F.pixel_shuffle(fg.tensor([True, False, False, True]).reshape(4, 1, 1), 2),
+        "factor_one": F.pixel_shuffle(x, 1),
+        "too_few_dims": error(F.pixel_shuffle, fg.ones(4, 2), 2),
+        "channels": error(F.pixel_shuffle, fg.ones(3, 2, 2), 2),
+        "zero_factor": error(F.pixel_shuffle, fg.ones(4, 2, 2), 0),
+        "negative_factor": error(F.pixel_shuffle, fg.ones(4, 2, 2), -1),
+        "float_factor": error(F.pixel_shuffle, fg.ones(4, 2, 2), 2.0),
+        "unshuffle_dims": error(F.pixel_unshuffle, fg.ones(4, 2), 2),
+        "unshuffle_height": error(F.pixel_unshuffle, fg.ones(1, 3, 2), 2),
+        "unshuffle_width": error(F.pixel_unshuffle, fg.ones(1, 2, 3), 2),
+        "unshuffle_zero": error(F.pixel_unshuffle, fg.ones(4, 2, 2), 0),
+        "not_tensor": error(F.pixel_shuffle, [1.0], 2),
+        "grads": _grads(lambda t: F.pixel_shuffle(t, 2), x[:1, :4]),
+        "unshuffle_grads": _grads(lambda t: F.pixel_unshuffle(t, 2), x[:1, :1, :2, :2]),
+        "module": [repr(nn.PixelShuffle(3)), repr(nn.PixelUnshuffle(2)), nn.PixelShuffle(2)(x[:1, :4])],
+    }
+    leaf = x.clone().requires_grad_()
+    out["saved"] = [F.pixel_shuffle(leaf, 2).grad_fn._saved_upscale_factor]
+    out["unshuffle_saved"] = [F.pixel_unshuffle(leaf, 1).grad_fn._saved_downscale_factor]
+    return out
+
+
 CASES = {
     "addcmul": lambda: _addc("addcmul"),
     "addcdiv": lambda: _addc("addcdiv"),
@@ -263,4 +299,5 @@ CASES = {
     "aminmax": _aminmax,
     "logcumsumexp": _logcumsumexp,
     "diag_embed": _diag_embed,
+    "pixel_shuffle": _pixel_shuffle,
 }

@@ -120,6 +120,61 @@ def test_errors():
     )
 
 
+def test_rms_norm_errors():
+    lc.raises(
+        RuntimeError,
+        "Given normalized_shape=[3], expected input with shape [*3], but got input of size[2, 3, 4]",
+        lambda: F.rms_norm(fg.randn(2, 3, 4), (3,)),
+    )
+    lc.raises(
+        RuntimeError,
+        "Expected weight to be of same shape as normalized_shape, but got weight of shape [2] and normalized_shape = "
+        "[3]",
+        lambda: F.rms_norm(fg.ones(2, 3), (3,), fg.ones(2)),
+    )
+    lc.raises(
+        RuntimeError,
+        "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got "
+        "normalized_shape = []",
+        lambda: F.rms_norm(fg.ones(2, 3), []),
+    )
+    lc.raises(
+        NotImplementedError, "\"rms_norm\" not implemented for 'Long'", lambda: F.rms_norm(fg.ones(2, 3).long(), (3,))
+    )
+    lc.raises(
+        TypeError,
+        "rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int",
+        lambda: F.rms_norm(fg.ones(2, 3), 3),
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_rms_norm_narrow_floats_compute_in_float32(rng, dtype):
+    """torch upcasts half and bfloat16 to float32 (its eps too) and rounds the result once."""
+    x = fg.tensor(rng.standard_normal((3, 4)) * 1e-3).to(getattr(fg, dtype))
+    w = fg.tensor(rng.standard_normal(4)).to(getattr(fg, dtype))
+    x32, w32 = x.float().numpy(), w.float().numpy()
+    eps = np.finfo(np.float32).eps
+    want = (x32 / np.sqrt((x32 * x32).mean(-1, keepdims=True) + eps)) * w32
+    got = F.rms_norm(x, (4,), w)
+    assert got.dtype == getattr(fg, dtype)
+    np.testing.assert_array_equal(got.float().numpy(), fg.tensor(want).to(getattr(fg, dtype)).float().numpy())
+
+
+def test_rms_norm_gradcheck_and_graph(rng):
+    gradcheck(
+        lambda x, w: F.rms_norm(x, (2, 3), w, 1e-4), [rng.standard_normal((4, 2, 3)), rng.standard_normal((2, 3))]
+    )
+    gradcheck(lambda x: nn.RMSNorm(3, dtype=fg.float64)(x), [rng.standard_normal((2, 3))])
+    y = F.rms_norm(fg.randn(2, 3, requires_grad=True), [3])
+    assert y.grad_fn.name() == "MulBackward0"
+    assert y.grad_fn.next_functions[1][0].name() == "RsqrtBackward0"
+    m = nn.RMSNorm([3, 4], eps=1e-6, elementwise_affine=False)
+    assert repr(m) == "RMSNorm((3, 4), eps=1e-06, elementwise_affine=False)" and m.weight is None
+    assert repr(nn.RMSNorm(4)) == "RMSNorm((4,), eps=None, elementwise_affine=True)"
+    assert list(nn.RMSNorm(4).state_dict()) == ["weight"] and nn.RMSNorm(4).weight.tolist() == [1.0] * 4
+
+
 def test_buffers_and_state_dict():
     bn = nn.BatchNorm2d(3)
     assert list(bn.state_dict()) == ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"]

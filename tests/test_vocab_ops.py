@@ -156,3 +156,26 @@ def test_logcumsumexp_gradient_of_gradient(rng):
         return (g * g).sum() + 0 * x.sum()
 
     gradcheck(first_gradient, [rng.standard_normal((2, 4))])
+
+
+def test_pixel_shuffle_against_numpy(rng):
+    import ferrograd.nn.functional as F
+
+    x = rng.standard_normal((2, 3, 18, 4, 5))
+    want = x.reshape(2, 3, 2, 3, 3, 4, 5).transpose(0, 1, 2, 5, 3, 6, 4).reshape(2, 3, 2, 12, 15)
+    np.testing.assert_array_equal(F.pixel_shuffle(fg.tensor(x), 3).numpy(), want)
+    np.testing.assert_array_equal(F.pixel_unshuffle(fg.tensor(want), 3).numpy(), x)
+
+
+@pytest.mark.parametrize("name", ["pixel_shuffle", "pixel_unshuffle"])
+def test_pixel_shuffle_gradcheck(rng, name):
+    f = getattr(fg, name)
+    gradcheck(lambda x: f(x, 2) * 1.5, [rng.standard_normal((1, 4, 2, 4))])
+
+    def first_gradient(x):
+        create_graph = x.requires_grad
+        x = x if x.requires_grad else x.detach().requires_grad_()
+        (g,) = fg.autograd.grad((f(x, 2) ** 2).sum(), [x], create_graph=create_graph)
+        return g
+
+    gradcheck(first_gradient, [rng.standard_normal((4, 2, 2))])

@@ -47,6 +47,8 @@ from ._core import (
     is_anomaly_enabled,
     is_grad_enabled,
     ones,
+    pixel_shuffle,
+    pixel_unshuffle,
     promote_types,
     rand,
     randn,

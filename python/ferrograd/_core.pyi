@@ -66,6 +66,8 @@ __all__ = [
     "bool",
     "tensor",
     "ones",
+    "pixel_shuffle",
+    "pixel_unshuffle",
     "zeros",
     "full",
     "arange",
@@ -177,6 +179,9 @@ class dtype:
     @property
     def _legacy_name(self) -> str:
         """torch's legacy tensor-type name: ``FloatTensor``, ``LongTensor``, ..."""
+    @property
+    def _scalar_type_name(self) -> str:
+        """torch's C++ scalar-type name: ``Float``, ``Long``, ..., as its error messages spell it."""
     def __eq__(self, other: object, /) -> _Bool:
         """Dtypes are equal when they name the same element type."""
     def __hash__(self) -> builtins.int:
@@ -1841,6 +1846,12 @@ def _layer_norm(
     input: Tensor, normalized_shape: Sequence[builtins.int], weight: Tensor | None, bias: Tensor | None, eps: float
 ) -> Tensor:
     """Backend of ``nn.functional.layer_norm`` (NativeLayerNormBackward0)."""
+
+def pixel_shuffle(input: Tensor, upscale_factor: builtins.int) -> Tensor:
+    """(*, C·r², H, W) → (*, C, H·r, W·r): each group of r² channels spread over an r×r block of pixels."""
+
+def pixel_unshuffle(input: Tensor, downscale_factor: builtins.int) -> Tensor:
+    """(*, C, H·r, W·r) → (*, C·r², H, W): the inverse of ``pixel_shuffle``."""
 
 def _embedding(indices: Tensor, weight: Tensor, padding_idx: builtins.int | None) -> Tensor:
     """Backend of ``nn.functional.embedding`` (EmbeddingBackward0)."""

@@ -7,19 +7,6 @@ from ._core import Tensor, int64
 
 __all__ = ["dsplit", "hsplit", "tensor_split", "vsplit"]
 
-# PyTorch's C++ names of the dtypes, as its error messages spell them
-_SCALAR_TYPE_NAMES = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "bfloat16": "BFloat16",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _OVERFLOW = "Overflow when unpacking long long"
@@ -97,7 +84,7 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tens
         if indices_or_sections.dtype != int64:
             raise RuntimeError(
                 "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
-                f"{_SCALAR_TYPE_NAMES.get(str(indices_or_sections.dtype).rpartition('.')[2], 'Unknown')}"
+                f"{indices_or_sections.dtype._scalar_type_name}"
             )
         t = indices_or_sections
         if t.dim() > 1:

@@ -63,7 +63,32 @@ def cases():
         out.append(
             lc.module_case(f"GroupNorm-{i}", "GroupNorm", args, kw, seed=40 + i, steps=[lc.step(lc.randn(rng, *shape))])
         )
+    rms = [
+        ((4,), {}, (2, 3, 4)),
+        (((3, 4),), {"eps": 1e-6}, (2, 3, 4)),
+        ((4,), {"elementwise_affine": False}, (3, 4)),
+        ((4,), {"eps": 0.0}, (2, 4)),
+    ]
+    for i, (args, kw, shape) in enumerate(rms):
+        out.append(
+            lc.module_case(f"RMSNorm-{i}", "RMSNorm", args, kw, seed=60 + i, steps=[lc.step(lc.randn(rng, *shape))])
+        )
+    out.append(
+        lc.module_case(
+            "RMSNorm-float32",
+            "RMSNorm",
+            (5,),
+            {},
+            dtype="float32",
+            seed=64,
+            steps=[lc.step(lc.randn(rng, 3, 5, dtype="float32"))],
+        )
+    )
     # functional forms without buffers
+    out.append(
+        lc.function_case("rms_norm", "rms_norm", [lc.step(lc.randn(rng, 2, 3, 4), (3, 4), lc.randn(rng, 3, 4), 1e-3)])
+    )
+    out.append(lc.function_case("rms_norm-default-eps", "rms_norm", [lc.step(lc.randn(rng, 3, 4), [4])]))
     out.append(
         lc.function_case(
             "batch_norm-batch-stats",

@@ -98,6 +98,17 @@ pub fn dims_arg(obj: &Bound<'_, PyAny>, func: &str) -> PyResult<Vec<isize>> {
     Ok(vec![int_arg(obj, func, "dim", 0)?])
 }
 
+/// An int argument at `position` (from 1) of a function, refused as torch refuses it: bools and floats too.
+pub fn int_arg_at(obj: &Bound<'_, PyAny>, func: &str, arg: &str, position: usize) -> PyResult<i64> {
+    if !obj.is_instance_of::<pyo3::types::PyBool>() && !obj.is_instance_of::<pyo3::types::PyFloat>() {
+        if let Ok(i) = obj.call_method0("__index__").and_then(|i| i.extract::<i64>()) {
+            return Ok(i);
+        }
+    }
+    let kind = type_name(obj);
+    Err(PyTypeError::new_err(format!("{func}(): argument '{arg}' (position {position}) must be int, not {kind}")))
+}
+
 // Typed extractors whose TypeError names the argument (PyO3 only attaches the name as a note).
 fn strict_bool(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<bool> {
     if obj.is_instance_of::<pyo3::types::PyBool>() {

@@ -31,6 +31,11 @@ impl PyDType {
     fn _legacy_name(&self) -> &'static str {
         self.dtype.legacy_name()
     }
+    /// torch's C++ scalar-type name ("Long"), as its "not implemented for 'Long'" messages spell it.
+    #[getter]
+    fn _scalar_type_name(&self) -> &'static str {
+        self.dtype.scalar_type_name()
+    }
     /// Pickles as the module attribute of the same name (`ferrograd.float32`).
     fn __reduce__(&self) -> String {
         self.dtype.name().to_string()

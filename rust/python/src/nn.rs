@@ -1,5 +1,5 @@
 //! Kernels behind `ferrograd.nn.functional` (argument handling and defaults live in Python).
-use crate::args::{tensor_arg, type_name};
+use crate::args::{int_arg_at, tensor_arg, type_name};
 use crate::convert::as_scalar;
 use crate::errors::{call, call_heavy};
 use crate::py_tensor::{wrap, PyTensor};
@@ -76,6 +76,22 @@ pub fn _binary_cross_entropy_with_logits(
     let kind = LossKind::BinaryCrossEntropyWithLogits;
     let func = "binary_cross_entropy_with_logits";
     pointwise_loss(py, func, (input, target), kind, reduction, (weight, pos_weight))
+}
+
+/// `pixel_shuffle(input, upscale_factor)`: (*, C·r², H, W) → (*, C, H·r, W·r).
+#[pyfunction]
+pub fn pixel_shuffle(py: Python<'_>, input: &Bound<'_, PyAny>, upscale_factor: &Bound<'_, PyAny>) -> Out {
+    let x = tensor_arg(input, "pixel_shuffle", "input")?;
+    let r = int_arg_at(upscale_factor, "pixel_shuffle", "upscale_factor", 2)?;
+    wrap(py, call_heavy(py, x.numel(), || x.pixel_shuffle(r))?)
+}
+
+/// `pixel_unshuffle(input, downscale_factor)`: (*, C, H·r, W·r) → (*, C·r², H, W).
+#[pyfunction]
+pub fn pixel_unshuffle(py: Python<'_>, input: &Bound<'_, PyAny>, downscale_factor: &Bound<'_, PyAny>) -> Out {
+    let x = tensor_arg(input, "pixel_unshuffle", "input")?;
+    let r = int_arg_at(downscale_factor, "pixel_unshuffle", "downscale_factor", 2)?;
+    wrap(py, call_heavy(py, x.numel(), || x.pixel_unshuffle(r))?)
 }
 
 #[pyfunction]
@@ -298,6 +314,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_binary_cross_entropy, m)?)?;
     m.add_function(wrap_pyfunction!(_binary_cross_entropy_with_logits, m)?)?;
     m.add_function(wrap_pyfunction!(_layer_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(pixel_shuffle, m)?)?;
+    m.add_function(wrap_pyfunction!(pixel_unshuffle, m)?)?;
     m.add_function(wrap_pyfunction!(_embedding, m)?)?;
     m.add_function(wrap_pyfunction!(_pad, m)?)?;
     m.add_function(wrap_pyfunction!(_convolution, m)?)?;

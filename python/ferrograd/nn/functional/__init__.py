@@ -5,6 +5,7 @@ Elementwise activations run as single Rust ops (their grad_fn names match PyTorc
 compositions of differentiable tensor ops. One file per concern; this module re-exports them.
 """
 
+from ..._core import pixel_shuffle, pixel_unshuffle
 from ..._utils import typed_entry_points as _typed_entry_points
 from . import _param_ops
 from ._common import _reduction
@@ -62,7 +63,7 @@ from .loss import (
     triplet_margin_loss,
     triplet_margin_with_distance_loss,
 )
-from .normalization import batch_norm, group_norm, instance_norm, layer_norm, normalize
+from .normalization import batch_norm, group_norm, instance_norm, layer_norm, normalize, rms_norm
 from .padding import pad
 from .pooling import (
     adaptive_avg_pool1d,
@@ -96,6 +97,9 @@ __all__ = [
     "kl_div",
     "dropout",
     "layer_norm",
+    "rms_norm",
+    "pixel_shuffle",
+    "pixel_unshuffle",
     "normalize",
     "embedding",
     "one_hot",

@@ -10,14 +10,11 @@ from ..._utils import warn_at_caller
 from ._common import _DTYPE_LIMITS, _inplace
 from ._param_ops import elu, hardtanh, leaky_relu
 
-_SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-
 
 def _floating_only(input, kernel):
     """PyTorch's error for an integer or bool input of a kernel that has only floating-point versions."""
     if isinstance(input, Tensor) and not input.is_floating_point():
-        name = _SCALAR_NAMES.get(str(input.dtype).rpartition(".")[2], str(input.dtype))
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype._scalar_type_name}'")
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:

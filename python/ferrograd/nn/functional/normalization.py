@@ -1,10 +1,11 @@
-"""Normalizations: layer, batch, instance and group norm, and `normalize`."""
+"""Normalizations: layer, RMS, batch, instance and group norm, and `normalize`."""
 
 import math
 import numbers
 
 from ... import _core
 from ..._core import Tensor
+from ..._info import finfo
 from ...grad_mode import no_grad
 
 
@@ -15,6 +16,50 @@ def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: flo
             f"{type(normalized_shape).__name__}"
         )
     return _core._layer_norm(input, [int(s) for s in normalized_shape], weight, bias, float(eps))
+
+
+def rms_norm(input: Tensor, normalized_shape, weight=None, eps=None) -> Tensor:
+    """`input * rsqrt(mean(input², last dims) + eps)`, times `weight`: composed as torch composes it (so the
+    graph has its MulBackward0/RsqrtBackward0/... nodes), half and bfloat16 computed in float32 and rounded
+    once; `eps` None is the computing dtype's machine epsilon."""
+    if isinstance(normalized_shape, numbers.Integral):
+        raise TypeError(
+            "rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+            f"{type(normalized_shape).__name__}"
+        )
+    shape = [int(s) for s in normalized_shape]
+    _check_normalized_shape(input, shape, weight)
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"rms_norm\" not implemented for '{input.dtype._scalar_type_name}'")
+    narrow = input.dtype in (_core.float16, _core.bfloat16)
+    x = input.float() if narrow else input
+    if eps is None:
+        eps = finfo(x.dtype).eps
+    dims = list(range(-len(shape), 0))
+    out = x * ((x.pow(2).mean(dims, keepdim=True) + eps).rsqrt() if shape else x)
+    if weight is not None:
+        out = out * weight
+    return out.to(input.dtype) if narrow else out
+
+
+def _check_normalized_shape(input, shape, weight):
+    """torch's checks of a norm over the last `len(shape)` dims: a non-empty shape that ends input's, and a
+    weight of that shape."""
+    if not shape:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but "
+            f"got normalized_shape = {shape}"
+        )
+    if weight is not None and list(weight.shape) != shape:
+        raise RuntimeError(
+            "Expected weight to be of same shape as normalized_shape, but got weight of shape "
+            f"{list(weight.shape)} and normalized_shape = {shape}"
+        )
+    if input.dim() < len(shape) or list(input.shape[input.dim() - len(shape) :]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={shape}, expected input with shape [*{', '.join(map(str, shape))}], but got "
+            f"input of size{list(input.shape)}"
+        )
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:

@@ -45,7 +45,8 @@ from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d
-from .normalization import GroupNorm, LayerNorm
+from .normalization import GroupNorm, LayerNorm, RMSNorm
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -88,6 +89,9 @@ __all__ += [
     "InstanceNorm2d",
     "LayerNorm",
     "GroupNorm",
+    "RMSNorm",
+    "PixelShuffle",
+    "PixelUnshuffle",
     "RNNBase",
     "RNN",
     "LSTM",

@@ -62,6 +62,34 @@ class LayerNorm(Module):
         )
 
 
+class RMSNorm(Module):
+    """Divides by the root mean square over the last len(normalized_shape) dims, then an elementwise scale."""
+
+    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+
+    def __init__(
+        self, normalized_shape, eps: float | None = None, elementwise_affine: bool = True, device=None, dtype=None
+    ) -> None:
+        super().__init__()
+        _device.check_optional(device)
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, False, dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _reset_affine(self)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
 class GroupNorm(Module):
     """Normalises groups of channels of (N, C, *) input, then a per-channel affine."""
 

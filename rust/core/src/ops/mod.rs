@@ -26,6 +26,7 @@ pub mod nn;
 pub mod norm;
 mod order;
 pub mod pad;
+mod pixel_shuffle;
 pub mod pool;
 pub(crate) mod reduce;
 pub mod rnn;
