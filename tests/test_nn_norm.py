@@ -173,6 +173,7 @@ def test_rms_norm_gradcheck_and_graph(rng):
     assert repr(m) == "RMSNorm((3, 4), eps=1e-06, elementwise_affine=False)" and m.weight is None
     assert repr(nn.RMSNorm(4)) == "RMSNorm((4,), eps=None, elementwise_affine=True)"
     assert list(nn.RMSNorm(4).state_dict()) == ["weight"] and nn.RMSNorm(4).weight.tolist() == [1.0] * 4
+    assert not hasattr(nn.RMSNorm(4), "bias")  # torch's has none, not a None one
 
 
 def test_buffers_and_state_dict():

@@ -8,20 +8,34 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm"]
+__all__ = ["LayerNorm", "RMSNorm", "GroupNorm"]
 
 
 def _affine_parameters(module, shape, affine, bias, dtype):
-    """A norm layer's `weight` and `bias` (registered as None when absent), set by _reset_affine."""
+    """A norm layer's `weight` and `bias` (registered as None when absent; no `bias` at all when `bias` is
+    None, as RMSNorm has none), set by _reset_affine."""
     module.register_parameter("weight", Parameter(_core.zeros(shape, dtype=dtype)) if affine else None)
-    module.register_parameter("bias", Parameter(_core.zeros(shape, dtype=dtype)) if affine and bias else None)
+    if bias is not None:
+        module.register_parameter("bias", Parameter(_core.zeros(shape, dtype=dtype)) if affine and bias else None)
+
+
+def _last_dims_norm(module, normalized_shape, eps, elementwise_affine, bias, device, dtype):
+    """LayerNorm's and RMSNorm's settings and parameters, over the last len(normalized_shape) dims."""
+    _device.check_optional(device)
+    if isinstance(normalized_shape, numbers.Integral):
+        normalized_shape = (normalized_shape,)
+    module.normalized_shape = tuple(normalized_shape)
+    module.eps = eps
+    module.elementwise_affine = elementwise_affine
+    _affine_parameters(module, module.normalized_shape, elementwise_affine, bias, dtype)
+    module.reset_parameters()
 
 
 def _reset_affine(module):
     """weight 1, bias 0."""
     if module.weight is not None:
         init.ones_(module.weight)
-    if module.bias is not None:
+    if getattr(module, "bias", None) is not None:
         init.zeros_(module.bias)
 
 
@@ -40,14 +54,7 @@ class LayerNorm(Module):
         dtype=None,
     ):
         super().__init__()
-        _device.check_optional(device)
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
-        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, dtype)
-        self.reset_parameters()
+        _last_dims_norm(self, normalized_shape, eps, elementwise_affine, bias, device, dtype)
 
     def reset_parameters(self):
         _reset_affine(self)
@@ -71,14 +78,7 @@ class RMSNorm(Module):
         self, normalized_shape, eps: float | None = None, elementwise_affine: bool = True, device=None, dtype=None
     ) -> None:
         super().__init__()
-        _device.check_optional(device)
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
-        _affine_parameters(self, self.normalized_shape, elementwise_affine, False, dtype)
-        self.reset_parameters()
+        _last_dims_norm(self, normalized_shape, eps, elementwise_affine, None, device, dtype)
 
     def reset_parameters(self):
         _reset_affine(self)
