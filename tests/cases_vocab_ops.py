@@ -290,6 +290,67 @@ def _pixel_shuffle():
     return out
 
 
+def _embedding_bag():
+    import ferrograd.nn as nn
+    import ferrograd.nn.functional as F
+
+    w = fg.tensor([[1.0, -2.0, 0.5], [3.0, 0.0, -1.0], [-0.5, 4.0, 2.0], [2.0, 2.0, 2.0], [0.0, -3.0, 1.0]])
+    w = w.to(fg.float64)
+    idx = fg.tensor([0, 2, 1, 4, 4, 3])
+    off = fg.tensor([0, 2, 2, 5])
+    psw = fg.tensor([0.5, -1.0, 2.0, 1.5, 0.25, 3.0], dtype=fg.float64)
+    out = {}
+    for mode in ["sum", "mean", "max"]:
+        out[mode] = F.embedding_bag(idx, w, off, mode=mode)
+        out[mode + "_padding"] = F.embedding_bag(idx, w, off, mode=mode, padding_idx=4)
+        out[mode + "_2d"] = F.embedding_bag(idx.reshape(2, 3), w, mode=mode)
+        out[mode + "_last_offset"] = F.embedding_bag(idx, w, fg.tensor([0, 2, 6]), mode=mode, include_last_offset=True)
+        out[mode + "_grads"] = _grads(lambda t, m=mode: F.embedding_bag(idx, t, off, mode=m, padding_idx=1), w)
+    out["psw"] = F.embedding_bag(idx, w, off, mode="sum", per_sample_weights=psw)
+    out["psw_2d"] = F.embedding_bag(idx.reshape(3, 2), w, mode="sum", per_sample_weights=psw.reshape(3, 2))
+    out["psw_grads"] = _grads(
+        lambda t, p: F.embedding_bag(idx, t, off, mode="sum", per_sample_weights=p, padding_idx=0), w, psw
+    )
+    out["freq_grads"] = _grads(lambda t: F.embedding_bag(idx, t, off, mode="mean", scale_grad_by_freq=True), w)
+    out["int32"] = F.embedding_bag(idx.int(), w, off.int(), mode="sum")
+    out["float32"] = F.embedding_bag(idx, w.float(), off)
+    out["max_ties"] = F.embedding_bag(fg.tensor([0, 0, 3]), w, fg.tensor([0, 1]), mode="max")
+    out["max_ties_grads"] = _grads(lambda t: F.embedding_bag(fg.tensor([3, 3]), t, fg.tensor([0]), mode="max"), w)
+    out["empty_input"] = F.embedding_bag(fg.zeros(0, dtype=fg.int64), w, fg.tensor([0, 0]))
+    out["negative_padding"] = F.embedding_bag(idx, w, off, mode="sum", padding_idx=-1)
+    errors = {
+        "no_offsets": lambda: F.embedding_bag(idx, w),
+        "offsets_with_2d": lambda: F.embedding_bag(idx.reshape(2, 3), w, off),
+        "first_offset": lambda: F.embedding_bag(idx, w, fg.tensor([1, 2])),
+        "last_offset": lambda: F.embedding_bag(idx, w, fg.tensor([0, 7])),
+        "index_range": lambda: F.embedding_bag(fg.tensor([0, 5]), w, fg.tensor([0])),
+        "index_range_float32": lambda: F.embedding_bag(fg.tensor([0, 5]), w.float(), fg.tensor([0]), mode="sum"),
+        "index_range_float32_max": lambda: F.embedding_bag(fg.tensor([0, 5]), w.float(), fg.tensor([0]), mode="max"),
+        "negative_index": lambda: F.embedding_bag(fg.tensor([0, -1]), w, fg.tensor([0])),
+        "psw_mean": lambda: F.embedding_bag(idx, w, off, mode="mean", per_sample_weights=psw),
+        "bad_mode": lambda: F.embedding_bag(idx, w, off, mode="min"),
+        "float_indices": lambda: F.embedding_bag(idx.double(), w, off),
+        "psw_shape": lambda: F.embedding_bag(idx, w, off, mode="sum", per_sample_weights=psw[:4]),
+        "psw_dtype": lambda: F.embedding_bag(idx, w, off, mode="sum", per_sample_weights=psw.float()),
+        "empty_2d": lambda: F.embedding_bag(fg.zeros(2, 0, dtype=fg.int64), w),
+        "int_weight": lambda: F.embedding_bag(idx, w.long(), off),
+        "offsets_2d": lambda: F.embedding_bag(idx, w, off.reshape(4, 1)),
+        "input_3d": lambda: F.embedding_bag(idx.reshape(6, 1, 1), w),
+        "padding_range": lambda: F.embedding_bag(idx, w, off, padding_idx=7),
+        "max_freq": lambda: F.embedding_bag(idx, w, off, mode="max", scale_grad_by_freq=True),
+    }
+    out.update({name: error(fn) for name, fn in errors.items()})
+    leaf = w.clone().requires_grad_()
+    node = F.embedding_bag(idx, leaf, off, mode="max", padding_idx=2).grad_fn
+    out["saved"] = [node.name(), node._saved_mode, node._saved_padding_idx, node._saved_scale_grad_by_freq]
+    fg.manual_seed(0)
+    bag = nn.EmbeddingBag(5, 3, mode="sum", padding_idx=1)
+    out["module"] = [repr(bag), repr(nn.EmbeddingBag(10, 3, max_norm=1.0)), bag.weight, bag(idx, off)]
+    frozen = nn.EmbeddingBag.from_pretrained(w, mode="max")
+    out["from_pretrained"] = [repr(frozen), frozen.weight.requires_grad, frozen(idx.reshape(3, 2))]
+    return out
+
+
 CASES = {
     "addcmul": lambda: _addc("addcmul"),
     "addcdiv": lambda: _addc("addcdiv"),
@@ -300,4 +361,5 @@ CASES = {
     "logcumsumexp": _logcumsumexp,
     "diag_embed": _diag_embed,
     "pixel_shuffle": _pixel_shuffle,
+    "embedding_bag": _embedding_bag,
 }

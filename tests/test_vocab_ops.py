@@ -6,7 +6,7 @@ import ferrograd as fg
 import numpy as np
 import pytest
 from cases_vocab_ops import CASES
-from helpers import gradcheck
+from helpers import AGAINST_TORCH, gradcheck
 from recorded import check, expected
 
 EXPECTED = expected("vocab_ops", CASES)
@@ -179,3 +179,73 @@ def test_pixel_shuffle_gradcheck(rng, name):
         return g
 
     gradcheck(first_gradient, [rng.standard_normal((4, 2, 2))])
+
+
+EMBEDDING_BAG_MODES = [
+    pytest.param("sum", {}, id="sum"),
+    pytest.param("mean", {"padding_idx": 2}, id="mean-padding"),
+    pytest.param("max", {}, id="max"),
+]
+
+
+@pytest.mark.parametrize(
+    ("mode", "kwargs"), [p.values for p in EMBEDDING_BAG_MODES], ids=[p.id for p in EMBEDDING_BAG_MODES]
+)
+def test_embedding_bag_against_numpy_and_gradcheck(rng, mode, kwargs):
+    import ferrograd.nn.functional as F
+
+    w = rng.standard_normal((6, 4))
+    idx = np.array([0, 2, 2, 5, 1, 3, 4])
+    offsets = np.array([0, 3, 3, 5])
+    got = F.embedding_bag(fg.tensor(idx), fg.tensor(w), fg.tensor(offsets), mode=mode, **kwargs)
+    for b, (start, end) in enumerate(zip(offsets, [*offsets[1:], len(idx)])):
+        rows = [i for i in idx[start:end] if i != kwargs.get("padding_idx")]
+        want = np.zeros(4) if not rows else getattr(np, {"sum": "sum", "mean": "mean", "max": "max"}[mode])(w[rows], 0)
+        np.testing.assert_allclose(got[b].numpy(), want, rtol=1e-12)
+    gradcheck(lambda t: F.embedding_bag(fg.tensor(idx), t, fg.tensor(offsets), mode=mode, **kwargs), [w])
+
+
+def test_embedding_bag_scale_grad_by_freq_divides_each_rows_gradient(rng):
+    """Not a derivative (gradcheck cannot check it): each row's gradient over its count in the whole input."""
+    import ferrograd.nn.functional as F
+
+    idx, offsets = fg.tensor([0, 2, 2, 1, 2]), fg.tensor([0, 3])
+    w = fg.tensor(rng.standard_normal((3, 2)), requires_grad=True)
+    (plain,) = fg.autograd.grad(F.embedding_bag(idx, w, offsets, mode="sum").sum(), w)
+    (scaled,) = fg.autograd.grad(F.embedding_bag(idx, w, offsets, mode="sum", scale_grad_by_freq=True).sum(), w)
+    np.testing.assert_allclose(scaled.numpy(), plain.numpy() / np.array([[1.0], [1.0], [3.0]]))
+
+
+def test_embedding_bag_per_sample_weights_gradcheck(rng):
+    import ferrograd.nn.functional as F
+
+    idx, offsets = fg.tensor([0, 2, 2, 1, 3]), fg.tensor([0, 2])
+    args = [rng.standard_normal((4, 3)), rng.standard_normal(5)]
+    gradcheck(lambda w, p: F.embedding_bag(idx, w, offsets, mode="sum", per_sample_weights=p, padding_idx=1), args)
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="torch 2.15 has no double backward for embedding_bag (NotImplementedError)")
+def test_embedding_bag_gradient_of_gradient(rng):
+    """ferrograd's rule is written with differentiable ops, so its gradients differentiate again."""
+    import ferrograd.nn.functional as F
+
+    idx, offsets = fg.tensor([0, 2, 2, 1, 3]), fg.tensor([0, 2])
+    args = [rng.standard_normal((4, 3)), rng.standard_normal(5)]
+
+    def first_gradients(w, p):
+        create_graph = w.requires_grad
+        w, p = (t if t.requires_grad else t.detach().requires_grad_() for t in (w, p))
+        out = F.embedding_bag(idx, w, offsets, mode="sum", per_sample_weights=p)
+        gw, gp = fg.autograd.grad((out * out).sum(), [w, p], create_graph=create_graph)
+        return gw.sum() + (gp * gp).sum() + 0 * (w.sum() + p.sum())
+
+    gradcheck(first_gradients, args)
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="torch 2.15 crashes (SIGSEGV) on empty offsets")
+def test_embedding_bag_without_bags():
+    """No offsets at all: no bags (torch 2.15 crashes here; an empty result is the only sensible answer)."""
+    import ferrograd.nn.functional as F
+
+    out = F.embedding_bag(fg.tensor([0, 1]), fg.ones(3, 2), fg.tensor([], dtype=fg.int64))
+    assert out.shape == (0, 2)

@@ -137,6 +137,7 @@ __all__ = [
     "_binary_cross_entropy",
     "_binary_cross_entropy_with_logits",
     "_layer_norm",
+    "_embedding_bag",
     "_embedding",
     "_pad",
     "_convolution",
@@ -1852,6 +1853,19 @@ def pixel_shuffle(input: Tensor, upscale_factor: builtins.int) -> Tensor:
 
 def pixel_unshuffle(input: Tensor, downscale_factor: builtins.int) -> Tensor:
     """(*, C, H·r, W·r) → (*, C·r², H, W): the inverse of ``pixel_shuffle``."""
+
+def _embedding_bag(
+    weight: Tensor,
+    indices: Tensor,
+    offsets: Tensor,
+    mode: str,
+    per_sample_weights: Tensor | None,
+    include_last_offset: _Bool,
+    padding_idx: builtins.int | None,
+    scale_grad_by_freq: _Bool,
+) -> Tensor:
+    """Backend of ``nn.functional.embedding_bag`` (EmbeddingBagBackward0): 1-D indices cut into bags at
+    ``offsets``."""
 
 def _embedding(indices: Tensor, weight: Tensor, padding_idx: builtins.int | None) -> Tensor:
     """Backend of ``nn.functional.embedding`` (EmbeddingBackward0)."""

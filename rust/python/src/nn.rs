@@ -94,6 +94,37 @@ pub fn pixel_unshuffle(py: Python<'_>, input: &Bound<'_, PyAny>, downscale_facto
     wrap(py, call_heavy(py, x.numel(), || x.pixel_unshuffle(r))?)
 }
 
+/// Backend of `nn.functional.embedding_bag`: 1-D indices and offsets, a checked mode and padding_idx.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub fn _embedding_bag(
+    py: Python<'_>,
+    weight: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    offsets: &Bound<'_, PyAny>,
+    mode: &str,
+    per_sample_weights: Option<&Bound<'_, PyAny>>,
+    include_last_offset: bool,
+    padding_idx: Option<usize>,
+    scale_grad_by_freq: bool,
+) -> Out {
+    use ferrograd_core::embedding_bag::BagMode;
+    let w = tensor_arg(weight, "embedding_bag", "weight")?;
+    let i = tensor_arg(indices, "embedding_bag", "indices")?;
+    let o = tensor_arg(offsets, "embedding_bag", "offsets")?;
+    let psw = optional(per_sample_weights, "embedding_bag", "per_sample_weights")?;
+    let mode = match mode {
+        "sum" => BagMode::Sum,
+        "mean" => BagMode::Mean,
+        "max" => BagMode::Max,
+        _ => return Err(PyValueError::new_err("mode has to be one of sum, mean or max")),
+    };
+    let result = call_heavy(py, i.numel() * w.shape().get(1).copied().unwrap_or(0), || {
+        Tensor::embedding_bag(&w, &i, &o, mode, psw.as_ref(), include_last_offset, padding_idx, scale_grad_by_freq)
+    })?;
+    wrap(py, result)
+}
+
 #[pyfunction]
 pub fn _layer_norm(
     py: Python<'_>,
@@ -314,6 +345,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_binary_cross_entropy, m)?)?;
     m.add_function(wrap_pyfunction!(_binary_cross_entropy_with_logits, m)?)?;
     m.add_function(wrap_pyfunction!(_layer_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(_embedding_bag, m)?)?;
     m.add_function(wrap_pyfunction!(pixel_shuffle, m)?)?;
     m.add_function(wrap_pyfunction!(pixel_unshuffle, m)?)?;
     m.add_function(wrap_pyfunction!(_embedding, m)?)?;

@@ -75,7 +75,7 @@ from .pooling import (
     max_pool1d,
     max_pool2d,
 )
-from .sparse import embedding, one_hot
+from .sparse import embedding, embedding_bag, one_hot
 
 __all__ = [
     "softmax",
@@ -102,6 +102,7 @@ __all__ = [
     "pixel_unshuffle",
     "normalize",
     "embedding",
+    "embedding_bag",
     "one_hot",
     "pad",
     "conv1d",

@@ -1,4 +1,4 @@
-"""Embedding lookups and one-hot encoding."""
+"""Embedding lookups, bags of them, and one-hot encoding."""
 
 from ... import _core
 from ..._core import Tensor
@@ -28,6 +28,81 @@ def embedding(
         _embedding_renorm_(weight, input, max_norm, norm_type)
     out = _core._embedding(input, weight, padding_idx)
     return _scale_grad_by_freq(out, input, weight.size(0)) if scale_grad_by_freq else out
+
+
+def embedding_bag(
+    input: Tensor,
+    weight: Tensor,
+    offsets=None,
+    max_norm=None,
+    norm_type: float = 2,
+    scale_grad_by_freq: bool = False,
+    mode: str = "mean",
+    sparse: bool = False,
+    per_sample_weights=None,
+    include_last_offset: bool = False,
+    padding_idx=None,
+) -> Tensor:
+    """The sum, mean or max of each bag of `weight` rows that `input` picks (EmbeddingBagBackward0): bags are
+    the rows of a 2-D `input`, or the pieces of a 1-D one cut at `offsets`. torch's checks, in its order."""
+    if sparse:
+        raise ValueError("embedding_bag(sparse=True) is not supported: ferrograd has no sparse gradients")
+    if per_sample_weights is not None and input.shape != per_sample_weights.shape:
+        raise ValueError(
+            f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it must have the "
+            f"same shape as the input ({input.shape})"
+        )
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    _check_index_dtype(input, "indices")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError(
+                "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length "
+                f"sequences. However, found offsets of type {type(offsets)}"
+            )
+        offsets = _core.arange(0, input.numel(), input.size(1), dtype=input.dtype)
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    _check_index_dtype(offsets, "offsets")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    if scale_grad_by_freq and mode == "max":
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' "
+            f"(got mode='{mode}'). Please open a feature request on GitHub."
+        )
+    rows = weight.size(0)
+    if padding_idx is not None:
+        if not -rows <= padding_idx < rows:
+            raise RuntimeError(
+                f"padding_idx must be within the number of embeddings, -{rows} through {rows - 1}, but got "
+                f"{padding_idx}"
+            )
+        padding_idx %= rows
+    return _core._embedding_bag(
+        weight, input, offsets, mode, per_sample_weights, include_last_offset, padding_idx, scale_grad_by_freq
+    )
+
+
+def _check_index_dtype(t, name):
+    if t.dtype not in (_core.int64, _core.int32):
+        raise RuntimeError(
+            f"Expected tensor for argument #1 '{name}' to have one of the following scalar types: Long, Int; but got "
+            f"ferrograd.{t.dtype._legacy_name} instead (while checking arguments for embedding_bag)"
+        )
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

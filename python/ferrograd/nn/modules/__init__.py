@@ -12,7 +12,7 @@ from .loss import __all__ as _loss
 from .module import Module
 from .padding import *  # noqa: F403
 from .padding import __all__ as _padding
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 
 __all__ = [
     "Module",
@@ -33,6 +33,7 @@ __all__ = [
     "AlphaDropout",
     "FeatureAlphaDropout",
     "Embedding",
+    "EmbeddingBag",
     "PairwiseDistance",
     "CosineSimilarity",
     *_activation,

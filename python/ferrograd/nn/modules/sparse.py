@@ -7,7 +7,33 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Embedding"]
+__all__ = ["Embedding", "EmbeddingBag"]
+
+
+def _wrapped_padding_idx(padding_idx, num_embeddings):
+    """padding_idx checked and counted from the front (None stays None)."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = num_embeddings + padding_idx
+    return padding_idx
+
+
+def _embedding_weight(module, weight, freeze, dtype):
+    """The `weight` Parameter of an Embedding or EmbeddingBag: `weight` itself (shared), or drawn by
+    reset_parameters."""
+    shape = (module.num_embeddings, module.embedding_dim)
+    if weight is None:
+        module.weight = Parameter(_core.zeros(*shape, dtype=dtype), requires_grad=not freeze)
+        module.reset_parameters()
+    else:
+        if tuple(weight.shape) != shape:
+            raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
+        module.weight = Parameter(weight, requires_grad=not freeze)
 
 
 class Embedding(Module):
@@ -39,28 +65,13 @@ class Embedding(Module):
         _device.check_optional(device)
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _wrapped_padding_idx(padding_idx, num_embeddings)
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         if sparse:
             raise ValueError("Embedding(sparse=True) is not supported: ferrograd has no sparse gradients")
-        if _weight is None:
-            weight = _core.zeros(num_embeddings, embedding_dim, dtype=dtype)
-            self.weight = Parameter(weight, requires_grad=not _freeze)
-            self.reset_parameters()
-        else:
-            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
-                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
-            self.weight = Parameter(_weight, requires_grad=not _freeze)
+        _embedding_weight(self, _weight, _freeze, dtype)
         self.sparse = sparse
 
     def reset_parameters(self):
@@ -117,3 +128,112 @@ class Embedding(Module):
             scale_grad_by_freq=scale_grad_by_freq,
             sparse=sparse,
         )
+
+
+class EmbeddingBag(Module):
+    """The sum, mean or max of bags of embeddings, without building the embeddings themselves."""
+
+    __constants__ = [
+        "num_embeddings",
+        "embedding_dim",
+        "max_norm",
+        "norm_type",
+        "scale_grad_by_freq",
+        "mode",
+        "sparse",
+        "include_last_offset",
+        "padding_idx",
+    ]
+
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        max_norm=None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        mode: str = "mean",
+        sparse: bool = False,
+        _weight=None,
+        include_last_offset: bool = False,
+        padding_idx=None,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        _device.check_optional(device)
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self.padding_idx = _wrapped_padding_idx(padding_idx, num_embeddings)
+        if sparse:
+            raise ValueError("EmbeddingBag(sparse=True) is not supported: ferrograd has no sparse gradients")
+        _embedding_weight(self, _weight, False, dtype)
+        self.mode = mode
+        self.sparse = sparse
+        self.include_last_offset = include_last_offset
+
+    reset_parameters = Embedding.reset_parameters
+    _fill_padding_idx_with_zero = Embedding._fill_padding_idx_with_zero
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        return F.embedding_bag(
+            input,
+            self.weight,
+            offsets,
+            self.max_norm,
+            self.norm_type,
+            self.scale_grad_by_freq,
+            self.mode,
+            self.sparse,
+            per_sample_weights,
+            self.include_last_offset,
+            self.padding_idx,
+        )
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        s += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        return s
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        embeddings,
+        freeze=True,
+        max_norm=None,
+        norm_type=2.0,
+        scale_grad_by_freq=False,
+        mode="mean",
+        sparse=False,
+        include_last_offset=False,
+        padding_idx=None,
+    ):
+        """An EmbeddingBag over the rows of the 2-D tensor `embeddings` (shared, not copied), frozen by default."""
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        bag = cls(
+            num_embeddings=rows,
+            embedding_dim=cols,
+            _weight=embeddings,
+            max_norm=max_norm,
+            norm_type=norm_type,
+            scale_grad_by_freq=scale_grad_by_freq,
+            mode=mode,
+            sparse=sparse,
+            include_last_offset=include_last_offset,
+            padding_idx=padding_idx,
+        )
+        bag.weight.requires_grad = not freeze
+        return bag

@@ -10,6 +10,7 @@ mod diag;
 mod dims;
 pub mod einsum;
 pub mod embedding;
+pub mod embedding_bag;
 pub mod extreme;
 pub(crate) mod formula;
 pub mod index;
