@@ -29,6 +29,10 @@ __all__ = [
 ]
 
 
+_NUMBERS = (builtins.int, builtins.float, builtins.bool)
+_SPARSE_PLUS_DENSE = "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
+
+
 def _size_list(shape):
     return "[" + ", ".join(str(n) for n in shape) + "]"
 
@@ -264,6 +268,8 @@ class SparseTensor:
         return -self
 
     def add(self, other, *, alpha=1):
+        if isinstance(other, (Tensor, *_NUMBERS)):
+            raise RuntimeError(_SPARSE_PLUS_DENSE)
         if not isinstance(other, SparseTensor):
             raise TypeError(f"add(): a sparse tensor adds only a sparse tensor here, not {type(other).__name__}")
         if other._shape != self._shape:
@@ -286,13 +292,42 @@ class SparseTensor:
         return both.coalesce() if self._coalesced and other._coalesced else both
 
     def __add__(self, other):
-        return self.add(other) if isinstance(other, SparseTensor) else NotImplemented
+        if isinstance(other, (SparseTensor, Tensor, *_NUMBERS)):
+            return self.add(other)
+        return NotImplemented
 
     def sub(self, other, *, alpha=1):
         return self.add(other, alpha=-alpha)
 
     def __sub__(self, other):
-        return self.sub(other) if isinstance(other, SparseTensor) else NotImplemented
+        if isinstance(other, (SparseTensor, Tensor, *_NUMBERS)):
+            return self.sub(other)
+        return NotImplemented
+
+    def _check_dense_size(self, dense):
+        """torch adds a sparse tensor into a dense one of its own size only (no broadcasting)."""
+        if tuple(dense.shape) != tuple(self._shape):
+            raise RuntimeError(
+                f"add: expected 'self' and 'other' to have same size, but self has size {_size_list(dense.shape)} "
+                f"while other has size {_size_list(self._shape)} (FYI: dense-sparse addition does not currently "
+                "support broadcasting)"
+            )
+
+    def __radd__(self, other):
+        """`dense + sparse`: a dense result, with the usual type promotion."""
+        if isinstance(other, Tensor):
+            self._check_dense_size(other)
+            return other + self.to_dense()
+        if isinstance(other, _NUMBERS):
+            raise RuntimeError(_SPARSE_PLUS_DENSE)  # torch makes the number a dense tensor on the left
+        return NotImplemented
+
+    def __rsub__(self, other):
+        """`dense - sparse`: a dense result."""
+        if isinstance(other, Tensor):
+            self._check_dense_size(other)
+            return other - self.to_dense()
+        return NotImplemented
 
     def sum(self, dim=None, keepdim=False, dtype=None):
         if dim is None:
