@@ -436,6 +436,14 @@ def _check_invariants(indices, shape):
 
 
 _checks_enabled = False
+# torch warns once per process that unchecked COO tensors are being made, unless the program chose a setting
+_checks_chosen = False
+_warned_unchecked = False
+_UNCHECKED = (
+    "Sparse invariant checks are implicitly disabled. Memory errors (e.g. SEGFAULT) will occur when operating on a "
+    "sparse tensor which violates the invariants, but checks incur performance overhead. To silence this warning, "
+    "explicitly opt in or out. See `torch.sparse.check_sparse_tensor_invariants.__doc__` for guidance."
+)
 
 
 class check_sparse_tensor_invariants:  # torch's name
@@ -451,17 +459,17 @@ class check_sparse_tensor_invariants:  # torch's name
 
     @staticmethod
     def enable():
-        global _checks_enabled
-        _checks_enabled = True
+        global _checks_enabled, _checks_chosen
+        _checks_enabled, _checks_chosen = True, True
 
     @staticmethod
     def disable():
-        global _checks_enabled
-        _checks_enabled = False
+        global _checks_enabled, _checks_chosen
+        _checks_enabled, _checks_chosen = False, True
 
     def __enter__(self):
-        global _checks_enabled
-        self.saved, _checks_enabled = _checks_enabled, self.state
+        global _checks_enabled, _checks_chosen
+        self.saved, _checks_enabled, _checks_chosen = _checks_enabled, self.state, True
         return self
 
     def __exit__(self, *exc):
@@ -483,6 +491,16 @@ def sparse_coo_tensor(
 ):
     """A COO tensor with entries `values` at `indices` (`sparse_dim × nnz`); without `size`, the smallest
     that holds the indices. The values are shared, not copied, as in PyTorch."""
+    global _warned_unchecked
+    if check_invariants is None and not _checks_chosen and not _warned_unchecked:
+        _warned_unchecked = True
+        from ._utils import warn_at_caller
+
+        warn_at_caller(_UNCHECKED)
+    return _coo_tensor(indices, values, size, dtype, device, requires_grad, check_invariants, is_coalesced)
+
+
+def _coo_tensor(indices, values, size, dtype, device, requires_grad, check_invariants, is_coalesced):
     if size is not None and not isinstance(size, (tuple, list)):
         raise TypeError(
             f"sparse_coo_tensor() received an invalid combination of arguments - got (Tensor, Tensor, "
@@ -609,7 +627,8 @@ def _legacy(dtype):
             )
         if len(args) not in (2, 3):
             raise TypeError("expected (indices, values) or (indices, values, size)")
-        return sparse_coo_tensor(*args) if size is None else sparse_coo_tensor(*args, size)
+        indices, values, *rest = args if size is None else (*args, size)
+        return _coo_tensor(indices, values, rest[0] if rest else None, None, None, False, None, None)
 
     return make
 
