@@ -11,7 +11,7 @@ pub mod embedding;
 pub mod extreme;
 pub(crate) mod formula;
 pub mod index;
-mod inplace;
+pub(crate) mod inplace;
 pub mod layer_norm;
 mod linalg;
 mod linear;
