@@ -319,6 +319,8 @@ FOUND = {
     "mean-int-input": _raises(lambda: fg.tensor([1, 2]).mean()),
     "pow-int-base-exponent-grad": _grad(lambda y: fg.tensor([3, 5, 7]) ** y, [0.3, 1.7, -0.4], "float64"),
     "fill_-tensor-value": _fill_with_tensor,
+    "fill_-number-grad_fn": _value(lambda: (fg.ones(2, requires_grad=True) * 1).fill_(2.0).grad_fn.name()),
+    "zero_-grad_fn": _value(lambda: (fg.ones(2, requires_grad=True) * 1).zero_().grad_fn.name()),
 }
 
 CASES.update(FOUND)

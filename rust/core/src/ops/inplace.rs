@@ -156,7 +156,7 @@ impl Tensor {
         let marker = if zero {
             record(self.detach(), &[self], |_| ZeroBackward0)
         } else {
-            record(self.detach(), &[self], |_| FillBackward0)
+            record(self.detach(), &[self], |_| FillBackward2)
         };
         Ok(self.with_history_of(&marker))
     }
@@ -202,9 +202,9 @@ fn scalar_type_name(d: DType) -> &'static str {
 
 crate::backward_rule! {
     /// `fill_(value)`: the old values get a zero gradient.
-    pub struct FillBackward0;
+    pub struct FillBackward2;
 }
-impl Backward for FillBackward0 {
+impl Backward for FillBackward2 {
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.mul(&c(0.0)))
     }
