@@ -281,3 +281,32 @@ def test_implicit_invariant_checks_warn_once_at_the_callers_line(setup, warnings
     assert len(lines) == warnings_expected, done.stderr
     first_call = script.splitlines().index("fg.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (2,))") + 1
     assert all(line.startswith(f"<string>:{first_call}: UserWarning: ") for line in lines), done.stderr
+
+
+_LEGACY = """
+import warnings
+warnings.simplefilter("always")
+import ferrograd as fg
+for _ in range(2):
+    fg.sparse.FloatTensor(fg.tensor([[0, 1]]), fg.tensor([1.0, 2.0]), fg.Size([3]))
+    fg.sparse.FloatTensor(2, 3)
+    fg.sparse.LongTensor(fg.tensor([[0, 1]]), fg.tensor([1, 2]))
+    fg.sparse.DoubleTensor(fg.tensor([[0, 1]]), fg.tensor([1.0, 2.0]), (3,))
+"""
+
+
+def test_legacy_constructors_warn_once_per_form():
+    """torch.sparse.FloatTensor & co. warn that they are deprecated, once per form of the call, at its line."""
+    done = subprocess.run([sys.executable, "-c", _LEGACY], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if "UserWarning" in line]
+    expected = [
+        "<string>:6: UserWarning: torch.sparse.SparseTensor(indices, values, shape, *, device=) is deprecated.  "
+        "Please use torch.sparse_coo_tensor(indices, values, shape, dtype=, device=).",
+        "<string>:7: UserWarning: torch.sparse.SparseTensor(shape, *, device=) is deprecated.  Please use "
+        "torch.sparse_coo_tensor(shape, dtype=, device=).",
+        "<string>:8: UserWarning: torch.sparse.SparseTensor(indices, values, *, device=) is deprecated.  Please use "
+        "torch.sparse_coo_tensor(indices, values, dtype=, device=).",
+    ]
+    # torch appends where in its C++ sources the warning was raised
+    assert [line.split(" (Triggered internally")[0] for line in lines] == expected, done.stderr

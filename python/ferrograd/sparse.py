@@ -618,9 +618,29 @@ def sum(input, dim=None, dtype=None):  # torch's name
     return SparseTensor(indices, values, shape, False).coalesce()
 
 
+# torch's deprecation warnings for the legacy constructors, each given once per process
+_LEGACY_FORMS = {
+    "shape": "shape, *, device=) is deprecated.  Please use torch.sparse_coo_tensor(shape, dtype=, device=).",
+    "entries": "indices, values, *, device=) is deprecated.  Please use torch.sparse_coo_tensor(indices, values, "
+    "dtype=, device=).",
+    "entries and shape": "indices, values, shape, *, device=) is deprecated.  Please use "
+    "torch.sparse_coo_tensor(indices, values, shape, dtype=, device=).",
+}
+_legacy_warned: set[str] = set()
+
+
+def _warn_legacy(form):
+    if form not in _legacy_warned:
+        _legacy_warned.add(form)
+        from ._utils import warn_at_caller
+
+        warn_at_caller("torch.sparse.SparseTensor(" + _LEGACY_FORMS[form])
+
+
 def _legacy(dtype):
     def make(*args, size=None):
         if args and builtins.all(isinstance(a, builtins.int) for a in args):
+            _warn_legacy("shape")
             shape = tuple(args)
             return SparseTensor(
                 _core.zeros((len(shape), 0), dtype=_core.int64), _core.zeros((0,), dtype=dtype), shape, True
@@ -628,6 +648,7 @@ def _legacy(dtype):
         if len(args) not in (2, 3):
             raise TypeError("expected (indices, values) or (indices, values, size)")
         indices, values, *rest = args if size is None else (*args, size)
+        _warn_legacy("entries and shape" if rest else "entries")
         return _coo_tensor(indices, values, rest[0] if rest else None, None, None, False, None, None)
 
     return make
