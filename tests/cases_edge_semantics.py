@@ -168,6 +168,37 @@ def _raises(fn):
     return case
 
 
+def _fill_with_tensor():
+    """`fill_` with a 0-dim tensor value (pytorch/examples word_language_model/generate.py fills with a sampled
+    index): cast into the tensor's dtype, into views, and differentiable in the value (FillBackward3)."""
+    value = fg.tensor(1.5, dtype=fg.float64, requires_grad=True)
+    x = fg.tensor([1.0, 2.0, 3.0], dtype=fg.float64, requires_grad=True)
+    filled = (x * 2).fill_(value)
+    (filled * fg.tensor([1.0, 2.0, 4.0], dtype=fg.float64)).sum().backward()
+    base = fg.zeros(2, 3)
+    base[:, 1].fill_(fg.tensor(7.0))
+    graph = fg.zeros(2, 3, requires_grad=True) * 1
+    graph[0].fill_(value)
+    return {
+        "float": fg.zeros(3).fill_(fg.tensor(2.5)),
+        "float-into-int": fg.zeros(3, dtype=fg.int64).fill_(fg.tensor(2.7)),
+        "double-into-int32": fg.zeros(2, dtype=fg.int32).fill_(fg.tensor(-3.9, dtype=fg.float64)),
+        "bool-into-int": fg.zeros(2, dtype=fg.int64).fill_(fg.tensor(True)),
+        "int-into-float": fg.zeros(2).fill_(fg.tensor(3)),
+        "float-into-bool": fg.zeros(2, dtype=fg.bool).fill_(fg.tensor(0.5)),
+        "empty": fg.zeros(0).fill_(fg.tensor(1.0)),
+        "column-view": base,
+        "grad_fn": filled.grad_fn.name(),
+        "value-grad": value.grad,
+        "x-grad": x.grad,
+        "view-of-graph": graph,
+        "view-of-graph-grad_fn": graph.grad_fn.name(),
+        "one-dim-value": recorded.error(lambda: fg.zeros(2).fill_(fg.ones(1))),
+        "two-dim-value": recorded.error(lambda: fg.zeros(2).fill_(fg.ones(1, 1))),
+        "leaf": recorded.error(lambda: fg.zeros(2, requires_grad=True).fill_(fg.tensor(1.0))),
+    }
+
+
 def _no_grad_sum_int():
     with fg.no_grad():
         return fg.tensor([1.5, 2.0], requires_grad=True).sum(dtype=fg.int64)
@@ -287,6 +318,9 @@ FOUND = {
     "mean-int-dtype": _raises(lambda: fg.tensor([1.0, 2.0]).mean(dtype=fg.int64)),
     "mean-int-input": _raises(lambda: fg.tensor([1, 2]).mean()),
     "pow-int-base-exponent-grad": _grad(lambda y: fg.tensor([3, 5, 7]) ** y, [0.3, 1.7, -0.4], "float64"),
+    "fill_-tensor-value": _fill_with_tensor,
+    "fill_-number-grad_fn": _value(lambda: (fg.ones(2, requires_grad=True) * 1).fill_(2.0).grad_fn.name()),
+    "zero_-grad_fn": _value(lambda: (fg.ones(2, requires_grad=True) * 1).zero_().grad_fn.name()),
 }
 
 CASES.update(FOUND)

@@ -189,6 +189,35 @@ def arithmetic():
     }
 
 
+def dense_and_sparse():
+    """`dense + sparse` and `dense - sparse` give dense tensors of the promoted dtype, with gradients to both;
+    the sparse tensor on the left, or a size that needs broadcasting, is refused."""
+    s, ints = coo(), coo(values=[3, 4, 5, 1])
+    d = fg.tensor(rand((2, 3), 9), dtype=fg.float32)
+    v = fg.tensor(VALS, dtype=fg.float64, requires_grad=True)
+    x = fg.tensor(rand((2, 3), 10), requires_grad=True)
+    out = x - fg.sparse_coo_tensor(fg.tensor(IDX), v, (2, 3))
+    (out * fg.arange(6.0, dtype=fg.float64).reshape(2, 3)).sum().backward()
+    return {
+        "dense_plus_sparse": d + s,
+        "dense_minus_sparse": d - s,
+        "layout": str((d + s).layout),
+        "float_plus_int_sparse": fg.eye(2, 3) + ints,
+        "int32_plus_int64_sparse": fg.ones(2, 3, dtype=fg.int32) + ints,
+        "bool_plus_int_sparse": fg.ones(2, 3, dtype=fg.bool) + ints,
+        "plus_grad_fn": (x + s.double()).grad_fn.name(),
+        "minus_grad_fn": out.grad_fn.name(),
+        "dense_grad": x.grad,
+        "values_grad": v.grad,
+        "size_mismatch": error(lambda: fg.ones(3) + s),
+        "minus_size_mismatch": error(lambda: fg.ones(3, 2) - s),
+        "sparse_plus_dense": error(lambda: s + d),
+        "sparse_minus_dense": error(lambda: s - d),
+        "number_plus_sparse": error(lambda: 1 + s),
+        "sparse_add_dense": error(lambda: s.add(d)),
+    }
+
+
 def sums():
     s = coo()
     hybrid = fg.sparse_coo_tensor(fg.tensor(IDX), fg.tensor(rand((4, 2), 5)), (2, 3, 2))
@@ -306,6 +335,7 @@ CASES = {
     "coalesce": coalesce,
     "conversions": conversions,
     "arithmetic": arithmetic,
+    "dense_and_sparse": dense_and_sparse,
     "sums": sums,
     "products": products,
     "gradients": gradients,

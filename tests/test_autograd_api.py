@@ -14,7 +14,7 @@ import weakref
 import ferrograd as fg
 import numpy as np
 import pytest
-from helpers import AGAINST_TORCH, rss_bytes
+from helpers import AGAINST_TORCH, gradcheck, rss_bytes
 
 F64 = fg.float64
 
@@ -507,6 +507,31 @@ def test_zero_fill_copy():
     # the values written by fill_/zero_ cut the gradient to the old contents of t; copy_ routes it to s
     close(s.grad, [2 * 5.0 * 1.0, 2 * 6.0 * 2.0])
     close(a.grad, [25.0, 36.0])
+
+
+def test_fill_with_a_tensor_value_is_differentiable_in_both():
+    """`t.fill_(v)` with a 0-dim `v`: `v` gets the sum of t's gradient (twice differentiable), t's old values
+    none; through a view of a graph tensor as well."""
+
+    def filled(x, v):
+        return (x * x).fill_(v * v) * x
+
+    def first_gradients(x, v):
+        """The first gradients as a function of (x, v); the finite-difference side calls it without grad."""
+        with fg.enable_grad():
+            x, v = (t if t.requires_grad else t.detach().requires_grad_() for t in (x, v))
+            gx, gv = fg.autograd.grad(filled(x, v).sum(), (x, v), create_graph=True)
+        return fg.cat([gx, gv.reshape(1)])
+
+    gradcheck(filled, [np.array([0.5, -1.5, 2.0]), np.array(0.7)])
+    gradcheck(first_gradients, [np.array([0.5, -1.5, 2.0]), np.array(0.7)])
+
+    def view_filled(x, v):
+        t = x * 1
+        t[1:].fill_(v * 3)
+        return t * x
+
+    gradcheck(view_filled, [np.array([0.5, -1.5, 2.0]), np.array(-0.4)])
 
 
 def test_inplace_on_a_leaf_requiring_grad_raises():

@@ -60,6 +60,20 @@ def test_pickle_round_trip_of_a_model():
     assert back.eval()(x).allclose(net.eval()(x))
 
 
+def test_pickled_rnn_state_carries_torchs_flat_weights():
+    """A pickled RNN's state holds `_flat_weights` (the parameters, in `_flat_weights_names` order) as torch's
+    does, so either framework's `torch.load` of the other's whole-model file gets an RNN that runs."""
+    for rnn in (nn.LSTM(2, 3, num_layers=2, bidirectional=True), nn.GRU(2, 3, bias=False), nn.RNN(2, 3)):
+        state = rnn.__getstate__()
+        names = state["_flat_weights_names"]
+        assert len(state["_flat_weights"]) == len(names) > 0
+        assert all(w is getattr(rnn, n) for w, n in zip(state["_flat_weights"], names))
+        back = pickle.loads(pickle.dumps(rnn))
+        assert all(w is getattr(back, n) for w, n in zip(back._flat_weights, names))
+        x = fg.randn(4, 1, 2)
+        assert back(x)[0].tolist() == rnn(x)[0].tolist()
+
+
 def test_pickle_and_deepcopy_of_plain_tensors():
     for dtype in (fg.float32, fg.float64, fg.float16, fg.bfloat16, fg.int64, fg.int8, fg.uint8, fg.bool):
         t = fg.tensor([[1, 0, 3], [2, 5, 1]]).to(dtype)

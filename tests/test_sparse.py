@@ -3,6 +3,8 @@ and gradchecked in float64 (dense operand and values), and a small graph network
 Runs against PyTorch too (FG_TEST_AGAINST_TORCH=1)."""
 
 import math
+import subprocess
+import sys
 import warnings
 
 import ferrograd as fg
@@ -247,3 +249,64 @@ def test_huge_sizes_raise_instead_of_allocating():
         fg.sparse.mm(s, fg.ones(2, 2**20))
     with pytest.raises(RuntimeError):
         s.to_dense()
+
+
+_WARNS_ONCE = """
+import warnings
+warnings.simplefilter("always")
+import ferrograd as fg
+{setup}
+fg.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (2,))
+fg.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (2,))
+"""
+
+
+@pytest.mark.parametrize(
+    ("setup", "warnings_expected"),
+    [
+        ("", 1),  # once per process, at the first implicit call
+        ("fg.sparse_coo_tensor([[0]], [1.0], (1,), check_invariants=True)", 1),  # an explicit call does not count
+        ("fg.sparse.check_sparse_tensor_invariants.disable()", 0),
+        ("fg.sparse.check_sparse_tensor_invariants.enable()", 0),
+        ("with fg.sparse.check_sparse_tensor_invariants(False):\n    pass", 0),
+    ],
+)
+def test_implicit_invariant_checks_warn_once_at_the_callers_line(setup, warnings_expected):
+    """torch's "Sparse invariant checks are implicitly disabled" warning: once per process, attributed to the
+    program's line, and not at all once the program has chosen a setting."""
+    script = _WARNS_ONCE.format(setup=setup)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if "Sparse invariant checks are implicitly disabled" in line]
+    assert len(lines) == warnings_expected, done.stderr
+    first_call = script.splitlines().index("fg.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (2,))") + 1
+    assert all(line.startswith(f"<string>:{first_call}: UserWarning: ") for line in lines), done.stderr
+
+
+_LEGACY = """
+import warnings
+warnings.simplefilter("always")
+import ferrograd as fg
+for _ in range(2):
+    fg.sparse.FloatTensor(fg.tensor([[0, 1]]), fg.tensor([1.0, 2.0]), fg.Size([3]))
+    fg.sparse.FloatTensor(2, 3)
+    fg.sparse.LongTensor(fg.tensor([[0, 1]]), fg.tensor([1, 2]))
+    fg.sparse.DoubleTensor(fg.tensor([[0, 1]]), fg.tensor([1.0, 2.0]), (3,))
+"""
+
+
+def test_legacy_constructors_warn_once_per_form():
+    """torch.sparse.FloatTensor & co. warn that they are deprecated, once per form of the call, at its line."""
+    done = subprocess.run([sys.executable, "-c", _LEGACY], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if "UserWarning" in line]
+    expected = [
+        "<string>:6: UserWarning: torch.sparse.SparseTensor(indices, values, shape, *, device=) is deprecated.  "
+        "Please use torch.sparse_coo_tensor(indices, values, shape, dtype=, device=).",
+        "<string>:7: UserWarning: torch.sparse.SparseTensor(shape, *, device=) is deprecated.  Please use "
+        "torch.sparse_coo_tensor(shape, dtype=, device=).",
+        "<string>:8: UserWarning: torch.sparse.SparseTensor(indices, values, *, device=) is deprecated.  Please use "
+        "torch.sparse_coo_tensor(indices, values, dtype=, device=).",
+    ]
+    # torch appends where in its C++ sources the warning was raised
+    assert [line.split(" (Triggered internally")[0] for line in lines] == expected, done.stderr

@@ -7,12 +7,13 @@ The script runs as `__main__` with its own folder first on sys.path, as `python 
 is how docs/PROGRAMS.md's public programs were run; the reverse, the test suite on torch, is tools/torch_shim.
 """
 
+import builtins
 import importlib
 import importlib.abc
 import importlib.util
 import os
-import runpy
 import sys
+import types
 
 ALIASED = "torch"
 
@@ -35,9 +36,17 @@ def main() -> None:
         sys.exit(__doc__)
     script = sys.argv[1]
     sys.argv = sys.argv[1:]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    path = os.path.abspath(script)
+    sys.path.insert(0, os.path.dirname(path))
     sys.meta_path.insert(0, _TorchIsFerrograd())
-    runpy.run_path(script, run_name="__main__")
+    # as `python script.py`: `__file__` (and the path its warnings and tracebacks show) is absolute while
+    # `sys.argv[0]` stays as typed (runpy.run_path would make both the path it is given)
+    main_module = types.ModuleType("__main__")
+    main_module.__dict__.update(__file__=path, __builtins__=builtins, __loader__=None, __spec__=None, __cached__=None)
+    sys.modules["__main__"] = main_module
+    with open(path, "rb") as source:
+        code = compile(source.read(), path, "exec")
+    exec(code, main_module.__dict__)
 
 
 if __name__ == "__main__":

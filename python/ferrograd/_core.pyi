@@ -569,8 +569,9 @@ class Tensor:
         """In-place negation; returns this tensor."""
     def zero_(self) -> Self:
         """Fills this tensor with zeros in place; returns this tensor."""
-    def fill_(self, value: _Number) -> Self:
-        """Fills this tensor with ``value`` in place; returns this tensor."""
+    def fill_(self, value: _Number | Tensor) -> Self:
+        """Fills this tensor with ``value`` (a number or a 0-dim tensor, whose gradient is then the sum of this
+        tensor's) in place; returns this tensor."""
     def copy_(self, src: Tensor) -> Self:
         """Copies ``src`` (broadcast and cast to this tensor's shape and dtype) into this tensor in place."""
     def __iadd__(self, other: _Operand, /) -> Self:

@@ -7,7 +7,6 @@ Tensor methods have function forms (`ferrograd.clamp_(x, 0)`). Each calls `nn.fu
 use: `import ferrograd` leaves `nn` out) or the Tensor method."""
 
 from . import _utils
-from ._core import Tensor
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -283,12 +282,6 @@ def zero_(input):
 
 def fill_(input, value):
     """`input` filled with `value`, a number or a 0-dim tensor."""
-    if isinstance(value, Tensor):
-        if value.dim() != 0:
-            raise RuntimeError(
-                f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions."
-            )
-        value = value.item()
     return input.fill_(value)
 
 

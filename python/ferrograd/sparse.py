@@ -29,6 +29,10 @@ __all__ = [
 ]
 
 
+_NUMBERS = (builtins.int, builtins.float, builtins.bool)
+_SPARSE_PLUS_DENSE = "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
+
+
 def _size_list(shape):
     return "[" + ", ".join(str(n) for n in shape) + "]"
 
@@ -264,6 +268,8 @@ class SparseTensor:
         return -self
 
     def add(self, other, *, alpha=1):
+        if isinstance(other, (Tensor, *_NUMBERS)):
+            raise RuntimeError(_SPARSE_PLUS_DENSE)
         if not isinstance(other, SparseTensor):
             raise TypeError(f"add(): a sparse tensor adds only a sparse tensor here, not {type(other).__name__}")
         if other._shape != self._shape:
@@ -286,13 +292,42 @@ class SparseTensor:
         return both.coalesce() if self._coalesced and other._coalesced else both
 
     def __add__(self, other):
-        return self.add(other) if isinstance(other, SparseTensor) else NotImplemented
+        if isinstance(other, (SparseTensor, Tensor, *_NUMBERS)):
+            return self.add(other)
+        return NotImplemented
 
     def sub(self, other, *, alpha=1):
         return self.add(other, alpha=-alpha)
 
     def __sub__(self, other):
-        return self.sub(other) if isinstance(other, SparseTensor) else NotImplemented
+        if isinstance(other, (SparseTensor, Tensor, *_NUMBERS)):
+            return self.sub(other)
+        return NotImplemented
+
+    def _check_dense_size(self, dense):
+        """torch adds a sparse tensor into a dense one of its own size only (no broadcasting)."""
+        if tuple(dense.shape) != tuple(self._shape):
+            raise RuntimeError(
+                f"add: expected 'self' and 'other' to have same size, but self has size {_size_list(dense.shape)} "
+                f"while other has size {_size_list(self._shape)} (FYI: dense-sparse addition does not currently "
+                "support broadcasting)"
+            )
+
+    def __radd__(self, other):
+        """`dense + sparse`: a dense result, with the usual type promotion."""
+        if isinstance(other, Tensor):
+            self._check_dense_size(other)
+            return other + self.to_dense()
+        if isinstance(other, _NUMBERS):
+            raise RuntimeError(_SPARSE_PLUS_DENSE)  # torch makes the number a dense tensor on the left
+        return NotImplemented
+
+    def __rsub__(self, other):
+        """`dense - sparse`: a dense result."""
+        if isinstance(other, Tensor):
+            self._check_dense_size(other)
+            return other - self.to_dense()
+        return NotImplemented
 
     def sum(self, dim=None, keepdim=False, dtype=None):
         if dim is None:
@@ -401,6 +436,14 @@ def _check_invariants(indices, shape):
 
 
 _checks_enabled = False
+# torch warns once per process that unchecked COO tensors are being made, unless the program chose a setting
+_checks_chosen = False
+_warned_unchecked = False
+_UNCHECKED = (
+    "Sparse invariant checks are implicitly disabled. Memory errors (e.g. SEGFAULT) will occur when operating on a "
+    "sparse tensor which violates the invariants, but checks incur performance overhead. To silence this warning, "
+    "explicitly opt in or out. See `torch.sparse.check_sparse_tensor_invariants.__doc__` for guidance."
+)
 
 
 class check_sparse_tensor_invariants:  # torch's name
@@ -416,17 +459,17 @@ class check_sparse_tensor_invariants:  # torch's name
 
     @staticmethod
     def enable():
-        global _checks_enabled
-        _checks_enabled = True
+        global _checks_enabled, _checks_chosen
+        _checks_enabled, _checks_chosen = True, True
 
     @staticmethod
     def disable():
-        global _checks_enabled
-        _checks_enabled = False
+        global _checks_enabled, _checks_chosen
+        _checks_enabled, _checks_chosen = False, True
 
     def __enter__(self):
-        global _checks_enabled
-        self.saved, _checks_enabled = _checks_enabled, self.state
+        global _checks_enabled, _checks_chosen
+        self.saved, _checks_enabled, _checks_chosen = _checks_enabled, self.state, True
         return self
 
     def __exit__(self, *exc):
@@ -448,6 +491,16 @@ def sparse_coo_tensor(
 ):
     """A COO tensor with entries `values` at `indices` (`sparse_dim × nnz`); without `size`, the smallest
     that holds the indices. The values are shared, not copied, as in PyTorch."""
+    global _warned_unchecked
+    if check_invariants is None and not _checks_chosen and not _warned_unchecked:
+        _warned_unchecked = True
+        from ._utils import warn_at_caller
+
+        warn_at_caller(_UNCHECKED)
+    return _coo_tensor(indices, values, size, dtype, device, requires_grad, check_invariants, is_coalesced)
+
+
+def _coo_tensor(indices, values, size, dtype, device, requires_grad, check_invariants, is_coalesced):
     if size is not None and not isinstance(size, (tuple, list)):
         raise TypeError(
             f"sparse_coo_tensor() received an invalid combination of arguments - got (Tensor, Tensor, "
@@ -565,16 +618,38 @@ def sum(input, dim=None, dtype=None):  # torch's name
     return SparseTensor(indices, values, shape, False).coalesce()
 
 
+# torch's deprecation warnings for the legacy constructors, each given once per process
+_LEGACY_FORMS = {
+    "shape": "shape, *, device=) is deprecated.  Please use torch.sparse_coo_tensor(shape, dtype=, device=).",
+    "entries": "indices, values, *, device=) is deprecated.  Please use torch.sparse_coo_tensor(indices, values, "
+    "dtype=, device=).",
+    "entries and shape": "indices, values, shape, *, device=) is deprecated.  Please use "
+    "torch.sparse_coo_tensor(indices, values, shape, dtype=, device=).",
+}
+_legacy_warned: set[str] = set()
+
+
+def _warn_legacy(form):
+    if form not in _legacy_warned:
+        _legacy_warned.add(form)
+        from ._utils import warn_at_caller
+
+        warn_at_caller("torch.sparse.SparseTensor(" + _LEGACY_FORMS[form])
+
+
 def _legacy(dtype):
     def make(*args, size=None):
         if args and builtins.all(isinstance(a, builtins.int) for a in args):
+            _warn_legacy("shape")
             shape = tuple(args)
             return SparseTensor(
                 _core.zeros((len(shape), 0), dtype=_core.int64), _core.zeros((0,), dtype=dtype), shape, True
             )
         if len(args) not in (2, 3):
             raise TypeError("expected (indices, values) or (indices, values, size)")
-        return sparse_coo_tensor(*args) if size is None else sparse_coo_tensor(*args, size)
+        indices, values, *rest = args if size is None else (*args, size)
+        _warn_legacy("entries and shape" if rest else "entries")
+        return _coo_tensor(indices, values, rest[0] if rest else None, None, None, False, None, None)
 
     return make
 

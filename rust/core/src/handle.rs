@@ -112,6 +112,17 @@ impl<B: Base> TensorHandle<B> {
         Ok(())
     }
 
+    /// `fill_(value)` with a 0-dim tensor `value`.
+    pub fn fill_tensor(&self, value: &Tensor) -> Result<()> {
+        crate::ops::inplace::check_fill_value(value)?;
+        if self.base.is_some() {
+            return self.apply_inplace(value.requires_grad(), |old| value.to_dtype(old.dtype())?.expand(old.shape()));
+        }
+        let t = self.get();
+        self.set(t.fill_inplace_tensor(value)?);
+        Ok(())
+    }
+
     /// `copy_(src)`: `src` broadcast and cast into this tensor.
     pub fn copy_from(&self, src: &Tensor) -> Result<()> {
         if self.base.is_some() {

@@ -185,6 +185,19 @@ class RNNBase(Module):
     def all_weights(self):
         return [[getattr(self, name) for name in names] for names in self._all_weights]
 
+    def __getstate__(self):
+        # torch's pickled RNN carries its `_flat_weights` list (its __setstate__ reads it); ferrograd's is a view
+        # of the parameters, so the list is written for torch and dropped again when ferrograd loads it
+        state = super().__getstate__()
+        state["_flat_weights"] = self._flat_weights
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        state.pop("_flat_weights", None)
+        state.pop("_flat_weight_refs", None)
+        super().__setstate__(state)
+
     def flatten_parameters(self):
         """A no-op (torch compacts the weights for cuDNN here)."""
 

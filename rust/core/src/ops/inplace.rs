@@ -156,8 +156,21 @@ impl Tensor {
         let marker = if zero {
             record(self.detach(), &[self], |_| ZeroBackward0)
         } else {
-            record(self.detach(), &[self], |_| FillBackward0)
+            record(self.detach(), &[self], |_| FillBackward2)
         };
+        Ok(self.with_history_of(&marker))
+    }
+
+    /// `fill_(value)` with a 0-dim tensor `value` (cast to this tensor's dtype): the old values get no
+    /// gradient, `value` gets the sum of the incoming one.
+    pub fn fill_inplace_tensor(&self, value: &Tensor) -> Result<Tensor> {
+        check_fill_value(value)?;
+        self.check_inplace(value.requires_grad())?;
+        self.copy_from(value)?;
+        if !((self.requires_grad() || value.requires_grad()) && grad_mode::is_enabled()) {
+            return Ok(self.clone());
+        }
+        let marker = record(self.detach(), &[self, value], |_| FillBackward3);
         Ok(self.with_history_of(&marker))
     }
 
@@ -175,17 +188,35 @@ impl Tensor {
     }
 }
 
+/// torch fills with a tensor only when it holds one value as a 0-dim tensor.
+pub(crate) fn check_fill_value(value: &Tensor) -> Result<()> {
+    if value.ndim() != 0 {
+        bail!(Runtime, "fill_ only supports 0-dimension value tensor but got tensor with {} dimensions.", value.ndim());
+    }
+    Ok(())
+}
+
 fn scalar_type_name(d: DType) -> &'static str {
     d.scalar_type_name()
 }
 
 crate::backward_rule! {
     /// `fill_(value)`: the old values get a zero gradient.
-    pub struct FillBackward0;
+    pub struct FillBackward2;
 }
-impl Backward for FillBackward0 {
+impl Backward for FillBackward2 {
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.mul(&c(0.0)))
+    }
+}
+
+crate::backward_rule! {
+    /// `fill_(value)` with a 0-dim tensor: the old values get a zero gradient, `value` the sum.
+    pub struct FillBackward3;
+}
+impl Backward for FillBackward3 {
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        Ok(vec![ctx.grad_if(0, || g.mul(&c(0.0)))?, ctx.grad_if(1, || g.sum(None, false))?])
     }
 }
 

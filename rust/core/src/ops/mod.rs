@@ -14,7 +14,7 @@ pub mod embedding_bag;
 pub mod extreme;
 pub(crate) mod formula;
 pub mod index;
-mod inplace;
+pub(crate) mod inplace;
 pub mod layer_norm;
 mod linalg;
 mod linear;

@@ -179,6 +179,11 @@ impl PyTensor {
     }
 
     fn fill_(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        if let Ok(t) = value.cast::<PyTensor>() {
+            let v = t.get().get();
+            call(|| slf.get().handle.fill_tensor(&v))?;
+            return Ok(slf.clone().unbind());
+        }
         let v = crate::convert::as_scalar(value).ok_or_else(|| {
             PyTypeError::new_err(format!("fill_(): argument 'value' must be Number, not {}", type_name(value)))
         })?;
