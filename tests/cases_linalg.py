@@ -204,6 +204,120 @@ def _float32():
     }
 
 
+def _cross():
+    a = _m([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]])
+    b = _m([[4.0, -5.0, 6.0]])
+    ones = fg.ones
+    return {
+        "values_broadcast": fg.linalg.cross(a, b),
+        "dim0": fg.linalg.cross(a.mT, b.mT.expand(3, 2), dim=0),
+        "torch_cross_default_dim": fg.cross(a.mT, b.mT.expand(3, 2)),
+        "torch_cross_dim": fg.cross(a, b, dim=-1),
+        "method": a.cross(b, dim=1),
+        "int64": fg.linalg.cross(fg.tensor([1, 2, 3]), fg.tensor([4, 5, 6])),
+        "empty_batch": fg.linalg.cross(ones(0, 3), ones(1, 3)),
+        "nan_inf": fg.linalg.cross(_m([float("nan"), 1.0, 0.0]), _m([float("inf"), 0.0, 1.0])),
+        "length_4": error(fg.linalg.cross, ones(2, 4), ones(2, 4)),
+        "length_3_and_4": error(fg.linalg.cross, ones(2, 3), ones(2, 4)),
+        "length_2_dim_default": error(fg.linalg.cross, ones(3, 2), ones(3, 2)),
+        "torch_cross_no_dim_of_3": error(fg.cross, ones(2, 4), ones(2, 4)),
+        "torch_cross_default_dim_other_1": error(fg.cross, ones(3, 3), ones(1, 3)),
+        "dim_out_of_range": error(fg.linalg.cross, ones(3, 3), ones(3, 3), dim=5),
+        "torch_cross_dim_out_of_range": error(fg.cross, ones(3, 3), ones(3, 3), dim=5),
+        "ndim_mismatch": error(fg.linalg.cross, ones(3), ones(2, 3)),
+        "zero_dim": error(fg.linalg.cross, fg.tensor(1.0), fg.tensor(1.0)),
+        "dtypes": error(fg.linalg.cross, ones(3), ones(3, dtype=fg.float64)),
+        "dtypes_long_float": error(fg.linalg.cross, ones(3, dtype=fg.int64), ones(3)),
+        "bool": error(fg.linalg.cross, ones(3, dtype=fg.bool), ones(3, dtype=fg.bool)),
+        "broadcast_mismatch": error(fg.linalg.cross, ones(2, 3), ones(4, 3)),
+        "grad_fn": fg.linalg.cross(a.requires_grad_(), b).grad_fn.name(),
+        "torch_cross_grad_fn": fg.cross(a, b, dim=1).grad_fn.name(),
+        "saved_other": fg.linalg.cross(a, b).grad_fn._saved_other,
+    }
+
+
+def _qr():
+    a = _m([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
+    wide = _m([[2.0, -1.0, 0.5], [1.0, 3.0, -2.0]])
+    leaf = a.clone().requires_grad_()
+    r = {}
+    for mode in ("reduced", "complete", "r"):
+        r[f"tall_{mode}"] = list(fg.linalg.qr(a, mode=mode))
+        r[f"wide_{mode}"] = list(fg.linalg.qr(wide, mode))
+    r.update(
+        {
+            "float32": list(fg.linalg.qr(a.float())),
+            "batched_noncontiguous": list(fg.linalg.qr(fg.stack([a, -a]).mT)),
+            "zero_column_keeps_sign": list(fg.linalg.qr(_m([[-2.0, 1.0], [0.0, 1.0]]))),
+            "zeros": list(fg.linalg.qr(fg.zeros(2, 2))),
+            "empty_rows": [list(t.shape) for t in fg.linalg.qr(fg.zeros(0, 3))],
+            "empty_cols": [list(t.shape) for t in fg.linalg.qr(fg.zeros(3, 0), mode="complete")],
+            "mode_r_q_shape": list(fg.linalg.qr(a, mode="r").Q.shape),
+            "bad_mode": error(fg.linalg.qr, a, mode="x"),
+            "one_dim": error(fg.linalg.qr, fg.ones(3)),
+            "long": error(fg.linalg.qr, fg.ones(3, 3, dtype=fg.int64)),
+            "half": error(fg.linalg.qr, fg.ones(3, 3, dtype=fg.float16)),
+            "torch_qr_removed": error(fg.qr, a),
+            "torch_qr_some_false": error(fg.qr, a, some=False),
+            "method_removed": error(lambda: a.qr()),
+            "grad_fn_q": fg.linalg.qr(leaf).Q.grad_fn.name(),
+            "grad_fn_r": fg.linalg.qr(leaf, mode="r").R.grad_fn.name(),
+            "backward_mode_r": error(lambda: fg.linalg.qr(leaf, mode="r").R.sum().backward()),
+            "backward_complete_tall": error(lambda: fg.linalg.qr(leaf, mode="complete").Q.sum().backward()),
+            "repr": repr(fg.linalg.qr(_m([[3.0, 0.0], [4.0, 5.0]]))),
+            "type_name": type(fg.linalg.qr(a)).__name__,
+        }
+    )
+    return r
+
+
+def _products():
+    a = _m([[1.0, 2.0], [3.0, 4.0]])
+    x = _m([1.0, -2.0])
+    fib = fg.tensor([[1, 1], [1, 0]])
+    leaf = (a + 0.0).requires_grad_()
+    r = {f"matrix_power_{n}": fg.linalg.matrix_power(a, n) for n in (-3, -2, -1, 0, 1, 2, 3, 5)}
+    r.update(
+        {
+            "matrix_power_int": fg.linalg.matrix_power(fib, 10),
+            "matrix_power_batched_0": fg.linalg.matrix_power(fg.ones(2, 3, 3), 0),
+            "matrix_power_empty": fg.linalg.matrix_power(fg.zeros(0, 0), 5),
+            "torch_matrix_power": fg.matrix_power(a, 4),
+            "method": a.matrix_power(2),
+            "matrix_power_1d": error(fg.linalg.matrix_power, fg.ones(2), 2),
+            "matrix_power_nonsquare": error(fg.linalg.matrix_power, fg.ones(2, 3), 2),
+            "matrix_power_float_n": error(fg.linalg.matrix_power, a, 2.0),
+            "matrix_power_negative_int": error(fg.linalg.matrix_power, fib, -1),
+            "matrix_power_singular": linalg_error(lambda: fg.linalg.matrix_power(fg.zeros(2, 2), -2)),
+            # n = 0 ends in copy_, whose grad_fn ferrograd names CopyBackwards (torch: torch::autograd::CopyBackwards)
+            "grad_fns": [fg.linalg.matrix_power(leaf, n).grad_fn.name() for n in (-2, -1, 1, 2, 3, 6)],
+            "power_0_keeps_graph": fg.linalg.matrix_power(leaf, 0).requires_grad,
+            "multi_dot": fg.linalg.multi_dot([a, a.mT, a]),
+            "multi_dot_vectors": fg.linalg.multi_dot([x, a, x]),
+            "multi_dot_4": fg.linalg.multi_dot([fg.ones(2, 5), fg.ones(5, 1), fg.ones(1, 4), fg.ones(4, 3)]),
+            "multi_dot_int": fg.linalg.multi_dot([fib, fib]),
+            "multi_dot_grad_fn": fg.linalg.multi_dot([leaf, leaf]).grad_fn.name(),
+            "multi_dot_one": error(fg.linalg.multi_dot, [a]),
+            "multi_dot_first_3d": error(fg.linalg.multi_dot, [a.unsqueeze(0), a]),
+            "multi_dot_last_3d": error(fg.linalg.multi_dot, [a, a.unsqueeze(0)]),
+            "multi_dot_middle_1d": error(fg.linalg.multi_dot, [a, x, a]),
+            "multi_dot_shapes": error(fg.linalg.multi_dot, [a, fg.ones(3, 3, dtype=fg.float64)]),
+            "multi_dot_dtypes": error(fg.linalg.multi_dot, [a, fg.ones(2, 2)]),
+            "vander": fg.linalg.vander(x),
+            "vander_n": fg.linalg.vander(_m([[1.0, 2.0], [3.0, -1.0]]), N=4),
+            "vander_0d": fg.linalg.vander(fg.tensor(2.0), N=3),
+            "vander_int": fg.linalg.vander(fg.tensor([1, 2, 3])),
+            "vander_int32": fg.linalg.vander(fg.tensor([1, 2], dtype=fg.int32), N=3),
+            "vander_grad_fn": fg.linalg.vander(leaf[0]).grad_fn.name(),
+            "vander_n1": error(fg.linalg.vander, x, N=1),
+            "vander_bool": error(fg.linalg.vander, fg.tensor([True, False])),
+            "matmul": fg.linalg.matmul(a, x),
+            "diagonal": fg.linalg.diagonal(fg.arange(12.0).reshape(2, 2, 3), offset=1),
+        }
+    )
+    return r
+
+
 CASES = {
     "shape_errors": _shape_errors,
     "solve_errors": _solve_errors,
@@ -213,4 +327,7 @@ CASES = {
     "grad_fn_names": _grad_fn_names,
     "float32": _float32,
     "svd_family": _svd_family,
+    "cross": _cross,
+    "qr": _qr,
+    "products": _products,
 }

@@ -125,6 +125,8 @@ __all__ = [
     "_linalg_cholesky",
     "_linalg_eigh",
     "_linalg_svd",
+    "_linalg_cross",
+    "_linalg_qr",
     "_mse_loss",
     "_linear",
     "_chain_layers",
@@ -1297,6 +1299,14 @@ class Tensor:
         """log det of each square matrix: NaN where the determinant is negative, -inf where it is zero."""
     def slogdet(self) -> tuple[Tensor, Tensor]:  # function form
         """``linalg.slogdet``: (sign, logabsdet) of each square matrix's determinant."""
+    def svd(self, some: _Bool = True, compute_uv: _Bool = True) -> tuple[Tensor, Tensor, Tensor]:
+        """``torch.svd``: (U, S, V) with ``self = U diag(S) Vᵀ``."""
+    def qr(self, some: _Bool = True) -> tuple[Tensor, Tensor]:
+        """Removed from PyTorch in favor of ``linalg.qr``: raises PyTorch's RuntimeError."""
+    def matrix_power(self, n: builtins.int) -> Tensor:  # function form
+        """``linalg.matrix_power``: the n-th power of each square matrix (negative n: of its inverse)."""
+    def cross(self, other: Tensor, dim: builtins.int | None = None) -> Tensor:  # function form
+        """Cross product of 3-vectors along ``dim`` (default: the first dimension of length 3, deprecated)."""
     def baddbmm(  # function form
         self, batch1: Tensor, batch2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0
     ) -> Tensor:
@@ -1789,6 +1799,8 @@ def _linalg_solve(a: Tensor, b: Tensor) -> Tensor: ...
 def _linalg_cholesky(a: Tensor, upper: _Bool) -> Tensor: ...
 def _linalg_eigh(a: Tensor, upper: _Bool) -> tuple[Tensor, Tensor]: ...
 def _linalg_svd(a: Tensor, full_matrices: _Bool) -> tuple[Tensor, Tensor, Tensor]: ...
+def _linalg_cross(a: Tensor, b: Tensor, dim: builtins.int) -> Tensor: ...
+def _linalg_qr(a: Tensor, mode: str) -> tuple[Tensor, Tensor]: ...
 def einsum(equation: str, *operands: Tensor | Sequence[Tensor]) -> Tensor:
     """Einstein summation: any subscripts, ``...``, repeated subscripts (diagonals) and implicit output."""
 

@@ -78,6 +78,7 @@ __all__ = [
     "cosh",
     "cosh_",
     "count_nonzero",
+    "cross",
     "cummax",
     "cummin",
     "cumprod",
@@ -171,6 +172,7 @@ __all__ = [
     "masked_fill",
     "masked_select",
     "matmul",
+    "matrix_power",
     "max",
     "maximum",
     "mean",
@@ -835,6 +837,14 @@ def count_nonzero(input: "Tensor", dim: "_Dims | None" = None) -> "Tensor":
         return input.count_nonzero(dim)
     except AttributeError as e:
         raise _not_a_tensor(e, "count_nonzero", input) from None
+
+
+def cross(input: "Tensor", other: "Tensor", dim: "builtins.int | None" = None) -> "Tensor":
+    """`ferrograd.cross(input, ...)` is `input.cross(...)`."""
+    try:
+        return input.cross(other, dim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "cross", input) from None
 
 
 def cummax(input: "Tensor", dim: "builtins.int") -> "_ValuesIndices":
@@ -1619,6 +1629,14 @@ def matmul(input: "Tensor", other: "Tensor") -> "Tensor":
         return input.matmul(other)
     except AttributeError as e:
         raise _not_a_tensor(e, "matmul", input) from None
+
+
+def matrix_power(input: "Tensor", n: "builtins.int") -> "Tensor":
+    """`ferrograd.matrix_power(input, ...)` is `input.matrix_power(...)`."""
+    try:
+        return input.matrix_power(n)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "matrix_power", input) from None
 
 
 if TYPE_CHECKING:

@@ -64,6 +64,19 @@ fn _linalg_svd<'py>(py: Python<'py>, a: &Bound<'_, PyAny>, full_matrices: bool) 
     PyTuple::new(py, [wrap(py, u)?, wrap(py, s)?, wrap(py, vh)?])
 }
 
+#[pyfunction]
+fn _linalg_cross(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, dim: isize) -> Out {
+    let (a, b) = (tensor_arg(a, "linalg_cross", "input")?, tensor_arg(b, "linalg_cross", "other")?);
+    wrap(py, call_heavy(py, a.numel() + b.numel(), || a.linalg_cross(&b, dim))?)
+}
+
+#[pyfunction]
+fn _linalg_qr<'py>(py: Python<'py>, a: &Bound<'_, PyAny>, mode: &str) -> PyResult<Bound<'py, PyTuple>> {
+    let a = tensor_arg(a, "linalg_qr", "A")?;
+    let (q, r) = call_heavy(py, cost(&a), || a.linalg_qr(mode))?;
+    PyTuple::new(py, [wrap(py, q)?, wrap(py, r)?])
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LinAlgError", m.py().get_type::<LinAlgError>())?;
     m.add_function(wrap_pyfunction!(_linalg_inv, m)?)?;
@@ -74,5 +87,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_linalg_cholesky, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_eigh, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_svd, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_cross, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_qr, m)?)?;
     Ok(())
 }
