@@ -318,6 +318,42 @@ def _products():
     return r
 
 
+def _lstsq():
+    a = _m([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
+    b = _m([[1.0], [2.0], [4.0]])
+    ones = fg.ones(3, 2, dtype=fg.float64)
+    leaf = (a + 0.0).requires_grad_()
+    r = {f"tall_{d}": list(fg.linalg.lstsq(a, b, driver=d)) for d in ("gels", "gelsy", "gelsd", "gelss")}
+    r.update(
+        {
+            "default": list(fg.linalg.lstsq(a, b)),
+            "wide": list(fg.linalg.lstsq(a.mT, b[:2])),
+            "rank_deficient": list(fg.linalg.lstsq(ones, b)),
+            "rank_deficient_gelsd": list(fg.linalg.lstsq(ones, b, driver="gelsd")),
+            "float32_rcond": list(fg.linalg.lstsq(a.float(), b.float(), rcond=0.5, driver="gelsd")),
+            "vector": list(fg.linalg.lstsq(a, b[:, 0], driver="gelsd")),
+            "batched_vector_gels": list(fg.linalg.lstsq(a.expand(2, 3, 2), b[:, 0].expand(2, 3), driver="gels")),
+            "batched": list(fg.linalg.lstsq(fg.stack([a, -a]), b.expand(2, 3, 1), driver="gelss")),
+            "empty_rows": list(fg.linalg.lstsq(a[:0], b[:0])),
+            "grad_fns": [t.grad_fn.name() if t.grad_fn else None for t in fg.linalg.lstsq(leaf, b)],
+            "bad_driver": error(fg.linalg.lstsq, a, b, driver="foo"),
+            "rows": error(fg.linalg.lstsq, a, b[:2]),
+            "rows_vector": error(fg.linalg.lstsq, a, b[:2, 0]),
+            "dtypes": error(fg.linalg.lstsq, a, b.float()),
+            "one_dim": error(fg.linalg.lstsq, fg.ones(3), fg.ones(3)),
+            "zero_dim_b": error(fg.linalg.lstsq, a, fg.tensor(1.0, dtype=fg.float64)),
+            "b_too_many_dims": error(fg.linalg.lstsq, a, fg.ones(1, 2, 3, 1, dtype=fg.float64)),
+            "long": error(fg.linalg.lstsq, fg.ones(3, 2, dtype=fg.int64), fg.ones(3, 1, dtype=fg.int64)),
+            "long_bad_driver": error(
+                fg.linalg.lstsq, fg.ones(3, 2, dtype=fg.int64), fg.ones(3, 1, dtype=fg.int64), driver="x"
+            ),
+            "vector_batch_mismatch": error(fg.linalg.lstsq, fg.ones(2, 3, 2, dtype=fg.float64), b),
+            "type_name": type(fg.linalg.lstsq(a, b)).__name__,
+        }
+    )
+    return r
+
+
 CASES = {
     "shape_errors": _shape_errors,
     "solve_errors": _solve_errors,
@@ -330,4 +366,5 @@ CASES = {
     "cross": _cross,
     "qr": _qr,
     "products": _products,
+    "lstsq": _lstsq,
 }

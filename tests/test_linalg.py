@@ -205,6 +205,50 @@ def test_qr_matches_numpy(dtype, shape, mode):
         close(Q, want[0], dtype)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_matrix_power_multi_dot_vander_match_numpy(dtype):
+    a = well_conditioned(2, n=3) / 3
+    for t in layouts(a, dtype):
+        for n in (-3, -1, 0, 1, 2, 3, 4, 7):
+            close(fg.linalg.matrix_power(t, n), np.linalg.matrix_power(a, n), dtype)
+        close(t.matrix_power(5), np.linalg.matrix_power(a, 5), dtype)
+    mats = [RNG.standard_normal(s) for s in [(4,), (4, 2), (2, 6), (6, 3), (3,)]]
+    got = fg.linalg.multi_dot([fg.tensor(m, dtype=getattr(fg, dtype)) for m in mats])
+    close(got, np.linalg.multi_dot(mats), dtype)
+    x = RNG.standard_normal((2, 4))
+    close(
+        fg.linalg.vander(fg.tensor(x, dtype=getattr(fg, dtype)), N=5),
+        np.stack([np.vander(r, 5, True) for r in x]),
+        dtype,
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
+def test_lstsq_matches_numpy(dtype, shape):
+    a = RNG.standard_normal(shape)
+    b = RNG.standard_normal((*shape[:-1], 2))
+    for t in layouts(a, dtype):
+        tb = fg.tensor(b, dtype=t.dtype)
+        sol = fg.linalg.lstsq(t, tb, driver="gelsd")
+        want = [
+            np.linalg.lstsq(m, r, rcond=None) for m, r in zip(a.reshape(-1, *shape[-2:]), b.reshape(-1, *b.shape[-2:]))
+        ]
+        close(sol.solution, np.stack([w[0] for w in want]).reshape(sol.solution.shape), dtype)
+        close(sol.singular_values, np.stack([w[3] for w in want]).reshape(sol.singular_values.shape), dtype)
+        assert sol.rank.dtype == fg.int64 and (sol.rank.numpy() == min(shape[-2:])).all()
+        if shape[-2] > shape[-1]:
+            close(sol.residuals, want[0][1], dtype)
+        close(fg.linalg.lstsq(t, tb).solution, sol.solution.double().numpy(), dtype)
+
+
+def test_tensor_svd_is_torch_svd():
+    a = RNG.standard_normal((4, 3))
+    U, S, V = fg.tensor(a).svd()
+    np.testing.assert_allclose((U.numpy() * S.numpy()) @ V.numpy().T, a, atol=1e-12)
+    assert type(fg.tensor(a).svd(some=False)).__name__ == "svd" and fg.tensor(a).svd(some=False).U.shape == (4, 4)
+
+
 def leaf(a):
     return fg.tensor(a, dtype=fg.float64, requires_grad=True)
 
@@ -273,6 +317,26 @@ GRADCHECKS = {
     "qr_tall_r_only": (lambda a: fg.linalg.qr(a).R, lambda: [RNG.standard_normal((4, 2))]),
     "qr_tall_q_only": (lambda a: fg.linalg.qr(a).Q, lambda: [RNG.standard_normal((4, 2))]),
     "qr_wide": (fg.linalg.qr, lambda: [RNG.standard_normal((2, 4))]),
+    "matrix_power_5": (lambda a: fg.linalg.matrix_power(a, 5), lambda: [well_conditioned(2, n=3) / 3]),
+    "matrix_power_-2": (lambda a: fg.linalg.matrix_power(a, -2), lambda: [well_conditioned(n=3)]),
+    "matrix_power_0": (lambda a: fg.linalg.matrix_power(a, 0), lambda: [well_conditioned(n=3)]),
+    "multi_dot": (
+        lambda a, b, c: fg.linalg.multi_dot([a, b, c]),
+        lambda: [RNG.standard_normal(4), RNG.standard_normal((4, 2)), RNG.standard_normal((2, 3))],
+    ),
+    "vander": (lambda x: fg.linalg.vander(x, N=4), lambda: [RNG.standard_normal((2, 3))]),
+    "lstsq_tall": (
+        lambda a, b: fg.linalg.lstsq(a, b).solution,
+        lambda: [RNG.standard_normal((4, 3)), RNG.standard_normal((4, 2))],
+    ),
+    "lstsq_wide_batched": (
+        lambda a, b: fg.linalg.lstsq(a, b).solution,
+        lambda: [RNG.standard_normal((2, 2, 3)), RNG.standard_normal((2, 2, 1))],
+    ),
+    "lstsq_vector_broadcast": (
+        lambda a, b: fg.linalg.lstsq(a, b).solution,
+        lambda: [RNG.standard_normal((4, 3)), RNG.standard_normal(4)],
+    ),
     "qr_wide_complete_r": (lambda a: fg.linalg.qr(a, "complete").R, lambda: [RNG.standard_normal((2, 2, 3))]),
 }
 

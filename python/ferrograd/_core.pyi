@@ -127,6 +127,7 @@ __all__ = [
     "_linalg_svd",
     "_linalg_cross",
     "_linalg_qr",
+    "_linalg_lstsq",
     "_mse_loss",
     "_linear",
     "_chain_layers",
@@ -1801,6 +1802,9 @@ def _linalg_eigh(a: Tensor, upper: _Bool) -> tuple[Tensor, Tensor]: ...
 def _linalg_svd(a: Tensor, full_matrices: _Bool) -> tuple[Tensor, Tensor, Tensor]: ...
 def _linalg_cross(a: Tensor, b: Tensor, dim: builtins.int) -> Tensor: ...
 def _linalg_qr(a: Tensor, mode: str) -> tuple[Tensor, Tensor]: ...
+def _linalg_lstsq(
+    a: Tensor, b: Tensor, rcond: builtins.float | None, driver: str | None
+) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
 def einsum(equation: str, *operands: Tensor | Sequence[Tensor]) -> Tensor:
     """Einstein summation: any subscripts, ``...``, repeated subscripts (diagonals) and implicit output."""
 

@@ -1,4 +1,4 @@
-"""`torch.linalg`: norms, inv, det, slogdet, solve, cholesky, eigh/eigvalsh, svd/svdvals, qr, cross, pinv,
+"""`torch.linalg`: norms, inv, det, slogdet, solve, cholesky, eigh/eigvalsh, svd/svdvals, qr, lstsq, cross, pinv,
 matrix_rank, matrix_power, multi_dot, vander and the matmul/diagonal aliases.
 The factorizations and their gradients are Rust ops (`rust/core/src/ops/linalg/`); the norms, pinv and
 matrix_rank compose core ops (`vector_norm`, `sum`, `amax`/`amin`, the SVD), as PyTorch's own `matrix_norm`
@@ -29,6 +29,7 @@ _SlogdetResult = _named("linalg_slogdet", ["sign", "logabsdet"])
 _EighResult = _named("linalg_eigh", ["eigenvalues", "eigenvectors"])
 _SvdResult = _named("linalg_svd", ["U", "S", "Vh"])
 _QrResult = _named("linalg_qr", ["Q", "R"])
+_LstsqResult = _named("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 _INF = float("inf")
 
@@ -102,6 +103,13 @@ def matmul(input, other, *, out=None):
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """Alias for ``ferrograd.diagonal`` with torch's defaults ``dim1=-2, dim2=-1``: each matrix's diagonal."""
     return _tensor(A, "linalg_diagonal", "A").diagonal(offset, dim1, dim2)
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """(solution, residuals, rank, singular_values) of the least-squares problem min ‖A X - B‖ (the
+    minimum-norm X), filled as PyTorch's CPU `driver` fills them: 'gelsy' (default) gives the rank, 'gelsd'
+    and 'gelss' the singular values too, residuals only for tall full-rank A and a driver other than gelsy."""
+    return _LstsqResult(*_core._linalg_lstsq(A, B, rcond, driver))
 
 
 def _uplo(UPLO):
@@ -289,6 +297,7 @@ __all__ = [
     "eigh",
     "eigvalsh",
     "inv",
+    "lstsq",
     "matmul",
     "matrix_norm",
     "matrix_power",

@@ -77,6 +77,20 @@ fn _linalg_qr<'py>(py: Python<'py>, a: &Bound<'_, PyAny>, mode: &str) -> PyResul
     PyTuple::new(py, [wrap(py, q)?, wrap(py, r)?])
 }
 
+#[pyfunction]
+#[pyo3(signature = (a, b, rcond, driver))]
+fn _linalg_lstsq<'py>(
+    py: Python<'py>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    rcond: Option<f64>,
+    driver: Option<&str>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let (a, b) = (tensor_arg(a, "linalg_lstsq", "self")?, tensor_arg(b, "linalg_lstsq", "b")?);
+    let (x, residuals, rank, s) = call_heavy(py, cost(&a) + b.numel(), || a.linalg_lstsq(&b, rcond, driver))?;
+    PyTuple::new(py, [wrap(py, x)?, wrap(py, residuals)?, wrap(py, rank)?, wrap(py, s)?])
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LinAlgError", m.py().get_type::<LinAlgError>())?;
     m.add_function(wrap_pyfunction!(_linalg_inv, m)?)?;
@@ -89,5 +103,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_linalg_svd, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_cross, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_qr, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_lstsq, m)?)?;
     Ok(())
 }
