@@ -354,6 +354,35 @@ def _lstsq():
     return r
 
 
+def _solve_triangular():
+    a = _m([[2.0, 1.0], [0.5, 3.0]])
+    b = _m([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    st = fg.linalg.solve_triangular
+    leaf = (a + 0.0).requires_grad_()
+    return {
+        "upper": st(a, b, upper=True),
+        "lower_unit": st(a, b, upper=False, unitriangular=True),
+        "right": st(a, b.mT, upper=True, left=False),
+        "right_lower": st(a, b.mT, upper=False, left=False),
+        "promotes": st(a, b.float(), upper=True),
+        "float32": st(a.float(), b.float(), upper=False),
+        "broadcast_shape": list(st(a.expand(3, 2, 2), b.expand(2, 1, 2, 3), upper=True).shape),
+        "singular": st(fg.zeros(2, 2), fg.ones(2, 2), upper=True),
+        "grad_fn": st(leaf, b, upper=True).grad_fn.name(),
+        "saved": [
+            st(leaf, b.mT, upper=True, left=False).grad_fn._saved_left,
+            st(leaf, b, upper=True).grad_fn._saved_upper,
+        ],
+        "no_upper": error(lambda: st(a, b)),
+        "b_1d": error(st, a, b[0], upper=True),
+        "a_1d": error(st, fg.ones(2), fg.ones(2, 2), upper=True),
+        "nonsquare": error(st, fg.ones(2, 3), fg.ones(2, 3), upper=True),
+        "shapes_left": error(st, a, fg.ones(3, 3, dtype=fg.float64), upper=True),
+        "shapes_right": error(st, a, b, upper=True, left=False),
+        "long": error(st, fg.ones(2, 2, dtype=fg.int64), fg.ones(2, 2, dtype=fg.int64), upper=True),
+    }
+
+
 CASES = {
     "shape_errors": _shape_errors,
     "solve_errors": _solve_errors,
@@ -367,4 +396,5 @@ CASES = {
     "qr": _qr,
     "products": _products,
     "lstsq": _lstsq,
+    "solve_triangular": _solve_triangular,
 }

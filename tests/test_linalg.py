@@ -242,6 +242,27 @@ def test_lstsq_matches_numpy(dtype, shape):
         close(fg.linalg.lstsq(t, tb).solution, sol.solution.double().numpy(), dtype)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("left", [True, False])
+def test_solve_triangular_matches_numpy(dtype, upper, left):
+    a = well_conditioned(2, n=4)
+    b = RNG.standard_normal((3, 1, 4, 4))
+    tri = np.triu(a) if upper else np.tril(a)
+    want = (
+        np.linalg.solve(tri, b)
+        if left
+        else np.swapaxes(np.linalg.solve(np.swapaxes(tri, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
+    )
+    for t in layouts(a, dtype):
+        got = fg.linalg.solve_triangular(t, fg.tensor(b, dtype=t.dtype), upper=upper, left=left)
+        assert got.shape == want.shape
+        close(got, want, dtype)
+    unit = np.triu(a, 1) + np.eye(4) if upper else np.tril(a, -1) + np.eye(4)
+    got = fg.linalg.solve_triangular(fg.tensor(a), fg.tensor(b), upper=upper, unitriangular=True)
+    close(got, np.linalg.solve(unit, b), "float64")
+
+
 def test_tensor_svd_is_torch_svd():
     a = RNG.standard_normal((4, 3))
     U, S, V = fg.tensor(a).svd()
@@ -336,6 +357,14 @@ GRADCHECKS = {
     "lstsq_vector_broadcast": (
         lambda a, b: fg.linalg.lstsq(a, b).solution,
         lambda: [RNG.standard_normal((4, 3)), RNG.standard_normal(4)],
+    ),
+    "solve_triangular_upper": (
+        lambda a, b: fg.linalg.solve_triangular(a, b, upper=True),
+        lambda: [well_conditioned(2, n=3), RNG.standard_normal((3, 2))],
+    ),
+    "solve_triangular_lower_right_unit": (
+        lambda a, b: fg.linalg.solve_triangular(a, b, upper=False, left=False, unitriangular=True),
+        lambda: [well_conditioned(n=3), RNG.standard_normal((2, 2, 3))],
     ),
     "qr_wide_complete_r": (lambda a: fg.linalg.qr(a, "complete").R, lambda: [RNG.standard_normal((2, 2, 3))]),
 }

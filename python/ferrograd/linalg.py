@@ -1,4 +1,4 @@
-"""`torch.linalg`: norms, inv, det, slogdet, solve, cholesky, eigh/eigvalsh, svd/svdvals, qr, lstsq, cross, pinv,
+"""`torch.linalg`: norms, inv, det, slogdet, solve, cholesky, eigh/eigvalsh, svd/svdvals, qr, lstsq, solve_triangular, cross, pinv,
 matrix_rank, matrix_power, multi_dot, vander and the matmul/diagonal aliases.
 The factorizations and their gradients are Rust ops (`rust/core/src/ops/linalg/`); the norms, pinv and
 matrix_rank compose core ops (`vector_norm`, `sum`, `amax`/`amin`, the SVD), as PyTorch's own `matrix_norm`
@@ -110,6 +110,18 @@ def lstsq(A, B, rcond=None, *, driver=None):
     minimum-norm X), filled as PyTorch's CPU `driver` fills them: 'gelsy' (default) gives the rank, 'gelsd'
     and 'gelss' the singular values too, residuals only for tall full-rank A and a driver other than gelsy."""
     return _LstsqResult(*_core._linalg_lstsq(A, B, rcond, driver))
+
+
+def solve_triangular(A, B, *, upper=None, left=True, unitriangular=False, out=None):
+    """X with `A @ X = B` (`left=False`: `X @ A = B`) for triangular `A`, read from its upper (`upper=True`) or
+    lower triangle, its diagonal taken as ones with `unitriangular`; batch dimensions broadcast."""
+    _check_out(out, "linalg.solve_triangular")
+    if upper is None:
+        # `upper` is required, and torch names it so
+        raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: "upper"')
+    return _core._linalg_solve_triangular(
+        A, B, builtins.bool(upper), builtins.bool(left), builtins.bool(unitriangular)
+    )
 
 
 def _uplo(UPLO):
@@ -311,5 +323,6 @@ __all__ = [
     "norm",
     "slogdet",
     "solve",
+    "solve_triangular",
     "vector_norm",
 ]

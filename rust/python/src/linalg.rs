@@ -91,6 +91,19 @@ fn _linalg_lstsq<'py>(
     PyTuple::new(py, [wrap(py, x)?, wrap(py, residuals)?, wrap(py, rank)?, wrap(py, s)?])
 }
 
+#[pyfunction]
+fn _linalg_solve_triangular(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    upper: bool,
+    left: bool,
+    unitriangular: bool,
+) -> Out {
+    let (a, b) = (tensor_arg(a, "linalg_solve_triangular", "input")?, tensor_arg(b, "linalg_solve_triangular", "B")?);
+    wrap(py, call_heavy(py, cost(&a) + b.numel(), || a.linalg_solve_triangular(&b, upper, left, unitriangular))?)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LinAlgError", m.py().get_type::<LinAlgError>())?;
     m.add_function(wrap_pyfunction!(_linalg_inv, m)?)?;
@@ -104,5 +117,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_linalg_cross, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_qr, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_lstsq, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_solve_triangular, m)?)?;
     Ok(())
 }
