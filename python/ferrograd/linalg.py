@@ -1,5 +1,5 @@
-"""`torch.linalg`: norms, inv, det, slogdet, solve, cholesky, eigh/eigvalsh, svd/svdvals, qr, lstsq, solve_triangular, cross, pinv,
-matrix_rank, matrix_power, multi_dot, vander and the matmul/diagonal aliases.
+"""`torch.linalg`: norms, inv, det, slogdet, solve, solve_triangular, cholesky, eigh/eigvalsh, svd/svdvals, qr,
+lstsq, cross, pinv, matrix_rank, matrix_power, multi_dot, vander and the matmul/diagonal aliases.
 The factorizations and their gradients are Rust ops (`rust/core/src/ops/linalg/`); the norms, pinv and
 matrix_rank compose core ops (`vector_norm`, `sum`, `amax`/`amin`, the SVD), as PyTorch's own `matrix_norm`
 does (so the norms' `grad_fn` names match)."""
@@ -119,9 +119,7 @@ def solve_triangular(A, B, *, upper=None, left=True, unitriangular=False, out=No
     if upper is None:
         # `upper` is required, and torch names it so
         raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: "upper"')
-    return _core._linalg_solve_triangular(
-        A, B, builtins.bool(upper), builtins.bool(left), builtins.bool(unitriangular)
-    )
+    return _core._linalg_solve_triangular(A, B, builtins.bool(upper), builtins.bool(left), builtins.bool(unitriangular))
 
 
 def _uplo(UPLO):
