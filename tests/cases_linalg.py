@@ -383,6 +383,27 @@ def _solve_triangular():
     }
 
 
+def _matrix_exp():
+    a = _m([[0.0, 1.0], [-2.0, -3.0]])
+    leaf = (a + 0.0).requires_grad_()
+    return {
+        "values": fg.linalg.matrix_exp(a),
+        "large_norm": fg.linalg.matrix_exp(_m([[1.0, 20.0, -3.0], [0.5, 4.0, 2.0], [-6.0, 1.0, 0.0]])),
+        "small_norm": fg.linalg.matrix_exp(_m([[1e-3, 2e-3], [0.0, -1e-3]])),
+        "float32": fg.linalg.matrix_exp(a.float()),
+        "batched": fg.linalg.matrix_exp(fg.stack([a, a.mT * 2])),
+        "one_by_one": fg.linalg.matrix_exp(fg.ones(1, 1) * 2),
+        "empty": fg.linalg.matrix_exp(fg.zeros(0, 0)),
+        "nan": fg.linalg.matrix_exp(fg.tensor([[float("nan"), 0.0], [0.0, 1.0]])),
+        "torch_matrix_exp": fg.matrix_exp(a),
+        "method": a.matrix_exp(),
+        "grad_fns": [fg.linalg.matrix_exp(leaf).grad_fn.name(), leaf.matrix_exp().grad_fn.name()],
+        "one_dim": error(fg.linalg.matrix_exp, fg.ones(3)),
+        "nonsquare": error(fg.linalg.matrix_exp, fg.ones(2, 3)),
+        "long": error(fg.linalg.matrix_exp, fg.ones(2, 2, dtype=fg.int64)),
+    }
+
+
 CASES = {
     "shape_errors": _shape_errors,
     "solve_errors": _solve_errors,
@@ -397,4 +418,5 @@ CASES = {
     "products": _products,
     "lstsq": _lstsq,
     "solve_triangular": _solve_triangular,
+    "matrix_exp": _matrix_exp,
 }

@@ -263,6 +263,20 @@ def test_solve_triangular_matches_numpy(dtype, upper, left):
     close(got, np.linalg.solve(unit, b), "float64")
 
 
+@pytest.mark.parametrize("scale", [1e-4, 1.0, 30.0])
+def test_matrix_exp_matches_series_and_eigh(scale):
+    # a symmetric matrix: e^A = V diag(e^w) Vᵀ from numpy's eigh
+    m = RNG.standard_normal((2, 4, 4))
+    sym = (m + np.swapaxes(m, -1, -2)) * scale / 4
+    w, v = np.linalg.eigh(sym)
+    want = (v * np.exp(w)[..., None, :]) @ np.swapaxes(v, -1, -2)
+    for t in layouts(sym, "float64"):
+        np.testing.assert_allclose(fg.linalg.matrix_exp(t).numpy(), want, rtol=1e-11, atol=1e-13)
+    # a nilpotent matrix: the series stops, e^N = I + N + N²/2
+    n = np.triu(RNG.standard_normal((3, 3)) * scale, 1)
+    np.testing.assert_allclose(fg.matrix_exp(fg.tensor(n)).numpy(), np.eye(3) + n + n @ n / 2, rtol=1e-11, atol=1e-12)
+
+
 def test_tensor_svd_is_torch_svd():
     a = RNG.standard_normal((4, 3))
     U, S, V = fg.tensor(a).svd()
@@ -366,6 +380,8 @@ GRADCHECKS = {
         lambda a, b: fg.linalg.solve_triangular(a, b, upper=False, left=False, unitriangular=True),
         lambda: [well_conditioned(n=3), RNG.standard_normal((2, 2, 3))],
     ),
+    "matrix_exp": (fg.linalg.matrix_exp, lambda: [RNG.standard_normal((2, 3, 3))]),
+    "matrix_exp_large": (fg.matrix_exp, lambda: [RNG.standard_normal((3, 3)) * 4]),
     "qr_wide_complete_r": (lambda a: fg.linalg.qr(a, "complete").R, lambda: [RNG.standard_normal((2, 2, 3))]),
 }
 

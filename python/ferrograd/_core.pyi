@@ -1307,6 +1307,8 @@ class Tensor:
         """Removed from PyTorch in favor of ``linalg.qr``: raises PyTorch's RuntimeError."""
     def matrix_power(self, n: builtins.int) -> Tensor:  # function form
         """``linalg.matrix_power``: the n-th power of each square matrix (negative n: of its inverse)."""
+    def matrix_exp(self) -> Tensor:  # function form
+        """``linalg.matrix_exp``: the exponential of each square matrix."""
     def cross(self, other: Tensor, dim: builtins.int | None = None) -> Tensor:  # function form
         """Cross product of 3-vectors along ``dim`` (default: the first dimension of length 3, deprecated)."""
     def baddbmm(  # function form

@@ -172,6 +172,7 @@ __all__ = [
     "masked_fill",
     "masked_select",
     "matmul",
+    "matrix_exp",
     "matrix_power",
     "max",
     "maximum",
@@ -1629,6 +1630,14 @@ def matmul(input: "Tensor", other: "Tensor") -> "Tensor":
         return input.matmul(other)
     except AttributeError as e:
         raise _not_a_tensor(e, "matmul", input) from None
+
+
+def matrix_exp(input: "Tensor") -> "Tensor":
+    """`ferrograd.matrix_exp(input, ...)` is `input.matrix_exp(...)`."""
+    try:
+        return input.matrix_exp()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "matrix_exp", input) from None
 
 
 def matrix_power(input: "Tensor", n: "builtins.int") -> "Tensor":

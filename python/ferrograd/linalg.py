@@ -1,5 +1,5 @@
 """`torch.linalg`: norms, inv, det, slogdet, solve, solve_triangular, cholesky, eigh/eigvalsh, svd/svdvals, qr,
-lstsq, cross, pinv, matrix_rank, matrix_power, multi_dot, vander and the matmul/diagonal aliases.
+lstsq, cross, pinv, matrix_rank, matrix_exp, matrix_power, multi_dot, vander and the matmul/diagonal aliases.
 The factorizations and their gradients are Rust ops (`rust/core/src/ops/linalg/`); the norms, pinv and
 matrix_rank compose core ops (`vector_norm`, `sum`, `amax`/`amin`, the SVD), as PyTorch's own `matrix_norm`
 does (so the norms' `grad_fn` names match)."""
@@ -120,6 +120,11 @@ def solve_triangular(A, B, *, upper=None, left=True, unitriangular=False, out=No
         # `upper` is required, and torch names it so
         raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: "upper"')
     return _core._linalg_solve_triangular(A, B, builtins.bool(upper), builtins.bool(left), builtins.bool(unitriangular))
+
+
+def matrix_exp(A):
+    """The exponential of each square matrix (scaling and squaring with a Padé approximant)."""
+    return _tensor(A, "linalg_matrix_exp", "input").matrix_exp()
 
 
 def _uplo(UPLO):
@@ -309,6 +314,7 @@ __all__ = [
     "inv",
     "lstsq",
     "matmul",
+    "matrix_exp",
     "matrix_norm",
     "matrix_power",
     "matrix_rank",

@@ -126,6 +126,11 @@ impl PyTensor {
         wrap(py, call_heavy(py, a.numel() * a.shape().last().copied().unwrap_or(1), || a.matrix_power(n))?)
     }
 
+    fn matrix_exp(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call_heavy(py, a.numel() * a.shape().last().copied().unwrap_or(1), || a.matrix_exp())?)
+    }
+
     fn dot(&self, py: Python<'_>, tensor: &Bound<'_, PyAny>) -> Out {
         let (a, b) = (self.get(), tensor_arg(tensor, "dot", "tensor")?);
         wrap(py, call(|| a.dot(&b))?)

@@ -1,6 +1,6 @@
 //! `torch.linalg`: small products (outer, trace, baddbmm, cross, matrix_power) and the
 //! factorizations behind inv, det, slogdet, solve, cholesky, eigh, svd, qr and lstsq, plus
-//! triangular solves. The factorizations are hand-written in float64 (`factor.rs`, Householder QR
+//! triangular solves and matrix_exp (Padé). The factorizations are hand-written in float64 (`factor.rs`, Householder QR
 //! in `householder.rs`; see ARCHITECTURE.md, "Considered and not done", for why not faer), run over
 //! the batch (`batch.rs`), and their backward rules are written with differentiable ops, so
 //! `create_graph` works.
@@ -11,6 +11,7 @@ mod eigh;
 mod factor;
 mod householder;
 mod lstsq;
+mod matrix_exp;
 mod power;
 mod products;
 mod qr;
