@@ -404,6 +404,34 @@ def _matrix_exp():
     }
 
 
+def _cholesky_solve():
+    low = _m([[2.0, 0.0], [1.0, 3.0]])
+    b = _m([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    leaf = (low + 0.0).requires_grad_()
+    return {
+        "lower": fg.cholesky_solve(b, low),
+        "upper_method": b.cholesky_solve(low.mT, upper=True),
+        "broadcast_shape": list(fg.cholesky_solve(b.expand(3, 2, 3), low.expand(2, 1, 2, 2)).shape),
+        "float32": fg.cholesky_solve(b.float(), low.float()),
+        "grad_fn": fg.cholesky_solve(b, leaf).grad_fn.name(),
+        "inverse": fg.cholesky_inverse(low),
+        "inverse_upper": low.mT.cholesky_inverse(True),
+        "inverse_batched": fg.cholesky_inverse(fg.stack([low, 2 * low])),
+        "inverse_empty": fg.cholesky_inverse(fg.zeros(0, 0)),
+        "inverse_grad_fn": fg.cholesky_inverse(leaf).grad_fn.name(),
+        "b_1d": error(fg.cholesky_solve, b[0], low),
+        "u_1d": error(fg.cholesky_solve, b, low[0]),
+        "u_nonsquare": error(fg.cholesky_solve, b, fg.ones(2, 3, dtype=fg.float64)),
+        "dtypes": error(fg.cholesky_solve, b.float(), low),
+        "sizes": error(fg.cholesky_solve, fg.ones(3, 3, dtype=fg.float64), low),
+        "long": error(fg.cholesky_solve, b.long(), low.long()),
+        "inverse_1d": error(fg.cholesky_inverse, low[0]),
+        "inverse_nonsquare": error(fg.cholesky_inverse, fg.ones(2, 3)),
+        "inverse_long": error(fg.cholesky_inverse, fg.ones(2, 2, dtype=fg.int64)),
+        "inverse_singular": linalg_error(lambda: fg.cholesky_inverse(fg.zeros(2, 2))),
+    }
+
+
 CASES = {
     "shape_errors": _shape_errors,
     "solve_errors": _solve_errors,
@@ -419,4 +447,5 @@ CASES = {
     "lstsq": _lstsq,
     "solve_triangular": _solve_triangular,
     "matrix_exp": _matrix_exp,
+    "cholesky_solve": _cholesky_solve,
 }

@@ -277,6 +277,18 @@ def test_matrix_exp_matches_series_and_eigh(scale):
     np.testing.assert_allclose(fg.matrix_exp(fg.tensor(n)).numpy(), np.eye(3) + n + n @ n / 2, rtol=1e-11, atol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_and_inverse_match_numpy(dtype, upper):
+    a = spd(2)
+    low = np.linalg.cholesky(a)
+    factor = np.swapaxes(low, -1, -2) if upper else low
+    b = RNG.standard_normal((3, 1, 4, 2))
+    for t in layouts(factor, dtype):
+        close(fg.cholesky_solve(fg.tensor(b, dtype=t.dtype), t, upper), np.linalg.solve(a, b), dtype)
+        close(t.cholesky_inverse(upper), np.linalg.inv(a), dtype)
+
+
 def test_tensor_svd_is_torch_svd():
     a = RNG.standard_normal((4, 3))
     U, S, V = fg.tensor(a).svd()
@@ -382,6 +394,18 @@ GRADCHECKS = {
     ),
     "matrix_exp": (fg.linalg.matrix_exp, lambda: [RNG.standard_normal((2, 3, 3))]),
     "matrix_exp_large": (fg.matrix_exp, lambda: [RNG.standard_normal((3, 3)) * 4]),
+    "cholesky_solve": (
+        lambda b, m: fg.cholesky_solve(b, fg.linalg.cholesky(_spd(m))),
+        lambda: [RNG.standard_normal((2, 3, 2)), RNG.standard_normal((3, 3))],
+    ),
+    "cholesky_solve_upper": (
+        lambda b, m: fg.cholesky_solve(b, fg.linalg.cholesky(_spd(m), upper=True), upper=True),
+        lambda: [RNG.standard_normal((3, 2)), RNG.standard_normal((2, 3, 3))],
+    ),
+    "cholesky_inverse": (
+        lambda m: fg.cholesky_inverse(fg.linalg.cholesky(_spd(m))),
+        lambda: [RNG.standard_normal((3, 3))],
+    ),
     "qr_wide_complete_r": (lambda a: fg.linalg.qr(a, "complete").R, lambda: [RNG.standard_normal((2, 2, 3))]),
 }
 

@@ -1307,6 +1307,10 @@ class Tensor:
         """Removed from PyTorch in favor of ``linalg.qr``: raises PyTorch's RuntimeError."""
     def matrix_power(self, n: builtins.int) -> Tensor:  # function form
         """``linalg.matrix_power``: the n-th power of each square matrix (negative n: of its inverse)."""
+    def cholesky_solve(self, input2: Tensor, upper: _Bool = False) -> Tensor:  # function form
+        """X with ``A X = self`` for ``A = L Lᵀ`` given its Cholesky factor ``input2`` (``upper``: ``A = Uᵀ U``)."""
+    def cholesky_inverse(self, upper: _Bool = False) -> Tensor:  # function form
+        """``A⁻¹`` for ``A = L Lᵀ`` given its Cholesky factor ``self`` (``upper``: ``A = Uᵀ U``)."""
     def matrix_exp(self) -> Tensor:  # function form
         """``linalg.matrix_exp``: the exponential of each square matrix."""
     def cross(self, other: Tensor, dim: builtins.int | None = None) -> Tensor:  # function form

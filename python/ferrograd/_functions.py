@@ -66,6 +66,8 @@ __all__ = [
     "broadcast_to",
     "ceil",
     "ceil_",
+    "cholesky_inverse",
+    "cholesky_solve",
     "chunk",
     "clamp",
     "clamp_max",
@@ -738,6 +740,22 @@ def ceil_(input: "Tensor") -> "Tensor":
         return input.ceil_()
     except AttributeError as e:
         raise _not_a_tensor(e, "ceil_", input) from None
+
+
+def cholesky_inverse(input: "Tensor", upper: "_Bool" = False) -> "Tensor":
+    """`ferrograd.cholesky_inverse(input, ...)` is `input.cholesky_inverse(...)`."""
+    try:
+        return input.cholesky_inverse(upper)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "cholesky_inverse", input) from None
+
+
+def cholesky_solve(input: "Tensor", input2: "Tensor", upper: "_Bool" = False) -> "Tensor":
+    """`ferrograd.cholesky_solve(input, ...)` is `input.cholesky_solve(...)`."""
+    try:
+        return input.cholesky_solve(input2, upper)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "cholesky_solve", input) from None
 
 
 def chunk(input: "Tensor", chunks: "builtins.int", dim: "builtins.int" = 0) -> "tuple[Tensor, ...]":

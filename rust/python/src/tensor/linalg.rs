@@ -131,6 +131,19 @@ impl PyTensor {
         wrap(py, call_heavy(py, a.numel() * a.shape().last().copied().unwrap_or(1), || a.matrix_exp())?)
     }
 
+    /// X with (L Lᵀ) X = self, for the Cholesky factor `input2` (`upper`: U with A = Uᵀ U).
+    #[pyo3(signature = (input2, upper=false))]
+    fn cholesky_solve(&self, py: Python<'_>, input2: &Bound<'_, PyAny>, upper: bool) -> Out {
+        let (b, u) = (self.get(), tensor_arg(input2, "cholesky_solve", "input2")?);
+        wrap(py, call_heavy(py, u.numel() * b.numel(), || b.cholesky_solve(&u, upper))?)
+    }
+
+    #[pyo3(signature = (upper=false))]
+    fn cholesky_inverse(&self, py: Python<'_>, upper: bool) -> Out {
+        let a = self.get();
+        wrap(py, call_heavy(py, a.numel() * a.shape().last().copied().unwrap_or(1), || a.cholesky_inverse(upper))?)
+    }
+
     fn dot(&self, py: Python<'_>, tensor: &Bound<'_, PyAny>) -> Out {
         let (a, b) = (self.get(), tensor_arg(tensor, "dot", "tensor")?);
         wrap(py, call(|| a.dot(&b))?)

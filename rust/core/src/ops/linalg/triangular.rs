@@ -30,7 +30,7 @@ fn substitute(a: &[f64], x: &mut [f64], n: usize, k: usize, upper: bool, unit: b
 }
 
 /// The left solve A X = B of A (*, n, n) and B (*, n, k) sharing one batch shape, in `dtype`.
-fn solve_left(a: &Tensor, b: &Tensor, upper: bool, unit: bool, dtype: DType) -> Result<Tensor> {
+pub(super) fn solve_left(a: &Tensor, b: &Tensor, upper: bool, unit: bool, dtype: DType) -> Result<Tensor> {
     let n = a.shape()[a.ndim() - 1];
     let k = b.shape()[b.ndim() - 1];
     let (a_vals, mut x) = (a.to_vec::<f64>(), b.to_vec::<f64>());
