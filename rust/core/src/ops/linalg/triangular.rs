@@ -34,7 +34,7 @@ pub(super) fn solve_left(a: &Tensor, b: &Tensor, upper: bool, unit: bool, dtype:
     let n = a.shape()[a.ndim() - 1];
     let k = b.shape()[b.ndim() - 1];
     let (a_vals, mut x) = (a.to_vec::<f64>(), b.to_vec::<f64>());
-    let count = if n * k == 0 { 0 } else { x.len() / (n * k) };
+    let count = x.len().checked_div(n * k).unwrap_or(0);
     for i in 0..count {
         substitute(&a_vals[i * n * n..(i + 1) * n * n], &mut x[i * n * k..(i + 1) * n * k], n, k, upper, unit);
     }
