@@ -204,6 +204,234 @@ def _float32():
     }
 
 
+def _cross():
+    a = _m([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]])
+    b = _m([[4.0, -5.0, 6.0]])
+    ones = fg.ones
+    return {
+        "values_broadcast": fg.linalg.cross(a, b),
+        "dim0": fg.linalg.cross(a.mT, b.mT.expand(3, 2), dim=0),
+        "torch_cross_default_dim": fg.cross(a.mT, b.mT.expand(3, 2)),
+        "torch_cross_dim": fg.cross(a, b, dim=-1),
+        "method": a.cross(b, dim=1),
+        "int64": fg.linalg.cross(fg.tensor([1, 2, 3]), fg.tensor([4, 5, 6])),
+        "empty_batch": fg.linalg.cross(ones(0, 3), ones(1, 3)),
+        "nan_inf": fg.linalg.cross(_m([float("nan"), 1.0, 0.0]), _m([float("inf"), 0.0, 1.0])),
+        "length_4": error(fg.linalg.cross, ones(2, 4), ones(2, 4)),
+        "length_3_and_4": error(fg.linalg.cross, ones(2, 3), ones(2, 4)),
+        "length_2_dim_default": error(fg.linalg.cross, ones(3, 2), ones(3, 2)),
+        "torch_cross_no_dim_of_3": error(fg.cross, ones(2, 4), ones(2, 4)),
+        "torch_cross_default_dim_other_1": error(fg.cross, ones(3, 3), ones(1, 3)),
+        "dim_out_of_range": error(fg.linalg.cross, ones(3, 3), ones(3, 3), dim=5),
+        "torch_cross_dim_out_of_range": error(fg.cross, ones(3, 3), ones(3, 3), dim=5),
+        "ndim_mismatch": error(fg.linalg.cross, ones(3), ones(2, 3)),
+        "zero_dim": error(fg.linalg.cross, fg.tensor(1.0), fg.tensor(1.0)),
+        "dtypes": error(fg.linalg.cross, ones(3), ones(3, dtype=fg.float64)),
+        "dtypes_long_float": error(fg.linalg.cross, ones(3, dtype=fg.int64), ones(3)),
+        "bool": error(fg.linalg.cross, ones(3, dtype=fg.bool), ones(3, dtype=fg.bool)),
+        "broadcast_mismatch": error(fg.linalg.cross, ones(2, 3), ones(4, 3)),
+        "grad_fn": fg.linalg.cross(a.requires_grad_(), b).grad_fn.name(),
+        "torch_cross_grad_fn": fg.cross(a, b, dim=1).grad_fn.name(),
+        "saved_other": fg.linalg.cross(a, b).grad_fn._saved_other,
+    }
+
+
+def _qr():
+    a = _m([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
+    wide = _m([[2.0, -1.0, 0.5], [1.0, 3.0, -2.0]])
+    leaf = a.clone().requires_grad_()
+    r = {}
+    for mode in ("reduced", "complete", "r"):
+        r[f"tall_{mode}"] = list(fg.linalg.qr(a, mode=mode))
+        r[f"wide_{mode}"] = list(fg.linalg.qr(wide, mode))
+    r.update(
+        {
+            "float32": list(fg.linalg.qr(a.float())),
+            "batched_noncontiguous": list(fg.linalg.qr(fg.stack([a, -a]).mT)),
+            "zero_column_keeps_sign": list(fg.linalg.qr(_m([[-2.0, 1.0], [0.0, 1.0]]))),
+            "zeros": list(fg.linalg.qr(fg.zeros(2, 2))),
+            "empty_rows": [list(t.shape) for t in fg.linalg.qr(fg.zeros(0, 3))],
+            "empty_cols": [list(t.shape) for t in fg.linalg.qr(fg.zeros(3, 0), mode="complete")],
+            "mode_r_q_shape": list(fg.linalg.qr(a, mode="r").Q.shape),
+            "bad_mode": error(fg.linalg.qr, a, mode="x"),
+            "one_dim": error(fg.linalg.qr, fg.ones(3)),
+            "long": error(fg.linalg.qr, fg.ones(3, 3, dtype=fg.int64)),
+            "half": error(fg.linalg.qr, fg.ones(3, 3, dtype=fg.float16)),
+            "torch_qr_removed": error(fg.qr, a),
+            "torch_qr_some_false": error(fg.qr, a, some=False),
+            "method_removed": error(lambda: a.qr()),
+            "grad_fn_q": fg.linalg.qr(leaf).Q.grad_fn.name(),
+            "grad_fn_r": fg.linalg.qr(leaf, mode="r").R.grad_fn.name(),
+            "backward_mode_r": error(lambda: fg.linalg.qr(leaf, mode="r").R.sum().backward()),
+            "backward_complete_tall": error(lambda: fg.linalg.qr(leaf, mode="complete").Q.sum().backward()),
+            "repr": repr(fg.linalg.qr(_m([[3.0, 0.0], [4.0, 5.0]]))),
+            "type_name": type(fg.linalg.qr(a)).__name__,
+        }
+    )
+    return r
+
+
+def _products():
+    a = _m([[1.0, 2.0], [3.0, 4.0]])
+    x = _m([1.0, -2.0])
+    fib = fg.tensor([[1, 1], [1, 0]])
+    leaf = (a + 0.0).requires_grad_()
+    r = {f"matrix_power_{n}": fg.linalg.matrix_power(a, n) for n in (-3, -2, -1, 0, 1, 2, 3, 5)}
+    r.update(
+        {
+            "matrix_power_int": fg.linalg.matrix_power(fib, 10),
+            "matrix_power_batched_0": fg.linalg.matrix_power(fg.ones(2, 3, 3), 0),
+            "matrix_power_empty": fg.linalg.matrix_power(fg.zeros(0, 0), 5),
+            "torch_matrix_power": fg.matrix_power(a, 4),
+            "method": a.matrix_power(2),
+            "matrix_power_1d": error(fg.linalg.matrix_power, fg.ones(2), 2),
+            "matrix_power_nonsquare": error(fg.linalg.matrix_power, fg.ones(2, 3), 2),
+            "matrix_power_float_n": error(fg.linalg.matrix_power, a, 2.0),
+            "matrix_power_negative_int": error(fg.linalg.matrix_power, fib, -1),
+            "matrix_power_singular": linalg_error(lambda: fg.linalg.matrix_power(fg.zeros(2, 2), -2)),
+            # n = 0 ends in copy_, whose grad_fn ferrograd names CopyBackwards (torch: torch::autograd::CopyBackwards)
+            "grad_fns": [fg.linalg.matrix_power(leaf, n).grad_fn.name() for n in (-2, -1, 1, 2, 3, 6)],
+            "power_0_keeps_graph": fg.linalg.matrix_power(leaf, 0).requires_grad,
+            "multi_dot": fg.linalg.multi_dot([a, a.mT, a]),
+            "multi_dot_vectors": fg.linalg.multi_dot([x, a, x]),
+            "multi_dot_4": fg.linalg.multi_dot([fg.ones(2, 5), fg.ones(5, 1), fg.ones(1, 4), fg.ones(4, 3)]),
+            "multi_dot_int": fg.linalg.multi_dot([fib, fib]),
+            "multi_dot_grad_fn": fg.linalg.multi_dot([leaf, leaf]).grad_fn.name(),
+            "multi_dot_one": error(fg.linalg.multi_dot, [a]),
+            "multi_dot_first_3d": error(fg.linalg.multi_dot, [a.unsqueeze(0), a]),
+            "multi_dot_last_3d": error(fg.linalg.multi_dot, [a, a.unsqueeze(0)]),
+            "multi_dot_middle_1d": error(fg.linalg.multi_dot, [a, x, a]),
+            "multi_dot_shapes": error(fg.linalg.multi_dot, [a, fg.ones(3, 3, dtype=fg.float64)]),
+            "multi_dot_dtypes": error(fg.linalg.multi_dot, [a, fg.ones(2, 2)]),
+            "vander": fg.linalg.vander(x),
+            "vander_n": fg.linalg.vander(_m([[1.0, 2.0], [3.0, -1.0]]), N=4),
+            "vander_0d": fg.linalg.vander(fg.tensor(2.0), N=3),
+            "vander_int": fg.linalg.vander(fg.tensor([1, 2, 3])),
+            "vander_int32": fg.linalg.vander(fg.tensor([1, 2], dtype=fg.int32), N=3),
+            "vander_grad_fn": fg.linalg.vander(leaf[0]).grad_fn.name(),
+            "vander_n1": error(fg.linalg.vander, x, N=1),
+            "vander_bool": error(fg.linalg.vander, fg.tensor([True, False])),
+            "matmul": fg.linalg.matmul(a, x),
+            "diagonal": fg.linalg.diagonal(fg.arange(12.0).reshape(2, 2, 3), offset=1),
+        }
+    )
+    return r
+
+
+def _lstsq():
+    a = _m([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
+    b = _m([[1.0], [2.0], [4.0]])
+    ones = fg.ones(3, 2, dtype=fg.float64)
+    leaf = (a + 0.0).requires_grad_()
+    r = {f"tall_{d}": list(fg.linalg.lstsq(a, b, driver=d)) for d in ("gels", "gelsy", "gelsd", "gelss")}
+    r.update(
+        {
+            "default": list(fg.linalg.lstsq(a, b)),
+            "wide": list(fg.linalg.lstsq(a.mT, b[:2])),
+            "rank_deficient": list(fg.linalg.lstsq(ones, b)),
+            "rank_deficient_gelsd": list(fg.linalg.lstsq(ones, b, driver="gelsd")),
+            "float32_rcond": list(fg.linalg.lstsq(a.float(), b.float(), rcond=0.5, driver="gelsd")),
+            "vector": list(fg.linalg.lstsq(a, b[:, 0], driver="gelsd")),
+            "batched_vector_gels": list(fg.linalg.lstsq(a.expand(2, 3, 2), b[:, 0].expand(2, 3), driver="gels")),
+            "batched": list(fg.linalg.lstsq(fg.stack([a, -a]), b.expand(2, 3, 1), driver="gelss")),
+            "empty_rows": list(fg.linalg.lstsq(a[:0], b[:0])),
+            "grad_fns": [t.grad_fn.name() if t.grad_fn else None for t in fg.linalg.lstsq(leaf, b)],
+            "bad_driver": error(fg.linalg.lstsq, a, b, driver="foo"),
+            "rows": error(fg.linalg.lstsq, a, b[:2]),
+            "rows_vector": error(fg.linalg.lstsq, a, b[:2, 0]),
+            "dtypes": error(fg.linalg.lstsq, a, b.float()),
+            "one_dim": error(fg.linalg.lstsq, fg.ones(3), fg.ones(3)),
+            "zero_dim_b": error(fg.linalg.lstsq, a, fg.tensor(1.0, dtype=fg.float64)),
+            "b_too_many_dims": error(fg.linalg.lstsq, a, fg.ones(1, 2, 3, 1, dtype=fg.float64)),
+            "long": error(fg.linalg.lstsq, fg.ones(3, 2, dtype=fg.int64), fg.ones(3, 1, dtype=fg.int64)),
+            "long_bad_driver": error(
+                fg.linalg.lstsq, fg.ones(3, 2, dtype=fg.int64), fg.ones(3, 1, dtype=fg.int64), driver="x"
+            ),
+            "vector_batch_mismatch": error(fg.linalg.lstsq, fg.ones(2, 3, 2, dtype=fg.float64), b),
+            "type_name": type(fg.linalg.lstsq(a, b)).__name__,
+        }
+    )
+    return r
+
+
+def _solve_triangular():
+    a = _m([[2.0, 1.0], [0.5, 3.0]])
+    b = _m([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    st = fg.linalg.solve_triangular
+    leaf = (a + 0.0).requires_grad_()
+    return {
+        "upper": st(a, b, upper=True),
+        "lower_unit": st(a, b, upper=False, unitriangular=True),
+        "right": st(a, b.mT, upper=True, left=False),
+        "right_lower": st(a, b.mT, upper=False, left=False),
+        "promotes": st(a, b.float(), upper=True),
+        "float32": st(a.float(), b.float(), upper=False),
+        "broadcast_shape": list(st(a.expand(3, 2, 2), b.expand(2, 1, 2, 3), upper=True).shape),
+        "singular": st(fg.zeros(2, 2), fg.ones(2, 2), upper=True),
+        "grad_fn": st(leaf, b, upper=True).grad_fn.name(),
+        "saved": [
+            st(leaf, b.mT, upper=True, left=False).grad_fn._saved_left,
+            st(leaf, b, upper=True).grad_fn._saved_upper,
+        ],
+        "no_upper": error(lambda: st(a, b)),
+        "b_1d": error(st, a, b[0], upper=True),
+        "a_1d": error(st, fg.ones(2), fg.ones(2, 2), upper=True),
+        "nonsquare": error(st, fg.ones(2, 3), fg.ones(2, 3), upper=True),
+        "shapes_left": error(st, a, fg.ones(3, 3, dtype=fg.float64), upper=True),
+        "shapes_right": error(st, a, b, upper=True, left=False),
+        "long": error(st, fg.ones(2, 2, dtype=fg.int64), fg.ones(2, 2, dtype=fg.int64), upper=True),
+    }
+
+
+def _matrix_exp():
+    a = _m([[0.0, 1.0], [-2.0, -3.0]])
+    leaf = (a + 0.0).requires_grad_()
+    return {
+        "values": fg.linalg.matrix_exp(a),
+        "large_norm": fg.linalg.matrix_exp(_m([[1.0, 20.0, -3.0], [0.5, 4.0, 2.0], [-6.0, 1.0, 0.0]])),
+        "small_norm": fg.linalg.matrix_exp(_m([[1e-3, 2e-3], [0.0, -1e-3]])),
+        "float32": fg.linalg.matrix_exp(a.float()),
+        "batched": fg.linalg.matrix_exp(fg.stack([a, a.mT * 2])),
+        "one_by_one": fg.linalg.matrix_exp(fg.ones(1, 1) * 2),
+        "empty": fg.linalg.matrix_exp(fg.zeros(0, 0)),
+        "nan": fg.linalg.matrix_exp(fg.tensor([[float("nan"), 0.0], [0.0, 1.0]])),
+        "torch_matrix_exp": fg.matrix_exp(a),
+        "method": a.matrix_exp(),
+        "grad_fns": [fg.linalg.matrix_exp(leaf).grad_fn.name(), leaf.matrix_exp().grad_fn.name()],
+        "one_dim": error(fg.linalg.matrix_exp, fg.ones(3)),
+        "nonsquare": error(fg.linalg.matrix_exp, fg.ones(2, 3)),
+        "long": error(fg.linalg.matrix_exp, fg.ones(2, 2, dtype=fg.int64)),
+    }
+
+
+def _cholesky_solve():
+    low = _m([[2.0, 0.0], [1.0, 3.0]])
+    b = _m([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    leaf = (low + 0.0).requires_grad_()
+    return {
+        "lower": fg.cholesky_solve(b, low),
+        "upper_method": b.cholesky_solve(low.mT, upper=True),
+        "broadcast_shape": list(fg.cholesky_solve(b.expand(3, 2, 3), low.expand(2, 1, 2, 2)).shape),
+        "float32": fg.cholesky_solve(b.float(), low.float()),
+        "grad_fn": fg.cholesky_solve(b, leaf).grad_fn.name(),
+        "inverse": fg.cholesky_inverse(low),
+        "inverse_upper": low.mT.cholesky_inverse(True),
+        "inverse_batched": fg.cholesky_inverse(fg.stack([low, 2 * low])),
+        "inverse_empty": fg.cholesky_inverse(fg.zeros(0, 0)),
+        "inverse_grad_fn": fg.cholesky_inverse(leaf).grad_fn.name(),
+        "b_1d": error(fg.cholesky_solve, b[0], low),
+        "u_1d": error(fg.cholesky_solve, b, low[0]),
+        "u_nonsquare": error(fg.cholesky_solve, b, fg.ones(2, 3, dtype=fg.float64)),
+        "dtypes": error(fg.cholesky_solve, b.float(), low),
+        "sizes": error(fg.cholesky_solve, fg.ones(3, 3, dtype=fg.float64), low),
+        "long": error(fg.cholesky_solve, b.long(), low.long()),
+        "inverse_1d": error(fg.cholesky_inverse, low[0]),
+        "inverse_nonsquare": error(fg.cholesky_inverse, fg.ones(2, 3)),
+        "inverse_long": error(fg.cholesky_inverse, fg.ones(2, 2, dtype=fg.int64)),
+        "inverse_singular": linalg_error(lambda: fg.cholesky_inverse(fg.zeros(2, 2))),
+    }
+
+
 CASES = {
     "shape_errors": _shape_errors,
     "solve_errors": _solve_errors,
@@ -213,4 +441,11 @@ CASES = {
     "grad_fn_names": _grad_fn_names,
     "float32": _float32,
     "svd_family": _svd_family,
+    "cross": _cross,
+    "qr": _qr,
+    "products": _products,
+    "lstsq": _lstsq,
+    "solve_triangular": _solve_triangular,
+    "matrix_exp": _matrix_exp,
+    "cholesky_solve": _cholesky_solve,
 }

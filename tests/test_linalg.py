@@ -153,6 +153,149 @@ def test_pinv_rank_and_spectral_norms_match_numpy():
         np.testing.assert_allclose(fg.linalg.matrix_norm(t, ord_).numpy(), want, rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_cross_matches_numpy(dtype):
+    a = RNG.standard_normal((4, 2, 3))
+    b = RNG.standard_normal((1, 2, 3))
+    if dtype == "int64":
+        a, b = np.round(a * 5), np.round(b * 5)
+    want = np.cross(a, b)
+    as_fg = {"dtype": getattr(fg, dtype)}
+    # a non-contiguous input: the transpose of a contiguous copy
+    ta = fg.tensor(np.ascontiguousarray(np.swapaxes(a, 0, 2)), **as_fg).transpose(0, 2)
+    tb = fg.tensor(b, **as_fg)
+    assert not ta.is_contiguous()
+    tol = {"int64": 0, "float64": 1e-12, "float32": 1e-5}[dtype]
+    for got in [fg.linalg.cross(ta, tb), fg.cross(ta, tb, dim=2), ta.cross(tb, -1)]:
+        assert got.dtype == getattr(fg, dtype) and tuple(got.shape) == want.shape
+        np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol)
+    on_dim0 = fg.linalg.cross(fg.tensor(np.moveaxis(a, 2, 0), **as_fg), fg.tensor(np.moveaxis(b, 2, 0), **as_fg), dim=0)
+    np.testing.assert_allclose(on_dim0.numpy(), np.moveaxis(want, 2, 0), rtol=tol, atol=tol)
+
+
+def test_torch_cross_default_dim_warns_once_and_picks_first_length_3():
+    import warnings
+
+    a, b = RNG.standard_normal((3, 3)), RNG.standard_normal((3, 3))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = fg.cross(fg.tensor(a), fg.tensor(b))
+        fg.cross(fg.tensor(a), fg.tensor(b))
+    np.testing.assert_allclose(got.numpy(), np.cross(a, b, axis=0), rtol=1e-12)
+    # torch warns once a process (TORCH_WARN_ONCE): an earlier test may have used it up, never twice here
+    assert len([w for w in caught if "torch.cross without specifying the dim" in str(w.message)]) <= 1
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4), (3, 1), (0, 2), (2, 0)])
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+def test_qr_matches_numpy(dtype, shape, mode):
+    a = RNG.standard_normal(shape)
+    for t in layouts(a, dtype):
+        Q, R = fg.linalg.qr(t, mode=mode)
+        want = np.linalg.qr(a, mode=mode)
+        nR = want if mode == "r" else want[1]
+        assert R.dtype == t.dtype and R.shape == nR.shape
+        # LAPACK's Householder signs: the same R as numpy's (which calls LAPACK too)
+        close(R, nR, dtype)
+        if mode == "r":
+            assert tuple(Q.shape) == (0,)
+            continue
+        assert Q.shape == want[0].shape
+        close(Q, want[0], dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_matrix_power_multi_dot_vander_match_numpy(dtype):
+    a = well_conditioned(2, n=3) / 3
+    for t in layouts(a, dtype):
+        for n in (-3, -1, 0, 1, 2, 3, 4, 7):
+            close(fg.linalg.matrix_power(t, n), np.linalg.matrix_power(a, n), dtype)
+        close(t.matrix_power(5), np.linalg.matrix_power(a, 5), dtype)
+    mats = [RNG.standard_normal(s) for s in [(4,), (4, 2), (2, 6), (6, 3), (3,)]]
+    got = fg.linalg.multi_dot([fg.tensor(m, dtype=getattr(fg, dtype)) for m in mats])
+    close(got, np.linalg.multi_dot(mats), dtype)
+    x = RNG.standard_normal((2, 4))
+    close(
+        fg.linalg.vander(fg.tensor(x, dtype=getattr(fg, dtype)), N=5),
+        np.stack([np.vander(r, 5, True) for r in x]),
+        dtype,
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
+def test_lstsq_matches_numpy(dtype, shape):
+    a = RNG.standard_normal(shape)
+    b = RNG.standard_normal((*shape[:-1], 2))
+    for t in layouts(a, dtype):
+        tb = fg.tensor(b, dtype=t.dtype)
+        sol = fg.linalg.lstsq(t, tb, driver="gelsd")
+        want = [
+            np.linalg.lstsq(m, r, rcond=None) for m, r in zip(a.reshape(-1, *shape[-2:]), b.reshape(-1, *b.shape[-2:]))
+        ]
+        close(sol.solution, np.stack([w[0] for w in want]).reshape(sol.solution.shape), dtype)
+        close(sol.singular_values, np.stack([w[3] for w in want]).reshape(sol.singular_values.shape), dtype)
+        assert sol.rank.dtype == fg.int64 and (sol.rank.numpy() == min(shape[-2:])).all()
+        if shape[-2] > shape[-1]:
+            close(sol.residuals, want[0][1], dtype)
+        close(fg.linalg.lstsq(t, tb).solution, sol.solution.double().numpy(), dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("left", [True, False])
+def test_solve_triangular_matches_numpy(dtype, upper, left):
+    a = well_conditioned(2, n=4)
+    b = RNG.standard_normal((3, 1, 4, 4))
+    tri = np.triu(a) if upper else np.tril(a)
+    want = (
+        np.linalg.solve(tri, b)
+        if left
+        else np.swapaxes(np.linalg.solve(np.swapaxes(tri, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
+    )
+    for t in layouts(a, dtype):
+        got = fg.linalg.solve_triangular(t, fg.tensor(b, dtype=t.dtype), upper=upper, left=left)
+        assert got.shape == want.shape
+        close(got, want, dtype)
+    unit = np.triu(a, 1) + np.eye(4) if upper else np.tril(a, -1) + np.eye(4)
+    got = fg.linalg.solve_triangular(fg.tensor(a), fg.tensor(b), upper=upper, unitriangular=True)
+    close(got, np.linalg.solve(unit, b), "float64")
+
+
+@pytest.mark.parametrize("scale", [1e-4, 1.0, 30.0])
+def test_matrix_exp_matches_series_and_eigh(scale):
+    # a symmetric matrix: e^A = V diag(e^w) Vᵀ from numpy's eigh
+    m = RNG.standard_normal((2, 4, 4))
+    sym = (m + np.swapaxes(m, -1, -2)) * scale / 4
+    w, v = np.linalg.eigh(sym)
+    want = (v * np.exp(w)[..., None, :]) @ np.swapaxes(v, -1, -2)
+    for t in layouts(sym, "float64"):
+        np.testing.assert_allclose(fg.linalg.matrix_exp(t).numpy(), want, rtol=1e-11, atol=1e-13)
+    # a nilpotent matrix: the series stops, e^N = I + N + N²/2
+    n = np.triu(RNG.standard_normal((3, 3)) * scale, 1)
+    np.testing.assert_allclose(fg.matrix_exp(fg.tensor(n)).numpy(), np.eye(3) + n + n @ n / 2, rtol=1e-11, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_and_inverse_match_numpy(dtype, upper):
+    a = spd(2)
+    low = np.linalg.cholesky(a)
+    factor = np.swapaxes(low, -1, -2) if upper else low
+    b = RNG.standard_normal((3, 1, 4, 2))
+    for t in layouts(factor, dtype):
+        close(fg.cholesky_solve(fg.tensor(b, dtype=t.dtype), t, upper), np.linalg.solve(a, b), dtype)
+        close(t.cholesky_inverse(upper), np.linalg.inv(a), dtype)
+
+
+def test_tensor_svd_is_torch_svd():
+    a = RNG.standard_normal((4, 3))
+    U, S, V = fg.tensor(a).svd()
+    np.testing.assert_allclose((U.numpy() * S.numpy()) @ V.numpy().T, a, atol=1e-12)
+    assert type(fg.tensor(a).svd(some=False)).__name__ == "svd" and fg.tensor(a).svd(some=False).U.shape == (4, 4)
+
+
 def leaf(a):
     return fg.tensor(a, dtype=fg.float64, requires_grad=True)
 
@@ -214,6 +357,56 @@ GRADCHECKS = {
     "matrix_norm_2": (lambda a: fg.linalg.matrix_norm(a, 2), lambda: [RNG.standard_normal((3, 4))]),
     "matrix_norm_nuc": (lambda a: fg.linalg.matrix_norm(a, "nuc"), lambda: [RNG.standard_normal((3, 4))]),
     "vector_norm_3": (lambda a: fg.linalg.vector_norm(a, 3, dim=1), lambda: [RNG.standard_normal((3, 4))]),
+    "cross": (fg.linalg.cross, lambda: [RNG.standard_normal((2, 3)), RNG.standard_normal((1, 3))]),
+    "cross_dim0": (lambda a, b: fg.cross(a, b, dim=0), lambda: [RNG.standard_normal((3, 2))] * 2),
+    "qr_tall": (fg.linalg.qr, lambda: [RNG.standard_normal((2, 4, 3))]),
+    "qr_square_complete": (lambda a: fg.linalg.qr(a, "complete"), lambda: [RNG.standard_normal((3, 3))]),
+    "qr_tall_r_only": (lambda a: fg.linalg.qr(a).R, lambda: [RNG.standard_normal((4, 2))]),
+    "qr_tall_q_only": (lambda a: fg.linalg.qr(a).Q, lambda: [RNG.standard_normal((4, 2))]),
+    "qr_wide": (fg.linalg.qr, lambda: [RNG.standard_normal((2, 4))]),
+    "matrix_power_5": (lambda a: fg.linalg.matrix_power(a, 5), lambda: [well_conditioned(2, n=3) / 3]),
+    "matrix_power_-2": (lambda a: fg.linalg.matrix_power(a, -2), lambda: [well_conditioned(n=3)]),
+    "matrix_power_0": (lambda a: fg.linalg.matrix_power(a, 0), lambda: [well_conditioned(n=3)]),
+    "multi_dot": (
+        lambda a, b, c: fg.linalg.multi_dot([a, b, c]),
+        lambda: [RNG.standard_normal(4), RNG.standard_normal((4, 2)), RNG.standard_normal((2, 3))],
+    ),
+    "vander": (lambda x: fg.linalg.vander(x, N=4), lambda: [RNG.standard_normal((2, 3))]),
+    "lstsq_tall": (
+        lambda a, b: fg.linalg.lstsq(a, b).solution,
+        lambda: [RNG.standard_normal((4, 3)), RNG.standard_normal((4, 2))],
+    ),
+    "lstsq_wide_batched": (
+        lambda a, b: fg.linalg.lstsq(a, b).solution,
+        lambda: [RNG.standard_normal((2, 2, 3)), RNG.standard_normal((2, 2, 1))],
+    ),
+    "lstsq_vector_broadcast": (
+        lambda a, b: fg.linalg.lstsq(a, b).solution,
+        lambda: [RNG.standard_normal((4, 3)), RNG.standard_normal(4)],
+    ),
+    "solve_triangular_upper": (
+        lambda a, b: fg.linalg.solve_triangular(a, b, upper=True),
+        lambda: [well_conditioned(2, n=3), RNG.standard_normal((3, 2))],
+    ),
+    "solve_triangular_lower_right_unit": (
+        lambda a, b: fg.linalg.solve_triangular(a, b, upper=False, left=False, unitriangular=True),
+        lambda: [well_conditioned(n=3), RNG.standard_normal((2, 2, 3))],
+    ),
+    "matrix_exp": (fg.linalg.matrix_exp, lambda: [RNG.standard_normal((2, 3, 3))]),
+    "matrix_exp_large": (fg.matrix_exp, lambda: [RNG.standard_normal((3, 3)) * 4]),
+    "cholesky_solve": (
+        lambda b, m: fg.cholesky_solve(b, fg.linalg.cholesky(_spd(m))),
+        lambda: [RNG.standard_normal((2, 3, 2)), RNG.standard_normal((3, 3))],
+    ),
+    "cholesky_solve_upper": (
+        lambda b, m: fg.cholesky_solve(b, fg.linalg.cholesky(_spd(m), upper=True), upper=True),
+        lambda: [RNG.standard_normal((3, 2)), RNG.standard_normal((2, 3, 3))],
+    ),
+    "cholesky_inverse": (
+        lambda m: fg.cholesky_inverse(fg.linalg.cholesky(_spd(m))),
+        lambda: [RNG.standard_normal((3, 3))],
+    ),
+    "qr_wide_complete_r": (lambda a: fg.linalg.qr(a, "complete").R, lambda: [RNG.standard_normal((2, 2, 3))]),
 }
 
 

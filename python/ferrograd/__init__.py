@@ -387,6 +387,13 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     return _torch_svd(input, some, compute_uv)
 
 
+def qr(input, some=True, *, out=None):
+    """`torch.qr`: removed from PyTorch in favor of ``linalg.qr``; raises PyTorch's RuntimeError."""
+    from .linalg import _removed_qr
+
+    _removed_qr(some)
+
+
 def pinverse(input, rcond=1e-15):
     """`torch.pinverse`: ``linalg.pinv`` with ``rtol=rcond``."""
     from .linalg import pinv

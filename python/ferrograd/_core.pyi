@@ -127,6 +127,10 @@ __all__ = [
     "_linalg_cholesky",
     "_linalg_eigh",
     "_linalg_svd",
+    "_linalg_cross",
+    "_linalg_qr",
+    "_linalg_lstsq",
+    "_linalg_solve_triangular",
     "_mse_loss",
     "_linear",
     "_chain_layers",
@@ -1314,6 +1318,20 @@ class Tensor:
         """log det of each square matrix: NaN where the determinant is negative, -inf where it is zero."""
     def slogdet(self) -> tuple[Tensor, Tensor]:  # function form
         """``linalg.slogdet``: (sign, logabsdet) of each square matrix's determinant."""
+    def svd(self, some: _Bool = True, compute_uv: _Bool = True) -> tuple[Tensor, Tensor, Tensor]:
+        """``torch.svd``: (U, S, V) with ``self = U diag(S) Vᵀ``."""
+    def qr(self, some: _Bool = True) -> tuple[Tensor, Tensor]:
+        """Removed from PyTorch in favor of ``linalg.qr``: raises PyTorch's RuntimeError."""
+    def matrix_power(self, n: builtins.int) -> Tensor:  # function form
+        """``linalg.matrix_power``: the n-th power of each square matrix (negative n: of its inverse)."""
+    def cholesky_solve(self, input2: Tensor, upper: _Bool = False) -> Tensor:  # function form
+        """X with ``A X = self`` for ``A = L Lᵀ`` given its Cholesky factor ``input2`` (``upper``: ``A = Uᵀ U``)."""
+    def cholesky_inverse(self, upper: _Bool = False) -> Tensor:  # function form
+        """``A⁻¹`` for ``A = L Lᵀ`` given its Cholesky factor ``self`` (``upper``: ``A = Uᵀ U``)."""
+    def matrix_exp(self) -> Tensor:  # function form
+        """``linalg.matrix_exp``: the exponential of each square matrix."""
+    def cross(self, other: Tensor, dim: builtins.int | None = None) -> Tensor:  # function form
+        """Cross product of 3-vectors along ``dim`` (default: the first dimension of length 3, deprecated)."""
     def baddbmm(  # function form
         self, batch1: Tensor, batch2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0
     ) -> Tensor:
@@ -1812,6 +1830,12 @@ def _linalg_solve(a: Tensor, b: Tensor) -> Tensor: ...
 def _linalg_cholesky(a: Tensor, upper: _Bool) -> Tensor: ...
 def _linalg_eigh(a: Tensor, upper: _Bool) -> tuple[Tensor, Tensor]: ...
 def _linalg_svd(a: Tensor, full_matrices: _Bool) -> tuple[Tensor, Tensor, Tensor]: ...
+def _linalg_cross(a: Tensor, b: Tensor, dim: builtins.int) -> Tensor: ...
+def _linalg_qr(a: Tensor, mode: str) -> tuple[Tensor, Tensor]: ...
+def _linalg_solve_triangular(a: Tensor, b: Tensor, upper: _Bool, left: _Bool, unitriangular: _Bool) -> Tensor: ...
+def _linalg_lstsq(
+    a: Tensor, b: Tensor, rcond: builtins.float | None, driver: str | None
+) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
 def einsum(equation: str, *operands: Tensor | Sequence[Tensor]) -> Tensor:
     """Einstein summation: any subscripts, ``...``, repeated subscripts (diagonals) and implicit output."""
 

@@ -67,6 +67,8 @@ __all__ = [
     "broadcast_to",
     "ceil",
     "ceil_",
+    "cholesky_inverse",
+    "cholesky_solve",
     "chunk",
     "clamp",
     "clamp_max",
@@ -79,6 +81,7 @@ __all__ = [
     "cosh",
     "cosh_",
     "count_nonzero",
+    "cross",
     "cummax",
     "cummin",
     "cumprod",
@@ -175,6 +178,8 @@ __all__ = [
     "masked_fill",
     "masked_select",
     "matmul",
+    "matrix_exp",
+    "matrix_power",
     "max",
     "maximum",
     "mean",
@@ -749,6 +754,22 @@ def ceil_(input: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "ceil_", input) from None
 
 
+def cholesky_inverse(input: "Tensor", upper: "_Bool" = False) -> "Tensor":
+    """`ferrograd.cholesky_inverse(input, ...)` is `input.cholesky_inverse(...)`."""
+    try:
+        return input.cholesky_inverse(upper)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "cholesky_inverse", input) from None
+
+
+def cholesky_solve(input: "Tensor", input2: "Tensor", upper: "_Bool" = False) -> "Tensor":
+    """`ferrograd.cholesky_solve(input, ...)` is `input.cholesky_solve(...)`."""
+    try:
+        return input.cholesky_solve(input2, upper)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "cholesky_solve", input) from None
+
+
 def chunk(input: "Tensor", chunks: "builtins.int", dim: "builtins.int" = 0) -> "tuple[Tensor, ...]":
     """`ferrograd.chunk(input, ...)` is `input.chunk(...)`."""
     try:
@@ -847,6 +868,14 @@ def count_nonzero(input: "Tensor", dim: "_Dims | None" = None) -> "Tensor":
         return input.count_nonzero(dim)
     except AttributeError as e:
         raise _not_a_tensor(e, "count_nonzero", input) from None
+
+
+def cross(input: "Tensor", other: "Tensor", dim: "builtins.int | None" = None) -> "Tensor":
+    """`ferrograd.cross(input, ...)` is `input.cross(...)`."""
+    try:
+        return input.cross(other, dim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "cross", input) from None
 
 
 def cummax(input: "Tensor", dim: "builtins.int") -> "_ValuesIndices":
@@ -1657,6 +1686,22 @@ def matmul(input: "Tensor", other: "Tensor") -> "Tensor":
         return input.matmul(other)
     except AttributeError as e:
         raise _not_a_tensor(e, "matmul", input) from None
+
+
+def matrix_exp(input: "Tensor") -> "Tensor":
+    """`ferrograd.matrix_exp(input, ...)` is `input.matrix_exp(...)`."""
+    try:
+        return input.matrix_exp()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "matrix_exp", input) from None
+
+
+def matrix_power(input: "Tensor", n: "builtins.int") -> "Tensor":
+    """`ferrograd.matrix_power(input, ...)` is `input.matrix_power(...)`."""
+    try:
+        return input.matrix_power(n)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "matrix_power", input) from None
 
 
 if TYPE_CHECKING:

@@ -1,4 +1,5 @@
-"""`torch.linalg`: norms, inv, det, slogdet, solve, cholesky, eigh/eigvalsh, svd/svdvals, pinv, matrix_rank.
+"""`torch.linalg`: norms, inv, det, slogdet, solve, solve_triangular, cholesky, eigh/eigvalsh, svd/svdvals, qr,
+lstsq, cross, pinv, matrix_rank, matrix_exp, matrix_power, multi_dot, vander and the matmul/diagonal aliases.
 The factorizations and their gradients are Rust ops (`rust/core/src/ops/linalg/`); the norms, pinv and
 matrix_rank compose core ops (`vector_norm`, `sum`, `amax`/`amin`, the SVD), as PyTorch's own `matrix_norm`
 does (so the norms' `grad_fn` names match)."""
@@ -7,6 +8,7 @@ import builtins
 from collections import namedtuple
 
 from . import _core
+from ._linalg_products import matrix_power, multi_dot, vander
 
 LinAlgError = _core.LinAlgError
 LinAlgError.__module__ = "ferrograd.linalg"
@@ -26,6 +28,8 @@ def _named(name, fields):
 _SlogdetResult = _named("linalg_slogdet", ["sign", "logabsdet"])
 _EighResult = _named("linalg_eigh", ["eigenvalues", "eigenvectors"])
 _SvdResult = _named("linalg_svd", ["U", "S", "Vh"])
+_QrResult = _named("linalg_qr", ["Q", "R"])
+_LstsqResult = _named("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 _INF = float("inf")
 
@@ -75,6 +79,52 @@ def cholesky(A, *, upper=False, out=None):
     """The lower Cholesky factor L of each symmetric positive-definite matrix (`upper`: U = Lᵀ)."""
     _check_out(out, "linalg.cholesky")
     return _core._linalg_cholesky(A, builtins.bool(upper))
+
+
+def cross(input, other, *, dim=-1, out=None):
+    """The cross product of the 3-vectors along `dim` of `input` and `other` (batch dimensions broadcast)."""
+    _check_out(out, "linalg.cross")
+    return _core._linalg_cross(input, other, dim)
+
+
+def qr(A, mode="reduced", *, out=None):
+    """(Q, R) with A = Q R by Householder reflections, R's diagonal signed as LAPACK signs it; `mode`:
+    'reduced' (Q m×k, R k×n), 'complete' (Q m×m) or 'r' (R only, Q empty)."""
+    _check_out(out, "linalg.qr")
+    return _QrResult(*_core._linalg_qr(A, mode))
+
+
+def matmul(input, other, *, out=None):
+    """Alias for ``ferrograd.matmul``."""
+    _check_out(out, "linalg.matmul")
+    return _tensor(input, "linalg_matmul", "input").matmul(other)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """Alias for ``ferrograd.diagonal`` with torch's defaults ``dim1=-2, dim2=-1``: each matrix's diagonal."""
+    return _tensor(A, "linalg_diagonal", "A").diagonal(offset, dim1, dim2)
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """(solution, residuals, rank, singular_values) of the least-squares problem min ‖A X - B‖ (the
+    minimum-norm X), filled as PyTorch's CPU `driver` fills them: 'gelsy' (default) gives the rank, 'gelsd'
+    and 'gelss' the singular values too, residuals only for tall full-rank A and a driver other than gelsy."""
+    return _LstsqResult(*_core._linalg_lstsq(A, B, rcond, driver))
+
+
+def solve_triangular(A, B, *, upper=None, left=True, unitriangular=False, out=None):
+    """X with `A @ X = B` (`left=False`: `X @ A = B`) for triangular `A`, read from its upper (`upper=True`) or
+    lower triangle, its diagonal taken as ones with `unitriangular`; batch dimensions broadcast."""
+    _check_out(out, "linalg.solve_triangular")
+    if upper is None:
+        # `upper` is required, and torch names it so
+        raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: "upper"')
+    return _core._linalg_solve_triangular(A, B, builtins.bool(upper), builtins.bool(left), builtins.bool(unitriangular))
+
+
+def matrix_exp(A):
+    """The exponential of each square matrix (scaling and squaring with a Padé approximant)."""
+    return _tensor(A, "linalg_matrix_exp", "input").matrix_exp()
 
 
 def _uplo(UPLO):
@@ -215,6 +265,17 @@ def _torch_svd(input, some=True, compute_uv=True):
 _TorchSvdResult = _named("svd", ["U", "S", "V"])
 
 
+def _removed_qr(some=True):
+    """`torch.qr` and `Tensor.qr`: PyTorch removed them and raises this (torch/_linalg_utils.py)."""
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed. `torch.qr` is deprecated in favor of "
+        "`torch.linalg.qr` and the boolean parameter `some` has been replaced with a string parameter `mode`.\n\n"
+        "Q, R = torch.qr(A) should be replaced with:\nQ, R = torch.linalg.qr(A, mode='reduced')\n\nand\n\n"
+        "Q, R = torch.qr(A, some=False) should be replaced with:\nQ, R = torch.linalg.qr(A, mode='complete')\n\n"
+        f"Since `some` was set to {some}, use mode='{'reduced' if some else 'complete'}'."
+    )
+
+
 def _scalar_name(A):
     name = str(A.dtype).removeprefix("ferrograd.")
     return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(
@@ -245,17 +306,27 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 __all__ = [
     "LinAlgError",
     "cholesky",
+    "cross",
     "det",
+    "diagonal",
     "eigh",
     "eigvalsh",
     "inv",
+    "lstsq",
+    "matmul",
+    "matrix_exp",
     "matrix_norm",
+    "matrix_power",
     "matrix_rank",
     "pinv",
+    "qr",
     "svd",
     "svdvals",
+    "vander",
+    "multi_dot",
     "norm",
     "slogdet",
     "solve",
+    "solve_triangular",
     "vector_norm",
 ]

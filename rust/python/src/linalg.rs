@@ -64,6 +64,46 @@ fn _linalg_svd<'py>(py: Python<'py>, a: &Bound<'_, PyAny>, full_matrices: bool) 
     PyTuple::new(py, [wrap(py, u)?, wrap(py, s)?, wrap(py, vh)?])
 }
 
+#[pyfunction]
+fn _linalg_cross(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, dim: isize) -> Out {
+    let (a, b) = (tensor_arg(a, "linalg_cross", "input")?, tensor_arg(b, "linalg_cross", "other")?);
+    wrap(py, call_heavy(py, a.numel() + b.numel(), || a.linalg_cross(&b, dim))?)
+}
+
+#[pyfunction]
+fn _linalg_qr<'py>(py: Python<'py>, a: &Bound<'_, PyAny>, mode: &str) -> PyResult<Bound<'py, PyTuple>> {
+    let a = tensor_arg(a, "linalg_qr", "A")?;
+    let (q, r) = call_heavy(py, cost(&a), || a.linalg_qr(mode))?;
+    PyTuple::new(py, [wrap(py, q)?, wrap(py, r)?])
+}
+
+#[pyfunction]
+#[pyo3(signature = (a, b, rcond, driver))]
+fn _linalg_lstsq<'py>(
+    py: Python<'py>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    rcond: Option<f64>,
+    driver: Option<&str>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let (a, b) = (tensor_arg(a, "linalg_lstsq", "self")?, tensor_arg(b, "linalg_lstsq", "b")?);
+    let (x, residuals, rank, s) = call_heavy(py, cost(&a) + b.numel(), || a.linalg_lstsq(&b, rcond, driver))?;
+    PyTuple::new(py, [wrap(py, x)?, wrap(py, residuals)?, wrap(py, rank)?, wrap(py, s)?])
+}
+
+#[pyfunction]
+fn _linalg_solve_triangular(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    upper: bool,
+    left: bool,
+    unitriangular: bool,
+) -> Out {
+    let (a, b) = (tensor_arg(a, "linalg_solve_triangular", "input")?, tensor_arg(b, "linalg_solve_triangular", "B")?);
+    wrap(py, call_heavy(py, cost(&a) + b.numel(), || a.linalg_solve_triangular(&b, upper, left, unitriangular))?)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LinAlgError", m.py().get_type::<LinAlgError>())?;
     m.add_function(wrap_pyfunction!(_linalg_inv, m)?)?;
@@ -74,5 +114,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_linalg_cholesky, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_eigh, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_svd, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_cross, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_qr, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_lstsq, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_solve_triangular, m)?)?;
     Ok(())
 }

@@ -1,11 +1,21 @@
-//! `torch.linalg`: small products (outer, trace, baddbmm) and the factorizations behind inv, det,
-//! slogdet, solve, cholesky and eigh. The factorizations are hand-written in float64 (`factor.rs`;
-//! see ARCHITECTURE.md, "Considered and not done", for why not faer), run over the batch (`batch.rs`),
+//! `torch.linalg`: small products (outer, trace, baddbmm, cross, matrix_power), the
+//! factorizations behind inv, det, slogdet, solve, cholesky, eigh, svd, qr and lstsq, triangular
+//! solves (solve_triangular, cholesky_solve, cholesky_inverse) and matrix_exp (Padé). The
+//! factorizations are hand-written in float64 (`factor.rs`, Householder QR in `householder.rs`; see
+//! ARCHITECTURE.md, "Considered and not done", for why not faer), run over the batch (`batch.rs`),
 //! and their backward rules are written with differentiable ops, so `create_graph` works.
 mod batch;
 mod cholesky;
+mod cholesky_solve;
+mod cross;
 mod eigh;
 mod factor;
+mod householder;
+mod lstsq;
+mod matrix_exp;
+mod power;
 mod products;
+mod qr;
 mod solve;
 mod svd;
+mod triangular;
