@@ -942,6 +942,30 @@ class Tensor:
         """In-place ``round()``; returns this tensor."""
     def logit_(self, eps: _Float | None = None) -> Self:
         """In-place ``logit()``; returns this tensor."""
+    def index_fill_(self, dim: builtins.int, index: Tensor, value: _Operand) -> Self:
+        """In-place ``index_fill()``; returns this tensor."""
+    def index_copy_(self, dim: builtins.int, index: Tensor, source: Tensor) -> Self:
+        """In-place ``index_copy()``; returns this tensor."""
+    def scatter_reduce_(
+        self, dim: builtins.int, index: Tensor, src: Tensor, reduce: str, *, include_self: builtins.bool = True
+    ) -> Self:
+        """In-place ``scatter_reduce()``; returns this tensor."""
+    def index_put_(
+        self, indices: tuple[Tensor, ...] | list[Tensor], values: Tensor, accumulate: builtins.bool = False
+    ) -> Self:
+        """In-place ``index_put()``; returns this tensor."""
+    def masked_scatter_(self, mask: Tensor, source: Tensor) -> Self:
+        """In-place ``masked_scatter()``; returns this tensor."""
+    def addmm_(self, mat1: Tensor, mat2: Tensor) -> Self:
+        """In-place ``addmm()``; returns this tensor."""
+    def baddbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Self:
+        """In-place ``baddbmm()``; returns this tensor."""
+    def addbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Self:
+        """In-place ``addbmm()``; returns this tensor."""
+    def addmv_(self, mat: Tensor, vec: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Self:
+        """In-place ``addmv()``; returns this tensor."""
+    def addr_(self, vec1: Tensor, vec2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Self:
+        """In-place ``addr()``; returns this tensor."""
     def multiply(self, other: _Operand) -> Tensor:  # function form
         """Alias for ``mul()``."""
     def multiply_(self, other: _Operand) -> Self:
@@ -1301,6 +1325,14 @@ class Tensor:
         self, batch1: Tensor, batch2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0
     ) -> Tensor:
         """``beta * self + alpha * (batch1 @ batch2)`` for 3-D batches; ``self`` broadcasts."""
+    def addbmm(  # function form
+        self, batch1: Tensor, batch2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0
+    ) -> Tensor:
+        """``beta * self + alpha * (batch1 @ batch2).sum(0)`` for 3-D batches; ``self`` broadcasts."""
+    def addmv(self, mat: Tensor, vec: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Tensor:  # function form
+        """``beta * self + alpha * (mat @ vec)``; ``self`` broadcasts."""
+    def addr(self, vec1: Tensor, vec2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Tensor:  # function form
+        """``beta * self + alpha * outer(vec1, vec2)``, in the promoted dtype; ``self`` broadcasts."""
 
     # ---- shape and views ----
     @overload
@@ -1407,6 +1439,20 @@ class Tensor:
         """Adds ``source`` at ``index`` along ``dim``, out of place."""
     def index_add_(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: _Float = 1.0) -> Tensor:
         """In-place ``index_add``."""
+    def index_fill(self, dim: builtins.int, index: Tensor, value: _Operand) -> Tensor:  # function form
+        """The slices of ``dim`` at ``index`` set to ``value`` (a number or a 0-d tensor), out of place."""
+    def index_copy(self, dim: builtins.int, index: Tensor, source: Tensor) -> Tensor:  # function form
+        """The slices of ``dim`` at ``index`` set to the slices of ``source``, out of place."""
+    def index_put(  # function form
+        self, indices: tuple[Tensor, ...] | list[Tensor], values: Tensor, accumulate: builtins.bool = False
+    ) -> Tensor:
+        """``self[indices] = values`` (``+=`` when ``accumulate``), out of place."""
+    def masked_scatter(self, mask: Tensor, source: Tensor) -> Tensor:  # function form
+        """``source``'s leading elements written in order where ``mask`` is True, out of place."""
+    def scatter_reduce(  # function form
+        self, dim: builtins.int, index: Tensor, src: Tensor, reduce: str, *, include_self: builtins.bool = True
+    ) -> Tensor:
+        """``src`` combined into ``self`` at ``index`` along ``dim`` by ``reduce`` (sum, prod, mean, amax, amin)."""
     def index_select(self, dim: builtins.int, index: Tensor) -> Tensor:  # function form
         """Slices along ``dim`` at the positions in ``index``."""
     def masked_fill(self, mask: Tensor, value: _Operand) -> Tensor:  # function form

@@ -22,9 +22,12 @@ __all__ = [
     "acosh",
     "acosh_",
     "add",
+    "addbmm",
     "addcdiv",
     "addcmul",
     "addmm",
+    "addmv",
+    "addr",
     "all",
     "allclose",
     "amax",
@@ -133,6 +136,9 @@ __all__ = [
     "i0",
     "i0_",
     "index_add",
+    "index_copy",
+    "index_fill",
+    "index_put",
     "index_select",
     "inverse",
     "isclose",
@@ -169,6 +175,7 @@ __all__ = [
     "logsumexp",
     "lt",
     "masked_fill",
+    "masked_scatter",
     "masked_select",
     "matmul",
     "max",
@@ -213,6 +220,7 @@ __all__ = [
     "rsqrt_",
     "scatter",
     "scatter_add",
+    "scatter_reduce",
     "sgn",
     "sigmoid",
     "sigmoid_",
@@ -357,6 +365,16 @@ def add(input: "Tensor", other: "_Operand", *, alpha: "_Number | None" = None) -
         raise _not_a_tensor(e, "add", input) from None
 
 
+def addbmm(
+    input: "Tensor", batch1: "Tensor", batch2: "Tensor", *, beta: "_Float" = 1.0, alpha: "_Float" = 1.0
+) -> "Tensor":
+    """`ferrograd.addbmm(input, ...)` is `input.addbmm(...)`."""
+    try:
+        return input.addbmm(batch1, batch2, beta=beta, alpha=alpha)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "addbmm", input) from None
+
+
 def addcdiv(input: "Tensor", tensor1: "Tensor", tensor2: "Tensor", *, value: "_Number | Tensor" = 1) -> "Tensor":
     """`ferrograd.addcdiv(input, ...)` is `input.addcdiv(...)`."""
     try:
@@ -379,6 +397,22 @@ def addmm(input: "Tensor", mat1: "Tensor", mat2: "Tensor") -> "Tensor":
         return input.addmm(mat1, mat2)
     except AttributeError as e:
         raise _not_a_tensor(e, "addmm", input) from None
+
+
+def addmv(input: "Tensor", mat: "Tensor", vec: "Tensor", *, beta: "_Float" = 1.0, alpha: "_Float" = 1.0) -> "Tensor":
+    """`ferrograd.addmv(input, ...)` is `input.addmv(...)`."""
+    try:
+        return input.addmv(mat, vec, beta=beta, alpha=alpha)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "addmv", input) from None
+
+
+def addr(input: "Tensor", vec1: "Tensor", vec2: "Tensor", *, beta: "_Float" = 1.0, alpha: "_Float" = 1.0) -> "Tensor":
+    """`ferrograd.addr(input, ...)` is `input.addr(...)`."""
+    try:
+        return input.addr(vec1, vec2, beta=beta, alpha=alpha)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "addr", input) from None
 
 
 def all(input: "Tensor", dim: "_Dims | None" = None, keepdim: "_Bool" = False) -> "Tensor":
@@ -1305,6 +1339,32 @@ def index_add(
         raise _not_a_tensor(e, "index_add", input) from None
 
 
+def index_copy(input: "Tensor", dim: "builtins.int", index: "Tensor", source: "Tensor") -> "Tensor":
+    """`ferrograd.index_copy(input, ...)` is `input.index_copy(...)`."""
+    try:
+        return input.index_copy(dim, index, source)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "index_copy", input) from None
+
+
+def index_fill(input: "Tensor", dim: "builtins.int", index: "Tensor", value: "_Operand") -> "Tensor":
+    """`ferrograd.index_fill(input, ...)` is `input.index_fill(...)`."""
+    try:
+        return input.index_fill(dim, index, value)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "index_fill", input) from None
+
+
+def index_put(
+    input: "Tensor", indices: "tuple[Tensor, ...] | list[Tensor]", values: "Tensor", accumulate: "builtins.bool" = False
+) -> "Tensor":
+    """`ferrograd.index_put(input, ...)` is `input.index_put(...)`."""
+    try:
+        return input.index_put(indices, values, accumulate)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "index_put", input) from None
+
+
 def index_select(input: "Tensor", dim: "builtins.int", index: "Tensor") -> "Tensor":
     """`ferrograd.index_select(input, ...)` is `input.index_select(...)`."""
     try:
@@ -1603,6 +1663,14 @@ def masked_fill(input: "Tensor", mask: "Tensor", value: "_Operand") -> "Tensor":
         return input.masked_fill(mask, value)
     except AttributeError as e:
         raise _not_a_tensor(e, "masked_fill", input) from None
+
+
+def masked_scatter(input: "Tensor", mask: "Tensor", source: "Tensor") -> "Tensor":
+    """`ferrograd.masked_scatter(input, ...)` is `input.masked_scatter(...)`."""
+    try:
+        return input.masked_scatter(mask, source)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "masked_scatter", input) from None
 
 
 def masked_select(input: "Tensor", mask: "Tensor") -> "Tensor":
@@ -2051,6 +2119,22 @@ def scatter_add(input: "Tensor", dim: "builtins.int", index: "Tensor", src: "Ten
         return input.scatter_add(dim, index, src)
     except AttributeError as e:
         raise _not_a_tensor(e, "scatter_add", input) from None
+
+
+def scatter_reduce(
+    input: "Tensor",
+    dim: "builtins.int",
+    index: "Tensor",
+    src: "Tensor",
+    reduce: "str",
+    *,
+    include_self: "builtins.bool" = True,
+) -> "Tensor":
+    """`ferrograd.scatter_reduce(input, ...)` is `input.scatter_reduce(...)`."""
+    try:
+        return input.scatter_reduce(dim, index, src, reduce, include_self=include_self)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "scatter_reduce", input) from None
 
 
 def sgn(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":

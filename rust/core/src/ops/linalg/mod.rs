@@ -6,6 +6,7 @@ mod batch;
 mod cholesky;
 mod eigh;
 mod factor;
+mod fused;
 mod products;
 mod solve;
 mod svd;
