@@ -313,6 +313,79 @@ def _fused_products():
     }
 
 
+def _region_scatters():
+    x = _x()
+    row, block, diag = fg.ones(4, dtype=fg.float64) * 9, fg.ones(3, 2, dtype=fg.float64) * 8, fg.tensor([1.0, 2.0])
+    return {
+        "select": x.select_scatter(row, 0, 1),
+        "select_negative": x.select_scatter(fg.ones(3, dtype=fg.float64), 1, -1),
+        "select_cast": x.select_scatter(fg.arange(4), 0, 2),
+        "select_shape": error(lambda: x.select_scatter(fg.ones(3), 0, 1)),
+        "select_range": error(lambda: x.select_scatter(row, 0, 5)),
+        "select_grads": _grads(lambda x, s: x.select_scatter(s, 1, 2), x, fg.ones(3, dtype=fg.float64)),
+        "select_saved": _saved(x.requires_grad_().select_scatter(row, 0, 1), "dim", "index"),
+        "slice": x.slice_scatter(block, 1, 0, 4, 2),
+        "slice_default": x.slice_scatter(fg.zeros(3, 4, dtype=fg.float64)),
+        "slice_negative_start": x.slice_scatter(fg.ones(1, 4, dtype=fg.float64), start=-1),
+        "slice_past_end": x.slice_scatter(fg.ones(3, 1, dtype=fg.float64), 1, 3, 100),
+        "slice_out": fg.slice_scatter(x.detach(), block, 1, 0, 4, 2, out=fg.empty(0, dtype=fg.float64)),
+        "slice_shape": error(lambda: x.slice_scatter(fg.ones(3, 3), 1, 0, 4, 2)),
+        "slice_grads": _grads(lambda x, s: x.slice_scatter(s, 1, 1, None, 2), x, block),
+        "slice_saved": _saved(x.requires_grad_().slice_scatter(block, 1, 0, 4, 2), "dim", "start", "end", "step"),
+        "slice_saved_default": _saved(x.requires_grad_().slice_scatter(x.detach()), "start", "end"),
+        "diagonal": x.diagonal_scatter(fg.ones(3, dtype=fg.float64)),
+        "diagonal_offset": x.diagonal_scatter(diag.double(), -1),
+        "diagonal_dims": x.diagonal_scatter(fg.ones(3, dtype=fg.float64), 0, 1, 0),
+        "diagonal_shape": error(lambda: x.diagonal_scatter(fg.ones(4))),
+        "diagonal_same_dims": error(lambda: x.diagonal_scatter(fg.ones(3), 0, 0, 0)),
+        "diagonal_grads": _grads(lambda x, s: x.diagonal_scatter(s, 1), x, fg.tensor([1.0, 2.0, 3.0]).double()),
+        "diagonal_saved": _saved(x.requires_grad_().diagonal_scatter(diag.double(), 2), "dim1", "dim2", "offset"),
+        "functions": [
+            fg.select_scatter(_x(), row, 0, 0),
+            fg.slice_scatter(_x(), block, dim=1, step=2),
+            fg.diagonal_scatter(_x(), diag.double(), 2),
+        ],
+    }
+
+
+def _index_building():
+    x = _x()
+    return {
+        "tril": fg.tril_indices(3, 4),
+        "triu_offset": fg.triu_indices(3, 4, -1),
+        "tril_int32": fg.tril_indices(4, 3, 1, dtype=fg.int32),
+        "tril_empty": fg.tril_indices(0, 4),
+        "tril_far": fg.tril_indices(3, 4, 10),
+        "triu_far": fg.triu_indices(3, 4, 10),
+        "tril_float": error(lambda: fg.tril_indices(3, 4, dtype=fg.float32)),
+        "tril_negative_row": error(lambda: fg.tril_indices(-1, 4)),
+        "triu_negative_col": error(lambda: fg.triu_indices(3, -4)),
+        "argwhere": fg.argwhere(x > 1),
+        "argwhere_0d": x.sum().argwhere(),
+        "argwhere_float": fg.argwhere(fg.tensor([[0.0, NAN], [2.0, 0.0]])),
+        "repeat_flat": x.repeat_interleave(2),
+        "repeat_dim": x.repeat_interleave(3, 1),
+        "repeat_zero": x.repeat_interleave(0, 0),
+        "repeat_tensor": x.repeat_interleave(fg.tensor([1, 0, 2]), 0),
+        "repeat_tensor_one": x.repeat_interleave(fg.tensor([2]), 1),
+        "repeat_tensor_0d": x.repeat_interleave(fg.tensor(2), 0),
+        "repeat_output_size": x.repeat_interleave(2, 1, output_size=8),
+        "repeat_0d_input": fg.tensor(3.0).repeat_interleave(2),
+        "repeats_alone": fg.repeat_interleave(fg.tensor([1, 0, 3])),
+        "repeats_alone_int32": fg.repeat_interleave(fg.tensor([2, 1], dtype=fg.int32)),
+        "repeat_size": error(lambda: x.repeat_interleave(fg.tensor([1, 0, 2]), 1)),
+        "repeat_negative": error(lambda: x.repeat_interleave(fg.tensor([1, -1, 2]), 0)),
+        "repeat_negative_int": error(lambda: x.repeat_interleave(-1, 0)),
+        "repeat_2d": error(lambda: x.repeat_interleave(fg.tensor([[2]]), 0)),
+        "repeat_float": error(lambda: x.repeat_interleave(fg.tensor([2.0]), 0)),
+        "repeat_bad_output_size": error(lambda: x.repeat_interleave(2, 1, output_size=7)),
+        "repeat_bad_dim": error(lambda: x.repeat_interleave(2, 2)),
+        "repeat_grads": _grads(lambda x: x.repeat_interleave(2, 1), x),
+        "repeat_grads_tensor": _grads(lambda x: x.repeat_interleave(fg.tensor([2, 0, 1]), 0), x),
+        "repeat_grads_flat": _grads(lambda x: x.repeat_interleave(3), x),
+    }
+
+
 CASES = {
     "index_fill": _index_fill,
     "index_copy": _index_copy,
@@ -320,4 +393,6 @@ CASES = {
     "index_put": _index_put,
     "masked_scatter": _masked_scatter,
     "fused_products": _fused_products,
+    "region_scatters": _region_scatters,
+    "index_building": _index_building,
 }

@@ -1453,6 +1453,32 @@ class Tensor:
         self, dim: builtins.int, index: Tensor, src: Tensor, reduce: str, *, include_self: builtins.bool = True
     ) -> Tensor:
         """``src`` combined into ``self`` at ``index`` along ``dim`` by ``reduce`` (sum, prod, mean, amax, amin)."""
+    def select_scatter(self, src: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:  # function form
+        """A copy with ``self.select(dim, index)`` replaced by ``src``."""
+    def slice_scatter(  # function form
+        self,
+        src: Tensor,
+        dim: builtins.int = 0,
+        start: builtins.int | None = None,
+        end: builtins.int | None = None,
+        step: builtins.int = 1,
+    ) -> Tensor:
+        """A copy with the slice ``start:end:step`` of ``dim`` replaced by ``src``."""
+    def diagonal_scatter(  # function form
+        self, src: Tensor, offset: builtins.int = 0, dim1: builtins.int = 0, dim2: builtins.int = 1
+    ) -> Tensor:
+        """A copy with ``self.diagonal(offset, dim1, dim2)`` replaced by ``src``."""
+    def argwhere(self) -> Tensor:  # function form
+        """The indices of the nonzero elements, one row each (``nonzero()``)."""
+    def repeat_interleave(  # function form
+        self,
+        repeats: Tensor | builtins.int | None = None,
+        dim: builtins.int | None = None,
+        *,
+        output_size: builtins.int | None = None,
+    ) -> Tensor:
+        """Each element (slice of ``dim``; of the flattened tensor without ``dim``) repeated ``repeats`` times; with
+        no ``repeats``, this tensor holds the counts and the result is their indices."""
     def index_select(self, dim: builtins.int, index: Tensor) -> Tensor:  # function form
         """Slices along ``dim`` at the positions in ``index``."""
     def masked_fill(self, mask: Tensor, value: _Operand) -> Tensor:  # function form
@@ -1584,6 +1610,26 @@ def arange(
 ) -> Tensor:
     """1-D tensor of values from ``start`` (default 0) to ``end`` (exclusive) by ``step``; int64 unless an argument is
     a float."""
+
+def tril_indices(
+    row: builtins.int,
+    col: builtins.int,
+    offset: builtins.int = 0,
+    *,
+    dtype: _DType | None = None,
+    device: _Device = None,
+) -> Tensor:
+    """The [2, N] coordinates, row by row, of a ``row`` x ``col`` matrix's elements on or below diagonal ``offset``."""
+
+def triu_indices(
+    row: builtins.int,
+    col: builtins.int,
+    offset: builtins.int = 0,
+    *,
+    dtype: _DType | None = None,
+    device: _Device = None,
+) -> Tensor:
+    """The [2, N] coordinates, row by row, of a ``row`` x ``col`` matrix's elements on or above diagonal ``offset``."""
 
 def rand(
     *size: _ShapeArg,

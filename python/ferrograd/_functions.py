@@ -49,6 +49,7 @@ __all__ = [
     "argmax",
     "argmin",
     "argsort",
+    "argwhere",
     "asin",
     "asin_",
     "asinh",
@@ -91,6 +92,7 @@ __all__ = [
     "detach",
     "diag",
     "diagonal",
+    "diagonal_scatter",
     "digamma",
     "digamma_",
     "div",
@@ -213,6 +215,7 @@ __all__ = [
     "relu",
     "relu_",
     "remainder",
+    "repeat_interleave",
     "reshape",
     "roll",
     "round",
@@ -221,6 +224,7 @@ __all__ = [
     "scatter",
     "scatter_add",
     "scatter_reduce",
+    "select_scatter",
     "sgn",
     "sigmoid",
     "sigmoid_",
@@ -232,6 +236,7 @@ __all__ = [
     "sinc_",
     "sinh",
     "sinh_",
+    "slice_scatter",
     "slogdet",
     "softmax",
     "sort",
@@ -599,6 +604,14 @@ def argsort(
         raise _not_a_tensor(e, "argsort", input) from None
 
 
+def argwhere(input: "Tensor") -> "Tensor":
+    """`ferrograd.argwhere(input, ...)` is `input.argwhere(...)`."""
+    try:
+        return input.argwhere()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "argwhere", input) from None
+
+
 def asin(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
     """`ferrograd.asin(input)` is `input.asin()`; with `out=`, written into `out`."""
     try:
@@ -953,6 +966,16 @@ def diagonal(
         return input.diagonal(offset, dim1, dim2)
     except AttributeError as e:
         raise _not_a_tensor(e, "diagonal", input) from None
+
+
+def diagonal_scatter(
+    input: "Tensor", src: "Tensor", offset: "builtins.int" = 0, dim1: "builtins.int" = 0, dim2: "builtins.int" = 1
+) -> "Tensor":
+    """`ferrograd.diagonal_scatter(input, ...)` is `input.diagonal_scatter(...)`."""
+    try:
+        return input.diagonal_scatter(src, offset, dim1, dim2)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "diagonal_scatter", input) from None
 
 
 def digamma(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
@@ -2043,6 +2066,20 @@ def remainder(input: "Tensor", other: "_Operand") -> "Tensor":
         raise _not_a_tensor(e, "remainder", input) from None
 
 
+def repeat_interleave(
+    input: "Tensor",
+    repeats: "Tensor | builtins.int | None" = None,
+    dim: "builtins.int | None" = None,
+    *,
+    output_size: "builtins.int | None" = None,
+) -> "Tensor":
+    """`ferrograd.repeat_interleave(input, ...)` is `input.repeat_interleave(...)`."""
+    try:
+        return input.repeat_interleave(repeats, dim, output_size=output_size)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "repeat_interleave", input) from None
+
+
 if TYPE_CHECKING:
 
     @overload
@@ -2135,6 +2172,14 @@ def scatter_reduce(
         return input.scatter_reduce(dim, index, src, reduce, include_self=include_self)
     except AttributeError as e:
         raise _not_a_tensor(e, "scatter_reduce", input) from None
+
+
+def select_scatter(input: "Tensor", src: "Tensor", dim: "builtins.int", index: "builtins.int") -> "Tensor":
+    """`ferrograd.select_scatter(input, ...)` is `input.select_scatter(...)`."""
+    try:
+        return input.select_scatter(src, dim, index)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "select_scatter", input) from None
 
 
 def sgn(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
@@ -2235,6 +2280,21 @@ def sinh_(input: "Tensor") -> "Tensor":
         return input.sinh_()
     except AttributeError as e:
         raise _not_a_tensor(e, "sinh_", input) from None
+
+
+def slice_scatter(
+    input: "Tensor",
+    src: "Tensor",
+    dim: "builtins.int" = 0,
+    start: "builtins.int | None" = None,
+    end: "builtins.int | None" = None,
+    step: "builtins.int" = 1,
+) -> "Tensor":
+    """`ferrograd.slice_scatter(input, ...)` is `input.slice_scatter(...)`."""
+    try:
+        return input.slice_scatter(src, dim, start, end, step)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "slice_scatter", input) from None
 
 
 def slogdet(input: "Tensor") -> "tuple[Tensor, Tensor]":

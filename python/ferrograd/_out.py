@@ -151,6 +151,7 @@ scatter_reduce = _with_out(_functions.scatter_reduce, "scatter_reduce", _matmul_
 addbmm = _with_out(_functions.addbmm, "addbmm", _matmul_rule)
 addmv = _with_out(_functions.addmv, "addmv", _matmul_rule)
 addr = _with_out(_functions.addr, "addr")
+slice_scatter = _with_out(_functions.slice_scatter, "slice_scatter", _matmul_rule)
 
 __all__ = [
     "add",
@@ -190,6 +191,7 @@ __all__ = [
     "addbmm",
     "addmv",
     "addr",
+    "slice_scatter",
     "addmv_",
     "index_put_",
 ]

@@ -11,6 +11,7 @@ pub mod embedding;
 pub mod extreme;
 pub(crate) mod formula;
 pub mod index;
+pub mod index_build;
 pub mod index_write;
 mod inplace;
 pub mod layer_norm;

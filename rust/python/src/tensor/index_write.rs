@@ -3,6 +3,7 @@
 use super::{index_tensor, wrap, Out, PyTensor};
 use crate::args::{operand_arg, tensor_arg, tensor_arg_at, type_name};
 use crate::errors::call;
+use ferrograd_core::index_build::Repeats;
 use ferrograd_core::index_write::ScatterReduce;
 use ferrograd_core::Tensor;
 use pyo3::exceptions::PyTypeError;
@@ -91,5 +92,66 @@ impl PyTensor {
         let s = tensor_arg_at(source, "masked_scatter", "source", 2)?;
         let a = self.get();
         wrap(py, call(|| a.masked_scatter(&m, &s))?)
+    }
+
+    fn select_scatter(
+        &self,
+        py: Python<'_>,
+        src: &Bound<'_, PyAny>,
+        #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize,
+        index: isize,
+    ) -> Out {
+        let s = tensor_arg(src, "select_scatter", "src")?;
+        let a = self.get();
+        wrap(py, call(|| a.select_scatter(&s, dim, index))?)
+    }
+
+    #[pyo3(signature = (src, dim=0, start=None, end=None, step=1))]
+    fn slice_scatter(
+        &self,
+        py: Python<'_>,
+        src: &Bound<'_, PyAny>,
+        dim: isize,
+        start: Option<isize>,
+        end: Option<isize>,
+        step: isize,
+    ) -> Out {
+        let s = tensor_arg(src, "slice_scatter", "src")?;
+        let a = self.get();
+        wrap(py, call(|| a.slice_scatter(&s, dim, start, end, step))?)
+    }
+
+    #[pyo3(signature = (src, offset=0, dim1=0, dim2=1))]
+    fn diagonal_scatter(&self, py: Python<'_>, src: &Bound<'_, PyAny>, offset: isize, dim1: isize, dim2: isize) -> Out {
+        let s = tensor_arg(src, "diagonal_scatter", "src")?;
+        let a = self.get();
+        wrap(py, call(|| a.diagonal_scatter(&s, offset, dim1, dim2))?)
+    }
+
+    /// The indices of the nonzero elements, one row each: ``nonzero()``.
+    fn argwhere(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.nonzero())?)
+    }
+
+    /// Each element (slice of ``dim``) repeated; with no ``repeats``, this tensor is the repeats and the
+    /// result their indices (``ferrograd.repeat_interleave(repeats)``).
+    #[pyo3(signature = (repeats=None, dim=None, *, output_size=None))]
+    fn repeat_interleave(
+        &self,
+        py: Python<'_>,
+        repeats: Option<&Bound<'_, PyAny>>,
+        dim: Option<isize>,
+        output_size: Option<i64>,
+    ) -> Out {
+        let a = self.get();
+        let repeats = match repeats {
+            None => return wrap(py, call(|| a.repeat_interleave_indices())?),
+            Some(r) => match r.cast::<PyTensor>() {
+                Ok(t) => Repeats::PerElement(t.get().get()),
+                Err(_) => Repeats::Each(r.extract::<i64>()?),
+            },
+        };
+        wrap(py, call(|| a.repeat_interleave(&repeats, dim, output_size))?)
     }
 }

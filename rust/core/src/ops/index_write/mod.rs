@@ -1,10 +1,12 @@
 //! Ops that write into a copy of a tensor at computed positions: `index_fill`, `index_copy`,
-//! `scatter_reduce`, `index_put` and `masked_scatter`. Each forward runs the shared `put_flat` primitive
-//! of `ops/index.rs` on detached inputs and records its own rule (torch's name and saved fields) beside it.
+//! `scatter_reduce`, `index_put`, `masked_scatter` and the region scatters (`select_scatter`,
+//! `slice_scatter`, `diagonal_scatter`). Each forward runs the shared `put_flat` primitive of `ops/index.rs`
+//! on detached inputs and records its own rule (torch's name and saved fields) beside it.
 mod copy;
 mod fill;
 mod masked_scatter;
 mod put;
+mod region;
 mod scatter_reduce;
 
 pub use scatter_reduce::ScatterReduce;
