@@ -69,6 +69,8 @@ __all__ = [
     "zeros",
     "full",
     "arange",
+    "tril_indices",
+    "triu_indices",
     "rand",
     "randn",
     "manual_seed",
