@@ -14,6 +14,18 @@ pub enum Repeats {
     PerElement(Tensor),
 }
 
+/// How many elements of a `row`×`col` matrix lie on or below diagonal `offset`: row r holds
+/// `clamp(r + offset + 1, 0, col)` of them (counted without visiting the rows, so a size is checked before
+/// anything is allocated).
+fn lower_count(row: i64, col: i64, offset: i64) -> i128 {
+    let (row, col, offset) = (row as i128, col as i128, offset as i128);
+    // rows before `first` hold none, rows from `full` on hold all `col`, those between r + offset + 1
+    let first = (-offset).clamp(0, row);
+    let full = (col - offset - 1).clamp(first, row);
+    let partial = (full - first) * (offset + 1) + (first + full - 1) * (full - first) / 2;
+    partial + (row - full) * col
+}
+
 impl Tensor {
     /// `tril_indices(row, col, offset)` (`upper = false`) or `triu_indices`: the [2, N] int64 coordinates,
     /// row by row, of the elements of a `row`×`col` matrix on or below (above) diagonal `offset`.
@@ -24,7 +36,13 @@ impl Tensor {
         if col < 0 {
             bail!(Runtime, "col must be non-negative, got{col}");
         }
-        let (mut rows, mut cols) = (Vec::new(), Vec::new());
+        let count = if upper {
+            row as i128 * col as i128 - lower_count(row, col, offset - 1)
+        } else {
+            lower_count(row, col, offset)
+        };
+        crate::alloc::check_new_shape(&[2, usize::try_from(count).unwrap_or(usize::MAX)], DType::I64.itemsize())?;
+        let (mut rows, mut cols) = (Vec::with_capacity(2 * count as usize), Vec::with_capacity(count as usize));
         for r in 0..row {
             // the columns kept in row r: c - r <= offset (lower) or c - r >= offset (upper)
             let (first, last) = if upper { ((r + offset).max(0), col) } else { (0, (r + offset + 1).clamp(0, col)) };
@@ -54,7 +72,8 @@ impl Tensor {
         if counts.iter().any(|&r| r < 0) {
             bail!(Runtime, "repeats can not be negative");
         }
-        let total: i64 = counts.iter().sum();
+        // a sum past i64 is a size no tensor can have
+        let total = counts.iter().try_fold(0i64, |sum, &r| sum.checked_add(r)).unwrap_or(i64::MAX);
         crate::alloc::check_new_shape(&[total as usize], DType::I64.itemsize())?;
         let mut out = Vec::with_capacity(total as usize);
         for (i, &r) in counts.iter().enumerate() {
@@ -76,7 +95,7 @@ impl Tensor {
                 if *r < 0 {
                     bail!(Runtime, "Repeats must be non-negative");
                 }
-                let total = size as i64 * r;
+                let total = (size as i64).saturating_mul(*r);
                 if let Some(n) = output_size.filter(|&n| n != total) {
                     bail!(Runtime, "repeat_interleave: Invalid output_size, expected {total} but got {n}");
                 }
