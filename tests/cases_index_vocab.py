@@ -309,6 +309,24 @@ def _fused_products():
             lambda: fg.addr(ones(3, 4), v3.detach().float(), v.float(), out=fg.empty(3, 4, dtype=fg.int64))
         ),
         "addmm_inplace": _inplace("addmm", ones(3, 5, dtype=fg.float64), b1[0].detach(), b2[0]),
+        "addmm_scaled": fg.addmm(fg.ones(5, dtype=fg.float64), b1[0].detach(), b2[0], beta=0.5, alpha=-2),
+        "addmm_beta0_nan": fg.addmm(nan35, b1[0].detach(), b2[0], beta=0),
+        "addmm_int": fg.addmm(
+            ones(2, 4, dtype=fg.int64), ones(2, 3, dtype=fg.int64), ones(3, 4, dtype=fg.int64), beta=2, alpha=3
+        ),
+        "addmm_scaled_dtype": error(lambda: fg.addmm(ones(3, 5), b1[0].detach(), b2[0], alpha=2)),
+        "addmm_grads": _grads(
+            lambda i, a, b: fg.addmm(i, a, b, beta=0.5, alpha=-2), ones(5, dtype=fg.float64), m, b2[0]
+        ),
+        "addmm_saved": _saved(
+            fg.addmm(ones(3, 5, dtype=fg.float64), m.requires_grad_(), b2[0], alpha=-2), "alpha", "beta"
+        ),
+        "addmm_saved_default": _saved(
+            fg.addmm(ones(3, 5, dtype=fg.float64), m.requires_grad_(), b2[0]), "alpha", "beta"
+        ),
+        "addmm_inplace_scaled": _inplace(
+            "addmm", ones(3, 5, dtype=fg.float64), b1[0].detach(), b2[0], beta=2, alpha=0.5
+        ),
         "baddbmm_inplace": _inplace("baddbmm", ones(2, 3, 5, dtype=fg.float64), b1.detach(), b2, beta=0.5, alpha=2),
     }
 

@@ -93,6 +93,7 @@ DIFFERENTIABLE = [
     pytest.param(lambda i, a: fg.addbmm(i, a, a.transpose(1, 2), beta=0.5, alpha=2), [(3,), (2, 3, 4)], id="addbmm"),
     pytest.param(lambda i, m: fg.addmv(i, m, m[0], beta=-1, alpha=0.5), [(), (3, 3)], id="addmv"),
     pytest.param(lambda i, a: fg.addr(i, a, a * 2, beta=2, alpha=-1), [(3, 3), (3,)], id="addr"),
+    pytest.param(lambda i, a, b: fg.addmm(i, a, b, beta=-0.5, alpha=3), [(4,), (2, 3), (3, 4)], id="addmm(beta,alpha)"),
     pytest.param(lambda x, s: x.select_scatter(s, 1, -2), [(3, 4), (3,)], id="select_scatter"),
     pytest.param(lambda x, s: x.slice_scatter(s, 0, 1, None, 2), [(5, 2), (2, 2)], id="slice_scatter"),
     pytest.param(lambda x, s: x.diagonal_scatter(s, -1, 1, 0), [(3, 4), (3,)], id="diagonal_scatter"),

@@ -958,7 +958,7 @@ class Tensor:
         """In-place ``index_put()``; returns this tensor."""
     def masked_scatter_(self, mask: Tensor, source: Tensor) -> Self:
         """In-place ``masked_scatter()``; returns this tensor."""
-    def addmm_(self, mat1: Tensor, mat2: Tensor) -> Self:
+    def addmm_(self, mat1: Tensor, mat2: Tensor, *, beta: _Number = 1, alpha: _Number = 1) -> Self:
         """In-place ``addmm()``; returns this tensor."""
     def baddbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Self:
         """In-place ``baddbmm()``; returns this tensor."""
@@ -1295,7 +1295,9 @@ class Tensor:
         """Softmax along ``dim``; ``dtype`` casts the input first."""
     def log_softmax(self, dim: builtins.int, dtype: _DType | None = None) -> Tensor:  # function form
         """Logarithm of the softmax along ``dim``, computed stably; ``dtype`` casts the input first."""
-    def addmm(self, mat1: Tensor, mat2: Tensor) -> Tensor:  # function form
+    def addmm(  # function form
+        self, mat1: Tensor, mat2: Tensor, *, beta: _Number = 1, alpha: _Number = 1
+    ) -> Tensor:
         """``self + mat1 @ mat2`` as one op (``self`` broadcasts to the product's shape); no ``beta``/``alpha``."""
 
     # ---- linear algebra ----

@@ -396,10 +396,10 @@ def addcmul(input: "Tensor", tensor1: "Tensor", tensor2: "Tensor", *, value: "_N
         raise _not_a_tensor(e, "addcmul", input) from None
 
 
-def addmm(input: "Tensor", mat1: "Tensor", mat2: "Tensor") -> "Tensor":
+def addmm(input: "Tensor", mat1: "Tensor", mat2: "Tensor", *, beta: "_Number" = 1, alpha: "_Number" = 1) -> "Tensor":
     """`ferrograd.addmm(input, ...)` is `input.addmm(...)`."""
     try:
-        return input.addmm(mat1, mat2)
+        return input.addmm(mat1, mat2, beta=beta, alpha=alpha)
     except AttributeError as e:
         raise _not_a_tensor(e, "addmm", input) from None
 

@@ -2,8 +2,11 @@
 use super::shared::heavy;
 use super::{cast_input, wrap, Out, PyTensor};
 use crate::args::tensor_arg;
+use crate::args::type_name;
+use crate::convert::as_scalar;
 use crate::errors::{call, call_heavy};
-use ferrograd_core::Tensor;
+use ferrograd_core::{Scalar, Tensor};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
 /// `f(a, b)` of two matrices (or batches), `b` being argument `arg` of `func`.
@@ -33,11 +36,25 @@ fn scaled_product(
 
 #[pymethods]
 impl PyTensor {
-    /// `bias.addmm(mat1, mat2)` = bias + mat1 @ mat2.
-    fn addmm(&self, py: Python<'_>, mat1: &Bound<'_, PyAny>, mat2: &Bound<'_, PyAny>) -> Out {
-        let (a, b) = (tensor_arg(mat1, "addmm", "mat1")?, tensor_arg(mat2, "addmm", "mat2")?);
-        let bias = self.get();
-        wrap(py, call_heavy(py, a.numel() + b.numel(), || Tensor::addmm(&bias, &a, &b))?)
+    /// `bias.addmm(mat1, mat2, beta=, alpha=)` = beta·bias + alpha·(mat1 @ mat2).
+    #[pyo3(signature = (mat1, mat2, *, beta=None, alpha=None), text_signature = "($self, mat1, mat2, *, beta=1, alpha=1)")]
+    fn addmm(
+        &self,
+        py: Python<'_>,
+        mat1: &Bound<'_, PyAny>,
+        mat2: &Bound<'_, PyAny>,
+        beta: Option<&Bound<'_, PyAny>>,
+        alpha: Option<&Bound<'_, PyAny>>,
+    ) -> Out {
+        let scale = |v: Option<&Bound<'_, PyAny>>, name: &str| match v {
+            None => Ok(Scalar::Int(1)),
+            Some(v) => as_scalar(v).ok_or_else(|| {
+                PyTypeError::new_err(format!("addmm(): argument '{name}' must be Number, not {}", type_name(v)))
+            }),
+        };
+        let (beta, alpha) = (scale(beta, "beta")?, scale(alpha, "alpha")?);
+        let factors = (mat1, mat2, ["addmm", "mat1", "mat2"]);
+        scaled_product(py, self.get(), factors, |x, a, b| Tensor::addmm_scaled(x, a, b, beta, alpha))
     }
 
     fn matmul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {

@@ -19,7 +19,7 @@ fn scale(v: f64, dtype: DType) -> Tensor {
 }
 
 /// `beta·input + alpha·product` over detached tensors, `input` broadcast to the product's shape.
-fn scale_add(input: &Tensor, product: Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
+pub(crate) fn scale_add(input: &Tensor, product: Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
     let dtype = product.dtype();
     let scaled = if alpha == 1.0 { product } else { product.mul(&scale(alpha, dtype))? };
     if beta == 0.0 {

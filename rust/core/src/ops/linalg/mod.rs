@@ -7,6 +7,7 @@ mod cholesky;
 mod eigh;
 mod factor;
 mod fused;
+pub(crate) use fused::scale_add;
 mod products;
 mod solve;
 mod svd;
