@@ -37,7 +37,10 @@ fn scaled_product(
 #[pymethods]
 impl PyTensor {
     /// `bias.addmm(mat1, mat2, beta=, alpha=)` = beta·bias + alpha·(mat1 @ mat2).
-    #[pyo3(signature = (mat1, mat2, *, beta=None, alpha=None), text_signature = "($self, mat1, mat2, *, beta=1, alpha=1)")]
+    #[pyo3(
+        signature = (mat1, mat2, *, beta=None, alpha=None),
+        text_signature = "($self, mat1, mat2, *, beta=1, alpha=1)"
+    )]
     fn addmm(
         &self,
         py: Python<'_>,
