@@ -58,6 +58,8 @@ from ._core import (
     stack,
     std_mean,
     tensor,
+    tril_indices,
+    triu_indices,
     uint8,
     var_mean,
     where,

@@ -71,6 +71,8 @@ __all__ = [
     "zeros",
     "full",
     "arange",
+    "tril_indices",
+    "triu_indices",
     "rand",
     "randn",
     "manual_seed",
@@ -959,6 +961,30 @@ class Tensor:
         """In-place ``round()``; returns this tensor."""
     def logit_(self, eps: _Float | None = None) -> Self:
         """In-place ``logit()``; returns this tensor."""
+    def index_fill_(self, dim: builtins.int, index: Tensor, value: _Operand) -> Self:
+        """In-place ``index_fill()``; returns this tensor."""
+    def index_copy_(self, dim: builtins.int, index: Tensor, source: Tensor) -> Self:
+        """In-place ``index_copy()``; returns this tensor."""
+    def scatter_reduce_(
+        self, dim: builtins.int, index: Tensor, src: Tensor, reduce: str, *, include_self: builtins.bool = True
+    ) -> Self:
+        """In-place ``scatter_reduce()``; returns this tensor."""
+    def index_put_(
+        self, indices: tuple[Tensor, ...] | list[Tensor], values: Tensor, accumulate: builtins.bool = False
+    ) -> Self:
+        """In-place ``index_put()``; returns this tensor."""
+    def masked_scatter_(self, mask: Tensor, source: Tensor) -> Self:
+        """In-place ``masked_scatter()``; returns this tensor."""
+    def addmm_(self, mat1: Tensor, mat2: Tensor, *, beta: _Number = 1, alpha: _Number = 1) -> Self:
+        """In-place ``addmm()``; returns this tensor."""
+    def baddbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Self:
+        """In-place ``baddbmm()``; returns this tensor."""
+    def addbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Self:
+        """In-place ``addbmm()``; returns this tensor."""
+    def addmv_(self, mat: Tensor, vec: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Self:
+        """In-place ``addmv()``; returns this tensor."""
+    def addr_(self, vec1: Tensor, vec2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Self:
+        """In-place ``addr()``; returns this tensor."""
     def multiply(self, other: _Operand) -> Tensor:  # function form
         """Alias for ``mul()``."""
     def multiply_(self, other: _Operand) -> Self:
@@ -1290,7 +1316,9 @@ class Tensor:
         """Softmax along ``dim``; ``dtype`` casts the input first."""
     def log_softmax(self, dim: builtins.int, dtype: _DType | None = None) -> Tensor:  # function form
         """Logarithm of the softmax along ``dim``, computed stably; ``dtype`` casts the input first."""
-    def addmm(self, mat1: Tensor, mat2: Tensor) -> Tensor:  # function form
+    def addmm(  # function form
+        self, mat1: Tensor, mat2: Tensor, *, beta: _Number = 1, alpha: _Number = 1
+    ) -> Tensor:
         """``self + mat1 @ mat2`` as one op (``self`` broadcasts to the product's shape); no ``beta``/``alpha``."""
 
     # ---- linear algebra ----
@@ -1336,6 +1364,14 @@ class Tensor:
         self, batch1: Tensor, batch2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0
     ) -> Tensor:
         """``beta * self + alpha * (batch1 @ batch2)`` for 3-D batches; ``self`` broadcasts."""
+    def addbmm(  # function form
+        self, batch1: Tensor, batch2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0
+    ) -> Tensor:
+        """``beta * self + alpha * (batch1 @ batch2).sum(0)`` for 3-D batches; ``self`` broadcasts."""
+    def addmv(self, mat: Tensor, vec: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Tensor:  # function form
+        """``beta * self + alpha * (mat @ vec)``; ``self`` broadcasts."""
+    def addr(self, vec1: Tensor, vec2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Tensor:  # function form
+        """``beta * self + alpha * outer(vec1, vec2)``, in the promoted dtype; ``self`` broadcasts."""
 
     # ---- shape and views ----
     @overload
@@ -1448,6 +1484,46 @@ class Tensor:
         """Adds ``source`` at ``index`` along ``dim``, out of place."""
     def index_add_(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: _Float = 1.0) -> Tensor:
         """In-place ``index_add``."""
+    def index_fill(self, dim: builtins.int, index: Tensor, value: _Operand) -> Tensor:  # function form
+        """The slices of ``dim`` at ``index`` set to ``value`` (a number or a 0-d tensor), out of place."""
+    def index_copy(self, dim: builtins.int, index: Tensor, source: Tensor) -> Tensor:  # function form
+        """The slices of ``dim`` at ``index`` set to the slices of ``source``, out of place."""
+    def index_put(  # function form
+        self, indices: tuple[Tensor, ...] | list[Tensor], values: Tensor, accumulate: builtins.bool = False
+    ) -> Tensor:
+        """``self[indices] = values`` (``+=`` when ``accumulate``), out of place."""
+    def masked_scatter(self, mask: Tensor, source: Tensor) -> Tensor:  # function form
+        """``source``'s leading elements written in order where ``mask`` is True, out of place."""
+    def scatter_reduce(  # function form
+        self, dim: builtins.int, index: Tensor, src: Tensor, reduce: str, *, include_self: builtins.bool = True
+    ) -> Tensor:
+        """``src`` combined into ``self`` at ``index`` along ``dim`` by ``reduce`` (sum, prod, mean, amax, amin)."""
+    def select_scatter(self, src: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:  # function form
+        """A copy with ``self.select(dim, index)`` replaced by ``src``."""
+    def slice_scatter(  # function form
+        self,
+        src: Tensor,
+        dim: builtins.int = 0,
+        start: builtins.int | None = None,
+        end: builtins.int | None = None,
+        step: builtins.int = 1,
+    ) -> Tensor:
+        """A copy with the slice ``start:end:step`` of ``dim`` replaced by ``src``."""
+    def diagonal_scatter(  # function form
+        self, src: Tensor, offset: builtins.int = 0, dim1: builtins.int = 0, dim2: builtins.int = 1
+    ) -> Tensor:
+        """A copy with ``self.diagonal(offset, dim1, dim2)`` replaced by ``src``."""
+    def argwhere(self) -> Tensor:  # function form
+        """The indices of the nonzero elements, one row each (``nonzero()``)."""
+    def repeat_interleave(  # function form
+        self,
+        repeats: Tensor | builtins.int | None = None,
+        dim: builtins.int | None = None,
+        *,
+        output_size: builtins.int | None = None,
+    ) -> Tensor:
+        """Each element (slice of ``dim``; of the flattened tensor without ``dim``) repeated ``repeats`` times; with
+        no ``repeats``, this tensor holds the counts and the result is their indices."""
     def index_select(self, dim: builtins.int, index: Tensor) -> Tensor:  # function form
         """Slices along ``dim`` at the positions in ``index``."""
     def masked_fill(self, mask: Tensor, value: _Operand) -> Tensor:  # function form
@@ -1579,6 +1655,26 @@ def arange(
 ) -> Tensor:
     """1-D tensor of values from ``start`` (default 0) to ``end`` (exclusive) by ``step``; int64 unless an argument is
     a float."""
+
+def tril_indices(
+    row: builtins.int,
+    col: builtins.int,
+    offset: builtins.int = 0,
+    *,
+    dtype: _DType | None = None,
+    device: _Device = None,
+) -> Tensor:
+    """The [2, N] coordinates, row by row, of a ``row`` x ``col`` matrix's elements on or below diagonal ``offset``."""
+
+def triu_indices(
+    row: builtins.int,
+    col: builtins.int,
+    offset: builtins.int = 0,
+    *,
+    dtype: _DType | None = None,
+    device: _Device = None,
+) -> Tensor:
+    """The [2, N] coordinates, row by row, of a ``row`` x ``col`` matrix's elements on or above diagonal ``offset``."""
 
 def rand(
     *size: _ShapeArg,

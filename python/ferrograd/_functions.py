@@ -22,9 +22,12 @@ __all__ = [
     "acosh",
     "acosh_",
     "add",
+    "addbmm",
     "addcdiv",
     "addcmul",
     "addmm",
+    "addmv",
+    "addr",
     "all",
     "allclose",
     "amax",
@@ -47,6 +50,7 @@ __all__ = [
     "argmax",
     "argmin",
     "argsort",
+    "argwhere",
     "asin",
     "asin_",
     "asinh",
@@ -94,6 +98,7 @@ __all__ = [
     "diag_embed",
     "diagflat",
     "diagonal",
+    "diagonal_scatter",
     "digamma",
     "digamma_",
     "div",
@@ -139,6 +144,9 @@ __all__ = [
     "i0",
     "i0_",
     "index_add",
+    "index_copy",
+    "index_fill",
+    "index_put",
     "index_select",
     "inverse",
     "isclose",
@@ -176,6 +184,7 @@ __all__ = [
     "logsumexp",
     "lt",
     "masked_fill",
+    "masked_scatter",
     "masked_select",
     "matmul",
     "matrix_exp",
@@ -215,6 +224,7 @@ __all__ = [
     "relu",
     "relu_",
     "remainder",
+    "repeat_interleave",
     "reshape",
     "roll",
     "round",
@@ -222,6 +232,8 @@ __all__ = [
     "rsqrt_",
     "scatter",
     "scatter_add",
+    "scatter_reduce",
+    "select_scatter",
     "sgn",
     "sigmoid",
     "sigmoid_",
@@ -233,6 +245,7 @@ __all__ = [
     "sinc_",
     "sinh",
     "sinh_",
+    "slice_scatter",
     "slogdet",
     "softmax",
     "sort",
@@ -366,6 +379,16 @@ def add(input: "Tensor", other: "_Operand", *, alpha: "_Number | None" = None) -
         raise _not_a_tensor(e, "add", input) from None
 
 
+def addbmm(
+    input: "Tensor", batch1: "Tensor", batch2: "Tensor", *, beta: "_Float" = 1.0, alpha: "_Float" = 1.0
+) -> "Tensor":
+    """`ferrograd.addbmm(input, ...)` is `input.addbmm(...)`."""
+    try:
+        return input.addbmm(batch1, batch2, beta=beta, alpha=alpha)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "addbmm", input) from None
+
+
 def addcdiv(input: "Tensor", tensor1: "Tensor", tensor2: "Tensor", *, value: "_Number | Tensor" = 1) -> "Tensor":
     """`ferrograd.addcdiv(input, ...)` is `input.addcdiv(...)`."""
     try:
@@ -382,12 +405,28 @@ def addcmul(input: "Tensor", tensor1: "Tensor", tensor2: "Tensor", *, value: "_N
         raise _not_a_tensor(e, "addcmul", input) from None
 
 
-def addmm(input: "Tensor", mat1: "Tensor", mat2: "Tensor") -> "Tensor":
+def addmm(input: "Tensor", mat1: "Tensor", mat2: "Tensor", *, beta: "_Number" = 1, alpha: "_Number" = 1) -> "Tensor":
     """`ferrograd.addmm(input, ...)` is `input.addmm(...)`."""
     try:
-        return input.addmm(mat1, mat2)
+        return input.addmm(mat1, mat2, beta=beta, alpha=alpha)
     except AttributeError as e:
         raise _not_a_tensor(e, "addmm", input) from None
+
+
+def addmv(input: "Tensor", mat: "Tensor", vec: "Tensor", *, beta: "_Float" = 1.0, alpha: "_Float" = 1.0) -> "Tensor":
+    """`ferrograd.addmv(input, ...)` is `input.addmv(...)`."""
+    try:
+        return input.addmv(mat, vec, beta=beta, alpha=alpha)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "addmv", input) from None
+
+
+def addr(input: "Tensor", vec1: "Tensor", vec2: "Tensor", *, beta: "_Float" = 1.0, alpha: "_Float" = 1.0) -> "Tensor":
+    """`ferrograd.addr(input, ...)` is `input.addr(...)`."""
+    try:
+        return input.addr(vec1, vec2, beta=beta, alpha=alpha)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "addr", input) from None
 
 
 def all(input: "Tensor", dim: "_Dims | None" = None, keepdim: "_Bool" = False) -> "Tensor":
@@ -580,6 +619,14 @@ def argsort(
         return input.argsort(dim, descending, stable=stable)
     except AttributeError as e:
         raise _not_a_tensor(e, "argsort", input) from None
+
+
+def argwhere(input: "Tensor") -> "Tensor":
+    """`ferrograd.argwhere(input, ...)` is `input.argwhere(...)`."""
+    try:
+        return input.argwhere()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "argwhere", input) from None
 
 
 def asin(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
@@ -980,6 +1027,16 @@ def diagonal(
         raise _not_a_tensor(e, "diagonal", input) from None
 
 
+def diagonal_scatter(
+    input: "Tensor", src: "Tensor", offset: "builtins.int" = 0, dim1: "builtins.int" = 0, dim2: "builtins.int" = 1
+) -> "Tensor":
+    """`ferrograd.diagonal_scatter(input, ...)` is `input.diagonal_scatter(...)`."""
+    try:
+        return input.diagonal_scatter(src, offset, dim1, dim2)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "diagonal_scatter", input) from None
+
+
 def digamma(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
     """`ferrograd.digamma(input)` is `input.digamma()`; with `out=`, written into `out`."""
     try:
@@ -1364,6 +1421,32 @@ def index_add(
         raise _not_a_tensor(e, "index_add", input) from None
 
 
+def index_copy(input: "Tensor", dim: "builtins.int", index: "Tensor", source: "Tensor") -> "Tensor":
+    """`ferrograd.index_copy(input, ...)` is `input.index_copy(...)`."""
+    try:
+        return input.index_copy(dim, index, source)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "index_copy", input) from None
+
+
+def index_fill(input: "Tensor", dim: "builtins.int", index: "Tensor", value: "_Operand") -> "Tensor":
+    """`ferrograd.index_fill(input, ...)` is `input.index_fill(...)`."""
+    try:
+        return input.index_fill(dim, index, value)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "index_fill", input) from None
+
+
+def index_put(
+    input: "Tensor", indices: "tuple[Tensor, ...] | list[Tensor]", values: "Tensor", accumulate: "builtins.bool" = False
+) -> "Tensor":
+    """`ferrograd.index_put(input, ...)` is `input.index_put(...)`."""
+    try:
+        return input.index_put(indices, values, accumulate)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "index_put", input) from None
+
+
 def index_select(input: "Tensor", dim: "builtins.int", index: "Tensor") -> "Tensor":
     """`ferrograd.index_select(input, ...)` is `input.index_select(...)`."""
     try:
@@ -1670,6 +1753,14 @@ def masked_fill(input: "Tensor", mask: "Tensor", value: "_Operand") -> "Tensor":
         return input.masked_fill(mask, value)
     except AttributeError as e:
         raise _not_a_tensor(e, "masked_fill", input) from None
+
+
+def masked_scatter(input: "Tensor", mask: "Tensor", source: "Tensor") -> "Tensor":
+    """`ferrograd.masked_scatter(input, ...)` is `input.masked_scatter(...)`."""
+    try:
+        return input.masked_scatter(mask, source)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "masked_scatter", input) from None
 
 
 def masked_select(input: "Tensor", mask: "Tensor") -> "Tensor":
@@ -2058,6 +2149,20 @@ def remainder(input: "Tensor", other: "_Operand") -> "Tensor":
         raise _not_a_tensor(e, "remainder", input) from None
 
 
+def repeat_interleave(
+    input: "Tensor",
+    repeats: "Tensor | builtins.int | None" = None,
+    dim: "builtins.int | None" = None,
+    *,
+    output_size: "builtins.int | None" = None,
+) -> "Tensor":
+    """`ferrograd.repeat_interleave(input, ...)` is `input.repeat_interleave(...)`."""
+    try:
+        return input.repeat_interleave(repeats, dim, output_size=output_size)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "repeat_interleave", input) from None
+
+
 if TYPE_CHECKING:
 
     @overload
@@ -2134,6 +2239,30 @@ def scatter_add(input: "Tensor", dim: "builtins.int", index: "Tensor", src: "Ten
         return input.scatter_add(dim, index, src)
     except AttributeError as e:
         raise _not_a_tensor(e, "scatter_add", input) from None
+
+
+def scatter_reduce(
+    input: "Tensor",
+    dim: "builtins.int",
+    index: "Tensor",
+    src: "Tensor",
+    reduce: "str",
+    *,
+    include_self: "builtins.bool" = True,
+) -> "Tensor":
+    """`ferrograd.scatter_reduce(input, ...)` is `input.scatter_reduce(...)`."""
+    try:
+        return input.scatter_reduce(dim, index, src, reduce, include_self=include_self)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "scatter_reduce", input) from None
+
+
+def select_scatter(input: "Tensor", src: "Tensor", dim: "builtins.int", index: "builtins.int") -> "Tensor":
+    """`ferrograd.select_scatter(input, ...)` is `input.select_scatter(...)`."""
+    try:
+        return input.select_scatter(src, dim, index)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "select_scatter", input) from None
 
 
 def sgn(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
@@ -2234,6 +2363,21 @@ def sinh_(input: "Tensor") -> "Tensor":
         return input.sinh_()
     except AttributeError as e:
         raise _not_a_tensor(e, "sinh_", input) from None
+
+
+def slice_scatter(
+    input: "Tensor",
+    src: "Tensor",
+    dim: "builtins.int" = 0,
+    start: "builtins.int | None" = None,
+    end: "builtins.int | None" = None,
+    step: "builtins.int" = 1,
+) -> "Tensor":
+    """`ferrograd.slice_scatter(input, ...)` is `input.slice_scatter(...)`."""
+    try:
+        return input.slice_scatter(src, dim, start, end, step)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "slice_scatter", input) from None
 
 
 def slogdet(input: "Tensor") -> "tuple[Tensor, Tensor]":

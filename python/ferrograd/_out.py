@@ -92,6 +92,24 @@ lcm_ = _inplace_function("lcm_")
 ldexp_ = _inplace_function("ldexp_")
 
 
+def _method_of(input, name):
+    """`input.<name>`, or torch's TypeError for a non-tensor input."""
+    try:
+        return getattr(input, name)
+    except AttributeError as e:
+        raise _functions._not_a_tensor(e, name, input) from None
+
+
+def addmv_(input, mat, vec, *, beta=1, alpha=1):
+    """In-place ``addmv``."""
+    return _method_of(input, "addmv_")(mat, vec, beta=beta, alpha=alpha)
+
+
+def index_put_(input, indices, values, accumulate=False):
+    """In-place ``index_put``."""
+    return _method_of(input, "index_put_")(indices, values, accumulate)
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """`input.sum(...)`; with `out=` the sum is taken in out's dtype (unless `dtype` is given), as in torch."""
     if out is None:
@@ -128,6 +146,12 @@ isposinf = _with_out(_functions.isposinf, "isposinf", _bool_rule)
 isneginf = _with_out(_functions.isneginf, "isneginf", _bool_rule)
 addcmul = _with_out(_functions.addcmul, "addcmul")
 addcdiv = _with_out(_functions.addcdiv, "addcdiv")
+index_copy = _with_out(_functions.index_copy, "index_copy", _matmul_rule)
+scatter_reduce = _with_out(_functions.scatter_reduce, "scatter_reduce", _matmul_rule)
+addbmm = _with_out(_functions.addbmm, "addbmm", _matmul_rule)
+addmv = _with_out(_functions.addmv, "addmv", _matmul_rule)
+addr = _with_out(_functions.addr, "addr")
+slice_scatter = _with_out(_functions.slice_scatter, "slice_scatter", _matmul_rule)
 
 __all__ = [
     "add",
@@ -162,4 +186,12 @@ __all__ = [
     "gcd_",
     "lcm_",
     "ldexp_",
+    "index_copy",
+    "scatter_reduce",
+    "addbmm",
+    "addmv",
+    "addr",
+    "slice_scatter",
+    "addmv_",
+    "index_put_",
 ]

@@ -152,6 +152,40 @@ fn arange(
     finish(py, call(|| Tensor::arange(start, end, step, dtype))?, requires_grad)
 }
 
+/// `tril_indices` (`upper = false`) or `triu_indices`, in `dtype` (int64 by default; integers only, as torch).
+fn tri_indices(row: i64, col: i64, offset: i64, dtype: Option<&Bound<'_, PyAny>>, upper: bool) -> PyResult<Tensor> {
+    let name = if upper { "triu_indices" } else { "tril_indices" };
+    let dtype = dtype_arg(dtype, name)?.unwrap_or(ferrograd_core::DType::I64);
+    if dtype.is_float() || dtype == ferrograd_core::DType::Bool {
+        return Err(pyo3::exceptions::PyNotImplementedError::new_err(format!(
+            "\"{name}\" not implemented for '{}'",
+            dtype.scalar_type_name()
+        )));
+    }
+    call(|| Tensor::tri_indices(row, col, offset, upper)?.to_dtype(dtype))
+}
+
+/// torch's `tril_indices` and `triu_indices`: the same arguments, one flag apart.
+macro_rules! tri_indices_function {
+    ($name:ident, $upper:expr) => {
+        #[pyfunction]
+        #[pyo3(signature = (row, col, offset=0, *, dtype=None, device=None))]
+        fn $name(
+            py: Python<'_>,
+            row: i64,
+            col: i64,
+            offset: i64,
+            dtype: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+        ) -> Out {
+            args::device_arg(device)?;
+            wrap(py, tri_indices(row, col, offset, dtype, $upper)?)
+        }
+    };
+}
+tri_indices_function!(tril_indices, false);
+tri_indices_function!(triu_indices, true);
+
 #[pyfunction]
 #[pyo3(signature = (*size, generator=None, dtype=None, device=None, requires_grad=false))]
 fn rand(
@@ -544,6 +578,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zeros, m)?)?;
     m.add_function(wrap_pyfunction!(full, m)?)?;
     m.add_function(wrap_pyfunction!(arange, m)?)?;
+    m.add_function(wrap_pyfunction!(tril_indices, m)?)?;
+    m.add_function(wrap_pyfunction!(triu_indices, m)?)?;
     m.add_function(wrap_pyfunction!(rand, m)?)?;
     m.add_function(wrap_pyfunction!(randn, m)?)?;
     m.add_function(wrap_pyfunction!(manual_seed, m)?)?;

@@ -14,6 +14,8 @@ pub mod embedding_bag;
 pub mod extreme;
 pub(crate) mod formula;
 pub mod index;
+pub mod index_build;
+pub mod index_write;
 pub(crate) mod inplace;
 pub mod layer_norm;
 mod linalg;

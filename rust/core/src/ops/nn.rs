@@ -2,7 +2,7 @@
 //! mse_loss and addmm (the fused `linear`).
 use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, MatrixStrides, SavedTensor};
 use crate::bail;
-use crate::dtype::{result_type, DType};
+use crate::dtype::{result_type, DType, Scalar};
 use crate::element::Float;
 use crate::error::Result;
 use crate::kernels::softmax::{softmax_backward_f32, softmax_f32};
@@ -220,25 +220,50 @@ impl Tensor {
         })
     }
 
+    /// `addmm(bias, a, b, beta, alpha)` = beta·bias + alpha·(a @ b) (bias ignored when beta is 0, its NaNs
+    /// included); with both 1, `addmm`.
+    pub fn addmm_scaled(bias: &Tensor, a: &Tensor, b: &Tensor, beta: Scalar, alpha: Scalar) -> Result<Tensor> {
+        let one = |s: Scalar| s.to_f64() == 1.0;
+        if one(beta) && one(alpha) {
+            return Tensor::addmm(bias, a, b);
+        }
+        let policy = crate::autocast::Policy::LowerPrecision;
+        crate::autocast::run(policy, [Some(bias), Some(a), Some(b)], |[bias, a, b]| {
+            let (bias, a, b) = (bias.expect("given"), a.expect("given"), b.expect("given"));
+            let prod = Tensor::addmm_product(bias, a, b)?;
+            let out = crate::ops::linalg::scale_add(bias, prod, beta.to_f64(), alpha.to_f64())?;
+            Ok(Tensor::record_addmm(out, (bias, a, b), beta, alpha))
+        })
+    }
+
     fn addmm_uncast(bias: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         let out = match crate::ops::linear::bias_mm(bias, a, b) {
             Some(out) => out?,
             None => Tensor::addmm_composed(bias, a, b)?,
         };
-        Ok(record(out, &[bias, a, b], |_| AddmmBackward0 {
-            alpha: 1,
-            beta: 1,
+        Ok(Tensor::record_addmm(out, (bias, a, b), Scalar::Int(1), Scalar::Int(1)))
+    }
+
+    fn record_addmm(out: Tensor, (bias, a, b): (&Tensor, &Tensor, &Tensor), beta: Scalar, alpha: Scalar) -> Tensor {
+        record(out, &[bias, a, b], |_| AddmmBackward0 {
+            alpha,
+            beta,
             mat1: b.requires_grad().then(|| SavedTensor::input(a)),
             mat1_sym_sizes: matrix(a.shape()),
             mat1_sym_strides: a.requires_grad().then(|| matrix(a.strides())),
             mat2: a.requires_grad().then(|| SavedTensor::input(b)),
             mat2_sym_sizes: matrix(b.shape()),
             mat2_sym_strides: b.requires_grad().then(|| matrix(b.strides())),
-        }))
+        })
     }
 
     /// `addmm`'s forward as `bias + a @ b` (other dtypes, a bias that does not broadcast: their errors).
     fn addmm_composed(bias: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        bias.detach().add(&Tensor::addmm_product(bias, a, b)?)
+    }
+
+    /// `a @ b` (detached) after addmm's checks of the three operands, with torch's errors.
+    fn addmm_product(bias: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         for (what, t) in [("mat1", a), ("self", bias)] {
             if a.ndim() == 2 && b.ndim() == 2 && t.dtype() != b.dtype() {
                 bail!(
@@ -262,7 +287,7 @@ impl Tensor {
                 bias.shape()
             );
         }
-        bias.detach().add(&prod)
+        Ok(prod)
     }
 }
 
@@ -447,10 +472,10 @@ impl Backward for MseLossBackward0 {
 }
 
 crate::backward_rule! {
-    /// `addmm(bias, mat1, mat2)` (as `MmBackward0`; `alpha` and `beta` are always 1 here).
+    /// `addmm(bias, mat1, mat2, beta, alpha)` (the products' gradients as `MmBackward0`'s, scaled).
     pub struct AddmmBackward0 {
-        alpha: i64,
-        beta: i64,
+        alpha: Scalar,
+        beta: Scalar,
         mat1: Option<SavedTensor>,
         mat1_sym_sizes: [usize; 2],
         mat1_sym_strides: MatrixStrides,
@@ -461,14 +486,13 @@ crate::backward_rule! {
 }
 impl Backward for AddmmBackward0 {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        let mut grads = vec![Some(g.clone())];
-        grads.extend(matrix_grads(
-            ctx,
-            g,
-            (&self.mat1, self.mat1_sym_strides),
-            (&self.mat2, self.mat2_sym_strides),
-            1,
-        )?);
+        let scaled = |t: Tensor, by: Scalar| if by.to_f64() == 1.0 { Ok(t) } else { t.mul(&c(by.to_f64())) };
+        let mut grads = vec![ctx.grad_if(0, || scaled(g.clone(), self.beta))?];
+        let products =
+            matrix_grads(ctx, g, (&self.mat1, self.mat1_sym_strides), (&self.mat2, self.mat2_sym_strides), 1)?;
+        for grad in products {
+            grads.push(grad.map(|t| scaled(t, self.alpha)).transpose()?);
+        }
         Ok(grads)
     }
 }

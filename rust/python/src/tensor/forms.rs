@@ -123,6 +123,16 @@ method_forms! {
         square_ => "square",
         round_ => "round",
         logit_ => "logit",
+        index_fill_ => "index_fill",
+        index_copy_ => "index_copy",
+        scatter_reduce_ => "scatter_reduce",
+        index_put_ => "index_put",
+        masked_scatter_ => "masked_scatter",
+        addmm_ => "addmm",
+        baddbmm_ => "baddbmm",
+        addbmm_ => "addbmm",
+        addmv_ => "addmv",
+        addr_ => "addr",
     }
 }
 

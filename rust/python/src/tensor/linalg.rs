@@ -2,9 +2,11 @@
 use super::shared::heavy;
 use super::{cast_input, wrap, Out, PyTensor};
 use crate::args::tensor_arg;
+use crate::args::type_name;
+use crate::convert::as_scalar;
 use crate::errors::{call, call_heavy};
-use ferrograd_core::Tensor;
-use pyo3::exceptions::PyUserWarning;
+use ferrograd_core::{Scalar, Tensor};
+use pyo3::exceptions::{PyTypeError, PyUserWarning};
 use pyo3::prelude::*;
 use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,13 +27,42 @@ fn product(
     wrap(py, call_heavy(py, a.numel() + b.numel(), || f(&a, &b))?)
 }
 
+/// A product scaled by beta and alpha (`baddbmm`, `addbmm`, `addmv`, `addr`): `f(input, a, b)`, the factors
+/// `a` and `b` being the arguments named in `names` (function name, then the two argument names).
+fn scaled_product(
+    py: Python<'_>,
+    input: Tensor,
+    (a, b, names): (&Bound<'_, PyAny>, &Bound<'_, PyAny>, [&str; 3]),
+    f: impl FnOnce(&Tensor, &Tensor, &Tensor) -> ferrograd_core::Result<Tensor> + Send,
+) -> Out {
+    let (a, b) = (tensor_arg(a, names[0], names[1])?, tensor_arg(b, names[0], names[2])?);
+    wrap(py, call_heavy(py, a.numel() + b.numel(), || f(&input, &a, &b))?)
+}
+
 #[pymethods]
 impl PyTensor {
-    /// `bias.addmm(mat1, mat2)` = bias + mat1 @ mat2.
-    fn addmm(&self, py: Python<'_>, mat1: &Bound<'_, PyAny>, mat2: &Bound<'_, PyAny>) -> Out {
-        let (a, b) = (tensor_arg(mat1, "addmm", "mat1")?, tensor_arg(mat2, "addmm", "mat2")?);
-        let bias = self.get();
-        wrap(py, call_heavy(py, a.numel() + b.numel(), || Tensor::addmm(&bias, &a, &b))?)
+    /// `bias.addmm(mat1, mat2, beta=, alpha=)` = beta·bias + alpha·(mat1 @ mat2).
+    #[pyo3(
+        signature = (mat1, mat2, *, beta=None, alpha=None),
+        text_signature = "($self, mat1, mat2, *, beta=1, alpha=1)"
+    )]
+    fn addmm(
+        &self,
+        py: Python<'_>,
+        mat1: &Bound<'_, PyAny>,
+        mat2: &Bound<'_, PyAny>,
+        beta: Option<&Bound<'_, PyAny>>,
+        alpha: Option<&Bound<'_, PyAny>>,
+    ) -> Out {
+        let scale = |v: Option<&Bound<'_, PyAny>>, name: &str| match v {
+            None => Ok(Scalar::Int(1)),
+            Some(v) => as_scalar(v).ok_or_else(|| {
+                PyTypeError::new_err(format!("addmm(): argument '{name}' must be Number, not {}", type_name(v)))
+            }),
+        };
+        let (beta, alpha) = (scale(beta, "beta")?, scale(alpha, "alpha")?);
+        let factors = (mat1, mat2, ["addmm", "mat1", "mat2"]);
+        scaled_product(py, self.get(), factors, |x, a, b| Tensor::addmm_scaled(x, a, b, beta, alpha))
     }
 
     fn matmul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
@@ -67,9 +98,34 @@ impl PyTensor {
         beta: f64,
         alpha: f64,
     ) -> Out {
-        let (a, b) = (tensor_arg(batch1, "baddbmm", "batch1")?, tensor_arg(batch2, "baddbmm", "batch2")?);
-        let input = self.get();
-        wrap(py, call_heavy(py, a.numel() + b.numel(), || input.baddbmm(&a, &b, beta, alpha))?)
+        let factors = (batch1, batch2, ["baddbmm", "batch1", "batch2"]);
+        scaled_product(py, self.get(), factors, |x, a, b| x.baddbmm(a, b, beta, alpha))
+    }
+
+    /// beta·self + alpha·Σ_b batch1[b] @ batch2[b].
+    #[pyo3(signature = (batch1, batch2, *, beta=1.0, alpha=1.0))]
+    fn addbmm(
+        &self,
+        py: Python<'_>,
+        batch1: &Bound<'_, PyAny>,
+        batch2: &Bound<'_, PyAny>,
+        beta: f64,
+        alpha: f64,
+    ) -> Out {
+        let factors = (batch1, batch2, ["addbmm", "batch1", "batch2"]);
+        scaled_product(py, self.get(), factors, |x, a, b| x.addbmm(a, b, beta, alpha))
+    }
+
+    /// beta·self + alpha·(mat @ vec).
+    #[pyo3(signature = (mat, vec, *, beta=1.0, alpha=1.0))]
+    fn addmv(&self, py: Python<'_>, mat: &Bound<'_, PyAny>, vec: &Bound<'_, PyAny>, beta: f64, alpha: f64) -> Out {
+        scaled_product(py, self.get(), (mat, vec, ["addmv", "mat", "vec"]), |x, m, v| x.addmv(m, v, beta, alpha))
+    }
+
+    /// beta·self + alpha·outer(vec1, vec2).
+    #[pyo3(signature = (vec1, vec2, *, beta=1.0, alpha=1.0))]
+    fn addr(&self, py: Python<'_>, vec1: &Bound<'_, PyAny>, vec2: &Bound<'_, PyAny>, beta: f64, alpha: f64) -> Out {
+        scaled_product(py, self.get(), (vec1, vec2, ["addr", "vec1", "vec2"]), |x, a, b| x.addr(a, b, beta, alpha))
     }
 
     fn det(&self, py: Python<'_>) -> Out {

@@ -11,6 +11,7 @@ mod casts;
 mod forms;
 mod grad;
 mod index;
+mod index_write;
 mod inplace;
 mod linalg;
 pub(crate) mod objects;
