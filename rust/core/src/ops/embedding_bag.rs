@@ -112,8 +112,8 @@ impl Tensor {
         let bounds = bag_bounds(&offsets.to_dtype(DType::I64)?.to_vec::<i64>(), idx.len(), include_last_offset)?;
         let mut bags = Bags { members: Vec::with_capacity(idx.len()), sizes: vec![0; bounds.len()] };
         for (b, &(start, end)) in bounds.iter().enumerate() {
-            for p in start..end {
-                if padding_idx != Some(idx[p] as usize) {
+            for (p, &i) in idx.iter().enumerate().take(end).skip(start) {
+                if padding_idx != Some(i as usize) {
                     bags.members.push((b, p));
                     bags.sizes[b] += 1;
                 }
