@@ -11,7 +11,18 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any, SupportsIndex, overload
 
-    from ._core import Tensor, _Bool, _Dims, _DType, _Float, _Number, _Operand, _ShapeArg, _ValuesIndices
+    from ._core import (
+        Tensor,
+        _Bool,
+        _Dims,
+        _DType,
+        _Float,
+        _MantissaExponent,
+        _Number,
+        _Operand,
+        _ShapeArg,
+        _ValuesIndices,
+    )
 
 __all__ = [
     "abs",
@@ -56,6 +67,7 @@ __all__ = [
     "atanh",
     "atanh_",
     "baddbmm",
+    "bincount",
     "bitwise_and",
     "bitwise_left_shift",
     "bitwise_not",
@@ -73,11 +85,13 @@ __all__ = [
     "clip",
     "clone",
     "copysign",
+    "corrcoef",
     "cos",
     "cos_",
     "cosh",
     "cosh_",
     "count_nonzero",
+    "cov",
     "cummax",
     "cummin",
     "cumprod",
@@ -88,8 +102,10 @@ __all__ = [
     "detach",
     "diag",
     "diagonal",
+    "diff",
     "digamma",
     "digamma_",
+    "dist",
     "div",
     "divide",
     "dot",
@@ -121,6 +137,7 @@ __all__ = [
     "fmod",
     "frac",
     "frac_",
+    "frexp",
     "gather",
     "gcd",
     "ge",
@@ -129,11 +146,13 @@ __all__ = [
     "greater_equal",
     "gt",
     "heaviside",
+    "histc",
     "hypot",
     "i0",
     "i0_",
     "index_add",
     "index_select",
+    "inner",
     "inverse",
     "isclose",
     "isfinite",
@@ -141,6 +160,8 @@ __all__ = [
     "isnan",
     "isneginf",
     "isposinf",
+    "kron",
+    "kthvalue",
     "lcm",
     "ldexp",
     "le",
@@ -178,6 +199,7 @@ __all__ = [
     "min",
     "minimum",
     "mm",
+    "mode",
     "moveaxis",
     "movedim",
     "mul",
@@ -185,6 +207,8 @@ __all__ = [
     "mv",
     "nan_to_num",
     "nanmean",
+    "nanmedian",
+    "nanquantile",
     "nansum",
     "narrow",
     "ne",
@@ -199,6 +223,7 @@ __all__ = [
     "positive",
     "pow",
     "prod",
+    "quantile",
     "rad2deg",
     "rad2deg_",
     "reciprocal",
@@ -206,6 +231,7 @@ __all__ = [
     "relu",
     "relu_",
     "remainder",
+    "renorm",
     "reshape",
     "roll",
     "round",
@@ -260,6 +286,7 @@ __all__ = [
     "unique_consecutive",
     "unsqueeze",
     "var",
+    "vdot",
 ]
 
 
@@ -655,6 +682,14 @@ def baddbmm(
         raise _not_a_tensor(e, "baddbmm", input) from None
 
 
+def bincount(input: "Tensor", weights: "Tensor | None" = None, minlength: "builtins.int" = 0) -> "Tensor":
+    """`ferrograd.bincount(input, ...)` is `input.bincount(...)`."""
+    try:
+        return input.bincount(weights, minlength)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "bincount", input) from None
+
+
 def bitwise_and(input: "Tensor", other: "_Operand") -> "Tensor":
     """`ferrograd.bitwise_and(input, ...)` is `input.bitwise_and(...)`."""
     try:
@@ -793,6 +828,14 @@ def copysign(input: "Tensor", other: "_Operand") -> "Tensor":
         raise _not_a_tensor(e, "copysign", input) from None
 
 
+def corrcoef(input: "Tensor") -> "Tensor":
+    """`ferrograd.corrcoef(input, ...)` is `input.corrcoef(...)`."""
+    try:
+        return input.corrcoef()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "corrcoef", input) from None
+
+
 def cos(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
     """`ferrograd.cos(input)` is `input.cos()`; with `out=`, written into `out`."""
     try:
@@ -835,6 +878,20 @@ def count_nonzero(input: "Tensor", dim: "_Dims | None" = None) -> "Tensor":
         return input.count_nonzero(dim)
     except AttributeError as e:
         raise _not_a_tensor(e, "count_nonzero", input) from None
+
+
+def cov(
+    input: "Tensor",
+    *,
+    correction: "builtins.int" = 1,
+    fweights: "Tensor | None" = None,
+    aweights: "Tensor | None" = None,
+) -> "Tensor":
+    """`ferrograd.cov(input, ...)` is `input.cov(...)`."""
+    try:
+        return input.cov(correction=correction, fweights=fweights, aweights=aweights)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "cov", input) from None
 
 
 def cummax(input: "Tensor", dim: "builtins.int") -> "_ValuesIndices":
@@ -921,6 +978,20 @@ def diagonal(
         raise _not_a_tensor(e, "diagonal", input) from None
 
 
+def diff(
+    input: "Tensor",
+    n: "builtins.int" = 1,
+    dim: "builtins.int" = -1,
+    prepend: "Tensor | None" = None,
+    append: "Tensor | None" = None,
+) -> "Tensor":
+    """`ferrograd.diff(input, ...)` is `input.diff(...)`."""
+    try:
+        return input.diff(n, dim, prepend, append)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "diff", input) from None
+
+
 def digamma(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
     """`ferrograd.digamma(input)` is `input.digamma()`; with `out=`, written into `out`."""
     try:
@@ -937,6 +1008,14 @@ def digamma_(input: "Tensor") -> "Tensor":
         return input.digamma_()
     except AttributeError as e:
         raise _not_a_tensor(e, "digamma_", input) from None
+
+
+def dist(input: "Tensor", other: "Tensor", p: "_Float" = 2.0) -> "Tensor":
+    """`ferrograd.dist(input, ...)` is `input.dist(...)`."""
+    try:
+        return input.dist(other, p)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "dist", input) from None
 
 
 def div(input: "Tensor", other: "_Operand", *, rounding_mode: "str | None" = None) -> "Tensor":
@@ -1205,6 +1284,14 @@ def frac_(input: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "frac_", input) from None
 
 
+def frexp(input: "Tensor") -> "_MantissaExponent":
+    """`ferrograd.frexp(input, ...)` is `input.frexp(...)`."""
+    try:
+        return input.frexp()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "frexp", input) from None
+
+
 def gather(input: "Tensor", dim: "builtins.int", index: "Tensor") -> "Tensor":
     """`ferrograd.gather(input, ...)` is `input.gather(...)`."""
     try:
@@ -1269,6 +1356,14 @@ def heaviside(input: "Tensor", values: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "heaviside", input) from None
 
 
+def histc(input: "Tensor", bins: "builtins.int" = 100, min: "_Float" = 0, max: "_Float" = 0) -> "Tensor":
+    """`ferrograd.histc(input, ...)` is `input.histc(...)`."""
+    try:
+        return input.histc(bins, min, max)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "histc", input) from None
+
+
 def hypot(input: "Tensor", other: "Tensor") -> "Tensor":
     """`ferrograd.hypot(input, ...)` is `input.hypot(...)`."""
     try:
@@ -1311,6 +1406,14 @@ def index_select(input: "Tensor", dim: "builtins.int", index: "Tensor") -> "Tens
         return input.index_select(dim, index)
     except AttributeError as e:
         raise _not_a_tensor(e, "index_select", input) from None
+
+
+def inner(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.inner(input, ...)` is `input.inner(...)`."""
+    try:
+        return input.inner(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "inner", input) from None
 
 
 def inverse(input: "Tensor") -> "Tensor":
@@ -1369,6 +1472,24 @@ def isposinf(input: "Tensor") -> "Tensor":
         return input.isposinf()
     except AttributeError as e:
         raise _not_a_tensor(e, "isposinf", input) from None
+
+
+def kron(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.kron(input, ...)` is `input.kron(...)`."""
+    try:
+        return input.kron(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "kron", input) from None
+
+
+def kthvalue(
+    input: "Tensor", k: "builtins.int", dim: "builtins.int" = -1, keepdim: "_Bool" = False
+) -> "_ValuesIndices":
+    """`ferrograd.kthvalue(input, ...)` is `input.kthvalue(...)`."""
+    try:
+        return input.kthvalue(k, dim, keepdim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "kthvalue", input) from None
 
 
 def lcm(input: "Tensor", other: "Tensor") -> "Tensor":
@@ -1721,6 +1842,14 @@ def mm(input: "Tensor", mat2: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "mm", input) from None
 
 
+def mode(input: "Tensor", dim: "builtins.int" = -1, keepdim: "_Bool" = False) -> "_ValuesIndices":
+    """`ferrograd.mode(input, ...)` is `input.mode(...)`."""
+    try:
+        return input.mode(dim, keepdim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "mode", input) from None
+
+
 def moveaxis(input: "Tensor", source: "_Dims", destination: "_Dims") -> "Tensor":
     """`ferrograd.moveaxis(input, ...)` is `input.moveaxis(...)`."""
     try:
@@ -1779,6 +1908,41 @@ def nanmean(
         return input.nanmean(dim, keepdim, dtype=dtype)
     except AttributeError as e:
         raise _not_a_tensor(e, "nanmean", input) from None
+
+
+if TYPE_CHECKING:
+
+    @overload
+    def nanmedian(input: "Tensor", dim: None = None, keepdim: "_Bool" = False) -> "Tensor": ...
+
+    @overload
+    def nanmedian(input: "Tensor", dim: "builtins.int", keepdim: "_Bool" = False) -> "_ValuesIndices": ...
+
+    def nanmedian(input: "Tensor", *args: "Any", **kwargs: "Any") -> "Any": ...
+
+else:
+
+    def nanmedian(input, *args, **kwargs):
+        """`ferrograd.nanmedian(input, ...)` is `input.nanmedian(...)`."""
+        try:
+            return input.nanmedian(*args, **kwargs)
+        except AttributeError as e:
+            raise _not_a_tensor(e, "nanmedian", input) from None
+
+
+def nanquantile(
+    input: "Tensor",
+    q: "Tensor | _Float",
+    dim: "builtins.int | None" = None,
+    keepdim: "_Bool" = False,
+    *,
+    interpolation: "str" = "linear",
+) -> "Tensor":
+    """`ferrograd.nanquantile(input, ...)` is `input.nanquantile(...)`."""
+    try:
+        return input.nanquantile(q, dim, keepdim, interpolation=interpolation)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "nanquantile", input) from None
 
 
 def nansum(
@@ -1915,6 +2079,21 @@ def prod(
         raise _not_a_tensor(e, "prod", input) from None
 
 
+def quantile(
+    input: "Tensor",
+    q: "Tensor | _Float",
+    dim: "builtins.int | None" = None,
+    keepdim: "_Bool" = False,
+    *,
+    interpolation: "str" = "linear",
+) -> "Tensor":
+    """`ferrograd.quantile(input, ...)` is `input.quantile(...)`."""
+    try:
+        return input.quantile(q, dim, keepdim, interpolation=interpolation)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "quantile", input) from None
+
+
 def rad2deg(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
     """`ferrograd.rad2deg(input)` is `input.rad2deg()`; with `out=`, written into `out`."""
     try:
@@ -1973,6 +2152,14 @@ def remainder(input: "Tensor", other: "_Operand") -> "Tensor":
         return input.remainder(other)
     except AttributeError as e:
         raise _not_a_tensor(e, "remainder", input) from None
+
+
+def renorm(input: "Tensor", p: "_Float", dim: "builtins.int", maxnorm: "_Float") -> "Tensor":
+    """`ferrograd.renorm(input, ...)` is `input.renorm(...)`."""
+    try:
+        return input.renorm(p, dim, maxnorm)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "renorm", input) from None
 
 
 if TYPE_CHECKING:
@@ -2477,3 +2664,11 @@ def var(
         return input.var(dim, unbiased, keepdim, correction=correction)
     except AttributeError as e:
         raise _not_a_tensor(e, "var", input) from None
+
+
+def vdot(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.vdot(input, ...)` is `input.vdot(...)`."""
+    try:
+        return input.vdot(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "vdot", input) from None

@@ -169,6 +169,8 @@ pub enum ExtremeFn {
     Min,
     /// `median()` of every element
     Median,
+    /// `nanmedian()` of every element
+    Nanmedian,
 }
 
 impl AsField for ExtremeFn {
@@ -178,7 +180,7 @@ impl AsField for ExtremeFn {
 }
 
 crate::backward_rule! {
-    names = ["AmaxBackward0", "AminBackward0", "MaxBackward1", "MinBackward1", "MedianBackward0"];
+    names = ["AmaxBackward0", "AminBackward0", "MaxBackward1", "MinBackward1", "MedianBackward0", "NanmedianBackward0"];
     /// amax/amin and max()/min(): shared evenly among the elements equal to the extreme (for max/min/median
     /// NaN counts as equal to NaN).
     pub struct ExtremeBackward {
@@ -209,6 +211,7 @@ impl Backward for ExtremeBackward {
             ExtremeFn::Max => "MaxBackward1",
             ExtremeFn::Min => "MinBackward1",
             ExtremeFn::Median => "MedianBackward0",
+            ExtremeFn::Nanmedian => "NanmedianBackward0",
         }
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {

@@ -123,6 +123,7 @@ method_forms! {
         square_ => "square",
         round_ => "round",
         logit_ => "logit",
+        renorm_ => "renorm",
     }
 }
 
