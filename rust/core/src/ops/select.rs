@@ -7,8 +7,7 @@ use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::cxx_order::{aten_quick_select, cxx_nth_element, cxx_sort};
 use crate::layout::wrap_dim;
-use crate::ops::extreme::{positions_along, ExtremeBackward, ExtremeFn};
-use crate::ops::formula::{c, unsqueeze_dims};
+use crate::ops::extreme::{picked_grad, ExtremeBackward, ExtremeFn};
 use crate::tensor::Tensor;
 use crate::{with_dtype, DType};
 
@@ -209,10 +208,6 @@ impl Backward for PickedBackward {
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let Some(dim) = self.dim else { return one(Ok(g.clone())) };
-        let indices = ctx.unpack(&self.indices)?;
-        let shape = &self.self_sym_sizes;
-        let idx = unsqueeze_dims(&indices, &[dim], self.keepdim)?;
-        let mask = positions_along(shape[dim], dim, shape.len())?.eq(&idx)?;
-        one(Tensor::where_(&mask, &unsqueeze_dims(g, &[dim], self.keepdim)?, &c(0.0)))
+        one(picked_grad(g, &ctx.unpack(&self.indices)?, &self.self_sym_sizes, dim, self.keepdim))
     }
 }

@@ -39,6 +39,7 @@ fn quantile_of(
 impl PyTensor {
     /// `(values, indices)` of the k-th smallest element along `dim`.
     #[pyo3(signature = (k, dim=-1, keepdim=false))]
+    #[pyo3(text_signature = "($self, k, dim=-1, keepdim=False)")]
     fn kthvalue(
         &self,
         py: Python<'_>,
@@ -53,6 +54,7 @@ impl PyTensor {
 
     /// `(values, indices)` of the most frequent value along `dim`.
     #[pyo3(signature = (dim=-1, keepdim=false))]
+    #[pyo3(text_signature = "($self, dim=-1, keepdim=False)")]
     fn mode(
         &self,
         py: Python<'_>,
@@ -115,6 +117,7 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (bins=100, min=0.0, max=0.0))]
+    #[pyo3(text_signature = "($self, bins=100, min=0, max=0)")]
     fn histc(&self, py: Python<'_>, bins: i64, min: f64, max: f64) -> Out {
         let a = self.get();
         wrap(py, call_heavy(py, a.numel(), || a.histc(bins, min, max))?)
@@ -142,6 +145,7 @@ impl PyTensor {
     }
 
     #[pyo3(signature = (n=1, dim=-1, prepend=None, append=None))]
+    #[pyo3(text_signature = "($self, n=1, dim=-1, prepend=None, append=None)")]
     fn diff(
         &self,
         py: Python<'_>,
