@@ -180,7 +180,7 @@ fn adjust_heap<T: Copy>(
         v[base + hole] = v[base + child];
         hole = child;
     }
-    if len % 2 == 0 && len >= 2 && child == (len - 2) / 2 {
+    if len.is_multiple_of(2) && len >= 2 && child == (len - 2) / 2 {
         child = 2 * (child + 1);
         v[base + hole] = v[base + child - 1];
         hole = child - 1;

@@ -35,6 +35,20 @@ fn quantile_of(
     wrap(py, call_heavy(py, a.numel(), || a.quantile_scalar(q, dim, keepdim, how, ignore_nan))?)
 }
 
+shared_signature! {
+    #[pyo3(signature = (q, dim=None, keepdim=false, *, interpolation="linear"))]
+    fn (
+        &self,
+        py: Python<'_>,
+        q: &Bound<'_, PyAny>,
+        #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>,
+        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
+        interpolation: &str,
+    ) -> Out;
+    quantile => quantile_of(py, self.get(), q, dim, keepdim, interpolation, false);
+    nanquantile => quantile_of(py, self.get(), q, dim, keepdim, interpolation, true);
+}
+
 #[pymethods]
 impl PyTensor {
     /// `(values, indices)` of the k-th smallest element along `dim`.
@@ -80,30 +94,6 @@ impl PyTensor {
         };
         let (values, indices) = call_heavy(py, a.numel(), || a.nanmedian_dim(d, keepdim))?;
         values_indices(py, "nanmedian", values, indices)
-    }
-
-    #[pyo3(signature = (q, dim=None, keepdim=false, *, interpolation="linear"))]
-    fn quantile(
-        &self,
-        py: Python<'_>,
-        q: &Bound<'_, PyAny>,
-        #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>,
-        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
-        interpolation: &str,
-    ) -> Out {
-        quantile_of(py, self.get(), q, dim, keepdim, interpolation, false)
-    }
-
-    #[pyo3(signature = (q, dim=None, keepdim=false, *, interpolation="linear"))]
-    fn nanquantile(
-        &self,
-        py: Python<'_>,
-        q: &Bound<'_, PyAny>,
-        #[pyo3(from_py_with = crate::args::opt_dim_arg)] dim: Option<isize>,
-        #[pyo3(from_py_with = crate::args::keepdim_arg)] keepdim: bool,
-        interpolation: &str,
-    ) -> Out {
-        quantile_of(py, self.get(), q, dim, keepdim, interpolation, true)
     }
 
     #[pyo3(signature = (weights=None, minlength=0))]
