@@ -300,6 +300,11 @@ def _products():
         "grads_kron": _grads(fg.kron, a, b),
         "grads_inner": _grads(fg.inner, a, a * 2),
         "grads_vdot": _grads(fg.vdot, v, v * 3),
+        "block_diag": fg.block_diag(a, fg.tensor(5.0, dtype=fg.float64), v),
+        "block_diag_mixed": [fg.block_diag(fg.zeros(0, 2), fg.ones(1, 1, dtype=fg.int32)), fg.block_diag()],
+        "block_diag_promoted": fg.block_diag(fg.tensor([True]), fg.tensor([1.5])),
+        "block_diag_3d": error(fg.block_diag, fg.ones(2, 2, 2)),
+        "grads_block_diag": _grads(fg.block_diag, a, fg.tensor(5.0, dtype=fg.float64), v),
     }
 
 

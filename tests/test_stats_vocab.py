@@ -173,6 +173,7 @@ DIFFERENTIABLE = [
     pytest.param(lambda x: fg.kron(x, x[:2, :3]), id="kron"),
     pytest.param(lambda x: fg.inner(x, x[1:]), id="inner"),
     pytest.param(lambda x: fg.vdot(x[0], x[1]), id="vdot"),
+    pytest.param(lambda x: fg.block_diag(x[:2], x[2, 0], x[3]), id="block_diag"),
     pytest.param(lambda x: fg.tensordot(x, x[:, :3], dims=([0], [0])), id="tensordot"),
     pytest.param(lambda x: fg.cov(x, aweights=x[0].abs()), id="cov(aweights)"),
     pytest.param(lambda x: fg.corrcoef(x), id="corrcoef"),

@@ -26,6 +26,7 @@ from ._core import (
     arange,
     as_tensor,
     bfloat16,
+    block_diag,
     bucketize,
     cat,
     cdist,

@@ -106,6 +106,7 @@ __all__ = [
     "bucketize",
     "isin",
     "_tensordot",
+    "block_diag",
     "_mul_number",
     "_div_number",
     "cdist",
@@ -1844,6 +1845,9 @@ def _mul_number(input: Tensor, other: _Float) -> Tensor:
 
 def _div_number(input: Tensor, other: _Float) -> Tensor:
     """``input / other`` recorded as ATen's ``div.Scalar`` (DivBackward1)."""
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The tensors (0-d as 1x1, 1-d as one row) down the diagonal of a zero matrix of their promoted dtype."""
 
 def isin(
     elements: Tensor | _Float, test_elements: Tensor | _Float, *, assume_unique: _Bool = False, invert: _Bool = False

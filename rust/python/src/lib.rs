@@ -576,6 +576,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tensor::search::bucketize, m)?)?;
     m.add_function(wrap_pyfunction!(py_tensor::isin, m)?)?;
     m.add_function(wrap_pyfunction!(py_tensor::_tensordot, m)?)?;
+    m.add_function(wrap_pyfunction!(py_tensor::block_diag, m)?)?;
     m.add_function(wrap_pyfunction!(py_tensor::_mul_number, m)?)?;
     m.add_function(wrap_pyfunction!(py_tensor::_div_number, m)?)?;
     m.add_function(wrap_pyfunction!(py_tensor::cdist, m)?)?;

@@ -3,6 +3,7 @@
 pub mod addc;
 pub mod attention;
 pub mod binary;
+mod block_diag;
 pub mod conv;
 pub mod copy;
 pub mod correlation;

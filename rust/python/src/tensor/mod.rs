@@ -27,7 +27,7 @@ mod unary;
 
 pub use distance::{cdist, pdist};
 pub use forms::_method_forms;
-pub use products::{_div_number, _mul_number, _tensordot};
+pub use products::{_div_number, _mul_number, _tensordot, block_diag};
 pub use reduce::{std_mean, var_mean};
 pub use special::{_special, _special_names, _xlog1py, _xlogy, _zeta};
 pub use stats::isin;

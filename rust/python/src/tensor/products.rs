@@ -1,7 +1,9 @@
-//! Products: `kron`, `inner`, `vdot` and the core of `tensordot` (its `dims` argument is read in Python).
+//! Products: `kron`, `inner`, `vdot`, `block_diag` and the core of `tensordot` (its `dims` argument is read in
+//! Python).
 use super::{wrap, Out, PyTensor};
 use crate::args::tensor_arg;
 use crate::errors::{call, call_heavy};
+use ferrograd_core::Tensor;
 use pyo3::prelude::*;
 
 #[pymethods]
@@ -47,4 +49,16 @@ pub fn _mul_number(py: Python<'_>, input: &Bound<'_, PyAny>, other: f64) -> Out 
 pub fn _div_number(py: Python<'_>, input: &Bound<'_, PyAny>, other: f64) -> Out {
     let a = tensor_arg(input, "div", "input")?;
     wrap(py, call(|| a.div_number(other))?)
+}
+
+/// `block_diag(*tensors)`.
+#[pyfunction]
+#[pyo3(signature = (*tensors))]
+pub fn block_diag(py: Python<'_>, tensors: &Bound<'_, pyo3::types::PyTuple>) -> Out {
+    let tensors: Vec<Tensor> = tensors
+        .iter()
+        .enumerate()
+        .map(|(i, t)| crate::args::tensor_arg_at(&t, "block_diag", "tensors", i + 1))
+        .collect::<PyResult<_>>()?;
+    wrap(py, call(|| Tensor::block_diag(&tensors))?)
 }
