@@ -26,8 +26,10 @@ from ._core import (
     arange,
     as_tensor,
     bfloat16,
+    block_diag,
     bucketize,
     cat,
+    cdist,
     default_generator,
     dtype,
     einsum,
@@ -46,7 +48,9 @@ from ._core import (
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
     is_grad_enabled,
+    isin,
     ones,
+    pdist,
     pixel_shuffle,
     pixel_unshuffle,
     promote_types,
@@ -82,6 +86,7 @@ from ._functional_forms import *  # noqa: F403  (the torch.* forms of nn.functio
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
 from ._functions import *  # noqa: F403
 from ._info import finfo, iinfo
+from ._integrate import cumulative_trapezoid, tensordot, trapezoid, trapz
 from ._layout import layout, sparse_coo, strided
 from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
 from ._size import Size

@@ -108,6 +108,13 @@ __all__ = [
     "std_mean",
     "searchsorted",
     "bucketize",
+    "isin",
+    "_tensordot",
+    "block_diag",
+    "_mul_number",
+    "_div_number",
+    "cdist",
+    "pdist",
     "einsum",
     "_randint",
     "_randperm",
@@ -218,6 +225,10 @@ uint8: dtype
 """8-bit unsigned integer; arithmetic wraps on overflow."""
 bool: dtype
 """Boolean (``ferrograd.bool``)."""
+
+class _MantissaExponent(NamedTuple):
+    mantissa: Tensor
+    exponent: Tensor
 
 class _ValuesIndices(NamedTuple):
     """Stub-only shape of ``ferrograd.return_types.max`` / ``min``: the result of ``max(dim)`` / ``min(dim)``."""
@@ -985,6 +996,8 @@ class Tensor:
         """In-place ``addmv()``; returns this tensor."""
     def addr_(self, vec1: Tensor, vec2: Tensor, *, beta: _Float = 1.0, alpha: _Float = 1.0) -> Self:
         """In-place ``addr()``; returns this tensor."""
+    def renorm_(self, p: _Float, dim: builtins.int, maxnorm: _Float) -> Self:
+        """In-place ``renorm()``; returns this tensor."""
     def multiply(self, other: _Operand) -> Tensor:  # function form
         """Alias for ``mul()``."""
     def multiply_(self, other: _Operand) -> Self:
@@ -1249,6 +1262,70 @@ class Tensor:
     def median(self, dim: builtins.int, keepdim: _Bool = False) -> _ValuesIndices: ...
     def aminmax(self, *, dim: builtins.int | None = None, keepdim: _Bool = False) -> _MinMax:  # function form
         """``(min, max)`` of all elements or along ``dim``, in one pass (one AminmaxBackward0 node)."""
+    @overload
+    def nanmedian(self, dim: None = None, keepdim: _Bool = False) -> Tensor:  # function form
+        """``nanmedian()``: the lower median of the elements that are not NaN (NaN if all are);
+        ``nanmedian(dim, keepdim=False)``: ``(values, indices)`` along ``dim``."""
+    @overload
+    def nanmedian(self, dim: builtins.int, keepdim: _Bool = False) -> _ValuesIndices: ...
+    def kthvalue(  # function form
+        self, k: builtins.int, dim: builtins.int = -1, keepdim: _Bool = False
+    ) -> _ValuesIndices:
+        """``(values, indices)`` of the ``k``-th smallest element along ``dim`` (NaN above every number)."""
+    def mode(self, dim: builtins.int = -1, keepdim: _Bool = False) -> _ValuesIndices:  # function form
+        """``(values, indices)`` of the most frequent value along ``dim`` (ties: the smallest value)."""
+    def quantile(  # function form
+        self,
+        q: Tensor | _Float,
+        dim: builtins.int | None = None,
+        keepdim: _Bool = False,
+        *,
+        interpolation: str = "linear",
+    ) -> Tensor:
+        """The ``q``-th quantiles (a number or a 1-d tensor, in [0, 1]) of all elements or along ``dim``,
+        ``interpolation`` one of linear, lower, higher, midpoint, nearest; NaN where a row holds NaN."""
+    def nanquantile(  # function form
+        self,
+        q: Tensor | _Float,
+        dim: builtins.int | None = None,
+        keepdim: _Bool = False,
+        *,
+        interpolation: str = "linear",
+    ) -> Tensor:
+        """``quantile`` of the elements that are not NaN (NaN where all of a row are)."""
+    def bincount(self, weights: Tensor | None = None, minlength: builtins.int = 0) -> Tensor:  # function form
+        """How often each value 0, 1, ..., max occurs in this 1-d tensor of non-negative integers, or the sum of
+        ``weights`` at each; at least ``minlength`` bins."""
+    def histc(self, bins: builtins.int = 100, min: _Float = 0, max: _Float = 0) -> Tensor:  # function form
+        """A histogram of ``bins`` equal bins over [min, max] (the data's range when min == max)."""
+    def cov(  # function form
+        self, *, correction: builtins.int = 1, fweights: Tensor | None = None, aweights: Tensor | None = None
+    ) -> Tensor:
+        """The covariance matrix of the variables in rows over the observations in columns (a 1-d input is one
+        variable), with ``correction`` and integer frequency / float weights per observation."""
+    def corrcoef(self) -> Tensor:  # function form
+        """Pearson's correlation coefficients of the variables in rows, clipped to [-1, 1]."""
+    def kron(self, other: Tensor) -> Tensor:  # function form
+        """The Kronecker product of this tensor and ``other``."""
+    def inner(self, other: Tensor) -> Tensor:  # function form
+        """Sums of products over the last dims of this tensor and ``other`` (a 0-d operand multiplies)."""
+    def vdot(self, other: Tensor) -> Tensor:  # function form
+        """The dot product of two 1-d tensors."""
+    def dist(self, other: Tensor, p: _Float = 2.0) -> Tensor:  # function form
+        """The p-norm of ``self - other`` (broadcast)."""
+    def frexp(self) -> _MantissaExponent:  # function form
+        """``(mantissa, exponent)``: each element as mantissa * 2**exponent, |mantissa| in [0.5, 1), exponent
+        int32."""
+    def renorm(self, p: _Float, dim: builtins.int, maxnorm: _Float) -> Tensor:  # function form
+        """Each sub-tensor along ``dim`` whose p-norm exceeds ``maxnorm``, scaled down to that norm."""
+    def diff(  # function form
+        self,
+        n: builtins.int = 1,
+        dim: builtins.int = -1,
+        prepend: Tensor | None = None,
+        append: Tensor | None = None,
+    ) -> Tensor:
+        """The ``n``-th forward difference along ``dim``, with ``prepend``/``append`` joined on first."""
     def argmax(self, dim: builtins.int | None = None, keepdim: _Bool = False) -> Tensor:  # function form
         """Index (int64) of the largest value, in the flattened tensor or along ``dim``."""
     def argmin(self, dim: builtins.int | None = None, keepdim: _Bool = False) -> Tensor:  # function form
@@ -1888,6 +1965,31 @@ def searchsorted(
 
 def bucketize(input: Tensor | _Float, boundaries: Tensor, *, out_int32: _Bool = False, right: _Bool = False) -> Tensor:
     """The bucket of each value among the 1-d sorted ``boundaries``: ``searchsorted(boundaries, input)``."""
+
+def _tensordot(a: Tensor, b: Tensor, dims_a: list[builtins.int], dims_b: list[builtins.int]) -> Tensor:
+    """``tensordot(a, b, dims=(dims_a, dims_b))``."""
+
+def cdist(
+    x1: Tensor, x2: Tensor, p: _Float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary"
+) -> Tensor:
+    """The p-norm distances between each row of ``x1`` (..., P, M) and each row of ``x2`` (..., R, M)."""
+
+def pdist(input: Tensor, p: _Float = 2.0) -> Tensor:
+    """The p-norm distances between the rows of a 2-d ``input``, for each pair i < j in row-major order."""
+
+def _mul_number(input: Tensor, other: _Float) -> Tensor:
+    """``input * other`` recorded as ATen's ``mul.Scalar`` (MulBackward1)."""
+
+def _div_number(input: Tensor, other: _Float) -> Tensor:
+    """``input / other`` recorded as ATen's ``div.Scalar`` (DivBackward1)."""
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The tensors (0-d as 1x1, 1-d as one row) down the diagonal of a zero matrix of their promoted dtype."""
+
+def isin(
+    elements: Tensor | _Float, test_elements: Tensor | _Float, *, assume_unique: _Bool = False, invert: _Bool = False
+) -> Tensor:
+    """Whether each of ``elements`` is among ``test_elements`` (negated with ``invert``), as bool."""
 
 def var_mean(
     input: Tensor,

@@ -19,8 +19,35 @@ min = _make("min")
 sort = _make("sort")
 topk = _make("topk")
 median = _make("median")
+nanmedian = _make("nanmedian")
+kthvalue = _make("kthvalue")
+mode = _make("mode")
+
+
+def _frexp_repr(self):
+    return f"ferrograd.return_types.frexp(\nmantissa={self.mantissa!r},\nexponent={self.exponent!r})"
+
+
+frexp = type(
+    "frexp",
+    (namedtuple("frexp", ["mantissa", "exponent"]),),
+    {"__slots__": (), "__repr__": _frexp_repr, "__module__": __name__},
+)
 cummax = _make("cummax")
 cummin = _make("cummin")
 aminmax = _make("aminmax", ("min", "max"))
 
-__all__ = ["max", "min", "sort", "topk", "median", "cummax", "cummin", "aminmax"]
+__all__ = [
+    "max",
+    "min",
+    "sort",
+    "topk",
+    "median",
+    "nanmedian",
+    "kthvalue",
+    "mode",
+    "frexp",
+    "cummax",
+    "cummin",
+    "aminmax",
+]

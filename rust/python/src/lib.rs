@@ -610,6 +610,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stack, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::search::searchsorted, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::search::bucketize, m)?)?;
+    m.add_function(wrap_pyfunction!(py_tensor::isin, m)?)?;
+    m.add_function(wrap_pyfunction!(py_tensor::_tensordot, m)?)?;
+    m.add_function(wrap_pyfunction!(py_tensor::block_diag, m)?)?;
+    m.add_function(wrap_pyfunction!(py_tensor::_mul_number, m)?)?;
+    m.add_function(wrap_pyfunction!(py_tensor::_div_number, m)?)?;
+    m.add_function(wrap_pyfunction!(py_tensor::cdist, m)?)?;
+    m.add_function(wrap_pyfunction!(py_tensor::pdist, m)?)?;
     m.add_function(wrap_pyfunction!(einsum, m)?)?;
     m.add_function(wrap_pyfunction!(_randint, m)?)?;
     m.add_function(wrap_pyfunction!(_randperm, m)?)?;

@@ -37,7 +37,7 @@ from .activation import (
 )
 from .attention import _canonical_mask, _none_or_dtype, multi_head_attention_forward, scaled_dot_product_attention
 from .conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d, fold, unfold
-from .distance import cosine_similarity, pairwise_distance
+from .distance import cosine_similarity, pairwise_distance, pdist
 from .dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
 from .interpolation import interpolate, upsample, upsample_bilinear, upsample_nearest
 from .linear import bilinear, linear
@@ -135,6 +135,7 @@ __all__ = [
     "feature_alpha_dropout",
     "pairwise_distance",
     "cosine_similarity",
+    "pdist",
     "huber_loss",
     "soft_margin_loss",
     "margin_ranking_loss",

@@ -1,9 +1,10 @@
-"""Distances between batches of vectors."""
+"""Distances between batches of vectors (`pdist` is the core's `ferrograd.pdist`)."""
 
 import numbers
 
 from ... import _core
 from ..._core import Tensor
+from ..._core import pdist as pdist  # torch.nn.functional.pdist is torch.pdist
 from ...grad_mode import no_grad
 
 

@@ -1,6 +1,7 @@
 //! Forward kernels over slices and layouts. They know nothing of autograd.
 pub mod attention;
 pub mod conv;
+pub mod cxx_order;
 pub mod elementwise;
 pub mod gelu;
 pub mod gemv;

@@ -48,6 +48,14 @@ pub(crate) fn positions_along(n: usize, dim: usize, ndim: usize) -> Result<Tenso
     Tensor::from_vec((0..n as i64).collect::<Vec<i64>>(), &shape)
 }
 
+/// The gradient of one element picked per row along `dim` (at `indices`) of an input of `shape`: `g` where
+/// it was picked, zero elsewhere (max/min/kthvalue/mode/nanmedian along a dim).
+pub(crate) fn picked_grad(g: &Tensor, indices: &Tensor, shape: &[usize], dim: usize, keepdim: bool) -> Result<Tensor> {
+    let idx = unsqueeze_dims(indices, &[dim], keepdim)?;
+    let mask = positions_along(shape[dim], dim, shape.len())?.eq(&idx)?;
+    Tensor::where_(&mask, &unsqueeze_dims(g, &[dim], keepdim)?, &c(0.0))
+}
+
 impl Tensor {
     fn check_nonempty_reduction(&self, name: &str, dims: &[usize], all: bool) -> Result<()> {
         if self.numel() == 0 {
@@ -169,6 +177,8 @@ pub enum ExtremeFn {
     Min,
     /// `median()` of every element
     Median,
+    /// `nanmedian()` of every element
+    Nanmedian,
 }
 
 impl AsField for ExtremeFn {
@@ -178,7 +188,7 @@ impl AsField for ExtremeFn {
 }
 
 crate::backward_rule! {
-    names = ["AmaxBackward0", "AminBackward0", "MaxBackward1", "MinBackward1", "MedianBackward0"];
+    names = ["AmaxBackward0", "AminBackward0", "MaxBackward1", "MinBackward1", "MedianBackward0", "NanmedianBackward0"];
     /// amax/amin and max()/min(): shared evenly among the elements equal to the extreme (for max/min/median
     /// NaN counts as equal to NaN).
     pub struct ExtremeBackward {
@@ -209,6 +219,7 @@ impl Backward for ExtremeBackward {
             ExtremeFn::Max => "MaxBackward1",
             ExtremeFn::Min => "MinBackward1",
             ExtremeFn::Median => "MedianBackward0",
+            ExtremeFn::Nanmedian => "NanmedianBackward0",
         }
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
@@ -247,10 +258,6 @@ impl Backward for IndexedExtremeBackward {
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let Some(dim) = self.dim else { return one(Ok(g.clone())) };
-        let indices = ctx.unpack(&self.indices)?;
-        let shape = &self.self_sym_sizes;
-        let idx = unsqueeze_dims(&indices, &[dim], self.keepdim)?;
-        let mask = positions_along(shape[dim], dim, shape.len())?.eq(&idx)?;
-        one(Tensor::where_(&mask, &unsqueeze_dims(g, &[dim], self.keepdim)?, &c(0.0)))
+        one(picked_grad(g, &ctx.unpack(&self.indices)?, &self.self_sym_sizes, dim, self.keepdim))
     }
 }

@@ -139,7 +139,13 @@ impl Backward for LinalgVectorNormBackward0 {
 
 /// d‖x‖/dx · g, following PyTorch's `linalg_vector_norm_backward` (0 where the norm is 0).
 /// `g` and `norm` come with the reduced `dims` kept (size 1).
-fn vector_norm_grad(g: &Tensor, x: &Tensor, norm: &Tensor, ord: NormOrder, dims: &[usize]) -> Result<Tensor> {
+pub(crate) fn vector_norm_grad(
+    g: &Tensor,
+    x: &Tensor,
+    norm: &Tensor,
+    ord: NormOrder,
+    dims: &[usize],
+) -> Result<Tensor> {
     let c = Tensor::scalar;
     let zero_norm = norm.eq(&c(0.0))?;
     match ord {

@@ -81,9 +81,16 @@ impl Tensor {
         }
     }
 
-    /// Reshapes a contiguous result of an internal step (matmul's batching) without a copy.
+    /// Reshapes the result of an internal step (matmul's batching, kron) without a copy, as a view must
+    /// (torch's `_unsafe_view`: its error when the strides do not allow it).
     pub(crate) fn unsafe_view(&self, shape: &[usize]) -> Result<Tensor> {
-        let layout = self.contiguous()?.layout().reshape_view(shape).expect("contiguous reshape");
+        let Some(layout) = self.layout().reshape_view(shape) else {
+            bail!(
+                Runtime,
+                "view size is not compatible with input tensor's size and stride (at least one \
+                dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+            )
+        };
         Ok(self.record_view(layout, UnsafeViewBackward0 { self_sym_sizes: self.shape().to_vec() }))
     }
 
@@ -176,6 +183,17 @@ impl Tensor {
     /// (`matmul` of a vector and a matrix does that).
     pub(crate) fn squeezed_in_place(&self, dim: usize) -> Tensor {
         self.record_view(self.layout().squeeze(&[dim]), SqueezeBackward4 { dim, self_sym_sizes: self.shape().to_vec() })
+    }
+
+    /// A fresh result with a size-1 dim inserted at `dim`, recorded as torch's in-place `unsqueeze_(dim)`
+    /// on it (`quantile` of a tensor of q does that).
+    pub(crate) fn unsqueezed_in_place(&self, dim: usize) -> Tensor {
+        self.record_view(self.layout().unsqueeze(dim), UnsqueezeBackward1 { dim })
+    }
+
+    /// A fresh result with dims `dim0` and `dim1` swapped, recorded as torch's in-place `transpose_`.
+    pub(crate) fn transposed_in_place(&self, dim0: usize, dim1: usize) -> Tensor {
+        self.record_view(self.layout().transpose(dim0, dim1), TransposeBackward1 { dim0, dim1 })
     }
 
     /// `expand(*sizes)`, where -1 keeps a dim's size.
@@ -343,6 +361,19 @@ impl Backward for TransposeBackward0 {
 }
 
 crate::backward_rule! {
+    /// `transpose_(dim0, dim1)`, in place.
+    pub struct TransposeBackward1 {
+        dim0: usize,
+        dim1: usize,
+    }
+}
+impl Backward for TransposeBackward1 {
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(g.transpose(self.dim0 as isize, self.dim1 as isize))
+    }
+}
+
+crate::backward_rule! {
     /// `t()`.
     pub struct TBackward0;
 }
@@ -375,6 +406,18 @@ crate::backward_rule! {
     }
 }
 impl Backward for UnsqueezeBackward0 {
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(g.squeeze_dim(self.dim as isize))
+    }
+}
+
+crate::backward_rule! {
+    /// `unsqueeze_(dim)`, in place.
+    pub struct UnsqueezeBackward1 {
+        dim: usize,
+    }
+}
+impl Backward for UnsqueezeBackward1 {
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.squeeze_dim(self.dim as isize))
     }

@@ -133,6 +133,7 @@ method_forms! {
         addbmm_ => "addbmm",
         addmv_ => "addmv",
         addr_ => "addr",
+        renorm_ => "renorm",
     }
 }
 

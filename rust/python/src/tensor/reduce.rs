@@ -34,7 +34,7 @@ fn extreme(
 }
 
 /// `ferrograd.return_types.<name>(values, indices)` (or its two fields of other names).
-fn values_indices(py: Python<'_>, name: &str, values: Tensor, indices: Tensor) -> PyResult<Py<PyAny>> {
+pub(super) fn values_indices(py: Python<'_>, name: &str, values: Tensor, indices: Tensor) -> PyResult<Py<PyAny>> {
     let module = RETURN_TYPES
         .get_or_try_init(py, || -> PyResult<_> { Ok(py.import("ferrograd.return_types")?.into_any().unbind()) })?;
     let cls = module.bind(py).getattr(name)?;
