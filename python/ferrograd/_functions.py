@@ -11,7 +11,19 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any, SupportsIndex, overload
 
-    from ._core import Tensor, _Bool, _Dims, _DType, _Float, _MinMax, _Number, _Operand, _ShapeArg, _ValuesIndices
+    from ._core import (
+        Tensor,
+        _Bool,
+        _Dims,
+        _DType,
+        _Float,
+        _MantissaExponent,
+        _MinMax,
+        _Number,
+        _Operand,
+        _ShapeArg,
+        _ValuesIndices,
+    )
 
 __all__ = [
     "abs",
@@ -61,6 +73,7 @@ __all__ = [
     "atanh",
     "atanh_",
     "baddbmm",
+    "bincount",
     "bitwise_and",
     "bitwise_left_shift",
     "bitwise_not",
@@ -80,11 +93,13 @@ __all__ = [
     "clip",
     "clone",
     "copysign",
+    "corrcoef",
     "cos",
     "cos_",
     "cosh",
     "cosh_",
     "count_nonzero",
+    "cov",
     "cross",
     "cummax",
     "cummin",
@@ -99,8 +114,10 @@ __all__ = [
     "diagflat",
     "diagonal",
     "diagonal_scatter",
+    "diff",
     "digamma",
     "digamma_",
+    "dist",
     "div",
     "divide",
     "dot",
@@ -132,6 +149,7 @@ __all__ = [
     "fmod",
     "frac",
     "frac_",
+    "frexp",
     "gather",
     "gcd",
     "ge",
@@ -140,6 +158,7 @@ __all__ = [
     "greater_equal",
     "gt",
     "heaviside",
+    "histc",
     "hypot",
     "i0",
     "i0_",
@@ -148,6 +167,7 @@ __all__ = [
     "index_fill",
     "index_put",
     "index_select",
+    "inner",
     "inverse",
     "isclose",
     "isfinite",
@@ -155,6 +175,8 @@ __all__ = [
     "isnan",
     "isneginf",
     "isposinf",
+    "kron",
+    "kthvalue",
     "lcm",
     "ldexp",
     "le",
@@ -196,6 +218,7 @@ __all__ = [
     "min",
     "minimum",
     "mm",
+    "mode",
     "moveaxis",
     "movedim",
     "mul",
@@ -203,6 +226,8 @@ __all__ = [
     "mv",
     "nan_to_num",
     "nanmean",
+    "nanmedian",
+    "nanquantile",
     "nansum",
     "narrow",
     "ne",
@@ -217,6 +242,7 @@ __all__ = [
     "positive",
     "pow",
     "prod",
+    "quantile",
     "rad2deg",
     "rad2deg_",
     "reciprocal",
@@ -224,6 +250,7 @@ __all__ = [
     "relu",
     "relu_",
     "remainder",
+    "renorm",
     "repeat_interleave",
     "reshape",
     "roll",
@@ -282,6 +309,7 @@ __all__ = [
     "unique_consecutive",
     "unsqueeze",
     "var",
+    "vdot",
 ]
 
 
@@ -719,6 +747,14 @@ def baddbmm(
         raise _not_a_tensor(e, "baddbmm", input) from None
 
 
+def bincount(input: "Tensor", weights: "Tensor | None" = None, minlength: "builtins.int" = 0) -> "Tensor":
+    """`ferrograd.bincount(input, ...)` is `input.bincount(...)`."""
+    try:
+        return input.bincount(weights, minlength)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "bincount", input) from None
+
+
 def bitwise_and(input: "Tensor", other: "_Operand") -> "Tensor":
     """`ferrograd.bitwise_and(input, ...)` is `input.bitwise_and(...)`."""
     try:
@@ -873,6 +909,14 @@ def copysign(input: "Tensor", other: "_Operand") -> "Tensor":
         raise _not_a_tensor(e, "copysign", input) from None
 
 
+def corrcoef(input: "Tensor") -> "Tensor":
+    """`ferrograd.corrcoef(input, ...)` is `input.corrcoef(...)`."""
+    try:
+        return input.corrcoef()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "corrcoef", input) from None
+
+
 def cos(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
     """`ferrograd.cos(input)` is `input.cos()`; with `out=`, written into `out`."""
     try:
@@ -915,6 +959,20 @@ def count_nonzero(input: "Tensor", dim: "_Dims | None" = None) -> "Tensor":
         return input.count_nonzero(dim)
     except AttributeError as e:
         raise _not_a_tensor(e, "count_nonzero", input) from None
+
+
+def cov(
+    input: "Tensor",
+    *,
+    correction: "builtins.int" = 1,
+    fweights: "Tensor | None" = None,
+    aweights: "Tensor | None" = None,
+) -> "Tensor":
+    """`ferrograd.cov(input, ...)` is `input.cov(...)`."""
+    try:
+        return input.cov(correction=correction, fweights=fweights, aweights=aweights)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "cov", input) from None
 
 
 def cross(input: "Tensor", other: "Tensor", dim: "builtins.int | None" = None) -> "Tensor":
@@ -1037,6 +1095,20 @@ def diagonal_scatter(
         raise _not_a_tensor(e, "diagonal_scatter", input) from None
 
 
+def diff(
+    input: "Tensor",
+    n: "builtins.int" = 1,
+    dim: "builtins.int" = -1,
+    prepend: "Tensor | None" = None,
+    append: "Tensor | None" = None,
+) -> "Tensor":
+    """`ferrograd.diff(input, ...)` is `input.diff(...)`."""
+    try:
+        return input.diff(n, dim, prepend, append)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "diff", input) from None
+
+
 def digamma(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
     """`ferrograd.digamma(input)` is `input.digamma()`; with `out=`, written into `out`."""
     try:
@@ -1053,6 +1125,14 @@ def digamma_(input: "Tensor") -> "Tensor":
         return input.digamma_()
     except AttributeError as e:
         raise _not_a_tensor(e, "digamma_", input) from None
+
+
+def dist(input: "Tensor", other: "Tensor", p: "_Float" = 2.0) -> "Tensor":
+    """`ferrograd.dist(input, ...)` is `input.dist(...)`."""
+    try:
+        return input.dist(other, p)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "dist", input) from None
 
 
 def div(input: "Tensor", other: "_Operand", *, rounding_mode: "str | None" = None) -> "Tensor":
@@ -1321,6 +1401,14 @@ def frac_(input: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "frac_", input) from None
 
 
+def frexp(input: "Tensor") -> "_MantissaExponent":
+    """`ferrograd.frexp(input, ...)` is `input.frexp(...)`."""
+    try:
+        return input.frexp()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "frexp", input) from None
+
+
 def gather(input: "Tensor", dim: "builtins.int", index: "Tensor") -> "Tensor":
     """`ferrograd.gather(input, ...)` is `input.gather(...)`."""
     try:
@@ -1383,6 +1471,14 @@ def heaviside(input: "Tensor", values: "Tensor") -> "Tensor":
         return input.heaviside(values)
     except AttributeError as e:
         raise _not_a_tensor(e, "heaviside", input) from None
+
+
+def histc(input: "Tensor", bins: "builtins.int" = 100, min: "_Float" = 0, max: "_Float" = 0) -> "Tensor":
+    """`ferrograd.histc(input, ...)` is `input.histc(...)`."""
+    try:
+        return input.histc(bins, min, max)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "histc", input) from None
 
 
 def hypot(input: "Tensor", other: "Tensor") -> "Tensor":
@@ -1455,6 +1551,14 @@ def index_select(input: "Tensor", dim: "builtins.int", index: "Tensor") -> "Tens
         raise _not_a_tensor(e, "index_select", input) from None
 
 
+def inner(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.inner(input, ...)` is `input.inner(...)`."""
+    try:
+        return input.inner(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "inner", input) from None
+
+
 def inverse(input: "Tensor") -> "Tensor":
     """`ferrograd.inverse(input, ...)` is `input.inverse(...)`."""
     try:
@@ -1511,6 +1615,24 @@ def isposinf(input: "Tensor") -> "Tensor":
         return input.isposinf()
     except AttributeError as e:
         raise _not_a_tensor(e, "isposinf", input) from None
+
+
+def kron(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.kron(input, ...)` is `input.kron(...)`."""
+    try:
+        return input.kron(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "kron", input) from None
+
+
+def kthvalue(
+    input: "Tensor", k: "builtins.int", dim: "builtins.int" = -1, keepdim: "_Bool" = False
+) -> "_ValuesIndices":
+    """`ferrograd.kthvalue(input, ...)` is `input.kthvalue(...)`."""
+    try:
+        return input.kthvalue(k, dim, keepdim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "kthvalue", input) from None
 
 
 def lcm(input: "Tensor", other: "Tensor") -> "Tensor":
@@ -1895,6 +2017,14 @@ def mm(input: "Tensor", mat2: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "mm", input) from None
 
 
+def mode(input: "Tensor", dim: "builtins.int" = -1, keepdim: "_Bool" = False) -> "_ValuesIndices":
+    """`ferrograd.mode(input, ...)` is `input.mode(...)`."""
+    try:
+        return input.mode(dim, keepdim)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "mode", input) from None
+
+
 def moveaxis(input: "Tensor", source: "_Dims", destination: "_Dims") -> "Tensor":
     """`ferrograd.moveaxis(input, ...)` is `input.moveaxis(...)`."""
     try:
@@ -1953,6 +2083,41 @@ def nanmean(
         return input.nanmean(dim, keepdim, dtype=dtype)
     except AttributeError as e:
         raise _not_a_tensor(e, "nanmean", input) from None
+
+
+if TYPE_CHECKING:
+
+    @overload
+    def nanmedian(input: "Tensor", dim: None = None, keepdim: "_Bool" = False) -> "Tensor": ...
+
+    @overload
+    def nanmedian(input: "Tensor", dim: "builtins.int", keepdim: "_Bool" = False) -> "_ValuesIndices": ...
+
+    def nanmedian(input: "Tensor", *args: "Any", **kwargs: "Any") -> "Any": ...
+
+else:
+
+    def nanmedian(input, *args, **kwargs):
+        """`ferrograd.nanmedian(input, ...)` is `input.nanmedian(...)`."""
+        try:
+            return input.nanmedian(*args, **kwargs)
+        except AttributeError as e:
+            raise _not_a_tensor(e, "nanmedian", input) from None
+
+
+def nanquantile(
+    input: "Tensor",
+    q: "Tensor | _Float",
+    dim: "builtins.int | None" = None,
+    keepdim: "_Bool" = False,
+    *,
+    interpolation: "str" = "linear",
+) -> "Tensor":
+    """`ferrograd.nanquantile(input, ...)` is `input.nanquantile(...)`."""
+    try:
+        return input.nanquantile(q, dim, keepdim, interpolation=interpolation)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "nanquantile", input) from None
 
 
 def nansum(
@@ -2089,6 +2254,21 @@ def prod(
         raise _not_a_tensor(e, "prod", input) from None
 
 
+def quantile(
+    input: "Tensor",
+    q: "Tensor | _Float",
+    dim: "builtins.int | None" = None,
+    keepdim: "_Bool" = False,
+    *,
+    interpolation: "str" = "linear",
+) -> "Tensor":
+    """`ferrograd.quantile(input, ...)` is `input.quantile(...)`."""
+    try:
+        return input.quantile(q, dim, keepdim, interpolation=interpolation)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "quantile", input) from None
+
+
 def rad2deg(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
     """`ferrograd.rad2deg(input)` is `input.rad2deg()`; with `out=`, written into `out`."""
     try:
@@ -2147,6 +2327,14 @@ def remainder(input: "Tensor", other: "_Operand") -> "Tensor":
         return input.remainder(other)
     except AttributeError as e:
         raise _not_a_tensor(e, "remainder", input) from None
+
+
+def renorm(input: "Tensor", p: "_Float", dim: "builtins.int", maxnorm: "_Float") -> "Tensor":
+    """`ferrograd.renorm(input, ...)` is `input.renorm(...)`."""
+    try:
+        return input.renorm(p, dim, maxnorm)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "renorm", input) from None
 
 
 def repeat_interleave(
@@ -2704,3 +2892,11 @@ def var(
         return input.var(dim, unbiased, keepdim, correction=correction)
     except AttributeError as e:
         raise _not_a_tensor(e, "var", input) from None
+
+
+def vdot(input: "Tensor", other: "Tensor") -> "Tensor":
+    """`ferrograd.vdot(input, ...)` is `input.vdot(...)`."""
+    try:
+        return input.vdot(other)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "vdot", input) from None

@@ -17,11 +17,24 @@ def _check_not_bool(name: str, y: Tensor, x: Tensor | None = None) -> None:
         raise NotImplementedError(f"{name}: received a bool input for {what}, but bool is not supported")
 
 
-def _check_x_or_dx(name: str, x: Tensor | None, dx: builtins.float | None) -> None:
-    """torch's overloads take sample points `x` or a spacing `dx`, not both."""
-    if x is not None and dx is not None:
+def _check_arguments(name: str, y, x, dx, dim) -> None:
+    """torch's two overloads take a tensor `y`, then sample points `x` (a tensor) or a number spacing `dx`,
+    not both, and an int `dim`: anything else is its TypeError."""
+    if not isinstance(y, Tensor):
+        raise TypeError(f"{name}(): argument 'y' (position 1) must be Tensor, not {type(y).__name__}")
+    number = (builtins.int, builtins.float, builtins.bool)
+    fits = (
+        (x is None or isinstance(x, Tensor))
+        and (dx is None or isinstance(dx, number))
+        and (x is None or dx is None)
+        and isinstance(dim, builtins.int)
+    )
+    if not fits:
+        given = ["Tensor"] + ([type(x).__name__] if x is not None else [])
+        given += [f"dx={type(dx).__name__}"] if dx is not None else []
+        given += [] if isinstance(dim, builtins.int) else [f"dim={type(dim).__name__}"]
         raise TypeError(
-            f"{name}() received an invalid combination of arguments - got (Tensor, Tensor, dx={type(dx).__name__}), "
+            f"{name}() received an invalid combination of arguments - got ({', '.join(given)}), "
             "but expected one of:\n * (Tensor y, Tensor x, *, int dim = -1)\n * (Tensor y, *, Number dx = 1, "
             "int dim = -1)\n"
         )
@@ -60,7 +73,7 @@ def _without_dim(y: Tensor, dim: int) -> Tensor:
 def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: builtins.float | None = None, dim: int = -1) -> Tensor:
     """The integral of `y` along `dim` by the trapezoid rule, over sample points `x` or a spacing `dx`
     (default 1); zeros where `dim` has no samples."""
-    _check_x_or_dx("trapezoid", x, dx)
+    _check_arguments("trapezoid", y, x, dx, dim)
     dim = _wrapped_dim(dim, y.dim())
     if y.shape[dim] == 0:
         return _without_dim(y, dim)
@@ -75,6 +88,7 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: builtins.float | None =
 
 def trapz(y: Tensor, x: Tensor | None = None, *, dx: builtins.float | None = None, dim: int = -1) -> Tensor:
     """Alias for `trapezoid`."""
+    _check_arguments("trapz", y, x, dx, dim)
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
@@ -82,7 +96,7 @@ def cumulative_trapezoid(
     y: Tensor, x: Tensor | None = None, *, dx: builtins.float | None = None, dim: int = -1
 ) -> Tensor:
     """The running integral of `y` along `dim` by the trapezoid rule (one element fewer along `dim`)."""
-    _check_x_or_dx("cumulative_trapezoid", x, dx)
+    _check_arguments("cumulative_trapezoid", y, x, dx, dim)
     dim = _wrapped_dim(dim, y.dim())
     _check_not_bool("cumulative_trapezoid", y, x)
     if y.shape[dim] == 0:
