@@ -169,6 +169,9 @@ def _bincount():
         "bool": error(fg.bincount, fg.tensor([True])),
         "bad_minlength": error(lambda: fg.bincount(x, minlength=-1)),
         "bad_weights": error(fg.bincount, x, fg.ones(3)),
+        # sizes refused before anything is allocated
+        "huge_value": error(fg.bincount, fg.tensor([2**62])),
+        "huge_minlength": error(lambda: fg.bincount(x, minlength=2**62)),
     }
 
 
@@ -190,6 +193,8 @@ def _histc():
         "int": error(fg.histc, fg.tensor([1, 2]), bins=4),
         "bins_0": error(fg.histc, f, bins=0),
         "min_above_max": error(fg.histc, f, bins=4, min=3, max=1),
+        "huge_bins": error(fg.histc, f, bins=2**62),
+        "huge_bins_double": error(fg.histc, f.double(), bins=2**61),
     }
 
 

@@ -26,7 +26,8 @@ impl Tensor {
                 bail!(Runtime, "weights should be 1-d and have the same length as input");
             }
         }
-        let bins = values.iter().map(|&v| v + 1).max().unwrap_or(0).max(minlength) as usize;
+        let bins = values.iter().map(|&v| v.saturating_add(1)).max().unwrap_or(0).max(minlength) as usize;
+        crate::alloc::check_new_shape(&[bins], std::mem::size_of::<i64>())?;
         match weights {
             None => {
                 let mut counts = vec![0i64; bins];
@@ -84,6 +85,8 @@ impl Tensor {
         if lo > hi {
             bail!(Runtime, "torch.histc: max must be larger than min");
         }
+        // checked before any allocation; torch makes the bins + 1 edges first, and its error names their count
+        crate::alloc::check_new_shape(&[bins as usize + 1], self.dtype().itemsize())?;
         let counts = with_dtype!(self.dtype(), T => {
             let (lo, hi) = (T::from_f64(lo), T::from_f64(hi));
             let (span, nbins) = (T::sub(hi, lo), T::from_i64(bins));
