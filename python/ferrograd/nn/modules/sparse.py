@@ -36,6 +36,26 @@ def _embedding_weight(module, weight, freeze, dtype):
         module.weight = Parameter(weight, requires_grad=not freeze)
 
 
+def _lookup_settings_repr(module):
+    """The `max_norm`, `norm_type` and `scale_grad_by_freq` part of Embedding's and EmbeddingBag's reprs: only
+    what differs from the defaults."""
+    s = ""
+    if module.max_norm is not None:
+        s += f", max_norm={module.max_norm}"
+    if module.norm_type != 2:
+        s += f", norm_type={module.norm_type}"
+    if module.scale_grad_by_freq is not False:
+        s += f", scale_grad_by_freq={module.scale_grad_by_freq}"
+    return s
+
+
+def _pretrained_shape(embeddings):
+    """(rows, columns) of a `from_pretrained` weight, which must be 2-D."""
+    if embeddings.dim() != 2:
+        raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+    return tuple(embeddings.shape)
+
+
 class Embedding(Module):
     __constants__ = [
         "num_embeddings",
@@ -92,12 +112,7 @@ class Embedding(Module):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        s += _lookup_settings_repr(self)
         if self.sparse is not False:
             s += ", sparse=True"
         return s
@@ -114,9 +129,7 @@ class Embedding(Module):
         sparse=False,
     ):
         """An Embedding over the rows of the 2-D tensor `embeddings` (shared, not copied), frozen by default."""
-        if embeddings.dim() != 2:
-            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
-        rows, cols = embeddings.shape
+        rows, cols = _pretrained_shape(embeddings)
         return cls(
             num_embeddings=rows,
             embedding_dim=cols,
@@ -194,13 +207,7 @@ class EmbeddingBag(Module):
         )
 
     def extra_repr(self):
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        s = f"{self.num_embeddings}, {self.embedding_dim}" + _lookup_settings_repr(self)
         s += f", mode={self.mode!r}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
@@ -220,9 +227,7 @@ class EmbeddingBag(Module):
         padding_idx=None,
     ):
         """An EmbeddingBag over the rows of the 2-D tensor `embeddings` (shared, not copied), frozen by default."""
-        if embeddings.dim() != 2:
-            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
-        rows, cols = embeddings.shape
+        rows, cols = _pretrained_shape(embeddings)
         bag = cls(
             num_embeddings=rows,
             embedding_dim=cols,
