@@ -6,7 +6,7 @@ import builtins
 import os
 from collections.abc import Callable, Iterator, Sequence
 from types import EllipsisType
-from typing import Any, NamedTuple, SupportsIndex, final, overload
+from typing import Any, ClassVar, NamedTuple, SupportsIndex, final, overload
 
 import numpy as np
 from typing_extensions import Self, TypeAlias, deprecated, disjoint_base
@@ -173,7 +173,7 @@ __all__ = [
     "_view_of_storage",
     "_RecordFile",
     "_AtomicFile",
-    "_optimizer_step",
+    "OptimRule",
 ]
 
 @final
@@ -2228,9 +2228,22 @@ class _AtomicFile:
     def commit(self) -> None: ...
     def abort(self) -> None: ...
 
-def _optimizer_step(algorithm: str, groups: list[Any]) -> None:
-    """Backend of ``optimizer.step()``: updates every parameter of every group in place in one pass.
+@final
+class OptimRule:
+    """The update rule of a fused optimizer: the state keys it keeps and ``step`` over all param groups."""
 
-    ``algorithm`` is 'sgd', 'adam' (AdamW: decoupled weight decay), 'rmsprop', 'adagrad', 'adamax' or
-    'nadam'; each group is ``(options, params, grads, buffers, counters, fresh)``, one row per parameter.
-    """
+    Sgd: ClassVar[OptimRule]
+    Adam: ClassVar[OptimRule]
+    RmsProp: ClassVar[OptimRule]
+    Adagrad: ClassVar[OptimRule]
+    Adamax: ClassVar[OptimRule]
+    NAdam: ClassVar[OptimRule]
+    def buffer_names(self, group: dict[str, Any]) -> list[str]:
+        """PyTorch's state keys of the per-element buffers the rule keeps for ``group``'s options, in order."""
+    @property
+    def counters(self) -> list[tuple[str, float]]:
+        """The 0-dim counters as ``(state key, first value)`` pairs, ``step`` first."""
+    def step(self, groups: list[Any]) -> None:
+        """Updates every parameter of the groups in place in one pass; each group is ``(options, params,
+        grads, buffers, counters, fresh)``, one entry per parameter."""
+

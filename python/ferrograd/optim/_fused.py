@@ -1,7 +1,7 @@
 """`FusedOptimizer`: the base of ferrograd's optimizers, whose `step()` is one Rust call.
 
 `step()` gathers, for every param group, the parameters that have a gradient, their gradients and their
-state tensors, and hands them all to `ferrograd._core._optimizer_step` at once: the GIL is released and
+state tensors, and hands them all to its Rust update rule (`_core.OptimRule`) at once: the GIL is released and
 every parameter and state tensor is rewritten in its own memory (see rust/core/src/optim). The state is
 PyTorch's: the same keys, made on a parameter's first step, `step` a 0-dim float32 tensor.
 
@@ -21,16 +21,15 @@ def _default_scalar_dtype():
 
 
 class FusedOptimizer(Optimizer):
-    """An optimizer whose update is a Rust rule (`_algorithm`).
+    """An optimizer whose update is a Rust rule (`_rule`, a `_core.OptimRule`).
 
-    A subclass says which per-element state tensors the rule reads and writes (`_buffer_names(group)`, in
-    the rule's order), which 0-dim counters it keeps (`_counter_names`; the ones after `step` start from
-    `_counter_starts`), and the options an old saved state may lack (`_group_defaults`, filled in on load).
+    The rule declares the state it keeps: the keys of its per-element buffers for a group's options
+    (`_rule.buffer_names(group)`, in the kernel's order) and its 0-dim counters with their first values
+    (`_rule.counters`). A subclass adds the options an old saved state may lack (`_group_defaults`, filled
+    in on load).
     """
 
-    _algorithm = ""
-    _counter_names: tuple[str, ...] = ("step",)
-    _counter_starts: dict[str, float] = {}
+    _rule: _core.OptimRule
     _group_defaults: dict[str, object] = {}
 
     def __setstate__(self, state):
@@ -38,7 +37,7 @@ class FusedOptimizer(Optimizer):
         for group in self.param_groups:
             for key, value in self._group_defaults.items():
                 group.setdefault(key, value)
-        _steps_as_tensors(self, extra=self._counter_names[1:])
+        _steps_as_tensors(self, extra=[name for name, _ in self._rule.counters[1:]])
 
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns `closure()`'s loss if one is given."""
@@ -62,8 +61,9 @@ class FusedOptimizer(Optimizer):
     def _update(self):
         rows = []
         for group in self.param_groups:
-            names = self._buffer_names(group)
-            stateful = bool(names or self._counter_names)  # (plain SGD leaves `state` empty)
+            names = self._rule.buffer_names(group)
+            counter_names = [name for name, _ in self._rule.counters]
+            stateful = bool(names or counter_names)  # (plain SGD leaves `state` empty)
             params, grads, buffers, counters, fresh = [], [], [], [], []
             for p in group["params"]:
                 grad = p.grad
@@ -75,7 +75,7 @@ class FusedOptimizer(Optimizer):
                     state = self.state[p]
                     fresh.append(self._init_state(p, group, state))
                     buffers.append([state[k] for k in names])
-                    counters.append([state[k] for k in self._counter_names])
+                    counters.append([state[k] for k in counter_names])
                 else:
                     fresh.append(False)
                     buffers.append([])
@@ -83,20 +83,16 @@ class FusedOptimizer(Optimizer):
             if params:
                 rows.append((group, params, grads, buffers, counters, fresh))
         if rows:
-            _core._optimizer_step(self._algorithm, rows)
-
-    def _buffer_names(self, group):
-        """Keys of the per-element state tensors the update reads and writes, in the kernel's order."""
-        raise NotImplementedError
+            self._rule.step(rows)
 
     def _init_state(self, p, group, state):
         """Creates `p`'s state on its first step (in PyTorch's key order); returns whether it did."""
         if len(state) != 0:
             return False
         state["step"] = _zero_step(group)
-        for name in self._counter_names[1:]:
-            state[name] = _core.tensor(self._counter_starts[name], dtype=_default_scalar_dtype())
-        for name in self._buffer_names(group):
+        for name, first in self._rule.counters[1:]:
+            state[name] = _core.tensor(first, dtype=_default_scalar_dtype())
+        for name in self._rule.buffer_names(group):
             state[name] = self._initial_buffer(p, name)
         return True
 

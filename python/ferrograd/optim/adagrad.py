@@ -1,6 +1,6 @@
 """`Adagrad`: per-element learning rates from the sum of squared gradients."""
 
-from .. import full_like
+from .. import _core, full_like
 from ._fused import FusedOptimizer, _check_fused_flags, _check_options
 
 __all__ = ["Adagrad"]
@@ -9,7 +9,7 @@ __all__ = ["Adagrad"]
 class Adagrad(FusedOptimizer):
     """Like `torch.optim.Adagrad`: the state of the constructor's parameters is made at once."""
 
-    _algorithm = "adagrad"
+    _rule = _core.OptimRule.Adagrad
     _group_defaults = {"foreach": None, "maximize": False, "differentiable": False, "fused": None}
 
     def __init__(
@@ -51,9 +51,6 @@ class Adagrad(FusedOptimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 self._init_state(p, group, self.state[p])
-
-    def _buffer_names(self, group):
-        return ("sum",)
 
     def _initial_buffer(self, p, name):
         # also for parameters added after the constructor: the constructor's accumulator value

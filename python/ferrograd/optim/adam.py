@@ -1,5 +1,6 @@
 """`Adam` (with amsgrad and optional decoupled weight decay)."""
 
+from .. import _core
 from .._core import Tensor
 from ._fused import (
     FusedOptimizer,
@@ -27,7 +28,7 @@ def _check_adam_args(lr, betas, eps, weight_decay, foreach, capturable):
 class Adam(FusedOptimizer):
     """Like `torch.optim.Adam`; `decoupled_weight_decay=True` makes it AdamW."""
 
-    _algorithm = "adam"
+    _rule = _core.OptimRule.Adam
     _group_defaults = {
         "amsgrad": False,
         "maximize": False,
@@ -72,6 +73,3 @@ class Adam(FusedOptimizer):
         if fused and differentiable:
             raise RuntimeError("`fused` does not support `differentiable`")
         _check_fused_flags(fused, foreach, differentiable)
-
-    def _buffer_names(self, group):
-        return ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") if group["amsgrad"] else ("exp_avg", "exp_avg_sq")

@@ -1,5 +1,6 @@
 """`Adamax`: Adam with the infinity norm in place of the second moment."""
 
+from .. import _core
 from ._fused import (
     FusedOptimizer,
     _check_fused_flags,
@@ -12,7 +13,7 @@ __all__ = ["Adamax"]
 class Adamax(FusedOptimizer):
     """Like `torch.optim.Adamax`."""
 
-    _algorithm = "adamax"
+    _rule = _core.OptimRule.Adamax
     _group_defaults = {"foreach": None, "maximize": False, "differentiable": False, "capturable": False}
 
     def __init__(
@@ -41,6 +42,3 @@ class Adamax(FusedOptimizer):
             "capturable": capturable,
         }
         super().__init__(params, defaults)
-
-    def _buffer_names(self, group):
-        return ("exp_avg", "exp_inf")

@@ -1,5 +1,6 @@
 """`NAdam`: Adam with Nesterov momentum and a momentum-decay schedule."""
 
+from .. import _core
 from ._fused import (
     FusedOptimizer,
     _check_fused_flags,
@@ -12,7 +13,7 @@ __all__ = ["NAdam"]
 class NAdam(FusedOptimizer):
     """Like `torch.optim.NAdam`; `decoupled_weight_decay=True` decays as AdamW does."""
 
-    _algorithm = "nadam"
+    _rule = _core.OptimRule.NAdam
     _group_defaults = {
         "maximize": False,
         "foreach": None,
@@ -20,8 +21,6 @@ class NAdam(FusedOptimizer):
         "differentiable": False,
         "decoupled_weight_decay": False,
     }
-    _counter_names = ("step", "mu_product")
-    _counter_starts = {"mu_product": 1.0}
 
     def __init__(
         self,
@@ -53,6 +52,3 @@ class NAdam(FusedOptimizer):
             "differentiable": differentiable,
         }
         super().__init__(params, defaults)
-
-    def _buffer_names(self, group):
-        return ("exp_avg", "exp_avg_sq")

@@ -1,5 +1,6 @@
 """`RMSprop`: a running average of squared gradients, optionally centered, with optional momentum."""
 
+from .. import _core
 from ._fused import FusedOptimizer, _check_fused_flags, _check_options
 
 __all__ = ["RMSprop"]
@@ -8,7 +9,7 @@ __all__ = ["RMSprop"]
 class RMSprop(FusedOptimizer):
     """Like `torch.optim.RMSprop`."""
 
-    _algorithm = "rmsprop"
+    _rule = _core.OptimRule.RmsProp
     _group_defaults = {
         "momentum": 0,
         "centered": False,
@@ -47,11 +48,3 @@ class RMSprop(FusedOptimizer):
             "differentiable": differentiable,
         }
         super().__init__(params, defaults)
-
-    def _buffer_names(self, group):
-        names = ["square_avg"]
-        if group["momentum"] > 0:
-            names.append("momentum_buffer")
-        if group["centered"]:
-            names.append("grad_avg")
-        return names

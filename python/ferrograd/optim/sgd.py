@@ -1,6 +1,6 @@
 """`SGD`: stochastic gradient descent with optional momentum, dampening, Nesterov and weight decay."""
 
-from .. import zeros_like
+from .. import _core, zeros_like
 from ._fused import FusedOptimizer, _check_fused_flags, _check_lr_tensor
 
 __all__ = ["SGD"]
@@ -9,9 +9,8 @@ __all__ = ["SGD"]
 class SGD(FusedOptimizer):
     """Like `torch.optim.SGD`. With momentum, the buffer starts as the first step's gradient."""
 
-    _algorithm = "sgd"
+    _rule = _core.OptimRule.Sgd
     _group_defaults = {"nesterov": False, "maximize": False, "foreach": None, "differentiable": False, "fused": False}
-    _counter_names = ()
 
     def __init__(
         self,
@@ -49,9 +48,6 @@ class SGD(FusedOptimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         _check_fused_flags(fused, foreach, differentiable)
         super().__init__(params, defaults)
-
-    def _buffer_names(self, group):
-        return ("momentum_buffer",) if group["momentum"] != 0 else ()
 
     def _init_state(self, p, group, state):
         if group["momentum"] == 0 or state.get("momentum_buffer") is not None:

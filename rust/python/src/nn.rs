@@ -96,7 +96,6 @@ pub fn pixel_unshuffle(py: Python<'_>, input: &Bound<'_, PyAny>, downscale_facto
 
 /// Backend of `nn.functional.embedding_bag`: 1-D indices and offsets, a checked mode and padding_idx.
 #[pyfunction]
-#[allow(clippy::too_many_arguments)]
 pub fn _embedding_bag(
     py: Python<'_>,
     weight: &Bound<'_, PyAny>,

@@ -63,7 +63,6 @@ impl Tensor {
     /// One row per bag: `mode` over the rows of `weight` (2-D, floating) that `indices` (1-D, int64) picks
     /// in each bag, each scaled by its `per_sample_weights` entry (sum mode only). `scale_grad_by_freq`
     /// divides each row's gradient by how often `indices` picks it.
-    #[allow(clippy::too_many_arguments)]
     pub fn embedding_bag(
         weight: &Tensor,
         indices: &Tensor,

@@ -1,5 +1,5 @@
 //! `torch.optim.Adagrad`: accumulated squared gradients, learning-rate decay over steps.
-use super::{addcmul, signed, Counter, Real, Update};
+use super::{addcmul, signed, Counter, Options, Real, Update};
 
 #[derive(Clone, Copy, Debug)]
 pub struct Adagrad {
@@ -14,13 +14,19 @@ impl Update for Adagrad {
     /// The step's decayed learning rate.
     type Coeffs = f64;
 
-    /// `sum`.
-    fn buffers(&self) -> usize {
-        1
+    const COUNTERS: &'static [(&'static str, f64)] = &[("step", 0.0)];
+
+    fn from_options<O: Options>(o: &O) -> Result<Self, O::Error> {
+        Ok(Adagrad {
+            lr: o.number("lr")?,
+            lr_decay: o.number("lr_decay")?,
+            weight_decay: o.number("weight_decay")?,
+            eps: o.number("eps")?,
+            maximize: o.flag("maximize")?,
+        })
     }
-    /// `step`.
-    fn counters(&self) -> usize {
-        1
+    fn buffer_names(&self) -> Vec<&'static str> {
+        vec!["sum"]
     }
     fn advance(&self, counters: &mut [Counter], _: bool) -> f64 {
         counters[0].set(counters[0].get() + 1.0);

@@ -1,5 +1,5 @@
 //! `torch.optim.Adam` and `AdamW` (Adam with decoupled weight decay), with amsgrad.
-use super::{addcmul, lerp, maximum, signed, Counter, Real, Update, WeightDecay};
+use super::{addcmul, lerp, maximum, signed, Counter, Options, Real, Update, WeightDecay};
 
 #[derive(Clone, Copy, Debug)]
 pub struct Adam {
@@ -21,13 +21,26 @@ pub struct AdamCoeffs {
 impl Update for Adam {
     type Coeffs = AdamCoeffs;
 
-    /// `exp_avg`, `exp_avg_sq`, and `max_exp_avg_sq` with amsgrad.
-    fn buffers(&self) -> usize {
-        2 + usize::from(self.amsgrad)
+    const COUNTERS: &'static [(&'static str, f64)] = &[("step", 0.0)];
+
+    fn from_options<O: Options>(o: &O) -> Result<Self, O::Error> {
+        let (beta1, beta2) = o.pair("betas")?;
+        Ok(Adam {
+            lr: o.number("lr")?,
+            beta1,
+            beta2,
+            eps: o.number("eps")?,
+            weight_decay: WeightDecay::new(o.number("weight_decay")?, o.flag("decoupled_weight_decay")?),
+            amsgrad: o.flag("amsgrad")?,
+            maximize: o.flag("maximize")?,
+        })
     }
-    /// `step`.
-    fn counters(&self) -> usize {
-        1
+    fn buffer_names(&self) -> Vec<&'static str> {
+        if self.amsgrad {
+            vec!["exp_avg", "exp_avg_sq", "max_exp_avg_sq"]
+        } else {
+            vec!["exp_avg", "exp_avg_sq"]
+        }
     }
     fn advance(&self, counters: &mut [Counter], _: bool) -> AdamCoeffs {
         let step = &mut counters[0];

@@ -1,5 +1,5 @@
 //! `torch.optim.Adamax`: Adam with the infinity norm in place of the second moment.
-use super::{lerp, maximum, signed, Counter, Real, Update};
+use super::{lerp, maximum, signed, Counter, Options, Real, Update};
 
 #[derive(Clone, Copy, Debug)]
 pub struct Adamax {
@@ -15,13 +15,21 @@ impl Update for Adamax {
     /// The step's bias-corrected learning rate.
     type Coeffs = f64;
 
-    /// `exp_avg`, `exp_inf`.
-    fn buffers(&self) -> usize {
-        2
+    const COUNTERS: &'static [(&'static str, f64)] = &[("step", 0.0)];
+
+    fn from_options<O: Options>(o: &O) -> Result<Self, O::Error> {
+        let (beta1, beta2) = o.pair("betas")?;
+        Ok(Adamax {
+            lr: o.number("lr")?,
+            beta1,
+            beta2,
+            eps: o.number("eps")?,
+            weight_decay: o.number("weight_decay")?,
+            maximize: o.flag("maximize")?,
+        })
     }
-    /// `step`.
-    fn counters(&self) -> usize {
-        1
+    fn buffer_names(&self) -> Vec<&'static str> {
+        vec!["exp_avg", "exp_inf"]
     }
     fn advance(&self, counters: &mut [Counter], _: bool) -> f64 {
         counters[0].set(counters[0].get() + 1.0);

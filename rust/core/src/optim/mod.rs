@@ -180,14 +180,35 @@ pub(crate) fn maximum<T: Real>(a: T, b: T) -> T {
     }
 }
 
-/// An update rule with one group's hyper-parameters.
-pub trait Update: Sync {
+/// A param group's hyper-parameters, read by PyTorch's option names (`"lr"`, `"betas"`, ...); the bindings
+/// read them from the group's dict.
+pub trait Options {
+    type Error;
+    fn number(&self, key: &str) -> std::result::Result<f64, Self::Error>;
+    fn flag(&self, key: &str) -> std::result::Result<bool, Self::Error>;
+    /// A two-number option such as `betas`.
+    fn pair(&self, key: &str) -> std::result::Result<(f64, f64), Self::Error>;
+}
+
+/// An update rule with one group's hyper-parameters. The rule declares its state once: the bindings and the
+/// Python optimizer read the keys of its buffers and counters from here.
+pub trait Update: Sync + Sized {
     /// Per-parameter scalars computed once per step from the counters (bias corrections, ...).
     type Coeffs: Sync + Send;
+    /// The 0-dim counters each slot carries, in `advance`'s order: PyTorch's state key and its first value.
+    const COUNTERS: &'static [(&'static str, f64)];
+    /// The rule with a group's hyper-parameters.
+    fn from_options<O: Options>(options: &O) -> std::result::Result<Self, O::Error>;
+    /// PyTorch's state keys of the per-element buffers each slot carries, in `apply`'s order.
+    fn buffer_names(&self) -> Vec<&'static str>;
     /// How many per-element buffers each slot carries.
-    fn buffers(&self) -> usize;
+    fn buffers(&self) -> usize {
+        self.buffer_names().len()
+    }
     /// How many 0-dim counters each slot carries.
-    fn counters(&self) -> usize;
+    fn counters(&self) -> usize {
+        Self::COUNTERS.len()
+    }
     /// Advances one parameter's counters for this step and returns its coefficients.
     fn advance(&self, counters: &mut [Counter], fresh: bool) -> Self::Coeffs;
     /// Updates one run of elements: the parameter `p`, its gradient `g` and its buffers.

@@ -1,5 +1,5 @@
 //! `torch.optim.NAdam`: Adam with Nesterov momentum and a momentum-decay schedule.
-use super::{addcmul, lerp, signed, Counter, Real, Update, WeightDecay};
+use super::{addcmul, lerp, signed, Counter, Options, Real, Update, WeightDecay};
 
 #[derive(Clone, Copy, Debug)]
 pub struct NAdam {
@@ -22,13 +22,23 @@ pub struct NAdamCoeffs {
 impl Update for NAdam {
     type Coeffs = NAdamCoeffs;
 
-    /// `exp_avg`, `exp_avg_sq`.
-    fn buffers(&self) -> usize {
-        2
+    /// `mu_product` is the running product of the momentum schedule, so it starts from 1.
+    const COUNTERS: &'static [(&'static str, f64)] = &[("step", 0.0), ("mu_product", 1.0)];
+
+    fn from_options<O: Options>(o: &O) -> Result<Self, O::Error> {
+        let (beta1, beta2) = o.pair("betas")?;
+        Ok(NAdam {
+            lr: o.number("lr")?,
+            beta1,
+            beta2,
+            eps: o.number("eps")?,
+            weight_decay: WeightDecay::new(o.number("weight_decay")?, o.flag("decoupled_weight_decay")?),
+            momentum_decay: o.number("momentum_decay")?,
+            maximize: o.flag("maximize")?,
+        })
     }
-    /// `step`, `mu_product`.
-    fn counters(&self) -> usize {
-        2
+    fn buffer_names(&self) -> Vec<&'static str> {
+        vec!["exp_avg", "exp_avg_sq"]
     }
     fn advance(&self, counters: &mut [Counter], _: bool) -> NAdamCoeffs {
         let [step, mu_product] = counters else { unreachable!("NAdam keeps two counters") };

@@ -1,5 +1,5 @@
 //! `torch.optim.RMSprop`: optional weight decay, centering and momentum.
-use super::{addcmul, lerp, signed, Counter, Real, Update};
+use super::{addcmul, lerp, signed, Counter, Options, Real, Update};
 
 #[derive(Clone, Copy, Debug)]
 pub struct RmsProp {
@@ -15,13 +15,30 @@ pub struct RmsProp {
 impl Update for RmsProp {
     type Coeffs = ();
 
-    /// `square_avg`, then `momentum_buffer` when momentum > 0, then `grad_avg` when centered.
-    fn buffers(&self) -> usize {
-        1 + usize::from(self.momentum > 0.0) + usize::from(self.centered)
-    }
     /// `step` (counted; the update does not depend on it).
-    fn counters(&self) -> usize {
-        1
+    const COUNTERS: &'static [(&'static str, f64)] = &[("step", 0.0)];
+
+    fn from_options<O: Options>(o: &O) -> Result<Self, O::Error> {
+        Ok(RmsProp {
+            lr: o.number("lr")?,
+            alpha: o.number("alpha")?,
+            eps: o.number("eps")?,
+            weight_decay: o.number("weight_decay")?,
+            momentum: o.number("momentum")?,
+            centered: o.flag("centered")?,
+            maximize: o.flag("maximize")?,
+        })
+    }
+    /// `square_avg`, then `momentum_buffer` when momentum > 0, then `grad_avg` when centered.
+    fn buffer_names(&self) -> Vec<&'static str> {
+        let mut names = vec!["square_avg"];
+        if self.momentum > 0.0 {
+            names.push("momentum_buffer");
+        }
+        if self.centered {
+            names.push("grad_avg");
+        }
+        names
     }
     fn advance(&self, counters: &mut [Counter], _: bool) {
         counters[0].set(counters[0].get() + 1.0);

@@ -1,5 +1,5 @@
 //! `torch.optim.SGD`: optional weight decay, momentum with dampening, Nesterov.
-use super::{signed, Counter, Real, Update};
+use super::{signed, Counter, Options, Real, Update};
 
 #[derive(Clone, Copy, Debug)]
 pub struct Sgd {
@@ -15,12 +15,25 @@ impl Update for Sgd {
     /// Whether the momentum buffer starts this step (it then takes the gradient as it is).
     type Coeffs = bool;
 
-    /// `momentum_buffer` when momentum is on.
-    fn buffers(&self) -> usize {
-        usize::from(self.momentum != 0.0)
+    const COUNTERS: &'static [(&'static str, f64)] = &[];
+
+    fn from_options<O: Options>(o: &O) -> Result<Self, O::Error> {
+        Ok(Sgd {
+            lr: o.number("lr")?,
+            momentum: o.number("momentum")?,
+            dampening: o.number("dampening")?,
+            weight_decay: o.number("weight_decay")?,
+            nesterov: o.flag("nesterov")?,
+            maximize: o.flag("maximize")?,
+        })
     }
-    fn counters(&self) -> usize {
-        0
+    /// `momentum_buffer` when momentum is on.
+    fn buffer_names(&self) -> Vec<&'static str> {
+        if self.momentum != 0.0 {
+            vec!["momentum_buffer"]
+        } else {
+            vec![]
+        }
     }
     fn advance(&self, _: &mut [Counter], fresh: bool) -> bool {
         fresh

@@ -10,7 +10,6 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
 /// `quantile`/`nanquantile` with q a Python number or a tensor.
-#[allow(clippy::too_many_arguments)]
 fn quantile_of(
     py: Python<'_>,
     a: Tensor,
