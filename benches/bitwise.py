@@ -10,24 +10,12 @@ torch/ferrograd and numpy/ferrograd (> 1: ferrograd is faster).
 
 import argparse
 import statistics
-import time
 
 import ferrograd as fg
 import numpy as np
+from _common import optional_torch, per_call
 
-try:
-    import torch
-except ImportError:  # torch's column stays empty
-    torch = None
-
-
-def per_call(fn, min_time=0.05):
-    fn()
-    reps, start = 0, time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < min_time:
-        fn()
-        reps += 1
-    return elapsed / max(reps, 1)
+torch = optional_torch()
 
 
 def main():

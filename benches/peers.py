@@ -42,6 +42,7 @@ import sys
 import time
 
 import workloads
+from _common import provenance, write_report
 from workloads import SPECS, Spec, fmt_time, run_child, summarise
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -264,18 +265,9 @@ def main() -> int:
         "faster of compiling the model and compiling the whole step (which one in brackets). Start checks and "
         "step-5 losses compared first (T3's step-5 loss excluded: dropout masks differ).",
         "",
-        f"- Command: `{' '.join([os.path.relpath(sys.executable), *sys.argv])}`",
-        "- Versions: " + ", ".join(f"{fw}: {v}" for fw, v in sorted(versions.items())),
-        f"- CPU: {os.cpu_count()} logical cores; load average (1/5/15 min) at start "
-        + " ".join(f"{x:.2f}" for x in load_start)
-        + ", at end "
-        + " ".join(f"{x:.2f}" for x in load_end),
-        "",
+        *provenance(", ".join(f"{fw}: {v}" for fw, v in sorted(versions.items())), load_start, load_end),
     ]
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write("\n".join(header + lines) + "\n")
-        print(f"\nwrote {args.out}")
+    write_report(args.out, header + lines)
     return 1 if failed else 0
 
 

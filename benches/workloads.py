@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import models
 import numpy as np
+from _common import provenance, write_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = os.path.join(os.path.dirname(HERE), "python")
@@ -505,18 +506,11 @@ def main() -> int:
         )
         + "; check values (eval-mode loss or a checksum) compared first.",
         "",
-        f"- Command: `{' '.join([os.path.relpath(sys.executable), *sys.argv])}`",
-        "- Versions: " + ", ".join(f"{fw} {v} ({t} threads)" for fw, (v, t) in sorted(versions.items())),
-        f"- CPU: {os.cpu_count()} logical cores; load average (1/5/15 min) at start "
-        + " ".join(f"{x:.2f}" for x in load_start)
-        + ", at end "
-        + " ".join(f"{x:.2f}" for x in load_end),
-        "",
+        *provenance(
+            ", ".join(f"{fw} {v} ({t} threads)" for fw, (v, t) in sorted(versions.items())), load_start, load_end
+        ),
     ]
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write("\n".join(header + lines) + "\n")
-        print(f"\nwrote {args.out}")
+    write_report(args.out, header + lines)
     return 1 if failed else 0
 
 
