@@ -45,3 +45,10 @@ impl PyDType {
 pub fn all_dtypes() -> [(&'static str, DType); 10] {
     DType::ALL.map(|d| (d.name(), d))
 }
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    for (name, dtype) in all_dtypes() {
+        m.add(name, PyDType { dtype })?;
+    }
+    Ok(())
+}

@@ -1,7 +1,7 @@
 //! Kernels behind `ferrograd.nn.functional` (argument handling and defaults live in Python).
-use crate::args::{int_arg_at, tensor_arg, type_name};
+use crate::args::{self, int_arg_at, tensor_arg, type_name};
 use crate::convert::as_scalar;
-use crate::errors::{call, call_heavy};
+use crate::errors::{self, call, call_heavy};
 use crate::py_tensor::{wrap, PyTensor};
 use ferrograd_core::conv::Window;
 use ferrograd_core::loss::{LossKind, LossWeights};
@@ -17,6 +17,55 @@ fn optional(obj: Option<&Bound<'_, PyAny>>, func: &str, arg: &str) -> PyResult<O
     obj.filter(|o| !o.is_none()).map(|o| tensor_arg(o, func, arg)).transpose()
 }
 
+fn reduction_arg(reduction: &str) -> PyResult<ferrograd_core::nn::Reduction> {
+    use ferrograd_core::nn::Reduction;
+    match reduction {
+        "mean" => Ok(Reduction::Mean),
+        "sum" => Ok(Reduction::Sum),
+        "none" => Ok(Reduction::None),
+        _ => Err(pyo3::exceptions::PyValueError::new_err(format!("{reduction} is not a valid value for reduction"))),
+    }
+}
+
+/// The kernel of `nn.functional.nll_loss` (argument handling lives in Python).
+#[pyfunction]
+fn _nll_loss(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    target: &Bound<'_, PyAny>,
+    weight: Option<&Bound<'_, PyAny>>,
+    ignore_index: i64,
+    reduction: &str,
+) -> Out {
+    let x = args::tensor_arg(input, "nll_loss", "input")?;
+    let t = args::tensor_arg(target, "nll_loss", "target")?;
+    let w = weight.filter(|w| !w.is_none()).map(|w| args::tensor_arg(w, "nll_loss", "weight")).transpose()?;
+    let r = reduction_arg(reduction)?;
+    wrap(py, call(|| x.nll_loss(&t, w.as_ref(), ignore_index, r))?)
+}
+
+#[pyfunction]
+fn _mse_loss(py: Python<'_>, input: &Bound<'_, PyAny>, target: &Bound<'_, PyAny>, reduction: &str) -> Out {
+    let x = args::tensor_arg(input, "mse_loss", "input")?;
+    let t = args::tensor_arg(target, "mse_loss", "target")?;
+    let r = reduction_arg(reduction)?;
+    wrap(py, call(|| x.mse_loss(&t, r))?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, weight, bias=None))]
+fn _linear(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    weight: &Bound<'_, PyAny>,
+    bias: Option<&Bound<'_, PyAny>>,
+) -> Out {
+    let x = args::tensor_arg(input, "linear", "input")?;
+    let w = args::tensor_arg(weight, "linear", "weight")?;
+    let b = bias.filter(|b| !b.is_none()).map(|b| args::tensor_arg(b, "linear", "bias")).transpose()?;
+    wrap(py, errors::call_heavy(py, x.numel() + w.numel(), || Tensor::linear(&x, &w, b.as_ref()))?)
+}
+
 /// One of the pointwise losses of `input` against `target` (`func` names it in argument errors).
 fn pointwise_loss(
     py: Python<'_>,
@@ -30,7 +79,7 @@ fn pointwise_loss(
     let t = tensor_arg(target, func, "target")?;
     let w = optional(weight, func, "weight")?;
     let pw = optional(pos_weight, func, "pos_weight")?;
-    let r = crate::reduction_arg(reduction)?;
+    let r = reduction_arg(reduction)?;
     let weights = LossWeights { weight: w.as_ref(), pos_weight: pw.as_ref() };
     wrap(py, call_heavy(py, x.numel(), || x.pointwise_loss(&t, kind, weights, r))?)
 }
@@ -340,6 +389,9 @@ pub fn _scaled_dot_product_attention(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_nll_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(_mse_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(_linear, m)?)?;
     m.add_function(wrap_pyfunction!(_smooth_l1_loss, m)?)?;
     m.add_function(wrap_pyfunction!(_binary_cross_entropy, m)?)?;
     m.add_function(wrap_pyfunction!(_binary_cross_entropy_with_logits, m)?)?;

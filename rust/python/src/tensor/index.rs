@@ -177,7 +177,7 @@ impl PyTensor {
         replacement: bool,
         generator: Option<&Bound<'_, PyAny>>,
     ) -> Out {
-        crate::_multinomial(slf.py(), slf.as_any(), num_samples, replacement, generator)
+        crate::random::_multinomial(slf.py(), slf.as_any(), num_samples, replacement, generator)
     }
 
     #[pyo3(signature = (*, as_tuple=false))]

@@ -1,0 +1,212 @@
+//! Creation functions: `tensor`, `ones`/`zeros`/`full`, `arange`, `tril_indices`/`triu_indices`, and tensors
+//! over other memory (`from_numpy`, `as_tensor`, `from_dlpack`).
+use crate::args::{self, dtype_arg, size_list, type_name};
+use crate::convert::{as_scalar, from_numpy_shared, tensor_from_data};
+use crate::dlpack;
+use crate::errors::{self, call};
+use crate::py_tensor::{wrap, PyTensor};
+use ferrograd_core::{Scalar, Tensor};
+use numpy::PyUntypedArray;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+type Out = PyResult<Py<PyTensor>>;
+
+/// Applies `requires_grad=` of a creation function.
+pub(crate) fn finish(py: Python<'_>, t: Tensor, requires_grad: bool) -> Out {
+    let t = if requires_grad { call(|| t.with_requires_grad(true))? } else { t };
+    wrap(py, t)
+}
+
+#[pyfunction(name = "tensor")]
+#[pyo3(signature = (data, *, dtype=None, device=None, requires_grad=false))]
+fn new_tensor(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
+) -> Out {
+    args::device_arg(device)?;
+    let dtype = dtype_arg(dtype, "tensor")?;
+    finish(py, tensor_from_data(data, dtype)?, requires_grad)
+}
+
+fn filled(
+    py: Python<'_>,
+    size: &Bound<'_, PyTuple>,
+    func: &str,
+    value: Scalar,
+    dtype: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> Out {
+    let shape = size_list(size, func)?;
+    let dtype = dtype_arg(dtype, func)?.unwrap_or(ferrograd_core::dtype::default_float());
+    finish(py, errors::call_as(func, || Tensor::try_full(&shape, value, dtype))?, requires_grad)
+}
+
+/// `ones(*size)` and `zeros(*size)`: the same arguments, one fill value apart.
+macro_rules! constant_factory {
+    ($name:ident, $value:expr) => {
+        #[pyfunction]
+        #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
+        fn $name(
+            py: Python<'_>,
+            size: &Bound<'_, PyTuple>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+            #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
+        ) -> Out {
+            args::device_arg(device)?;
+            filled(py, size, stringify!($name), $value, dtype, requires_grad)
+        }
+    };
+}
+constant_factory!(ones, Scalar::Int(1));
+constant_factory!(zeros, Scalar::Int(0));
+
+#[pyfunction]
+#[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false))]
+fn full(
+    py: Python<'_>,
+    size: &Bound<'_, PyAny>,
+    fill_value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
+) -> Out {
+    args::device_arg(device)?;
+    let value = as_scalar(fill_value).ok_or_else(|| {
+        PyTypeError::new_err(format!("full(): argument 'fill_value' must be Number, not {}", type_name(fill_value)))
+    })?;
+    let shape = size_list(&PyTuple::new(py, [size])?, "full")?;
+    let dtype = dtype_arg(dtype, "full")?.unwrap_or(value.dtype());
+    finish(py, call(|| Tensor::try_full(&shape, value, dtype))?, requires_grad)
+}
+
+#[pyfunction]
+#[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false))]
+fn arange(
+    py: Python<'_>,
+    start: &Bound<'_, PyAny>,
+    end: Option<&Bound<'_, PyAny>>,
+    step: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
+) -> Out {
+    args::device_arg(device)?;
+    let num = |o: &Bound<'_, PyAny>, name: &str| {
+        as_scalar(o).ok_or_else(|| {
+            PyTypeError::new_err(format!("arange(): argument '{name}' must be Number, not {}", type_name(o)))
+        })
+    };
+    let (start, end) = match end.filter(|e| !e.is_none()) {
+        Some(e) => (num(start, "start")?, num(e, "end")?),
+        None => (Scalar::Int(0), num(start, "end")?),
+    };
+    let step = match step.filter(|s| !s.is_none()) {
+        Some(s) => num(s, "step")?,
+        None => Scalar::Int(1),
+    };
+    let dtype = dtype_arg(dtype, "arange")?;
+    finish(py, call(|| Tensor::arange(start, end, step, dtype))?, requires_grad)
+}
+
+/// `tril_indices` (`upper = false`) or `triu_indices`, in `dtype` (int64 by default; integers only, as torch).
+fn tri_indices(row: i64, col: i64, offset: i64, dtype: Option<&Bound<'_, PyAny>>, upper: bool) -> PyResult<Tensor> {
+    let name = if upper { "triu_indices" } else { "tril_indices" };
+    let dtype = dtype_arg(dtype, name)?.unwrap_or(ferrograd_core::DType::I64);
+    if dtype.is_float() || dtype == ferrograd_core::DType::Bool {
+        return Err(pyo3::exceptions::PyNotImplementedError::new_err(format!(
+            "\"{name}\" not implemented for '{}'",
+            dtype.scalar_type_name()
+        )));
+    }
+    call(|| Tensor::tri_indices(row, col, offset, upper)?.to_dtype(dtype))
+}
+
+/// torch's `tril_indices` and `triu_indices`: the same arguments, one flag apart.
+macro_rules! tri_indices_function {
+    ($name:ident, $upper:expr) => {
+        #[pyfunction]
+        #[pyo3(signature = (row, col, offset=0, *, dtype=None, device=None))]
+        fn $name(
+            py: Python<'_>,
+            row: i64,
+            col: i64,
+            offset: i64,
+            dtype: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+        ) -> Out {
+            args::device_arg(device)?;
+            wrap(py, tri_indices(row, col, offset, dtype, $upper)?)
+        }
+    };
+}
+tri_indices_function!(tril_indices, false);
+tri_indices_function!(triu_indices, true);
+
+#[pyfunction]
+fn from_numpy(py: Python<'_>, ndarray: &Bound<'_, PyAny>) -> Out {
+    let arr = ndarray
+        .cast::<PyUntypedArray>()
+        .map_err(|_| PyTypeError::new_err(format!("expected np.ndarray (got {})", type_name(ndarray))))?;
+    wrap(py, from_numpy_shared(arr)?)
+}
+
+/// `ferrograd.as_tensor`: no copy when it can be helped (the tensor itself, or a numpy array's memory
+/// when the dtype matches); otherwise like `ferrograd.tensor`.
+#[pyfunction]
+#[pyo3(signature = (data, dtype=None, device=None))]
+fn as_tensor(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    args::device_arg(device)?;
+    let dtype = dtype_arg(dtype, "as_tensor")?;
+    if let Ok(t) = data.cast::<PyTensor>() {
+        let inner = t.get().get();
+        return match dtype {
+            Some(d) if d != inner.dtype() => Ok(wrap(py, call(|| inner.to_dtype(d))?)?.into_any()),
+            _ => Ok(data.clone().unbind()),
+        };
+    }
+    if let Ok(arr) = data.cast::<PyUntypedArray>() {
+        // a shared view when ferrograd stores the array's dtype (negative strides raise, as in PyTorch)
+        match from_numpy_shared(arr) {
+            Ok(t) => {
+                return match dtype {
+                    Some(d) if d != t.dtype() => Ok(wrap(py, call(|| t.to_dtype(d))?)?.into_any()),
+                    _ => Ok(wrap(py, t)?.into_any()),
+                }
+            }
+            Err(e) if !e.is_instance_of::<PyTypeError>(py) => return Err(e),
+            Err(_) => {}
+        }
+    }
+    Ok(wrap(py, tensor_from_data(data, dtype)?)?.into_any())
+}
+
+/// `ferrograd.from_dlpack`: a tensor sharing memory with any DLPack producer (or a capsule).
+#[pyfunction]
+fn from_dlpack(py: Python<'_>, ext: &Bound<'_, PyAny>) -> Out {
+    wrap(py, dlpack::from_dlpack(ext)?)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(new_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(ones, m)?)?;
+    m.add_function(wrap_pyfunction!(zeros, m)?)?;
+    m.add_function(wrap_pyfunction!(full, m)?)?;
+    m.add_function(wrap_pyfunction!(arange, m)?)?;
+    m.add_function(wrap_pyfunction!(from_numpy, m)?)?;
+    m.add_function(wrap_pyfunction!(as_tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(from_dlpack, m)?)?;
+    m.add_function(wrap_pyfunction!(tril_indices, m)?)?;
+    m.add_function(wrap_pyfunction!(triu_indices, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! Sampling functions over the generators: `rand`, `randn`, `manual_seed`, and the kernels behind `randint`,
+//! `randperm`, `multinomial` and dropout's mask.
+use crate::args::{self, dtype_arg, size_list};
+use crate::creation::finish;
+use crate::errors::call;
+use crate::generator::{self, generator_arg};
+use crate::py_tensor::{wrap, PyTensor};
+use ferrograd_core::random;
+use pyo3::exceptions::{PyOverflowError, PyRuntimeError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+type Out = PyResult<Py<PyTensor>>;
+
+/// `rand(*size)` and `randn(*size)`: the same arguments, one sampler apart.
+macro_rules! sampling_factory {
+    ($name:ident, $sample:path) => {
+        #[pyfunction]
+        #[pyo3(signature = (*size, generator=None, dtype=None, device=None, requires_grad=false))]
+        fn $name(
+            py: Python<'_>,
+            size: &Bound<'_, PyTuple>,
+            generator: Option<&Bound<'_, PyAny>>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+            #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
+        ) -> Out {
+            args::device_arg(device)?;
+            let name = stringify!($name);
+            let gen = generator_arg(generator, name)?;
+            let shape = size_list(size, name)?;
+            let dtype = dtype_arg(dtype, name)?.unwrap_or(ferrograd_core::dtype::default_float());
+            finish(py, call(|| $sample(&gen, &shape, dtype))?, requires_grad)
+        }
+    };
+}
+sampling_factory!(rand, random::rand);
+sampling_factory!(randn, random::randn);
+
+/// Seeds the default generator and returns it (`ferrograd.manual_seed` converts with `int()` first).
+#[pyfunction]
+fn manual_seed(seed: &Bound<'_, PyAny>) -> PyResult<generator::PyGenerator> {
+    let seed = generator::seed_arg(seed)?;
+    random::manual_seed(seed);
+    Ok(generator::PyGenerator::default_handle())
+}
+
+#[pyfunction]
+#[pyo3(signature = (low, high, size, generator=None))]
+fn _randint(
+    py: Python<'_>,
+    low: i64,
+    high: i128,
+    size: &Bound<'_, PyTuple>,
+    generator: Option<&Bound<'_, PyAny>>,
+) -> Out {
+    let gen = generator_arg(generator, "randint")?;
+    let shape = size_list(size, "randint")?;
+    // high may be 2^63, one past i64::MAX: int64's `random_()` range, which the samplers' seeds use
+    if high == 1i128 << 63 && low >= 0 {
+        let span = (1u64 << 63) - low as u64;
+        return wrap(py, call(|| random::randint_span(&gen, low, span, &shape))?);
+    }
+    let high = i64::try_from(high).map_err(|_| PyOverflowError::new_err("Overflow when unpacking long"))?;
+    wrap(py, call(|| random::randint(&gen, low, high, &shape))?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (n, generator=None))]
+fn _randperm(py: Python<'_>, n: i64, generator: Option<&Bound<'_, PyAny>>) -> Out {
+    let gen = generator_arg(generator, "randperm")?;
+    if n < 0 {
+        return Err(PyRuntimeError::new_err(format!("n must be non-negative, got{n}")));
+    }
+    wrap(py, call(|| random::randperm(&gen, n as usize))?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (probs, num_samples, replacement, generator=None))]
+pub(crate) fn _multinomial(
+    py: Python<'_>,
+    probs: &Bound<'_, PyAny>,
+    num_samples: i64,
+    replacement: bool,
+    generator: Option<&Bound<'_, PyAny>>,
+) -> Out {
+    let gen = generator_arg(generator, "multinomial")?;
+    let p = args::tensor_arg(probs, "multinomial", "input")?;
+    if num_samples <= 0 {
+        return Err(PyRuntimeError::new_err("cannot sample n_sample <= 0 samples"));
+    }
+    wrap(py, call(|| random::multinomial(&gen, &p, num_samples as usize, replacement))?)
+}
+
+/// Dropout's mask for `input`: 1 / (1 - p) with probability 1 - p, else 0, in `input`'s shape and dtype
+/// (one pass; `dropout` multiplies by it).
+#[pyfunction]
+#[pyo3(signature = (input, p, generator=None))]
+fn _dropout_mask(py: Python<'_>, input: &Bound<'_, PyAny>, p: f64, generator: Option<&Bound<'_, PyAny>>) -> Out {
+    let gen = generator_arg(generator, "dropout")?;
+    let x = args::tensor_arg(input, "dropout", "input")?;
+    // PyTorch divides the 0/1 noise by 1 - p in the input's dtype: 1 / (1 - p) rounded as that division
+    let keep = 1.0 - p;
+    let value = match x.dtype() {
+        _ if p >= 1.0 => 0.0,
+        ferrograd_core::DType::F64 => 1.0 / keep,
+        _ => (1.0f32 / keep as f32) as f64,
+    };
+    wrap(py, call(|| random::bernoulli_scalar(&gen, x.shape(), x.dtype(), 1.0 - p, value))?)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(rand, m)?)?;
+    m.add_function(wrap_pyfunction!(randn, m)?)?;
+    m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(_randint, m)?)?;
+    m.add_function(wrap_pyfunction!(_randperm, m)?)?;
+    m.add_function(wrap_pyfunction!(_multinomial, m)?)?;
+    m.add_function(wrap_pyfunction!(_dropout_mask, m)?)?;
+    Ok(())
+}
