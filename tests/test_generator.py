@@ -1,5 +1,9 @@
 """`fg.Generator` and `generator=`: independent, reproducible streams; the default generator."""
 
+import os
+import subprocess
+import sys
+
 import ferrograd as fg
 import numpy as np
 import pytest
@@ -120,3 +124,15 @@ def test_default_generator_state_functions():
     a = to_numpy(fg.randn(20))
     fg.set_rng_state(state)
     np.testing.assert_array_equal(to_numpy(fg.randn(20)), a)
+
+
+def test_the_default_generator_starts_from_a_new_seed_in_every_process():
+    # PyTorch 2.15 seeds its default generator nondeterministically at start; a new Generator() does not
+    code = "import ferrograd as fg; print(fg.initial_seed(), fg.Generator().initial_seed())"
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ)
+        for _ in range(2)
+    ]
+    (default_a, fresh_a), (default_b, fresh_b) = (map(int, r.stdout.split()) for r in runs)
+    assert default_a != default_b
+    assert fresh_a == fresh_b == 67280421310721

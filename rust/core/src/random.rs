@@ -221,7 +221,26 @@ impl Generator {
     }
 }
 
-static DEFAULT: LazyLock<SharedGenerator> = LazyLock::new(|| Arc::new(Mutex::new(Generator::seeded(DEFAULT_SEED))));
+/// A fresh seed from /dev/urandom, as PyTorch's `getNonDeterministicRandom` (the clock and the
+/// address space if it cannot be read), for `seed()` and the default generator's
+/// start.
+pub fn nondeterministic_seed() -> u64 {
+    use std::io::Read;
+    let mut bytes = [0u8; 8];
+    if std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes)).is_ok() {
+        return u64::from_le_bytes(bytes);
+    }
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
+    let local = 0u8;
+    let mut g = Generator::seeded(nanos ^ (&local as *const u8 as u64).rotate_left(32));
+    g.next_u64()
+}
+
+/// The default generator. It starts from a fresh nondeterministic seed in every process, as PyTorch's does
+/// since 2.15 (`initial_seed()` differs between runs; a new `Generator()` still starts at [`DEFAULT_SEED`]).
+static DEFAULT: LazyLock<SharedGenerator> =
+    LazyLock::new(|| Arc::new(Mutex::new(Generator::seeded(nondeterministic_seed()))));
 
 /// The generator used when none is given.
 pub fn default_generator() -> &'static SharedGenerator {

@@ -51,21 +51,6 @@ pub fn generator_arg(obj: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Sha
     }
 }
 
-/// A fresh seed from /dev/urandom, as PyTorch's `getNonDeterministicRandom` (the clock and the
-/// address space if it cannot be read), for `Generator.seed()`.
-fn nondeterministic_seed() -> u64 {
-    use std::io::Read;
-    let mut bytes = [0u8; 8];
-    if std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes)).is_ok() {
-        return u64::from_le_bytes(bytes);
-    }
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
-    let local = 0u8;
-    let mut g = Generator::seeded(nanos ^ (&local as *const u8 as u64).rotate_left(32));
-    g.next_u64()
-}
-
 #[pymethods]
 impl PyGenerator {
     #[new]
@@ -91,7 +76,7 @@ impl PyGenerator {
 
     /// Seeds the generator from a nondeterministic source; returns the seed.
     fn seed(&self) -> u64 {
-        let seed = nondeterministic_seed();
+        let seed = random::nondeterministic_seed();
         self.inner.lock().seed(seed);
         seed
     }
