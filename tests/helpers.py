@@ -333,3 +333,13 @@ def golden(name):
 def rss_bytes():
     """This process's resident memory, in bytes."""
     return int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def fused_tolerances(dtype):
+    """How close a fused kernel comes to the composition of tensor ops it replaces."""
+    return dict(rtol=2e-4, atol=2e-5) if dtype == fg.float32 else dict(rtol=1e-10, atol=1e-12)
+
+
+def assert_same(got, want, dtype):
+    """A fused kernel's result (or gradient) against the composition's, within `fused_tolerances`."""
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), **fused_tolerances(dtype))
