@@ -9,7 +9,7 @@ import inspect
 import ferrograd as fg
 import numpy as np
 import pytest
-from helpers import CONTIGUOUS, EXPANDED, STEPPED, TRANSPOSED, assert_tensor, gradcheck, make_input
+from helpers import AGAINST_TORCH, CONTIGUOUS, EXPANDED, STEPPED, TRANSPOSED, assert_tensor, gradcheck, make_input
 
 F = fg.nn.functional
 FLOATS = ["float32", "float64"]
@@ -44,7 +44,21 @@ PARAM_OPS = [
         "ThresholdBackward0",
     ),
 ]
-REGISTRY = {name: (inplace, params) for name, _, inplace, params in fg._core._param_unary_ops()}
+# torch's signatures of these functions: whether F has the in-place form, and each parameter with its default
+# ("" where torch has none); ferrograd's registry must declare the same (checked below)
+TORCH_SIGNATURES = {
+    "softplus": (False, [("beta", "f64", "1.0"), ("threshold", "f64", "20.0")]),
+    "elu": (True, [("alpha", "f64", "1.0")]),
+    "celu": (True, [("alpha", "f64", "1.0")]),
+    "leaky_relu": (True, [("negative_slope", "f64", "0.01")]),
+    "hardtanh": (True, [("min_val", "f64", "-1.0"), ("max_val", "f64", "1.0")]),
+    "threshold": (True, [("threshold", "f64", ""), ("value", "f64", "")]),
+}
+REGISTRY = (
+    TORCH_SIGNATURES
+    if AGAINST_TORCH
+    else {name: (inplace, params) for name, _, inplace, params in fg._core._param_unary_ops()}
+)
 
 
 def _defaults(name):
@@ -62,10 +76,12 @@ def _calls(name, params):
 ROWS = [pytest.param(name, params, ref, id=name) for name, params, ref, _ in PARAM_OPS]
 
 
-def test_every_registry_op_has_a_row():
+def test_every_registry_op_has_a_row_and_torchs_signature():
     assert sorted(REGISTRY) == sorted(name for name, *_ in PARAM_OPS)
+    assert REGISTRY == TORCH_SIGNATURES
 
 
+@pytest.mark.skipif(AGAINST_TORCH, reason="torch's F functions are builtins without an inspectable signature")
 @pytest.mark.parametrize("name,params,ref", ROWS)
 def test_signature_is_the_registry(name, params, ref):
     inplace, declared = REGISTRY[name]
@@ -98,6 +114,9 @@ def test_gradcheck_and_grad_fn(name, params, ref, rng):
 
 @pytest.mark.parametrize("name,params,ref", [row for row in ROWS if REGISTRY[row.values[0]][0]])
 def test_inplace_forms(name, params, ref, rng):
+    # torch refuses the backward of an in-place elu/celu whose slope is negative (it cannot recover the input
+    # from the output); ferrograd computes it, so the shared test takes celu's positive alpha
+    params = {"alpha": 1.5} if name == "celu" else params
     a = rng.uniform(-3, 3, (2, 3))
     v = fg.tensor(rng.standard_normal((2, 3)))
     expected_leaf = fg.tensor(a, requires_grad=True)
@@ -146,3 +165,18 @@ def test_integer_inputs():
     assert F.hardtanh(y, inplace=True) is y and y.tolist() == [-1, 0, 1]
     with pytest.raises(NotImplementedError, match="\"elu_cpu\" not implemented for 'Long'"):
         F.elu(fg.tensor([1, 2]))
+
+
+def test_inplace_celu_with_a_negative_alpha(rng):
+    # a known leniency: torch cannot recover the input of an in-place elu/celu with a negative slope and refuses
+    # the backward; ferrograd keeps what the rule needs and gives the out-of-place gradient
+    a = rng.uniform(-3, 3, (2, 3))
+    leaf, expected_leaf = fg.tensor(a, requires_grad=True), fg.tensor(a, requires_grad=True)
+    F.celu(expected_leaf * 2, alpha=-1.5).sum().backward()
+    out = F.celu_(leaf * 2, alpha=-1.5).sum()
+    if AGAINST_TORCH:
+        with pytest.raises(RuntimeError, match="In-place elu backward calculation is triggered with a negative slope"):
+            out.backward()
+    else:
+        out.backward()
+        assert_tensor(leaf.grad, expected_leaf.grad.numpy())
