@@ -78,7 +78,10 @@ FLOAT32_CASES = {
     "rosenbrock_plain_f32": ("rosenbrock", {"lr": 0.1, "max_iter": 10}),
     "least_squares_wolfe_f32": ("least_squares", {"line_search_fn": "strong_wolfe", "max_iter": 3}),
     "logistic_plain_f32": ("logistic", {"lr": 0.5, "history_size": 4, "max_iter": 4}),
-    "logistic_wolfe_f32": ("logistic", {"line_search_fn": "strong_wolfe", "max_iter": 4, "max_eval": 6}),
+    # few enough iterations that the line search has not reached the float32 rounding of the minimum, where
+    # its evaluation count depends on the last bits (at max_iter=4 torch 2.15 gave 17 evaluations after step 3
+    # when recorded and 15 on a later run here)
+    "logistic_wolfe_f32": ("logistic", {"line_search_fn": "strong_wolfe", "max_iter": 2, "max_eval": 4}),
     "concave_maximize_f32": ("concave", {"maximize": True, "line_search_fn": "strong_wolfe", "max_iter": 6}),
 }
 

@@ -15,10 +15,12 @@ __all__ = [
 ]  # fmt: skip
 
 
-def _tensor_input(input, func, position):
+def _tensor_input(input, func, position, argument="input"):
     """PyTorch's TypeError for a non-tensor `input` (a method call on it would be an AttributeError)."""
     if not isinstance(input, Tensor):
-        raise TypeError(f"{func}(): argument 'input' (position {position}) must be Tensor, not {type(input).__name__}")
+        raise TypeError(
+            f"{func}(): argument '{argument}' (position {position}) must be Tensor, not {type(input).__name__}"
+        )
     return input
 
 
@@ -35,6 +37,18 @@ def _core_special(name):
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"torch.special.{name}(input, *, out=None)."
+    return function
+
+
+def _core_special_of_x(name):
+    """The functions whose argument torch names `x` (its newer Bessel functions)."""
+
+    def function(x, *, out=None):
+        _tensor_input(x, f"special_{name}", 1, argument="x")
+        return _out(f"special_{name}", out, (x,), lambda: _core._special(name, x))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"torch.special.{name}(x, *, out=None)."
     return function
 
 
@@ -63,9 +77,9 @@ modified_bessel_i0 = _core_special("modified_bessel_i0")
 modified_bessel_i1 = _core_special("modified_bessel_i1")
 modified_bessel_k0 = _core_special("modified_bessel_k0")
 modified_bessel_k1 = _core_special("modified_bessel_k1")
-scaled_modified_bessel_k0 = _core_special("scaled_modified_bessel_k0")
-scaled_modified_bessel_k1 = _core_special("scaled_modified_bessel_k1")
-spherical_bessel_j0 = _core_special("spherical_bessel_j0")
+scaled_modified_bessel_k0 = _core_special_of_x("scaled_modified_bessel_k0")
+scaled_modified_bessel_k1 = _core_special_of_x("scaled_modified_bessel_k1")
+spherical_bessel_j0 = _core_special_of_x("spherical_bessel_j0")
 
 digamma = _method("digamma", "digamma")
 psi = _method("digamma", "psi")
