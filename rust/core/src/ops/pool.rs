@@ -36,14 +36,15 @@ fn check_pool_input(x: &Tensor, name: &str) -> Result<(usize, [usize; 2])> {
     let nd = x.ndim();
     let ok = nd == 4 && x.shape()[1..].iter().all(|&s| s > 0) || nd == 3 && x.shape().iter().all(|&s| s > 0);
     if !ok {
-        if name == "max_pool2d" && (nd == 3 || nd == 4) {
-            bail!(
-                Runtime,
-                "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{:?}",
-                x.shape()
-            );
+        // torch's max_pool2d names a wrong dim count so (avg_pool2d's Python raises for fewer than 3 dims)
+        if name == "max_pool2d" && !(nd == 3 || nd == 4) {
+            bail!(Runtime, "non-empty 3D or 4D (batch mode) tensor expected for input");
         }
-        bail!(Runtime, "non-empty 3D or 4D (batch mode) tensor expected for input");
+        bail!(
+            Runtime,
+            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{:?}",
+            x.shape()
+        );
     }
     let planes = x.shape()[..nd - 2].iter().product();
     Ok((planes, [x.shape()[nd - 2], x.shape()[nd - 1]]))
@@ -581,6 +582,40 @@ impl Backward for SeparablePoolBackward {
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a_h, a_w) = (ctx.unpack(&self.rows)?, ctx.unpack(&self.cols)?);
-        one(a_h.t()?.matmul(g)?.matmul(&a_w))
+        let spread = |t: &Tensor| a_h.t()?.matmul(t)?.matmul(&a_w);
+        if all_finite(g) {
+            return one(spread(g));
+        }
+        one(spread_non_finite(g, &g.to_vec::<f64>(), spread))
     }
+}
+
+/// Whether every element of `g` is finite (read in place when contiguous, as a gradient usually is).
+fn all_finite(g: &Tensor) -> bool {
+    with_dtype!(g.dtype(), T => g.with_data(|l, xs: &[T]| match l.contiguous_range() {
+        Some(range) => xs[range].iter().all(|v| v.to_f64().is_finite()),
+        None => crate::kernels::elementwise::dense_copy(l, xs).iter().all(|v: &T| v.to_f64().is_finite()),
+    }))
+}
+
+/// The pooling gradient of a `g` holding NaN or ±inf. The products with the averaging matrices would carry
+/// each such entry, times their zeros, to every position of its row and column (0 · NaN = NaN), where torch
+/// adds a window's gradient to its own positions only: the finite part is spread as usual, and each kind of
+/// non-finite entry as an indicator, which marks the positions its windows reach; +inf and -inf meeting make
+/// NaN, as in a sum. (An inf keeps its sign: the weights are positive but for a negative divisor_override.)
+fn spread_non_finite(g: &Tensor, values: &[f64], spread: impl Fn(&Tensor) -> Result<Tensor>) -> Result<Tensor> {
+    let indicator = |keep: fn(f64) -> bool| -> Result<Tensor> {
+        let marks: Vec<f64> = values.iter().map(|&v| if keep(v) { 1.0 } else { 0.0 }).collect();
+        let marks = Tensor::from_vec(marks, g.shape())?.to_dtype(g.dtype())?;
+        spread(&marks)?.ne(&Tensor::scalar(0.0).to_dtype(g.dtype())?)
+    };
+    let reached_by_nan = indicator(f64::is_nan)?;
+    let reached_by_pos = indicator(|v| v == f64::INFINITY)?;
+    let reached_by_neg = indicator(|v| v == f64::NEG_INFINITY)?;
+    let nan = reached_by_nan.logical_or(&reached_by_pos.logical_and(&reached_by_neg)?)?;
+    let constant = |v: f64| Tensor::scalar(v).to_dtype(g.dtype());
+    let mut out = spread(&g.nan_to_num(0.0, Some(0.0), Some(0.0))?)?;
+    out = Tensor::where_(&reached_by_pos, &constant(f64::INFINITY)?, &out)?;
+    out = Tensor::where_(&reached_by_neg, &constant(f64::NEG_INFINITY)?, &out)?;
+    Tensor::where_(&nan, &constant(f64::NAN)?, &out)
 }
