@@ -44,6 +44,7 @@ def _lp_pool1d():
         "grads_p3": _grads(lambda t: F.lp_pool1d(t, 3, 3, 1), x),
         "grads_inf": _grads(lambda t: F.lp_pool1d(t, INF, 2), positive),
         "grads_minus_inf": _grads(lambda t: F.lp_pool1d(t, -INF, 2), positive),
+        "int_input": F.lp_pool1d(x.mul(4).long(), 2, 2),
         "norm_0": error(F.lp_pool1d, x, 0, 2),
         "kernel_too_big": error(F.lp_pool1d, x, 2, 9),
         "input_1d": error(F.lp_pool1d, x[0, 0], 2, 2),
@@ -55,6 +56,22 @@ def _avg_pool_non_finite_grad(kernel, stride, upstream):
     leaf = fg.ones(1, 1, 4, 4, dtype=fg.float64, requires_grad=True)
     y = F.avg_pool2d(leaf, kernel, stride)
     return fg.autograd.grad(y, leaf, fg.tensor(upstream, dtype=fg.float64).reshape(y.shape))[0]
+
+
+def _avg_pool_int64():
+    """torch averages int64 (only) in int64: a truncating division, wrapping sums."""
+    x = fg.tensor([[[[-5, -4, -3], [9, 2, 7]]]])
+    return {
+        "padded": F.avg_pool2d(x, (1, 2), padding=(0, 1)),
+        "without_padding": F.avg_pool2d(x, (1, 2), padding=(0, 1), count_include_pad=False),
+        "negative_divisor": F.avg_pool2d(x, 2, divisor_override=-3),
+        "ceil": F.avg_pool2d(x, (1, 2), ceil_mode=True),
+        "1d": F.avg_pool1d(x[0], 2),
+        "wraps": F.avg_pool2d(fg.full((1, 1, 1, 2), 2**62), (1, 2)),
+        "int32": error(F.avg_pool2d, x.int(), 2),
+        "int8": error(F.avg_pool2d, x.to(fg.int8), 2),
+        "bool": error(F.avg_pool2d, x > 0, 2),
+    }
 
 
 def _lp_pool2d():
@@ -100,6 +117,7 @@ def _local_response_norm():
         "grads_3d": _grads(lambda t: F.local_response_norm(t, 3, alpha=0.5), x3),
         "grads_4d": _grads(lambda t: F.local_response_norm(t, 2, alpha=0.3, beta=1.5), x4),
         "input_2d": error(F.local_response_norm, x3[0], 2),
+        "int_input": F.local_response_norm(x4.mul(4).long(), 3),
     }
 
 
@@ -127,5 +145,6 @@ CASES = {
     "lp_pool1d": _lp_pool1d,
     "lp_pool2d": _lp_pool2d,
     "local_response_norm": _local_response_norm,
+    "avg_pool_int64": _avg_pool_int64,
     "modules": _modules,
 }

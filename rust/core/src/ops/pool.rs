@@ -359,7 +359,7 @@ enum AvgDivisor {
     EachSide,
 }
 
-/// Each window's mean, summed in the input's own type for float32 and float64 (as torch's kernels do, so
+/// Each window's mean, summed in the input's own type for float32, float64 and int64 (as torch's kernels do, so
 /// that a sum past the largest float is inf there too; the halves in float64), in window order.
 fn avg_pool_kernel<T: Element>(
     x: &[T],
@@ -397,12 +397,19 @@ fn avg_pool_kernel<T: Element>(
                 sum = T::add(sum, v);
             }
         }
-        let by = |s: T, d: usize| T::div(s, T::from_f64(d as f64));
+        // int64, the one integer type torch averages, divides as C++ does: truncating (and wrapping at the ends)
+        let by = |s: T, d: i64| {
+            if T::DTYPE == crate::DType::I64 {
+                s.cast::<i64>().wrapping_div(d).cast::<T>()
+            } else {
+                T::div(s, T::from_f64(d as f64))
+            }
+        };
         match divisor {
-            AvgDivisor::WithPadding => by(sum, r.padded * c.padded),
-            AvgDivisor::InputOnly => by(sum, r.len() * c.len()),
-            AvgDivisor::Override(d) => T::div(sum, T::from_f64(d as f64)),
-            AvgDivisor::EachSide => by(by(sum, r.len()), c.len()),
+            AvgDivisor::WithPadding => by(sum, (r.padded * c.padded) as i64),
+            AvgDivisor::InputOnly => by(sum, (r.len() * c.len()) as i64),
+            AvgDivisor::Override(d) => by(sum, d),
+            AvgDivisor::EachSide => by(by(sum, r.len() as i64), c.len() as i64),
         }
     };
     let ptr = OutPtr(out.as_mut_ptr());
@@ -460,7 +467,9 @@ impl Tensor {
         divisor_override: Option<i64>,
     ) -> Result<Tensor> {
         let (_, hw) = check_pool_input(self, "avg_pool2d")?;
-        self.check_float("avg_pool2d")?;
+        if self.dtype() != crate::DType::I64 {
+            self.check_float("avg_pool2d")?;
+        }
         if divisor_override == Some(0) {
             bail!(Runtime, "divisor must be not zero");
         }
