@@ -299,6 +299,22 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
             )
 
 
+def first_gradient(f):
+    """x -> the gradient of sum(w · f(x)²) (w = 1, 2, 3, ...) for gradcheck of f's backward (its gradient of
+    gradient): built with create_graph when x requires grad; the square keeps it dependent on x where f's own
+    gradient is not (a max pool's)."""
+
+    def gradient(x):
+        create_graph = x.requires_grad
+        leaf = x if create_graph else x.detach().requires_grad_()
+        y = f(leaf)
+        w = fg.arange(1, y.numel() + 1, dtype=y.dtype).reshape(y.shape)
+        (g,) = fg.autograd.grad((y * w * y).sum(), [leaf], create_graph=create_graph)
+        return g
+
+    return gradient
+
+
 def reduce_to(g, shape):
     """Sum a broadcast gradient `g` down to `shape` (undoing numpy broadcasting)."""
     g = np.asarray(g)

@@ -157,6 +157,7 @@ __all__ = [
     "_max_pool2d",
     "_avg_pool2d",
     "_adaptive_avg_pool2d",
+    "_max_unpool",
     "_upsample",
     "_im2col",
     "_col2im",
@@ -2130,6 +2131,15 @@ def _avg_pool2d(
 
 def _adaptive_avg_pool2d(input: Tensor, output_size: Sequence[builtins.int]) -> Tensor:
     """Backend of ``nn.functional.adaptive_avg_pool2d`` (AdaptiveAvgPool2DBackward0)."""
+
+def _max_unpool(
+    input: Tensor,
+    indices: Tensor,
+    output_size: Sequence[builtins.int],
+    stride: Sequence[builtins.int] | None = None,
+) -> Tensor:
+    """Backend of ``nn.functional.max_unpool2d`` (MaxUnpool2DBackward0), or of ``max_unpool3d``
+    (MaxUnpool3DBackward0) when given its ``stride``."""
 
 def _upsample(
     input: Tensor,

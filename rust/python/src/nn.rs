@@ -6,6 +6,7 @@ use crate::py_tensor::{wrap, PyTensor};
 use ferrograd_core::conv::Window;
 use ferrograd_core::loss::{LossKind, LossWeights};
 use ferrograd_core::pad::PadMode;
+use ferrograd_core::unpool::UnpoolDims;
 use ferrograd_core::upsample::UpsampleMode;
 use ferrograd_core::Tensor;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -280,6 +281,24 @@ pub fn _adaptive_avg_pool2d(py: Python<'_>, input: &Bound<'_, PyAny>, output_siz
     wrap(py, call_heavy(py, x.numel(), || x.adaptive_avg_pool2d(output_size))?)
 }
 
+/// `max_unpool2d` (no `stride`) or `max_unpool3d` (with the `stride` it checks) to the spatial `output_size`;
+/// the output-size arithmetic lives in Python, as in torch.
+#[pyfunction]
+#[pyo3(signature = (input, indices, output_size, stride=None))]
+pub fn _max_unpool(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    output_size: Vec<usize>,
+    stride: Option<Vec<i64>>,
+) -> Out {
+    let func = if stride.is_some() { "max_unpool3d" } else { "max_unpool2d" };
+    let x = tensor_arg(input, func, "input")?;
+    let idx = tensor_arg(indices, func, "indices")?;
+    let dims = if stride.is_some() { UnpoolDims::Three } else { UnpoolDims::Two };
+    wrap(py, call_heavy(py, x.numel(), || x.max_unpool(&idx, &output_size, stride.as_deref(), dims))?)
+}
+
 /// `interpolate`'s kernels: `mode` is one of nearest, nearest-exact, linear (any of linear, bilinear,
 /// trilinear), bicubic, area; the argument checks and output-size computation live in Python.
 #[pyfunction]
@@ -405,6 +424,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_max_pool2d, m)?)?;
     m.add_function(wrap_pyfunction!(_avg_pool2d, m)?)?;
     m.add_function(wrap_pyfunction!(_adaptive_avg_pool2d, m)?)?;
+    m.add_function(wrap_pyfunction!(_max_unpool, m)?)?;
     m.add_function(wrap_pyfunction!(_upsample, m)?)?;
     m.add_function(wrap_pyfunction!(_im2col, m)?)?;
     m.add_function(wrap_pyfunction!(_col2im, m)?)?;

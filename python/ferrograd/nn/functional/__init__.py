@@ -63,19 +63,34 @@ from .loss import (
     triplet_margin_loss,
     triplet_margin_with_distance_loss,
 )
-from .normalization import batch_norm, group_norm, instance_norm, layer_norm, normalize, rms_norm
+from .normalization import (
+    batch_norm,
+    group_norm,
+    instance_norm,
+    layer_norm,
+    local_response_norm,
+    normalize,
+    rms_norm,
+)
 from .padding import pad
 from .pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
     adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
     avg_pool1d,
     avg_pool2d,
+    lp_pool1d,
+    lp_pool2d,
     max_pool1d,
+    max_pool1d_with_indices,
     max_pool2d,
+    max_pool2d_with_indices,
 )
 from .sparse import embedding, embedding_bag, one_hot
+from .unpooling import max_unpool1d, max_unpool2d, max_unpool3d
 
 __all__ = [
     "softmax",
@@ -164,6 +179,16 @@ __all__ = [
     "upsample",
     "upsample_nearest",
     "upsample_bilinear",
+    "max_pool1d_with_indices",
+    "max_pool2d_with_indices",
+    "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices",
+    "max_unpool1d",
+    "max_unpool2d",
+    "max_unpool3d",
+    "lp_pool1d",
+    "lp_pool2d",
+    "local_response_norm",
 ]
 
 __all__ += _param_ops.__all__

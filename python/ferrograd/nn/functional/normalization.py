@@ -7,6 +7,8 @@ from ... import _core
 from ..._core import Tensor
 from ..._info import finfo
 from ...grad_mode import no_grad
+from .padding import pad
+from .pooling import avg_pool2d
 
 
 def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
@@ -212,3 +214,28 @@ def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps: floa
     grouped = input.reshape(shape[0] * num_groups, group)
     out = _core._layer_norm(grouped, [group], None, None, float(eps)).reshape(shape)
     return _affine(out, weight, bias)
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """input / (k + alpha · mean of input² over `size` neighbouring channels)^beta, composed as torch's."""
+    dim = input.dim()
+    if dim < 3:
+        # torch's message, with the run of spaces its source line continuation leaves in it
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = div.unsqueeze(1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        # torch pools (N, 1, C, H, rest) with a (size, 1, 1) avg_pool3d; the same windows over (N, 1, C, H·rest)
+        # with a (size, 1) avg_pool2d sum the same elements in the same order and divide by the same size
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], -1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+        div = div.view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div

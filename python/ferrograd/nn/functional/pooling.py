@@ -1,9 +1,10 @@
-"""Pooling: max, average and adaptive, in one and two dimensions."""
+"""Pooling: max, average, power-average and adaptive, in one and two dimensions."""
 
 import numbers
 
 from ... import _core
 from ..._core import Tensor
+from ..modules.utils import _pair as _plain_pair
 from .conv import _pair
 
 
@@ -36,6 +37,20 @@ def max_pool2d(
     return (values, indices) if return_indices else values
 
 
+def max_pool2d_with_indices(
+    input: Tensor,
+    kernel_size,
+    stride=None,
+    padding=0,
+    dilation=1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+):
+    """max_pool2d's (values, indices) whatever `return_indices` says, as torch's; indices are flat positions in
+    each (H, W) plane, which max_unpool2d takes back."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
 def avg_pool2d(
     input: Tensor,
     kernel_size,
@@ -46,6 +61,10 @@ def avg_pool2d(
     divisor_override=None,
 ) -> Tensor:
     """Window means over the last two dims (AvgPool2DBackward0)."""
+    if input.dim() < 3:
+        # torch's kernel reads the channel dim (-3) first
+        low, high = -max(input.dim(), 1), max(input.dim(), 1) - 1
+        raise IndexError(f"Dimension out of range (expected to be in range of [{low}, {high}], but got -3)")
     kernel, stride, padding, _ = _pool_args("avg_pool2d", kernel_size, stride, padding)
     divisor = None if divisor_override is None else int(divisor_override)
     return _core._avg_pool2d(input, kernel, stride, padding, bool(ceil_mode), bool(count_include_pad), divisor)
@@ -97,6 +116,8 @@ def max_pool1d(
     return_indices: bool = False,
 ):
     """Window maxima over the last dim of (N, C, L) or (C, L) input; indices count along L."""
+    if return_indices:
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     if input.dim() not in (2, 3):
         raise RuntimeError(
             "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:"
@@ -116,11 +137,33 @@ def max_pool1d(
     out = _pool1d_out(input.shape[-1], kernel, stride, padding, dilation, ceil_mode)
     if out < 1:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+    values, _ = _core._max_pool2d(
+        input.unsqueeze(-2), [1, kernel], [1, stride], [0, padding], [1, dilation], bool(ceil_mode)
+    )
+    return values.squeeze(-2)
+
+
+def max_pool1d_with_indices(
+    input: Tensor,
+    kernel_size,
+    stride=None,
+    padding=0,
+    dilation=1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+):
+    """max_pool1d's (values, indices) whatever `return_indices` says; indices count along L. As torch's (which
+    max_pool1d with return_indices=True is too): max_pool2d over (..., 1, L), with that op's checks."""
+    _check_pool1d_dims("max_pool1d", input)
+    kernel, stride, padding, dilation = _pool1d_args("max_pool1d", kernel_size, stride, padding, dilation)
+    if padding < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {padding}")
+    if min(kernel, stride, dilation) < 0:
+        raise RuntimeError("max_pool2d: kernel_size, stride, padding and dilation must be non-negative")
     values, indices = _core._max_pool2d(
         input.unsqueeze(-2), [1, kernel], [1, stride], [0, padding], [1, dilation], bool(ceil_mode)
     )
-    values = values.squeeze(-2)
-    return (values, indices.squeeze(-2)) if return_indices else values
+    return values.squeeze(-2), indices.squeeze(-2)
 
 
 def avg_pool1d(
@@ -258,3 +301,41 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     sizes = _output_size("adaptive_max_pool2d", output_size, 2, input)
     values, indices = _adaptive_max(input, sizes)
     return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices: bool = False):
+    """adaptive_max_pool1d's (values, indices) whatever `return_indices` says, as torch's."""
+    return adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = False):
+    """adaptive_max_pool2d's (values, indices) whatever `return_indices` says, as torch's."""
+    return adaptive_max_pool2d(input, output_size, return_indices=True)
+
+
+def _lp_pool(input, norm_type, window_size, max_pool, avg_pool, kernel_size, stride, ceil_mode):
+    """torch's composition: the power mean times the window size, rooted; the sign-and-relu step keeps a
+    negative mean (an odd power of negative inputs) negative, and ±inf norms are max pools of |input|."""
+    if isinstance(norm_type, (int, float)):
+        if norm_type == 0:
+            raise ValueError(f"norm_type must be a non-zero value, but got {norm_type}")
+        if norm_type == float("inf"):
+            return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if stride is not None:
+        out = avg_pool(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(window_size).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    """The p-norm of each window over the last dim: (sum of x^p)^(1/p)."""
+    return _lp_pool(input, norm_type, kernel_size, max_pool1d, avg_pool1d, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    """The p-norm of each window over the last two dims: (sum of x^p)^(1/p)."""
+    kw, kh = _plain_pair(kernel_size)
+    return _lp_pool(input, norm_type, kw * kh, max_pool2d, avg_pool2d, kernel_size, stride, ceil_mode)

@@ -50,6 +50,7 @@ mod slices;
 mod sort;
 pub mod sparse;
 pub mod unary;
+pub mod unpool;
 pub mod upsample;
 pub mod view;
 

@@ -36,14 +36,15 @@ fn check_pool_input(x: &Tensor, name: &str) -> Result<(usize, [usize; 2])> {
     let nd = x.ndim();
     let ok = nd == 4 && x.shape()[1..].iter().all(|&s| s > 0) || nd == 3 && x.shape().iter().all(|&s| s > 0);
     if !ok {
-        if name == "max_pool2d" && (nd == 3 || nd == 4) {
-            bail!(
-                Runtime,
-                "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{:?}",
-                x.shape()
-            );
+        // torch's max_pool2d names a wrong dim count so (avg_pool2d's Python raises for fewer than 3 dims)
+        if name == "max_pool2d" && !(nd == 3 || nd == 4) {
+            bail!(Runtime, "non-empty 3D or 4D (batch mode) tensor expected for input");
         }
-        bail!(Runtime, "non-empty 3D or 4D (batch mode) tensor expected for input");
+        bail!(
+            Runtime,
+            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{:?}",
+            x.shape()
+        );
     }
     let planes = x.shape()[..nd - 2].iter().product();
     Ok((planes, [x.shape()[nd - 2], x.shape()[nd - 1]]))
@@ -358,7 +359,7 @@ enum AvgDivisor {
     EachSide,
 }
 
-/// Each window's mean, summed in the input's own type for float32 and float64 (as torch's kernels do, so
+/// Each window's mean, summed in the input's own type for float32, float64 and int64 (as torch's kernels do, so
 /// that a sum past the largest float is inf there too; the halves in float64), in window order.
 fn avg_pool_kernel<T: Element>(
     x: &[T],
@@ -396,12 +397,19 @@ fn avg_pool_kernel<T: Element>(
                 sum = T::add(sum, v);
             }
         }
-        let by = |s: T, d: usize| T::div(s, T::from_f64(d as f64));
+        // int64, the one integer type torch averages, divides as C++ does: truncating (and wrapping at the ends)
+        let by = |s: T, d: i64| {
+            if T::DTYPE == crate::DType::I64 {
+                s.cast::<i64>().wrapping_div(d).cast::<T>()
+            } else {
+                T::div(s, T::from_f64(d as f64))
+            }
+        };
         match divisor {
-            AvgDivisor::WithPadding => by(sum, r.padded * c.padded),
-            AvgDivisor::InputOnly => by(sum, r.len() * c.len()),
-            AvgDivisor::Override(d) => T::div(sum, T::from_f64(d as f64)),
-            AvgDivisor::EachSide => by(by(sum, r.len()), c.len()),
+            AvgDivisor::WithPadding => by(sum, (r.padded * c.padded) as i64),
+            AvgDivisor::InputOnly => by(sum, (r.len() * c.len()) as i64),
+            AvgDivisor::Override(d) => by(sum, d),
+            AvgDivisor::EachSide => by(by(sum, r.len() as i64), c.len() as i64),
         }
     };
     let ptr = OutPtr(out.as_mut_ptr());
@@ -459,7 +467,9 @@ impl Tensor {
         divisor_override: Option<i64>,
     ) -> Result<Tensor> {
         let (_, hw) = check_pool_input(self, "avg_pool2d")?;
-        self.check_float("avg_pool2d")?;
+        if self.dtype() != crate::DType::I64 {
+            self.check_float("avg_pool2d")?;
+        }
         if divisor_override == Some(0) {
             bail!(Runtime, "divisor must be not zero");
         }
@@ -581,6 +591,40 @@ impl Backward for SeparablePoolBackward {
     }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a_h, a_w) = (ctx.unpack(&self.rows)?, ctx.unpack(&self.cols)?);
-        one(a_h.t()?.matmul(g)?.matmul(&a_w))
+        let spread = |t: &Tensor| a_h.t()?.matmul(t)?.matmul(&a_w);
+        if all_finite(g) {
+            return one(spread(g));
+        }
+        one(spread_non_finite(g, &g.to_vec::<f64>(), spread))
     }
+}
+
+/// Whether every element of `g` is finite (read in place when contiguous, as a gradient usually is).
+fn all_finite(g: &Tensor) -> bool {
+    with_dtype!(g.dtype(), T => g.with_data(|l, xs: &[T]| match l.contiguous_range() {
+        Some(range) => xs[range].iter().all(|v| v.to_f64().is_finite()),
+        None => crate::kernels::elementwise::dense_copy(l, xs).iter().all(|v: &T| v.to_f64().is_finite()),
+    }))
+}
+
+/// The pooling gradient of a `g` holding NaN or ±inf. The products with the averaging matrices would carry
+/// each such entry, times their zeros, to every position of its row and column (0 · NaN = NaN), where torch
+/// adds a window's gradient to its own positions only: the finite part is spread as usual, and each kind of
+/// non-finite entry as an indicator, which marks the positions its windows reach; +inf and -inf meeting make
+/// NaN, as in a sum. (An inf keeps its sign: the weights are positive but for a negative divisor_override.)
+fn spread_non_finite(g: &Tensor, values: &[f64], spread: impl Fn(&Tensor) -> Result<Tensor>) -> Result<Tensor> {
+    let indicator = |keep: fn(f64) -> bool| -> Result<Tensor> {
+        let marks: Vec<f64> = values.iter().map(|&v| if keep(v) { 1.0 } else { 0.0 }).collect();
+        let marks = Tensor::from_vec(marks, g.shape())?.to_dtype(g.dtype())?;
+        spread(&marks)?.ne(&Tensor::scalar(0.0).to_dtype(g.dtype())?)
+    };
+    let reached_by_nan = indicator(f64::is_nan)?;
+    let reached_by_pos = indicator(|v| v == f64::INFINITY)?;
+    let reached_by_neg = indicator(|v| v == f64::NEG_INFINITY)?;
+    let nan = reached_by_nan.logical_or(&reached_by_pos.logical_and(&reached_by_neg)?)?;
+    let constant = |v: f64| Tensor::scalar(v).to_dtype(g.dtype());
+    let mut out = spread(&g.nan_to_num(0.0, Some(0.0), Some(0.0))?)?;
+    out = Tensor::where_(&reached_by_pos, &constant(f64::INFINITY)?, &out)?;
+    out = Tensor::where_(&reached_by_neg, &constant(f64::NEG_INFINITY)?, &out)?;
+    Tensor::where_(&nan, &constant(f64::NAN)?, &out)
 }
