@@ -14,6 +14,7 @@ mod dlpack;
 mod dtype;
 mod errors;
 mod generator;
+mod grid_sample;
 mod hooks;
 mod indexing;
 mod linalg;
@@ -626,6 +627,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_default_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(set_default_dtype, m)?)?;
     nn::register(m)?;
+    grid_sample::register(m)?;
     linalg::register(m)?;
     rnn::register(m)?;
     sparse::register(m)?;

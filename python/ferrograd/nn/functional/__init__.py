@@ -75,6 +75,7 @@ from .pooling import (
     max_pool1d,
     max_pool2d,
 )
+from .sampling import affine_grid, grid_sample
 from .sparse import embedding, embedding_bag, one_hot
 
 __all__ = [
@@ -161,6 +162,8 @@ __all__ = [
     "scaled_dot_product_attention",
     "multi_head_attention_forward",
     "interpolate",
+    "grid_sample",
+    "affine_grid",
     "upsample",
     "upsample_nearest",
     "upsample_bilinear",
