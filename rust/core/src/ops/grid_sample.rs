@@ -85,6 +85,8 @@ impl GridPadding {
 const CUBIC_TAPS: usize = 4;
 /// Keys' cubic convolution constant (torch's and OpenCV's).
 const CUBIC_A: f64 = -0.75;
+/// Output points whose reads are computed together, then applied to every channel of their batch.
+const POINTS_PER_BLOCK: usize = 256;
 /// Where torch's scalar kernel puts a coordinate it cannot index with (`safe_downgrade_to_int_range`).
 const OUTSIDE: f64 = -100.0;
 
@@ -425,30 +427,40 @@ fn forward<F: Float>(input: &Tensor, grid: &Tensor, sampler: &Sampler, out_shape
     let in_plane: usize = input.shape()[2..].iter().product();
     let dims = sampler.dims;
     let mut out = crate::pool::filled(total, F::ZERO);
-    let work_per_plane = plane * sampler.mode.taps().pow(dims as u32);
+    let per_point = sampler.mode.taps().pow(dims as u32);
+    let work_per_plane = plane * per_point;
     let planes_per_part = crate::kernels::split::GRID_SAMPLE_READS.div_ceil(work_per_plane.max(1));
     input.with_data(|il, xs: &[F]| {
         let xs = &xs[il.contiguous_range().expect("contiguous")];
         grid.with_data(|gl, gs: &[F]| {
             let gs = &gs[gl.contiguous_range().expect("contiguous")];
             par_chunks_mut(&mut out, planes_per_part * plane, &|part, dst| {
-                for (i, dst) in dst.chunks_exact_mut(plane).enumerate() {
-                    let index = part * planes_per_part + i;
-                    let batch = index / channels;
-                    let src = &xs[index * in_plane..][..in_plane];
+                let planes = dst.len() / plane;
+                let first = part * planes_per_part;
+                let mut reads: Vec<(Option<usize>, F)> = Vec::with_capacity(POINTS_PER_BLOCK * per_point);
+                // the part's planes by batch: a block of points' reads is computed once for all its channels
+                let mut i = 0;
+                while i < planes {
+                    let batch = (first + i) / channels;
+                    let end = planes.min((batch + 1) * channels - first);
                     let coords = &gs[batch * plane * dims..][..plane * dims];
-                    for (o, point) in dst.iter_mut().zip(coords.chunks_exact(dims)) {
-                        let taps = sampler.point(point);
-                        let mut acc = F::ZERO;
-                        let mut first = true;
-                        // an outside read adds weight * 0, so NaN weights reach the output as in torch
-                        sampler.reads(&taps, |at, w| {
-                            let term = at.map_or(F::ZERO, |p| src[p]) * w;
-                            acc = if first { term } else { acc + term };
-                            first = false;
-                        });
-                        *o = acc;
+                    for start in (0..plane).step_by(POINTS_PER_BLOCK) {
+                        let stop = plane.min(start + POINTS_PER_BLOCK);
+                        reads.clear();
+                        for point in coords[start * dims..stop * dims].chunks_exact(dims) {
+                            sampler.reads(&sampler.point(point), |at, w| reads.push((at, w)));
+                        }
+                        for j in i..end {
+                            let src = &xs[(first + j) * in_plane..][..in_plane];
+                            let dst = &mut dst[j * plane + start..j * plane + stop];
+                            for (o, point_reads) in dst.iter_mut().zip(reads.chunks_exact(per_point)) {
+                                // an outside read adds weight * 0, so NaN weights reach the output as in torch
+                                let term = |&(at, w): &(Option<usize>, F)| at.map_or(F::ZERO, |p| src[p]) * w;
+                                *o = point_reads[1..].iter().fold(term(&point_reads[0]), |acc, r| acc + term(r));
+                            }
+                        }
                     }
+                    i = end;
                 }
             });
         })
