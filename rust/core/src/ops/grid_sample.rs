@@ -19,7 +19,7 @@ use crate::autograd::{record, AsField, Backward, Ctx, Field, Grads, SavedTensor}
 use crate::bail;
 use crate::element::Float;
 use crate::error::Result;
-use crate::kernels::threads::par_chunks_mut;
+use crate::kernels::threads::{par_for, OutPtr};
 use crate::ops::formula::c;
 use crate::tensor::Tensor;
 use crate::DType;
@@ -85,7 +85,8 @@ impl GridPadding {
 const CUBIC_TAPS: usize = 4;
 /// Keys' cubic convolution constant (torch's and OpenCV's).
 const CUBIC_A: f64 = -0.75;
-/// Output points whose reads are computed together, then applied to every channel of their batch.
+/// Output points whose reads are computed together (in a buffer that stays in cache), then applied to every
+/// channel of their batch.
 const POINTS_PER_BLOCK: usize = 256;
 /// Where torch's scalar kernel puts a coordinate it cannot index with (`safe_downgrade_to_int_range`).
 const OUTSIDE: f64 = -100.0;
@@ -428,39 +429,44 @@ fn forward<F: Float>(input: &Tensor, grid: &Tensor, sampler: &Sampler, out_shape
     let dims = sampler.dims;
     let mut out = crate::pool::filled(total, F::ZERO);
     let per_point = sampler.mode.taps().pow(dims as u32);
-    let work_per_plane = plane * per_point;
-    let planes_per_part = crate::kernels::split::GRID_SAMPLE_READS.div_ceil(work_per_plane.max(1));
+    // a task is a run of one batch's points, all channels: its points' reads are computed once
+    let reads_per_point = per_point * channels;
+    let points_per_task =
+        crate::kernels::split::GRID_SAMPLE_READS.div_ceil(reads_per_point.max(1)).next_multiple_of(POINTS_PER_BLOCK);
+    let tasks_per_batch = plane.div_ceil(points_per_task);
+    let out_ptr = OutPtr(out.as_mut_ptr());
     input.with_data(|il, xs: &[F]| {
         let xs = &xs[il.contiguous_range().expect("contiguous")];
         grid.with_data(|gl, gs: &[F]| {
             let gs = &gs[gl.contiguous_range().expect("contiguous")];
-            par_chunks_mut(&mut out, planes_per_part * plane, &|part, dst| {
-                let planes = dst.len() / plane;
-                let first = part * planes_per_part;
+            par_for(out_shape[0] * tasks_per_batch, &|task| {
+                #[allow(clippy::redundant_locals)] // captures the whole wrapper (Sync), not its raw pointer field
+                let out_ptr = out_ptr;
+                let (batch, first) = (task / tasks_per_batch, task % tasks_per_batch * points_per_task);
+                let last = plane.min(first + points_per_task);
+                let coords = &gs[batch * plane * dims..][..plane * dims];
                 let mut reads: Vec<(Option<usize>, F)> = Vec::with_capacity(POINTS_PER_BLOCK * per_point);
-                // the part's planes by batch: a block of points' reads is computed once for all its channels
-                let mut i = 0;
-                while i < planes {
-                    let batch = (first + i) / channels;
-                    let end = planes.min((batch + 1) * channels - first);
-                    let coords = &gs[batch * plane * dims..][..plane * dims];
-                    for start in (0..plane).step_by(POINTS_PER_BLOCK) {
-                        let stop = plane.min(start + POINTS_PER_BLOCK);
-                        reads.clear();
-                        for point in coords[start * dims..stop * dims].chunks_exact(dims) {
-                            sampler.reads(&sampler.point(point), |at, w| reads.push((at, w)));
-                        }
-                        for j in i..end {
-                            let src = &xs[(first + j) * in_plane..][..in_plane];
-                            let dst = &mut dst[j * plane + start..j * plane + stop];
-                            for (o, point_reads) in dst.iter_mut().zip(reads.chunks_exact(per_point)) {
-                                // an outside read adds weight * 0, so NaN weights reach the output as in torch
-                                let term = |&(at, w): &(Option<usize>, F)| at.map_or(F::ZERO, |p| src[p]) * w;
-                                *o = point_reads[1..].iter().fold(term(&point_reads[0]), |acc, r| acc + term(r));
-                            }
+                for start in (first..last).step_by(POINTS_PER_BLOCK) {
+                    let stop = last.min(start + POINTS_PER_BLOCK);
+                    reads.clear();
+                    for point in coords[start * dims..stop * dims].chunks_exact(dims) {
+                        sampler.reads(&sampler.point(point), |at, w| reads.push((at, w)));
+                    }
+                    for c in 0..channels {
+                        let index = batch * channels + c;
+                        let src = &xs[index * in_plane..][..in_plane];
+                        // SAFETY: out[index * plane + start..index * plane + stop] lies inside `out` (index < N·C,
+                        // stop <= plane) and is written by this task only: tasks cover disjoint (batch, point)
+                        // runs; `out` stays borrowed by `out_ptr` until par_for has returned.
+                        let dst = unsafe {
+                            std::slice::from_raw_parts_mut(out_ptr.0.add(index * plane + start), stop - start)
+                        };
+                        for (o, point_reads) in dst.iter_mut().zip(reads.chunks_exact(per_point)) {
+                            // an outside read adds weight * 0, so NaN weights reach the output as in torch
+                            let term = |&(at, w): &(Option<usize>, F)| at.map_or(F::ZERO, |p| src[p]) * w;
+                            *o = point_reads[1..].iter().fold(term(&point_reads[0]), |acc, r| acc + term(r));
                         }
                     }
-                    i = end;
                 }
             });
         })
