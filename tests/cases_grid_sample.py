@@ -207,6 +207,12 @@ def _errors():
         "empty_spatial": error(gs, fg.zeros(2, 3, 0, 5), g),
         "2d_of_5d": error(fg.grid_sampler_2d, x3, g3, 0, 0, False),
         "3d_of_4d": error(fg.grid_sampler_3d, x, g, 0, 0, False),
+        "input_1d": error(fg.grid_sampler, fg.zeros(2), fg.zeros(2), 0, 0, False),
+        "long_3d": error(fg.grid_sampler, x3.long(), g3.long(), 0, 0, False),
+        "bool": error(fg.grid_sampler, x.bool(), g.bool(), 0, 0, False),
+        "align_corners_int": error(fg.grid_sampler, x, g, 0, 0, 1),
+        "grid_list": error(fg.grid_sampler, x, [[0.0]], 0, 0, False),
+        "mode_float": error(fg.grid_sampler_2d, x, g, 0.0, 0, False),
     }
 
 
@@ -223,6 +229,8 @@ def _affine_errors():
         "batch": error(ag, fg.zeros(2, 2, 3), (1, 1, 3, 2)),
         "generator_size": error(fg.affine_grid_generator, fg.zeros(1, 2, 3), (1, 1, 3), False),
         "generator_theta": error(fg.affine_grid_generator, fg.zeros(1, 3, 3), (1, 1, 3, 2), False),
+        "generator_negative": error(fg.affine_grid_generator, fg.zeros(1, 2, 3), [1, 1, -2, 2], False),
+        "generator_int_theta": fg.affine_grid_generator(fg.ones(1, 2, 3, dtype=fg.int64), [1, 1, 2, 2], False),
     }
 
 

@@ -349,8 +349,9 @@ fn check(input: &Tensor, grid: &Tensor, dims: Option<SamplerDims>) -> Result<Sam
             and grid with sizes {gshape:?}"
         );
     }
-    let want = ishape.len().saturating_sub(2);
-    if gshape.last() != Some(&want) {
+    // torch compares with the input's rank - 2, which is negative for a 1-D input
+    let want = ishape.len() as i64 - 2;
+    if gshape.last().map(|&s| s as i64) != Some(want) {
         bail!(
             Runtime,
             "grid_sampler(): expected grid to have size {want} in last dimension, but got grid with sizes {gshape:?}"
@@ -373,7 +374,7 @@ fn check(input: &Tensor, grid: &Tensor, dims: Option<SamplerDims>) -> Result<Sam
         );
     }
     if !input.dtype().is_float() {
-        let kernel = if dims == SamplerDims::Two { "grid_sampler_2d_cpu_kernel_impl" } else { "grid_sampler_3d_cpu" };
+        let kernel = if dims == SamplerDims::Two { "grid_sampler_2d_cpu_kernel_impl" } else { "grid_sampler3d_cpu" };
         bail!(NotImplemented, "\"{kernel}\" not implemented for '{}'", input.dtype().scalar_type_name());
     }
     Ok(dims)
