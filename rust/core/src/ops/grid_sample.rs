@@ -4,7 +4,8 @@
 //!
 //! Every mode is separable: along each spatial axis a grid point reads 1, 2 or 4 input positions
 //! (`AxisTaps`) with weights from the fractional part of its coordinate, and the point's value is the sum
-//! over the taps' products. The forward is a loop over output points, per (batch, channel) plane.
+//! over the taps' products. The forward is a loop over output points: a block of one batch's points has
+//! its reads computed once, then applied to every channel; tasks are runs of one batch's points.
 //!
 //! The gradient is written with differentiable ops (so `create_graph` works, as torch's
 //! `GridSampler2DBackwardBackward0` does): the taps' positions and each axis' coordinate multiplier are
@@ -417,7 +418,7 @@ impl Tensor {
     }
 }
 
-/// The sampled values (no graph): one (batch, channel) plane per task, its points in order.
+/// The sampled values (no graph).
 fn forward<F: Float>(input: &Tensor, grid: &Tensor, sampler: &Sampler, out_shape: &[usize]) -> Result<Tensor> {
     let total = crate::layout::numel(out_shape);
     if total == 0 {
