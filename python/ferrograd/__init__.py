@@ -23,6 +23,7 @@ from ._compile import compile
 from ._core import (
     Generator,
     Tensor,
+    affine_grid_generator,
     arange,
     as_tensor,
     bfloat16,
@@ -41,6 +42,9 @@ from ._core import (
     full,
     get_default_dtype,
     get_num_threads,
+    grid_sampler,
+    grid_sampler_2d,
+    grid_sampler_3d,
     int8,
     int16,
     int32,

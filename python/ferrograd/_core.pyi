@@ -68,6 +68,10 @@ __all__ = [
     "ones",
     "pixel_shuffle",
     "pixel_unshuffle",
+    "grid_sampler",
+    "grid_sampler_2d",
+    "grid_sampler_3d",
+    "affine_grid_generator",
     "zeros",
     "full",
     "arange",
@@ -2077,6 +2081,38 @@ def pixel_shuffle(input: Tensor, upscale_factor: builtins.int) -> Tensor:
 
 def pixel_unshuffle(input: Tensor, downscale_factor: builtins.int) -> Tensor:
     """(*, C, H·r, W·r) → (*, C·r², H, W): the inverse of ``pixel_shuffle``."""
+
+def grid_sampler(
+    input: Tensor,
+    grid: Tensor,
+    interpolation_mode: builtins.int,
+    padding_mode: builtins.int,
+    align_corners: builtins.bool,
+) -> Tensor:
+    """``nn.functional.grid_sample``'s kernel, 2-D or 3-D by the input's rank; modes as torch's codes: 0 bilinear,
+    1 nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection (GridSampler2DBackward0/GridSampler3DBackward0)."""
+
+def grid_sampler_2d(
+    input: Tensor,
+    grid: Tensor,
+    interpolation_mode: builtins.int,
+    padding_mode: builtins.int,
+    align_corners: builtins.bool,
+) -> Tensor:
+    """``grid_sampler`` for a 4-D input (N, C, H, W) and grid (N, H_out, W_out, 2)."""
+
+def grid_sampler_3d(
+    input: Tensor,
+    grid: Tensor,
+    interpolation_mode: builtins.int,
+    padding_mode: builtins.int,
+    align_corners: builtins.bool,
+) -> Tensor:
+    """``grid_sampler`` for a 5-D input (N, C, D, H, W) and grid (N, D_out, H_out, W_out, 3)."""
+
+def affine_grid_generator(theta: Tensor, size: Sequence[builtins.int], align_corners: builtins.bool) -> Tensor:
+    """``nn.functional.affine_grid``'s kernel: the output points' (x, y[, z], 1) times each θ
+    (AffineGridGeneratorBackward0)."""
 
 def _embedding_bag(
     weight: Tensor,

@@ -18,6 +18,7 @@ mod dtype_defaults;
 mod errors;
 mod generator;
 mod grad_mode;
+mod grid_sample;
 mod hooks;
 mod indexing;
 mod linalg;
@@ -103,6 +104,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_tensor::pdist, m)?)?;
     m.add_class::<optim::OptimRule>()?;
     nn::register(m)?;
+    grid_sample::register(m)?;
     linalg::register(m)?;
     rnn::register(m)?;
     sparse::register(m)?;

@@ -89,6 +89,7 @@ from .pooling import (
     max_pool2d,
     max_pool2d_with_indices,
 )
+from .sampling import affine_grid, grid_sample
 from .sparse import embedding, embedding_bag, one_hot
 from .unpooling import max_unpool1d, max_unpool2d, max_unpool3d
 
@@ -176,6 +177,8 @@ __all__ = [
     "scaled_dot_product_attention",
     "multi_head_attention_forward",
     "interpolate",
+    "grid_sample",
+    "affine_grid",
     "upsample",
     "upsample_nearest",
     "upsample_bilinear",

@@ -38,3 +38,8 @@ pub const ATTENTION_WORK_PER_PART: usize = 1 << 17;
 /// An LSTM layer's time loop in parts over batch rows (403a11a): a layer below this many multiply-adds a
 /// step (rows · 4H · H) stays on one thread, where a part of fewer than 8 rows would run its GEMMs poorly.
 pub const LSTM_STEP_MACS: usize = 1 << 21;
+
+/// grid_sample's (batch, channel) planes, counted in input reads (output points × taps): a read costs
+/// about what an elementwise op's element does plus the point's coordinate arithmetic, so the
+/// elementwise bound, in reads, is kept (not measured separately).
+pub const GRID_SAMPLE_READS: usize = ELEMENTWISE_ELEMENTS;

@@ -1,6 +1,7 @@
 //! Differentiable tensor ops. Each file holds a family's forward code and, beside it, its backward
 //! rules: small structs implementing `autograd::Backward`, declared with `backward_rule!`.
 pub mod addc;
+mod affine_grid;
 pub mod aminmax;
 pub mod attention;
 pub mod binary;
@@ -18,6 +19,7 @@ pub mod embedding;
 pub mod embedding_bag;
 pub mod extreme;
 pub(crate) mod formula;
+pub mod grid_sample;
 pub mod index;
 pub mod index_build;
 pub mod index_write;
