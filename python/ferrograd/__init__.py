@@ -85,15 +85,29 @@ from ._functional_forms import *  # noqa: F403  (the torch.* forms of nn.functio
 
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
 from ._functions import *  # noqa: F403
+from ._gradient import gradient
+from ._histogram import histogram
 from ._info import finfo, iinfo
 from ._integrate import cumulative_trapezoid, tensordot, trapezoid, trapz
 from ._layout import layout, sparse_coo, strided
+from ._memory_format import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    legacy_contiguous_format,
+    memory_format,
+    preserve_format,
+)
+from ._misc_functions import *  # noqa: F403
 from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
+from ._random_fills import randint_like
 from ._size import Size
 from ._splitting import dsplit, hsplit, tensor_split, vsplit
-from ._stacking import atleast_1d, atleast_2d, atleast_3d, column_stack, dstack, hstack, vstack
+from ._stacking import atleast_1d, atleast_2d, atleast_3d, column_stack, dstack, hstack, row_stack, vstack
+from ._tensor_misc import index_reduce, put
 from ._tensor_vocab import *  # noqa: F403
 from ._type import typename
+from ._windows import *  # noqa: F403
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .serialization import load, save
 

@@ -893,10 +893,10 @@ def clip(input: "Tensor", min: "_Operand | None" = None, max: "_Operand | None" 
         raise _not_a_tensor(e, "clip", input) from None
 
 
-def clone(input: "Tensor") -> "Tensor":
+def clone(input: "Tensor", *, memory_format: "Any" = None) -> "Tensor":
     """`ferrograd.clone(input, ...)` is `input.clone(...)`."""
     try:
-        return input.clone()
+        return input.clone(memory_format=memory_format)
     except AttributeError as e:
         raise _not_a_tensor(e, "clone", input) from None
 

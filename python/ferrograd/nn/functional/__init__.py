@@ -25,7 +25,9 @@ from .activation import (
     relu6,
     relu_,
     rrelu,
+    rrelu_,
     selu,
+    selu_,
     sigmoid,
     silu,
     softmax,
@@ -75,9 +77,13 @@ from .pooling import (
     max_pool1d,
     max_pool2d,
 )
+from .shuffle import channel_shuffle
 from .sparse import embedding, embedding_bag, one_hot
 
 __all__ = [
+    "channel_shuffle",
+    "rrelu_",
+    "selu_",
     "softmax",
     "log_softmax",
     "nll_loss",

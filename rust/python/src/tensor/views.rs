@@ -146,14 +146,22 @@ impl PyTensor {
         view_of(slf, call(|| a.expand(o.shape()))?)
     }
 
-    fn contiguous(&self, py: Python<'_>) -> Out {
-        let a = self.get();
-        wrap(py, call(|| a.contiguous())?)
+    #[pyo3(signature = (memory_format=None))]
+    fn contiguous(slf: &Bound<'_, Self>, memory_format: Option<&Bound<'_, PyAny>>) -> Out {
+        let a = slf.get().get();
+        match crate::args::memory_format_arg(memory_format, a.ndim(), "contiguous")? {
+            Some(order) => wrap(slf.py(), call(|| a.contiguous_in_order(&order, false))?),
+            None => wrap(slf.py(), call(|| a.contiguous())?),
+        }
     }
 
-    fn clone(&self, py: Python<'_>) -> Out {
-        let a = self.get();
-        wrap(py, call(|| a.clone_tensor())?)
+    #[pyo3(signature = (*, memory_format=None))]
+    fn clone(slf: &Bound<'_, Self>, memory_format: Option<&Bound<'_, PyAny>>) -> Out {
+        let a = slf.get().get();
+        match crate::args::memory_format_arg(memory_format, a.ndim(), "clone")? {
+            Some(order) => wrap(slf.py(), call(|| a.contiguous_in_order(&order, true))?),
+            None => wrap(slf.py(), call(|| a.clone_tensor())?),
+        }
     }
 
     #[pyo3(signature = (start_dim=0, end_dim=-1))]
