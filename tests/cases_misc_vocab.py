@@ -388,6 +388,48 @@ def _memory_formats():
     return out
 
 
+def _strided():
+    x = fg.arange(6.0)
+
+    def in_place(t, *args):
+        before = t._version
+        result = t.as_strided_(*args)
+        return [result is t, list(t.shape), list(t.stride()), t._version - before, t]
+
+    out = {
+        "as_strided": [_layout(x.as_strided((2, 2), (1, 2))), _layout(x.as_strided((2, 2), (1, 2), 1))],
+        "function": fg.as_strided(x, [3], [2]),
+        "storage_outside_view": x[2:].as_strided((4,), (1,), 0),
+        "non_contiguous": x.reshape(2, 3).t().as_strided((3,), (1,)),
+        "zero_stride": _layout(x.as_strided((2, 3), (0, 1), 2)),
+        "empty_far": x.as_strided((0,), (1,), 100),
+        "shares_storage": _shares(x),
+        "out_of_bounds": error(lambda: x.as_strided((4,), (2,))),
+        "out_of_bounds_double": error(lambda: x.double().as_strided((2, 2), (3, 3), 1)),
+        "negative_stride": error(lambda: x.as_strided((2,), (-1,))),
+        "lengths": error(lambda: x.as_strided((2, 2), (1,))),
+        "grad_fn": x.clone().requires_grad_().as_strided((2, 2), (1, 2), 1).grad_fn.name(),
+        "grad": _grads(lambda a: a.as_strided((2, 2), (1, 2), 1), x),
+        "grad_overlap": _grads(lambda a: fg.as_strided(a, (3, 2), (1, 1)), x),
+        "inplace": in_place(fg.arange(6.0), (2, 2), (2, 1)),
+        "inplace_function": fg.as_strided_(fg.arange(6.0), (3,), (2,), 1),
+        "inplace_leaf": error(lambda: fg.ones(3, requires_grad=True).as_strided_((2,), (1,))),
+        "empty_strided": [list(fg.empty_strided((2, 3), (1, 2)).stride()), fg.empty_strided((2, 3), (1, 2)).shape],
+        "empty_strided_dtype": [fg.empty_strided((2, 3), (3, 1), dtype=fg.float64).dtype],
+        "empty_strided_zero": [fg.empty_strided((0, 3), (3, 1)).shape, fg.empty_strided((), ()).shape],
+        "empty_strided_lengths": error(lambda: fg.empty_strided((2, 3), (1,))),
+        "empty_strided_negative": error(lambda: fg.empty_strided((2, -3), (1, 2))),
+    }
+    return out
+
+
+def _shares(x):
+    t = x.clone()
+    view = t.as_strided((2,), (2,), 1)
+    view.mul_(10)
+    return [t, view]
+
+
 def _layout(t):
     return [t, list(t.stride()), t.dtype]
 
@@ -487,6 +529,7 @@ CASES = {
     "inplace_forms": _inplace_forms,
     "view_inplace": _view_inplace,
     "memory_formats": _memory_formats,
+    "strided": _strided,
     "random_argument_checks": _random_argument_checks,
     "nn_forms": _nn_forms,
     "print_options": _print_options,

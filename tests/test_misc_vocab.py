@@ -126,6 +126,7 @@ DIFFERENTIABLE = [
     # (cumprod_ saves its result: a write after it would fail backward's version check, as in torch)
     pytest.param(lambda x: (x * 1).cumsum_(0).cumprod_(1), id="cumsum_cumprod_"),
     pytest.param(lambda x: fg.chain_matmul(x, x.t(), x), id="chain_matmul"),
+    pytest.param(lambda x: x.as_strided((3, 3), (1, 2), 2) * x.reshape(-1)[:3], id="as_strided"),
     pytest.param(lambda x: fg.channel_shuffle(x.reshape(1, 4, 3), 2), id="channel_shuffle"),
     pytest.param(lambda x: x.reshape(1, 3, 2, 2).contiguous(memory_format=fg.channels_last) ** 2, id="channels_last"),
 ]

@@ -1535,6 +1535,13 @@ class Tensor:
         """``self.expand(other.shape)``."""
     def broadcast_to(self, size: Sequence[SupportsIndex]) -> Tensor:  # function form
         """``self.expand(size)``."""
+    def as_strided(  # function form
+        self, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None
+    ) -> Tensor:
+        """The elements of this tensor's storage at ``stride`` from ``storage_offset``, as a view of ``size``."""
+    def as_strided_(
+        self, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None
+    ) -> Self: ...
     def unfold(self, dimension: builtins.int, size: builtins.int, step: builtins.int) -> Tensor:
         """A view of every ``size``-element window along ``dimension``, ``step`` apart, as a new last dim."""
     def contiguous(self, memory_format: Any = None) -> Tensor:

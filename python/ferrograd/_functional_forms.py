@@ -13,6 +13,7 @@ __all__ = [
     "adaptive_max_pool1d",
     "alpha_dropout",
     "alpha_dropout_",
+    "as_strided_",
     "avg_pool1d",
     "batch_norm",
     "bilinear",
@@ -358,6 +359,10 @@ def round_(input, *, decimals=0):
 
 def square_(input):
     return input.square_()
+
+
+def as_strided_(input, size, stride, storage_offset=None):
+    return input.as_strided_(size, stride, storage_offset)
 
 
 def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):

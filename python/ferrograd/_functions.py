@@ -63,6 +63,7 @@ __all__ = [
     "argmin",
     "argsort",
     "argwhere",
+    "as_strided",
     "asin",
     "asin_",
     "asinh",
@@ -655,6 +656,19 @@ def argwhere(input: "Tensor") -> "Tensor":
         return input.argwhere()
     except AttributeError as e:
         raise _not_a_tensor(e, "argwhere", input) from None
+
+
+def as_strided(
+    input: "Tensor",
+    size: "Sequence[builtins.int]",
+    stride: "Sequence[builtins.int]",
+    storage_offset: "builtins.int | None" = None,
+) -> "Tensor":
+    """`ferrograd.as_strided(input, ...)` is `input.as_strided(...)`."""
+    try:
+        return input.as_strided(size, stride, storage_offset)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "as_strided", input) from None
 
 
 def asin(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":

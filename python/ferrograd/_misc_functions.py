@@ -15,6 +15,7 @@ __all__ = [
     "chain_matmul",
     "combinations",
     "detach_",
+    "empty_strided",
     "get_num_interop_threads",
     "is_inference",
     "is_storage",
@@ -205,3 +206,22 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     from ._tensor_str import set_printoptions as set_options  # the printer loads numpy: on first use
 
     set_options(precision, threshold, edgeitems, linewidth, profile, sci_mode)
+
+
+def empty_strided(
+    size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+) -> Tensor:
+    """A tensor of `size` laid out at `stride` over a buffer just large enough (zeros: ferrograd gives no
+    uninitialized memory)."""
+    size, stride = list(size), list(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(
+            f"dimensionality of sizes ({len(size)}) must match dimensionality of strides ({len(stride)})"
+        )
+    for d in size:
+        if d < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {d}: {size}")
+    extent = 1 + builtins.sum((d - 1) * s for d, s in zip(size, stride)) if all(size) else 0
+    buffer = _core.zeros(extent, dtype=_core.get_default_dtype() if dtype is None else dtype)
+    out = buffer.as_strided(size, stride, 0)
+    return out.requires_grad_() if requires_grad else out

@@ -188,6 +188,7 @@ restride_forms! {
     swapdims_ => "swapdims",
     squeeze_ => "squeeze",
     unsqueeze_ => "unsqueeze",
+    as_strided_ => "as_strided",
 }
 
 /// An in-place form whose result dtype only some tensors can hold (`holds`): torch's `message` for the others.
