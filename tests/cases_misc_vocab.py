@@ -451,6 +451,11 @@ def _random_argument_checks():
         "randint_like_dtype": fg.randint_like(fg.zeros(2), 3, 5, dtype=fg.int64).dtype,
         "randint_like_order": error(fg.randint_like, fg.zeros(2), 5, 3),
         "randint_like_one_value": fg.randint_like(fg.zeros(4), 4, 5),
+        "poisson_zero_rates": fg.poisson(fg.zeros(2, 3, dtype=fg.float64)),
+        "poisson_dtype_shape": [fg.poisson(fg.ones(3)).dtype, fg.poisson(fg.zeros(0, 3)).shape],
+        "poisson_negative": error(fg.poisson, fg.tensor([1.0, -1.0])),
+        "poisson_nan": error(fg.poisson, fg.tensor([NAN])),
+        "poisson_int": error(fg.poisson, fg.tensor([1, 2])),
     }
 
 

@@ -203,6 +203,26 @@ def test_cauchy_quantiles():
     assert abs((q75 - q25) / 2 - 2.0) < 0.05  # the half-interquartile range of a Cauchy is its scale
 
 
+@pytest.mark.parametrize("rate", [0.3, 4.0, 9.5, 10.0, 37.5, 2500.0])
+def test_poisson_moments(rate):
+    """Both samplers (multiplication below rate 10, transformed rejection from it): integer counts whose mean
+    and variance are the rate."""
+    fg.manual_seed(7)
+    values = fg.poisson(fg.full((DRAWS,), rate, dtype=fg.float64)).numpy()
+    assert values.min() >= 0 and np.all(values == np.floor(values))
+    tolerance = 5 * math.sqrt(rate / DRAWS)  # five standard errors of the mean
+    assert abs(values.mean() - rate) < tolerance
+    assert abs(values.var() / rate - 1) < 0.03
+
+
+def test_poisson_mixed_rates_keep_their_places():
+    fg.manual_seed(3)
+    rates = fg.tensor([0.0, 50.0, 2.0, 400.0]).repeat(50_000)
+    means = fg.poisson(rates).reshape(-1, 4).double().mean(0).tolist()
+    assert means[0] == 0.0
+    np.testing.assert_allclose(means[1:], [50.0, 2.0, 400.0], rtol=0.01)
+
+
 def test_randint_like_range():
     fg.manual_seed(5)
     values = fg.randint_like(fg.zeros(10_000, dtype=fg.int32), 2, 6)

@@ -14,7 +14,7 @@ from . import _core
 from ._core import Tensor
 from ._write_out import _name
 
-__all__ = ["randint_like"]
+__all__ = ["poisson", "randint_like"]
 
 # the integers a float dtype holds exactly from 0: random_()'s range for it, [0, 2**digits]
 _FLOAT_DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
@@ -134,6 +134,64 @@ def randint_like(
     out = _core.zeros(input.shape, dtype=input.dtype if dtype is None else dtype)
     _random_(out, low, high, generator=generator)
     return out.requires_grad_() if requires_grad else out
+
+
+# below this rate a count is drawn by multiplying uniforms until they fall under exp(-rate) (a few rounds);
+# from it on by Hörmann's transformed rejection (PTRS), as numpy and torch draw them
+_PTRS_FROM_RATE = 10.0
+
+
+def _poisson_small(rates, generator):
+    """Knuth's multiplication method over every rate at once: a round per count, the rates still drawing."""
+    threshold = (-rates).exp()
+    counts = _core.zeros(rates.shape, dtype=_core.float64)
+    product = _core.ones(rates.shape, dtype=_core.float64)
+    drawing = rates > 0
+    while drawing.any().item():
+        product = _core.where(drawing, product * _uniform(rates, generator), product)
+        drawing = drawing.logical_and(product > threshold)
+        counts = counts + drawing.double()
+    return counts
+
+
+def _poisson_large(rates, generator):
+    """Hörmann's PTRS: each round proposes a count for every rate still open and accepts some."""
+    root, log_rate = rates.sqrt(), rates.log()
+    b = 0.931 + 2.53 * root
+    a = -0.059 + 0.02483 * b
+    log_inv_alpha = (1.1239 + 1.1328 / (b - 3.4)).log()
+    vr = 0.9277 - 3.6224 / (b - 2)
+    counts = _core.zeros(rates.shape, dtype=_core.float64)
+    open_ = _core.ones(rates.shape, dtype=_core.bool)
+    while open_.any().item():
+        u = _uniform(rates, generator) - 0.5
+        v = _uniform(rates, generator)
+        us = 0.5 - u.abs()
+        k = ((2 * a / us + b) * u + rates + 0.43).floor()
+        quick = (us >= 0.07).logical_and(v <= vr)
+        possible = (k >= 0).logical_and((us >= 0.013).logical_or(v <= us))
+        bound = -rates + k * log_rate - (k.clamp_min(0) + 1).lgamma()
+        exact = possible.logical_and(v.log() + log_inv_alpha - (a / (us * us) + b).log() <= bound)
+        accepted = open_.logical_and(quick.logical_or(exact))
+        counts = _core.where(accepted, k, counts)
+        open_ = open_.logical_and(accepted.logical_not())
+    return counts
+
+
+def poisson(input: Tensor, generator=None) -> Tensor:
+    """A Poisson count for each rate of `input` (in its dtype); no gradient flows back to the rates."""
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_name(input.dtype)}'")
+    rates = input.detach().double()
+    if rates.numel() and not (rates >= 0).all().item():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    finite = rates.isfinite()
+    small = rates.lt(_PTRS_FROM_RATE)
+    counts = _core.where(small, _poisson_small(rates.where(small, 0.0), generator), 0.0)
+    large = small.logical_not().logical_and(finite)
+    if large.any().item():
+        counts = _core.where(large, _poisson_large(rates.where(large, _PTRS_FROM_RATE), generator), counts)
+    return _core.where(finite, counts, rates).to(input.dtype)
 
 
 TENSOR_ATTRIBUTES: dict[str, object] = {
