@@ -456,6 +456,14 @@ def _random_argument_checks():
         "poisson_negative": error(fg.poisson, fg.tensor([1.0, -1.0])),
         "poisson_nan": error(fg.poisson, fg.tensor([NAN])),
         "poisson_int": error(fg.poisson, fg.tensor([1, 2])),
+        "binomial_certain": fg.binomial(fg.tensor([5.0, 0.0, 3.0, 7.0]), fg.tensor([0.0, 0.5, 1.0, 1.0])),
+        "binomial_dtype_shape": [
+            fg.binomial(fg.ones(2, 2, dtype=fg.float64), fg.full((2,), 0.5, dtype=fg.float64)).dtype,
+            fg.binomial(fg.ones(2, 2), fg.full((2,), 0.5)).shape,
+        ],
+        "binomial_mixed_dtypes": error(fg.binomial, fg.tensor([5.0]), fg.tensor([0.5], dtype=fg.float64)),
+        "binomial_int_prob": error(fg.binomial, fg.tensor([5.0]), fg.tensor([1])),
+        "binomial_int_count": error(fg.binomial, fg.tensor([5]), fg.tensor([0.5])),
     }
 
 

@@ -223,6 +223,18 @@ def test_poisson_mixed_rates_keep_their_places():
     np.testing.assert_allclose(means[1:], [50.0, 2.0, 400.0], rtol=0.01)
 
 
+@pytest.mark.parametrize("count, chance", [(20, 0.3), (20, 0.8), (40, 0.5), (1000, 0.3), (1000, 0.99), (10**6, 0.25)])
+def test_binomial_moments(count, chance):
+    """Both samplers (waiting times below a mean of 10, BTRS from it; p above 1/2 as n minus the draw at 1 - p):
+    integer counts in [0, n] whose mean and variance are n p and n p (1 - p)."""
+    fg.manual_seed(11)
+    values = fg.binomial(fg.full((DRAWS,), float(count)), fg.full((DRAWS,), chance)).double().numpy()
+    assert values.min() >= 0 and values.max() <= count and np.all(values == np.floor(values))
+    mean, variance = count * chance, count * chance * (1 - chance)
+    assert abs(values.mean() - mean) < 5 * math.sqrt(variance / DRAWS)
+    assert abs(values.var() / variance - 1) < 0.03
+
+
 def test_randint_like_range():
     fg.manual_seed(5)
     values = fg.randint_like(fg.zeros(10_000, dtype=fg.int32), 2, 6)

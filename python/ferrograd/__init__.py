@@ -100,7 +100,7 @@ from ._memory_format import (
 )
 from ._misc_functions import *  # noqa: F403
 from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
-from ._random_fills import poisson, randint_like
+from ._random_fills import binomial, poisson, randint_like
 from ._size import Size
 from ._splitting import dsplit, hsplit, tensor_split, vsplit
 from ._stacking import atleast_1d, atleast_2d, atleast_3d, column_stack, dstack, hstack, row_stack, vstack
