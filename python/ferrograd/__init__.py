@@ -90,6 +90,7 @@ from ._histogram import histogram
 from ._info import finfo, iinfo
 from ._integrate import cumulative_trapezoid, tensordot, trapezoid, trapz
 from ._layout import layout, sparse_coo, strided
+from ._linspace import linspace_values as _linspace_values
 from ._memory_format import (
     channels_last,
     channels_last_3d,
@@ -228,16 +229,6 @@ def _steps(steps):
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     return steps
-
-
-def _linspace_values(start, end, steps):
-    """float64 values by PyTorch's symmetric formula: the first half counts up from start, the second down
-    from end (a size the machine cannot hold is refused by `arange` before any loop)."""
-    i = arange(steps, dtype=float64)
-    if steps == 1:
-        return full((1,), start, dtype=float64)
-    step = (end - start) / (steps - 1)
-    return where(i < steps // 2, i * step + start, end - ((steps - 1) - i) * step)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):

@@ -7,6 +7,7 @@ import builtins
 
 from . import _core
 from ._core import Tensor
+from ._linspace import linspace_values
 from ._write_out import _name
 
 __all__ = ["histogram"]
@@ -35,9 +36,7 @@ def _range_edges(input, bins, range):
         raise RuntimeError(f"{_PREFIX}: dimension 0's range [{low:g}, {high:g}] is not finite")
     if low == high:
         low, high = low - _WIDEN_EQUAL_RANGE, high + _WIDEN_EQUAL_RANGE
-    from . import linspace  # defined by the package itself, after this module is imported
-
-    return linspace(low, high, bins + 1, dtype=input.dtype)
+    return linspace_values(low, high, bins + 1).to(input.dtype)
 
 
 def _given_edges(input, edges):
