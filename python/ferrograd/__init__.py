@@ -389,6 +389,23 @@ _utils.typed_entry_points(
     globals(),
     [n for n, v in list(globals().items()) if not n.startswith("_") and getattr(v, "__module__", "") == __name__],
 )
+# and for the functions of issue 28's vocabulary modules that take tensors
+_utils.typed_entry_points(
+    globals(),
+    [
+        "binomial",
+        "chain_matmul",
+        "combinations",
+        "detach_",
+        "gradient",
+        "histogram",
+        "is_inference",
+        "isreal",
+        "poisson",
+        "randint_like",
+        "unravel_index",
+    ],
+)
 
 
 def svd(input, some=True, compute_uv=True, *, out=None):

@@ -115,7 +115,16 @@ def _fill_diagonal_(self, fill_value, wrap=False):
     return self
 
 
-def _put_checks(self, index, source):
+def _require_tensor(value, func, argument, position):
+    if not isinstance(value, Tensor):
+        raise TypeError(
+            f"{func}(): argument '{argument}' (position {position}) must be Tensor, not {type(value).__name__}"
+        )
+
+
+def _put_checks(self, index, source, first):
+    _require_tensor(index, "put", "index", first)
+    _require_tensor(source, "put", "source", first + 1)
     if index.dtype != _core.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_type_name(index.dtype)}")
     if self.dtype != source.dtype:
@@ -130,10 +139,11 @@ def _put_checks(self, index, source):
         )
 
 
-def _put(self, index, source, accumulate=False):
+def _put(self, index, source, accumulate=False, first=1):
     """`self` with `source`'s values written (or, with `accumulate`, added) at the flat `index` of `self`
-    taken in row-major order; negative indices count from the end."""
-    _put_checks(self, index, source)
+    taken in row-major order; negative indices count from the end. (`first`: the position of `index` among
+    the caller's arguments, for the TypeError.)"""
+    _put_checks(self, index, source, first)
     numel = self.numel()
     flat_index = index.reshape(-1)
     if flat_index.numel():
@@ -146,10 +156,13 @@ def _put(self, index, source, accumulate=False):
 
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:
-    return _put(input, index, source, accumulate)
+    _require_tensor(input, "put", "input", 1)
+    return _put(input, index, source, accumulate, first=2)
 
 
-def _index_reduce(self, dim, index, source, reduce, *, include_self=True):
+def _index_reduce(self, dim, index, source, reduce, *, include_self=True, first=1):
+    _require_tensor(index, "index_reduce", "index", first + 1)
+    _require_tensor(source, "index_reduce", "source", first + 2)
     _utils.warn_once_at_caller(_INDEX_REDUCE_BETA)
     if reduce not in _INDEX_REDUCE_MODES:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
@@ -185,7 +198,8 @@ def index_reduce(
 ) -> Tensor:
     """`input` with the slices of `source` reduced (prod, mean, amax or amin) into the slices of `input` that
     `index` names along `dim` (with `input`'s own values unless not `include_self`)."""
-    return _index_reduce(input, dim, index, source, reduce, include_self=include_self)
+    _require_tensor(input, "index_reduce", "input", 1)
+    return _index_reduce(input, dim, index, source, reduce, include_self=include_self, first=2)
 
 
 def _hardshrink(self, lambd=0.5):
