@@ -89,15 +89,30 @@ from ._functional_forms import *  # noqa: F403  (the torch.* forms of nn.functio
 
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
 from ._functions import *  # noqa: F403
+from ._gradient import gradient
+from ._histogram import histogram
 from ._info import finfo, iinfo
 from ._integrate import cumulative_trapezoid, tensordot, trapezoid, trapz
 from ._layout import layout, sparse_coo, strided
+from ._linspace import linspace_values as _linspace_values
+from ._memory_format import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    legacy_contiguous_format,
+    memory_format,
+    preserve_format,
+)
+from ._misc_functions import *  # noqa: F403
 from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
+from ._random_fills import binomial, poisson, randint_like
 from ._size import Size
 from ._splitting import dsplit, hsplit, tensor_split, vsplit
-from ._stacking import atleast_1d, atleast_2d, atleast_3d, column_stack, dstack, hstack, vstack
+from ._stacking import atleast_1d, atleast_2d, atleast_3d, column_stack, dstack, hstack, row_stack, vstack
+from ._tensor_misc import index_reduce, put
 from ._tensor_vocab import *  # noqa: F403
 from ._type import typename
+from ._windows import *  # noqa: F403
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .serialization import load, save
 
@@ -218,16 +233,6 @@ def _steps(steps):
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     return steps
-
-
-def _linspace_values(start, end, steps):
-    """float64 values by PyTorch's symmetric formula: the first half counts up from start, the second down
-    from end (a size the machine cannot hold is refused by `arange` before any loop)."""
-    i = arange(steps, dtype=float64)
-    if steps == 1:
-        return full((1,), start, dtype=float64)
-    step = (end - start) / (steps - 1)
-    return where(i < steps // 2, i * step + start, end - ((steps - 1) - i) * step)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -387,6 +392,23 @@ def result_type(tensor1, tensor2):
 _utils.typed_entry_points(
     globals(),
     [n for n, v in list(globals().items()) if not n.startswith("_") and getattr(v, "__module__", "") == __name__],
+)
+# and for the functions of issue 28's vocabulary modules that take tensors
+_utils.typed_entry_points(
+    globals(),
+    [
+        "binomial",
+        "chain_matmul",
+        "combinations",
+        "detach_",
+        "gradient",
+        "histogram",
+        "is_inference",
+        "isreal",
+        "poisson",
+        "randint_like",
+        "unravel_index",
+    ],
 )
 
 

@@ -428,6 +428,28 @@ class Tensor:
     def msort(self) -> Tensor: ...
     def rot90(self, k: builtins.int = 1, dims: Sequence[builtins.int] = (0, 1)) -> Tensor: ...
     def split_with_sizes(self, split_sizes: Sequence[builtins.int], dim: builtins.int = 0) -> tuple[Tensor, ...]: ...
+    # ---- installed by ferrograd._tensor_misc and ferrograd._random_fills ----
+    def sum_to_size(self, *size: Any) -> Tensor: ...
+    @property
+    def itemsize(self) -> builtins.int: ...
+    @property
+    def nbytes(self) -> builtins.int: ...
+    @property
+    def H(self) -> Tensor: ...
+    @property
+    def mH(self) -> Tensor: ...
+    def new(self, *args: Any, **kwargs: Any) -> Tensor: ...
+    def fill_diagonal_(self, fill_value: _Number, wrap: _Bool = False) -> Self: ...
+    def put(self, index: Tensor, source: Tensor, accumulate: _Bool = False) -> Tensor: ...
+    def index_reduce(
+        self, dim: builtins.int, index: Tensor, source: Tensor, reduce: str, *, include_self: _Bool = True
+    ) -> Tensor: ...
+    def isreal(self) -> Tensor: ...
+    def hardshrink(self, lambd: _Float = 0.5) -> Tensor: ...
+    def random_(self, *bounds: builtins.int | None, generator: Generator | None = None, **keywords: Any) -> Self: ...
+    def log_normal_(self, mean: _Float = 1, std: _Float = 2, *, generator: Generator | None = None) -> Self: ...
+    def cauchy_(self, median: _Float = 0, sigma: _Float = 1, *, generator: Generator | None = None) -> Self: ...
+    def geometric_(self, p: _Float, *, generator: Generator | None = None) -> Self: ...
     def new_ones(
         self,
         *size: Any,
@@ -480,8 +502,11 @@ class Tensor:
         """The legacy name ('torch.FloatTensor') with no dtype, else the tensor cast (by ``ferrograd._type``)."""
     def is_floating_point(self) -> _Bool:
         """True if the dtype is a floating-point type."""
-    def is_contiguous(self) -> _Bool:
+    def is_contiguous(self, memory_format: Any = None) -> _Bool:
         """True if the elements are laid out contiguously in row-major order."""
+    @property
+    def output_nr(self) -> builtins.int:
+        """Which output of its ``grad_fn`` this tensor is (0 for a leaf or a single-output op)."""
     @property
     def _version(self) -> builtins.int:
         """Counter bumped by in-place writes; autograd uses it to detect modified saved tensors."""
@@ -1003,6 +1028,16 @@ class Tensor:
         """In-place ``addr()``; returns this tensor."""
     def renorm_(self, p: _Float, dim: builtins.int, maxnorm: _Float) -> Self:
         """In-place ``renorm()``; returns this tensor."""
+    def nan_to_num_(self, nan: _Float = 0.0, posinf: _Float | None = None, neginf: _Float | None = None) -> Self:
+        """In-place ``nan_to_num()``; returns this tensor."""
+    def xlogy_(self, other: _Operand) -> Self:
+        """In-place ``xlogy()``; returns this tensor."""
+    def put_(self, index: Tensor, source: Tensor, accumulate: _Bool = False) -> Self:
+        """In-place ``put()``; returns this tensor."""
+    def index_reduce_(
+        self, dim: builtins.int, index: Tensor, source: Tensor, reduce: str, *, include_self: _Bool = True
+    ) -> Self:
+        """In-place ``index_reduce()``; returns this tensor."""
     def multiply(self, other: _Operand) -> Tensor:  # function form
         """Alias for ``mul()``."""
     def multiply_(self, other: _Operand) -> Self:
@@ -1360,6 +1395,10 @@ class Tensor:
         """Cumulative sum along ``dim``; ``dtype`` casts the input first."""
     def cumprod(self, dim: builtins.int, *, dtype: _DType | None = None) -> Tensor:  # function form
         """Cumulative product along ``dim`` (its gradient is right with zeros too); ``dtype`` casts the input first."""
+    def cumsum_(self, dim: builtins.int, *, dtype: _DType | None = None) -> Self:
+        """In-place ``cumsum()``; ``dtype`` must be the tensor's own."""
+    def cumprod_(self, dim: builtins.int, *, dtype: _DType | None = None) -> Self:
+        """In-place ``cumprod()``; ``dtype`` must be the tensor's own."""
     def sort(  # function form
         self, dim: builtins.int = -1, descending: _Bool = False, *, stable: _Bool = False
     ) -> _ValuesIndices:
@@ -1485,6 +1524,13 @@ class Tensor:
         """A view with a size-1 dimension inserted at ``dim``."""
     def squeeze(self, dim: _Dims | None = None) -> Tensor:  # function form
         """A view with size-1 dimensions removed (all of them, or those in ``dim``)."""
+    # ---- tensor/forms.rs: view ops in place (the tensor takes the view's shape, strides and history) ----
+    def t_(self) -> Self: ...
+    def transpose_(self, dim0: builtins.int, dim1: builtins.int) -> Self: ...
+    def swapaxes_(self, axis0: builtins.int, axis1: builtins.int) -> Self: ...
+    def swapdims_(self, dim0: builtins.int, dim1: builtins.int) -> Self: ...
+    def squeeze_(self, dim: _Dims | None = None) -> Self: ...
+    def unsqueeze_(self, dim: builtins.int) -> Self: ...
     @overload
     def expand(self, sizes: Sequence[SupportsIndex], /) -> Tensor:
         """A broadcast view with size-1 dimensions expanded to ``sizes`` (-1 keeps a size); no copy."""
@@ -1494,11 +1540,18 @@ class Tensor:
         """``self.expand(other.shape)``."""
     def broadcast_to(self, size: Sequence[SupportsIndex]) -> Tensor:  # function form
         """``self.expand(size)``."""
+    def as_strided(  # function form
+        self, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None
+    ) -> Tensor:
+        """The elements of this tensor's storage at ``stride`` from ``storage_offset``, as a view of ``size``."""
+    def as_strided_(
+        self, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None
+    ) -> Self: ...
     def unfold(self, dimension: builtins.int, size: builtins.int, step: builtins.int) -> Tensor:
         """A view of every ``size``-element window along ``dimension``, ``step`` apart, as a new last dim."""
-    def contiguous(self) -> Tensor:
+    def contiguous(self, memory_format: Any = None) -> Tensor:
         """A contiguous tensor with the same data (a copy only if not already contiguous)."""
-    def clone(self) -> Tensor:  # function form
+    def clone(self, *, memory_format: Any = None) -> Tensor:  # function form
         """A copy of the data, recorded by autograd (gradients flow back to ``self``)."""
 
     # ---- dtype conversion ----
@@ -1512,25 +1565,25 @@ class Tensor:
     def to(self, other: Tensor, /) -> Tensor: ...
     @overload
     def to(self, *, dtype: _DType | None = None, device: _Device = None, copy: _Bool = False) -> Tensor: ...
-    def float(self) -> Tensor:
+    def float(self, memory_format: Any = None) -> Tensor:
         """``self.to(ferrograd.float32)``."""
-    def double(self) -> Tensor:
+    def double(self, memory_format: Any = None) -> Tensor:
         """``self.to(ferrograd.float64)``."""
-    def half(self) -> Tensor:
+    def half(self, memory_format: Any = None) -> Tensor:
         """``self.to(ferrograd.float16)``."""
-    def bfloat16(self) -> Tensor:
+    def bfloat16(self, memory_format: Any = None) -> Tensor:
         """``self.to(ferrograd.bfloat16)``."""
-    def long(self) -> Tensor:
+    def long(self, memory_format: Any = None) -> Tensor:
         """``self.to(ferrograd.int64)``."""
-    def int(self) -> Tensor:
+    def int(self, memory_format: Any = None) -> Tensor:
         """``self.to(ferrograd.int32)``."""
-    def short(self) -> Tensor:
+    def short(self, memory_format: Any = None) -> Tensor:
         """``self.to(ferrograd.int16)``."""
-    def char(self) -> Tensor:
+    def char(self, memory_format: Any = None) -> Tensor:
         """``self.to(ferrograd.int8)``."""
-    def byte(self) -> Tensor:
+    def byte(self, memory_format: Any = None) -> Tensor:
         """``self.to(ferrograd.uint8)``."""
-    def bool(self) -> Tensor:
+    def bool(self, memory_format: Any = None) -> Tensor:
         """``self.to(ferrograd.bool)``."""
 
     # ---- shape ops, indexing, random fills ----

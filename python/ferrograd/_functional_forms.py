@@ -13,10 +13,14 @@ __all__ = [
     "adaptive_max_pool1d",
     "alpha_dropout",
     "alpha_dropout_",
+    "as_strided_",
     "avg_pool1d",
+    "batch_norm",
+    "bilinear",
     "binary_cross_entropy_with_logits",
     "celu",
     "celu_",
+    "channel_shuffle",
     "clamp_",
     "clamp_max_",
     "clamp_min_",
@@ -33,8 +37,13 @@ __all__ = [
     "embedding",
     "feature_alpha_dropout",
     "feature_alpha_dropout_",
+    "feature_dropout",
+    "feature_dropout_",
     "fill_",
+    "group_norm",
+    "hardshrink",
     "hinge_embedding_loss",
+    "instance_norm",
     "kl_div",
     "layer_norm",
     "logit_",
@@ -42,14 +51,23 @@ __all__ = [
     "max_pool1d",
     "max_pool1d_with_indices",
     "max_pool2d",
+    "nan_to_num_",
     "neg_",
     "negative_",
+    "pairwise_distance",
     "poisson_nll_loss",
+    "prelu",
+    "rms_norm",
     "round_",
+    "rrelu",
+    "rrelu_",
+    "selu",
+    "selu_",
     "square_",
     "threshold",
     "threshold_",
     "triplet_margin_loss",
+    "xlogy_",
     "zero_",
 ]
 
@@ -58,6 +76,12 @@ def _F():
     from .nn import functional
 
     return functional
+
+
+def _feature_dropout():
+    from .nn.functional.dropout import _feature_dropout
+
+    return _feature_dropout
 
 
 def _reduction(reduction, name, position):
@@ -122,6 +146,14 @@ def alpha_dropout_(input, p, train):
     return _F().alpha_dropout(input, _p(p), train, inplace=True)
 
 
+def feature_dropout(input, p, train):
+    return _feature_dropout()(input, _p(p), train, False, False)
+
+
+def feature_dropout_(input, p, train):
+    return _feature_dropout()(input, _p(p), train, True, False)
+
+
 def feature_alpha_dropout(input, p, train):
     return _F().feature_alpha_dropout(input, _p(p), train)
 
@@ -148,6 +180,31 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
     return _F().layer_norm(input, normalized_shape, weight, bias, eps)
 
 
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    return _F().rms_norm(input, normalized_shape, weight, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    return _F().group_norm(input, num_groups, weight, bias, eps)
+
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    """aten's order: the affine parameters before the running statistics, every argument given."""
+    return _F().batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    return _F().instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    return _F().bilinear(input1, input2, weight, bias)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
+    return _F().pairwise_distance(x1, x2, p, eps, keepdim)
+
+
 # ---- activations ----
 
 
@@ -157,6 +214,34 @@ def celu(input, alpha=1.0):
 
 def celu_(input, alpha=1.0):
     return _F().celu_(input, alpha)
+
+
+def selu(input):
+    return _F().selu(input)
+
+
+def selu_(input):
+    return _F().selu(input, inplace=True)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return _F().rrelu(input, lower, upper, training)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return _F().rrelu(input, lower, upper, training, inplace=True)
+
+
+def prelu(input, weight):
+    return _F().prelu(input, weight)
+
+
+def hardshrink(input, lambd=0.5):
+    return _F().hardshrink(input, lambd)
+
+
+def channel_shuffle(input, groups):
+    return _F().channel_shuffle(input, groups)
 
 
 def threshold(input, threshold, value):
@@ -290,6 +375,18 @@ def round_(input, *, decimals=0):
 
 def square_(input):
     return input.square_()
+
+
+def as_strided_(input, size, stride, storage_offset=None):
+    return input.as_strided_(size, stride, storage_offset)
+
+
+def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
+    return input.nan_to_num_(nan, posinf, neginf)
+
+
+def xlogy_(input, other):
+    return input.xlogy_(other)
 
 
 def zero_(input):

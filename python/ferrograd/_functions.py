@@ -63,6 +63,7 @@ __all__ = [
     "argmin",
     "argsort",
     "argwhere",
+    "as_strided",
     "asin",
     "asin_",
     "asinh",
@@ -657,6 +658,19 @@ def argwhere(input: "Tensor") -> "Tensor":
         raise _not_a_tensor(e, "argwhere", input) from None
 
 
+def as_strided(
+    input: "Tensor",
+    size: "Sequence[builtins.int]",
+    stride: "Sequence[builtins.int]",
+    storage_offset: "builtins.int | None" = None,
+) -> "Tensor":
+    """`ferrograd.as_strided(input, ...)` is `input.as_strided(...)`."""
+    try:
+        return input.as_strided(size, stride, storage_offset)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "as_strided", input) from None
+
+
 def asin(input: "Tensor", *, out: "Tensor | None" = None) -> "Tensor":
     """`ferrograd.asin(input)` is `input.asin()`; with `out=`, written into `out`."""
     try:
@@ -893,10 +907,10 @@ def clip(input: "Tensor", min: "_Operand | None" = None, max: "_Operand | None" 
         raise _not_a_tensor(e, "clip", input) from None
 
 
-def clone(input: "Tensor") -> "Tensor":
+def clone(input: "Tensor", *, memory_format: "Any" = None) -> "Tensor":
     """`ferrograd.clone(input, ...)` is `input.clone(...)`."""
     try:
-        return input.clone()
+        return input.clone(memory_format=memory_format)
     except AttributeError as e:
         raise _not_a_tensor(e, "clone", input) from None
 

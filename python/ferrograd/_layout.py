@@ -2,17 +2,21 @@
 layout side of the dense `Tensor` (`.layout`, `.is_sparse`, `.to_sparse()`, `.to_dense()`, `.is_coalesced()`)."""
 
 
-class layout:  # torch's name
-    """A tensor's memory layout; printed as its module attribute (`ferrograd.strided`)."""
+class NamedConstant:
+    """One of a module's named constants (a layout, a memory format): printed and pickled as that module
+    attribute of the package, equal by name (a package imported afresh, as tools/op_list.py does, makes new
+    objects for the same constants)."""
 
     __slots__ = ("_name",)
 
     def __init__(self, name):
         self._name = name
 
-    # by name: a package imported afresh (tools/op_list.py does) makes new objects for the same layouts
     def __eq__(self, other):
-        return type(other).__module__ == __name__ and getattr(other, "_name", None) == self._name
+        kind = type(self)
+        return (type(other).__module__, type(other).__name__) == (kind.__module__, kind.__name__) and getattr(
+            other, "_name", None
+        ) == self._name
 
     def __hash__(self):
         return hash(self._name)
@@ -22,6 +26,12 @@ class layout:  # torch's name
 
     def __reduce__(self):
         return self._name  # pickles as the module attribute
+
+
+class layout(NamedConstant):  # torch's name
+    """A tensor's memory layout; printed as its module attribute (`ferrograd.strided`)."""
+
+    __slots__ = ()
 
 
 strided = layout("strided")

@@ -4,7 +4,7 @@ PyTorch defines them (CompositeImplicit), so their gradients are those of the vi
 from ._combine import _tensors
 from ._core import Tensor, cat
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "dstack", "hstack", "vstack"]
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "dstack", "hstack", "row_stack", "vstack"]
 
 
 def _atleast(tensors, lift, name):
@@ -63,6 +63,11 @@ def hstack(tensors):
 def vstack(tensors):
     """Concatenation along the rows, after `atleast_2d`."""
     return cat([_lift_2d(t) for t in _nonempty(tensors, "vstack")], 0)
+
+
+def row_stack(tensors):
+    """Alias of `vstack` (whose name its errors give, as torch's do)."""
+    return vstack(tensors)
 
 
 def dstack(tensors):

@@ -4,9 +4,10 @@ attribute on a Rust class (tests/test_import.py holds it so).
 
 They are Python because they are Python's business: pickling and deep copies (`_utils`), the device and
 layout objects (`_device`, `_layout`; `to_sparse` here), `new_*` (`_new`), the legacy `type()` (`_type`), and
-the method forms of the splits (`_splitting`) and of the small compositions of `_tensor_vocab`."""
+the method forms of the splits (`_splitting`) and of the small compositions of `_tensor_vocab` and
+`_tensor_misc`, and the random fills of `_random_fills`."""
 
-from . import _core, _device, _layout, _new, _splitting, _tensor_vocab, _type, _utils
+from . import _core, _device, _layout, _new, _random_fills, _splitting, _tensor_misc, _tensor_vocab, _type, _utils
 
 
 def _to_sparse(self, sparse_dim=None):
@@ -26,6 +27,8 @@ TENSOR_ATTRIBUTES = {
     **_type.TENSOR_ATTRIBUTES,
     **_splitting.TENSOR_ATTRIBUTES,
     **_tensor_vocab.TENSOR_ATTRIBUTES,
+    **_tensor_misc.TENSOR_ATTRIBUTES,
+    **_random_fills.TENSOR_ATTRIBUTES,
 }
 DTYPE_ATTRIBUTES = _utils.DTYPE_ATTRIBUTES
 

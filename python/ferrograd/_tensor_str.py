@@ -1,6 +1,6 @@
 """Tensor printing that matches PyTorch's ``repr(tensor)`` character for character.
 
-Semantics follow ``torch/_tensor_str.py`` with the default print options:
+Semantics follow ``torch/_tensor_str.py`` with its print options (`set_printoptions`), by default:
 precision 4, threshold 1000 elements (then summarize with 3 edge items per
 dimension), line width 80, scientific notation chosen automatically.
 
@@ -13,20 +13,52 @@ import math
 
 import numpy as np
 
-PRECISION = 4
-THRESHOLD = 1000
-EDGEITEMS = 3
-LINEWIDTH = 80
+
+class _PrintOptions:
+    """torch's `PRINT_OPTS`: what `set_printoptions` sets and every repr reads."""
+
+    def __init__(self):
+        self.precision, self.threshold, self.edgeitems, self.linewidth = _PROFILES["default"]
+        self.sci_mode = None  # None: chosen from the values; True or False: forced
+
+
+# (precision, threshold, edgeitems, linewidth) of each of torch's profiles
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
+PRINT_OPTS = _PrintOptions()
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
+    """Sets how tensors print, as torch's: a profile ('default', 'short', 'full') first, then each option given;
+    `sci_mode` is set every call (None: automatic)."""
+    if profile in _PROFILES:
+        PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = _PROFILES[profile]
+    if precision is not None:
+        PRINT_OPTS.precision = precision
+    if threshold is not None:
+        PRINT_OPTS.threshold = threshold
+    if edgeitems is not None:
+        PRINT_OPTS.edgeitems = edgeitems
+    if linewidth is not None:
+        PRINT_OPTS.linewidth = linewidth
+    PRINT_OPTS.sci_mode = sci_mode
+
+
+def get_printoptions():
+    """The current options as a dict that `set_printoptions(**options)` takes."""
+    names = ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
+    return {name: getattr(PRINT_OPTS, name) for name in names}
+
 
 # Dtypes whose name is not printed for non-empty tensors (float32 is the default dtype).
 _QUIET_DTYPES = ("float32", "int64", "bool")
 
 
 def _summarize(a):
-    """Keep only the first/last EDGEITEMS entries of every dimension that is long enough."""
+    """Keep only the first/last `edgeitems` entries of every dimension that is long enough."""
+    edge = PRINT_OPTS.edgeitems
     for axis, n in enumerate(a.shape):
-        if n > 2 * EDGEITEMS:
-            keep = np.r_[0:EDGEITEMS, n - EDGEITEMS : n]
+        if n > 2 * edge:
+            keep = np.r_[0:edge, n - edge : n]
             a = np.take(a, keep, axis=axis)
     return a
 
@@ -52,37 +84,41 @@ class _Formatter:
         self.int_mode = bool(np.all(finite == np.ceil(finite)))
         with np.errstate(over="ignore"):  # 1e200 / 1e-200 is inf, which is "big" as in torch
             big_range = hi / lo > 1000.0 or hi > 1.0e8
-        if self.int_mode:
+        forced = PRINT_OPTS.sci_mode
+        if forced is not None:
+            self.sci_mode = forced
+        elif self.int_mode:
             self.sci_mode = big_range
         else:
             self.sci_mode = big_range or lo < 1.0e-4
+        precision = PRINT_OPTS.precision
         if self.sci_mode:
-            strs = ["{:.{}e}".format(v, PRECISION) for v in finite.tolist()]
+            strs = ["{:.{}e}".format(v, precision) for v in finite.tolist()]
             self.width = max(len(s) for s in strs)
         elif self.int_mode:
             # +1 for the trailing "." that marks a float.
             self.width = max(len(f"{v:.0f}") + 1 for v in finite.tolist())
         else:
-            self.width = max(len("{:.{}f}".format(v, PRECISION)) for v in finite.tolist())
+            self.width = max(len("{:.{}f}".format(v, precision)) for v in finite.tolist())
 
     def format(self, v):
         if not self.floating:
             s = str(v)
         elif self.sci_mode:
-            s = "{:{}.{}e}".format(v, self.width, PRECISION)
+            s = "{:{}.{}e}".format(v, self.width, PRINT_OPTS.precision)
         elif self.int_mode:
             s = f"{v:.0f}"
             if math.isfinite(v):
                 s += "."
         else:
-            s = "{:.{}f}".format(v, PRECISION)
+            s = "{:.{}f}".format(v, PRINT_OPTS.precision)
         return s.rjust(self.width)
 
 
 def _tensor_body(arr, indent, floating):
     if arr.size == 0:
         return "[]"
-    summarize = arr.size > THRESHOLD
+    summarize = arr.size > PRINT_OPTS.threshold
     shown = _summarize(arr) if summarize else arr
     fmt = _Formatter(shown, floating)
     return _layout(shown, arr.shape, indent, summarize, fmt)
@@ -92,23 +128,24 @@ def _layout(a, full_shape, indent, summarize, fmt):
     """Recursive layout of the (possibly summarized) array ``a``.
 
     ``full_shape`` is the unsummarized shape: it tells which dims were cut and need "...".
-    1-D rows wrap to LINEWIDTH; sub-blocks of a k-D array are separated by k-1 newlines.
+    1-D rows wrap to the line width; sub-blocks of a k-D array are separated by k-1 newlines.
     """
     if a.ndim == 0:
         return fmt.format(a.item())
-    cut = summarize and full_shape[0] > 2 * EDGEITEMS
+    edge = PRINT_OPTS.edgeitems
+    cut = summarize and full_shape[0] > 2 * edge
     if a.ndim == 1:
         row = a.tolist()
         if cut:
-            items = [fmt.format(v) for v in row[:EDGEITEMS]] + [" ..."] + [fmt.format(v) for v in row[EDGEITEMS:]]
+            items = [fmt.format(v) for v in row[:edge]] + [" ..."] + [fmt.format(v) for v in row[edge:]]
         else:
             items = [fmt.format(v) for v in row]
-        per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
+        per_line = max(1, (PRINT_OPTS.linewidth - indent) // (fmt.width + 2))
         lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     subs = [_layout(a[i], full_shape[1:], indent + 1, summarize, fmt) for i in range(a.shape[0])]
     if cut:
-        subs.insert(EDGEITEMS, "...")
+        subs.insert(edge, "...")
     sep = "," + "\n" * (a.ndim - 1) + " " * (indent + 1)
     return "[" + sep.join(subs) + "]"
 
@@ -122,14 +159,14 @@ def _torch_len(suffix):
 
 
 def _add_suffixes(body, suffixes, indent, force_newline=False):
-    """Append ``, suffix`` items, moving one to a new indented line when it would pass LINEWIDTH (the first
+    """Append ``, suffix`` items, moving one to a new indented line when it would pass the line width (the first
     one always, with ``force_newline``: a sparse tensor's ``size=``)."""
     out = [body]
     # Same arithmetic as torch, which counts the last line as 2 characters longer than it is.
     last_len = len(body) - body.rfind("\n") + 1
     for s in suffixes:
         n = _torch_len(s)
-        if force_newline or last_len + n + 2 > LINEWIDTH:
+        if force_newline or last_len + n + 2 > PRINT_OPTS.linewidth:
             out.append(",\n" + " " * indent + s)
             last_len = indent + n
             force_newline = False

@@ -191,6 +191,20 @@ def warn_at_caller(message, category=UserWarning):
     warnings.warn(message, category, stacklevel=level)
 
 
+# torch's `set_warn_always`: whether the notices torch's C++ gives once per process are given every time
+WARN_ALWAYS = [False]
+_WARNED_ONCE: set[str] = set()
+
+
+def warn_once_at_caller(message, category=UserWarning):
+    """`warn_at_caller` the first time `message` is given in this process (torch's TORCH_WARN_ONCE), every
+    time under `set_warn_always(True)`."""
+    if message in _WARNED_ONCE and not WARN_ALWAYS[0]:
+        return
+    _WARNED_ONCE.add(message)
+    warn_at_caller(message, category)
+
+
 def tensor_arguments(func):
     """Wraps a Python-level function so that a non-tensor passed where a tensor is used raises PyTorch's
     TypeError instead of an AttributeError from deep inside (free when nothing goes wrong)."""

@@ -36,6 +36,7 @@ frexp = type(
 cummax = _make("cummax")
 cummin = _make("cummin")
 aminmax = _make("aminmax", ("min", "max"))
+histogram = _make("histogram", ("hist", "bin_edges"))
 
 __all__ = [
     "max",
@@ -50,4 +51,5 @@ __all__ = [
     "cummax",
     "cummin",
     "aminmax",
+    "histogram",
 ]

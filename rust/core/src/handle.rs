@@ -147,6 +147,20 @@ impl<B: Base> TensorHandle<B> {
         Ok(())
     }
 
+    /// A view op in place (`t_()`, `squeeze_()`, ...): this tensor takes `view`, a view of its record, with the
+    /// view's geometry and history. Like torch, a leaf that requires grad refuses it and the version counter of
+    /// the storage is bumped (saved uses of the old geometry then fail their version check).
+    pub fn restride_in_place(&self, view: Tensor) -> Result<()> {
+        let t = self.get();
+        if grad_mode::is_enabled() && t.is_leaf() && t.requires_grad() {
+            crate::bail!(Runtime, "a leaf Variable that requires grad is being used in an in-place operation.");
+        }
+        debug_assert!(view.same_storage(&t), "restride_in_place takes a view of the tensor");
+        t.storage().bump_version();
+        self.set(view);
+        Ok(())
+    }
+
     /// `detach_()`: this tensor becomes a leaf that does not require grad.
     pub fn detach_in_place(&self) {
         let t = self.get();

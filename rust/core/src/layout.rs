@@ -215,6 +215,22 @@ impl Layout {
         Some(perm)
     }
 
+    /// Whether two positions may reach one element (a broadcast dim, sliding windows): each dim, from the
+    /// smallest stride up, must step past everything the smaller dims reach. (Conservative: a few interleaved
+    /// layouts that never meet are reported too.)
+    pub fn may_overlap(&self) -> bool {
+        let mut dims: Vec<usize> = (0..self.ndim()).filter(|&d| self.shape[d] > 1).collect();
+        dims.sort_by_key(|&d| self.strides[d]);
+        let mut reach = 0;
+        for d in dims {
+            if self.strides[d] <= reach {
+                return true;
+            }
+            reach += (self.shape[d] - 1) * self.strides[d];
+        }
+        false
+    }
+
     /// Whether some dim repeats its elements (stride 0 over more than one element).
     pub fn is_broadcast(&self) -> bool {
         self.shape.iter().zip(&self.strides).any(|(&d, &s)| d > 1 && s == 0)

@@ -163,6 +163,30 @@ pub fn is_device_object(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     obj.is_instance(cls.bind(py))
 }
 
+static MEMORY_FORMAT_ORDER: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+
+/// `func`'s `memory_format=` for a tensor of `ndim` dims: None to keep the op's usual layout (None,
+/// `preserve_format`), else the order of the dims, outermost first, that it asks for (`contiguous_format`:
+/// 0, 1, ...; `channels_last`: N, H, W, C); bad formats raise torch's errors (`_memory_format.dim_order`).
+pub fn memory_format_arg(format: Option<&Bound<'_, PyAny>>, ndim: usize, func: &str) -> PyResult<Option<Vec<usize>>> {
+    dim_order(format, ndim, func, true)
+}
+
+/// `is_contiguous(memory_format=)`: as `memory_format_arg`, but a channels-last format of another rank gives
+/// an empty order (no tensor of that rank is laid out so) instead of raising.
+pub fn contiguity_format_arg(format: Option<&Bound<'_, PyAny>>, ndim: usize) -> PyResult<Option<Vec<usize>>> {
+    dim_order(format, ndim, "is_contiguous", false)
+}
+
+fn dim_order(format: Option<&Bound<'_, PyAny>>, ndim: usize, func: &str, strict: bool) -> PyResult<Option<Vec<usize>>> {
+    let Some(f) = format.filter(|f| !f.is_none()) else { return Ok(None) };
+    let py = f.py();
+    let order = MEMORY_FORMAT_ORDER.get_or_try_init(py, || -> PyResult<_> {
+        Ok(py.import("ferrograd._memory_format")?.getattr("dim_order")?.unbind())
+    })?;
+    order.bind(py).call1((f, ndim, func, strict))?.extract()
+}
+
 /// A factory's `device=`: None or the CPU (a string, `ferrograd.device` or index); anything else raises what
 /// torch's CPU build raises (`ferrograd._device.check`).
 pub fn device_arg(device: Option<&Bound<'_, PyAny>>) -> PyResult<()> {

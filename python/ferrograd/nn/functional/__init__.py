@@ -25,7 +25,9 @@ from .activation import (
     relu6,
     relu_,
     rrelu,
+    rrelu_,
     selu,
+    selu_,
     sigmoid,
     silu,
     softmax,
@@ -90,10 +92,14 @@ from .pooling import (
     max_pool2d_with_indices,
 )
 from .sampling import affine_grid, grid_sample
+from .shuffle import channel_shuffle
 from .sparse import embedding, embedding_bag, one_hot
 from .unpooling import max_unpool1d, max_unpool2d, max_unpool3d
 
 __all__ = [
+    "channel_shuffle",
+    "rrelu_",
+    "selu_",
     "softmax",
     "log_softmax",
     "nll_loss",

@@ -103,6 +103,10 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     return elu(input, _SELU_ALPHA) * _SELU_SCALE
 
 
+def selu_(input: Tensor) -> Tensor:
+    return selu(input, inplace=True)
+
+
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False, inplace: bool = False):
     """Leaky ReLU with a slope drawn from U(lower, upper) per element when training, (lower + upper) / 2 else."""
     if inplace:
@@ -111,6 +115,10 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
         return leaky_relu(input, (lower + upper) / 2)
     slope = _core.zeros(input.shape, dtype=input.dtype).uniform_(lower, upper)
     return _core.where(input >= 0, input, input * slope)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    return rrelu(input, lower, upper, training, inplace=True)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

@@ -44,6 +44,7 @@ __all__ = [
 # --- heavier layers: convolution, pooling, normalisation, recurrent, attention ---
 from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d
+from .channelshuffle import ChannelShuffle
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
@@ -102,6 +103,7 @@ __all__ += [
     "LayerNorm",
     "GroupNorm",
     "RMSNorm",
+    "ChannelShuffle",
     "PixelShuffle",
     "PixelUnshuffle",
     "RNNBase",

@@ -68,6 +68,28 @@ impl Tensor {
         Ok(record(out, &[self], |_| CloneBackward0))
     }
 
+    /// `is_contiguous(memory_format=channels_last)`: whether the dims lie in memory densely in `order`.
+    pub fn is_contiguous_in_order(&self, order: &[usize]) -> bool {
+        self.layout().permute(order).is_contiguous()
+    }
+
+    /// `contiguous(memory_format=channels_last)`, `clone(memory_format=...)`: a copy whose dims lie in memory
+    /// in `order` (channels_last: N, H, W, C), recorded as a clone as in PyTorch; unless `always_copy`, self
+    /// when it is laid out so already.
+    pub fn contiguous_in_order(&self, order: &[usize], always_copy: bool) -> Result<Tensor> {
+        let permuted = Tensor::from_parts(self.storage().clone(), self.layout().permute(order), self.dtype());
+        if !always_copy && permuted.is_contiguous() {
+            return Ok(self.clone());
+        }
+        let dense = permuted.contiguous_copy()?;
+        let mut inverse = vec![0; order.len()];
+        for (i, &d) in order.iter().enumerate() {
+            inverse[d] = i;
+        }
+        let out = Tensor::from_parts(dense.storage().clone(), dense.layout().permute(&inverse), dense.dtype());
+        Ok(record(out, &[self], |_| CloneBackward0))
+    }
+
     /// `contiguous()`: self when row-major already, else a row-major copy (recorded as a clone, as
     /// in PyTorch).
     pub fn contiguous(&self) -> Result<Tensor> {

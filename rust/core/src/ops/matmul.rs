@@ -24,18 +24,7 @@ fn check_dtypes(a: &Tensor, b: &Tensor, what: &str) -> Result<()> {
 }
 
 fn torch_scalar_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "bool",
-        DType::U8 => "unsigned char",
-        DType::I8 => "signed char",
-        DType::I16 => "short int",
-        DType::I32 => "int",
-        DType::I64 => "long int",
-        DType::F16 => "c10::Half",
-        DType::BF16 => "c10::BFloat16",
-        DType::F32 => "float",
-        DType::F64 => "double",
-    }
+    d.cpp_name()
 }
 
 fn mat(l: &Layout, batch_dim: Option<usize>, b: usize) -> MatRef {

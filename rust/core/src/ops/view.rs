@@ -1,5 +1,5 @@
 //! Views: tensors that read another's storage through a new layout, and their backward rules.
-use crate::autograd::{one, record, Backward, Ctx, Grads};
+use crate::autograd::{grad_mode, one, record, Backward, Ctx, Grads};
 use crate::bail;
 use crate::compile::{traced, NodeKind};
 use crate::error::Result;
@@ -289,6 +289,48 @@ impl Tensor {
         Ok(self.record_view(self.layout().squeeze(&dropped), rule))
     }
 
+    /// `as_strided(size, stride, storage_offset)`: the elements of this tensor's storage at those strides from
+    /// `storage_offset` (this tensor's own by default), as a view, with torch's checks. Recorded (its gradient
+    /// scattered back, AsStridedBackward0) when the region lies within this tensor's own elements laid out
+    /// row-major; a tensor that needs no gradient may read any of its storage, as in torch.
+    pub fn as_strided(&self, shape: &[usize], strides: &[isize], storage_offset: Option<usize>) -> Result<Tensor> {
+        if shape.len() != strides.len() {
+            bail!(Runtime, "mismatch in length of strides and shape");
+        }
+        if strides.iter().any(|&s| s < 0) {
+            bail!(Runtime, "as_strided: Negative strides are not supported at the moment, got strides: {strides:?}");
+        }
+        let offset = storage_offset.unwrap_or(self.storage_offset());
+        let strides: Vec<usize> = strides.iter().map(|&s| s as usize).collect();
+        let region = Layout { shape: shape.to_vec(), strides, offset };
+        let (needed, held) = (region.storage_extent(), self.storage().read().len());
+        if needed > held {
+            let itemsize = self.dtype().itemsize();
+            bail!(
+                Runtime,
+                "setStorage: sizes {shape:?}, strides {:?}, storage offset {offset}, and itemsize {itemsize} requiring \
+                    a storage size of {} are out of bounds for storage of size {}",
+                region.strides,
+                needed * itemsize,
+                held * itemsize
+            );
+        }
+        let own = self.is_contiguous() && offset >= self.storage_offset();
+        let relative = Layout { offset: offset.saturating_sub(self.storage_offset()), ..region.clone() };
+        if own && relative.storage_extent() <= self.numel() {
+            return self.as_strided_view(&relative);
+        }
+        if self.requires_grad() && grad_mode::is_enabled() {
+            bail!(
+                Runtime,
+                "as_strided of a tensor that requires grad: ferrograd differentiates it only over the tensor's own \
+                    elements of a row-major tensor (got sizes {shape:?}, strides {:?}, storage offset {offset})",
+                region.strides
+            );
+        }
+        Ok(self.view_with(region))
+    }
+
     /// The region `geom` of this tensor read as contiguous, as a view.
     pub fn as_strided_view(&self, geom: &Layout) -> Result<Tensor> {
         if geom.storage_extent() > self.numel() {
@@ -492,6 +534,23 @@ crate::backward_rule! {
 }
 impl Backward for AsStridedBackward0 {
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        one(Tensor::zeros(&self.self_sym_sizes, g.dtype()).copy_slices(&self.self_geometry, g))
+        let geom = &self.self_geometry;
+        if !geom.may_overlap() {
+            return one(Tensor::zeros(&self.self_sym_sizes, g.dtype()).copy_slices(geom, g));
+        }
+        // an element read at several positions (sliding windows) takes the sum of their gradients
+        let positions = Tensor::from_vec(element_positions(geom), &[geom.numel()])?;
+        let numel = crate::layout::numel(&self.self_sym_sizes);
+        let flat = Tensor::zeros(&[numel], g.dtype()).index_add(0, &positions, &g.reshape(&[geom.numel()])?, 1.0)?;
+        one(flat.reshape(&self.self_sym_sizes))
     }
+}
+
+/// The storage position of each element of `geom`, in row-major order.
+fn element_positions(geom: &Layout) -> Vec<i64> {
+    let mut positions = vec![geom.offset as i64];
+    for (&size, &stride) in geom.shape.iter().zip(&geom.strides) {
+        positions = positions.iter().flat_map(|&p| (0..size).map(move |i| p + (i * stride) as i64)).collect();
+    }
+    positions
 }

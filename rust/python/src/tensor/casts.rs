@@ -17,6 +17,22 @@ fn cast_to(slf: &Bound<'_, PyTensor>, dtype: DType) -> Out {
     wrap(slf.py(), call(|| a.to_dtype(dtype))?)
 }
 
+/// `cast_to` with a `memory_format=` (`preserve_format` by default): a result laid out in the format's dim
+/// order when one is asked for (`channels_last`).
+fn cast_in_format(
+    slf: &Bound<'_, PyTensor>,
+    dtype: DType,
+    memory_format: Option<&Bound<'_, PyAny>>,
+    func: &str,
+) -> Out {
+    let cast = cast_to(slf, dtype)?;
+    let t = cast.bind(slf.py()).get().get();
+    match crate::args::memory_format_arg(memory_format, t.ndim(), func)? {
+        Some(order) => wrap(slf.py(), call(|| t.contiguous_in_order(&order, false))?),
+        None => Ok(cast),
+    }
+}
+
 #[pymethods]
 impl PyTensor {
     /// `to(dtype)`, `to(other)`, `to('cpu')`, `to(device=, dtype=, copy=)`: self when nothing changes.
@@ -25,6 +41,7 @@ impl PyTensor {
         let py = slf.py();
         let mut dtype = None;
         let mut copy = false;
+        let mut memory_format = None;
         // a device string or object: the CPU, or torch's CPU build's error
         let is_device = |a: &Bound<'_, PyAny>| -> PyResult<bool> {
             let named = a.is_instance_of::<pyo3::types::PyString>() || crate::args::is_device_object(a)?;
@@ -53,7 +70,8 @@ impl PyTensor {
                     "dtype" => dtype = dtype_arg(Some(&value), "to")?.or(dtype),
                     "device" => crate::args::device_arg(Some(&value))?,
                     "copy" => copy = value.is_truthy()?,
-                    "non_blocking" | "memory_format" => {}
+                    "memory_format" => memory_format = Some(value),
+                    "non_blocking" => {}
                     other => {
                         return Err(PyTypeError::new_err(format!("to() got an unexpected keyword argument '{other}'")))
                     }
@@ -61,10 +79,15 @@ impl PyTensor {
             }
         }
         let a = slf.get().get();
-        match dtype {
-            Some(d) if d != a.dtype() => wrap(py, call(|| a.to_dtype(d))?),
-            _ if copy => wrap(py, call(|| a.clone_tensor())?),
-            _ => Ok(slf.clone().unbind()),
+        let converted = match dtype {
+            Some(d) if d != a.dtype() => wrap(py, call(|| a.to_dtype(d))?)?,
+            _ if copy => wrap(py, call(|| a.clone_tensor())?)?,
+            _ => slf.clone().unbind(),
+        };
+        let t = converted.bind(py).get().get();
+        match crate::args::memory_format_arg(memory_format.as_ref(), t.ndim(), "to")? {
+            Some(order) => wrap(py, call(|| t.contiguous_in_order(&order, false))?),
+            None => Ok(converted),
         }
     }
 
@@ -75,15 +98,16 @@ impl PyTensor {
 }
 
 shared_signature! {
-    fn (slf: &Bound<'_, Self>) -> Out;
-    float => cast_to(slf, DType::F32);
-    double => cast_to(slf, DType::F64);
-    half => cast_to(slf, DType::F16);
-    bfloat16 => cast_to(slf, DType::BF16);
-    long => cast_to(slf, DType::I64);
-    int => cast_to(slf, DType::I32);
-    short => cast_to(slf, DType::I16);
-    char => cast_to(slf, DType::I8);
-    byte => cast_to(slf, DType::U8);
-    bool => cast_to(slf, DType::Bool);
+    #[pyo3(signature = (memory_format=None))]
+    fn (slf: &Bound<'_, Self>, memory_format: Option<&Bound<'_, PyAny>>) -> Out;
+    float => cast_in_format(slf, DType::F32, memory_format, "float");
+    double => cast_in_format(slf, DType::F64, memory_format, "double");
+    half => cast_in_format(slf, DType::F16, memory_format, "half");
+    bfloat16 => cast_in_format(slf, DType::BF16, memory_format, "bfloat16");
+    long => cast_in_format(slf, DType::I64, memory_format, "long");
+    int => cast_in_format(slf, DType::I32, memory_format, "int");
+    short => cast_in_format(slf, DType::I16, memory_format, "short");
+    char => cast_in_format(slf, DType::I8, memory_format, "char");
+    byte => cast_in_format(slf, DType::U8, memory_format, "byte");
+    bool => cast_in_format(slf, DType::Bool, memory_format, "bool");
 }

@@ -134,7 +134,61 @@ method_forms! {
         addmv_ => "addmv",
         addr_ => "addr",
         renorm_ => "renorm",
+        nan_to_num_ => "nan_to_num",
+        xlogy_ => "xlogy",
+        put_ => "put",
+        index_reduce_ => "index_reduce",
     }
+}
+
+/// `slf` becomes `slf.<method>(*args)`, a view of itself (torch's in-place view ops: `t_`, `squeeze_`, ...).
+fn restride_of(
+    slf: &Bound<'_, PyTensor>,
+    method: &str,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Py<PyTensor>> {
+    let view = slf.call_method(method, args, kwargs).map_err(|e| {
+        // the view op's own check names it; torch's in-place form names itself (`t_() expects ...`)
+        let prefix = format!("{method}() expects");
+        if e.is_instance_of::<PyRuntimeError>(slf.py()) && e.value(slf.py()).to_string().starts_with(&prefix) {
+            let message = e.value(slf.py()).to_string().replacen(&prefix, &format!("{method}_() expects"), 1);
+            return PyRuntimeError::new_err(message);
+        }
+        e
+    })?;
+    let view = view.cast::<PyTensor>()?.get().get();
+    crate::errors::call(|| slf.get().handle.restride_in_place(view))?;
+    Ok(slf.clone().unbind())
+}
+
+macro_rules! restride_forms {
+    ($($inplace:ident => $of:literal,)*) => {
+        #[pymethods]
+        impl PyTensor {
+            $(
+                #[doc = concat!("In-place ``", $of, "()``: this tensor takes the view's shape and strides.")]
+                #[pyo3(signature = (*args, **kwargs))]
+                fn $inplace(
+                    slf: &Bound<'_, Self>,
+                    args: &Bound<'_, PyTuple>,
+                    kwargs: Option<&Bound<'_, PyDict>>,
+                ) -> PyResult<Py<PyTensor>> {
+                    restride_of(slf, $of, args, kwargs)
+                }
+            )*
+        }
+    };
+}
+
+restride_forms! {
+    t_ => "t",
+    transpose_ => "transpose",
+    swapaxes_ => "swapaxes",
+    swapdims_ => "swapdims",
+    squeeze_ => "squeeze",
+    unsqueeze_ => "unsqueeze",
+    as_strided_ => "as_strided",
 }
 
 /// An in-place form whose result dtype only some tensors can hold (`holds`): torch's `message` for the others.
@@ -150,6 +204,27 @@ fn inplace_of_holding(
         return Err(PyRuntimeError::new_err(message(dtype.scalar_type_name())));
     }
     inplace_of(slf, method, call.0, call.1)
+}
+
+/// `cumsum_`/`cumprod_`: the in-place form, after torch's check that `dtype=` is the tensor's own.
+fn cumulative_inplace(
+    slf: &Bound<'_, PyTensor>,
+    method: &str,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Py<PyTensor>> {
+    let asked = kwargs.map(|k| k.get_item("dtype")).transpose()?.flatten();
+    if let Some(dtype) = crate::args::dtype_arg(asked.as_ref(), method)? {
+        let own = slf.get().get().dtype();
+        if dtype != own {
+            return Err(PyRuntimeError::new_err(format!(
+                "Bad in-place call: input tensor dtype {} and output tensor dtype {} should match",
+                own.cpp_name(),
+                dtype.cpp_name()
+            )));
+        }
+    }
+    inplace_of(slf, method, args, kwargs)
 }
 
 #[pymethods]
@@ -172,6 +247,26 @@ impl PyTensor {
                 )
             },
         )
+    }
+
+    /// In-place ``cumsum()``: a ``dtype=`` other than the tensor's is refused, as in torch.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn cumsum_(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyTensor>> {
+        cumulative_inplace(slf, "cumsum", args, kwargs)
+    }
+
+    /// In-place ``cumprod()``: a ``dtype=`` other than the tensor's is refused, as in torch.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn cumprod_(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyTensor>> {
+        cumulative_inplace(slf, "cumprod", args, kwargs)
     }
 
     /// In-place ``ldexp()``: its result is a float, which an integer or bool tensor cannot hold.

@@ -178,13 +178,24 @@ impl PyTensor {
         self.get().dtype().is_float()
     }
 
-    fn is_contiguous(&self) -> bool {
-        self.get().is_contiguous()
+    #[pyo3(signature = (memory_format=None))]
+    fn is_contiguous(&self, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
+        let t = self.get();
+        Ok(match crate::args::contiguity_format_arg(memory_format, t.ndim())? {
+            Some(order) => order.len() == t.ndim() && t.is_contiguous_in_order(&order),
+            None => t.is_contiguous(),
+        })
     }
 
     #[getter]
     fn _version(&self) -> u64 {
         self.get().version()
+    }
+
+    /// Which output of its `grad_fn` this tensor is (0 for a leaf or a single-output op).
+    #[getter]
+    fn output_nr(&self) -> u32 {
+        self.get().output_nr()
     }
 
     fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

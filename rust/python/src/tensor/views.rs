@@ -131,6 +131,29 @@ impl PyTensor {
         view_of(slf, t)
     }
 
+    /// The elements of this tensor's storage at `stride` from `storage_offset`, as a view of `size`.
+    #[pyo3(signature = (size, stride, storage_offset=None))]
+    fn as_strided(
+        slf: &Bound<'_, Self>,
+        size: &Bound<'_, PyAny>,
+        stride: &Bound<'_, PyAny>,
+        storage_offset: Option<isize>,
+    ) -> Out {
+        let sizes = ints(size, "as_strided")?;
+        let strides = ints(stride, "as_strided")?;
+        if let Some(&bad) = sizes.iter().find(|&&d| d < 0) {
+            return Err(PyRuntimeError::new_err(format!(
+                "Trying to create tensor with negative dimension {bad}: {sizes:?}"
+            )));
+        }
+        if let Some(offset) = storage_offset.filter(|&o| o < 0) {
+            return Err(PyRuntimeError::new_err(format!("Tensor: invalid storage offset {offset}")));
+        }
+        let shape: Vec<usize> = sizes.iter().map(|&d| d as usize).collect();
+        let a = slf.get().get();
+        view_of(slf, call(|| a.as_strided(&shape, &strides, storage_offset.map(|o| o as usize)))?)
+    }
+
     /// Windows of `size` along `dimension`, `step` apart, as a new last dim: a view.
     fn unfold(slf: &Bound<'_, Self>, dimension: isize, size: isize, step: isize) -> Out {
         if size < 0 {
@@ -146,14 +169,22 @@ impl PyTensor {
         view_of(slf, call(|| a.expand(o.shape()))?)
     }
 
-    fn contiguous(&self, py: Python<'_>) -> Out {
-        let a = self.get();
-        wrap(py, call(|| a.contiguous())?)
+    #[pyo3(signature = (memory_format=None))]
+    fn contiguous(slf: &Bound<'_, Self>, memory_format: Option<&Bound<'_, PyAny>>) -> Out {
+        let a = slf.get().get();
+        match crate::args::memory_format_arg(memory_format, a.ndim(), "contiguous")? {
+            Some(order) => wrap(slf.py(), call(|| a.contiguous_in_order(&order, false))?),
+            None => wrap(slf.py(), call(|| a.contiguous())?),
+        }
     }
 
-    fn clone(&self, py: Python<'_>) -> Out {
-        let a = self.get();
-        wrap(py, call(|| a.clone_tensor())?)
+    #[pyo3(signature = (*, memory_format=None))]
+    fn clone(slf: &Bound<'_, Self>, memory_format: Option<&Bound<'_, PyAny>>) -> Out {
+        let a = slf.get().get();
+        match crate::args::memory_format_arg(memory_format, a.ndim(), "clone")? {
+            Some(order) => wrap(slf.py(), call(|| a.contiguous_in_order(&order, true))?),
+            None => wrap(slf.py(), call(|| a.clone_tensor())?),
+        }
     }
 
     #[pyo3(signature = (start_dim=0, end_dim=-1))]

@@ -43,18 +43,7 @@ impl Tensor {
 
     fn baddbmm_uncast(&self, batch1: &Tensor, batch2: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
         if batch1.dtype() != self.dtype() || batch2.dtype() != self.dtype() {
-            let name = |d: DType| match d {
-                DType::Bool => "bool",
-                DType::U8 => "unsigned char",
-                DType::I8 => "signed char",
-                DType::I16 => "short int",
-                DType::I32 => "int",
-                DType::I64 => "long int",
-                DType::F16 => "c10::Half",
-                DType::BF16 => "c10::BFloat16",
-                DType::F32 => "float",
-                DType::F64 => "double",
-            };
+            let name = DType::cpp_name;
             bail!(
                 Runtime,
                 "Input dtypes must be the same, got: input {}, batch1: {}, batch2: {}",
