@@ -195,3 +195,14 @@ def test_a_huge_pooling_window_over_a_small_input_is_quick():
 def test_an_empty_adaptive_pool_of_any_output_size_is_empty():
     out = fg.nn.functional.adaptive_max_pool1d(fg.ones(0, 3), 2**40)
     assert tuple(out.shape) == (0, 2**40)
+
+
+def test_chunk_of_an_empty_dim_refuses_impossible_piece_counts():
+    # an empty dim gives `chunks` empty pieces: counts no vector could hold are refused before any is made
+    # (this panicked on capacity overflow)
+    empty = fg.empty(0, dtype=fg.int64)
+    with pytest.raises(RuntimeError, match=r"cannot create std::vector larger than max_size\(\)"):
+        fg.chunk(empty, 2**63 - 1)
+    with pytest.raises(RuntimeError, match="std::bad_alloc"):
+        empty.chunk(2**45)
+    assert [tuple(p.shape) for p in empty.chunk(3)] == [(0,)] * 3

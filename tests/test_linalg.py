@@ -263,6 +263,17 @@ def test_solve_triangular_matches_numpy(dtype, upper, left):
     close(got, np.linalg.solve(unit, b), "float64")
 
 
+def test_matrix_exp_of_infinite_entries_is_torchs():
+    # a 1×1 matrix is exponentiated elementwise; a larger one with an infinite norm is NaN throughout (it hung,
+    # asking for endless squarings)
+    inf, nan = float("inf"), float("nan")
+    np.testing.assert_array_equal(fg.linalg.matrix_exp(fg.tensor([[inf]])).numpy(), [[inf]])
+    np.testing.assert_array_equal(fg.linalg.matrix_exp(fg.tensor([[-inf]])).numpy(), [[0.0]])
+    np.testing.assert_array_equal(fg.linalg.matrix_exp(fg.tensor([[2.0]])).numpy(), np.exp([[np.float32(2.0)]]))
+    for a in ([[inf, 1.0], [0.0, 1.0]], [[-inf, 0.0], [0.0, 1.0]], [[nan, 1.0], [0.0, 1.0]]):
+        assert fg.linalg.matrix_exp(fg.tensor(a)).isnan().all()
+
+
 @pytest.mark.parametrize("scale", [1e-4, 1.0, 30.0])
 def test_matrix_exp_matches_series_and_eigh(scale):
     # a symmetric matrix: e^A = V diag(e^w) Vᵀ from numpy's eigh

@@ -190,6 +190,7 @@ impl Tensor {
         let n = self.shape()[wrap_dim(dim, self.ndim())?] as isize;
         if n == 0 {
             // an empty dim gives `chunks` empty pieces, as torch's chunk (split_with_sizes of zeros)
+            crate::alloc::check_piece_count(chunks as usize)?;
             return self.split_with_sizes(&vec![0; chunks as usize], dim);
         }
         let size = (n + chunks - 1) / chunks;

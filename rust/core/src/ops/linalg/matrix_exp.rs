@@ -59,8 +59,13 @@ fn combine(terms: &[(f64, &[f64])], identity_coeff: f64, n: usize) -> Vec<f64> {
 
 /// e^A of one row-major n×n matrix.
 fn expm(a: &[f64], n: usize) -> Vec<f64> {
+    if n == 1 {
+        // torch takes a 1×1 matrix's exponential elementwise: [[inf]] gives [[inf]], [[-inf]] [[0]]
+        return vec![a[0].exp()];
+    }
     let norm1 = (0..n).map(|j| (0..n).map(|i| a[i * n + j].abs()).sum::<f64>()).fold(0.0, f64::max);
-    if norm1.is_nan() {
+    // an infinite norm would ask for endless squarings; torch's result is NaN throughout
+    if !norm1.is_finite() {
         return vec![f64::NAN; n * n];
     }
     let squarings = if norm1 > THETA_13 { (norm1 / THETA_13).log2().ceil() as i32 } else { 0 };
