@@ -13,6 +13,8 @@ mod factor;
 mod fused;
 mod householder;
 mod lstsq;
+mod lu;
+mod lu_solve;
 mod matrix_exp;
 mod power;
 pub(crate) use fused::scale_add;
