@@ -163,6 +163,59 @@ def _removed():
     }
 
 
+def _cond_and_tensor_ops():
+    a = _m([[1.0, 2.0, 0.5], [3.0, 4.0, -1.0], [0.0, 1.0, 2.0]])
+    rank1 = _m([[1.0, 2.0], [2.0, 4.0]])
+    leaf = a.clone().requires_grad_()
+    inf = float("inf")
+    ords = [None, 2, -2, "fro", "nuc", inf, -inf, 1, -1]
+    t4 = (fg.arange(16.0, dtype=fg.float64).reshape(4, 4) + 10 * fg.eye(4, dtype=fg.float64)).reshape(4, 2, 2)
+    t6 = (fg.arange(36.0, dtype=fg.float64).reshape(6, 6) + 20 * fg.eye(6, dtype=fg.float64)).reshape(2, 3, 6)
+    r = {f"cond_{p}": fg.linalg.cond(a, p) for p in ords}
+    r.update({f"cond_singular_{p}": fg.linalg.cond(rank1, p) for p in ["fro", inf, -inf, 1, -1]})
+    r.update(
+        {
+            "cond_batched": fg.linalg.cond(fg.stack([a, a.mT * 2])),
+            "cond_float32": fg.linalg.cond(a.float(), 1),
+            "cond_wide": fg.linalg.cond(_m(WIDE)),
+            "cond_wide_minus_2": fg.linalg.cond(_m(WIDE), -2),
+            "cond_empty": fg.linalg.cond(fg.zeros(0, 0)),
+            "cond_empty_1": fg.linalg.cond(fg.zeros(0, 0), 1),
+            "cond_empty_batch_fro": fg.linalg.cond(fg.zeros(2, 0, 0), "fro"),
+            "cond_grad_fns": [fg.linalg.cond(leaf, p).grad_fn.name() for p in ords],
+            # torch fills the inverse in place after inv_ex saved it: these orders cannot be differentiated
+            "cond_backward_fro": error(lambda: fg.linalg.cond(leaf, "fro").backward()),
+            "cond_backward_1": error(lambda: fg.linalg.cond(leaf, 1).backward()),
+            "cond_wide_fro": error(fg.linalg.cond, fg.ones(2, 3), "fro"),
+            "cond_wide_int_1": error(fg.linalg.cond, fg.ones(2, 3), 1),
+            "cond_wide_float_1": error(fg.linalg.cond, fg.ones(2, 3), 1.0),
+            "cond_wide_inf": error(fg.linalg.cond, fg.ones(2, 3), inf),
+            "cond_wide_nuc": error(fg.linalg.cond, fg.ones(2, 3), "nuc"),
+            "cond_1d": error(fg.linalg.cond, fg.ones(3)),
+            "cond_1d_fro": error(fg.linalg.cond, fg.ones(3), "fro"),
+            "cond_bad_ord": error(fg.linalg.cond, fg.eye(2), 3),
+            "cond_bad_float_ord": error(fg.linalg.cond, fg.eye(2), 2.5),
+            "cond_bad_str": error(fg.linalg.cond, fg.eye(2), "abc"),
+            "cond_long": error(fg.linalg.cond, fg.ones(2, 2, dtype=fg.int64)),
+            "tensorinv": fg.linalg.tensorinv(t4, ind=1),
+            "tensorinv_ind2": fg.linalg.tensorinv(t4.reshape(2, 2, 2, 2)),
+            "tensorinv_shape": list(fg.linalg.tensorinv(t6.reshape(2, 3, 6), ind=2).shape),
+            "tensorinv_ind0": error(fg.linalg.tensorinv, t4, ind=0),
+            "tensorinv_sizes": error(fg.linalg.tensorinv, t4),
+            "tensorinv_singular": linalg_error(lambda: fg.linalg.tensorinv(fg.zeros(2, 2), ind=1)),
+            "tensorsolve": fg.linalg.tensorsolve(t6, _m([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])),
+            "tensorsolve_dims": fg.linalg.tensorsolve(
+                t6.reshape(2, 3, 2, 3), fg.ones(2, 3, dtype=fg.float64), dims=(0, 1)
+            ),
+            "tensorsolve_sizes": error(fg.linalg.tensorsolve, t6, fg.ones(6, dtype=fg.float64)),
+            "tensorsolve_sizes_2": error(fg.linalg.tensorsolve, t6, fg.ones(2, 2, dtype=fg.float64)),
+            "tensorsolve_singular": linalg_error(lambda: fg.linalg.tensorsolve(fg.zeros(2, 2), fg.ones(2))),
+            "tensorsolve_dtypes": error(fg.linalg.tensorsolve, t6, fg.ones(2, 3)),
+        }
+    )
+    return r
+
+
 def _grad_fns():
     a = _m(SQUARE).requires_grad_()
     LU, pivots = fg.linalg.lu_factor(a)
@@ -319,4 +372,5 @@ CASES = {
     "vecdot": _vecdot,
     "ex": _ex,
     "removed": _removed,
+    "cond_and_tensor_ops": _cond_and_tensor_ops,
 }

@@ -98,6 +98,35 @@ def test_vecdot_matches_numpy():
     np.testing.assert_allclose(got.numpy(), (x * y[:, :1]).sum(1), rtol=1e-12)
 
 
+@pytest.mark.parametrize("p", [None, 2, -2, "fro", "nuc", float("inf"), float("-inf"), 1, -1])
+def test_cond_matches_numpy(p):
+    a = RNG.standard_normal((2, 4, 4))
+    for t in layouts(a, "float64"):
+        np.testing.assert_allclose(fg.linalg.cond(t, p).numpy(), np.linalg.cond(a, p), rtol=1e-9)
+    if p in (None, 2, -2):
+        wide = RNG.standard_normal((3, 5))
+        np.testing.assert_allclose(fg.linalg.cond(fg.tensor(wide), p).numpy(), np.linalg.cond(wide, p), rtol=1e-9)
+
+
+def test_tensorinv_and_tensorsolve_match_numpy():
+    a = RNG.standard_normal((4, 6, 8, 3))
+    np.testing.assert_allclose(
+        fg.linalg.tensorinv(fg.tensor(a), ind=2).numpy(), np.linalg.tensorinv(a, ind=2), rtol=1e-8, atol=1e-10
+    )
+    b = RNG.standard_normal((4, 6))
+    np.testing.assert_allclose(
+        fg.linalg.tensorsolve(fg.tensor(a), fg.tensor(b)).numpy(), np.linalg.tensorsolve(a, b), rtol=1e-8, atol=1e-10
+    )
+    a = RNG.standard_normal((6, 2, 3))
+    b = RNG.standard_normal((2, 3))
+    np.testing.assert_allclose(
+        fg.linalg.tensorsolve(fg.tensor(a), fg.tensor(b), dims=(0,)).numpy(),
+        np.linalg.tensorsolve(a, b, axes=(0,)),
+        rtol=1e-8,
+        atol=1e-10,
+    )
+
+
 def _well_conditioned(*shape):
     """A random matrix whose partial pivoting is stable under gradcheck's perturbations."""
     a = RNG.standard_normal(shape)
@@ -138,6 +167,14 @@ GRADCHECKS = {
     "lu_solve_adjoint": (_lu_solve(True, True), lambda: [_well_conditioned(2, 3, 3), RNG.standard_normal((3, 2))]),
     "lu_solve_right": (_lu_solve(False, False), lambda: [_well_conditioned(3, 3), RNG.standard_normal((2, 2, 3))]),
     "lu_solve_right_adjoint": (_lu_solve(False, True), lambda: [_well_conditioned(3, 3), RNG.standard_normal((1, 3))]),
+    "cond_2": (fg.linalg.cond, lambda: [_well_conditioned(2, 3, 3)]),
+    "cond_minus_2_wide": (lambda a: fg.linalg.cond(a, -2), lambda: [RNG.standard_normal((2, 4))]),
+    "cond_nuc": (lambda a: fg.linalg.cond(a, "nuc"), lambda: [_well_conditioned(3, 3)]),
+    "tensorinv": (lambda a: fg.linalg.tensorinv(a.reshape(2, 3, 6), ind=2), lambda: [_well_conditioned(6, 6)]),
+    "tensorsolve": (
+        lambda a, b: fg.linalg.tensorsolve(a.reshape(2, 3, 6), b),
+        lambda: [_well_conditioned(6, 6), RNG.standard_normal((2, 3))],
+    ),
     "vecdot": (fg.linalg.vecdot, lambda: [RNG.standard_normal((2, 3)), RNG.standard_normal(3)]),
     "vecdot_vectors": (fg.linalg.vecdot, lambda: [RNG.standard_normal(3), RNG.standard_normal(3)]),
 }

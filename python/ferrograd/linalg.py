@@ -5,6 +5,7 @@ matrix_rank compose core ops (`vector_norm`, `sum`, `amax`/`amin`, the SVD), as 
 does (so the norms' `grad_fn` names match)."""
 
 import builtins
+import math
 import warnings
 from collections import namedtuple
 
@@ -94,7 +95,7 @@ def inv_ex(A, *, check_errors=False, out=None):
     """(inverse, info): `inv` with LAPACK's `info` (the 1-based index of the first zero pivot of U, 0 if none)
     and the solve's inf/NaN partial result for a singular matrix, unless `check_errors`."""
     _check_out(out, "linalg.inv_ex")
-    return _InvExResult(*_core._linalg_inv_ex(A, builtins.bool(check_errors)))
+    return _InvExResult(*_core._linalg_inv_ex(A, builtins.bool(check_errors), "linalg.inv_ex"))
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
@@ -458,6 +459,89 @@ def _removed_symeig(input=None, eigenvectors=False, upper=True):
     )
 
 
+def _cond_ord_text(p):
+    """How torch's message prints a numeric `p` (C++'s std::to_string for a float, as typed for an int)."""
+    return f"{p:f}" if isinstance(p, float) else str(p)
+
+
+def cond(A, p=None, *, out=None):
+    """The condition number of each matrix for the norm `p`: the ratio of extreme singular values for None, 2
+    and -2 (any shape), else ``matrix_norm(A, p) * matrix_norm(inv(A), p)`` for 'fro', 'nuc', ±1 and ±inf (square
+    matrices; inf for a singular one); 0 for an empty matrix. PyTorch's composition (`linalg_cond`)."""
+    _check_out(out, "linalg.cond")
+    _tensor(A, "linalg_cond", "A")
+    if isinstance(p, str):
+        if A.ndim < 2:
+            raise RuntimeError(f"linalg.cond(ord={p}): The input tensor A must have at least 2 dimensions.")
+        if A.shape[-2] != A.shape[-1]:
+            raise RuntimeError(
+                f"linalg.cond(ord={p}): A must be batches of square matrices, but they are {A.shape[-2]} by "
+                f"{A.shape[-1]} matrices"
+            )
+        if p not in ("fro", "nuc"):
+            raise ValueError(f"linalg.cond got an invalid norm type: {p}")
+    else:
+        if A.ndim < 2:
+            raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+        p = 2 if p is None else p
+        if abs(p) not in (1, 2, _INF):
+            raise ValueError(f"linalg.cond got an invalid norm type: {builtins.float(p):g}")
+    if A.numel() == 0:
+        return A.new_zeros(A.shape[:-2])
+    if p in (2, -2):
+        S = svdvals(A)
+        s_max, s_min = S.narrow(-1, 0, 1), S.narrow(-1, S.shape[-1] - 1, 1)
+        return (s_min / s_max if p == -2 else s_max / s_min).squeeze(-1)
+    if not isinstance(p, str) and A.shape[-2] != A.shape[-1]:
+        raise RuntimeError(
+            f"linalg.cond(ord={_cond_ord_text(p)}): A must be batches of square matrices, but they are "
+            f"{A.shape[-2]} by {A.shape[-1]} matrices"
+        )
+    if p == "nuc":
+        S = svdvals(A)
+        return S.sum(-1) * S.reciprocal().sum(-1)
+    inverse, info = inv_ex(A)
+    # in place, as torch does: so the backward of these orders fails as torch's does (the inverse is saved)
+    inverse.masked_fill_(info.unsqueeze(-1).unsqueeze(-1) > 0, _INF)
+    return (matrix_norm(A, p) * matrix_norm(inverse, p)).nan_to_num(_INF, _INF, -_INF)
+
+
+def tensorinv(A, ind=2, *, out=None):
+    """The inverse of `A` as a tensor operator for `tensordot` with `ind` dimensions: A reshaped to a square
+    matrix of ``prod(A.shape[:ind])`` rows, inverted, and reshaped to ``A.shape[ind:] + A.shape[:ind]``."""
+    _check_out(out, "linalg.tensorinv")
+    _tensor(A, "linalg_tensorinv", "input")
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = math.prod(A.shape[:ind]), math.prod(A.shape[ind:])
+    if rows != cols:
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), but got "
+            f"{cols} != {rows}"
+        )
+    inverse = _core._linalg_inv_ex(A.reshape(cols, cols), True, "inv")[0]
+    return inverse.reshape(*A.shape[ind:], *A.shape[:ind])
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """X with ``tensordot(A, X, X.ndim) = B``: A (its `dims` moved last) reshaped to a square matrix and solved
+    against B flattened, X shaped as A's last dimensions."""
+    _check_out(out, "linalg.tensorsolve")
+    _tensor(A, "linalg_tensorsolve", "input")
+    _tensor(B, "linalg_tensorsolve", "other")
+    if dims is not None:
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        A = A.movedim(dims, list(range(A.ndim - len(dims), A.ndim)))
+    result_shape = A.shape[B.ndim :]
+    size, other_size = math.prod(result_shape), B.numel()
+    if size != other_size:
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), "
+            f"but got {size} != {other_size}"
+        )
+    return solve(A.reshape(size, size), B.flatten()).reshape(result_shape)
+
+
 def _scalar_name(A):
     name = str(A.dtype).removeprefix("ferrograd.")
     return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(
@@ -489,6 +573,7 @@ __all__ = [
     "LinAlgError",
     "cholesky",
     "cholesky_ex",
+    "cond",
     "cross",
     "det",
     "diagonal",
@@ -510,6 +595,8 @@ __all__ = [
     "qr",
     "svd",
     "svdvals",
+    "tensorinv",
+    "tensorsolve",
     "vander",
     "multi_dot",
     "norm",

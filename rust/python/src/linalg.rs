@@ -154,9 +154,14 @@ fn _linalg_lu_solve(
 }
 
 #[pyfunction]
-fn _linalg_inv_ex<'py>(py: Python<'py>, a: &Bound<'_, PyAny>, check_errors: bool) -> PyResult<Bound<'py, PyTuple>> {
+fn _linalg_inv_ex<'py>(
+    py: Python<'py>,
+    a: &Bound<'_, PyAny>,
+    check_errors: bool,
+    func: &str,
+) -> PyResult<Bound<'py, PyTuple>> {
     let a = tensor_arg(a, "linalg_inv_ex", "A")?;
-    let (inverse, info) = call_heavy(py, cost(&a), || a.linalg_inv_ex(check_errors, "linalg.inv_ex"))?;
+    let (inverse, info) = call_heavy(py, cost(&a), || a.linalg_inv_ex(check_errors, func))?;
     PyTuple::new(py, [wrap(py, inverse)?, wrap(py, info)?])
 }
 
