@@ -216,6 +216,46 @@ def _cond_and_tensor_ops():
     return r
 
 
+def _triangular_solve():
+    a = _m([[2.0, 1.0], [0.5, 3.0]])
+    b = _m([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    ts = fg.triangular_solve
+    leaf = a.clone().requires_grad_()
+    r = {
+        f"upper_{upper}_transpose_{transpose}_unit_{unit}": list(ts(b, a, upper, transpose, unit))
+        for upper in (True, False)
+        for transpose in (False, True)
+        for unit in (False, True)
+    }
+    x = ts(b, leaf, transpose=True)
+    node = x.solution.grad_fn
+    saved = [node._saved_upper, node._saved_transpose, node._saved_unitriangular]
+    saved_tensors = [node._saved_A, node._saved_self, node._saved_solution]
+    (x.solution.sum() + 2 * x.cloned_coefficient.sum()).backward()
+    r.update(
+        {
+            "method": list(b.triangular_solve(a, upper=False)),
+            "float32": list(ts(b.float(), a.float())),
+            "broadcast_shapes": [list(t.shape) for t in ts(b.expand(3, 2, 3), a)]
+            + [list(ts(b, a.expand(3, 2, 2))[0].shape)],
+            "singular": list(ts(b, fg.zeros(2, 2, dtype=fg.float64))),
+            "type_name": type(ts(b, a)).__name__,
+            "grad_fns": [t.grad_fn.name() for t in ts(b, leaf)],
+            "saved": saved,
+            "saved_tensors": saved_tensors,
+            "grad_both_outputs": leaf.grad,
+            "b_1d": error(ts, b[0], a),
+            "a_1d": error(ts, b, a[0]),
+            "nonsquare": error(ts, b, fg.ones(2, 3, dtype=fg.float64)),
+            "sizes": error(ts, fg.ones(3, 3, dtype=fg.float64), a),
+            "dtypes": error(ts, b.float(), a),
+            "long": error(ts, b.long(), a.long()),
+            "batch_mismatch": error(ts, fg.ones(4, 2, 3, dtype=fg.float64), a.expand(3, 2, 2)),
+        }
+    )
+    return r
+
+
 def _grad_fns():
     a = _m(SQUARE).requires_grad_()
     LU, pivots = fg.linalg.lu_factor(a)
@@ -373,4 +413,5 @@ CASES = {
     "ex": _ex,
     "removed": _removed,
     "cond_and_tensor_ops": _cond_and_tensor_ops,
+    "triangular_solve": _triangular_solve,
 }

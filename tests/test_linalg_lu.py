@@ -90,6 +90,19 @@ def test_torch_lu_and_lu_solve_warn_once_each():
     assert len([w for w in caught if "torch.lu_solve is deprecated" in str(w.message)]) <= 1
 
 
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_triangular_solve_matches_numpy(upper, transpose):
+    a = RNG.standard_normal((2, 4, 4)) + 3 * np.eye(4)
+    b = RNG.standard_normal((3, 1, 4, 2))
+    tri = np.triu(a) if upper else np.tril(a)
+    want = np.linalg.solve(np.swapaxes(tri, -1, -2) if transpose else tri, b)
+    for t in layouts(a, "float64"):
+        got = fg.triangular_solve(fg.tensor(b), t, upper=upper, transpose=transpose)
+        np.testing.assert_allclose(got.solution.numpy(), want, rtol=1e-10)
+        np.testing.assert_array_equal(got.cloned_coefficient.numpy(), np.broadcast_to(a, (3, 2, 4, 4)))
+
+
 def test_vecdot_matches_numpy():
     x, y = RNG.standard_normal((2, 3, 4)), RNG.standard_normal((3, 4))
     got = fg.linalg.vecdot(fg.tensor(x), fg.tensor(y))
@@ -174,6 +187,18 @@ GRADCHECKS = {
     "tensorsolve": (
         lambda a, b: fg.linalg.tensorsolve(a.reshape(2, 3, 6), b),
         lambda: [_well_conditioned(6, 6), RNG.standard_normal((2, 3))],
+    ),
+    "triangular_solve": (
+        lambda b, a: fg.triangular_solve(b, a),
+        lambda: [RNG.standard_normal((3, 2)), _well_conditioned(2, 3, 3)],
+    ),
+    "triangular_solve_lower_transpose_unit": (
+        lambda b, a: fg.triangular_solve(b, a, upper=False, transpose=True, unitriangular=True),
+        lambda: [RNG.standard_normal((2, 3, 2)), _well_conditioned(3, 3)],
+    ),
+    "triangular_solve_transpose_with_copy": (
+        lambda b, a: fg.triangular_solve(b, a, transpose=True),
+        lambda: [RNG.standard_normal((3, 1)), _well_conditioned(3, 3)],
     ),
     "vecdot": (fg.linalg.vecdot, lambda: [RNG.standard_normal((2, 3)), RNG.standard_normal(3)]),
     "vecdot_vectors": (fg.linalg.vecdot, lambda: [RNG.standard_normal(3), RNG.standard_normal(3)]),

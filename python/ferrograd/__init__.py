@@ -460,6 +460,14 @@ def symeig(input, eigenvectors=False, upper=True, *, out=None):
     _removed_symeig()
 
 
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """`torch.triangular_solve`: deprecated; (X with ``A X = b``, a copy of A) for triangular A."""
+    from .linalg import _check_out, _torch_triangular_solve
+
+    _check_out(out, "triangular_solve")
+    return _torch_triangular_solve(b, A, upper, transpose, unitriangular)
+
+
 def pinverse(input, rcond=1e-15):
     """`torch.pinverse`: ``linalg.pinv`` with ``rtol=rcond``."""
     from .linalg import pinv

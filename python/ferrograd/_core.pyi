@@ -147,6 +147,7 @@ __all__ = [
     "_linalg_inv_ex",
     "_linalg_solve_ex",
     "_linalg_cholesky_ex",
+    "_triangular_solve",
     "_mse_loss",
     "_linear",
     "_chain_layers",
@@ -1446,6 +1447,10 @@ class Tensor:
         """Removed from PyTorch in favor of ``linalg.lstsq``: raises PyTorch's RuntimeError."""
     def symeig(self, eigenvectors: _Bool = False) -> tuple[Tensor, Tensor]:
         """Removed from PyTorch in favor of ``linalg.eigh``: raises PyTorch's RuntimeError."""
+    def triangular_solve(
+        self, A: Tensor, upper: _Bool = True, transpose: _Bool = False, unitriangular: _Bool = False
+    ) -> tuple[Tensor, Tensor]:
+        """``torch.triangular_solve``, deprecated: (X with ``A X = self``, a copy of A)."""
     def matrix_power(self, n: builtins.int) -> Tensor:  # function form
         """``linalg.matrix_power``: the n-th power of each square matrix (negative n: of its inverse)."""
     def cholesky_solve(self, input2: Tensor, upper: _Bool = False) -> Tensor:  # function form
@@ -2062,6 +2067,9 @@ def _linalg_lu_solve(lu: Tensor, pivots: Tensor, b: Tensor, left: _Bool, adjoint
 def _linalg_inv_ex(a: Tensor, check_errors: _Bool, func: str) -> tuple[Tensor, Tensor]: ...
 def _linalg_solve_ex(a: Tensor, b: Tensor, check_errors: _Bool) -> tuple[Tensor, Tensor]: ...
 def _linalg_cholesky_ex(a: Tensor, upper: _Bool, check_errors: _Bool) -> tuple[Tensor, Tensor]: ...
+def _triangular_solve(
+    b: Tensor, a: Tensor, upper: _Bool, transpose: _Bool, unitriangular: _Bool
+) -> tuple[Tensor, Tensor]: ...
 def einsum(equation: str, *operands: Tensor | Sequence[Tensor]) -> Tensor:
     """Einstein summation: any subscripts, ``...``, repeated subscripts (diagonals) and implicit output."""
 

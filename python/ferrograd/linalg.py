@@ -223,6 +223,23 @@ def _torch_lu_solve(b, LU_data, LU_pivots):
     return _core._linalg_lu_solve(LU_data, LU_pivots, b, True, False)
 
 
+_DEPRECATED_TRIANGULAR_SOLVE = (
+    "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a future "
+    "PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a copy of one "
+    "of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
+    "torch.linalg.solve_triangular(A, B)."
+)
+_TriangularSolveResult = _named("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+def _torch_triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    """`torch.triangular_solve`: (X with ``A X = b`` (``Aᵀ X = b`` with `transpose`), a copy of A); deprecated."""
+    _warn_once(_DEPRECATED_TRIANGULAR_SOLVE)
+    return _TriangularSolveResult(
+        *_core._triangular_solve(b, A, builtins.bool(upper), builtins.bool(transpose), builtins.bool(unitriangular))
+    )
+
+
 def matmul(input, other, *, out=None):
     """Alias for ``ferrograd.matmul``."""
     _check_out(out, "linalg.matmul")

@@ -190,6 +190,20 @@ fn _linalg_cholesky_ex<'py>(
     PyTuple::new(py, [wrap(py, l)?, wrap(py, info)?])
 }
 
+#[pyfunction]
+fn _triangular_solve<'py>(
+    py: Python<'py>,
+    b: &Bound<'_, PyAny>,
+    a: &Bound<'_, PyAny>,
+    upper: bool,
+    transpose: bool,
+    unitriangular: bool,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let (b, a) = (tensor_arg(b, "triangular_solve", "input")?, tensor_arg(a, "triangular_solve", "A")?);
+    let (x, copy) = call_heavy(py, cost(&a) + b.numel(), || b.triangular_solve(&a, upper, transpose, unitriangular))?;
+    PyTuple::new(py, [wrap(py, x)?, wrap(py, copy)?])
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LinAlgError", m.py().get_type::<LinAlgError>())?;
     m.add_function(wrap_pyfunction!(_linalg_inv, m)?)?;
@@ -206,6 +220,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_linalg_solve_triangular, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_lu_factor_ex, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_inv_ex, m)?)?;
+    m.add_function(wrap_pyfunction!(_triangular_solve, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_solve_ex, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_cholesky_ex, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_lu, m)?)?;

@@ -194,6 +194,20 @@ impl PyTensor {
         Ok(lu_solve.call1((slf, LU_data, LU_pivots))?.unbind())
     }
 
+    /// `torch.triangular_solve(self, A, ...)`, deprecated (the Python facade warns and names the tuple).
+    #[allow(non_snake_case)]
+    #[pyo3(signature = (A, upper=true, transpose=false, unitriangular=false))]
+    fn triangular_solve(
+        slf: &Bound<'_, Self>,
+        A: &Bound<'_, PyAny>,
+        upper: bool,
+        transpose: bool,
+        unitriangular: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let solve = slf.py().import("ferrograd.linalg")?.getattr("_torch_triangular_solve")?;
+        Ok(solve.call1((slf, A, upper, transpose, unitriangular))?.unbind())
+    }
+
     /// Removed from PyTorch: raises its RuntimeError (the text lives in the Python facade).
     #[pyo3(signature = (upper=false))]
     fn cholesky(slf: &Bound<'_, Self>, upper: bool) -> PyResult<Py<PyAny>> {

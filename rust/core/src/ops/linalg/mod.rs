@@ -23,3 +23,4 @@ mod qr;
 mod solve;
 mod svd;
 mod triangular;
+mod triangular_solve;
