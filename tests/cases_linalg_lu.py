@@ -256,6 +256,28 @@ def _triangular_solve():
     return r
 
 
+def _torch_vander():
+    x = _m([1.0, 2.0, -3.0])
+    leaf = x.clone().requires_grad_()
+    return {
+        "default": fg.vander(x),
+        "increasing": fg.vander(x, increasing=True),
+        "n": fg.vander(x, N=5),
+        "n0": fg.vander(x, N=0),
+        "n1": fg.vander(x, 1),
+        "float32": fg.vander(x.float(), 2, True),
+        "int8": fg.vander(fg.tensor([1, 2], dtype=fg.int8)),
+        "bool": fg.vander(fg.tensor([True, False])),
+        "empty": fg.vander(fg.zeros(0)),
+        "grad_fns": [fg.vander(leaf).grad_fn.name(), fg.vander(leaf, increasing=True).grad_fn.name()],
+        # the in-place cumulative product breaks the backward, in PyTorch too (its message names other views)
+        "backward_raises": error(lambda: fg.vander(leaf).sum().backward()).type,
+        "2d": error(fg.vander, fg.ones(2, 2)),
+        "0d": error(fg.vander, fg.tensor(2.0)),
+        "negative_n": error(fg.vander, x, -1),
+    }
+
+
 def _grad_fns():
     a = _m(SQUARE).requires_grad_()
     LU, pivots = fg.linalg.lu_factor(a)
@@ -414,4 +436,5 @@ CASES = {
     "removed": _removed,
     "cond_and_tensor_ops": _cond_and_tensor_ops,
     "triangular_solve": _triangular_solve,
+    "torch_vander": _torch_vander,
 }

@@ -103,6 +103,14 @@ def test_triangular_solve_matches_numpy(upper, transpose):
         np.testing.assert_array_equal(got.cloned_coefficient.numpy(), np.broadcast_to(a, (3, 2, 4, 4)))
 
 
+@pytest.mark.parametrize("increasing", [False, True])
+def test_torch_vander_matches_numpy(increasing):
+    x = RNG.standard_normal(5)
+    for n in (None, 0, 1, 3, 7):
+        got = fg.vander(fg.tensor(x), n, increasing)
+        np.testing.assert_allclose(got.numpy(), np.vander(x, n, increasing), rtol=1e-12)
+
+
 def test_vecdot_matches_numpy():
     x, y = RNG.standard_normal((2, 3, 4)), RNG.standard_normal((3, 4))
     got = fg.linalg.vecdot(fg.tensor(x), fg.tensor(y))

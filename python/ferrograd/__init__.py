@@ -468,6 +468,13 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
     return _torch_triangular_solve(b, A, upper, transpose, unitriangular)
 
 
+def vander(x, N=None, increasing=False):
+    """`torch.vander`: the Vandermonde matrix of the 1-D `x`, powers decreasing unless `increasing`."""
+    from ._linalg_products import torch_vander
+
+    return torch_vander(x, N, increasing)
+
+
 def pinverse(input, rcond=1e-15):
     """`torch.pinverse`: ``linalg.pinv`` with ``rtol=rcond``."""
     from .linalg import pinv
