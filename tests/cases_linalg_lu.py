@@ -278,6 +278,25 @@ def _torch_vander():
     }
 
 
+def _geqrf():
+    leaf = _m(TALL).requires_grad_()
+    return {
+        "tall": list(fg.geqrf(_m(TALL))),
+        "wide": list(fg.geqrf(_m(WIDE))),
+        "square_batched": list(fg.geqrf(fg.stack([_m(SQUARE), _m(SQUARE).mT]))),
+        "float32": list(fg.geqrf(_m(TALL).float())),
+        "zero_columns": list(fg.geqrf(_m([[0.0, 1.0], [0.0, 2.0]]))),
+        "empty": list(fg.geqrf(fg.zeros(2, 0))),
+        "method": list(_m(WIDE).geqrf()),
+        "type_name": type(fg.geqrf(_m(TALL))).__name__,
+        "grad_fns": [t.grad_fn.name() for t in fg.geqrf(leaf)],
+        "backward": error(lambda: fg.geqrf(leaf).a.sum().backward()),
+        "one_dim": error(fg.geqrf, fg.ones(3)),
+        "long": error(fg.geqrf, fg.ones(2, 2, dtype=fg.int64)),
+        "half": error(fg.geqrf, fg.ones(2, 2, dtype=fg.float16)),
+    }
+
+
 def _grad_fns():
     a = _m(SQUARE).requires_grad_()
     LU, pivots = fg.linalg.lu_factor(a)
@@ -437,4 +456,5 @@ CASES = {
     "cond_and_tensor_ops": _cond_and_tensor_ops,
     "triangular_solve": _triangular_solve,
     "torch_vander": _torch_vander,
+    "geqrf": _geqrf,
 }

@@ -111,6 +111,17 @@ def test_torch_vander_matches_numpy(increasing):
         np.testing.assert_allclose(got.numpy(), np.vander(x, n, increasing), rtol=1e-12)
 
 
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])
+def test_geqrf_matches_numpy_raw_qr(shape):
+    a = RNG.standard_normal(shape)
+    # numpy's mode='raw' is LAPACK's geqrf output, in Fortran order
+    h, tau = np.linalg.qr(a, mode="raw")
+    for t in layouts(a, "float64"):
+        got = fg.geqrf(t)
+        np.testing.assert_allclose(got.a.numpy(), h.T, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(got.tau.numpy(), tau, rtol=1e-10, atol=1e-12)
+
+
 def test_vecdot_matches_numpy():
     x, y = RNG.standard_normal((2, 3, 4)), RNG.standard_normal((3, 4))
     got = fg.linalg.vecdot(fg.tensor(x), fg.tensor(y))

@@ -475,6 +475,14 @@ def vander(x, N=None, increasing=False):
     return torch_vander(x, N, increasing)
 
 
+def geqrf(input, *, out=None):
+    """`torch.geqrf`: LAPACK's compact Householder QR, (a, tau)."""
+    from .linalg import _check_out, _geqrf
+
+    _check_out(out, "geqrf")
+    return _geqrf(input)
+
+
 def pinverse(input, rcond=1e-15):
     """`torch.pinverse`: ``linalg.pinv`` with ``rtol=rcond``."""
     from .linalg import pinv

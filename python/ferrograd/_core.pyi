@@ -148,6 +148,7 @@ __all__ = [
     "_linalg_solve_ex",
     "_linalg_cholesky_ex",
     "_triangular_solve",
+    "_geqrf",
     "_mse_loss",
     "_linear",
     "_chain_layers",
@@ -1447,6 +1448,8 @@ class Tensor:
         """Removed from PyTorch in favor of ``linalg.lstsq``: raises PyTorch's RuntimeError."""
     def symeig(self, eigenvectors: _Bool = False) -> tuple[Tensor, Tensor]:
         """Removed from PyTorch in favor of ``linalg.eigh``: raises PyTorch's RuntimeError."""
+    def geqrf(self) -> tuple[Tensor, Tensor]:
+        """``torch.geqrf``: LAPACK's compact Householder QR, (a, tau)."""
     def triangular_solve(
         self, A: Tensor, upper: _Bool = True, transpose: _Bool = False, unitriangular: _Bool = False
     ) -> tuple[Tensor, Tensor]:
@@ -2067,6 +2070,7 @@ def _linalg_lu_solve(lu: Tensor, pivots: Tensor, b: Tensor, left: _Bool, adjoint
 def _linalg_inv_ex(a: Tensor, check_errors: _Bool, func: str) -> tuple[Tensor, Tensor]: ...
 def _linalg_solve_ex(a: Tensor, b: Tensor, check_errors: _Bool) -> tuple[Tensor, Tensor]: ...
 def _linalg_cholesky_ex(a: Tensor, upper: _Bool, check_errors: _Bool) -> tuple[Tensor, Tensor]: ...
+def _geqrf(a: Tensor) -> tuple[Tensor, Tensor]: ...
 def _triangular_solve(
     b: Tensor, a: Tensor, upper: _Bool, transpose: _Bool, unitriangular: _Bool
 ) -> tuple[Tensor, Tensor]: ...

@@ -240,6 +240,15 @@ def _torch_triangular_solve(b, A, upper=True, transpose=False, unitriangular=Fal
     )
 
 
+_GeqrfResult = _named("geqrf", ["a", "tau"])
+
+
+def _geqrf(input):
+    """`torch.geqrf`: (a, tau), LAPACK's compact Householder QR: R on and above a's diagonal, the reflectors'
+    vectors below it (their leading 1 implied), their scales in tau."""
+    return _GeqrfResult(*_core._geqrf(input))
+
+
 def matmul(input, other, *, out=None):
     """Alias for ``ferrograd.matmul``."""
     _check_out(out, "linalg.matmul")

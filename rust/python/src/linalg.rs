@@ -204,6 +204,13 @@ fn _triangular_solve<'py>(
     PyTuple::new(py, [wrap(py, x)?, wrap(py, copy)?])
 }
 
+#[pyfunction]
+fn _geqrf<'py>(py: Python<'py>, a: &Bound<'_, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
+    let a = tensor_arg(a, "geqrf", "input")?;
+    let (reflectors, tau) = call_heavy(py, cost(&a), || a.geqrf())?;
+    PyTuple::new(py, [wrap(py, reflectors)?, wrap(py, tau)?])
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LinAlgError", m.py().get_type::<LinAlgError>())?;
     m.add_function(wrap_pyfunction!(_linalg_inv, m)?)?;
@@ -221,6 +228,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_linalg_lu_factor_ex, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_inv_ex, m)?)?;
     m.add_function(wrap_pyfunction!(_triangular_solve, m)?)?;
+    m.add_function(wrap_pyfunction!(_geqrf, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_solve_ex, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_cholesky_ex, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_lu, m)?)?;

@@ -194,6 +194,12 @@ impl PyTensor {
         Ok(lu_solve.call1((slf, LU_data, LU_pivots))?.unbind())
     }
 
+    /// `torch.geqrf`'s (a, tau), a named tuple made by the Python facade.
+    fn geqrf(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let geqrf = slf.py().import("ferrograd.linalg")?.getattr("_geqrf")?;
+        Ok(geqrf.call1((slf,))?.unbind())
+    }
+
     /// `torch.triangular_solve(self, A, ...)`, deprecated (the Python facade warns and names the tuple).
     #[allow(non_snake_case)]
     #[pyo3(signature = (A, upper=true, transpose=false, unitriangular=false))]

@@ -11,6 +11,7 @@ mod cross;
 mod eigh;
 mod factor;
 mod fused;
+mod geqrf;
 mod householder;
 mod lstsq;
 mod lu;
