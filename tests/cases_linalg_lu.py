@@ -126,6 +126,9 @@ def _lu_solve():
         "right_shapes": error(st, fg.eye(3), p3, ones(3, 1), left=False),
         "long": error(st, fg.eye(3, dtype=fg.int64), p3, ones(3, 1, dtype=fg.int64)),
         "a_1d": error(st, ones(3), p3, ones(3, 1)),
+        "pivot_too_large": error(st, fg.eye(3), fg.tensor([5, 1, 1], dtype=fg.int32), ones(3, 1)),
+        "pivot_zero": error(st, fg.eye(3), fg.tensor([0, 1, 1], dtype=fg.int32), ones(3, 1)),
+        "pivot_negative_and_large": error(st, fg.eye(3), fg.tensor([-1, 9, 3], dtype=fg.int32), ones(3, 1)),
         "torch_lu_solve_1d": error(fg.lu_solve, ones(3), fg.eye(3), p3),
     }
 

@@ -78,6 +78,22 @@ fn check_args(lu: &Tensor, pivots: &Tensor, b: &Tensor, left: bool) -> Result<()
             pivots.shape()
         );
     }
+    // getrs reads rows by them: one out of range is torch's error, not an out-of-bounds access
+    let piv = pivots.to_vec::<i32>();
+    if piv.iter().any(|&p| p < 1) {
+        bail!(
+            Runtime,
+            "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass the result of \
+             lu_factor?"
+        );
+    }
+    if piv.iter().any(|&p| p as usize > n) {
+        bail!(
+            Runtime,
+            "Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you properly pass the result of \
+             lu_factor?"
+        );
+    }
     Ok(())
 }
 
