@@ -427,6 +427,88 @@ def qr(input, some=True, *, out=None):
     _removed_qr(some)
 
 
+def lu(A, pivot=True, get_infos=False, out=None):
+    """`torch.lu`: deprecated ``linalg.lu_factor`` / ``linalg.lu_factor_ex`` (with `get_infos`)."""
+    from .linalg import _check_out, _torch_lu
+
+    _check_out(out, "lu")
+    return _torch_lu(A, pivot, get_infos)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """`torch.lu_unpack`: (P, L, U) from ``linalg.lu_factor``'s (LU, pivots)."""
+    from .linalg import _check_out, _lu_unpack
+
+    _check_out(out, "lu_unpack")
+    return _lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+
+
+def lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """`torch.lu_solve`: deprecated ``linalg.lu_solve(LU_data, LU_pivots, b)``."""
+    from .linalg import _check_out, _torch_lu_solve
+
+    _check_out(out, "lu_solve")
+    return _torch_lu_solve(b, LU_data, LU_pivots)
+
+
+def cholesky(input, upper=False, *, out=None):
+    """`torch.cholesky`: removed from PyTorch in favor of ``linalg.cholesky``; raises PyTorch's RuntimeError."""
+    from .linalg import _removed_cholesky
+
+    _removed_cholesky()
+
+
+def matrix_rank(input, tol=None, symmetric=False, *, out=None):
+    """`torch.matrix_rank`: removed from PyTorch in favor of ``linalg.matrix_rank``; raises PyTorch's RuntimeError."""
+    from .linalg import _removed_matrix_rank
+
+    _removed_matrix_rank()
+
+
+def solve(input, A, *, out=None):
+    """`torch.solve`: removed from PyTorch in favor of ``linalg.solve``; raises PyTorch's RuntimeError."""
+    from .linalg import _removed_solve
+
+    _removed_solve()
+
+
+def lstsq(input, A, *, out=None):
+    """`torch.lstsq`: removed from PyTorch in favor of ``linalg.lstsq``; raises PyTorch's RuntimeError."""
+    from .linalg import _removed_lstsq
+
+    _removed_lstsq()
+
+
+def symeig(input, eigenvectors=False, upper=True, *, out=None):
+    """`torch.symeig`: removed from PyTorch in favor of ``linalg.eigh``; raises PyTorch's RuntimeError."""
+    from .linalg import _removed_symeig
+
+    _removed_symeig()
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """`torch.triangular_solve`: deprecated; (X with ``A X = b``, a copy of A) for triangular A."""
+    from .linalg import _check_out, _torch_triangular_solve
+
+    _check_out(out, "triangular_solve")
+    return _torch_triangular_solve(b, A, upper, transpose, unitriangular)
+
+
+def vander(x, N=None, increasing=False):
+    """`torch.vander`: the Vandermonde matrix of the 1-D `x`, powers decreasing unless `increasing`."""
+    from ._linalg_products import torch_vander
+
+    return torch_vander(x, N, increasing)
+
+
+def geqrf(input, *, out=None):
+    """`torch.geqrf`: LAPACK's compact Householder QR, (a, tau)."""
+    from .linalg import _check_out, _geqrf
+
+    _check_out(out, "geqrf")
+    return _geqrf(input)
+
+
 def pinverse(input, rcond=1e-15):
     """`torch.pinverse`: ``linalg.pinv`` with ``rtol=rcond``."""
     from .linalg import pinv

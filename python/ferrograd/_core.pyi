@@ -144,6 +144,15 @@ __all__ = [
     "_linalg_qr",
     "_linalg_lstsq",
     "_linalg_solve_triangular",
+    "_linalg_lu_factor_ex",
+    "_linalg_lu",
+    "_lu_unpack",
+    "_linalg_lu_solve",
+    "_linalg_inv_ex",
+    "_linalg_solve_ex",
+    "_linalg_cholesky_ex",
+    "_triangular_solve",
+    "_geqrf",
     "_mse_loss",
     "_linear",
     "_chain_layers",
@@ -1471,6 +1480,24 @@ class Tensor:
         """``torch.svd``: (U, S, V) with ``self = U diag(S) Vᵀ``."""
     def qr(self, some: _Bool = True) -> tuple[Tensor, Tensor]:
         """Removed from PyTorch in favor of ``linalg.qr``: raises PyTorch's RuntimeError."""
+    def lu(self, pivot: _Bool = True, get_infos: _Bool = False) -> tuple[Tensor, ...]:
+        """``torch.lu``, deprecated: (LU, pivots), with ``get_infos`` (LU, pivots, info)."""
+    def lu_solve(self, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+        """``torch.lu_solve``, deprecated: ``linalg.lu_solve(LU_data, LU_pivots, self)``."""
+    def cholesky(self, upper: _Bool = False) -> Tensor:
+        """Removed from PyTorch in favor of ``linalg.cholesky``: raises PyTorch's RuntimeError."""
+    def solve(self, other: Tensor) -> Tensor:
+        """Removed from PyTorch in favor of ``linalg.solve``: raises PyTorch's RuntimeError."""
+    def lstsq(self, other: Tensor) -> Tensor:
+        """Removed from PyTorch in favor of ``linalg.lstsq``: raises PyTorch's RuntimeError."""
+    def symeig(self, eigenvectors: _Bool = False) -> tuple[Tensor, Tensor]:
+        """Removed from PyTorch in favor of ``linalg.eigh``: raises PyTorch's RuntimeError."""
+    def geqrf(self) -> tuple[Tensor, Tensor]:
+        """``torch.geqrf``: LAPACK's compact Householder QR, (a, tau)."""
+    def triangular_solve(
+        self, A: Tensor, upper: _Bool = True, transpose: _Bool = False, unitriangular: _Bool = False
+    ) -> tuple[Tensor, Tensor]:
+        """``torch.triangular_solve``, deprecated: (X with ``A X = self``, a copy of A)."""
     def matrix_power(self, n: builtins.int) -> Tensor:  # function form
         """``linalg.matrix_power``: the n-th power of each square matrix (negative n: of its inverse)."""
     def cholesky_solve(self, input2: Tensor, upper: _Bool = False) -> Tensor:  # function form
@@ -2092,6 +2119,19 @@ def _linalg_solve_triangular(a: Tensor, b: Tensor, upper: _Bool, left: _Bool, un
 def _linalg_lstsq(
     a: Tensor, b: Tensor, rcond: builtins.float | None, driver: str | None
 ) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
+def _linalg_lu_factor_ex(a: Tensor, pivot: _Bool, check_errors: _Bool, func: str) -> tuple[Tensor, Tensor, Tensor]: ...
+def _linalg_lu(a: Tensor, pivot: _Bool) -> tuple[Tensor, Tensor, Tensor]: ...
+def _lu_unpack(
+    lu: Tensor, pivots: Tensor, unpack_data: _Bool, unpack_pivots: _Bool
+) -> tuple[Tensor, Tensor, Tensor]: ...
+def _linalg_lu_solve(lu: Tensor, pivots: Tensor, b: Tensor, left: _Bool, adjoint: _Bool) -> Tensor: ...
+def _linalg_inv_ex(a: Tensor, check_errors: _Bool, func: str) -> tuple[Tensor, Tensor]: ...
+def _linalg_solve_ex(a: Tensor, b: Tensor, check_errors: _Bool) -> tuple[Tensor, Tensor]: ...
+def _linalg_cholesky_ex(a: Tensor, upper: _Bool, check_errors: _Bool) -> tuple[Tensor, Tensor]: ...
+def _geqrf(a: Tensor) -> tuple[Tensor, Tensor]: ...
+def _triangular_solve(
+    b: Tensor, a: Tensor, upper: _Bool, transpose: _Bool, unitriangular: _Bool
+) -> tuple[Tensor, Tensor]: ...
 def einsum(equation: str, *operands: Tensor | Sequence[Tensor]) -> Tensor:
     """Einstein summation: any subscripts, ``...``, repeated subscripts (diagonals) and implicit output."""
 

@@ -116,6 +116,27 @@ def vander(x, N=None):
     return _core.cat([powers.new_ones(*x.shape, 1), powers], -1)
 
 
+def torch_vander(x, N=None, increasing=False):
+    """`torch.vander`: the Vandermonde matrix of the 1-D `x` (N columns, default its length), powers decreasing
+    unless `increasing`; integer inputs give int64. Built as PyTorch builds it: ones, then x and its cumulative
+    product copied into the columns after the first, in place (so, as in PyTorch, it cannot be differentiated)."""
+    if not isinstance(x, _core.Tensor):
+        raise TypeError(f"vander(): argument 'x' (position 1) must be Tensor, not {type(x).__name__}")
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    dtype = x.dtype if x.dtype.is_floating_point else _core.int64
+    result = x.new_empty((x.shape[0], n), dtype=dtype)
+    if n > 0:
+        result.fill_(1)
+        if n > 1:
+            result[:, 1:].copy_(x.unsqueeze(1))
+            result[:, 1:].copy_(result[:, 1:].cumprod(1))
+    return result if increasing else result.flip(1)
+
+
 def matrix_power(A, n, *, out=None):
     """A to the power `n` (an int), for each square matrix of `A`; a negative `n` raises the inverse."""
     if out is not None:

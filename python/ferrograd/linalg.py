@@ -5,9 +5,11 @@ matrix_rank compose core ops (`vector_norm`, `sum`, `amax`/`amin`, the SVD), as 
 does (so the norms' `grad_fn` names match)."""
 
 import builtins
+import math
+import warnings
 from collections import namedtuple
 
-from . import _core
+from . import _core, _write_out
 from ._linalg_products import matrix_power, multi_dot, vander
 
 LinAlgError = _core.LinAlgError
@@ -30,6 +32,14 @@ _EighResult = _named("linalg_eigh", ["eigenvalues", "eigenvectors"])
 _SvdResult = _named("linalg_svd", ["U", "S", "Vh"])
 _QrResult = _named("linalg_qr", ["Q", "R"])
 _LstsqResult = _named("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+_InvExResult = _named("linalg_inv_ex", ["inverse", "info"])
+_SolveExResult = _named("linalg_solve_ex", ["result", "info"])
+_CholeskyExResult = _named("linalg_cholesky_ex", ["L", "info"])
+_LuFactorResult = _named("linalg_lu_factor", ["LU", "pivots"])
+_LuFactorExResult = _named("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+_LuResult = _named("linalg_lu", ["P", "L", "U"])
+_LuUnpackResult = _named("lu_unpack", ["P", "L", "U"])
+_LuWithInfoResult = _named("_lu_with_info", ["LU", "pivots", "info"])
 
 _INF = float("inf")
 
@@ -81,6 +91,32 @@ def cholesky(A, *, upper=False, out=None):
     return _core._linalg_cholesky(A, builtins.bool(upper))
 
 
+def inv_ex(A, *, check_errors=False, out=None):
+    """(inverse, info): `inv` with LAPACK's `info` (the 1-based index of the first zero pivot of U, 0 if none)
+    and the solve's inf/NaN partial result for a singular matrix, unless `check_errors`."""
+    _check_out(out, "linalg.inv_ex")
+    return _InvExResult(*_core._linalg_inv_ex(A, builtins.bool(check_errors), "linalg.inv_ex"))
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    """(result, info): `solve` with LAPACK's `info` (the 1-based index of the first zero pivot of U, 0 if none)
+    and the solve's inf/NaN partial result for a singular matrix, unless `check_errors`."""
+    _check_out(out, "linalg.solve_ex")
+    if left:
+        return _SolveExResult(*_core._linalg_solve_ex(A, B, builtins.bool(check_errors)))
+    _tensor(A, "linalg_solve_ex", "A")
+    _tensor(B, "linalg_solve_ex", "B")
+    X, info = _core._linalg_solve_ex(A.mT, B.mT, builtins.bool(check_errors))
+    return _SolveExResult(X.mT, info)
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    """(L, info): `cholesky` with LAPACK's `info` (the order of the first leading minor that is not
+    positive-definite, 0 if none) and its partial factor, unless `check_errors`."""
+    _check_out(out, "linalg.cholesky_ex")
+    return _CholeskyExResult(*_core._linalg_cholesky_ex(A, builtins.bool(upper), builtins.bool(check_errors)))
+
+
 def cross(input, other, *, dim=-1, out=None):
     """The cross product of the 3-vectors along `dim` of `input` and `other` (batch dimensions broadcast)."""
     _check_out(out, "linalg.cross")
@@ -92,6 +128,125 @@ def qr(A, mode="reduced", *, out=None):
     'reduced' (Q m×k, R k×n), 'complete' (Q m×m) or 'r' (R only, Q empty)."""
     _check_out(out, "linalg.qr")
     return _QrResult(*_core._linalg_qr(A, mode))
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    """The dot products of the vectors of `x` and `y` along `dim` (batch dimensions broadcast): ``(x * y).sum(dim)``
+    for real inputs, and ``vdot`` of two vectors (whatever `dim`), as PyTorch composes it."""
+    _check_out(out, "linalg.vecdot")
+    _tensor(x, "linalg_vecdot", "x")
+    _tensor(y, "linalg_vecdot", "y")
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"linalg.vecdot: Expected a floating point or complex tensor as input. Got {_write_out._name(x.dtype)}"
+        )
+    if x.dtype != y.dtype:
+        raise RuntimeError(
+            "linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+            f"{_write_out._name(x.dtype)} and y of type {_write_out._name(y.dtype)} instead"
+        )
+    if x.ndim == 1 and y.ndim == 1:
+        return x.vdot(y)
+    return (x * y).sum(dim)
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    """(LU, pivots): the compact LU factorization with partial pivoting of each m×n matrix as LAPACK's getrf
+    gives it (L's multipliers below the diagonal, U on and above it; 1-based int32 row interchanges). A singular
+    matrix raises (`lu_factor_ex` does not)."""
+    _check_out(out, "linalg.lu_factor")
+    LU, pivots, _ = _core._linalg_lu_factor_ex(A, builtins.bool(pivot), True, "torch.linalg.lu_factor")
+    return _LuFactorResult(LU, pivots)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    """(LU, pivots, info): `lu_factor` with LAPACK's `info` (the 1-based index of the first zero pivot, 0 if
+    none) instead of an error, unless `check_errors`."""
+    _check_out(out, "linalg.lu_factor_ex")
+    return _LuFactorExResult(
+        *_core._linalg_lu_factor_ex(A, builtins.bool(pivot), builtins.bool(check_errors), "torch.linalg.lu_factor_ex")
+    )
+
+
+def lu(A, *, pivot=True, out=None):
+    """(P, L, U) with A = P L U: P a permutation matrix, L m×k unit lower and U k×n upper, k = min(m, n)."""
+    _check_out(out, "linalg.lu")
+    return _LuResult(*_core._linalg_lu(A, builtins.bool(pivot)))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """X with `A @ X = B` from A's `lu_factor` (`adjoint`: Aᵀ X = B; `left=False`: X A = B), batch dimensions
+    broadcast."""
+    _check_out(out, "linalg.lu_solve")
+    return _core._linalg_lu_solve(LU, pivots, B, builtins.bool(left), builtins.bool(adjoint))
+
+
+def _lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """`torch.lu_unpack`: (P, L, U) from `lu_factor`'s output; each left empty when not asked for."""
+    return _LuUnpackResult(
+        *_core._lu_unpack(LU_data, LU_pivots, builtins.bool(unpack_data), builtins.bool(unpack_pivots))
+    )
+
+
+_DEPRECATED_LU = (
+    "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be removed in "
+    "a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\nLU, pivots = "
+    "torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)"
+    "\nshould be replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)"
+)
+_DEPRECATED_LU_SOLVE = (
+    "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future PyTorch release."
+    "\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be "
+    "replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)"
+)
+# torch warns of these once a process (TORCH_WARN_ONCE)
+_warned: set[str] = set()
+
+
+def _warn_once(message):
+    if message not in _warned:
+        _warned.add(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def _torch_lu(A, pivot=True, get_infos=False):
+    """`torch.lu`: (LU, pivots), with `get_infos` (LU, pivots, info); deprecated, and never raises on a singular
+    matrix."""
+    _warn_once(_DEPRECATED_LU)
+    LU, pivots, info = _core._linalg_lu_factor_ex(A, builtins.bool(pivot), False, "torch.lu")
+    return _LuWithInfoResult(LU, pivots, info) if get_infos else (LU, pivots)
+
+
+def _torch_lu_solve(b, LU_data, LU_pivots):
+    """`torch.lu_solve(b, LU_data, LU_pivots)`: deprecated `linalg.lu_solve(LU_data, LU_pivots, b)`."""
+    _warn_once(_DEPRECATED_LU_SOLVE)
+    return _core._linalg_lu_solve(LU_data, LU_pivots, b, True, False)
+
+
+_DEPRECATED_TRIANGULAR_SOLVE = (
+    "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a future "
+    "PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a copy of one "
+    "of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
+    "torch.linalg.solve_triangular(A, B)."
+)
+_TriangularSolveResult = _named("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+def _torch_triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    """`torch.triangular_solve`: (X with ``A X = b`` (``Aᵀ X = b`` with `transpose`), a copy of A); deprecated."""
+    _warn_once(_DEPRECATED_TRIANGULAR_SOLVE)
+    return _TriangularSolveResult(
+        *_core._triangular_solve(b, A, builtins.bool(upper), builtins.bool(transpose), builtins.bool(unitriangular))
+    )
+
+
+_GeqrfResult = _named("geqrf", ["a", "tau"])
+
+
+def _geqrf(input):
+    """`torch.geqrf`: (a, tau), LAPACK's compact Householder QR: R on and above a's diagonal, the reflectors'
+    vectors below it (their leading 1 implied), their scales in tau."""
+    return _GeqrfResult(*_core._geqrf(input))
 
 
 def matmul(input, other, *, out=None):
@@ -276,6 +431,143 @@ def _removed_qr(some=True):
     )
 
 
+_REMOVED = "This function was deprecated since version 1.9 and is now removed. "
+
+
+def _removed_cholesky(input=None, upper=False):
+    """`torch.cholesky` and `Tensor.cholesky`: removed from PyTorch; raise its RuntimeError (torch/_linalg_utils.py)."""
+    raise RuntimeError(
+        f"{_REMOVED}`torch.cholesky` is deprecated in favor of `torch.linalg.cholesky`.\nL = torch.cholesky(A) should "
+        "be replaced with:\nL = torch.linalg.cholesky(A)\nU = torch.cholesky(A, upper=True) should be replaced "
+        "with:\nU = torch.linalg.cholesky(A).mH"
+    )
+
+
+def _removed_matrix_rank(input=None, tol=None, symmetric=False):
+    """`torch.matrix_rank`: removed from PyTorch; raises its RuntimeError."""
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed.\nPlease use the "
+        "`torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was renamed in "
+        "`torch.linalg.matrix_rank()` to 'hermitian'."
+    )
+
+
+def _removed_solve(input=None, A=None):
+    """`torch.solve` and `Tensor.solve`: removed from PyTorch; raise its RuntimeError."""
+    raise RuntimeError(
+        f"{_REMOVED}`torch.solve` is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` has its "
+        "arguments reversed and does not return the LU factorization.\n\nTo get the LU factorization see "
+        "`torch.lu`, which can be used with `torch.lu_solve` or `torch.lu_unpack`.\nX = torch.solve(B, A).solution "
+        "should be replaced with:\nX = torch.linalg.solve(A, B)"
+    )
+
+
+def _removed_lstsq(input=None, A=None):
+    """`torch.lstsq` and `Tensor.lstsq`: removed from PyTorch; raise its RuntimeError."""
+    raise RuntimeError(
+        f"{_REMOVED}`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` has reversed "
+        "arguments and does not return the QR decomposition in the returned tuple (although it returns other "
+        "information about the problem).\n\nTo get the QR decomposition consider using `torch.linalg.qr`.\n\nThe "
+        "returned solution in `torch.lstsq` stored the residuals of the solution in the last m - n columns of the "
+        "returned value whenever m > n. In torch.linalg.lstsq, the residuals are in the field 'residuals' of the "
+        "returned named tuple.\n\nThe unpacking of the solution, as in\nX, _ = torch.lstsq(B, A).solution[:A.size(1)]"
+        "\nshould be replaced with:\nX = torch.linalg.lstsq(A, B).solution"
+    )
+
+
+def _removed_symeig(input=None, eigenvectors=False, upper=True):
+    """`torch.symeig` and `Tensor.symeig`: removed from PyTorch; raise its RuntimeError."""
+    raise RuntimeError(
+        f"{_REMOVED}The default behavior has changed from using the upper triangular portion of the matrix by default "
+        "to using the lower triangular portion.\n\nL, _ = torch.symeig(A, upper=upper) should be replaced with:\n"
+        "L = torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\nL, V = torch.symeig(A, "
+        "eigenvectors=True) should be replaced with:\nL, V = torch.linalg.eigh(A, UPLO='U' if upper else 'L')"
+    )
+
+
+def _cond_ord_text(p):
+    """How torch's message prints a numeric `p` (C++'s std::to_string for a float, as typed for an int)."""
+    return f"{p:f}" if isinstance(p, float) else str(p)
+
+
+def cond(A, p=None, *, out=None):
+    """The condition number of each matrix for the norm `p`: the ratio of extreme singular values for None, 2
+    and -2 (any shape), else ``matrix_norm(A, p) * matrix_norm(inv(A), p)`` for 'fro', 'nuc', ±1 and ±inf (square
+    matrices; inf for a singular one); 0 for an empty matrix. PyTorch's composition (`linalg_cond`)."""
+    _check_out(out, "linalg.cond")
+    _tensor(A, "linalg_cond", "A")
+    if isinstance(p, str):
+        if A.ndim < 2:
+            raise RuntimeError(f"linalg.cond(ord={p}): The input tensor A must have at least 2 dimensions.")
+        if A.shape[-2] != A.shape[-1]:
+            raise RuntimeError(
+                f"linalg.cond(ord={p}): A must be batches of square matrices, but they are {A.shape[-2]} by "
+                f"{A.shape[-1]} matrices"
+            )
+        if p not in ("fro", "nuc"):
+            raise ValueError(f"linalg.cond got an invalid norm type: {p}")
+    else:
+        if A.ndim < 2:
+            raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+        p = 2 if p is None else p
+        if abs(p) not in (1, 2, _INF):
+            raise ValueError(f"linalg.cond got an invalid norm type: {builtins.float(p):g}")
+    if A.numel() == 0:
+        return A.new_zeros(A.shape[:-2])
+    if p in (2, -2):
+        S = svdvals(A)
+        s_max, s_min = S.narrow(-1, 0, 1), S.narrow(-1, S.shape[-1] - 1, 1)
+        return (s_min / s_max if p == -2 else s_max / s_min).squeeze(-1)
+    if not isinstance(p, str) and A.shape[-2] != A.shape[-1]:
+        raise RuntimeError(
+            f"linalg.cond(ord={_cond_ord_text(p)}): A must be batches of square matrices, but they are "
+            f"{A.shape[-2]} by {A.shape[-1]} matrices"
+        )
+    if p == "nuc":
+        S = svdvals(A)
+        return S.sum(-1) * S.reciprocal().sum(-1)
+    inverse, info = inv_ex(A)
+    # in place, as torch does: so the backward of these orders fails as torch's does (the inverse is saved)
+    inverse.masked_fill_(info.unsqueeze(-1).unsqueeze(-1) > 0, _INF)
+    return (matrix_norm(A, p) * matrix_norm(inverse, p)).nan_to_num(_INF, _INF, -_INF)
+
+
+def tensorinv(A, ind=2, *, out=None):
+    """The inverse of `A` as a tensor operator for `tensordot` with `ind` dimensions: A reshaped to a square
+    matrix of ``prod(A.shape[:ind])`` rows, inverted, and reshaped to ``A.shape[ind:] + A.shape[:ind]``."""
+    _check_out(out, "linalg.tensorinv")
+    _tensor(A, "linalg_tensorinv", "input")
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = math.prod(A.shape[:ind]), math.prod(A.shape[ind:])
+    if rows != cols:
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), but got "
+            f"{cols} != {rows}"
+        )
+    inverse = _core._linalg_inv_ex(A.reshape(cols, cols), True, "inv")[0]
+    return inverse.reshape(*A.shape[ind:], *A.shape[:ind])
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """X with ``tensordot(A, X, X.ndim) = B``: A (its `dims` moved last) reshaped to a square matrix and solved
+    against B flattened, X shaped as A's last dimensions."""
+    _check_out(out, "linalg.tensorsolve")
+    _tensor(A, "linalg_tensorsolve", "input")
+    _tensor(B, "linalg_tensorsolve", "other")
+    if dims is not None:
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        A = A.movedim(dims, list(range(A.ndim - len(dims), A.ndim)))
+    result_shape = A.shape[B.ndim :]
+    size, other_size = math.prod(result_shape), B.numel()
+    if size != other_size:
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), "
+            f"but got {size} != {other_size}"
+        )
+    return solve(A.reshape(size, size), B.flatten()).reshape(result_shape)
+
+
 def _scalar_name(A):
     name = str(A.dtype).removeprefix("ferrograd.")
     return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(
@@ -306,13 +598,20 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 __all__ = [
     "LinAlgError",
     "cholesky",
+    "cholesky_ex",
+    "cond",
     "cross",
     "det",
     "diagonal",
     "eigh",
     "eigvalsh",
     "inv",
+    "inv_ex",
     "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
     "matmul",
     "matrix_exp",
     "matrix_norm",
@@ -322,11 +621,15 @@ __all__ = [
     "qr",
     "svd",
     "svdvals",
+    "tensorinv",
+    "tensorsolve",
     "vander",
     "multi_dot",
     "norm",
     "slogdet",
     "solve",
+    "solve_ex",
     "solve_triangular",
+    "vecdot",
     "vector_norm",
 ]

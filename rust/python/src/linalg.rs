@@ -104,6 +104,113 @@ fn _linalg_solve_triangular(
     wrap(py, call_heavy(py, cost(&a) + b.numel(), || a.linalg_solve_triangular(&b, upper, left, unitriangular))?)
 }
 
+#[pyfunction]
+fn _linalg_lu_factor_ex<'py>(
+    py: Python<'py>,
+    a: &Bound<'_, PyAny>,
+    pivot: bool,
+    check_errors: bool,
+    func: &str,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let a = tensor_arg(a, func.trim_start_matches("torch."), "A")?;
+    let (lu, pivots, info) = call_heavy(py, cost(&a), || a.linalg_lu_factor_ex(pivot, check_errors, func))?;
+    PyTuple::new(py, [wrap(py, lu)?, wrap(py, pivots)?, wrap(py, info)?])
+}
+
+#[pyfunction]
+fn _linalg_lu<'py>(py: Python<'py>, a: &Bound<'_, PyAny>, pivot: bool) -> PyResult<Bound<'py, PyTuple>> {
+    let a = tensor_arg(a, "linalg_lu", "A")?;
+    let (p, l, u) = call_heavy(py, cost(&a), || a.linalg_lu(pivot))?;
+    PyTuple::new(py, [wrap(py, p)?, wrap(py, l)?, wrap(py, u)?])
+}
+
+#[pyfunction]
+fn _lu_unpack<'py>(
+    py: Python<'py>,
+    lu: &Bound<'_, PyAny>,
+    pivots: &Bound<'_, PyAny>,
+    unpack_data: bool,
+    unpack_pivots: bool,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let (lu, pivots) = (tensor_arg(lu, "lu_unpack", "LU_data")?, tensor_arg(pivots, "lu_unpack", "LU_pivots")?);
+    let (p, l, u) = call_heavy(py, lu.numel() * lu.shape().first().copied().unwrap_or(1), || {
+        lu.lu_unpack(&pivots, unpack_data, unpack_pivots)
+    })?;
+    PyTuple::new(py, [wrap(py, p)?, wrap(py, l)?, wrap(py, u)?])
+}
+
+#[pyfunction]
+fn _linalg_lu_solve(
+    py: Python<'_>,
+    lu: &Bound<'_, PyAny>,
+    pivots: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    left: bool,
+    adjoint: bool,
+) -> Out {
+    let lu = tensor_arg(lu, "linalg_lu_solve", "LU")?;
+    let (pivots, b) = (tensor_arg(pivots, "linalg_lu_solve", "pivots")?, tensor_arg(b, "linalg_lu_solve", "B")?);
+    wrap(py, call_heavy(py, cost(&lu) + b.numel(), || lu.linalg_lu_solve(&pivots, &b, left, adjoint))?)
+}
+
+#[pyfunction]
+fn _linalg_inv_ex<'py>(
+    py: Python<'py>,
+    a: &Bound<'_, PyAny>,
+    check_errors: bool,
+    func: &str,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let a = tensor_arg(a, "linalg_inv_ex", "A")?;
+    let (inverse, info) = call_heavy(py, cost(&a), || a.linalg_inv_ex(check_errors, func))?;
+    PyTuple::new(py, [wrap(py, inverse)?, wrap(py, info)?])
+}
+
+#[pyfunction]
+fn _linalg_solve_ex<'py>(
+    py: Python<'py>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    check_errors: bool,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let (a, b) = (tensor_arg(a, "linalg_solve_ex", "A")?, tensor_arg(b, "linalg_solve_ex", "B")?);
+    let (x, info) =
+        call_heavy(py, cost(&a) + b.numel(), || a.linalg_solve_ex(&b, check_errors, "torch.linalg.solve_ex"))?;
+    PyTuple::new(py, [wrap(py, x)?, wrap(py, info)?])
+}
+
+#[pyfunction]
+fn _linalg_cholesky_ex<'py>(
+    py: Python<'py>,
+    a: &Bound<'_, PyAny>,
+    upper: bool,
+    check_errors: bool,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let a = tensor_arg(a, "linalg_cholesky_ex", "A")?;
+    let (l, info) = call_heavy(py, cost(&a), || a.linalg_cholesky_ex(upper, check_errors, "linalg.cholesky_ex"))?;
+    PyTuple::new(py, [wrap(py, l)?, wrap(py, info)?])
+}
+
+#[pyfunction]
+fn _triangular_solve<'py>(
+    py: Python<'py>,
+    b: &Bound<'_, PyAny>,
+    a: &Bound<'_, PyAny>,
+    upper: bool,
+    transpose: bool,
+    unitriangular: bool,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let (b, a) = (tensor_arg(b, "triangular_solve", "input")?, tensor_arg(a, "triangular_solve", "A")?);
+    let (x, copy) = call_heavy(py, cost(&a) + b.numel(), || b.triangular_solve(&a, upper, transpose, unitriangular))?;
+    PyTuple::new(py, [wrap(py, x)?, wrap(py, copy)?])
+}
+
+#[pyfunction]
+fn _geqrf<'py>(py: Python<'py>, a: &Bound<'_, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
+    let a = tensor_arg(a, "geqrf", "input")?;
+    let (reflectors, tau) = call_heavy(py, cost(&a), || a.geqrf())?;
+    PyTuple::new(py, [wrap(py, reflectors)?, wrap(py, tau)?])
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LinAlgError", m.py().get_type::<LinAlgError>())?;
     m.add_function(wrap_pyfunction!(_linalg_inv, m)?)?;
@@ -118,5 +225,14 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_linalg_qr, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_lstsq, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_solve_triangular, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_lu_factor_ex, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_inv_ex, m)?)?;
+    m.add_function(wrap_pyfunction!(_triangular_solve, m)?)?;
+    m.add_function(wrap_pyfunction!(_geqrf, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_solve_ex, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_cholesky_ex, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_lu, m)?)?;
+    m.add_function(wrap_pyfunction!(_lu_unpack, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_lu_solve, m)?)?;
     Ok(())
 }

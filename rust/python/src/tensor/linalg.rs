@@ -176,6 +176,70 @@ impl PyTensor {
         Ok(removed.call1((some,))?.unbind())
     }
 
+    /// `torch.lu`: (LU, pivots[, info]), deprecated (the Python facade warns and names the tuple).
+    #[pyo3(signature = (pivot=true, get_infos=false))]
+    fn lu(slf: &Bound<'_, Self>, pivot: bool, get_infos: bool) -> PyResult<Py<PyAny>> {
+        let lu = slf.py().import("ferrograd.linalg")?.getattr("_torch_lu")?;
+        Ok(lu.call1((slf, pivot, get_infos))?.unbind())
+    }
+
+    /// `torch.lu_solve(self, LU_data, LU_pivots)`, deprecated (the Python facade warns).
+    #[allow(non_snake_case)]
+    fn lu_solve(
+        slf: &Bound<'_, Self>,
+        LU_data: &Bound<'_, PyAny>,
+        LU_pivots: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let lu_solve = slf.py().import("ferrograd.linalg")?.getattr("_torch_lu_solve")?;
+        Ok(lu_solve.call1((slf, LU_data, LU_pivots))?.unbind())
+    }
+
+    /// `torch.geqrf`'s (a, tau), a named tuple made by the Python facade.
+    fn geqrf(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let geqrf = slf.py().import("ferrograd.linalg")?.getattr("_geqrf")?;
+        Ok(geqrf.call1((slf,))?.unbind())
+    }
+
+    /// `torch.triangular_solve(self, A, ...)`, deprecated (the Python facade warns and names the tuple).
+    #[allow(non_snake_case)]
+    #[pyo3(signature = (A, upper=true, transpose=false, unitriangular=false))]
+    fn triangular_solve(
+        slf: &Bound<'_, Self>,
+        A: &Bound<'_, PyAny>,
+        upper: bool,
+        transpose: bool,
+        unitriangular: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let solve = slf.py().import("ferrograd.linalg")?.getattr("_torch_triangular_solve")?;
+        Ok(solve.call1((slf, A, upper, transpose, unitriangular))?.unbind())
+    }
+
+    /// Removed from PyTorch: raises its RuntimeError (the text lives in the Python facade).
+    #[pyo3(signature = (upper=false))]
+    fn cholesky(slf: &Bound<'_, Self>, upper: bool) -> PyResult<Py<PyAny>> {
+        let removed = slf.py().import("ferrograd.linalg")?.getattr("_removed_cholesky")?;
+        Ok(removed.call1((slf, upper))?.unbind())
+    }
+
+    /// Removed from PyTorch: raises its RuntimeError (the text lives in the Python facade).
+    fn solve(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let removed = slf.py().import("ferrograd.linalg")?.getattr("_removed_solve")?;
+        Ok(removed.call1((slf, other))?.unbind())
+    }
+
+    /// Removed from PyTorch: raises its RuntimeError (the text lives in the Python facade).
+    fn lstsq(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let removed = slf.py().import("ferrograd.linalg")?.getattr("_removed_lstsq")?;
+        Ok(removed.call1((slf, other))?.unbind())
+    }
+
+    /// Removed from PyTorch: raises its RuntimeError (the text lives in the Python facade).
+    #[pyo3(signature = (eigenvectors=false))]
+    fn symeig(slf: &Bound<'_, Self>, eigenvectors: bool) -> PyResult<Py<PyAny>> {
+        let removed = slf.py().import("ferrograd.linalg")?.getattr("_removed_symeig")?;
+        Ok(removed.call1((slf, eigenvectors))?.unbind())
+    }
+
     /// `linalg.matrix_power`: A^n of each square matrix (negative n through the inverse).
     fn matrix_power(&self, py: Python<'_>, n: i64) -> Out {
         let a = self.get();

@@ -1,6 +1,7 @@
 //! `torch.linalg`: small products (outer, trace, baddbmm, cross, matrix_power), the
-//! factorizations behind inv, det, slogdet, solve, cholesky, eigh, svd, qr and lstsq, triangular
-//! solves (solve_triangular, cholesky_solve, cholesky_inverse) and matrix_exp (Padé). The
+//! factorizations behind inv, det, slogdet, solve, cholesky, eigh, svd, qr and lstsq, LAPACK's LU
+//! (`lu.rs`: lu_factor, lu, lu_unpack; `lu_solve.rs`) and geqrf, triangular solves
+//! (solve_triangular, triangular_solve, cholesky_solve, cholesky_inverse) and matrix_exp (Padé). The
 //! factorizations are hand-written in float64 (`factor.rs`, Householder QR in `householder.rs`; see
 //! ARCHITECTURE.md, "Considered and not done", for why not faer), run over the batch (`batch.rs`),
 //! and their backward rules are written with differentiable ops, so `create_graph` works.
@@ -11,8 +12,11 @@ mod cross;
 mod eigh;
 mod factor;
 mod fused;
+mod geqrf;
 mod householder;
 mod lstsq;
+mod lu;
+mod lu_solve;
 mod matrix_exp;
 mod power;
 pub(crate) use fused::scale_add;
@@ -21,3 +25,4 @@ mod qr;
 mod solve;
 mod svd;
 mod triangular;
+mod triangular_solve;

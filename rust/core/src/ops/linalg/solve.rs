@@ -1,6 +1,8 @@
 //! inv, det, slogdet and solve: one LU factorization per matrix, and their backward rules.
 use super::batch::{batch_element, check_float, mt, square_batch, to_tensor};
 use super::factor::lu;
+use super::lu::getrf;
+use super::lu_solve::getrs;
 use crate::autograd::{one, record, record_outputs, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
 use crate::error::{Error, Result};
@@ -10,6 +12,13 @@ use crate::tensor::Tensor;
 impl Tensor {
     /// `linalg.inv(A)`: the inverse of each matrix; a singular one is a `LinAlgError`.
     pub fn linalg_inv(&self) -> Result<Tensor> {
+        Ok(self.linalg_inv_ex(true, "linalg.inv")?.0)
+    }
+
+    /// `linalg.inv_ex(A, check_errors=check_errors)`: (inverse, info), LAPACK's `info` (the first zero
+    /// pivot of U) per matrix; a singular matrix gives the solve's inf/NaN partial result unless
+    /// `check_errors`, which raises naming `func`.
+    pub fn linalg_inv_ex(&self, check_errors: bool, func: &str) -> Result<(Tensor, Tensor)> {
         let batch = square_batch(self, "linalg.inv")?;
         let n = batch.n;
         let mut identity = vec![0.0; n * n];
@@ -17,19 +26,25 @@ impl Tensor {
             identity[i * n + i] = 1.0;
         }
         let mut out = Vec::with_capacity(batch.values.len());
+        let mut infos = Vec::with_capacity(batch.count());
         for i in 0..batch.count() {
-            let f = lu(batch.matrix(i), n);
-            if let Some(k) = f.zero_pivot {
+            let f = getrf(batch.matrix(i), n, n);
+            if check_errors && f.info > 0 {
                 return Err(Error::LinAlg(format!(
-                    "linalg.inv: {}The diagonal element {k} is zero, the inversion could not be completed because \
-                     the input matrix is singular.",
-                    batch_element(&batch, i)
+                    "{func}: {}The diagonal element {} is zero, the inversion could not be completed because the \
+                     input matrix is singular.",
+                    batch_element(&batch, i),
+                    f.info
                 )));
             }
-            out.extend(f.solve(&identity, n, n));
+            let mut x = identity.clone();
+            getrs(&f.lu, &f.pivots, &mut x, n, n, false);
+            out.extend(x);
+            infos.push(f.info);
         }
         let out = to_tensor(out, self.shape(), self.dtype())?;
-        Ok(record(out, &[self], |out| LinalgInvExBackward0 { inverse: SavedTensor::output(out) }))
+        let info = Tensor::from_vec(infos, &batch.dims)?;
+        Ok((record(out, &[self], |out| LinalgInvExBackward0 { inverse: SavedTensor::output(out) }), info))
     }
 
     /// `linalg.det(A)`: the determinant of each matrix (0 for a singular one).
@@ -64,6 +79,13 @@ impl Tensor {
     /// `linalg.solve(A, B)`: X with A X = B, batch dimensions broadcast; B is a (batch of) vector(s)
     /// when it is 1-D or has A's shape without its last dimension, as in PyTorch.
     pub fn linalg_solve(&self, b: &Tensor) -> Result<Tensor> {
+        Ok(self.linalg_solve_ex(b, true, "torch.linalg.solve")?.0)
+    }
+
+    /// `linalg.solve_ex(A, B, check_errors=check_errors)`: (X, info) with LAPACK's `info` (the first
+    /// zero pivot of U) per matrix; a singular matrix gives the solve's inf/NaN partial result unless
+    /// `check_errors`, which raises naming `func`.
+    pub fn linalg_solve_ex(&self, b: &Tensor, check_errors: bool, func: &str) -> Result<(Tensor, Tensor)> {
         let a = self;
         square_batch(a, "linalg.solve")?;
         if a.dtype() != b.dtype() {
@@ -92,33 +114,32 @@ impl Tensor {
         let batch = broadcast_shapes(&a.shape()[..a.ndim() - 2], &b_mat.shape()[..b_mat.ndim() - 2])?;
         let a_e = a.expand(&[batch.as_slice(), &[n, n]].concat())?;
         let b_e = b_mat.expand(&[batch.as_slice(), &[n, cols]].concat())?;
-        let x = solve_same_batch(&a_e, &b_e)?;
-        if vector {
-            x.squeeze_dim(-1)
-        } else {
-            Ok(x)
-        }
+        let (x, info) = solve_same_batch(&a_e, &b_e, check_errors, func)?;
+        let info = Tensor::from_vec(info, &batch)?;
+        Ok((if vector { x.squeeze_dim(-1)? } else { x }, info))
     }
 }
 
-/// `solve` of A (*, n, n) and B (*, n, k) with one batch shape.
-fn solve_same_batch(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+/// `solve` of A (*, n, n) and B (*, n, k) with one batch shape: X and each matrix's `info`.
+fn solve_same_batch(a: &Tensor, b: &Tensor, check_errors: bool, func: &str) -> Result<(Tensor, Vec<i32>)> {
     let batch = square_batch(a, "linalg.solve")?;
     let (n, k) = (batch.n, b.shape()[b.ndim() - 1]);
-    let rhs = b.to_vec::<f64>();
-    let mut out = Vec::with_capacity(rhs.len());
+    let mut x = b.to_vec::<f64>();
+    let mut infos = Vec::with_capacity(batch.count());
     for i in 0..batch.count() {
-        let f = lu(batch.matrix(i), n);
-        if f.zero_pivot.is_some() {
+        let f = getrf(batch.matrix(i), n, n);
+        if check_errors && f.info > 0 {
             return Err(Error::LinAlg(format!(
-                "torch.linalg.solve: {}The solver failed because the input matrix is singular.",
+                "{func}: {}The solver failed because the input matrix is singular.",
                 batch_element(&batch, i)
             )));
         }
-        out.extend(f.solve(&rhs[i * n * k..(i + 1) * n * k], n, k));
+        getrs(&f.lu, &f.pivots, &mut x[i * n * k..(i + 1) * n * k], n, k, false);
+        infos.push(f.info);
     }
-    let x = to_tensor(out, b.shape(), b.dtype())?;
-    Ok(record(x, &[a, b], |x| LinalgSolveExBackward0 { a: SavedTensor::input(a), result: SavedTensor::output(x) }))
+    let x = to_tensor(x, b.shape(), b.dtype())?;
+    let x = record(x, &[a, b], |x| LinalgSolveExBackward0 { a: SavedTensor::input(a), result: SavedTensor::output(x) });
+    Ok((x, infos))
 }
 
 /// `g` (batch shape) as (batch, 1, 1), to scale each matrix of a batch.
@@ -180,7 +201,7 @@ crate::backward_rule! {
 impl Backward for LinalgSolveExBackward0 {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, x) = (ctx.unpack(&self.a)?, ctx.unpack(&self.result)?);
-        let gb = solve_same_batch(&mt(&a)?, g)?;
+        let gb = solve_same_batch(&mt(&a)?, g, true, "torch.linalg.solve")?.0;
         let ga = ctx.grad_if(0, || gb.matmul(&mt(&x)?)?.neg())?;
         Ok(vec![ga, Some(gb)])
     }

@@ -10,7 +10,7 @@ use crate::tensor::Tensor;
 
 /// Solves T X = B in place of the row-major n×k `x` (holding B) for the n×n triangle of `a`
 /// (`upper` or lower, with a unit diagonal taken as given when `unit`).
-fn substitute(a: &[f64], x: &mut [f64], n: usize, k: usize, upper: bool, unit: bool) {
+pub(super) fn substitute(a: &[f64], x: &mut [f64], n: usize, k: usize, upper: bool, unit: bool) {
     let rows: Vec<usize> = if upper { (0..n).rev().collect() } else { (0..n).collect() };
     for &i in &rows {
         let known = if upper { i + 1..n } else { 0..i };
