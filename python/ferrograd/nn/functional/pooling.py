@@ -4,7 +4,7 @@ import numbers
 
 from ... import _core
 from ..._core import Tensor
-from ..modules.utils import _pair as _plain_pair
+from .._tuples import _pair as _plain_pair
 from .conv import _pair
 
 

@@ -3,7 +3,7 @@
 
 from ... import _core
 from ..._core import Tensor
-from ..modules.utils import _pair, _single, _triple
+from .._tuples import _pair, _single, _triple
 
 
 def _unpool_output_size(input, kernel_size, stride, padding, output_size):

@@ -1,24 +1,6 @@
-"""Argument normalisers shared by the layer modules (torch.nn.modules.utils' names)."""
+"""torch.nn.modules.utils' names: the argument normalisers, which live in `nn._tuples` so that
+`nn.functional` can use them without importing every module class first."""
 
-import collections.abc
-from itertools import repeat
+from .._tuples import _ntuple, _pair, _reverse_repeat_tuple, _single, _triple
 
-
-def _ntuple(n, name="parse"):
-    def parse(x):
-        if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
-            return tuple(x)
-        return tuple(repeat(x, n))
-
-    parse.__name__ = name
-    return parse
-
-
-_single = _ntuple(1, "_single")
-_pair = _ntuple(2, "_pair")
-_triple = _ntuple(3, "_triple")
-
-
-def _reverse_repeat_tuple(t, n):
-    """(a, b) -> (b, b, a, a) for n=2: a per-dim value as F.pad's (last dim first) pairs."""
-    return tuple(x for x in reversed(t) for _ in range(n))
+__all__ = ["_ntuple", "_pair", "_reverse_repeat_tuple", "_single", "_triple"]
