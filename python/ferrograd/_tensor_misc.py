@@ -139,7 +139,7 @@ def _put_checks(self, index, source, first):
         )
 
 
-def _put(self, index, source, accumulate=False, first=1):
+def _put_at(self, index, source, accumulate=False, first=1):
     """`self` with `source`'s values written (or, with `accumulate`, added) at the flat `index` of `self`
     taken in row-major order; negative indices count from the end. (`first`: the position of `index` among
     the caller's arguments, for the TypeError.)"""
@@ -157,10 +157,10 @@ def _put(self, index, source, accumulate=False, first=1):
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:
     _require_tensor(input, "put", "input", 1)
-    return _put(input, index, source, accumulate, first=2)
+    return _put_at(input, index, source, accumulate, first=2)
 
 
-def _index_reduce(self, dim, index, source, reduce, *, include_self=True, first=1):
+def _index_reduce_at(self, dim, index, source, reduce, *, include_self=True, first=1):
     _require_tensor(index, "index_reduce", "index", first + 1)
     _require_tensor(source, "index_reduce", "source", first + 2)
     _utils.warn_once_at_caller(_INDEX_REDUCE_BETA)
@@ -199,7 +199,15 @@ def index_reduce(
     """`input` with the slices of `source` reduced (prod, mean, amax or amin) into the slices of `input` that
     `index` names along `dim` (with `input`'s own values unless not `include_self`)."""
     _require_tensor(input, "index_reduce", "input", 1)
-    return _index_reduce(input, dim, index, source, reduce, include_self=include_self, first=2)
+    return _index_reduce_at(input, dim, index, source, reduce, include_self=include_self, first=2)
+
+
+def _put(self, index, source, accumulate=False):
+    return _put_at(self, index, source, accumulate)
+
+
+def _index_reduce(self, dim, index, source, reduce, *, include_self=True):
+    return _index_reduce_at(self, dim, index, source, reduce, include_self=include_self)
 
 
 def _hardshrink(self, lambd=0.5):
