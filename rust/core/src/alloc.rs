@@ -61,6 +61,23 @@ pub fn check_new_shape(shape: &[usize], itemsize: usize) -> Result<usize> {
     Ok(numel)
 }
 
+/// torch's `std::vector<Tensor>` holds at most this many (PTRDIFF_MAX / sizeof(Tensor)).
+const MAX_PIECES: usize = isize::MAX as usize / 8;
+/// What one piece of a split costs here at the least: its tensor record and the Python view around it.
+const BYTES_PER_PIECE: usize = 1024;
+
+/// Checks, before any is built, that `count` pieces of a split (`chunk`, `split_with_sizes`) can exist:
+/// torch's errors for a vector too long for its type, or for the memory.
+pub fn check_piece_count(count: usize) -> Result<()> {
+    if count > MAX_PIECES {
+        return Err(Error::Runtime("cannot create std::vector larger than max_size()".into()));
+    }
+    if count as u128 * BYTES_PER_PIECE as u128 > allocation_cap() as u128 {
+        return Err(Error::Runtime("std::bad_alloc".into()));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,21 +106,4 @@ mod tests {
         let err = payload.downcast::<Error>().expect("the error is the payload");
         assert!(err.to_string().contains("can't allocate memory"));
     }
-}
-
-/// torch's `std::vector<Tensor>` holds at most this many (PTRDIFF_MAX / sizeof(Tensor)).
-const MAX_PIECES: usize = isize::MAX as usize / 8;
-/// What one piece of a split costs here at the least: its tensor record and the Python view around it.
-const BYTES_PER_PIECE: usize = 1024;
-
-/// Checks, before any is built, that `count` pieces of a split (`chunk`, `split_with_sizes`) can exist:
-/// torch's errors for a vector too long for its type, or for the memory.
-pub fn check_piece_count(count: usize) -> Result<()> {
-    if count > MAX_PIECES {
-        return Err(Error::Runtime("cannot create std::vector larger than max_size()".into()));
-    }
-    if count as u128 * BYTES_PER_PIECE as u128 > allocation_cap() as u128 {
-        return Err(Error::Runtime("std::bad_alloc".into()));
-    }
-    Ok(())
 }
