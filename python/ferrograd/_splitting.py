@@ -2,6 +2,7 @@
 section."""
 
 import os
+from itertools import accumulate
 
 from ._core import Tensor, int64
 
@@ -42,7 +43,7 @@ def _bounds(size, indices_or_sections):
         _check_section_count(n)
         base, extra = divmod(size, n)
         lengths = [base + 1 if i < extra else base for i in range(n)]
-        starts = [sum(lengths[:i]) for i in range(n)]
+        starts = [0, *accumulate(lengths[:-1])]
         return list(zip(starts, lengths))
 
     def clamp(i):
