@@ -124,7 +124,8 @@ multiversion!(update_dispatch, fill_update, (x: &[T]), f: impl Fn(U, T) -> U, [T
 
 /// Compiles `$body` (a generic `#[inline(always)]` function over slices) for AVX-512, AVX2+FMA and the
 /// baseline, and runs the best this CPU has. The body must be a function, not a closure: a closure
-/// handed to a target-feature function is not always inlined into it (then it runs as baseline code).
+/// handed to a target-feature function is not always inlined into it (then it runs as baseline code),
+/// which is also why the call is wrapped in an `inline(always)` closure (grid_sample's was left out).
 macro_rules! dispatch {
     ($body:ident($($arg:expr),*)) => {{
         #[cfg(target_arch = "x86_64")]
@@ -135,9 +136,9 @@ macro_rules! dispatch {
             unsafe fn avx2(f: impl FnOnce()) { f() }
             match $crate::kernels::simd::level() {
                 // SAFETY: the level is Avx512 only where `detect` found AVX-512F/VL, AVX2 and FMA on this CPU.
-                $crate::kernels::simd::Level::Avx512 => unsafe { avx512(|| $body($($arg),*)) },
+                $crate::kernels::simd::Level::Avx512 => unsafe { avx512(#[inline(always)] || $body($($arg),*)) },
                 // SAFETY: the level is Avx2 only where `detect` found at least AVX2 and FMA.
-                $crate::kernels::simd::Level::Avx2 => unsafe { avx2(|| $body($($arg),*)) },
+                $crate::kernels::simd::Level::Avx2 => unsafe { avx2(#[inline(always)] || $body($($arg),*)) },
                 $crate::kernels::simd::Level::Baseline => $body($($arg),*),
             }
         }

@@ -91,6 +91,8 @@ const CUBIC_A: f64 = -0.75;
 const POINTS_PER_BLOCK: usize = 256;
 /// Where torch's scalar kernel puts a coordinate it cannot index with (`safe_downgrade_to_int_range`).
 const OUTSIDE: f64 = -100.0;
+/// The offset of a read outside the input (it reads as 0).
+const OUTSIDE_READ: usize = usize::MAX;
 
 /// Which of torch's CPU kernels the edge cases follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,16 +113,31 @@ struct Axis {
 }
 
 /// One grid point's reads along one axis: input positions (`None` outside), weights, and for the
-/// gradient the fractional coordinate and d(coordinate)/d(grid).
+/// gradient each weight's slope in the fractional coordinate, the fraction itself and
+/// d(coordinate)/d(grid).
 #[derive(Clone, Copy, Debug)]
 struct AxisTaps<F> {
     index: [Option<usize>; CUBIC_TAPS],
     weight: [F; CUBIC_TAPS],
+    slope: [F; CUBIC_TAPS],
     frac: F,
     mult: F,
 }
 
+impl<F: Float> AxisTaps<F> {
+    fn none() -> AxisTaps<F> {
+        AxisTaps {
+            index: [None; CUBIC_TAPS],
+            weight: [F::ZERO; CUBIC_TAPS],
+            slope: [F::ZERO; CUBIC_TAPS],
+            frac: F::ZERO,
+            mult: F::ZERO,
+        }
+    }
+}
+
 impl Axis {
+    #[inline(always)]
     fn scale<F: Float>(&self) -> F {
         if self.align_corners {
             F::from_f64((self.size as f64 - 1.0) / 2.0)
@@ -130,6 +147,7 @@ impl Axis {
     }
 
     /// The grid's [-1, 1] coordinate as an input position, in each kernel's arithmetic.
+    #[inline(always)]
     fn unnormalize<F: Float>(&self, g: F) -> F {
         let (one, two, half) = (F::ONE, F::from_f64(2.0), F::from_f64(0.5));
         let size = F::from_f64(self.size as f64);
@@ -142,6 +160,7 @@ impl Axis {
     }
 
     /// Clipped to [0, size - 1], and whether the position was strictly inside (its gradient is 1).
+    #[inline(always)]
     fn clip<F: Float>(&self, x: F) -> (F, bool) {
         let last = F::from_f64(self.size as f64 - 1.0);
         if x.is_nan() {
@@ -159,6 +178,7 @@ impl Axis {
 
     /// Reflected into the input's span (about the edges without `align_corners`, the corner centers
     /// with it), and the sign it flips the gradient by.
+    #[inline(always)]
     fn reflect<F: Float>(&self, x: F) -> (F, F) {
         let (low, twice_span) =
             if self.align_corners { (0.0, 2.0 * (self.size as f64 - 1.0)) } else { (-0.5, 2.0 * self.size as f64) };
@@ -191,6 +211,7 @@ impl Axis {
     }
 
     /// torch's `compute_coordinates`: the padding applied to a position, and its gradient factor.
+    #[inline(always)]
     fn pad<F: Float>(&self, x: F) -> (F, F) {
         let (x, grad) = match self.padding {
             GridPadding::Zeros => (x, F::ONE),
@@ -212,14 +233,15 @@ impl Axis {
     }
 
     /// The input position of a whole-number coordinate, if it is inside.
+    #[inline(always)]
     fn position<F: Float>(&self, x: F) -> Option<usize> {
         let x = x.to_f64();
         (x >= 0.0 && x < self.size as f64).then_some(x as usize)
     }
 
+    #[inline(always)]
     fn taps<F: Float>(&self, mode: GridInterpolation, g: F) -> AxisTaps<F> {
-        let mut taps =
-            AxisTaps { index: [None; CUBIC_TAPS], weight: [F::ZERO; CUBIC_TAPS], frac: F::ZERO, mult: F::ZERO };
+        let mut taps = AxisTaps::none();
         let x = self.unnormalize(g);
         match mode {
             GridInterpolation::Nearest => {
@@ -234,6 +256,7 @@ impl Axis {
                 taps.index[0] = self.position(base);
                 taps.index[1] = self.position(base + F::ONE);
                 taps.weight[..2].copy_from_slice(&[F::ONE - t, t]);
+                taps.slope[..2].copy_from_slice(&[-F::ONE, F::ONE]);
                 (taps.frac, taps.mult) = (t, grad * self.scale::<F>());
             }
             GridInterpolation::Bicubic => {
@@ -245,6 +268,7 @@ impl Axis {
                     taps.index[k] = self.position(at);
                 }
                 taps.weight = cubic_weights(t);
+                taps.slope = cubic_slopes(t);
                 (taps.frac, taps.mult) = (t, self.scale::<F>());
             }
         }
@@ -259,6 +283,15 @@ fn cubic_weights<F: Float>(t: F) -> [F; CUBIC_TAPS] {
     let near = |x: F| ((a + two) * x - (a + three)) * x * x + one;
     let far = |x: F| ((a * x - five * a) * x + eight * a) * x - four * a;
     [far(t + one), near(t), near(one - t), far(two - t)]
+}
+
+/// d/dt of `cubic_weights(t)`: the distance grows with t for the first two taps, shrinks for the others.
+fn cubic_slopes<F: Float>(t: F) -> [F; CUBIC_TAPS] {
+    let a = F::from_f64(CUBIC_A);
+    let [one, two, three, eight, ten] = [1.0, 2.0, 3.0, 8.0, 10.0].map(F::from_f64);
+    let d_near = |x: F| (three * (a + two) * x - two * (a + three)) * x;
+    let d_far = |x: F| (three * a * x - ten * a) * x + eight * a;
+    [d_far(t + one), d_near(t), -d_near(one - t), -d_far(two - t)]
 }
 
 /// The sampling geometry shared by the forward loop and the gradient.
@@ -287,10 +320,72 @@ impl Sampler {
         Sampler { mode, axes, dims, strides }
     }
 
+    /// The input offset of whole-number 2-D coordinates (`OUTSIDE_READ` outside).
+    #[inline(always)]
+    fn planar_offset<F: Float>(&self, x: F, y: F) -> usize {
+        let inside = |v: F, size: usize| v >= F::ZERO && v < F::from_f64(size as f64);
+        if inside(x, self.axes[0].size) && inside(y, self.axes[1].size) {
+            y.to_f64() as usize * self.strides[1] + x.to_f64() as usize
+        } else {
+            OUTSIDE_READ
+        }
+    }
+
+    /// One 2-D bilinear point's `PointReads`, computed directly (as `planar_reads` does for the forward).
+    #[inline(always)]
+    fn planar_bilinear_point<F: Float>(&self, xy: &[F]) -> PointReads<F, 4> {
+        let [ax, ay, _] = self.axes;
+        let (x, x_grad) = ax.pad(ax.unnormalize(xy[0]));
+        let (y, y_grad) = ay.pad(ay.unnormalize(xy[1]));
+        let (x0, y0) = (x.floor(), y.floor());
+        let (tx, ty) = (x - x0, y - y0);
+        let (x1, y1) = (x0 + F::ONE, y0 + F::ONE);
+        let (wx0, wy0) = (F::ONE - tx, F::ONE - ty);
+        let zero = F::ZERO;
+        PointReads {
+            at: [
+                self.planar_offset(x0, y0),
+                self.planar_offset(x1, y0),
+                self.planar_offset(x0, y1),
+                self.planar_offset(x1, y1),
+            ],
+            weight: [wx0 * wy0, tx * wy0, wx0 * ty, tx * ty],
+            // d(weight)/d(tx) and d(weight)/d(ty): the x weights' slopes are -1 and 1, as the y weights'
+            slope: [[-wy0, -wx0, zero], [wy0, -tx, zero], [-ty, wx0, zero], [ty, tx, zero]],
+            mult: [x_grad * ax.scale::<F>(), y_grad * ay.scale::<F>(), zero],
+        }
+    }
+
+    /// Any point's `PointReads`, through its taps.
+    #[inline(always)]
+    fn point_reads<F: Float, const READS: usize>(&self, coords: &[F]) -> PointReads<F, READS> {
+        let taps = self.point(coords);
+        let mut reads = PointReads {
+            at: [OUTSIDE_READ; READS],
+            weight: [F::ZERO; READS],
+            slope: [[F::ZERO; 3]; READS],
+            mult: [F::ZERO; 3],
+        };
+        let mut r = 0;
+        self.reads(&taps, |offset, w, s| {
+            (reads.at[r], reads.weight[r], reads.slope[r]) = (offset.unwrap_or(OUTSIDE_READ), w, s);
+            r += 1;
+        });
+        for (m, tap) in reads.mult.iter_mut().zip(&taps) {
+            *m = tap.mult;
+        }
+        reads
+    }
+
+    /// A 2-D bilinear or nearest sampler, which `planar_reads` serves.
+    fn is_planar_linear(&self) -> bool {
+        self.dims == 2 && self.mode != GridInterpolation::Bicubic
+    }
+
     /// The taps of one grid point (its `dims` coordinates) along each axis.
+    #[inline(always)]
     fn point<F: Float>(&self, coords: &[F]) -> [AxisTaps<F>; 3] {
-        let empty = AxisTaps { index: [None; CUBIC_TAPS], weight: [F::ZERO; CUBIC_TAPS], frac: F::ZERO, mult: F::ZERO };
-        let mut taps = [empty; 3];
+        let mut taps = [AxisTaps::none(); 3];
         for a in 0..self.dims {
             taps[a] = self.axes[a].taps(self.mode, coords[a]);
         }
@@ -298,20 +393,25 @@ impl Sampler {
     }
 
     /// Visits a point's reads, the last axis outermost and x innermost (torch's summation order), as
-    /// (input offset or `None` outside, weight).
-    fn reads<F: Float>(&self, taps: &[AxisTaps<F>; 3], mut visit: impl FnMut(Option<usize>, F)) {
+    /// (input offset or `None` outside, weight, and per axis the weight's slope along that axis' fraction).
+    #[inline(always)]
+    fn reads<F: Float>(&self, taps: &[AxisTaps<F>; 3], mut visit: impl FnMut(Option<usize>, F, [F; 3])) {
         let n = self.mode.taps();
         let (ny, nz) = (if self.dims > 1 { n } else { 1 }, if self.dims > 2 { n } else { 1 });
         for k in 0..nz {
             for j in 0..ny {
                 for i in 0..n {
                     let mut weight = taps[0].weight[i];
+                    let mut slopes = [taps[0].slope[i], taps[0].weight[i], taps[0].weight[i]];
                     let mut offset = taps[0].index[i].map(|x| x * self.strides[0]);
                     for (a, tap) in [(1, j), (2, k)].into_iter().take(self.dims - 1) {
                         weight = weight * taps[a].weight[tap];
+                        for (b, slope) in slopes.iter_mut().enumerate() {
+                            *slope = *slope * if a == b { taps[a].slope[tap] } else { taps[a].weight[tap] };
+                        }
                         offset = offset.zip(taps[a].index[tap]).map(|(o, p)| o + p * self.strides[a]);
                     }
-                    visit(offset, weight);
+                    visit(offset, weight, slopes);
                 }
             }
         }
@@ -447,12 +547,19 @@ fn forward<F: Float>(input: &Tensor, grid: &Tensor, sampler: &Sampler, out_shape
                 let (batch, first) = (task / tasks_per_batch, task % tasks_per_batch * points_per_task);
                 let last = plane.min(first + points_per_task);
                 let coords = &gs[batch * plane * dims..][..plane * dims];
-                let mut reads: Vec<(Option<usize>, F)> = Vec::with_capacity(POINTS_PER_BLOCK * per_point);
+                let mut offsets: Vec<usize> = Vec::with_capacity(POINTS_PER_BLOCK * per_point);
+                let mut weights: Vec<F> = Vec::with_capacity(POINTS_PER_BLOCK * per_point);
                 for start in (first..last).step_by(POINTS_PER_BLOCK) {
                     let stop = last.min(start + POINTS_PER_BLOCK);
-                    reads.clear();
-                    for point in coords[start * dims..stop * dims].chunks_exact(dims) {
-                        sampler.reads(&sampler.point(point), |at, w| reads.push((at, w)));
+                    offsets.clear();
+                    weights.clear();
+                    let block = &coords[start * dims..stop * dims];
+                    if sampler.is_planar_linear() {
+                        offsets.resize(block.len() / 2 * per_point, OUTSIDE_READ);
+                        weights.resize(block.len() / 2 * per_point, F::ZERO);
+                        crate::kernels::simd::dispatch!(planar_reads(sampler, block, &mut offsets, &mut weights));
+                    } else {
+                        crate::kernels::simd::dispatch!(tap_reads(sampler, block, &mut offsets, &mut weights));
                     }
                     for c in 0..channels {
                         let index = batch * channels + c;
@@ -463,10 +570,12 @@ fn forward<F: Float>(input: &Tensor, grid: &Tensor, sampler: &Sampler, out_shape
                         let dst = unsafe {
                             std::slice::from_raw_parts_mut(out_ptr.0.add(index * plane + start), stop - start)
                         };
-                        for (o, point_reads) in dst.iter_mut().zip(reads.chunks_exact(per_point)) {
-                            // an outside read adds weight * 0, so NaN weights reach the output as in torch
-                            let term = |&(at, w): &(Option<usize>, F)| at.map_or(F::ZERO, |p| src[p]) * w;
-                            *o = point_reads[1..].iter().fold(term(&point_reads[0]), |acc, r| acc + term(r));
+                        match per_point {
+                            1 => weigh_reads::<F, 1>(src, &offsets, &weights, dst),
+                            4 => weigh_reads::<F, 4>(src, &offsets, &weights, dst),
+                            8 => weigh_reads::<F, 8>(src, &offsets, &weights, dst),
+                            16 => weigh_reads::<F, 16>(src, &offsets, &weights, dst),
+                            _ => weigh_reads::<F, 64>(src, &offsets, &weights, dst),
                         }
                     }
                 }
@@ -474,6 +583,57 @@ fn forward<F: Float>(input: &Tensor, grid: &Tensor, sampler: &Sampler, out_shape
         })
     });
     Tensor::from_vec(out, out_shape)
+}
+
+/// `Sampler::reads` for a block of 2-D bilinear or nearest points (`coords` x, y per point), written
+/// for the compiler to vectorize: no per-point taps structs, rounding inlined (the caller compiles this
+/// for the CPU's vector units).
+#[inline(always)]
+fn planar_reads<F: Float>(sampler: &Sampler, coords: &[F], offsets: &mut [usize], weights: &mut [F]) {
+    let [ax, ay, _] = sampler.axes;
+    let offset = |x: F, y: F| sampler.planar_offset(x, y);
+    let points = coords.chunks_exact(2);
+    if sampler.mode == GridInterpolation::Nearest {
+        for ((xy, at), w) in points.zip(offsets.iter_mut()).zip(weights.iter_mut()) {
+            let x = ax.pad(ax.unnormalize(xy[0])).0.round_even();
+            let y = ay.pad(ay.unnormalize(xy[1])).0.round_even();
+            (*at, *w) = (offset(x, y), F::ONE);
+        }
+        return;
+    }
+    for ((xy, at), w) in points.zip(offsets.chunks_exact_mut(4)).zip(weights.chunks_exact_mut(4)) {
+        let x = ax.pad(ax.unnormalize(xy[0])).0;
+        let y = ay.pad(ay.unnormalize(xy[1])).0;
+        let (x0, y0) = (x.floor(), y.floor());
+        let (tx, ty) = (x - x0, y - y0);
+        let (x1, y1) = (x0 + F::ONE, y0 + F::ONE);
+        // x varying fastest, each weight the x weight times the y weight, as `Sampler::reads`
+        at.copy_from_slice(&[offset(x0, y0), offset(x1, y0), offset(x0, y1), offset(x1, y1)]);
+        let (wx0, wy0) = (F::ONE - tx, F::ONE - ty);
+        w.copy_from_slice(&[wx0 * wy0, tx * wy0, wx0 * ty, tx * ty]);
+    }
+}
+
+/// `Sampler::reads` for a block of any points, appended to `offsets` and `weights` (the caller compiles this
+/// for the CPU's vector units, so the rounding is inlined).
+#[inline(always)]
+fn tap_reads<F: Float>(sampler: &Sampler, coords: &[F], offsets: &mut Vec<usize>, weights: &mut Vec<F>) {
+    for point in coords.chunks_exact(sampler.dims) {
+        sampler.reads(&sampler.point(point), |at, w, _| {
+            offsets.push(at.unwrap_or(OUTSIDE_READ));
+            weights.push(w);
+        });
+    }
+}
+
+/// Each output point's value: the sum of its `READS` reads' weighted values, in order. An outside read
+/// (`OUTSIDE_READ`) adds weight × 0, so NaN weights reach the output as in torch.
+fn weigh_reads<F: Float, const READS: usize>(src: &[F], offsets: &[usize], weights: &[F], dst: &mut [F]) {
+    let reads = offsets.chunks_exact(READS).zip(weights.chunks_exact(READS));
+    for (o, (at, w)) in dst.iter_mut().zip(reads) {
+        let term = |r: usize| src.get(at[r]).copied().unwrap_or(F::ZERO) * w[r];
+        *o = (1..READS).fold(term(0), |acc, r| acc + term(r));
+    }
 }
 
 crate::backward_rule! {
@@ -485,6 +645,174 @@ crate::backward_rule! {
         interpolation_mode: i64,
         padding_mode: i64,
         align_corners: bool,
+    }
+}
+
+/// The gradients the composed rule below computes, in one pass over the points without a graph: each
+/// read adds `g · weight` to the input's gradient and `g · value · slope` to its axis' sum, which times
+/// d(coordinate)/d(grid) is the grid's gradient. Tasks are batches (each owns its rows of both gradients).
+fn fused_grads<F: Float>(
+    input: &Tensor,
+    grid: &Tensor,
+    g: &Tensor,
+    sampler: &Sampler,
+    (want_input, want_grid): (bool, bool),
+) -> Result<Grads> {
+    let (input, grid, g) = (input.contiguous()?, grid.contiguous()?, g.contiguous()?);
+    let (n, channels) = (input.shape()[0], input.shape()[1]);
+    let dims = sampler.dims;
+    let in_plane: usize = input.shape()[2..].iter().product();
+    let points = grid.numel() / dims / n.max(1);
+    let mut grad_input = crate::pool::filled(if want_input { input.numel() } else { 0 }, F::ZERO);
+    // nearest's weights are constant: its grid gradient is zero
+    let grid_moves = want_grid && sampler.mode != GridInterpolation::Nearest;
+    let mut grad_grid = crate::pool::filled(if want_grid { grid.numel() } else { 0 }, F::ZERO);
+    let (gi_ptr, gg_ptr) = (OutPtr(grad_input.as_mut_ptr()), OutPtr(grad_grid.as_mut_ptr()));
+    input.with_data(|il, xs: &[F]| {
+        let xs = &xs[il.contiguous_range().expect("contiguous")];
+        grid.with_data(|gl, coords: &[F]| {
+            let coords = &coords[gl.contiguous_range().expect("contiguous")];
+            g.with_data(|ol, gs: &[F]| {
+                let gs = &gs[ol.contiguous_range().expect("contiguous")];
+                par_for(n, &|batch| {
+                    #[allow(clippy::redundant_locals)] // captures the whole wrappers (Sync), not their raw pointers
+                    let (gi_ptr, gg_ptr) = (gi_ptr, gg_ptr);
+                    let planes = batch * channels * in_plane..(batch + 1) * channels * in_plane;
+                    // SAFETY: each task writes only its batch's input planes and grid rows, which lie inside the
+                    // buffers (sized N·C·plane and N·P·dims, or 0 when not wanted, then never written); the
+                    // buffers stay borrowed by the pointers until par_for has returned.
+                    let (gi, gg) = unsafe {
+                        let gi = if want_input {
+                            std::slice::from_raw_parts_mut(gi_ptr.0.add(planes.start), planes.len())
+                        } else {
+                            &mut []
+                        };
+                        let gg = if grid_moves {
+                            std::slice::from_raw_parts_mut(gg_ptr.0.add(batch * points * dims), points * dims)
+                        } else {
+                            &mut []
+                        };
+                        (gi, gg)
+                    };
+                    let batch_data = BatchGrads {
+                        xs: &xs[planes],
+                        gs: &gs[batch * channels * points..][..channels * points],
+                        coords: &coords[batch * points * dims..][..points * dims],
+                        channels,
+                        in_plane,
+                    };
+                    crate::kernels::simd::dispatch!(batch_grads(&batch_data, sampler, gi, gg));
+                });
+            })
+        })
+    });
+    let grad_input = want_input.then(|| Tensor::from_vec(grad_input, input.shape())).transpose()?;
+    let grad_grid = want_grid.then(|| Tensor::from_vec(grad_grid, grid.shape())).transpose()?;
+    Ok(vec![grad_input, grad_grid])
+}
+
+/// `BatchGrads::run` with the reads per point and the axes known (compiled for the CPU's vector units).
+#[inline(always)]
+fn batch_grads<F: Float>(batch: &BatchGrads<'_, F>, sampler: &Sampler, gi: &mut [F], gg: &mut [F]) {
+    match (sampler.dims, sampler.mode.taps()) {
+        (2, 1) => batch.run::<1, 2>(
+            gi,
+            gg,
+            #[inline(always)]
+            |point| sampler.point_reads(point),
+        ),
+        (2, 2) => batch.run::<4, 2>(
+            gi,
+            gg,
+            #[inline(always)]
+            |point| sampler.planar_bilinear_point(point),
+        ),
+        (2, _) => batch.run::<16, 2>(
+            gi,
+            gg,
+            #[inline(always)]
+            |point| sampler.point_reads(point),
+        ),
+        (_, 1) => batch.run::<1, 3>(
+            gi,
+            gg,
+            #[inline(always)]
+            |point| sampler.point_reads(point),
+        ),
+        (_, 2) => batch.run::<8, 3>(
+            gi,
+            gg,
+            #[inline(always)]
+            |point| sampler.point_reads(point),
+        ),
+        _ => batch.run::<64, 3>(
+            gi,
+            gg,
+            #[inline(always)]
+            |point| sampler.point_reads(point),
+        ),
+    }
+}
+
+/// One point's reads for the gradient: input offsets (`OUTSIDE_READ` outside), weights, each weight's slope
+/// along every axis' fraction, and per axis d(coordinate)/d(grid).
+struct PointReads<F, const READS: usize> {
+    at: [usize; READS],
+    weight: [F; READS],
+    slope: [[F; 3]; READS],
+    mult: [F; 3],
+}
+
+/// One batch's share of `fused_grads`: its input planes, incoming gradient rows and grid points.
+struct BatchGrads<'a, F> {
+    xs: &'a [F],
+    gs: &'a [F],
+    coords: &'a [F],
+    channels: usize,
+    in_plane: usize,
+}
+
+impl<F: Float> BatchGrads<'_, F> {
+    /// `READS` reads per point over `DIMS` axes (known here, so the loops over them unroll); `gi` and `gg`
+    /// are the batch's gradient rows, empty when not wanted.
+    #[inline(always)]
+    fn run<const READS: usize, const DIMS: usize>(
+        &self,
+        gi: &mut [F],
+        gg: &mut [F],
+        point_reads: impl Fn(&[F]) -> PointReads<F, READS>,
+    ) {
+        let points = self.coords.len() / DIMS;
+        for (p, point) in self.coords.chunks_exact(DIMS).enumerate() {
+            let PointReads { at, weight, slope, mult } = point_reads(point);
+            let mut along = [F::ZERO; DIMS];
+            for c in 0..self.channels {
+                let gv = self.gs[c * points + p];
+                let plane = c * self.in_plane..(c + 1) * self.in_plane;
+                if !gi.is_empty() {
+                    let gi = &mut gi[plane.clone()];
+                    for r in 0..READS {
+                        if let Some(cell) = gi.get_mut(at[r]) {
+                            *cell = *cell + gv * weight[r];
+                        }
+                    }
+                }
+                if !gg.is_empty() {
+                    let xs = &self.xs[plane];
+                    for r in 0..READS {
+                        let v = gv * xs.get(at[r]).copied().unwrap_or(F::ZERO);
+                        for a in 0..DIMS {
+                            along[a] = along[a] + v * slope[r][a];
+                        }
+                    }
+                }
+            }
+            if !gg.is_empty() {
+                for (a, out) in gg[p * DIMS..][..DIMS].iter_mut().enumerate() {
+                    *out = along[a] * mult[a];
+                }
+            }
+        }
     }
 }
 
@@ -518,7 +846,7 @@ fn grad_plan<F: Float>(grid: &Tensor, sampler: &Sampler) -> Result<GradPlan> {
                 mult.push(tap.mult.to_f64());
             }
             let mut r = 0;
-            sampler.reads(&taps, |at, _| {
+            sampler.reads(&taps, |at, _, _| {
                 plan.positions[r * points + p] = at.map_or(-1, |x| x as i64);
                 r += 1;
             });
@@ -569,6 +897,15 @@ impl Backward for GridSamplerBackward {
         let mode = GridInterpolation::from_code(self.interpolation_mode)?;
         let padding = GridPadding::from_code(self.padding_mode)?;
         let sampler = Sampler::new(&input.shape()[2..], mode, padding, self.align_corners);
+        // without create_graph the gradients need no graph: one pass instead of the composed ops below
+        if !crate::autograd::grad_mode::is_enabled() {
+            let want = (ctx.needs(0), ctx.needs(1));
+            match input.dtype() {
+                DType::F32 => return fused_grads::<f32>(&input, &grid, g, &sampler, want),
+                DType::F64 => return fused_grads::<f64>(&input, &grid, g, &sampler, want),
+                _ => {}
+            }
+        }
         let dims = sampler.dims;
         let (n, ch) = (input.shape()[0], input.shape()[1]);
         let in_plane: usize = input.shape()[2..].iter().product();
