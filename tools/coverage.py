@@ -88,6 +88,24 @@ OUT_OF_SCOPE: list[tuple[str, str]] = [
         "TorchScript, tracing, export and torch's own internals",
     ),
     (
+        r"batch_norm_(stats|elemt|gather_stats|gather_stats_with_counts|backward_reduce|backward_elemt)",
+        "CUDA-only in torch (SyncBatchNorm's kernels; on the CPU they raise)",
+    ),
+    (
+        # TorchScript's and the dispatcher's classes, monitor's aggregation kinds, torch.export's control flow
+        r"(CallStack|Capsule|CompleteArgumentSpec|JITException|OperatorInfo|ScriptModuleSerializer|"
+        r"ScriptObjectProperty|SerializationStorageContext|BufferDict|AVG|SUM|ExcludeDispatchKeyGuard|FatalError|"
+        r"DisableTorchFunction.*|Type|classproperty|cond|while_loop)",
+        "TorchScript, tracing, export and torch's own internals",
+    ),
+    (
+        r"(dsmm|hsmm|hspmm|saddmm|smm|sspaddmm|resize_as_sparse_|(c?col|crow|row)_indices_copy|values_copy|"
+        r"indices_copy|native_norm)",
+        "sparse-only ops (on dense tensors they raise in torch; ferrograd's COO tensors do `sparse.mm`)",
+    ),
+    (r"fused_moving_avg_obs_fake_quant|ao", "quantized tensors"),
+    (r"float4_.*", "dtypes ferrograd does not store (float8, bit-packed, unsigned above 8 bits)"),
+    (
         r"(.*Storage|.*StorageBase|storage|untyped_storage|from_file|set_|.*_ipc_.*)",
         "storage objects (a tensor owns its storage; checkpoints go through save/load)",
     ),

@@ -6,18 +6,26 @@
 
 import builtins
 
-from . import _core, _device, _lazy_submodules, _tensor_python, _utils
+from . import _core, _device, _lazy_submodules, _tensor_python, _utils, torch_version, version
+from ._asarray import asarray, frombuffer
 from ._autocast_state import (
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
     clear_autocast_cache,
     get_autocast_cpu_dtype,
     get_autocast_dtype,
+    get_autocast_gpu_dtype,
     is_autocast_cache_enabled,
     is_autocast_cpu_enabled,
     is_autocast_enabled,
     set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
     set_autocast_dtype,
     set_autocast_enabled,
+    set_autocast_gpu_dtype,
 )
+from ._build_info import *  # noqa: F403
 from ._combine import broadcast_shapes, broadcast_tensors, cartesian_prod, meshgrid
 from ._compile import compile
 from ._core import (
@@ -74,7 +82,7 @@ from ._core import (
     zeros,
 )
 from ._core import bool as bool  # PyTorch's name for the dtype
-from ._device import device, get_default_device, set_default_device
+from ._device import device, get_default_device, get_device_module, set_default_device
 from ._flags import (
     are_deterministic_algorithms_enabled,
     get_deterministic_debug_mode,
@@ -90,10 +98,11 @@ from ._functional_forms import *  # noqa: F403  (the torch.* forms of nn.functio
 # Function forms of tensor methods (`fg.exp(x)`, `fg.matmul(a, b)`), generated from the stubs and the op table.
 from ._functions import *  # noqa: F403
 from ._gradient import gradient
-from ._histogram import histogram
+from ._histogram import histogram, histogramdd
 from ._info import finfo, iinfo
 from ._integrate import cumulative_trapezoid, tensordot, trapezoid, trapz
 from ._layout import layout, sparse_coo, strided
+from ._legacy_tensors import *  # noqa: F403
 from ._linspace import linspace_values as _linspace_values
 from ._memory_format import (
     channels_last,
@@ -104,6 +113,8 @@ from ._memory_format import (
     preserve_format,
 )
 from ._misc_functions import *  # noqa: F403
+from ._nn_forms import *  # noqa: F403
+from ._norm_functions import *  # noqa: F403
 from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
 from ._random_fills import binomial, poisson, randint_like
 from ._size import Size
@@ -112,8 +123,10 @@ from ._stacking import atleast_1d, atleast_2d, atleast_3d, column_stack, dstack,
 from ._tensor_misc import index_reduce, put
 from ._tensor_vocab import *  # noqa: F403
 from ._type import typename
+from ._view_copies import *  # noqa: F403
 from ._windows import *  # noqa: F403
 from .grad_mode import enable_grad, inference_mode, is_inference_mode_enabled, no_grad, set_grad_enabled
+from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state, thread_safe_generator
 from .serialization import load, save
 
 _tensor_python.install()
@@ -125,26 +138,13 @@ long = int64
 int = int32
 short = int16
 
-__version__ = "0.1.0"
+__version__ = torch_version.TorchVersion(version.__version__)
 
 pi = 3.141592653589793
 e = 2.718281828459045
 inf = builtins.float("inf")
 nan = builtins.float("nan")
 newaxis = None
-
-
-def FloatTensor(*args) -> Tensor:
-    """Legacy constructor: a float32 tensor from data, or zeros of the given sizes."""
-    return Tensor(*args).float()
-
-
-def DoubleTensor(*args) -> Tensor:
-    return Tensor(*args).double()
-
-
-def LongTensor(*args) -> Tensor:
-    return Tensor(*args).long()
 
 
 def is_tensor(obj) -> "builtins.bool":
@@ -348,32 +348,6 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     return input.multinomial(num_samples, replacement, generator=generator)
 
 
-def manual_seed(seed) -> Generator:
-    """Seeds the default generator (after `int(seed)`, as PyTorch) and returns it."""
-    return _core.manual_seed(builtins.int(seed))
-
-
-def initial_seed() -> "builtins.int":
-    """The seed of the default generator."""
-    return default_generator.initial_seed()
-
-
-def seed() -> "builtins.int":
-    """Seeds the default generator nondeterministically and returns the seed."""
-    return default_generator.seed()
-
-
-def get_rng_state():
-    """The default generator's state: PyTorch's 5056-byte uint8 tensor (its mt19937 words, seed, and
-    normal caches), which torch's `set_rng_state` accepts too."""
-    return default_generator.get_state()
-
-
-def set_rng_state(new_state) -> None:
-    """Restores the default generator from `get_rng_state()` (ferrograd's or torch's)."""
-    default_generator.set_state(new_state)
-
-
 def result_type(tensor1, tensor2):
     """The dtype `tensor1 + tensor2` would have (Python numbers count as weakly typed scalars)."""
     a, b = tensor1, tensor2
@@ -397,14 +371,23 @@ _utils.typed_entry_points(
 _utils.typed_entry_points(
     globals(),
     [
+        "batch_norm_update_stats",
         "binomial",
         "chain_matmul",
         "combinations",
+        "convolution",
         "detach_",
+        "embedding_renorm_",
+        "frobenius_norm",
         "gradient",
         "histogram",
+        "histogramdd",
         "is_inference",
         "isreal",
+        "native_channel_shuffle",
+        "native_layer_norm",
+        "norm_except_dim",
+        "nuclear_norm",
         "poisson",
         "randint_like",
         "unravel_index",
@@ -553,6 +536,7 @@ _lazy_submodules.install(
         "cpu",
         "cuda",
         "distributed",
+        "functional",
         "linalg",
         "nn",
         "onnx",
@@ -572,5 +556,9 @@ _lazy_submodules.install(
         "polygamma": "special",
         "xlogy": "special",
         "mvlgamma": "special",
+        **dict.fromkeys(
+            ("lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"),
+            "_rnn_functions",
+        ),
     },
 )

@@ -101,3 +101,43 @@ def set_autocast_cache_enabled(enabled) -> None:
 def clear_autocast_cache() -> None:
     """Drops the lower-precision copies of weights the autocast regions of this thread made."""
     _core._autocast_clear_cache()
+
+
+def set_autocast_cpu_enabled(enabled) -> None:
+    """Deprecated: `set_autocast_enabled("cpu", enabled)`."""
+    _deprecated_setter("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)")
+    _core._autocast_cpu_set_enabled(builtins.bool(enabled))
+
+
+def set_autocast_cpu_dtype(dtype) -> None:
+    """Deprecated: `set_autocast_dtype("cpu", dtype)`."""
+    _deprecated_setter("set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)")
+    _core._autocast_cpu_set_dtype(dtype)
+
+
+def get_autocast_gpu_dtype():
+    """Deprecated: `get_autocast_dtype("cuda")`."""
+    _deprecated("get_autocast_gpu_dtype", "get_autocast_dtype('cuda')")
+    return _dtypes["cuda"]
+
+
+def set_autocast_gpu_dtype(dtype) -> None:
+    """Deprecated: `set_autocast_dtype("cuda", dtype)`."""
+    _deprecated_setter("set_autocast_gpu_dtype(dtype)", "set_autocast_dtype('cuda', dtype)")
+    _dtypes["cuda"] = dtype
+
+
+def _deprecated_setter(old, new):
+    import warnings
+
+    warnings.warn(f"torch.{old} is deprecated. Please use torch.{new} instead.", DeprecationWarning, stacklevel=3)
+
+
+def autocast_increment_nesting() -> builtins.int:
+    """Enters one autocast region (of this thread): the new depth."""
+    return _core._autocast_increment_nesting()
+
+
+def autocast_decrement_nesting() -> builtins.int:
+    """Leaves one autocast region: the new depth (the cast cache is cleared by `autocast` when it reaches 0)."""
+    return _core._autocast_decrement_nesting()

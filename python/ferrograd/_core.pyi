@@ -175,6 +175,7 @@ __all__ = [
     "_im2col",
     "_col2im",
     "_lstm_cell",
+    "_native_dropout_apply",
     "_lstm_layer",
     "_scaled_dot_product_attention",
     "_save",
@@ -555,6 +556,10 @@ class Tensor:
     @property
     def _base(self) -> Tensor | None:
         """The tensor a view reads (the root of its chain of views); None for a tensor that is no view."""
+    def _copy_views(self, views: list[Tensor], grad_fn: str, alias: _Bool) -> list[Tensor]:
+        """``views`` (the results of one view op on this tensor) as fresh contiguous tensors (with ``alias``, the
+        views' storage untracked) whose node runs the view's rule under torch's name (``grad_fn``): the ``*_copy``
+        functions and the ``unsafe_`` splits."""
     @property
     def grad_fn(self) -> Node | None:
         """The backward-graph node that produced this tensor, or None for leaves."""
@@ -628,6 +633,9 @@ class Tensor:
     def fill_(self, value: _Number | Tensor) -> Self:
         """Fills this tensor with ``value`` (a number or a 0-dim tensor, whose gradient is then the sum of this
         tensor's) in place; returns this tensor."""
+    def _fill(self, value: _Number | Tensor) -> Tensor:
+        """``torch.fill(self, value)``: a new tensor of this one's shape and dtype holding ``value`` (a number or
+        a 0-dim tensor)."""
     def copy_(self, src: Tensor) -> Self:
         """Copies ``src`` (broadcast and cast to this tensor's shape and dtype) into this tensor in place."""
     def __iadd__(self, other: _Operand, /) -> Self:
@@ -2302,6 +2310,10 @@ def _col2im(
 
 def _lstm_cell(gates: Tensor, cx: Tensor) -> tuple[Tensor, Tensor]:
     """One LSTM step's pointwise part: ``(h, c')`` from (B, 4H) gate pre-activations (i, f, g, o) and ``cx``."""
+
+def _native_dropout_apply(input: Tensor, mask: Tensor, p: builtins.float, train: _Bool) -> Tensor:
+    """``native_dropout``'s output: ``input * mask``, scaled by ``1 / (1 - p)`` in training (NativeDropoutBackward0),
+    ``mask`` the kept elements."""
 
 def _lstm_layer(
     input: Tensor,

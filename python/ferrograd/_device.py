@@ -122,6 +122,22 @@ def get_default_device():
     return _default_device
 
 
+def get_device_module(device=None):
+    """The module of a device type (`ferrograd.cpu`, `ferrograd.cuda`, ...); the CPU's when none is given (there is
+    no accelerator)."""
+    import importlib
+
+    if isinstance(device, builtins.str):
+        device = globals()["device"](device)
+    kind = "cpu" if device is None else device.type
+    try:
+        return importlib.import_module(f"ferrograd.{kind}")
+    except ImportError:
+        raise RuntimeError(
+            f"Device '{kind}' does not have a corresponding module registered as 'torch.{kind}'."
+        ) from None
+
+
 def _cuda(self, device=None, non_blocking=False, memory_format=None):
     raise AssertionError(NO_CUDA)
 

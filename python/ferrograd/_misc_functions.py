@@ -15,14 +15,17 @@ __all__ = [
     "chain_matmul",
     "combinations",
     "detach_",
+    "empty_permuted",
     "empty_strided",
     "get_num_interop_threads",
+    "init_num_threads",
     "is_inference",
     "is_storage",
     "is_warn_always_enabled",
     "isreal",
     "range",
     "scalar_tensor",
+    "set_anomaly_enabled",
     "set_num_interop_threads",
     "set_printoptions",
     "set_warn_always",
@@ -200,12 +203,41 @@ def set_num_interop_threads(num: builtins.int) -> None:
     _INTEROP_THREADS[0] = num
 
 
+def init_num_threads() -> None:
+    """torch propagates its thread settings to a new thread with this; ferrograd's one pool and its count are
+    process-wide, so a new thread already has them."""
+
+
+def set_anomaly_enabled(enabled: builtins.bool, check_nan: builtins.bool = True) -> None:
+    """Turns anomaly detection on or off (`autograd.set_detect_anomaly` is the context manager over it)."""
+    _core._set_anomaly_enabled(enabled, check_nan)
+
+
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
     """How tensors print (torch's options: digits after the point, the element count from which a tensor is
     summarized, the edge items kept then, the line width, scientific notation forced on or off)."""
     from ._tensor_str import set_printoptions as set_options  # the printer loads numpy: on first use
 
     set_options(precision, threshold, edgeitems, linewidth, profile, sci_mode)
+
+
+def empty_permuted(
+    size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+) -> Tensor:
+    """A tensor of `size` whose memory holds its dims in the order `physical_layout` (outermost first): zeros
+    of the permuted sizes, permuted back."""
+    size, physical_layout = list(size), list(physical_layout)
+    if len(size) != len(physical_layout):
+        raise RuntimeError(
+            "Number of dimensions in size does not match the length of the physical_layout; i.e. len(size) = "
+            f"{len(size)} is not equal to len(physical_layout) = {len(physical_layout)}"
+        )
+    if sorted(physical_layout) != list(builtins.range(len(size))):
+        raise RuntimeError(f"physical_layout {physical_layout} is not a permutation of the dims of size {size}")
+    dense = _core.zeros([size[d] for d in physical_layout], dtype=dtype)
+    inverse = [physical_layout.index(d) for d in builtins.range(len(size))]
+    out = dense.permute(inverse)
+    return out.requires_grad_() if requires_grad else out
 
 
 def empty_strided(

@@ -1,6 +1,7 @@
 """Small PyTorch names composed of ops the core has: `is_signed`, `is_nonzero`, `is_same_size`,
 `is_floating_point`, `ravel`, `reshape_as`, `select`, `msort`, `rot90` and `split_with_sizes`, as functions
-(`ferrograd.select(x, 0, 1)`) and, through `TENSOR_ATTRIBUTES`, as Tensor methods."""
+(`ferrograd.select(x, 0, 1)`) and, through `TENSOR_ATTRIBUTES`, as Tensor methods; `fill`, `get_device`,
+`is_distributed` and `nonzero_static` as functions only."""
 
 import builtins
 
@@ -9,11 +10,15 @@ from ._core import Tensor
 from .grad_mode import no_grad
 
 __all__ = [
+    "fill",
+    "get_device",
+    "is_distributed",
     "is_floating_point",
     "is_nonzero",
     "is_same_size",
     "is_signed",
     "msort",
+    "nonzero_static",
     "ravel",
     "rot90",
     "rsub",
@@ -34,6 +39,45 @@ def _wrap_dim(dim, ndim):
     if not low <= dim <= high:
         raise IndexError(f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})")
     return dim + ndim if dim < 0 else dim
+
+
+def fill(input: Tensor, value) -> Tensor:
+    """A tensor of `input`'s shape and dtype with every element `value` (a number or a 0-d tensor): the
+    out-of-place `fill_`."""
+    _tensor(input, "fill", "input", 1)
+    return input._fill(value)
+
+
+def _write_out(name, out, result):
+    from ._write_out import _check_out, write_out
+
+    _check_out(name, out, (result,), {})
+    return write_out(name, out, result)
+
+
+def get_device(input: Tensor) -> builtins.int:
+    """The index of the device `input` is on: -1 for the CPU."""
+    _tensor(input, "get_device", "input", 1)
+    return input.get_device()
+
+
+def nonzero_static(input: Tensor, *, size: builtins.int, fill_value: builtins.int = -1, out=None) -> Tensor:
+    """`nonzero(input)` with exactly `size` rows: the first `size` indices, padded with `fill_value`."""
+    _tensor(input, "nonzero_static", "input", 1)
+    if isinstance(size, builtins.bool) or not isinstance(size, builtins.int) or size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = input.argwhere()[:size]  # nonzero(input), typed as one tensor
+    missing = size - found.shape[0]
+    if missing:
+        padding = _core.full((missing, found.shape[1]), fill_value, dtype=found.dtype)
+        found = _core.cat([found, padding], 0)
+    return found if out is None else _write_out("nonzero_static", out, found)
+
+
+def is_distributed(input: Tensor) -> builtins.bool:
+    """Whether `input` is spread over several processes: never, in ferrograd (nor in torch's dense tensors)."""
+    _tensor(input, "is_distributed", "input", 1)
+    return False
 
 
 def is_signed(input: Tensor) -> builtins.bool:

@@ -26,6 +26,8 @@ def _dtype_of(dtype):
         return _DTYPE_OF_NAME[dtype]
     if isinstance(dtype, _DTYPE_CLASS):
         return dtype
+    if isinstance(dtype, builtins.type) and isinstance(getattr(dtype, "dtype", None), _DTYPE_CLASS):
+        return dtype.dtype  # a legacy tensor type (`x.type(ferrograd.IntTensor)`)
     raise TypeError("dtype must be a type, str, or dtype object")
 
 

@@ -37,6 +37,7 @@ cummax = _make("cummax")
 cummin = _make("cummin")
 aminmax = _make("aminmax", ("min", "max"))
 histogram = _make("histogram", ("hist", "bin_edges"))
+histogramdd = _make("histogramdd", ("hist", "bin_edges"))
 
 __all__ = [
     "max",
@@ -52,4 +53,5 @@ __all__ = [
     "cummin",
     "aminmax",
     "histogram",
+    "histogramdd",
 ]

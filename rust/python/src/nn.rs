@@ -385,6 +385,21 @@ pub fn _lstm_cell(
     Ok((wrap(py, h)?, wrap(py, c_new)?))
 }
 
+/// `native_dropout`'s output: `input * mask`, scaled by `1 / (1 - p)` in training (NativeDropoutBackward0), `mask`
+/// the kept elements.
+#[pyfunction]
+pub fn _native_dropout_apply(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    mask: &Bound<'_, PyAny>,
+    p: f64,
+    train: bool,
+) -> Out {
+    let x = tensor_arg(input, "native_dropout", "input")?;
+    let m = tensor_arg(mask, "native_dropout", "mask")?;
+    wrap(py, call_heavy(py, x.numel(), || x.native_dropout_apply(&m, p, train))?)
+}
+
 /// Attention without dropout as one node: softmax(q·kᵀ·scale + attn_mask)·v over equal batch dims,
 /// `attn_mask` an additive float mask (bool masks and is_causal already turned into one).
 #[pyfunction]
@@ -429,6 +444,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_im2col, m)?)?;
     m.add_function(wrap_pyfunction!(_col2im, m)?)?;
     m.add_function(wrap_pyfunction!(_lstm_cell, m)?)?;
+    m.add_function(wrap_pyfunction!(_native_dropout_apply, m)?)?;
     m.add_function(wrap_pyfunction!(_scaled_dot_product_attention, m)?)?;
     Ok(())
 }

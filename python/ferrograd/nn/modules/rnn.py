@@ -85,6 +85,29 @@ def _run_direction(mode, x, h, c, weights, reverse):
     return _core.stack(outputs, 0), h, c
 
 
+def run_layers(mode, input, h0, c0, weights, num_layers, bidirectional, dropout, train, batch_first):
+    """All layers and directions over (batch-first or time-major) 3-D input: output, h_n (and c_n, None without
+    c0). `weights[layer * directions + direction]` is (w_ih, w_hh, b_ih, b_hh, w_hr), None where absent; dropout
+    between layers when training. The layers of the modules and of `torch.lstm`/`gru`/`rnn_tanh`/`rnn_relu`."""
+    x = input.transpose(0, 1) if batch_first else input
+    directions = 2 if bidirectional else 1
+    h_n, c_n = [], []
+    for layer in range(num_layers):
+        outputs = []
+        for direction in range(directions):
+            k = layer * directions + direction
+            c = None if c0 is None else c0[k]
+            out, h, c = _run_direction(mode, x, h0[k], c, weights[k], reverse=direction == 1)
+            outputs.append(out)
+            h_n.append(h)
+            c_n.append(c)
+        x = outputs[0] if directions == 1 else _core.cat(outputs, 2)
+        if dropout > 0 and train and layer < num_layers - 1:
+            x = F.dropout(x, dropout, True)
+    output = x.transpose(0, 1) if batch_first else x
+    return output, _core.stack(h_n, 0), (None if c0 is None else _core.stack(c_n, 0))
+
+
 class RNNBase(Module):
     """The parameters, checks and the layer/direction loop that RNN, LSTM and GRU share."""
 
@@ -257,25 +280,11 @@ class RNNBase(Module):
 
     def _run(self, input, h0, c0=None):
         """All layers and directions over (batch-first or time-major) 3-D input: output, h_n (and c_n)."""
-        x = input.transpose(0, 1) if self.batch_first else input
-        directions = 2 if self.bidirectional else 1
-        h_n, c_n = [], []
-        for layer in range(self.num_layers):
-            outputs = []
-            for direction in range(directions):
-                k = layer * directions + direction
-                weights = self._layer_weights(self._all_weights[k])
-                c = None if c0 is None else c0[k]
-                out, h, c = _run_direction(self.mode, x, h0[k], c, weights, reverse=direction == 1)
-                outputs.append(out)
-                h_n.append(h)
-                c_n.append(c)
-            x = outputs[0] if directions == 1 else _core.cat(outputs, 2)
-            if self.dropout > 0 and self.training and layer < self.num_layers - 1:
-                x = F.dropout(x, self.dropout, True)
-        output = x.transpose(0, 1) if self.batch_first else x
-        h_n = _core.stack(h_n, 0)
-        return output, h_n, (None if c0 is None else _core.stack(c_n, 0))
+        weights = [self._layer_weights(names) for names in self._all_weights]
+        return run_layers(
+            self.mode, input, h0, c0, weights, self.num_layers, self.bidirectional, self.dropout, self.training,
+            self.batch_first,
+        )  # fmt: skip
 
     def _batched(self, input):
         name = {"LSTM": "LSTM", "GRU": "GRU"}.get(self.mode, "RNN")

@@ -174,6 +174,21 @@ impl Tensor {
         Ok(self.with_history_of(&marker))
     }
 
+    /// `torch.fill(self, value)`: a new tensor of this one's shape and dtype holding `value`
+    /// (FillBackward0: `self` gets a zero gradient).
+    pub fn fill(&self, value: Scalar) -> Result<Tensor> {
+        let out = Tensor::try_full(self.shape(), value, self.dtype())?;
+        Ok(record(out, &[self], |_| FillBackward0))
+    }
+
+    /// `torch.fill(self, value)` with a 0-dim tensor `value`, cast to this tensor's dtype (FillBackward1: `value`
+    /// gets the sum of the incoming gradient).
+    pub fn fill_tensor(&self, value: &Tensor) -> Result<Tensor> {
+        check_fill_value(value)?;
+        let out = value.detach().to_dtype(self.dtype())?.expand(self.shape())?.contiguous_copy()?;
+        Ok(record(out, &[self, value], |_| FillBackward1))
+    }
+
     /// `copy_(src)`: src broadcast and cast into this tensor; gradient flows to `src`.
     pub fn copy_inplace(&self, src: &Tensor) -> Result<Tensor> {
         self.layout().broadcast_to(self.shape())?;
@@ -201,6 +216,31 @@ fn scalar_type_name(d: DType) -> &'static str {
 }
 
 crate::backward_rule! {
+    /// `fill(self, value)`: `self` gets a zero gradient.
+    pub struct FillBackward0;
+}
+impl Backward for FillBackward0 {
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(g.mul(&c(0.0)))
+    }
+}
+
+crate::backward_rule! {
+    /// `fill(self, value)` with a 0-dim tensor: `self` gets a zero gradient, `value` the sum.
+    pub struct FillBackward1;
+}
+impl Backward for FillBackward1 {
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        fill_tensor_grads(ctx, g)
+    }
+}
+
+/// The gradients of a fill with a 0-dim tensor (in place or not): zero for the filled tensor, the sum for `value`.
+fn fill_tensor_grads(ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+    Ok(vec![ctx.grad_if(0, || g.mul(&c(0.0)))?, ctx.grad_if(1, || g.sum(None, false))?])
+}
+
+crate::backward_rule! {
     /// `fill_(value)`: the old values get a zero gradient.
     pub struct FillBackward2;
 }
@@ -216,7 +256,7 @@ crate::backward_rule! {
 }
 impl Backward for FillBackward3 {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        Ok(vec![ctx.grad_if(0, || g.mul(&c(0.0)))?, ctx.grad_if(1, || g.sum(None, false))?])
+        fill_tensor_grads(ctx, g)
     }
 }
 

@@ -32,6 +32,7 @@ pub mod lstm_layer;
 mod matmul;
 pub mod moments;
 pub mod nan_reduce;
+pub mod native_dropout;
 pub mod nn;
 pub mod norm;
 mod order;
@@ -55,6 +56,7 @@ pub mod unary;
 pub mod unpool;
 pub mod upsample;
 pub mod view;
+pub mod view_copy;
 
 use crate::dtype::Scalar;
 use crate::tensor::Tensor;

@@ -1,7 +1,7 @@
 //! In-place ops: the Python object keeps its identity and takes the result's history.
 use super::arith::{alpha_arg, scaled};
-use super::PyTensor;
 use super::{clamp_bounds, index_tensor, inplace_with, scatter_impl};
+use super::{wrap, PyTensor};
 use crate::args::{operand, operand_arg, tensor_arg, type_name};
 use crate::errors::{call, call_as};
 use ferrograd_core::binary::{AlphaOp, ClampMethod, Compare};
@@ -188,6 +188,19 @@ impl PyTensor {
             PyTypeError::new_err(format!("fill_(): argument 'value' must be Number, not {}", type_name(value)))
         })?;
         fill(slf, v, false)
+    }
+
+    /// `torch.fill(self, value)`: a new tensor holding `value` (a number or a 0-dim tensor).
+    fn _fill(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        let a = self.get();
+        if let Ok(t) = value.cast::<PyTensor>() {
+            let v = t.get().get();
+            return wrap(py, call(|| a.fill_tensor(&v))?);
+        }
+        let v = crate::convert::as_scalar(value).ok_or_else(|| {
+            PyTypeError::new_err(format!("fill(): argument 'value' must be Number, not {}", type_name(value)))
+        })?;
+        wrap(py, call(|| a.fill(v))?)
     }
 
     fn copy_(slf: &Bound<'_, Self>, src: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {

@@ -280,6 +280,21 @@ impl PyTensor {
         views_of(slf, call(|| a.chunk(chunks, dim))?)
     }
 
+    /// `views` (the results of one view op on this tensor) as fresh contiguous tensors (with `alias`, the views'
+    /// storage untracked) whose node runs the view's rule under torch's name (`grad_fn`): the `*_copy` functions
+    /// and the `unsafe_` splits.
+    fn _copy_views(
+        &self,
+        py: Python<'_>,
+        views: Vec<PyRef<'_, PyTensor>>,
+        grad_fn: &str,
+        alias: bool,
+    ) -> PyResult<Vec<Py<PyTensor>>> {
+        let a = self.get();
+        let views: Vec<_> = views.iter().map(|v| v.get()).collect();
+        call(|| a.copy_views(&views, grad_fn, alias))?.into_iter().map(|t| wrap(py, t)).collect()
+    }
+
     #[pyo3(signature = (dim=0))]
     fn unbind(slf: &Bound<'_, Self>, #[pyo3(from_py_with = crate::args::dim_arg)] dim: isize) -> PyResult<Py<PyTuple>> {
         let a = slf.get().get();
