@@ -1,0 +1,40 @@
+"""torch.distributions: probability distributions with sampling, log-densities and KL divergences,
+composed of tensor ops (as torch's are), so log_prob, entropy, kl_divergence and rsample differentiate
+with respect to the parameters. A lazy submodule: `import ferrograd` does not import it."""
+
+from . import (
+    _kl_cross,
+    constraints,
+    transforms,
+)
+from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
+from .categorical import Categorical
+from .cauchy import Cauchy
+from .dirichlet import Dirichlet
+from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .gamma import Gamma
+from .geometric import Geometric
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from .laplace import Laplace
+from .log_normal import LogNormal
+from .multinomial import Multinomial
+from .multivariate_normal import MultivariateNormal
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .poisson import Poisson
+from .transformed_distribution import TransformedDistribution
+from .transforms import *  # noqa: F403 - torch exports its transforms from the package too
+from .uniform import Uniform
+
+__all__ = [
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Dirichlet", "Distribution", "Exponential",
+    "ExponentialFamily", "Gamma", "Geometric", "Independent", "Laplace", "LogNormal", "Multinomial",
+    "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson",
+    "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl", "transforms",
+]  # fmt: skip
+__all__.extend(transforms.__all__)
