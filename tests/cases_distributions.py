@@ -8,6 +8,7 @@ import math
 
 import ferrograd as fg
 import ferrograd.distributions as D
+from ferrograd.distributions.relaxed_bernoulli import LogitRelaxedBernoulli
 from recorded import error
 
 INF = math.inf
@@ -298,6 +299,71 @@ def transformed():
     }
 
 
+def student_t():
+    d = D.StudentT(_t([0.5, 1.5, 3.0]), _t([0.0, 1.0, -1.0]), _t([1.0, 2.0, 0.5]))
+    out = _summary(d, _t([[0.5, 1.0, -1.0], [10.0, -3.0, 0.0]]))
+    out["defaults"] = [
+        repr(D.StudentT(4.0)),
+        D.StudentT(4.0).log_prob(fg.tensor(0.5)),
+        list(D.StudentT(4.0).batch_shape),
+    ]
+    return out
+
+
+def gumbel():
+    d = D.Gumbel(_t([0.0, 1.0]), _t([1.0, 0.5]))
+    out = _summary(d, _t([[0.5, -1.0], [3.0, 1.0]]), cdf=_t([0.0, 1.5]), icdf=_t([0.25, 0.75]))
+    out["scalar"] = [repr(D.Gumbel(0.0, 2.0)), D.Gumbel(0.0, 2.0).log_prob(fg.tensor(1.0))]
+    return out
+
+
+def half_normal():
+    d = D.HalfNormal(_t([1.0, 2.0]))
+    return _summary(d, _t([[0.5, 0.0], [3.0, 1.0]]), cdf=_t([0.5, 2.0]), icdf=_t([0.25, 0.75]))
+
+
+def half_cauchy():
+    d = D.HalfCauchy(_t([1.0, 2.0]))
+    return _summary(d, _t([[0.5, 0.0], [3.0, 1.0]]), cdf=_t([0.5, 2.0]), icdf=_t([0.25, 0.75]))
+
+
+def chi2():
+    d = D.Chi2(_t([1.0, 4.0]))
+    out = _summary(d, _t([[0.5, 2.0], [3.0, 0.1]]))
+    out["df"] = d.df
+    return out
+
+
+def relaxed():
+    rb = D.RelaxedBernoulli(_t(0.5), _t([0.2, 0.7]))
+    lrb = LogitRelaxedBernoulli(_t(0.5), logits=_t([0.2, -0.7]))
+    ro = D.RelaxedOneHotCategorical(_t(0.3), _t([[0.2, 0.3, 0.5], [0.6, 0.2, 0.2]]))
+    return {
+        "bernoulli": [rb.log_prob(_t([0.3, 0.9])), list(rb.batch_shape), repr(rb), repr(rb.support), rb.temperature],
+        "logit_bernoulli": [lrb.log_prob(_t([0.3, -2.0])), repr(lrb), lrb.probs],
+        "one_hot": [
+            ro.log_prob(_t([[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]])),
+            list(ro.event_shape),
+            repr(ro),
+            repr(ro.support),
+            ro.probs,
+        ],
+        "expanded": list(ro.expand((4, 2)).batch_shape),
+    }
+
+
+def seeded_transformed():
+    rb = D.RelaxedBernoulli(fg.tensor(0.5), fg.tensor([0.2, 0.7]))
+    ro = D.RelaxedOneHotCategorical(fg.tensor(0.3), logits=fg.tensor([0.0, 1.0, -1.0]))
+    return {
+        "gumbel": _seeded(lambda: D.Gumbel(fg.tensor([0.0, 1.0]), fg.tensor([1.0, 2.0])).rsample((3,))),
+        "relaxed_bernoulli": _seeded(lambda: rb.rsample((2,))),
+        "relaxed_one_hot": _seeded(lambda: ro.rsample((2,))),
+        "half_normal": _seeded(lambda: D.HalfNormal(fg.tensor([1.0, 2.0])).rsample((2,))),
+        "half_cauchy": _seeded(lambda: D.HalfCauchy(fg.tensor([1.0, 2.0])).sample((2,))),
+    }
+
+
 def sampling_shapes():
     """Shapes of draws whose streams are not torch's (Gamma's rejection sampler, Poisson, Binomial)."""
     return {
@@ -309,6 +375,8 @@ def sampling_shapes():
             "poisson": D.Poisson(fg.tensor([1.0, 20.0])),
             "binomial": D.Binomial(10, fg.tensor([0.2, 0.9])),
             "uniform": D.Uniform(0.0, fg.tensor([1.0, 2.0])),
+            "student_t": D.StudentT(fg.tensor([2.0, 5.0])),
+            "chi2": D.Chi2(fg.tensor([2.0, 5.0])),
         }.items()
     }
 
@@ -342,6 +410,7 @@ def kl():
     p1, p2 = D.Poisson(_t([0.5, 3.0])), D.Poisson(_t([1.0, 3.0]))
     d1, d2 = D.Dirichlet(_t([1.0, 2.0, 3.0])), D.Dirichlet(_t([0.5, 0.5, 4.0]))
     ub = D.Uniform(_t([0.1, -0.5]), _t([0.6, 0.5]))
+    gu1, gu2 = D.Gumbel(_t([0.0, 1.0]), _t([1.0, 2.0])), D.Gumbel(_t([0.5, 1.0]), _t([2.0, 2.0]))
     return {
         "normal": _kl(n1, n2),
         "categorical": _kl(c1, c2),
@@ -379,6 +448,14 @@ def kl():
         "beta_uniform": _kl(be1, u2),
         "bernoulli_poisson": _kl(D.Bernoulli(_t([0.3, 0.7])), p1),
         "poisson_bernoulli": _kl(p1, D.Bernoulli(_t([0.3, 0.7]))),
+        "gumbel": _kl(gu1, gu2),
+        "half_normal": _kl(D.HalfNormal(_t([1.0, 2.0])), D.HalfNormal(_t([0.5, 2.5]))),
+        "exponential_gumbel": _kl(e1, gu1),
+        "gamma_gumbel": _kl(g1, gu1),
+        "gumbel_normal": _kl(gu1, n1),
+        "normal_gumbel": _kl(n1, gu1),
+        "uniform_gumbel": _kl(u1, gu1),
+        "gumbel_gamma": _kl(gu1, g1),
         "not_implemented": error(lambda: _kl(n1, c1)),
         "mvn_event_shapes": error(
             lambda: _kl(m1, D.MultivariateNormal(fg.zeros(3, dtype=fg.float64), fg.eye(3, dtype=fg.float64)))

@@ -73,6 +73,25 @@ def _families(rng):
         "one_hot": ([simplex], D.OneHotCategorical, np.eye(3)[[1, 2]]),
         "multinomial": ([simplex], lambda p: D.Multinomial(4, p), np.array([[1.0, 1.0, 2.0], [0.0, 4.0, 0.0]])),
         "log_normal": ([rng.standard_normal(3), _positive(rng, 3)], D.LogNormal, _positive(rng, 3)),
+        "student_t": (
+            [_positive(rng, 3) + 1, rng.standard_normal(3), _positive(rng, 3)],
+            D.StudentT,
+            rng.standard_normal(3),
+        ),
+        "gumbel": ([rng.standard_normal(3), _positive(rng, 3)], D.Gumbel, rng.standard_normal(3)),
+        "half_normal": ([_positive(rng, 3)], D.HalfNormal, _positive(rng, 3)),
+        "half_cauchy": ([_positive(rng, 3)], D.HalfCauchy, _positive(rng, 3)),
+        "chi2": ([_positive(rng, 3)], D.Chi2, _positive(rng, 3)),
+        "relaxed_bernoulli": (
+            [rng.uniform(0.2, 0.8, 3)],
+            lambda p: D.RelaxedBernoulli(fg.tensor(0.5, dtype=fg.float64), p),
+            rng.uniform(0.1, 0.9, 3),
+        ),
+        "relaxed_one_hot": (
+            [simplex],
+            lambda p: D.RelaxedOneHotCategorical(fg.tensor(0.7, dtype=fg.float64), p),
+            rng.dirichlet([1.0, 1.0, 1.0], size=2),
+        ),
         "affine_tanh": (
             [rng.standard_normal(3), _positive(rng, 3)],
             lambda m, s: D.TransformedDistribution(D.Normal(m, s), [D.AffineTransform(0.5, 2.0), D.TanhTransform()]),
@@ -84,7 +103,7 @@ def _families(rng):
 FAMILIES = sorted(_families(np.random.default_rng(0)))
 # the normalization of probs (Categorical divides by their sum) makes the simplex a free direction: fine for
 # finite differences, which perturb one entry at a time as autograd does
-WITHOUT_ENTROPY = {"poisson", "affine_tanh"}
+WITHOUT_ENTROPY = {"poisson", "affine_tanh", "relaxed_bernoulli", "relaxed_one_hot"}
 
 
 def _value(v, dtype=fg.float64):
@@ -97,16 +116,18 @@ def test_log_prob_gradcheck(rng, name):
     gradcheck(lambda *p: make(*p).log_prob(_value(value)), params)
 
 
-# the entropy of a location-scale family does not depend on its location (the first parameter)
-LOCATION_FREE_ENTROPY = {"normal", "laplace", "cauchy", "independent", "mvn_cov", "mvn_tril", "mvn_precision"}
+# the entropy of a location-scale family does not depend on its location: name -> the location's position
+LOCATION = {"normal": 0, "laplace": 0, "cauchy": 0, "gumbel": 0, "independent": 0, "mvn_cov": 0, "mvn_tril": 0,
+            "mvn_precision": 0, "student_t": 1}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(set(FAMILIES) - WITHOUT_ENTROPY))
 def test_entropy_gradcheck(rng, name):
     params, make, _ = _families(rng)[name]
-    if name in LOCATION_FREE_ENTROPY:
-        loc = fg.tensor(params[0], dtype=fg.float64)
-        gradcheck(lambda *p: make(loc, *p).entropy(), params[1:])
+    if name in LOCATION:
+        i = LOCATION[name]
+        loc = fg.tensor(params[i], dtype=fg.float64)
+        gradcheck(lambda *p: make(*p[:i], loc, *p[i:]).entropy(), params[:i] + params[i + 1 :])
     else:
         gradcheck(lambda *p: make(*p).entropy(), params)
 
@@ -120,8 +141,11 @@ def _other_parameters(name, params):
     return [p * 1.1 + 0.05 for p in params]
 
 
-# torch registers no KL for Multinomial
-@pytest.mark.parametrize("name", sorted(set(FAMILIES) - {"multinomial"}))
+# torch registers no KL for these
+NO_KL = {"multinomial", "student_t", "half_cauchy", "relaxed_bernoulli", "relaxed_one_hot"}
+
+
+@pytest.mark.parametrize("name", sorted(set(FAMILIES) - NO_KL))
 def test_kl_gradcheck(rng, name):
     """KL(p || q) with respect to both distributions' parameters."""
     params_p, make, _ = _families(rng)[name]
@@ -134,12 +158,14 @@ def test_kl_gradcheck(rng, name):
     gradcheck(kl, params_p + params_q)
 
 
-@pytest.mark.parametrize("name", ["normal", "uniform", "exponential", "laplace", "cauchy", "log_normal"])
+@pytest.mark.parametrize(
+    "name",
+    ["normal", "uniform", "exponential", "laplace", "cauchy", "log_normal", "half_normal", "half_cauchy", "gumbel"],
+)
 def test_cdf_icdf_gradcheck(rng, name):
     params, make, value = _families(rng)[name]
     gradcheck(lambda *p: make(*p).cdf(_value(value)), params)
-    if name in ("normal", "laplace", "cauchy", "uniform", "exponential"):
-        gradcheck(lambda *p: make(*p).icdf(fg.tensor([0.2, 0.5, 0.9], dtype=fg.float64)[: len(value)]), params)
+    gradcheck(lambda *p: make(*p).icdf(fg.tensor([0.2, 0.5, 0.9], dtype=fg.float64)[: len(value)]), params)
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """The probs/logits pair of the distributions given by either one (Bernoulli, Binomial, Geometric,
 Categorical): the other computed lazily on first access, as torch's are."""
 
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 
 class _ProbsOrLogits:
@@ -24,3 +24,42 @@ class _ProbsOrLogits:
 
     def _new(self, *args, **kwargs):
         return self._param.new(*args, **kwargs)
+
+    def _expanded(self, cls, batch_shape, _instance, param_names, param_event_shape=()):
+        new = super()._expanded(cls, batch_shape, _instance, param_names, param_event_shape)
+        new._param = new.__dict__["probs"] if "probs" in self.__dict__ else new.__dict__["logits"]
+        return new
+
+
+def _given_probs_or_logits(dist, probs, logits):
+    """Sets `dist.probs` or `dist.logits` (whichever is given, as a tensor) and `dist._param`; returns what
+    was given. torch's ValueError when neither or both are."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    if probs is not None:
+        (dist.probs,) = broadcast_all(probs)
+        dist._param = dist.probs
+        return probs
+    (dist.logits,) = broadcast_all(logits)
+    dist._param = dist.logits
+    return logits
+
+
+class _WrapsCategorical:
+    """A distribution built on a Categorical `_categorical` (OneHotCategorical, Multinomial, the relaxed
+    one): its probs, logits and parameter shape are the Categorical's."""
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
+
+    def _new(self, *args, **kwargs):
+        return self._categorical._new(*args, **kwargs)

@@ -4,7 +4,7 @@ import ferrograd as fg
 from ferrograd.nn.functional import binary_cross_entropy_with_logits
 
 from . import constraints
-from ._probs_logits import _ProbsOrLogits
+from ._probs_logits import _given_probs_or_logits, _ProbsOrLogits
 from .exp_family import ExponentialFamily
 from .utils import _batch_shape_of, broadcast_all
 
@@ -20,20 +20,11 @@ class Bernoulli(_ProbsOrLogits, ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        given = probs if probs is not None else logits
-        self._param = self.probs if probs is not None else self.logits
+        given = _given_probs_or_logits(self, probs, logits)
         super().__init__(_batch_shape_of((given,), self._param), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._expanded(Bernoulli, batch_shape, _instance, ("probs", "logits"))
-        new._param = new.__dict__["probs"] if "probs" in self.__dict__ else new.__dict__["logits"]
-        return new
+        return self._expanded(Bernoulli, batch_shape, _instance, ("probs", "logits"))
 
     @property
     def mean(self):

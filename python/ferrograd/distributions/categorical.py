@@ -40,7 +40,6 @@ class Categorical(_ProbsOrLogits, Distribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._expanded(Categorical, batch_shape, _instance, ("probs", "logits"), (self._num_events,))
-        new._param = new.__dict__["probs"] if "probs" in self.__dict__ else new.__dict__["logits"]
         new._num_events = self._num_events
         return new
 

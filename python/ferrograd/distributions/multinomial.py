@@ -3,6 +3,7 @@
 import ferrograd as fg
 
 from . import constraints
+from ._probs_logits import _WrapsCategorical
 from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution
@@ -11,7 +12,7 @@ from .utils import broadcast_all
 __all__ = ["Multinomial"]
 
 
-class Multinomial(Distribution):
+class Multinomial(_WrapsCategorical, Distribution):
     """The counts of each of K classes over `total_count` draws from a Categorical (`probs` or `logits`)."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -34,24 +35,9 @@ class Multinomial(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    def _new(self, *args, **kwargs):
-        return self._categorical._new(*args, **kwargs)
-
     @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self):
         return constraints.multinomial(self.total_count)
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     @property
     def mean(self):

@@ -5,13 +5,14 @@ import ferrograd as fg
 from ferrograd.nn.functional import one_hot
 
 from . import constraints
+from ._probs_logits import _WrapsCategorical
 from .categorical import Categorical
 from .distribution import Distribution
 
 __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(_WrapsCategorical, Distribution):
     """A Categorical over K classes whose samples are one-hot vectors of size K."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -29,20 +30,9 @@ class OneHotCategorical(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    def _new(self, *args, **kwargs):
-        return self._categorical._new(*args, **kwargs)
-
     @property
     def _param(self):
         return self._categorical._param
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
 
     @property
     def mean(self):
@@ -56,10 +46,6 @@ class OneHotCategorical(Distribution):
     @property
     def variance(self):
         return self._categorical.probs * (1 - self._categorical.probs)
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     def sample(self, sample_shape=()):
         indices = self._categorical.sample(fg.Size(sample_shape))

@@ -13,7 +13,7 @@ from . import constraints
 from .utils import _sum_rightmost, lazy_property
 
 __all__ = [
-    "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform", "SigmoidTransform",
+    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform", "SigmoidTransform",
     "SoftplusTransform", "TanhTransform", "Transform", "identity_transform",
 ]  # fmt: skip
 
@@ -338,6 +338,24 @@ class ExpTransform(_ElementwiseTransform):
 
     def log_abs_det_jacobian(self, x, y):
         return x
+
+
+class AbsTransform(Transform):
+    """y = |x| (not injective: its inverse is the identity on the nonnegative half)."""
+
+    domain = constraints.real
+    codomain = constraints.positive
+
+    def __eq__(self, other):
+        return isinstance(other, AbsTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.abs()
+
+    def _inverse(self, y):
+        return y
 
 
 def _clipped_sigmoid(x):
