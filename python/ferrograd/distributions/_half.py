@@ -1,16 +1,12 @@
-"""torch.distributions.HalfNormal and HalfCauchy: |X| of a centred Normal or Cauchy."""
+"""The common part of HalfNormal and HalfCauchy: |X| of a centred symmetric distribution."""
 
 import math
 
 import ferrograd as fg
 
 from . import constraints
-from .cauchy import Cauchy
-from .normal import Normal
 from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform
-
-__all__ = ["HalfCauchy", "HalfNormal"]
 
 _LOG_2 = math.log(2)
 
@@ -21,6 +17,7 @@ class _Half(TransformedDistribution):
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _BASE: type  # the symmetric distribution (a class taking loc and scale)
 
     def __init__(self, scale, validate_args=None):
         super().__init__(self._BASE(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
@@ -54,31 +51,3 @@ class _Half(TransformedDistribution):
 
     def entropy(self):
         return self.base_dist.entropy() - _LOG_2
-
-
-class HalfNormal(_Half):
-    """|X| for X ~ Normal(0, scale)."""
-
-    _BASE = Normal
-
-    @property
-    def mean(self):
-        return self.scale * math.sqrt(2 / math.pi)
-
-    @property
-    def variance(self):
-        return self.scale.pow(2) * (1 - 2 / math.pi)
-
-
-class HalfCauchy(_Half):
-    """|X| for X ~ Cauchy(0, scale)."""
-
-    _BASE = Cauchy
-
-    @property
-    def mean(self):
-        return fg.full(self._extended_shape(), math.inf, dtype=self.scale.dtype)
-
-    @property
-    def variance(self):
-        return self.base_dist.variance
