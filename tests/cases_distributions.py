@@ -291,6 +291,11 @@ def transformed():
             D.SigmoidTransform().inv(_t([0.25, 0.0])),
             D.SoftplusTransform()(_t([-1.0, 30.0])),
             D.SoftplusTransform().inv(_t([0.5, 2.0])),
+            D.PowerTransform(_t(2.5))(_t([0.5, 2.0])),
+            D.PowerTransform(_t(2.5)).inv(_t([0.5, 2.0])),
+            D.PowerTransform(_t([2.0, -1.0])).log_abs_det_jacobian(_t([0.5, 2.0]), _t([0.25, 0.5])),
+            D.PowerTransform(_t(2.5)) == D.PowerTransform(_t(2.5)),
+            repr(D.AbsTransform()),
         ],
         "bad_transforms": [
             error(lambda: D.TransformedDistribution(base, 3)),
@@ -364,6 +369,69 @@ def seeded_transformed():
     }
 
 
+def pareto():
+    d = D.Pareto(_t([1.0, 2.0, 0.5]), _t([0.5, 3.0, 1.5]))
+    return _summary(d, _t([[1.5, 2.0, 0.5], [10.0, 3.0, 1.0]]), cdf=_t([1.5, 2.5, 1.0]), icdf=_t([0.1, 0.5, 0.9]))
+
+
+def weibull():
+    d = D.Weibull(_t([1.0, 2.0]), _t([0.5, 3.0]))
+    return _summary(d, _t([[1.5, 2.0], [0.1, 3.0]]), cdf=_t([1.5, 2.5]), icdf=_t([0.1, 0.5]))
+
+
+def negative_binomial():
+    d = D.NegativeBinomial(_t([3.0, 0.0, 2.5]), _t([0.4, 0.5, 0.0]))
+    out = _summary(d, _t([[2.0, 0.0, 0.0], [5.0, 1.0, 3.0]]), entropy=False)
+    dl = D.NegativeBinomial(_t([3.0, 1.0]), logits=_t([0.5, -1.0]))
+    out["logits"] = [dl.probs, dl.log_prob(_t([1.0, 4.0])), dl.mean, dl.mode, dl.variance, repr(dl)]
+    return out
+
+
+def inverse_gamma():
+    d = D.InverseGamma(_t([0.5, 1.5, 3.0]), _t([1.0, 2.0, 0.5]))
+    return _summary(d, _t([[0.5, 1.0, 2.0], [3.0, 0.1, 10.0]]))
+
+
+def kumaraswamy():
+    d = D.Kumaraswamy(_t([0.5, 2.0, 3.0]), _t([0.5, 3.0, 1.5]))
+    return _summary(d, _t([[0.3, 0.5, 0.9], [0.01, 0.99, 0.5]]))
+
+
+def mixture_same_family():
+    mix = D.Categorical(_t([0.3, 0.7]))
+    d = D.MixtureSameFamily(mix, D.Normal(_t([0.0, 2.0]), _t([1.0, 0.5])))
+    out = _summary(d, _t([[0.5], [1.0], [3.0]]).squeeze(-1), mode=False, entropy=False, cdf=_t([0.0, 2.0]))
+    batched = D.MixtureSameFamily(
+        D.Categorical(_t([[0.3, 0.7], [0.5, 0.5]])),
+        D.Independent(D.Normal(fg.zeros(2, 2, 3, dtype=fg.float64), 1.0), 1),
+    )
+    out["batched"] = [
+        batched.log_prob(_t([[0.1, 0.2, 0.3], [1.0, 0.0, -1.0]])),
+        list(batched.batch_shape),
+        list(batched.event_shape),
+        batched.mean,
+        batched.variance,
+        repr(batched.support),
+    ]
+    out["not_categorical"] = error(lambda: D.MixtureSameFamily(D.Normal(0.0, 1.0), D.Normal(fg.zeros(2), 1.0)))
+    out["not_distribution"] = error(lambda: D.MixtureSameFamily(mix, fg.zeros(2)))
+    out["components"] = error(lambda: D.MixtureSameFamily(mix, D.Normal(fg.zeros(3), 1.0)))
+    out["batch"] = error(lambda: D.MixtureSameFamily(D.Categorical(fg.ones(3, 2)), D.Normal(fg.zeros(4, 2), 1.0)))
+    return out
+
+
+def seeded_more():
+    mix = D.MixtureSameFamily(
+        D.Categorical(fg.tensor([0.3, 0.7])), D.Normal(fg.tensor([0.0, 5.0]), fg.tensor([1.0, 0.5]))
+    )
+    return {
+        "pareto": _seeded(lambda: D.Pareto(fg.tensor([1.0, 2.0]), fg.tensor([0.5, 3.0])).rsample((3,))),
+        "weibull": _seeded(lambda: D.Weibull(fg.tensor([1.0, 2.0]), fg.tensor([0.5, 3.0])).rsample((3,))),
+        "kumaraswamy": _seeded(lambda: D.Kumaraswamy(fg.tensor([0.5, 2.0]), fg.tensor([1.0, 3.0])).rsample((3,))),
+        "mixture": _seeded(lambda: mix.sample((5,))),
+    }
+
+
 def sampling_shapes():
     """Shapes of draws whose streams are not torch's (Gamma's rejection sampler, Poisson, Binomial)."""
     return {
@@ -377,6 +445,8 @@ def sampling_shapes():
             "uniform": D.Uniform(0.0, fg.tensor([1.0, 2.0])),
             "student_t": D.StudentT(fg.tensor([2.0, 5.0])),
             "chi2": D.Chi2(fg.tensor([2.0, 5.0])),
+            "negative_binomial": D.NegativeBinomial(fg.tensor([2.0, 5.0]), fg.tensor([0.3, 0.6])),
+            "inverse_gamma": D.InverseGamma(fg.tensor([2.0, 5.0]), fg.tensor([1.0, 2.0])),
         }.items()
     }
 
@@ -410,6 +480,7 @@ def kl():
     p1, p2 = D.Poisson(_t([0.5, 3.0])), D.Poisson(_t([1.0, 3.0]))
     d1, d2 = D.Dirichlet(_t([1.0, 2.0, 3.0])), D.Dirichlet(_t([0.5, 0.5, 4.0]))
     ub = D.Uniform(_t([0.1, -0.5]), _t([0.6, 0.5]))
+    pa1, pa2 = D.Pareto(_t([1.0, 0.5]), _t([0.5, 3.0])), D.Pareto(_t([0.5, 1.0]), _t([1.5, 2.5]))
     gu1, gu2 = D.Gumbel(_t([0.0, 1.0]), _t([1.0, 2.0])), D.Gumbel(_t([0.5, 1.0]), _t([2.0, 2.0]))
     return {
         "normal": _kl(n1, n2),
@@ -456,6 +527,13 @@ def kl():
         "normal_gumbel": _kl(n1, gu1),
         "uniform_gumbel": _kl(u1, gu1),
         "gumbel_gamma": _kl(gu1, g1),
+        "pareto": _kl(pa1, pa2),
+        "pareto_exponential": _kl(pa1, e1),
+        "pareto_gamma": _kl(pa1, g1),
+        "pareto_normal": _kl(pa1, n1),
+        "uniform_pareto": _kl(u2, pa1),
+        "normal_pareto": _kl(n1, pa1),
+        "pareto_uniform": _kl(pa1, u1),
         "not_implemented": error(lambda: _kl(n1, c1)),
         "mvn_event_shapes": error(
             lambda: _kl(m1, D.MultivariateNormal(fg.zeros(3, dtype=fg.float64), fg.eye(3, dtype=fg.float64)))

@@ -92,6 +92,20 @@ def _families(rng):
             lambda p: D.RelaxedOneHotCategorical(fg.tensor(0.7, dtype=fg.float64), p),
             rng.dirichlet([1.0, 1.0, 1.0], size=2),
         ),
+        "pareto": ([_positive(rng, 3), _positive(rng, 3) + 2], D.Pareto, _positive(rng, 3) + 2),
+        "weibull": ([_positive(rng, 3), _positive(rng, 3)], D.Weibull, _positive(rng, 3)),
+        "negative_binomial": (
+            [_positive(rng, 3), rng.uniform(0.2, 0.8, 3)],
+            D.NegativeBinomial,
+            np.array([0.0, 2.0, 5.0]),
+        ),
+        "inverse_gamma": ([_positive(rng, 3), _positive(rng, 3)], D.InverseGamma, _positive(rng, 3)),
+        "kumaraswamy": ([_positive(rng, 3), _positive(rng, 3)], D.Kumaraswamy, rng.uniform(0.1, 0.9, 3)),
+        "mixture": (
+            [rng.dirichlet([2.0, 2.0]), rng.standard_normal((2, 3)), _positive(rng, (2, 3))],
+            lambda w, m, s: D.MixtureSameFamily(D.Categorical(w), D.Independent(D.Normal(m, s), 1)),
+            rng.standard_normal((4, 3)),
+        ),
         "affine_tanh": (
             [rng.standard_normal(3), _positive(rng, 3)],
             lambda m, s: D.TransformedDistribution(D.Normal(m, s), [D.AffineTransform(0.5, 2.0), D.TanhTransform()]),
@@ -103,7 +117,7 @@ def _families(rng):
 FAMILIES = sorted(_families(np.random.default_rng(0)))
 # the normalization of probs (Categorical divides by their sum) makes the simplex a free direction: fine for
 # finite differences, which perturb one entry at a time as autograd does
-WITHOUT_ENTROPY = {"poisson", "affine_tanh", "relaxed_bernoulli", "relaxed_one_hot"}
+WITHOUT_ENTROPY = {"poisson", "affine_tanh", "relaxed_bernoulli", "relaxed_one_hot", "negative_binomial", "mixture"}
 
 
 def _value(v, dtype=fg.float64):
@@ -138,11 +152,23 @@ def _other_parameters(name, params):
         return [np.roll(params[0], 1, axis=-1)]
     if name == "uniform":
         return [params[0] - 0.2, params[1] + 0.3]
+    if name == "pareto":  # q's support must hold p's: a smaller scale
+        return [params[0] * 0.8, params[1] * 1.1]
     return [p * 1.1 + 0.05 for p in params]
 
 
 # torch registers no KL for these
-NO_KL = {"multinomial", "student_t", "half_cauchy", "relaxed_bernoulli", "relaxed_one_hot"}
+NO_KL = {
+    "multinomial",
+    "student_t",
+    "half_cauchy",
+    "relaxed_bernoulli",
+    "relaxed_one_hot",
+    "weibull",
+    "negative_binomial",
+    "kumaraswamy",
+    "mixture",
+}
 
 
 @pytest.mark.parametrize("name", sorted(set(FAMILIES) - NO_KL))

@@ -14,6 +14,7 @@ from .gumbel import Gumbel
 from .kl import _infinite_like, _x_log_x, register_kl
 from .laplace import Laplace
 from .normal import Normal
+from .pareto import Pareto
 from .poisson import Poisson
 from .uniform import Uniform
 from .utils import euler_constant
@@ -153,6 +154,42 @@ def _kl_normal_laplace(p, q):
     return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
 
 
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p, q):
+    scale_rate_prod = p.scale * q.rate
+    t1 = (p.alpha / scale_rate_prod).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * scale_rate_prod / (p.alpha - 1)
+    result = t1 - t2 + t3 - 1
+    result[p.alpha <= 1] = fg.inf  # p has no mean
+    return result
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p, q):
+    common_term = p.scale.log() + p.alpha.reciprocal()
+    t1 = p.alpha.log() - common_term
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * common_term
+    t4 = q.rate * p.alpha * p.scale / (p.alpha - 1)
+    result = t1 + t2 + t3 + t4 - 1
+    result[p.alpha <= 1] = fg.inf
+    return result
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    var_normal = 2 * q.scale.pow(2)
+    common_term = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * common_term.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common_term - q.loc).pow(2)
+    result = t1 - t2 + (t3 + t4) / var_normal - 1
+    result[p.alpha <= 2] = fg.inf  # p has no variance
+    return result
+
+
 @register_kl(Uniform, Beta)
 def _kl_uniform_beta(p, q):
     width = p.high - p.low
@@ -194,6 +231,16 @@ def _kl_uniform_gumbel(p, q):
     return t1 - t2
 
 
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    support_uniform = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * support_uniform).log()
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - support_uniform) / support_uniform
+    result = t2 * (q.alpha + 1) - t1
+    result[p.low < q.support.lower_bound] = fg.inf
+    return result
+
+
 @register_kl(Uniform, Normal)
 def _kl_uniform_normal(p, q):
     width = p.high - p.low
@@ -210,11 +257,13 @@ def _kl_infinity(p, q):
 
 # torch's pairs whose KL is infinite, by p's family
 _INFINITE_KL = {
-    Exponential: (Beta, Uniform),
-    Gamma: (Beta, Uniform),
-    Gumbel: (Beta, Exponential, Gamma, Uniform),
-    Laplace: (Beta, Exponential, Gamma, Uniform),
-    Normal: (Beta, Exponential, Gamma, Uniform),
+    Beta: (Pareto,),
+    Exponential: (Beta, Pareto, Uniform),
+    Gamma: (Beta, Pareto, Uniform),
+    Gumbel: (Beta, Exponential, Gamma, Pareto, Uniform),
+    Laplace: (Beta, Exponential, Gamma, Pareto, Uniform),
+    Normal: (Beta, Exponential, Gamma, Pareto, Uniform),
+    Pareto: (Beta, Uniform),
     Poisson: (Bernoulli, Binomial),
 }
 for _p_type, _q_types in _INFINITE_KL.items():

@@ -45,6 +45,19 @@ def _given_probs_or_logits(dist, probs, logits):
     return logits
 
 
+def _given_count_and_probs_or_logits(dist, total_count, probs, logits):
+    """`_given_probs_or_logits` with a `total_count` broadcast with them (of their dtype)."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    if probs is not None:
+        dist.total_count, dist.probs = broadcast_all(total_count, probs)
+        dist._param = dist.probs
+    else:
+        dist.total_count, dist.logits = broadcast_all(total_count, logits)
+        dist._param = dist.logits
+    dist.total_count = dist.total_count.type_as(dist._param)
+
+
 class _WrapsCategorical:
     """A distribution built on a Categorical `_categorical` (OneHotCategorical, Multinomial, the relaxed
     one): its probs, logits and parameter shape are the Categorical's."""

@@ -3,9 +3,8 @@
 import ferrograd as fg
 
 from . import constraints
-from ._probs_logits import _ProbsOrLogits
+from ._probs_logits import _given_count_and_probs_or_logits, _ProbsOrLogits
 from .distribution import Distribution
-from .utils import broadcast_all
 
 __all__ = ["Binomial"]
 
@@ -27,15 +26,7 @@ class Binomial(_ProbsOrLogits, Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        _given_count_and_probs_or_logits(self, total_count, probs, logits)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

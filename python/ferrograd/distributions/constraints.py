@@ -9,8 +9,9 @@ import ferrograd as fg
 __all__ = [
     "Constraint", "boolean", "cat", "dependent", "dependent_property", "greater_than", "greater_than_eq",
     "independent", "integer_interval", "interval", "half_open_interval", "is_dependent", "less_than",
-    "lower_cholesky", "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer", "one_hot",
-    "positive", "positive_semidefinite", "positive_definite", "positive_integer", "real", "real_vector",
+    "lower_cholesky", "lower_triangular", "MixtureSameFamilyConstraint", "multinomial", "nonnegative",
+    "nonnegative_integer", "one_hot", "positive", "positive_semidefinite", "positive_definite",
+    "positive_integer", "real", "real_vector",
     "simplex", "square", "stack", "symmetric", "unit_interval",
 ]  # fmt: skip
 
@@ -83,6 +84,11 @@ class _DependentProperty(property, _Dependent):
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
+def _all_after(verdict, kept):
+    """A verdict reduced by `all` over its dimensions after the first `kept`."""
+    return verdict.reshape(tuple(verdict.shape[:kept]) + (-1,)).all(-1)
+
+
 class _IndependentConstraint(Constraint):
     """`base_constraint` with `reinterpreted_batch_ndims` more rightmost dimensions reduced into the event."""
 
@@ -111,11 +117,37 @@ class _IndependentConstraint(Constraint):
         verdict = self.base_constraint.check(value)
         if verdict.dim() < self.reinterpreted_batch_ndims:
             raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
-        kept = verdict.dim() - self.reinterpreted_batch_ndims
-        return verdict.reshape(tuple(verdict.shape[:kept]) + (-1,)).all(-1)
+        return _all_after(verdict, verdict.dim() - self.reinterpreted_batch_ndims)
 
     def __repr__(self):
         return f"{type(self).__name__[1:]}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a mixture: `base_constraint` (the components') checked against every component."""
+
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+        super().__init__()
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        verdict = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        return _all_after(verdict, value.dim() - self.event_dim)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.base_constraint!r})"
 
 
 class _Boolean(Constraint):

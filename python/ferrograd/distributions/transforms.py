@@ -10,10 +10,11 @@ import ferrograd as fg
 from ferrograd.nn.functional import softplus
 
 from . import constraints
-from .utils import _sum_rightmost, lazy_property
+from .utils import _sum_rightmost, broadcast_all, lazy_property
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform", "SigmoidTransform",
+    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform", "PowerTransform",
+    "SigmoidTransform",
     "SoftplusTransform", "TanhTransform", "Transform", "identity_transform",
 ]  # fmt: skip
 
@@ -356,6 +357,47 @@ class AbsTransform(Transform):
 
     def _inverse(self, y):
         return y
+
+
+class PowerTransform(Transform):
+    """y = x ** exponent on the positive reals."""
+
+    domain = constraints.positive
+    codomain = constraints.positive
+    bijective = True
+
+    def __init__(self, exponent, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        (self.exponent,) = broadcast_all(exponent)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return PowerTransform(self.exponent, cache_size=cache_size)
+
+    @lazy_property
+    def sign(self):
+        return self.exponent.sign()
+
+    def __eq__(self, other):
+        return isinstance(other, PowerTransform) and self.exponent.eq(other.exponent).all().item()
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.pow(self.exponent)
+
+    def _inverse(self, y):
+        return y.pow(1 / self.exponent)
+
+    def log_abs_det_jacobian(self, x, y):
+        return (self.exponent * y / x).abs().log()
+
+    def forward_shape(self, shape):
+        return fg.broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
+
+    def inverse_shape(self, shape):
+        return self.forward_shape(shape)
 
 
 def _clipped_sigmoid(x):
