@@ -432,6 +432,76 @@ def seeded_more():
     }
 
 
+def structured_transforms():
+    T = D.transforms
+    x = _t([0.3, -1.2, 0.8])
+    m = _t([[0.5, 0.3], [-0.2, 0.1]])
+    out = {}
+    for name, t, value in [
+        ("stick_breaking", T.StickBreakingTransform(), x),
+        ("softmax", T.SoftmaxTransform(), x),
+        ("lower_cholesky", T.LowerCholeskyTransform(), m),
+        ("positive_definite", T.PositiveDefiniteTransform(), m),
+        ("corr_cholesky", T.CorrCholeskyTransform(), x),
+        ("reshape", T.ReshapeTransform((2, 2), (4,)), m),
+        ("cat", T.CatTransform([T.ExpTransform(), T.SigmoidTransform()], dim=0, lengths=[1, 2]), x),
+        ("stack", T.StackTransform([T.ExpTransform(), T.TanhTransform()], dim=-1), m),
+        ("cdf", T.CumulativeDistributionTransform(D.Normal(_t(0.0), _t(2.0))), x),
+    ]:
+        y = t(value)
+        row = [y, t.inv(y), repr(t), repr(t.domain), repr(t.codomain)]
+        if name != "softmax" and name not in ("lower_cholesky", "positive_definite"):
+            row.append(t.log_abs_det_jacobian(value, y))
+        out[name] = row
+    out["shapes"] = [
+        list(T.StickBreakingTransform().forward_shape((2, 3))),
+        list(T.CorrCholeskyTransform().forward_shape((6,))),
+        list(T.CorrCholeskyTransform().inverse_shape((4, 4))),
+        list(T.ReshapeTransform((2, 2), (4,)).forward_shape((5, 2, 2))),
+    ]
+    out["shape_errors"] = [
+        error(lambda: T.CorrCholeskyTransform().forward_shape((5,))),
+        error(lambda: T.ReshapeTransform((2, 2), (3,))),
+        error(lambda: T.ReshapeTransform((2, 2), (4,)).forward_shape((2, 3))),
+    ]
+    out["corr_cholesky_check"] = D.constraints.corr_cholesky.check(T.CorrCholeskyTransform()(x))
+    return out
+
+
+def constraint_registry():
+    C = D.constraints
+    x, v, m = _t([[0.3, -1.2], [0.8, 2.0]]), _t([0.3, -1.2, 0.8]), _t([[0.5, 0.3], [-0.2, 0.1]])
+    # each constraint with a value of the transforms' domain shape
+    cases = [
+        (C.real, x),
+        (C.positive, x),
+        (C.nonnegative, x),
+        (C.greater_than(2.0), x),
+        (C.greater_than_eq(-1.0), x),
+        (C.less_than(1.0), x),
+        (C.unit_interval, x),
+        (C.interval(-1.0, 3.0), x),
+        (C.half_open_interval(0.0, 2.0), x),
+        (C.simplex, v),
+        (C.lower_cholesky, m),
+        (C.positive_definite, m),
+        (C.corr_cholesky, v),
+        (C.real_vector, v),
+        (C.independent(C.positive, 1), v),
+        (C.cat([C.positive, C.real], lengths=[1, 2]), v),
+        (C.stack([C.positive, C.unit_interval], dim=-1), x),
+    ]
+    out = {}
+    for i, (c, value) in enumerate(cases):
+        for name in ("biject_to", "transform_to"):
+            registry = getattr(D, name)
+            raised = error(registry, c)
+            out[f"{i}_{name}"] = raised if raised.type is not None else [repr(registry(c)), registry(c)(value)]
+    out["unknown"] = error(D.biject_to, C.boolean)
+    out["register_bad"] = error(lambda: D.biject_to.register(3, lambda c: None))
+    return out
+
+
 def sampling_shapes():
     """Shapes of draws whose streams are not torch's (Gamma's rejection sampler, Poisson, Binomial)."""
     return {

@@ -315,3 +315,48 @@ def test_lazy_property_keeps_the_graph():
     with fg.no_grad():
         logits = dist.logits
     assert logits.requires_grad  # computed with grad enabled, as torch's lazy_property
+
+
+TRANSFORMS = {
+    "stick_breaking": (lambda: D.transforms.StickBreakingTransform(), (3,)),
+    "corr_cholesky": (lambda: D.transforms.CorrCholeskyTransform(), (3,)),
+    "lower_cholesky": (lambda: D.transforms.LowerCholeskyTransform(), (2, 2)),
+    "positive_definite": (lambda: D.transforms.PositiveDefiniteTransform(), (2, 2)),
+    "softmax": (lambda: D.transforms.SoftmaxTransform(), (3,)),
+    "power": (lambda: D.transforms.PowerTransform(fg.tensor(2.5, dtype=fg.float64)), (3,)),
+    "cat": (lambda: D.transforms.CatTransform([D.ExpTransform(), D.TanhTransform()], lengths=[1, 2]), (3,)),
+    "stack": (lambda: D.transforms.StackTransform([D.SigmoidTransform(), D.ExpTransform()], dim=-1), (3, 2)),
+}
+# log |det J| of the bijections whose Jacobian torch defines
+WITH_JACOBIAN = {"stick_breaking", "corr_cholesky", "power", "cat", "stack"}
+
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMS))
+def test_transform_gradcheck(rng, name):
+    make, shape = TRANSFORMS[name]
+    x = rng.uniform(0.2, 1.5, shape)  # positive: PowerTransform's domain
+    gradcheck(lambda x: make()(x), [x])
+    gradcheck(lambda x: make().inv(make()(x)), [x])
+    if name in WITH_JACOBIAN:
+        gradcheck(lambda x: make().log_abs_det_jacobian(x, make()(x)), [x])
+
+
+@pytest.mark.parametrize("name", sorted(WITH_JACOBIAN - {"cat", "stack"}))
+def test_transform_log_det_is_the_jacobians(rng, name):
+    """log |det J| against the Jacobian by autograd (the stick breaking and correlation maps change the
+    dimension: their Jacobian is taken against the free coordinates)."""
+    make, shape = TRANSFORMS[name]
+    x = fg.tensor(rng.uniform(0.2, 1.5, shape), dtype=fg.float64)
+    t = make()
+
+    def free(x):  # the coordinates that determine y
+        y = t(x)
+        if name == "stick_breaking":
+            return y[:-1]
+        if name == "corr_cholesky":
+            return D.utils.tril_matrix_to_vec(y, diag=-1)
+        return y
+
+    jacobian = fg.autograd.functional.jacobian(free, x)
+    expected = np.log(np.abs(np.linalg.det(jacobian.reshape(x.numel(), x.numel()).numpy())))
+    np.testing.assert_allclose(t.log_abs_det_jacobian(x, t(x)).sum().item(), expected, rtol=1e-9)

@@ -13,6 +13,7 @@ from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
+from .constraint_registry import biject_to, transform_to
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -50,6 +51,6 @@ __all__ = [
     "Kumaraswamy", "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
     "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
     "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "Weibull",
-    "constraints", "kl_divergence", "register_kl", "transforms",
+    "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to", "transforms",
 ]  # fmt: skip
 __all__.extend(transforms.__all__)

@@ -7,16 +7,17 @@ underscore, with its bounds, as torch prints it (the validation errors quote it)
 import ferrograd as fg
 
 __all__ = [
-    "Constraint", "boolean", "cat", "dependent", "dependent_property", "greater_than", "greater_than_eq",
-    "independent", "integer_interval", "interval", "half_open_interval", "is_dependent", "less_than",
-    "lower_cholesky", "lower_triangular", "MixtureSameFamilyConstraint", "multinomial", "nonnegative",
-    "nonnegative_integer", "one_hot", "positive", "positive_semidefinite", "positive_definite",
-    "positive_integer", "real", "real_vector",
-    "simplex", "square", "stack", "symmetric", "unit_interval",
+    "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
+    "greater_than_eq", "independent", "integer_interval", "interval", "half_open_interval", "is_dependent",
+    "less_than", "lower_cholesky", "lower_triangular", "MixtureSameFamilyConstraint", "multinomial",
+    "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_semidefinite", "positive_definite",
+    "positive_integer", "real", "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval",
 ]  # fmt: skip
 
 # a simplex's entries must sum to 1 within this (torch's tolerance)
 _SIMPLEX_TOLERANCE = 1e-6
+# a correlation Cholesky factor's rows have unit norm within this many eps per dimension (torch's)
+_CORR_CHOLESKY_TOLERANCE_ULPS = 10
 # a symmetric matrix equals its transpose within this absolute tolerance (torch's)
 _SYMMETRY_TOLERANCE = 1e-6
 
@@ -302,6 +303,18 @@ class _LowerCholesky(Constraint):
         return _matrices_flat(value.tril() == value) & positive_diagonal
 
 
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: rows of unit norm (within 10 D eps)."""
+
+    event_dim = 2
+
+    def check(self, value):
+        tol = fg.finfo(value.dtype).eps * value.size(-1) * _CORR_CHOLESKY_TOLERANCE_ULPS
+        row_norm = fg.linalg.norm(value.detach(), dim=-1)
+        unit_row_norm = (row_norm - 1.0).abs().le(tol).all(dim=-1)
+        return _LowerCholesky().check(value) & unit_row_norm
+
+
 class _Square(Constraint):
     event_dim = 2
 
@@ -409,6 +422,7 @@ half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()
