@@ -502,6 +502,50 @@ def constraint_registry():
     return out
 
 
+def lowrank_multivariate_normal():
+    loc = _t([[1.0, -1.0, 0.5], [0.0, 0.0, 0.0]])
+    W = _t([[1.0, 0.5], [0.2, -0.3], [0.0, 0.7]])
+    d = D.LowRankMultivariateNormal(loc, W, _t([0.5, 1.0, 2.0]))
+    out = _summary(d, _t([[0.3, 0.1, 0.0], [1.0, 2.0, -1.0]]))
+    out["matrices"] = [d.covariance_matrix, d.precision_matrix, d.scale_tril]
+    out["errors"] = [
+        error(lambda: D.LowRankMultivariateNormal(fg.tensor(0.0), W, fg.ones(3))),
+        error(lambda: D.LowRankMultivariateNormal(fg.zeros(3), fg.ones(3), fg.ones(3))),
+        error(lambda: D.LowRankMultivariateNormal(fg.zeros(3), fg.ones(2, 2), fg.ones(3))),
+        error(lambda: D.LowRankMultivariateNormal(fg.zeros(3), fg.ones(3, 2), fg.ones(2))),
+        error(lambda: D.LowRankMultivariateNormal(fg.zeros(2, 3), fg.ones(4, 3, 2), fg.ones(3))),
+    ]
+    return out
+
+
+def logistic_normal():
+    d = D.LogisticNormal(_t([0.0, 1.0]), _t([1.0, 0.5]))
+    out = {
+        "log_prob": d.log_prob(_t([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]])),
+        "shapes": [list(d.batch_shape), list(d.event_shape)],
+        "repr": repr(d),
+        "support": repr(d.support),
+        "loc": d.loc,
+        "scale": d.scale,
+    }
+    scalar = D.LogisticNormal(0.5, 2.0)
+    out["scalar"] = [scalar.log_prob(_t([0.25, 0.75])), list(scalar.event_shape)]
+    return out
+
+
+def fisher_snedecor():
+    d = D.FisherSnedecor(_t([1.0, 3.0, 6.0]), _t([2.0, 5.0, 10.0]))
+    return _summary(d, _t([[0.5, 1.0, 2.0], [3.0, 0.1, 10.0]]), entropy=False)
+
+
+def seeded_lowrank():
+    d = D.LowRankMultivariateNormal(fg.zeros(3), fg.tensor([[1.0, 0.5], [0.2, -0.3], [0.0, 0.7]]), fg.ones(3))
+    return {
+        "lowrank": _seeded(lambda: d.rsample((2,))),
+        "logistic_normal": _seeded(lambda: D.LogisticNormal(fg.tensor([0.0, 1.0]), fg.tensor([1.0, 0.5])).sample((2,))),
+    }
+
+
 def sampling_shapes():
     """Shapes of draws whose streams are not torch's (Gamma's rejection sampler, Poisson, Binomial)."""
     return {
@@ -517,6 +561,7 @@ def sampling_shapes():
             "chi2": D.Chi2(fg.tensor([2.0, 5.0])),
             "negative_binomial": D.NegativeBinomial(fg.tensor([2.0, 5.0]), fg.tensor([0.3, 0.6])),
             "inverse_gamma": D.InverseGamma(fg.tensor([2.0, 5.0]), fg.tensor([1.0, 2.0])),
+            "fisher_snedecor": D.FisherSnedecor(fg.tensor([2.0, 5.0]), fg.tensor([3.0, 8.0])),
         }.items()
     }
 
@@ -550,6 +595,8 @@ def kl():
     p1, p2 = D.Poisson(_t([0.5, 3.0])), D.Poisson(_t([1.0, 3.0]))
     d1, d2 = D.Dirichlet(_t([1.0, 2.0, 3.0])), D.Dirichlet(_t([0.5, 0.5, 4.0]))
     ub = D.Uniform(_t([0.1, -0.5]), _t([0.6, 0.5]))
+    lr1 = D.LowRankMultivariateNormal(_t([0.0, 1.0]), _t([[1.0], [0.5]]), _t([0.5, 1.0]))
+    lr2 = D.LowRankMultivariateNormal(_t([[1.0, 0.0], [0.5, 0.5]]), _t([[0.3, 0.1], [-0.2, 0.4]]), _t([1.0, 2.0]))
     pa1, pa2 = D.Pareto(_t([1.0, 0.5]), _t([0.5, 3.0])), D.Pareto(_t([0.5, 1.0]), _t([1.5, 2.5]))
     gu1, gu2 = D.Gumbel(_t([0.0, 1.0]), _t([1.0, 2.0])), D.Gumbel(_t([0.5, 1.0]), _t([2.0, 2.0]))
     return {
@@ -604,6 +651,17 @@ def kl():
         "uniform_pareto": _kl(u2, pa1),
         "normal_pareto": _kl(n1, pa1),
         "pareto_uniform": _kl(pa1, u1),
+        "lowrank": _kl(lr1, lr2),
+        "mvn_lowrank": _kl(m1, lr2),
+        "lowrank_mvn": _kl(lr1, m1),
+        "lowrank_shapes": error(
+            lambda: _kl(
+                lr1,
+                D.LowRankMultivariateNormal(
+                    fg.zeros(3, dtype=fg.float64), fg.ones(3, 1, dtype=fg.float64), fg.ones(3, dtype=fg.float64)
+                ),
+            )
+        ),
         "not_implemented": error(lambda: _kl(n1, c1)),
         "mvn_event_shapes": error(
             lambda: _kl(m1, D.MultivariateNormal(fg.zeros(3, dtype=fg.float64), fg.eye(3, dtype=fg.float64)))

@@ -106,6 +106,13 @@ def _families(rng):
             lambda w, m, s: D.MixtureSameFamily(D.Categorical(w), D.Independent(D.Normal(m, s), 1)),
             rng.standard_normal((4, 3)),
         ),
+        "lowrank": (
+            [rng.standard_normal(3), rng.standard_normal((3, 2)), _positive(rng, 3)],
+            D.LowRankMultivariateNormal,
+            rng.standard_normal((2, 3)),
+        ),
+        "logistic_normal": ([rng.standard_normal(2), _positive(rng, 2)], D.LogisticNormal, simplex),
+        "fisher_snedecor": ([_positive(rng, 3) + 1, _positive(rng, 3) + 1], D.FisherSnedecor, _positive(rng, 3)),
         "affine_tanh": (
             [rng.standard_normal(3), _positive(rng, 3)],
             lambda m, s: D.TransformedDistribution(D.Normal(m, s), [D.AffineTransform(0.5, 2.0), D.TanhTransform()]),
@@ -117,7 +124,16 @@ def _families(rng):
 FAMILIES = sorted(_families(np.random.default_rng(0)))
 # the normalization of probs (Categorical divides by their sum) makes the simplex a free direction: fine for
 # finite differences, which perturb one entry at a time as autograd does
-WITHOUT_ENTROPY = {"poisson", "affine_tanh", "relaxed_bernoulli", "relaxed_one_hot", "negative_binomial", "mixture"}
+WITHOUT_ENTROPY = {
+    "poisson",
+    "affine_tanh",
+    "relaxed_bernoulli",
+    "relaxed_one_hot",
+    "negative_binomial",
+    "mixture",
+    "logistic_normal",
+    "fisher_snedecor",
+}
 
 
 def _value(v, dtype=fg.float64):
@@ -132,7 +148,7 @@ def test_log_prob_gradcheck(rng, name):
 
 # the entropy of a location-scale family does not depend on its location: name -> the location's position
 LOCATION = {"normal": 0, "laplace": 0, "cauchy": 0, "gumbel": 0, "independent": 0, "mvn_cov": 0, "mvn_tril": 0,
-            "mvn_precision": 0, "student_t": 1}  # fmt: skip
+            "mvn_precision": 0, "student_t": 1, "lowrank": 0}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(set(FAMILIES) - WITHOUT_ENTROPY))
@@ -168,6 +184,7 @@ NO_KL = {
     "negative_binomial",
     "kumaraswamy",
     "mixture",
+    "fisher_snedecor",
 }
 
 
