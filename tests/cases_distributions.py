@@ -546,6 +546,41 @@ def seeded_lowrank():
     }
 
 
+def continuous_bernoulli():
+    d = D.ContinuousBernoulli(_t([0.2, 0.5, 0.9, 0.4995]))
+    out = _summary(
+        d,
+        _t([[0.3, 0.5, 0.0, 1.0], [1.0, 0.2, 0.7, 0.5]]),
+        mode=False,
+        cdf=_t([0.3, 0.5, 1.0, 0.25]),
+        icdf=_t([0.1, 0.5, 0.9, 0.3]),
+    )
+    dl = D.ContinuousBernoulli(logits=_t([-2.0, 0.0, 3.0]))
+    out["logits"] = [dl.probs, dl.log_prob(_t([0.3, 0.5, 1.0])), dl.mean, dl.entropy(), repr(dl)]
+    out["bad_probs"] = error(lambda: D.ContinuousBernoulli(fg.tensor([1.5]), validate_args=True))
+    out["lims"] = D.ContinuousBernoulli(_t([0.45]), lims=(0.4, 0.6)).mean
+    return out
+
+
+def generalized_pareto():
+    # float32: torch's log_prob compares the concentration with a float32 zero (float64 parameters raise)
+    f = fg.tensor
+    d = D.GeneralizedPareto(f([0.0, 1.0, 0.0]), f([1.0, 2.0, 0.5]), f([0.5, 0.0, -0.25]))
+    out = _summary(d, f([[0.5, 1.5, 1.0], [3.0, 5.0, 0.1]]), cdf=f([0.5, 2.0, 1.0]), icdf=f([0.1, 0.5, 0.9]))
+    out["log_survival"] = d.log_survival_function(f([0.5, 2.0, 1.0]))
+    out["heavy"] = [D.GeneralizedPareto(0.0, 1.0, f([1.5])).mean, D.GeneralizedPareto(0.0, 1.0, f([0.7])).variance]
+    return out
+
+
+def seeded_uniform_based():
+    return {
+        "continuous_bernoulli": _seeded(lambda: D.ContinuousBernoulli(fg.tensor([0.2, 0.9])).sample((3,))),
+        "generalized_pareto": _seeded(
+            lambda: D.GeneralizedPareto(fg.tensor(0.0), fg.tensor(1.0), fg.tensor([0.5, 0.0])).rsample((2,))
+        ),
+    }
+
+
 def sampling_shapes():
     """Shapes of draws whose streams are not torch's (Gamma's rejection sampler, Poisson, Binomial)."""
     return {
@@ -597,6 +632,7 @@ def kl():
     ub = D.Uniform(_t([0.1, -0.5]), _t([0.6, 0.5]))
     lr1 = D.LowRankMultivariateNormal(_t([0.0, 1.0]), _t([[1.0], [0.5]]), _t([0.5, 1.0]))
     lr2 = D.LowRankMultivariateNormal(_t([[1.0, 0.0], [0.5, 0.5]]), _t([[0.3, 0.1], [-0.2, 0.4]]), _t([1.0, 2.0]))
+    cb1, cb2 = D.ContinuousBernoulli(_t([0.2, 0.7])), D.ContinuousBernoulli(logits=_t([0.5, -1.0]))
     pa1, pa2 = D.Pareto(_t([1.0, 0.5]), _t([0.5, 3.0])), D.Pareto(_t([0.5, 1.0]), _t([1.5, 2.5]))
     gu1, gu2 = D.Gumbel(_t([0.0, 1.0]), _t([1.0, 2.0])), D.Gumbel(_t([0.5, 1.0]), _t([2.0, 2.0]))
     return {
@@ -662,6 +698,14 @@ def kl():
                 ),
             )
         ),
+        "continuous_bernoulli": _kl(cb1, cb2),
+        "beta_cb": _kl(be1, cb1),
+        "cb_exponential": _kl(cb1, e1),
+        "cb_normal": _kl(cb1, n1),
+        "cb_uniform": _kl(cb1, u2),
+        "uniform_cb": _kl(D.Uniform(_t([0.1, 0.2]), _t([0.5, 0.9])), cb1),
+        "normal_cb": _kl(n1, cb1),
+        "cb_pareto": _kl(cb1, pa1),
         "not_implemented": error(lambda: _kl(n1, c1)),
         "mvn_event_shapes": error(
             lambda: _kl(m1, D.MultivariateNormal(fg.zeros(3, dtype=fg.float64), fg.eye(3, dtype=fg.float64)))

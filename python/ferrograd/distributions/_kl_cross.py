@@ -8,6 +8,7 @@ import ferrograd as fg
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
+from .continuous_bernoulli import ContinuousBernoulli
 from .exponential import Exponential
 from .gamma import Gamma
 from .gumbel import Gumbel
@@ -23,6 +24,11 @@ from .utils import euler_constant
 @register_kl(Bernoulli, Poisson)
 def _kl_bernoulli_poisson(p, q):
     return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return -p.entropy() - p.mean * q.logits - fg.log1p(-q.probs) - q._cont_bern_log_norm()
 
 
 @register_kl(Beta, Exponential)
@@ -56,6 +62,27 @@ def _kl_beta_uniform(p, q):
     result = -p.entropy() + (q.high - q.low).log()
     result[(q.low > p.support.lower_bound) | (q.high < p.support.upper_bound)] = fg.inf
     return result
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - fg.log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t1 = -p.entropy()
+    t2 = 0.5 * (math.log(2.0 * math.pi) + fg.square(q.loc / q.scale)) + fg.log(q.scale)
+    t3 = (p.variance + fg.square(p.mean) - 2.0 * q.loc * p.mean) / (2.0 * fg.square(q.scale))
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    # torch's condition, kept as it is: infinite when q.low >= 0 or q.high <= 1 (U(0, 1) included)
+    outside = fg.ge(q.low, p.support.lower_bound) | fg.le(q.high, p.support.upper_bound)
+    return fg.where(outside, fg.ones_like(result) * fg.inf, result)
 
 
 @register_kl(Exponential, Gamma)
@@ -202,6 +229,13 @@ def _kl_uniform_beta(p, q):
     return result
 
 
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = -p.entropy() - p.mean * q.logits - fg.log1p(-q.probs) - q._cont_bern_log_norm()
+    outside = fg.ge(p.high, q.support.upper_bound) | fg.le(p.low, q.support.lower_bound)
+    return fg.where(outside, fg.ones_like(result) * fg.inf, result)
+
+
 @register_kl(Uniform, Exponential)
 def _kl_uniform_exponential(p, q):
     result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
@@ -258,12 +292,13 @@ def _kl_infinity(p, q):
 # torch's pairs whose KL is infinite, by p's family
 _INFINITE_KL = {
     Beta: (Pareto,),
-    Exponential: (Beta, Pareto, Uniform),
-    Gamma: (Beta, Pareto, Uniform),
-    Gumbel: (Beta, Exponential, Gamma, Pareto, Uniform),
-    Laplace: (Beta, Exponential, Gamma, Pareto, Uniform),
-    Normal: (Beta, Exponential, Gamma, Pareto, Uniform),
-    Pareto: (Beta, Uniform),
+    ContinuousBernoulli: (Pareto,),
+    Exponential: (Beta, ContinuousBernoulli, Pareto, Uniform),
+    Gamma: (Beta, ContinuousBernoulli, Pareto, Uniform),
+    Gumbel: (Beta, ContinuousBernoulli, Exponential, Gamma, Pareto, Uniform),
+    Laplace: (Beta, ContinuousBernoulli, Exponential, Gamma, Pareto, Uniform),
+    Normal: (Beta, ContinuousBernoulli, Exponential, Gamma, Pareto, Uniform),
+    Pareto: (Beta, ContinuousBernoulli, Uniform),
     Poisson: (Bernoulli, Binomial),
 }
 for _p_type, _q_types in _INFINITE_KL.items():
