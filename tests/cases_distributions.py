@@ -581,6 +581,14 @@ def seeded_uniform_based():
     }
 
 
+def von_mises():
+    d = D.VonMises(_t([0.0, 1.0, -2.0]), _t([0.5, 4.0, 1e-6]))
+    out = _summary(d, _t([[0.5, 1.0, 3.0], [-3.0, 0.0, 0.1]]), entropy=False)
+    out["sample"] = _seeded(lambda: D.VonMises(fg.tensor([0.0, 1.0]), fg.tensor([0.5, 10.0])).sample((3,)))
+    out["sample_float64"] = _seeded(lambda: D.VonMises(_t([2.0]), _t([1e-6])).sample((2,)))
+    return out
+
+
 def sampling_shapes():
     """Shapes of draws whose streams are not torch's (Gamma's rejection sampler, Poisson, Binomial)."""
     return {

@@ -119,6 +119,7 @@ def _families(rng):
             D.GeneralizedPareto,
             rng.uniform(3.0, 4.0, 3),
         ),
+        "von_mises": ([rng.standard_normal(3), rng.uniform(0.5, 6.0, 3)], D.VonMises, rng.standard_normal(3)),
         "affine_tanh": (
             [rng.standard_normal(3), _positive(rng, 3)],
             lambda m, s: D.TransformedDistribution(D.Normal(m, s), [D.AffineTransform(0.5, 2.0), D.TanhTransform()]),
@@ -139,7 +140,7 @@ WITHOUT_ENTROPY = {
     "mixture",
     "logistic_normal",
     "fisher_snedecor",
-    "generalized_pareto",
+    "von_mises",
 }
 
 
@@ -206,6 +207,7 @@ NO_KL = {
     "mixture",
     "fisher_snedecor",
     "generalized_pareto",
+    "von_mises",
 }
 
 
