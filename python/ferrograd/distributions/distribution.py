@@ -206,3 +206,15 @@ class Distribution:
             for name in params
         )
         return f"{self.__class__.__name__}({shown})"
+
+
+class _SymmetricAboutLoc:
+    """A unimodal distribution symmetric about its `loc`: its mean and mode are `loc`."""
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc

@@ -3,13 +3,13 @@
 import ferrograd as fg
 
 from . import constraints
-from .distribution import Distribution
+from .distribution import Distribution, _SymmetricAboutLoc
 from .utils import _batch_shape_of, broadcast_all
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(_SymmetricAboutLoc, Distribution):
     """The Laplace distribution of location `loc` and scale `scale`."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
@@ -22,14 +22,6 @@ class Laplace(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         return self._expanded(Laplace, batch_shape, _instance, ("loc", "scale"))
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

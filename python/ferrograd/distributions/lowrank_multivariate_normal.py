@@ -5,7 +5,7 @@ import math
 import ferrograd as fg
 
 from . import constraints
-from .distribution import Distribution
+from .distribution import Distribution, _SymmetricAboutLoc
 from .multivariate_normal import _batch_mahalanobis, _batch_mv
 from .utils import _standard_normal, lazy_property
 
@@ -34,7 +34,7 @@ def _batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
     return (x.pow(2) / D).sum(-1) - _batch_mahalanobis(capacitance_tril, Wt_Dinv_x)
 
 
-class LowRankMultivariateNormal(Distribution):
+class LowRankMultivariateNormal(_SymmetricAboutLoc, Distribution):
     """The normal distribution over vectors of mean `loc` and covariance cov_factor cov_factor^T +
     diag(cov_diag)."""
 
@@ -82,14 +82,6 @@ class LowRankMultivariateNormal(Distribution):
 
     def _matrix_shape(self):
         return tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @lazy_property
     def variance(self):

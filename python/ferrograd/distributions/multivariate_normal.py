@@ -5,7 +5,7 @@ import math
 import ferrograd as fg
 
 from . import constraints
-from .distribution import Distribution
+from .distribution import Distribution, _SymmetricAboutLoc
 from .utils import _standard_normal, lazy_property
 
 __all__ = ["MultivariateNormal"]
@@ -35,7 +35,7 @@ def _precision_to_scale_tril(P):
     return fg.linalg.solve_triangular(L_inv, identity, upper=False)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(_SymmetricAboutLoc, Distribution):
     """The normal distribution over vectors, of mean `loc` and one of `covariance_matrix`,
     `precision_matrix` (its inverse) or `scale_tril` (its lower Cholesky factor)."""
 
@@ -98,14 +98,6 @@ class MultivariateNormal(Distribution):
     @lazy_property
     def precision_matrix(self):
         return fg.cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -5,6 +5,7 @@ import math
 import ferrograd as fg
 
 from . import constraints
+from .distribution import _SymmetricAboutLoc
 from .exp_family import ExponentialFamily
 from .utils import _batch_shape_of, _standard_normal, broadcast_all
 
@@ -13,7 +14,7 @@ __all__ = ["Normal"]
 _HALF_LOG_TWO_PI = math.log(math.sqrt(2 * math.pi))
 
 
-class Normal(ExponentialFamily):
+class Normal(_SymmetricAboutLoc, ExponentialFamily):
     """The normal distribution of mean `loc` and standard deviation `scale`."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
@@ -27,14 +28,6 @@ class Normal(ExponentialFamily):
 
     def expand(self, batch_shape, _instance=None):
         return self._expanded(Normal, batch_shape, _instance, ("loc", "scale"))
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def stddev(self):

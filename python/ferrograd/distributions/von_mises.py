@@ -5,7 +5,7 @@ import math
 import ferrograd as fg
 
 from . import constraints
-from .distribution import Distribution
+from .distribution import Distribution, _SymmetricAboutLoc
 from .utils import broadcast_all, lazy_property
 
 __all__ = ["VonMises"]
@@ -62,7 +62,7 @@ def _rejection_sample(loc, concentration, proposal_r, x):
     return (x + math.pi + loc) % (2 * math.pi) - math.pi
 
 
-class VonMises(Distribution):
+class VonMises(_SymmetricAboutLoc, Distribution):
     """The von Mises distribution on the circle, of mean direction `loc` and `concentration`."""
 
     arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
@@ -110,14 +110,6 @@ class VonMises(Distribution):
             loc = self.loc.expand(batch_shape)
             concentration = self.concentration.expand(batch_shape)
             return type(self)(loc, concentration, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @lazy_property
     def variance(self):
