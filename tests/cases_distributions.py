@@ -5,6 +5,7 @@ pairs, torch's validation errors (type and message), and seeded samples where th
 (the same fills in the same order)."""
 
 import math
+import warnings
 
 import ferrograd as fg
 import ferrograd.distributions as D
@@ -586,6 +587,92 @@ def von_mises():
     out = _summary(d, _t([[0.5, 1.0, 3.0], [-3.0, 0.0, 0.1]]), entropy=False)
     out["sample"] = _seeded(lambda: D.VonMises(fg.tensor([0.0, 1.0]), fg.tensor([0.5, 10.0])).sample((3,)))
     out["sample_float64"] = _seeded(lambda: D.VonMises(_t([2.0]), _t([1e-6])).sample((2,)))
+    return out
+
+
+def scalar_parameters():
+    """Distributions of 0-d parameters: their masked corrections (nan modes, infinite KLs) on 0-d tensors."""
+    f = fg.tensor
+    return {
+        "student_t": [
+            D.StudentT(4.0).mean,
+            D.StudentT(4.0).variance,
+            D.StudentT(f(1.5)).variance,
+            D.StudentT(f(0.5)).mean,
+        ],
+        "fisher": [
+            D.FisherSnedecor(3.0, 5.0).mean,
+            D.FisherSnedecor(3.0, 5.0).mode,
+            D.FisherSnedecor(3.0, 5.0).variance,
+            D.FisherSnedecor(f(1.0), f(2.0)).mode,
+        ],
+        "kumaraswamy_mode": [D.Kumaraswamy(2.0, 3.0).mode, D.Kumaraswamy(0.5, 3.0).mode],
+        "bernoulli_mode": [D.Bernoulli(0.5).mode, D.Bernoulli(0.7).mode],
+        "dirichlet_mode": [D.Dirichlet(f([0.5, 0.7])).mode, D.Dirichlet(f([2.0, 3.0])).mode],
+        "geometric": D.Geometric(f(1.0)).log_prob(f(0.0)),
+        "kl": [
+            D.kl_divergence(D.Bernoulli(0.3), D.Bernoulli(0.0)),
+            D.kl_divergence(D.Uniform(0.0, 1.0), D.Uniform(-1.0, 2.0)),
+            D.kl_divergence(D.Uniform(-1.0, 2.0), D.Uniform(0.0, 1.0)),
+            D.kl_divergence(D.Pareto(1.0, 2.0), D.Pareto(0.5, 3.0)),
+            D.kl_divergence(D.Pareto(0.5, 2.0), D.Pareto(1.0, 3.0)),
+            D.kl_divergence(D.Uniform(0.5, 1.0), D.Exponential(2.0)),
+            D.kl_divergence(D.Uniform(-0.5, 1.0), D.Exponential(2.0)),
+            D.kl_divergence(D.Binomial(5, f(0.3)), D.Binomial(5, f(0.4))),
+            D.kl_divergence(D.Binomial(f(6.0), f(0.3)), D.Binomial(f(5.0), f(0.4))),
+            D.kl_divergence(D.Uniform(0.1, 0.5), D.Beta(2.0, 3.0)),
+            D.kl_divergence(D.Beta(2.0, 3.0), D.Uniform(0.0, 1.0)),
+            D.kl_divergence(D.Pareto(1.0, 0.5), D.Exponential(1.0)),
+            D.kl_divergence(D.Pareto(1.0, 1.5), D.Normal(0.0, 1.0)),
+        ],
+    }
+
+
+def wishart():
+    cov = _t([[2.0, 0.5], [0.5, 1.0]])
+    d = D.Wishart(_t([4.0, 6.0]), cov)
+    value = _t([[3.0, 1.0], [1.0, 2.0]])
+    out = _summary(d, value)
+    dp = D.Wishart(5.0, precision_matrix=cov)
+    out["precision"] = [dp.covariance_matrix, dp.log_prob(value), dp.entropy(), repr(dp), list(dp.batch_shape)]
+    ds = D.Wishart(_t(3.0), scale_tril=_t([[1.0, 0.0], [0.5, 2.0]]))
+    out["scale_tril"] = [ds.covariance_matrix, ds.precision_matrix, ds.log_prob(value), ds.mode]
+    out["errors"] = [
+        error(lambda: D.Wishart(1.0, cov)),
+        error(lambda: D.Wishart(3.0)),
+        error(lambda: D.Wishart(3.0, fg.ones(2))),
+    ]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out["sample_shape"] = list(d.rsample((3,)).shape)
+    # torch's rsample flags the positive definite draws as singular: it warns and redraws them
+    out["sample_warnings"] = [str(w.message) for w in caught]
+    out["low_df_warning"] = _warnings_of(lambda: D.Wishart(1.5, cov))
+    out["kl"] = D.kl_divergence(d, D.Wishart(_t([5.0, 6.0]), _t([[1.0, 0.2], [0.2, 1.0]])))
+    return out
+
+
+def _warnings_of(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn()
+    return [str(w.message) for w in caught]
+
+
+def lkj_cholesky():
+    d = D.LKJCholesky(3, _t([0.5, 2.0]))
+    L = D.transforms.CorrCholeskyTransform()(_t([0.3, -0.5, 0.8]))
+    out = {
+        "log_prob": d.log_prob(L),
+        "shapes": [list(d.batch_shape), list(d.event_shape)],
+        "repr": repr(d),
+        "support": repr(d.support),
+        "expanded": [list(d.expand((4, 2)).batch_shape), d.expand((4, 2)).log_prob(L)],
+        "dim_error": error(lambda: D.LKJCholesky(1)),
+        "default": [D.LKJCholesky(2).log_prob(D.transforms.CorrCholeskyTransform()(_t([0.4]))), repr(D.LKJCholesky(2))],
+    }
+    sample = d.sample((5,))
+    out["sample"] = [list(sample.shape), D.constraints.corr_cholesky.check(sample)]
     return out
 
 

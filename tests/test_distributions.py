@@ -34,6 +34,9 @@ def _families(rng):
     # perturb one entry at a time; cholesky reads one triangle); scale_tril is the lower triangle of a
     a = rng.standard_normal((2, 2))
     eye = fg.eye(2, dtype=fg.float64)
+    b = rng.standard_normal((2, 2))
+    spd_value = b @ b.T + np.eye(2)
+    corr_cholesky = D.transforms.CorrCholeskyTransform()(fg.tensor(rng.standard_normal(3), dtype=fg.float64)).numpy()
     return {
         "normal": ([rng.standard_normal(3), _positive(rng, 3)], D.Normal, rng.standard_normal(3)),
         "categorical_probs": ([simplex], D.Categorical, np.array([0, 2])),
@@ -120,6 +123,8 @@ def _families(rng):
             rng.uniform(3.0, 4.0, 3),
         ),
         "von_mises": ([rng.standard_normal(3), rng.uniform(0.5, 6.0, 3)], D.VonMises, rng.standard_normal(3)),
+        "wishart": ([_positive(rng, 2) + 2, a], lambda df, a: D.Wishart(df, a @ a.mT + eye), spd_value),
+        "lkj_cholesky": ([_positive(rng, 2)], lambda c: D.LKJCholesky(3, c), corr_cholesky),
         "affine_tanh": (
             [rng.standard_normal(3), _positive(rng, 3)],
             lambda m, s: D.TransformedDistribution(D.Normal(m, s), [D.AffineTransform(0.5, 2.0), D.TanhTransform()]),
@@ -141,6 +146,7 @@ WITHOUT_ENTROPY = {
     "logistic_normal",
     "fisher_snedecor",
     "von_mises",
+    "lkj_cholesky",
 }
 
 
@@ -208,10 +214,16 @@ NO_KL = {
     "fisher_snedecor",
     "generalized_pareto",
     "von_mises",
+    "lkj_cholesky",
 }
 
 
-@pytest.mark.parametrize("name", sorted(set(FAMILIES) - NO_KL))
+# torch's KL through the Bregman divergence of the log normalizer (the exponential families without a pair of
+# their own) detaches p's natural parameters: no gradient reaches p's parameters, as in torch
+BREGMAN_KL = {"wishart"}
+
+
+@pytest.mark.parametrize("name", sorted(set(FAMILIES) - NO_KL - BREGMAN_KL))
 def test_kl_gradcheck(rng, name):
     """KL(p || q) with respect to both distributions' parameters."""
     params_p, make, _ = _families(rng)[name]
@@ -222,6 +234,14 @@ def test_kl_gradcheck(rng, name):
         return D.kl_divergence(make(*p[:n]), make(*p[n:]))
 
     gradcheck(kl, params_p + params_q)
+
+
+@pytest.mark.parametrize("name", sorted(BREGMAN_KL))
+def test_bregman_kl_gradcheck(rng, name):
+    """The Bregman KL with respect to q's parameters (p's are detached by torch's formula)."""
+    params_p, make, _ = _families(rng)[name]
+    p = make(*[fg.tensor(x, dtype=fg.float64) for x in params_p])
+    gradcheck(lambda *q: D.kl_divergence(p, make(*q)), _other_parameters(name, params_p))
 
 
 @pytest.mark.parametrize(

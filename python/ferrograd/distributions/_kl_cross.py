@@ -60,8 +60,7 @@ def _kl_beta_normal(p, q):
 @register_kl(Beta, Uniform)
 def _kl_beta_uniform(p, q):
     result = -p.entropy() + (q.high - q.low).log()
-    result[(q.low > p.support.lower_bound) | (q.high < p.support.upper_bound)] = fg.inf
-    return result
+    return result.masked_fill((q.low > p.support.lower_bound) | (q.high < p.support.upper_bound), fg.inf)
 
 
 @register_kl(ContinuousBernoulli, Exponential)
@@ -188,8 +187,7 @@ def _kl_pareto_exponential(p, q):
     t2 = p.alpha.reciprocal()
     t3 = p.alpha * scale_rate_prod / (p.alpha - 1)
     result = t1 - t2 + t3 - 1
-    result[p.alpha <= 1] = fg.inf  # p has no mean
-    return result
+    return result.masked_fill(p.alpha <= 1, fg.inf)  # p has no mean
 
 
 @register_kl(Pareto, Gamma)
@@ -200,8 +198,7 @@ def _kl_pareto_gamma(p, q):
     t3 = (1 - q.concentration) * common_term
     t4 = q.rate * p.alpha * p.scale / (p.alpha - 1)
     result = t1 + t2 + t3 + t4 - 1
-    result[p.alpha <= 1] = fg.inf
-    return result
+    return result.masked_fill(p.alpha <= 1, fg.inf)
 
 
 @register_kl(Pareto, Normal)
@@ -213,8 +210,7 @@ def _kl_pareto_normal(p, q):
     t3 = p.alpha * common_term.pow(2) / (p.alpha - 2)
     t4 = (p.alpha * common_term - q.loc).pow(2)
     result = t1 - t2 + (t3 + t4) / var_normal - 1
-    result[p.alpha <= 2] = fg.inf  # p has no variance
-    return result
+    return result.masked_fill(p.alpha <= 2, fg.inf)  # p has no variance
 
 
 @register_kl(Uniform, Beta)
@@ -225,8 +221,7 @@ def _kl_uniform_beta(p, q):
     t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + width) / width
     t4 = q.concentration1.lgamma() + q.concentration0.lgamma() - (q.concentration1 + q.concentration0).lgamma()
     result = t3 + t4 - t1 - t2
-    result[(p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)] = fg.inf
-    return result
+    return result.masked_fill((p.high > q.support.upper_bound) | (p.low < q.support.lower_bound), fg.inf)
 
 
 @register_kl(Uniform, ContinuousBernoulli)
@@ -239,8 +234,7 @@ def _kl_uniform_continuous_bernoulli(p, q):
 @register_kl(Uniform, Exponential)
 def _kl_uniform_exponential(p, q):
     result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
-    result[p.low < q.support.lower_bound] = fg.inf
-    return result
+    return result.masked_fill(p.low < q.support.lower_bound, fg.inf)
 
 
 @register_kl(Uniform, Gamma)
@@ -251,8 +245,7 @@ def _kl_uniform_gamma(p, q):
     t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
     t4 = q.rate * (p.high + p.low) / 2
     result = -t1 + t2 + t3 + t4
-    result[p.low < q.support.lower_bound] = fg.inf
-    return result
+    return result.masked_fill(p.low < q.support.lower_bound, fg.inf)
 
 
 @register_kl(Uniform, Gumbel)
@@ -271,8 +264,7 @@ def _kl_uniform_pareto(p, q):
     t1 = (q.alpha * q.scale.pow(q.alpha) * support_uniform).log()
     t2 = (_x_log_x(p.high) - _x_log_x(p.low) - support_uniform) / support_uniform
     result = t2 * (q.alpha + 1) - t1
-    result[p.low < q.support.lower_bound] = fg.inf
-    return result
+    return result.masked_fill(p.low < q.support.lower_bound, fg.inf)
 
 
 @register_kl(Uniform, Normal)

@@ -32,9 +32,7 @@ class Bernoulli(_ProbsOrLogits, ExponentialFamily):
 
     @property
     def mode(self):
-        mode = (self.probs >= 0.5).to(self.probs)
-        mode[self.probs == 0.5] = fg.nan  # both values are modes
-        return mode
+        return (self.probs >= 0.5).to(self.probs).masked_fill(self.probs == 0.5, fg.nan)  # both values are modes
 
     @property
     def variance(self):

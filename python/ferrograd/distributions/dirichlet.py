@@ -50,9 +50,8 @@ class Dirichlet(ExponentialFamily):
         concentrationm1 = (self.concentration - 1).clamp(min=0.0)
         mode = concentrationm1 / concentrationm1.sum(-1, True)
         # every concentration below 1: the density peaks at a vertex, the largest coordinate's
-        mask = (self.concentration < 1).all(dim=-1)
-        mode[mask] = one_hot(mode[mask].argmax(dim=-1), concentrationm1.shape[-1]).to(mode)
-        return mode
+        vertex = one_hot(mode.argmax(dim=-1), concentrationm1.shape[-1]).to(mode)
+        return fg.where((self.concentration < 1).all(dim=-1, keepdim=True), vertex, mode)
 
     @property
     def variance(self):

@@ -31,20 +31,17 @@ class FisherSnedecor(Distribution):
 
     @property
     def mean(self):
-        df2 = self.df2.clone()
-        df2[df2 <= 2] = fg.nan  # no mean
+        df2 = self.df2.masked_fill(self.df2 <= 2, fg.nan)  # no mean
         return df2 / (df2 - 2)
 
     @property
     def mode(self):
         mode = (self.df1 - 2) / self.df1 * self.df2 / (self.df2 + 2)
-        mode[self.df1 <= 2] = fg.nan
-        return mode
+        return mode.masked_fill(self.df1 <= 2, fg.nan)
 
     @property
     def variance(self):
-        df2 = self.df2.clone()
-        df2[df2 <= 4] = fg.nan  # no variance
+        df2 = self.df2.masked_fill(self.df2 <= 4, fg.nan)  # no variance
         return 2 * df2.pow(2) * (self.df1 + df2 - 2) / (self.df1 * (df2 - 2).pow(2) * (df2 - 4))
 
     def rsample(self, sample_shape=()):

@@ -56,8 +56,7 @@ class Geometric(_ProbsOrLogits, Distribution):
         if self._validate_args:
             self._validate_sample(value)
         value, probs = broadcast_all(value, self.probs)
-        probs = probs.clone()
-        probs[(probs == 1) & (value == 0)] = 0  # 0 * log(0) is 0 there
+        probs = probs.masked_fill((probs == 1) & (value == 0), 0)  # 0 * log(0) is 0 there
         return value * (-probs).log1p() + self.probs.log()
 
     def entropy(self):

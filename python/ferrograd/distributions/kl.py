@@ -121,11 +121,9 @@ def _batch_trace_XXT(bmat):
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p, q):
     t1 = p.probs * (fg.nn.functional.softplus(-q.logits) - fg.nn.functional.softplus(-p.logits))
-    t1[q.probs == 0] = fg.inf
-    t1[p.probs == 0] = 0
+    t1 = t1.masked_fill(q.probs == 0, fg.inf).masked_fill(p.probs == 0, 0)
     t2 = (1 - p.probs) * (fg.nn.functional.softplus(q.logits) - fg.nn.functional.softplus(p.logits))
-    t2[q.probs == 1] = fg.inf
-    t2[p.probs == 1] = 0
+    t2 = t2.masked_fill(q.probs == 1, fg.inf).masked_fill(p.probs == 1, 0)
     return t1 + t2
 
 
@@ -146,17 +144,13 @@ def _kl_binomial_binomial(p, q):
     if (p.total_count < q.total_count).any():
         raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
     kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
-    more_trials = p.total_count > q.total_count
-    kl[more_trials] = _infinite_like(kl[more_trials])
-    return kl
+    return kl.masked_fill(p.total_count > q.total_count, fg.inf)
 
 
 @register_kl(Categorical, Categorical)
 def _kl_categorical_categorical(p, q):
     t = p.probs * (p.logits - q.logits)
-    t[(q.probs == 0).expand_as(t)] = fg.inf
-    t[(p.probs == 0).expand_as(t)] = 0
-    return t.sum(-1)
+    return t.masked_fill(q.probs == 0, fg.inf).masked_fill(p.probs == 0, 0).sum(-1)
 
 
 @register_kl(Cauchy, Cauchy)
@@ -286,8 +280,7 @@ def _kl_pareto_pareto(p, q):
     t1 = q.alpha * scale_ratio.log()
     t2 = -alpha_ratio.log()
     result = t1 + t2 + alpha_ratio - 1
-    result[p.support.lower_bound < q.support.lower_bound] = fg.inf
-    return result
+    return result.masked_fill(p.support.lower_bound < q.support.lower_bound, fg.inf)
 
 
 @register_kl(Poisson, Poisson)
@@ -307,8 +300,7 @@ def _kl_transformed_transformed(p, q):
 @register_kl(Uniform, Uniform)
 def _kl_uniform_uniform(p, q):
     result = ((q.high - q.low) / (p.high - p.low)).log()
-    result[(q.low > p.low) | (q.high < p.high)] = fg.inf  # p has mass where q has none
-    return result
+    return result.masked_fill((q.low > p.low) | (q.high < p.high), fg.inf)  # p has mass where q has none
 
 
 @register_kl(Independent, Independent)

@@ -53,8 +53,8 @@ class Kumaraswamy(TransformedDistribution):
             self.concentration0.reciprocal() * (-self.concentration0).log1p()
             - (-self.concentration0 * self.concentration1).log1p()
         )
-        log_mode[(self.concentration0 < 1) | (self.concentration1 < 1)] = fg.nan  # no interior mode
-        return log_mode.exp()
+        no_mode = (self.concentration0 < 1) | (self.concentration1 < 1)  # no interior mode
+        return log_mode.masked_fill(no_mode, fg.nan).exp()
 
     @property
     def variance(self):

@@ -35,7 +35,21 @@ def _precision_to_scale_tril(P):
     return fg.linalg.solve_triangular(L_inv, identity, upper=False)
 
 
-class MultivariateNormal(_SymmetricAboutLoc, Distribution):
+class _FromScaleTril:
+    """A distribution parameterized by a lower Cholesky factor `_unbroadcasted_scale_tril` (given, or of the
+    covariance or precision given): its scale_tril and covariance_matrix, broadcast to `_matrix_shape()`."""
+
+    @lazy_property
+    def scale_tril(self):
+        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
+
+    @lazy_property
+    def covariance_matrix(self):
+        L = self._unbroadcasted_scale_tril
+        return fg.matmul(L, L.mT).expand(self._matrix_shape())
+
+
+class MultivariateNormal(_FromScaleTril, _SymmetricAboutLoc, Distribution):
     """The normal distribution over vectors, of mean `loc` and one of `covariance_matrix`,
     `precision_matrix` (its inverse) or `scale_tril` (its lower Cholesky factor)."""
 
@@ -85,15 +99,6 @@ class MultivariateNormal(_SymmetricAboutLoc, Distribution):
 
     def _matrix_shape(self):
         return tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape)
-
-    @lazy_property
-    def scale_tril(self):
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        return fg.matmul(L, L.mT).expand(self._matrix_shape())
 
     @lazy_property
     def precision_matrix(self):

@@ -31,9 +31,7 @@ class StudentT(Distribution):
 
     @property
     def mean(self):
-        m = self.loc.clone()
-        m[self.df <= 1] = fg.nan  # no mean for df <= 1
-        return m
+        return self.loc.masked_fill(self.df <= 1, fg.nan)  # no mean for df <= 1
 
     @property
     def mode(self):
@@ -41,12 +39,10 @@ class StudentT(Distribution):
 
     @property
     def variance(self):
-        m = self.df.clone()
         finite = self.df > 2
-        m[finite] = self.scale[finite].pow(2) * self.df[finite] / (self.df[finite] - 2)
-        m[(self.df <= 2) & (self.df > 1)] = fg.inf
-        m[self.df <= 1] = fg.nan
-        return m
+        df = fg.where(finite, self.df, 3.0)  # the formula's df kept away from 2 where it is not used
+        m = fg.where(finite, self.scale.pow(2) * df / (df - 2), self.df)
+        return m.masked_fill((self.df <= 2) & (self.df > 1), fg.inf).masked_fill(self.df <= 1, fg.nan)
 
     def rsample(self, sample_shape=()):
         # X / sqrt(Z / df) for X ~ N(0, 1), Z ~ Chi2(df)
