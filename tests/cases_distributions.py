@@ -676,6 +676,17 @@ def lkj_cholesky():
     return out
 
 
+def namespace():
+    """torch.distributions' public names, its submodules' and the KL pairs it registers."""
+    import importlib
+
+    modules = ["", ".constraints", ".transforms", ".utils", ".kl", ".constraint_registry"]
+    return {
+        "all": {m: sorted(importlib.import_module("ferrograd.distributions" + m).__all__) for m in modules},
+        "kl_pairs": sorted(f"{p.__name__}-{q.__name__}" for p, q in D.kl._KL_REGISTRY),
+    }
+
+
 def sampling_shapes():
     """Shapes of draws whose streams are not torch's (Gamma's rejection sampler, Poisson, Binomial)."""
     return {
