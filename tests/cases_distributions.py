@@ -687,8 +687,27 @@ def namespace():
     }
 
 
+def seeded_gamma_family():
+    """The draws made of Gamma draws: torch's `_standard_gamma` kernel reproduced, so seeded draws are its."""
+    f = fg.tensor
+    return {
+        "gamma": _seeded(lambda: D.Gamma(f([0.5, 1.0, 3.0, 100.0]), f([1.0, 2.0, 0.5, 1.0])).sample((3,))),
+        "gamma_float64": _seeded(lambda: D.Gamma(_t([0.1, 2.5]), _t([1.0, 1.0])).rsample((4,))),
+        "gamma_tiny": _seeded(lambda: D.Gamma(f([1e-3, 1e-6]), f([1.0, 1.0])).sample((2,))),
+        "chi2": _seeded(lambda: D.Chi2(f([1.0, 5.0])).sample((2,))),
+        "student_t": _seeded(lambda: D.StudentT(f([2.0, 30.0])).sample((3,))),
+        "beta": _seeded(lambda: D.Beta(f([0.5, 2.0]), f([1.0, 3.0])).sample((3,))),
+        "dirichlet": _seeded(lambda: D.Dirichlet(f([[0.5, 2.0, 1.0], [1.0, 1.0, 1.0]])).sample((2,))),
+        "dirichlet_float64": _seeded(lambda: D.Dirichlet(_t([0.1, 0.2])).sample((3,))),
+        "inverse_gamma": _seeded(lambda: D.InverseGamma(f([2.0, 5.0]), f([1.0, 2.0])).sample((2,))),
+        "fisher_snedecor": _seeded(lambda: D.FisherSnedecor(f([2.0, 5.0]), f([3.0, 8.0])).sample((2,))),
+        "lkj_cholesky": _seeded(lambda: D.LKJCholesky(3, f(1.5)).sample()),
+        "standard_gamma_errors": error(lambda: D.Gamma(fg.tensor([1]), fg.tensor([1])).sample()),
+    }
+
+
 def sampling_shapes():
-    """Shapes of draws whose streams are not torch's (Gamma's rejection sampler, Poisson, Binomial)."""
+    """Shapes and dtypes of draws (Poisson's, Binomial's and NegativeBinomial's streams are not torch's)."""
     return {
         name: [list(d.sample((2, 3)).shape), d.sample().dtype]
         for name, d in {

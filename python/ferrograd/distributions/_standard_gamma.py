@@ -1,17 +1,15 @@
-"""Standard Gamma draws with their reparameterized gradient, composed of tensor ops.
+"""Standard Gamma draws with their reparameterized gradient.
 
-ferrograd has no `torch._standard_gamma` kernel: the draws here use Marsaglia and Tsang's rejection
-method (2000), as torch's CPU kernel does, over the same uniform/normal fills, but vectorized (all
-pending elements per round), so a seeded stream is not torch's. The gradient is torch's
-`_standard_gamma_grad`: d sample / d concentration by implicit differentiation of the CDF at the draw,
-through torch's three approximations (a Taylor series for small x, Rice's saddle point expansion for
+The draws are the core's `_standard_gamma` (PyTorch's CPU kernel: Marsaglia and Tsang's rejection over the
+generator's float64 uniforms and normals, element after element), so seeded draws are torch's. The gradient
+is torch's `_standard_gamma_grad`: d sample / d concentration by implicit differentiation of the CDF at the
+draw, through torch's three approximations (a Taylor series for small x, Rice's saddle point expansion for
 large concentration, a bivariate rational fit elsewhere), here as tensor ops."""
 
 import ferrograd as fg
+from ferrograd import _core
 from ferrograd.autograd import Function, once_differentiable
 
-# Marsaglia and Tsang's squeeze: accept at once when u < 1 - SQUEEZE x^4
-_SQUEEZE = 0.0331
 # torch's regions for the gradient: the Taylor series below this x, the saddle point above this alpha
 _SERIES_BELOW_X = 0.8
 _SADDLE_ABOVE_ALPHA = 8.0
@@ -24,41 +22,6 @@ _RATIONAL_COEFFICIENTS = (
     (0.040121004, -0.0065914022, -0.0026286047, -0.0013441777, 0.017050642, -0.0021309326, 0.00085092367,
      -1.5247877e-07),
 )  # fmt: skip
-
-
-def _marsaglia_tsang(alpha):
-    """One Gamma(alpha, 1) draw per element of a flat float64 tensor with alpha >= 1."""
-    d = alpha - 1.0 / 3.0
-    c = 1.0 / fg.sqrt(9.0 * d)
-    result = fg.empty_like(alpha)
-    pending = fg.arange(alpha.numel())
-    while pending.numel() > 0:
-        dp, cp = d[pending], c[pending]
-        x = fg.randn(pending.numel(), dtype=alpha.dtype)
-        y = 1.0 + cp * x
-        v = y * y * y
-        u = 1.0 - fg.rand(pending.numel(), dtype=alpha.dtype)
-        xx = x * x
-        positive = y > 0
-        log_v = fg.where(positive, v, fg.ones_like(v)).log()
-        accept = positive & ((u < 1.0 - _SQUEEZE * xx * xx) | (u.log() < 0.5 * xx + dp * (1.0 - v + log_v)))
-        result[pending[accept]] = (dp * v)[accept]
-        pending = pending[~accept]
-    return result
-
-
-def _sample_standard_gamma(concentration):
-    """Gamma(concentration, 1) draws of concentration's shape and dtype (computed in float64, as torch's
-    kernel computes them; at least the dtype's smallest normal, as torch's)."""
-    alpha = concentration.detach().reshape(-1).double()
-    small = alpha < 1
-    # alpha < 1 is boosted to alpha + 1, its draw scaled by U^(1 / alpha)
-    draws = _marsaglia_tsang(fg.where(small, alpha + 1.0, alpha))
-    boost = fg.rand(alpha.numel(), dtype=fg.float64).pow(1.0 / alpha)
-    draws = fg.where(small, draws * boost, draws)
-    draws = fg.where(alpha == 0, fg.zeros_like(draws), draws)
-    draws = draws.to(concentration.dtype).clamp(min=fg.finfo(concentration.dtype).tiny)
-    return draws.reshape(concentration.shape)
 
 
 def _taylor_series_grad(alpha, x):
@@ -120,7 +83,7 @@ def _standard_gamma_grad(alpha, x):
 class _StandardGamma(Function):
     @staticmethod
     def forward(ctx, concentration):
-        x = _sample_standard_gamma(concentration)
+        x = _core._standard_gamma(concentration)
         ctx.save_for_backward(x, concentration)
         return x
 
@@ -134,3 +97,13 @@ class _StandardGamma(Function):
 def _standard_gamma(concentration):
     """Gamma(concentration, 1) draws, differentiable with respect to concentration."""
     return _StandardGamma.apply(concentration)
+
+
+def _sample_dirichlet(concentration):
+    """Dirichlet draws as torch's kernel makes them: Gamma draws of the concentration in float64, normalized
+    along the last dimension, cast back and kept inside [smallest normal, the float below 1] (differentiable
+    through the Gamma draws and the normalization)."""
+    gammas = _standard_gamma(concentration.double())
+    draws = (gammas / gammas.sum(-1, True)).to(concentration.dtype)
+    finfo = fg.finfo(concentration.dtype)
+    return draws.clamp(min=finfo.tiny, max=1 - finfo.eps / 2)

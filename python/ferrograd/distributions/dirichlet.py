@@ -4,7 +4,7 @@ import ferrograd as fg
 from ferrograd.nn.functional import one_hot
 
 from . import constraints
-from ._standard_gamma import _standard_gamma
+from ._standard_gamma import _sample_dirichlet
 from .exp_family import ExponentialFamily
 
 __all__ = ["Dirichlet"]
@@ -27,10 +27,9 @@ class Dirichlet(ExponentialFamily):
         return self._expanded(Dirichlet, batch_shape, _instance, ("concentration",), self.event_shape)
 
     def rsample(self, sample_shape=()):
-        # normalized Gamma draws (torch's kernel draws them so too); the gradient flows through each
-        # Gamma draw's reparameterization and the normalization
-        gammas = _standard_gamma(self.concentration.expand(self._extended_shape(sample_shape)))
-        return gammas / gammas.sum(-1, True)
+        # torch's draws; the gradient flows through each Gamma draw's reparameterization and the normalization
+        # (torch differentiates the normalized draw directly: `_dirichlet_grad`, another unbiased estimate)
+        return _sample_dirichlet(self.concentration.expand(self._extended_shape(sample_shape)))
 
     def log_prob(self, value):
         if self._validate_args:
