@@ -82,8 +82,8 @@ def _standard_gamma_grad(alpha, x):
 
 class _StandardGamma(Function):
     @staticmethod
-    def forward(ctx, concentration):
-        x = _core._standard_gamma(concentration)
+    def forward(ctx, concentration, generator):
+        x = _core._standard_gamma(concentration, generator=generator)
         ctx.save_for_backward(x, concentration)
         return x
 
@@ -91,12 +91,12 @@ class _StandardGamma(Function):
     @once_differentiable
     def backward(ctx, grad_output):
         x, concentration = ctx.saved_tensors
-        return grad_output * _standard_gamma_grad(concentration, x)
+        return grad_output * _standard_gamma_grad(concentration, x), None
 
 
-def _standard_gamma(concentration):
+def _standard_gamma(concentration, generator=None):
     """Gamma(concentration, 1) draws, differentiable with respect to concentration."""
-    return _StandardGamma.apply(concentration)
+    return _StandardGamma.apply(concentration, generator)
 
 
 def _sample_dirichlet(concentration):

@@ -37,9 +37,13 @@ class Gamma(ExponentialFamily):
     def variance(self):
         return self.concentration / self.rate.pow(2)
 
-    def rsample(self, sample_shape=()):
+    def sample(self, sample_shape=(), *, generator=None):
+        with fg.no_grad():
+            return self.rsample(sample_shape, generator=generator)
+
+    def rsample(self, sample_shape=(), generator=None):
         shape = self._extended_shape(sample_shape)
-        value = _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        value = _standard_gamma(self.concentration.expand(shape), generator) / self.rate.expand(shape)
         return value.clamp(min=fg.finfo(value.dtype).tiny)  # a draw of 0 would give log_prob -inf
 
     def log_prob(self, value):
