@@ -25,6 +25,7 @@ LAZY_SUBMODULES = {
     "ferrograd.cuda",
     "ferrograd.cuda.amp",
     "ferrograd.distributed",
+    "ferrograd.distributions",
     "ferrograd.nn",
     "ferrograd.optim",
     "ferrograd.optim.lr_scheduler",

@@ -125,6 +125,7 @@ __all__ = [
     "_multinomial",
     "_sparse_mm",
     "_dropout_mask",
+    "_standard_gamma",
     "is_inference_mode_enabled",
     "_set_anomaly_enabled",
     "is_anomaly_enabled",
@@ -2160,6 +2161,9 @@ def _multinomial(probs: Any, num_samples: Any, replacement: Any, generator: Gene
 
 def _dropout_mask(input: Tensor, p: float, generator: Generator | None = None) -> Tensor:
     """Dropout's mask for ``input``: ``1 / (1 - p)`` with probability ``1 - p``, else 0."""
+
+def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """Gamma(input, 1) draws as torch's CPU kernel makes them (no gradient: ``distributions`` attaches it)."""
 
 def _smooth_l1_loss(input: Tensor, target: Tensor, reduction: str, beta: _Float) -> Tensor:
     """Backend of ``nn.functional.smooth_l1_loss``; ``reduction`` is 'mean', 'sum' or 'none'."""

@@ -92,6 +92,15 @@ pub(crate) fn _multinomial(
     wrap(py, call(|| random::multinomial(&gen, &p, num_samples as usize, replacement))?)
 }
 
+/// `torch._standard_gamma`'s draws (no gradient here: `distributions` attaches torch's reparameterized one).
+#[pyfunction]
+#[pyo3(signature = (input, generator=None))]
+fn _standard_gamma(py: Python<'_>, input: &Bound<'_, PyAny>, generator: Option<&Bound<'_, PyAny>>) -> Out {
+    let gen = generator_arg(generator, "_standard_gamma")?;
+    let alpha = args::tensor_arg(input, "_standard_gamma", "input")?;
+    wrap(py, call(|| random::standard_gamma(&gen, &alpha))?)
+}
+
 /// Dropout's mask for `input`: 1 / (1 - p) with probability 1 - p, else 0, in `input`'s shape and dtype
 /// (one pass; `dropout` multiplies by it).
 #[pyfunction]
@@ -117,5 +126,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_randperm, m)?)?;
     m.add_function(wrap_pyfunction!(_multinomial, m)?)?;
     m.add_function(wrap_pyfunction!(_dropout_mask, m)?)?;
+    m.add_function(wrap_pyfunction!(_standard_gamma, m)?)?;
     Ok(())
 }

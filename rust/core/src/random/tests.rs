@@ -84,3 +84,22 @@ fn state_bytes_round_trip_with_both_normal_caches() {
     assert!(other.lock().set_state_bytes(&bad).is_err());
     assert!(other.lock().set_state_bytes(&bytes[..100]).is_err());
 }
+
+#[test]
+fn standard_gamma_draws_have_the_gamma_moments_and_the_edges() {
+    // bits against PyTorch: tests/test_distributions.py (recorded seeded Gamma, Beta, Dirichlet, ... draws)
+    let gen = Mutex::new(Generator::seeded(3));
+    let n = 20_000;
+    for (alpha, dtype) in [(0.3, DType::F64), (2.5, DType::F32), (40.0, DType::F64)] {
+        let alphas = Tensor::from_vec(vec![alpha; n], &[n]).unwrap().to_dtype(dtype).unwrap();
+        let draws = standard_gamma(&gen, &alphas).unwrap().to_vec::<f64>();
+        let (mean, var) = moments(&draws);
+        assert!((mean / alpha - 1.0).abs() < 0.05 && (var / alpha - 1.0).abs() < 0.1, "{alpha}: {mean} {var}");
+    }
+    // alpha 0 and a NaN give the smallest normal (PyTorch's std::max(min, sample)); infinity stays
+    let edges = Tensor::from_vec(vec![0.0f64, f64::NAN, f64::INFINITY], &[3]).unwrap();
+    let draws = standard_gamma(&gen, &edges).unwrap().to_vec::<f64>();
+    assert_eq!(draws, vec![f64::MIN_POSITIVE, f64::MIN_POSITIVE, f64::INFINITY]);
+    let ints = Tensor::from_vec(vec![1i64], &[1]).unwrap();
+    assert!(standard_gamma(&gen, &ints).is_err());
+}
