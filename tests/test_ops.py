@@ -2558,6 +2558,49 @@ def test_advanced_index_errors(key, exc, msg):
     assert msg in str(info.value)
 
 
+# torch's shapes (2.15): a bool index is a new dim indexed by [0] (True) or by nothing (False), a copy
+@pytest.mark.parametrize(
+    "key,shape",
+    [
+        (True, (1, 2, 3)),
+        (False, (0, 2, 3)),
+        ("T", (1, 2, 3)),
+        ("F", (0, 2, 3)),
+        ((0, True), (1, 3)),
+        ((True, 1), (1, 3)),
+        ((..., True), (2, 3, 1)),
+        ((True, [0, 1]), (2, 3)),
+    ],
+)
+def test_bool_scalar_index(key, shape):
+    x = fg.arange(6.0).reshape(2, 3).requires_grad_()
+    key = {"T": fg.tensor(True), "F": fg.tensor(False)}.get(key, key) if isinstance(key, str) else key
+    y = x[key]
+    assert tuple(y.shape) == shape
+    assert y.grad_fn.name() == "IndexBackward0"
+    np_key = bool(key) if isinstance(key, fg.Tensor) else key
+    picked = np.arange(6).reshape(2, 3)[np_key]
+    np.testing.assert_array_equal(y.detach().numpy(), picked.astype(np.float64))
+    y.sum().backward()
+    assert x.grad.reshape(-1).tolist() == np.bincount(picked.ravel(), minlength=6).astype(float).tolist()
+
+
+def test_bool_scalar_index_assignment():
+    z = fg.zeros(2, 3)
+    z[True] = 1.0
+    assert z.tolist() == [[1.0] * 3] * 2
+    z = fg.zeros(2, 3)
+    z[fg.tensor(False)] = 1.0
+    assert z.tolist() == [[0.0] * 3] * 2
+    z = fg.zeros(2, 3)
+    z[0, True] = fg.tensor([1.0, 2.0, 3.0])
+    assert z.tolist() == [[1.0, 2.0, 3.0], [0.0] * 3]
+    s = fg.tensor(5.0)
+    s[s > 3] = 0.0
+    assert s.item() == 0.0
+    assert s[True].tolist() == [0.0] and tuple(s[fg.tensor(False)].shape) == (0,)
+
+
 INDEX_OPS = [
     # id, input shape, ferrograd expression, numpy reference
     ("index_select(0)", (4, 3), lambda x: x.index_select(0, fg.tensor([3, 0, 0])), lambda a: a[[3, 0, 0]]),

@@ -17,6 +17,9 @@ enum Item<'py> {
     Adv(Tensor),
     /// A bool tensor: advanced indexing of as many dims as it has.
     Mask(Tensor),
+    /// A Python bool or 0-dim bool tensor: as torch, a new dim of size 1 indexed by `[0]` (true) or by
+    /// nothing (false), so the result is a copy with that dim of size 1 or 0.
+    Bool(bool),
 }
 
 impl Item<'_> {
@@ -25,7 +28,7 @@ impl Item<'_> {
         match self {
             Item::Int(_) | Item::Slice(_) | Item::Adv(_) => 1,
             Item::Mask(m) => m.ndim(),
-            Item::NewAxis | Item::Ellipsis => 0,
+            Item::NewAxis | Item::Ellipsis | Item::Bool(_) => 0,
         }
     }
 }
@@ -35,9 +38,7 @@ fn index_item<'py>(t: Tensor) -> PyResult<Item<'py>> {
         ferrograd_core::DType::I64 if t.ndim() == 0 => Ok(Item::Int(call(|| t.item())?.to_f64() as isize)),
         ferrograd_core::DType::I64 => Ok(Item::Adv(t)),
         ferrograd_core::DType::Bool if t.ndim() > 0 => Ok(Item::Mask(t)),
-        ferrograd_core::DType::Bool => {
-            Err(PyIndexError::new_err("indexing with a 0-dim bool tensor is not supported yet"))
-        }
+        ferrograd_core::DType::Bool => Ok(Item::Bool(call(|| t.item())?.to_f64() != 0.0)),
         _ => Err(PyIndexError::new_err("tensors used as indices must be long, int, byte or bool tensors")),
     }
 }
@@ -92,7 +93,7 @@ fn parse_items<'py>(key: &Bound<'py, PyAny>) -> PyResult<Vec<Item<'py>>> {
                 // kept as a Python slice: `indices()` needs the dim's length
                 Ok(Item::Slice(it.clone()))
             } else if it.is_instance_of::<PyBool>() {
-                Err(PyIndexError::new_err("indexing with a bool is not supported yet"))
+                Ok(Item::Bool(it.extract::<bool>()?))
             } else if it.is_instance_of::<PyInt>() {
                 Ok(Item::Int(it.extract::<isize>()?))
             } else if let Ok(t) = it.cast::<PyTensor>() {
@@ -180,7 +181,7 @@ fn index_items<T: Indexable + Clone>(t: &T, items: &[Item<'_>]) -> PyResult<T> {
     let mut dim = 0usize;
     for item in items {
         match item {
-            Item::NewAxis => {
+            Item::NewAxis | Item::Bool(_) => {
                 out = out.unsqueeze(dim)?;
                 dim += 1;
             }
@@ -207,7 +208,7 @@ fn index_items<T: Indexable + Clone>(t: &T, items: &[Item<'_>]) -> PyResult<T> {
 }
 
 fn has_advanced(items: &[Item<'_>]) -> bool {
-    items.iter().any(|i| matches!(i, Item::Adv(_) | Item::Mask(_)))
+    items.iter().any(|i| matches!(i, Item::Adv(_) | Item::Mask(_) | Item::Bool(_)))
 }
 
 /// For a key with advanced indices: the flat positions (into `shape`'s contiguous order) it selects,
@@ -230,6 +231,12 @@ fn advanced(shape: &[usize], items: &[Item<'_>]) -> PyResult<(ferrograd_core::in
                 tdim += ndim - consuming;
             }
             Item::Int(_) => tdim += 1,
+            Item::Bool(keep) => {
+                let index: Vec<i64> = if *keep { vec![0] } else { vec![] };
+                let len = index.len();
+                adv.push((gdim, call(|| Tensor::from_vec(index, &[len]))?));
+                gdim += 1;
+            }
             Item::Adv(t) => {
                 adv.push((gdim, t.clone()));
                 gdim += 1;
