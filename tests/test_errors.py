@@ -408,3 +408,69 @@ def test_failed_call_leaves_tensors_unchanged(call, exc):
     np.testing.assert_allclose(
         ts["x"].grad.numpy(), 2 * np.arange(1.0, 7.0).reshape(2, 3) + np.arange(6.0).reshape(2, 3)
     )
+
+
+# ---------------------------------------------------------------------------
+# found by the hostile-input fuzz (tools/fuzz.py): torch's TypeErrors and RuntimeErrors, not AttributeErrors
+# or a MemoryError from a size built before it was checked
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call,exc,msg",
+    [
+        (
+            lambda: fg.lstm_cell(-1.0, 0.0, -3, 0),
+            TypeError,
+            r"lstm_cell\(\): argument 'input' \(position 1\) must be Tensor, not float",
+        ),
+        (
+            lambda: fg.lstm_cell(fg.zeros(2, 3), 5, fg.zeros(4, 3), fg.zeros(4, 3)),
+            TypeError,
+            "argument 'hx' .* must be tuple of Tensors, not int",
+        ),
+        (
+            lambda: fg.gru_cell(0, fg.zeros(2, 3), fg.zeros(9, 3), fg.zeros(9, 3)),
+            TypeError,
+            r"gru_cell\(\): argument 'input' \(position 1\) must be Tensor, not int",
+        ),
+        (
+            lambda: fg.rnn_relu_cell(np.zeros(0), fg.zeros(1, 3), fg.zeros(3, 3), fg.zeros(3, 3)),
+            TypeError,
+            "must be Tensor, not numpy.ndarray",
+        ),
+        (
+            lambda: fg.detach_copy(fg.int8),
+            TypeError,
+            r"detach_copy\(\): argument 'input' \(position 1\) must be Tensor",
+        ),
+        (
+            lambda: fg.detach_copy(fg.tensor(1.0), out=slice(None)),
+            TypeError,
+            "argument 'out' must be Tensor, not slice",
+        ),
+        (
+            lambda: fg.nn.functional.soft_margin_loss((True, fg.zeros(2)), -3),
+            TypeError,
+            "argument 'input' .* must be Tensor, not tuple",
+        ),
+        (
+            lambda: fg.nn.functional.soft_margin_loss(fg.zeros(2), 3),
+            TypeError,
+            "argument 'target' .* must be Tensor, not int",
+        ),
+        (
+            lambda: fg.tensordot(fg.zeros(2, 2), fg.zeros(2, 2), 1 << 40),
+            RuntimeError,
+            "tensordot expects dims < ndim_a or ndim_b, but got dims=1099511627776",
+        ),
+        (
+            lambda: fg.tensordot(fg.zeros(2, 2), fg.zeros(2), 2),
+            RuntimeError,
+            "tensordot expects dims < ndim_a or ndim_b, but got dims=2",
+        ),
+    ],
+)
+def test_fuzz_findings_raise_torchs_errors(call, exc, msg):
+    with pytest.raises(exc, match=msg):
+        call()

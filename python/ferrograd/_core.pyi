@@ -126,6 +126,7 @@ __all__ = [
     "_sparse_mm",
     "_dropout_mask",
     "_standard_gamma",
+    "_check_piece_count",
     "is_inference_mode_enabled",
     "_set_anomaly_enabled",
     "is_anomaly_enabled",
@@ -2162,6 +2163,7 @@ def _multinomial(probs: Any, num_samples: Any, replacement: Any, generator: Gene
 def _dropout_mask(input: Tensor, p: float, generator: Generator | None = None) -> Tensor:
     """Dropout's mask for ``input``: ``1 / (1 - p)`` with probability ``1 - p``, else 0."""
 
+def _check_piece_count(count: int) -> None: ...
 def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Gamma(input, 1) draws as torch's CPU kernel makes them (no gradient: ``distributions`` attaches it)."""
 

@@ -129,6 +129,8 @@ def get_device_module(device=None):
 
     if isinstance(device, builtins.str):
         device = globals()["device"](device)
+    if device is not None and not isinstance(device, globals()["device"]):
+        raise TypeError(f"get_device_module(): expected a device, a str or None, not {type(device).__name__}")
     kind = "cpu" if device is None else device.type
     try:
         return importlib.import_module(f"ferrograd.{kind}")

@@ -111,10 +111,16 @@ def cumulative_trapezoid(
 def tensordot(a: Tensor, b: Tensor, dims: builtins.int | tuple | list | Tensor = 2) -> Tensor:
     """Sums the products of `a`'s and `b`'s elements over the dims `dims` names: an int n (`a`'s last n with
     `b`'s first n), or two lists of dims (or a 2-row tensor of them)."""
+    for position, (argument, value) in enumerate((("a", a), ("b", b)), 1):
+        if not isinstance(value, Tensor):
+            kind = type(value).__name__
+            raise TypeError(f"tensordot(): argument '{argument}' (position {position}) must be Tensor, not {kind}")
     given = (dims.tolist() if dims.dim() > 0 else builtins.int(dims.item())) if isinstance(dims, Tensor) else dims
     if isinstance(given, builtins.int):
         if given < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={given}")
+        if given > builtins.min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={given}")
         return _tensordot(a, b, list(range(-given, 0)), list(range(given)))
     dims_a, dims_b = ([d] if isinstance(d, builtins.int) else list(d) for d in given)
     return _tensordot(a, b, dims_a, dims_b)

@@ -91,7 +91,10 @@ def set_default_tensor_type(t) -> None:
     if isinstance(t, str):
         name = t.removeprefix("torch.")
         if name not in _CLASSES:
-            raise AttributeError(f"module 'torch' has no attribute '{name}'")
+            # torch looks a dotted name up as an attribute of torch, a bare one ('cuda') as a type
+            if "." in t:
+                raise AttributeError(f"module 'torch' has no attribute '{name}'")
+            raise TypeError("invalid type object: " + _NOT_FLOAT)
         t = _CLASSES[name]
     if not isinstance(t, tensortype):
         raise TypeError("invalid type object: " + _NOT_FLOAT)

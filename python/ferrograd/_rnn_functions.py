@@ -2,6 +2,7 @@
 the `nn` modules call in torch, with its positional signatures. They run the modules' own layer loop and steps
 (`nn/modules/rnn.py`); loaded on first use (`ferrograd.lstm` imports this module, and so `nn`)."""
 
+from ._tensor_misc import _require_tensor
 from .nn import functional as F
 from .nn.modules.rnn import _gru_step, _lstm_step, run_layers
 
@@ -63,14 +64,19 @@ rnn_tanh = _single_state("RNN_TANH", "rnn_tanh", "tanh RNN layers from `hx` and 
 rnn_relu = _single_state("RNN_RELU", "rnn_relu", "relu RNN layers from `hx` and the flat `params`: (output, h_n).")
 
 
-def _cell_input(input):
+def _cell_input(name, input, hx):
+    _require_tensor(input, name, "input", 1)
+    if name != "lstm_cell":
+        _require_tensor(hx, name, "hx", 2)
+    elif not isinstance(hx, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'hx' (position 2) must be tuple of Tensors, not {type(hx).__name__}")
     if input.dim() != 2:
         raise RuntimeError(f"Expected 2D input (batch x feature), but got {input.dim()}D input")
 
 
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One LSTM step over 2-D `input` from `hx` = (h, c): (h', c')."""
-    _cell_input(input)
+    _cell_input("lstm_cell", input, hx)
     if len(hx) != 2:
         raise RuntimeError("lstm_cell expects two hidden states")
     gates = F.linear(input, w_ih, b_ih) + F.linear(hx[0], w_hh, b_hh)
@@ -79,17 +85,17 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One GRU step over 2-D `input` from `hx`."""
-    _cell_input(input)
+    _cell_input("gru_cell", input, hx)
     return _gru_step(F.linear(input, w_ih, b_ih), F.linear(hx, w_hh, b_hh), hx)
 
 
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """`tanh(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)`."""
-    _cell_input(input)
+    _cell_input("rnn_tanh_cell", input, hx)
     return (F.linear(input, w_ih, b_ih) + F.linear(hx, w_hh, b_hh)).tanh()
 
 
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """`relu(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)`."""
-    _cell_input(input)
+    _cell_input("rnn_relu_cell", input, hx)
     return (F.linear(input, w_ih, b_ih) + F.linear(hx, w_hh, b_hh)).relu()

@@ -1,36 +1,15 @@
 """`tensor_split` and `hsplit`/`vsplit`/`dsplit`: views by `narrow` (SliceBackward0, as in PyTorch), one per
 section."""
 
-import os
 from itertools import accumulate
 
-from ._core import Tensor, int64
+from ._core import Tensor, _check_piece_count, int64
 
 __all__ = ["dsplit", "hsplit", "tensor_split", "vsplit"]
 
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _OVERFLOW = "Overflow when unpacking long long"
-# torch's std::vector<Tensor> of the sections holds at most this many (PTRDIFF_MAX / sizeof(Tensor))
-_MAX_SECTIONS = _INT64_MAX // 8
-# what one section costs here at the least: its Python view object and the core's tensor record
-_BYTES_PER_SECTION = 1024
-
-
-def _check_section_count(n):
-    """Refuses, before building any, more sections than can exist: torch's errors for a vector too long for
-    its type or for the memory (where torch's allocation fails, ours would take the machine's memory first)."""
-    if n > _MAX_SECTIONS:
-        raise RuntimeError("cannot create std::vector larger than max_size()")
-    if n * _BYTES_PER_SECTION > _physical_memory():
-        raise RuntimeError("std::bad_alloc")
-
-
-def _physical_memory():
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # not POSIX: assume a large machine
-        return 1 << 40
 
 
 def _bounds(size, indices_or_sections):
@@ -40,7 +19,7 @@ def _bounds(size, indices_or_sections):
         n = indices_or_sections
         if n <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {n}")
-        _check_section_count(n)
+        _check_piece_count(n)  # before any section is built: the core's bound, as chunk's
         base, extra = divmod(size, n)
         lengths = [base + 1 if i < extra else base for i in range(n)]
         starts = [0, *accumulate(lengths[:-1])]

@@ -117,9 +117,10 @@ def _fill_diagonal_(self, fill_value, wrap=False):
 
 def _require_tensor(value, func, argument, position):
     if not isinstance(value, Tensor):
-        raise TypeError(
-            f"{func}(): argument '{argument}' (position {position}) must be Tensor, not {type(value).__name__}"
-        )
+        kind = type(value)
+        # torch names other modules' types with their module (numpy.ndarray), builtins bare
+        name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+        raise TypeError(f"{func}(): argument '{argument}' (position {position}) must be Tensor, not {name}")
 
 
 def _put_checks(self, index, source, first):

@@ -109,9 +109,15 @@ def _several(name, view, grad_fn):
 
 def detach_copy(input, *, out=None):
     """A contiguous copy of `input` without its history."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"detach_copy(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     detached = input.detach()
     result = detached.clone() if detached.is_contiguous() else detached.contiguous()
-    return result if out is None else write_out("detach_copy", out, result, _exact_dtype_rule)
+    if out is None:
+        return result
+    if not isinstance(out, Tensor):
+        raise TypeError(f"detach_copy(): argument 'out' must be Tensor, not {type(out).__name__}")
+    return write_out("detach_copy", out, result, _exact_dtype_rule)
 
 
 def _build():

@@ -1,4 +1,4 @@
-//! Functions over several tensors: `where`, `cat`, `stack`, `einsum`.
+//! Functions over several tensors: `where`, `cat`, `stack`, `einsum`, and the check of how many a split may make.
 use crate::args::{self, type_name};
 use crate::errors::{self, call};
 use crate::py_tensor::{wrap, PyTensor};
@@ -81,7 +81,16 @@ fn einsum(py: Python<'_>, equation: &Bound<'_, PyAny>, operands: &Bound<'_, PyTu
     wrap(py, errors::call_heavy(py, work, || ferrograd_core::einsum::einsum(&eq, &ts))?)
 }
 
+/// The core's check that `count` pieces of a split can exist (torch's `max_size()` and `bad_alloc` errors),
+/// for the splits written in Python (`tensor_split`). A count past 64 bits is past any limit.
+#[pyfunction]
+fn _check_piece_count(count: &Bound<'_, PyAny>) -> PyResult<()> {
+    let count = count.extract::<usize>().unwrap_or(usize::MAX);
+    call(|| ferrograd_core::alloc::check_piece_count(count))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_check_piece_count, m)?)?;
     m.add_function(wrap_pyfunction!(where_fn, m)?)?;
     m.add_function(wrap_pyfunction!(cat, m)?)?;
     m.add_function(wrap_pyfunction!(stack, m)?)?;
