@@ -30,12 +30,18 @@ impl Window {
     /// Number of window positions along dim `d` (0: height, 1: width) of an input of size `size`;
     /// None if the dilated kernel does not fit in the padded input.
     pub fn out_len(&self, d: usize, size: usize) -> Option<usize> {
-        // in u128: sizes from Python may be near usize::MAX, where usize arithmetic would wrap
-        let span = self.dilation[d] as u128 * (self.kernel[d] as u128).saturating_sub(1) + 1;
-        let padded = size as u128 + 2 * self.padding[d] as u128;
-        let out = (padded >= span).then(|| (padded - span) / (self.stride[d] as u128).max(1) + 1)?;
-        Some(usize::try_from(out).unwrap_or(usize::MAX))
+        sliding_out_len(size, self.kernel[d], self.stride[d], self.padding[d], self.dilation[d])
     }
+}
+
+/// Number of positions of a window (kernel, stride, zero padding, dilation) along one dim of an input of
+/// size `size`; None if the dilated kernel does not fit in the padded input.
+pub(crate) fn sliding_out_len(size: usize, kernel: usize, stride: usize, padding: usize, dilation: usize) -> Option<usize> {
+    // in u128: sizes from Python may be near usize::MAX, where usize arithmetic would wrap
+    let span = dilation as u128 * (kernel as u128).saturating_sub(1) + 1;
+    let padded = size as u128 + 2 * padding as u128;
+    let out = (padded >= span).then(|| (padded - span) / (stride as u128).max(1) + 1)?;
+    Some(usize::try_from(out).unwrap_or(usize::MAX))
 }
 
 /// The kernels' description of a convolution of `c_in` planes (all of a batch's, for the plain
