@@ -280,6 +280,13 @@ fn conv3d_adjoint(x: &Tensor, w: &Tensor, win: &Window3, groups: usize, out: [us
     cols.col2vol(win, out, vol)
 }
 
+/// `Σₙ b · aᵀ` over (N, groups, ·, L) operands `a` and `b`, computed as `(Σₙ a · bᵀ)ᵀ`: both products run along
+/// the long L side, and the GEMM takes it with the wide column matrix on the left (a stride-1 operand) about six
+/// times as fast (cnn3d's first layer: 3.5 against 21 ms for 4 × (8 × 16384) · (16384 × 81)).
+fn summed_products_transposed(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    a.matmul(&b.transpose(2, 3)?)?.sum(Some(&[0]), false)?.transpose(1, 2)
+}
+
 /// PyTorch's checks of a 3-D convolution's operands, in its order; returns the window with the
 /// weight's kernel and the output size.
 fn check_convolution3d(
@@ -513,16 +520,14 @@ impl Backward for Convolution3dBackward {
             let l_in = crate::layout::numel(&vol);
             let cols = g.vol2col(&win, vol)?.reshape(&[n, groups, window, l_in])?;
             let xs = x.reshape(&[n, groups, c / groups, l_in])?;
-            let gw = xs.matmul(&cols.transpose(2, 3)?)?.sum(Some(&[0]), false)?;
-            Some(gw.reshape(w.shape())?)
+            Some(summed_products_transposed(&cols, &xs)?.reshape(w.shape())?)
         } else {
             // (O, C/groups, k): Σₙ g (per group O/groups × L) · vol2col(x)ᵀ
             let o = g.shape()[1];
             let ck = c / groups * win.taps();
             let cols = x.vol2col(&win, gvol)?.reshape(&[n, groups, ck, l])?;
             let g2 = g.reshape(&[n, groups, o / groups, l])?;
-            let gw = g2.matmul(&cols.transpose(2, 3)?)?.sum(Some(&[0]), false)?;
-            Some(gw.reshape(w.shape())?)
+            Some(summed_products_transposed(&cols, &g2)?.reshape(w.shape())?)
         };
         let grad_bias = if ctx.num_inputs() > 2 && ctx.needs(2) { Some(g.sum(Some(&[0, 2, 3, 4]), false)?) } else { None };
         Ok([grad_input, grad_weight, grad_bias].into_iter().take(ctx.num_inputs()).collect())

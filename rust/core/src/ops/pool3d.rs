@@ -167,13 +167,15 @@ fn max_pool3d_kernel<T: Element>(
                         };
                         let mut best_at = (d0 * vol[1] + h0) * vol[2] + w0;
                         let mut best = src[best_at];
+                        // the taps along a row are evenly spaced (the dilation): a strided slice, not a list
+                        let step = if ws.len() > 1 { ws[1] - w0 } else { 1 };
+                        let w_last = ws[ws.len() - 1];
                         for &d in ds {
                             for &h in hs {
                                 let line = (d * vol[1] + h) * vol[2];
-                                for &w in ws {
-                                    let value = src[line + w];
+                                for (j, &value) in src[line + w0..=line + w_last].iter().step_by(step).enumerate() {
                                     if value > best || is_nan(value) {
-                                        (best_at, best) = (line + w, value);
+                                        (best_at, best) = (line + w0 + j * step, value);
                                     }
                                 }
                             }
