@@ -182,7 +182,9 @@ def test_max_pool3d_indices_round_trip(rng):
     kept = np.take_along_axis(flat, indices.numpy().reshape(2, 3, -1), -1).reshape(values.shape)
     np.testing.assert_array_equal(kept, values.numpy())
     restored = F.max_unpool3d(values, indices, 3, 2, 1, output_size=x.shape[-3:]).numpy().reshape(2, 3, -1)
-    np.testing.assert_array_equal(np.take_along_axis(restored, indices.numpy().reshape(2, 3, -1), -1), kept.reshape(2, 3, -1))
+    np.testing.assert_array_equal(
+        np.take_along_axis(restored, indices.numpy().reshape(2, 3, -1), -1), kept.reshape(2, 3, -1)
+    )
     # nothing but the kept values: every other position is zero
     assert np.count_nonzero(restored) <= values.numel()
 

@@ -36,7 +36,13 @@ impl Window {
 
 /// Number of positions of a window (kernel, stride, zero padding, dilation) along one dim of an input of
 /// size `size`; None if the dilated kernel does not fit in the padded input.
-pub(crate) fn sliding_out_len(size: usize, kernel: usize, stride: usize, padding: usize, dilation: usize) -> Option<usize> {
+pub(crate) fn sliding_out_len(
+    size: usize,
+    kernel: usize,
+    stride: usize,
+    padding: usize,
+    dilation: usize,
+) -> Option<usize> {
     // in u128: sizes from Python may be near usize::MAX, where usize arithmetic would wrap
     let span = dilation as u128 * (kernel as u128).saturating_sub(1) + 1;
     let padded = size as u128 + 2 * padding as u128;

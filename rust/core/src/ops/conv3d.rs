@@ -61,7 +61,12 @@ impl Window3 {
     /// every tap and output line of one volume: the line's outputs `lo..hi` read the input from that
     /// element on, one input stride apart; the others read padding.
     #[inline(always)]
-    fn for_each_line(&self, vol: [usize; 3], out: [usize; 3], mut row: impl FnMut(usize, usize, Option<usize>, usize, usize)) {
+    fn for_each_line(
+        &self,
+        vol: [usize; 3],
+        out: [usize; 3],
+        mut row: impl FnMut(usize, usize, Option<usize>, usize, usize),
+    ) {
         let [kd, kh, kw] = self.kernel;
         for a in 0..kd {
             for b in 0..kh {
@@ -529,7 +534,8 @@ impl Backward for Convolution3dBackward {
             let g2 = g.reshape(&[n, groups, o / groups, l])?;
             Some(summed_products_transposed(&cols, &g2)?.reshape(w.shape())?)
         };
-        let grad_bias = if ctx.num_inputs() > 2 && ctx.needs(2) { Some(g.sum(Some(&[0, 2, 3, 4]), false)?) } else { None };
+        let grad_bias =
+            if ctx.num_inputs() > 2 && ctx.needs(2) { Some(g.sum(Some(&[0, 2, 3, 4]), false)?) } else { None };
         Ok([grad_input, grad_weight, grad_bias].into_iter().take(ctx.num_inputs()).collect())
     }
 }

@@ -3,8 +3,9 @@
 //! arithmetic is shared with them).
 //!
 //! - max_pool3d and adaptive_max_pool3d: each window's argmax (NaN wins, the last NaN first; a window wholly
-//!   in the padding gives -inf); the output is the input read at those positions (`TakeFlatBackward`), so its gradient goes back
-//!   to the argmax elements, and the indices (flat in each D·H·W volume) are max_unpool3d's.
+//!   in the padding gives -inf); the output is the input read at those positions (`TakeFlatBackward`), so
+//!   its gradient goes back to the argmax elements, and the indices (flat in each D·H·W volume) are
+//!   max_unpool3d's.
 //! - avg_pool3d and adaptive_avg_pool3d: each window summed in the input's type, then divided as torch's
 //!   kernels divide (avg: once by the window's size; adaptive: by each side in turn). The gradient is
 //!   separable, `A_d`, `A_h`, `A_w` (per-dim averaging matrices) applied transposed along each dim, with
@@ -60,9 +61,8 @@ fn check_pool3d(x: &Tensor, win: &Window3, ceil_mode: bool, kind: Pool3d) -> Res
         }
     }
     let (_, vol) = volumes_of(x);
-    let out = [0, 1, 2].map(|d| {
-        pool_out_len(vol[d], win.kernel[d], win.stride[d], win.padding[d], win.dilation[d], ceil_mode)
-    });
+    let out = [0, 1, 2]
+        .map(|d| pool_out_len(vol[d], win.kernel[d], win.stride[d], win.padding[d], win.dilation[d], ceil_mode));
     if win.kernel.contains(&0) {
         let [t, h, w] = win.kernel;
         bail!(Runtime, "kernel size should be greater than zero, but got kT: {t} kH: {h} kW: {w}");
@@ -265,8 +265,8 @@ impl Tensor {
             bail!(NotImplemented, "\"max_pool3d\" not implemented for 'Bool'");
         }
         let (volumes, vol) = volumes_of(self);
-        let taps =
-            [0, 1, 2].map(|d| taps_inside(vol[d], win.kernel[d], win.stride[d], win.padding[d], win.dilation[d], out[d]));
+        let taps = [0, 1, 2]
+            .map(|d| taps_inside(vol[d], win.kernel[d], win.stride[d], win.padding[d], win.dilation[d], out[d]));
         let first = |d: usize, o: usize| first_tap(o, win.stride[d], win.padding[d], win.dilation[d]);
         self.window_maxima(volumes, vol, &taps, first, "MaxPool3DWithIndicesBackward0")
     }
