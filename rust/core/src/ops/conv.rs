@@ -254,30 +254,7 @@ fn check_convolution(
     input: &Tensor,
     weight: &Tensor,
 ) -> Result<(Window, [usize; 2])> {
-    if input.dtype() != weight.dtype() || bias.is_some_and(|b| b.dtype() != input.dtype()) {
-        let other = if input.dtype() != weight.dtype() { weight.dtype() } else { bias.unwrap().dtype() };
-        bail!(
-            Runtime,
-            "expected scalar type {} but found {}",
-            input.dtype().scalar_type_name(),
-            other.scalar_type_name()
-        );
-    }
-    if input.dtype() == DType::Bool {
-        bail!(NotImplemented, "\"slow_conv2d_cpu\" not implemented for 'Bool'");
-    }
-    if x.ndim() != 4 || w.ndim() != 4 {
-        bail!(
-            Runtime,
-            "Expected {}-dimensional input for {}-dimensional weight {:?}, but got {}-dimensional input of \
-            size {:?} instead",
-            weight.ndim(),
-            weight.ndim(),
-            weight.shape(),
-            input.ndim(),
-            input.shape()
-        );
-    }
+    check_operands(input, weight, bias, "slow_conv2d_cpu", x.ndim() == 4 && w.ndim() == 4)?;
     let win = Window { kernel: [w.shape()[2], w.shape()[3]], ..*win };
     if win.kernel.contains(&0) {
         bail!(Runtime, "weight should have at least three dimensions with non-zero sizes, got {:?}", weight.shape());
@@ -349,6 +326,42 @@ fn check_convolution(
             );
         }
     }
+}
+
+/// PyTorch's first checks of a convolution's operands: one dtype, not bool (`bool_kernel` names the kernel its
+/// error names), and input and weight of the convolution's rank (`ranks_match`).
+pub(crate) fn check_operands(
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    bool_kernel: &str,
+    ranks_match: bool,
+) -> Result<()> {
+    if input.dtype() != weight.dtype() || bias.is_some_and(|b| b.dtype() != input.dtype()) {
+        let other = if input.dtype() != weight.dtype() { weight.dtype() } else { bias.unwrap().dtype() };
+        bail!(
+            Runtime,
+            "expected scalar type {} but found {}",
+            input.dtype().scalar_type_name(),
+            other.scalar_type_name()
+        );
+    }
+    if input.dtype() == DType::Bool {
+        bail!(NotImplemented, "\"{bool_kernel}\" not implemented for 'Bool'");
+    }
+    if !ranks_match {
+        bail!(
+            Runtime,
+            "Expected {}-dimensional input for {}-dimensional weight {:?}, but got {}-dimensional input of \
+            size {:?} instead",
+            weight.ndim(),
+            weight.ndim(),
+            weight.shape(),
+            input.ndim(),
+            input.shape()
+        );
+    }
+    Ok(())
 }
 
 impl AsField for Window {

@@ -16,7 +16,7 @@ use crate::bail;
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::threads::{par_for, threads, OutPtr};
-use crate::ops::conv::sliding_out_len;
+use crate::ops::conv::{check_operands, sliding_out_len};
 use crate::tensor::Tensor;
 use crate::with_dtype;
 use crate::DType;
@@ -302,30 +302,7 @@ fn check_convolution3d(
     groups: usize,
     transposed: Option<[usize; 3]>,
 ) -> Result<(Window3, [usize; 3])> {
-    if input.dtype() != weight.dtype() || bias.is_some_and(|b| b.dtype() != input.dtype()) {
-        let other = if input.dtype() != weight.dtype() { weight.dtype() } else { bias.unwrap().dtype() };
-        bail!(
-            Runtime,
-            "expected scalar type {} but found {}",
-            input.dtype().scalar_type_name(),
-            other.scalar_type_name()
-        );
-    }
-    if input.dtype() == DType::Bool {
-        bail!(NotImplemented, "\"compute_columns3d\" not implemented for 'Bool'");
-    }
-    if input.ndim() != 5 || weight.ndim() != 5 {
-        bail!(
-            Runtime,
-            "Expected {}-dimensional input for {}-dimensional weight {:?}, but got {}-dimensional input of size \
-            {:?} instead",
-            weight.ndim(),
-            weight.ndim(),
-            weight.shape(),
-            input.ndim(),
-            input.shape()
-        );
-    }
+    check_operands(input, weight, bias, "compute_columns3d", input.ndim() == 5 && weight.ndim() == 5)?;
     let win = Window3 { kernel: [weight.shape()[2], weight.shape()[3], weight.shape()[4]], ..*win };
     if groups == 0 {
         bail!(Runtime, "non-positive groups is not supported");

@@ -105,6 +105,33 @@ fn check_pool3d(x: &Tensor, win: &Window3, ceil_mode: bool, kind: Pool3d) -> Res
     Ok(out)
 }
 
+/// torch's checks of an adaptive 3-D pool's input (the two word its rank error apart) and of the output's size;
+/// returns the number of volumes and their (D, H, W).
+fn check_adaptive3d(x: &Tensor, out: [usize; 3], kind: Pool3d) -> Result<(usize, [usize; 3])> {
+    let (name, colon) = match kind {
+        Pool3d::Max => ("adaptive_max_pool3d", ":"),
+        Pool3d::Avg => ("adaptive_avg_pool3d", ""),
+    };
+    let nd = x.ndim();
+    if nd != 4 && nd != 5 {
+        bail!(Runtime, "{name}(): Expected 4D or 5D tensor, but got{colon} {:?}", x.shape());
+    }
+    if let Some(d) = (1..nd).find(|&d| x.shape()[d] == 0) {
+        bail!(
+            Runtime,
+            "{name}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {:?} with \
+            dimension {d} being empty",
+            x.shape()
+        );
+    }
+    if !x.dtype().is_float() {
+        bail!(NotImplemented, "\"{name}_cpu\" not implemented for '{}'", x.dtype().scalar_type_name());
+    }
+    let (volumes, vol) = volumes_of(x);
+    crate::alloc::check_new_shape(&[volumes, out[0], out[1], out[2]], x.dtype().itemsize())?;
+    Ok((volumes, vol))
+}
+
 /// `x`'s shape with its last three dims replaced by `out`.
 fn pooled_shape(x: &Tensor, out: [usize; 3]) -> Vec<usize> {
     let mut shape = x.shape().to_vec();
@@ -274,27 +301,7 @@ impl Tensor {
     /// `adaptive_max_pool3d` to `out` = (out_d, out_h, out_w): (output, int64 indices into each D·H·W
     /// volume), grad_fn AdaptiveMaxPool3DBackward0.
     pub fn adaptive_max_pool3d(&self, out: [usize; 3]) -> Result<(Tensor, Tensor)> {
-        let nd = self.ndim();
-        if nd != 4 && nd != 5 {
-            bail!(Runtime, "adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: {:?}", self.shape());
-        }
-        if let Some(d) = (1..nd).find(|&d| self.shape()[d] == 0) {
-            bail!(
-                Runtime,
-                "adaptive_max_pool3d(): Expected input to have non-zero size for non-batch dimensions, but input \
-                has sizes {:?} with dimension {d} being empty",
-                self.shape()
-            );
-        }
-        if !self.dtype().is_float() {
-            bail!(
-                NotImplemented,
-                "\"adaptive_max_pool3d_cpu\" not implemented for '{}'",
-                self.dtype().scalar_type_name()
-            );
-        }
-        let (volumes, vol) = volumes_of(self);
-        crate::alloc::check_new_shape(&[volumes, out[0], out[1], out[2]], self.dtype().itemsize())?;
+        let (volumes, vol) = check_adaptive3d(self, out, Pool3d::Max)?;
         let taps = [0, 1, 2].map(|d| {
             adaptive_windows(vol[d], out[d]).iter().map(|w| (w.start..w.end).collect()).collect::<Vec<Vec<usize>>>()
         });
@@ -357,27 +364,7 @@ impl Tensor {
 
     /// `adaptive_avg_pool3d` to `out` = (out_d, out_h, out_w) (AdaptiveAvgPool3DBackward0).
     pub fn adaptive_avg_pool3d(&self, out: [usize; 3]) -> Result<Tensor> {
-        let nd = self.ndim();
-        if nd != 4 && nd != 5 {
-            bail!(Runtime, "adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {:?}", self.shape());
-        }
-        if let Some(d) = (1..nd).find(|&d| self.shape()[d] == 0) {
-            bail!(
-                Runtime,
-                "adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch dimensions, but input \
-                has sizes {:?} with dimension {d} being empty",
-                self.shape()
-            );
-        }
-        if !self.dtype().is_float() {
-            bail!(
-                NotImplemented,
-                "\"adaptive_avg_pool3d_cpu\" not implemented for '{}'",
-                self.dtype().scalar_type_name()
-            );
-        }
-        let (volumes, vol) = volumes_of(self);
-        crate::alloc::check_new_shape(&[volumes, out[0], out[1], out[2]], self.dtype().itemsize())?;
+        let (_, vol) = check_adaptive3d(self, out, Pool3d::Avg)?;
         let windows = [0, 1, 2].map(|d| adaptive_windows(vol[d], out[d]));
         self.average_pool3d(vol, &windows, AvgDivisor::EachSide, true)
     }
