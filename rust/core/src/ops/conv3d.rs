@@ -92,12 +92,17 @@ impl Window3 {
     }
 }
 
-/// Runs `volume(v)` for every volume index below `volumes`, in parallel chunks.
-fn by_volumes(volumes: usize, volume: impl Fn(usize) + Sync) {
+/// Runs `volume(v, part)` on each `len`-element part of `out` (volume v's output), the parts in parallel chunks.
+fn by_volumes<T: Element>(out: &mut [T], len: usize, volume: impl Fn(usize, &mut [T]) + Sync) {
+    let volumes = if len == 0 { 0 } else { out.len() / len };
+    let ptr = OutPtr(out.as_mut_ptr());
     let chunk = volumes.div_ceil(threads() * 4).max(1);
     par_for(volumes.div_ceil(chunk), &|part| {
+        #[allow(clippy::redundant_locals)] // captures the whole wrapper (Sync), not its raw pointer
+        let ptr = ptr;
         for v in part * chunk..((part + 1) * chunk).min(volumes) {
-            volume(v);
+            // SAFETY: part v of `out` belongs to this call alone, and lies inside `out`.
+            volume(v, unsafe { std::slice::from_raw_parts_mut(ptr.0.add(v * len), len) });
         }
     });
 }
@@ -107,16 +112,8 @@ fn by_volumes(volumes: usize, volume: impl Fn(usize) + Sync) {
 fn vol2col_kernel<T: Element>(x: &[T], volumes: usize, vol: [usize; 3], win: &Window3, out: [usize; 3]) -> Vec<T> {
     let (rows, l, plane) = (win.taps(), crate::layout::numel(&out), crate::layout::numel(&vol));
     let mut cols = crate::pool::filled(crate::layout::numel(&[volumes, rows, l]), T::ZERO);
-    if l == 0 {
-        return cols;
-    }
     let (ow, sw) = (out[2], win.stride[2]);
-    let ptr = OutPtr(cols.as_mut_ptr());
-    by_volumes(volumes, |v| {
-        #[allow(clippy::redundant_locals)] // captures the whole wrapper (Sync), not its raw pointer
-        let ptr = ptr;
-        // SAFETY: volume v's rows of the column matrix belong to this call alone.
-        let dst = unsafe { std::slice::from_raw_parts_mut(ptr.0.add(v * rows * l), rows * l) };
+    by_volumes(&mut cols, rows * l, |v, dst| {
         let src = &x[v * plane..][..plane];
         win.for_each_line(vol, out, |r, line, start, lo, hi| {
             let Some(start) = start else { return };
@@ -139,12 +136,7 @@ fn col2vol_kernel<T: Element>(cols: &[T], volumes: usize, vol: [usize; 3], win: 
         return img;
     }
     let (ow, sw) = (out[2], win.stride[2]);
-    let ptr = OutPtr(img.as_mut_ptr());
-    by_volumes(volumes, |v| {
-        #[allow(clippy::redundant_locals)] // captures the whole wrapper (Sync), not its raw pointer
-        let ptr = ptr;
-        // SAFETY: volume v of the image belongs to this call alone.
-        let dst = unsafe { std::slice::from_raw_parts_mut(ptr.0.add(v * plane), plane) };
+    by_volumes(&mut img, plane, |v, dst| {
         let src = &cols[v * rows * l..][..rows * l];
         win.for_each_line(vol, out, |r, line, start, lo, hi| {
             let Some(start) = start else { return };
