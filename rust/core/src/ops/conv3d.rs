@@ -94,7 +94,7 @@ impl Window3 {
 
 /// Runs `volume(v, part)` on each `len`-element part of `out` (volume v's output), the parts in parallel chunks.
 fn by_volumes<T: Element>(out: &mut [T], len: usize, volume: impl Fn(usize, &mut [T]) + Sync) {
-    let volumes = if len == 0 { 0 } else { out.len() / len };
+    let volumes = out.len().checked_div(len).unwrap_or(0);
     let ptr = OutPtr(out.as_mut_ptr());
     let chunk = volumes.div_ceil(threads() * 4).max(1);
     par_for(volumes.div_ceil(chunk), &|part| {
