@@ -7,6 +7,8 @@ Workloads (forward + backward of one training step; no optimizer):
   transformer  2-layer TransformerEncoder (d_model 128, 4 heads, feed-forward 512, batch_first, dropout 0.1)
                on a 16 x 64 x 128 batch
   lstm         LSTM 64 -> 128 over 35 steps, batch 32
+  cnn3d        a small 3-D CNN (two 3x3x3 convolutions, 8 filters, max pool) on a 4 x 3 x 16 x 32 x 32 batch,
+               cross entropy
 
 Both frameworks get the same weights and inputs; the first step's loss is compared before anything is timed.
 Timing alternates the frameworks in turns (50 ms of untimed warm-up calls per turn) and reports medians;
@@ -50,6 +52,7 @@ WORKLOADS = {
     "lenet": (models.lenet, (64, 1, 32, 32), "cross_entropy"),
     "transformer": (encoder, (16, 64, 128), "square"),
     "lstm": (lambda nn: nn.LSTM(64, 128), (35, 32, 64), "square"),
+    "cnn3d": (models.cnn3d, (4, 3, 16, 32, 32), "cross_entropy"),
 }
 
 

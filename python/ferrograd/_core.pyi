@@ -172,6 +172,11 @@ __all__ = [
     "_max_pool2d",
     "_avg_pool2d",
     "_adaptive_avg_pool2d",
+    "_convolution3d",
+    "_max_pool3d",
+    "_avg_pool3d",
+    "_adaptive_avg_pool3d",
+    "_adaptive_max_pool3d",
     "_max_unpool",
     "_upsample",
     "_im2col",
@@ -2274,6 +2279,46 @@ def _avg_pool2d(
 
 def _adaptive_avg_pool2d(input: Tensor, output_size: Sequence[builtins.int]) -> Tensor:
     """Backend of ``nn.functional.adaptive_avg_pool2d`` (AdaptiveAvgPool2DBackward0)."""
+
+def _convolution3d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: Sequence[builtins.int],
+    padding: Sequence[builtins.int],
+    dilation: Sequence[builtins.int],
+    groups: builtins.int,
+    output_padding: Sequence[builtins.int] | None = None,
+) -> Tensor:
+    """Batched conv3d as vol2col + GEMM, or with ``output_padding`` conv_transpose3d (ConvolutionBackward0);
+    window arguments are (d, h, w)."""
+
+def _max_pool3d(
+    input: Tensor,
+    kernel: Sequence[builtins.int],
+    stride: Sequence[builtins.int],
+    padding: Sequence[builtins.int],
+    dilation: Sequence[builtins.int],
+    ceil_mode: _Bool,
+) -> tuple[Tensor, Tensor]:
+    """Backend of ``nn.functional.max_pool3d``: (values, int64 indices)."""
+
+def _avg_pool3d(
+    input: Tensor,
+    kernel: Sequence[builtins.int],
+    stride: Sequence[builtins.int],
+    padding: Sequence[builtins.int],
+    ceil_mode: _Bool,
+    count_include_pad: _Bool,
+    divisor_override: builtins.int | None = None,
+) -> Tensor:
+    """Backend of ``nn.functional.avg_pool3d`` (AvgPool3DBackward0)."""
+
+def _adaptive_avg_pool3d(input: Tensor, output_size: Sequence[builtins.int]) -> Tensor:
+    """Backend of ``nn.functional.adaptive_avg_pool3d`` (AdaptiveAvgPool3DBackward0)."""
+
+def _adaptive_max_pool3d(input: Tensor, output_size: Sequence[builtins.int]) -> tuple[Tensor, Tensor]:
+    """Backend of ``nn.functional.adaptive_max_pool3d``: (values, int64 indices) (AdaptiveMaxPool3DBackward0)."""
 
 def _max_unpool(
     input: Tensor,

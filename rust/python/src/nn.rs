@@ -4,6 +4,7 @@ use crate::convert::as_scalar;
 use crate::errors::{self, call, call_heavy};
 use crate::py_tensor::{wrap, PyTensor};
 use ferrograd_core::conv::Window;
+use ferrograd_core::conv3d::Window3;
 use ferrograd_core::loss::{LossKind, LossWeights};
 use ferrograd_core::pad::PadMode;
 use ferrograd_core::unpool::UnpoolDims;
@@ -281,6 +282,83 @@ pub fn _adaptive_avg_pool2d(py: Python<'_>, input: &Bound<'_, PyAny>, output_siz
     wrap(py, call_heavy(py, x.numel(), || x.adaptive_avg_pool2d(output_size))?)
 }
 
+fn window3(kernel: [usize; 3], stride: [usize; 3], padding: [usize; 3], dilation: [usize; 3]) -> Window3 {
+    Window3 { kernel, stride, padding, dilation }
+}
+
+/// `conv3d` on batched input, or with `output_padding` given, `conv_transpose3d`; window arguments are
+/// (d, h, w) and the argument checks that need no tensor live in Python.
+#[pyfunction]
+#[pyo3(signature = (input, weight, bias, stride, padding, dilation, groups, output_padding=None))]
+pub fn _convolution3d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    weight: &Bound<'_, PyAny>,
+    bias: Option<&Bound<'_, PyAny>>,
+    stride: [usize; 3],
+    padding: [usize; 3],
+    dilation: [usize; 3],
+    groups: usize,
+    output_padding: Option<[usize; 3]>,
+) -> Out {
+    let x = tensor_arg(input, "convolution", "input")?;
+    let w = tensor_arg(weight, "convolution", "weight")?;
+    let b = optional(bias, "convolution", "bias")?;
+    let win = window3([1, 1, 1], stride, padding, dilation);
+    let work = x.numel().saturating_mul(w.numel().max(1));
+    wrap(py, call_heavy(py, work, || Tensor::convolution3d(&x, &w, b.as_ref(), &win, groups, output_padding))?)
+}
+
+#[pyfunction]
+pub fn _max_pool3d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    kernel: [usize; 3],
+    stride: [usize; 3],
+    padding: [usize; 3],
+    dilation: [usize; 3],
+    ceil_mode: bool,
+) -> PyResult<(Py<PyTensor>, Py<PyTensor>)> {
+    let x = tensor_arg(input, "max_pool3d", "input")?;
+    let win = window3(kernel, stride, padding, dilation);
+    let (values, indices) = call_heavy(py, x.numel(), || x.max_pool3d(&win, ceil_mode))?;
+    Ok((wrap(py, values)?, wrap(py, indices)?))
+}
+
+#[pyfunction]
+#[pyo3(signature = (input, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override=None))]
+pub fn _avg_pool3d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    kernel: [usize; 3],
+    stride: [usize; 3],
+    padding: [usize; 3],
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: Option<i64>,
+) -> Out {
+    let x = tensor_arg(input, "avg_pool3d", "input")?;
+    let win = window3(kernel, stride, padding, [1, 1, 1]);
+    wrap(py, call_heavy(py, x.numel(), || x.avg_pool3d(&win, ceil_mode, count_include_pad, divisor_override))?)
+}
+
+#[pyfunction]
+pub fn _adaptive_max_pool3d(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    output_size: [usize; 3],
+) -> PyResult<(Py<PyTensor>, Py<PyTensor>)> {
+    let x = tensor_arg(input, "adaptive_max_pool3d", "input")?;
+    let (values, indices) = call_heavy(py, x.numel(), || x.adaptive_max_pool3d(output_size))?;
+    Ok((wrap(py, values)?, wrap(py, indices)?))
+}
+
+#[pyfunction]
+pub fn _adaptive_avg_pool3d(py: Python<'_>, input: &Bound<'_, PyAny>, output_size: [usize; 3]) -> Out {
+    let x = tensor_arg(input, "adaptive_avg_pool3d", "input")?;
+    wrap(py, call_heavy(py, x.numel(), || x.adaptive_avg_pool3d(output_size))?)
+}
+
 /// `max_unpool2d` (no `stride`) or `max_unpool3d` (with the `stride` it checks) to the spatial `output_size`;
 /// the output-size arithmetic lives in Python, as in torch.
 #[pyfunction]
@@ -439,6 +517,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_max_pool2d, m)?)?;
     m.add_function(wrap_pyfunction!(_avg_pool2d, m)?)?;
     m.add_function(wrap_pyfunction!(_adaptive_avg_pool2d, m)?)?;
+    m.add_function(wrap_pyfunction!(_convolution3d, m)?)?;
+    m.add_function(wrap_pyfunction!(_max_pool3d, m)?)?;
+    m.add_function(wrap_pyfunction!(_avg_pool3d, m)?)?;
+    m.add_function(wrap_pyfunction!(_adaptive_avg_pool3d, m)?)?;
+    m.add_function(wrap_pyfunction!(_adaptive_max_pool3d, m)?)?;
     m.add_function(wrap_pyfunction!(_max_unpool, m)?)?;
     m.add_function(wrap_pyfunction!(_upsample, m)?)?;
     m.add_function(wrap_pyfunction!(_im2col, m)?)?;

@@ -38,7 +38,7 @@ from .activation import (
     tanhshrink,
 )
 from .attention import _canonical_mask, _none_or_dtype, multi_head_attention_forward, scaled_dot_product_attention
-from .conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d, fold, unfold
+from .conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, fold, unfold
 from .distance import cosine_similarity, pairwise_distance, pdist
 from .dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
 from .interpolation import interpolate, upsample, upsample_bilinear, upsample_nearest
@@ -78,18 +78,25 @@ from .padding import pad
 from .pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
     adaptive_max_pool1d,
     adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d,
     adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
     avg_pool1d,
     avg_pool2d,
+    avg_pool3d,
     lp_pool1d,
     lp_pool2d,
+    lp_pool3d,
     max_pool1d,
     max_pool1d_with_indices,
     max_pool2d,
     max_pool2d_with_indices,
+    max_pool3d,
+    max_pool3d_with_indices,
 )
 from .sampling import affine_grid, grid_sample
 from .shuffle import channel_shuffle
@@ -129,8 +136,12 @@ __all__ = [
     "pad",
     "conv1d",
     "conv2d",
+    "conv3d",
     "max_pool2d",
     "avg_pool2d",
+    "avg_pool3d",
+    "max_pool3d",
+    "adaptive_avg_pool3d",
     "adaptive_avg_pool2d",
     "unfold",
     "fold",
@@ -172,11 +183,13 @@ __all__ = [
     "multilabel_margin_loss",
     "conv_transpose1d",
     "conv_transpose2d",
+    "conv_transpose3d",
     "max_pool1d",
     "avg_pool1d",
     "adaptive_avg_pool1d",
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
+    "adaptive_max_pool3d",
     "batch_norm",
     "instance_norm",
     "group_norm",
@@ -192,11 +205,14 @@ __all__ = [
     "max_pool2d_with_indices",
     "adaptive_max_pool1d_with_indices",
     "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d_with_indices",
+    "max_pool3d_with_indices",
     "max_unpool1d",
     "max_unpool2d",
     "max_unpool3d",
     "lp_pool1d",
     "lp_pool2d",
+    "lp_pool3d",
     "local_response_norm",
 ]
 

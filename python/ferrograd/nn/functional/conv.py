@@ -1,4 +1,4 @@
-"""Convolutions (plain and transposed) and the `unfold`/`fold` sliding-block maps."""
+"""Convolutions (plain and transposed, in one, two and three dimensions) and the `unfold`/`fold` sliding-block maps."""
 
 import numbers
 
@@ -37,6 +37,12 @@ def _conv(func, n, input, weight, bias, stride, padding, dilation, groups):
         input = input.unsqueeze(0)
     stride = _pair(stride, "stride", n, func)
     dilation = _pair(dilation, "dilation", n, func)
+    if n == 3 and weight.dim() >= 3 and weight.dim() != 5:
+        # torch reads the convolution's dimensions from the weight
+        raise RuntimeError(
+            f"expected stride to be a single integer value or a list of {weight.dim() - 2} values to match the "
+            f"convolution dimensions, but got stride={stride}"
+        )
     if isinstance(padding, str):
         if padding == "valid":
             padding = [0] * n
@@ -66,7 +72,8 @@ def _conv(func, n, input, weight, bias, stride, padding, dilation, groups):
         raise RuntimeError("non-positive groups is not supported")
     if n == 1:
         stride, padding, dilation = [1] + stride, [0] + padding, [1] + dilation
-    out = _core._convolution(input, weight, bias, stride, padding, dilation, int(groups))
+    convolution = _core._convolution3d if n == 3 else _core._convolution
+    out = convolution(input, weight, bias, stride, padding, dilation, int(groups))
     return out.squeeze(0) if unbatched else out
 
 
@@ -79,6 +86,12 @@ def conv2d(input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilati
     """2-D cross-correlation of (N, C, H, W) or (C, H, W) input with (O, C/groups, kh, kw) weight,
     as im2col + one batched GEMM in the core (ConvolutionBackward0)."""
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1, groups: int = 1) -> Tensor:
+    """3-D cross-correlation of (N, C, D, H, W) or (C, D, H, W) input with (O, C/groups, kd, kh, kw) weight,
+    as vol2col + one batched GEMM in the core (ConvolutionBackward0)."""
+    return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 
 
 def _blocks(func, size, kernel, dilation, padding, stride):
@@ -154,7 +167,7 @@ def _check_conv_args(func, stride, padding, dilation, groups):
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(d <= 0 for d in dilation):
-        names = ["height", "width"] if len(dilation) == 2 else ["width"]
+        names = ["depth", "height", "width"][-len(dilation) :]
         listed = ", ".join(f"dilation_{n}: {d}" for n, d in zip(names, dilation))
         if len(dilation) == 1:
             listed = f"dilation_height: 1, {listed}"
@@ -200,6 +213,9 @@ def _conv_transpose(func, n, input, weight, bias, stride, padding, output_paddin
             f"Given transposed=1, weight of size {w_shape}, expected bias to be 1-dimensional with {out_channels} "
             f"elements, but got bias of size {list(bias.shape)} instead"
         )
+    if n == 3:  # one core op (ConvolutionBackward0), which checks the output size
+        out = _core._convolution3d(input, weight, bias, stride, padding, dilation, int(groups), output_padding)
+        return out.squeeze(0) if unbatched else out
     if n == 1:  # as a 2-d transposed convolution over a height of 1
         input, weight = input.unsqueeze(2), weight.unsqueeze(2)
         stride, padding, output_padding, dilation = [1] + stride, [0] + padding, [0] + output_padding, [1] + dilation
@@ -261,4 +277,14 @@ def conv_transpose2d(
     whose columns col2im sums into the output image."""
     return _conv_transpose(
         "conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups, dilation
+    )
+
+
+def conv_transpose3d(
+    input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1, dilation=1
+) -> Tensor:
+    """3-D transposed convolution (the adjoint of conv3d) of (N, C_in, D, H, W) or (C_in, D, H, W) input with
+    (C_in, C_out/groups, kd, kh, kw) weight: per group one GEMM, whose columns col2vol sums into the output."""
+    return _conv_transpose(
+        "conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding, groups, dilation
     )

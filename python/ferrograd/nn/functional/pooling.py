@@ -1,10 +1,11 @@
-"""Pooling: max, average, power-average and adaptive, in one and two dimensions."""
+"""Pooling: max, average, power-average and adaptive, in one, two and three dimensions."""
 
 import numbers
 
 from ... import _core
 from ..._core import Tensor
 from .._tuples import _pair as _plain_pair
+from .._tuples import _triple as _plain_triple
 from .conv import _pair
 
 
@@ -339,3 +340,152 @@ def lp_pool2d(input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: boo
     """The p-norm of each window over the last two dims: (sum of x^p)^(1/p)."""
     kw, kh = _plain_pair(kernel_size)
     return _lp_pool(input, norm_type, kw * kh, max_pool2d, avg_pool2d, kernel_size, stride, ceil_mode)
+
+
+# ---- three dimensions ----
+
+# torch's wording of a window argument of the wrong length, per function
+_TUPLE_ERRORS_3D = {
+    "max_pool3d": {
+        "kernel_size": "kernel_size must either be a single int, or a tuple of three ints",
+        "stride": "stride must either be omitted, a single int, or a tuple of three ints",
+        "padding": "padding must either be a single int, or a tuple of three ints",
+        "dilation": "dilation must be either a single int, or a tuple of three ints",
+    },
+    "avg_pool3d": {
+        "kernel_size": "kernel_size must be a single int, or a tuple of three ints",
+        "stride": "stride must be omitted, a single int, or a tuple of three ints",
+        "padding": "padding must be a single int, or a tuple of three ints",
+    },
+}
+
+
+def _triple(func, name, value):
+    """An int or a sequence of 1 or 3 ints as a list of 3 ints, with torch's message for other lengths."""
+    if isinstance(value, numbers.Integral):
+        return [int(value)] * 3
+    values = [int(v) for v in value]
+    if len(values) not in (1, 3):
+        raise RuntimeError(f"{func}: {_TUPLE_ERRORS_3D[func][name]}")
+    return values * 3 if len(values) == 1 else values
+
+
+def _pool3d_args(func, kernel_size, stride, padding, dilation=1):
+    """The window arguments as lists of 3 ints (an omitted or empty stride is the kernel), with torch's errors
+    for negative values (the core takes sizes)."""
+    kernel = _triple(func, "kernel_size", kernel_size)
+    no_stride = stride is None or (not isinstance(stride, numbers.Integral) and len(stride) == 0)
+    stride = kernel if no_stride else _triple(func, "stride", stride)
+    padding = _triple(func, "padding", padding)
+    dilation = _triple(func, "dilation", dilation)
+    if any(p < 0 for p in padding):
+        raise RuntimeError(f"pad must be non-negative, but got pad: {next(p for p in padding if p < 0)}")
+    if any(k < 0 for k in kernel):
+        raise RuntimeError("kernel size should be greater than zero, but got kT: {} kH: {} kW: {}".format(*kernel))
+    if any(s < 0 for s in stride):
+        raise RuntimeError("stride should be greater than zero, but got dT: {} dH: {} dW: {}".format(*stride))
+    if any(d < 0 for d in dilation):
+        raise RuntimeError(
+            "dilation should be greater than zero, but got dilationT: {} dilationH: {} dilationW: {}".format(*dilation)
+        )
+    return kernel, stride, padding, dilation
+
+
+def max_pool3d(
+    input: Tensor,
+    kernel_size,
+    stride=None,
+    padding=0,
+    dilation=1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+):
+    """Window maxima over the last three dims (MaxPool3DWithIndicesBackward0); NaN wins, as in PyTorch."""
+    kernel, stride, padding, dilation = _pool3d_args("max_pool3d", kernel_size, stride, padding, dilation)
+    values, indices = _core._max_pool3d(input, kernel, stride, padding, dilation, bool(ceil_mode))
+    return (values, indices) if return_indices else values
+
+
+def max_pool3d_with_indices(
+    input: Tensor,
+    kernel_size,
+    stride=None,
+    padding=0,
+    dilation=1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+):
+    """max_pool3d's (values, indices) whatever `return_indices` says, as torch's; indices are flat positions in
+    each (D, H, W) volume, which max_unpool3d takes back."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def avg_pool3d(
+    input: Tensor,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override=None,
+) -> Tensor:
+    """Window means over the last three dims (AvgPool3DBackward0), summed in the input's type as torch's."""
+    kernel, stride, padding, _ = _pool3d_args("avg_pool3d", kernel_size, stride, padding)
+    divisor = None if divisor_override is None else int(divisor_override)
+    return _core._avg_pool3d(input, kernel, stride, padding, bool(ceil_mode), bool(count_include_pad), divisor)
+
+
+def _sizes3d(input, output_size):
+    """An adaptive 3-D pool's output size as a list of 3 (None keeps the input's size), or None for another
+    length."""
+    if isinstance(output_size, numbers.Integral) or output_size is None:
+        output_size = (output_size,) * 3
+    output_size = list(output_size)
+    if len(output_size) != 3:
+        return None
+    return [input.shape[-3 + i] if s is None else int(s) for i, s in enumerate(output_size)]
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
+    """Means over the (nearly) equal boxes that tile the last three dims into `output_size`
+    (AdaptiveAvgPool3DBackward0; a mean for size 1, as torch's)."""
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}")
+    size = _sizes3d(input, output_size)
+    if size is None:
+        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
+    if any(s < 0 for s in size):
+        raise RuntimeError(
+            "adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but received "
+            f"{{{size[0]}, {size[1]},{size[2]}}}"
+        )
+    if size == [1, 1, 1] and input.is_floating_point() and all(s > 0 for s in input.shape[-3:]):
+        return input.mean((-3, -2, -1), keepdim=True)  # as PyTorch: MeanBackward1
+    return _core._adaptive_avg_pool3d(input, size)
+
+
+def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False):
+    """Maxima over the (nearly) equal boxes that tile the last three dims into `output_size`; indices are flat
+    positions in each (D, H, W) volume (AdaptiveMaxPool3DBackward0)."""
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: {list(input.shape)}")
+    sizes = _sizes3d(input, output_size)
+    if sizes is None:
+        raise RuntimeError("adaptive_max_pool3d(): internal error: output_size.size() must be 3")
+    if any(s < 0 for s in sizes):
+        negative = next(s for s in sizes if s < 0)
+        shape = list(input.shape[:-3]) + sizes
+        raise RuntimeError(f"Trying to create tensor with negative dimension {negative}: {shape}")
+    values, indices = _core._adaptive_max_pool3d(input, sizes)
+    return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices: bool = False):
+    """adaptive_max_pool3d's (values, indices) whatever `return_indices` says, as torch's."""
+    return adaptive_max_pool3d(input, output_size, return_indices=True)
+
+
+def lp_pool3d(input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    """The p-norm of each window over the last three dims: (sum of x^p)^(1/p)."""
+    kd, kw, kh = _plain_triple(kernel_size)
+    return _lp_pool(input, norm_type, kd * kw * kh, max_pool3d, avg_pool3d, kernel_size, stride, ceil_mode)

@@ -1,5 +1,5 @@
-"""Convolution layers: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d (torch's parameters, defaults,
-initialisation, reprs and errors)."""
+"""Convolution layers: Conv1d/2d/3d, ConvTranspose1d/2d/3d (torch's parameters, defaults, initialisation, reprs
+and errors)."""
 
 import math
 
@@ -10,7 +10,7 @@ from ..parameter import Parameter
 from .module import Module
 from .utils import _ntuple, _reverse_repeat_tuple, _single
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -115,7 +115,7 @@ class _ConvNd(Module):
         return s.format(**self.__dict__)
 
     def _conv_forward(self, input, weight, bias):
-        conv = F.conv1d if len(self.kernel_size) == 1 else F.conv2d
+        conv = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[len(self.kernel_size)]
         if self.padding_mode != "zeros":
             padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
             return conv(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
@@ -126,7 +126,7 @@ class _ConvNd(Module):
 
 
 class _Conv(_ConvNd):
-    """Conv1d's and Conv2d's constructor: ints or tuples of `_dims` ints for the window arguments."""
+    """Conv1d's, Conv2d's and Conv3d's constructor: ints or tuples of `_dims` ints for the window arguments."""
 
     _dims = 0
 
@@ -175,6 +175,12 @@ class Conv2d(_Conv):
     _dims = 2
 
 
+class Conv3d(_Conv):
+    """3-D convolution over (N, C_in, D, H, W) or (C_in, D, H, W) input."""
+
+    _dims = 3
+
+
 class _ConvTransposeNd(_ConvNd):
     def __init__(self, *args, **kwargs):
         padding_mode = args[10] if len(args) > 10 else kwargs.get("padding_mode", "zeros")
@@ -218,14 +224,14 @@ class _ConvTransposeNd(_ConvNd):
         output_padding = self._output_padding(
             input, output_size, self.stride, self.padding, self.kernel_size, n, self.dilation
         )
-        conv = F.conv_transpose1d if n == 1 else F.conv_transpose2d
+        conv = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}[n]
         return conv(
             input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups, self.dilation
         )
 
 
 class _ConvTranspose(_ConvTransposeNd):
-    """ConvTranspose1d's and ConvTranspose2d's constructor."""
+    """ConvTranspose1d's, ConvTranspose2d's and ConvTranspose3d's constructor."""
 
     _dims = 0
 
@@ -272,3 +278,9 @@ class ConvTranspose2d(_ConvTranspose):
     """2-D transposed convolution over (N, C_in, H, W) or (C_in, H, W) input."""
 
     _dims = 2
+
+
+class ConvTranspose3d(_ConvTranspose):
+    """3-D transposed convolution over (N, C_in, D, H, W) or (C_in, D, H, W) input."""
+
+    _dims = 3

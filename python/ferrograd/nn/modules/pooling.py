@@ -1,5 +1,5 @@
-"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d, MaxUnpool1d/2d/3d,
-LPPool1d/2d."""
+"""Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d,
+MaxUnpool1d/2d/3d, LPPool1d/2d/3d."""
 
 from .. import functional as F
 from .module import Module
@@ -8,17 +8,22 @@ from .utils import _pair, _single, _triple
 __all__ = [
     "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
     "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
     "MaxUnpool1d",
     "MaxUnpool2d",
     "MaxUnpool3d",
     "LPPool1d",
     "LPPool2d",
+    "LPPool3d",
 ]
 
 
@@ -41,7 +46,7 @@ class _MaxPoolNd(Module):
         )
 
     def forward(self, input):
-        pool = F.max_pool1d if self._dims == 1 else F.max_pool2d
+        pool = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}[self._dims]
         return pool(
             input,
             self.kernel_size,
@@ -63,6 +68,12 @@ class MaxPool2d(_MaxPoolNd):
     """Window maxima over the last two dims of (N, C, H, W) or (C, H, W) input."""
 
     _dims = 2
+
+
+class MaxPool3d(_MaxPoolNd):
+    """Window maxima over the last three dims of (N, C, D, H, W) or (C, D, H, W) input."""
+
+    _dims = 3
 
 
 class _AvgPoolNd(Module):
@@ -87,8 +98,8 @@ class AvgPool1d(_AvgPoolNd):
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
 
 
-class AvgPool2d(_AvgPoolNd):
-    """Window means over the last two dims of (N, C, H, W) or (C, H, W) input."""
+class _AvgPoolWithDivisor(_AvgPoolNd):
+    """AvgPool2d's and AvgPool3d's constructor and forward: the settings kept as given (torch prints them so)."""
 
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"]
 
@@ -110,7 +121,8 @@ class AvgPool2d(_AvgPoolNd):
         self.divisor_override = divisor_override
 
     def forward(self, input):
-        return F.avg_pool2d(
+        pool = F.avg_pool2d if self._dims == 2 else F.avg_pool3d
+        return pool(
             input,
             self.kernel_size,
             self.stride,
@@ -119,6 +131,18 @@ class AvgPool2d(_AvgPoolNd):
             self.count_include_pad,
             self.divisor_override,
         )
+
+
+class AvgPool2d(_AvgPoolWithDivisor):
+    """Window means over the last two dims of (N, C, H, W) or (C, H, W) input."""
+
+    _dims = 2
+
+
+class AvgPool3d(_AvgPoolWithDivisor):
+    """Window means over the last three dims of (N, C, D, H, W) or (C, D, H, W) input."""
+
+    _dims = 3
 
 
 class _AdaptivePoolNd(Module):
@@ -146,6 +170,13 @@ class AdaptiveAvgPool2d(_AdaptivePoolNd):
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
+class AdaptiveAvgPool3d(_AdaptivePoolNd):
+    """Means over the boxes that tile the last three dims into `output_size`."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
 class _AdaptiveMaxPoolNd(_AdaptivePoolNd):
     __constants__ = ["output_size", "return_indices"]
 
@@ -154,7 +185,7 @@ class _AdaptiveMaxPoolNd(_AdaptivePoolNd):
         self.return_indices = return_indices
 
     def forward(self, input):
-        pool = F.adaptive_max_pool1d if self._dims == 1 else F.adaptive_max_pool2d
+        pool = {1: F.adaptive_max_pool1d, 2: F.adaptive_max_pool2d, 3: F.adaptive_max_pool3d}[self._dims]
         return pool(input, self.output_size, self.return_indices)
 
 
@@ -168,6 +199,12 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """Maxima over the rectangles that tile the last two dims into `output_size`."""
 
     _dims = 2
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Maxima over the boxes that tile the last three dims into `output_size`."""
+
+    _dims = 3
 
 
 class _MaxUnpoolNd(Module):
@@ -242,3 +279,11 @@ class LPPool2d(_LPPoolNd):
     def forward(self, input):
         # torch passes the norm as a float whatever it was given as
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    """The p-norm of each window over the last three dims."""
+
+    def forward(self, input):
+        # torch passes the norm as a float whatever it was given as
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)

@@ -30,12 +30,24 @@ impl Window {
     /// Number of window positions along dim `d` (0: height, 1: width) of an input of size `size`;
     /// None if the dilated kernel does not fit in the padded input.
     pub fn out_len(&self, d: usize, size: usize) -> Option<usize> {
-        // in u128: sizes from Python may be near usize::MAX, where usize arithmetic would wrap
-        let span = self.dilation[d] as u128 * (self.kernel[d] as u128).saturating_sub(1) + 1;
-        let padded = size as u128 + 2 * self.padding[d] as u128;
-        let out = (padded >= span).then(|| (padded - span) / (self.stride[d] as u128).max(1) + 1)?;
-        Some(usize::try_from(out).unwrap_or(usize::MAX))
+        sliding_out_len(size, self.kernel[d], self.stride[d], self.padding[d], self.dilation[d])
     }
+}
+
+/// Number of positions of a window (kernel, stride, zero padding, dilation) along one dim of an input of
+/// size `size`; None if the dilated kernel does not fit in the padded input.
+pub(crate) fn sliding_out_len(
+    size: usize,
+    kernel: usize,
+    stride: usize,
+    padding: usize,
+    dilation: usize,
+) -> Option<usize> {
+    // in u128: sizes from Python may be near usize::MAX, where usize arithmetic would wrap
+    let span = dilation as u128 * (kernel as u128).saturating_sub(1) + 1;
+    let padded = size as u128 + 2 * padding as u128;
+    let out = (padded >= span).then(|| (padded - span) / (stride as u128).max(1) + 1)?;
+    Some(usize::try_from(out).unwrap_or(usize::MAX))
 }
 
 /// The kernels' description of a convolution of `c_in` planes (all of a batch's, for the plain
@@ -242,30 +254,7 @@ fn check_convolution(
     input: &Tensor,
     weight: &Tensor,
 ) -> Result<(Window, [usize; 2])> {
-    if input.dtype() != weight.dtype() || bias.is_some_and(|b| b.dtype() != input.dtype()) {
-        let other = if input.dtype() != weight.dtype() { weight.dtype() } else { bias.unwrap().dtype() };
-        bail!(
-            Runtime,
-            "expected scalar type {} but found {}",
-            input.dtype().scalar_type_name(),
-            other.scalar_type_name()
-        );
-    }
-    if input.dtype() == DType::Bool {
-        bail!(NotImplemented, "\"slow_conv2d_cpu\" not implemented for 'Bool'");
-    }
-    if x.ndim() != 4 || w.ndim() != 4 {
-        bail!(
-            Runtime,
-            "Expected {}-dimensional input for {}-dimensional weight {:?}, but got {}-dimensional input of \
-            size {:?} instead",
-            weight.ndim(),
-            weight.ndim(),
-            weight.shape(),
-            input.ndim(),
-            input.shape()
-        );
-    }
+    check_operands(input, weight, bias, "slow_conv2d_cpu", x.ndim() == 4 && w.ndim() == 4)?;
     let win = Window { kernel: [w.shape()[2], w.shape()[3]], ..*win };
     if win.kernel.contains(&0) {
         bail!(Runtime, "weight should have at least three dimensions with non-zero sizes, got {:?}", weight.shape());
@@ -337,6 +326,42 @@ fn check_convolution(
             );
         }
     }
+}
+
+/// PyTorch's first checks of a convolution's operands: one dtype, not bool (`bool_kernel` names the kernel its
+/// error names), and input and weight of the convolution's rank (`ranks_match`).
+pub(crate) fn check_operands(
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    bool_kernel: &str,
+    ranks_match: bool,
+) -> Result<()> {
+    if input.dtype() != weight.dtype() || bias.is_some_and(|b| b.dtype() != input.dtype()) {
+        let other = if input.dtype() != weight.dtype() { weight.dtype() } else { bias.unwrap().dtype() };
+        bail!(
+            Runtime,
+            "expected scalar type {} but found {}",
+            input.dtype().scalar_type_name(),
+            other.scalar_type_name()
+        );
+    }
+    if input.dtype() == DType::Bool {
+        bail!(NotImplemented, "\"{bool_kernel}\" not implemented for 'Bool'");
+    }
+    if !ranks_match {
+        bail!(
+            Runtime,
+            "Expected {}-dimensional input for {}-dimensional weight {:?}, but got {}-dimensional input of \
+            size {:?} instead",
+            weight.ndim(),
+            weight.ndim(),
+            weight.shape(),
+            input.ndim(),
+            input.shape()
+        );
+    }
+    Ok(())
 }
 
 impl AsField for Window {

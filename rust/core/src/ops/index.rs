@@ -655,7 +655,8 @@ crate::backward_rule! {
     names = [
         "FlipBackward0", "RollBackward0", "RepeatBackward0", "TrilBackward0", "TriuBackward0",
         "IndexSelectBackward0", "GatherBackward0", "MaskedSelectBackward0", "IndexBackward0", "SortBackward0",
-        "TopkBackward0", "MedianBackward1", "MaxPool2DWithIndicesBackward0", "ConstantPadNdBackward0",
+        "TopkBackward0", "MedianBackward1", "MaxPool2DWithIndicesBackward0", "MaxPool3DWithIndicesBackward0",
+        "AdaptiveMaxPool3DBackward0", "ConstantPadNdBackward0",
         "ReflectionPad1DBackward0",
         "ReflectionPad2DBackward0", "ReflectionPad3DBackward0", "ReplicationPad1DBackward0",
         "ReplicationPad2DBackward0", "ReplicationPad3DBackward0", "CopySlices",

@@ -95,19 +95,32 @@ fn pooled_size(x: &Tensor, hw: [usize; 2], win: &Window, ceil_mode: bool) -> Res
 
 /// The input positions (along one dim) each output position's window covers inside the input.
 fn window_positions(d: usize, size: usize, win: &Window, out: usize) -> Vec<Vec<usize>> {
-    let (stride, dil, pad) = (win.stride[d] as i128, win.dilation[d] as i128, win.padding[d] as i128);
+    taps_inside(size, win.kernel[d], win.stride[d], win.padding[d], win.dilation[d], out)
+}
+
+/// The input positions each of `out` windows (kernel, stride, padding, dilation) covers inside an input
+/// of `size` along one dim.
+pub(crate) fn taps_inside(
+    size: usize,
+    kernel: usize,
+    stride: usize,
+    padding: usize,
+    dilation: usize,
+    out: usize,
+) -> Vec<Vec<usize>> {
+    let (stride, dil, pad) = (stride as i128, dilation as i128, padding as i128);
     (0..out)
         .map(|o| {
             // only the taps that land inside the input: a huge kernel over a small input stays cheap
             let first = pad - o as i128 * stride; // tap k reads position k·dil - first
             let lo = if first > 0 { (first + dil - 1) / dil } else { 0 };
-            let hi = ((size as i128 - 1 + first).div_euclid(dil) + 1).min(win.kernel[d] as i128);
+            let hi = ((size as i128 - 1 + first).div_euclid(dil) + 1).min(kernel as i128);
             (lo..hi.max(lo)).map(|k| (k * dil - first) as usize).collect()
         })
         .collect()
 }
 
-fn is_nan<T: PartialOrd>(v: T) -> bool {
+pub(crate) fn is_nan<T: PartialOrd>(v: T) -> bool {
     v.partial_cmp(&v).is_none()
 }
 
@@ -324,7 +337,11 @@ fn window_max<T: Element>(src: &[T], width: usize, h0: usize, h1: usize, w0: usi
 
 /// `A[i, j] = 1 / divisor(i)` for j in the window's range along one dim: an (out, size) matrix (the
 /// average pools' gradient is `A_hᵀ · g · A_w`).
-fn averaging_matrix(size: usize, windows: &[AvgWindow], divisor: impl Fn(&AvgWindow) -> f64) -> Result<Tensor> {
+pub(crate) fn averaging_matrix(
+    size: usize,
+    windows: &[AvgWindow],
+    divisor: impl Fn(&AvgWindow) -> f64,
+) -> Result<Tensor> {
     let mut a = crate::pool::try_filled(crate::layout::numel(&[windows.len(), size]), 0.0f64)?;
     for (i, w) in windows.iter().enumerate() {
         for j in w.start..w.end {
@@ -336,23 +353,48 @@ fn averaging_matrix(size: usize, windows: &[AvgWindow], divisor: impl Fn(&AvgWin
 
 /// One output's window along one dim: the input range it sums, and its length counting the padding.
 #[derive(Clone, Copy, Debug)]
-struct AvgWindow {
-    start: usize,
-    end: usize,
-    padded: usize,
+pub(crate) struct AvgWindow {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) padded: usize,
 }
 
 impl AvgWindow {
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.end - self.start
     }
+}
+
+/// The average pool's windows along one dim of an input of `size`: `out` of them, `kernel` long (counting the
+/// padding, and clipped at the padded input's end), `stride` apart from `-padding` on.
+pub(crate) fn avg_windows(size: usize, kernel: usize, stride: usize, padding: usize, out: usize) -> Vec<AvgWindow> {
+    let (p, n) = (padding as isize, size as isize);
+    (0..out)
+        .map(|i| {
+            let start = (i * stride) as isize - p;
+            let end = (start + kernel as isize).min(n + p);
+            let padded = (end - start) as usize;
+            let (start, end) = (start.max(0) as usize, end.min(n).max(start.max(0)) as usize);
+            AvgWindow { start, end, padded }
+        })
+        .collect()
+}
+
+/// The adaptive pools' `out` (nearly) equal windows tiling one dim of `size`: floor(i·n/o) to ceil((i+1)·n/o).
+pub(crate) fn adaptive_windows(size: usize, out: usize) -> Vec<AvgWindow> {
+    (0..out)
+        .map(|i| {
+            let (start, end) = (i * size / out, ((i + 1) * size).div_ceil(out));
+            AvgWindow { start, end, padded: end - start }
+        })
+        .collect()
 }
 
 /// What a window's sum is divided by, and how, as in torch's kernels: avg_pool2d divides once by the
 /// product of the two sides (with or without the padding, or by `divisor_override`);
 /// adaptive_avg_pool2d divides by the height, then by the width.
 #[derive(Clone, Copy, Debug)]
-enum AvgDivisor {
+pub(crate) enum AvgDivisor {
     WithPadding,
     InputOnly,
     Override(i64),
@@ -474,18 +516,7 @@ impl Tensor {
             bail!(Runtime, "divisor must be not zero");
         }
         let out = pooled_size(self, hw, win, ceil_mode)?;
-        let [rows, cols] = [0, 1].map(|d| {
-            let (k, s, p, n) = (win.kernel[d], win.stride[d], win.padding[d] as isize, hw[d] as isize);
-            (0..out[d])
-                .map(|i| {
-                    let start = (i * s) as isize - p;
-                    let end = (start + k as isize).min(n + p);
-                    let padded = (end - start) as usize;
-                    let (start, end) = (start.max(0) as usize, end.min(n).max(start.max(0)) as usize);
-                    AvgWindow { start, end, padded }
-                })
-                .collect::<Vec<_>>()
-        });
+        let [rows, cols] = [0, 1].map(|d| avg_windows(hw[d], win.kernel[d], win.stride[d], win.padding[d], out[d]));
         let divisor = match (divisor_override, count_include_pad) {
             (Some(d), _) => AvgDivisor::Override(d),
             (None, true) => AvgDivisor::WithPadding,
@@ -505,15 +536,7 @@ impl Tensor {
         }
         let hw = [self.shape()[nd - 2], self.shape()[nd - 1]];
         crate::alloc::check_new_shape(&[self.numel() / (hw[0] * hw[1]), out[0], out[1]], self.dtype().itemsize())?;
-        let [rows, cols] = [0, 1].map(|d| {
-            let (n, o) = (hw[d], out[d]);
-            (0..o)
-                .map(|i| {
-                    let (start, end) = (i * n / o, ((i + 1) * n).div_ceil(o));
-                    AvgWindow { start, end, padded: end - start }
-                })
-                .collect::<Vec<_>>()
-        });
+        let [rows, cols] = [0, 1].map(|d| adaptive_windows(hw[d], out[d]));
         self.average_pool(hw, &rows, &cols, AvgDivisor::EachSide, true)
     }
 
@@ -600,7 +623,7 @@ impl Backward for SeparablePoolBackward {
 }
 
 /// Whether every element of `g` is finite (read in place when contiguous, as a gradient usually is).
-fn all_finite(g: &Tensor) -> bool {
+pub(crate) fn all_finite(g: &Tensor) -> bool {
     with_dtype!(g.dtype(), T => g.with_data(|l, xs: &[T]| match l.contiguous_range() {
         Some(range) => xs[range].iter().all(|v| v.to_f64().is_finite()),
         None => crate::kernels::elementwise::dense_copy(l, xs).iter().all(|v: &T| v.to_f64().is_finite()),
@@ -612,7 +635,11 @@ fn all_finite(g: &Tensor) -> bool {
 /// adds a window's gradient to its own positions only: the finite part is spread as usual, and each kind of
 /// non-finite entry as an indicator, which marks the positions its windows reach; +inf and -inf meeting make
 /// NaN, as in a sum. (An inf keeps its sign: the weights are positive but for a negative divisor_override.)
-fn spread_non_finite(g: &Tensor, values: &[f64], spread: impl Fn(&Tensor) -> Result<Tensor>) -> Result<Tensor> {
+pub(crate) fn spread_non_finite(
+    g: &Tensor,
+    values: &[f64],
+    spread: impl Fn(&Tensor) -> Result<Tensor>,
+) -> Result<Tensor> {
     let indicator = |keep: fn(f64) -> bool| -> Result<Tensor> {
         let marks: Vec<f64> = values.iter().map(|&v| if keep(v) { 1.0 } else { 0.0 }).collect();
         let marks = Tensor::from_vec(marks, g.shape())?.to_dtype(g.dtype())?;
