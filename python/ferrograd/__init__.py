@@ -20,6 +20,7 @@ from ._autocast_state import (
 )
 from ._combine import broadcast_shapes, broadcast_tensors, cartesian_prod, meshgrid
 from ._compile import compile
+from ._complex import *  # noqa: F403
 from ._core import (
     Generator,
     Tensor,
@@ -31,6 +32,9 @@ from ._core import (
     bucketize,
     cat,
     cdist,
+    complex,
+    complex64,
+    complex128,
     default_generator,
     dtype,
     einsum,
@@ -57,6 +61,7 @@ from ._core import (
     pdist,
     pixel_shuffle,
     pixel_unshuffle,
+    polar,
     promote_types,
     rand,
     randn,
@@ -69,6 +74,8 @@ from ._core import (
     tril_indices,
     triu_indices,
     uint8,
+    view_as_complex,
+    view_as_real,
     var_mean,
     where,
     zeros,
@@ -120,6 +127,8 @@ _tensor_python.install()
 
 float = float32
 double = float64
+cfloat = complex64
+cdouble = complex128
 half = float16
 long = int64
 int = int32

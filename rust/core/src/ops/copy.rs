@@ -38,6 +38,10 @@ impl DenseWrite {
 impl Tensor {
     /// A fresh contiguous copy with no history.
     pub fn contiguous_copy(&self) -> Result<Tensor> {
+        if self.is_complex() {
+            // the pairs copied, read as complex again
+            return self.detach().view_as_real()?.contiguous_copy()?.view_as_complex().map(|t| t.detach());
+        }
         with_dtype!(self.dtype(), T => Tensor::from_vec(self.to_vec::<T>(), self.shape()))
     }
 
@@ -48,8 +52,8 @@ impl Tensor {
             && Arc::strong_count(&self.0.storage) == 1
             && self.is_contiguous()
             && self.storage_offset() == 0
-            && self.numel() == self.0.storage.read().len()
-            && with_dtype!(self.dtype(), T => T::data(&self.0.storage.read()).is_some_and(|d| d.is_owned()))
+            && self.numel() == self.storage_numel()
+            && self.0.storage.read().is_owned()
     }
 
     /// The gradient itself when nothing else can see its memory, else a private contiguous copy.
@@ -219,6 +223,9 @@ impl Tensor {
     pub fn to_dtype(&self, dtype: DType) -> Result<Tensor> {
         if dtype == self.dtype() {
             return Ok(self.clone());
+        }
+        if dtype.is_complex() || self.is_complex() {
+            return self.complex_cast(dtype);
         }
         let out =
             self.map_in_memory_order(|x| with_dtype!(dtype, T => Tensor::from_vec(x.to_vec::<T>(), x.shape())))?;

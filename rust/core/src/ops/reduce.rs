@@ -103,6 +103,9 @@ impl Tensor {
     }
 
     fn sum_eager(&self, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
+        if self.is_complex() {
+            return self.complex_reduce(dims, keepdim, false);
+        }
         let all = dims.is_none();
         let dims = reduction_dims(dims, self.ndim())?;
         let shape = reduced_shape(self.shape(), &dims, keepdim);
@@ -130,6 +133,9 @@ impl Tensor {
     }
 
     fn mean_eager(&self, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
+        if self.is_complex() {
+            return self.complex_reduce(dims, keepdim, true);
+        }
         if !self.dtype().is_float() {
             bail!(
                 NotImplemented,

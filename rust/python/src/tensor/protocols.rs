@@ -206,6 +206,9 @@ impl PyTensor {
     fn item<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         ferrograd_core::compile::unsupported("Tensor.item()");
         let t = self.get();
+        if t.is_complex() {
+            return crate::complex::complex_item(py, &t);
+        }
         scalar_to_py(py, call(|| t.item())?)
     }
 
