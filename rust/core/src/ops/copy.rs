@@ -196,6 +196,15 @@ impl Tensor {
 
     /// Writes `src` (broadcast to this shape, cast to this dtype) through this tensor's layout.
     pub fn copy_from(&self, src: &Tensor) -> Result<()> {
+        if self.is_complex() {
+            // the pairs written: `src` in this dtype (a real one with zero imaginary parts), broadcast
+            let src = src.detach().to_dtype(self.dtype())?.expand(self.shape())?;
+            return self.detach().view_as_real()?.copy_from(&src.view_as_real()?);
+        }
+        if src.is_complex() {
+            // a real tensor holds no imaginary part: refused rather than dropped
+            return Err(crate::dtype::complex_refusal(src.dtype()));
+        }
         if self.write_dense(src, DenseWrite::Copy) {
             return Ok(());
         }

@@ -155,6 +155,12 @@ impl Tensor {
 
     /// Elementwise `cond ? a : b`, broadcasting all three.
     pub fn where_(cond: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        if a.is_complex() || b.is_complex() {
+            // the pairs chosen, the condition repeated over each pair
+            let dtype = result_type(a.promotion_key(), b.promotion_key());
+            let (a, b) = (a.to_dtype(dtype)?.view_as_real()?, b.to_dtype(dtype)?.view_as_real()?);
+            return Tensor::where_(&cond.unsqueeze(-1)?, &a, &b)?.view_as_complex();
+        }
         let eager = |x: &[&Tensor]| Tensor::where_eager(x[0], x[1], x[2]);
         traced("where", NodeKind::Elementwise, &[cond, a, b], || eager(&[cond, a, b]), || eager)
     }

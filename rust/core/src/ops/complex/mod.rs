@@ -74,7 +74,7 @@ impl Tensor {
         let float_pair = [real.dtype(), imag.dtype()].iter().all(|d| matches!(d, DType::F32 | DType::F64));
         if !float_pair {
             crate::bail!(
-                Runtime,
+                NotImplemented,
                 "Expected both inputs to be Half, Float or Double tensors but got {} and {}",
                 real.dtype().scalar_type_name(),
                 imag.dtype().scalar_type_name()
