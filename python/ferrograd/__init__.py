@@ -74,9 +74,9 @@ from ._core import (
     tril_indices,
     triu_indices,
     uint8,
+    var_mean,
     view_as_complex,
     view_as_real,
-    var_mean,
     where,
     zeros,
 )

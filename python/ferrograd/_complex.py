@@ -47,4 +47,8 @@ def angle(input: Tensor) -> Tensor:
     return _core.where(x.isnan(), x, half_turns)
 
 
-TENSOR_ATTRIBUTES: dict[str, object] = {"angle": angle}
+def _angle_method(self: Tensor) -> Tensor:
+    return angle(self)
+
+
+TENSOR_ATTRIBUTES: dict[str, object] = {"angle": _angle_method}

@@ -7,7 +7,19 @@ layout objects (`_device`, `_layout`; `to_sparse` here), `new_*` (`_new`), the l
 the method forms of the splits (`_splitting`) and of the small compositions of `_tensor_vocab` and
 `_tensor_misc`, and the random fills of `_random_fills`."""
 
-from . import _complex, _core, _device, _layout, _new, _random_fills, _splitting, _tensor_misc, _tensor_vocab, _type, _utils
+from . import (
+    _complex,
+    _core,
+    _device,
+    _layout,
+    _new,
+    _random_fills,
+    _splitting,
+    _tensor_misc,
+    _tensor_vocab,
+    _type,
+    _utils,
+)
 
 
 def _to_sparse(self, sparse_dim=None):
