@@ -267,6 +267,7 @@ def python_values():
     return {
         "item": fg.tensor([[1.5 - 2j]]).item(),
         "item_complex128": fg.tensor(-0.5j, dtype=fg.complex128).item(),
+        "builtin_complex": [complex(fg.tensor(1 - 1j)), complex(fg.tensor([2.5]))],
         "tolist": str(z.tolist()),
         "numpy": str(_z().numpy()),
         "numpy_dtype": str(_z(fg.complex128).numpy().dtype),
@@ -315,6 +316,7 @@ def refused_ops():
         "log_softmax": lambda: z.log_softmax(0),
         "heaviside": lambda: fg.heaviside(z, z),
         "sign": lambda: z.sign(),
+        "arange": lambda: fg.arange(3, dtype=fg.cfloat),
     }
     return {name: _raised_type(fn) for name, fn in ops.items()}
 

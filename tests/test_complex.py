@@ -114,3 +114,9 @@ def test_ops_without_complex_kernels_refuse(op):
     z = fg.tensor([1 + 2j, 3 - 1j, 0j, -1j])
     with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat'"):
         op(z)
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="torch saves complex tensors; ferrograd's checkpoint writer does not yet")
+def test_save_refuses_complex(tmp_path):
+    with pytest.raises(NotImplementedError, match="complex64"):
+        fg.save(fg.tensor([1 + 2j]), tmp_path / "z.pt")

@@ -362,6 +362,8 @@ class Tensor:
         """Identity hash (tensors hash by object, as in PyTorch)."""
     def __bool__(self) -> _Bool:
         """Truth value of a one-element tensor; RuntimeError for more elements."""
+    def __complex__(self) -> builtins.complex:
+        """The value of a one-element tensor as a Python complex."""
     def __float__(self) -> _Float:
         """The value of a one-element tensor as a Python float."""
     def __int__(self) -> builtins.int:

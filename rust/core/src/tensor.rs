@@ -104,6 +104,9 @@ impl Tensor {
     pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) -> Result<Tensor> {
         let any_float = [start, end, step].iter().any(|s| matches!(s, Scalar::Float(_)));
         let dtype = dtype.unwrap_or(if any_float { crate::dtype::default_float() } else { DType::I64 });
+        if dtype.is_complex() {
+            return Err(crate::dtype::complex_refusal(dtype));
+        }
         let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
         if st == 0.0 {
             bail!(Runtime, "step must be nonzero");
