@@ -57,10 +57,11 @@ pub fn complex_from_external(
     owner: Box<dyn std::any::Any + Send + Sync>,
 ) -> PyResult<Tensor> {
     let reals = layout.as_pairs().storage_extent();
-    // SAFETY (both arms): the caller's array holds `layout`'s complex elements from `ptr`, each two parts of the
-    // component type, and `owner` keeps it alive
     let buffer = match dtype {
+        // SAFETY: the caller's array holds `layout`'s complex64 elements from `ptr`, each two float32 parts, and
+        // `owner` keeps it alive
         DType::C64 => unsafe { ferrograd_core::storage::Buffer::F32(Data::from_external(ptr.cast(), reals, owner)) },
+        // SAFETY: as above, complex128 elements of two float64 parts
         _ => unsafe { ferrograd_core::storage::Buffer::F64(Data::from_external(ptr.cast(), reals, owner)) },
     };
     call(|| Tensor::from_complex_storage(Arc::new(Storage::new(buffer)), layout, dtype))

@@ -61,12 +61,20 @@ impl Tensor {
         let b = other.detach().complex_cast_or_same(dtype)?.expand(shape)?;
         let mut pair_shape = shape.to_vec();
         pair_shape.push(2);
+        let (pa, pb) = (a.pairs(), b.pairs());
         let values = crate::with_float_dtype!(
             dtype.component(),
-            T => Tensor::from_vec(pair_kernel::<T>(op, &a.pairs().to_vec::<T>(), &b.pairs().to_vec::<T>()), &pair_shape)?,
-            unreachable!("a complex dtype's parts are float32 or float64")
+            T => Tensor::from_vec(pair_kernel::<T>(op, &pa.to_vec::<T>(), &pb.to_vec::<T>()), &pair_shape),
+            // (a complex dtype's parts are float32 or float64)
+            return Err(crate::dtype::complex_refusal(dtype))
         );
-        values.view_as_complex()
+        values?.view_as_complex()
+    }
+
+    /// `1 / self` of a complex tensor, with no history (`reciprocal`'s values).
+    pub(crate) fn complex_reciprocal_values(&self) -> Result<Tensor> {
+        let one = Tensor::wrapped_scalar(crate::dtype::Scalar::Int(1));
+        one.complex_arith_values(self, PairOp::Div, self.dtype(), self.shape())
     }
 
     /// This tensor in `dtype`, itself when it is already.

@@ -48,10 +48,10 @@ impl Tensor {
         if last_stride != 1 {
             bail!(Runtime, "Tensor must have a last dimension with stride 1");
         }
-        if outer_strides.iter().any(|s| s % PAIR != 0) {
+        if outer_strides.iter().any(|s| !s.is_multiple_of(PAIR)) {
             bail!(Runtime, "Tensor must have a stride divisible by 2 for all but last dimension");
         }
-        if layout.offset % PAIR != 0 {
+        if !layout.offset.is_multiple_of(PAIR) {
             bail!(Runtime, "Tensor must have a storage_offset divisible by 2");
         }
         Ok(Layout {

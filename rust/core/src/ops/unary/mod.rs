@@ -221,10 +221,7 @@ impl Tensor {
             // of the unary ops, only abs and reciprocal have complex kernels
             match O::NAMES[0] {
                 "AbsBackward0" => self.detach().complex_abs()?,
-                "ReciprocalBackward0" => {
-                    let one = Tensor::wrapped_scalar(crate::dtype::Scalar::Int(1));
-                    one.complex_arith_values(self, crate::ops::complex::PairOp::Div, self.dtype(), self.shape())?
-                }
+                "ReciprocalBackward0" => self.complex_reciprocal_values()?,
                 _ => return Err(crate::dtype::complex_refusal(self.dtype())),
             }
         } else {
