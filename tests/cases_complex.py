@@ -359,6 +359,12 @@ def gradients():
             fg.view_as_real(z).grad_fn.name(),
             fg.view_as_complex(x.reshape(2, 2).requires_grad_()).grad_fn.name(),
             z.real.grad_fn.name(),
+            z.conj().grad_fn.name(),
+            fg.complex(x.requires_grad_(), x).grad_fn.name(),
+            z.sum().grad_fn.name(),
+            z.sum(0).grad_fn.name(),
+            z.mean().grad_fn.name(),
+            z.mean(0, keepdim=True).grad_fn.name(),
         ],
     }
 

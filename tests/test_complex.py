@@ -102,6 +102,7 @@ def test_abs_gradient_at_zero_is_zero():
         pytest.param(lambda z: z.sqrt(), id="sqrt"),
         pytest.param(lambda z: z @ z, id="matmul"),
         pytest.param(lambda z: fg.nn.functional.conv1d(z.reshape(1, 1, 4), z.reshape(1, 1, 4)), id="conv1d"),
+        pytest.param(lambda z: fg.nn.functional.conv2d(z.reshape(1, 1, 2, 2), z.reshape(1, 1, 2, 2)), id="conv2d"),
         pytest.param(lambda z: z.cumsum(0), id="cumsum"),
         pytest.param(lambda z: z.prod(), id="prod"),
         pytest.param(lambda z: z**2, id="pow"),

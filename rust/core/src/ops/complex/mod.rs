@@ -11,6 +11,7 @@ mod views;
 pub use arith::PairOp;
 pub use views::{ViewAsComplexBackward0, ViewAsRealBackward0};
 
+use crate::autograd::{one, record, Backward, Ctx, Grads};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Layout;
@@ -89,7 +90,9 @@ impl Tensor {
             );
         }
         let shape = crate::layout::broadcast_shapes(real.shape(), imag.shape())?;
-        Tensor::stack(&[real.expand(&shape)?, imag.expand(&shape)?], -1)?.view_as_complex()
+        let parts = [real.detach().expand(&shape)?, imag.detach().expand(&shape)?];
+        let out = Tensor::stack(&parts, -1)?.view_as_complex()?.detach();
+        Ok(record(out, &[real, imag], |_| ComplexBackward0))
     }
 
     /// `torch.polar(abs, angle)`: `abs * (cos(angle) + i sin(angle))`.
@@ -109,8 +112,9 @@ impl Tensor {
         if !self.is_complex() {
             return Ok(self.clone());
         }
-        let (re, im) = self.parts()?;
-        Tensor::complex(&re, &im.neg()?)
+        let (re, im) = self.detach().parts()?;
+        let out = Tensor::complex(&re, &im.neg()?)?;
+        Ok(record(out, &[self], |_| ConjBackward0))
     }
 
     /// `abs()` of a complex tensor: the modulus, a real tensor of the parts' dtype (`hypot(re, im)`).
@@ -134,7 +138,7 @@ impl Tensor {
         im.binary(&re, crate::ops::binary::Binary::Atan2)
     }
 
-    /// `sum`/`mean` of a complex tensor over `dims` (all when None): the pairs' sums.
+    /// `sum`/`mean` of a complex tensor over `dims` (all when None): the pairs' sums (the caller records them).
     pub(crate) fn complex_reduce(&self, dims: Option<&[isize]>, keepdim: bool, mean: bool) -> Result<Tensor> {
         let dims = crate::ops::reduce::reduction_dims(dims, self.ndim())?;
         if self.ndim() == 0 {
@@ -206,5 +210,25 @@ impl Tensor {
     pub fn complex_values(&self) -> Result<Vec<(f64, f64)>> {
         let reals = self.pairs().to_vec::<f64>();
         Ok(reals.chunks_exact(2).map(|p| (p[0], p[1])).collect())
+    }
+}
+
+crate::backward_rule! {
+    /// `complex(real, imag)`: the gradient's real and imaginary parts.
+    pub struct ComplexBackward0;
+}
+impl Backward for ComplexBackward0 {
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        Ok(vec![Some(g.real_part()?), Some(g.imag_part()?)])
+    }
+}
+
+crate::backward_rule! {
+    /// `conj()`: the gradient conjugated.
+    pub struct ConjBackward0;
+}
+impl Backward for ConjBackward0 {
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(g.conj())
     }
 }
