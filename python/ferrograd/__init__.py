@@ -562,6 +562,7 @@ _lazy_submodules.install(
         "cpu",
         "cuda",
         "distributed",
+        "fft",
         "linalg",
         "nn",
         "onnx",

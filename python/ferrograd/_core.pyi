@@ -542,6 +542,7 @@ class Tensor:
     def conj_physical(self) -> Tensor:
         """The conjugate as a new tensor (a copy for a real tensor too)."""
     def _complex_angle(self) -> Tensor: ...
+    def _fft_c2c(self, dim: builtins.int, forward: _Bool, scale: _Float) -> Tensor: ...
     def is_floating_point(self) -> _Bool:
         """True if the dtype is a floating-point type."""
     def is_contiguous(self, memory_format: Any = None) -> _Bool:

@@ -120,6 +120,13 @@ impl Tensor {
         if target.shape != self.shape() {
             bail!(Runtime, "gradient of shape {:?} does not fit the view {:?}", self.shape(), target.shape);
         }
+        if self.is_complex() {
+            // the pairs scattered into zero pairs
+            let mut pair_shape = shape.to_vec();
+            pair_shape.push(2);
+            let pairs = self.detach().view_as_real()?.scatter_into_zeros(&pair_shape, &target.as_pairs())?;
+            return pairs.view_as_complex().map(|t| t.detach());
+        }
         with_dtype!(self.dtype(), T => {
             let mut out = crate::pool::filled(numel(shape), T::ZERO);
             self.with_data(|l, x: &[T]| copy_into(&mut out, target, x, l));

@@ -56,4 +56,11 @@ impl PyTensor {
         let t = self.get();
         wrap(py, call(|| t.complex_angle())?)
     }
+
+    /// One dim's complex transform (`torch.fft`'s primitive): forward or inverse (not divided by n), times
+    /// `scale`.
+    fn _fft_c2c(&self, py: Python<'_>, dim: isize, forward: bool, scale: f64) -> Out {
+        let t = self.get();
+        wrap(py, call(|| t.fft_c2c(dim, forward, scale))?)
+    }
 }

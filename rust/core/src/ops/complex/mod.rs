@@ -6,9 +6,11 @@
 //! gradients: the gradient of a real loss is dL/dre + i dL/dim); every other kernel refuses complex input
 //! (`with_dtype!`'s complex arm, `Tensor::with_data`).
 mod arith;
+mod fft;
 mod views;
 
 pub use arith::PairOp;
+pub use fft::FftC2CBackward0;
 pub use views::{ViewAsComplexBackward0, ViewAsRealBackward0};
 
 use crate::autograd::{one, record, Backward, Ctx, Grads};
