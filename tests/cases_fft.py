@@ -37,6 +37,28 @@ def one_dim():
     }
 
 
+def real_transforms():
+    x = _real(7).float()
+    spectrum = _complex(5, fg.complex128)
+    return {
+        "rfft": fg.fft.rfft(x),
+        "rfft_pad_ortho": fg.fft.rfft(x, n=10, norm="ortho"),
+        "rfft_dim0": fg.fft.rfft(x[:6].reshape(2, 3), dim=0),
+        "rfft_int": fg.fft.rfft(fg.tensor([1, 2, 3])),
+        "irfft": fg.fft.irfft(spectrum),
+        "irfft_odd_forward": fg.fft.irfft(spectrum, n=7, norm="forward"),
+        "irfft_trim": fg.fft.irfft(spectrum, n=4),
+        "irfft_pad": fg.fft.irfft(spectrum, n=12),
+        "irfft_n1": fg.fft.irfft(spectrum, n=1),
+        "irfft_real_input": fg.fft.irfft(fg.tensor([1.0, 2.0, 3.0])),
+        "irfft_int": fg.fft.irfft(fg.tensor([1, 2, 3])),
+        "irfft_dim0": fg.fft.irfft(spectrum.reshape(5, 1), dim=0),
+        "round_trip": fg.fft.irfft(fg.fft.rfft(x), n=7),
+        "rfft_complex": error(fg.fft.rfft, fg.ones(3, dtype=fg.cfloat)),
+        "irfft_length_one": error(fg.fft.irfft, fg.ones(1, dtype=fg.cfloat)),
+    }
+
+
 def n_dim():
     z = _complex(12).reshape(3, 4)
     return {
@@ -92,8 +114,10 @@ def gradients():
         "fft_trim_forward": _grads(lambda a: fg.view_as_real(fg.fft.fft(a, n=4, norm="forward")), z),
         "fft2": _grads(lambda a: fg.view_as_real(fg.fft.fft2(a)), z.reshape(2, 3)),
         "real_input_abs": _grads(lambda a: fg.fft.fft(a).abs(), x),
+        "rfft_abs": _grads(lambda a: fg.fft.rfft(a, n=6).abs(), x),
+        "irfft": _grads(lambda a: fg.fft.irfft(a, n=7, norm="ortho"), z[:4]),
         "grad_fn": fg.fft.fft(z.requires_grad_()).grad_fn.name(),
     }
 
 
-CASES = {f.__name__: f for f in (one_dim, n_dim, errors, frequencies, gradients)}
+CASES = {f.__name__: f for f in (one_dim, real_transforms, n_dim, errors, frequencies, gradients)}

@@ -29,6 +29,15 @@ def test_against_numpy(rng, norm, n):
     )
 
 
+@pytest.mark.parametrize("n", [None, 7, 10])
+def test_real_transforms_against_numpy(rng, n):
+    a = rng.standard_normal((4, 9))
+    np.testing.assert_allclose(fg.fft.rfft(fg.tensor(a), n=n).numpy(), np.fft.rfft(a, n=n), rtol=1e-10, atol=1e-12)
+    spectrum = np.fft.rfft(a, axis=0)
+    got = fg.fft.irfft(fg.tensor(spectrum), n=n, dim=0, norm="ortho").numpy()
+    np.testing.assert_allclose(got, np.fft.irfft(spectrum, n=n, axis=0, norm="ortho"), rtol=1e-10, atol=1e-12)
+
+
 def test_complex64_against_numpy(rng):
     a = (rng.standard_normal(1000) + 1j * rng.standard_normal(1000)).astype(np.complex64)
     got = fg.fft.fft(fg.tensor(a))
@@ -41,6 +50,8 @@ DIFFERENTIABLE = [
     pytest.param(lambda x, y: fg.view_as_real(fg.fft.ifft(fg.complex(x, y), n=5, dim=0)), id="ifft_pad"),
     pytest.param(lambda x, y: fg.view_as_real(fg.fft.fft2(fg.complex(x, y), s=(2, 2))), id="fft2_trim"),
     pytest.param(lambda x, y: fg.fft.fft(x * y).abs(), id="real_input_abs"),
+    pytest.param(lambda x, y: fg.fft.rfft(x * y, n=5).abs(), id="rfft_abs"),
+    pytest.param(lambda x, y: fg.fft.irfft(fg.complex(x, y), n=5, dim=0), id="irfft"),
 ]
 
 

@@ -1,7 +1,7 @@
 """`torch.fft`'s complex-to-complex transforms and the sample frequencies, over the core's one-dim transform
 (`Tensor._fft_c2c`, rustfft): real inputs become complex (integers in the default float dtype first), `n`/`s`
-pad with zeros or trim, `norm` picks the scale. Not yet: the real-input and Hermitian transforms (`rfft`, `irfft`,
-`hfft`, ...) and the shifts."""
+pad with zeros or trim, `norm` picks the scale; `rfft`/`irfft` are composed on it. Not yet: `rfftn`/`irfftn`, the
+Hermitian transforms (`hfft`, ...) and the shifts."""
 
 import builtins
 import math
@@ -9,7 +9,7 @@ import math
 from . import _core
 from ._core import Tensor
 
-__all__ = ["fft", "fft2", "fftfreq", "fftn", "ifft", "ifft2", "ifftn", "rfftfreq"]
+__all__ = ["fft", "fft2", "fftfreq", "fftn", "ifft", "ifft2", "ifftn", "irfft", "rfft", "rfftfreq"]
 
 _NORMS = (None, "backward", "ortho", "forward")
 
@@ -96,6 +96,43 @@ def fft(input: Tensor, n=None, dim: builtins.int = -1, norm=None) -> Tensor:
 def ifft(input: Tensor, n=None, dim: builtins.int = -1, norm=None) -> Tensor:
     """The one-dimensional inverse discrete Fourier transform along `dim` (`n` points)."""
     return _c2c(input, _points(n), dim, norm, False)
+
+
+def rfft(input: Tensor, n=None, dim: builtins.int = -1, norm=None) -> Tensor:
+    """The transform of a real signal: its `n // 2 + 1` non-negative frequencies (the others are their conjugates).
+    The full transform's first half, so its gradient is torch's (zeros for the other half, inverse transform,
+    real part)."""
+    if input.is_complex():
+        raise TypeError(f"rfft expects a real input tensor, but got {input.dtype._scalar_type_name}")
+    full = fft(input, n, dim, norm)
+    d = dim % builtins.max(full.ndim, 1)
+    size = full.shape[d]
+    half = full.narrow(d, 0, size // 2 + 1)
+    # a real signal's zero-frequency (and, for an even length, Nyquist) terms are real: exactly, as torch's R2C
+    real_bins = [0, size // 2] if size % 2 == 0 else [0]
+    mask_shape = [1] * half.ndim
+    mask_shape[d] = half.shape[d]
+    keep = _core.ones(half.shape[d], dtype=_core.bool)
+    for b in real_bins:
+        keep[b] = False
+    return _core.complex(half.real, _core.where(keep.reshape(mask_shape), half.imag, 0.0))
+
+
+def irfft(input: Tensor, n=None, dim: builtins.int = -1, norm=None) -> Tensor:
+    """The inverse of `rfft`: the real signal of `n` points (2 * (m - 1) for m frequencies) whose non-negative
+    frequencies are `input`, the others their conjugates (the imaginary parts of the zero and Nyquist terms are
+    dropped, as torch's)."""
+    x = _complex_input(input)
+    d = _dims_and_sizes(x, None, dim)[0][0]
+    n = 2 * (x.shape[d] - 1) if n is None else n
+    if n < 1:
+        raise RuntimeError(f"Invalid number of data points ({n}) specified")
+    half = _resized(x, d, n // 2 + 1)
+    # the negative frequencies: the conjugates of bins n - n//2 - 1 .. 1, last first
+    mirrored = half.narrow(d, 1, n - n // 2 - 1).conj()
+    mirrored = _core.view_as_complex(_core.view_as_real(mirrored).flip(d))
+    full = _core.cat([half, mirrored], d)
+    return full._fft_c2c(d, False, _scale(norm, n, False)).real.contiguous()
 
 
 def fftn(input: Tensor, s=None, dim=None, norm=None) -> Tensor:
