@@ -44,7 +44,13 @@ def encode(value):
         t = value.detach()
         if t.dtype in (fg.float16, fg.bfloat16):
             t = t.float()
-        return {"tensor": np.asarray(t.numpy()).tolist(), "dtype": _dtype_name(value.dtype), "shape": list(t.shape)}
+        shape = list(t.shape)
+        if t.is_complex():
+            # complex values as [re, im] pairs (torch's conj is lazy: resolved first)
+            t = fg.view_as_real(t.resolve_conj())
+        return {"tensor": np.asarray(t.numpy()).tolist(), "dtype": _dtype_name(value.dtype), "shape": shape}
+    if isinstance(value, complex):
+        return {"complex": [value.real, value.imag]}
     if isinstance(value, Raised):
         return {"raised": value.type, "message": value.message}
     if isinstance(value, fg.dtype):
@@ -67,7 +73,14 @@ def record(cases, path):
     print(f"wrote {len(out)} cases to {path}", file=sys.stderr)
 
 
-TOL = {"float64": (1e-9, 1e-12), "float32": (2e-5, 2e-6), "float16": (2e-3, 1e-4), "bfloat16": (1e-2, 1e-3)}
+TOL = {
+    "complex128": (1e-9, 1e-12),
+    "complex64": (2e-5, 2e-6),
+    "float64": (1e-9, 1e-12),
+    "float32": (2e-5, 2e-6),
+    "float16": (2e-3, 1e-4),
+    "bfloat16": (1e-2, 1e-3),
+}
 
 
 def _normalize_text(s):
@@ -84,6 +97,10 @@ def _compare(actual, expected, where, tol):
         rtol, atol = tol or TOL.get(expected["dtype"], (0, 0))
         ok = np.isclose(a, e, rtol=rtol, atol=atol, equal_nan=True)
         assert ok.all(), f"{where}: values differ ({(~ok).sum()} of {ok.size})\nactual:\n{a}\nexpected:\n{e}"
+    elif isinstance(expected, dict) and "complex" in expected:
+        assert isinstance(actual, dict) and "complex" in actual, f"{where}: expected a complex number, got {actual!r}"
+        rtol, atol = tol or TOL["float64"]
+        assert np.allclose(actual["complex"], expected["complex"], rtol=rtol, atol=atol, equal_nan=True), where
     elif isinstance(expected, dict) and "raised" in expected:
         assert isinstance(actual, dict) and "raised" in actual, f"{where}: expected an exception record"
         assert actual["raised"] == expected["raised"], (

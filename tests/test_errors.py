@@ -469,6 +469,18 @@ def test_failed_call_leaves_tensors_unchanged(call, exc):
             RuntimeError,
             "tensordot expects dims < ndim_a or ndim_b, but got dims=2",
         ),
+        (
+            lambda: fg.resolve_conj([]),
+            TypeError,
+            r"resolve_conj\(\): argument 'input' \(position 1\) must be Tensor, not list",
+        ),
+        (
+            lambda: fg.is_complex(3),
+            TypeError,
+            r"is_complex\(\): argument 'input' \(position 1\) must be Tensor, not int",
+        ),
+        (lambda: fg.real((0, 0)), TypeError, r"real\(\): argument 'input' \(position 1\) must be Tensor, not tuple"),
+        (lambda: fg.hann_window(5, dtype=(1,)), TypeError, r"hann_window\(\)"),
     ],
 )
 def test_fuzz_findings_raise_torchs_errors(call, exc, msg):

@@ -28,6 +28,7 @@ from ._autocast_state import (
 from ._build_info import *  # noqa: F403
 from ._combine import broadcast_shapes, broadcast_tensors, cartesian_prod, meshgrid
 from ._compile import compile
+from ._complex import *  # noqa: F403
 from ._core import (
     Generator,
     Tensor,
@@ -39,6 +40,9 @@ from ._core import (
     bucketize,
     cat,
     cdist,
+    complex,
+    complex64,
+    complex128,
     default_generator,
     dtype,
     einsum,
@@ -65,6 +69,7 @@ from ._core import (
     pdist,
     pixel_shuffle,
     pixel_unshuffle,
+    polar,
     promote_types,
     rand,
     randn,
@@ -78,6 +83,8 @@ from ._core import (
     triu_indices,
     uint8,
     var_mean,
+    view_as_complex,
+    view_as_real,
     where,
     zeros,
 )
@@ -133,6 +140,8 @@ _tensor_python.install()
 
 float = float32
 double = float64
+cfloat = complex64
+cdouble = complex128
 half = float16
 long = int64
 int = int32
@@ -538,6 +547,7 @@ _lazy_submodules.install(
         "cuda",
         "distributed",
         "distributions",
+        "fft",
         "functional",
         "linalg",
         "nn",

@@ -58,6 +58,12 @@ __all__ = [
     "float64",
     "float16",
     "bfloat16",
+    "complex64",
+    "complex128",
+    "complex",
+    "polar",
+    "view_as_complex",
+    "view_as_real",
     "int64",
     "int32",
     "int16",
@@ -201,11 +207,14 @@ __all__ = [
 @final
 class dtype:
     """The element type of a tensor: ``ferrograd.float32``, ``float64``, ``float16``, ``bfloat16``,
-    ``int64``, ``int32``, ``int16``, ``int8``, ``uint8`` or ``bool``."""
+    ``int64``, ``int32``, ``int16``, ``int8``, ``uint8``, ``bool``, ``complex64`` or ``complex128``."""
 
     @property
     def is_floating_point(self) -> _Bool:
         """True for the floating-point dtypes (float16, bfloat16, float32, float64)."""
+    @property
+    def is_complex(self) -> _Bool:
+        """True for complex64 and complex128."""
     @property
     def itemsize(self) -> builtins.int:
         """Size of one element in bytes."""
@@ -231,6 +240,10 @@ float32: dtype
 """32-bit floating point; the default dtype (``ferrograd.float``)."""
 float64: dtype
 """64-bit floating point (``ferrograd.double``)."""
+complex64: dtype
+"""Complex of two float32 parts (``ferrograd.cfloat``), stored as (re, im) pairs."""
+complex128: dtype
+"""Complex of two float64 parts (``ferrograd.cdouble``), stored as (re, im) pairs."""
 float16: dtype
 """16-bit IEEE floating point (``ferrograd.half``); computes in float32, stored rounded."""
 bfloat16: dtype
@@ -357,6 +370,8 @@ class Tensor:
         """Identity hash (tensors hash by object, as in PyTorch)."""
     def __bool__(self) -> _Bool:
         """Truth value of a one-element tensor; RuntimeError for more elements."""
+    def __complex__(self) -> builtins.complex:
+        """The value of a one-element tensor as a Python complex."""
     def __float__(self) -> _Float:
         """The value of a one-element tensor as a Python float."""
     def __int__(self) -> builtins.int:
@@ -462,6 +477,7 @@ class Tensor:
         self, dim: builtins.int, index: Tensor, source: Tensor, reduce: str, *, include_self: _Bool = True
     ) -> Tensor: ...
     def isreal(self) -> Tensor: ...
+    def angle(self) -> Tensor: ...
     def hardshrink(self, lambd: _Float = 0.5) -> Tensor: ...
     def random_(self, *bounds: builtins.int | None, generator: Generator | None = None, **keywords: Any) -> Self: ...
     def log_normal_(self, mean: _Float = 1, std: _Float = 2, *, generator: Generator | None = None) -> Self: ...
@@ -517,6 +533,24 @@ class Tensor:
     ) -> Tensor: ...
     def type(self, dtype: Any = None, non_blocking: _Bool = False, **kwargs: Any) -> Any:
         """The legacy name ('torch.FloatTensor') with no dtype, else the tensor cast (by ``ferrograd._type``)."""
+    def is_complex(self) -> _Bool:
+        """True for a complex64 or complex128 tensor."""
+    def is_conj(self) -> _Bool:
+        """Always False: ``conj()`` computes the conjugate (torch marks a lazy view)."""
+    def resolve_conj(self) -> Tensor:
+        """The tensor itself: no conjugation is ever pending here."""
+    @property
+    def real(self) -> Tensor:
+        """The real parts of a complex tensor, a view that writes through; a real tensor itself."""
+    @property
+    def imag(self) -> Tensor:
+        """The imaginary parts of a complex tensor, a view that writes through."""
+    def conj(self) -> Tensor:
+        """The complex conjugate (computed; a real tensor is its own)."""
+    def conj_physical(self) -> Tensor:
+        """The conjugate as a new tensor (a copy for a real tensor too)."""
+    def _complex_angle(self) -> Tensor: ...
+    def _fft_c2c(self, dim: builtins.int, forward: _Bool, scale: _Float) -> Tensor: ...
     def is_floating_point(self) -> _Bool:
         """True if the dtype is a floating-point type."""
     def is_contiguous(self, memory_format: Any = None) -> _Bool:
@@ -2116,6 +2150,18 @@ def cat(tensors: Any, dim: Any = ...) -> Tensor:
 
 def stack(tensors: Any, dim: Any = ...) -> Tensor:
     """Stacks tensors along a new dim ``dim``."""
+
+def view_as_real(input: Tensor) -> Tensor:
+    """A complex tensor's (re, im) pairs as a real tensor with a last dim of size 2, sharing its storage."""
+
+def view_as_complex(input: Tensor) -> Tensor:
+    """A float tensor whose last dim holds (re, im) pairs as a complex tensor, sharing its storage."""
+
+def complex(real: Tensor, imag: Tensor) -> Tensor:
+    """The complex tensor ``real + i imag`` (same-dtype float tensors, broadcast)."""
+
+def polar(abs: Tensor, angle: Tensor) -> Tensor:
+    """The complex tensor ``abs * (cos(angle) + i sin(angle))``."""
 
 class LinAlgError(RuntimeError):
     """A matrix a linear-algebra routine cannot factor (singular, not positive-definite)."""

@@ -159,7 +159,9 @@ def chain_matmul(*matrices, out=None) -> Tensor:
 
 
 def isreal(input: Tensor) -> Tensor:
-    """True everywhere: ferrograd has no complex dtypes, and every real value is real (NaN too)."""
+    """Where the imaginary part is 0: everywhere for a real tensor (NaN too)."""
+    if input.is_complex():
+        return input.imag == 0
     return _core.ones(input.shape, dtype=_core.bool)
 
 

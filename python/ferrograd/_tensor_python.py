@@ -7,7 +7,19 @@ layout objects (`_device`, `_layout`; `to_sparse` here), `new_*` (`_new`), the l
 the method forms of the splits (`_splitting`) and of the small compositions of `_tensor_vocab` and
 `_tensor_misc`, and the random fills of `_random_fills`."""
 
-from . import _core, _device, _layout, _new, _random_fills, _splitting, _tensor_misc, _tensor_vocab, _type, _utils
+from . import (
+    _complex,
+    _core,
+    _device,
+    _layout,
+    _new,
+    _random_fills,
+    _splitting,
+    _tensor_misc,
+    _tensor_vocab,
+    _type,
+    _utils,
+)
 
 
 def _to_sparse(self, sparse_dim=None):
@@ -21,6 +33,7 @@ TENSOR_ATTRIBUTES = {
     "to_sparse": _to_sparse,
     "to_sparse_coo": lambda self: _to_sparse(self),
     **_utils.TENSOR_ATTRIBUTES,
+    **_complex.TENSOR_ATTRIBUTES,
     **_device.TENSOR_ATTRIBUTES,
     **_layout.TENSOR_ATTRIBUTES,
     **_new.TENSOR_ATTRIBUTES,

@@ -53,6 +53,13 @@ def get_printoptions():
 _QUIET_DTYPES = ("float32", "int64", "bool")
 
 
+def _quiet_complex():
+    """The complex dtype torch prints without its name: the default dtype's complex one."""
+    from . import _core
+
+    return "complex128" if _core.get_default_dtype() == _core.float64 else "complex64"
+
+
 def _summarize(a):
     """Keep only the first/last `edgeitems` entries of every dimension that is long enough."""
     edge = PRINT_OPTS.edgeitems
@@ -115,12 +122,30 @@ class _Formatter:
         return s.rjust(self.width)
 
 
+class _ComplexFormatter:
+    """torch's two formatters of a complex tensor: one for the real parts, one for the imaginary parts, each
+    choosing its own mode and width; an element is ``re+imj`` (the imaginary part's padding dropped)."""
+
+    def __init__(self, values):
+        self.real = _Formatter(values.real, True)
+        self.imag = _Formatter(values.imag, True)
+        # torch's element length: both widths and the "j"
+        self.width = self.real.width + self.imag.width + 1
+
+    def format(self, v):
+        imag = (self.imag.format(v.imag) + "j").lstrip()
+        # a sign of its own (negatives, -0.0) or a "+"
+        if imag[0] not in "+-":
+            imag = "+" + imag
+        return self.real.format(v.real) + imag
+
+
 def _tensor_body(arr, indent, floating):
     if arr.size == 0:
         return "[]"
     summarize = arr.size > PRINT_OPTS.threshold
     shown = _summarize(arr) if summarize else arr
-    fmt = _Formatter(shown, floating)
+    fmt = _ComplexFormatter(shown) if arr.dtype.kind == "c" else _Formatter(shown, floating)
     return _layout(shown, arr.shape, indent, summarize, fmt)
 
 
@@ -204,7 +229,7 @@ def tensor_repr(t):
             suffixes.append("dtype=" + dtype_str)
         body = "[]"
     else:
-        if dtype_name not in _QUIET_DTYPES:
+        if dtype_name not in _QUIET_DTYPES and dtype_name != _quiet_complex():
             suffixes.append("dtype=" + dtype_str)
         body = _tensor_body(arr.reshape(shape), indent, _is_floating(t, arr))
     grad_fn = t.grad_fn
@@ -239,7 +264,7 @@ def sparse_repr(s):
         + ")"
     )
     suffixes = ["size=" + str(tuple(s.shape)), f"nnz={s._nnz()}"]
-    if str(s.dtype).rsplit(".", 1)[-1] not in _QUIET_DTYPES:
+    if str(s.dtype).rsplit(".", 1)[-1] not in (*_QUIET_DTYPES, _quiet_complex()):
         suffixes.append("dtype=" + str(s.dtype))
     suffixes.append("layout=" + str(s.layout))
     grad_fn = s.grad_fn

@@ -19,6 +19,8 @@ _KAISER_BETA = 12.0
 
 def _window_dtype(name, dtype, requires_grad):
     dtype = _core.get_default_dtype() if dtype is None else dtype
+    if not isinstance(dtype, _core.dtype):
+        raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
     if not dtype.is_floating_point:
         kind = _name(dtype, c_name=True)
         flag = "true" if requires_grad else "false (default)"

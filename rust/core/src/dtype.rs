@@ -20,6 +20,24 @@ pub fn set_default_float(dtype: DType) -> crate::Result<()> {
     Ok(())
 }
 
+/// What a real-only op is called in its complex refusal before the bindings name it (`errors.rs` puts the
+/// op's aten name in its place).
+pub const REFUSING_OP: &str = "<op>";
+
+/// The refusal of a complex tensor by a kernel that has no complex version (`with_dtype!`'s complex arm, and
+/// any code that reads elements as real numbers): torch's NotImplementedError
+/// `"<op>" not implemented for 'ComplexFloat'`, unwound to the binding that called the op (as `pool::take`'s
+/// allocation failures are), so that no real kernel ever runs on a complex tensor's pairs.
+#[cold]
+pub fn refuse_complex(dtype: DType) -> ! {
+    std::panic::resume_unwind(Box::new(complex_refusal(dtype)))
+}
+
+/// The error `refuse_complex` unwinds with, for code that returns it instead.
+pub fn complex_refusal(dtype: DType) -> crate::Error {
+    crate::Error::NotImplemented(format!("\"{REFUSING_OP}\" not implemented for '{}'", dtype.scalar_type_name()))
+}
+
 /// Element types. Bool and the narrow ints and halves are stored as such; the halves compute in
 /// float32 (each op upcasts on read and rounds on write), as PyTorch does on CPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -34,6 +52,10 @@ pub enum DType {
     BF16,
     F32,
     F64,
+    /// complex64 and complex128: stored as float32/float64 (re, im) pairs (see `ops::complex`); only the
+    /// ops that declare complex support accept them, every other kernel refuses them (`with_dtype!`).
+    C64,
+    C128,
 }
 
 /// A Python number used as an operand: it may change the category of a result, never its width.
@@ -58,7 +80,8 @@ impl DType {
             DType::F16 => (-65504.0, 65504.0, "c10::Half"),
             DType::BF16 => (-3.3895313892515355e38, 3.3895313892515355e38, "c10::BFloat16"),
             DType::F32 => (f32::MIN as f64, f32::MAX as f64, "float"),
-            DType::F64 => (f64::MIN, f64::MAX, "double"),
+            DType::F64 | DType::C128 => (f64::MIN, f64::MAX, "double"),
+            DType::C64 => (f32::MIN as f64, f32::MAX as f64, "float"),
         }
     }
 
@@ -73,7 +96,7 @@ impl Scalar {
     /// integer dtypes refuse non-finite and out-of-range values (unsigned ones take negatives down to -max,
     /// which wrap, as torch's), the narrow floats refuse finite values beyond their range.
     pub fn check_fits(self, dtype: DType) -> crate::Result<()> {
-        if matches!(dtype, DType::Bool | DType::F64) {
+        if matches!(dtype, DType::Bool | DType::F64 | DType::C64 | DType::C128) {
             return Ok(());
         }
         let (lo, hi, name) = dtype.written_range();
@@ -121,9 +144,13 @@ enum Category {
     Bool,
     Int,
     Float,
+    Complex,
 }
 
 impl DType {
+    /// The complex dtypes (not in `ALL`: code that sweeps every real dtype must opt in to complex).
+    pub const COMPLEX: [DType; 2] = [DType::C64, DType::C128];
+
     pub const ALL: [DType; 10] = [
         DType::Bool,
         DType::U8,
@@ -149,6 +176,8 @@ impl DType {
             DType::BF16 => "bfloat16",
             DType::F32 => "float32",
             DType::F64 => "float64",
+            DType::C64 => "complex64",
+            DType::C128 => "complex128",
         }
     }
     /// The C++ type torch's messages name (`long int`, `c10::Half`).
@@ -164,10 +193,32 @@ impl DType {
             DType::BF16 => "c10::BFloat16",
             DType::F32 => "float",
             DType::F64 => "double",
+            DType::C64 => "c10::complex<float>",
+            DType::C128 => "c10::complex<double>",
         }
     }
     pub fn is_float(self) -> bool {
         matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::C64 | DType::C128)
+    }
+    /// The dtype of a complex dtype's real and imaginary parts (complex64 → float32); other dtypes as they are.
+    pub fn component(self) -> DType {
+        match self {
+            DType::C64 => DType::F32,
+            DType::C128 => DType::F64,
+            d => d,
+        }
+    }
+    /// torch's `toComplexType`: the complex dtype whose parts are this float (float64 → complex128), and
+    /// complex64 for the dtypes that become float32 (the halves have no complex type here: complex32 is not
+    /// supported).
+    pub fn to_complex(self) -> DType {
+        match self {
+            DType::F64 | DType::C128 => DType::C128,
+            _ => DType::C64,
+        }
     }
     pub fn is_int(self) -> bool {
         matches!(self, DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64)
@@ -180,7 +231,8 @@ impl DType {
             DType::Bool | DType::U8 | DType::I8 => 1,
             DType::I16 | DType::F16 | DType::BF16 => 2,
             DType::I32 | DType::F32 => 4,
-            DType::I64 | DType::F64 => 8,
+            DType::I64 | DType::F64 | DType::C64 => 8,
+            DType::C128 => 16,
         }
     }
     /// PyTorch's C++ scalar-type name, as in "not implemented for 'Long'".
@@ -196,6 +248,8 @@ impl DType {
             DType::BF16 => "BFloat16",
             DType::F32 => "Float",
             DType::F64 => "Double",
+            DType::C64 => "ComplexFloat",
+            DType::C128 => "ComplexDouble",
         }
     }
     /// Legacy tensor-type name used in PyTorch's messages ("FloatTensor").
@@ -211,18 +265,22 @@ impl DType {
             DType::BF16 => "BFloat16Tensor",
             DType::F32 => "FloatTensor",
             DType::F64 => "DoubleTensor",
+            DType::C64 => "ComplexFloatTensor",
+            DType::C128 => "ComplexDoubleTensor",
         }
     }
     fn category(self) -> Category {
         match self {
             DType::Bool => Category::Bool,
             d if d.is_int() => Category::Int,
+            d if d.is_complex() => Category::Complex,
             _ => Category::Float,
         }
     }
-    /// The float dtype an op like `exp` or true division computes in for this input.
+    /// The float dtype an op like `exp` or true division computes in for this input (a complex one for
+    /// complex input).
     pub fn to_float(self) -> DType {
-        if self.is_float() {
+        if self.is_float() || self.is_complex() {
             self
         } else {
             default_float()
@@ -259,6 +317,14 @@ pub fn promote_types(a: DType, b: DType) -> DType {
         // the two 16-bit floats share no format: float32 holds both
         (Category::Float, Category::Float) if matches!((a, b), (F16, BF16) | (BF16, F16)) => F32,
         (Category::Float, Category::Float) => a.max(b),
+        // complex with anything: the complex dtype wide enough for both parts (float64 + complex64 → complex128)
+        (Category::Complex, _) | (_, Category::Complex) => {
+            if a.component() == DType::F64 || b.component() == DType::F64 {
+                C128
+            } else {
+                C64
+            }
+        }
         // uint8 with a signed int: the next signed width that holds 0..=255
         _ if a == U8 && b == I8 || a == I8 && b == U8 => I16,
         _ => a.max(b),
@@ -284,9 +350,11 @@ pub fn result_type_of(operands: &[(DType, Priority)]) -> DType {
 }
 
 /// PyTorch's `combine_categories`: the stronger class wins unless the weaker one lifts it from bool,
-/// or from int to float.
+/// or from int to float, or to complex (a float keeps its width: float64 tensor + 1j → complex128).
 fn combine_categories(higher: Option<DType>, lower: Option<DType>) -> Option<DType> {
     match (higher, lower) {
+        (Some(h), _) if h.is_complex() => Some(h),
+        (Some(h), Some(l)) if l.is_complex() => Some(if h.is_float() { h.to_complex() } else { l }),
         (Some(h), Some(l)) if !h.is_float() && (h == DType::Bool || l.is_float()) => Some(promote_types(h, l)),
         (Some(h), _) => Some(h),
         (None, l) => l,
@@ -338,5 +406,18 @@ mod tests {
         assert_eq!(promote_types(BF16, F64), F64);
         assert_eq!(promote_types(I64, F16), F16);
         assert_eq!(promote_types(Bool, U8), U8);
+        assert_eq!(promote_types(F32, C64), C64);
+        assert_eq!(promote_types(F64, C64), C128);
+        assert_eq!(promote_types(I64, C64), C64);
+        assert_eq!(promote_types(C128, F16), C128);
+    }
+
+    #[test]
+    fn complex_numbers_lift_the_category() {
+        assert_eq!(result_type((F32, Dimensioned), (C64, Wrapped)), C64);
+        assert_eq!(result_type((F64, Dimensioned), (C64, Wrapped)), C128);
+        assert_eq!(result_type((I64, Dimensioned), (C64, Wrapped)), C64);
+        assert_eq!(result_type((C64, Dimensioned), (F64, ZeroDim)), C64);
+        assert_eq!(result_type((C64, Dimensioned), (C128, ZeroDim)), C64);
     }
 }

@@ -375,6 +375,8 @@ macro_rules! with_dtype {
                 type $T = f64;
                 $body
             }
+            // no real kernel runs on complex pairs: the ops that support complex dispatch before this
+            complex @ ($crate::DType::C64 | $crate::DType::C128) => $crate::dtype::refuse_complex(complex),
         }
     };
 }

@@ -112,6 +112,11 @@ impl Buffer {
         }
     }
 
+    /// Whether ferrograd owns the memory (not borrowed from, say, a numpy array).
+    pub fn is_owned(&self) -> bool {
+        for_each_buffer!(self, d => d.is_owned())
+    }
+
     pub fn len(&self) -> usize {
         for_each_buffer!(self, d => d.len)
     }

@@ -73,6 +73,9 @@ impl Tensor {
 
     /// A new tensor of `shape` holding `value`, or the error when the machine cannot hold it.
     pub fn try_full(shape: &[usize], value: Scalar, dtype: DType) -> Result<Tensor> {
+        if dtype.is_complex() {
+            return Tensor::complex_full(shape, value.to_f64(), 0.0, dtype);
+        }
         let n = crate::alloc::check_new_shape(shape, dtype.itemsize())?;
         with_dtype!(dtype, T => {
             let v: T = match value {
@@ -101,6 +104,9 @@ impl Tensor {
     pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) -> Result<Tensor> {
         let any_float = [start, end, step].iter().any(|s| matches!(s, Scalar::Float(_)));
         let dtype = dtype.unwrap_or(if any_float { crate::dtype::default_float() } else { DType::I64 });
+        if dtype.is_complex() {
+            return Err(crate::dtype::complex_refusal(dtype));
+        }
         let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
         if st == 0.0 {
             bail!(Runtime, "step must be nonzero");
@@ -199,7 +205,12 @@ impl Tensor {
     pub(crate) fn promotion_key(&self) -> (DType, Priority) {
         if self.0.wrapped_number {
             // a Python float counts as the default dtype
-            let dtype = if self.0.dtype == DType::F64 { crate::dtype::default_float() } else { self.0.dtype };
+            // (a Python complex as the default complex dtype)
+            let dtype = match self.0.dtype {
+                DType::F64 => crate::dtype::default_float(),
+                DType::C128 => crate::dtype::default_float().to_complex(),
+                d => d,
+            };
             (dtype, Priority::Wrapped)
         } else if self.ndim() == 0 {
             (self.0.dtype, Priority::ZeroDim)
@@ -210,6 +221,10 @@ impl Tensor {
 
     /// Runs `f` on this tensor's elements as `T`, casting into a temporary first when the dtype differs.
     pub(crate) fn with_data<T: Element, R>(&self, f: impl FnOnce(&Layout, &[T]) -> R) -> R {
+        if self.0.dtype.is_complex() {
+            // a complex tensor's storage holds (re, im) pairs: no element of it is a real number
+            crate::dtype::refuse_complex(self.0.dtype);
+        }
         let buf = self.0.storage.read();
         if let Some(d) = T::data(&buf) {
             return f(&self.0.layout, d.as_slice());
@@ -295,7 +310,7 @@ impl Tensor {
                     a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
             );
         }
-        if requires_grad && !self.dtype().is_float() {
+        if requires_grad && !(self.dtype().is_float() || self.is_complex()) {
             bail!(Runtime, "Only Tensors of floating point and complex dtype can require gradients");
         }
         if requires_grad == self.requires_grad() {
@@ -309,7 +324,7 @@ impl Tensor {
 
     /// The same autograd identity (grad_fn, leaf `.grad`) over other data: PyTorch's `x.data = y`.
     pub fn with_data_of(&self, data: &Tensor) -> Result<Tensor> {
-        if self.requires_grad() && !data.dtype().is_float() {
+        if self.requires_grad() && !(data.dtype().is_float() || data.is_complex()) {
             bail!(Runtime, "data set to a tensor that requires gradients must be floating point or complex dtype");
         }
         Ok(Tensor(Arc::new(TensorImpl {

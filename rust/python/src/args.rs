@@ -16,6 +16,9 @@ pub fn operand(obj: &Bound<'_, PyAny>) -> Option<Tensor> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         return Some(t.get().get());
     }
+    if let Some((re, im)) = crate::complex::as_complex(obj) {
+        return Some(Tensor::wrapped_complex(re, im));
+    }
     as_scalar(obj).map(Tensor::wrapped_scalar)
 }
 

@@ -47,10 +47,13 @@ struct Collected {
     values: Vec<Scalar>,
     float: bool,
     int: bool,
+    /// The imaginary parts, once a complex number was seen (zeros for the values before it).
+    imags: Option<Vec<f64>>,
 }
 
 fn collect(obj: &Bound<'_, PyAny>, depth: usize, out: &mut Collected) -> PyResult<()> {
-    if let Some(s) = as_scalar(obj) {
+    let complex = crate::complex::as_complex(obj);
+    if let Some(s) = complex.map(|(re, _)| Scalar::Float(re)).or_else(|| as_scalar(obj)) {
         if depth < out.shape.len() {
             return Err(PyValueError::new_err(format!(
                 "expected sequence of length {} at dim {} (got a scalar)",
@@ -65,11 +68,20 @@ fn collect(obj: &Bound<'_, PyAny>, depth: usize, out: &mut Collected) -> PyResul
             Scalar::Int(_) => out.int = true,
             Scalar::Bool(_) => {}
         }
+        if complex.is_some() {
+            out.imags.get_or_insert_with(|| vec![0.0; out.values.len()]);
+        }
+        if let Some(imags) = &mut out.imags {
+            imags.push(complex.map_or(0.0, |(_, im)| im));
+        }
         out.values.push(s);
         return Ok(());
     }
     if let Ok(t) = obj.cast::<PyTensor>() {
         let t = t.get().get();
+        if t.is_complex() && t.numel() == 1 && t.ndim() == 0 {
+            return collect(&crate::complex::complex_item(obj.py(), &t)?, depth, out);
+        }
         if t.numel() != 1 || t.ndim() != 0 {
             return Err(PyValueError::new_err("only one element tensors can be converted to Python scalars"));
         }
@@ -141,8 +153,17 @@ pub fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResul
             None => Ok(t),
         };
     }
-    let mut c = Collected { shape: vec![], values: vec![], float: false, int: false };
+    let mut c = Collected { shape: vec![], values: vec![], float: false, int: false, imags: None };
     collect(obj, 0, &mut c)?;
+    if c.imags.is_some() || dtype.is_some_and(|d| d.is_complex()) {
+        let dtype = dtype.unwrap_or(ferrograd_core::dtype::default_float().to_complex());
+        if !dtype.is_complex() {
+            return Err(PyTypeError::new_err("must be real number, not complex"));
+        }
+        let reals: Vec<f64> = c.values.iter().map(|s| s.to_f64()).collect();
+        let imags = c.imags.unwrap_or_else(|| vec![0.0; reals.len()]);
+        return crate::complex::complex_tensor(reals, imags, &c.shape, dtype);
+    }
     let inferred = if c.float {
         ferrograd_core::dtype::default_float()
     } else if c.int {
@@ -185,6 +206,8 @@ fn numpy_dtype(arr: &Bound<'_, PyUntypedArray>) -> Option<DType> {
         (b'f', 2) => DType::F16,
         (b'f', 4) => DType::F32,
         (b'f', 8) => DType::F64,
+        (b'c', 8) => DType::C64,
+        (b'c', 16) => DType::C128,
         _ => return None,
     })
 }
@@ -254,6 +277,9 @@ pub fn from_numpy_shared(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
     // SAFETY: `arr` is a live numpy array object, so its struct (and data pointer field) can be read
     let ptr = unsafe { (*arr.as_array_ptr()).fields.data };
     let owner: Box<dyn std::any::Any + Send + Sync> = Box::new(arr.clone().unbind());
+    if dtype.is_complex() {
+        return crate::complex::complex_from_external(ptr.cast(), layout, dtype, owner);
+    }
     // Safety: the array owns `len` elements from `ptr` (strides are non-negative) and `owner` keeps it alive.
     let buffer = with_dtype!(dtype, T => unsafe { T::buffer(Data::from_external(ptr as *mut T, len, owner)) });
     call(|| Tensor::from_storage(Arc::new(Storage::new(buffer)), layout))
@@ -302,6 +328,8 @@ pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>>
         DType::BF16 => unreachable!("rejected above"),
         DType::F32 => view::<f32>(py, t, owner),
         DType::F64 => view::<f64>(py, t, owner),
+        DType::C64 => view::<numpy::Complex32>(py, t, owner),
+        DType::C128 => view::<numpy::Complex64>(py, t, owner),
     }
 }
 
@@ -326,6 +354,7 @@ pub fn tolist<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
     // the values are copied out first (8 bytes each), then one Python object each: refuse what cannot fit
     crate::errors::call(|| ferrograd_core::alloc::checked_bytes(t.numel(), 8 + std::mem::size_of::<usize>()))?;
     match t.dtype() {
+        d if d.is_complex() => crate::complex::complex_tolist(py, t),
         DType::Bool => build(py, t.shape(), &t.to_vec::<bool>()),
         d if d.is_int() => build(py, t.shape(), &t.to_vec::<i64>()),
         _ => build(py, t.shape(), &t.to_vec::<f64>()),

@@ -77,10 +77,22 @@ fn full(
     #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
 ) -> Out {
     args::device_arg(device)?;
+    let shape = size_list(&PyTuple::new(py, [size])?, "full")?;
+    if let Some((re, im)) = crate::complex::as_complex(fill_value) {
+        // a complex fill: the default complex dtype unless one is given
+        let dtype = dtype_arg(dtype, "full")?.unwrap_or(ferrograd_core::dtype::default_float().to_complex());
+        if !dtype.is_complex() {
+            // torch's message for a complex fill of a real dtype
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+                "value cannot be converted to type {} without overflow",
+                dtype.cpp_name()
+            )));
+        }
+        return finish(py, call(|| Tensor::complex_full(&shape, re, im, dtype))?, requires_grad);
+    }
     let value = as_scalar(fill_value).ok_or_else(|| {
         PyTypeError::new_err(format!("full(): argument 'fill_value' must be Number, not {}", type_name(fill_value)))
     })?;
-    let shape = size_list(&PyTuple::new(py, [size])?, "full")?;
     let dtype = dtype_arg(dtype, "full")?.unwrap_or(value.dtype());
     finish(py, call(|| Tensor::try_full(&shape, value, dtype))?, requires_grad)
 }

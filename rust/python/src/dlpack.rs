@@ -18,6 +18,8 @@ const KDL_INT: u8 = 0;
 const KDL_UINT: u8 = 1;
 const KDL_FLOAT: u8 = 2;
 const KDL_BFLOAT: u8 = 4;
+/// DLPack's kDLComplex: complex64/complex128 as (re, im) pairs, which is how their storage holds them.
+const KDL_COMPLEX: u8 = 5;
 const KDL_BOOL: u8 = 6;
 const FLAG_READ_ONLY: u64 = 1;
 const FLAG_IS_COPIED: u64 = 2;
@@ -83,6 +85,7 @@ fn dl_dtype(dtype: DType) -> DLDataType {
         DType::I8 | DType::I16 | DType::I32 | DType::I64 => KDL_INT,
         DType::F16 | DType::F32 | DType::F64 => KDL_FLOAT,
         DType::BF16 => KDL_BFLOAT,
+        DType::C64 | DType::C128 => KDL_COMPLEX,
     };
     DLDataType { code, bits: (dtype.itemsize() * 8) as u8, lanes: 1 }
 }

@@ -18,6 +18,10 @@ impl PyDType {
         self.dtype.is_float()
     }
     #[getter]
+    fn is_complex(&self) -> bool {
+        self.dtype.is_complex()
+    }
+    #[getter]
     fn itemsize(&self) -> usize {
         self.dtype.itemsize()
     }
@@ -49,6 +53,9 @@ pub fn all_dtypes() -> [(&'static str, DType); 10] {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for (name, dtype) in all_dtypes() {
         m.add(name, PyDType { dtype })?;
+    }
+    for dtype in DType::COMPLEX {
+        m.add(dtype.name(), PyDType { dtype })?;
     }
     Ok(())
 }

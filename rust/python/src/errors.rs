@@ -2,6 +2,7 @@
 use ferrograd_core::Error;
 use pyo3::exceptions::{PyIndexError, PyNotImplementedError, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 pyo3::create_exception!(
@@ -33,11 +34,6 @@ pub fn to_py(e: Error) -> PyErr {
 }
 
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> PyErr {
-    // an allocation the core could not make unwinds with its error (see `ferrograd_core::pool::take`)
-    let p = match p.downcast::<Error>() {
-        Ok(e) => return to_py(*e),
-        Err(p) => p,
-    };
     let msg = p
         .downcast_ref::<String>()
         .cloned()
@@ -46,30 +42,61 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> PyErr {
     PyRuntimeError::new_err(format!("ferrograd internal error (please report): {msg}"))
 }
 
+/// The name a binding's op has in messages: its aten name without `aten::` (`profiler::op_name`).
+type OpName = Option<Cow<'static, str>>;
+
 /// Runs a core call, turning its error or a panic into a Python exception. While the profiler is on, the
 /// call is one timed op, named after the binding that wrote `f` (`profiler::op_name`).
 pub fn call<T, F: FnOnce() -> ferrograd_core::Result<T>>(f: F) -> PyResult<T> {
     if ferrograd_core::profiler::is_enabled() {
         if let Some(name) = crate::profiler::op_name::<F>() {
-            return ferrograd_core::profiler::run_op(name, || run(f));
+            return ferrograd_core::profiler::run_op(name, || run(f, crate::profiler::op_name::<F>));
         }
     }
-    run(f)
+    run(f, crate::profiler::op_name::<F>)
 }
 
 /// `call` from a helper shared by several ops, which knows only at run time which one it runs (`op`, PyTorch's
 /// name without `aten::`).
 pub fn call_as<T>(op: &str, f: impl FnOnce() -> ferrograd_core::Result<T>) -> PyResult<T> {
     if ferrograd_core::profiler::is_enabled() {
-        return ferrograd_core::profiler::run_op(format!("aten::{op}").into(), || run(f));
+        return ferrograd_core::profiler::run_op(format!("aten::{op}").into(), || run(f, || named(op)));
     }
-    run(f)
+    run(f, || named(op))
 }
 
-fn run<T>(f: impl FnOnce() -> ferrograd_core::Result<T>) -> PyResult<T> {
+fn named(op: &str) -> OpName {
+    Some(Cow::Owned(format!("aten::{op}")))
+}
+
+/// The error of a call: an allocation the core could not make, or a complex tensor a real-only kernel refused,
+/// unwinds with its `Error` (`ferrograd_core::pool::take`, `ferrograd_core::dtype::refuse_complex`).
+fn run<T>(f: impl FnOnce() -> ferrograd_core::Result<T>, op: impl FnOnce() -> OpName) -> PyResult<T> {
+    run_core(f)?.map_err(|e| to_py(name_refusing_op(e, op)))
+}
+
+/// A call's result, or the Python error of a panic that carried no `Error`.
+fn run_core<T>(f: impl FnOnce() -> ferrograd_core::Result<T>) -> PyResult<ferrograd_core::Result<T>> {
     match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => r.map_err(to_py),
-        Err(p) => Err(panic_message(p)),
+        Ok(r) => Ok(r),
+        Err(p) => match p.downcast::<Error>() {
+            Ok(e) => Ok(Err(*e)),
+            Err(p) => Err(panic_message(p)),
+        },
+    }
+}
+
+/// A complex refusal names the op as torch's does (`"lt" not implemented for 'ComplexFloat'`): the binding's
+/// aten name, found only on this error path.
+fn name_refusing_op(e: Error, op: impl FnOnce() -> OpName) -> Error {
+    use ferrograd_core::dtype::REFUSING_OP;
+    match e {
+        Error::NotImplemented(m) if m.contains(REFUSING_OP) => {
+            let name = op();
+            let name = name.as_deref().map_or("this op", |n| n.strip_prefix("aten::").unwrap_or(n));
+            Error::NotImplemented(m.replace(REFUSING_OP, name))
+        }
+        e => e,
     }
 }
 
@@ -84,10 +111,10 @@ pub fn call_heavy<T: Send, F: FnOnce() -> ferrograd_core::Result<T> + Send>(
 ) -> PyResult<T> {
     if ferrograd_core::profiler::is_enabled() {
         if let Some(name) = crate::profiler::op_name::<F>() {
-            return ferrograd_core::profiler::run_op(name, || run_heavy(py, size, f));
+            return ferrograd_core::profiler::run_op(name, || run_heavy(py, size, f, crate::profiler::op_name::<F>));
         }
     }
-    run_heavy(py, size, f)
+    run_heavy(py, size, f, crate::profiler::op_name::<F>)
 }
 
 /// `call_heavy` from a helper shared by several ops (see `call_as`).
@@ -98,20 +125,22 @@ pub fn call_heavy_as<T: Send>(
     f: impl FnOnce() -> ferrograd_core::Result<T> + Send,
 ) -> PyResult<T> {
     if ferrograd_core::profiler::is_enabled() {
-        return ferrograd_core::profiler::run_op(format!("aten::{op}").into(), || run_heavy(py, size, f));
+        return ferrograd_core::profiler::run_op(format!("aten::{op}").into(), || run_heavy(py, size, f, || named(op)));
     }
-    run_heavy(py, size, f)
+    run_heavy(py, size, f, || named(op))
 }
 
 fn run_heavy<T: Send>(
     py: Python<'_>,
     size: usize,
     f: impl FnOnce() -> ferrograd_core::Result<T> + Send,
+    op: impl FnOnce() -> OpName,
 ) -> PyResult<T> {
     if size < RELEASE_GIL_ABOVE {
-        return run(f);
+        return run(f, op);
     }
-    py.detach(|| run(f))
+    // the op's name is looked up (it takes a lock) with the GIL held again
+    py.detach(|| run_core(f))?.map_err(|e| to_py(name_refusing_op(e, op)))
 }
 
 /// A Python exception raised inside a callback (a hook, a custom backward), carried through the core.

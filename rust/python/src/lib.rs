@@ -10,6 +10,7 @@ mod autograd;
 mod chain;
 mod combine;
 mod compile;
+mod complex;
 mod convert;
 mod creation;
 mod dlpack;
@@ -86,6 +87,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     random::register(m)?;
     grad_mode::register(m)?;
     combine::register(m)?;
+    complex::register(m)?;
     m.add_function(wrap_pyfunction!(_empty_pool, m)?)?;
     m.add_function(wrap_pyfunction!(_grad_fn_names, m)?)?;
     m.add_function(wrap_pyfunction!(tensor::_unary_ops, m)?)?;

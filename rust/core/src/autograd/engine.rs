@@ -106,6 +106,13 @@ fn root_gradients(roots: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edg
                 if root.numel() != 1 {
                     bail!(Runtime, "grad can be implicitly created only for scalar outputs");
                 }
+                if root.is_complex() {
+                    bail!(
+                        Runtime,
+                        "grad can be implicitly created only for real scalar outputs but got torch.{}",
+                        root.dtype().name()
+                    );
+                }
                 Tensor::ones(root.shape(), root.dtype())
             }
         };
@@ -351,6 +358,10 @@ fn conform(g: &Tensor, edge: &Edge) -> Result<Tensor> {
                 edge.node.name(), edge.input_nr, g.shape(), edge.shape
             ))
             })?;
+    }
+    if g.is_complex() && !edge.dtype.is_complex() {
+        // a real input's gradient is the real part of a complex one (torch's validate_outputs)
+        g = g.real_part()?;
     }
     if g.dtype() != edge.dtype {
         g = g.to_dtype(edge.dtype)?;

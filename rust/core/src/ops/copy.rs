@@ -38,6 +38,10 @@ impl DenseWrite {
 impl Tensor {
     /// A fresh contiguous copy with no history.
     pub fn contiguous_copy(&self) -> Result<Tensor> {
+        if self.is_complex() {
+            // the pairs copied, read as complex again
+            return self.detach().view_as_real()?.contiguous_copy()?.view_as_complex().map(|t| t.detach());
+        }
         with_dtype!(self.dtype(), T => Tensor::from_vec(self.to_vec::<T>(), self.shape()))
     }
 
@@ -48,8 +52,8 @@ impl Tensor {
             && Arc::strong_count(&self.0.storage) == 1
             && self.is_contiguous()
             && self.storage_offset() == 0
-            && self.numel() == self.0.storage.read().len()
-            && with_dtype!(self.dtype(), T => T::data(&self.0.storage.read()).is_some_and(|d| d.is_owned()))
+            && self.numel() == self.storage_numel()
+            && self.0.storage.read().is_owned()
     }
 
     /// The gradient itself when nothing else can see its memory, else a private contiguous copy.
@@ -115,6 +119,13 @@ impl Tensor {
     fn scatter_into_zeros(&self, shape: &[usize], target: &Layout) -> Result<Tensor> {
         if target.shape != self.shape() {
             bail!(Runtime, "gradient of shape {:?} does not fit the view {:?}", self.shape(), target.shape);
+        }
+        if self.is_complex() {
+            // the pairs scattered into zero pairs
+            let mut pair_shape = shape.to_vec();
+            pair_shape.push(2);
+            let pairs = self.detach().view_as_real()?.scatter_into_zeros(&pair_shape, &target.as_pairs())?;
+            return pairs.view_as_complex().map(|t| t.detach());
         }
         with_dtype!(self.dtype(), T => {
             let mut out = crate::pool::filled(numel(shape), T::ZERO);
@@ -192,6 +203,15 @@ impl Tensor {
 
     /// Writes `src` (broadcast to this shape, cast to this dtype) through this tensor's layout.
     pub fn copy_from(&self, src: &Tensor) -> Result<()> {
+        if self.is_complex() {
+            // the pairs written: `src` in this dtype (a real one with zero imaginary parts), broadcast
+            let src = src.detach().to_dtype(self.dtype())?.expand(self.shape())?;
+            return self.detach().view_as_real()?.copy_from(&src.view_as_real()?);
+        }
+        if src.is_complex() {
+            // a real tensor holds no imaginary part: refused rather than dropped
+            return Err(crate::dtype::complex_refusal(src.dtype()));
+        }
         if self.write_dense(src, DenseWrite::Copy) {
             return Ok(());
         }
@@ -219,6 +239,9 @@ impl Tensor {
     pub fn to_dtype(&self, dtype: DType) -> Result<Tensor> {
         if dtype == self.dtype() {
             return Ok(self.clone());
+        }
+        if dtype.is_complex() || self.is_complex() {
+            return self.complex_cast(dtype);
         }
         let out =
             self.map_in_memory_order(|x| with_dtype!(dtype, T => Tensor::from_vec(x.to_vec::<T>(), x.shape())))?;

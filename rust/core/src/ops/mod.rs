@@ -6,6 +6,7 @@ pub mod aminmax;
 pub mod attention;
 pub mod binary;
 mod block_diag;
+pub mod complex;
 pub mod conv;
 pub mod conv3d;
 pub mod copy;

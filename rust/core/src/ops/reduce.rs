@@ -103,10 +103,12 @@ impl Tensor {
     }
 
     fn sum_eager(&self, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
-        let all = dims.is_none();
+        let (all, requested) = (dims.is_none(), dims);
         let dims = reduction_dims(dims, self.ndim())?;
         let shape = reduced_shape(self.shape(), &dims, keepdim);
-        let out = if self.dtype().is_float() {
+        let out = if self.is_complex() {
+            self.detach().complex_reduce(requested, keepdim, false)?
+        } else if self.dtype().is_float() {
             from_f64s(sum_kernel(self, &dims), &shape, self.dtype())?
         } else {
             let v = self.with_data(|l, x: &[i64]| fold(l, x, &dims, 0i64, |a, b| a.wrapping_add(b)));
@@ -130,7 +132,7 @@ impl Tensor {
     }
 
     fn mean_eager(&self, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
-        if !self.dtype().is_float() {
+        if !self.dtype().is_float() && !self.is_complex() {
             bail!(
                 NotImplemented,
                 "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. \
@@ -141,9 +143,14 @@ impl Tensor {
         let all = dims.is_none();
         let dims = reduction_dims(dims, self.ndim())?;
         let shape = reduced_shape(self.shape(), &dims, keepdim);
-        let count = dims.iter().map(|&d| self.shape()[d]).product::<usize>() as f64;
-        let sums = sum_kernel(self, &dims);
-        let out = from_f64s(sums.into_iter().map(|s| s / count).collect(), &shape, self.dtype())?;
+        let out = if self.is_complex() {
+            let requested: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
+            self.detach().complex_reduce(Some(&requested), keepdim, true)?
+        } else {
+            let count = dims.iter().map(|&d| self.shape()[d]).product::<usize>() as f64;
+            let sums = sum_kernel(self, &dims);
+            from_f64s(sums.into_iter().map(|s| s / count).collect(), &shape, self.dtype())?
+        };
         let self_sym_sizes = self.shape().to_vec();
         Ok(if all {
             record(out, &[self], |_| MeanBackward0 { self_sym_numel: self.numel(), self_sym_sizes })

@@ -85,12 +85,18 @@ impl Tensor {
     }
 
     pub fn cat(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
+        if tensors.iter().any(Tensor::is_complex) {
+            return Tensor::complex_joined(tensors, dim, false);
+        }
         let (out, d, sizes) = Tensor::cat_data(tensors, dim, "torch.cat")?;
         let inputs: Vec<&Tensor> = tensors.iter().collect();
         Ok(record(out, &inputs, |_| CatBackward0 { dim: d, sizes }))
     }
 
     pub fn stack(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
+        if tensors.iter().any(Tensor::is_complex) {
+            return Tensor::complex_joined(tensors, dim, true);
+        }
         if tensors.is_empty() {
             bail!(Runtime, "stack expects a non-empty TensorList");
         }

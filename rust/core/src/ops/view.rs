@@ -303,7 +303,7 @@ impl Tensor {
         let offset = storage_offset.unwrap_or(self.storage_offset());
         let strides: Vec<usize> = strides.iter().map(|&s| s as usize).collect();
         let region = Layout { shape: shape.to_vec(), strides, offset };
-        let (needed, held) = (region.storage_extent(), self.storage().read().len());
+        let (needed, held) = (region.storage_extent(), self.storage_numel());
         if needed > held {
             let itemsize = self.dtype().itemsize();
             bail!(

@@ -28,6 +28,9 @@ pub(super) fn safetensors_dtype(d: DType) -> Dtype {
         DType::BF16 => Dtype::BF16,
         DType::F32 => Dtype::F32,
         DType::F64 => Dtype::F64,
+        // a storage's buffer is never complex: complex tensors keep their parts in float storages
+        DType::C64 => Dtype::F32,
+        DType::C128 => Dtype::F64,
     }
 }
 

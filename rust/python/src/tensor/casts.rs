@@ -8,13 +8,30 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+/// Whether `converted` has warned of a complex value's imaginary part dropped.
+static WARNED_DISCARDING_IMAG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A user's conversion of `a` to `dtype`: from complex to real, torch's warning and the real parts (the core's
+/// own conversions refuse to drop imaginary parts).
+pub(crate) fn converted(py: Python<'_>, a: &ferrograd_core::Tensor, dtype: DType) -> PyResult<ferrograd_core::Tensor> {
+    if a.is_complex() && !dtype.is_complex() {
+        // once per process, as torch's TORCH_WARN_ONCE
+        if !WARNED_DISCARDING_IMAG.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+            PyErr::warn(py, &category, c"Casting complex values to real discards the imaginary part", 1)?;
+        }
+        return call(|| a.real_part()?.to_dtype(dtype));
+    }
+    call(|| a.to_dtype(dtype))
+}
+
 /// `.float()` and friends: the tensor itself when it already has `dtype`, as in PyTorch.
 fn cast_to(slf: &Bound<'_, PyTensor>, dtype: DType) -> Out {
     let a = slf.get().get();
     if a.dtype() == dtype {
         return Ok(slf.clone().unbind());
     }
-    wrap(slf.py(), call(|| a.to_dtype(dtype))?)
+    wrap(slf.py(), converted(slf.py(), &a, dtype)?)
 }
 
 /// `cast_to` with a `memory_format=` (`preserve_format` by default): a result laid out in the format's dim
@@ -80,7 +97,7 @@ impl PyTensor {
         }
         let a = slf.get().get();
         let converted = match dtype {
-            Some(d) if d != a.dtype() => wrap(py, call(|| a.to_dtype(d))?)?,
+            Some(d) if d != a.dtype() => wrap(py, converted(py, &a, d)?)?,
             _ if copy => wrap(py, call(|| a.clone_tensor())?)?,
             _ => slf.clone().unbind(),
         };

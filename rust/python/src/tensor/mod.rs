@@ -8,6 +8,7 @@ mod shared;
 mod arith;
 mod bitwise;
 mod casts;
+mod complex;
 mod distance;
 mod forms;
 mod grad;
@@ -101,7 +102,7 @@ type Out = PyResult<Py<PyTensor>>;
 
 /// Wraps a view op's result, remembering the base it reads (PyTorch's `._base`) so that in-place
 /// writes through the view can update the base's history.
-fn view_of(slf: &Bound<'_, PyTensor>, t: Tensor) -> Out {
+pub(crate) fn view_of(slf: &Bound<'_, PyTensor>, t: Tensor) -> Out {
     let handle = TensorHandle::view(&slf.get().handle, || BaseObject(slf.clone().unbind()), t);
     Py::new(slf.py(), PyTensor { handle })
 }

@@ -102,6 +102,16 @@ impl PyTensor {
         Ok(call(|| t.item())?.to_f64() != 0.0)
     }
 
+    /// `complex(t)` of a one-element tensor.
+    fn __complex__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let t = self.get();
+        if t.is_complex() {
+            return crate::complex::complex_item(py, &t);
+        }
+        let value = call(|| t.item())?.to_f64();
+        Ok(pyo3::types::PyComplex::from_doubles(py, value, 0.0).into_any())
+    }
+
     fn __float__(&self) -> PyResult<f64> {
         ferrograd_core::compile::unsupported("Tensor.__float__()");
         let t = self.get();
@@ -206,6 +216,9 @@ impl PyTensor {
     fn item<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         ferrograd_core::compile::unsupported("Tensor.item()");
         let t = self.get();
+        if t.is_complex() {
+            return crate::complex::complex_item(py, &t);
+        }
         scalar_to_py(py, call(|| t.item())?)
     }
 

@@ -72,6 +72,17 @@ fn arith_eager(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
         .then(|| b.to_vec::<f64>()[0])
         .filter(|&e| e == 0.5 || e == -0.5);
     let out = match root {
+        None if dtype.is_complex() => {
+            use crate::ops::complex::PairOp;
+            let pair_op = match op {
+                Arith::Add => PairOp::Add,
+                Arith::Sub => PairOp::Sub,
+                Arith::Mul => PairOp::Mul,
+                Arith::Div => PairOp::Div,
+                Arith::Pow => return Err(crate::dtype::complex_refusal(dtype)),
+            };
+            a.complex_arith_values(b, pair_op, dtype, &shape)?
+        }
         Some(e) => {
             let r = a.detach().sqrt()?;
             if e < 0.0 {
@@ -249,8 +260,9 @@ impl Backward for MulBackward0 {
                 }
             }
         }
-        // each factor is saved exactly when the other's gradient is needed
-        Ok(vec![b.map(|b| g.mul(&b)).transpose()?, a.map(|a| g.mul(&a)).transpose()?])
+        // each factor is saved exactly when the other's gradient is needed (conjugated: torch's complex rule; a
+        // real factor is its own conjugate)
+        Ok(vec![b.map(|b| g.mul(&b.conj()?)).transpose()?, a.map(|a| g.mul(&a.conj()?)).transpose()?])
     }
 }
 
@@ -277,9 +289,10 @@ crate::backward_rule! {
 impl Backward for DivBackward0 {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, b) = (ctx.unpack_opt(&self.self_)?, ctx.unpack(&self.other)?);
-        // -g · ((a / b) / b), torch's order: -g · a / b² overflows (a huge a or b gives inf / inf = NaN)
-        let grad_other = a.map(|a| g.neg()?.mul(&a.div(&b)?.div(&b)?)).transpose()?;
-        Ok(vec![ctx.grad_if(0, || g.div(&b))?, grad_other])
+        // -g · conj((a / b) / b), torch's order: -g · a / b² overflows (a huge a or b gives inf / inf = NaN); the
+        // conjugates are torch's complex rule (a real tensor is its own)
+        let grad_other = a.map(|a| g.neg()?.mul(&a.div(&b)?.div(&b)?.conj()?)).transpose()?;
+        Ok(vec![ctx.grad_if(0, || g.div(&b.conj()?))?, grad_other])
     }
 }
 

@@ -109,7 +109,7 @@ impl Tensor {
     /// The dtype `op(self, other)` gives, or torch's NotImplementedError for a float (or a shifted bool).
     fn bitwise_dtype(&self, other: &Tensor, op: Bitwise) -> Result<DType> {
         let dtype = crate::dtype::result_type(self.promotion_key(), other.promotion_key());
-        if dtype.is_float() || op.is_shift() && dtype == DType::Bool {
+        if dtype.is_float() || dtype.is_complex() || op.is_shift() && dtype == DType::Bool {
             bail!(NotImplemented, "\"{}\" not implemented for '{}'", op.kernel_name(), dtype.scalar_type_name());
         }
         Ok(dtype)

@@ -14,7 +14,7 @@ pub use pointwise::*;
 
 use crate::autograd::{record, Backward, Ctx, Grads, SavedTensor};
 use crate::compile::{traced, NodeKind};
-use crate::dtype::{result_type, DType};
+use crate::dtype::{result_type, DType, Scalar};
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::elementwise::{map2, map3};
@@ -72,6 +72,9 @@ fn compare_kernel<T: Element>(op: Compare, a: &Tensor, b: &Tensor, shape: &[usiz
 
 impl Tensor {
     pub fn compare(&self, other: &Tensor, op: Compare) -> Result<Tensor> {
+        if self.is_complex() || other.is_complex() {
+            return self.complex_compare(other, op);
+        }
         let eager = move |x: &[&Tensor]| x[0].compare_eager(x[1], op);
         traced(op.name(), NodeKind::Elementwise, &[self, other], || eager(&[self, other]), || eager)
     }
@@ -83,6 +86,23 @@ impl Tensor {
             Tensor::from_vec(with_dtype!(dtype, T => compare_kernel::<T>(op, x[0], x[1], shape)?), shape)
         })
     }
+    /// `==` and `!=` of complex numbers: both parts equal (no order: the other comparisons are refused).
+    fn complex_compare(&self, other: &Tensor, op: Compare) -> Result<Tensor> {
+        let dtype = result_type(self.promotion_key(), other.promotion_key());
+        if !matches!(op, Compare::Eq | Compare::Ne) {
+            return Err(crate::dtype::complex_refusal(dtype));
+        }
+        let (a, b) = (self.detach().to_dtype(dtype)?, other.detach().to_dtype(dtype)?);
+        let (ar, ai) = a.parts()?;
+        let (br, bi) = b.parts()?;
+        let equal = ar.eq(&br)?.logical_and(&ai.eq(&bi)?)?;
+        if op == Compare::Eq {
+            Ok(equal)
+        } else {
+            equal.logical_not()
+        }
+    }
+
     /// What `self.eq_(other)` (and the other in-place comparisons) writes: the comparison in this tensor's
     /// dtype; recorded (torch's `EqBackward0`, ...: zero gradients) when an operand requires grad, so a
     /// tensor in the graph does not keep the history of the values it no longer holds.
@@ -135,6 +155,12 @@ impl Tensor {
 
     /// Elementwise `cond ? a : b`, broadcasting all three.
     pub fn where_(cond: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        if a.is_complex() || b.is_complex() {
+            // the pairs chosen, the condition repeated over each pair
+            let dtype = result_type(a.promotion_key(), b.promotion_key());
+            let (a, b) = (a.to_dtype(dtype)?.view_as_real()?, b.to_dtype(dtype)?.view_as_real()?);
+            return Tensor::where_(&cond.unsqueeze(-1)?, &a, &b)?.view_as_complex();
+        }
         let eager = |x: &[&Tensor]| Tensor::where_eager(x[0], x[1], x[2]);
         traced("where", NodeKind::Elementwise, &[cond, a, b], || eager(&[cond, a, b]), || eager)
     }
@@ -186,6 +212,9 @@ impl Tensor {
         if atol < 0.0 {
             bail!(Runtime, "atol must be greater than or equal to zero, but got {atol}");
         }
+        if self.is_complex() {
+            return self.complex_isclose(other, rtol, atol, equal_nan);
+        }
         let shape = broadcast_shapes(self.shape(), other.shape())?;
         let close = zip_as(self, other, &shape, |a: f64, b: f64| {
             if a == b {
@@ -200,6 +229,25 @@ impl Tensor {
             (a - b).abs() <= atol + rtol * b.abs()
         })?;
         Tensor::from_vec(close, &shape)
+    }
+
+    /// `isclose` of complex tensors, as torch computes it: equal, or both NaN (a NaN part) with `equal_nan`, or a
+    /// finite `|a - b|` within `atol + |rtol * b|`.
+    fn complex_isclose(&self, other: &Tensor, rtol: f64, atol: f64, equal_nan: bool) -> Result<Tensor> {
+        let (a, b) = (self.detach(), other.detach());
+        let mut close = a.eq(&b)?;
+        if equal_nan {
+            // NaN is the one value unequal to itself
+            close = close.logical_or(&a.ne(&a)?.logical_and(&b.ne(&b)?)?)?;
+        }
+        if rtol == 0.0 && atol == 0.0 {
+            return Ok(close);
+        }
+        let allowed = b.mul(&Tensor::wrapped_scalar(Scalar::Float(rtol)))?.unary(crate::ops::unary::Abs)?;
+        let allowed = allowed.add(&Tensor::wrapped_scalar(Scalar::Float(atol)))?;
+        let actual = a.sub(&b)?.unary(crate::ops::unary::Abs)?;
+        let finite = actual.lt(&Tensor::wrapped_scalar(Scalar::Float(f64::INFINITY)))?;
+        close.logical_or(&finite.logical_and(&actual.le(&allowed)?)?)
     }
 
     /// `torch.allclose`: `isclose` everywhere.

@@ -309,6 +309,9 @@ impl Tensor {
             }
             Domain::FloatOnly | Domain::IntOnly => {}
         }
+        if dtype.is_complex() {
+            bail!(NotImplemented, "\"{}\" not implemented for '{}'", op.kernel_name(), dtype.scalar_type_name())
+        }
         if op == Binary::Heaviside && a.dtype() != b.dtype() {
             bail!(Runtime, "heaviside is not yet implemented for tensors with different dtypes.");
         }

@@ -169,7 +169,8 @@ impl UnaryOp for Reciprocal {
         |x: T| x.recip()
     }
     fn grad(self, g: &Tensor, result: &Tensor) -> Result<Tensor> {
-        g.mul(&result.mul(result)?.neg()?)
+        // conjugated for complex results (torch's rule); a real result is its own conjugate
+        g.mul(&result.mul(result)?.neg()?.conj()?)
     }
 }
 

@@ -217,7 +217,16 @@ impl Tensor {
     }
 
     fn unary_eager<O: UnaryOp>(&self, op: O) -> Result<Tensor> {
-        let out = unary_forward(self, &op)?;
+        let out = if self.is_complex() {
+            // of the unary ops, only abs and reciprocal have complex kernels
+            match O::NAMES[0] {
+                "AbsBackward0" => self.detach().complex_abs()?,
+                "ReciprocalBackward0" => self.complex_reciprocal_values()?,
+                _ => return Err(crate::dtype::complex_refusal(self.dtype())),
+            }
+        } else {
+            unary_forward(self, &op)?
+        };
         if !O::DIFFERENTIABLE {
             return Ok(out);
         }

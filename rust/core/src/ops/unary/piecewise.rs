@@ -31,6 +31,9 @@ impl UnaryOp for Abs {
         Some(|x: i64| x.wrapping_abs())
     }
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        if x.is_complex() {
+            return g.mul(&x.complex_sgn()?);
+        }
         g.mul(&x.sign()?)
     }
 }
@@ -205,6 +208,11 @@ impl Tensor {
     }
 
     fn neg_eager(&self) -> Result<Tensor> {
+        if self.is_complex() {
+            // the pairs negated, recorded as torch's NegBackward0
+            let values = self.detach().view_as_real()?.neg()?.view_as_complex()?;
+            return Ok(crate::autograd::record(values, &[self], |_| NegBackward0));
+        }
         if self.dtype() == DType::Bool {
             bail!(
                 Runtime,

@@ -1,0 +1,63 @@
+"""The Python faces of complex numbers: torch's function forms (`torch.real`, `torch.conj`, `torch.angle`, ...)
+over the Rust methods, and `angle` of real tensors (torch's: pi for negatives, 0 otherwise, NaN kept)."""
+
+import math
+
+from . import _core
+from ._core import Tensor
+from ._tensor_misc import _require_tensor
+
+__all__ = ["angle", "conj", "conj_physical", "imag", "is_complex", "is_conj", "real", "resolve_conj"]
+
+
+def is_complex(input: Tensor) -> bool:
+    _require_tensor(input, "is_complex", "input", 1)
+    return input.is_complex()
+
+
+def is_conj(input: Tensor) -> bool:
+    _require_tensor(input, "is_conj", "input", 1)
+    return input.is_conj()
+
+
+def real(input: Tensor) -> Tensor:
+    _require_tensor(input, "real", "input", 1)
+    return input.real
+
+
+def imag(input: Tensor) -> Tensor:
+    _require_tensor(input, "imag", "input", 1)
+    return input.imag
+
+
+def conj(input: Tensor) -> Tensor:
+    _require_tensor(input, "conj", "input", 1)
+    return input.conj()
+
+
+def conj_physical(input: Tensor) -> Tensor:
+    _require_tensor(input, "conj_physical", "input", 1)
+    return input.conj_physical()
+
+
+def resolve_conj(input: Tensor) -> Tensor:
+    _require_tensor(input, "resolve_conj", "input", 1)
+    return input.resolve_conj()
+
+
+def angle(input: Tensor) -> Tensor:
+    """The argument of each element: `atan2(imag, real)` for complex input; for real input pi where negative,
+    else 0 (NaN stays NaN), in the default float dtype for integers."""
+    _require_tensor(input, "angle", "input", 1)
+    if input.is_complex():
+        return input._complex_angle()
+    x = input if input.is_floating_point() else input.to(_core.get_default_dtype())
+    half_turns = (x < 0).to(x.dtype) * math.pi
+    return _core.where(x.isnan(), x, half_turns)
+
+
+def _angle_method(self: Tensor) -> Tensor:
+    return angle(self)
+
+
+TENSOR_ATTRIBUTES: dict[str, object] = {"angle": _angle_method}
