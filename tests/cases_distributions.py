@@ -841,6 +841,8 @@ def kl():
 
 
 def validation():
+    # validation on, whatever ran before: importing torch._dynamo (torch.compile's tests) turns torch's off
+    D.Distribution.set_default_validate_args(True)
     cases = {
         "normal_scale": lambda: D.Normal(_t([0.0, 1.0]), _t([1.0, -1.0])),
         "normal_nan_loc": lambda: D.Normal(_t([math.nan]), _t([1.0])),
