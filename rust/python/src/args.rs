@@ -5,7 +5,7 @@ use crate::py_tensor::PyTensor;
 use ferrograd_core::{DType, Tensor};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyFloat, PyInt, PyList, PyTuple};
 
 pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "object".into())
@@ -15,6 +15,11 @@ pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
 pub fn operand(obj: &Bound<'_, PyAny>) -> Option<Tensor> {
     if let Ok(t) = obj.cast::<PyTensor>() {
         return Some(t.get().get());
+    }
+    // the common Python numbers first: the complex check below reads the type's name (an allocation), which
+    // cost a third of `x + 0.01`
+    if obj.is_exact_instance_of::<PyFloat>() || obj.is_instance_of::<PyInt>() {
+        return as_scalar(obj).map(Tensor::wrapped_scalar);
     }
     if let Some((re, im)) = crate::complex::as_complex(obj) {
         return Some(Tensor::wrapped_complex(re, im));
