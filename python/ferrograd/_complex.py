@@ -1,5 +1,5 @@
-"""The Python faces of complex numbers: torch's function forms (`torch.real`, `torch.conj`, `torch.angle`, ...)
-over the Rust methods, and `angle` of real tensors (torch's: pi for negatives, 0 otherwise, NaN kept)."""
+"""The Python faces of complex numbers: the function forms of the properties (`torch.real`, `torch.imag`), and
+`angle` of real tensors (torch's: pi for negatives, 0 otherwise, NaN kept)."""
 
 import math
 
@@ -7,17 +7,8 @@ from . import _core
 from ._core import Tensor
 from ._tensor_misc import _require_tensor
 
-__all__ = ["angle", "conj", "conj_physical", "imag", "is_complex", "is_conj", "real", "resolve_conj"]
-
-
-def is_complex(input: Tensor) -> bool:
-    _require_tensor(input, "is_complex", "input", 1)
-    return input.is_complex()
-
-
-def is_conj(input: Tensor) -> bool:
-    _require_tensor(input, "is_conj", "input", 1)
-    return input.is_conj()
+# is_complex, is_conj, conj, conj_physical, resolve_conj: generated function forms (`# function form` in _core.pyi)
+__all__ = ["angle", "imag", "real"]
 
 
 def real(input: Tensor) -> Tensor:
@@ -28,21 +19,6 @@ def real(input: Tensor) -> Tensor:
 def imag(input: Tensor) -> Tensor:
     _require_tensor(input, "imag", "input", 1)
     return input.imag
-
-
-def conj(input: Tensor) -> Tensor:
-    _require_tensor(input, "conj", "input", 1)
-    return input.conj()
-
-
-def conj_physical(input: Tensor) -> Tensor:
-    _require_tensor(input, "conj_physical", "input", 1)
-    return input.conj_physical()
-
-
-def resolve_conj(input: Tensor) -> Tensor:
-    _require_tensor(input, "resolve_conj", "input", 1)
-    return input.resolve_conj()
 
 
 def angle(input: Tensor) -> Tensor:

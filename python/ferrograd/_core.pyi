@@ -533,11 +533,11 @@ class Tensor:
     ) -> Tensor: ...
     def type(self, dtype: Any = None, non_blocking: _Bool = False, **kwargs: Any) -> Any:
         """The legacy name ('torch.FloatTensor') with no dtype, else the tensor cast (by ``ferrograd._type``)."""
-    def is_complex(self) -> _Bool:
+    def is_complex(self) -> _Bool:  # function form
         """True for a complex64 or complex128 tensor."""
-    def is_conj(self) -> _Bool:
+    def is_conj(self) -> _Bool:  # function form
         """Always False: ``conj()`` computes the conjugate (torch marks a lazy view)."""
-    def resolve_conj(self) -> Tensor:
+    def resolve_conj(self) -> Tensor:  # function form
         """The tensor itself: no conjugation is ever pending here."""
     @property
     def real(self) -> Tensor:
@@ -545,9 +545,9 @@ class Tensor:
     @property
     def imag(self) -> Tensor:
         """The imaginary parts of a complex tensor, a view that writes through."""
-    def conj(self) -> Tensor:
+    def conj(self) -> Tensor:  # function form
         """The complex conjugate (computed; a real tensor is its own)."""
-    def conj_physical(self) -> Tensor:
+    def conj_physical(self) -> Tensor:  # function form
         """The conjugate as a new tensor (a copy for a real tensor too)."""
     def _complex_angle(self) -> Tensor: ...
     def _fft_c2c(self, dim: builtins.int, forward: _Bool, scale: _Float) -> Tensor: ...

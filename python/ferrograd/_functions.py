@@ -93,6 +93,8 @@ __all__ = [
     "clamp_min",
     "clip",
     "clone",
+    "conj",
+    "conj_physical",
     "copysign",
     "corrcoef",
     "cos",
@@ -170,6 +172,8 @@ __all__ = [
     "index_select",
     "inner",
     "inverse",
+    "is_complex",
+    "is_conj",
     "isclose",
     "isfinite",
     "isinf",
@@ -254,6 +258,7 @@ __all__ = [
     "renorm",
     "repeat_interleave",
     "reshape",
+    "resolve_conj",
     "roll",
     "round",
     "rsqrt",
@@ -913,6 +918,22 @@ def clone(input: "Tensor", *, memory_format: "Any" = None) -> "Tensor":
         return input.clone(memory_format=memory_format)
     except AttributeError as e:
         raise _not_a_tensor(e, "clone", input) from None
+
+
+def conj(input: "Tensor") -> "Tensor":
+    """`ferrograd.conj(input, ...)` is `input.conj(...)`."""
+    try:
+        return input.conj()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "conj", input) from None
+
+
+def conj_physical(input: "Tensor") -> "Tensor":
+    """`ferrograd.conj_physical(input, ...)` is `input.conj_physical(...)`."""
+    try:
+        return input.conj_physical()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "conj_physical", input) from None
 
 
 def copysign(input: "Tensor", other: "_Operand") -> "Tensor":
@@ -1579,6 +1600,22 @@ def inverse(input: "Tensor") -> "Tensor":
         return input.inverse()
     except AttributeError as e:
         raise _not_a_tensor(e, "inverse", input) from None
+
+
+def is_complex(input: "Tensor") -> "_Bool":
+    """`ferrograd.is_complex(input, ...)` is `input.is_complex(...)`."""
+    try:
+        return input.is_complex()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "is_complex", input) from None
+
+
+def is_conj(input: "Tensor") -> "_Bool":
+    """`ferrograd.is_conj(input, ...)` is `input.is_conj(...)`."""
+    try:
+        return input.is_conj()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "is_conj", input) from None
 
 
 def isclose(
@@ -2383,6 +2420,14 @@ else:
             return input.reshape(*args, **kwargs)
         except AttributeError as e:
             raise _not_a_tensor(e, "reshape", input) from None
+
+
+def resolve_conj(input: "Tensor") -> "Tensor":
+    """`ferrograd.resolve_conj(input, ...)` is `input.resolve_conj(...)`."""
+    try:
+        return input.resolve_conj()
+    except AttributeError as e:
+        raise _not_a_tensor(e, "resolve_conj", input) from None
 
 
 def roll(input: "Tensor", shifts: "_Dims", dims: "_Dims | None" = None) -> "Tensor":
