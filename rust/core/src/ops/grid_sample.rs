@@ -331,7 +331,8 @@ impl Sampler {
         }
     }
 
-    /// One 2-D bilinear point's `PointReads`, computed directly (as `planar_reads` does for the forward).
+    /// One 2-D bilinear point's `PointReads`, computed directly (the forward's `planar_reads` keeps its
+    /// reads and weights).
     #[inline(always)]
     fn planar_bilinear_point<F: Float>(&self, xy: &[F]) -> PointReads<F, 4> {
         let [ax, ay, _] = self.axes;
@@ -602,15 +603,10 @@ fn planar_reads<F: Float>(sampler: &Sampler, coords: &[F], offsets: &mut [usize]
         return;
     }
     for ((xy, at), w) in points.zip(offsets.chunks_exact_mut(4)).zip(weights.chunks_exact_mut(4)) {
-        let x = ax.pad(ax.unnormalize(xy[0])).0;
-        let y = ay.pad(ay.unnormalize(xy[1])).0;
-        let (x0, y0) = (x.floor(), y.floor());
-        let (tx, ty) = (x - x0, y - y0);
-        let (x1, y1) = (x0 + F::ONE, y0 + F::ONE);
-        // x varying fastest, each weight the x weight times the y weight, as `Sampler::reads`
-        at.copy_from_slice(&[offset(x0, y0), offset(x1, y0), offset(x0, y1), offset(x1, y1)]);
-        let (wx0, wy0) = (F::ONE - tx, F::ONE - ty);
-        w.copy_from_slice(&[wx0 * wy0, tx * wy0, wx0 * ty, tx * ty]);
+        // the gradient's slopes and multipliers are computed and dropped (inlined, the compiler removes them)
+        let reads = sampler.planar_bilinear_point(xy);
+        at.copy_from_slice(&reads.at);
+        w.copy_from_slice(&reads.weight);
     }
 }
 
