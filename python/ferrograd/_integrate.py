@@ -7,6 +7,7 @@ import builtins
 
 from ._core import Tensor, _div_number, _mul_number, _tensordot, zeros
 from ._core import bool as _bool
+from ._tensor_misc import _require_tensor
 
 _DX_HALF = 0.5  # the trapezoid's weight of each end sample
 
@@ -111,10 +112,8 @@ def cumulative_trapezoid(
 def tensordot(a: Tensor, b: Tensor, dims: builtins.int | tuple | list | Tensor = 2) -> Tensor:
     """Sums the products of `a`'s and `b`'s elements over the dims `dims` names: an int n (`a`'s last n with
     `b`'s first n), or two lists of dims (or a 2-row tensor of them)."""
-    for position, (argument, value) in enumerate((("a", a), ("b", b)), 1):
-        if not isinstance(value, Tensor):
-            kind = type(value).__name__
-            raise TypeError(f"tensordot(): argument '{argument}' (position {position}) must be Tensor, not {kind}")
+    _require_tensor(a, "tensordot", "a", 1)
+    _require_tensor(b, "tensordot", "b", 2)
     given = (dims.tolist() if dims.dim() > 0 else builtins.int(dims.item())) if isinstance(dims, Tensor) else dims
     if isinstance(given, builtins.int):
         if given < 0:
