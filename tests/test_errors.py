@@ -2,6 +2,8 @@
 failed calls leave their tensors unchanged. Matches are regex *searches*, so a prefix
 such as torch's "mm: " before "mat1 and mat2 ..." is allowed."""
 
+import collections
+import fractions
 import re
 import warnings
 
@@ -486,3 +488,40 @@ def test_failed_call_leaves_tensors_unchanged(call, exc):
 def test_fuzz_findings_raise_torchs_errors(call, exc, msg):
     with pytest.raises(exc, match=msg):
         call()
+
+
+# ---------------------------------------------------------------------------
+# the offending type is named as torch's argument parser names it (CPython's tp_name): a class written in
+# Python bare, a type from C with its module, a builtin bare; alike from the bindings and from Python
+# ---------------------------------------------------------------------------
+
+
+class _UserClass:
+    pass
+
+
+TYPE_NAMES = [
+    (np.zeros(2), "numpy.ndarray"),
+    (np.float64(1.5), "numpy.float64"),
+    (_UserClass(), "_UserClass"),
+    (fractions.Fraction(1, 2), "Fraction"),
+    (collections.OrderedDict(), "collections.OrderedDict"),
+    (range(2), "range"),
+]
+TYPE_NAME_CALLS = {
+    "trapezoid (Python)": (lambda v: fg.trapezoid(v), r"trapezoid\(\): argument 'y' \(position 1\)"),
+    "vander (Python)": (lambda v: fg.vander(v), r"vander\(\): argument 'x' \(position 1\)"),
+    "detach_copy (Python)": (lambda v: fg.detach_copy(v), r"detach_copy\(\): argument 'input' \(position 1\)"),
+    "real (Python)": (lambda v: fg.real(v), r"real\(\): argument 'input' \(position 1\)"),
+    "exp (function form)": (lambda v: fg.exp(v), r"exp\(\): argument 'input' \(position 1\)"),
+    "special.erfcx (Python)": (lambda v: fg.special.erfcx(v), r"special_erfcx\(\): argument 'input' \(position 1\)"),
+    "mm (bindings)": (lambda v: fg.ones(2, 2).mm(v), r"mm\(\): argument 'mat2' \(position 1\)"),
+}
+
+
+@pytest.mark.parametrize("call", list(TYPE_NAME_CALLS))
+@pytest.mark.parametrize("value,name", TYPE_NAMES, ids=lambda v: type(v).__name__ if not isinstance(v, str) else v)
+def test_argument_errors_name_the_type_as_torch(call, value, name):
+    fn, prefix = TYPE_NAME_CALLS[call]
+    with pytest.raises(TypeError, match=prefix + " must be Tensor, not " + re.escape(name) + "$"):
+        fn(value)

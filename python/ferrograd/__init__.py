@@ -7,6 +7,7 @@
 import builtins
 
 from . import _core, _device, _lazy_submodules, _tensor_python, _utils, torch_version, version
+from ._arg_errors import type_name as _type_name
 from ._asarray import asarray, frombuffer
 from ._autocast_state import (
     autocast_decrement_nesting,
@@ -185,7 +186,7 @@ def spmm(input, mat2):
 
 def _like(input, dtype):
     if not isinstance(input, Tensor):
-        raise TypeError(f"argument 'input' must be Tensor, not {type(input).__name__}")
+        raise TypeError(f"argument 'input' must be Tensor, not {_type_name(input)}")
     return input.dtype if dtype is None else dtype
 
 
@@ -238,7 +239,7 @@ def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
 
 def _steps(steps):
     if isinstance(steps, builtins.bool) or not isinstance(steps, builtins.int):
-        raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
+        raise TypeError(f"linspace(): argument 'steps' must be int, not {_type_name(steps)}")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     return steps

@@ -9,6 +9,7 @@ CUDA kernels). Here, without imports beyond `_core`, as `import ferrograd` loads
 import builtins
 
 from . import _core
+from ._arg_errors import type_name
 from ._core import bfloat16, float16
 from ._device import device
 
@@ -32,9 +33,7 @@ _dtypes = dict(_DEFAULT_DTYPES)
 def device_type_of(device_type, caller):
     """The device type named by `device_type` ("cuda:0" is "cuda"), with torch's errors."""
     if not isinstance(device_type, str):
-        raise TypeError(
-            f"{caller}(): argument 'device_type' (position 1) must be str, not {type(device_type).__name__}"
-        )
+        raise TypeError(f"{caller}(): argument 'device_type' (position 1) must be str, not {type_name(device_type)}")
     kind = device(device_type).type
     if kind not in _DEFAULT_DTYPES:
         raise RuntimeError("unsupported scalarType")

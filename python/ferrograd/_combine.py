@@ -2,6 +2,7 @@
 `cartesian_prod`. Compositions of `expand`, `reshape` and `stack` as in PyTorch, so each output's grad_fn is
 the one PyTorch gives (ExpandBackward0, StackBackward0)."""
 
+from ._arg_errors import type_name
 from ._core import Tensor, stack
 from ._size import Size
 
@@ -37,7 +38,7 @@ def _tensors(tensors):
     """`tensors`, checked to be tensors, with PyTorch's TypeError for a list of them."""
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(t)}")
     return tensors
 
 

@@ -4,27 +4,27 @@
 import math
 
 from . import _core
+from ._arg_errors import require_tensor
 from ._core import Tensor
-from ._tensor_misc import _require_tensor
 
 # is_complex, is_conj, conj, conj_physical, resolve_conj: generated function forms (`# function form` in _core.pyi)
 __all__ = ["angle", "imag", "real"]
 
 
 def real(input: Tensor) -> Tensor:
-    _require_tensor(input, "real", "input", 1)
+    require_tensor(input, "real", "input", 1)
     return input.real
 
 
 def imag(input: Tensor) -> Tensor:
-    _require_tensor(input, "imag", "input", 1)
+    require_tensor(input, "imag", "input", 1)
     return input.imag
 
 
 def angle(input: Tensor) -> Tensor:
     """The argument of each element: `atan2(imag, real)` for complex input; for real input pi where negative,
     else 0 (NaN stays NaN), in the default float dtype for integers."""
-    _require_tensor(input, "angle", "input", 1)
+    require_tensor(input, "angle", "input", 1)
     if input.is_complex():
         return input._complex_angle()
     x = input if input.is_floating_point() else input.to(_core.get_default_dtype())

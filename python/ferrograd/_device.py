@@ -4,6 +4,8 @@ enabled`)."""
 
 import builtins
 
+from ._arg_errors import type_name
+
 _TYPES = (
     "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla", "lazy",
     "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
@@ -95,7 +97,7 @@ def check(spec):
     elif isinstance(spec, (str, builtins.int)) and not isinstance(spec, builtins.bool):
         d = device(spec)
     else:
-        raise TypeError(f"argument 'device' must be torch.device, not {builtins.type(spec).__name__}")
+        raise TypeError(f"argument 'device' must be torch.device, not {type_name(spec)}")
     if d.type == "cuda":
         raise AssertionError(NO_CUDA)
     if d.type != "cpu":

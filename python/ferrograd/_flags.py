@@ -7,6 +7,8 @@ a GPU format) and deterministically on the CPU. Plain state here, no imports: `i
 
 import builtins
 
+from ._arg_errors import type_name
+
 STATE: dict = {
     "cudnn.enabled": True,
     "cudnn.benchmark": False,
@@ -27,7 +29,7 @@ _PRECISIONS = ("highest", "high", "medium")
 def expect_bool(value, setter_name):
     """torch's check in its C++ setters: a bool, not a number standing for one."""
     if not isinstance(value, builtins.bool):
-        raise RuntimeError(f"{setter_name} expects a bool, but got {type(value).__name__}")
+        raise RuntimeError(f"{setter_name} expects a bool, but got {type_name(value)}")
     return value
 
 
@@ -35,7 +37,7 @@ def set_float32_matmul_precision(precision) -> None:
     """Sets the precision float32 matrix products may use: "highest" (full float32, the default), "high" or
     "medium" (which allow TF32 or bfloat16 on GPUs). ferrograd computes in float32 whichever is set."""
     if not isinstance(precision, str):
-        raise RuntimeError(f"set_float32_matmul_precision expects a str, but got {type(precision).__name__}")
+        raise RuntimeError(f"set_float32_matmul_precision expects a str, but got {type_name(precision)}")
     if precision not in _PRECISIONS:
         import warnings
 
@@ -60,11 +62,11 @@ def use_deterministic_algorithms(mode, *, warn_only=False) -> None:
     (the same inputs and thread count give the same bits), so nothing else changes."""
     if not isinstance(mode, builtins.bool):
         raise TypeError(
-            f"_set_deterministic_algorithms(): argument 'mode' (position 1) must be bool, not {type(mode).__name__}"
+            f"_set_deterministic_algorithms(): argument 'mode' (position 1) must be bool, not {type_name(mode)}"
         )
     if not isinstance(warn_only, builtins.bool):
         raise TypeError(
-            f"_set_deterministic_algorithms(): argument 'warn_only' must be bool, not {type(warn_only).__name__}"
+            f"_set_deterministic_algorithms(): argument 'warn_only' must be bool, not {type_name(warn_only)}"
         )
     STATE["deterministic_algorithms"] = mode
     STATE["deterministic_algorithms_warn_only"] = warn_only
@@ -104,5 +106,5 @@ def set_flush_denormal(mode) -> builtins.bool:
     """Whether denormal floats are flushed to zero: False, as torch answers where it cannot set the mode
     (ferrograd's kernels keep denormals)."""
     if not isinstance(mode, builtins.bool):
-        raise RuntimeError(f"flush_denormal expects a bool, but got {type(mode).__name__}")
+        raise RuntimeError(f"flush_denormal expects a bool, but got {type_name(mode)}")
     return False

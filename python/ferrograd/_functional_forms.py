@@ -7,6 +7,7 @@ Tensor methods have function forms (`ferrograd.clamp_(x, 0)`). Each calls `nn.fu
 use: `import ferrograd` leaves `nn` out) or the Tensor method."""
 
 from . import _utils
+from ._arg_errors import type_name
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -90,9 +91,7 @@ def _feature_dropout():
 def _reduction(reduction, name, position):
     """at::Reduction's int: 1 'mean', 2 'sum', any other 'none' (as torch's kernels read it)."""
     if isinstance(reduction, bool) or not isinstance(reduction, int):
-        raise TypeError(
-            f"{name}(): argument 'reduction' (position {position}) must be int, not {type(reduction).__name__}"
-        )
+        raise TypeError(f"{name}(): argument 'reduction' (position {position}) must be int, not {type_name(reduction)}")
     return {1: "mean", 2: "sum"}.get(reduction, "none")
 
 

@@ -321,21 +321,19 @@ __all__ = [
 
 def _not_a_tensor(error: AttributeError, name: str, input: object) -> Exception:
     """PyTorch's TypeError when `input` is not a tensor (else the AttributeError, a real one)."""
+    from . import _arg_errors
     from ._core import Tensor
 
     if isinstance(input, Tensor) or getattr(error, "obj", input) is not input:
         return error
-    return TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return _arg_errors.wrong_type(name, "input", "Tensor", input, 1)
 
 
 def _into_out(name: str, out: object, input: "Tensor", exact_dtype: bool) -> "Tensor":
     """`input.<name>()` written into `out` with torch's checks and resizing (`_write_out.py`)."""
-    from . import _write_out
-    from ._core import Tensor
+    from . import _arg_errors, _write_out
 
-    if not isinstance(input, Tensor):
-        kind = type(input).__name__
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {kind}")
+    _arg_errors.require_tensor(input, name, "input", 1)
     _write_out._check_out(name, out, (input,), {})
     rule = _write_out._exact_rule if exact_dtype else _write_out._cast_rule
     return _write_out.write_out(name, out, getattr(input, name)(), rule)  # type: ignore[arg-type]

@@ -2,6 +2,7 @@
 errors (`finfo()` describes the default dtype)."""
 
 from . import _core
+from ._arg_errors import type_name
 
 __all__ = ["finfo", "iinfo"]
 
@@ -26,7 +27,7 @@ _REQUIRED = object()  # iinfo(): torch's message for the missing dtype
 
 def _name(dtype, kind):
     if not isinstance(dtype, _core.dtype):
-        raise TypeError(f"{kind}(): argument 'type' (position 1) must be ferrograd.dtype, not {type(dtype).__name__}")
+        raise TypeError(f"{kind}(): argument 'type' (position 1) must be ferrograd.dtype, not {type_name(dtype)}")
     return str(dtype).rpartition(".")[2]
 
 

@@ -5,9 +5,9 @@ and `tensordot`'s reading of `dims` (the product itself is the core's)."""
 
 import builtins
 
+from ._arg_errors import require_tensor
 from ._core import Tensor, _div_number, _mul_number, _tensordot, zeros
 from ._core import bool as _bool
-from ._tensor_misc import _require_tensor
 
 _DX_HALF = 0.5  # the trapezoid's weight of each end sample
 
@@ -21,8 +21,7 @@ def _check_not_bool(name: str, y: Tensor, x: Tensor | None = None) -> None:
 def _check_arguments(name: str, y, x, dx, dim) -> None:
     """torch's two overloads take a tensor `y`, then sample points `x` (a tensor) or a number spacing `dx`,
     not both, and an int `dim`: anything else is its TypeError."""
-    if not isinstance(y, Tensor):
-        raise TypeError(f"{name}(): argument 'y' (position 1) must be Tensor, not {type(y).__name__}")
+    require_tensor(y, name, "y", 1)
     number = (builtins.int, builtins.float, builtins.bool)
     fits = (
         (x is None or isinstance(x, Tensor))
@@ -112,8 +111,8 @@ def cumulative_trapezoid(
 def tensordot(a: Tensor, b: Tensor, dims: builtins.int | tuple | list | Tensor = 2) -> Tensor:
     """Sums the products of `a`'s and `b`'s elements over the dims `dims` names: an int n (`a`'s last n with
     `b`'s first n), or two lists of dims (or a 2-row tensor of them)."""
-    _require_tensor(a, "tensordot", "a", 1)
-    _require_tensor(b, "tensordot", "b", 2)
+    require_tensor(a, "tensordot", "a", 1)
+    require_tensor(b, "tensordot", "b", 2)
     given = (dims.tolist() if dims.dim() > 0 else builtins.int(dims.item())) if isinstance(dims, Tensor) else dims
     if isinstance(given, builtins.int):
         if given < 0:

@@ -4,6 +4,7 @@
 import builtins
 
 from . import _core
+from ._arg_errors import require_tensor, type_name
 
 # the dtype names of multi_dot's message (C++ type names, as torch prints them there)
 _CPP_TYPE_NAMES = {
@@ -103,8 +104,7 @@ def multi_dot(tensors, *, out=None):
 def vander(x, N=None):
     """The Vandermonde matrix of `x` along its last dimension: columns x⁰, x¹, …, x^(N-1) (N defaults to
     x's length), built as PyTorch builds it: a row of ones next to the cumulative product."""
-    if not isinstance(x, _core.Tensor):
-        raise TypeError(f"linalg_vander(): argument 'x' (position 1) must be Tensor, not {type(x).__name__}")
+    require_tensor(x, "linalg_vander", "x", 1)
     if x.dtype == _core.bool:
         raise NotImplementedError("linalg.vander supports floating point, complex, and integer tensors, but got Bool")
     if x.ndim == 0:
@@ -120,8 +120,7 @@ def torch_vander(x, N=None, increasing=False):
     """`torch.vander`: the Vandermonde matrix of the 1-D `x` (N columns, default its length), powers decreasing
     unless `increasing`; integer inputs give int64. Built as PyTorch builds it: ones, then x and its cumulative
     product copied into the columns after the first, in place (so, as in PyTorch, it cannot be differentiated)."""
-    if not isinstance(x, _core.Tensor):
-        raise TypeError(f"vander(): argument 'x' (position 1) must be Tensor, not {type(x).__name__}")
+    require_tensor(x, "vander", "x", 1)
     if x.ndim != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
     n = x.shape[0] if N is None else N
@@ -141,8 +140,7 @@ def matrix_power(A, n, *, out=None):
     """A to the power `n` (an int), for each square matrix of `A`; a negative `n` raises the inverse."""
     if out is not None:
         raise NotImplementedError("linalg.matrix_power(): out= is not supported")
-    if not isinstance(A, _core.Tensor):
-        raise TypeError(f"linalg_matrix_power(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}")
+    require_tensor(A, "linalg_matrix_power", "A", 1)
     if not isinstance(n, builtins.int) or isinstance(n, builtins.bool):
-        raise TypeError(f"linalg_matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}")
+        raise TypeError(f"linalg_matrix_power(): argument 'n' (position 2) must be int, not {type_name(n)}")
     return A.matrix_power(n)

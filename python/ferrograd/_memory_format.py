@@ -8,6 +8,7 @@ results channels-last), which changes strides, never values.
 
 import builtins
 
+from ._arg_errors import type_name
 from ._layout import NamedConstant
 
 
@@ -30,7 +31,7 @@ def dim_order(format, ndim, func, strict=True):
     that the result is to be laid out in; a channels-last format of another rank raises, or unless `strict`
     (`is_contiguous`, for which no tensor of that rank is laid out so) gives an empty order."""
     if not isinstance(format, memory_format):
-        raise TypeError(f"{func}(): argument 'memory_format' must be torch.memory_format, not {type(format).__name__}")
+        raise TypeError(f"{func}(): argument 'memory_format' must be torch.memory_format, not {type_name(format)}")
     if format._name == "preserve_format":
         return None
     if format._name == "contiguous_format":

@@ -6,6 +6,7 @@ ferrograd keeps in Python (`set_warn_always`, the inter-op thread count)."""
 import builtins
 
 from . import _core, _utils
+from ._arg_errors import type_name
 from ._combine import meshgrid
 from ._core import Tensor
 from ._write_out import _can_cast, write_out
@@ -44,7 +45,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
     if isinstance(s, builtins.complex):
         raise RuntimeError("value cannot be converted to type float without overflow")
     if not _is_number(s):
-        raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not {type(s).__name__}")
+        raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not {type_name(s)}")
     value = s.item() if isinstance(s, Tensor) else s
     dtype = _core.get_default_dtype() if dtype is None else dtype
     return _core.tensor(value, dtype=dtype, requires_grad=requires_grad)
@@ -128,7 +129,7 @@ def can_cast(from_, to) -> builtins.bool:
     for value, name, position in ((from_, "from_", 1), (to, "to", 2)):
         if not isinstance(value, _core.dtype):
             raise TypeError(
-                f"can_cast(): argument '{name}' (position {position}) must be torch.dtype, not {type(value).__name__}"
+                f"can_cast(): argument '{name}' (position {position}) must be torch.dtype, not {type_name(value)}"
             )
     return _can_cast(from_, to)
 
@@ -199,7 +200,7 @@ def get_num_interop_threads() -> builtins.int:
 
 def set_num_interop_threads(num: builtins.int) -> None:
     if isinstance(num, builtins.bool) or not isinstance(num, builtins.int):
-        raise TypeError(f"set_num_interop_threads(): argument 'int' (position 1) must be int, not {type(num).__name__}")
+        raise TypeError(f"set_num_interop_threads(): argument 'int' (position 1) must be int, not {type_name(num)}")
     if num <= 0:
         raise RuntimeError("set_num_interop_threads expects a positive integer")
     _INTEROP_THREADS[0] = num

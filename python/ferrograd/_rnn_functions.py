@@ -2,7 +2,7 @@
 the `nn` modules call in torch, with its positional signatures. They run the modules' own layer loop and steps
 (`nn/modules/rnn.py`); loaded on first use (`ferrograd.lstm` imports this module, and so `nn`)."""
 
-from ._tensor_misc import _require_tensor
+from ._arg_errors import require_tensor, type_name
 from .nn import functional as F
 from .nn.modules.rnn import _gru_step, _lstm_step, run_layers
 
@@ -65,11 +65,11 @@ rnn_relu = _single_state("RNN_RELU", "rnn_relu", "relu RNN layers from `hx` and 
 
 
 def _cell_input(name, input, hx):
-    _require_tensor(input, name, "input", 1)
+    require_tensor(input, name, "input", 1)
     if name != "lstm_cell":
-        _require_tensor(hx, name, "hx", 2)
+        require_tensor(hx, name, "hx", 2)
     elif not isinstance(hx, (tuple, list)):
-        raise TypeError(f"{name}(): argument 'hx' (position 2) must be tuple of Tensors, not {type(hx).__name__}")
+        raise TypeError(f"{name}(): argument 'hx' (position 2) must be tuple of Tensors, not {type_name(hx)}")
     if input.dim() != 2:
         raise RuntimeError(f"Expected 2D input (batch x feature), but got {input.dim()}D input")
 

@@ -3,6 +3,7 @@ section."""
 
 from itertools import accumulate
 
+from ._arg_errors import require_tensor, type_name
 from ._core import Tensor, _check_piece_count, int64
 
 __all__ = ["dsplit", "hsplit", "tensor_split", "vsplit"]
@@ -33,18 +34,17 @@ def _bounds(size, indices_or_sections):
 
 
 def _check_args(input, indices_or_sections, dim, name):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    require_tensor(input, name, "input", 1)
     ok = isinstance(indices_or_sections, (int, Tensor)) or (
         isinstance(indices_or_sections, (list, tuple)) and all(isinstance(i, int) for i in indices_or_sections)
     )
     if not ok:
         raise TypeError(
             f"{name}(): argument 'indices_or_sections' must be int, tuple of ints or Tensor, not "
-            f"{type(indices_or_sections).__name__}"
+            f"{type_name(indices_or_sections)}"
         )
     if not isinstance(dim, int):
-        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type_name(dim)}")
     if isinstance(indices_or_sections, int) and not _INT64_MIN <= indices_or_sections <= _INT64_MAX:
         raise ValueError(_OVERFLOW)
     if isinstance(indices_or_sections, (list, tuple)):

@@ -1,6 +1,7 @@
 """`atleast_1d/2d/3d` and `hstack`/`vstack`/`dstack`/`column_stack`: compositions of views and `cat`, as
 PyTorch defines them (CompositeImplicit), so their gradients are those of the views and of `cat`."""
 
+from ._arg_errors import require_tensor, type_name
 from ._combine import _tensors
 from ._core import Tensor, cat
 
@@ -11,8 +12,7 @@ def _atleast(tensors, lift, name):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         return tuple(lift(t) for t in _tensors(tensors[0]))
     if len(tensors) == 1:
-        if not isinstance(tensors[0], Tensor):
-            raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(tensors[0]).__name__}")
+        require_tensor(tensors[0], name, "input")
         return lift(tensors[0])
     return tuple(lift(t) for t in _tensors(tensors))
 
@@ -47,7 +47,7 @@ def atleast_3d(*tensors):
 
 def _nonempty(tensors, name):
     if not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name}(): argument 'tensors' must be tuple of Tensors, not {type(tensors).__name__}")
+        raise TypeError(f"{name}(): argument 'tensors' must be tuple of Tensors, not {type_name(tensors)}")
     tensors = _tensors(list(tensors))
     if not tensors:
         raise RuntimeError(f"{name} expects a non-empty TensorList")

@@ -6,6 +6,7 @@ the function forms `ferrograd.put` and `ferrograd.index_reduce` (installed on `T
 import builtins
 
 from . import _core, _utils
+from ._arg_errors import require_tensor
 from ._core import Tensor
 from ._misc_functions import isreal
 from ._size import Size
@@ -115,17 +116,9 @@ def _fill_diagonal_(self, fill_value, wrap=False):
     return self
 
 
-def _require_tensor(value, func, argument, position):
-    if not isinstance(value, Tensor):
-        kind = type(value)
-        # torch names other modules' types with their module (numpy.ndarray), builtins bare
-        name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
-        raise TypeError(f"{func}(): argument '{argument}' (position {position}) must be Tensor, not {name}")
-
-
 def _put_checks(self, index, source, first):
-    _require_tensor(index, "put", "index", first)
-    _require_tensor(source, "put", "source", first + 1)
+    require_tensor(index, "put", "index", first)
+    require_tensor(source, "put", "source", first + 1)
     if index.dtype != _core.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_type_name(index.dtype)}")
     if self.dtype != source.dtype:
@@ -157,13 +150,13 @@ def _put_at(self, index, source, accumulate=False, first=1):
 
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:
-    _require_tensor(input, "put", "input", 1)
+    require_tensor(input, "put", "input", 1)
     return _put_at(input, index, source, accumulate, first=2)
 
 
 def _index_reduce_at(self, dim, index, source, reduce, *, include_self=True, first=1):
-    _require_tensor(index, "index_reduce", "index", first + 1)
-    _require_tensor(source, "index_reduce", "source", first + 2)
+    require_tensor(index, "index_reduce", "index", first + 1)
+    require_tensor(source, "index_reduce", "source", first + 2)
     _utils.warn_once_at_caller(_INDEX_REDUCE_BETA)
     if reduce not in _INDEX_REDUCE_MODES:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
@@ -199,7 +192,7 @@ def index_reduce(
 ) -> Tensor:
     """`input` with the slices of `source` reduced (prod, mean, amax or amin) into the slices of `input` that
     `index` names along `dim` (with `input`'s own values unless not `include_self`)."""
-    _require_tensor(input, "index_reduce", "input", 1)
+    require_tensor(input, "index_reduce", "input", 1)
     return _index_reduce_at(input, dim, index, source, reduce, include_self=include_self, first=2)
 
 

@@ -6,6 +6,7 @@
 import builtins
 
 from . import _core
+from ._arg_errors import require_tensor, type_name
 from ._core import Tensor
 from .grad_mode import no_grad
 
@@ -28,10 +29,7 @@ __all__ = [
 
 
 def _tensor(value, name, argument, position):
-    if not isinstance(value, Tensor):
-        raise TypeError(
-            f"{name}(): argument '{argument}' (position {position}) must be Tensor, not {type(value).__name__}"
-        )
+    require_tensor(value, name, argument, position)
 
 
 def _wrap_dim(dim, ndim):
@@ -128,7 +126,7 @@ def _select(input, dim, index, position):
         index = index.item()
     for value, argument, at in ((dim, "dim", position), (index, "index", position + 1)):
         if isinstance(value, builtins.bool) or not isinstance(value, builtins.int):
-            raise TypeError(f"select(): argument '{argument}' (position {at}) must be int, not {type(value).__name__}")
+            raise TypeError(f"select(): argument '{argument}' (position {at}) must be int, not {type_name(value)}")
     if input.dim() == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, input.dim())
@@ -234,7 +232,7 @@ def _split_with_sizes(input, split_sizes, dim, position):
     if isinstance(split_sizes, Tensor) or not isinstance(split_sizes, (list, tuple)):
         raise TypeError(
             f"split_with_sizes(): argument 'split_sizes' (position {position}) must be tuple of ints, not "
-            f"{type(split_sizes).__name__}"
+            f"{type_name(split_sizes)}"
         )
     sizes = [builtins.int(s) for s in split_sizes]
     d = _wrap_dim(dim, input.dim())

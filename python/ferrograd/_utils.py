@@ -9,6 +9,7 @@ import os
 import sys
 
 from . import _core
+from ._arg_errors import type_name
 from ._core import Tensor
 
 # numpy has no bfloat16: such tensors travel as float32, which holds every bfloat16 value exactly
@@ -122,7 +123,7 @@ def as_type_error(error, func, args, kwargs):
     except (TypeError, ValueError):
         params = []
     named = list(zip(params, args)) + list(kwargs.items())
-    kind = type(culprit).__name__
+    kind = type_name(culprit)
     typed = None
     for pos, (name, value) in enumerate(named, 1):
         # a str is iterated into other str objects (its characters)
@@ -147,7 +148,7 @@ def as_type_error(error, func, args, kwargs):
     if typed is None and fallback and not isinstance(error, TypeError):
         culprit = first
         typed = TypeError(
-            f"{func.__name__}(): argument '{params[0]}' (position 1) must be Tensor, not {type(first).__name__}"
+            f"{func.__name__}(): argument '{params[0]}' (position 1) must be Tensor, not {type_name(first)}"
         )
     if typed is None:
         return error

@@ -5,7 +5,7 @@ the copy (`PermuteBackward0_copy`: `Tensor._copy_views`, rust/core/src/ops/view_
 take `out=` as torch's do (an out of the result's exact dtype; unlike most out= forms, inputs that require grad
 are accepted, the result written without history)."""
 
-from ._core import Tensor
+from ._arg_errors import require_tensor
 from ._write_out import _check_out, _name, write_out
 
 # narrow_copy's out= is its own kernel: it refuses inputs that require grad, and words its dtype check otherwise
@@ -76,8 +76,7 @@ _SEVERAL = {
 
 
 def _copies(name, view, grad_fn, input, args, kwargs):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    require_tensor(input, name, "input", 1)
     views = view(input, *args, **kwargs)
     views = list(views) if isinstance(views, (tuple, list)) else [views]
     node = views[0].grad_fn if views else None
@@ -90,8 +89,8 @@ def _single(name, view, grad_fn):
     def copy(input, *args, out=None, **kwargs):
         if out is not None and name in _OWN_OUT_KERNEL:
             _check_out(name, out, (input, *args), kwargs)
-        elif out is not None and not isinstance(out, Tensor):
-            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        elif out is not None:
+            require_tensor(out, name, "out")
         (result,) = _copies(name, view, grad_fn, input, args, kwargs)
         return result if out is None else write_out(name, out, result, _exact_dtype_rule)
 
@@ -109,14 +108,12 @@ def _several(name, view, grad_fn):
 
 def detach_copy(input, *, out=None):
     """A contiguous copy of `input` without its history."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"detach_copy(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    require_tensor(input, "detach_copy", "input", 1)
     detached = input.detach()
     result = detached.clone() if detached.is_contiguous() else detached.contiguous()
     if out is None:
         return result
-    if not isinstance(out, Tensor):
-        raise TypeError(f"detach_copy(): argument 'out' must be Tensor, not {type(out).__name__}")
+    require_tensor(out, "detach_copy", "out")
     return write_out("detach_copy", out, result, _exact_dtype_rule)
 
 

@@ -6,6 +6,7 @@ import builtins
 import math
 
 from . import _core
+from ._arg_errors import type_name
 from ._core import Tensor
 from ._write_out import _name
 
@@ -20,7 +21,7 @@ _KAISER_BETA = 12.0
 def _window_dtype(name, dtype, requires_grad):
     dtype = _core.get_default_dtype() if dtype is None else dtype
     if not isinstance(dtype, _core.dtype):
-        raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
+        raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not {type_name(dtype)}")
     if not dtype.is_floating_point:
         kind = _name(dtype, c_name=True)
         flag = "true" if requires_grad else "false (default)"
@@ -33,9 +34,7 @@ def _window_dtype(name, dtype, requires_grad):
 
 def _check_length(name, window_length):
     if isinstance(window_length, builtins.bool) or not isinstance(window_length, builtins.int):
-        raise TypeError(
-            f"{name}(): argument 'window_length' (position 1) must be int, not {type(window_length).__name__}"
-        )
+        raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not {type_name(window_length)}")
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
 

@@ -2,6 +2,7 @@
 rules and errors. Used by the generated function forms (`_functions.py`) and by `_out.py`; needs neither."""
 
 from . import _core
+from ._arg_errors import require_tensor
 from ._core import Tensor
 
 _NAMES = {
@@ -74,8 +75,7 @@ def _tensors(values):
 
 
 def _check_out(op, out, args, kwargs):
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    require_tensor(out, op, "out")
     if _core.is_grad_enabled() and any(t.requires_grad for t in _tensors([out, *args, *kwargs.values()])):
         raise RuntimeError(
             f"{op}(): functions with out=... arguments don't support automatic differentiation, but one of the "

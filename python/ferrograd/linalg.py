@@ -10,6 +10,8 @@ import warnings
 from collections import namedtuple
 
 from . import _core, _write_out
+from ._arg_errors import require_tensor as _require_tensor
+from ._arg_errors import type_name as _type_name
 from ._linalg_products import matrix_power, multi_dot, vander
 
 LinAlgError = _core.LinAlgError
@@ -46,8 +48,7 @@ _INF = float("inf")
 
 def _tensor(x, func, arg):
     """PyTorch's TypeError for a non-tensor argument of the functions composed here."""
-    if not isinstance(x, _core.Tensor):
-        raise TypeError(f"{func}(): argument '{arg}' (position 1) must be Tensor, not {type(x).__name__}")
+    _require_tensor(x, func, arg, 1)
     return x
 
 
@@ -360,7 +361,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     _check_out(out, "linalg.vector_norm")
     _tensor(x, "linalg_vector_norm", "input")
     if isinstance(ord, (str, builtins.bool)) or not isinstance(ord, (int, float)):
-        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {_type_name(ord)}")
     return x.norm(ord, dim, keepdim, dtype=dtype)
 
 

@@ -11,6 +11,7 @@ import builtins
 import math
 
 from . import _core
+from ._arg_errors import require_tensor as _require_tensor
 from ._core import Tensor
 from ._layout import sparse_coo
 from ._size import Size
@@ -359,8 +360,7 @@ class SparseTensor:
 
     # ---- products ----
     def _product(self, dense, sparse_grad):
-        if not isinstance(dense, Tensor):
-            raise TypeError(f"mm(): argument 'mat2' (position 1) must be Tensor, not {type(dense).__name__}")
+        _require_tensor(dense, "mm", "mat2", 1)
         if self.dim() != 2 or self.sparse_dim() != 2:
             raise RuntimeError(
                 f"mm: a sparse matrix with 2 sparse dimensions is needed, got size {_size_list(self._shape)} "

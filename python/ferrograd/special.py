@@ -3,6 +3,7 @@ A lazy submodule (`import ferrograd` does not import it). Kernels are in the Rus
 (rust/core/src/kernels/special/); the functions here only name them and handle `out=`."""
 
 from . import _core
+from ._arg_errors import require_tensor as _require_tensor
 from ._core import Tensor
 from ._out import _check_out, write_out
 
@@ -17,10 +18,7 @@ __all__ = [
 
 def _tensor_input(input, func, position, argument="input"):
     """PyTorch's TypeError for a non-tensor `input` (a method call on it would be an AttributeError)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(
-            f"{func}(): argument '{argument}' (position {position}) must be Tensor, not {type(input).__name__}"
-        )
+    _require_tensor(input, func, argument, position)
     return input
 
 

@@ -3,6 +3,7 @@
 import warnings
 
 from .. import _core
+from .._arg_errors import type_name
 from .._core import Tensor
 
 
@@ -23,7 +24,7 @@ class Variable(metaclass=_VariableMeta):
                 stacklevel=2,
             )
         if not isinstance(data, Tensor):
-            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+            raise TypeError(f"Variable data has to be a tensor, but got {type_name(data)}")
         if requires_grad:
             data.requires_grad_(True)
         return data

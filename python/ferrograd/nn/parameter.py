@@ -7,6 +7,7 @@ them return plain tensors.
 import copy
 
 from .. import _core
+from .._arg_errors import require_tensor
 from .._core import Tensor
 
 __all__ = ["Parameter", "Buffer"]
@@ -27,8 +28,7 @@ class Parameter(Tensor):
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = _core.zeros(0)
-        if not isinstance(data, Tensor):
-            raise TypeError(f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}")
+        require_tensor(data, "Parameter", "data")
         return _shared(cls, data, requires_grad)
 
     def __repr__(self):
@@ -64,8 +64,7 @@ class Buffer(Tensor):
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
             data = _core.zeros(0)
-        if not isinstance(data, Tensor):
-            raise TypeError(f"Buffer(): argument 'data' must be Tensor, not {type(data).__name__}")
+        require_tensor(data, "Buffer", "data")
         t = _shared(cls, data, data.requires_grad)
         t.persistent = persistent
         return t

@@ -7,9 +7,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyFloat, PyInt, PyList, PyTuple};
 
-pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
-    obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "object".into())
-}
+pub use crate::convert::type_name;
 
 /// A tensor, or a Python number as a wrapped 0-dim operand; None for anything else.
 pub fn operand(obj: &Bound<'_, PyAny>) -> Option<Tensor> {

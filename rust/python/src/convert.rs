@@ -35,8 +35,18 @@ pub fn as_scalar(obj: &Bound<'_, PyAny>) -> Option<Scalar> {
     None
 }
 
-fn type_name(obj: &Bound<'_, PyAny>) -> String {
-    obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "object".into())
+/// The name torch's messages give `obj`'s type: CPython's `tp_name`, a class written in Python by its bare
+/// name, a type from C with its module (`numpy.ndarray`), a builtin bare. `_arg_errors.type_name` in Python.
+pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    /// Py_TPFLAGS_HEAPTYPE: the class was made at run time (a `class` statement).
+    const HEAP_TYPE: u64 = 1 << 9;
+    let kind = obj.get_type();
+    let name = kind.name().map(|n| n.to_string()).unwrap_or_else(|_| "object".into());
+    let heap = kind.getattr("__flags__").and_then(|f| f.extract::<u64>()).map_or(true, |f| f & HEAP_TYPE != 0);
+    match kind.module() {
+        Ok(module) if !heap && module != "builtins" => format!("{module}.{name}"),
+        _ => name,
+    }
 }
 
 /// Deeper nesting than any real tensor has; guards the recursion below.

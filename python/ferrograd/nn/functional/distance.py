@@ -3,6 +3,7 @@
 import numbers
 
 from ... import _core
+from ..._arg_errors import type_name
 from ..._core import Tensor
 from ..._core import pdist as pdist  # torch.nn.functional.pdist is torch.pdist
 from ...grad_mode import no_grad
@@ -11,7 +12,7 @@ from ...grad_mode import no_grad
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """‖x1 - x2 + eps‖_p over the last dim (broadcasting)."""
     if not isinstance(eps, numbers.Real):
-        raise TypeError(f"pairwise_distance(): argument 'eps' must be float, not {type(eps).__name__}")
+        raise TypeError(f"pairwise_distance(): argument 'eps' must be float, not {type_name(eps)}")
     last = max(x1.dim(), x2.dim()) - 1
     return (x1 - x2 + eps).norm(p, last if last >= 0 else None, keepdim)
 

@@ -5,8 +5,8 @@ import math
 import warnings
 
 from ... import _core
+from ..._arg_errors import require_tensor
 from ..._core import Tensor
-from ..._tensor_misc import _require_tensor
 from ...grad_mode import no_grad
 from ._common import _check_reduction, _loss_reduction, _reduce, _reduction, _warn_size_mismatch
 from .activation import logsigmoid
@@ -192,8 +192,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean"):
     """log1p(exp(-target · input)), PyTorch's formula (so exp overflows to inf there too: 100 gives inf in
     float32, where a softplus would give 100)."""
-    _require_tensor(input, "soft_margin_loss", "input", 1)
-    _require_tensor(target, "soft_margin_loss", "target", 2)
+    require_tensor(input, "soft_margin_loss", "input", 1)
+    require_tensor(target, "soft_margin_loss", "target", 2)
     reduction = _loss_reduction(size_average, reduce, reduction)
     return _reduce((-target * input).exp().log1p(), reduction)
 

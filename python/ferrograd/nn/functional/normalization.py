@@ -4,6 +4,7 @@ import math
 import numbers
 
 from ... import _core
+from ..._arg_errors import type_name
 from ..._core import Tensor
 from ..._info import finfo
 from ...grad_mode import no_grad
@@ -15,7 +16,7 @@ def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: flo
     if isinstance(normalized_shape, numbers.Integral):
         raise TypeError(
             "layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
-            f"{type(normalized_shape).__name__}"
+            f"{type_name(normalized_shape)}"
         )
     return _core._layer_norm(input, [int(s) for s in normalized_shape], weight, bias, float(eps))
 
@@ -27,7 +28,7 @@ def rms_norm(input: Tensor, normalized_shape, weight=None, eps=None) -> Tensor:
     if isinstance(normalized_shape, numbers.Integral):
         raise TypeError(
             "rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
-            f"{type(normalized_shape).__name__}"
+            f"{type_name(normalized_shape)}"
         )
     shape = [int(s) for s in normalized_shape]
     _check_normalized_shape(input, shape, weight)
