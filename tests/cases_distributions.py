@@ -688,7 +688,8 @@ def namespace():
 
 
 def seeded_gamma_family():
-    """The draws made of Gamma draws: torch's `_standard_gamma` kernel reproduced, so seeded draws are its."""
+    """Seeded draws of the distributions sampled by torch's `_standard_gamma`, `poisson` and `binomial` kernels:
+    each reproduced in the core, so seeded draws are torch's."""
     f = fg.tensor
     return {
         "gamma": _seeded(lambda: D.Gamma(f([0.5, 1.0, 3.0, 100.0]), f([1.0, 2.0, 0.5, 1.0])).sample((3,))),
@@ -698,6 +699,9 @@ def seeded_gamma_family():
         "student_t": _seeded(lambda: D.StudentT(f([2.0, 30.0])).sample((3,))),
         "beta": _seeded(lambda: D.Beta(f([0.5, 2.0]), f([1.0, 3.0])).sample((3,))),
         "dirichlet": _seeded(lambda: D.Dirichlet(f([[0.5, 2.0, 1.0], [1.0, 1.0, 1.0]])).sample((2,))),
+        "poisson": _seeded(lambda: D.Poisson(f([0.5, 4.0, 30.0])).sample((3,))),
+        "binomial": _seeded(lambda: D.Binomial(f([10.0, 100.0]), f([0.2, 0.7])).sample((3,))),
+        "negative_binomial": _seeded(lambda: D.NegativeBinomial(f([2.0, 5.0]), f([0.3, 0.6])).sample((3,))),
         "dirichlet_float64": _seeded(lambda: D.Dirichlet(_t([0.1, 0.2])).sample((3,))),
         "inverse_gamma": _seeded(lambda: D.InverseGamma(f([2.0, 5.0]), f([1.0, 2.0])).sample((2,))),
         "fisher_snedecor": _seeded(lambda: D.FisherSnedecor(f([2.0, 5.0]), f([3.0, 8.0])).sample((2,))),
@@ -707,7 +711,7 @@ def seeded_gamma_family():
 
 
 def sampling_shapes():
-    """Shapes and dtypes of draws (Poisson's, Binomial's and NegativeBinomial's streams are not torch's)."""
+    """Shapes and dtypes of draws."""
     return {
         name: [list(d.sample((2, 3)).shape), d.sample().dtype]
         for name, d in {

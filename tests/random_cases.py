@@ -169,6 +169,33 @@ def _multinomial_cases():
     return out
 
 
+def _count_cases():
+    """Poisson and binomial counts: rejection samplers whose rounds depend on the draws, so every value and the
+    generator's position after them must be torch's (its `sample_poisson` and `sample_binomial`)."""
+    out = {}
+    for dtype in (fg.float32, fg.float64):
+        name = _name(dtype)
+        rates = fg.tensor([0.0, 1e-3, 0.5, 3.0, 9.99, 10.0, 50.0, 123.4, 1e6], dtype=dtype)
+        fg.manual_seed(0)
+        out[f"poisson-{name}"] = [fg.poisson(rates), fg.rand(2)]
+        fg.manual_seed(1)
+        out[f"poisson-many-{name}"] = _ends(digest(fg.poisson(fg.rand(3000, dtype=dtype) * 40)))
+        # counts and chances at the bounds: <= 0, >= 1, NaN, an infinite or fractional count, p above 1/2
+        count = fg.tensor([2.5, -1.0, 10.0, 10.0, 100.0, 100.0, 1000.0, 5.0, float("inf"), 5.0, 5.0, 3e7, 17.5, 1e9])
+        prob = fg.tensor([0.5, 0.5, 1.5, -0.5, 0.3, 0.8, 0.5, float("nan"), 0.5, 0.0, 1.0, 0.3, 0.9, 1e-8])
+        fg.manual_seed(0)
+        out[f"binomial-{name}"] = [fg.binomial(count.to(dtype), prob.to(dtype)), fg.rand(2)]
+        fg.manual_seed(3)
+        n, p = (fg.rand(3000, dtype=dtype) * 200).floor(), fg.rand(3000, dtype=dtype)
+        out[f"binomial-many-{name}"] = _ends(digest(fg.binomial(n, p)))
+    gen = fg.Generator().manual_seed(5)
+    out["generator"] = [
+        fg.poisson(fg.full((4,), 30.0), generator=gen),
+        fg.binomial(fg.full((4,), 50.0), fg.full((4,), 0.4), generator=gen),
+    ]
+    return out
+
+
 def _init_cases():
     out = {}
     fg.manual_seed(0)
@@ -246,6 +273,7 @@ CASES = {
     "bernoulli": _bernoulli_cases,
     "dropout": _dropout_cases,
     "multinomial": _multinomial_cases,
+    "counts": _count_cases,
     "init": _init_cases,
     "data": _data_cases,
     "normal": _normal_function_cases,

@@ -1,7 +1,7 @@
 """ferrograd.distributions against PyTorch (tests/golden/distributions.json; cases in
 tests/cases_distributions.py: values, edges, shapes, reprs, validation errors, KL pairs, seeded samples, a
 REINFORCE step), gradients of log_prob, entropy, cdf, KL and rsample against finite differences in float64,
-and the draws by their moments (Poisson and Binomial, whose streams are not torch's, and the Gamma family with
+and the draws by their moments (Poisson, Binomial and the Gamma family, the latter with
 its reparameterized gradient)
 (fixed seeds, loose bounds)."""
 

@@ -132,6 +132,8 @@ __all__ = [
     "_sparse_mm",
     "_dropout_mask",
     "_standard_gamma",
+    "_poisson",
+    "_binomial",
     "_check_piece_count",
     "is_inference_mode_enabled",
     "_set_anomaly_enabled",
@@ -2217,6 +2219,12 @@ def _dropout_mask(input: Tensor, p: float, generator: Generator | None = None) -
 def _check_piece_count(count: int) -> None: ...
 def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Gamma(input, 1) draws as torch's CPU kernel makes them (no gradient: ``distributions`` attaches it)."""
+
+def _poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """Backend of ``ferrograd.poisson``: torch's CPU draws (PTRS from a rate of 10, else a product of uniforms)."""
+
+def _binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """Backend of ``ferrograd.binomial`` (one shape and dtype): torch's CPU draws (BTRS from a mean of 10)."""
 
 def _smooth_l1_loss(input: Tensor, target: Tensor, reduction: str, beta: _Float) -> Tensor:
     """Backend of ``nn.functional.smooth_l1_loss``; ``reduction`` is 'mean', 'sum' or 'none'."""

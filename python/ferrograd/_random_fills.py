@@ -137,136 +137,24 @@ def randint_like(
     return out.requires_grad_() if requires_grad else out
 
 
-# below this rate a count is drawn by multiplying uniforms until they fall under exp(-rate) (a few rounds);
-# from it on by Hörmann's transformed rejection (PTRS), as numpy and torch draw them
-_PTRS_FROM_RATE = 10.0
-
-
-def _poisson_small(rates, generator):
-    """Knuth's multiplication method over every rate at once: a round per count, the rates still drawing."""
-    threshold = (-rates).exp()
-    counts = _core.zeros(rates.shape, dtype=_core.float64)
-    product = _core.ones(rates.shape, dtype=_core.float64)
-    drawing = rates > 0
-    while drawing.any().item():
-        product = _core.where(drawing, product * _uniform(rates, generator), product)
-        drawing = drawing.logical_and(product > threshold)
-        counts = counts + drawing.double()
-    return counts
-
-
-def _transformed_proposal(a, b, c, generator):
-    """One round of Hörmann's transformed rejection: (us, v, k), the uniform's distance from its ends, the
-    acceptance uniform and the proposed count ``floor((2a / us + b) u + c)`` for u uniform on (-1/2, 1/2)."""
-    u = _uniform(c, generator) - 0.5
-    v = _uniform(c, generator)
-    us = 0.5 - u.abs()
-    return us, v, ((2 * a / us + b) * u + c).floor()
-
-
-def _poisson_large(rates, generator):
-    """Hörmann's PTRS: each round proposes a count for every rate still open and accepts some."""
-    root, log_rate = rates.sqrt(), rates.log()
-    b = 0.931 + 2.53 * root
-    a = -0.059 + 0.02483 * b
-    log_inv_alpha = (1.1239 + 1.1328 / (b - 3.4)).log()
-    vr = 0.9277 - 3.6224 / (b - 2)
-    counts = _core.zeros(rates.shape, dtype=_core.float64)
-    open_ = _core.ones(rates.shape, dtype=_core.bool)
-    while open_.any().item():
-        us, v, k = _transformed_proposal(a, b, rates + 0.43, generator)
-        quick = (us >= 0.07).logical_and(v <= vr)
-        possible = (k >= 0).logical_and((us >= 0.013).logical_or(v <= us))
-        bound = -rates + k * log_rate - (k.clamp_min(0) + 1).lgamma()
-        exact = possible.logical_and(v.log() + log_inv_alpha - (a / (us * us) + b).log() <= bound)
-        accepted = open_.logical_and(quick.logical_or(exact))
-        counts = _core.where(accepted, k, counts)
-        open_ = open_.logical_and(accepted.logical_not())
-    return counts
-
-
 def poisson(input: Tensor, generator=None) -> Tensor:
-    """A Poisson count for each rate of `input` (in its dtype); no gradient flows back to the rates."""
+    """A Poisson count for each rate of `input` (in its dtype), drawn as torch draws them (the core's
+    `_poisson`); no gradient flows back to the rates."""
     if not input.is_floating_point():
         raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_name(input.dtype)}'")
-    rates = input.detach().double()
-    if rates.numel() and not (rates >= 0).all().item():
-        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    finite = rates.isfinite()
-    small = rates.lt(_PTRS_FROM_RATE)
-    counts = _core.where(small, _poisson_small(rates.where(small, 0.0), generator), 0.0)
-    large = small.logical_not().logical_and(finite)
-    if large.any().item():
-        counts = _core.where(large, _poisson_large(rates.where(large, _PTRS_FROM_RATE), generator), counts)
-    return _core.where(finite, counts, rates).to(input.dtype)
-
-
-# below this mean (count * the smaller of p, 1 - p) a binomial is drawn by counting geometric waiting times
-# (about mean + 1 rounds); from it on by Hörmann's BTRS rejection
-_BTRS_FROM_MEAN = 10.0
-
-
-def _binomial_small(n, p, generator):
-    """Successes among n trials of chance p <= 1/2: the geometric gaps between successes summed until they
-    pass n, a round per success for every draw at once."""
-    log_miss = (-p).log1p()
-    position = _core.zeros(n.shape, dtype=_core.float64)
-    successes = _core.zeros(n.shape, dtype=_core.float64)
-    drawing = (p > 0).logical_and(n > 0)
-    while drawing.any().item():
-        gap = ((1 - _uniform(n, generator)).log() / log_miss).ceil().clamp_min(1)
-        position = position + gap
-        drawing = drawing.logical_and(position <= n)
-        successes = successes + drawing.double()
-    return successes
-
-
-def _binomial_large(n, p, generator):
-    """Hörmann's BTRS for chance p <= 1/2: each round proposes a count for every draw still open."""
-    q = 1 - p
-    spq = (n * p * q).sqrt()
-    b = 1.15 + 2.53 * spq
-    a = -0.0873 + 0.0248 * b + 0.01 * p
-    c = n * p + 0.5
-    vr = 0.92 - 4.2 / b
-    alpha = (2.83 + 5.1 / b) * spq
-    log_odds = (p / q).log()
-    mode = ((n + 1) * p).floor()
-    h = (mode + 1).lgamma() + (n - mode + 1).lgamma()
-    counts = _core.zeros(n.shape, dtype=_core.float64)
-    open_ = _core.ones(n.shape, dtype=_core.bool)
-    while open_.any().item():
-        us, v, k = _transformed_proposal(a, b, c, generator)
-        inside = (k >= 0).logical_and(k <= n)
-        quick = (us >= 0.07).logical_and(v <= vr)
-        kk = k.clamp_min(0).minimum(n)  # (the bound is read only where k is inside [0, n])
-        bound = h - (kk + 1).lgamma() - (n - kk + 1).lgamma() + (kk - mode) * log_odds
-        exact = (v * alpha / (a / (us * us) + b)).log() <= bound
-        accepted = open_.logical_and(inside).logical_and(quick.logical_or(exact))
-        counts = _core.where(accepted, k, counts)
-        open_ = open_.logical_and(accepted.logical_not())
-    return counts
+    return _core._poisson(input.detach(), generator=generator)
 
 
 def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
-    """Successes among `count` trials of chance `prob` each (broadcast together), in `count`'s dtype."""
+    """Successes among `count` trials of chance `prob` each (broadcast together), in `count`'s dtype, drawn as
+    torch draws them (the core's `_binomial`)."""
     for value, name in ((count, "count"), (prob, "prob")):
         if not value.is_floating_point():
             raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: {_name(value.dtype)}")
     if prob.dtype != count.dtype:
         raise RuntimeError(f"Found dtype {_name(prob.dtype)} but expected {_name(count.dtype)}")
-    n, p = broadcast_tensors(count.detach().double(), prob.detach().double())
-    valid = n.isfinite().logical_and(p >= 0).logical_and(p <= 1).logical_and(n >= 0)
-    n, p = n.floor().where(valid, 0.0), p.where(valid, 0.0)
-    flipped = p > 0.5
-    chance = _core.where(flipped, 1 - p, p)
-    small = (n * chance) < _BTRS_FROM_MEAN
-    draws = _binomial_small(n.where(small, 0.0), chance, generator)
-    large = small.logical_not()
-    if large.any().item():
-        draws = _core.where(large, _binomial_large(n.where(large, 1.0), chance.where(large, 0.5), generator), draws)
-    draws = _core.where(flipped, n - draws, draws)
-    return draws.where(valid, builtins.float("nan")).to(count.dtype)
+    n, p = broadcast_tensors(count.detach(), prob.detach())
+    return _core._binomial(n.contiguous(), p.contiguous(), generator=generator)
 
 
 TENSOR_ATTRIBUTES: dict[str, object] = {

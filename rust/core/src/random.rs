@@ -1,5 +1,6 @@
 //! Random generators that give PyTorch's CPU numbers bit for bit: the same seed gives the same
-//! `rand`, `randn`, `randint`, `randperm`, `bernoulli`, `multinomial`, `exponential_`, `_standard_gamma`
+//! `rand`, `randn`, `randint`, `randperm`, `bernoulli`, `multinomial`, `exponential_`, `_standard_gamma`,
+//! `poisson`, `binomial`
 //! values (float32 and float64), and the state is the 5056 bytes of PyTorch's `get_rng_state`.
 //!
 //! The engine is PyTorch's mt19937 (`mt19937.rs`), with PyTorch's two caches of the second normal of
@@ -478,8 +479,10 @@ pub fn exponential(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, lambd:
     Ok(Tensor::from_vec(v, shape)?.cast_detached(dtype))
 }
 
+mod counts;
 mod gamma;
 mod multinomial;
+pub use counts::{binomial, poisson};
 pub use gamma::standard_gamma;
 pub use multinomial::multinomial;
 

@@ -101,6 +101,30 @@ fn _standard_gamma(py: Python<'_>, input: &Bound<'_, PyAny>, generator: Option<&
     wrap(py, call(|| random::standard_gamma(&gen, &alpha))?)
 }
 
+/// `torch.poisson`'s counts, drawn as torch's CPU kernel draws them.
+#[pyfunction]
+#[pyo3(signature = (input, generator=None))]
+fn _poisson(py: Python<'_>, input: &Bound<'_, PyAny>, generator: Option<&Bound<'_, PyAny>>) -> Out {
+    let gen = generator_arg(generator, "poisson")?;
+    let rates = args::tensor_arg(input, "poisson", "input")?;
+    wrap(py, call(|| random::poisson(&gen, &rates))?)
+}
+
+/// `torch.binomial`'s counts for `count` and `prob` of one shape and dtype, drawn as torch's CPU kernel.
+#[pyfunction]
+#[pyo3(signature = (count, prob, generator=None))]
+fn _binomial(
+    py: Python<'_>,
+    count: &Bound<'_, PyAny>,
+    prob: &Bound<'_, PyAny>,
+    generator: Option<&Bound<'_, PyAny>>,
+) -> Out {
+    let gen = generator_arg(generator, "binomial")?;
+    let count = args::tensor_arg(count, "binomial", "count")?;
+    let prob = args::tensor_arg(prob, "binomial", "prob")?;
+    wrap(py, call(|| random::binomial(&gen, &count, &prob))?)
+}
+
 /// Dropout's mask for `input`: 1 / (1 - p) with probability 1 - p, else 0, in `input`'s shape and dtype
 /// (one pass; `dropout` multiplies by it).
 #[pyfunction]
@@ -127,5 +151,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_multinomial, m)?)?;
     m.add_function(wrap_pyfunction!(_dropout_mask, m)?)?;
     m.add_function(wrap_pyfunction!(_standard_gamma, m)?)?;
+    m.add_function(wrap_pyfunction!(_poisson, m)?)?;
+    m.add_function(wrap_pyfunction!(_binomial, m)?)?;
     Ok(())
 }

@@ -103,3 +103,33 @@ fn standard_gamma_draws_have_the_gamma_moments_and_the_edges() {
     let ints = Tensor::from_vec(vec![1i64], &[1]).unwrap();
     assert!(standard_gamma(&gen, &ints).is_err());
 }
+
+#[test]
+fn poisson_and_binomial_counts_have_their_moments_and_bounds() {
+    // bits against PyTorch: tests/test_random_torch.py ("counts")
+    let gen = Mutex::new(Generator::seeded(5));
+    let n = 20_000;
+    for (rate, dtype) in [(0.7, DType::F64), (9.9, DType::F32), (10.0, DType::F64), (250.0, DType::F32)] {
+        let rates = Tensor::from_vec(vec![rate; n], &[n]).unwrap().to_dtype(dtype).unwrap();
+        let (mean, var) = moments(&poisson(&gen, &rates).unwrap().to_vec::<f64>());
+        assert!((mean / rate - 1.0).abs() < 0.03 && (var / rate - 1.0).abs() < 0.06, "{rate}: {mean} {var}");
+    }
+    for (trials, chance) in [(8.0, 0.3), (40.0, 0.2), (400.0, 0.9)] {
+        let count = Tensor::from_vec(vec![trials; n], &[n]).unwrap();
+        let prob = Tensor::from_vec(vec![chance; n], &[n]).unwrap();
+        let (mean, var) = moments(&binomial(&gen, &count, &prob).unwrap().to_vec::<f64>());
+        let (m, v) = (trials * chance, trials * chance * (1.0 - chance));
+        assert!((mean / m - 1.0).abs() < 0.03 && (var / v - 1.0).abs() < 0.06, "{trials} {chance}: {mean} {var}");
+    }
+    // a bad rate is refused before anything is drawn
+    let before = gen.lock().state_bytes();
+    let bad = Tensor::from_vec(vec![1.0f64, -1.0], &[2]).unwrap();
+    assert!(poisson(&gen, &bad).is_err());
+    assert_eq!(gen.lock().state_bytes(), before);
+    // count or chance <= 0 gives 0, chance >= 1 the count, a NaN chance NaN
+    let count = Tensor::from_vec(vec![5.0f64, -1.0, 7.0, 3.0], &[4]).unwrap();
+    let prob = Tensor::from_vec(vec![0.0f64, 0.5, 1.5, f64::NAN], &[4]).unwrap();
+    let v = binomial(&gen, &count, &prob).unwrap().to_vec::<f64>();
+    assert_eq!(&v[..3], &[0.0, 0.0, 7.0]);
+    assert!(v[3].is_nan());
+}
