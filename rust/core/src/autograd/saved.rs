@@ -183,9 +183,29 @@ pub trait RuleName {
 }
 
 /// Declares a backward rule: its struct with `Fields` (`rule_fields!`), and the `grad_fn` names it
-/// produces (`names = [...];` first, else the struct's own name), registered for listings.
+/// produces, registered for listings: the struct's own name; or `names = [...];`, the first of which is its
+/// name; or, for a rule that serves several of torch's ops, `name_by = |rule| match (<expr>) { <pat> =>
+/// "Name", ... };`, which picks the name from the rule's fields (each name written once, here).
 #[macro_export]
 macro_rules! backward_rule {
+    (
+        name_by = |$this:ident| match ($scrutinee:expr) { $($pat:pat => $n:literal),+ $(,)? };
+        $(#[$meta:meta])* $vis:vis struct $name:ident $($body:tt)*
+    ) => {
+        $crate::rule_fields! { $(#[$meta])* $vis struct $name $($body)* }
+        impl $crate::autograd::GradFnNames for $name {
+            const NAMES: &'static [&'static str] = &[$($n),+];
+        }
+        impl $crate::autograd::RuleName for $name {
+            fn rule_name(&self) -> &'static str {
+                let $this = self;
+                match $scrutinee {
+                    $($pat => $n),+
+                }
+            }
+        }
+        $($crate::autograd::inventory::submit! { $crate::autograd::GradFnName($n) })+
+    };
     (names = [$($n:expr),* $(,)?]; $(#[$meta:meta])* $vis:vis struct $name:ident $($body:tt)*) => {
         $crate::rule_fields! { $(#[$meta])* $vis struct $name $($body)* }
         impl $crate::autograd::GradFnNames for $name {

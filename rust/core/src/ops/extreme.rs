@@ -188,7 +188,14 @@ impl AsField for ExtremeFn {
 }
 
 crate::backward_rule! {
-    names = ["AmaxBackward0", "AminBackward0", "MaxBackward1", "MinBackward1", "MedianBackward0", "NanmedianBackward0"];
+    name_by = |rule| match (rule.function) {
+        ExtremeFn::Amax => "AmaxBackward0",
+        ExtremeFn::Amin => "AminBackward0",
+        ExtremeFn::Max => "MaxBackward1",
+        ExtremeFn::Min => "MinBackward1",
+        ExtremeFn::Median => "MedianBackward0",
+        ExtremeFn::Nanmedian => "NanmedianBackward0",
+    };
     /// amax/amin and max()/min(): shared evenly among the elements equal to the extreme (for max/min/median
     /// NaN counts as equal to NaN).
     pub struct ExtremeBackward {
@@ -212,16 +219,6 @@ impl ExtremeBackward {
     }
 }
 impl Backward for ExtremeBackward {
-    fn name(&self) -> &'static str {
-        match self.function {
-            ExtremeFn::Amax => "AmaxBackward0",
-            ExtremeFn::Amin => "AminBackward0",
-            ExtremeFn::Max => "MaxBackward1",
-            ExtremeFn::Min => "MinBackward1",
-            ExtremeFn::Median => "MedianBackward0",
-            ExtremeFn::Nanmedian => "NanmedianBackward0",
-        }
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, out) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.result)?);
         let out = unsqueeze_dims(&out, &self.dim, self.keepdim)?;
@@ -238,7 +235,10 @@ impl Backward for ExtremeBackward {
 }
 
 crate::backward_rule! {
-    names = ["MaxBackward0", "MinBackward0"];
+    name_by = |rule| match (rule.is_max) {
+        true => "MaxBackward0",
+        false => "MinBackward0",
+    };
     /// max/min along a dim: the gradient goes to the index that was picked.
     pub struct IndexedExtremeBackward {
         is_max: bool,
@@ -249,13 +249,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for IndexedExtremeBackward {
-    fn name(&self) -> &'static str {
-        if self.is_max {
-            "MaxBackward0"
-        } else {
-            "MinBackward0"
-        }
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let Some(dim) = self.dim else { return one(Ok(g.clone())) };
         one(picked_grad(g, &ctx.unpack(&self.indices)?, &self.self_sym_sizes, dim, self.keepdim))

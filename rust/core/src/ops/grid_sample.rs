@@ -633,7 +633,10 @@ fn weigh_reads<F: Float, const READS: usize>(src: &[F], offsets: &[usize], weigh
 }
 
 crate::backward_rule! {
-    names = ["GridSampler2DBackward0", "GridSampler3DBackward0"];
+    name_by = |rule| match (rule.dims) {
+        SamplerDims::Two => "GridSampler2DBackward0",
+        SamplerDims::Three => "GridSampler3DBackward0",
+    };
     pub struct GridSamplerBackward {
         dims: SamplerDims,
         input: SavedTensor,
@@ -881,13 +884,6 @@ fn axis_weights(mode: GridInterpolation, t: &Tensor) -> Result<(Tensor, Tensor)>
 }
 
 impl Backward for GridSamplerBackward {
-    fn name(&self) -> &'static str {
-        match self.dims {
-            SamplerDims::Two => "GridSampler2DBackward0",
-            SamplerDims::Three => "GridSampler3DBackward0",
-        }
-    }
-
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (input, grid) = (ctx.unpack(&self.input)?, ctx.unpack(&self.grid)?);
         let mode = GridInterpolation::from_code(self.interpolation_mode)?;

@@ -168,7 +168,11 @@ impl AsField for LossKind {
 }
 
 crate::backward_rule! {
-    names = ["SmoothL1LossBackward0", "BinaryCrossEntropyBackward0", "BinaryCrossEntropyWithLogitsBackward0"];
+    name_by = |rule| match (rule.kind) {
+        LossKind::SmoothL1 { .. } => "SmoothL1LossBackward0",
+        LossKind::BinaryCrossEntropy => "BinaryCrossEntropyBackward0",
+        LossKind::BinaryCrossEntropyWithLogits => "BinaryCrossEntropyWithLogitsBackward0",
+    };
     /// smooth_l1_loss, binary_cross_entropy or binary_cross_entropy_with_logits (as `kind` says).
     pub struct PointwiseLossBackward {
         kind: LossKind,
@@ -181,13 +185,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for PointwiseLossBackward {
-    fn name(&self) -> &'static str {
-        match self.kind {
-            LossKind::SmoothL1 { .. } => "SmoothL1LossBackward0",
-            LossKind::BinaryCrossEntropy => "BinaryCrossEntropyBackward0",
-            LossKind::BinaryCrossEntropyWithLogits => "BinaryCrossEntropyWithLogitsBackward0",
-        }
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (x, t) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.target)?);
         let (weight, pos_weight) = (ctx.unpack_opt(&self.weight)?, ctx.unpack_opt(&self.pos_weight)?);

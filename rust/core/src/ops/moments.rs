@@ -37,7 +37,10 @@ impl Tensor {
 }
 
 crate::backward_rule! {
-    names = ["VarMeanBackward0", "StdMeanBackward0"];
+    name_by = |rule| match (rule.result0.is_some()) {
+        true => "StdMeanBackward0",
+        false => "VarMeanBackward0",
+    };
     /// `var_mean` (VarMeanBackward0) or `std_mean` (StdMeanBackward0, which keeps the std as `result0`).
     pub struct VarStdMeanBackward {
         correction: f64,
@@ -49,13 +52,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for VarStdMeanBackward {
-    fn name(&self) -> &'static str {
-        if self.result0.is_some() {
-            "StdMeanBackward0"
-        } else {
-            "VarMeanBackward0"
-        }
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         self.apply_outputs(ctx, &[Some(g.clone()), None])
     }

@@ -397,7 +397,10 @@ fn nll_loss_grad(
 }
 
 crate::backward_rule! {
-    names = ["SoftmaxBackward0", "LogSoftmaxBackward0"];
+    name_by = |rule| match (rule.log) {
+        true => "LogSoftmaxBackward0",
+        false => "SoftmaxBackward0",
+    };
     /// softmax (SoftmaxBackward0) or log_softmax (LogSoftmaxBackward0), from the output.
     pub struct SoftmaxBackward {
         log: bool,
@@ -406,13 +409,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for SoftmaxBackward {
-    fn name(&self) -> &'static str {
-        if self.log {
-            "LogSoftmaxBackward0"
-        } else {
-            "SoftmaxBackward0"
-        }
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let out = ctx.unpack(&self.result)?;
         if let Some(fused) = softmax_backward_fused(g, &out, self.dim, self.log) {

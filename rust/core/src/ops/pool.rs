@@ -595,7 +595,10 @@ impl Tensor {
 }
 
 crate::backward_rule! {
-    names = ["AvgPool2DBackward0", "AdaptiveAvgPool2DBackward0"];
+    name_by = |rule| match (rule.adaptive) {
+        true => "AdaptiveAvgPool2DBackward0",
+        false => "AvgPool2DBackward0",
+    };
     /// avg_pool2d (AvgPool2DBackward0) or adaptive_avg_pool2d as `A_h · x · A_wᵀ`, with the averaging
     /// matrices `rows` (A_h) and `cols` (A_w): the gradient is `A_hᵀ · g · A_w`.
     pub struct SeparablePoolBackward {
@@ -605,13 +608,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for SeparablePoolBackward {
-    fn name(&self) -> &'static str {
-        if self.adaptive {
-            "AdaptiveAvgPool2DBackward0"
-        } else {
-            "AvgPool2DBackward0"
-        }
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a_h, a_w) = (ctx.unpack(&self.rows)?, ctx.unpack(&self.cols)?);
         let spread = |t: &Tensor| a_h.t()?.matmul(t)?.matmul(&a_w);

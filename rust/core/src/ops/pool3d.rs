@@ -416,7 +416,10 @@ impl Tensor {
 }
 
 crate::backward_rule! {
-    names = ["AvgPool3DBackward0", "AdaptiveAvgPool3DBackward0"];
+    name_by = |rule| match (rule.adaptive) {
+        true => "AdaptiveAvgPool3DBackward0",
+        false => "AvgPool3DBackward0",
+    };
     /// avg_pool3d (AvgPool3DBackward0) or adaptive_avg_pool3d with the averaging matrices `depth` (A_d),
     /// `rows` (A_h) and `cols` (A_w): the gradient is g with each transposed matrix applied along its dim.
     pub struct SeparablePool3dBackward {
@@ -427,13 +430,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for SeparablePool3dBackward {
-    fn name(&self) -> &'static str {
-        if self.adaptive {
-            "AdaptiveAvgPool3DBackward0"
-        } else {
-            "AvgPool3DBackward0"
-        }
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a_d, a_h, a_w) = (ctx.unpack(&self.depth)?, ctx.unpack(&self.rows)?, ctx.unpack(&self.cols)?);
         let spread = |t: &Tensor| -> Result<Tensor> {

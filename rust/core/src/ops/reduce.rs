@@ -347,7 +347,10 @@ impl Backward for MeanBackward1 {
 }
 
 crate::backward_rule! {
-    names = ["ProdBackward0", "ProdBackward1"];
+    name_by = |rule| match (rule.all) {
+        true => "ProdBackward0",
+        false => "ProdBackward1",
+    };
     /// `prod()` (ProdBackward0) or `prod(dim)` (ProdBackward1): right with zeros among the factors.
     pub struct ProdBackward {
         all: bool,
@@ -358,13 +361,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for ProdBackward {
-    fn name(&self) -> &'static str {
-        if self.all {
-            "ProdBackward0"
-        } else {
-            "ProdBackward1"
-        }
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, out) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.result)?);
         if a.ndim() == 0 {
@@ -398,7 +394,10 @@ impl Backward for ProdBackward {
 }
 
 crate::backward_rule! {
-    names = ["VarBackward0", "StdBackward0"];
+    name_by = |rule| match (rule.result.is_some()) {
+        true => "StdBackward0",
+        false => "VarBackward0",
+    };
     /// `var` (VarBackward0) or `std` (StdBackward0, which keeps its result too).
     pub struct VarStdBackward {
         dim: Vec<usize>,
@@ -411,13 +410,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for VarStdBackward {
-    fn name(&self) -> &'static str {
-        if self.result.is_some() {
-            "StdBackward0"
-        } else {
-            "VarBackward0"
-        }
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, std) = (ctx.unpack(&self.self_)?, ctx.unpack_opt(&self.result)?);
         let spread =

@@ -188,7 +188,11 @@ impl Tensor {
 }
 
 crate::backward_rule! {
-    names = ["KthvalueBackward0", "ModeBackward0", "NanmedianBackward1"];
+    name_by = |rule| match (rule.picked) {
+        Picked::Kthvalue => "KthvalueBackward0",
+        Picked::Mode => "ModeBackward0",
+        Picked::Nanmedian => "NanmedianBackward1",
+    };
     /// kthvalue/mode/nanmedian along a dim: the gradient goes to the index that was picked.
     pub struct PickedBackward {
         picked: Picked,
@@ -199,13 +203,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for PickedBackward {
-    fn name(&self) -> &'static str {
-        match self.picked {
-            Picked::Kthvalue => "KthvalueBackward0",
-            Picked::Mode => "ModeBackward0",
-            Picked::Nanmedian => "NanmedianBackward1",
-        }
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let Some(dim) = self.dim else { return one(Ok(g.clone())) };
         one(picked_grad(g, &ctx.unpack(&self.indices)?, &self.self_sym_sizes, dim, self.keepdim))

@@ -311,7 +311,11 @@ impl Backward for StackBackward0 {
 }
 
 crate::backward_rule! {
-    names = ["SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0"];
+    name_by = |rule| match (rule.kind) {
+        SplitKind::Split => "SplitBackward0",
+        SplitKind::SplitWithSizes => "SplitWithSizesBackward0",
+        SplitKind::Unbind => "UnbindBackward0",
+    };
     /// One node for all the views of a split/chunk/unbind; outputs without a gradient count as zeros.
     pub struct SplitBackward {
         kind: SplitKind,
@@ -321,13 +325,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for SplitBackward {
-    fn name(&self) -> &'static str {
-        match self.kind {
-            SplitKind::Split => "SplitBackward0",
-            SplitKind::SplitWithSizes => "SplitWithSizesBackward0",
-            SplitKind::Unbind => "UnbindBackward0",
-        }
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         self.apply_outputs(ctx, &[Some(g.clone())])
     }
@@ -337,7 +334,10 @@ impl Backward for SplitBackward {
 }
 
 crate::backward_rule! {
-    names = ["DiagonalBackward0", "DiagonalBackward0_copy"];
+    name_by = |rule| match (rule.copy) {
+        true => "DiagonalBackward0_copy",
+        false => "DiagonalBackward0",
+    };
     /// `diagonal(offset, dim1, dim2)` (a view), or `diag` of a matrix (a copy: `DiagonalBackward0_copy`).
     pub struct DiagonalBackward {
         copy: bool,
@@ -348,13 +348,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for DiagonalBackward {
-    fn name(&self) -> &'static str {
-        if self.copy {
-            "DiagonalBackward0_copy"
-        } else {
-            "DiagonalBackward0"
-        }
-    }
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let shape = &self.self_sym_sizes;
         let geom = diagonal_layout(&Layout::contiguous(shape), self.offset, self.dim1, self.dim2);

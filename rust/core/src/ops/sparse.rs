@@ -128,7 +128,10 @@ fn entry_dots(row: &[i64], col: &[i64], g: &Tensor, dense: &Tensor) -> Result<Te
 }
 
 crate::backward_rule! {
-    names = ["SparseAddmmBackward0", "MmBackward0"];
+    name_by = |rule| match (rule.sparse_grad) {
+        true => "SparseAddmmBackward0",
+        false => "MmBackward0",
+    };
     /// `S @ dense` for S given by entries. Each operand is kept only for the other's gradient.
     pub struct SparseMmBackward {
         /// The output row of each entry.
@@ -144,13 +147,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for SparseMmBackward {
-    fn name(&self) -> &'static str {
-        if self.sparse_grad {
-            "SparseAddmmBackward0"
-        } else {
-            "MmBackward0"
-        }
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let grad_values = ctx.grad_if(0, || {
             let dense = ctx.unpack_opt(&self.dense)?.expect("saved when needed");

@@ -132,7 +132,10 @@ impl Tensor {
 }
 
 crate::backward_rule! {
-    names = ["MaxUnpool2DBackward0", "MaxUnpool3DBackward0"];
+    name_by = |rule| match (rule.dims) {
+        UnpoolDims::Two => "MaxUnpool2DBackward0",
+        UnpoolDims::Three => "MaxUnpool3DBackward0",
+    };
     /// `max_unpool2d`/`3d`: the gradient at each input element is the output's gradient at its index in
     /// its plane (torch's `max_pool_double_backward`: a gather over the flattened planes).
     pub struct MaxUnpoolBackward {
@@ -141,12 +144,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for MaxUnpoolBackward {
-    fn name(&self) -> &'static str {
-        match self.dims {
-            UnpoolDims::Two => "MaxUnpool2DBackward0",
-            UnpoolDims::Three => "MaxUnpool3DBackward0",
-        }
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let indices = ctx.unpack(&self.indices)?;
         let n = self.dims.count() as isize;

@@ -145,7 +145,11 @@ impl Tensor {
 }
 
 crate::backward_rule! {
-    names = ["ClampBackward1", "ClampMinBackward0", "ClampMaxBackward0"];
+    name_by = |rule| match (rule.method) {
+        ClampMethod::Clamp => "ClampBackward1",
+        ClampMethod::ClampMin => "ClampMinBackward0",
+        ClampMethod::ClampMax => "ClampMaxBackward0",
+    };
     /// `clamp` with number bounds: `g` where the input lies strictly inside them.
     pub struct ClampScalarBackward {
         method: ClampMethod,
@@ -155,13 +159,6 @@ crate::backward_rule! {
     }
 }
 impl Backward for ClampScalarBackward {
-    fn name(&self) -> &'static str {
-        match self.method {
-            ClampMethod::Clamp => "ClampBackward1",
-            ClampMethod::ClampMin => "ClampMinBackward0",
-            ClampMethod::ClampMax => "ClampMaxBackward0",
-        }
-    }
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let a = ctx.unpack(&self.self_)?;
         let mut inside = Tensor::from_vec(vec![true], &[])?;
