@@ -47,6 +47,8 @@ def test_pruning_hook_recomputes_weight():
     assert lin.weight.sum().item() == 4.0
     hook = next(iter(lin._forward_pre_hooks.values()))
     assert isinstance(hook, prune.L1Unstructured) and hook._tensor_name == "weight"
+    # printed as torch prints its hook dict
+    assert repr(lin._forward_pre_hooks).startswith("OrderedDict(")
 
 
 def test_parametrize_cached_computes_once():

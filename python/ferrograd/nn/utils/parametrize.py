@@ -190,7 +190,7 @@ def _inject_new_class(module):
             "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training"
         )
 
-    dct: dict = {"__getstate__": getstate}
+    dct = {"__getstate__": getstate}
     if not hasattr(cls, "__deepcopy__"):
         dct["__deepcopy__"] = default_deepcopy
     module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), dct)

@@ -134,7 +134,7 @@ class PruningContainer(BasePruningMethod):
     """The pruning history of one tensor; its mask is the last method's, computed on what the earlier left."""
 
     def __init__(self, *args):
-        self._pruning_methods: tuple = ()
+        self._pruning_methods = ()
         if len(args) == 1:
             self._tensor_name = args[0]._tensor_name
             self.add_pruning_method(args[0])
