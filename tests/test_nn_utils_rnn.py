@@ -100,3 +100,21 @@ def test_unpad_transposes_in_place():
         warnings.simplefilter("error")
         parts = rnn.unpad_sequence(padded, fg.tensor([4, 2]))
     assert [tuple(t.shape) for t in parts] == [(4, 3), (2, 3)] and tuple(padded.shape) == (2, 4, 3)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+def test_functional_packed_form_equals_module(kind, rng):
+    module = getattr(nn, kind)(2, 3, num_layers=2, bidirectional=True, dtype=fg.float64)
+    packed = rnn.pack_padded_sequence(fg.tensor(rng.standard_normal((4, 3, 2))), [4, 2, 1])
+    h0 = fg.zeros(4, 3, 3, dtype=fg.float64)
+    params = list(module.parameters())
+    args = (params, True, 2, 0.0, False, True)
+    if kind == "LSTM":
+        out, h_n, c_n = fg.lstm(packed.data, packed.batch_sizes, (h0, h0), *args)
+        want, (want_h, want_c) = module(packed)
+        np.testing.assert_allclose(c_n.detach().numpy(), want_c.detach().numpy())
+    else:
+        out, h_n = (fg.gru if kind == "GRU" else fg.rnn_tanh)(packed.data, packed.batch_sizes, h0, *args)
+        want, want_h = module(packed)
+    np.testing.assert_allclose(out.detach().numpy(), want.data.detach().numpy())
+    np.testing.assert_allclose(h_n.detach().numpy(), want_h.detach().numpy())

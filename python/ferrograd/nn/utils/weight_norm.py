@@ -3,18 +3,11 @@ parameters `weight_g` and `weight_v` (torch recommends `parametrizations.weight_
 
 import warnings
 
+from ..._norm_functions import norm_except_dim
 from ...grad_mode import no_grad
 from ..parameter import Parameter
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
-
-
-def norm_except_dim(v, pow=2, dim=0):
-    """The `pow`-norm of v over every dimension but `dim`, kept as size-1 dimensions (all of v for dim=-1)."""
-    if dim == -1:
-        return v.norm(pow)
-    dims = [d for d in range(v.dim()) if d != dim]
-    return v.norm(pow, dim=dims, keepdim=True) if dims else v.abs() if pow != 0 else v.ne(0).to(v.dtype)
 
 
 def _weight_norm(v, g, dim=0):
