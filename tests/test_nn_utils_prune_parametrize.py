@@ -94,3 +94,12 @@ def test_parametrized_module_keeps_parameter_identity():
     assert layer.weight is weight and isinstance(layer.weight, nn.Parameter)
     w = weight.detach().numpy()
     np.testing.assert_allclose(w, -w.T)
+
+
+def test_skip_init():
+    layer = nn.utils.skip_init(nn.Linear, 3, 2, bias=False)
+    assert type(layer) is nn.Linear and tuple(layer.weight.shape) == (2, 3) and layer.bias is None
+    with pytest.raises(RuntimeError, match="Expected a Module"):
+        nn.utils.skip_init(int)
+    with pytest.raises(RuntimeError, match="Module must support a 'device' arg to skip initialization"):
+        nn.utils.skip_init(nn.ReLU)

@@ -118,3 +118,18 @@ def test_functional_packed_form_equals_module(kind, rng):
         want, want_h = module(packed)
     np.testing.assert_allclose(out.detach().numpy(), want.data.detach().numpy())
     np.testing.assert_allclose(h_n.detach().numpy(), want_h.detach().numpy())
+
+
+def test_pack_pad_round_trip_gradcheck(rng):
+    def fn(x):
+        packed = rnn.pack_padded_sequence(x, [2, 4, 1], batch_first=True, enforce_sorted=False)
+        return rnn.pad_packed_sequence(packed, batch_first=True, padding_value=-2.0, total_length=5)[0]
+
+    gradcheck(fn, [rng.standard_normal((3, 4, 2))])
+
+
+def test_pad_sequence_gradcheck(rng):
+    def fn(a, b):
+        return rnn.pad_sequence([a, b], batch_first=True, padding_value=1.5, padding_side="left")
+
+    gradcheck(fn, [rng.standard_normal((2, 3)), rng.standard_normal((4, 3))])
