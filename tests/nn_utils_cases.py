@@ -296,10 +296,35 @@ def norm_cases():
     layer = nn.utils.spectral_norm(_filled(nn.Linear(4, 3).double(), np.random.default_rng(12)))
     nn.utils.remove_spectral_norm(layer)
     out["spectral_norm_removed"] = [[n for n, _ in layer.named_parameters()], _arr(layer.weight)]
-    layer = _filled(nn.Linear(3, 3).double(), np.random.default_rng(14))
-    parametrizations.orthogonal(layer)
-    w = layer.weight
-    out["orthogonal"] = [type(layer).__name__, _arr(w.T @ w)]
+    out["orthogonal"] = orthogonal_cases()
+    return out
+
+
+def orthogonal_cases():
+    """parametrizations.orthogonal over square, tall and wide weights and each map: the weight (its completion
+    to a square base is seeded), gradients, and the weight after assigning an orthogonal matrix."""
+    out = []
+    configs = [
+        ((3, 3), None, True),
+        ((3, 5), None, True),
+        ((5, 3), None, True),
+        ((3, 5), "cayley", True),
+        ((5, 3), "matrix_exp", True),
+        ((3, 5), "householder", False),
+        ((4, 4), "householder", False),
+    ]
+    for i, ((fan_in, fan_out), orth_map, trivial) in enumerate(configs):
+        rng = np.random.default_rng(40 + i)
+        layer = _filled(nn.Linear(fan_in, fan_out).double(), rng)
+        fg.manual_seed(i)
+        parametrizations.orthogonal(layer, orthogonal_map=orth_map, use_trivialization=trivial)
+        w = layer.weight
+        layer(fg.tensor(rng.standard_normal((2, fan_in)))).pow(2).sum().backward()
+        grads = [_arr(p.grad) for _, p in layer.named_parameters()]
+        names = [n for n, _ in layer.named_parameters()] + [n for n, _ in layer.named_buffers()]
+        q = fg.linalg.qr(fg.tensor(rng.standard_normal((max(fan_in, fan_out), min(fan_in, fan_out)))))[0]
+        layer.weight = q if fan_out >= fan_in else q.T
+        out.append([names, _arr(w), grads, _arr(layer.weight)])
     return out
 
 

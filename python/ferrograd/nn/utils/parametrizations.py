@@ -22,10 +22,24 @@ def _is_orthogonal(Q, eps=None):
     return allclose(Q.mH @ Q, identity, atol=eps)
 
 
+def _householder_product(A, tau):
+    """LAPACK's orgqr (torch.linalg.householder_product): the first n columns of H_1 ... H_k, where
+    H_i = I - tau_i v_i v_i^H and v_i is A's column i below the diagonal with 1 on it; one rank-1 update per
+    reflector, of differentiable ops."""
+    m, n, k = A.shape[-2], A.shape[-1], tau.shape[-1]
+    V = A[..., :k].tril(-1) + eye(m, k, dtype=A.dtype)
+    Q = eye(m, n, dtype=A.dtype).expand(*A.shape[:-2], m, n)
+    for i in reversed(range(k)):
+        v = V[..., i : i + 1]
+        Q = Q - (tau[..., i : i + 1].unsqueeze(-1) * v) @ (v.mH @ Q)
+    return Q
+
+
 def _make_orthogonal(A):
     """The Q of A = QR with diag(R) real and non-negative (A tall)."""
-    Q, R = linalg.qr(A)
-    return Q * R.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
+    X, tau = A.geqrf()
+    Q = _householder_product(X, tau)
+    return Q * X.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
 
 
 class _OrthMaps(Enum):
@@ -41,9 +55,6 @@ class _Orthogonal(Module):
         super().__init__()
         if weight.is_complex() and orthogonal_map == _OrthMaps.householder:
             raise ValueError("The householder parametrization does not support complex tensors.")
-        if orthogonal_map == _OrthMaps.householder:
-            # needs linalg.householder_product, which ferrograd lacks
-            raise NotImplementedError("orthogonal_map='householder' is not supported by ferrograd yet")
         self.shape = weight.shape
         self.orthogonal_map = orthogonal_map
         if use_trivialization:
@@ -55,17 +66,24 @@ class _Orthogonal(Module):
         if transposed:
             X = X.mT
             n, k = k, n
-        X = X.tril()
-        if n != k:
-            X = cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], -1)
-        A = X - X.mH
-        if self.orthogonal_map == _OrthMaps.matrix_exp:
-            Q = linalg.matrix_exp(A)
+        if self.orthogonal_map == _OrthMaps.householder:
+            A = X.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = _householder_product(A, tau)
+            # X's diagonal holds the signs (+-1); not differentiated through, hence the cast
+            Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
         else:
-            identity = eye(n, dtype=A.dtype)
-            Q = linalg.solve(identity - 0.5 * A, identity + 0.5 * A)
-        if n != k:
-            Q = Q[..., :k]
+            X = X.tril()
+            if n != k:
+                X = cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], -1)
+            A = X - X.mH
+            if self.orthogonal_map == _OrthMaps.matrix_exp:
+                Q = linalg.matrix_exp(A)
+            else:
+                identity = eye(n, dtype=A.dtype)
+                Q = linalg.solve(identity - 0.5 * A, identity + 0.5 * A)
+            if n != k:
+                Q = Q[..., :k]
         if hasattr(self, "base"):
             Q = self.base @ Q
         if transposed:
@@ -80,14 +98,21 @@ class _Orthogonal(Module):
                 )
             Q_init = Q
             n, k = Q.size(-2), Q.size(-1)
-            if n < k:
+            transpose = n < k
+            if transpose:
                 Q = Q.mT
                 n, k = k, n
             if not hasattr(self, "base"):
-                raise NotImplementedError(
-                    "It is not possible to assign to the matrix exponential or the Cayley parametrizations when "
-                    "use_trivialization=False."
-                )
+                if self.orthogonal_map != _OrthMaps.householder:
+                    raise NotImplementedError(
+                        "It is not possible to assign to the matrix exponential or the Cayley parametrizations "
+                        "when use_trivialization=False."
+                    )
+                # the reflectors of Q's QR, with diag(R) > 0 written as the signs the forward reads
+                A, tau = Q.geqrf()
+                A.diagonal(dim1=-2, dim2=-1).sign_()
+                A.diagonal(dim1=-2, dim2=-1)[tau == 0.0] *= -1
+                return A.mT if transpose else A
             if n == k:
                 Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
             else:
