@@ -3,9 +3,17 @@
 import copy
 
 from ... import ones_like, rsqrt, zeros_like
+from ..._core import Tensor
 from ..parameter import Parameter
 
 __all__ = ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights"]
+
+
+def _require_tensors(func, optional=False, **tensors):
+    # torch fails later with an AttributeError ("'int' object has no attribute 'dtype'")
+    for name, value in tensors.items():
+        if not isinstance(value, Tensor) and not (optional and value is None):
+            raise TypeError(f"{func}(): argument '{name}' must be Tensor, not {type(value).__name__}")
 
 
 def fuse_conv_bn_eval(conv, bn, transpose=False):
@@ -21,6 +29,8 @@ def fuse_conv_bn_eval(conv, bn, transpose=False):
 
 def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, transpose=False):
     """The (weight, bias) Parameters of a convolution followed by batch norm with these statistics."""
+    _require_tensors("fuse_conv_bn_weights", conv_w=conv_w, bn_rm=bn_rm, bn_rv=bn_rv)
+    _require_tensors("fuse_conv_bn_weights", conv_b=conv_b, bn_w=bn_w, bn_b=bn_b, optional=True)
     conv_weight_dtype = conv_w.dtype
     conv_bias_dtype = conv_b.dtype if conv_b is not None else conv_weight_dtype
     if conv_b is None:
@@ -52,6 +62,8 @@ def fuse_linear_bn_eval(linear, bn):
 
 def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b):
     """The (weight, bias) Parameters of a linear layer followed by batch norm with these statistics."""
+    _require_tensors("fuse_linear_bn_weights", linear_w=linear_w, bn_rm=bn_rm, bn_rv=bn_rv, bn_w=bn_w, bn_b=bn_b)
+    _require_tensors("fuse_linear_bn_weights", linear_b=linear_b, optional=True)
     linear_weight_dtype = linear_w.dtype
     linear_bias_dtype = linear_b.dtype if linear_b is not None else linear_weight_dtype
     if linear_b is None:
