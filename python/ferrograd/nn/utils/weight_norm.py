@@ -33,6 +33,12 @@ class WeightNorm:
 
     @staticmethod
     def apply(module, name, dim):
+        # warned from here, as torch's: the warning names weight_norm's line
+        warnings.warn(
+            "`torch.nn.utils.weight_norm` is deprecated in favor of `torch.nn.utils.parametrizations.weight_norm`.",
+            FutureWarning,
+            stacklevel=2,
+        )
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
@@ -61,11 +67,6 @@ class WeightNorm:
 
 def weight_norm(module, name="weight", dim=0):
     """Splits `module.<name>` into a magnitude `<name>_g` and a direction `<name>_v` (deprecated in torch)."""
-    warnings.warn(
-        "`torch.nn.utils.weight_norm` is deprecated in favor of `torch.nn.utils.parametrizations.weight_norm`.",
-        FutureWarning,
-        stacklevel=2,
-    )
     WeightNorm.apply(module, name, dim)
     return module
 
