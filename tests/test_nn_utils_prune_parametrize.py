@@ -103,3 +103,13 @@ def test_skip_init():
         nn.utils.skip_init(int)
     with pytest.raises(RuntimeError, match="Module must support a 'device' arg to skip initialization"):
         nn.utils.skip_init(nn.ReLU)
+
+
+def test_failed_pruning_leaves_the_module_as_it_was():
+    lin = nn.Linear(2, 2)
+    weight = lin.weight
+    with pytest.raises(ValueError, match="should be smaller than the number of parameters to prune=4"):
+        prune.l1_unstructured(lin, "weight", amount=5)
+    # re-registered last, as torch re-registers it
+    assert [n for n, _ in lin.named_parameters()] == ["bias", "weight"]
+    assert lin.weight is weight and not list(lin.named_buffers()) and not lin._forward_pre_hooks
