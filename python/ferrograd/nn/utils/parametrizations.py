@@ -22,23 +22,10 @@ def _is_orthogonal(Q, eps=None):
     return allclose(Q.mH @ Q, identity, atol=eps)
 
 
-def _householder_product(A, tau):
-    """LAPACK's orgqr (torch.linalg.householder_product): the first n columns of H_1 ... H_k, where
-    H_i = I - tau_i v_i v_i^H and v_i is A's column i below the diagonal with 1 on it; one rank-1 update per
-    reflector, of differentiable ops."""
-    m, n, k = A.shape[-2], A.shape[-1], tau.shape[-1]
-    V = A[..., :k].tril(-1) + eye(m, k, dtype=A.dtype)
-    Q = eye(m, n, dtype=A.dtype).expand(*A.shape[:-2], m, n)
-    for i in reversed(range(k)):
-        v = V[..., i : i + 1]
-        Q = Q - (tau[..., i : i + 1].unsqueeze(-1) * v) @ (v.mH @ Q)
-    return Q
-
-
 def _make_orthogonal(A):
     """The Q of A = QR with diag(R) real and non-negative (A tall)."""
     X, tau = A.geqrf()
-    Q = _householder_product(X, tau)
+    Q = linalg.householder_product(X, tau)
     return Q * X.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
 
 
@@ -69,7 +56,7 @@ class _Orthogonal(Module):
         if self.orthogonal_map == _OrthMaps.householder:
             A = X.tril(diagonal=-1)
             tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
-            Q = _householder_product(A, tau)
+            Q = linalg.householder_product(A, tau)
             # X's diagonal holds the signs (+-1); not differentiated through, hence the cast
             Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
         else:
