@@ -346,3 +346,27 @@ def fusion_cases():
         "conv": [_arr(bn(conv(x))), _arr(fused(x)), type(fused.weight).__name__],
         "linear": [_arr(bn1(lin(x1))), _arr(fused_lin(x1))],
     }
+
+
+def transfer_case():
+    """transfer_parametrizations_and_params: names on the target, shared originals, values."""
+    P = nn.utils.parametrize
+    rng = np.random.default_rng(21)
+    source = _filled(nn.Linear(3, 3).double(), rng)
+    P.register_parametrization(source, "weight", Skew())
+    P.register_parametrization(source, "bias", Scale())
+    target = _filled(nn.Linear(3, 3).double(), rng)
+    P.transfer_parametrizations_and_params(source, target)
+    shared = target.parametrizations.weight.original is source.parametrizations.weight.original
+    split = parametrizations.weight_norm(_filled(nn.Linear(2, 2).double(), rng))
+    fresh = nn.Module()
+    P.transfer_parametrizations_and_params(split, fresh, "weight")
+    return [
+        type(target).__name__,
+        [n for n, _ in target.named_parameters()],
+        shared,
+        _arr(target.weight),
+        _arr(target.bias),
+        [n for n, _ in fresh.named_parameters()],
+        _arr(fresh.weight),
+    ]

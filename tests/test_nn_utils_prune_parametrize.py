@@ -33,6 +33,10 @@ def test_norms_against_torch():
     same(got, GOLDEN["norms"], rtol=1e-7, atol=1e-9)
 
 
+def test_transfer_against_torch():
+    same(cases.transfer_case(), GOLDEN["transfer"])
+
+
 def test_fusion_against_torch():
     same(cases.fusion_cases(), GOLDEN["fusion"])
 

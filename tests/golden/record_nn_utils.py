@@ -20,6 +20,7 @@ if __name__ == "__main__":
         "parametrize": cases.parametrize_cases(),
         "norms": cases.norm_cases(),
         "fusion": cases.fusion_cases(),
+        "transfer": cases.transfer_case(),
     }
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "nn_utils.json")
     with open(path, "w") as f:

@@ -325,7 +325,8 @@ def type_before_parametrizations(module):
 
 
 def transfer_parametrizations_and_params(from_module, to_module, tensor_name=None):
-    """Copies the parametrizations (and their originals) on `tensor_name` (all when None) to `to_module`."""
+    """Registers `from_module`'s parametrizations on `tensor_name` (all when None) on `to_module`, which then
+    shares their original(s)."""
     if not is_parametrized(from_module):
         return to_module
     names = list(from_module.parametrizations) if tensor_name is None else [tensor_name]
@@ -334,12 +335,13 @@ def transfer_parametrizations_and_params(from_module, to_module, tensor_name=Non
             setattr(to_module, name, Parameter(getattr(from_module, name)))
         for param_func in from_module.parametrizations[name]:
             register_parametrization(to_module, name, param_func)
-        with no_grad():
-            source = from_module.parametrizations[name]
-            target = to_module.parametrizations[name]
-            if hasattr(source, "original"):
-                _maybe_set(target.original, source.original)
-            else:
-                for i in range(source.ntensors):
-                    _maybe_set(getattr(target, f"original{i}"), getattr(source, f"original{i}"))
+        source = from_module.parametrizations[name]
+        target = to_module.parametrizations[name]
+        if hasattr(source, "original"):
+            target.original = source.original
+        else:
+            num = 0
+            while hasattr(source, f"original{num}"):
+                setattr(target, f"original{num}", getattr(source, f"original{num}"))
+                num += 1
     return to_module
