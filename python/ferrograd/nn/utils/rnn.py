@@ -151,7 +151,7 @@ _SCALAR_TYPE_NAMES = {
 }
 
 
-def _check_lengths(lengths, batch, steps, enforce_sorted):
+def _check_lengths(lengths, batch, steps):
     if lengths.dim() != 1 or lengths.dtype != _core.int64:
         raise RuntimeError(
             f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.dim()}D cpu "
@@ -162,7 +162,7 @@ def _check_lengths(lengths, batch, steps, enforce_sorted):
             f"Expected `len(lengths)` to be equal to batch_size, but got {lengths.shape[0]} (batch_size={batch})"
         )
     values = lengths.tolist()
-    if enforce_sorted and any(a < b for a, b in zip(values, values[1:])):
+    if any(a < b for a, b in zip(values, values[1:])):
         raise RuntimeError(
             "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. You can pass "
             "`enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to sidestep this requirement if "
@@ -192,7 +192,8 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
         raise RuntimeError("Cannot pack empty tensors.")
     padded = input.transpose(0, 1) if batch_first else input
     steps, batch = padded.shape[0], padded.shape[1]
-    _check_lengths(lengths, batch, steps, enforce_sorted=True)
+    # sorted here when enforce_sorted=False, so the order check only fails for enforce_sorted=True
+    _check_lengths(lengths, batch, steps)
     steps = int(lengths[0].item())
     batch_sizes = (lengths.unsqueeze(0) > _core.arange(steps).unsqueeze(1)).sum(1)
     rows = padded[:steps].reshape(steps * batch, *padded.shape[2:])
