@@ -64,6 +64,9 @@ AS_TORCH = [
     (BufferError, "from_dlpack"),
     # a damaged checkpoint's pickle under weights_only=True (torch.load raises it for the same files)
     (pickle.UnpicklingError, "Weights only load failed"),
+    # nn.utils' weight/spectral norm and fusion given a non-module read its attributes, as torch's do
+    (AttributeError, "object has no attribute '_forward_pre_hooks'"),
+    (AttributeError, "object has no attribute 'training'"),
 ]
 HANG_SECONDS = 30
 KINDS = ["crashes", "hangs", "panics", "non_standard", "mutated_on_failure"]

@@ -569,6 +569,7 @@ _lazy_submodules.install(
         "polygamma": "special",
         "xlogy": "special",
         "mvlgamma": "special",
+        "orgqr": "linalg",
         **dict.fromkeys(
             ("lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"),
             "_rnn_functions",

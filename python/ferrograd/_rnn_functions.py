@@ -3,6 +3,7 @@ the `nn` modules call in torch, with its positional signatures. They run the mod
 (`nn/modules/rnn.py`); loaded on first use (`ferrograd.lstm` imports this module, and so `nn`)."""
 
 from ._arg_errors import require_tensor, type_name
+from ._core import Tensor
 from .nn import functional as F
 from .nn.modules.rnn import _gru_step, _lstm_step, run_layers
 
@@ -34,23 +35,41 @@ def _layer_weights(params, has_biases, num_layers, bidirectional, projected):
     return weights
 
 
-def _layers(mode, input, hx, cx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+def _layers(
+    mode, input, hx, cx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first, batch_sizes=None
+):
     projected = cx is not None and hx.shape[-1] != cx.shape[-1]
     weights = _layer_weights(params, has_biases, num_layers, bidirectional, projected)
-    return run_layers(mode, input, hx, cx, weights, num_layers, bidirectional, dropout, train, batch_first)
+    return run_layers(
+        mode, input, hx, cx, weights, num_layers, bidirectional, dropout, train, batch_first, batch_sizes
+    )  # fmt: skip
 
 
-def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    """LSTM layers over 3-D `input` from `hx` = (h_0, c_0) and the flat `params`: (output, h_n, c_n)."""
+def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first=None):
+    """LSTM layers over 3-D `input` from `hx` = (h_0, c_0) and the flat `params`: (output, h_n, c_n). torch's
+    packed form `lstm(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)`
+    runs over a PackedSequence's data."""
+    batch_sizes = None
+    if isinstance(hx, Tensor):
+        batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = (
+            hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first, False
+        )  # fmt: skip
     if len(hx) != 2:
         raise RuntimeError("lstm expects two hidden states")
     h, c = hx
-    return _layers("LSTM", input, h, c, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+    args = (params, has_biases, num_layers, dropout, train, bidirectional, batch_first, batch_sizes)
+    return _layers("LSTM", input, h, c, *args)
 
 
 def _single_state(mode, name, doc):
-    def layers(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-        args = (params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+    def layers(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first=None):
+        batch_sizes = None
+        if isinstance(params, Tensor):
+            # the packed form: (data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+            batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = (
+                hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first, False
+            )  # fmt: skip
+        args = (params, has_biases, num_layers, dropout, train, bidirectional, batch_first, batch_sizes)
         output, h_n, _ = _layers(mode, input, hx, None, *args)
         return output, h_n
 

@@ -250,6 +250,50 @@ def _geqrf(input):
     return _GeqrfResult(*_core._geqrf(input))
 
 
+def householder_product(A, tau, *, out=None):
+    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H with v_i A's column i below the diagonal
+    and 1 on it (LAPACK's orgqr): one rank-1 update per reflector, of differentiable ops."""
+    _tensor(A, "linalg.householder_product", "input")
+    _tensor(tau, "linalg.householder_product", "tau")
+    _check_out(out, "linalg.householder_product")
+    name = "torch.linalg.householder_product"
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    m, n, k = A.shape[-2], A.shape[-1], tau.shape[-1] if tau.dim() else 1
+    if m < n:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if n < k:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if A.dim() - tau.dim() != 1:
+        raise RuntimeError(
+            f"{name}: Expected tau to have one dimension less than input, but got tau.ndim equal to {tau.dim()} "
+            f"and input.ndim is equal to {A.dim()}"
+        )
+    if tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
+        raise RuntimeError(
+            f"{name}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got {list(tau.shape[:-1])}"
+        )
+    if not (A.is_floating_point() or A.is_complex()):
+        raise NotImplementedError(f"\"orgqr_cpu\" not implemented for '{_scalar_name(A)}'")
+    if tau.dtype != A.dtype:
+        raise RuntimeError(
+            f"{name}: tau dtype {_write_out._name(tau.dtype)} does not match input dtype {_write_out._name(A.dtype)}"
+        )
+    rows = _core.arange(m).unsqueeze(1)
+    # A's strict lower part and a unit diagonal, as masks (tril takes no complex input)
+    V = A[..., :k] * (rows > _core.arange(k)).to(A.dtype) + (rows == _core.arange(k)).to(A.dtype)
+    Q = (rows == _core.arange(n)).to(A.dtype).expand(*A.shape[:-2], m, n)
+    for i in reversed(range(k)):
+        v = V[..., i : i + 1]
+        Q = Q - (tau[..., i : i + 1].unsqueeze(-1) * v) @ (v.mH @ Q)
+    return Q
+
+
+def orgqr(input, input2, *, out=None):
+    """`torch.orgqr(input, tau)`: `linalg.householder_product`."""
+    return householder_product(input, input2, out=out)
+
+
 def matmul(input, other, *, out=None):
     """Alias for ``ferrograd.matmul``."""
     _check_out(out, "linalg.matmul")
@@ -606,6 +650,7 @@ __all__ = [
     "diagonal",
     "eigh",
     "eigvalsh",
+    "householder_product",
     "inv",
     "inv_ex",
     "lstsq",

@@ -52,6 +52,10 @@ class CallHooks(OrderedDict):
     update = _mutator("update")
     setdefault = _mutator("setdefault")
 
+    def __repr__(self):
+        # printed as the plain OrderedDict torch keeps hooks in (`print(module._forward_pre_hooks)`)
+        return repr(OrderedDict(self))
+
     def __del__(self):
         if HOOKED is not None and _lock is not None:  # None while the interpreter shuts down
             with _lock:

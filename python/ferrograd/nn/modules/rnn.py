@@ -85,10 +85,53 @@ def _run_direction(mode, x, h, c, weights, reverse):
     return _core.stack(outputs, 0), h, c
 
 
-def run_layers(mode, input, h0, c0, weights, num_layers, bidirectional, dropout, train, batch_first):
+def _packed_runs(batch_sizes):
+    """(offset, steps, batch) of each run of time steps sharing one batch size, over packed rows."""
+    runs, offset, start = [], 0, 0
+    sizes = batch_sizes.tolist()
+    for t in range(1, len(sizes) + 1):
+        if t == len(sizes) or sizes[t] != sizes[start]:
+            runs.append((offset, t - start, sizes[start]))
+            offset += (t - start) * sizes[start]
+            start = t
+    return runs
+
+
+def _run_packed_direction(mode, x, runs, h0, c0, weights, reverse):
+    """One layer in one direction over packed rows x (N, I): each run of steps sharing a batch size is one call
+    of the padded-layer code on the active prefix of the (length-sorted) batch, the state carried between runs.
+    Returns the packed outputs (N, H) and the state at each sequence's own end."""
+    outputs = [None] * len(runs)
+    h, c = h0[: runs[-1][2]] if reverse else h0, None if c0 is None else (c0[: runs[-1][2]] if reverse else c0)
+    ended_h, ended_c = [], []
+    for k in reversed(range(len(runs))) if reverse else range(len(runs)):
+        offset, steps, batch = runs[k]
+        if reverse and batch > h.shape[0]:
+            # sequences ending at this run start their backward pass here, from their own initial state
+            h = _core.cat([h, h0[h.shape[0] : batch]], 0)
+            c = None if c is None else _core.cat([c, c0[c.shape[0] : batch]], 0)
+        elif not reverse and batch < h.shape[0]:
+            ended_h.append(h[batch:])
+            h = h[:batch]
+            if c is not None:
+                ended_c.append(c[batch:])
+                c = c[:batch]
+        rows = x[offset : offset + steps * batch].reshape(steps, batch, x.shape[1])
+        out, h, c = _run_direction(mode, rows, h, c, weights, reverse)
+        outputs[k] = out.reshape(steps * batch, out.shape[2])
+    if ended_h:
+        h = _core.cat([h, *reversed(ended_h)], 0)
+        c = None if c is None else _core.cat([c, *reversed(ended_c)], 0)
+    return _core.cat(outputs, 0), h, c
+
+
+def run_layers(mode, input, h0, c0, weights, num_layers, bidirectional, dropout, train, batch_first, batch_sizes=None):
     """All layers and directions over (batch-first or time-major) 3-D input: output, h_n (and c_n, None without
     c0). `weights[layer * directions + direction]` is (w_ih, w_hh, b_ih, b_hh, w_hr), None where absent; dropout
-    between layers when training. The layers of the modules and of `torch.lstm`/`gru`/`rnn_tanh`/`rnn_relu`."""
+    between layers when training. The layers of the modules and of `torch.lstm`/`gru`/`rnn_tanh`/`rnn_relu`.
+    With `batch_sizes`, input is a PackedSequence's 2-D data and so is the output."""
+    if batch_sizes is not None:
+        return _run_packed_layers(mode, input, h0, c0, weights, num_layers, bidirectional, dropout, train, batch_sizes)
     x = input.transpose(0, 1) if batch_first else input
     directions = 2 if bidirectional else 1
     h_n, c_n = [], []
@@ -106,6 +149,25 @@ def run_layers(mode, input, h0, c0, weights, num_layers, bidirectional, dropout,
             x = F.dropout(x, dropout, True)
     output = x.transpose(0, 1) if batch_first else x
     return output, _core.stack(h_n, 0), (None if c0 is None else _core.stack(c_n, 0))
+
+
+def _run_packed_layers(mode, x, h0, c0, weights, num_layers, bidirectional, dropout, train, batch_sizes):
+    runs = _packed_runs(batch_sizes)
+    directions = 2 if bidirectional else 1
+    h_n, c_n = [], []
+    for layer in range(num_layers):
+        outputs = []
+        for direction in range(directions):
+            k = layer * directions + direction
+            c = None if c0 is None else c0[k]
+            out, h, c = _run_packed_direction(mode, x, runs, h0[k], c, weights[k], reverse=direction == 1)
+            outputs.append(out)
+            h_n.append(h)
+            c_n.append(c)
+        x = outputs[0] if directions == 1 else _core.cat(outputs, 1)
+        if dropout > 0 and train and layer < num_layers - 1:
+            x = F.dropout(x, dropout, True)
+    return x, _core.stack(h_n, 0), (None if c0 is None else _core.stack(c_n, 0))
 
 
 class RNNBase(Module):
@@ -245,9 +307,52 @@ class RNNBase(Module):
             )
 
     def get_expected_hidden_size(self, input, batch_sizes=None):
-        batch = input.shape[0] if self.batch_first else input.shape[1]
+        batch = self._mini_batch(input, batch_sizes)
         directions = 2 if self.bidirectional else 1
         return (self.num_layers * directions, batch, self.proj_size if self.proj_size > 0 else self.hidden_size)
+
+    def _mini_batch(self, input, batch_sizes):
+        if batch_sizes is not None:
+            return int(batch_sizes[0])
+        return input.shape[0] if self.batch_first else input.shape[1]
+
+    def permute_hidden(self, hx, permutation):
+        if permutation is None:
+            return hx
+        if isinstance(hx, tuple):
+            return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
+        return hx.index_select(1, permutation)
+
+    def _unpack(self, input, hx):
+        """A PackedSequence's fields, hx in its sorted order and zero states when absent; None for a tensor."""
+        from ..utils.rnn import PackedSequence
+
+        if not isinstance(input, PackedSequence):
+            return None
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        directions = 2 if self.bidirectional else 1
+        batch = int(batch_sizes[0])
+        if hx is None:
+            real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+            h = _core.zeros(self.num_layers * directions, batch, real_hidden, dtype=data.dtype)
+            if self.mode == "LSTM":
+                hx = (h, _core.zeros(self.num_layers * directions, batch, self.hidden_size, dtype=data.dtype))
+            else:
+                hx = h
+        else:
+            hx = self.permute_hidden(hx, sorted_indices)
+        self.check_forward_args(data, hx, batch_sizes)
+        return data, batch_sizes, sorted_indices, unsorted_indices, hx
+
+    def _forward_packed(self, packed):
+        from ..utils.rnn import PackedSequence
+
+        data, batch_sizes, sorted_indices, unsorted_indices, hx = packed
+        h0, c0 = hx if self.mode == "LSTM" else (hx, None)
+        output, h_n, c_n = self._run(data, h0, c0, batch_sizes)
+        output = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
+        hidden = (h_n, c_n) if self.mode == "LSTM" else h_n
+        return output, self.permute_hidden(hidden, unsorted_indices)
 
     def check_hidden_size(self, hx, expected_hidden_size, msg="Expected hidden size {}, got {}"):
         if tuple(hx.shape) != tuple(expected_hidden_size):
@@ -278,12 +383,13 @@ class RNNBase(Module):
         params = {name.split("_l")[0]: getattr(self, name) for name in names}
         return tuple(params.get(k) for k in ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr"))
 
-    def _run(self, input, h0, c0=None):
-        """All layers and directions over (batch-first or time-major) 3-D input: output, h_n (and c_n)."""
+    def _run(self, input, h0, c0=None, batch_sizes=None):
+        """All layers and directions over (batch-first or time-major) 3-D input, or packed data with its
+        batch_sizes: output, h_n (and c_n)."""
         weights = [self._layer_weights(names) for names in self._all_weights]
         return run_layers(
             self.mode, input, h0, c0, weights, self.num_layers, self.bidirectional, self.dropout, self.training,
-            self.batch_first,
+            self.batch_first, batch_sizes,
         )  # fmt: skip
 
     def _batched(self, input):
@@ -295,6 +401,9 @@ class RNNBase(Module):
 
     def _forward_single_state(self, input, hx):
         """RNN and GRU: one hidden state."""
+        packed = self._unpack(input, hx)
+        if packed is not None:
+            return self._forward_packed(packed)
         batched = self._batched(input)
         batch_dim = 0 if self.batch_first else 1
         if not batched:
@@ -358,7 +467,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes=None):
-        batch = input.shape[0] if self.batch_first else input.shape[1]
+        batch = self._mini_batch(input, batch_sizes)
         return (self.num_layers * (2 if self.bidirectional else 1), batch, self.hidden_size)
 
     def check_forward_args(self, input, hidden, batch_sizes=None):
@@ -371,6 +480,9 @@ class LSTM(RNNBase):
         )
 
     def forward(self, input, hx=None):
+        packed = self._unpack(input, hx)
+        if packed is not None:
+            return self._forward_packed(packed)
         batched = self._batched(input)
         batch_dim = 0 if self.batch_first else 1
         if not batched:
