@@ -524,6 +524,7 @@ if TYPE_CHECKING:
         cuda,
         distributed,
         distributions,
+        func,
         linalg,
         nn,
         onnx,
@@ -548,6 +549,7 @@ _lazy_submodules.install(
         "distributed",
         "distributions",
         "fft",
+        "func",
         "functional",
         "linalg",
         "nn",
@@ -565,6 +567,7 @@ _lazy_submodules.install(
     attributes={
         "autocast": "amp",
         "GradScaler": "amp",
+        "vmap": "func",
         "polygamma": "special",
         "xlogy": "special",
         "mvlgamma": "special",

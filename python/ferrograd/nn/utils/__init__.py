@@ -1,5 +1,6 @@
 """`ferrograd.nn.utils`: gradient clipping and parameter/vector conversion."""
 
+from . import stateless
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
