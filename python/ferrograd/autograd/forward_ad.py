@@ -19,7 +19,7 @@ from .gradients import grad as _engine_grad
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "dual_level"]
 
 _current_level = -1
-_duals = {}  # level -> list of (dual, primal, tangent)
+_duals: dict = {}  # level -> list of (dual, primal, tangent)
 
 
 def enter_dual_level():
