@@ -381,3 +381,26 @@ def stateless_functional_call():
         warnings.simplefilter("always")
         out = nn.utils.stateless.functional_call(net, params, (x,))
     return {"out": out, "warning": [str(w.message) for w in caught], "same": ff.functional_call(net, params, (x,))}
+
+
+@case
+def edge_shapes():
+    s = fg.tensor(0.3, dtype=fg.float64)
+    empty = fg.zeros(0, dtype=fg.float64)
+    x = _t(2, 3, seed=29)
+    special = fg.tensor([0.0, float("inf"), float("nan"), -1.0], dtype=fg.float64)
+    return {
+        "jacrev_0d": ff.jacrev(lambda a: a.sin() * 2)(s),
+        "jacfwd_0d": ff.jacfwd(lambda a: a.exp())(s),
+        "hessian_0d": ff.hessian(lambda a: a**4)(s),
+        "jacrev_empty_in": ff.jacrev(lambda a: a.sum() + s)(empty),
+        "jacrev_empty_out": ff.jacrev(lambda a: a[:0] * 2)(x[0]),
+        "grad_empty": ff.grad(lambda a: a.sum())(empty),
+        "grad_special": ff.grad(lambda a: (a.exp() * a).sum())(special),
+        "jvp_special": ff.jvp(fg.sqrt, (special,), (fg.ones(4, dtype=fg.float64),))[1],
+        "vjp_empty": ff.vjp(lambda a: a * 3, empty)[1](empty)[0],
+        "vmap_transposed": ff.vmap(lambda a: a.cumsum(0))(x.t()),
+        "vmap_0d_out": ff.vmap(lambda a: a.max())(x),
+        "vmap_size1": ff.vmap(lambda a: a * 2)(x[:1]),
+        "vmap_noncontig_in_dim1": ff.vmap(lambda a: a.flip(0), in_dims=1)(x.t()),
+    }

@@ -301,7 +301,7 @@ def _jacobian_blocks(flat_out, inputs, keep, forward):
                     cols = columns[i][start : start + x.numel()]
                     start += x.numel()
                     stacked = _stack_or_empty(cols, tuple(o.shape), o.dtype)  # (in numel, *out.shape)
-                    moved = stacked.reshape((x.numel(), o.numel())).t() if o.dim() or x.numel() else stacked
+                    moved = stacked.reshape((x.numel(), o.numel())).t()
                     row.append(moved.reshape(tuple(o.shape) + tuple(x.shape)))
                 blocks.append(row)
             return blocks
