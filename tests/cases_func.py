@@ -186,6 +186,9 @@ def vmap_values():
         "kwargs": ff.vmap(lambda a, scale=1.0: a * scale)(x, scale=2.0),
         "chunked": ff.vmap(fg.exp, chunk_size=2)(x),
         "same_random": error(ff.vmap(lambda a: a, randomness="same"), x),
+        "random_error": error(ff.vmap(lambda a: a + fg.rand(4)), x),
+        "dropout_error": error(ff.vmap(lambda a: fg.nn.functional.dropout(a, 0.5)), x),
+        "dropout_eval": ff.vmap(lambda a: fg.nn.functional.dropout(a, 0.5, training=False))(x),
         "empty_batch": ff.vmap(lambda a: a * 2)(fg.ones(0, 3, dtype=fg.float64)),
     }
 

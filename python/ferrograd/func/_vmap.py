@@ -4,8 +4,9 @@ ferrograd has no batching rules: `vmap` runs the function once per batch element
 computation in Rust on one sample's slices) and stacks the results along `out_dims`. That is the fallback torch
 itself uses for an operator without a batching rule; the results, the handling of `in_dims`/`out_dims` and
 pytrees, and the errors are torch's, the speed is that of a Python loop over samples (see docs/PROGRAMS.md's
-per-sample-gradients row for the ratio). `randomness="error"` cannot see random ops inside the loop, so it
-behaves as "different"; "same" replays the generator's state for every element.
+per-sample-gradients row for the ratio). `randomness="error"` raises torch's error when the default generator
+moved during a call (and puts it back); "same" replays the generator's state for every element, "different"
+lets it run on.
 """
 
 from .. import _core, random
@@ -150,13 +151,20 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             size = 1
         else:
             slices = [None if d is None else a.unbind(d) for a, d in zip(flat_args, dims)]
-        state = random.get_rng_state() if randomness == "same" else None
+        state = random.get_rng_state() if randomness != "different" else None
         outputs = []
         for i in range(size):
-            if state is not None:
+            if randomness == "same":
                 random.set_rng_state(state)
             flat_i = [a if s is None else s[i] for a, s in zip(flat_args, slices)]
             outputs.append(func(*tree_unflatten(flat_i, args_spec), **kwargs))
+            if randomness == "error" and not _equal(random.get_rng_state(), state):
+                # torch refuses the draw before it happens: put the generator back as it was
+                random.set_rng_state(state)
+                raise RuntimeError(
+                    "vmap: called random operation while in randomness error mode. Please either use the 'same' or "
+                    "'different' randomness flags on vmap or perform the randomness operation out of vmap"
+                )
         return _stack_outputs(func, outputs, out_dims, empty)
 
     for attr in ("__name__", "__qualname__", "__doc__"):
