@@ -346,6 +346,9 @@ def forward_ad_values():
         out["int"] = error(fwAD.make_dual, fg.ones(3, dtype=fg.int64), fg.ones(3))
         out["int_tangent"] = error(fwAD.make_dual, p, fg.ones(3, 3, dtype=fg.int64))
         out["size"] = error(fwAD.make_dual, p, fg.ones(3))
+        leaf = p.clone().requires_grad_(True)
+        (fwAD.make_dual(leaf, t) ** 2).sum().backward()
+        out["backward_through_dual"] = leaf.grad
     out["after_exit"] = fwAD.unpack_dual(y).tangent
     out["no_level"] = error(fwAD.make_dual, p, t)
     out["exit_no_level"] = error(fwAD.exit_dual_level)

@@ -5,7 +5,8 @@ with the primal's values that records a graph (it requires grad), and remembers 
 level. `unpack_dual(y)` computes y's tangent from the recorded graph when asked: the sum over the level's duals
 d of J(y, d)·tangent(d), by the double-vjp trick (uᵀJ is linear in a dummy u; its vjp with the tangent is J·v).
 The values are torch's. What differs: a dual reports `requires_grad=True` (torch's does not unless its primal
-does), and reverse-mode gradients taken through a dual stop at it instead of reaching its primal. A custom
+does), and reverse-mode gradients taken through a dual reach its primal only when that is a leaf (a parameter,
+say), stopping at the dual otherwise. A custom
 `Function` with a `jvp` gives its outputs new duals carrying what its `jvp` returned.
 """
 
@@ -74,7 +75,9 @@ def make_dual(tensor, tangent, *, level=None):
         raise RuntimeError("Dual level must be a positive number.")
     if tangent.stride() != tensor.stride() or tangent.dtype != tensor.dtype:
         tangent = _empty_like(tensor).copy_(tangent)
-    dual = tensor.detach().requires_grad_(True)
+    # a leaf that requires grad (a parameter) keeps its place in the graph: backward through the dual reaches it.
+    # Anything else starts a new leaf, so that no dual's graph runs through another's (J·v would count twice).
+    dual = tensor.view_as(tensor) if tensor.requires_grad and tensor.is_leaf else tensor.detach().requires_grad_(True)
     _duals[level].append((dual, tensor, tangent))
     return dual
 
