@@ -410,3 +410,20 @@ def edge_shapes():
         "vmap_size1": ff.vmap(lambda a: a * 2)(x[:1]),
         "vmap_noncontig_in_dim1": ff.vmap(lambda a: a.flip(0), in_dims=1)(x.t()),
     }
+
+
+@case
+def autograd_functional_forward_mode():
+    x = _t(3, seed=30)
+    jac = fg.autograd.functional.jacobian
+    return {
+        "jacobian": jac(lambda a: a.sin() * a.sum(), x, vectorize=True, strategy="forward-mode"),
+        "hessian": fg.autograd.functional.hessian(
+            lambda a: (a.exp() * a).sum(), x, vectorize=True, outer_jacobian_strategy="forward-mode"
+        ),
+        "not_vectorized": error(jac, fg.sin, x, strategy="forward-mode"),
+        "create_graph": error(jac, fg.sin, x, create_graph=True, vectorize=True, strategy="forward-mode"),
+        "strict": error(jac, fg.sin, x, strict=True, vectorize=True, strategy="forward-mode"),
+        "bad_strategy": error(jac, fg.sin, x, strategy="sideways"),
+        "bad_outer": error(fg.autograd.functional.hessian, lambda a: a.sum(), x, outer_jacobian_strategy="up"),
+    }
