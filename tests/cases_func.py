@@ -427,3 +427,24 @@ def autograd_functional_forward_mode():
         "bad_strategy": error(jac, fg.sin, x, strategy="sideways"),
         "bad_outer": error(fg.autograd.functional.hessian, lambda a: a.sum(), x, outer_jacobian_strategy="up"),
     }
+
+
+def _add_one_(a):
+    b = a.clone()
+    b.add_(1)
+    return b * 2
+
+
+@case
+def func_misc():
+    x = _t(3, seed=31)
+    bn = nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3))
+    ff.replace_all_batch_norm_modules_(bn)
+    return {
+        "functionalize": ff.functionalize(_add_one_)(x),
+        "functionalize_views": ff.vmap(ff.functionalize(_add_one_, remove="mutations_and_views"))(x.reshape(3, 1)),
+        "functionalize_bad": error(ff.functionalize, _add_one_, remove="all"),
+        "bn_stats": [bn[1].running_mean, bn[1].running_var, bn[1].num_batches_tracked, bn[1].track_running_stats],
+        "debug_unwrap": ff.debug_unwrap(x),
+        "all": sorted(set(ff.__all__) - {"rearrange"}),  # einops' pattern language: not built
+    }

@@ -1,13 +1,14 @@
 """`ferrograd.autograd.forward_ad`: dual tensors over the reverse-mode engine.
 
-ferrograd propagates no tangents during the forward pass. `make_dual(primal, tangent)` returns a fresh tensor
-with the primal's values that records a graph (it requires grad), and remembers its tangent for the current
-level. `unpack_dual(y)` computes y's tangent from the recorded graph when asked: the sum over the level's duals
-d of J(y, d)·tangent(d), by the double-vjp trick (uᵀJ is linear in a dummy u; its vjp with the tangent is J·v).
-The values are torch's. What differs: a dual reports `requires_grad=True` (torch's does not unless its primal
-does), and reverse-mode gradients taken through a dual reach its primal only when that is a leaf (a parameter,
-say), stopping at the dual otherwise. A custom
-`Function` with a `jvp` gives its outputs new duals carrying what its `jvp` returned.
+ferrograd propagates no tangents during the forward pass. `make_dual(primal, tangent)` returns a tensor with the
+primal's values that records a graph (a new leaf requiring grad, or a view of a primal that is such a leaf), and
+remembers its tangent for the current level. `unpack_dual(y)` computes y's tangent from the recorded graph when
+asked: the sum over the level's duals d of J(y, d)·tangent(d), by the double-vjp trick (uᵀJ is linear in a dummy u;
+its vjp with the tangent is J·v). The values are torch's. What differs: a dual reports `requires_grad=True` (torch's
+does not unless its primal does), and reverse-mode gradients taken through a dual reach its primal only when that is
+a leaf (a parameter, say), stopping at the dual otherwise; and code run under `no_grad` records no graph, so its
+outputs have no tangent. A custom `Function` with a `jvp` gives its outputs new duals carrying what its `jvp`
+returned.
 """
 
 from typing import NamedTuple

@@ -7,12 +7,15 @@ double-vjp trick; `vmap` runs the function per batch element and stacks the resu
 
 from ._autodiff import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp
 from ._functional_call import functional_call, stack_module_state
+from ._misc import debug_unwrap, functionalize, replace_all_batch_norm_modules_
 from ._vmap import vmap
 
 __all__ = [
     "grad",
     "grad_and_value",
     "vmap",
+    "replace_all_batch_norm_modules_",
+    "functionalize",
     "hessian",
     "jacfwd",
     "jacrev",
@@ -21,4 +24,5 @@ __all__ = [
     "vjp",
     "functional_call",
     "stack_module_state",
+    "debug_unwrap",
 ]
