@@ -265,6 +265,8 @@ def functional_call_values():
         "strict": error(ff.functional_call, net, {"l1.weight": params["l1.weight"], "zz": w}, (x,), strict=True),
         "repeated": error(ff.functional_call, net, (params, params), (x,)),
         "bad_type": error(ff.functional_call, net, 3, (x,)),
+        "bad_value": error(ff.functional_call, net, {"l1.bias": 3.0}, (x,)),
+        "after_bad_value": ff.functional_call(net, {}, (x,)),
         "bad_list": error(ff.functional_call, net, (params, 3), (x,)),
     }
 

@@ -5,21 +5,34 @@ import contextlib
 from collections.abc import Sequence
 
 from .. import _core
+from .._core import Tensor
 
 __all__ = ["functional_call", "stack_module_state"]
 
 _MISSING = object()
 
 
+def _named_tensors(module):
+    """Every parameter and buffer by dotted name, shared ones under each of their names (one walk of the tree)."""
+    named = {}
+    for prefix, sub in module.named_modules(remove_duplicate=False):
+        dot = prefix + "." if prefix else ""
+        for store in (sub._parameters, sub._buffers):
+            for name, t in store.items():
+                if t is not None:
+                    named[dot + name] = t
+    return named
+
+
 def _untie(module, tensors):
     """`tensors` with every name tied to a given name (the same tensor under two names in `module`) given too."""
-    named = dict(module.named_parameters(remove_duplicate=False))
-    named.update(module.named_buffers(remove_duplicate=False))
     names_of = {}
-    for name, t in named.items():
+    for name, t in _named_tensors(module).items():
         names_of.setdefault(id(t), set()).add(name)
     tied = {n: names for names in names_of.values() if len(names) > 1 for n in names}
     given_tied = [n for n in tensors if n in tied]
+    if not given_tied:
+        return tensors
     for name in given_tied:
         names = tied[name]
         if len(names.intersection(given_tied)) > 1 and len({id(tensors[n]) for n in names if n in tensors}) != 1:
@@ -37,13 +50,16 @@ def _untie(module, tensors):
 def _owner(module, name):
     *path, attr = name.split(".")
     for part in path:
-        module = getattr(module, part)
+        # the submodule dict first: Module.__getattr__ is the slow way to the same object
+        module = module._modules[part] if part in module._modules else getattr(module, part)
     return module, attr
 
 
 def _swap(module, name, value):
     """Puts `value` at `name` (a dotted path) and returns what was there (`_MISSING` if nothing)."""
     owner, attr = _owner(module, name)
+    if value is not _MISSING and value is not None and not isinstance(value, Tensor):
+        raise TypeError(f"{value} is not an instance of torch.Tensor")
     for store in (owner._parameters, owner._buffers):
         if attr in store:
             old = store[attr]
@@ -67,8 +83,7 @@ def _reparametrize(module, tensors, tie_weights, strict):
     if tie_weights:
         tensors = _untie(module, tensors)
     if strict:
-        valid = {n for n, _ in module.named_parameters(remove_duplicate=False)}
-        valid |= {n for n, _ in module.named_buffers(remove_duplicate=False)}
+        valid = set(_named_tensors(module))
         missing, unexpected = sorted(valid - set(tensors)), sorted(set(tensors) - valid)
         msgs = []
         if unexpected:
