@@ -148,6 +148,14 @@ def jacobians():
         "batch_hessian": ff.vmap(ff.hessian(_matrix_fn, argnums=2), in_dims=(None, None, 0))(w, b, _t(2, 4)),
         "chunk_error": error(ff.jacrev, fg.sin, chunk_size=0),
         "int_output": error(ff.jacrev(lambda a: a.long()), x),
+        "int_output_fwd": ff.jacfwd(lambda a: (a * 2).long())(x),
+        "mixed_dtype_fwd": ff.jacfwd(lambda a: a.double().sin())(x.float()),
+        "mixed_dtype_rev": ff.jacrev(lambda a: a.double().sin())(x.float()),
+        "non_tensor_rev": error(ff.jacrev(lambda a: 1), x),
+        "non_tensor_fwd": error(ff.jacfwd(lambda a: 1), x),
+        "non_tensor_jvp": error(ff.jvp, lambda a: 1, (x,), (x,)),
+        "aux_rev": error(ff.jacrev(lambda a: a, has_aux=True), x),
+        "aux_fwd": error(ff.jacfwd(lambda a: a, has_aux=True), x),
     }
 
 

@@ -170,13 +170,16 @@ def _copy_name(wrapper, func):
             setattr(wrapper, attr, getattr(func, attr))
 
 
-def _check_float_outputs(flat_out, api):
+def _check_outputs(flat_out, api, float_api=None):
+    """torch's refusals of what f returned: anything but tensors (`api`), and for reverse mode (`float_api`)
+    tensors that are not floating point or complex."""
     for o in flat_out:
         if not isinstance(o, Tensor):
             raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(o)}")
-        if not (o.is_floating_point() or o.is_complex()):
+        if float_api is not None and not (o.is_floating_point() or o.is_complex()):
             raise RuntimeError(
-                f"{api}: All outputs of f must be floating-point or complex Tensors, got Tensor with dtype {o.dtype}"
+                f"{float_api}: All outputs of f must be floating-point or complex Tensors, got Tensor with dtype "
+                f"{o.dtype}"
             )
 
 
@@ -197,7 +200,7 @@ def vjp(func, *primals, has_aux=False):
     """Returns `(func(*primals), vjp_fn)` (and `aux` with `has_aux`); `vjp_fn(cotangents)` gives, for each primal,
     the cotangents times the Jacobian, as a tuple with the structure of `primals`."""
     inputs, spec, output, flat_out, out_spec, aux, keep = _vjp_parts(func, primals, {}, has_aux, "vjp(f, *primals)")
-    _check_float_outputs(flat_out, "vjp(f, ...)")
+    _check_outputs(flat_out, "vjp(f, *primals)", "vjp(f, ...)")
 
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
         flat_cot, cot_spec = tree_flatten(cotangents)
@@ -259,7 +262,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     keep = keep or _keeps_graph(flat_t)
     for o in flat_out:
         if not isinstance(o, Tensor):
-            raise RuntimeError(f"{api}: expected f(*args) to return only tensors, got unsupported type {type(o)}")
+            raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, got unsupported type {type(o)}")
     if strict and not any(o.requires_grad for o in flat_out):
         raise RuntimeError(
             "jvp(f, primals, tangents, strict=True): The output of f is independent of the inputs. "
@@ -280,7 +283,10 @@ def _jacobian_blocks(flat_out, inputs, keep, forward):
     n_out = sum(o.numel() for o in flat_out)
     n_in = sum(x.numel() for x in inputs)
     with enable_grad():
-        if forward and n_in < n_out:
+        all_float = all(o.is_floating_point() or o.is_complex() for o in flat_out)
+        # columns carry the input's tangent through casts as forward mode does (rows round to the input's dtype)
+        mixed = any(o.dtype != x.dtype for o in flat_out for x in inputs)
+        if forward and all_float and (n_in < n_out or mixed):
             dummies = [_zeros_like(o).requires_grad_(True) for o in flat_out]
             vjps = _engine(flat_out, inputs, dummies, True)
             live = [g.requires_grad for g in vjps]
@@ -338,8 +344,13 @@ def _jac(func, argnums, has_aux, api, forward):
             output = func(*put(tree_unflatten(inputs, spec)), **kwargs)
             output, aux = _split_aux(output, has_aux, api)
             flat_out, out_spec = tree_flatten(output)
-            _check_float_outputs(flat_out, "vjp(f, ...)" if not forward else api)
+            if forward:
+                _check_outputs(flat_out, api)
+            else:
+                _check_outputs(flat_out, "vjp(f, *primals)", "vjp(f, ...)")
             blocks = _jacobian_blocks(flat_out, inputs, keep, forward)
+            if forward:  # forward mode's Jacobian has the output's dtype (tangents are), reverse mode the input's
+                blocks = [[b if b.dtype == o.dtype else b.to(o.dtype) for b in row] for row, o in zip(blocks, flat_out)]
         per_output = [_finish(tree_unflatten(row, spec), keep) for row in blocks]
         jac = tree_unflatten(per_output, out_spec)
         return (jac, _finish(aux, keep)) if has_aux else jac
@@ -353,7 +364,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     with one reverse pass per output element."""
     if chunk_size is not None and chunk_size <= 0:
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
-    w = _jac(func, argnums, has_aux, "jacrev(f, ...)(*args)", forward=False)
+    w = _jac(func, argnums, has_aux, "vjp(f, *primals)", forward=False)
     _copy_name(w, func)
     return w
 
