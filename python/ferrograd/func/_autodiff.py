@@ -315,10 +315,16 @@ def _jacobian_blocks(flat_out, inputs, keep, forward):
         for o in flat_out:
             eye = _eye(o.numel(), dtype=o.dtype)
             rows = [[] for _ in inputs]
+            shape = tuple(o.shape)
+            zeros = [_zeros_like(x) for x in inputs]
             for e in range(o.numel()):
-                grads = _engine([o], inputs, [eye[e].reshape(tuple(o.shape))], keep)
+                if o.requires_grad:
+                    # the engine's entry itself: this loop runs once per output element
+                    grads = _core._grad([o], inputs, [eye[e].reshape(shape)], True, keep, True)
+                else:
+                    grads = zeros
                 for j, g in enumerate(grads):
-                    rows[j].append(g)
+                    rows[j].append(zeros[j] if g is None else g)
             blocks.append(
                 [
                     _stack_or_empty(r, tuple(x.shape), x.dtype).reshape(tuple(o.shape) + tuple(x.shape))
