@@ -3,8 +3,6 @@
 
 import warnings
 
-from ...func._functional_call import _call
-
 __all__ = ["functional_call"]
 
 
@@ -16,4 +14,6 @@ def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, t
         FutureWarning,
         stacklevel=2,
     )
+    from ...func._functional_call import _call  # on first use: `import ferrograd.nn` does not load torch.func
+
     return _call(module, parameters_and_buffers, args, kwargs, tie_weights, strict)
