@@ -352,6 +352,9 @@ def forward_ad_values():
         out["namedtuple"] = [type(fwAD.unpack_dual(y)).__name__, fwAD.unpack_dual(y)._fields]
         out["custom"] = fwAD.unpack_dual(_Exp.apply(d)).tangent
         out["custom_no_jvp"] = error(_NoJvp.apply, d)
+        out["func_jvp_in_level"] = error(ff.jvp, fg.sin, (p,), (t,))
+        out["jacfwd_in_level"] = error(ff.jacfwd(fg.sin), p)
+        out["jacrev_in_level"] = ff.jacrev(fg.sin)(p[0])
         out["nested"] = error(fwAD.enter_dual_level)
         out["int"] = error(fwAD.make_dual, fg.ones(3, dtype=fg.int64), fg.ones(3))
         out["int_tangent"] = error(fwAD.make_dual, p, fg.ones(3, 3, dtype=fg.int64))
@@ -360,6 +363,8 @@ def forward_ad_values():
         (fwAD.make_dual(leaf, t) ** 2).sum().backward()
         out["backward_through_dual"] = leaf.grad
     out["after_exit"] = fwAD.unpack_dual(y).tangent
+    out["custom_in_func_jvp"] = error(ff.jvp, _NoJvp.apply, (p,), (t,))
+    out["custom_in_jacfwd"] = error(ff.jacfwd(_NoJvp.apply), p)
     out["no_level"] = error(fwAD.make_dual, p, t)
     out["exit_no_level"] = error(fwAD.exit_dual_level)
     out["unpack_no_level"] = fwAD.unpack_dual(p).tangent

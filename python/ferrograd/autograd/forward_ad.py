@@ -21,6 +21,10 @@ from .gradients import grad as _engine_grad
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "dual_level"]
 
 _current_level = -1
+# How many forward-mode transform bodies (`func.jvp`, `jacfwd`, `hessian`) are running. Their double-vjp would
+# silently miss what a custom Function's backward does not differentiate, so such a Function refuses to run
+# there, with the error torch gives for a Function without `setup_context` under any transform.
+_jvp_bodies = [0]
 _duals: dict = {}  # level -> list of (dual, primal, tangent)
 
 

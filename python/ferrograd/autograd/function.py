@@ -90,6 +90,12 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        if forward_ad._jvp_bodies[0] and any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            raise RuntimeError(
+                "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, ...), it "
+                "must override the setup_context staticmethod. For more details, please see "
+                "https://pytorch.org/docs/main/notes/extending.func.html"
+            )
         if forward_ad._active():
             tangents = [forward_ad.unpack_dual(a).tangent if isinstance(a, Tensor) else None for a in args]
             if any(t is not None for t in tangents):

@@ -15,6 +15,7 @@ import contextlib
 from .. import _core
 from .._core import Tensor
 from .._tensor_helpers import _eye, _ones_like, _zeros_like
+from ..autograd import forward_ad
 from ..autograd.gradients import grad as _engine_grad
 from ..grad_mode import enable_grad
 from ..utils._pytree import tree_flatten, tree_unflatten, treespec_pprint
@@ -25,14 +26,23 @@ _depth = [0]
 
 
 @contextlib.contextmanager
-def _nested():
-    """Marks a transform's function body as running: transforms called inside it keep their graphs."""
+def _nested(forward=False):
+    """Marks a transform's function body as running: transforms called inside it keep their graphs. In a
+    forward-mode body (`forward`), custom `autograd.Function`s refuse to run (see `forward_ad._jvp_bodies`)."""
     _depth[0] += 1
+    forward_ad._jvp_bodies[0] += forward
     try:
         with enable_grad():
             yield
     finally:
         _depth[0] -= 1
+        forward_ad._jvp_bodies[0] -= forward
+
+
+def _no_dual_level():
+    # torch's forward-mode transforms take the one forward AD level: inside a user's dual_level there is none left
+    if forward_ad._current_level >= 0:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
 
 
 def _differentiable(x):
@@ -183,12 +193,12 @@ def _check_outputs(flat_out, api, float_api=None):
             )
 
 
-def _vjp_parts(func, primals, kwargs, has_aux, api):
+def _vjp_parts(func, primals, kwargs, has_aux, api, forward=False):
     """Runs `func` on fresh differentiable copies of `primals`: (inputs, their spec, output, flat outputs, its
     spec, aux, whether graphs are kept)."""
     flat, spec = tree_flatten(primals)
     keep = _keeps_graph(flat)
-    with _nested():
+    with _nested(forward):
         inputs = [_differentiable(x) for x in flat]
         output = func(*tree_unflatten(inputs, spec), **kwargs)
         output, aux = _split_aux(output, has_aux, api)
@@ -235,6 +245,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """Returns `(func(*primals), J·tangents)` (and `aux` with `has_aux`); `primals` is a tuple of arguments and
     `tangents` has its structure and shapes."""
     api = "jvp(f, primals, tangents)"
+    _no_dual_level()
     if not isinstance(primals, tuple):
         raise RuntimeError(f"{api}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals).")
     flat_p, p_spec = tree_flatten(primals)
@@ -258,7 +269,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                 f" is not supported. Tensor is of size {_size(p)} while the given forward gradient is of size"
                 f" {_size(t)}."
             )
-    inputs, spec, output, flat_out, out_spec, aux, keep = _vjp_parts(func, primals, {}, has_aux, api)
+    inputs, spec, output, flat_out, out_spec, aux, keep = _vjp_parts(func, primals, {}, has_aux, api, forward=True)
     keep = keep or _keeps_graph(flat_t)
     for o in flat_out:
         if not isinstance(o, Tensor):
@@ -345,7 +356,9 @@ def _jac(func, argnums, has_aux, api, forward):
         diff, put = _split_args(args, argnums)
         flat, spec = tree_flatten(diff)
         keep = _keeps_graph(flat)
-        with _nested():
+        if forward:
+            _no_dual_level()
+        with _nested(forward):
             inputs = [_differentiable(x) for x in flat]
             output = func(*put(tree_unflatten(inputs, spec)), **kwargs)
             output, aux = _split_aux(output, has_aux, api)
