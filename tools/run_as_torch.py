@@ -1,5 +1,6 @@
 """Runs a PyTorch script unchanged on ferrograd: its `import torch` (and `torch.nn`, `torch.optim`, `from torch
-import ...`) get ferrograd's modules, as if the script said `import ferrograd as torch`.
+import ...`) get ferrograd's modules, as if the script said `import ferrograd as torch`; `import functorch`
+(which torch's wheel ships) gets ferrograd's functorch names.
 
     python tools/run_as_torch.py script.py [its arguments...]
 
@@ -20,11 +21,13 @@ ALIASED = "torch"
 
 class _TorchIsFerrograd(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname, path=None, target=None):
-        if fullname == ALIASED or fullname.startswith(ALIASED + "."):
+        if fullname == ALIASED or fullname.startswith(ALIASED + ".") or fullname == "functorch":
             return importlib.util.spec_from_loader(fullname, self)
         return None
 
     def create_module(self, spec):
+        if spec.name == "functorch":  # shipped in torch's wheel: its deprecated names of torch.func
+            return importlib.import_module("ferrograd._functorch_api")
         return importlib.import_module("ferrograd" + spec.name[len(ALIASED) :])
 
     def exec_module(self, module):

@@ -2,7 +2,7 @@
 
 from .. import _lazy_submodules
 from ..grad_mode import enable_grad, no_grad, set_grad_enabled
-from . import functional, graph
+from . import forward_ad, functional, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
@@ -22,6 +22,7 @@ __all__ = [
     "gradcheck",
     "gradgradcheck",
     "GradcheckError",
+    "forward_ad",
     "functional",
     "graph",
 ]

@@ -8,7 +8,9 @@ import functools
 
 from .. import _core
 from .._core import Tensor, is_grad_enabled
+from .._tensor_helpers import _zeros_like
 from ..grad_mode import no_grad
+from . import forward_ad
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -58,8 +60,46 @@ class Function:
             "backward mode AD."
         )
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
+        )
+
+    @classmethod
+    def _apply_forward_ad(cls, args, kwargs, tangents):
+        """Forward AD through the function: its outputs become dual tensors carrying `jvp`'s result."""
+        if cls.jvp is Function.jvp:
+            Function.jvp(None)
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        with no_grad():
+            out = cls.forward(ctx, *args, **kwargs)
+            grad_inputs = [
+                t if t is not None or not isinstance(a, Tensor) else _zeros_like(a) for a, t in zip(args, tangents)
+            ]
+            tangent_out = cls.jvp(ctx, *grad_inputs)
+        single = isinstance(out, Tensor)
+        outs = (out,) if single else tuple(out)
+        tans = (tangent_out,) if single else tuple(tangent_out)
+        duals = [
+            forward_ad.make_dual(o.detach(), t) if isinstance(o, Tensor) and isinstance(t, Tensor) else o
+            for o, t in zip(outs, tans)
+        ]
+        return duals[0] if single else tuple(duals)
+
     @classmethod
     def apply(cls, *args, **kwargs):
+        if forward_ad._jvp_bodies[0] and any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            raise RuntimeError(
+                "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, ...), it "
+                "must override the setup_context staticmethod. For more details, please see "
+                "https://pytorch.org/docs/main/notes/extending.func.html"
+            )
+        if forward_ad._active():
+            tangents = [forward_ad.unpack_dual(a).tangent if isinstance(a, Tensor) else None for a in args]
+            if any(t is not None for t in tangents):
+                return cls._apply_forward_ad(args, kwargs, tangents)
         ctx = FunctionCtx()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         with no_grad():

@@ -1,9 +1,8 @@
 """`ferrograd.autograd.functional`: vjp, jvp, jacobian, hessian, hvp and vhp of a Python function.
 
-All of them are built on reverse mode (`autograd.grad`): ferrograd has no forward-mode AD, so `jvp`
-uses the double-vjp trick (J·v = d/du [uᵀJ]·v for a dummy cotangent u) and `jacobian` runs one
-backward pass per output element. Signatures and result structure follow `torch.autograd.functional`:
-a tensor argument gives tensor results, a tuple gives tuples.
+All of them are built on reverse mode (`autograd.grad`): `jvp` uses the double-vjp trick (J·v = d/du [uᵀJ]·v
+for a dummy cotangent u) and `jacobian` runs one backward pass per output element. Signatures and result
+structure follow `torch.autograd.functional`: a tensor argument gives tensor results, a tuple gives tuples.
 """
 
 from .. import _core
@@ -163,14 +162,41 @@ def _stack_rows(rows, out_shape, in_shape, dtype):
     return flat.reshape(tuple(out_shape) + in_shape)
 
 
+def _check_forward_mode(create_graph, strict, vectorize):
+    """torch's refusals for `strategy="forward-mode"`; what it then computes is the same Jacobian, which
+    ferrograd computes by reverse mode."""
+    if create_graph:
+        raise NotImplementedError(
+            'torch.autograd.functional.jacobian: `create_graph=True` and `strategy="forward-mode"` are not '
+            'supported together (yet). Please either set `create_graph=False` or `strategy="reverse-mode"`.'
+        )
+    if strict:
+        raise RuntimeError(
+            'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not supported '
+            'together (yet). Please either set `strict=False` or `strategy="reverse-mode"`.'
+        )
+    if not vectorize:
+        # torch's message, its missing space included
+        raise NotImplementedError(
+            "Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly implemented for "
+            "`vectorize=True`."
+        )
+
+
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     """The Jacobian of `func` at `inputs`: shape `output.shape + input.shape` per (output, input) pair.
 
     A tensor input and output give a tensor; tuples give a tuple (per input) or a tuple of tuples
-    (per output, then per input). `vectorize` is accepted and ignored; only reverse mode is available.
+    (per output, then per input). `vectorize` is accepted and ignored; `strategy="forward-mode"` gives the
+    same values (computed by reverse mode) after torch's checks of its options.
     """
-    if strategy != "reverse-mode":
-        raise ValueError("ferrograd has no forward-mode AD: strategy must be 'reverse-mode'")
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError(
+            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has more '
+            'outputs than inputs, "forward-mode" tends to be more performant. Otherwise, prefer to use "reverse-mode".'
+        )
+    if strategy == "forward-mode":
+        _check_forward_mode(create_graph, strict, vectorize)
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prepare_inputs(inputs, create_graph)
@@ -208,6 +234,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
     """The Hessian of a scalar function: shape `input.shape + input.shape` (tuples of tuples for tuple inputs)."""
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
     def ensure_single_output_function(*inp):
         out = func(*inp)

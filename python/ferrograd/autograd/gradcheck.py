@@ -12,6 +12,7 @@ import warnings
 from .. import _core
 from .._core import Tensor
 from .._lazy_numpy import np
+from .._tensor_helpers import _eye
 from .gradients import grad as autograd_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
@@ -100,6 +101,28 @@ def _analytical_jacobians(outputs, inputs, diff_idx, check_grad_dtypes):
     return jacs
 
 
+def _forward_jacobians(func, inputs, diff_idx):
+    """The numerical Jacobians' layout, one column of forward AD (a one-hot tangent) per input element."""
+    from . import forward_ad
+
+    n_outs = [o.numel() for o in _differentiable_outputs(func, inputs)]
+    jacs = []
+    for i in diff_idx:
+        x = inputs[i]
+        rows = [np.zeros((x.numel(), n)) for n in n_outs]
+        eye = _eye(x.numel(), dtype=x.dtype)
+        for e in range(x.numel()):
+            with forward_ad.dual_level():
+                dual_inputs = list(inputs)
+                dual_inputs[i] = forward_ad.make_dual(x.detach(), eye[e].reshape(tuple(x.shape)))
+                tangents = [forward_ad.unpack_dual(o).tangent for o in _differentiable_outputs(func, dual_inputs)]
+            for k, t in enumerate(tangents):
+                if t is not None:
+                    rows[k][e, :] = _np(t).ravel()
+        jacs.append(rows)
+    return jacs
+
+
 def gradcheck(
     func,
     inputs,
@@ -123,11 +146,12 @@ def gradcheck(
     Returns True when every analytical Jacobian entry `a` and numerical entry `n` satisfy
     `|a - n| <= atol + rtol * |n|`; otherwise raises GradcheckError (or returns False when
     `raise_exception=False`). Use float64 inputs: float32 differences are too noisy.
-    Options of torch's signature that concern features ferrograd does not have (batched grads,
-    forward AD, fast mode, masked tensors) are accepted and must keep their default values.
+    `check_forward_ad` also compares forward AD (`autograd.forward_ad`) with finite differences. Options of
+    torch's signature that concern features ferrograd does not have (batched grads, fast mode, masked tensors)
+    are accepted and must keep their default values.
     """
-    if check_batched_grad or check_batched_forward_grad or check_forward_ad or fast_mode or masked:
-        raise NotImplementedError("gradcheck: batched gradients, forward AD, fast_mode and masked are not supported")
+    if check_batched_grad or check_batched_forward_grad or fast_mode or masked:
+        raise NotImplementedError("gradcheck: batched gradients, fast_mode and masked are not supported")
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
     if not diff_idx:
@@ -145,6 +169,17 @@ def gradcheck(
                 UserWarning,
                 stacklevel=2,
             )
+    if check_forward_ad:
+        numerical = _numerical_jacobians(func, inputs, diff_idx, eps)
+        forward = _forward_jacobians(func, inputs, diff_idx)
+        for i, (rows_f, rows_n) in enumerate(zip(forward, numerical)):
+            for k, (a, n) in enumerate(zip(rows_f, rows_n)):
+                if a.shape != n.shape or not np.allclose(a, n, rtol=rtol, atol=atol):
+                    return _fail(
+                        f"Jacobian computed with forward mode mismatch for output {k} with respect to input "
+                        f"{diff_idx[i]},\nnumerical:{_show(n)}\nanalytical:{_show(a)}\n",
+                        raise_exception,
+                    )
     outputs = _differentiable_outputs(func, inputs)
     if not check_backward_ad:
         return True

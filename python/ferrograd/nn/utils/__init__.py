@@ -1,7 +1,8 @@
 """`ferrograd.nn.utils`: gradient clipping, parameter/vector conversion, packed sequences (`rnn`),
-parametrizations, pruning (`prune`, imported on request as in torch), weight/spectral norm and fusion."""
+parametrizations, pruning (`prune`, imported on request as in torch), weight/spectral norm, fusion and
+`stateless.functional_call`."""
 
-from . import parametrizations, parametrize, rnn
+from . import parametrizations, parametrize, rnn, stateless
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights

@@ -1,0 +1,84 @@
+"""What torch.func's tutorials reach besides the transforms: `utils.benchmark.Timer` (its measurement and printed
+summary), `utils._pytree` (flattening and the TreeSpec repr that vmap's errors print), and functorch's
+pre-2.0 names (`make_functional_with_buffers`, the deprecated transforms), which tools/run_as_torch.py gives a
+program's `import functorch`."""
+
+import importlib
+import re
+import warnings
+
+import ferrograd as fg
+import ferrograd.nn as nn
+import numpy as np
+import pytest
+from ferrograd.utils import _pytree
+from ferrograd.utils.benchmark import Timer
+from helpers import AGAINST_TORCH
+
+
+def _functorch():
+    return importlib.import_module("functorch" if AGAINST_TORCH else "ferrograd._functorch_api")
+
+
+def test_timer_measures_and_prints_as_torch():
+    calls = []
+    m = Timer(stmt="f()", globals={"f": lambda: calls.append(1)}).timeit(10)
+    assert len(calls) == 10 + 2  # the warm-up: a hundredth of the runs, at least 2
+    assert m.number_per_run == 10 and len(m.times) == 1 and m.times[0] > 0
+    lines = repr(m).splitlines()
+    assert re.fullmatch(r"<\w+(\.\w+)*\.Measurement object at 0x[0-9a-f]+>", lines[0]), lines[0]
+    assert lines[1] == "f()"
+    assert re.fullmatch(r"  \d+\.\d\d (ns|us|ms|s)", lines[2]), lines[2]
+    assert lines[3] == "  1 measurement, 10 runs , 1 thread"
+    assert len(lines) == 4
+
+
+def test_timer_setup_and_label():
+    m = Timer(stmt="y = x * 2", setup="x = 3", label="double").timeit(5)
+    lines = repr(m).splitlines()
+    assert lines[1] == "double"
+    assert lines[2] == "setup: x = 3"
+
+
+def test_pytree_round_trip_and_repr():
+    tree = ((1, 2), {"a": 3, "b": [4]})
+    leaves, spec = _pytree.tree_flatten(tree)
+    assert leaves == [1, 2, 3, 4]
+    assert _pytree.tree_unflatten([5, 6, 7, 8], spec) == ((5, 6), {"a": 7, "b": [8]})
+    assert repr(spec) == (
+        "TreeSpec(tuple, None, [TreeSpec(tuple, None, [*,\n    *]),\n  TreeSpec(dict, ['a', 'b'], [*,\n"
+        "    TreeSpec(list, None, [*])])])"
+    )
+    assert _pytree.tree_map(lambda v: v * 10, tree) == ((10, 20), {"a": 30, "b": [40]})
+    assert repr(_pytree.tree_flatten(fg.ones(1))[1]) == "*"
+    with pytest.raises(ValueError):
+        spec.unflatten([1, 2])
+
+
+def test_make_functional_with_buffers_matches_the_module():
+    ft = _functorch()
+    fg.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4)).double().eval()
+    x = fg.tensor(np.random.default_rng(0).uniform(-1, 1, (5, 3)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        func, params, buffers = ft.make_functional_with_buffers(model)
+    assert any("`functorch.make_functional_with_buffers` is deprecated" in str(w.message) for w in caught)
+    assert len(params) == 4 and len(buffers) == 3
+    np.testing.assert_allclose(func(params, buffers, x).detach().numpy(), model(x).detach().numpy())
+    doubled = tuple(p * 2 for p in params)
+    assert not np.allclose(func(doubled, buffers, x).detach().numpy(), model(x).detach().numpy())
+
+
+def test_functorch_transforms_warn_and_agree():
+    ft = _functorch()
+    x = fg.tensor([0.5, -1.0], dtype=fg.float64)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out, tangent = ft.jvp(fg.sin, (x,), (fg.ones(2, dtype=fg.float64),))
+        g = ft.grad(lambda a: a.sin().sum())(x)
+    messages = [str(w.message) for w in caught]
+    assert any("`functorch.jvp` is deprecated" in m and "`torch.func.jvp`" in m for m in messages)
+    assert any("`functorch.grad` is deprecated" in m for m in messages)
+    np.testing.assert_allclose(tangent.numpy(), np.cos([0.5, -1.0]))
+    np.testing.assert_allclose(g.numpy(), np.cos([0.5, -1.0]))
