@@ -483,6 +483,9 @@ def test_failed_call_leaves_tensors_unchanged(call, exc):
         ),
         (lambda: fg.real((0, 0)), TypeError, r"real\(\): argument 'input' \(position 1\) must be Tensor, not tuple"),
         (lambda: fg.hann_window(5, dtype=(1,)), TypeError, r"hann_window\(\)"),
+        # every `out=` written by write_out checks it is a tensor first
+        (lambda: fg.nuclear_norm(fg.ones(2, 2), out=np.zeros(1)), TypeError, r"numpy.ndarray"),
+        (lambda: fg.frobenius_norm(fg.ones(2, 2), 0, out=[0.0]), TypeError, r"must be Tensor, not list"),
     ],
 )
 def test_fuzz_findings_raise_torchs_errors(call, exc, msg):

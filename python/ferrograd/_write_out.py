@@ -86,6 +86,7 @@ def _check_out(op, out, args, kwargs):
 def write_out(op, out, result, rule=_cast_rule):
     """Puts `result` into `out` (torch's `out=`): cast to out's dtype, out resized (with torch's warning when it
     held elements) if the shapes differ; returns `out`."""
+    require_tensor(out, op, "out")
     rule(op, result, out)
     if tuple(out.shape) != tuple(result.shape):
         if out.numel() != 0:
