@@ -1,24 +1,34 @@
-//! Fusion without a second implementation: an elementwise chain that ends in a full sum/amax/amin runs
-//! chunk by chunk (`CHUNK` elements, the chunks spread over the pool's threads), each chunk through the
-//! nodes' own eager entry points on 1-d views of the operands, so the chain's intermediates are a few
-//! cache-sized buffers instead of full tensors written to memory and read back. The chunks' reductions
-//! are reduced again by the same op (sum, amax and amin are associative; mean is not fused).
+//! Fusion without a second implementation: a chain of elementwise nodes that carry slice kernels (the
+//! very functions eager's contiguous paths call, `kernel.rs`) runs chunk by chunk: each worker walks its
+//! share of the elements `CHUNK` at a time, each node's kernel writing into one of a few scratch buffers
+//! reused for every chunk, so the chain's intermediates never leave L1/L2 and no tensor, autograd record
+//! or allocation is made per chunk. A chain closed by a full sum/amax/amin reduces each chunk with the
+//! reduction's run kernel and combines the chunks' results in chunk order (`combine`); a chain without
+//! one writes its last node straight into the one output buffer.
 //!
-//! A group is chosen when the graph is built (its shapes are the capture's, which guards keep); whether it
-//! runs fused is decided per call: every operand it reads from outside must be contiguous, of the chain's
-//! shape (or a number), floating point, and need no gradient, else the replay runs its nodes one by one.
-use super::ir::{Node, NodeKind, Operand};
+//! A group is chosen when the graph is built (its shapes and dtypes are the capture's, which guards
+//! keep); whether it runs fused is decided per call: every operand it reads from outside must be
+//! contiguous, of the chain's shape and dtype, and need no gradient, else the replay runs its nodes one
+//! by one (so autograd records eager's rules wherever a gradient is wanted).
+use super::ir::{Node, Operand};
+use super::kernel::{Elementwise, Reduction, SliceKernel};
 use crate::autograd::grad_mode;
+use crate::dtype::DType;
+use crate::element::Element;
 use crate::error::Result;
-use crate::kernels::threads::par_for;
-use crate::layout::{numel, Layout};
+use crate::kernels::threads::{par_chunks_mut, threads};
+use crate::layout::numel;
+use crate::ops::extreme::{better, extreme_run};
 use crate::tensor::Tensor;
-use parking_lot::Mutex;
+use std::mem::MaybeUninit;
 
-/// Elements per chunk: 16 K float32 is 64 KiB a buffer, so a chain's few live buffers stay in L2.
-const CHUNK: usize = 1 << 14;
-/// Below this many elements a chain is replayed node by node (fusing would only add chunking cost).
-const MIN_FUSED_ELEMENTS: usize = 4 * CHUNK;
+/// Elements per chunk: 2 K float32 is 8 KiB a buffer, so a chain's live buffers and the chunks it reads
+/// stay in a 32 KiB L1 (1e6-element chain, one thread: 1 K 0.380 ms, 2 K 0.378, 4 K 0.432, 8 K 0.496).
+const CHUNK: usize = 1 << 11;
+/// Below this many elements a chain is replayed node by node (fusing would only add its setup cost).
+const MIN_FUSED_ELEMENTS: usize = 8 * CHUNK;
+/// Below this many elements a fused chain runs on the calling thread (eager's elementwise threshold).
+const PARALLEL_ABOVE: usize = crate::kernels::split::ELEMENTWISE_ELEMENTS;
 
 /// One step of a replay.
 pub(crate) enum Step {
@@ -26,12 +36,28 @@ pub(crate) enum Step {
     Fused(Group),
 }
 
-/// Nodes `first..=last`: elementwise nodes, then the full reduction `last` that reads the chain's end.
+/// Where a fused node's chunk comes from or goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    /// Scratch buffer `k` of the worker.
+    Scratch(usize),
+    /// The chain's output (a chain without a reduction: its last node).
+    Output,
+}
+
+/// Nodes `first..=last`: elementwise nodes with slice kernels, then either a full reduction `last` that
+/// reads the chain's end, or nothing (`last` is the chain's end, whose value is the group's output).
 pub(crate) struct Group {
     pub(crate) first: usize,
     pub(crate) last: usize,
-    /// The chain's shape (every elementwise node's output shape).
+    /// Whether `last` is a full reduction.
+    reduces: bool,
+    /// The chain's shape and dtype (every elementwise node's).
     shape: Vec<usize>,
+    dtype: DType,
+    /// Each elementwise node's output place (`first..` in order).
+    places: Vec<Place>,
+    scratch_buffers: usize,
 }
 
 /// The replay's steps: nodes in capture order, with each fusable chain as one group.
@@ -39,7 +65,7 @@ pub(crate) fn plan(n_inputs: usize, nodes: &[Node], outputs: &[usize], last_use:
     let mut steps = Vec::new();
     let mut i = 0;
     while i < nodes.len() {
-        match group_ending_at_or_after(n_inputs, nodes, outputs, last_use, i) {
+        match group_from(n_inputs, nodes, outputs, last_use, i) {
             Some(group) => {
                 i = group.last + 1;
                 steps.push(Step::Fused(group));
@@ -53,112 +79,297 @@ pub(crate) fn plan(n_inputs: usize, nodes: &[Node], outputs: &[usize], last_use:
     steps
 }
 
-/// The longest chain starting at `first` that a full reduction closes, if there is one.
-fn group_ending_at_or_after(
+fn elementwise_kernel(node: &Node) -> bool {
+    node.kernel.as_ref().is_some_and(SliceKernel::is_elementwise)
+}
+
+/// The longest fusable chain starting at `first`, if there is one.
+fn group_from(
     n_inputs: usize,
     nodes: &[Node],
     outputs: &[usize],
     last_use: &[Option<usize>],
     first: usize,
 ) -> Option<Group> {
-    let shape = nodes[first].shape.clone();
-    if nodes[first].kind != NodeKind::Elementwise || numel(&shape) < MIN_FUSED_ELEMENTS {
+    let head = &nodes[first];
+    if !elementwise_kernel(head) || numel(&head.shape) < MIN_FUSED_ELEMENTS {
         return None;
     }
+    let (shape, dtype) = (head.shape.clone(), head.dtype);
     let mut end = first;
-    while end + 1 < nodes.len() && nodes[end + 1].kind == NodeKind::Elementwise && nodes[end + 1].shape == shape {
+    while end + 1 < nodes.len()
+        && elementwise_kernel(&nodes[end + 1])
+        && nodes[end + 1].shape == shape
+        && nodes[end + 1].dtype == dtype
+    {
         end += 1;
     }
-    let last = end + 1;
-    let reduction = nodes.get(last)?;
-    if reduction.kind != NodeKind::FullReduction {
-        return None;
+    // a value made inside the chain and read after `until` (or returned) must be materialized
+    let escapes = |v: usize, until: usize| outputs.contains(&v) || last_use[v].is_some_and(|u| u > until);
+    let closed = nodes.get(end + 1).is_some_and(|r| {
+        matches!(r.kernel, Some(SliceKernel::Reduce(_)))
+            && r.dtype == dtype
+            && matches!(r.operands.as_slice(), [Operand::Value(v)] if *v == n_inputs + end)
+    });
+    if closed && !(first..=end).any(|i| escapes(n_inputs + i, end + 1)) {
+        return Some(Group::new(n_inputs, nodes, last_use, first, end + 1, true, shape, dtype));
     }
-    // the reduction reads the chain's end, and nothing made inside the chain is needed after it
-    if !matches!(reduction.operands.as_slice(), [Operand::Value(v)] if *v == n_inputs + end) {
-        return None;
+    // no reduction: the chain's end is the output; cut the chain before the first value read later
+    while let Some(i) = (first..end).find(|&i| escapes(n_inputs + i, end)) {
+        end = i;
     }
-    for i in first..=end {
-        let v = n_inputs + i;
-        if outputs.contains(&v) || last_use[v].is_some_and(|u| u > last) {
-            return None;
-        }
-    }
-    Some(Group { first, last, shape })
-}
-
-/// A contiguous tensor's elements `start..start + len`, as a 1-d tensor over the same storage.
-fn flat_chunk(t: &Tensor, start: usize, len: usize) -> Tensor {
-    let layout = Layout { shape: vec![len], strides: vec![1], offset: t.layout().offset + start };
-    Tensor::from_parts(t.0.storage.clone(), layout, t.dtype())
+    (end > first).then(|| Group::new(n_inputs, nodes, last_use, first, end, false, shape, dtype))
 }
 
 impl Group {
-    /// The reduction's result computed chunk by chunk, or None when these operands cannot be fused.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        n_inputs: usize,
+        nodes: &[Node],
+        last_use: &[Option<usize>],
+        first: usize,
+        last: usize,
+        reduces: bool,
+        shape: Vec<usize>,
+        dtype: DType,
+    ) -> Group {
+        let end = if reduces { last - 1 } else { last };
+        // scratch buffers assigned like registers: a node's output takes a free buffer before the buffers
+        // of the operands it reads for the last time are freed (a kernel never writes over its input)
+        let (mut places, mut free, mut count) = (Vec::new(), Vec::new(), 0);
+        for (i, node) in nodes.iter().enumerate().take(end + 1).skip(first) {
+            places.push(if !reduces && i == end {
+                Place::Output
+            } else {
+                Place::Scratch(free.pop().unwrap_or_else(|| {
+                    count += 1;
+                    count - 1
+                }))
+            });
+            let mut read: Vec<usize> = node
+                .operands
+                .iter()
+                .filter_map(|op| match op {
+                    Operand::Value(v) if *v >= n_inputs + first && last_use[*v] == Some(i) => Some(*v),
+                    _ => None,
+                })
+                .collect();
+            read.dedup();
+            for v in read {
+                if let Place::Scratch(k) = places[v - n_inputs - first] {
+                    free.push(k);
+                }
+            }
+        }
+        Group { first, last, reduces, shape, dtype, places, scratch_buffers: count }
+    }
+
+    /// The group's value (the reduction's, or the chain end's), or None when these operands cannot be fused.
     pub(crate) fn run(&self, n_inputs: usize, nodes: &[Node], values: &[Option<Tensor>]) -> Result<Option<Tensor>> {
-        let inside = |v: usize| v >= n_inputs + self.first && v < n_inputs + self.last;
-        let mut outside: Vec<(usize, Tensor)> = Vec::new();
+        match self.dtype {
+            DType::F32 => self.run_as::<f32>(n_inputs, nodes, values, |k| match k {
+                Some(SliceKernel::F32(e)) => e,
+                _ => unreachable!("a float32 chain's nodes carry float32 kernels"),
+            }),
+            DType::F64 => self.run_as::<f64>(n_inputs, nodes, values, |k| match k {
+                Some(SliceKernel::F64(e)) => e,
+                _ => unreachable!("a float64 chain's nodes carry float64 kernels"),
+            }),
+            _ => Ok(None),
+        }
+    }
+
+    fn run_as<T: Element>(
+        &self,
+        n_inputs: usize,
+        nodes: &[Node],
+        values: &[Option<Tensor>],
+        kernel_of: impl Fn(&Option<SliceKernel>) -> &Elementwise<T>,
+    ) -> Result<Option<Tensor>> {
+        let end = if self.reduces { self.last - 1 } else { self.last };
+        let Some(outside) = self.outside_operands(n_inputs, nodes, end, values) else { return Ok(None) };
+        let guards: Vec<_> = outside.iter().map(|(_, t)| t.0.storage.read()).collect();
+        let slices: Vec<&[T]> = outside
+            .iter()
+            .zip(&guards)
+            .map(|((_, t), g)| {
+                let range = t.layout().contiguous_range().expect("checked contiguous");
+                &T::data(g).expect("checked dtype").as_slice()[range]
+            })
+            .collect();
+        // each node's kernel and where its chunks come from, resolved once per call
+        let steps: Vec<(&Elementwise<T>, Vec<Source>, Place)> = (self.first..=end)
+            .map(|i| {
+                let sources = nodes[i]
+                    .operands
+                    .iter()
+                    .map(|op| match op {
+                        Operand::Value(v) if *v >= n_inputs + self.first => {
+                            match self.places[*v - n_inputs - self.first] {
+                                Place::Scratch(k) => Source::Scratch(k),
+                                Place::Output => unreachable!("the output is the chain's last value"),
+                            }
+                        }
+                        Operand::Value(v) => {
+                            Source::Outside(outside.iter().position(|(w, _)| w == v).expect("collected"))
+                        }
+                        Operand::Constant(_) => Source::Number,
+                    })
+                    .collect();
+                (kernel_of(&nodes[i].kernel), sources, self.places[i - self.first])
+            })
+            .collect();
+        let chain = Chain { steps: &steps, slices: &slices, scratch_buffers: self.scratch_buffers };
+        let n = numel(&self.shape);
+        // four spans per thread, taken as threads free up (as eager's parts are), so a thread slowed by
+        // other work does not hold the call; whole chunks per span, so that chunk boundaries (and the
+        // summation order) do not depend on the split
+        let spans = if n < PARALLEL_ABOVE { 1 } else { 4 * threads() };
+        let per_worker = n.div_ceil(CHUNK).div_ceil(spans).max(1) * CHUNK;
+        if !self.reduces {
+            let mut out: Vec<T> = crate::pool::take(n);
+            par_chunks_mut(&mut out.spare_capacity_mut()[..n], per_worker, &|w, part| {
+                chain.run_span(w * per_worker, part.len(), Some(part), |_, _| {});
+            });
+            // Safety: every chunk of every part was written by the chain's last kernel (which writes each
+            // slot it is given).
+            unsafe { out.set_len(n) };
+            return Ok(Some(Tensor::from_vec(out, &self.shape)?));
+        }
+        let Some(SliceKernel::Reduce(reduction)) = nodes[self.last].kernel else {
+            unreachable!("a closed group ends in a reduction")
+        };
+        let (last_place, chunks) = (self.places[end - self.first], n.div_ceil(CHUNK));
+        let mut partials = vec![Partial::<T>::Sum(0.0); chunks];
+        let per_worker_chunks = per_worker / CHUNK;
+        par_chunks_mut(&mut partials, per_worker_chunks, &|w, part| {
+            let first_chunk = w * per_worker_chunks;
+            let len = (part.len() * CHUNK).min(n - first_chunk * CHUNK);
+            chain.run_span(first_chunk * CHUNK, len, None, |c, scratch| {
+                let Place::Scratch(k) = last_place else { unreachable!("a closed chain ends in scratch") };
+                let run = &scratch[k][..CHUNK.min(len - c * CHUNK)];
+                part[c] = match reduction {
+                    Reduction::Sum => Partial::Sum(crate::kernels::sum::sum_run(run)),
+                    Reduction::Extreme { is_max } => Partial::Extreme(extreme_run(run, is_max)),
+                };
+            });
+        });
+        let value = combine(&partials, reduction);
+        Ok(Some(Tensor::from_vec(vec![value], &nodes[self.last].shape)?))
+    }
+
+    /// The values the chain reads from outside (in first-read order), or None when one cannot be read as
+    /// chunks (a layout, a dtype, a shape) or needs a gradient.
+    fn outside_operands(
+        &self,
+        n_inputs: usize,
+        nodes: &[Node],
+        end: usize,
+        values: &[Option<Tensor>],
+    ) -> Option<Vec<(usize, Tensor)>> {
         let grad = grad_mode::is_enabled();
-        for node in &nodes[self.first..self.last] {
+        let mut outside: Vec<(usize, Tensor)> = Vec::new();
+        for node in &nodes[self.first..=end] {
             for op in &node.operands {
                 let Operand::Value(v) = op else { continue };
-                if inside(*v) || outside.iter().any(|(w, _)| w == v) {
+                if *v >= n_inputs + self.first || outside.iter().any(|(w, _)| w == v) {
                     continue;
                 }
                 let t = values[*v].as_ref().expect("a value is computed before its readers");
-                let fits = t.shape() == self.shape.as_slice() && t.is_contiguous() && t.dtype().is_float();
-                if !fits || (grad && t.requires_grad()) {
-                    return Ok(None);
+                let fits = t.shape() == self.shape.as_slice() && t.is_contiguous() && t.dtype() == self.dtype;
+                if !fits || t.is_complex() || (grad && t.requires_grad()) {
+                    return None;
                 }
                 outside.push((*v, t.clone()));
             }
         }
-        let n = numel(&self.shape);
-        let parts = n.div_ceil(CHUNK);
-        let partials: Mutex<Vec<Option<Result<Tensor>>>> = Mutex::new((0..parts).map(|_| None).collect());
-        par_for(parts, &|p| {
-            let start = p * CHUNK;
-            let r = self.run_chunk(n_inputs, nodes, &outside, start, CHUNK.min(n - start));
-            partials.lock()[p] = Some(r);
-        });
-        let partials: Vec<Tensor> =
-            partials.into_inner().into_iter().map(|r| r.expect("every chunk ran")).collect::<Result<_>>()?;
-        if !partials[0].dtype().is_float() {
-            return Ok(None);
-        }
-        // the chunks' results, reduced again by the same op
-        let stacked = Tensor::stack(&partials, 0)?;
-        Ok(Some((nodes[self.last].run)(&[&stacked])?))
+        Some(outside)
     }
+}
 
-    fn run_chunk(
+/// Where an operand's chunk is read from.
+#[derive(Clone, Copy)]
+enum Source {
+    Outside(usize),
+    Scratch(usize),
+    /// A number folded into the kernel.
+    Number,
+}
+
+/// A chunk's result of the closing reduction.
+#[derive(Clone, Copy)]
+enum Partial<T> {
+    Sum(f64),
+    Extreme(Option<T>),
+}
+
+/// The chunks' results combined in chunk order: sums added one after another in f64 (each chunk's sum is
+/// `sum_run`'s, itself accumulated in f64 lanes), then rounded once to the dtype, as eager's `sum` rounds
+/// its f64 total; extremes by `better` (NaN wins), as eager's fold.
+fn combine<T: Element>(partials: &[Partial<T>], reduction: Reduction) -> T {
+    match reduction {
+        Reduction::Sum => {
+            T::from_f64(partials.iter().map(|p| if let Partial::Sum(s) = p { *s } else { 0.0 }).sum::<f64>())
+        }
+        Reduction::Extreme { is_max } => partials
+            .iter()
+            .filter_map(|p| if let Partial::Extreme(e) = p { *e } else { None })
+            .fold(None, |best, v| match best {
+                Some(b) if !better(v, b, is_max) => Some(b),
+                _ => Some(v),
+            })
+            .expect("a fused chain has elements"),
+    }
+}
+
+/// One call's resolved chain: the kernels, the outside operands' data and the scratch count.
+struct Chain<'a, T> {
+    steps: &'a [(&'a Elementwise<T>, Vec<Source>, Place)],
+    slices: &'a [&'a [T]],
+    scratch_buffers: usize,
+}
+
+impl<T: Element> Chain<'_, T> {
+    /// Elements `start..start + len` chunk by chunk on this thread: the nodes' kernels into this worker's
+    /// scratch buffers (and `out`, the output's part for this span, for a chain without a reduction),
+    /// then `each(chunk index within the span, scratch)`.
+    fn run_span(
         &self,
-        n_inputs: usize,
-        nodes: &[Node],
-        outside: &[(usize, Tensor)],
         start: usize,
         len: usize,
-    ) -> Result<Tensor> {
-        let mut local: Vec<Option<Tensor>> = vec![None; self.last - self.first];
-        let chunks: Vec<(usize, Tensor)> = outside.iter().map(|(v, t)| (*v, flat_chunk(t, start, len))).collect();
-        for i in self.first..=self.last {
-            let operands: Vec<&Tensor> = nodes[i]
-                .operands
-                .iter()
-                .map(|op| match op {
-                    Operand::Constant(t) => t,
-                    Operand::Value(v) if *v >= n_inputs + self.first => {
-                        local[*v - n_inputs - self.first].as_ref().expect("computed in this chunk")
+        mut out: Option<&mut [MaybeUninit<T>]>,
+        mut each: impl FnMut(usize, &[Vec<T>]),
+    ) {
+        let mut scratch: Vec<Vec<T>> = (0..self.scratch_buffers).map(|_| vec![T::default(); CHUNK]).collect();
+        for (c, at) in (0..len).step_by(CHUNK).enumerate() {
+            let m = CHUNK.min(len - at);
+            for (kernel, sources, place) in self.steps {
+                let read = |s: &Source, scratch: &[Vec<T>]| -> *const T {
+                    match *s {
+                        Source::Outside(k) => self.slices[k][start + at..][..m].as_ptr(),
+                        Source::Scratch(k) => scratch[k].as_ptr(),
+                        Source::Number => std::ptr::null(),
                     }
-                    Operand::Value(v) => &chunks.iter().find(|(w, _)| w == v).expect("an outside operand").1,
-                })
-                .collect();
-            let out = (nodes[i].run)(&operands)?;
-            if i == self.last {
-                return Ok(out);
+                };
+                let dst: &mut [MaybeUninit<T>] = match place {
+                    Place::Output => {
+                        &mut out.as_deref_mut().expect("a chain without a reduction has an output")[at..][..m]
+                    }
+                    // Safety: MaybeUninit<T> has T's layout, and the kernel writes only initialized values.
+                    Place::Scratch(k) => unsafe {
+                        std::slice::from_raw_parts_mut(scratch[*k].as_mut_ptr().cast::<MaybeUninit<T>>(), m)
+                    },
+                };
+                // Safety: every source is `m` initialized elements (an outside slice, or a scratch buffer of
+                // CHUNK ≥ m elements) and never the buffer being written (`Group::new` frees a buffer only
+                // after its reader's output is placed).
+                let src = |s: &Source| unsafe { std::slice::from_raw_parts(read(s, &scratch), m) };
+                match kernel {
+                    Elementwise::Map { operand, f } => f(dst, src(&sources[*operand])),
+                    Elementwise::Zip(f) => f(dst, src(&sources[0]), src(&sources[1])),
+                }
             }
-            local[i - self.first] = Some(out);
+            each(c, &scratch);
         }
-        unreachable!("the loop returns at the reduction")
     }
 }

@@ -35,6 +35,10 @@ pub struct Node {
     pub(crate) run: Replay,
     /// The output's shape at capture (guards make it the shape at every replay).
     pub shape: Vec<usize>,
+    /// The output's dtype at capture (guards keep it too).
+    pub dtype: crate::DType,
+    /// The op's own contiguous kernel for this dtype, when the node can run inside a fused chain.
+    pub(crate) kernel: Option<super::kernel::SliceKernel>,
     /// Grad mode when the op ran (a `no_grad` block inside the function, or an untraced op that ran
     /// traceable ones under its own guard): the replay runs the node in the same mode.
     pub grad_enabled: bool,

@@ -1,8 +1,9 @@
 //! Capture and replay (`ferrograd.compile`): while a capture is on, the traceable ops (the unary registry,
 //! binary arithmetic and comparisons, `where`, clamp, views, sum/mean/amax/amin) record themselves as nodes
 //! of a [`Graph`] over value ids as they run eagerly (`trace.rs`); a [`Graph`] then runs over new inputs
-//! without Python per op (`replay.rs`), through the SAME eager entry points, with elementwise chains that
-//! end in a full reduction run chunk by chunk so their intermediates stay in cache (`fuse.rs`).
+//! without Python per op (`replay.rs`), through the SAME eager entry points, with elementwise chains run
+//! chunk by chunk through the ops' own slice kernels (`kernel.rs`) so their intermediates stay in cache
+//! (`fuse.rs`).
 //!
 //! A value is known only if it is a declared input or a recorded node's output; an op that reads an unknown
 //! tensor, an output that is not a known value, or an event the graph cannot replay (an in-place write,
@@ -10,13 +11,15 @@
 mod fuse;
 mod graph;
 mod ir;
+mod kernel;
 mod replay;
 mod trace;
 
 pub use graph::Graph;
 pub use ir::{NodeKind, Operand};
-pub(crate) use trace::traced;
+pub(crate) use kernel::{Elementwise, Reduction, SliceKernel};
 pub use trace::{abort, begin, finish, is_capturing, unsupported, Capture};
+pub(crate) use trace::{traced, traced_fusable};
 
 #[cfg(test)]
 mod tests;

@@ -1,4 +1,5 @@
 use super::*;
+use crate::ops::binary::{ClampBound, ClampMethod};
 use crate::tensor::Tensor;
 use crate::Scalar;
 
@@ -57,6 +58,133 @@ fn a_long_chain_that_ends_in_a_sum_is_fused_and_agrees_with_eager() {
     assert!((got - want).abs() <= 1e-6 * want.abs(), "{got} vs {want}");
 }
 
+fn ramp64(n: usize) -> Tensor {
+    Tensor::from_vec((0..n).map(|i| (i as f64 / n as f64) * 4.0 - 2.0).collect(), &[n]).unwrap()
+}
+
+fn number_bound(v: f64) -> ClampBound {
+    ClampBound::Number(Scalar::Float(v))
+}
+
+fn number(v: f64) -> Tensor {
+    Tensor::wrapped_scalar(Scalar::Float(v))
+}
+
+/// Captures `f` at `x`, checks how many groups are fused, and returns (replayed, eager) outputs at `x`.
+fn replay_and_eager(x: &Tensor, groups: usize, f: fn(&[Tensor]) -> crate::Result<Vec<Tensor>>) -> (Tensor, Tensor) {
+    let g = graph(capture(std::slice::from_ref(x), f));
+    assert_eq!(g.fused_groups(), groups, "{}", g.describe());
+    let got = g.run(std::slice::from_ref(x)).unwrap().remove(0);
+    let want = f(std::slice::from_ref(x)).unwrap().remove(0);
+    assert_eq!(got.dtype(), want.dtype());
+    assert_eq!(got.shape(), want.shape());
+    (got, want)
+}
+
+fn scalar_chain(x: &[Tensor]) -> crate::Result<Vec<Tensor>> {
+    // numbers on either side, sub/div/pow/neg, then amax
+    let x = &x[0];
+    let y = number(2.0).sub(x)?.div(&number(3.0))?.pow(&number(2.0))?.neg()?.mul(x)?;
+    Ok(vec![y.amax_amin(None, false, true, false)?])
+}
+
+#[test]
+fn numbers_on_either_side_and_amax_fuse_exactly_in_float64() {
+    let (got, want) = replay_and_eager(&ramp64(100_000), 1, scalar_chain);
+    assert_eq!(got.to_vec::<f64>(), want.to_vec::<f64>());
+}
+
+fn silu_written_out(x: &[Tensor]) -> crate::Result<Vec<Tensor>> {
+    Ok(vec![x[0].mul(&x[0].sigmoid()?)?])
+}
+
+#[test]
+fn a_chain_without_a_reduction_writes_one_output_equal_to_eager() {
+    let (got, want) = replay_and_eager(&ramp64(70_001), 1, silu_written_out);
+    assert_eq!(got.to_vec::<f64>(), want.to_vec::<f64>());
+    let (got, want) = replay_and_eager(&ramp(300_000), 1, silu_written_out);
+    for (a, b) in got.to_vec::<f32>().iter().zip(want.to_vec::<f32>()) {
+        assert!((a - b).abs() <= 1e-6 * b.abs().max(1e-30), "{a} vs {b}");
+    }
+}
+
+fn sum_chain(x: &[Tensor]) -> crate::Result<Vec<Tensor>> {
+    Ok(vec![x[0].mul(&x[0])?.add(&x[0])?.sum(None, false)?])
+}
+
+#[test]
+fn a_fused_sum_agrees_with_eager_in_float64_and_propagates_nan_and_inf() {
+    let (got, want) = replay_and_eager(&ramp64(1_000_003), 1, sum_chain);
+    let (a, b) = (got.to_vec::<f64>()[0], want.to_vec::<f64>()[0]);
+    assert!((a - b).abs() <= 1e-12 * b.abs(), "{a} vs {b}");
+    let mut v = vec![1.0f32; 100_000];
+    v[77_777] = f32::NAN;
+    let (got, _) = replay_and_eager(&Tensor::from_vec(v.clone(), &[100_000]).unwrap(), 1, sum_chain);
+    assert!(got.to_vec::<f32>()[0].is_nan());
+    v[77_777] = f32::INFINITY;
+    let (got, _) = replay_and_eager(&Tensor::from_vec(v.clone(), &[100_000]).unwrap(), 1, sum_chain);
+    assert_eq!(got.to_vec::<f32>()[0], f32::INFINITY);
+    v[5] = f32::NAN;
+    let amin = |x: &[Tensor]| Ok(vec![x[0].neg()?.exp()?.amax_amin(None, false, false, false)?]);
+    let (got, want) = replay_and_eager(&Tensor::from_vec(v, &[100_000]).unwrap(), 1, amin);
+    assert!(got.to_vec::<f32>()[0].is_nan() && want.to_vec::<f32>()[0].is_nan());
+}
+
+#[test]
+fn a_node_without_a_slice_kernel_or_a_value_read_later_splits_the_chain() {
+    // clamp has no slice kernel: mul+add before it fuse as one group, exp+sum after it as another
+    let clamped = |x: &[Tensor]| {
+        let y = x[0].mul(&x[0])?.add(&x[0])?.clamp(
+            Some(number_bound(-0.1)),
+            Some(number_bound(0.1)),
+            ClampMethod::Clamp,
+        )?;
+        Ok(vec![y.exp()?.sum(None, false)?])
+    };
+    let (got, want) = replay_and_eager(&ramp(100_000), 2, clamped);
+    let (a, b) = (got.to_vec::<f32>()[0], want.to_vec::<f32>()[0]);
+    assert!((a - b).abs() <= 1e-6 * b.abs(), "{a} vs {b}");
+    // `y` is returned: the chain stops before the sum and writes `y`; exp+sum after it is a group of its own
+    let returned = |x: &[Tensor]| {
+        let y = x[0].mul(&x[0])?.add(&x[0])?;
+        Ok(vec![y.exp()?.sum(None, false)?, y])
+    };
+    let g = graph(capture(&[ramp(100_000)], returned));
+    assert_eq!(g.fused_groups(), 2, "mul+add, then exp+sum");
+    let x = ramp(100_000);
+    let got = g.run(std::slice::from_ref(&x)).unwrap();
+    let want = returned(std::slice::from_ref(&x)).unwrap();
+    assert_eq!(got[1].to_vec::<f32>(), want[1].to_vec::<f32>());
+    assert!((got[0].to_vec::<f32>()[0] - want[0].to_vec::<f32>()[0]).abs() <= 1e-6 * want[0].to_vec::<f32>()[0]);
+}
+
+#[test]
+fn a_broadcast_or_an_int_operand_is_not_fused() {
+    // the broadcast mul is a node of its own; exp+sum after it fuse
+    let broadcast = |x: &[Tensor]| Ok(vec![x[0].mul(&x[0].sum(None, true)?)?.exp()?.sum(None, false)?]);
+    let (got, want) = replay_and_eager(&ramp(100_000), 1, broadcast);
+    let (a, b) = (got.to_vec::<f32>()[0], want.to_vec::<f32>()[0]);
+    assert!((a - b).abs() <= 1e-6 * b.abs(), "{a} vs {b}");
+    let ints = |x: &[Tensor]| Ok(vec![x[0].mul(&x[0])?.add(&x[0])?.sum(None, false)?]);
+    let x = Tensor::from_vec((0..100_000i64).collect::<Vec<_>>(), &[100_000]).unwrap();
+    let g = graph(capture(std::slice::from_ref(&x), ints));
+    assert_eq!(g.fused_groups(), 0);
+}
+
+#[test]
+fn a_non_contiguous_or_grad_requiring_input_runs_node_by_node_with_eager_values() {
+    let square = |x: &[Tensor]| Ok(vec![x[0].mul(&x[0])?.add(&x[0])?.exp()?.sum(None, false)?]);
+    let x = ramp64(400 * 300).reshape(&[400, 300]).unwrap();
+    let g = graph(capture(std::slice::from_ref(&x), square));
+    assert_eq!(g.fused_groups(), 1);
+    let xt = ramp64(400 * 300).reshape(&[300, 400]).unwrap().t().unwrap();
+    let got = g.run(std::slice::from_ref(&xt)).unwrap()[0].to_vec::<f64>()[0];
+    let want = square(std::slice::from_ref(&xt)).unwrap()[0].to_vec::<f64>()[0];
+    assert_eq!(got, want, "the transposed input is replayed node by node, as eager");
+    let xg = x.with_requires_grad(true).unwrap();
+    let out = g.run(std::slice::from_ref(&xg)).unwrap();
+    assert!(out[0].grad_fn().is_some(), "a gradient is recorded by the eager rules");
+}
 #[test]
 fn numbers_become_constants_of_the_graph() {
     let g = graph(capture(&[ramp(4)], |x| Ok(vec![x[0].mul(&Tensor::wrapped_scalar(Scalar::Float(2.0)))?])));

@@ -3,6 +3,8 @@
 //! node), records it. Off, `traced` costs one thread-local read.
 use super::graph::Graph;
 use super::ir::{Node, NodeKind, Operand, Replay};
+use super::kernel::SliceKernel;
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::{Tensor, TensorImpl};
 use std::cell::{Cell, RefCell};
@@ -132,6 +134,22 @@ pub(crate) fn traced<F>(
 where
     F: Fn(&[&Tensor]) -> Result<Tensor> + Send + Sync + 'static,
 {
+    traced_fusable(name, kind, inputs, eager, replay, |_| None)
+}
+
+/// `traced`, also capturing the op's slice kernel for the output's dtype (`kernel(out)`, asked only
+/// when a node is recorded), so that `fuse.rs` can run the node inside a chain.
+pub(crate) fn traced_fusable<F>(
+    name: &'static str,
+    kind: NodeKind,
+    inputs: &[&Tensor],
+    eager: impl FnOnce() -> Result<Tensor>,
+    replay: impl FnOnce() -> F,
+    kernel: impl FnOnce(&Tensor) -> Option<SliceKernel>,
+) -> Result<Tensor>
+where
+    F: Fn(&[&Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+{
     if !ACTIVE.with(Cell::get) {
         return eager();
     }
@@ -140,16 +158,42 @@ where
     drop(guard);
     if outer {
         let run: Replay = Arc::new(replay());
+        let kernel = kernel(&out).filter(|k| fits(k, inputs, &out));
         TRACE.with(|cell| {
             if let Some(trace) = cell.borrow_mut().as_mut() {
-                record(trace, name, kind, inputs, &out, run);
+                record(trace, name, kind, inputs, &out, run, kernel);
             }
         });
     }
     Ok(out)
 }
 
-fn record(trace: &mut Trace, name: &'static str, kind: NodeKind, inputs: &[&Tensor], out: &Tensor, run: Replay) {
+/// Whether a kernel's operands are what the fused loop gives it: the chunks it reads are tensors of the
+/// output's dtype (and, for elementwise ops, shape: no broadcasting), every other operand a real number.
+fn fits(kernel: &SliceKernel, inputs: &[&Tensor], out: &Tensor) -> bool {
+    let reads = kernel.reads();
+    let float = matches!(out.dtype(), DType::F32 | DType::F64);
+    float
+        && inputs.iter().enumerate().all(|(k, t)| {
+            if reads.contains(&k) {
+                !t.0.wrapped_number
+                    && t.dtype() == out.dtype()
+                    && (!kernel.is_elementwise() || t.shape() == out.shape())
+            } else {
+                t.0.wrapped_number && !t.is_complex()
+            }
+        })
+}
+
+fn record(
+    trace: &mut Trace,
+    name: &'static str,
+    kind: NodeKind,
+    inputs: &[&Tensor],
+    out: &Tensor,
+    run: Replay,
+    kernel: Option<SliceKernel>,
+) {
     if trace.broken.is_some() {
         return;
     }
@@ -165,9 +209,12 @@ fn record(trace: &mut Trace, name: &'static str, kind: NodeKind, inputs: &[&Tens
             }
         }
     }
+    // the kernel reads graph values only (a number read as a chunk would be a broadcast)
+    let kernel = kernel.filter(|k| k.reads().iter().all(|&i| matches!(operands.get(i), Some(Operand::Value(_)))));
     let id = trace.n_inputs + trace.nodes.len();
     trace.ids.insert(Arc::as_ptr(&out.0), id);
     trace.known.push(out.clone());
     let grad_enabled = crate::autograd::grad_mode::is_enabled();
-    trace.nodes.push(Node { name, kind, operands, run, shape: out.shape().to_vec(), grad_enabled });
+    let (shape, dtype) = (out.shape().to_vec(), out.dtype());
+    trace.nodes.push(Node { name, kind, operands, run, shape, dtype, kernel, grad_enabled });
 }

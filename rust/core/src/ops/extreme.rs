@@ -1,7 +1,7 @@
 //! Extremes: amax/amin, max/min (of everything, or along a dim with indices), argmax/argmin.
 use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
-use crate::compile::{traced, NodeKind};
+use crate::compile::{traced_fusable, NodeKind, Reduction, SliceKernel};
 use crate::error::Result;
 use crate::kernels::reduce::fold;
 use crate::layout::wrap_dim;
@@ -39,6 +39,15 @@ fn extreme_kernel<T: crate::element::Element>(x: &Tensor, dims: &[usize], is_max
         })
     });
     acc.into_iter().map(|(b, at, _)| (b.unwrap_or_default(), at)).unzip()
+}
+
+/// The extreme of a contiguous run (None when it is empty), by the rule `extreme_kernel` folds with
+/// (`better`: NaN wins): a fused chain's amax/amin reduces each chunk with it, then the chunks' results.
+pub(crate) fn extreme_run<T: crate::element::Element>(x: &[T], is_max: bool) -> Option<T> {
+    x.iter().fold(None, |best, &v| match best {
+        Some(b) if !better(v, b, is_max) => Some(b),
+        _ => Some(v),
+    })
 }
 
 /// 0, 1, ..., n-1 along `dim` of an `ndim`-dim tensor (size 1 elsewhere).
@@ -83,7 +92,8 @@ impl Tensor {
             move |x: &[&Tensor]| x[0].amax_amin_eager(dims.as_deref(), keepdim, is_max, full_form)
         };
         let name = if is_max { "amax" } else { "amin" };
-        traced(name, kind, &[self], || self.amax_amin_eager(dims, keepdim, is_max, full_form), replay)
+        let kernel = |_: &Tensor| all.then_some(SliceKernel::Reduce(Reduction::Extreme { is_max }));
+        traced_fusable(name, kind, &[self], || self.amax_amin_eager(dims, keepdim, is_max, full_form), replay, kernel)
     }
 
     fn amax_amin_eager(&self, dims: Option<&[isize]>, keepdim: bool, is_max: bool, full_form: bool) -> Result<Tensor> {

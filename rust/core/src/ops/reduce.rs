@@ -2,7 +2,7 @@
 //! input's shape; max/min are in `extreme.rs`, the running sums and products in `scan.rs`.
 use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
-use crate::compile::{traced, NodeKind};
+use crate::compile::{traced, traced_fusable, NodeKind, Reduction, SliceKernel};
 use crate::dtype::DType;
 use crate::element::Element as _;
 use crate::error::Result;
@@ -99,7 +99,9 @@ impl Tensor {
             let dims = dims.map(<[isize]>::to_vec);
             move |x: &[&Tensor]| x[0].sum_eager(dims.as_deref(), keepdim)
         };
-        traced("sum", kind, &[self], || self.sum_eager(dims, keepdim), replay)
+        // fused, each chunk is summed by `sum_run`, the kernel `sum_block` runs for a contiguous full sum
+        let kernel = |_: &Tensor| dims.is_none().then_some(SliceKernel::Reduce(Reduction::Sum));
+        traced_fusable("sum", kind, &[self], || self.sum_eager(dims, keepdim), replay, kernel)
     }
 
     fn sum_eager(&self, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {

@@ -1,15 +1,17 @@
 //! `+ - * / **` with broadcasting and PyTorch's type promotion, and their backward rules.
 use super::zip_as;
 use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
-use crate::compile::{traced, NodeKind};
+use crate::compile::{traced_fusable, Elementwise, NodeKind, SliceKernel};
 use crate::dtype::{result_type, DType, Scalar};
 use crate::element::Element;
 use crate::error::Result;
+use crate::kernels::simd::{map_into, zip_into};
 use crate::layout::broadcast_shapes;
 use crate::ops::formula::{c, fusable, zip};
 use crate::ops::unary::FloatClass;
 use crate::tensor::Tensor;
 use crate::{bail, with_dtype};
+use std::sync::Arc;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Arith {
@@ -38,13 +40,59 @@ fn arith(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
         Arith::Div => "div",
         Arith::Pow => "pow",
     };
-    traced(
+    traced_fusable(
         name,
         NodeKind::Elementwise,
         &[a, b],
         || arith_eager(a, b, op),
         || move |x: &[&Tensor]| arith_eager(x[0], x[1], op),
+        |out| arith_slice_kernel(a, b, op, out.dtype()),
     )
+}
+
+/// The kernel `map2` runs for this op over contiguous operands, as a handle for fusion: `zip_into` with
+/// the op's function for two tensors, `map_into` with the number folded in (read as `T`, as `zip_as`
+/// reads it) for a tensor and a number. Pow with a number exponent of ±0.5 is sqrt in eager: not fused.
+fn arith_slice_kernel(a: &Tensor, b: &Tensor, op: Arith, dtype: DType) -> Option<SliceKernel> {
+    if op == Arith::Pow && b.0.wrapped_number && !b.is_complex() && [0.5, -0.5].contains(&b.to_vec::<f64>()[0]) {
+        return None;
+    }
+    match dtype {
+        DType::F32 => Some(SliceKernel::F32(arith_elementwise::<f32>(a, b, op)?)),
+        DType::F64 => Some(SliceKernel::F64(arith_elementwise::<f64>(a, b, op)?)),
+        _ => None,
+    }
+}
+
+fn arith_elementwise<T: Element>(a: &Tensor, b: &Tensor, op: Arith) -> Option<Elementwise<T>> {
+    // the op's function as the fn item eager passes to `zip_as` (a fn pointer would not vectorize)
+    match op {
+        Arith::Add => elementwise_of(a, b, T::add),
+        Arith::Sub => elementwise_of(a, b, T::sub),
+        Arith::Mul => elementwise_of(a, b, T::mul),
+        Arith::Div => elementwise_of(a, b, T::div),
+        Arith::Pow => elementwise_of(a, b, T::pow),
+    }
+}
+
+fn elementwise_of<T: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    f: impl Fn(T, T) -> T + Copy + Send + Sync + 'static,
+) -> Option<Elementwise<T>> {
+    let number = |t: &Tensor| t.with_data(|l, v: &[T]| v[l.offset]);
+    Some(match (a.0.wrapped_number, b.0.wrapped_number) {
+        (false, false) => Elementwise::Zip(Arc::new(move |o, x, y| zip_into(o, x, y, &f))),
+        (false, true) if !b.is_complex() => {
+            let y = number(b);
+            Elementwise::Map { operand: 0, f: Arc::new(move |o, x| map_into(o, x, &|x| f(x, y))) }
+        }
+        (true, false) if !a.is_complex() => {
+            let x = number(a);
+            Elementwise::Map { operand: 1, f: Arc::new(move |o, y| map_into(o, y, &|y| f(x, y))) }
+        }
+        _ => return None,
+    })
 }
 
 fn arith_eager(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {

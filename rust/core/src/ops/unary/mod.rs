@@ -22,13 +22,13 @@ pub use piecewise::*;
 pub use trig::*;
 
 use crate::autograd::{one, record, Backward, Ctx, Field, Fields, GradFnNames, Grads, RuleName, SavedTensor};
-use crate::compile::{traced, NodeKind};
+use crate::compile::{traced_fusable, NodeKind, SliceKernel};
 use crate::dtype::DType;
 use crate::element::Float;
 use crate::error::{Error, Result};
 use crate::kernels::elementwise::{map1, map1_by};
 use crate::kernels::math::{F32SliceKernel, F32ZipKernel};
-use crate::kernels::simd::zip_slices_by;
+use crate::kernels::simd::{map_into, zip_slices_by};
 use crate::layout::Layout;
 use crate::ops::formula::{fusable, zip};
 use crate::tensor::Tensor;
@@ -190,17 +190,33 @@ fn unary_forward(x: &Tensor, op: &dyn UnaryKernels) -> Result<Tensor> {
     })
 }
 
+/// The slice kernel `unary_forward` runs over a contiguous float32/float64 input, as a handle for fusion:
+/// the op's hand-vectorized float32 kernel where it has one, else its scalar function through the same
+/// vectorized loop (`map_into` is what `map1` runs on contiguous data).
+fn slice_kernel<O: UnaryOp>(op: O, dtype: DType) -> Option<SliceKernel> {
+    SliceKernel::map(
+        dtype,
+        0,
+        || match op.f32_slice_kernel() {
+            Some(kernel) => std::sync::Arc::new(kernel),
+            None => std::sync::Arc::new(move |o, x| map_into(o, x, &op.kernel::<f32>())),
+        },
+        || std::sync::Arc::new(move |o, x| map_into(o, x, &op.kernel::<f64>())),
+    )
+}
+
 impl Tensor {
     /// Applies a unary op and records its gradient.
     pub fn unary<O: UnaryOp>(&self, op: O) -> Result<Tensor> {
         // the node's name: the rule's stem (`ExpBackward0` → `Exp`)
         let name = O::NAMES[0].strip_suffix("Backward0").unwrap_or(O::NAMES[0]);
-        traced(
+        traced_fusable(
             name,
             NodeKind::Elementwise,
             &[self],
             || self.unary_eager(op),
             || move |x: &[&Tensor]| x[0].unary_eager(op),
+            |out| slice_kernel(op, out.dtype()),
         )
     }
 

@@ -204,7 +204,18 @@ impl Tensor {
     /// `-x` in every dtype but bool.
     pub fn neg(&self) -> Result<Tensor> {
         let eager = |x: &[&Tensor]| x[0].neg_eager();
-        crate::compile::traced("neg", crate::compile::NodeKind::Elementwise, &[self], || eager(&[self]), || eager)
+        use crate::compile::{traced_fusable, NodeKind, SliceKernel};
+        use crate::kernels::simd::map_into;
+        // fused, the kernel `map1` runs on contiguous data: `T::neg` through the vectorized loop
+        let kernel = |out: &Tensor| {
+            SliceKernel::map(
+                out.dtype(),
+                0,
+                || std::sync::Arc::new(|o, x| map_into(o, x, &<f32 as Element>::neg)),
+                || std::sync::Arc::new(|o, x| map_into(o, x, &<f64 as Element>::neg)),
+            )
+        };
+        traced_fusable("neg", NodeKind::Elementwise, &[self], || eager(&[self]), || eager, kernel)
     }
 
     fn neg_eager(&self) -> Result<Tensor> {

@@ -1,0 +1,70 @@
+//! The slice-kernel handles a node may carry for fusion: captured from the node's own op when it is
+//! recorded (`traced_fusable`), each is the very function eager's contiguous fast path calls for that op
+//! and dtype (the unary registry's per-dtype slice kernel, the binary op's contiguous or scalar kernel,
+//! the reduction's run kernel). `fuse.rs` runs a chain chunk by chunk through them; nodes without one
+//! are replayed node by node.
+use std::mem::MaybeUninit;
+use std::sync::Arc;
+
+/// `out[i] = f(x[i])` over one contiguous chunk (a unary op, or a binary op with its number folded in).
+pub(crate) type MapFn<T> = Arc<dyn Fn(&mut [MaybeUninit<T>], &[T]) + Send + Sync>;
+/// `out[i] = f(a[i], b[i])` over two contiguous chunks of one length.
+pub(crate) type ZipFn<T> = Arc<dyn Fn(&mut [MaybeUninit<T>], &[T], &[T]) + Send + Sync>;
+
+/// An elementwise node's kernel for one dtype.
+#[derive(Clone)]
+pub(crate) enum Elementwise<T> {
+    /// Reads `operands[operand]` (the node's only graph value; the other operand, if any, is a number
+    /// folded into `f` as eager's scalar path folds it).
+    Map { operand: usize, f: MapFn<T> },
+    /// Reads `operands[0]` and `operands[1]`, both graph values of the output's shape.
+    Zip(ZipFn<T>),
+}
+
+/// A full reduction that can close a fused chain: each chunk is reduced by the op's run kernel
+/// (`kernels::sum::sum_run`, `ops::extreme::extreme_run`), then the chunks' results are combined in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reduction {
+    Sum,
+    Extreme { is_max: bool },
+}
+
+/// What a node can be fused with.
+#[derive(Clone)]
+pub(crate) enum SliceKernel {
+    F32(Elementwise<f32>),
+    F64(Elementwise<f64>),
+    /// Float32 or float64 in, the same dtype out.
+    Reduce(Reduction),
+}
+
+impl SliceKernel {
+    /// A map kernel reading operand `operand`, for a float dtype.
+    pub(crate) fn map<F32, F64>(dtype: crate::DType, operand: usize, f32: F32, f64: F64) -> Option<SliceKernel>
+    where
+        F32: FnOnce() -> MapFn<f32>,
+        F64: FnOnce() -> MapFn<f64>,
+    {
+        match dtype {
+            crate::DType::F32 => Some(SliceKernel::F32(Elementwise::Map { operand, f: f32() })),
+            crate::DType::F64 => Some(SliceKernel::F64(Elementwise::Map { operand, f: f64() })),
+            _ => None,
+        }
+    }
+
+    /// The operand indices this kernel reads as chunks (for the capture's checks).
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        let elementwise = |operand: Option<usize>| operand.map_or(vec![0, 1], |k| vec![k]);
+        match self {
+            SliceKernel::F32(Elementwise::Map { operand, .. }) | SliceKernel::F64(Elementwise::Map { operand, .. }) => {
+                elementwise(Some(*operand))
+            }
+            SliceKernel::F32(Elementwise::Zip(_)) | SliceKernel::F64(Elementwise::Zip(_)) => elementwise(None),
+            SliceKernel::Reduce(_) => vec![0],
+        }
+    }
+
+    pub(crate) fn is_elementwise(&self) -> bool {
+        !matches!(self, SliceKernel::Reduce(_))
+    }
+}
