@@ -136,7 +136,11 @@ fn cosh(z: C) -> C {
         return C::new(y - y, 0f64.copysign(x * (y - y)));
     }
     if is_zero(y) {
-        return if x.is_infinite() { C::new(x * x, 0f64.copysign(x) * y) } else { C::new(x * x, 0f64.copysign((x + x) * y)) };
+        return if x.is_infinite() {
+            C::new(x * x, 0f64.copysign(x) * y)
+        } else {
+            C::new(x * x, 0f64.copysign((x + x) * y))
+        };
     }
     if x.is_finite() {
         return C::new(y - y, x * (y - y));
