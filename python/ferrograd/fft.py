@@ -154,14 +154,16 @@ def _c2r(input: Tensor, n, dim, norm, forward: builtins.bool) -> Tensor:
 def fft(input: Tensor, n=None, dim: builtins.int = -1, norm=None) -> Tensor:
     """The one-dimensional discrete Fourier transform along `dim` (`n` points)."""
     if input.is_complex():
-        return _c2c(input, *_one_dim(input, n, dim), norm, True)
+        dims, sizes = _one_dim(input, n, dim)
+        return _c2c(input, dims, sizes, norm, True)
     return _r2c("fft", input, n, dim, norm, True, False)
 
 
 def ifft(input: Tensor, n=None, dim: builtins.int = -1, norm=None) -> Tensor:
     """The one-dimensional inverse discrete Fourier transform along `dim` (`n` points)."""
     if input.is_complex():
-        return _c2c(input, *_one_dim(input, n, dim), norm, False)
+        dims, sizes = _one_dim(input, n, dim)
+        return _c2c(input, dims, sizes, norm, False)
     return _r2c("ifft", input, n, dim, norm, False, False)
 
 
@@ -193,13 +195,15 @@ def ihfft(input: Tensor, n=None, dim: builtins.int = -1, norm=None) -> Tensor:
 def fftn(input: Tensor, s=None, dim=None, norm=None) -> Tensor:
     """The N-dimensional discrete Fourier transform over `dim` (every dim by default)."""
     x = _promoted(input, require_complex=True)
-    return _c2c(x, *_dims_and_sizes(x, s, dim), norm, True)
+    dims, sizes = _dims_and_sizes(x, s, dim)
+    return _c2c(x, dims, sizes, norm, True)
 
 
 def ifftn(input: Tensor, s=None, dim=None, norm=None) -> Tensor:
     """The N-dimensional inverse discrete Fourier transform over `dim` (every dim by default)."""
     x = _promoted(input, require_complex=True)
-    return _c2c(x, *_dims_and_sizes(x, s, dim), norm, False)
+    dims, sizes = _dims_and_sizes(x, s, dim)
+    return _c2c(x, dims, sizes, norm, False)
 
 
 def fft2(input: Tensor, s=None, dim=(-2, -1), norm=None) -> Tensor:

@@ -16,24 +16,6 @@ pub enum PairOp {
     Pow,
 }
 
-/// `(a + ib) / (c + id)` as torch's `c10::complex` divides (numpy's): scaled by the larger of |c|, |d| so that
-/// no intermediate overflows; a zero divisor gives the infinities and NaNs of the parts divided by zero.
-pub(crate) fn divide<T: Float>(a: T, b: T, c: T, d: T) -> (T, T) {
-    let (abs_c, abs_d) = (c.abs(), d.abs());
-    if abs_c >= abs_d {
-        if abs_c == T::ZERO && abs_d == T::ZERO {
-            return (a / abs_c, b / abs_d);
-        }
-        let rat = d / c;
-        let scl = T::ONE / (c + d * rat);
-        ((a + b * rat) * scl, (b - a * rat) * scl)
-    } else {
-        let rat = c / d;
-        let scl = T::ONE / (d + c * rat);
-        ((a * rat + b) * scl, (b * rat - a) * scl)
-    }
-}
-
 /// `(a + ib) ** (c + id)` (computed in float64, as the functions of `super::math`).
 fn power<T: Float>(a: T, b: T, c: T, d: T) -> (T, T) {
     use rustfft::num_complex::Complex;
@@ -49,7 +31,7 @@ fn pair_kernel<T: Float>(op: PairOp, x: &[T], y: &[T]) -> Vec<T> {
             PairOp::Add => (a + c, b + d),
             PairOp::Sub => (a - c, b - d),
             PairOp::Mul => (a * c - b * d, a * d + b * c),
-            PairOp::Div => divide(a, b, c, d),
+            PairOp::Div => super::math::divide(a, b, c, d),
             PairOp::Pow => power(a, b, c, d),
         };
         out.push(re);

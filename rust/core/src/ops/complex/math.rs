@@ -3,15 +3,36 @@
 //! kernels call) give them at the edges: infinite and NaN parts, signed zeros. Computed in float64 (complex64
 //! rounds once). The unary ops dispatch here before their real kernels refuse complex input; their gradient
 //! rules conjugate the derivative (torch's convention).
+// `y - y` is C's idiom these functions follow: 0 for a finite y, NaN for an infinite or NaN one
+#![allow(clippy::eq_op)]
+use crate::element::Float;
 use crate::error::Result;
 use crate::tensor::Tensor;
 use rustfft::num_complex::Complex;
 
 type C = Complex<f64>;
 
+/// `(a + ib) / (c + id)` as torch's `c10::complex` divides (numpy's): scaled by the larger of |c|, |d| so that
+/// no intermediate overflows; a zero divisor gives the infinities and NaNs of the parts divided by zero.
+pub(crate) fn divide<T: Float>(a: T, b: T, c: T, d: T) -> (T, T) {
+    let (abs_c, abs_d) = (c.abs(), d.abs());
+    if abs_c >= abs_d {
+        if abs_c == T::ZERO && abs_d == T::ZERO {
+            return (a / abs_c, b / abs_d);
+        }
+        let rat = d / c;
+        let scl = T::ONE / (c + d * rat);
+        ((a + b * rat) * scl, (b - a * rat) * scl)
+    } else {
+        let rat = c / d;
+        let scl = T::ONE / (d + c * rat);
+        ((a * rat + b) * scl, (b * rat - a) * scl)
+    }
+}
+
 /// A complex function the unary ops compute here, by the name of their rule.
 #[derive(Clone, Copy)]
-pub(crate) enum ComplexFn {
+enum ComplexFn {
     Exp,
     Log,
     Sqrt,
@@ -23,7 +44,7 @@ pub(crate) enum ComplexFn {
 
 impl ComplexFn {
     /// The function of the unary op whose rule is `rule` (`ExpBackward0`), if it has a complex form here.
-    pub(crate) fn of_rule(rule: &str) -> Option<ComplexFn> {
+    fn of_rule(rule: &str) -> Option<ComplexFn> {
         Some(match rule {
             "ExpBackward0" => ComplexFn::Exp,
             "LogBackward0" => ComplexFn::Log,
@@ -52,7 +73,7 @@ impl ComplexFn {
             ComplexFn::Tanh => tanh(z),
             ComplexFn::Sigmoid => {
                 let d = C::new(1.0, 0.0) + exp(-z);
-                let (re, im) = super::arith::divide(1.0, 0.0, d.re, d.im);
+                let (re, im) = divide(1.0, 0.0, d.re, d.im);
                 C::new(re, im)
             }
         }
@@ -215,8 +236,14 @@ pub(crate) fn power(a: C, b: C) -> C {
 }
 
 impl Tensor {
-    /// `f` of each element of this complex tensor (no history: the unary op records it).
-    pub(crate) fn complex_math_values(&self, f: ComplexFn) -> Result<Tensor> {
+    /// The values of the unary op whose rule is `rule` (`ExpBackward0`) on this complex tensor, if it has a
+    /// complex form here (no history: the unary op records it).
+    pub(crate) fn complex_function_values(&self, rule: &str) -> Option<Result<Tensor>> {
+        ComplexFn::of_rule(rule).map(|f| self.complex_math_values(f))
+    }
+
+    /// `f` of each element of this complex tensor.
+    fn complex_math_values(&self, f: ComplexFn) -> Result<Tensor> {
         let pairs = self.detach().view_as_real()?.contiguous()?;
         let values: Vec<f64> = pairs
             .to_dtype(crate::DType::F64)?

@@ -12,7 +12,6 @@ mod views;
 
 pub use arith::PairOp;
 pub use fft::{FftC2CBackward0, FftC2RBackward0, FftR2CBackward0};
-pub(crate) use math::ComplexFn;
 pub use views::{ViewAsComplexBackward0, ViewAsRealBackward0};
 
 use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};

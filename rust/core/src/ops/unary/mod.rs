@@ -218,12 +218,12 @@ impl Tensor {
 
     fn unary_eager<O: UnaryOp>(&self, op: O) -> Result<Tensor> {
         let out = if self.is_complex() {
-            // the unary ops with complex kernels: abs, reciprocal and the functions of `ComplexFn`
+            // the unary ops with complex kernels: abs, reciprocal and the functions of complex/math.rs
             match O::NAMES[0] {
                 "AbsBackward0" => self.detach().complex_abs()?,
                 "ReciprocalBackward0" => self.complex_reciprocal_values()?,
-                rule => match crate::ops::complex::ComplexFn::of_rule(rule) {
-                    Some(f) => self.complex_math_values(f)?,
+                rule => match self.complex_function_values(rule) {
+                    Some(values) => values?,
                     None => return Err(crate::dtype::complex_refusal(self.dtype())),
                 },
             }
