@@ -22,65 +22,98 @@ enum Row {
     C2R,
 }
 
-/// Each row of `m` (re, im) pairs of `pairs` transformed as `kind` says into `out` pairs, times `scale`.
-fn transform_rows<T: Float + FftNum>(pairs: &[T], m: usize, out: usize, kind: Row, scale: f64) -> Vec<T> {
+/// The geometry of one dim's rows in a dense tensor of (re, im) pairs: `outer` blocks of `m` rows of `inner`
+/// pairs, a row being the `m` pairs `inner` apart.
+#[derive(Clone, Copy)]
+struct Rows {
+    outer: usize,
+    m: usize,
+    inner: usize,
+}
+
+/// Each row of `pairs` (laid out as `rows` says) transformed as `kind` says into `out` pairs, times `scale`, in
+/// the same layout with `out` in place of `m`; the outer blocks in parallel.
+fn transform_rows<T: Float + FftNum>(pairs: &[T], rows: Rows, out: usize, kind: Row, scale: f64) -> Vec<T> {
+    let Rows { outer, m, inner } = rows;
     let n = if matches!(kind, Row::C2R) { out } else { m };
     let forward = !matches!(kind, Row::C2R | Row::C2C { forward: false });
     let direction = if forward { FftDirection::Forward } else { FftDirection::Inverse };
     let plan = FftPlanner::<T>::new().plan_fft(n, direction);
     let scale = <T as crate::element::Element>::from_f64(scale);
-    let zero = Complex::new(T::ZERO, T::ZERO);
-    let mut row = vec![zero; n];
-    let mut values = Vec::with_capacity(pairs.len() / (2 * m) * 2 * out);
-    for chunk in pairs.chunks_exact(2 * m) {
-        for (c, p) in row.iter_mut().zip(chunk.chunks_exact(2)) {
-            *c = Complex::new(p[0], p[1]);
-        }
-        if matches!(kind, Row::C2R) {
-            // the zero (and an even length's Nyquist) frequency of a real signal is real: its imaginary part is
-            // dropped exactly, as torch's; the negative frequencies are the positive ones' conjugates
-            row[0].im = T::ZERO;
-            if n % 2 == 0 {
-                row[n / 2].im = T::ZERO;
+    let mut values = vec![T::ZERO; outer * out * inner * 2];
+    // a few tasks per thread; one task for a small transform
+    let blocks_per_task = if outer * inner * n < 1 << 15 {
+        outer.max(1)
+    } else {
+        outer.div_ceil(4 * crate::kernels::threads::threads()).max(1)
+    };
+    let task = |c: usize, chunk: &mut [T]| {
+        let zero = Complex::new(T::ZERO, T::ZERO);
+        let mut row = vec![zero; n];
+        let mut scratch = vec![zero; plan.get_inplace_scratch_len()];
+        for (b, dst) in chunk.chunks_exact_mut(out * inner * 2).enumerate() {
+            let src = &pairs[(c * blocks_per_task + b) * m * inner * 2..][..m * inner * 2];
+            for i in 0..inner {
+                for (k, c) in row.iter_mut().take(m).enumerate() {
+                    let at = (k * inner + i) * 2;
+                    *c = Complex::new(src[at], src[at + 1]);
+                }
+                if matches!(kind, Row::C2R) {
+                    // the zero (and an even length's Nyquist) frequency of a real signal is real: its imaginary
+                    // part is dropped exactly, as torch's; the negative frequencies are the positive ones'
+                    // conjugates
+                    row[0].im = T::ZERO;
+                    if n % 2 == 0 {
+                        row[n / 2].im = T::ZERO;
+                    }
+                    for k in 1..n - n / 2 {
+                        row[n - k] = row[k].conj();
+                    }
+                }
+                plan.process_with_scratch(&mut row, &mut scratch);
+                if matches!(kind, Row::R2C) {
+                    row[0].im = T::ZERO;
+                    if n % 2 == 0 {
+                        row[n / 2].im = T::ZERO;
+                    }
+                }
+                for (k, c) in row[..out].iter().enumerate() {
+                    let at = (k * inner + i) * 2;
+                    dst[at] = c.re * scale;
+                    dst[at + 1] = c.im * scale;
+                }
             }
-            for k in 1..n - n / 2 {
-                row[n - k] = row[k].conj();
-            }
         }
-        plan.process(&mut row);
-        if matches!(kind, Row::R2C) {
-            row[0].im = T::ZERO;
-            if n % 2 == 0 {
-                row[n / 2].im = T::ZERO;
-            }
-        }
-        for c in &row[..out] {
-            values.push(c.re * scale);
-            values.push(c.im * scale);
-        }
-    }
+    };
+    crate::kernels::threads::par_chunks_mut(&mut values, blocks_per_task * out * inner * 2, &task);
     values
 }
 
 /// The complex tensor `x` (no history) with every row along dim `d` transformed as `kind` into `out` pairs.
 fn along(x: &Tensor, d: usize, out: usize, kind: Row, scale: f64) -> Result<Tensor> {
-    let m = x.shape()[d];
-    let last = x.ndim() - 1;
-    // the transformed dim last, dense: each row of m pairs is one transform
-    let moved = x.movedim(&[d as isize], &[last as isize])?.contiguous()?;
-    let pairs = moved.view_as_real()?;
-    let mut shape = pairs.shape().to_vec();
-    shape[last] = out;
+    let x = x.contiguous()?;
+    let shape = x.shape();
+    let rows = Rows { outer: shape[..d].iter().product(), m: shape[d], inner: shape[d + 1..].iter().product() };
+    let mut pair_shape = shape.to_vec();
+    pair_shape[d] = out;
+    pair_shape.push(2);
+    let pairs = x.view_as_real()?;
     let values = if x.numel() == 0 {
-        Tensor::zeros(&shape, pairs.dtype())
+        Tensor::zeros(&pair_shape, pairs.dtype())
     } else {
         crate::with_float_dtype!(
             pairs.dtype(),
-            T => Tensor::from_vec(transform_rows::<T>(&pairs.to_vec::<T>(), m, out, kind, scale), &shape)?,
+            T => {
+                let v = pairs.with_data(|layout, data: &[T]| {
+                    let dense = &data[layout.contiguous_range().expect("a contiguous tensor's pairs")];
+                    transform_rows::<T>(dense, rows, out, kind, scale)
+                });
+                Tensor::from_vec(v, &pair_shape)?
+            },
             return Err(crate::dtype::complex_refusal(x.dtype()))
         )
     };
-    values.view_as_complex()?.movedim(&[last as isize], &[d as isize])?.contiguous()
+    values.view_as_complex()
 }
 
 /// `dims` wrapped, checked unique and non-empty over a tensor of `ndim` dims (at least one).
