@@ -369,9 +369,153 @@ def gradients():
     }
 
 
+def _edges(dtype=fg.complex128):
+    """Complex values at the edges: zeros (signed), infinite and NaN parts, and ordinary points."""
+    inf, nan = float("inf"), float("nan")
+    re = [0.0, -0.0, 1.0, -2.5, inf, -inf, nan, 0.0, 1.0, inf, -inf, nan, 0.5, 3.0]
+    im = [0.0, 0.0, -0.0, 1.5, 0.0, 0.0, 0.0, inf, nan, inf, 2.0, nan, -0.75, -40.0]
+    return fg.complex(fg.tensor(re, dtype=fg.float64), fg.tensor(im, dtype=fg.float64)).to(dtype)
+
+
+def complex_math():
+    """The transcendental functions of complex tensors, at the edges too, both complex dtypes."""
+    z, z64 = _edges(), _edges(fg.complex64)
+    ops = {
+        "exp": fg.exp,
+        "log": fg.log,
+        "sqrt": fg.sqrt,
+        "sin": fg.sin,
+        "cos": fg.cos,
+        "tanh": fg.tanh,
+        "sigmoid": fg.sigmoid,
+    }
+    out = {name: op(z) for name, op in ops.items()}
+    out.update({f"{name}_complex64": op(z64[[2, 3, 12]]) for name, op in ops.items()})
+    out["methods"] = [z.exp(), z.log(), z.sqrt(), z.sin(), z.cos(), z.tanh(), z.sigmoid()]
+    return out
+
+
+def complex_math_gradients():
+    z = fg.tensor([0.5 - 0.75j, -1.25 + 0.5j, 2.0 + 1.0j, -0.3 - 2.0j], dtype=fg.complex128)
+    ops = {
+        "exp": fg.exp,
+        "log": fg.log,
+        "sqrt": fg.sqrt,
+        "sin": fg.sin,
+        "cos": fg.cos,
+        "tanh": fg.tanh,
+        "sigmoid": fg.sigmoid,
+    }
+    out = {name: _grads(lambda a, op=op: fg.view_as_real(op(a)), z) for name, op in ops.items()}
+    out["grad_fn_names"] = [op(z.detach().requires_grad_()).grad_fn.name() for op in ops.values()]
+    return out
+
+
+def complex_pow():
+    """`**` of complex tensors: by the real numbers torch computes by products, roots and reciprocals, by other
+    numbers, by complex numbers and tensors, real tensors by complex ones, at the edges too."""
+    z = _edges()
+    w = fg.tensor([0.5 - 0.75j, -1.25 + 0.5j, 2.0 + 1.0j, -0.3 - 2.0j], dtype=fg.complex128)
+    finite = z[[0, 2, 3, 12, 13]]
+    out = {f"number_{e}": finite**e for e in (0, 1, 2, 3, 0.5, -0.5, -1, -2, 1.5, -2.5)}
+    out["number_zero_edges"] = z**0
+    out["complex_number"] = w ** (0.5 + 0.25j)
+    out["tensor_tensor"] = w ** w.flip(0)
+    out["real_tensor_complex_tensor"] = fg.tensor([2.0, 0.5, 3.0, 1.5], dtype=fg.float64) ** w
+    out["number_complex_tensor"] = 2**w
+    out["complex64"] = w.to(fg.complex64) ** 1.5
+    out["pow_method"] = w.pow(2.5)
+    out["grad_number"] = _grads(lambda a: fg.view_as_real(a**1.5), w)
+    out["grad_number_two"] = _grads(lambda a: fg.view_as_real(a**2), w)
+    out["grad_tensor_tensor"] = _grads(lambda a, b: fg.view_as_real(a**b), w, w.flip(0) * 0.5)
+    out["grad_number_base"] = _grads(lambda a: fg.view_as_real(2**a), w)
+    out["grad_fn_names"] = [
+        (w.detach().requires_grad_() ** 1.5).grad_fn.name(),
+        (w.detach().requires_grad_() ** w).grad_fn.name(),
+        (2 ** w.detach().requires_grad_()).grad_fn.name(),
+    ]
+    return out
+
+
+def complex_matmul():
+    """Matrix products of complex tensors (`mm`, `bmm`, `matmul`/`@`, `mv`, `dot`) and their gradients."""
+    k = np.arange(24.0)
+    a = fg.tensor((np.cos(k) + 1j * np.sin(2 * k)).reshape(2, 3, 4))
+    b = fg.tensor((k / 7 - 1j * np.cos(k / 3)).reshape(2, 4, 3))
+    v = fg.tensor(np.arange(4.0) - 1j)
+    return {
+        "mm": a[0].mm(b[0]),
+        "bmm": a.bmm(b),
+        "matmul_broadcast": fg.matmul(a, b[0]),
+        "operator": a[1] @ b[1],
+        "mv": a[0].mv(v),
+        "dot": v.dot(v.flip(0)),
+        "matmul_vector": a @ v,
+        "complex64": a.to(fg.complex64) @ b.to(fg.complex64),
+        "non_contiguous": a[0].t() @ b[1].t(),
+        "mixed_dtypes": error(fg.mm, a[0], b[0].real),
+        "linear": fg.nn.functional.linear(a[0], b[0].t(), v[:3]),
+        "index_by_tensor": a[0][fg.tensor([2, 0])],
+        "index_put": a[0].index_put((fg.tensor([1, 0]),), a[1][:2]),
+        "grad_mm": _grads(lambda x, y: fg.view_as_real(x.mm(y)), a[0], b[0]),
+        "grad_bmm": _grads(lambda x, y: fg.view_as_real(x.bmm(y)), a, b),
+        "grad_matmul": _grads(lambda x, y: fg.view_as_real(x @ y), a, v),
+        "grad_dot": _grads(lambda x, y: fg.view_as_real(x.dot(y)), v, v.flip(0) * 2j),
+        "grad_fn_names": [
+            a[0].requires_grad_().mm(b[0]).grad_fn.name(),
+            a.requires_grad_().bmm(b).grad_fn.name(),
+            (a[0] @ v).grad_fn.name(),
+            (v.requires_grad_() @ v).grad_fn.name(),
+        ],
+    }
+
+
+def real_complex_mixing():
+    """A real tensor times, plus, over a complex one: promoted (float32 with complex128 is complex128)."""
+    x = fg.tensor([0.5, -1.0, 2.0])
+    w = fg.tensor([1 + 2j, -0.5j, 3.0 + 0j], dtype=fg.complex128)
+    return {
+        "mul": x * w,
+        "mul_float64": x.double() * w.to(fg.complex64),
+        "div": w / x,
+        "rdiv": x / w,
+        "add_int": fg.tensor([1, 2, 3]) + w,
+        "grads": _grads(lambda a, b: fg.view_as_real(a * b + b / a), x.double(), w),
+    }
+
+
+def angle_polar():
+    """AngleBackward0 and PolarBackward0: torch's rules, at the edges too (angle at 0, polar at abs 0 or
+    negative, where torch's rule uses sgn(result))."""
+    x = fg.tensor([0.5, -1.25, 0.0, -0.0, float("nan")], dtype=fg.float64)
+    z = fg.tensor([1 + 1j, 0j, -2 + 0j, -2 - 0j, 3j], dtype=fg.complex128)
+    r = fg.tensor([1.5, 0.0, -2.0, 0.25], dtype=fg.float64)
+    t = fg.tensor([0.3, -1.0, 2.5, 0.0], dtype=fg.float64)
+    return {
+        "angle_complex": _grads(lambda a: a.angle(), z),
+        "angle_real": _grads(lambda a: fg.angle(a), x),
+        "angle_int": fg.angle(fg.tensor([-2, 0, 3])),
+        "angle_float32": fg.angle(x.float()),
+        "polar": _grads(lambda a, b: fg.view_as_real(fg.polar(a, b)), r, t),
+        "polar_float32": fg.polar(r.float(), t.float()),
+        "grad_fn_names": [
+            z.requires_grad_().angle().grad_fn.name(),
+            fg.angle(x.requires_grad_()).grad_fn.name(),
+            fg.polar(r.requires_grad_(), t).grad_fn.name(),
+            z.conj_physical().grad_fn.name(),
+        ],
+    }
+
+
 CASES = {
     f.__name__: f
     for f in (
+        angle_polar,
+        complex_pow,
+        complex_matmul,
+        real_complex_mixing,
+        complex_math,
+        complex_math_gradients,
         creation,
         dtypes,
         default_float64,

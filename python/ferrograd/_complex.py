@@ -1,8 +1,6 @@
 """The Python faces of complex numbers: the function forms of the properties (`torch.real`, `torch.imag`), and
 `angle` of real tensors (torch's: pi for negatives, 0 otherwise, NaN kept)."""
 
-import math
-
 from . import _core
 from ._arg_errors import require_tensor
 from ._core import Tensor
@@ -25,11 +23,8 @@ def angle(input: Tensor) -> Tensor:
     """The argument of each element: `atan2(imag, real)` for complex input; for real input pi where negative,
     else 0 (NaN stays NaN), in the default float dtype for integers."""
     require_tensor(input, "angle", "input", 1)
-    if input.is_complex():
-        return input._complex_angle()
-    x = input if input.is_floating_point() else input.to(_core.get_default_dtype())
-    half_turns = (x < 0).to(x.dtype) * math.pi
-    return _core.where(x.isnan(), x, half_turns)
+    x = input if input.is_complex() or input.is_floating_point() else input.to(_core.get_default_dtype())
+    return x._angle()
 
 
 def _angle_method(self: Tensor) -> Tensor:

@@ -241,7 +241,8 @@ impl Tensor {
             return Ok(self.clone());
         }
         if dtype.is_complex() || self.is_complex() {
-            return self.complex_cast(dtype);
+            let out = self.detach().complex_cast(dtype)?;
+            return Ok(record(out, &[self], |_| ToCopyBackward0 { self_dtype: self.dtype() }));
         }
         let out =
             self.map_in_memory_order(|x| with_dtype!(dtype, T => Tensor::from_vec(x.to_vec::<T>(), x.shape())))?;
@@ -263,13 +264,17 @@ impl Backward for CloneBackward0 {
 }
 
 crate::backward_rule! {
-    /// A conversion between float dtypes: the gradient converted back.
+    /// A conversion between float (or complex) dtypes: the gradient converted back.
     pub struct ToCopyBackward0 {
         self_dtype: DType,
     }
 }
 impl Backward for ToCopyBackward0 {
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        if g.is_complex() && !self.self_dtype.is_complex() {
+            // a real tensor made complex: the real part of its gradient (torch's convention)
+            return one(g.real_part()?.to_dtype(self.self_dtype));
+        }
         one(g.to_dtype(self.self_dtype))
     }
 }

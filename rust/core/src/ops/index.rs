@@ -15,6 +15,18 @@ use std::sync::Arc;
 /// Flat row-major positions into a tensor; negative means "no element" (reads as 0, writes nowhere).
 pub type Positions = Arc<Vec<i64>>;
 
+/// The positions of complex elements' (re, im) pairs in the same tensor read as reals (`view_as_real`'s).
+fn pair_positions(pos: &[i64]) -> Positions {
+    Arc::new(pos.iter().flat_map(|&p| if p < 0 { [-1, -1] } else { [2 * p, 2 * p + 1] }).collect())
+}
+
+/// A complex tensor's shape read as reals: a last dim of 2.
+fn pair_shape(shape: &[usize]) -> Vec<usize> {
+    let mut s = shape.to_vec();
+    s.push(2);
+    s
+}
+
 /// Calls `f` with every multi-index of `shape` in row-major order.
 pub(crate) fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
     if numel(shape) == 0 {
@@ -82,7 +94,18 @@ impl Tensor {
         if pos.iter().any(|&p| p >= n) {
             bail!(Runtime, "take_flat: position out of range");
         }
-        let out = with_dtype!(self.dtype(), T => {
+        let out = if self.is_complex() {
+            // a complex element moves as its (re, im) pair
+            let pairs = self.detach().view_as_real()?.contiguous()?;
+            pairs.take_flat(pair_positions(&pos), &pair_shape(shape), name)?.detach().view_as_complex()?
+        } else {
+            self.take_flat_real(&pos, shape)?
+        };
+        Ok(record(out, &[self], |_| TakeFlatBackward { name, self_sym_sizes: self.shape().to_vec(), positions: pos }))
+    }
+
+    fn take_flat_real(&self, pos: &Positions, shape: &[usize]) -> Result<Tensor> {
+        Ok(with_dtype!(self.dtype(), T => {
             let take = |src: &[T]| -> Vec<T> {
                 pos.iter().map(|&p| if p < 0 { T::ZERO } else { src[p as usize] }).collect()
             };
@@ -93,8 +116,7 @@ impl Tensor {
                 None => take(&crate::kernels::elementwise::map1(layout, data, |x| x)),
             });
             Tensor::from_vec(v, shape)?
-        });
-        Ok(record(out, &[self], |_| TakeFlatBackward { name, self_sym_sizes: self.shape().to_vec(), positions: pos }))
+        }))
     }
 
     /// `take(index)`: the elements at int64 `index`'s row-major positions (negative counts from the end),
@@ -130,7 +152,21 @@ impl Tensor {
         if pos.iter().any(|&p| p >= n) {
             bail!(Runtime, "put_flat: position out of range");
         }
-        let out = with_dtype!(self.dtype(), T => {
+        let out = if self.is_complex() {
+            let pairs = self.detach().view_as_real()?;
+            let src_pairs = src.detach().to_dtype(self.dtype())?.view_as_real()?;
+            let put = pairs.put_flat(pair_positions(&pos), &src_pairs, accumulate, name)?;
+            put.detach().view_as_complex()?
+        } else {
+            self.put_flat_real(&pos, src, accumulate)?
+        };
+        let rule =
+            |_: &Tensor| PutFlatBackward { name, positions: pos, accumulate, src_sym_sizes: src.shape().to_vec() };
+        Ok(record(out, &[self, src], rule))
+    }
+
+    fn put_flat_real(&self, pos: &Positions, src: &Tensor, accumulate: bool) -> Result<Tensor> {
+        Ok(with_dtype!(self.dtype(), T => {
             let mut v = self.to_vec::<T>();
             let s = src.to_vec::<T>();
             for (&p, &x) in pos.iter().zip(&s) {
@@ -140,10 +176,7 @@ impl Tensor {
                 }
             }
             Tensor::from_vec(v, self.shape())?
-        });
-        let rule =
-            |_: &Tensor| PutFlatBackward { name, positions: pos, accumulate, src_sym_sizes: src.shape().to_vec() };
-        Ok(record(out, &[self, src], rule))
+        }))
     }
 
     /// Zeros of `shape` with `src`'s row-major elements added at `pos` (negative: nowhere): the
@@ -153,6 +186,11 @@ impl Tensor {
         let n = numel(shape);
         if pos.len() != src.numel() || pos.iter().any(|&p| p >= n as i64) {
             bail!(Runtime, "scatter_add_into_zeros: {} positions for {} elements", pos.len(), src.numel());
+        }
+        if src.is_complex() {
+            let pairs = src.view_as_real()?;
+            let summed = Tensor::scatter_add_into_zeros(&pair_shape(shape), &pair_positions(pos), &pairs)?;
+            return summed.view_as_complex();
         }
         with_dtype!(src.dtype(), T => {
             let mut out = crate::pool::filled(n, T::ZERO);

@@ -35,6 +35,9 @@ fn mat(l: &Layout, batch_dim: Option<usize>, b: usize) -> MatRef {
 
 /// (batch) × (m×k) · (k×n) for 2-D or equal-batch 3-D operands.
 fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    if a.is_complex() {
+        return complex_product(a, b);
+    }
     let batched = a.ndim() == 3;
     let (m, k, n) = (a.shape()[a.ndim() - 2], a.shape()[a.ndim() - 1], b.shape()[b.ndim() - 1]);
     let batch = if batched { a.shape()[0] } else { 1 };
@@ -70,6 +73,14 @@ fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         unsafe { out.set_len(len) };
         Tensor::from_vec(out, &shape)
     })
+}
+
+/// `batched_product` of complex operands: four real products of their parts (no history).
+fn complex_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let ((ar, ai), (br, bi)) = (a.detach().parts()?, b.detach().parts()?);
+    let re = batched_product(&ar, &br)?.sub(&batched_product(&ai, &bi)?)?;
+    let im = batched_product(&ar, &bi)?.add(&batched_product(&ai, &br)?)?;
+    Tensor::complex(&re, &im)
 }
 
 impl Tensor {
@@ -277,7 +288,8 @@ pub(crate) fn matrix_grads(
     // transposed weight gets (gᵀ a)ᵀ, so the weight's gradient arrives row-major and AccumulateGrad keeps it
     // as it is instead of copying it out of a transposed view (a tenth of an MLP's training step)
     let ga = ctx.grad_if(first, || {
-        let b = ctx.unpack_opt(b)?.expect("saved when needed");
+        // the other factor conjugated for complex operands (torch's rule; a real one is its own conjugate)
+        let b = ctx.unpack_opt(b)?.expect("saved when needed").conj()?;
         if column_major(a_strides, g.shape()[0]) {
             b.mm(&g.t()?)?.t()
         } else {
@@ -285,7 +297,7 @@ pub(crate) fn matrix_grads(
         }
     })?;
     let gb = ctx.grad_if(first + 1, || {
-        let a = ctx.unpack_opt(a)?.expect("saved when needed");
+        let a = ctx.unpack_opt(a)?.expect("saved when needed").conj()?;
         if column_major(b_strides, a.shape()[1]) {
             g.t()?.mm(&a)?.t()
         } else {
@@ -309,7 +321,7 @@ crate::backward_rule! {
 }
 impl Backward for BmmBackward0 {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        let (a, b) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.mat2)?);
+        let (a, b) = (ctx.unpack(&self.self_)?.conj()?, ctx.unpack(&self.mat2)?.conj()?);
         Ok(vec![ctx.grad_if(0, || g.bmm(&b.transpose(1, 2)?))?, ctx.grad_if(1, || a.transpose(1, 2)?.bmm(g))?])
     }
 }
@@ -323,7 +335,7 @@ crate::backward_rule! {
 }
 impl Backward for MvBackward0 {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        let (a, v) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.vec)?);
+        let (a, v) = (ctx.unpack(&self.self_)?.conj()?, ctx.unpack(&self.vec)?.conj()?);
         Ok(vec![ctx.grad_if(0, || g.unsqueeze(1)?.mm(&v.unsqueeze(0)?))?, ctx.grad_if(1, || a.t()?.mv(g))?])
     }
 }
@@ -337,7 +349,7 @@ crate::backward_rule! {
 }
 impl Backward for DotBackward0 {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        let (a, b) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.tensor)?);
+        let (a, b) = (ctx.unpack(&self.self_)?.conj()?, ctx.unpack(&self.tensor)?.conj()?);
         Ok(vec![ctx.grad_if(0, || g.mul(&b))?, ctx.grad_if(1, || g.mul(&a))?])
     }
 }

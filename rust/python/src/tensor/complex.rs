@@ -48,19 +48,32 @@ impl PyTensor {
     /// `conj_physical()`: the conjugate as a new tensor (a copy for a real tensor too, as torch's).
     fn conj_physical(&self, py: Python<'_>) -> Out {
         let t = self.get();
-        wrap(py, call(|| if t.is_complex() { t.conj() } else { t.clone_tensor() })?)
+        wrap(py, call(|| if t.is_complex() { t.conj_physical() } else { t.clone_tensor() })?)
     }
 
-    /// `angle()` of a complex tensor: `atan2(imag, real)` (real inputs: the Python facade).
-    fn _complex_angle(&self, py: Python<'_>) -> Out {
+    /// `angle()` of a complex or float tensor (integers: the Python facade converts them first).
+    fn _angle(&self, py: Python<'_>) -> Out {
         let t = self.get();
-        wrap(py, call(|| t.complex_angle())?)
+        wrap(py, call(|| t.angle())?)
     }
 
-    /// One dim's complex transform (`torch.fft`'s primitive): forward or inverse (not divided by n), times
-    /// `scale`.
-    fn _fft_c2c(&self, py: Python<'_>, dim: isize, forward: bool, scale: f64) -> Out {
+    /// torch's `_fft_c2c` over `dims`: forward or inverse (not divided by n), times `scale`.
+    fn _fft_c2c(&self, py: Python<'_>, dims: Vec<isize>, forward: bool, scale: f64) -> Out {
         let t = self.get();
-        wrap(py, call(|| t.fft_c2c(dim, forward, scale))?)
+        wrap(py, call(|| t.fft_c2c(&dims, forward, scale))?)
+    }
+
+    /// torch's `_fft_r2c` over `dims`: the forward transform of a real tensor, times `scale`, the last dim's
+    /// non-negative frequencies only when `onesided`.
+    fn _fft_r2c(&self, py: Python<'_>, dims: Vec<isize>, scale: f64, onesided: bool) -> Out {
+        let t = self.get();
+        wrap(py, call(|| t.fft_r2c(&dims, scale, onesided))?)
+    }
+
+    /// torch's `_fft_c2r` over `dims`: the real inverse transform, times `scale`, of a Hermitian half-spectrum
+    /// (`last_size / 2 + 1` frequencies along the last dim), `last_size` points.
+    fn _fft_c2r(&self, py: Python<'_>, dims: Vec<isize>, scale: f64, last_size: usize) -> Out {
+        let t = self.get();
+        wrap(py, call(|| t.fft_c2r(&dims, scale, last_size))?)
     }
 }

@@ -127,7 +127,10 @@ fn arith_eager(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
                 Arith::Sub => PairOp::Sub,
                 Arith::Mul => PairOp::Mul,
                 Arith::Div => PairOp::Div,
-                Arith::Pow => return Err(crate::dtype::complex_refusal(dtype)),
+                Arith::Pow => match complex_power_shortcut(a, b)? {
+                    Some(out) => return record_arith(a, b, op, out),
+                    None => PairOp::Pow,
+                },
             };
             a.complex_arith_values(b, pair_op, dtype, &shape)?
         }
@@ -145,6 +148,32 @@ fn arith_eager(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
             |x, shape| with_dtype!(dtype, T => Tensor::from_vec(arith_kernel::<T>(op, x[0], x[1], shape)?, shape)),
         )?,
     };
+    record_arith(a, b, op, out)
+}
+
+/// torch's complex `pow` by a real number: the exponents it computes by products, roots and reciprocals (so
+/// `z ** 2` is `z * z`, exact, and `0 ** -1` is `1 / 0`), and 1 for 0 (even of NaN); None for the others.
+fn complex_power_shortcut(a: &Tensor, b: &Tensor) -> Result<Option<Tensor>> {
+    if !b.0.wrapped_number || b.is_complex() || !a.is_complex() {
+        return Ok(None);
+    }
+    let a = a.detach();
+    let e = b.to_vec::<f64>()[0];
+    Ok(Some(match e {
+        0.0 => Tensor::complex_full(a.shape(), 1.0, 0.0, a.dtype())?,
+        0.5 => a.sqrt()?,
+        -0.5 => a.sqrt()?.reciprocal()?,
+        1.0 => a.clone_tensor()?,
+        2.0 => a.mul(&a)?,
+        3.0 => a.mul(&a)?.mul(&a)?,
+        -1.0 => a.reciprocal()?,
+        -2.0 => a.mul(&a)?.reciprocal()?,
+        _ => return Ok(None),
+    }))
+}
+
+/// `out`, the values of `a op b`, recorded with the op's rule.
+fn record_arith(a: &Tensor, b: &Tensor, op: Arith, out: Tensor) -> Result<Tensor> {
     let inputs = [a, b];
     Ok(match op {
         Arith::Add => record(out, &inputs, |_| AddBackward0 { alpha: 1 }),
@@ -160,6 +189,22 @@ fn arith_eager(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
             self_: b.requires_grad().then(|| SavedTensor::input(a)),
             other: SavedTensor::input(b),
         }),
+        Arith::Pow if b.0.wrapped_number && b.is_complex() => {
+            let (re, im) = b.complex_values()?[0];
+            record(out, &inputs, |_| PowComplexNumberBackward0 {
+                self_: SavedTensor::input(a),
+                exponent_real: re,
+                exponent_imag: im,
+            })
+        }
+        Arith::Pow if a.0.wrapped_number && a.is_complex() => {
+            let (re, im) = a.complex_values()?[0];
+            record(out, &[b], |out| PowComplexBaseBackward2 {
+                self_real: re,
+                self_imag: im,
+                result: SavedTensor::output(out),
+            })
+        }
         Arith::Pow if b.0.wrapped_number => {
             let value = b.to_vec::<f64>()[0];
             let exponent = if b.dtype().is_float() { Scalar::Float(value) } else { Scalar::Int(value as i64) };
@@ -359,7 +404,47 @@ impl Backward for PowBackward0 {
         if exponent == 0.0 {
             return one(g.mul(&c(0.0)));
         }
-        one(g.mul(&a.pow(&c(exponent - 1.0))?.mul(&c(exponent))?))
+        // the derivative conjugated for complex input (torch's rule; a real one is its own conjugate)
+        one(g.mul(&a.pow(&c(exponent - 1.0))?.mul(&c(exponent))?.conj()?))
+    }
+}
+
+crate::backward_rule! {
+    names = ["PowBackward0"];
+    /// `self ** exponent` with a complex number exponent: `g · conj(e · self^(e-1))`, 0 for e = 0.
+    pub struct PowComplexNumberBackward0 {
+        self_: SavedTensor,
+        exponent_real: f64,
+        exponent_imag: f64,
+    }
+}
+impl Backward for PowComplexNumberBackward0 {
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let a = ctx.unpack(&self.self_)?;
+        let (re, im) = (self.exponent_real, self.exponent_imag);
+        if re == 0.0 && im == 0.0 {
+            return one(g.mul(&c(0.0)));
+        }
+        let d = a.pow(&Tensor::wrapped_complex(re - 1.0, im))?.mul(&Tensor::wrapped_complex(re, im))?;
+        one(g.mul(&d.conj()?))
+    }
+}
+
+crate::backward_rule! {
+    names = ["PowBackward2"];
+    /// `base ** exponent` with a complex number base: `g · conj(result · ln base)`.
+    pub struct PowComplexBaseBackward2 {
+        self_real: f64,
+        self_imag: f64,
+        result: SavedTensor,
+    }
+}
+impl Backward for PowComplexBaseBackward2 {
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let out = ctx.unpack(&self.result)?;
+        let (re, im) = (self.self_real, self.self_imag);
+        let log_base = Tensor::wrapped_complex(re.hypot(im).ln(), im.atan2(re));
+        Ok(vec![Some(g.mul(&out.mul(&log_base)?.conj()?)?)])
     }
 }
 
@@ -378,14 +463,17 @@ impl Backward for PowBackward1 {
             // d/da a^b = b·a^(b-1), and 0 where b == 0 (even at a == 0)
             let d = b.mul(&a.pow(&b.sub(&c(1.0))?)?)?;
             let d = Tensor::where_(&b.eq(&c(0.0))?, &c(0.0), &d)?;
-            g.mul(&d)
+            g.mul(&d.conj()?)
         })?;
         let grad_b = ctx.grad_if(1, || {
             // d/db a^b = a^b·ln a, taken as 0 where a == 0 and b >= 0; ln of an integer base in the result's
             // dtype, as torch (not in the default float32 an integer's own log takes)
             let d = out.mul(&a.to_dtype(out.dtype())?.log()?)?;
-            let zero_base = a.eq(&c(0.0))?.logical_and(&b.ge(&c(0.0))?)?;
-            g.mul(&Tensor::where_(&zero_base, &c(0.0), &d)?)
+            let mut zero_base = a.eq(&c(0.0))?.logical_and(&b.real_part()?.ge(&c(0.0))?)?;
+            if b.is_complex() {
+                zero_base = zero_base.logical_and(&b.imag_part()?.eq(&c(0.0))?)?;
+            }
+            g.mul(&Tensor::where_(&zero_base, &c(0.0), &d)?.conj()?)
         })?;
         Ok(vec![grad_a, grad_b])
     }
@@ -407,6 +495,6 @@ impl Backward for PowBackward2 {
             let d = Tensor::where_(&finite, &c(0.0), &out.mul(&c(f64::NEG_INFINITY))?)?;
             return Ok(vec![Some(g.mul(&d)?)]);
         }
-        Ok(vec![Some(g.mul(&out.mul(&c(self.self_.ln()))?)?)])
+        Ok(vec![Some(g.mul(&out.mul(&c(self.self_.ln()))?.conj()?)?)])
     }
 }

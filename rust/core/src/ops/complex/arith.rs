@@ -1,4 +1,4 @@
-//! The values of `+ - * /` on complex operands (the binary ops record them with their usual rules, whose
+//! The values of `+ - * / **` on complex operands (the binary ops record them with their usual rules, whose
 //! formulas conjugate where torch's complex ones do).
 use crate::dtype::DType;
 use crate::element::Float;
@@ -12,24 +12,15 @@ pub enum PairOp {
     Sub,
     Mul,
     Div,
+    /// `a ** b`: `exp(b log a)`, as C's `cpow`.
+    Pow,
 }
 
-/// `(a + ib) / (c + id)` as torch's `c10::complex` divides (numpy's): scaled by the larger of |c|, |d| so that
-/// no intermediate overflows; a zero divisor gives the infinities and NaNs of the parts divided by zero.
-fn divide<T: Float>(a: T, b: T, c: T, d: T) -> (T, T) {
-    let (abs_c, abs_d) = (c.abs(), d.abs());
-    if abs_c >= abs_d {
-        if abs_c == T::ZERO && abs_d == T::ZERO {
-            return (a / abs_c, b / abs_d);
-        }
-        let rat = d / c;
-        let scl = T::ONE / (c + d * rat);
-        ((a + b * rat) * scl, (b - a * rat) * scl)
-    } else {
-        let rat = c / d;
-        let scl = T::ONE / (d + c * rat);
-        ((a * rat + b) * scl, (b * rat - a) * scl)
-    }
+/// `(a + ib) ** (c + id)` (computed in float64, as the functions of `super::math`).
+fn power<T: Float>(a: T, b: T, c: T, d: T) -> (T, T) {
+    use rustfft::num_complex::Complex;
+    let w = super::math::power(Complex::new(a.to_f64(), b.to_f64()), Complex::new(c.to_f64(), d.to_f64()));
+    (T::from_f64(w.re), T::from_f64(w.im))
 }
 
 fn pair_kernel<T: Float>(op: PairOp, x: &[T], y: &[T]) -> Vec<T> {
@@ -40,7 +31,8 @@ fn pair_kernel<T: Float>(op: PairOp, x: &[T], y: &[T]) -> Vec<T> {
             PairOp::Add => (a + c, b + d),
             PairOp::Sub => (a - c, b - d),
             PairOp::Mul => (a * c - b * d, a * d + b * c),
-            PairOp::Div => divide(a, b, c, d),
+            PairOp::Div => super::math::divide(a, b, c, d),
+            PairOp::Pow => power(a, b, c, d),
         };
         out.push(re);
         out.push(im);

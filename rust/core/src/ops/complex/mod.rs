@@ -7,13 +7,14 @@
 //! (`with_dtype!`'s complex arm, `Tensor::with_data`).
 mod arith;
 mod fft;
+mod math;
 mod views;
 
 pub use arith::PairOp;
-pub use fft::FftC2CBackward0;
+pub use fft::{FftC2CBackward0, FftC2RBackward0, FftR2CBackward0};
 pub use views::{ViewAsComplexBackward0, ViewAsRealBackward0};
 
-use crate::autograd::{one, record, Backward, Ctx, Grads};
+use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Layout;
@@ -97,15 +98,32 @@ impl Tensor {
         Ok(record(out, &[real, imag], |_| ComplexBackward0))
     }
 
-    /// `torch.polar(abs, angle)`: `abs * (cos(angle) + i sin(angle))`.
+    /// `torch.polar(abs, angle)`: `abs * (cos(angle) + i sin(angle))`, recorded as torch's PolarBackward0.
     pub fn polar(abs: &Tensor, angle: &Tensor) -> Result<Tensor> {
         // torch checks the dtypes as `complex` does, before computing
         if abs.dtype() == angle.dtype() && matches!(abs.dtype(), DType::F32 | DType::F64) {
-            let cos = angle.unary(crate::ops::unary::Cos)?;
-            let sin = angle.unary(crate::ops::unary::Sin)?;
-            return Tensor::complex(&abs.mul(&cos)?, &abs.mul(&sin)?);
+            let (r, theta) = (abs.detach(), angle.detach());
+            let cos = theta.unary(crate::ops::unary::Cos)?;
+            let sin = theta.unary(crate::ops::unary::Sin)?;
+            let out = Tensor::complex(&r.mul(&cos)?, &r.mul(&sin)?)?;
+            return Ok(record(out, &[abs, angle], |out| PolarBackward0 { result: SavedTensor::output(out) }));
         }
         Tensor::complex(abs, angle)
+    }
+
+    /// `angle()`: `atan2(im, re)` of a complex tensor; of a real (float) one pi where negative, else 0 (NaN
+    /// kept). Recorded as torch's AngleBackward0.
+    pub fn angle(&self) -> Result<Tensor> {
+        let x = self.detach();
+        let out = if self.is_complex() {
+            x.complex_angle()?
+        } else {
+            let zero = Tensor::zeros(&[], x.dtype());
+            let pi = Tensor::full(&[], crate::dtype::Scalar::Float(std::f64::consts::PI), x.dtype());
+            let half_turns = Tensor::where_(&x.lt(&zero)?, &pi, &zero)?;
+            Tensor::where_(&x.ne(&x)?, &x, &half_turns)?
+        };
+        Ok(record(out, &[self], |_| AngleBackward0 { self_: SavedTensor::input(self) }))
     }
 
     /// `conj()`, `conj_physical()`: the conjugate, computed (torch's `conj` is a lazy view with `is_conj()`; this
@@ -117,6 +135,12 @@ impl Tensor {
         let (re, im) = self.detach().parts()?;
         let out = Tensor::complex(&re, &im.neg()?)?;
         Ok(record(out, &[self], |_| ConjBackward0))
+    }
+
+    /// `conj_physical()` of a complex tensor: `conj`'s values, recorded as torch's ConjPhysicalBackward0.
+    pub fn conj_physical(&self) -> Result<Tensor> {
+        let out = self.detach().conj()?;
+        Ok(record(out, &[self], |_| ConjPhysicalBackward0))
     }
 
     /// `abs()` of a complex tensor: the modulus, a real tensor of the parts' dtype (`hypot(re, im)`).
@@ -232,5 +256,56 @@ crate::backward_rule! {
 impl Backward for ConjBackward0 {
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         one(g.conj())
+    }
+}
+
+crate::backward_rule! {
+    /// `angle()`: for complex z, `g i z / |z|^2` (0 at 0), the direction the argument grows in; the real
+    /// angle is piecewise constant: zeros.
+    pub struct AngleBackward0 {
+        self_: SavedTensor,
+    }
+}
+impl Backward for AngleBackward0 {
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let z = ctx.unpack(&self.self_)?;
+        if !z.is_complex() {
+            return one(Ok(Tensor::zeros(z.shape(), z.dtype())));
+        }
+        let modulus = z.complex_abs()?;
+        let turned = g.mul(&z)?.div(&modulus.mul(&modulus)?)?.mul(&Tensor::wrapped_complex(0.0, 1.0))?;
+        let at_zero = z.eq(&Tensor::wrapped_scalar(crate::dtype::Scalar::Float(0.0)))?;
+        one(Tensor::where_(&at_zero, &Tensor::complex_full(&[], 0.0, 0.0, z.dtype())?, &turned))
+    }
+}
+
+crate::backward_rule! {
+    /// `polar(abs, angle)`: torch's rule on the result: abs gets `re(conj(g) sgn(result))` (so 0 where abs is
+    /// 0), angle `re(conj(g) i result)`.
+    pub struct PolarBackward0 {
+        result: SavedTensor,
+    }
+}
+impl Backward for PolarBackward0 {
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let result = ctx.unpack(&self.result)?;
+        let g_conj = g.conj()?;
+        Ok(vec![
+            ctx.grad_if(0, || g_conj.mul(&result.complex_sgn()?)?.real_part()?.contiguous())?,
+            ctx.grad_if(1, || {
+                let turned = result.mul(&Tensor::wrapped_complex(0.0, 1.0))?;
+                g_conj.mul(&turned)?.real_part()?.contiguous()
+            })?,
+        ])
+    }
+}
+
+crate::backward_rule! {
+    /// `conj_physical()`: the gradient conjugated.
+    pub struct ConjPhysicalBackward0;
+}
+impl Backward for ConjPhysicalBackward0 {
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(g.conj_physical())
     }
 }

@@ -28,7 +28,7 @@ impl UnaryOp for Sigmoid {
         Some(sigmoid_f32_into)
     }
     fn grad(self, g: &Tensor, result: &Tensor) -> Result<Tensor> {
-        g.mul(&result.mul(&c(1.0).sub(result)?)?)
+        g.mul(&result.mul(&c(1.0).sub(result)?)?.conj()?)
     }
     fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
         Some(|g: T, y: T| g * (y * (T::ONE - y)))

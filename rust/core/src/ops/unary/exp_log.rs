@@ -22,7 +22,8 @@ impl UnaryOp for Exp {
         Some(exp_f32_into)
     }
     fn grad(self, g: &Tensor, result: &Tensor) -> Result<Tensor> {
-        g.mul(result)
+        // the derivative conjugated for complex input (torch's rule), as in every rule below with `conj`
+        g.mul(&result.conj()?)
     }
 }
 
@@ -41,7 +42,7 @@ impl UnaryOp for Log {
         Some(ln_f32_into)
     }
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
-        g.div(x)
+        g.div(&x.conj()?)
     }
 }
 
@@ -137,7 +138,7 @@ impl UnaryOp for Sqrt {
         |x: T| x.sqrt()
     }
     fn grad(self, g: &Tensor, result: &Tensor) -> Result<Tensor> {
-        g.div(&result.mul(&c(2.0))?)
+        g.div(&result.mul(&c(2.0))?.conj()?)
     }
 }
 

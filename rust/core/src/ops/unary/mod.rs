@@ -234,11 +234,14 @@ impl Tensor {
 
     fn unary_eager<O: UnaryOp>(&self, op: O) -> Result<Tensor> {
         let out = if self.is_complex() {
-            // of the unary ops, only abs and reciprocal have complex kernels
+            // the unary ops with complex kernels: abs, reciprocal and the functions of complex/math.rs
             match O::NAMES[0] {
                 "AbsBackward0" => self.detach().complex_abs()?,
                 "ReciprocalBackward0" => self.complex_reciprocal_values()?,
-                _ => return Err(crate::dtype::complex_refusal(self.dtype())),
+                rule => match self.complex_function_values(rule) {
+                    Some(values) => values?,
+                    None => return Err(crate::dtype::complex_refusal(self.dtype())),
+                },
             }
         } else {
             unary_forward(self, &op)?

@@ -22,7 +22,7 @@ impl UnaryOp for Sin {
         Some(sin_f32_into)
     }
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
-        g.mul(&x.cos()?)
+        g.mul(&x.cos()?.conj()?)
     }
 }
 
@@ -41,7 +41,7 @@ impl UnaryOp for Cos {
         Some(cos_f32_into)
     }
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
-        g.mul(&x.sin()?.neg()?)
+        g.mul(&x.sin()?.neg()?.conj()?)
     }
 }
 
@@ -157,7 +157,7 @@ impl UnaryOp for Tanh {
         Some(tanh_f32_into)
     }
     fn grad(self, g: &Tensor, result: &Tensor) -> Result<Tensor> {
-        g.mul(&c(1.0).sub(&result.mul(result)?)?)
+        g.mul(&c(1.0).sub(&result.mul(result)?)?.conj()?)
     }
     fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
         Some(|g: T, y: T| g * (T::ONE - y * y))
