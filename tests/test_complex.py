@@ -145,3 +145,14 @@ def test_ops_without_complex_kernels_refuse(op):
 def test_save_refuses_complex(tmp_path):
     with pytest.raises(NotImplementedError, match="complex64"):
         fg.save(fg.tensor([1 + 2j]), tmp_path / "z.pt")
+
+
+@pytest.mark.parametrize("dtype", [fg.complex64, fg.complex128])
+def test_adjoints_conjugate(rng, dtype):
+    """`H` and `mH` are conjugate transposes for complex input (the transpose alone is the real case)."""
+    a = rng.standard_normal((2, 3, 4)) + 1j * rng.standard_normal((2, 3, 4))
+    t = fg.tensor(a, dtype=dtype)
+    np.testing.assert_allclose(t.mH.resolve_conj().numpy(), np.conj(np.swapaxes(a, -2, -1)), rtol=1e-6)
+    np.testing.assert_allclose(t[0].H.resolve_conj().numpy(), np.conj(a[0].T), rtol=1e-6)
+    real = fg.tensor(a.real)
+    np.testing.assert_array_equal(real.mH.numpy(), np.swapaxes(a.real, -2, -1))

@@ -1,5 +1,5 @@
 """Tensor methods of torch's that compose ops the core has: `sum_to_size`, `itemsize`/`nbytes`, the adjoints
-`H`/`mH` (transposes: ferrograd's dtypes are real), the legacy `new`, `fill_diagonal_`, `put`/`put_` (flat
+`H`/`mH` (conjugate transposes), the legacy `new`, `fill_diagonal_`, `put`/`put_` (flat
 indexing), `index_reduce` (a `scatter_reduce` over the index spread along `dim`), `isreal` and `hardshrink`; with
 the function forms `ferrograd.put` and `ferrograd.index_reduce` (installed on `Tensor` by `_tensor_python`)."""
 
@@ -45,8 +45,12 @@ def sum_to_size(self, *size) -> Tensor:
     return summed.view(size) if lead else summed
 
 
+def _conj_if_complex(t):
+    return t.conj() if t.is_complex() else t
+
+
 def _adjoint(self):
-    """`x.H`: the transpose of a matrix (the conjugate is the value itself for real dtypes)."""
+    """`x.H`: the conjugate transpose of a matrix (the transpose for real dtypes)."""
     if self.dim() == 0:
         _utils.warn_at_caller("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
         return self
@@ -55,7 +59,7 @@ def _adjoint(self):
             f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
             + (" For batches of matrices, consider using tensor.mH" if self.dim() > 2 else "")
         )
-    return self.transpose(0, 1)
+    return _conj_if_complex(self.transpose(0, 1))
 
 
 def _matrix_adjoint(self):
@@ -63,7 +67,7 @@ def _matrix_adjoint(self):
         raise RuntimeError(
             f"tensor.mH is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor."
         )
-    return self.transpose(-2, -1)
+    return _conj_if_complex(self.transpose(-2, -1))
 
 
 def _new(self, *args, **kwargs):
@@ -214,7 +218,7 @@ TENSOR_ATTRIBUTES: dict[str, object] = {
     "sum_to_size": sum_to_size,
     "itemsize": property(lambda self: self.element_size(), doc="The size of one element in bytes."),
     "nbytes": property(lambda self: self.numel() * self.element_size(), doc="The size of the elements in bytes."),
-    "H": property(_adjoint, doc="The conjugate transpose of a matrix (its transpose: the dtypes are real)."),
+    "H": property(_adjoint, doc="The conjugate transpose of a matrix."),
     "mH": property(_matrix_adjoint, doc="The conjugate transpose of the last two dims."),
     "new": _new,
     "fill_diagonal_": _fill_diagonal_,
