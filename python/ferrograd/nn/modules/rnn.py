@@ -131,8 +131,24 @@ def run_layers(mode, input, h0, c0, weights, num_layers, bidirectional, dropout,
     between layers when training. The layers of the modules and of `torch.lstm`/`gru`/`rnn_tanh`/`rnn_relu`.
     With `batch_sizes`, input is a PackedSequence's 2-D data and so is the output."""
     if batch_sizes is not None:
-        return _run_packed_layers(mode, input, h0, c0, weights, num_layers, bidirectional, dropout, train, batch_sizes)
+        # a PackedSequence's 2-D data: each direction by runs of equal batch size, the directions side by side
+        runs = _packed_runs(batch_sizes)
+
+        def packed(x, h, c, w, reverse):
+            return _run_packed_direction(mode, x, runs, h, c, w, reverse)
+
+        return _stack_layers(packed, input, h0, c0, weights, num_layers, bidirectional, dropout, train, 1)
     x = input.transpose(0, 1) if batch_first else input
+
+    def padded(x, h, c, w, reverse):
+        return _run_direction(mode, x, h, c, w, reverse)
+
+    output, h_n, c_n = _stack_layers(padded, x, h0, c0, weights, num_layers, bidirectional, dropout, train, 2)
+    return (output.transpose(0, 1) if batch_first else output), h_n, c_n
+
+
+def _stack_layers(run_direction, x, h0, c0, weights, num_layers, bidirectional, dropout, train, feature_dim):
+    """The layer/direction loop: each layer reads the last one's directions joined along `feature_dim`."""
     directions = 2 if bidirectional else 1
     h_n, c_n = [], []
     for layer in range(num_layers):
@@ -140,31 +156,11 @@ def run_layers(mode, input, h0, c0, weights, num_layers, bidirectional, dropout,
         for direction in range(directions):
             k = layer * directions + direction
             c = None if c0 is None else c0[k]
-            out, h, c = _run_direction(mode, x, h0[k], c, weights[k], reverse=direction == 1)
+            out, h, c = run_direction(x, h0[k], c, weights[k], reverse=direction == 1)
             outputs.append(out)
             h_n.append(h)
             c_n.append(c)
-        x = outputs[0] if directions == 1 else _core.cat(outputs, 2)
-        if dropout > 0 and train and layer < num_layers - 1:
-            x = F.dropout(x, dropout, True)
-    output = x.transpose(0, 1) if batch_first else x
-    return output, _core.stack(h_n, 0), (None if c0 is None else _core.stack(c_n, 0))
-
-
-def _run_packed_layers(mode, x, h0, c0, weights, num_layers, bidirectional, dropout, train, batch_sizes):
-    runs = _packed_runs(batch_sizes)
-    directions = 2 if bidirectional else 1
-    h_n, c_n = [], []
-    for layer in range(num_layers):
-        outputs = []
-        for direction in range(directions):
-            k = layer * directions + direction
-            c = None if c0 is None else c0[k]
-            out, h, c = _run_packed_direction(mode, x, runs, h0[k], c, weights[k], reverse=direction == 1)
-            outputs.append(out)
-            h_n.append(h)
-            c_n.append(c)
-        x = outputs[0] if directions == 1 else _core.cat(outputs, 1)
+        x = outputs[0] if directions == 1 else _core.cat(outputs, feature_dim)
         if dropout > 0 and train and layer < num_layers - 1:
             x = F.dropout(x, dropout, True)
     return x, _core.stack(h_n, 0), (None if c0 is None else _core.stack(c_n, 0))
