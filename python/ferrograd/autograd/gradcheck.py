@@ -169,17 +169,17 @@ def gradcheck(
                 UserWarning,
                 stacklevel=2,
             )
+    numerical = None  # the finite differences, computed once for both modes
     if check_forward_ad:
         numerical = _numerical_jacobians(func, inputs, diff_idx, eps)
-        forward = _forward_jacobians(func, inputs, diff_idx)
-        for i, (rows_f, rows_n) in enumerate(zip(forward, numerical)):
-            for k, (a, n) in enumerate(zip(rows_f, rows_n)):
-                if a.shape != n.shape or not np.allclose(a, n, rtol=rtol, atol=atol):
-                    return _fail(
-                        f"Jacobian computed with forward mode mismatch for output {k} with respect to input "
-                        f"{diff_idx[i]},\nnumerical:{_show(n)}\nanalytical:{_show(a)}\n",
-                        raise_exception,
-                    )
+        mismatch = _first_mismatch(_forward_jacobians(func, inputs, diff_idx), numerical, rtol, atol)
+        if mismatch is not None:
+            i, k, a, n = mismatch
+            return _fail(
+                f"Jacobian computed with forward mode mismatch for output {k} with respect to input "
+                f"{diff_idx[i]},\nnumerical:{_show(n)}\nanalytical:{_show(a)}\n",
+                raise_exception,
+            )
     outputs = _differentiable_outputs(func, inputs)
     if not check_backward_ad:
         return True
@@ -195,16 +195,26 @@ def gradcheck(
                     f"The tolerance for nondeterminism was {nondet_tol}.",
                     raise_exception,
                 )
-    numerical = _numerical_jacobians(func, inputs, diff_idx, eps)
-    for i, (rows_a, rows_n) in enumerate(zip(analytical, numerical)):
+    if numerical is None:
+        numerical = _numerical_jacobians(func, inputs, diff_idx, eps)
+    mismatch = _first_mismatch(analytical, numerical, rtol, atol)
+    if mismatch is not None:
+        i, k, a, n = mismatch
+        return _fail(
+            f"Jacobian mismatch for output {k} with respect to input {diff_idx[i]},\n"
+            f"numerical:{_show(n)}\nanalytical:{_show(a)}\n",
+            raise_exception,
+        )
+    return True
+
+
+def _first_mismatch(jacobians, numerical, rtol, atol):
+    """(input position, output k, computed, numerical) of the first Jacobian block that disagrees, else None."""
+    for i, (rows_a, rows_n) in enumerate(zip(jacobians, numerical)):
         for k, (a, n) in enumerate(zip(rows_a, rows_n)):
             if a.shape != n.shape or not np.allclose(a, n, rtol=rtol, atol=atol):
-                return _fail(
-                    f"Jacobian mismatch for output {k} with respect to input {diff_idx[i]},\n"
-                    f"numerical:{_show(n)}\nanalytical:{_show(a)}\n",
-                    raise_exception,
-                )
-    return True
+                return i, k, a, n
+    return None
 
 
 def gradgradcheck(
