@@ -117,3 +117,11 @@ def test_failed_pruning_leaves_the_module_as_it_was():
     # re-registered last, as torch re-registers it
     assert [n for n, _ in lin.named_parameters()] == ["bias", "weight"]
     assert lin.weight is weight and not list(lin.named_buffers()) and not lin._forward_pre_hooks
+
+
+@pytest.mark.parametrize("remove", ["remove_weight_norm", "remove_spectral_norm"])
+def test_removing_a_norm_that_is_not_there_names_it(remove):
+    layer = fg.nn.Linear(2, 2)
+    label = remove.removeprefix("remove_")
+    with pytest.raises(ValueError, match=f"{label} of 'weight' not found in Linear"):
+        getattr(fg.nn.utils, remove)(layer)

@@ -6,6 +6,7 @@ import warnings
 from ..._norm_functions import norm_except_dim
 from ...grad_mode import no_grad
 from ..parameter import Parameter
+from ._norm_hooks import remove_norm_hook
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
 
@@ -73,9 +74,4 @@ def weight_norm(module, name="weight", dim=0):
 
 def remove_weight_norm(module, name="weight"):
     """Puts back `module.<name>` as one plain parameter."""
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    return remove_norm_hook(module, name, WeightNorm, "weight_norm")
