@@ -188,6 +188,10 @@ def _count_cases():
         fg.manual_seed(3)
         n, p = (fg.rand(3000, dtype=dtype) * 200).floor(), fg.rand(3000, dtype=dtype)
         out[f"binomial-many-{name}"] = _ends(digest(fg.binomial(n, p)))
+        # count and prob broadcast together: drawn in the result's order
+        fg.manual_seed(4)
+        counts, chances = fg.tensor([[5.0], [50.0]], dtype=dtype), fg.tensor([0.2, 0.5, 0.9], dtype=dtype)
+        out[f"binomial-broadcast-{name}"] = [fg.binomial(counts, chances), fg.rand(2)]
     gen = fg.Generator().manual_seed(5)
     out["generator"] = [
         fg.poisson(fg.full((4,), 30.0), generator=gen),

@@ -17,8 +17,8 @@ def compile(  # torch's name
     dynamic_shapes=None,
 ):
     """torch's `compile`: a model (`nn.Module` or function), or a decorator when called without one. Checks
-    torch's arguments, then returns a wrapper that runs the model eagerly (`OptimizedModule` for a module):
-    ferrograd has no graph compiler yet, so results are exactly the eager ones."""
+    torch's arguments, then returns a wrapper (`OptimizedModule` for a module) that captures the model's graph
+    on its first call for each guard set and replays it in Rust; what cannot be captured runs eagerly."""
     from ._dynamo.eval_frame import compile as compile_eagerly
 
     return compile_eagerly(

@@ -11,7 +11,6 @@ import builtins
 import math
 
 from . import _core
-from ._combine import broadcast_tensors
 from ._core import Tensor
 from ._write_out import _name
 
@@ -139,10 +138,10 @@ def randint_like(
 
 def poisson(input: Tensor, generator=None) -> Tensor:
     """A Poisson count for each rate of `input` (in its dtype), drawn as torch draws them (the core's
-    `_poisson`); no gradient flows back to the rates."""
+    `_poisson`); as torch's, the rates get a zero gradient (PoissonBackward0)."""
     if not input.is_floating_point():
         raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_name(input.dtype)}'")
-    return _core._poisson(input.detach(), generator=generator)
+    return _core._poisson(input, generator=generator)
 
 
 def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
@@ -153,8 +152,7 @@ def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
             raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: {_name(value.dtype)}")
     if prob.dtype != count.dtype:
         raise RuntimeError(f"Found dtype {_name(prob.dtype)} but expected {_name(count.dtype)}")
-    n, p = broadcast_tensors(count.detach(), prob.detach())
-    return _core._binomial(n.contiguous(), p.contiguous(), generator=generator)
+    return _core._binomial(count, prob, generator=generator)
 
 
 TENSOR_ATTRIBUTES: dict[str, object] = {

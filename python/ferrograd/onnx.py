@@ -13,5 +13,5 @@ def is_in_onnx_export():
 def export(model, args=(), f=None, *more, **options):
     raise NotImplementedError(
         "ferrograd cannot export ONNX models; save the weights with ferrograd.save(model.state_dict(), path) "
-        "(a safetensors file) and export from PyTorch if an ONNX file is needed"
+        "(PyTorch's format), load it into the same model in PyTorch and export from there"
     )

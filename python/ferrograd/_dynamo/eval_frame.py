@@ -1,10 +1,12 @@
-"""`torch.compile`'s results, run eagerly: `OptimizedModule` wraps an `nn.Module` as torch's does (the module
+"""`torch.compile`'s entry point: `OptimizedModule` wraps an `nn.Module` as torch's does (the module
 is the child `_orig_mod`, so state dict keys gain the `_orig_mod.` prefix; attributes read and write through
 to it; `train()`/`eval()` reach it), and a compiled function is the function under `functools.wraps`.
 
 What is checked is what torch checks when `compile` is called: `mode` against its list (for the inductor
 backend), `mode` and `options` not both, the backend's name, a callable model. `fullgraph`, `dynamic` and the
-options are accepted and not used: there is no compiler yet (issue 27), so results are eager results exactly.
+options are accepted; `fullgraph` makes a capture failure raise. Unless the backend is "eager" (or a callable
+of the user's), calls go through `capture.CompiledFunction`, which runs a captured graph on the ops' own
+kernels and rules, or the model eagerly where capture stops.
 """
 
 import functools
@@ -62,7 +64,7 @@ class _CompileOptions:
 
 
 class OptimizedModule(Module):
-    """A compiled `nn.Module`: calls run the original module (`_orig_mod`) eagerly, with its hooks."""
+    """A compiled `nn.Module`: calls run the original module (`_orig_mod`) through the capture, with its hooks."""
 
     # the attributes that belong to the wrapper; any other is the original module's
     _opt_mod_attributes = {"_orig_mod", "dynamo_ctx", "_torchdynamo_orig_callable", "get_compiler_config", "forward"}
@@ -140,7 +142,7 @@ def compile(  # torch's name
     isolate_recompiles=False,
     dynamic_shapes=None,
 ):
-    """`torch.compile`: torch's arguments and checks; the model runs eagerly (no compiler yet, issue 27)."""
+    """`torch.compile`: torch's arguments and checks; the model runs through `CompiledFunction`."""
     if backend is None:
         backend = "inductor"
     if model is None:

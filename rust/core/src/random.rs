@@ -445,6 +445,12 @@ pub fn bernoulli(gen: &Mutex<Generator>, p: &Tensor) -> Result<Tensor> {
     Tensor::from_vec(hits, p.shape())?.to_dtype(p.dtype())
 }
 
+/// `bernoulli(p)`'s draws recorded as torch records them: BernoulliBackward0, a zero gradient for `p`.
+pub fn bernoulli_recorded(gen: &Mutex<Generator>, p: &Tensor) -> Result<Tensor> {
+    let out = bernoulli(gen, p)?;
+    Ok(crate::autograd::record(out, &[p], |_| draw_grad::DrawBackward { draw: draw_grad::Draw::Bernoulli }))
+}
+
 /// A tensor of `shape` and `dtype` holding `value` with probability `p` and 0 otherwise, in one pass:
 /// `bernoulli_(p)` (value 1) and dropout's mask (value 1 / (1 - p) at keep probability 1 - p). One
 /// float64 uniform per element against p, as PyTorch's scalar `bernoulli_` kernel.
@@ -480,6 +486,7 @@ pub fn exponential(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, lambd:
 }
 
 mod counts;
+mod draw_grad;
 mod gamma;
 mod multinomial;
 pub use counts::{binomial, poisson};

@@ -4,7 +4,9 @@
 //! Binomial: Hörmann's BTRS (1993) from a mean (count times the smaller of p, 1 - p) of 10, else counting
 //! geometric waiting times. The binomial arithmetic on count and prob is in their dtype (`scalar_t`) where
 //! PyTorch's is, and in float64 where PyTorch's accumulates (`accscalar_t`).
+use super::draw_grad::{Draw, DrawBackward};
 use super::Generator;
+use crate::autograd::record;
 use crate::bail;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -83,10 +85,11 @@ pub fn poisson(gen: &Mutex<Generator>, rates: &Tensor) -> Result<Tensor> {
     }
     let mut g = gen.lock();
     let counts = lambdas.into_iter().map(|l| poisson_count(&mut g, l) as f64);
-    match rates.dtype() {
+    let out = match rates.dtype() {
         DType::F32 => Tensor::from_vec(counts.map(|c| c as f32).collect::<Vec<f32>>(), &shape),
         _ => Tensor::from_vec(counts.collect::<Vec<f64>>(), &shape),
-    }
+    }?;
+    Ok(record(out, &[rates], |_| DrawBackward { draw: Draw::Poisson }))
 }
 
 /// The binomial arithmetic PyTorch does in the tensor's dtype (`scalar_t`).
@@ -232,21 +235,27 @@ fn binomial_count<T: CountScalar>(g: &mut Generator, count: T, prob: T) -> T {
     }
 }
 
-/// Binomial counts for `count` trials of chance `prob` each (same shape and dtype, float32 or float64).
+/// Binomial counts for `count` trials of chance `prob` each (broadcast together; one dtype, float32 or
+/// float64).
 pub fn binomial(gen: &Mutex<Generator>, count: &Tensor, prob: &Tensor) -> Result<Tensor> {
-    if count.shape() != prob.shape() || count.dtype() != prob.dtype() {
-        bail!(Runtime, "binomial: count and prob must have one shape and dtype");
+    if count.dtype() != prob.dtype() {
+        bail!(Runtime, "binomial: count and prob must have one dtype");
     }
-    let shape = count.shape().to_vec();
+    let shape = crate::layout::broadcast_shapes(count.shape(), prob.shape())?;
+    let out = binomial_counts(gen, &count.detach().expand(&shape)?, &prob.detach().expand(&shape)?, &shape)?;
+    Ok(record(out, &[count, prob], |_| DrawBackward { draw: Draw::Binomial }))
+}
+
+fn binomial_counts(gen: &Mutex<Generator>, count: &Tensor, prob: &Tensor, shape: &[usize]) -> Result<Tensor> {
     let mut g = gen.lock();
     match count.dtype() {
         DType::F32 => {
             let pairs = count.to_vec::<f32>().into_iter().zip(prob.to_vec::<f32>());
-            Tensor::from_vec(pairs.map(|(n, p)| binomial_count(&mut g, n, p)).collect::<Vec<f32>>(), &shape)
+            Tensor::from_vec(pairs.map(|(n, p)| binomial_count(&mut g, n, p)).collect::<Vec<f32>>(), shape)
         }
         DType::F64 => {
             let pairs = count.to_vec::<f64>().into_iter().zip(prob.to_vec::<f64>());
-            Tensor::from_vec(pairs.map(|(n, p)| binomial_count(&mut g, n, p)).collect::<Vec<f64>>(), &shape)
+            Tensor::from_vec(pairs.map(|(n, p)| binomial_count(&mut g, n, p)).collect::<Vec<f64>>(), shape)
         }
         other => bail!(NotImplemented, "\"binomial_cpu\" not implemented for '{}'", other.scalar_type_name()),
     }

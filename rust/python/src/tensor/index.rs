@@ -164,7 +164,7 @@ impl PyTensor {
         let gen = crate::generator::generator_arg(generator, "bernoulli")?;
         let a = self.get();
         let out = match p {
-            None => call(|| random::bernoulli(&gen, &a))?,
+            None => call(|| random::bernoulli_recorded(&gen, &a))?,
             Some(p) => call(|| random::bernoulli_with(&gen, a.shape(), a.dtype(), p))?,
         };
         wrap(py, out)
