@@ -10,6 +10,7 @@ import warnings
 import ferrograd as fg
 import numpy as np
 import pytest
+from helpers import AGAINST_TORCH
 
 # ---------------------------------------------------------------------------
 # the errors listed in issue 2
@@ -528,3 +529,21 @@ def test_argument_errors_name_the_type_as_torch(call, value, name):
     fn, prefix = TYPE_NAME_CALLS[call]
     with pytest.raises(TypeError, match=prefix + " must be Tensor, not " + re.escape(name) + "$"):
         fn(value)
+
+
+def test_running_stats_of_the_wrong_shape_are_left_as_they_were():
+    """batch_norm_update_stats and batch_norm check both running statistics before writing either (the fuzz
+    found the mean updated and then the variance refused)."""
+    x = fg.arange(16.0).reshape(2, 2, 4)
+    shapes = [((2, 1, 2, 3), (2,))]
+    if not AGAINST_TORCH:  # torch writes the first C entries of a longer statistic unchecked; ferrograd refuses
+        shapes += [((2,), (3,)), ((3,), (2,))]
+    for mean_shape, var_shape in shapes:
+        running_mean, running_var = fg.ones(mean_shape), fg.ones(var_shape)
+        versions = (running_mean._version, running_var._version)
+        with pytest.raises(RuntimeError):
+            fg.batch_norm_update_stats(x, running_mean, running_var, 0.1)
+        assert (running_mean._version, running_var._version) == versions
+        assert running_mean.eq(1).all() and running_var.eq(1).all()
+    with pytest.raises(TypeError, match=r"argument 'running_var' \(position 3\) must be Tensor, not str"):
+        fg.batch_norm_update_stats(x, fg.zeros(2), "\x00", 0.1)

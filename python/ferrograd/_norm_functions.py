@@ -6,6 +6,7 @@ warning), `native_layer_norm` (layer norm with the mean and reciprocal deviation
 import builtins
 
 from . import _core
+from ._arg_errors import require_tensor as _require_tensor
 from ._core import Tensor
 from .grad_mode import no_grad
 
@@ -82,6 +83,9 @@ def batch_norm_update_stats(input: Tensor, running_mean, running_var, momentum: 
     them, with the running statistics (when given) updated in place as it updates them; no gradient."""
     from .nn.functional.normalization import _update_running_stats
 
+    for position, (name, stat) in enumerate((("running_mean", running_mean), ("running_var", running_var)), 2):
+        if stat is not None:
+            _require_tensor(stat, "batch_norm_update_stats", name, position)
     dims = [0, *builtins.range(2, input.dim())]
     with no_grad():
         mean = input.mean(dims)

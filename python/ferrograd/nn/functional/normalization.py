@@ -142,12 +142,22 @@ def batch_norm(
 
 
 def _update_running_stats(running_mean, running_var, mean, var, count, momentum):
+    """`running = running * (1 - momentum) + batch * momentum` for each given statistic (the variance's batch
+    value unbiased). Both new values are computed before either is written, so a statistic of the wrong shape
+    raises with neither changed."""
     with no_grad():
+        updates = []
         if running_mean is not None:
-            running_mean.mul_(1.0 - momentum).add_(mean.reshape(-1).to(running_mean.dtype) * momentum)
+            batch = mean.reshape(-1).to(running_mean.dtype) * momentum
+            updates.append((running_mean, running_mean * (1.0 - momentum) + batch))
         if running_var is not None:
             unbiased = var.reshape(-1).to(running_var.dtype) * (count / max(count - 1, 1))
-            running_var.mul_(1.0 - momentum).add_(unbiased * momentum)
+            updates.append((running_var, running_var * (1.0 - momentum) + unbiased * momentum))
+        for running, new in updates:
+            if new.shape != running.shape:
+                running.add_(new)  # torch's in-place broadcast error, raised before any write
+        for running, new in updates:
+            running.copy_(new)
 
 
 def instance_norm(
