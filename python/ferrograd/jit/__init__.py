@@ -22,6 +22,7 @@ from ._script import (
     TopLevelTracedModule,
     TracedModule,
     copy_module,
+    refuse_save,
 )
 
 __all__ = [
@@ -201,18 +202,10 @@ def trace_module(
     return copy_module(mod, TopLevelTracedModule, TracedModule)
 
 
-def _refuse_save():
-    raise NotImplementedError(
-        "ferrograd cannot write TorchScript archives: it runs models as Python, not TorchScript. Save the "
-        "weights with ferrograd.save(model.state_dict(), path) (PyTorch's format) and rebuild the model class "
-        "to load them"
-    )
-
-
 def save(m, f, _extra_files=None):
     """Refused: a TorchScript archive holds compiled TorchScript code, which ferrograd does not produce."""
     _deprecated("save", _USE_EXPORT)
-    _refuse_save()
+    refuse_save()
 
 
 def load(f, map_location=None, _extra_files=None, _restore_shapes=False):

@@ -14,6 +14,14 @@ from ..nn.modules.module import Module
 _PARAMETER_STATE = ("_parameters", "_buffers")
 
 
+def refuse_save():
+    raise NotImplementedError(
+        "ferrograd cannot write TorchScript archives: it runs models as Python, not TorchScript. Save the "
+        "weights with ferrograd.save(model.state_dict(), path) (PyTorch's format) and rebuild the model class "
+        "to load them"
+    )
+
+
 class ScriptFunction:
     """A function `jit.script` or `jit.trace` returned: calling it calls the function."""
 
@@ -25,9 +33,7 @@ class ScriptFunction:
         return self._function(*args, **kwargs)
 
     def save(self, f, **kwargs):
-        from . import _refuse_save
-
-        _refuse_save()
+        refuse_save()
 
     def __repr__(self):
         return f"<ferrograd.jit.ScriptFunction object at {id(self):#x}>"
@@ -51,14 +57,10 @@ class ScriptModule(Module):
         return duplicate
 
     def save(self, f, **kwargs):
-        from . import _refuse_save
-
-        _refuse_save()
+        refuse_save()
 
     def save_to_buffer(self, **kwargs):
-        from . import _refuse_save
-
-        _refuse_save()
+        refuse_save()
 
 
 class RecursiveScriptModule(ScriptModule):
