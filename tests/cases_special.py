@@ -15,7 +15,7 @@ UNARY = [
     "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digamma", "entr", "erfc", "erfcx", "erfinv", "gammaln",
     "i0", "i0e", "i1", "i1e", "log_ndtr", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
     "modified_bessel_k1", "ndtri", "psi", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "sinc",
-    "spherical_bessel_j0", "ndtr", "expit", "exp2", "expm1", "log1p", "erf", "logit",
+    "spherical_bessel_j0", "ndtr", "expit", "exp2", "expm1", "log1p", "erf", "logit", "airy_ai",
 ]  # fmt: skip
 # ndtri and erfinv are only defined on [0, 1] and [-1, 1]
 PROBABILITIES = [0.0, 1e-300, 1e-20, 1e-5, 0.01, 0.25, 0.5, 0.75, 0.999, 1.0 - 1e-12, 1.0, -0.5, 1.5, NAN]
@@ -44,7 +44,7 @@ def _unary(name):
 # gradients at interior points (away from poles and branch points, where finite differences mean nothing)
 GRAD_POINTS = [0.1, 0.25, 0.5, 0.9, 1.5, 3.0, 7.0, 33.0]
 GRAD_PROBABILITIES = [0.01, 0.2, 0.5, 0.7, 0.95]
-DIFFERENTIABLE = [n for n in UNARY if not n.startswith(("scaled_", "spherical_"))]
+DIFFERENTIABLE = [n for n in UNARY if not n.startswith(("scaled_", "spherical_", "airy_"))]
 
 
 def _grad(name):
@@ -64,7 +64,7 @@ def _grad(name):
 
 def _not_differentiable():
     x = fg.tensor([0.5, 2.0], requires_grad=True)
-    return {n: getattr(special, n)(x).requires_grad for n in UNARY if n.startswith(("scaled_", "spherical_"))}
+    return {n: getattr(special, n)(x).requires_grad for n in UNARY if n.startswith(("scaled_", "spherical_", "airy_"))}
 
 
 def _binary():
@@ -114,6 +114,44 @@ def _kl_div():
     return {"loss": loss, "grad_input": g_in, "grad_target": g_target}
 
 
+POLYNOMIALS = [
+    "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+    "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+    "legendre_polynomial_p",
+]  # fmt: skip
+# the ends of [-1, 1] and [0, 1], points inside and out, and the degrees where torch switches from the
+# recurrence to the closed forms (above 4, 6 or 8) and Hermite's NaN limits (128 in float32, 512 in float64)
+POLY_X = [-2.0, -1.5, -1.0, -0.999, -0.5, -0.0, 0.0, 0.3, 0.5, 0.75, 0.999, 1.0, 1.5, 2.0, 10.0, NAN, INF, -INF]
+POLY_N = [-1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 25, 100, 129, 513]
+
+
+def _polynomial(name):
+    def case():
+        f = getattr(special, name)
+        x64 = fg.tensor(POLY_X, dtype=fg.float64).unsqueeze(1)
+        n64 = fg.tensor(POLY_N, dtype=fg.float64)
+        x_grad = fg.tensor([0.25, 0.5], requires_grad=True)
+        return {
+            "float64": f(x64, n64),
+            "float32": f(x64.float(), n64.float()),
+            "int_n": f(x64, fg.tensor(POLY_N)),
+            "fractional_n": f(fg.tensor([0.3, 0.3, 0.3, 0.3, 0.3]), fg.tensor([2.7, 7.9, -0.5, NAN, INF])),
+            "number_n": f(fg.tensor([0.3, -0.8]), 3),
+            "number_x": f(0.3, fg.tensor([2, 9])),
+            "int_x": f(fg.tensor([0, 1, 2]), fg.tensor([3, 3, 3])),
+            "bool_x": f(fg.tensor([True, False]), 2),
+            "zero_dim_n_keeps_dtype": f(fg.tensor([0.5]), fg.tensor(3.0, dtype=fg.float64)),
+            "no_grad": f(x_grad, 2).requires_grad,
+            "numbers": error(f, 0.5, 2),
+            "half": error(f, fg.tensor([0.5], dtype=fg.float16), 2),
+            "broadcast": error(f, fg.zeros(2), fg.zeros(3)),
+        }
+
+    return case
+
+
 CASES = {f"values_{n}": _unary(n) for n in UNARY}
+CASES.update({f"polynomial_{n}": _polynomial(n) for n in POLYNOMIALS})
 CASES.update({f"grad_{n}": _grad(n) for n in DIFFERENTIABLE})
 CASES.update({"not_differentiable": _not_differentiable, "binary": _binary, "polygamma": _polygamma, "kl_div": _kl_div})

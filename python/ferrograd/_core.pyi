@@ -130,6 +130,7 @@ __all__ = [
     "_randperm",
     "_multinomial",
     "_sparse_mm",
+    "_orthogonal_polynomial",
     "_dropout_mask",
     "_standard_gamma",
     "_poisson",
@@ -2211,6 +2212,10 @@ def _sparse_mm(
 ) -> Tensor:
     """Backend of ``ferrograd.sparse.mm``: a sparse COO matrix (int64 ``[2, nnz]`` indices, 1-D values) times a
     dense one."""
+
+def _orthogonal_polynomial(name: str, x: Tensor, n: Tensor) -> Tensor:
+    """Backend of ``ferrograd.special``'s orthogonal polynomials (``name`` is torch's function name): ``x`` and
+    ``n`` of one floating dtype, broadcast together."""
 
 def _multinomial(probs: Any, num_samples: Any, replacement: Any, generator: Generator | None = None) -> Tensor:
     """Backend of ``ferrograd.multinomial``."""

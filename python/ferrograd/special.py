@@ -4,15 +4,20 @@ A lazy submodule (`import ferrograd` does not import it). Kernels are in the Rus
 
 from . import _core
 from ._arg_errors import require_tensor as _require_tensor
+from ._arg_errors import type_name as _type_name
 from ._core import Tensor
 from ._out import _check_out, write_out
 
 __all__ = [
-    "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv",
-    "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit",
-    "logsumexp", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+    "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma", "entr", "erf", "erfc",
+    "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln", "hermite_polynomial_h", "hermite_polynomial_he", "i0",
+    "i0e", "i1", "i1e", "laguerre_polynomial_l", "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax",
+    "logit", "logsumexp", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
     "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "scaled_modified_bessel_k0",
-    "scaled_modified_bessel_k1", "sinc", "softmax", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta",
+    "scaled_modified_bessel_k1", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "sinc", "softmax", "spherical_bessel_j0",
+    "xlog1py", "xlogy", "zeta",
 ]  # fmt: skip
 
 
@@ -78,6 +83,7 @@ modified_bessel_k1 = _core_special("modified_bessel_k1")
 scaled_modified_bessel_k0 = _core_special_of_x("scaled_modified_bessel_k0")
 scaled_modified_bessel_k1 = _core_special_of_x("scaled_modified_bessel_k1")
 spherical_bessel_j0 = _core_special_of_x("spherical_bessel_j0")
+airy_ai = _core_special_of_x("airy_ai")
 
 digamma = _method("digamma", "digamma")
 psi = _method("digamma", "psi")
@@ -138,6 +144,50 @@ def multigammaln(input, p, *, out=None):
 
 def _tensors(*values):
     return tuple(v for v in values if isinstance(v, Tensor))
+
+
+def _polynomial_values(name, x, n):
+    """torch's promotion (the result type of x and n, integers and bools to the default float), then the core's
+    recurrences in that dtype."""
+    from . import get_default_dtype, result_type, tensor
+
+    dtype = result_type(x, n)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        dtype = get_default_dtype()
+    x, n = (v.detach().to(dtype) if isinstance(v, Tensor) else tensor(v, dtype=dtype) for v in (x, n))
+    return _core._orthogonal_polynomial(name, x, n)
+
+
+def _orthogonal_polynomial(name, doc):
+    op = f"special_{name}"
+
+    def function(x, n, *, out=None):
+        if not isinstance(x, Tensor) and not isinstance(n, Tensor):
+            raise TypeError(
+                f"{op}() received an invalid combination of arguments - got ({_type_name(x)}, {_type_name(n)}), "
+                "but expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n"
+                " * (Number x, Tensor n, *, Tensor out = None)\n * (Tensor x, Number n, *, Tensor out = None)\n"
+            )
+        return _out(op, out, _tensors(x, n), lambda: _polynomial_values(name, x, n))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"torch.special.{name}(x, n, *, out=None): {doc}, degree n (truncated to an integer)."
+    return function
+
+
+# each written once in the core (rust/core/src/ops/orthogonal_polynomial.rs); no gradient, as torch's
+chebyshev_polynomial_t = _orthogonal_polynomial("chebyshev_polynomial_t", "Chebyshev polynomial of the first kind")
+chebyshev_polynomial_u = _orthogonal_polynomial("chebyshev_polynomial_u", "Chebyshev polynomial of the second kind")
+chebyshev_polynomial_v = _orthogonal_polynomial("chebyshev_polynomial_v", "Chebyshev polynomial of the third kind")
+chebyshev_polynomial_w = _orthogonal_polynomial("chebyshev_polynomial_w", "Chebyshev polynomial of the fourth kind")
+shifted_chebyshev_polynomial_t = _orthogonal_polynomial("shifted_chebyshev_polynomial_t", "T*(x) = T(2x - 1)")
+shifted_chebyshev_polynomial_u = _orthogonal_polynomial("shifted_chebyshev_polynomial_u", "U*(x) = U(2x - 1)")
+shifted_chebyshev_polynomial_v = _orthogonal_polynomial("shifted_chebyshev_polynomial_v", "V*(x) = V(2x - 1)")
+shifted_chebyshev_polynomial_w = _orthogonal_polynomial("shifted_chebyshev_polynomial_w", "W*(x) = W(2x - 1)")
+hermite_polynomial_h = _orthogonal_polynomial("hermite_polynomial_h", "physicists' Hermite polynomial")
+hermite_polynomial_he = _orthogonal_polynomial("hermite_polynomial_he", "probabilists' Hermite polynomial")
+laguerre_polynomial_l = _orthogonal_polynomial("laguerre_polynomial_l", "Laguerre polynomial")
+legendre_polynomial_p = _orthogonal_polynomial("legendre_polynomial_p", "Legendre polynomial")
 
 
 def xlogy(input, other, *, out=None):

@@ -35,6 +35,7 @@ mod threads;
 use tensor as py_tensor;
 mod serialize;
 mod sparse;
+mod special;
 mod torch_format;
 
 use dtype::PyDType;
@@ -110,6 +111,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     linalg::register(m)?;
     rnn::register(m)?;
     sparse::register(m)?;
+    special::register(m)?;
     threads::register(m)?;
     autocast::register(m)?;
     serialize::register(m)?;

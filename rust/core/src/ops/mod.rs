@@ -38,6 +38,7 @@ pub mod native_dropout;
 pub mod nn;
 pub mod norm;
 mod order;
+pub mod orthogonal_polynomial;
 pub mod pad;
 mod pixel_shuffle;
 pub mod pool;

@@ -2,6 +2,7 @@
 //! the error-function family and the Bessel functions. Written from the defining series, recurrences,
 //! asymptotic expansions and Newton iterations named at each function; libm supplies lgamma, erf,
 //! erfc and the Bessel functions of the first and second kind of orders 0 and 1.
+pub mod airy;
 pub mod bessel;
 pub mod erf;
 pub mod gamma;

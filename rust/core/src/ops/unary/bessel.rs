@@ -130,3 +130,7 @@ bessel_op_without_grad!(
     /// sin(x)/x.
     SphericalBesselJ0, k::spherical_j0
 );
+bessel_op_without_grad!(
+    /// The Airy function Ai(x).
+    AiryAi, crate::kernels::special::airy::airy_ai
+);

@@ -423,6 +423,7 @@ macro_rules! for_each_special_unary_op {
             scaled_modified_bessel_k0: $crate::unary::ScaledModifiedBesselK0;
             scaled_modified_bessel_k1: $crate::unary::ScaledModifiedBesselK1;
             spherical_bessel_j0: $crate::unary::SphericalBesselJ0;
+            airy_ai: $crate::unary::AiryAi;
         }
     };
 }
