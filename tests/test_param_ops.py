@@ -1,10 +1,13 @@
-"""The unary ops with parameters of the core's `for_each_param_unary_op!` registry (`nn.functional`'s elu,
-celu, leaky_relu, hardtanh, softplus, threshold), table-driven: one row per op gives its forward against
-numpy (float32 and float64, every layout, torch's defaults and other parameters), gradcheck, its grad_fn,
-`inplace=True` and `F.<name>_` (the tensor itself, the same values and gradients, the leaf error), and the
-`F.` signature's defaults against the registry's."""
+"""The ops of the core's `for_each_param_unary_op!` registry (`nn.functional`'s elu, celu, leaky_relu,
+hardtanh, softplus, threshold, gelu, silu, hardsigmoid, hardswish, mish, hardshrink, softshrink), table-driven:
+one row per op gives its forward against numpy (float32 and float64, every layout, torch's defaults and other
+parameters), gradcheck, its grad_fn, `inplace=True` and `F.<name>_` (the tensor itself, the same values and
+gradients, the leaf error), and the `F.` signature's defaults against the registry's, and the registry against
+torch's signature."""
 
+import ast
 import inspect
+import math
 
 import ferrograd as fg
 import numpy as np
@@ -19,50 +22,93 @@ def _softplus(a, beta, threshold):
     return np.where(a * beta > threshold, a, np.log1p(np.exp(a * beta)) / beta)
 
 
-# name, parameters other than the defaults (all of them for an op without defaults), numpy reference of
-# (input, **parameters), grad_fn name
+def _erf(a):
+    return np.vectorize(math.erf)(a)
+
+
+def _gelu(a, approximate):
+    if approximate == "tanh":
+        return 0.5 * a * (1 + np.tanh(math.sqrt(2 / math.pi) * (a + 0.044715 * a**3)))
+    return 0.5 * a * (1 + _erf(a / math.sqrt(2)))
+
+
+# One row per op: its name; torch's signature, which ferrograd's registry must declare (checked below): the
+# in-place flag ("inplace": F.<name> takes inplace= and F.<name>_ exists; "inplace_arg": inplace= only) and
+# each parameter with its Rust type and default ("" where torch has none); parameters other than the
+# defaults; numpy reference of (input, **parameters); grad_fn name
 PARAM_OPS = [
-    ("softplus", {"beta": 2.0, "threshold": 1.5}, _softplus, "SoftplusBackward0"),
-    ("elu", {"alpha": 0.5}, lambda a, alpha: np.where(a > 0, a, alpha * np.expm1(a)), "EluBackward0"),
-    ("celu", {"alpha": -1.5}, lambda a, alpha: np.where(a > 0, a, alpha * np.expm1(a / alpha)), "CeluBackward0"),
+    (
+        "softplus",
+        ("", [("beta", "f64", "1.0"), ("threshold", "f64", "20.0")]),
+        {"beta": 2.0, "threshold": 1.5},
+        _softplus,
+        "SoftplusBackward0",
+    ),
+    (
+        "elu",
+        ("inplace", [("alpha", "f64", "1.0")]),
+        {"alpha": 0.5},
+        lambda a, alpha: np.where(a > 0, a, alpha * np.expm1(a)),
+        "EluBackward0",
+    ),
+    (
+        "celu",
+        ("inplace", [("alpha", "f64", "1.0")]),
+        {"alpha": -1.5},
+        lambda a, alpha: np.where(a > 0, a, alpha * np.expm1(a / alpha)),
+        "CeluBackward0",
+    ),
     (
         "leaky_relu",
+        ("inplace", [("negative_slope", "f64", "0.01")]),
         {"negative_slope": 0.2},
         lambda a, negative_slope: np.where(a > 0, a, a * negative_slope),
         "LeakyReluBackward0",
     ),
     (
         "hardtanh",
+        ("inplace", [("min_val", "f64", "-1.0"), ("max_val", "f64", "1.0")]),
         {"min_val": -0.5, "max_val": 1.5},
         lambda a, min_val, max_val: np.clip(a, min_val, max_val),
         "HardtanhBackward0",
     ),
     (
         "threshold",
+        ("inplace", [("threshold", "f64", ""), ("value", "f64", "")]),
         {"threshold": 0.1, "value": -2.0},
         lambda a, threshold, value: np.where(a <= threshold, value, a),
         "ThresholdBackward0",
     ),
+    ("gelu", ("", [("approximate", "&str", '"none"')]), {"approximate": "tanh"}, _gelu, "GeluBackward0"),
+    ("silu", ("inplace_arg", []), {}, lambda a: a / (1 + np.exp(-a)), "SiluBackward0"),
+    ("hardsigmoid", ("inplace_arg", []), {}, lambda a: np.clip(a + 3, 0, 6) / 6, "HardsigmoidBackward0"),
+    ("hardswish", ("inplace_arg", []), {}, lambda a: a * np.clip(a + 3, 0, 6) / 6, "HardswishBackward0"),
+    ("mish", ("inplace_arg", []), {}, lambda a: a * np.tanh(np.log1p(np.exp(a))), "MishBackward0"),
+    (
+        "hardshrink",
+        ("", [("lambd", "f64", "0.5")]),
+        {"lambd": 0.3},
+        lambda a, lambd: np.where(np.abs(a) <= lambd, 0.0, a),
+        "HardshrinkBackward0",
+    ),
+    (
+        "softshrink",
+        ("", [("lambd", "f64", "0.5")]),
+        {"lambd": 0.3},
+        lambda a, lambd: np.where(a > lambd, a - lambd, np.where(a < -lambd, a + lambd, 0.0)),
+        "SoftshrinkBackward0",
+    ),
 ]
-# torch's signatures of these functions: whether F has the in-place form, and each parameter with its default
-# ("" where torch has none); ferrograd's registry must declare the same (checked below)
-TORCH_SIGNATURES = {
-    "softplus": (False, [("beta", "f64", "1.0"), ("threshold", "f64", "20.0")]),
-    "elu": (True, [("alpha", "f64", "1.0")]),
-    "celu": (True, [("alpha", "f64", "1.0")]),
-    "leaky_relu": (True, [("negative_slope", "f64", "0.01")]),
-    "hardtanh": (True, [("min_val", "f64", "-1.0"), ("max_val", "f64", "1.0")]),
-    "threshold": (True, [("threshold", "f64", ""), ("value", "f64", "")]),
-}
+TORCH_SIGNATURES = {name: signature for name, signature, *_ in PARAM_OPS}
 REGISTRY = (
     TORCH_SIGNATURES
     if AGAINST_TORCH
-    else {name: (inplace, params) for name, _, inplace, params in fg._core._param_unary_ops()}
+    else {name: (flag, params) for name, _, flag, params in fg._core._param_unary_ops()}
 )
 
 
 def _defaults(name):
-    return {p: float(d) for p, _, d in REGISTRY[name][1] if d}
+    return {p: ast.literal_eval(d) for p, _, d in REGISTRY[name][1] if d}
 
 
 def _calls(name, params):
@@ -73,7 +119,7 @@ def _calls(name, params):
     return out
 
 
-ROWS = [pytest.param(name, params, ref, id=name) for name, params, ref, _ in PARAM_OPS]
+ROWS = [pytest.param(name, params, ref, id=name) for name, _, params, ref, _ in PARAM_OPS]
 
 
 def test_every_registry_op_has_a_row_and_torchs_signature():
@@ -84,14 +130,16 @@ def test_every_registry_op_has_a_row_and_torchs_signature():
 @pytest.mark.skipif(AGAINST_TORCH, reason="torch's F functions are builtins without an inspectable signature")
 @pytest.mark.parametrize("name,params,ref", ROWS)
 def test_signature_is_the_registry(name, params, ref):
-    inplace, declared = REGISTRY[name]
+    flag, declared = REGISTRY[name]
     sig = inspect.signature(getattr(F, name))
-    expected = ["input", *(p for p, _, _ in declared), *(["inplace"] if inplace else [])]
+    expected = ["input", *(p for p, _, _ in declared), *(["inplace"] if flag else [])]
     assert list(sig.parameters) == expected
     for p, _, default in declared:
-        want = inspect.Parameter.empty if not default else float(default)
+        want = inspect.Parameter.empty if not default else ast.literal_eval(default)
         assert sig.parameters[p].default == want
-    assert hasattr(F, f"{name}_") == inplace and (f"{name}_" in F.__all__) == inplace and name in F.__all__
+    has_function = flag == "inplace"
+    assert hasattr(F, f"{name}_") == has_function and (f"{name}_" in F.__all__) == has_function
+    assert name in F.__all__
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -106,7 +154,7 @@ def test_forward(name, params, ref, layout, dtype, rng):
 
 @pytest.mark.parametrize("name,params,ref", ROWS)
 def test_gradcheck_and_grad_fn(name, params, ref, rng):
-    grad_fn = next(g for n, _, _, g in PARAM_OPS if n == name)
+    grad_fn = next(g for n, *_, g in PARAM_OPS if n == name)
     for _, kwargs in _calls(name, params):
         gradcheck(lambda x, kwargs=kwargs: getattr(F, name)(x, **kwargs), [rng.uniform(-3, 3, (2, 3))])
         assert getattr(F, name)(fg.ones(2, requires_grad=True), **kwargs).grad_fn.name() == grad_fn
@@ -122,7 +170,10 @@ def test_inplace_forms(name, params, ref, rng):
     expected_leaf = fg.tensor(a, requires_grad=True)
     expected = getattr(F, name)(expected_leaf * 2, **params)
     expected.backward(v)
-    for form in (lambda x: getattr(F, name)(x, **params, inplace=True), lambda x: getattr(F, f"{name}_")(x, **params)):
+    forms = [lambda x: getattr(F, name)(x, **params, inplace=True)]
+    if REGISTRY[name][0] == "inplace":
+        forms.append(lambda x: getattr(F, f"{name}_")(x, **params))
+    for form in forms:
         leaf = fg.tensor(a, requires_grad=True)
         x = leaf * 2
         out = form(x)
@@ -144,7 +195,32 @@ def test_parameter_checks():
         F.hardtanh(x, 2.0, 1.0, inplace=True)
     with pytest.raises(RuntimeError, match="^ZeroDivisionError: alpha cannot be 0 for CELU$"):
         F.celu(x, 0.0)
+    with pytest.raises(RuntimeError, match="^approximate argument must be either none or tanh.$"):
+        F.gelu(x, approximate="exact")
+    with pytest.raises(RuntimeError, match=r"^lambda must be in range \[0, 3.40282e\+38\] for input dtype Float, but"):
+        F.softshrink(x, -0.1)
+    message = r"^lambda must be in range \[0, 1.79769e\+308\] for input dtype Double, but found -1.23457e\+08$"
+    with pytest.raises(RuntimeError, match=message):
+        F.softshrink(x.double(), -123456789.0)
+    with pytest.raises(NotImplementedError, match="\"softshrink_check\" not implemented for 'Long'"):
+        F.softshrink(fg.tensor([1, 2]), -1.0)
+    with pytest.raises(NotImplementedError, match="\"hardshrink_cpu\" not implemented for 'Long'"):
+        F.hardshrink(fg.tensor([1, 2]))
     assert x.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_shrinks_at_their_bounds_and_nan():
+    """softshrink gives x * 0 inside (-0.0 for a negative x, as torch's kernel), hardshrink 0; no gradient at
+    +-lambd; NaN stays NaN and passes its gradient."""
+    values = [-0.2, 0.2, float("nan"), -1.0, 1.0, 0.5, -0.5]
+    x = fg.tensor(values, requires_grad=True)
+    soft, hard = F.softshrink(x), F.hardshrink(x)
+    assert np.array_equal(np.signbit(soft.detach().numpy()), [True, False, False, True, False, False, True])
+    np.testing.assert_array_equal(soft.detach().numpy(), [0.0, 0.0, np.nan, -0.5, 0.5, 0.0, 0.0])
+    np.testing.assert_array_equal(hard.detach().numpy(), [0.0, 0.0, np.nan, -1.0, 1.0, 0.0, 0.0])
+    for out in (soft, hard):
+        (grad,) = fg.autograd.grad(out.sum(), x)
+        assert grad.tolist() == [0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.0]
 
 
 def test_threshold_keeps_nan_and_its_gradient():

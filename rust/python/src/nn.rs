@@ -19,8 +19,8 @@ fn optional(obj: Option<&Bound<'_, PyAny>>, func: &str, arg: &str) -> PyResult<O
     obj.filter(|o| !o.is_none()).map(|o| tensor_arg(o, func, arg)).transpose()
 }
 
-fn reduction_arg(reduction: &str) -> PyResult<ferrograd_core::nn::Reduction> {
-    use ferrograd_core::nn::Reduction;
+fn reduction_arg(reduction: &str) -> PyResult<ferrograd_core::loss::Reduction> {
+    use ferrograd_core::loss::Reduction;
     match reduction {
         "mean" => Ok(Reduction::Mean),
         "sum" => Ok(Reduction::Sum),

@@ -55,9 +55,6 @@ def _scalar_type_name(t):
     return {"int64": "Long", "bool": "Bool"}.get(str(t.dtype).split(".")[-1], "Float")
 
 
-_DTYPE_LIMITS = {"float32": ("Float", "3.40282e+38"), "float64": ("Double", "1.79769e+308")}
-
-
 def _loss_reduction(size_average, reduce, reduction):
     return _check_reduction(_reduction(size_average, reduce, reduction))
 

@@ -1,13 +1,14 @@
 """Activations and softmaxes. Each follows PyTorch's definition, including which side of a tie or bound
-(0, ±lambda, ±3) takes the gradient. The elementwise ones with parameters (elu, celu, leaky_relu, hardtanh,
-softplus, threshold) are generated from the core's registry into `_param_ops.py`."""
+takes the gradient. The elementwise ones that are one core op each (elu, celu, leaky_relu, hardtanh, softplus,
+threshold, gelu, silu, hardsigmoid, hardswish, mish, hardshrink, softshrink) are generated from the core's
+registry into `_param_ops.py`."""
 
 import warnings
 
 from ... import _core
 from ..._core import Tensor
 from ..._utils import warn_at_caller
-from ._common import _DTYPE_LIMITS, _inplace
+from ._common import _inplace
 from ._param_ops import elu, hardtanh, leaky_relu
 
 
@@ -31,18 +32,6 @@ def sigmoid(input: Tensor) -> Tensor:
 
 def tanh(input: Tensor) -> Tensor:
     return input.tanh()
-
-
-def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    if inplace:
-        return _inplace(input, silu)
-    return input._silu()
-
-
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
-    return input._gelu(approximate)
 
 
 def _softmax_dim(name, ndim):
@@ -73,27 +62,6 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """min(max(0, x), 6), as `hardtanh(x, 0, 6)` (HardtanhBackward0, as in PyTorch)."""
     return hardtanh(input, 0.0, 6.0, inplace)
-
-
-def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
-    """min(max(x + 3, 0), 6) / 6; the gradient is 0 at ±3 and, as in PyTorch, 1/6 rounded to float32 between."""
-    if inplace:
-        return _inplace(input, hardsigmoid)
-    return input._hardsigmoid()
-
-
-def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
-    """x · min(max(x + 3, 0), 6) / 6; as in PyTorch the gradient is 0 at -3 and 1 at 3 (the outer pieces')."""
-    if inplace:
-        return _inplace(input, hardswish)
-    return input._hardswish()
-
-
-def mish(input: Tensor, inplace: bool = False) -> Tensor:
-    """x · tanh(softplus(x))."""
-    if inplace:
-        return _inplace(input, mish)
-    return input._mish()
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -155,26 +123,6 @@ def softmin(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor
 
 def tanhshrink(input: Tensor) -> Tensor:
     return input - input.tanh()
-
-
-def _check_lambd(lambd, input):
-    if lambd < 0:
-        kind, top = _DTYPE_LIMITS.get(str(input.dtype).rpartition(".")[2], _DTYPE_LIMITS["float32"])
-        raise RuntimeError(f"lambda must be in range [0, {top}] for input dtype {kind}, but found {lambd:g}")
-
-
-def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """x - lambd above lambd, x + lambd below -lambd, 0 between (and no gradient at ±lambd); NaN stays NaN."""
-    _floating_only(input, "softshrink_check")
-    _check_lambd(lambd, input)
-    shrunk = _core.where(input < -lambd, input + lambd, input - lambd)
-    return _core.where((input >= -lambd).logical_and(input <= lambd), 0.0, shrunk)
-
-
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """0 where -lambd <= x <= lambd, else x (NaN stays NaN)."""
-    _floating_only(input, "hardshrink_cpu")
-    return _core.where((input >= -lambd).logical_and(input <= lambd), 0.0, input)
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:

@@ -1,14 +1,34 @@
-//! Pointwise losses with their own PyTorch grad_fn: smooth_l1_loss, binary_cross_entropy and
-//! binary_cross_entropy_with_logits. Each is a per-element loss (broadcast input/target/weights)
-//! followed by the reduction; forward and backward are both written with tensor ops, so the backward
-//! is itself differentiable.
-use crate::autograd::{record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
+//! The losses with their own PyTorch grad_fn: nll_loss, mse_loss, and the pointwise ones (smooth_l1_loss,
+//! binary_cross_entropy and binary_cross_entropy_with_logits). Each pointwise one is a per-element loss
+//! (broadcast input/target/weights) followed by the reduction; forward and backward are both written with
+//! tensor ops, so the backward is itself differentiable.
+use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
-use crate::dtype::result_type;
+use crate::dtype::{result_type, DType};
 use crate::error::Result;
+use crate::layout::broadcast_shapes;
+use crate::ops::extreme::positions_along;
 use crate::ops::formula::c;
-use crate::ops::nn::Reduction;
 use crate::tensor::Tensor;
+
+/// `reduction=` of the losses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    None,
+    Mean,
+    Sum,
+}
+
+impl AsField for Reduction {
+    /// PyTorch's `at::Reduction` numbers.
+    fn as_field(&self) -> Field<'_> {
+        Field::Int(match self {
+            Reduction::None => 0,
+            Reduction::Mean => 1,
+            Reduction::Sum => 2,
+        })
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum LossKind {
@@ -192,5 +212,207 @@ impl Backward for PointwiseLossBackward {
         let (gx, gt) = pointwise_grads(self.kind, &x, &t, weights)?;
         let g = if self.reduction == Reduction::Mean { g.div(&c(self.numel as f64))? } else { g.clone() };
         Ok(vec![ctx.grad_if(0, || g.mul(&gx))?, ctx.grad_if(1, || g.mul(&gt))?])
+    }
+}
+
+impl Tensor {
+    /// `nll_loss` for class-index targets: input (N, C, d...) or (C,), target (N, d...) or ().
+    pub fn nll_loss(
+        &self,
+        target: &Tensor,
+        weight: Option<&Tensor>,
+        ignore_index: i64,
+        reduction: Reduction,
+    ) -> Result<Tensor> {
+        crate::autocast::run(crate::autocast::Policy::Fp32, [Some(self), Some(target), weight], |[x, t, w]| {
+            x.expect("given").nll_loss_uncast(t.expect("given"), w, ignore_index, reduction)
+        })
+    }
+
+    fn nll_loss_uncast(
+        &self,
+        target: &Tensor,
+        weight: Option<&Tensor>,
+        ignore_index: i64,
+        reduction: Reduction,
+    ) -> Result<Tensor> {
+        if !self.dtype().is_float() {
+            bail!(NotImplemented, "\"nll_loss_out_frame\" not implemented for '{}'", self.dtype().scalar_type_name());
+        }
+        if target.dtype() != DType::I64 {
+            bail!(Runtime, "expected target dtype to be Long or Byte, but got {}", target.dtype().scalar_type_name());
+        }
+        let nd = self.ndim();
+        if nd == 0 {
+            bail!(Runtime, "input tensor should be 1D or 2D");
+        }
+        let class_dim = if nd == 1 { 0 } else { 1 };
+        let c = self.shape()[class_dim];
+        let expected: Vec<usize> = if nd == 1 {
+            vec![]
+        } else {
+            self.shape().iter().enumerate().filter(|&(i, _)| i != 1).map(|(_, &s)| s).collect()
+        };
+        if nd >= 2 && target.ndim() >= 1 && target.shape()[0] != self.shape()[0] {
+            bail!(
+                Value,
+                "Expected input batch_size ({}) to match target batch_size ({}).",
+                self.shape()[0],
+                target.shape()[0]
+            );
+        }
+        if target.shape() != expected.as_slice() {
+            bail!(Runtime, "Expected target size {:?}, got {:?}", expected, target.shape());
+        }
+        if let Some(w) = weight {
+            if w.ndim() != 1 || w.shape()[0] != c {
+                bail!(
+                    Runtime,
+                    "weight tensor should be defined either for all {c} classes or no classes but got \
+                    weight tensor of shape: {:?}",
+                    w.shape()
+                );
+            }
+        }
+        let t = target.to_vec::<i64>();
+        if let Some(&bad) = t.iter().find(|&&v| v != ignore_index && (v < 0 || v >= c as i64)) {
+            bail!(Index, "Target {bad} is out of bounds.");
+        }
+        // per-element losses and weights, in the target's row-major order
+        let x = self.to_vec::<f64>();
+        let w = weight.map(|w| w.to_vec::<f64>());
+        let inner: usize = if nd >= 2 { self.shape()[2..].iter().product() } else { 1 };
+        let mut losses = Vec::with_capacity(t.len());
+        let mut total = 0.0;
+        for (i, &ti) in t.iter().enumerate() {
+            if ti == ignore_index {
+                losses.push(0.0);
+                continue;
+            }
+            let (n, s) = (i / inner, i % inner);
+            let wi = w.as_ref().map_or(1.0, |w| w[ti as usize]);
+            losses.push(-wi * x[(n * c + ti as usize) * inner + s]);
+            total += wi;
+        }
+        let out = match reduction {
+            Reduction::None => Tensor::from_vec(losses, target.shape())?,
+            Reduction::Sum => Tensor::from_vec(vec![losses.iter().sum::<f64>()], &[])?,
+            Reduction::Mean => Tensor::from_vec(vec![losses.iter().sum::<f64>() / total], &[])?,
+        }
+        .to_dtype(self.dtype())?;
+        let rule = |_: &Tensor| NllLossBackward0 {
+            self_sym_sizes: self.shape().to_vec(),
+            reduction,
+            ignore_index,
+            total_weight: total,
+            target: SavedTensor::input(target),
+            weight: weight.map(SavedTensor::input),
+        };
+        Ok(record(out, &[self], rule))
+    }
+
+    /// `mse_loss`: mean/sum/none of (input - target)², broadcasting the two.
+    pub fn mse_loss(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
+        crate::autocast::run2(crate::autocast::Policy::Fp32, self, target, |x, t| x.mse_loss_uncast(t, reduction))
+    }
+
+    fn mse_loss_uncast(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
+        let dtype = result_type(self.promotion_key(), target.promotion_key());
+        if !dtype.is_float() {
+            bail!(NotImplemented, "\"mse_cpu\" not implemented for '{}'", dtype.scalar_type_name());
+        }
+        let shape = broadcast_shapes(self.shape(), target.shape())?;
+        let d = self.detach().sub(&target.detach())?;
+        let sq = d.mul(&d)?;
+        let out = match reduction {
+            Reduction::None => sq,
+            Reduction::Sum => sq.sum(None, false)?,
+            Reduction::Mean => sq.mean(None, false)?,
+        };
+        let n = shape.iter().product::<usize>();
+        let rule = |_: &Tensor| MseLossBackward0 {
+            reduction,
+            numel: n,
+            self_: SavedTensor::input(self),
+            target: SavedTensor::input(target),
+        };
+        Ok(record(out, &[self, target], rule))
+    }
+}
+
+/// The gradient of nll_loss with respect to its input.
+fn nll_loss_grad(
+    g: &Tensor,
+    target: &Tensor,
+    weight: Option<&Tensor>,
+    input_shape: &[usize],
+    reduction: Reduction,
+    ignore_index: i64,
+    total_weight: f64,
+) -> Result<Tensor> {
+    let nd = input_shape.len();
+    let class_dim = if nd == 1 { 0 } else { 1 };
+    let c = input_shape[class_dim];
+    let t = if nd == 1 { target.clone() } else { target.unsqueeze(1)? };
+    let mask = positions_along(c, class_dim, nd)?
+        .eq(&t)?
+        .logical_and(&t.ne(&Tensor::wrapped_scalar(crate::Scalar::Int(ignore_index)))?)?;
+    let g = match reduction {
+        Reduction::None if nd > 1 => g.unsqueeze(1)?,
+        Reduction::Mean => g.div(&Tensor::scalar(total_weight))?,
+        _ => g.clone(),
+    };
+    let coef = match weight {
+        Some(w) => {
+            let mut shape = vec![1; nd];
+            shape[class_dim] = c;
+            g.mul(&w.reshape(&shape)?)?.neg()?
+        }
+        None => g.neg()?,
+    };
+    Tensor::where_(&mask, &coef, &Tensor::scalar(0.0))
+}
+
+crate::backward_rule! {
+    /// `nll_loss`: `-weight[target]` at each target class (scaled for `mean`), 0 where ignored.
+    pub struct NllLossBackward0 {
+        self_sym_sizes: Vec<usize>,
+        reduction: Reduction,
+        ignore_index: i64,
+        total_weight: f64,
+        target: SavedTensor,
+        weight: Option<SavedTensor>,
+    }
+}
+impl Backward for NllLossBackward0 {
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (target, weight) = (ctx.unpack(&self.target)?, ctx.unpack_opt(&self.weight)?);
+        one(nll_loss_grad(
+            g,
+            &target,
+            weight.as_ref(),
+            &self.self_sym_sizes,
+            self.reduction,
+            self.ignore_index,
+            self.total_weight,
+        ))
+    }
+}
+
+crate::backward_rule! {
+    /// `mse_loss`: `2(input - target)`, scaled for `mean`.
+    pub struct MseLossBackward0 {
+        reduction: Reduction,
+        numel: usize,
+        self_: SavedTensor,
+        target: SavedTensor,
+    }
+}
+impl Backward for MseLossBackward0 {
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let d = ctx.unpack(&self.self_)?.sub(&ctx.unpack(&self.target)?)?;
+        let scale = if self.reduction == Reduction::Mean { 2.0 / self.numel as f64 } else { 2.0 };
+        let ga = g.mul(&d)?.mul(&c(scale))?;
+        Ok(vec![ctx.grad_if(0, || Ok(ga.clone()))?, ctx.grad_if(1, || ga.neg())?])
     }
 }

@@ -7,7 +7,6 @@ use super::{inplace_with, wrap, Out, PyTensor};
 use crate::errors::{call, call_heavy};
 use ferrograd_core::unary::{self as u, UnaryOp};
 use ferrograd_core::{Scalar, Tensor};
-use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
 /// A unary op from the core's `unary` module, with the GIL released for large inputs.
@@ -53,7 +52,7 @@ pub fn _unary_ops() -> Vec<(&'static str, &'static str, bool)> {
 }
 
 macro_rules! param_registry_methods {
-    ($($name:ident($($p:ident: $t:ident $(= $d:literal)?),*) $($flag:ident)?: $op:path, $doc:literal;)*) => {
+    ($($name:ident($($p:ident: $t:ty $(= $d:literal)?),*) $($flag:ident)?: $op:path, $doc:literal;)*) => {
         paste::paste! {
             #[pymethods]
             impl PyTensor {
@@ -72,13 +71,14 @@ macro_rules! param_registry_methods {
             }
         }
 
-        /// Each op of the registry above: (name, docstring, whether `F.<name>` takes `inplace=` and has
-        /// `F.<name>_`, its parameters as (name, Rust type, default or "")).
-        type ParamOp = (&'static str, &'static str, bool, &'static [(&'static str, &'static str, &'static str)]);
+        /// Each op of the registry above: (name, docstring, its flag: `inplace`, `inplace_arg` or "", its
+        /// parameters as (name, Rust type, default or "")).
+        type Param = (&'static str, &'static str, &'static str);
+        type ParamOp = (&'static str, &'static str, &'static str, &'static [Param]);
         const PARAM_UNARY_OPS: &[ParamOp] = &[$((
             stringify!($name),
             $doc,
-            !stringify!($($flag)?).is_empty(),
+            stringify!($($flag)?),
             &[$((stringify!($p), stringify!($t), stringify!($($d)?))),*],
         )),*];
     };
@@ -86,14 +86,14 @@ macro_rules! param_registry_methods {
 ferrograd_core::for_each_param_unary_op!(param_registry_methods);
 
 /// A registry op as `_param_unary_ops()` gives it.
-type ParamOpRow = (&'static str, &'static str, bool, Vec<(&'static str, &'static str, String)>);
+type ParamOpRow = (&'static str, &'static str, &'static str, Vec<(&'static str, String, String)>);
 
 /// The core's `for_each_param_unary_op!` registry, for tools/gen_api.py (stubs of `_<name>`/`_<name>_`, and
-/// the `nn.functional` functions): (name, docstring, inplace flag, [(parameter, Rust type, default or "")]),
-/// a default as its literal without `stringify!`'s spaces (`-1.0`, not `- 1.0`).
+/// the `nn.functional` functions): (name, docstring, flag: `inplace`, `inplace_arg` or "", [(parameter, Rust
+/// type, default or "")]), a type and a default without `stringify!`'s spaces (`&str`, `-1.0`, not `- 1.0`).
 #[pyfunction]
 pub fn _param_unary_ops() -> Vec<ParamOpRow> {
-    let param = |&(p, t, d): &(&'static str, &'static str, &'static str)| (p, t, d.replace(' ', ""));
+    let param = |&(p, t, d): &(&'static str, &'static str, &'static str)| (p, t.replace(' ', ""), d.replace(' ', ""));
     PARAM_UNARY_OPS
         .iter()
         .map(|&(name, doc, inplace, params)| (name, doc, inplace, params.iter().map(param).collect()))
@@ -116,33 +116,5 @@ impl PyTensor {
     #[pyo3(signature = (eps=None))]
     fn logit(&self, py: Python<'_>, eps: Option<f64>) -> Out {
         unary(py, self.get(), u::Logit::new(eps))
-    }
-
-    // The activations torch has only as functions (`nn.functional` checks their arguments).
-
-    fn _silu(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), u::Silu)
-    }
-
-    #[pyo3(signature = (approximate="none"))]
-    fn _gelu(&self, py: Python<'_>, approximate: &str) -> Out {
-        let approximate = match approximate {
-            "none" => u::GeluApproximate::None,
-            "tanh" => u::GeluApproximate::Tanh,
-            _ => return Err(PyRuntimeError::new_err("approximate argument must be either none or tanh.")),
-        };
-        unary(py, self.get(), u::Gelu::new(approximate))
-    }
-
-    fn _hardsigmoid(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), u::Hardsigmoid)
-    }
-
-    fn _hardswish(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), u::Hardswish)
-    }
-
-    fn _mish(&self, py: Python<'_>) -> Out {
-        unary(py, self.get(), u::Mish)
     }
 }

@@ -1,11 +1,12 @@
 //! Activations: sigmoid, relu, erf and the `nn.functional` ones with parameters.
-use super::{IntInputs, Keeps, UnaryOp};
+use super::{FromParam, IntInputs, Keeps, UnaryOp};
 use crate::autograd::{AsField, Field};
 use crate::element::Float;
 use crate::error::{Error, Result};
 use crate::kernels::gelu::{gelu_backward_f32_kernel, gelu_f32_into, gelu_tanh_f32_into, GeluForm};
 use crate::kernels::math::{erf_f32_into, sigmoid_f32_into, silu_f32_into, F32SliceKernel, F32ZipKernel};
 use crate::ops::formula::c;
+use crate::ops::quantile::cxx_double;
 use crate::tensor::Tensor;
 use std::f64::consts::{FRAC_1_SQRT_2, FRAC_2_SQRT_PI};
 
@@ -127,9 +128,13 @@ crate::backward_rule! {
         approximate: GeluApproximate,
     }
 }
-impl Gelu {
-    pub fn new(approximate: GeluApproximate) -> Gelu {
-        Gelu { approximate }
+impl FromParam<&str> for GeluApproximate {
+    fn from_param(name: &str) -> Result<GeluApproximate> {
+        match name {
+            "none" => Ok(GeluApproximate::None),
+            "tanh" => Ok(GeluApproximate::Tanh),
+            _ => Err(Error::Runtime("approximate argument must be either none or tanh.".into())),
+        }
     }
 }
 impl UnaryOp for Gelu {
@@ -239,7 +244,7 @@ impl UnaryOp for Celu {
         let a = T::from_f64(self.alpha);
         move |x: T| if x > T::ZERO { x } else { a * (x / a).exp_m1() }
     }
-    fn check(self) -> Result<()> {
+    fn check(self, _: &Tensor) -> Result<()> {
         if self.alpha == 0.0 {
             return Err(Error::Runtime("ZeroDivisionError: alpha cannot be 0 for CELU".into()));
         }
@@ -336,7 +341,7 @@ impl UnaryOp for Hardtanh {
             }
         })
     }
-    fn check(self) -> Result<()> {
+    fn check(self, _: &Tensor) -> Result<()> {
         if self.min_val > self.max_val {
             return Err(Error::Value("min_val cannot be greater than max_val".into()));
         }
@@ -467,4 +472,80 @@ impl UnaryOp for Logit {
             }
         }
     }
+}
+
+crate::backward_rule! {
+    names = ["HardshrinkBackward0"];
+    /// 0 where `-lambd <= x <= lambd`, else `x`: `g` outside that range (NaN too), else 0.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Hardshrink {
+        lambd: f64,
+    }
+}
+impl UnaryOp for Hardshrink {
+    const KEEPS: Keeps = Keeps::Input;
+    const INT_INPUTS: IntInputs = IntInputs::Reject;
+    const KERNEL_NAME: &'static str = "hardshrink_cpu";
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        let l = T::from_f64(self.lambd);
+        move |x: T| if x >= -l && x <= l { T::ZERO } else { x }
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        shrink_grad(g, x, self.lambd)
+    }
+}
+
+crate::backward_rule! {
+    names = ["SoftshrinkBackward0"];
+    /// `x - lambd` above `lambd`, `x + lambd` below `-lambd`, `x * 0` between (so -0.0 for negative `x`,
+    /// and NaN stays NaN, as torch's kernel): `g` outside `[-lambd, lambd]` (NaN too), else 0.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Softshrink {
+        lambd: f64,
+    }
+}
+impl UnaryOp for Softshrink {
+    const KEEPS: Keeps = Keeps::Input;
+    const INT_INPUTS: IntInputs = IntInputs::Reject;
+    const KERNEL_NAME: &'static str = "softshrink_check";
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        let l = T::from_f64(self.lambd);
+        move |x: T| {
+            if x > l {
+                x - l
+            } else if x < -l {
+                x + l
+            } else {
+                x * T::ZERO
+            }
+        }
+    }
+    /// torch's `softshrink_check`: a float input (its dtype dispatch names the check), `lambd` in
+    /// `[0, the dtype's largest value]`.
+    fn check(self, input: &Tensor) -> Result<()> {
+        let dtype = input.dtype();
+        if !dtype.is_float() {
+            let kind = dtype.scalar_type_name();
+            return Err(Error::NotImplemented(format!("\"softshrink_check\" not implemented for '{kind}'")));
+        }
+        let top = -dtype.lowest_finite();
+        if !(self.lambd >= 0.0 && self.lambd <= top) {
+            return Err(Error::Runtime(format!(
+                "lambda must be in range [0, {}] for input dtype {}, but found {}",
+                cxx_double(top),
+                dtype.scalar_type_name(),
+                cxx_double(self.lambd)
+            )));
+        }
+        Ok(())
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        shrink_grad(g, x, self.lambd)
+    }
+}
+
+/// Both shrinks' gradient: 0 where `-lambd <= x <= lambd`, else `g` (NaN passes it, as in torch).
+fn shrink_grad(g: &Tensor, x: &Tensor, lambd: f64) -> Result<Tensor> {
+    let inside = x.ge(&c(-lambd))?.logical_and(&x.le(&c(lambd))?)?;
+    Tensor::where_(&inside, &c(0.0), g)
 }

@@ -100,10 +100,26 @@ pub trait UnaryOp: Fields + GradFnNames + Copy + Send + Sync + 'static {
         None
     }
 
-    /// PyTorch's checks of an op's parameters (`hardtanh`'s bounds, `celu`'s alpha), run by the methods
-    /// `for_each_param_unary_op!` makes before the op.
-    fn check(self) -> Result<()> {
+    /// PyTorch's checks of an op's parameters (`hardtanh`'s bounds, `celu`'s alpha; `softshrink`'s range
+    /// depends on the input's dtype), run by the methods `for_each_param_unary_op!` makes before the op.
+    fn check(self, _input: &Tensor) -> Result<()> {
         Ok(())
+    }
+}
+
+/// A registry parameter as the op's field: numbers and bools as given, a string parsed into its enum
+/// (`gelu`'s `approximate`) with PyTorch's error for a name it does not know.
+pub trait FromParam<A>: Sized {
+    fn from_param(arg: A) -> Result<Self>;
+}
+impl FromParam<f64> for f64 {
+    fn from_param(arg: f64) -> Result<f64> {
+        Ok(arg)
+    }
+}
+impl FromParam<bool> for bool {
+    fn from_param(arg: bool) -> Result<bool> {
+        Ok(arg)
     }
 }
 
@@ -428,13 +444,15 @@ macro_rules! for_each_special_unary_op {
     };
 }
 
-/// The unary ops with parameters (floats or bools, PyTorch's names and defaults): `nn.functional`'s
-/// activations. A line is `name(param: type = default, ...) flag: Op, "docstring";`, with `flag` `inplace`
-/// where torch's `F.<name>` takes `inplace=` and has `F.<name>_`. The op is built from the parameters as
-/// its fields (`Op { alpha }`), checked by `UnaryOp::check`. The core makes `Tensor::<name>(params)` from
-/// it (below); the bindings make the private methods `_<name>(params)` and `_<name>_(params)` (in place),
-/// and `_param_unary_ops()`, from which tools/gen_api.py writes their stubs and the `F.` functions
-/// (`nn/functional/_param_ops.py`). Adding one: its type in a family file, and one line here.
+/// The unary ops with parameters (floats, bools or strings naming an enum; PyTorch's names and defaults), and
+/// the argument-free ones torch has only in `nn.functional`: its activations. A line is
+/// `name(param: type = default, ...) flag: Op, "docstring";`, with `flag` `inplace` where torch's `F.<name>`
+/// takes `inplace=` and has `F.<name>_`, `inplace_arg` where it takes `inplace=` only, none where neither.
+/// The op is built from the parameters as its fields (`Op { alpha }`, a `&str` parsed by `FromParam`),
+/// checked by `UnaryOp::check`. The core makes `Tensor::<name>(params)` from it (below); the bindings make
+/// the private methods `_<name>(params)` and `_<name>_(params)` (in place), and `_param_unary_ops()`, from
+/// which tools/gen_api.py writes their stubs and the `F.` functions (`nn/functional/_param_ops.py`).
+/// Adding one: its type in a family file, and one line here.
 #[macro_export]
 macro_rules! for_each_param_unary_op {
     ($callback:ident) => {
@@ -450,19 +468,31 @@ macro_rules! for_each_param_unary_op {
                 "``x`` clamped to ``[min_val, max_val]`` (integer inputs stay integers).";
             threshold(threshold: f64, value: f64) inplace: $crate::unary::Threshold,
                 "``value`` where ``x <= threshold``, else ``x`` (NaN stays NaN).";
+            gelu(approximate: &str = "none"): $crate::unary::Gelu,
+                "``x * Phi(x)``, or its tanh approximation (``approximate='tanh'``).";
+            silu() inplace_arg: $crate::unary::Silu, "``x * sigmoid(x)``.";
+            hardsigmoid() inplace_arg: $crate::unary::Hardsigmoid,
+                "``min(max(x + 3, 0), 6) / 6``; gradient 1/6 rounded to float32 inside.";
+            hardswish() inplace_arg: $crate::unary::Hardswish,
+                "``x * min(max(x + 3, 0), 6) / 6``; gradient 0 at -3, 1 at 3.";
+            mish() inplace_arg: $crate::unary::Mish, "``x * tanh(softplus(x))``.";
+            hardshrink(lambd: f64 = 0.5): $crate::unary::Hardshrink,
+                "0 where ``-lambd <= x <= lambd``, else ``x`` (NaN stays NaN).";
+            softshrink(lambd: f64 = 0.5): $crate::unary::Softshrink,
+                "``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0.";
         }
     };
 }
 
 macro_rules! core_param_methods {
-    ($($name:ident($($p:ident: $t:ident $(= $d:literal)?),*) $($flag:ident)?: $op:path, $doc:literal;)*) => {
+    ($($name:ident($($p:ident: $t:ty $(= $d:literal)?),*) $($flag:ident)?: $op:path, $doc:literal;)*) => {
         impl Tensor {
             $(
                 #[doc = $doc]
                 pub fn $name(&self, $($p: $t),*) -> Result<Tensor> {
                     type Op = $op; // a path fragment cannot start a struct expression
-                    let op = Op { $($p),* };
-                    op.check()?;
+                    let op = Op { $($p: FromParam::from_param($p)?),* };
+                    op.check(self)?;
                     self.unary(op)
                 }
             )*
