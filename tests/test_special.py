@@ -16,7 +16,8 @@ EXPECTED = expected("special", CASES)
 NEAR_ZEROS = {"grad_bessel_j0", "grad_bessel_j1", "grad_bessel_y0", "grad_bessel_y1"}
 # ...and torch's float32 ones compute in float32, off by up to 1e-5 absolute at -40, 700 and 1e10
 # (ferrograd's are float64 results of the same float32 inputs, rounded)
-FLOAT32_PHASE = {"values_bessel_j0", "values_bessel_j1", "values_bessel_y0", "values_bessel_y1"}
+# (airy_ai's phase at -40 likewise: torch's float32 Ai(-40) is 1.3e-6 off; its float64 one agrees)
+FLOAT32_PHASE = {"values_bessel_j0", "values_bessel_j1", "values_bessel_y0", "values_bessel_y1", "values_airy_ai"}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
