@@ -195,46 +195,38 @@ def _finish(t, requires_grad):
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    if device is not None:
-        _device.check(device)
-    return zeros(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+    dtype = _like(input, dtype)
+    return zeros(input.shape, dtype=dtype, device=_device.of_like(input, device), requires_grad=requires_grad)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    if device is not None:
-        _device.check(device)
-    return ones(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+    dtype = _like(input, dtype)
+    return ones(input.shape, dtype=dtype, device=_device.of_like(input, device), requires_grad=requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    if device is not None:
-        _device.check(device)
-    return full(input.shape, fill_value, dtype=_like(input, dtype), requires_grad=requires_grad)
+    dtype = _like(input, dtype)
+    device = _device.of_like(input, device)
+    return full(input.shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, out=None):
     """Uninitialised in PyTorch; here zero-filled (reading it is still a bug)."""
-    if device is not None:
-        _device.check(device)
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    if device is not None:
-        _device.check(device)
-    return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    if device is not None:
-        _device.check(device)
-    return rand(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+    dtype = _like(input, dtype)
+    return rand(input.shape, dtype=dtype, device=_device.of_like(input, device), requires_grad=requires_grad)
 
 
 def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    if device is not None:
-        _device.check(device)
-    return randn(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+    dtype = _like(input, dtype)
+    return randn(input.shape, dtype=dtype, device=_device.of_like(input, device), requires_grad=requires_grad)
 
 
 def _steps(steps):

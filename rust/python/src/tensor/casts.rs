@@ -59,11 +59,12 @@ impl PyTensor {
         let mut dtype = None;
         let mut copy = false;
         let mut memory_format = None;
-        // a device string or object: the CPU, or torch's CPU build's error
-        let is_device = |a: &Bound<'_, PyAny>| -> PyResult<bool> {
+        // the device asked for, if any: Some(true) for 'meta'; the CPU, or torch's CPU build's error
+        let mut to_meta = None;
+        let mut is_device = |a: &Bound<'_, PyAny>| -> PyResult<bool> {
             let named = a.is_instance_of::<pyo3::types::PyString>() || crate::args::is_device_object(a)?;
             if named {
-                crate::args::device_arg(Some(a))?;
+                to_meta = Some(crate::args::device_is_meta(Some(a))?);
             }
             Ok(a.is_none() || named)
         };
@@ -85,7 +86,8 @@ impl PyTensor {
             for (key, value) in kw.iter() {
                 match key.extract::<String>()?.as_str() {
                     "dtype" => dtype = dtype_arg(Some(&value), "to")?.or(dtype),
-                    "device" => crate::args::device_arg(Some(&value))?,
+                    "device" if value.is_none() => {}
+                    "device" => to_meta = Some(crate::args::device_is_meta(Some(&value))?),
                     "copy" => copy = value.is_truthy()?,
                     "memory_format" => memory_format = Some(value),
                     "non_blocking" => {}
@@ -96,6 +98,14 @@ impl PyTensor {
             }
         }
         let a = slf.get().get();
+        match (a.is_meta(), to_meta) {
+            // torch's phrase for a copy to the CPU of what has no data
+            (true, Some(false)) => crate::errors::refuse_meta(&a)?,
+            (false, Some(true)) => {
+                return wrap(py, call(|| a.to_meta_device(dtype.unwrap_or(a.dtype())))?);
+            }
+            _ => {}
+        }
         let converted = match dtype {
             Some(d) if d != a.dtype() => wrap(py, converted(py, &a, d)?)?,
             _ if copy => wrap(py, call(|| a.clone_tensor())?)?,
