@@ -101,7 +101,7 @@ class device:  # torch's name
 
 CPU = device("cpu")
 META = device("meta")
-_context_defaults = []  # the default device outside each `with device(...)` block entered
+_context_defaults: list[device] = []  # the default device outside each `with device(...)` block entered
 
 
 def resolve(spec):
