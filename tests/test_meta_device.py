@@ -199,10 +199,21 @@ def test_device_context_makes_meta_parameters():
         lin = nn.Linear(3, 4)
         t = torch.empty(1)
         assert torch.get_default_device() == torch.device("meta")
+        assert repr(t) == "tensor(..., device='meta', size=(1,))"
     assert lin.weight.is_meta and lin.bias.is_meta and t.is_meta
     assert torch.empty(1).device == torch.device("cpu") and torch.get_default_device() == torch.device("cpu")
     with torch.device("cpu"):
         assert not torch.zeros(1).is_meta
+
+
+def test_set_default_device_meta():
+    torch.set_default_device("meta")
+    try:
+        t = torch.zeros(2)
+    finally:
+        torch.set_default_device(None)
+    assert t.is_meta and repr(t) == "tensor(..., device='meta', size=(2,))"
+    assert not torch.zeros(2).is_meta
 
 
 def test_layers_take_device_meta():

@@ -247,12 +247,12 @@ def _grad_suffixes(t):
 
 
 def _meta_suffixes(t, shape):
-    """A meta tensor has no values to show: torch prints `...`, its device (unless it is the default one), its
-    size, and its dtype unless it is the default dtype (int64 included)."""
-    from . import _device, get_default_dtype
+    """A meta tensor has no values to show: torch prints `...`, its device (even under `with torch.device('meta')`:
+    torch compares with the CPU or CUDA default only), its size, and its dtype unless it is the default dtype (int64
+    included)."""
+    from . import get_default_dtype
 
-    suffixes = [] if _device.get_default_device() is _device.META else ["device='meta'"]
-    suffixes.append("size=" + str(shape))
+    suffixes = ["device='meta'", "size=" + str(shape)]
     if t.dtype != get_default_dtype():
         suffixes.append("dtype=" + str(t.dtype))
     return suffixes
