@@ -50,6 +50,11 @@ def test_factories_and_to_make_meta_tensors(make):
     assert t.shape == (2, 3) and t.dtype == torch.float32 and t.stride() == (3, 1)
 
 
+def test_to_another_tensor_takes_its_device_and_dtype():
+    t = torch.ones(2, 3).to(meta(1, dtype=torch.float64))
+    assert t.is_meta and t.dtype == torch.float64 and t.shape == (2, 3)
+
+
 def test_arange_and_dtypes_on_meta():
     a = torch.arange(5, device="meta")
     assert (a.shape, a.dtype, a.is_meta) == ((5,), torch.int64, True)
@@ -150,6 +155,7 @@ def test_requires_grad_and_detach_on_meta():
         (lambda: meta(2, 3).to("cpu"), NotImplementedError, "Cannot copy out of meta tensor; no data!"),
         (lambda: meta(2, 3).to(device="cpu"), NotImplementedError, "Cannot copy out of meta tensor; no data!"),
         (lambda: meta(2, 3).cpu(), NotImplementedError, "Cannot copy out of meta tensor; no data!"),
+        (lambda: meta(2, 3).to(torch.ones(1)), NotImplementedError, "Cannot copy out of meta tensor; no data!"),
         (lambda: torch.zeros(2, 3).copy_(meta(2, 3)), NotImplementedError, "Cannot copy out of meta tensor; no data!"),
         (
             lambda: meta(2, 3).numpy(),

@@ -218,7 +218,7 @@ def tensor_repr(t):
     prefix = "tensor("
     indent = len(prefix)
     shape = tuple(t.shape)
-    if t.is_meta:
+    if getattr(t, "is_meta", False):  # (the printing tests pass stand-ins for tensors)
         return _add_suffixes(prefix + "...", _meta_suffixes(t, shape) + _grad_suffixes(t), indent)
     dtype_str = str(t.dtype)
     dtype_name = dtype_str.rsplit(".", 1)[-1]

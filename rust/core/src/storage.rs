@@ -1,6 +1,5 @@
 //! Typed element buffers, shared by every view of a tensor and versioned for in-place checks.
 use crate::dtype::DType;
-use crate::element::Element;
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -158,7 +157,18 @@ impl Storage {
 
     /// The storage of meta tensors of `dtype`: no elements, whatever the size of the layouts over it.
     pub fn new_meta(dtype: DType) -> Self {
-        let buffer = crate::with_dtype!(dtype.component(), T => T::into_buffer(Vec::new()));
+        let buffer = match dtype.component() {
+            DType::Bool => Buffer::Bool(Data::from_vec(Vec::new())),
+            DType::U8 => Buffer::U8(Data::from_vec(Vec::new())),
+            DType::I8 => Buffer::I8(Data::from_vec(Vec::new())),
+            DType::I16 => Buffer::I16(Data::from_vec(Vec::new())),
+            DType::I32 => Buffer::I32(Data::from_vec(Vec::new())),
+            DType::I64 => Buffer::I64(Data::from_vec(Vec::new())),
+            DType::F16 => Buffer::F16(Data::from_vec(Vec::new())),
+            DType::BF16 => Buffer::BF16(Data::from_vec(Vec::new())),
+            DType::F32 | DType::C64 => Buffer::F32(Data::from_vec(Vec::new())),
+            DType::F64 | DType::C128 => Buffer::F64(Data::from_vec(Vec::new())),
+        };
         Storage { buffer: RwLock::new(buffer), version: AtomicU64::new(0), meta: true }
     }
 

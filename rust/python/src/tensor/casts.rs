@@ -61,25 +61,32 @@ impl PyTensor {
         let mut memory_format = None;
         // the device asked for, if any: Some(true) for 'meta'; the CPU, or torch's CPU build's error
         let mut to_meta = None;
-        let mut is_device = |a: &Bound<'_, PyAny>| -> PyResult<bool> {
-            let named = a.is_instance_of::<pyo3::types::PyString>() || crate::args::is_device_object(a)?;
-            if named {
-                to_meta = Some(crate::args::device_is_meta(Some(a))?);
+        // a device string or object (Some(whether it is 'meta')), None (Some(None)), or not a device (None)
+        let device_of = |a: &Bound<'_, PyAny>| -> PyResult<Option<Option<bool>>> {
+            if a.is_instance_of::<pyo3::types::PyString>() || crate::args::is_device_object(a)? {
+                return Ok(Some(Some(crate::args::device_is_meta(Some(a))?)));
             }
-            Ok(a.is_none() || named)
+            Ok(a.is_none().then_some(None))
         };
         for a in args.iter() {
             if a.cast::<PyDType>().is_ok() {
                 dtype = dtype_arg(Some(&a), "to")?;
             } else if let Ok(t) = a.cast::<PyTensor>() {
-                dtype = Some(t.get().get().dtype());
+                let other = t.get().get();
+                // to(other): other's dtype and device
+                (dtype, to_meta) = (Some(other.dtype()), Some(other.is_meta()));
             } else if a.is_instance_of::<pyo3::types::PyBool>() {
                 // positional non_blocking / copy, as in to(dtype, non_blocking, copy)
-            } else if !is_device(&a)? {
-                return Err(PyTypeError::new_err(format!(
-                    "to() received an invalid combination of arguments - got ({})",
-                    type_name(&a)
-                )));
+            } else {
+                match device_of(&a)? {
+                    Some(meta) => to_meta = meta.or(to_meta),
+                    None => {
+                        return Err(PyTypeError::new_err(format!(
+                            "to() received an invalid combination of arguments - got ({})",
+                            type_name(&a)
+                        )))
+                    }
+                }
             }
         }
         if let Some(kw) = kwargs {
