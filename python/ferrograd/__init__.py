@@ -184,9 +184,9 @@ def spmm(input, mat2):
 # ---- creation ----
 
 
-def _like(input, dtype):
+def _like(input, dtype, name):
     if not isinstance(input, Tensor):
-        raise TypeError(f"argument 'input' must be Tensor, not {_type_name(input)}")
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {_type_name(input)}")
     return input.dtype if dtype is None else dtype
 
 
@@ -195,46 +195,39 @@ def _finish(t, requires_grad):
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    if device is not None:
-        _device.check(device)
-    return zeros(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+    dtype = _like(input, dtype, "zeros_like")
+    return zeros(input.shape, dtype=dtype, device=_device.of_like(input, device), requires_grad=requires_grad)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    if device is not None:
-        _device.check(device)
-    return ones(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+    dtype = _like(input, dtype, "ones_like")
+    return ones(input.shape, dtype=dtype, device=_device.of_like(input, device), requires_grad=requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    if device is not None:
-        _device.check(device)
-    return full(input.shape, fill_value, dtype=_like(input, dtype), requires_grad=requires_grad)
+    dtype = _like(input, dtype, "full_like")
+    device = _device.of_like(input, device)
+    return full(input.shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, out=None):
     """Uninitialised in PyTorch; here zero-filled (reading it is still a bug)."""
-    if device is not None:
-        _device.check(device)
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    if device is not None:
-        _device.check(device)
-    return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
+    _like(input, dtype, "empty_like")
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    if device is not None:
-        _device.check(device)
-    return rand(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+    dtype = _like(input, dtype, "rand_like")
+    return rand(input.shape, dtype=dtype, device=_device.of_like(input, device), requires_grad=requires_grad)
 
 
 def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    if device is not None:
-        _device.check(device)
-    return randn(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+    dtype = _like(input, dtype, "randn_like")
+    return randn(input.shape, dtype=dtype, device=_device.of_like(input, device), requires_grad=requires_grad)
 
 
 def _steps(steps):

@@ -46,6 +46,7 @@ __all__ = [
     "_panic_for_tests",
     "_allocator_round_trip",
     "_check_new_shape",
+    "_set_default_meta",
     "_profiler_start",
     "_profiler_enabled",
     "_profiler_stop",
@@ -425,14 +426,15 @@ class Tensor:
         """The tensor's element type."""
     @property
     def device(self) -> Any:
-        """The tensor's device, a ``ferrograd.device``: always the CPU (installed by ``ferrograd._device``)."""
+        """The tensor's device, a ``ferrograd.device``: the CPU, or 'meta' (installed by ``ferrograd._device``)."""
+    @property
+    def is_meta(self) -> _Bool:
+        """Whether this is a meta tensor: a shape, dtype and strides with no data (``device='meta'``)."""
     # ---- installed by ferrograd._device, ferrograd._new and ferrograd._type on import ----
     @property
     def is_cuda(self) -> _Bool: ...
     @property
     def is_cpu(self) -> _Bool: ...
-    @property
-    def is_meta(self) -> _Bool: ...
     def cpu(self, memory_format: Any = None) -> Tensor: ...
     # ---- installed by ferrograd._layout (the COO tensor itself is ferrograd.sparse's) ----
     @property
@@ -2022,6 +2024,9 @@ def _allocator_round_trip(size: int, align: int) -> tuple[_Bool, int, int, _Bool
 
 def _check_new_shape(shape: Sequence[int], dtype: dtype) -> None:
     """RuntimeError when a tensor of `shape` and `dtype` cannot be allocated (nothing is allocated)."""
+
+def _set_default_meta(meta: builtins.bool) -> None:
+    """Whether factories called without ``device=`` make meta tensors (set by ``ferrograd.set_default_device``)."""
 
 def _profiler_start(record_shapes: _Bool) -> None:
     """Starts timing ops, backward nodes and user ranges (RuntimeError if a profile already runs)."""

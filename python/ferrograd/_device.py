@@ -1,9 +1,11 @@
 """`torch.device` and what programs ask about devices: ferrograd computes on the CPU, and answers as torch's
 CPU build does (`cuda.is_available()` is False, `.cuda()` raises `AssertionError: Torch not compiled with CUDA
-enabled`)."""
+enabled`). It also has torch's 'meta' device: tensors with a shape, dtype and strides but no data
+(`rust/core/src/ops/meta.rs`); the factories that can make them ask `resolve`, the others `check`."""
 
 import builtins
 
+from . import _core
 from ._arg_errors import type_name
 
 _TYPES = (
@@ -86,8 +88,41 @@ class device:  # torch's name
     def __reduce__(self):
         return device, (self._type, self._index)
 
+    def __enter__(self):
+        """`with torch.device('meta'):` makes this the default device of factories without `device=` (and so of
+        the parameters of layers built inside), until the block ends."""
+        _context_defaults.append(_default_device)
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        set_default_device(_context_defaults.pop())
+
 
 CPU = device("cpu")
+META = device("meta")
+_context_defaults: list[device] = []  # the default device outside each `with device(...)` block entered
+
+
+def resolve(spec):
+    """The device of a `device=` argument of a factory that can make meta tensors: the CPU or 'meta' (the default
+    device for None); else torch's error."""
+    if spec is None:
+        return _default_device
+    if isinstance(spec, str) and spec == "meta":
+        return META
+    d = spec if isinstance(spec, device) else None
+    if d is not None and d.type == "meta":
+        return META
+    return check(spec)
+
+
+def of_like(t, spec):
+    """The `device=` a `*_like` or `new_*` factory passes on: the one asked for, else `t`'s (torch's rule: a meta
+    input gives a meta result, a CPU one a CPU result even under `with torch.device('meta')`)."""
+    if spec is not None:
+        return spec
+    return META if t.is_meta else (CPU if _default_device is META else None)
 
 
 def check(spec):
@@ -100,14 +135,20 @@ def check(spec):
         raise TypeError(f"argument 'device' must be torch.device, not {type_name(spec)}")
     if d.type == "cuda":
         raise AssertionError(NO_CUDA)
+    if d.type == "meta":
+        raise NotImplementedError(
+            "ferrograd cannot make this tensor on the 'meta' device (its factories that can: "
+            "empty, zeros, ones, full, rand, randn, arange, tensor and the *_like ones)"
+        )
     if d.type != "cpu":
         raise RuntimeError(f"ferrograd computes on the CPU only: no '{d.type}' device (torch's CPU build has none)")
     return CPU
 
 
 def check_optional(spec):
-    """`check` for a layer's `device=None` argument: nothing to check when it is None."""
-    return None if spec is None else check(spec)
+    """A layer's `device=None` argument: nothing to check when it is None; 'meta' is honoured by `Module`, which
+    builds such a layer under `with device('meta')`."""
+    return None if spec is None else resolve(spec)
 
 
 _default_device = CPU
@@ -117,7 +158,8 @@ def set_default_device(device):
     """`torch.set_default_device`: the CPU (or None: the CPU again); another device raises, as it would at the
     first factory call in torch's CPU build."""
     global _default_device
-    _default_device = CPU if device is None else check(device)
+    _default_device = CPU if device is None else resolve(device)
+    _core._set_default_meta(_default_device is META)
 
 
 def get_default_device():
@@ -147,6 +189,8 @@ def _cuda(self, device=None, non_blocking=False, memory_format=None):
 
 
 def _cpu(self, memory_format=None):
+    if self.is_meta:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     return self
 
 
@@ -157,10 +201,9 @@ def _get_device(self):
 # The device side of `Tensor` (installed by `_tensor_python`): `.device` a device object, `.is_cuda`, `.is_cpu`,
 # `.cpu()`, `.cuda()`.
 TENSOR_ATTRIBUTES = {
-    "device": property(lambda self: CPU, doc="The CPU: ferrograd's only device."),
+    "device": property(lambda self: META if self.is_meta else CPU, doc="The CPU, or 'meta' for a meta tensor."),
     "is_cuda": property(lambda self: False),
-    "is_cpu": property(lambda self: True),
-    "is_meta": property(lambda self: False),
+    "is_cpu": property(lambda self: not self.is_meta),
     "cpu": _cpu,
     "cuda": _cuda,
     "get_device": _get_device,

@@ -1,6 +1,6 @@
 """`Tensor.new_ones/new_zeros/new_full/new_empty/new_tensor`: a new tensor of this one's dtype (unless given)."""
 
-from . import _core
+from . import _core, _device
 
 
 def _made(t, requires_grad):
@@ -8,19 +8,27 @@ def _made(t, requires_grad):
 
 
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return _made(_core.ones(*_sizes(size), dtype=dtype or self.dtype, device=device), requires_grad)
+    return _made(
+        _core.ones(*_sizes(size), dtype=dtype or self.dtype, device=_device.of_like(self, device)), requires_grad
+    )
 
 
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return _made(_core.zeros(*_sizes(size), dtype=dtype or self.dtype, device=device), requires_grad)
+    return _made(
+        _core.zeros(*_sizes(size), dtype=dtype or self.dtype, device=_device.of_like(self, device)), requires_grad
+    )
 
 
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return _made(_core.zeros(*_sizes(size), dtype=dtype or self.dtype, device=device), requires_grad)
+    return _made(
+        _core.zeros(*_sizes(size), dtype=dtype or self.dtype, device=_device.of_like(self, device)), requires_grad
+    )
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return _made(_core.full(size, fill_value, dtype=dtype or self.dtype, device=device), requires_grad)
+    return _made(
+        _core.full(size, fill_value, dtype=dtype or self.dtype, device=_device.of_like(self, device)), requires_grad
+    )
 
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
@@ -35,7 +43,7 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layo
         )
         t = data.detach().clone().to(dtype or self.dtype)
     else:
-        t = _core.tensor(data, dtype=dtype or self.dtype, device=device)
+        t = _core.tensor(data, dtype=dtype or self.dtype, device=_device.of_like(self, device))
     return _made(t, requires_grad)
 
 

@@ -218,6 +218,8 @@ def tensor_repr(t):
     prefix = "tensor("
     indent = len(prefix)
     shape = tuple(t.shape)
+    if getattr(t, "is_meta", False):  # (the printing tests pass stand-ins for tensors)
+        return _add_suffixes(prefix + "...", _meta_suffixes(t, shape) + _grad_suffixes(t), indent)
     dtype_str = str(t.dtype)
     dtype_name = dtype_str.rsplit(".", 1)[-1]
     # numpy has no bfloat16; its values are exactly float32 values
@@ -234,12 +236,26 @@ def tensor_repr(t):
         if dtype_name not in _QUIET_DTYPES and dtype_name != _quiet_complex():
             suffixes.append("dtype=" + dtype_str)
         body = _tensor_body(arr.reshape(shape), indent, _is_floating(t, arr))
+    return _add_suffixes(prefix + body, suffixes + _grad_suffixes(t), indent)
+
+
+def _grad_suffixes(t):
     grad_fn = t.grad_fn
     if grad_fn is not None:
-        suffixes.append(f"grad_fn=<{grad_fn.name().rsplit('::', 1)[-1]}>")
-    elif t.requires_grad:
-        suffixes.append("requires_grad=True")
-    return _add_suffixes(prefix + body, suffixes, indent)
+        return [f"grad_fn=<{grad_fn.name().rsplit('::', 1)[-1]}>"]
+    return ["requires_grad=True"] if t.requires_grad else []
+
+
+def _meta_suffixes(t, shape):
+    """A meta tensor has no values to show: torch prints `...`, its device (even under `with torch.device('meta')`:
+    torch compares with the CPU or CUDA default only), its size, and its dtype unless it is the default dtype (int64
+    included)."""
+    from . import get_default_dtype
+
+    suffixes = ["device='meta'", "size=" + str(shape)]
+    if t.dtype != get_default_dtype():
+        suffixes.append("dtype=" + str(t.dtype))
+    return suffixes
 
 
 def _part_str(t, indent):

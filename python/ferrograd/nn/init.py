@@ -97,7 +97,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
             "incorrect.",
             stacklevel=2,
         )
-    if tensor.numel() == 0:
+    if tensor.numel() == 0 or tensor.is_meta:  # a meta tensor has no values to fill
         return tensor
     with no_grad():
         mass = _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std)
@@ -159,6 +159,8 @@ def eye_(tensor):
     """Writes the identity into a 2-D tensor (ones on the main diagonal of a rectangle)."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
+    if tensor.is_meta:
+        return tensor
     with no_grad():
         tensor.zero_()
         k = min(tensor.shape)
@@ -264,7 +266,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     the Q factor of a standard-normal matrix, which makes it uniform over the orthogonal matrices."""
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
-    if tensor.numel() == 0:
+    if tensor.numel() == 0 or tensor.is_meta:
         return tensor
     rows = tensor.size(0)
     cols = tensor.numel() // rows

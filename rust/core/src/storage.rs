@@ -145,20 +145,66 @@ pub struct Storage {
     buffer: RwLock<Buffer>,
     /// Bumped by every in-place write through any view; saved tensors compare against it.
     version: AtomicU64,
+    /// A meta tensor's storage (torch's `device='meta'`): an empty buffer of the dtype behind layouts of any
+    /// size. `read` and `write` refuse it, so no kernel can index past its zero elements.
+    meta: bool,
 }
 
 impl Storage {
     pub fn new(buffer: Buffer) -> Self {
-        Storage { buffer: RwLock::new(buffer), version: AtomicU64::new(0) }
+        Storage { buffer: RwLock::new(buffer), version: AtomicU64::new(0), meta: false }
     }
 
+    /// The storage of meta tensors of `dtype`: no elements, whatever the size of the layouts over it.
+    pub fn new_meta(dtype: DType) -> Self {
+        let buffer = match dtype.component() {
+            DType::Bool => Buffer::Bool(Data::from_vec(Vec::new())),
+            DType::U8 => Buffer::U8(Data::from_vec(Vec::new())),
+            DType::I8 => Buffer::I8(Data::from_vec(Vec::new())),
+            DType::I16 => Buffer::I16(Data::from_vec(Vec::new())),
+            DType::I32 => Buffer::I32(Data::from_vec(Vec::new())),
+            DType::I64 => Buffer::I64(Data::from_vec(Vec::new())),
+            DType::F16 => Buffer::F16(Data::from_vec(Vec::new())),
+            DType::BF16 => Buffer::BF16(Data::from_vec(Vec::new())),
+            DType::F32 | DType::C64 => Buffer::F32(Data::from_vec(Vec::new())),
+            DType::F64 | DType::C128 => Buffer::F64(Data::from_vec(Vec::new())),
+        };
+        Storage { buffer: RwLock::new(buffer), version: AtomicU64::new(0), meta: true }
+    }
+
+    pub fn is_meta(&self) -> bool {
+        self.meta
+    }
+
+    /// The elements, for a kernel to read. A meta storage has none: the kernel's op unwinds with torch's
+    /// error for an op without a meta kernel (the bindings turn it into NotImplementedError naming the op).
     pub fn read(&self) -> RwLockReadGuard<'_, Buffer> {
+        if self.meta {
+            std::panic::resume_unwind(Box::new(meta_refusal()));
+        }
         self.buffer.read_recursive()
     }
 
-    /// Write access; the caller bumps the version once the write is done.
+    /// Write access; the caller bumps the version once the write is done. Refuses a meta storage as `read`.
     pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
+        if self.meta {
+            std::panic::resume_unwind(Box::new(meta_refusal()));
+        }
         self.buffer.write()
+    }
+
+    /// How many elements the buffer holds (none for a meta storage).
+    pub fn len(&self) -> usize {
+        self.buffer.read_recursive().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether ferrograd owns the memory (a meta storage owns its empty buffer).
+    pub fn is_owned(&self) -> bool {
+        self.buffer.read_recursive().is_owned()
     }
 
     pub fn version(&self) -> u64 {
@@ -170,6 +216,16 @@ impl Storage {
     }
 
     pub fn dtype(&self) -> DType {
-        self.read().dtype()
+        self.buffer.read_recursive().dtype()
     }
+}
+
+/// What an op without a meta kernel raises on a meta tensor (torch's phrase; `REFUSING_OP` becomes the op's
+/// name where the bindings know it).
+pub fn meta_refusal() -> crate::Error {
+    crate::Error::NotImplemented(format!(
+        "aten::{}: attempted to run this operator with Meta tensors, but there was no fake impl or Meta kernel \
+         registered",
+        crate::dtype::REFUSING_OP
+    ))
 }

@@ -64,7 +64,7 @@ impl Tensor {
 
     /// Wraps memory owned elsewhere (a numpy array) without copying.
     pub fn from_storage(storage: Arc<Storage>, layout: Layout) -> Result<Tensor> {
-        if layout.storage_extent() > storage.read().len() {
+        if layout.storage_extent() > storage.len() {
             bail!(Runtime, "layout reaches past the end of its storage");
         }
         let dtype = storage.dtype();
@@ -100,8 +100,8 @@ impl Tensor {
         Tensor::full(shape, Scalar::Int(1), dtype)
     }
 
-    /// `arange(start, end, step)`: int64 unless a bound or the step is a float (then the default dtype), or `dtype`.
-    pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) -> Result<Tensor> {
+    /// `arange`'s length and dtype, with torch's errors for bad bounds (a meta `arange` needs only these).
+    pub fn arange_len(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) -> Result<(usize, DType)> {
         let any_float = [start, end, step].iter().any(|s| matches!(s, Scalar::Float(_)));
         let dtype = dtype.unwrap_or(if any_float { crate::dtype::default_float() } else { DType::I64 });
         if dtype.is_complex() {
@@ -126,7 +126,13 @@ impl Tensor {
         if count >= isize::MAX as f64 {
             bail!(Runtime, "invalid size, possible overflow?");
         }
-        let n = count as usize;
+        Ok((count as usize, dtype))
+    }
+
+    /// `arange(start, end, step)`: int64 unless a bound or the step is a float (then the default dtype), or `dtype`.
+    pub fn arange(start: Scalar, end: Scalar, step: Scalar, dtype: Option<DType>) -> Result<Tensor> {
+        let (n, dtype) = Tensor::arange_len(start, end, step, dtype)?;
+        let (s, st) = (start.to_f64(), step.to_f64());
         crate::alloc::check_new_shape(&[n], dtype.itemsize().max(8))?;
         // As torch's kernel: the length from the doubles, the values `start + step * i` in the dtype's
         // accumulate type (double for float32/64, float for the halves, int64 for the integers: a float
@@ -262,6 +268,9 @@ impl Tensor {
     pub fn item(&self) -> Result<Scalar> {
         if self.numel() != 1 {
             bail!(Runtime, "a Tensor with {} elements cannot be converted to Scalar", self.numel());
+        }
+        if self.is_meta() {
+            bail!(Runtime, "Tensor.item() cannot be called on meta tensors");
         }
         Ok(match self.dtype() {
             DType::Bool => Scalar::Bool(self.to_vec::<bool>()[0]),

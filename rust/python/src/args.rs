@@ -159,6 +159,16 @@ pub fn opt_dim_arg(obj: &Bound<'_, PyAny>) -> PyResult<Option<isize>> {
 }
 
 static CHECK_DEVICE: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+static RESOLVE_DEVICE: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+/// Whether the default device (`set_default_device`, `with torch.device(...)`) is 'meta': read by every factory
+/// call without `device=`, so kept here rather than asked of Python.
+static DEFAULT_META: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Set by `ferrograd._device` when the default device changes.
+#[pyfunction]
+pub fn _set_default_meta(meta: bool) {
+    DEFAULT_META.store(meta, std::sync::atomic::Ordering::Relaxed);
+}
 static DEVICE_CLASS: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
 
 /// Whether `obj` is a `ferrograd.device`.
@@ -202,4 +212,16 @@ pub fn device_arg(device: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         .get_or_try_init(py, || -> PyResult<_> { Ok(py.import("ferrograd._device")?.getattr("check")?.unbind()) })?;
     check.bind(py).call1((d,))?;
     Ok(())
+}
+
+/// A meta-capable factory's `device=`: whether it asks for a meta tensor (None: whether the default device is
+/// 'meta'); a device ferrograd cannot hold tensors on raises as in `device_arg` (`ferrograd._device.resolve`).
+pub fn device_is_meta(device: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
+    let Some(d) = device.filter(|d| !d.is_none()) else {
+        return Ok(DEFAULT_META.load(std::sync::atomic::Ordering::Relaxed));
+    };
+    let py = d.py();
+    let resolve = RESOLVE_DEVICE
+        .get_or_try_init(py, || -> PyResult<_> { Ok(py.import("ferrograd._device")?.getattr("resolve")?.unbind()) })?;
+    resolve.bind(py).call1((d,))?.getattr("type")?.eq("meta")
 }

@@ -304,6 +304,11 @@ pub struct StorageOwner {
 
 /// `tensor.numpy()`: a numpy array over the tensor's memory, no copy.
 pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    if t.is_meta() {
+        return Err(PyTypeError::new_err(
+            "can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.",
+        ));
+    }
     fn view<'py, T: numpy::Element>(
         _py: Python<'py>,
         t: &Tensor,
@@ -361,6 +366,7 @@ pub fn tolist<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
             .collect::<PyResult<_>>()?;
         Ok(PyList::new(py, items)?.into_any())
     }
+    crate::errors::refuse_meta(t)?;
     // the values are copied out first (8 bytes each), then one Python object each: refuse what cannot fit
     crate::errors::call(|| ferrograd_core::alloc::checked_bytes(t.numel(), 8 + std::mem::size_of::<usize>()))?;
     match t.dtype() {

@@ -28,9 +28,11 @@ fn new_tensor(
     device: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
 ) -> Out {
-    args::device_arg(device)?;
+    let meta = args::device_is_meta(device)?;
     let dtype = dtype_arg(dtype, "tensor")?;
-    finish(py, tensor_from_data(data, dtype)?, requires_grad)
+    let t = tensor_from_data(data, dtype)?;
+    let t = if meta { call(|| t.to_meta(t.dtype()))? } else { t };
+    finish(py, t, requires_grad)
 }
 
 fn filled(
@@ -40,9 +42,13 @@ fn filled(
     value: Scalar,
     dtype: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
+    meta: bool,
 ) -> Out {
     let shape = size_list(size, func)?;
     let dtype = dtype_arg(dtype, func)?.unwrap_or(ferrograd_core::dtype::default_float());
+    if meta {
+        return finish(py, errors::call_as(func, || Tensor::meta(&shape, dtype))?, requires_grad);
+    }
     finish(py, errors::call_as(func, || Tensor::try_full(&shape, value, dtype))?, requires_grad)
 }
 
@@ -58,8 +64,8 @@ macro_rules! constant_factory {
             device: Option<&Bound<'_, PyAny>>,
             #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
         ) -> Out {
-            args::device_arg(device)?;
-            filled(py, size, stringify!($name), $value, dtype, requires_grad)
+            let meta = args::device_is_meta(device)?;
+            filled(py, size, stringify!($name), $value, dtype, requires_grad, meta)
         }
     };
 }
@@ -76,7 +82,7 @@ fn full(
     device: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
 ) -> Out {
-    args::device_arg(device)?;
+    let meta = args::device_is_meta(device)?;
     let shape = size_list(&PyTuple::new(py, [size])?, "full")?;
     if let Some((re, im)) = crate::complex::as_complex(fill_value) {
         // a complex fill: the default complex dtype unless one is given
@@ -88,12 +94,16 @@ fn full(
                 dtype.cpp_name()
             )));
         }
-        return finish(py, call(|| Tensor::complex_full(&shape, re, im, dtype))?, requires_grad);
+        let t = if meta { Tensor::meta(&shape, dtype) } else { Tensor::complex_full(&shape, re, im, dtype) };
+        return finish(py, call(|| t)?, requires_grad);
     }
     let value = as_scalar(fill_value).ok_or_else(|| {
         PyTypeError::new_err(format!("full(): argument 'fill_value' must be Number, not {}", type_name(fill_value)))
     })?;
     let dtype = dtype_arg(dtype, "full")?.unwrap_or(value.dtype());
+    if meta {
+        return finish(py, call(|| Tensor::meta(&shape, dtype))?, requires_grad);
+    }
     finish(py, call(|| Tensor::try_full(&shape, value, dtype))?, requires_grad)
 }
 
@@ -108,7 +118,7 @@ fn arange(
     device: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
 ) -> Out {
-    args::device_arg(device)?;
+    let meta = args::device_is_meta(device)?;
     let num = |o: &Bound<'_, PyAny>, name: &str| {
         as_scalar(o).ok_or_else(|| {
             PyTypeError::new_err(format!("arange(): argument '{name}' must be Number, not {}", type_name(o)))
@@ -123,6 +133,10 @@ fn arange(
         None => Scalar::Int(1),
     };
     let dtype = dtype_arg(dtype, "arange")?;
+    if meta {
+        let made = || Tensor::arange_len(start, end, step, dtype).and_then(|(n, dtype)| Tensor::meta(&[n], dtype));
+        return finish(py, call(made)?, requires_grad);
+    }
     finish(py, call(|| Tensor::arange(start, end, step, dtype))?, requires_grad)
 }
 

@@ -207,6 +207,7 @@ pub fn to_capsule(py: Python<'_>, t: &Tensor, versioned: bool, copy: bool) -> Py
     if t.requires_grad() {
         return Err(PyBufferError::new_err("Can't export tensors that require gradient, use tensor.detach()"));
     }
+    crate::errors::refuse_meta(t)?;
     let t = if copy { call(|| t.contiguous_copy())? } else { t.clone() };
     let (tensor, shape, strides) = dl_tensor(&t);
     let storage = t.storage().clone();

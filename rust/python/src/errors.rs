@@ -143,6 +143,15 @@ fn run_heavy<T: Send>(
     py.detach(|| run_core(f))?.map_err(|e| to_py(name_refusing_op(e, op)))
 }
 
+/// torch's error for reading the values of a meta tensor (it has none), for the bindings that would read its storage
+/// outside `call` (export to numpy, DLPack, lists, files).
+pub fn refuse_meta(t: &ferrograd_core::Tensor) -> PyResult<()> {
+    if t.is_meta() {
+        return Err(PyNotImplementedError::new_err("Cannot copy out of meta tensor; no data!"));
+    }
+    Ok(())
+}
+
 /// A Python exception raised inside a callback (a hook, a custom backward), carried through the core.
 pub fn from_py(err: PyErr) -> Error {
     Error::External(ferrograd_core::error::External(std::sync::Arc::new(err)))

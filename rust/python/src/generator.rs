@@ -98,6 +98,7 @@ impl PyGenerator {
         if t.dtype() != DType::U8 {
             return Err(PyTypeError::new_err("RNG state must be a torch.ByteTensor"));
         }
+        crate::errors::refuse_meta(&t)?;
         if t.shape() != [STATE_BYTES] {
             return Err(PyRuntimeError::new_err(format!(
                 "Expected a CPUGeneratorImplState of size {STATE_BYTES} but found the input RNG state size to be {}",

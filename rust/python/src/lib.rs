@@ -73,6 +73,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(alloc::_allocator_round_trip, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_check_new_shape, m)?)?;
+    m.add_function(wrap_pyfunction!(args::_set_default_meta, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_backward, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_attach_custom, m)?)?;
     m.add_function(wrap_pyfunction!(py_tensor::_special, m)?)?;

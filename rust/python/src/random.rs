@@ -25,11 +25,14 @@ macro_rules! sampling_factory {
             device: Option<&Bound<'_, PyAny>>,
             #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
         ) -> Out {
-            args::device_arg(device)?;
+            let meta = args::device_is_meta(device)?;
             let name = stringify!($name);
             let gen = generator_arg(generator, name)?;
             let shape = size_list(size, name)?;
             let dtype = dtype_arg(dtype, name)?.unwrap_or(ferrograd_core::dtype::default_float());
+            if meta {
+                return finish(py, call(|| ferrograd_core::Tensor::meta(&shape, dtype))?, requires_grad);
+            }
             finish(py, call(|| $sample(&gen, &shape, dtype))?, requires_grad)
         }
     };

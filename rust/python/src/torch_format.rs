@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 /// A whole storage as a flat tensor (what a loaded `archive/data/<key>` record becomes).
 fn flat(py: Python<'_>, storage: Arc<Storage>) -> PyResult<Py<PyTensor>> {
-    let len = storage.read().len();
+    let len = storage.len();
     let t = call(|| serialize::view_of_storage(&storage, &[len], &[1], 0))?;
     wrap(py, t)
 }
@@ -26,7 +26,7 @@ fn flat(py: Python<'_>, storage: Arc<Storage>) -> PyResult<Py<PyTensor>> {
 pub fn _storage_key(t: &Bound<'_, PyTensor>) -> (usize, usize) {
     let t = t.get().get();
     let storage = t.storage();
-    let numel = storage.read().len();
+    let numel = storage.len();
     (Arc::as_ptr(storage) as usize, numel)
 }
 
@@ -34,6 +34,7 @@ pub fn _storage_key(t: &Bound<'_, PyTensor>) -> (usize, usize) {
 #[pyfunction]
 pub fn _storage_bytes(py: Python<'_>, t: &Bound<'_, PyTensor>) -> PyResult<Py<PyBytes>> {
     let t = t.get().get();
+    crate::errors::refuse_meta(&t)?;
     let buffer = t.storage().read();
     // one copy, straight from the storage (new_with would zero the buffer first)
     Ok(PyBytes::new(py, buffer.as_bytes()).unbind())
@@ -41,17 +42,19 @@ pub fn _storage_bytes(py: Python<'_>, t: &Bound<'_, PyTensor>) -> PyResult<Py<Py
 
 /// The CRC-32 of the tensor's whole storage (its zip record's checksum).
 #[pyfunction]
-pub fn _storage_crc32(py: Python<'_>, t: &Bound<'_, PyTensor>) -> u32 {
+pub fn _storage_crc32(py: Python<'_>, t: &Bound<'_, PyTensor>) -> PyResult<u32> {
     let t = t.get().get();
+    crate::errors::refuse_meta(&t)?;
     let buffer = t.storage().read();
     let bytes = buffer.as_bytes();
-    py.detach(|| serialize::crc32(bytes))
+    Ok(py.detach(|| serialize::crc32(bytes)))
 }
 
 /// Writes the tensor's whole storage to the file descriptor `fd` at its position (no copy through Python).
 #[pyfunction]
 pub fn _write_storage(py: Python<'_>, t: &Bound<'_, PyTensor>, fd: i32) -> PyResult<()> {
     let t = t.get().get();
+    crate::errors::refuse_meta(&t)?;
     let buffer = t.storage().read();
     let bytes = buffer.as_bytes();
     py.detach(|| call(|| serialize::write_all_fd(fd, bytes)))

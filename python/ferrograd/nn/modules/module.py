@@ -159,6 +159,12 @@ class Module:
     training: bool
     call_super_init = False
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if cls.__module__.startswith("ferrograd.") and init is not None and _takes_device(init):
+            cls.__init__ = _build_on_device(init)
+
     def __init__(self, *args, **kwargs):
         if not self.call_super_init and kwargs:
             raise TypeError(
@@ -560,8 +566,10 @@ class Module:
     def bfloat16(self):
         return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
-    def to_empty(self, *, device=None, recurse=True):
-        return self._apply(lambda t: _core.zeros(t.shape, dtype=t.dtype), recurse=recurse)
+    def to_empty(self, *, device, recurse=True):
+        """Replaces every parameter and buffer with an uninitialised one of the same shape and dtype on `device`
+        (here zero-filled): how a module built on the meta device gets memory."""
+        return self._apply(lambda t: _empty_on(t, device), recurse=recurse)
 
     def to(self, *args, **kwargs):
         """`to(device=None, dtype=None, non_blocking=False)`, `to(dtype)`, `to(tensor)`: moves and/or casts the
@@ -868,6 +876,14 @@ class Module:
                                 value = Parameter(value, requires_grad=param.requires_grad)
                         setattr(self, name, value)
                     else:
+                        if param.is_meta and not value.is_meta:
+                            warnings.warn(
+                                f"for {key}: copying from a non-meta parameter in the checkpoint to a meta parameter "
+                                "in the current model, which is a no-op. (Did you mean to pass `assign=True` to assign "
+                                "items in the state dictionary to their corresponding key in the module instead of "
+                                "copying them in place?)",
+                                stacklevel=2,
+                            )
                         param.copy_(value)
             except Exception as ex:
                 error_msgs.append(
@@ -989,6 +1005,30 @@ def _load_into(module, state_dict, prefix, metadata, assign, missing_keys, unexp
             )
 
 
+def _takes_device(init):
+    code = getattr(init, "__code__", None)
+    return code is not None and "device" in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+
+
+def _empty_on(t, device):
+    return _core.zeros(t.shape, dtype=t.dtype, device=device)
+
+
+def _build_on_device(init):
+    """`init` of a layer with torch's `device=` argument, made to honour `device='meta'`: the layer is built under
+    `with device('meta')`, so the factories its `__init__` calls make meta parameters and buffers."""
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        device = kwargs.get("device")
+        if device is None or _device.resolve(device) is not _device.META or _device._default_device is _device.META:
+            return init(self, *args, **kwargs)
+        with _device.META:
+            return init(self, *args, **kwargs)
+
+    return __init__
+
+
 def _parse_to(args, kwargs):
     """(device, dtype) from the argument forms of `Module.to` / `Tensor.to`."""
     device = kwargs.pop("device", None)
@@ -1015,5 +1055,5 @@ def _parse_to(args, kwargs):
         else:
             raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
     if device is not None:
-        device = _device.check(device)
+        device = _device.resolve(device)
     return device, dtype

@@ -13,7 +13,7 @@ def skip_init(module_cls, *args, **kwargs):
         raise RuntimeError(f"Expected a Module; got {module_cls}")
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
-    # torch builds on the meta device and allocates empty storage; ferrograd has no meta device, so the
-    # module is built where it lives and its (unspecified) values are whatever its initialization left
-    kwargs["device"] = kwargs.pop("device", "cpu")
-    return module_cls(*args, **kwargs)
+    # as torch: built on the meta device (no initialisation runs on data), then given memory where it will live
+    final_device = kwargs.pop("device", "cpu")
+    kwargs["device"] = "meta"
+    return module_cls(*args, **kwargs).to_empty(device=final_device)

@@ -38,6 +38,9 @@ impl DenseWrite {
 impl Tensor {
     /// A fresh contiguous copy with no history.
     pub fn contiguous_copy(&self) -> Result<Tensor> {
+        if self.is_meta() {
+            return Tensor::meta(self.shape(), self.dtype());
+        }
         if self.is_complex() {
             // the pairs copied, read as complex again
             return self.detach().view_as_real()?.contiguous_copy()?.view_as_complex().map(|t| t.detach());
@@ -53,7 +56,7 @@ impl Tensor {
             && self.is_contiguous()
             && self.storage_offset() == 0
             && self.numel() == self.storage_numel()
-            && self.0.storage.read().is_owned()
+            && self.0.storage.is_owned()
     }
 
     /// The gradient itself when nothing else can see its memory, else a private contiguous copy.
@@ -236,9 +239,22 @@ impl Tensor {
         Ok(())
     }
     /// A copy in another dtype; differentiable between float dtypes.
+    /// `to('meta', dtype)` of any tensor (and `to(dtype)` of a meta one): a meta tensor in this tensor's memory
+    /// order, recorded as torch records the copy.
+    pub fn to_meta_device(&self, dtype: DType) -> Result<Tensor> {
+        let out = self.to_meta(dtype)?;
+        if !dtype.is_float() && !dtype.is_complex() {
+            return Ok(out);
+        }
+        Ok(record(out, &[self], |_| ToCopyBackward0 { self_dtype: self.dtype() }))
+    }
+
     pub fn to_dtype(&self, dtype: DType) -> Result<Tensor> {
         if dtype == self.dtype() {
             return Ok(self.clone());
+        }
+        if self.is_meta() {
+            return self.to_meta_device(dtype);
         }
         if dtype.is_complex() || self.is_complex() {
             let out = self.detach().complex_cast(dtype)?;

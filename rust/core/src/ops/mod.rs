@@ -32,6 +32,7 @@ mod linear;
 pub mod loss;
 pub mod lstm_layer;
 mod matmul;
+mod meta;
 pub mod moments;
 pub mod nan_reduce;
 pub mod native_dropout;

@@ -59,33 +59,42 @@ impl PyTensor {
         let mut dtype = None;
         let mut copy = false;
         let mut memory_format = None;
-        // a device string or object: the CPU, or torch's CPU build's error
-        let is_device = |a: &Bound<'_, PyAny>| -> PyResult<bool> {
-            let named = a.is_instance_of::<pyo3::types::PyString>() || crate::args::is_device_object(a)?;
-            if named {
-                crate::args::device_arg(Some(a))?;
+        // the device asked for, if any: Some(true) for 'meta'; the CPU, or torch's CPU build's error
+        let mut to_meta = None;
+        // a device string or object (Some(whether it is 'meta')), None (Some(None)), or not a device (None)
+        let device_of = |a: &Bound<'_, PyAny>| -> PyResult<Option<Option<bool>>> {
+            if a.is_instance_of::<pyo3::types::PyString>() || crate::args::is_device_object(a)? {
+                return Ok(Some(Some(crate::args::device_is_meta(Some(a))?)));
             }
-            Ok(a.is_none() || named)
+            Ok(a.is_none().then_some(None))
         };
         for a in args.iter() {
             if a.cast::<PyDType>().is_ok() {
                 dtype = dtype_arg(Some(&a), "to")?;
             } else if let Ok(t) = a.cast::<PyTensor>() {
-                dtype = Some(t.get().get().dtype());
+                let other = t.get().get();
+                // to(other): other's dtype and device
+                (dtype, to_meta) = (Some(other.dtype()), Some(other.is_meta()));
             } else if a.is_instance_of::<pyo3::types::PyBool>() {
                 // positional non_blocking / copy, as in to(dtype, non_blocking, copy)
-            } else if !is_device(&a)? {
-                return Err(PyTypeError::new_err(format!(
-                    "to() received an invalid combination of arguments - got ({})",
-                    type_name(&a)
-                )));
+            } else {
+                match device_of(&a)? {
+                    Some(meta) => to_meta = meta.or(to_meta),
+                    None => {
+                        return Err(PyTypeError::new_err(format!(
+                            "to() received an invalid combination of arguments - got ({})",
+                            type_name(&a)
+                        )))
+                    }
+                }
             }
         }
         if let Some(kw) = kwargs {
             for (key, value) in kw.iter() {
                 match key.extract::<String>()?.as_str() {
                     "dtype" => dtype = dtype_arg(Some(&value), "to")?.or(dtype),
-                    "device" => crate::args::device_arg(Some(&value))?,
+                    "device" if value.is_none() => {}
+                    "device" => to_meta = Some(crate::args::device_is_meta(Some(&value))?),
                     "copy" => copy = value.is_truthy()?,
                     "memory_format" => memory_format = Some(value),
                     "non_blocking" => {}
@@ -96,6 +105,14 @@ impl PyTensor {
             }
         }
         let a = slf.get().get();
+        match (a.is_meta(), to_meta) {
+            // torch's phrase for a copy to the CPU of what has no data
+            (true, Some(false)) => crate::errors::refuse_meta(&a)?,
+            (false, Some(true)) => {
+                return wrap(py, call(|| a.to_meta_device(dtype.unwrap_or(a.dtype())))?);
+            }
+            _ => {}
+        }
         let converted = match dtype {
             Some(d) if d != a.dtype() => wrap(py, converted(py, &a, d)?)?,
             _ if copy => wrap(py, call(|| a.clone_tensor())?)?,

@@ -31,6 +31,12 @@ impl PyTensor {
         Ok(slf.clone().unbind())
     }
 
+    /// Whether this is a meta tensor (torch's `device='meta'`: shape, dtype and strides, no data).
+    #[getter]
+    fn is_meta(&self) -> bool {
+        self.get().is_meta()
+    }
+
     #[getter]
     fn is_leaf(&self) -> bool {
         self.get().is_leaf()

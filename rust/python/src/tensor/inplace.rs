@@ -93,7 +93,16 @@ fn inplace_compare(
 }
 
 /// `fill_` / `zero_`; through a view of a graph tensor the base records the write.
+/// Whether `slf` is a meta tensor, which an in-place fill leaves as it is (there is nothing to write, as in torch:
+/// `nn.init` on a module built under `with torch.device('meta')`).
+fn is_meta(slf: &Bound<'_, PyTensor>) -> bool {
+    slf.get().get().is_meta()
+}
+
 fn fill(slf: &Bound<'_, PyTensor>, value: Scalar, zero: bool) -> PyResult<Py<PyTensor>> {
+    if is_meta(slf) {
+        return Ok(slf.clone().unbind());
+    }
     call(|| slf.get().handle.fill(value, zero))?;
     Ok(slf.clone().unbind())
 }
@@ -205,6 +214,10 @@ impl PyTensor {
 
     fn copy_(slf: &Bound<'_, Self>, src: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
         let s = tensor_arg(src, "copy_", "src")?;
+        if is_meta(slf) {
+            return Ok(slf.clone().unbind());
+        }
+        crate::errors::refuse_meta(&s)?;
         call(|| slf.get().handle.copy_from(&s))?;
         Ok(slf.clone().unbind())
     }
@@ -290,6 +303,9 @@ impl PyTensor {
         generator: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyTensor>> {
         let gen = crate::generator::generator_arg(generator, "uniform_")?;
+        if is_meta(slf) {
+            return Ok(slf.clone().unbind());
+        }
         inplace_with(slf, false, |old| random::uniform(&gen, old.shape(), old.dtype(), from_, to))
     }
 
@@ -330,6 +346,9 @@ impl PyTensor {
         generator: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyTensor>> {
         let gen = crate::generator::generator_arg(generator, "normal_")?;
+        if is_meta(slf) {
+            return Ok(slf.clone().unbind());
+        }
         inplace_with(slf, false, |old| random::normal(&gen, old.shape(), old.dtype(), mean, std))
     }
 }

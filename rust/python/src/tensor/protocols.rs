@@ -105,7 +105,7 @@ impl PyTensor {
     /// `complex(t)` of a one-element tensor.
     fn __complex__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let t = self.get();
-        if t.is_complex() {
+        if t.is_complex() && !t.is_meta() {
             return crate::complex::complex_item(py, &t);
         }
         let value = call(|| t.item())?.to_f64();
@@ -216,7 +216,7 @@ impl PyTensor {
     fn item<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         ferrograd_core::compile::unsupported("Tensor.item()");
         let t = self.get();
-        if t.is_complex() {
+        if t.is_complex() && !t.is_meta() {
             return crate::complex::complex_item(py, &t);
         }
         scalar_to_py(py, call(|| t.item())?)

@@ -38,7 +38,7 @@ impl Tensor {
 
     /// How many elements of this tensor's dtype its storage holds (a complex element is two reals).
     pub(crate) fn storage_numel(&self) -> usize {
-        let reals = self.0.storage.read().len();
+        let reals = self.0.storage.len();
         if self.is_complex() {
             reals / 2
         } else {
@@ -226,7 +226,7 @@ impl Tensor {
         layout: Layout,
         dtype: DType,
     ) -> Result<Tensor> {
-        if storage.dtype() != dtype.component() || layout.as_pairs().storage_extent() > storage.read().len() {
+        if storage.dtype() != dtype.component() || layout.as_pairs().storage_extent() > storage.len() {
             crate::bail!(Runtime, "layout reaches past the end of its storage");
         }
         Ok(Tensor::from_parts(storage, layout, dtype))
