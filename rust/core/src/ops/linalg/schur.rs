@@ -200,12 +200,13 @@ fn schur(h: &mut [C], qh: &mut [C], n: usize, vectors: bool) -> Option<()> {
         rotations.clear();
         for k in lo..hi {
             let g = Givens::zeroing(h[k * n + k], h[(k + 1) * n + k]);
-            g.rows(h, n, k, k..n);
+            // without eigenvectors only the active block matters (LAPACK's wantt = false)
+            g.rows(h, n, k, k..if vectors { n } else { hi + 1 });
             h[(k + 1) * n + k] = C::new(0.0, 0.0);
             rotations.push(g);
         }
         for (k, g) in (lo..hi).zip(rotations.iter()) {
-            g.columns(h, n, k, 0..(k + 2).min(hi + 1));
+            g.columns(h, n, k, if vectors { 0 } else { lo }..(k + 2).min(hi + 1));
             if vectors {
                 g.rows(qh, n, k, 0..n);
             }
