@@ -395,13 +395,25 @@ def complex_math():
     return out
 
 
-MORE_MATH = {"tan": fg.tan, "sinh": fg.sinh, "cosh": fg.cosh, "log10": fg.log10, "log2": fg.log2, "rsqrt": fg.rsqrt}
+MORE_MATH = {
+    "tan": fg.tan,
+    "sinh": fg.sinh,
+    "cosh": fg.cosh,
+    "log10": fg.log10,
+    "log2": fg.log2,
+    "rsqrt": fg.rsqrt,
+    "expm1": fg.expm1,
+    "log1p": fg.log1p,
+}
 
 
 def complex_math_more():
-    """tan, sinh, cosh, log10, log2 and rsqrt of complex tensors at the edges and at large parts (where cosh and
-    sinh overflow), both complex dtypes; their gradients and grad_fn names."""
-    large = fg.tensor([800.0 + 0.5j, -800.0 + 3.0j, 30.0 - 1.0j, 1e300 + 1e300j], dtype=fg.complex128)
+    """tan, sinh, cosh, log10, log2, rsqrt, expm1 and log1p of complex tensors at the edges, at large parts (where
+    cosh and sinh overflow) and tiny ones, both complex dtypes; their gradients and grad_fn names."""
+    large = fg.tensor(
+        [800.0 + 0.5j, -800.0 + 3.0j, 30.0 - 1.0j, 1e300 + 1e300j, 1e-20 + 1e-20j, -1.0 + 0.0j, 0.25 - 0.1j],
+        dtype=fg.complex128,
+    )
     z = fg.cat([_edges(), large])
     z64 = _edges(fg.complex64)
     out = {name: op(z) for name, op in MORE_MATH.items()}

@@ -126,7 +126,7 @@ def test_abs_gradient_at_zero_is_zero():
 @pytest.mark.parametrize(
     "op",
     [
-        pytest.param(lambda z: z.expm1(), id="expm1"),
+        pytest.param(lambda z: z.acos(), id="acos"),
         pytest.param(lambda z: z.asin(), id="asin"),
         pytest.param(lambda z: fg.nn.functional.conv1d(z.reshape(1, 1, 4), z.reshape(1, 1, 4)), id="conv1d"),
         pytest.param(lambda z: fg.nn.functional.conv2d(z.reshape(1, 1, 2, 2), z.reshape(1, 1, 2, 2)), id="conv2d"),

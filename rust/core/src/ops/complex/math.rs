@@ -1,5 +1,5 @@
 //! The transcendental functions of complex tensors (`exp`, `log`, `sqrt`, `sin`, `cos`, `tanh`, `sigmoid`, `tan`,
-//! `sinh`, `cosh`, `log10`, `log2`, `rsqrt`, and
+//! `sinh`, `cosh`, `log10`, `log2`, `rsqrt`, `expm1`, `log1p`, and
 //! `pow`'s `exp(b log a)`): their values, pair by pair, as C's complex functions (C99 Annex G, what torch's CPU
 //! kernels call) give them at the edges: infinite and NaN parts, signed zeros. Computed in float64 (complex64
 //! rounds once). The unary ops dispatch here before their real kernels refuse complex input; their gradient
@@ -47,6 +47,8 @@ enum ComplexFn {
     Log10,
     Log2,
     Rsqrt,
+    Expm1,
+    Log1p,
 }
 
 impl ComplexFn {
@@ -66,6 +68,8 @@ impl ComplexFn {
             "Log10Backward0" => ComplexFn::Log10,
             "Log2Backward0" => ComplexFn::Log2,
             "RsqrtBackward0" => ComplexFn::Rsqrt,
+            "Expm1Backward0" => ComplexFn::Expm1,
+            "Log1PBackward0" => ComplexFn::Log1p,
             _ => return None,
         })
     }
@@ -98,6 +102,24 @@ impl ComplexFn {
                 let root = sqrt(z);
                 let (re, im) = divide(1.0, 0.0, root.re, root.im);
                 C::new(re, im)
+            }
+            // c10's forms, accurate near 0: (eˣ - 1) cos y - 2 sin²(y/2) + i eˣ sin y
+            ComplexFn::Expm1 => {
+                let half = (z.im / 2.0).sin();
+                C::new(z.re.exp_m1() * z.im.cos() - 2.0 * half * half, z.re.exp() * z.im.sin())
+            }
+            // and ½ log1p(2x + x² + y²) + i atan2(y, x + 1) inside |z| < ½
+            ComplexFn::Log1p => {
+                let (x, y) = (z.re, z.im);
+                let theta = y.atan2(x + 1.0);
+                let r = x * (2.0 + x) + y * y;
+                if x.hypot(y) >= 0.5 {
+                    C::new((x + 1.0).hypot(y).ln(), theta)
+                } else if r == 0.0 {
+                    C::new(x, theta)
+                } else {
+                    C::new(0.5 * r.ln_1p(), theta)
+                }
             }
             ComplexFn::Sigmoid => {
                 let d = C::new(1.0, 0.0) + exp(-z);

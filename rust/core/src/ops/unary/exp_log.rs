@@ -74,7 +74,7 @@ impl UnaryOp for Expm1 {
         |x: T| x.exp_m1()
     }
     fn grad(self, g: &Tensor, result: &Tensor) -> Result<Tensor> {
-        g.mul(&result.add(&c(1.0))?)
+        g.mul(&result.add(&c(1.0))?.conj()?)
     }
 }
 
@@ -122,7 +122,7 @@ impl UnaryOp for Log1p {
         |x: T| x.ln_1p()
     }
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
-        g.div(&x.add(&c(1.0))?)
+        g.div(&x.add(&c(1.0))?.conj()?)
     }
 }
 
