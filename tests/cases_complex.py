@@ -395,6 +395,35 @@ def complex_math():
     return out
 
 
+MORE_MATH = {
+    "tan": fg.tan,
+    "sinh": fg.sinh,
+    "cosh": fg.cosh,
+    "log10": fg.log10,
+    "log2": fg.log2,
+    "rsqrt": fg.rsqrt,
+    "expm1": fg.expm1,
+    "log1p": fg.log1p,
+}
+
+
+def complex_math_more():
+    """tan, sinh, cosh, log10, log2, rsqrt, expm1 and log1p of complex tensors at the edges, at large parts (where
+    cosh and sinh overflow) and tiny ones, both complex dtypes; their gradients and grad_fn names."""
+    large = fg.tensor(
+        [800.0 + 0.5j, -800.0 + 3.0j, 30.0 - 1.0j, 1e300 + 1e300j, 1e-20 + 1e-20j, -1.0 + 0.0j, 0.25 - 0.1j],
+        dtype=fg.complex128,
+    )
+    z = fg.cat([_edges(), large])
+    z64 = _edges(fg.complex64)
+    out = {name: op(z) for name, op in MORE_MATH.items()}
+    out.update({f"{name}_complex64": op(z64[[2, 3, 12]]) for name, op in MORE_MATH.items()})
+    w = fg.tensor([0.5 - 0.75j, -1.25 + 0.5j, 2.0 + 1.0j, -0.3 - 2.0j], dtype=fg.complex128)
+    out.update({f"{name}_grad": _grads(lambda a, op=op: fg.view_as_real(op(a)), w) for name, op in MORE_MATH.items()})
+    out["grad_fn_names"] = [op(w.detach().requires_grad_()).grad_fn.name() for op in MORE_MATH.values()]
+    return out
+
+
 def complex_math_gradients():
     z = fg.tensor([0.5 - 0.75j, -1.25 + 0.5j, 2.0 + 1.0j, -0.3 - 2.0j], dtype=fg.complex128)
     ops = {
@@ -516,6 +545,7 @@ CASES = {
         real_complex_mixing,
         complex_math,
         complex_math_gradients,
+        complex_math_more,
         creation,
         dtypes,
         default_float64,

@@ -142,6 +142,13 @@ def _dtype_and_misc():
         "mH_1d": error(lambda: fg.ones(3).mH),
         "H_0d": _warned(lambda: fg.tensor(2.0).H),
         "H_grad_fn": x.clone().requires_grad_().H.grad_fn.name(),
+        "adjoint": [x.adjoint(), fg.adjoint(x), fg.ones(2, 3, 4).adjoint().shape, fg.adjoint(fg.zeros(0, 2)).shape],
+        "adjoint_1d": error(lambda: fg.ones(3).adjoint()),
+        "cfloat_cdouble": [x.cfloat(), x.cdouble(), fg.tensor([1 + 2j]).cfloat(), x.int().cdouble()],
+        "adjoint_0d": [_warned(lambda: fg.adjoint(fg.tensor(1.0))), _warned(lambda: fg.tensor(1.0).mH)],
+        "adjoint_0d_complex": _quiet(lambda z: [z.adjoint(), z.mH, z.H], fg.tensor(1 + 2j)),
+        "adjoint_not_a_tensor": error(fg.adjoint, 3),
+        "adjoint_grad_fn": x.clone().requires_grad_().adjoint().grad_fn.name(),
         "new": [
             x.new(2, 3).shape,
             x.new([1, 2]),

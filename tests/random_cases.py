@@ -12,6 +12,7 @@ import ferrograd as fg
 import numpy as np
 
 SIZES = (1, 2, 3, 15, 16, 17, 31, 33, 100, 1000, 1001)
+COMPLEX = (fg.complex64, fg.complex128)
 BIG = 100_003  # odd, past the sizes ferrograd splits across threads
 
 
@@ -269,6 +270,11 @@ CASES = {
     "normal_": _sizes(lambda n, dt: fg.empty(n, dtype=dt).normal_(1.5, 0.3)),
     "exponential_": _sizes(lambda n, dt: fg.empty(n, dtype=dt).exponential_(2.5)),
     "randn-2d": _sizes(lambda n, dt: fg.randn(n, 3, dtype=dt)),
+    # complex draws fill the (re, im) pairs as one real tensor; normals with variance 1/2 per part
+    "rand-complex": _sizes(lambda n, dt: fg.rand(n, dtype=dt), COMPLEX),
+    "randn-complex": _sizes(lambda n, dt: fg.randn(n, 2, dtype=dt), COMPLEX),
+    "uniform_-complex": _sizes(lambda n, dt: fg.empty(n, dtype=dt).uniform_(-0.7, 2.3), COMPLEX),
+    "normal_-complex": _sizes(lambda n, dt: fg.empty(n, dtype=dt).normal_(1.5, 0.3), COMPLEX),
     "interleaved": _interleaved,
     "generator": _generator_objects,
     "state": _state_round_trip,

@@ -147,3 +147,48 @@ def test_inputs_are_not_modified():
 
 def test_a_single_tensor_input_is_accepted():
     assert gradcheck(lambda a: a.log(), leaf([1.0, 2.0]))
+
+
+def cleaf(values):
+    return fg.tensor(values, dtype=fg.complex128, requires_grad=True)
+
+
+@pytest.mark.parametrize(
+    "func, inputs",
+    [
+        (lambda z: z * z, lambda: (cleaf([1 + 2j, -0.5 + 0.25j]),)),  # C -> C, holomorphic
+        (lambda z: z.conj() * z.exp(), lambda: (cleaf([0.3 - 0.2j, 1j]),)),  # C -> C, not holomorphic
+        (lambda z: z.abs(), lambda: (cleaf([3 + 4j, -1 - 1j]),)),  # C -> R
+        (lambda x: fg.complex(x, x * x).sin(), lambda: (leaf([0.5, -1.5]),)),  # R -> C
+        (lambda z, x: z @ x.to(z.dtype), lambda: (cleaf([[1 + 1j, 2j], [0.5, -1]]), leaf([[0.5], [2.0]]))),
+    ],
+)
+def test_gradcheck_complex_inputs_and_outputs(func, inputs):
+    """Complex tensors count as their real and imaginary parts, as torch's gradcheck splits them."""
+    assert gradcheck(func, inputs())
+
+
+def test_gradcheck_catches_a_wrong_complex_gradient():
+    class MissingConj(fg.autograd.Function):
+        """z² with the derivative not conjugated: right for real z, wrong for complex z."""
+
+        @staticmethod
+        def forward(ctx, z):
+            ctx.save_for_backward(z)
+            return z * z
+
+        @staticmethod
+        def backward(ctx, g):
+            (z,) = ctx.saved_tensors
+            return g * 2 * z
+
+    assert gradcheck(MissingConj.apply, (cleaf([1.0 + 0j, -2.0 + 0j]),))  # right on the real axis
+    assert gradcheck(MissingConj.apply, (cleaf([1 + 1j, -2 + 0.5j]),), raise_exception=False) is False
+    with pytest.raises(GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"):
+        gradcheck(MissingConj.apply, (cleaf([1 + 1j]),))
+
+
+def test_complex64_inputs_warn():
+    with pytest.warns(UserWarning, match="not a double precision floating point or complex"):
+        z = fg.tensor([1 + 1j], dtype=fg.complex64, requires_grad=True)
+        gradcheck(lambda a: a * 2, (z,), eps=1e-2, atol=1e-2, rtol=1e-2)

@@ -128,7 +128,7 @@ from ._random_fills import binomial, poisson, randint_like
 from ._size import Size
 from ._splitting import dsplit, hsplit, tensor_split, vsplit
 from ._stacking import atleast_1d, atleast_2d, atleast_3d, column_stack, dstack, hstack, row_stack, vstack
-from ._tensor_misc import index_reduce, put
+from ._tensor_misc import adjoint, index_reduce, put
 from ._tensor_vocab import *  # noqa: F403
 from ._type import typename
 from ._view_copies import *  # noqa: F403

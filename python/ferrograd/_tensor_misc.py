@@ -12,7 +12,7 @@ from ._misc_functions import isreal
 from ._size import Size
 from ._write_out import _name
 
-__all__ = ["index_reduce", "put"]
+__all__ = ["adjoint", "index_reduce", "put"]
 
 _INDEX_REDUCE_BETA = "index_reduce() is in beta and the API may change at any time."
 _INDEX_REDUCE_MODES = ("prod", "mean", "amax", "amin")
@@ -53,7 +53,7 @@ def _adjoint(self):
     """`x.H`: the conjugate transpose of a matrix (the transpose for real dtypes)."""
     if self.dim() == 0:
         _utils.warn_at_caller("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
-        return self
+        return _conj_if_complex(self)
     if self.dim() != 2:
         raise RuntimeError(
             f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
@@ -62,12 +62,21 @@ def _adjoint(self):
     return _conj_if_complex(self.transpose(0, 1))
 
 
-def _matrix_adjoint(self):
+def _matrix_adjoint(self, name="tensor.mH"):
+    if self.dim() == 0:
+        deprecated = "Tensor.mH" if name == "tensor.mH" else "adjoint()"
+        _utils.warn_at_caller(f"{deprecated} is deprecated on 0-D tensors. Consider using x.conj().")
+        return _conj_if_complex(self)
     if self.dim() < 2:
-        raise RuntimeError(
-            f"tensor.mH is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor."
-        )
+        raise RuntimeError(f"{name} is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")
     return _conj_if_complex(self.transpose(-2, -1))
+
+
+def adjoint(input) -> Tensor:
+    """The conjugate transpose of the last two dims: a view for real dtypes; for complex ones the conjugate is
+    computed (torch's is a lazy conjugate view with `is_conj()` True; ferrograd has no conjugate bit)."""
+    require_tensor(input, "adjoint", "input", 1)
+    return _matrix_adjoint(input, "tensor.adjoint()")
 
 
 def _new(self, *args, **kwargs):
@@ -220,6 +229,7 @@ TENSOR_ATTRIBUTES: dict[str, object] = {
     "nbytes": property(lambda self: self.numel() * self.element_size(), doc="The size of the elements in bytes."),
     "H": property(_adjoint, doc="The conjugate transpose of a matrix."),
     "mH": property(_matrix_adjoint, doc="The conjugate transpose of the last two dims."),
+    "adjoint": lambda self: _matrix_adjoint(self, "tensor.adjoint()"),
     "new": _new,
     "fill_diagonal_": _fill_diagonal_,
     "put": _put,

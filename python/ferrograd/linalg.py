@@ -31,6 +31,7 @@ def _named(name, fields):
 
 _SlogdetResult = _named("linalg_slogdet", ["sign", "logabsdet"])
 _EighResult = _named("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_EigResult = _named("linalg_eig", ["eigenvalues", "eigenvectors"])
 _SvdResult = _named("linalg_svd", ["U", "S", "Vh"])
 _QrResult = _named("linalg_qr", ["Q", "R"])
 _LstsqResult = _named("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
@@ -347,6 +348,20 @@ def eigvalsh(A, UPLO="L", *, out=None):
     return _core._linalg_eigh(A, _uplo(UPLO))[0]
 
 
+def eig(A, *, out=None):
+    """(eigenvalues, eigenvectors as columns) of each square matrix, both complex. Each eigenvector has norm 1
+    and is turned so its largest component is real and positive (PyTorch leaves the phase to LAPACK: compare
+    eigenvectors up to a phase, eigenvalues up to order)."""
+    _check_out(out, "linalg.eig")
+    return _EigResult(*_core._linalg_eig(A))
+
+
+def eigvals(A, *, out=None):
+    """The eigenvalues (complex) of each square matrix, in `eig`'s order."""
+    _check_out(out, "linalg.eigvals")
+    return _core._linalg_eigvals(A)
+
+
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """(U, S, Vh) with A = U diag(S) Vh, S descending (one-sided Jacobi in float64). Singular vectors are
     unique only up to sign (and rotation within repeated singular values): compare U diag(S) Vh."""
@@ -648,7 +663,9 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "householder_product",
     "inv",

@@ -5,6 +5,11 @@ The analytical Jacobian is built one row at a time: for each element of each out
 `±eps` (on a fresh copy of the input, so the caller's tensors are never written to) and takes
 central differences. Jacobians are laid out as torch's: one `(input.numel(), output.numel())`
 matrix per (input, output) pair.
+
+A complex tensor counts as its (re, im) pairs (`view_as_real`), as torch's checks split complex inputs and
+outputs into real and imaginary parts: a complex input's rows are d/d re and d/d im of each element, a complex
+output's columns its real and imaginary parts, whose gradients are the one-hot `grad_outputs` 1 and 1j (torch's
+convention: the gradient of a real L is dL/d re + i dL/d im).
 """
 
 import warnings
@@ -31,11 +36,29 @@ def _as_tuple(x):
 
 
 def _is_float(t):
-    return isinstance(t, Tensor) and t.dtype.is_floating_point
+    return isinstance(t, Tensor) and (t.dtype.is_floating_point or t.dtype.is_complex)
 
 
 def _np(t):
-    return np.asarray(t.detach().tolist(), dtype=np.float64).reshape(tuple(t.shape))
+    """The tensor's values as float64 numpy, a complex tensor as its (re, im) pairs (a last dim of 2)."""
+    t = t.detach()
+    if t.is_complex():
+        t = _core.view_as_real(t)
+    return np.asarray(t.tolist(), dtype=np.float64).reshape(tuple(t.shape))
+
+
+def _from_np(values, like, requires_grad=False):
+    """`values` (laid out as `_np(like)`) as a fresh tensor of `like`'s dtype."""
+    if not like.is_complex():
+        return _core.tensor(values.tolist(), dtype=like.dtype, requires_grad=requires_grad)
+    part = _core.float64 if like.dtype == _core.complex128 else _core.float32
+    out = _core.view_as_complex(_core.tensor(values.tolist(), dtype=part)).clone()
+    return out.requires_grad_(requires_grad)
+
+
+def _reals(t):
+    """How many real numbers the tensor holds: two per complex element."""
+    return t.numel() * (2 if t.is_complex() else 1)
 
 
 def _show(a):
@@ -65,7 +88,7 @@ def _numerical_jacobians(func, inputs, diff_idx, eps):
             for sign in (1.0, -1.0):
                 xp = x0.copy().ravel()
                 xp[j] += sign * eps
-                xt = _core.tensor(xp.reshape(x0.shape).tolist(), dtype=x.dtype, requires_grad=x.requires_grad)
+                xt = _from_np(xp.reshape(x0.shape), x, x.requires_grad)
                 args = list(inputs)
                 args[i] = xt
                 outs.append([_np(o).ravel() for o in _differentiable_outputs(func, args)])
@@ -79,14 +102,15 @@ def _analytical_jacobians(outputs, inputs, diff_idx, check_grad_dtypes):
     """Same layout as the numerical Jacobians, one autograd.grad call per output element."""
 
     diff_inputs = [inputs[i] for i in diff_idx]
-    jacs = [[np.zeros((inputs[i].numel(), o.numel())) for o in outputs] for i in diff_idx]
+    jacs = [[np.zeros((_reals(inputs[i]), _reals(o))) for o in outputs] for i in diff_idx]
     for k, out in enumerate(outputs):
         if not out.requires_grad:
             continue  # the analytical Jacobian of an output that does not require grad is zero
-        for e in range(out.numel()):
-            onehot = np.zeros(out.numel())
+        pairs_shape = _np(out).shape
+        for e in range(_reals(out)):
+            onehot = np.zeros(_reals(out))
             onehot[e] = 1.0
-            g_out = _core.tensor(onehot.reshape(tuple(out.shape)).tolist(), dtype=out.dtype)
+            g_out = _from_np(onehot.reshape(pairs_shape), out)
             grads = autograd_grad([out], diff_inputs, [g_out], retain_graph=True, allow_unused=True)
             for i, (g, x) in enumerate(zip(grads, diff_inputs)):
                 if g is None:
@@ -160,17 +184,20 @@ def gradcheck(
             "requires_grad=True."
         )
     for i in diff_idx:
-        if not inputs[i].dtype.is_floating_point:
+        if not _is_float(inputs[i]):
             raise ValueError(f"Input #{i} requires gradient but is not a floating point tensor")
-        if inputs[i].dtype != _core.float64:
+        if inputs[i].dtype not in (_core.float64, _core.complex128):
             warnings.warn(
-                f"Input #{i} requires gradient and is not a double precision floating point. "
-                "As a result, gradcheck may fail or be unreliable.",
+                f"Input #{i} requires gradient and is not a double precision floating point or complex. "
+                "This check will likely fail if all the inputs are not of double precision floating point or "
+                "complex. ",
                 UserWarning,
                 stacklevel=2,
             )
     numerical = None  # the finite differences, computed once for both modes
     if check_forward_ad:
+        if any(t.is_complex() for t in (*[inputs[i] for i in diff_idx], *_differentiable_outputs(func, inputs))):
+            raise NotImplementedError("gradcheck: check_forward_ad with complex inputs or outputs is not supported")
         numerical = _numerical_jacobians(func, inputs, diff_idx, eps)
         mismatch = _first_mismatch(_forward_jacobians(func, inputs, diff_idx), numerical, rtol, atol)
         if mismatch is not None:

@@ -259,6 +259,10 @@ pub fn rand(gen: &Mutex<Generator>, shape: &[usize], dtype: DType) -> Result<Ten
 /// `uniform_(from, to)`'s values: U(from, to) of `shape` in `dtype`, as PyTorch's `uniform_kernel`
 /// (from and to rounded to the dtype first; one word per float32 element, two per float64).
 pub fn uniform(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, from: f64, to: f64) -> Result<Tensor> {
+    if dtype.is_complex() {
+        // torch fills the (re, im) pairs as one real tensor
+        return uniform(gen, &pairs_shape(shape), dtype.component(), from, to)?.view_as_complex();
+    }
     if !dtype.is_float() {
         bail!(Runtime, "\"check_uniform_bounds\" not implemented for '{}'", dtype.name());
     }
@@ -279,6 +283,13 @@ pub fn uniform(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, from: f64,
     Ok(Tensor::from_vec(v, shape)?.cast_detached(dtype))
 }
 
+/// `shape` with a last dim of 2: a complex tensor's (re, im) pairs.
+fn pairs_shape(shape: &[usize]) -> Vec<usize> {
+    let mut pairs = shape.to_vec();
+    pairs.push(2);
+    pairs
+}
+
 /// Standard normals.
 pub fn randn(gen: &Mutex<Generator>, shape: &[usize], dtype: DType) -> Result<Tensor> {
     normal(gen, shape, dtype, 0.0, 1.0)
@@ -286,6 +297,11 @@ pub fn randn(gen: &Mutex<Generator>, shape: &[usize], dtype: DType) -> Result<Te
 
 /// `normal_(mean, std)`'s values: N(mean, std²) of `shape` in `dtype`, as PyTorch's `normal_kernel`.
 pub fn normal(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, mean: f64, std: f64) -> Result<Tensor> {
+    if dtype.is_complex() && std >= 0.0 {
+        // torch fills the (re, im) pairs as one real tensor, each part with variance std² / 2
+        let pairs = normal(gen, &pairs_shape(shape), dtype.component(), mean, std / std::f64::consts::SQRT_2)?;
+        return pairs.view_as_complex();
+    }
     if !dtype.is_float() {
         bail!(Runtime, "\"normal_kernel_cpu\" not implemented for '{}'", dtype.name());
     }

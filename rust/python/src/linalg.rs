@@ -58,6 +58,19 @@ fn _linalg_eigh<'py>(py: Python<'py>, a: &Bound<'_, PyAny>, upper: bool) -> PyRe
 }
 
 #[pyfunction]
+fn _linalg_eig<'py>(py: Python<'py>, a: &Bound<'_, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
+    let a = tensor_arg(a, "linalg_eig", "input")?;
+    let (w, v) = call_heavy(py, cost(&a), || a.linalg_eig())?;
+    PyTuple::new(py, [wrap(py, w)?, wrap(py, v)?])
+}
+
+#[pyfunction]
+fn _linalg_eigvals(py: Python<'_>, a: &Bound<'_, PyAny>) -> Out {
+    let a = tensor_arg(a, "linalg_eigvals", "input")?;
+    wrap(py, call_heavy(py, cost(&a), || a.linalg_eigvals())?)
+}
+
+#[pyfunction]
 fn _linalg_svd<'py>(py: Python<'py>, a: &Bound<'_, PyAny>, full_matrices: bool) -> PyResult<Bound<'py, PyTuple>> {
     let a = tensor_arg(a, "linalg.svd", "A")?;
     let (u, s, vh) = call_heavy(py, cost(&a), || a.linalg_svd(full_matrices))?;
@@ -220,6 +233,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_linalg_solve, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_cholesky, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_eigh, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_eig, m)?)?;
+    m.add_function(wrap_pyfunction!(_linalg_eigvals, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_svd, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_cross, m)?)?;
     m.add_function(wrap_pyfunction!(_linalg_qr, m)?)?;

@@ -138,6 +138,8 @@ shared_signature! {
     double => cast_in_format(slf, DType::F64, memory_format, "double");
     half => cast_in_format(slf, DType::F16, memory_format, "half");
     bfloat16 => cast_in_format(slf, DType::BF16, memory_format, "bfloat16");
+    cfloat => cast_in_format(slf, DType::C64, memory_format, "cfloat");
+    cdouble => cast_in_format(slf, DType::C128, memory_format, "cdouble");
     long => cast_in_format(slf, DType::I64, memory_format, "long");
     int => cast_in_format(slf, DType::I32, memory_format, "int");
     short => cast_in_format(slf, DType::I16, memory_format, "short");

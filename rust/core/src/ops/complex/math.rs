@@ -1,4 +1,5 @@
-//! The transcendental functions of complex tensors (`exp`, `log`, `sqrt`, `sin`, `cos`, `tanh`, `sigmoid`, and
+//! The transcendental functions of complex tensors (`exp`, `log`, `sqrt`, `sin`, `cos`, `tanh`, `sigmoid`, `tan`,
+//! `sinh`, `cosh`, `log10`, `log2`, `rsqrt`, `expm1`, `log1p`, and
 //! `pow`'s `exp(b log a)`): their values, pair by pair, as C's complex functions (C99 Annex G, what torch's CPU
 //! kernels call) give them at the edges: infinite and NaN parts, signed zeros. Computed in float64 (complex64
 //! rounds once). The unary ops dispatch here before their real kernels refuse complex input; their gradient
@@ -40,6 +41,14 @@ enum ComplexFn {
     Cos,
     Tanh,
     Sigmoid,
+    Tan,
+    Sinh,
+    Cosh,
+    Log10,
+    Log2,
+    Rsqrt,
+    Expm1,
+    Log1p,
 }
 
 impl ComplexFn {
@@ -53,6 +62,14 @@ impl ComplexFn {
             "CosBackward0" => ComplexFn::Cos,
             "TanhBackward0" => ComplexFn::Tanh,
             "SigmoidBackward0" => ComplexFn::Sigmoid,
+            "TanBackward0" => ComplexFn::Tan,
+            "SinhBackward0" => ComplexFn::Sinh,
+            "CoshBackward0" => ComplexFn::Cosh,
+            "Log10Backward0" => ComplexFn::Log10,
+            "Log2Backward0" => ComplexFn::Log2,
+            "RsqrtBackward0" => ComplexFn::Rsqrt,
+            "Expm1Backward0" => ComplexFn::Expm1,
+            "Log1PBackward0" => ComplexFn::Log1p,
             _ => return None,
         })
     }
@@ -71,6 +88,39 @@ impl ComplexFn {
             }
             ComplexFn::Cos => cosh(C::new(-z.im, z.re)),
             ComplexFn::Tanh => tanh(z),
+            // tan z = -i tanh(iz)
+            ComplexFn::Tan => {
+                let w = tanh(C::new(-z.im, z.re));
+                C::new(w.im, -w.re)
+            }
+            ComplexFn::Sinh => sinh(z),
+            ComplexFn::Cosh => cosh(z),
+            // torch's vectorized kernels divide both parts of the logarithm by the real constant
+            ComplexFn::Log10 => z.ln() / std::f64::consts::LN_10,
+            ComplexFn::Log2 => z.ln() / std::f64::consts::LN_2,
+            ComplexFn::Rsqrt => {
+                let root = sqrt(z);
+                let (re, im) = divide(1.0, 0.0, root.re, root.im);
+                C::new(re, im)
+            }
+            // c10's forms, accurate near 0: (eˣ - 1) cos y - 2 sin²(y/2) + i eˣ sin y
+            ComplexFn::Expm1 => {
+                let half = (z.im / 2.0).sin();
+                C::new(z.re.exp_m1() * z.im.cos() - 2.0 * half * half, z.re.exp() * z.im.sin())
+            }
+            // and ½ log1p(2x + x² + y²) + i atan2(y, x + 1) inside |z| < ½
+            ComplexFn::Log1p => {
+                let (x, y) = (z.re, z.im);
+                let theta = y.atan2(x + 1.0);
+                let r = x * (2.0 + x) + y * y;
+                if x.hypot(y) >= 0.5 {
+                    C::new((x + 1.0).hypot(y).ln(), theta)
+                } else if r == 0.0 {
+                    C::new(x, theta)
+                } else {
+                    C::new(0.5 * r.ln_1p(), theta)
+                }
+            }
             ComplexFn::Sigmoid => {
                 let d = C::new(1.0, 0.0) + exp(-z);
                 let (re, im) = divide(1.0, 0.0, d.re, d.im);

@@ -74,7 +74,7 @@ impl UnaryOp for Expm1 {
         |x: T| x.exp_m1()
     }
     fn grad(self, g: &Tensor, result: &Tensor) -> Result<Tensor> {
-        g.mul(&result.add(&c(1.0))?)
+        g.mul(&result.add(&c(1.0))?.conj()?)
     }
 }
 
@@ -90,7 +90,7 @@ impl UnaryOp for Log2 {
         |x: T| x.log2()
     }
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
-        g.div(&x.mul(&c(LN_2))?)
+        g.div(&x.mul(&c(LN_2))?.conj()?)
     }
 }
 
@@ -106,7 +106,7 @@ impl UnaryOp for Log10 {
         |x: T| x.log10()
     }
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
-        g.div(&x.mul(&c(LN_10))?)
+        g.div(&x.mul(&c(LN_10))?.conj()?)
     }
 }
 
@@ -122,7 +122,7 @@ impl UnaryOp for Log1p {
         |x: T| x.ln_1p()
     }
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
-        g.div(&x.add(&c(1.0))?)
+        g.div(&x.add(&c(1.0))?.conj()?)
     }
 }
 
@@ -154,7 +154,7 @@ impl UnaryOp for Rsqrt {
         |x: T| x.sqrt().recip()
     }
     fn grad(self, g: &Tensor, result: &Tensor) -> Result<Tensor> {
-        g.mul(&result.pow(&c(3.0))?.mul(&c(-0.5))?)
+        g.mul(&result.pow(&c(3.0))?.mul(&c(-0.5))?.conj()?)
     }
 }
 

@@ -57,7 +57,7 @@ impl UnaryOp for Tan {
         |x: T| x.tan()
     }
     fn grad(self, g: &Tensor, result: &Tensor) -> Result<Tensor> {
-        g.mul(&result.mul(result)?.add(&c(1.0))?)
+        g.mul(&result.mul(result)?.add(&c(1.0))?.conj()?)
     }
 }
 
@@ -121,7 +121,7 @@ impl UnaryOp for Sinh {
         |x: T| x.sinh()
     }
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
-        g.mul(&x.cosh()?)
+        g.mul(&x.cosh()?.conj()?)
     }
 }
 
@@ -137,7 +137,7 @@ impl UnaryOp for Cosh {
         |x: T| x.cosh()
     }
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
-        g.mul(&x.sinh()?)
+        g.mul(&x.sinh()?.conj()?)
     }
 }
 
