@@ -117,3 +117,18 @@ def test_item_breaks_the_graph_and_fullgraph_raises():
 def test_a_tensor_made_inside_breaks_the_graph_with_its_reason():
     with pytest.raises(fg._dynamo.exc.Unsupported, match=r"^add\(\) reads a tensor that was made outside"):
         fg.compile(lambda x: x + fg.ones(3), backend=BACKEND, fullgraph=True)(fg.ones(3))
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own cache")
+def test_guards_read_the_module_state_in_parameters_then_buffers_order():
+    """The guards' one walk of the module tree gives what `parameters()` + `buffers()` and `modules()` give:
+    tied weights and a shared submodule once each, in the same order (the captured graph's inputs)."""
+    from ferrograd._dynamo.capture import _module_state
+
+    shared = fg.nn.Linear(3, 3)
+    model = fg.nn.Sequential(fg.nn.Linear(3, 3), fg.nn.BatchNorm1d(3), shared, fg.nn.Sequential(shared), None)
+    model[0].weight = model[2].weight  # tied
+    model[1].eval()
+    tensors, training = _module_state(model)
+    assert [id(t) for t in tensors] == [id(t) for t in list(model.parameters()) + list(model.buffers())]
+    assert training == tuple(m.training for m in model.modules())

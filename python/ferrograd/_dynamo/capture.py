@@ -32,13 +32,34 @@ def _rebuild(spec, tensors):
     return spec[0](_rebuild(s, tensors) for s in spec[1])
 
 
-def _guard(spec, tensors, module):
+def _module_state(module):
+    """`module`'s parameters and buffers (each once, in `parameters()` then `buffers()` order) and its modules'
+    training flags, from one walk of the module tree: the guards read them on every call, and the generic
+    `modules()`/`parameters()` walks cost several times as much (85 µs a call on a 2-block GPT)."""
+    modules, stack, seen = [], [module], set()
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        modules.append(current)
+        stack.extend(reversed([child for child in current._modules.values() if child is not None]))
+    parameters, buffers, seen_tensors = [], [], set()
+    for current in modules:
+        for into, registry in ((parameters, current._parameters), (buffers, current._buffers)):
+            for tensor in registry.values():
+                if tensor is not None and id(tensor) not in seen_tensors:
+                    seen_tensors.add(id(tensor))
+                    into.append(tensor)
+    return parameters + buffers, tuple(m.training for m in modules)
+
+
+def _guard(spec, tensors, training):
     seen = {}
     tensor_guards = tuple(
         (tuple(t.shape), t.dtype, t.requires_grad, t.is_contiguous(), seen.setdefault(id(t), i))
         for i, t in enumerate(tensors)
     )
-    training = tuple(m.training for m in module.modules()) if module is not None else ()
     return (repr(spec), tensor_guards, _core.is_grad_enabled(), training)
 
 
@@ -52,9 +73,10 @@ class CompiledFunction:
         self.warned = False
 
     def _state(self):
+        """The module's tensors (inputs of every call) and its training flags; none for a plain function."""
         if self.module is None:
-            return []
-        return list(self.module.parameters()) + list(self.module.buffers())
+            return [], ()
+        return _module_state(self.module)
 
     def _explain(self, reason):
         if self.fullgraph:
@@ -70,8 +92,8 @@ class CompiledFunction:
         arg_tensors = []
         try:
             spec = _flatten((args, tuple(sorted(kwargs.items()))), arg_tensors)
-            state = self._state()
-            key = _guard(spec, state + arg_tensors, self.module)
+            state, training = self._state()
+            key = _guard(spec, state + arg_tensors, training)
             hash(key)
         except TypeError:
             self._explain("an argument is neither a tensor nor a hashable constant")
