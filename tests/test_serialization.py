@@ -298,3 +298,18 @@ def test_nesting_and_self_reference_are_refused_on_save(tmp_path):
     loop.append(loop)
     with pytest.raises(ValueError, match=r"obj\[0\] contains itself"):
         save_safetensors(loop, tmp_path / "x")
+
+
+def test_pickle_module_is_checked(tmp_path):
+    """An explicit pickle_module refuses weights_only=True, as torch; one without an Unpickler (the fuzz passed
+    True) is a TypeError naming the argument here, where torch fails inside with an AttributeError."""
+    path = tmp_path / "ckpt.pt"
+    fg.save({"a": fg.ones(2)}, path)
+    with pytest.raises(RuntimeError, match="Can not safely load weights when explicit pickle_module is specified"):
+        fg.load(path, "cpu", True, weights_only=True)
+    expected = AttributeError if AGAINST_TORCH else TypeError
+    with pytest.raises(expected, match="pickle_module must be a module" if not AGAINST_TORCH else "bool"):
+        fg.load(path, "cpu", True, weights_only=False)
+    import pickle
+
+    assert fg.load(path, "cpu", pickle, weights_only=False)["a"].tolist() == [1.0, 1.0]

@@ -226,6 +226,12 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     weights_only = _weights_only_setting(weights_only, pickle_module)
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if pickle_module is not None and not hasattr(pickle_module, "Unpickler"):
+        # torch fails later with an AttributeError from inside; the argument is what is wrong
+        raise TypeError(
+            f"load(): pickle_module must be a module like pickle (with an Unpickler), "
+            f"not {type(pickle_module).__name__}"
+        )
     _check_map_location(map_location)
     source = _source_of(f)
     kind = _kind_of(source)
