@@ -111,13 +111,7 @@ impl Polynomial {
                 if n > closed_from && x.abs() < one {
                     return chebyshev_closed(self, x, n);
                 }
-                let first = match self {
-                    Polynomial::ChebyshevT => x,
-                    Polynomial::ChebyshevU => x + x,
-                    Polynomial::ChebyshevV => x + x - one,
-                    _ => x + x + one,
-                };
-                chebyshev_recurrence(x + x, first, n)
+                chebyshev_recurrence(self, x, n)
             }
             Polynomial::ShiftedChebyshevT
             | Polynomial::ShiftedChebyshevU
@@ -157,13 +151,7 @@ impl Polynomial {
                         _ => sign(one),
                     };
                 }
-                let first = match self {
-                    Polynomial::ShiftedChebyshevT => s,
-                    Polynomial::ShiftedChebyshevU => s + s,
-                    Polynomial::ShiftedChebyshevV => s + s - one,
-                    _ => s + s + one,
-                };
-                chebyshev_recurrence(s + s, first, n)
+                chebyshev_recurrence(self, s, n)
             }
             Polynomial::HermiteH | Polynomial::HermiteHe => {
                 let physicists = self == Polynomial::HermiteH;
@@ -269,9 +257,16 @@ fn chebyshev_closed<T: ScalarMath>(kind: Polynomial, x: T, n: i64) -> T {
     }
 }
 
-/// The Chebyshev recurrence `r = twice_x * q - p` from p = 1, q = `first`, up to degree `n` (n ≥ 2 here;
-/// degrees 0 and 1 are `1` and `first`); it stops early once q is NaN, as torch's loop does.
-fn chebyshev_recurrence<T: ScalarMath>(twice_x: T, first: T, n: i64) -> T {
+/// The Chebyshev recurrence `r = 2y q - p` from p = 1 and q = the degree-1 value (y, 2y, 2y - 1 or 2y + 1 for
+/// T, U, V, W; the shifted kinds pass y = 2x - 1), up to degree `n`; it stops early once q is NaN, as torch's
+/// loop does.
+fn chebyshev_recurrence<T: ScalarMath>(kind: Polynomial, y: T, n: i64) -> T {
+    let first = match kind {
+        Polynomial::ChebyshevT | Polynomial::ShiftedChebyshevT => y,
+        Polynomial::ChebyshevU | Polynomial::ShiftedChebyshevU => y + y,
+        Polynomial::ChebyshevV | Polynomial::ShiftedChebyshevV => y + y - T::ONE,
+        _ => y + y + T::ONE,
+    };
     if n == 0 {
         return T::ONE;
     }
@@ -282,7 +277,7 @@ fn chebyshev_recurrence<T: ScalarMath>(twice_x: T, first: T, n: i64) -> T {
     let mut r = q;
     let mut k = 2;
     while k <= n && !q.is_nan() {
-        r = twice_x.fma(q, -p);
+        r = (y + y).fma(q, -p);
         (p, q) = (q, r);
         k += 1;
     }

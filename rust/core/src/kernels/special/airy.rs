@@ -3,7 +3,7 @@
 //! x ≈ 103.9 it is 0, as torch's.
 
 /// Ai(0) and -Ai'(0).
-const AI_0: f64 = 0.355_028_053_887_817_24;
+const AI_0: f64 = 0.355_028_053_887_817_2;
 const MINUS_AI_PRIME_0: f64 = 0.258_819_403_792_806_8;
 /// Beyond these the asymptotic series are accurate to double precision (their smallest term is about e^{-2ζ}).
 const DECAYING_FROM: f64 = 5.0;
