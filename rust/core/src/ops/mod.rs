@@ -35,6 +35,7 @@ mod matmul;
 pub mod moments;
 pub mod nan_reduce;
 pub mod native_dropout;
+pub mod nll_grad;
 pub mod nn;
 pub mod norm;
 mod order;

@@ -385,6 +385,9 @@ fn nll_loss_grad(
         Reduction::Mean => g.div(&Tensor::scalar(total_weight))?,
         _ => g.clone(),
     };
+    if let Some(direct) = crate::ops::nll_grad::direct(&g, target, weight, input_shape, ignore_index) {
+        return direct;
+    }
     let coef = match weight {
         Some(w) => {
             let mut shape = vec![1; nd];
