@@ -14,16 +14,10 @@ use std::mem::MaybeUninit;
 pub trait AttentionFloat: Float {
     /// `out[i] = exp(x[i] - shift)`.
     fn exp_shifted(out: &mut [MaybeUninit<Self>], x: &[Self], shift: Self);
-    /// `self · a + b` in one rounding (one instruction where the kernels are compiled with FMA).
-    fn mul_add(self, a: Self, b: Self) -> Self;
 }
 impl AttentionFloat for f32 {
     fn exp_shifted(out: &mut [MaybeUninit<f32>], x: &[f32], shift: f32) {
         exp_shifted_f32_into(out, x, shift)
-    }
-    #[inline(always)]
-    fn mul_add(self, a: f32, b: f32) -> f32 {
-        f32::mul_add(self, a, b)
     }
 }
 impl AttentionFloat for f64 {
@@ -31,10 +25,6 @@ impl AttentionFloat for f64 {
         for (o, &v) in out.iter_mut().zip(x) {
             o.write((v - shift).exp());
         }
-    }
-    #[inline(always)]
-    fn mul_add(self, a: f64, b: f64) -> f64 {
-        f64::mul_add(self, a, b)
     }
 }
 
@@ -135,25 +125,19 @@ fn padded(n: usize) -> usize {
     n.div_ceil(W) * W
 }
 
-/// `acc += a · b[..W]`, fused (one instruction per lane block instead of a multiply and an add).
+/// `acc += a · b[..W]`.
 #[inline(always)]
-fn fma_block<T: AttentionFloat>(acc: &mut [T; W], a: T, b: &[T]) {
+fn fma_block<T: Float>(acc: &mut [T; W], a: T, b: &[T]) {
     let b: &[T; W] = b[..W].try_into().expect("a W-wide block");
     for i in 0..W {
-        acc[i] = a.mul_add(b[i], acc[i]);
+        acc[i] = acc[i] + a * b[i];
     }
 }
 
 /// `out[c..c + W] = Σ_{j in js} coef(j) · m[j·stride + c ..][..W]` for each W-block c of `out`
 /// (out.len() a multiple of W).
 #[inline(always)]
-fn combine<T: AttentionFloat>(
-    out: &mut [T],
-    js: std::ops::Range<usize>,
-    coef: impl Fn(usize) -> T,
-    m: &[T],
-    stride: usize,
-) {
+fn combine<T: Float>(out: &mut [T], js: std::ops::Range<usize>, coef: impl Fn(usize) -> T, m: &[T], stride: usize) {
     for c in (0..out.len()).step_by(W) {
         let mut acc = [T::ZERO; W];
         for j in js.clone() {
@@ -163,58 +147,9 @@ fn combine<T: AttentionFloat>(
     }
 }
 
-/// Lanes of the row reductions below: independent accumulators, so that a row's max, sum and dot
-/// are vector operations instead of one serial chain of dependent scalar adds (which cost more than
-/// the row's products at head size 16).
-const R: usize = 8;
-
 #[inline(always)]
-fn dot<T: AttentionFloat>(a: &[T], b: &[T]) -> T {
-    let mut acc = [T::ZERO; R];
-    let (ca, cb) = (a.chunks_exact(R), b.chunks_exact(R));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for i in 0..R {
-            acc[i] = x[i].mul_add(y[i], acc[i]);
-        }
-    }
-    for (i, (&x, &y)) in ra.iter().zip(rb).enumerate() {
-        acc[i] = x.mul_add(y, acc[i]);
-    }
-    acc.iter().fold(T::ZERO, |s, &v| s + v)
-}
-
-/// The largest of `row`, -inf if it is empty or all NaN (NaN never wins a comparison).
-#[inline(always)]
-fn row_max<T: Float>(row: &[T]) -> T {
-    let neg_inf = T::from_f64(f64::NEG_INFINITY);
-    let mut acc = [neg_inf; R];
-    let chunks = row.chunks_exact(R);
-    for (i, &v) in chunks.remainder().iter().enumerate() {
-        acc[i] = if v > acc[i] { v } else { acc[i] };
-    }
-    for c in chunks {
-        for i in 0..R {
-            acc[i] = if c[i] > acc[i] { c[i] } else { acc[i] };
-        }
-    }
-    acc.iter().fold(neg_inf, |a, &b| if b > a { b } else { a })
-}
-
-/// Σ row in float64.
-#[inline(always)]
-fn row_sum<T: Float>(row: &[T]) -> f64 {
-    let mut acc = [0.0f64; R];
-    let chunks = row.chunks_exact(R);
-    for (i, &v) in chunks.remainder().iter().enumerate() {
-        acc[i] += v.to_f64();
-    }
-    for c in chunks {
-        for i in 0..R {
-            acc[i] += c[i].to_f64();
-        }
-    }
-    acc.iter().sum()
+fn dot<T: Float>(a: &[T], b: &[T]) -> T {
+    a.iter().zip(b).fold(T::ZERO, |acc, (&x, &y)| acc + x * y)
 }
 
 /// `rows` × `cols` of `src` into `dst` with rows padded to `stride` (the padding stays zero).
@@ -238,7 +173,7 @@ fn transpose_padded<T: Float>(dst: &mut [T], src: Rows<'_, T>, rows: usize, cols
 /// Row `l`'s scores into `out` (padded length; the first `n` count): q_l · kᵀ · scale + mask, with `kt`
 /// the head's key transposed (E × SP).
 #[inline(always)]
-fn scores_row<T: AttentionFloat>(
+fn scores_row<T: Float>(
     out: &mut [T],
     n: usize,
     q: &[T],
@@ -286,13 +221,13 @@ fn forward_head<T: AttentionFloat>(
     mask: Option<&Mask<'_, T>>,
     d: &Dims,
     h: usize,
-    scratch: &mut ForwardScratch<T>,
 ) {
     let (q, k, v) = (x.q.of(h), x.k.of(h), x.v.of(h));
     let (sp, evp) = (padded(d.s), padded(d.ev));
-    let ForwardScratch { kt, vp, srow, orow, prow } = scratch;
-    transpose_padded(kt, k, d.s, d.e, sp);
-    pad_rows(vp, v, d.s, d.ev, evp);
+    let (mut kt, mut vp) = (vec![T::ZERO; d.e * sp], vec![T::ZERO; d.s * evp]);
+    let (mut srow, mut orow, mut prow) = (vec![T::ZERO; sp], vec![T::ZERO; evp], uninit::<T>(sp));
+    transpose_padded(&mut kt, k, d.s, d.e, sp);
+    pad_rows(&mut vp, v, d.s, d.ev, evp);
     for (l, lse) in lse.iter_mut().enumerate() {
         let n = d.live(l);
         // Safety: this part is head h's only writer; the output outlives the call.
@@ -302,47 +237,23 @@ fn forward_head<T: AttentionFloat>(
             *lse = T::ZERO;
             continue;
         }
-        scores_row(srow, n, q.at(l, d.e), kt, d, mask.map(|m| (m, h)), l);
+        scores_row(&mut srow, n, q.at(l, d.e), &kt, d, mask.map(|m| (m, h)), l);
         let row = &srow[..n];
-        let m = row_max(row);
+        let m = row.iter().fold(T::from_f64(f64::NEG_INFINITY), |a, &b| if b > a { b } else { a });
         if m == T::from_f64(f64::NEG_INFINITY) {
             o.fill(T::ZERO);
             *lse = T::ZERO;
             continue;
         }
         T::exp_shifted(&mut prow[..n], row, m);
-        let p = written(prow, n);
-        let sum = row_sum(p);
-        combine(orow, 0..n, |s| p[s], vp, evp);
+        let p = written(&prow, n);
+        let sum = p.iter().fold(0.0f64, |a, &b| a + b.to_f64());
+        combine(&mut orow, 0..n, |s| p[s], &vp, evp);
         let inv = T::from_f64(1.0 / sum);
-        for (x, &y) in o.iter_mut().zip(orow.iter()) {
+        for (x, &y) in o.iter_mut().zip(&orow) {
             *x = y * inv;
         }
         *lse = m + T::from_f64(sum.ln());
-    }
-}
-
-/// One part's scratch for `forward_head`, reused from head to head (the heads of one call have one size,
-/// so the zero padding stays where it was): the head's key transposed (E × SP) and value (S × EvP), one
-/// row of scores, of output and of weights.
-struct ForwardScratch<T> {
-    kt: Vec<T>,
-    vp: Vec<T>,
-    srow: Vec<T>,
-    orow: Vec<T>,
-    prow: Vec<MaybeUninit<T>>,
-}
-
-impl<T: Float> ForwardScratch<T> {
-    fn new(d: &Dims) -> Self {
-        let (sp, evp) = (padded(d.s), padded(d.ev));
-        ForwardScratch {
-            kt: vec![T::ZERO; d.e * sp],
-            vp: vec![T::ZERO; d.s * evp],
-            srow: vec![T::ZERO; sp],
-            orow: vec![T::ZERO; evp],
-            prow: uninit(sp),
-        }
     }
 }
 
@@ -375,11 +286,10 @@ pub fn attention_forward<T: AttentionFloat>(
     over_heads(d, &|first, last| {
         #[allow(clippy::redundant_locals)] // captures the Sync wrapper, not its raw pointer
         let pl = pl;
-        let mut scratch = ForwardScratch::new(d);
         for h in first..last {
             // Safety: head h's lse is written by this part alone, while lse lives.
             let ls = unsafe { std::slice::from_raw_parts_mut(pl.0.add(h * d.l), d.l) };
-            dispatch!(forward_head(&ov, ls, x, mask, d, h, &mut scratch));
+            dispatch!(forward_head(&ov, ls, x, mask, d, h));
         }
     });
     (out, lse)
@@ -406,30 +316,32 @@ fn backward_head<T: AttentionFloat>(
     mask: Option<&Mask<'_, T>>,
     d: &Dims,
     h: usize,
-    scratch: &mut BackwardScratch<T>,
 ) {
     let (q, k, v) = (x.x.q.of(h), x.x.k.of(h), x.x.v.of(h));
     let (o, g, lse) = (x.out.of(h), x.grad.of(h), &x.lse[h * d.l..]);
     let (sp, ep, evp) = (padded(d.s), padded(d.e), padded(d.ev));
-    let BackwardScratch { kt, vt, qp, kp, gp, pm, dsm, srow, prow, dp, row } = scratch;
-    transpose_padded(kt, k, d.s, d.e, sp);
-    transpose_padded(vt, v, d.s, d.ev, sp);
-    pad_rows(qp, q, d.l, d.e, ep);
-    pad_rows(kp, k, d.s, d.e, ep);
-    pad_rows(gp, g, d.l, d.ev, evp);
+    let (mut kt, mut vt) = (vec![T::ZERO; d.e * sp], vec![T::ZERO; d.ev * sp]);
+    let (mut qp, mut kp, mut gp) = (vec![T::ZERO; d.l * ep], vec![T::ZERO; d.s * ep], vec![T::ZERO; d.l * evp]);
+    transpose_padded(&mut kt, k, d.s, d.e, sp);
+    transpose_padded(&mut vt, v, d.s, d.ev, sp);
+    pad_rows(&mut qp, q, d.l, d.e, ep);
+    pad_rows(&mut kp, k, d.s, d.e, ep);
+    pad_rows(&mut gp, g, d.l, d.ev, evp);
+    let (mut pm, mut dsm) = (vec![T::ZERO; d.l * sp], vec![T::ZERO; d.l * sp]);
+    let (mut srow, mut prow, mut dp) = (vec![T::ZERO; sp], uninit::<T>(sp), vec![T::ZERO; sp]);
     let scale = T::from_f64(d.scale);
     for l in 0..d.l {
         let n = d.live(l);
         if n == 0 {
             continue;
         }
-        scores_row(srow, n, q.at(l, d.e), kt, d, mask.map(|m| (m, h)), l);
+        scores_row(&mut srow, n, q.at(l, d.e), &kt, d, mask.map(|m| (m, h)), l);
         T::exp_shifted(&mut prow[..n], &srow[..n], lse[l]);
-        let p = written(prow, n);
+        let p = written(&prow, n);
         let gl = g.at(l, d.ev);
         // Σ_s p·dp over the row equals g_l · o_l
         let centre = dot(gl, o.at(l, d.ev));
-        combine(&mut dp[..padded(n)], 0..d.ev, |e| gl[e], vt, sp);
+        combine(&mut dp[..padded(n)], 0..d.ev, |e| gl[e], &vt, sp);
         let (pr, dsr) = (&mut pm[l * sp..l * sp + n], &mut dsm[l * sp..l * sp + n]);
         for s in 0..n {
             pr[s] = p[s];
@@ -438,51 +350,16 @@ fn backward_head<T: AttentionFloat>(
     }
     // key s is seen by rows l ≥ s only, when causal
     let first = |s: usize| if d.causal { s.min(d.l) } else { 0 };
+    let mut row = vec![T::ZERO; ep.max(evp)];
     for s in 0..d.s {
-        combine(&mut row[..evp], first(s)..d.l, |l| pm[l * sp + s], gp, evp);
+        combine(&mut row[..evp], first(s)..d.l, |l| pm[l * sp + s], &gp, evp);
         dv[s * d.ev..(s + 1) * d.ev].copy_from_slice(&row[..d.ev]);
-        combine(&mut row[..ep], first(s)..d.l, |l| dsm[l * sp + s], qp, ep);
+        combine(&mut row[..ep], first(s)..d.l, |l| dsm[l * sp + s], &qp, ep);
         dk[s * d.e..(s + 1) * d.e].copy_from_slice(&row[..d.e]);
     }
     for l in 0..d.l {
-        combine(&mut row[..ep], 0..d.live(l), |s| dsm[l * sp + s], kp, ep);
+        combine(&mut row[..ep], 0..d.live(l), |s| dsm[l * sp + s], &kp, ep);
         dq[l * d.e..(l + 1) * d.e].copy_from_slice(&row[..d.e]);
-    }
-}
-
-/// One part's scratch for `backward_head`, reused from head to head as `ForwardScratch`: key and value
-/// transposed, query, key and output gradient padded, the weights P and score gradients dS (L × SP
-/// each), and rows of scores, weights, dP and one gradient.
-struct BackwardScratch<T> {
-    kt: Vec<T>,
-    vt: Vec<T>,
-    qp: Vec<T>,
-    kp: Vec<T>,
-    gp: Vec<T>,
-    pm: Vec<T>,
-    dsm: Vec<T>,
-    srow: Vec<T>,
-    prow: Vec<MaybeUninit<T>>,
-    dp: Vec<T>,
-    row: Vec<T>,
-}
-
-impl<T: Float> BackwardScratch<T> {
-    fn new(d: &Dims) -> Self {
-        let (sp, ep, evp) = (padded(d.s), padded(d.e), padded(d.ev));
-        BackwardScratch {
-            kt: vec![T::ZERO; d.e * sp],
-            vt: vec![T::ZERO; d.ev * sp],
-            qp: vec![T::ZERO; d.l * ep],
-            kp: vec![T::ZERO; d.s * ep],
-            gp: vec![T::ZERO; d.l * evp],
-            pm: vec![T::ZERO; d.l * sp],
-            dsm: vec![T::ZERO; d.l * sp],
-            srow: vec![T::ZERO; sp],
-            prow: uninit(sp),
-            dp: vec![T::ZERO; sp],
-            row: vec![T::ZERO; ep.max(evp)],
-        }
     }
 }
 
@@ -499,7 +376,6 @@ pub fn attention_backward<T: AttentionFloat>(
     over_heads(d, &|first, last| {
         #[allow(clippy::redundant_locals)] // captures the Sync wrappers, not their raw pointers
         let (pq, pk, pv) = (pq, pk, pv);
-        let mut scratch = BackwardScratch::new(d);
         for h in first..last {
             // Safety: head h's blocks of dq, dk and dv are written by this part alone, while they live.
             let (gq, gk, gv) = unsafe {
@@ -509,7 +385,7 @@ pub fn attention_backward<T: AttentionFloat>(
                     std::slice::from_raw_parts_mut(pv.0.add(h * d.s * d.ev), d.s * d.ev),
                 )
             };
-            dispatch!(backward_head(gq, gk, gv, x, mask, d, h, &mut scratch));
+            dispatch!(backward_head(gq, gk, gv, x, mask, d, h));
         }
     });
     (dq, dk, dv)
