@@ -353,15 +353,19 @@ fn nll_loss_grad(
     let nd = input_shape.len();
     let class_dim = if nd == 1 { 0 } else { 1 };
     let c = input_shape[class_dim];
-    let t = if nd == 1 { target.clone() } else { target.unsqueeze(1)? };
-    let mask = positions_along(c, class_dim, nd)?
-        .eq(&t)?
-        .logical_and(&t.ne(&Tensor::wrapped_scalar(crate::Scalar::Int(ignore_index)))?)?;
     let g = match reduction {
         Reduction::None if nd > 1 => g.unsqueeze(1)?,
         Reduction::Mean => g.div(&Tensor::scalar(total_weight))?,
         _ => g.clone(),
     };
+    // unrecorded (no create_graph): written in one pass, before the mask and products below are built
+    if let Some(direct) = crate::ops::nll_grad::direct(&g, target, weight, input_shape, ignore_index) {
+        return direct;
+    }
+    let t = if nd == 1 { target.clone() } else { target.unsqueeze(1)? };
+    let mask = positions_along(c, class_dim, nd)?
+        .eq(&t)?
+        .logical_and(&t.ne(&Tensor::wrapped_scalar(crate::Scalar::Int(ignore_index)))?)?;
     let coef = match weight {
         Some(w) => {
             let mut shape = vec![1; nd];

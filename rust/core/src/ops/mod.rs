@@ -36,6 +36,7 @@ mod meta;
 pub mod moments;
 pub mod nan_reduce;
 pub mod native_dropout;
+pub mod nll_grad;
 pub mod nn;
 pub mod norm;
 mod order;
