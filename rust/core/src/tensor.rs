@@ -386,12 +386,26 @@ impl Tensor {
         }
     }
 
+    /// `register_post_accumulate_grad_hook`: `hook` runs each time this leaf's `.grad` takes a new sum.
+    pub fn register_post_accumulate_hook(&self, hook: crate::autograd::PostAccumulateHook) -> Result<u64> {
+        match &self.0.meta {
+            _ if !self.requires_grad() => {
+                bail!(Runtime, "cannot register a hook on a tensor that doesn't require gradient")
+            }
+            Some(meta) if self.is_leaf() => Ok(meta.add_post_accumulate_hook(hook)),
+            _ => bail!(Runtime, "post accumulate grad hooks cannot be registered on non-leaf tensors"),
+        }
+    }
+
     pub fn remove_hook(&self, id: u64) -> bool {
         let in_meta = self.0.meta.as_ref().is_some_and(|m| {
             let mut hooks = m.hooks.lock();
             let before = hooks.len();
             hooks.retain(|h| h.0 != id);
-            before != hooks.len()
+            let mut post = m.post_accumulate_hooks.lock();
+            let before_post = post.len();
+            post.retain(|h| h.0 != id);
+            before != hooks.len() || before_post != post.len()
         });
         in_meta || self.0.grad_fn.as_ref().is_some_and(|n| n.remove_hook(id))
     }

@@ -3,9 +3,9 @@ use crate::errors::from_py;
 use crate::py_tensor::{wrap, PyTensor};
 use ferrograd_core::autograd::{self, Node};
 use ferrograd_core::Tensor;
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyList, PyTuple, PyWeakrefMethods, PyWeakrefReference};
 use std::sync::Arc;
 
 /// A tuple of tensors and Nones, as hooks and custom backward functions receive gradients.
@@ -37,6 +37,31 @@ pub fn tensor_hook(f: Py<PyAny>) -> autograd::TensorHook {
             })
         })
     })
+}
+
+/// A Python callable as a post-accumulate-grad hook of the leaf `obj`: called with `obj` itself (so a
+/// dict keyed by parameters finds it), which it holds weakly.
+pub fn post_accumulate_hook(
+    obj: &Bound<'_, PyTensor>,
+    f: Py<PyAny>,
+) -> ferrograd_core::Result<autograd::PostAccumulateHook> {
+    let leaf = PyWeakrefReference::new(obj).map_err(from_py)?.unbind();
+    Ok(Arc::new(move || {
+        Python::attach(|py| {
+            let Some(obj) = leaf.bind(py).upgrade() else { return Ok(()) };
+            let r = f.call1(py, (obj,)).map_err(from_py)?;
+            let r = r.bind(py);
+            if r.is_none() {
+                return Ok(());
+            }
+            // torch's two refusals: a Tensor is not a replacement here, anything else is not even a Tensor
+            Err(from_py(if r.is_instance_of::<PyTensor>() {
+                PyRuntimeError::new_err("Tensor post accumulate grad hooks should return None.")
+            } else {
+                PyTypeError::new_err(format!("expected Variable, but hook returned '{}'", crate::args::type_name(r)))
+            }))
+        })
+    }))
 }
 
 pub fn grads_from_py(r: &Bound<'_, PyAny>, what: &str) -> ferrograd_core::Result<Vec<Option<Tensor>>> {

@@ -46,6 +46,7 @@ pub fn backward(
     for (t, g) in inputs.iter().zip(captured) {
         if let (Some(g), Some(meta), true) = (g, &t.0.meta, t.is_leaf()) {
             accumulate_grad(meta, g, create_graph)?;
+            meta.run_post_accumulate_hooks()?;
         }
     }
     Ok(())
@@ -378,6 +379,7 @@ fn evaluate(
     if let Some(meta) = leaf(node) {
         if let Some(Some(g)) = grads.into_iter().next() {
             let incoming = accumulate_grad(meta, g, create_graph)?;
+            meta.run_post_accumulate_hooks()?;
             // As in PyTorch, an AccumulateGrad's post-hooks run once `.grad` holds the new sum, with no
             // grad_inputs and the incoming gradient as grad_outputs (DistributedDataParallel hangs on them).
             run_post_hooks(node, vec![], &[Some(incoming)])?;

@@ -1,7 +1,7 @@
 //! Leaves: a tensor that requires grad owns a `GradMeta` (its `.grad` and hooks); gradients reach it
 //! through its `AccumulateGrad` node, which holds the meta strongly while the meta holds the node
 //! only weakly (so the same leaf shows the same node while a graph lives, and no cycle forms).
-use super::node::{Backward, Ctx, Grads, Node, TensorHook};
+use super::node::{next_hook_id, Backward, Ctx, Grads, Node, PostAccumulateHook, TensorHook};
 use super::saved::{AsField, Field};
 use crate::error::Result;
 use crate::tensor::Tensor;
@@ -15,6 +15,9 @@ pub struct GradMeta {
     accumulator: Mutex<Option<Weak<Node>>>,
     /// Hooks of a leaf's gradient, run before it is accumulated or captured.
     pub(crate) hooks: Mutex<Vec<(u64, TensorHook)>>,
+    /// Hooks run once `.grad` holds a new sum (`register_post_accumulate_grad_hook`): what lets an
+    /// optimizer step each parameter during backward.
+    pub(crate) post_accumulate_hooks: Mutex<Vec<(u64, PostAccumulateHook)>>,
     /// What the owner of the tensor objects keeps about this leaf (the Python bindings: its object and
     /// its `.grad`'s object, both weakly, so that the graph hands back the objects the user holds).
     owner: OnceLock<Box<dyn Any + Send + Sync>>,
@@ -24,6 +27,20 @@ impl GradMeta {
     /// The owner's record of this leaf, made by `init` on first use (None if another type was stored).
     pub fn owner<T: Any + Send + Sync>(&self, init: impl FnOnce() -> T) -> Option<&T> {
         self.owner.get_or_init(|| Box::new(init())).downcast_ref()
+    }
+
+    /// Adds a hook run after each accumulation into `.grad`; returns the id to remove it with.
+    pub fn add_post_accumulate_hook(&self, hook: PostAccumulateHook) -> u64 {
+        let id = next_hook_id();
+        self.post_accumulate_hooks.lock().push((id, hook));
+        id
+    }
+
+    /// Runs the post-accumulate hooks in the order they were added (none is held locked while one runs,
+    /// so a hook may add or remove hooks).
+    pub(crate) fn run_post_accumulate_hooks(&self) -> Result<()> {
+        let hooks: Vec<_> = self.post_accumulate_hooks.lock().iter().map(|(_, h)| h.clone()).collect();
+        hooks.iter().try_for_each(|hook| hook())
     }
 
     /// The accumulated gradient (`.grad`).

@@ -13,7 +13,9 @@ pub use engine::{backward, grad};
 #[doc(hidden)]
 pub use inventory;
 pub use leaf::{AccumulateGrad, GradMeta};
-pub use node::{next_hook_id, one, Backward, Ctx, Edge, Grads, Node, PostHook, PreHook, TensorHook};
+pub use node::{
+    next_hook_id, one, Backward, Ctx, Edge, Grads, Node, PostAccumulateHook, PostHook, PreHook, TensorHook,
+};
 pub(crate) use node::{record, record_outputs};
 pub use saved::{
     field_name, grad_fn_names, AsField, Field, Fields, GradFnName, GradFnNames, MatrixStrides, RuleName, SavedTensor,

@@ -39,6 +39,8 @@ impl Edge {
 
 /// A hook on the gradient of one tensor: may return a replacement.
 pub type TensorHook = Arc<dyn Fn(&Tensor) -> Result<Option<Tensor>> + Send + Sync>;
+/// A hook run after a leaf's `.grad` took a new sum (it reads the leaf through its own handle).
+pub type PostAccumulateHook = Arc<dyn Fn() -> Result<()> + Send + Sync>;
 /// A hook on a node's incoming gradients (one per output of the op): may return replacements.
 pub type PreHook = Arc<dyn Fn(&[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> + Send + Sync>;
 /// A hook after a node ran, given (gradients for its inputs, gradients of its outputs).

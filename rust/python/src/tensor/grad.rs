@@ -119,6 +119,18 @@ impl PyTensor {
         Py::new(py, crate::hooks::RemovableHandle::new(crate::hooks::HookTarget::Tensor(t), id))
     }
 
+    /// `hook(tensor)` after each accumulation into this leaf's `.grad`; it is handed this same object
+    /// (held weakly, so the hook keeps nothing alive) and must return None.
+    fn register_post_accumulate_grad_hook(
+        slf: &Bound<'_, Self>,
+        hook: Py<PyAny>,
+    ) -> PyResult<Py<crate::hooks::RemovableHandle>> {
+        ferrograd_core::compile::unsupported("Tensor.register_post_accumulate_grad_hook()");
+        let t = slf.get().get();
+        let id = call(|| t.register_post_accumulate_hook(crate::hooks::post_accumulate_hook(slf, hook)?))?;
+        Py::new(slf.py(), crate::hooks::RemovableHandle::new(crate::hooks::HookTarget::Tensor(t), id))
+    }
+
     fn retain_grad(&self) -> PyResult<()> {
         call(|| self.handle.retain_grad()).map(|_| ())
     }
