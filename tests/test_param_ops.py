@@ -243,16 +243,28 @@ def test_integer_inputs():
         F.elu(fg.tensor([1, 2]))
 
 
-def test_inplace_celu_with_a_negative_alpha(rng):
-    # a known leniency: torch cannot recover the input of an in-place elu/celu with a negative slope and refuses
-    # the backward; ferrograd keeps what the rule needs and gives the out-of-place gradient
+def test_inplace_forms_keep_the_result_as_torch(rng):
+    """elu_, celu_ and leaky_relu_ record torch's result-keeping nodes (EluBackward1, ...): the gradient from
+    the result equals the out-of-place one for a non-negative slope; with a negative slope the input cannot be
+    told from the result, and backward refuses, as torch's does. threshold_ keeps its input, under its own name."""
     a = rng.uniform(-3, 3, (2, 3))
-    leaf, expected_leaf = fg.tensor(a, requires_grad=True), fg.tensor(a, requires_grad=True)
-    F.celu(expected_leaf * 2, alpha=-1.5).sum().backward()
-    out = F.celu_(leaf * 2, alpha=-1.5).sum()
-    if AGAINST_TORCH:
-        with pytest.raises(RuntimeError, match="In-place elu backward calculation is triggered with a negative slope"):
-            out.backward()
-    else:
-        out.backward()
+    for name, kwargs, node in [
+        ("elu", {"alpha": 0.7}, "EluBackward1"),
+        ("celu", {"alpha": 1.5}, "CeluBackward1"),
+        ("leaky_relu", {"negative_slope": 0.2}, "LeakyReluBackward1"),
+        ("threshold", {"threshold": 0.5, "value": -2.0}, "ThresholdBackward1"),
+    ]:
+        leaf, expected_leaf = fg.tensor(a, requires_grad=True), fg.tensor(a, requires_grad=True)
+        getattr(F, name)(expected_leaf * 2, **kwargs).pow(2).sum().backward()
+        out = getattr(F, name + "_")(leaf * 2, **kwargs)
+        assert out.grad_fn.name() == node
+        out.pow(2).sum().backward()
         assert_tensor(leaf.grad, expected_leaf.grad.numpy())
+    for name, kwargs, message in [
+        ("celu", {"alpha": -1.5}, "In-place elu backward calculation is triggered with a negative slope"),
+        ("elu", {"alpha": -0.5}, "In-place elu backward calculation is triggered with a negative slope"),
+        ("leaky_relu", {"negative_slope": -0.1}, "In-place leakyReLu backward calculation is triggered"),
+    ]:
+        out = getattr(F, name + "_")(fg.tensor(a, requires_grad=True) * 2, **kwargs).sum()
+        with pytest.raises(RuntimeError, match=message):
+            out.backward()

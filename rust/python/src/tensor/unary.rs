@@ -65,7 +65,7 @@ macro_rules! param_registry_methods {
 
                     #[doc = concat!("In-place ``_", stringify!($name), "()``; returns this tensor.")]
                     fn [<_ $name _>](slf: &Bound<'_, Self>, $($p: $t),*) -> PyResult<Py<PyTensor>> {
-                        inplace_with(slf, false, |a| a.$name($($p),*))
+                        inplace_with(slf, false, |a| a.[<$name _inplace_form>]($($p),*))
                     }
                 )*
             }

@@ -1,5 +1,5 @@
 //! Activations: sigmoid, relu, erf and the `nn.functional` ones with parameters.
-use super::{FromParam, IntInputs, Keeps, UnaryOp};
+use super::{FromParam, InplaceNode, IntInputs, Keeps, UnaryOp};
 use crate::autograd::{AsField, Field};
 use crate::element::Float;
 use crate::error::{Error, Result};
@@ -207,7 +207,7 @@ impl UnaryOp for Softplus {
 }
 
 crate::backward_rule! {
-    names = ["EluBackward0"];
+    names = ["EluBackward0", "EluBackward1"];
     /// `x`, and `α(e^x - 1)` below 0.
     #[derive(Clone, Copy, Debug)]
     pub struct Elu {
@@ -222,14 +222,35 @@ impl UnaryOp for Elu {
         let a = T::from_f64(self.alpha);
         move |x: T| if x > T::ZERO { x } else { a * x.exp_m1() }
     }
+    const INPLACE_NODE: InplaceNode = InplaceNode::KeepsResult;
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
         // the negative branch for x <= 0 only: NaN takes the identity's gradient, as in torch
         Tensor::where_(&x.le(&c(0.0))?, &g.mul(&x.exp()?.mul(&c(self.alpha))?)?, g)
     }
+    fn grad_from_result(self, g: &Tensor, y: &Tensor) -> Result<Tensor> {
+        elu_grad_from_result(g, y, self.alpha, 1.0)
+    }
 }
 
+/// The gradient of `scale_in`-scaled elu from its result `y`: `α e^{x·scale_in} · scale_in = (y + α) · scale_in`
+/// below 0; a negative α cannot be told from the result, which torch refuses.
+fn elu_grad_from_result(g: &Tensor, y: &Tensor, alpha: f64, scale_in: f64) -> Result<Tensor> {
+    if alpha < 0.0 {
+        return Err(Error::Runtime(NEGATIVE_ELU_SLOPE.into()));
+    }
+    Tensor::where_(&y.le(&c(0.0))?, &g.mul(&y.add(&c(alpha))?.mul(&c(scale_in))?)?, g)
+}
+
+const NEGATIVE_ELU_SLOPE: &str = "In-place elu backward calculation is triggered with a negative slope which is not \
+    supported. This is caused by calling in-place forward function with a negative slope, please call out-of-place \
+    version instead.";
+const NEGATIVE_LEAKY_SLOPE: &str = "In-place leakyReLu backward calculation is triggered with a negative slope which \
+    is not supported. This is caused by calling in-place forward function with a negative slope, please call \
+    out-of-place version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting \
+    in-place leakRelu backward calculation with negative slope";
+
 crate::backward_rule! {
-    names = ["CeluBackward0"];
+    names = ["CeluBackward0", "CeluBackward1"];
     /// `x`, and `α(e^{x/α} - 1)` below 0.
     #[derive(Clone, Copy, Debug)]
     pub struct Celu {
@@ -250,15 +271,19 @@ impl UnaryOp for Celu {
         }
         Ok(())
     }
+    const INPLACE_NODE: InplaceNode = InplaceNode::KeepsResult;
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
         // as elu's: the negative branch for x <= 0 only, NaN takes the identity's gradient
         let negative = g.mul(&x.div(&c(self.alpha))?.exp()?)?;
         Tensor::where_(&x.le(&c(0.0))?, &negative, g)
     }
+    fn grad_from_result(self, g: &Tensor, y: &Tensor) -> Result<Tensor> {
+        elu_grad_from_result(g, y, self.alpha, 1.0 / self.alpha)
+    }
 }
 
 crate::backward_rule! {
-    names = ["ThresholdBackward0"];
+    names = ["ThresholdBackward0", "ThresholdBackward1"];
     /// `value` where `x <= threshold`, else `x`: `g` where `x > threshold` or NaN, else 0. Integers stay
     /// integers, both numbers cast to them first (truncated), as torch's kernel does.
     #[derive(Clone, Copy, Debug)]
@@ -279,13 +304,15 @@ impl UnaryOp for Threshold {
         let (t, v) = (self.threshold as i64, self.value as i64);
         Some(move |x: i64| if x <= t { v } else { x })
     }
+    // torch's in-place node keeps the input too, under its own name
+    const INPLACE_NODE: InplaceNode = InplaceNode::Renamed;
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
         Tensor::where_(&x.le(&c(self.threshold))?, &c(0.0), g)
     }
 }
 
 crate::backward_rule! {
-    names = ["LeakyReluBackward0"];
+    names = ["LeakyReluBackward0", "LeakyReluBackward1"];
     /// `x`, and `slope · x` below 0.
     #[derive(Clone, Copy, Debug)]
     pub struct LeakyRelu {
@@ -300,8 +327,15 @@ impl UnaryOp for LeakyRelu {
         let s = T::from_f64(self.negative_slope);
         move |x: T| if x > T::ZERO { x } else { x * s }
     }
+    const INPLACE_NODE: InplaceNode = InplaceNode::KeepsResult;
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
         Tensor::where_(&x.gt(&c(0.0))?, g, &g.mul(&c(self.negative_slope))?)
+    }
+    fn grad_from_result(self, g: &Tensor, y: &Tensor) -> Result<Tensor> {
+        if self.negative_slope < 0.0 {
+            return Err(Error::Runtime(NEGATIVE_LEAKY_SLOPE.into()));
+        }
+        Tensor::where_(&y.gt(&c(0.0))?, g, &g.mul(&c(self.negative_slope))?)
     }
 }
 

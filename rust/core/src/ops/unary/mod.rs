@@ -55,6 +55,18 @@ pub enum IntInputs {
     Reject,
 }
 
+/// The node torch records for an op's in-place form (`F.elu_`), where it is not the op's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InplaceNode {
+    /// The op's own node (`exp_`: `ExpBackward0`).
+    Same,
+    /// The op's own rule under the second of its `names` (`threshold_`: `ThresholdBackward1`).
+    Renamed,
+    /// A node under the second of its `names` that keeps the result instead of the input, its gradient
+    /// `UnaryOp::grad_from_result` (`elu_`: `EluBackward1`).
+    KeepsResult,
+}
+
 /// One elementwise unary op: a value type (parameters as fields, declared with `backward_rule!` so
 /// `grad_fn._saved_<param>` can list them) with its kernel and gradient.
 /// Its `grad_fn` name is the one `names = [...]` of its `backward_rule!` declaration.
@@ -71,6 +83,8 @@ pub trait UnaryOp: Fields + GradFnNames + Copy + Send + Sync + 'static {
     /// The node of the in-place form where torch gives it its own name and no derivative (`asinh_`:
     /// `AsinhBackward1`, which fails in backward).
     const INPLACE_NO_DERIVATIVE: Option<&'static str> = None;
+    /// The node of the in-place form (see `InplaceNode`).
+    const INPLACE_NODE: InplaceNode = InplaceNode::Same;
 
     /// The elementwise function.
     fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy;
@@ -78,6 +92,12 @@ pub trait UnaryOp: Fields + GradFnNames + Copy + Send + Sync + 'static {
     /// The gradient `g · f'(x)`, from the saved input or output `s` (see `KEEPS`; `g` itself for
     /// `Keeps::Nothing`), written with differentiable tensor ops.
     fn grad(self, g: &Tensor, s: &Tensor) -> Result<Tensor>;
+
+    /// The in-place form's gradient from its result, for `InplaceNode::KeepsResult` (torch refuses some
+    /// parameters there, at backward: a negative slope cannot be told from the result).
+    fn grad_from_result(self, _g: &Tensor, _result: &Tensor) -> Result<Tensor> {
+        Err(Error::Runtime(format!("{} keeps no result for its in-place form", Self::NAMES[0])))
+    }
 
     /// The int64 kernel of ops that keep integer dtypes (`IntInputs::KeepInt*`).
     fn int_kernel(self) -> Option<impl Fn(i64) -> i64 + Sync + Copy> {
@@ -238,17 +258,27 @@ impl Tensor {
 
     /// The op's values as its in-place form records them (the write is the caller's, `apply_inplace`).
     pub fn unary_inplace_form<O: UnaryOp>(&self, op: O) -> Result<Tensor> {
-        let Some(name) = O::INPLACE_NO_DERIVATIVE else {
-            return self.unary(op);
-        };
-        let out = {
+        let unrecorded = || {
             let _no_grad = crate::autograd::grad_mode::GradModeGuard::new(false);
-            self.unary(op)?
+            self.unary(op)
         };
-        Ok(record(out, &[self], |_| NoInplaceDerivative { name }))
+        if let Some(name) = O::INPLACE_NO_DERIVATIVE {
+            return Ok(record(unrecorded()?, &[self], |_| NoInplaceDerivative { name }));
+        }
+        match O::INPLACE_NODE {
+            InplaceNode::Same => self.unary(op),
+            InplaceNode::Renamed => self.unary_eager_as(op, RuleNode::Inplace),
+            InplaceNode::KeepsResult => {
+                Ok(record(unrecorded()?, &[self], |out| InplaceResultBackward { op, result: SavedTensor::output(out) }))
+            }
+        }
     }
 
     fn unary_eager<O: UnaryOp>(&self, op: O) -> Result<Tensor> {
+        self.unary_eager_as(op, RuleNode::Own)
+    }
+
+    fn unary_eager_as<O: UnaryOp>(&self, op: O, node: RuleNode) -> Result<Tensor> {
         let out = if self.is_complex() {
             // the unary ops with complex kernels: abs, reciprocal and the functions of complex/math.rs
             match O::NAMES[0] {
@@ -267,6 +297,7 @@ impl Tensor {
         }
         Ok(record(out, &[self], |out| UnaryBackward {
             op,
+            node,
             saved: match O::KEEPS {
                 Keeps::Input => Some(SavedTensor::input(self)),
                 Keeps::Output => Some(SavedTensor::output(out)),
@@ -282,9 +313,17 @@ pub(crate) fn via_f64<T: Float>(f: fn(f64) -> f64) -> impl Fn(T) -> T + Sync + C
     move |x: T| T::from_f64(f(x.to_f64()))
 }
 
+/// Which of an op's `names` its rule goes by: the op's own, or its in-place form's (`InplaceNode::Renamed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RuleNode {
+    Own,
+    Inplace,
+}
+
 /// The rule of every `UnaryOp`: the op (with its parameters) and the tensor its gradient reads.
 pub struct UnaryBackward<O: UnaryOp> {
     op: O,
+    node: RuleNode,
     /// The input or the output, as `O::KEEPS` says.
     saved: Option<SavedTensor>,
 }
@@ -302,7 +341,36 @@ impl<O: UnaryOp> Fields for UnaryBackward<O> {
 
 impl<O: UnaryOp> RuleName for UnaryBackward<O> {
     fn rule_name(&self) -> &'static str {
-        O::NAMES[0]
+        match self.node {
+            RuleNode::Own => O::NAMES[0],
+            RuleNode::Inplace => O::NAMES[1],
+        }
+    }
+}
+
+/// The rule of an in-place form that keeps its result (`InplaceNode::KeepsResult`), named by the second of
+/// the op's `names`.
+pub struct InplaceResultBackward<O: UnaryOp> {
+    op: O,
+    result: SavedTensor,
+}
+
+impl<O: UnaryOp> Fields for InplaceResultBackward<O> {
+    fn fields(&self, visit: &mut dyn FnMut(&'static str, Field<'_>)) {
+        visit("result", Field::Tensor(Some(&self.result)));
+        self.op.fields(visit);
+    }
+}
+
+impl<O: UnaryOp> RuleName for InplaceResultBackward<O> {
+    fn rule_name(&self) -> &'static str {
+        O::NAMES[1]
+    }
+}
+
+impl<O: UnaryOp> Backward for InplaceResultBackward<O> {
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(self.op.grad_from_result(g, &ctx.unpack(&self.result)?))
     }
 }
 
@@ -486,7 +554,7 @@ macro_rules! for_each_param_unary_op {
 
 macro_rules! core_param_methods {
     ($($name:ident($($p:ident: $t:ty $(= $d:literal)?),*) $($flag:ident)?: $op:path, $doc:literal;)*) => {
-        impl Tensor {
+        paste::paste! { impl Tensor {
             $(
                 #[doc = $doc]
                 pub fn $name(&self, $($p: $t),*) -> Result<Tensor> {
@@ -495,8 +563,17 @@ macro_rules! core_param_methods {
                     op.check(self)?;
                     self.unary(op)
                 }
+
+                #[doc = concat!("`", stringify!($name), "`'s values as its in-place form records them (its node: ")]
+                #[doc = "`UnaryOp::INPLACE_NODE`); the write is the caller's."]
+                pub fn [<$name _inplace_form>](&self, $($p: $t),*) -> Result<Tensor> {
+                    type Op = $op;
+                    let op = Op { $($p: FromParam::from_param($p)?),* };
+                    op.check(self)?;
+                    self.unary_inplace_form(op)
+                }
             )*
-        }
+        } }
     };
 }
 for_each_param_unary_op!(core_param_methods);
