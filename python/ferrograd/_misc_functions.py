@@ -1,7 +1,7 @@
 """Small torch functions composed of ops the core has, as torch composes them (or as its C++ forms do, op for
 op): `scalar_tensor`, the deprecated inclusive `range`, `unravel_index`, `combinations`, `can_cast`,
-`chain_matmul`, `isreal`, `is_inference`, `is_storage`, `detach_`, and the process settings torch exposes that
-ferrograd keeps in Python (`set_warn_always`, the inter-op thread count)."""
+`chain_matmul`, `isreal`, `is_inference`, `is_storage`, `detach_`, the legacy `to_dlpack`, and the process
+settings torch exposes that ferrograd keeps in Python (`set_warn_always`, the inter-op thread count)."""
 
 import builtins
 
@@ -30,6 +30,7 @@ __all__ = [
     "set_num_interop_threads",
     "set_printoptions",
     "set_warn_always",
+    "to_dlpack",
     "unravel_index",
 ]
 
@@ -260,3 +261,11 @@ def empty_strided(
     buffer = _core.zeros(extent, dtype=_core.get_default_dtype() if dtype is None else dtype)
     out = buffer.as_strided(size, stride, 0)
     return out.requires_grad_() if requires_grad else out
+
+
+def to_dlpack(tensor) -> object:
+    """A DLPack capsule over `tensor`'s memory (the legacy interface: `from_dlpack` takes the tensor itself
+    too). Unlike `__dlpack__`, it exports a tensor that requires grad, as torch's does: its data, detached."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"_to_dlpack(): argument 'data' (position 1) must be Tensor, not {type_name(tensor)}")
+    return tensor.detach().__dlpack__()

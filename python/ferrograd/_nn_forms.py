@@ -47,7 +47,7 @@ def native_channel_shuffle(input: Tensor, groups: builtins.int) -> Tensor:
     """`F.channel_shuffle`: the channels of (N, C, *) `input` regrouped from `groups` blocks, interleaved."""
     from .nn import functional as F
 
-    return F.channel_shuffle(input, groups)
+    return F.native_channel_shuffle(input, groups)
 
 
 def native_dropout(input: Tensor, p: builtins.float, train: builtins.bool | None):

@@ -1,7 +1,8 @@
 """Small PyTorch names composed of ops the core has: `is_signed`, `is_nonzero`, `is_same_size`,
 `is_floating_point`, `ravel`, `reshape_as`, `select`, `msort`, `rot90` and `split_with_sizes`, as functions
 (`ferrograd.select(x, 0, 1)`) and, through `TENSOR_ATTRIBUTES`, as Tensor methods; `fill`, `get_device`,
-`is_distributed` and `nonzero_static` as functions only."""
+`is_distributed` and `nonzero_static` as functions; and the method forms of functions defined elsewhere
+(`narrow_copy`, the `unsafe_` splits, `prelu`, `pinverse`, `histogram`, `orgqr`)."""
 
 import builtins
 
@@ -254,7 +255,58 @@ def split_with_sizes(input: Tensor, split_sizes: "list[builtins.int]", dim: buil
     return _split_with_sizes(input, split_sizes, dim, 2)
 
 
+def _ferrograd():
+    import ferrograd  # the package's function forms, looked up when called (after import has finished)
+
+    return ferrograd
+
+
+def _narrow_copy(self, dim, start, length):
+    return _ferrograd().narrow_copy(self, dim, start, length)
+
+
+def _unsafe_chunk(self, chunks, dim=0):
+    return _ferrograd().unsafe_chunk(self, chunks, dim)
+
+
+def _unsafe_split(self, split_size, dim=0):
+    return _ferrograd().unsafe_split(self, split_size, dim)
+
+
+def _unsafe_split_with_sizes(self, split_sizes, dim=0):
+    return _ferrograd().unsafe_split_with_sizes(self, split_sizes, dim)
+
+
+def _prelu(self, weight):
+    return _ferrograd().prelu(self, weight)
+
+
+def _pinverse(self, rcond=1e-15):
+    return _ferrograd().pinverse(self, rcond)
+
+
+def _histogram(self, bins, *, range=None, weight=None, density=False):
+    return _ferrograd().histogram(self, bins, range=range, weight=weight, density=density)
+
+
+def _orgqr(self, input2):
+    return _ferrograd().orgqr(self, input2)
+
+
+def _nonzero_static(self, *, size, fill_value=-1):
+    return nonzero_static(self, size=size, fill_value=fill_value)
+
+
 TENSOR_ATTRIBUTES: dict[str, object] = {
+    "narrow_copy": _narrow_copy,
+    "unsafe_chunk": _unsafe_chunk,
+    "unsafe_split": _unsafe_split,
+    "unsafe_split_with_sizes": _unsafe_split_with_sizes,
+    "prelu": _prelu,
+    "pinverse": _pinverse,
+    "histogram": _histogram,
+    "orgqr": _orgqr,
+    "nonzero_static": _nonzero_static,
     "is_signed": lambda self: self.dtype.is_signed,
     "is_nonzero": lambda self: is_nonzero(self),
     "is_same_size": lambda self, other: _is_same_size(self, other, 1),

@@ -5,13 +5,13 @@
 # follow `modules.__all__`'s spread of those two lists through the nn <-> modules import cycle (`nn.ReLU`
 # was invisible to it).
 from .. import _lazy_submodules
-from . import functional, init, modules
+from . import functional, grad, init, modules
 from .modules import *  # noqa: F403
 from .modules.activation import *  # noqa: F403
 from .modules.loss import *  # noqa: F403
 from .parameter import Buffer, Parameter
 
-__all__ = ["functional", "init", "parallel", "utils", "Parameter", "Buffer"]
+__all__ = ["functional", "grad", "init", "parallel", "utils", "Parameter", "Buffer"]
 __all__ += modules.__all__
 
 # on first use: `parallel` (DistributedDataParallel, which imports ferrograd.distributed) and `utils`

@@ -7,6 +7,7 @@ compositions of differentiable tensor ops. One file per concern; this module re-
 
 from ..._core import pixel_shuffle, pixel_unshuffle
 from ..._utils import typed_entry_points as _typed_entry_points
+from .. import grad  # torch's functional module names `torch.nn.grad` so (not in __all__, as in torch)
 from . import _param_ops
 from ._common import _reduction
 from ._param_ops import *  # noqa: F403 (the registry's functions, listed in its __all__)
@@ -92,7 +93,7 @@ from .pooling import (
     max_pool3d_with_indices,
 )
 from .sampling import affine_grid, grid_sample
-from .shuffle import channel_shuffle
+from .shuffle import channel_shuffle, native_channel_shuffle
 from .sparse import embedding, embedding_bag, one_hot
 from .unpooling import max_unpool1d, max_unpool2d, max_unpool3d
 

@@ -138,6 +138,8 @@ method_forms! {
         xlogy_ => "xlogy",
         put_ => "put",
         index_reduce_ => "index_reduce",
+        polygamma_ => "polygamma",
+        mvlgamma_ => "mvlgamma",
     }
 }
 

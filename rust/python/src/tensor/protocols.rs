@@ -58,6 +58,23 @@ impl PyTensor {
         Self::__repr__(slf)
     }
 
+    /// The address of this tensor's first element (0 for a meta tensor or an empty storage, which have no
+    /// memory, as in torch); views of one storage differ by their offsets in bytes.
+    fn data_ptr(&self) -> usize {
+        let t = self.get();
+        // no memory: torch's null pointer
+        if t.storage().is_meta() || t.storage().is_empty() {
+            return 0;
+        }
+        let base = t.storage().read().as_ptr() as usize;
+        base + t.storage_offset() * t.dtype().itemsize()
+    }
+
+    /// `data_ptr()`, read-only (torch's pair of names).
+    fn const_data_ptr(&self) -> usize {
+        self.data_ptr()
+    }
+
     fn __format__(slf: &Bound<'_, Self>, spec: &str) -> PyResult<String> {
         let t = slf.get().get();
         if t.ndim() == 0 {
