@@ -194,4 +194,4 @@ def test_python_adds_only_the_declared_attributes_to_the_rust_classes():
         "print(len(declared['Tensor']), len(declared['dtype']))\n"
     )
     # every Python attribute on a Rust class is a declared one, and each declared one is there
-    assert _run(code).splitlines() == ["50 1"]
+    assert _run(code).splitlines() == ["77 1"]

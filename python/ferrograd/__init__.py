@@ -126,6 +126,7 @@ from ._norm_functions import *  # noqa: F403
 from ._out import *  # noqa: F403  (after _functions: the forms that take more than their method)
 from ._random_fills import binomial, poisson, randint_like
 from ._size import Size
+from ._spectral import istft, stft
 from ._splitting import dsplit, hsplit, tensor_split, vsplit
 from ._stacking import atleast_1d, atleast_2d, atleast_3d, column_stack, dstack, hstack, row_stack, vstack
 from ._tensor_misc import adjoint, index_reduce, put
@@ -525,6 +526,7 @@ if TYPE_CHECKING:
         optim,
         profiler,
         return_types,
+        signal,
         sparse,
         utils,
         viz,
@@ -553,6 +555,7 @@ _lazy_submodules.install(
         "optim",
         "profiler",
         "return_types",
+        "signal",
         "sparse",
         "special",
         "utils",

@@ -467,6 +467,75 @@ class Tensor:
     def msort(self) -> Tensor: ...
     def rot90(self, k: builtins.int = 1, dims: Sequence[builtins.int] = (0, 1)) -> Tensor: ...
     def split_with_sizes(self, split_sizes: Sequence[builtins.int], dim: builtins.int = 0) -> tuple[Tensor, ...]: ...
+    def narrow_copy(self, dim: builtins.int, start: builtins.int, length: builtins.int) -> Tensor: ...
+    def unsafe_chunk(self, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Tensor, ...]: ...
+    def unsafe_split(self, split_size: builtins.int, dim: builtins.int = 0) -> tuple[Tensor, ...]: ...
+    def unsafe_split_with_sizes(
+        self, split_sizes: Sequence[builtins.int], dim: builtins.int = 0
+    ) -> tuple[Tensor, ...]: ...
+    def prelu(self, weight: Tensor) -> Tensor: ...
+    def pinverse(self, rcond: _Float = 1e-15) -> Tensor: ...
+    def histogram(
+        self, bins: Any, *, range: Any = None, weight: Tensor | None = None, density: _Bool = False
+    ) -> tuple[Tensor, Tensor]: ...
+    def orgqr(self, input2: Tensor) -> Tensor: ...
+    def nonzero_static(self, *, size: builtins.int, fill_value: builtins.int = -1) -> Tensor: ...
+    # ---- installed by ferrograd._tensor_memory and ferrograd._spectral ----
+    def dim_order(self, *, ambiguity_check: _Bool | list[Any] = False) -> tuple[builtins.int, ...]: ...
+    def is_set_to(self, tensor: Tensor) -> _Bool: ...
+    def new_empty_strided(
+        self,
+        size: Sequence[builtins.int],
+        stride: Sequence[builtins.int],
+        *,
+        dtype: _DType | None = None,
+        device: Any = None,
+        requires_grad: _Bool = False,
+        layout: Any = None,
+        pin_memory: _Bool = False,
+    ) -> Tensor: ...
+    def module_load(self, other: Tensor, assign: _Bool = False) -> Tensor: ...
+    def is_pinned(self, device: Any = None) -> _Bool: ...
+    def pin_memory(self, device: Any = None) -> Tensor:
+        """Raises RuntimeError: there is no accelerator to pin memory for."""
+    def is_shared(self) -> _Bool: ...
+    def is_distributed(self) -> _Bool: ...
+    def sparse_dim(self) -> builtins.int: ...
+    def dense_dim(self) -> builtins.int: ...
+    def indices(self, *args: Any, **kwargs: Any) -> Tensor:
+        """Raises RuntimeError: only a sparse tensor has indices."""
+    def values(self, *args: Any, **kwargs: Any) -> Tensor:
+        """Raises RuntimeError: only a sparse tensor has values."""
+    def coalesce(self, *args: Any, **kwargs: Any) -> Tensor:
+        """Raises RuntimeError: only a sparse tensor is coalesced."""
+    def apply_(self, callable: Callable[[Any], Any]) -> Self: ...
+    def map_(self, tensor: Tensor, callable: Callable[[Any, Any], Any]) -> Self: ...
+    def map2_(self, x: Tensor, y: Tensor, callable: Callable[[Any, Any, Any], Any]) -> Self: ...
+    def stft(
+        self,
+        n_fft: builtins.int,
+        hop_length: builtins.int | None = None,
+        win_length: builtins.int | None = None,
+        window: Tensor | None = None,
+        center: _Bool = True,
+        pad_mode: str = "reflect",
+        normalized: _Bool = False,
+        onesided: _Bool | None = None,
+        return_complex: _Bool | None = None,
+        align_to_window: _Bool | None = None,
+    ) -> Tensor: ...
+    def istft(
+        self,
+        n_fft: builtins.int,
+        hop_length: builtins.int | None = None,
+        win_length: builtins.int | None = None,
+        window: Tensor | None = None,
+        center: _Bool = True,
+        normalized: _Bool = False,
+        onesided: _Bool | None = None,
+        length: builtins.int | None = None,
+        return_complex: _Bool = False,
+    ) -> Tensor: ...
     # ---- installed by ferrograd._tensor_misc and ferrograd._random_fills ----
     def sum_to_size(self, *size: Any) -> Tensor: ...
     @property
@@ -634,6 +703,12 @@ class Tensor:
         """Detaches this tensor in place: it becomes a leaf that does not require grad."""
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
         """Calls ``hook(grad)`` when this tensor's gradient is computed; a returned Tensor replaces the gradient."""
+    def data_ptr(self) -> int:
+        """The address of the first element (0 on the meta device)."""
+    def const_data_ptr(self) -> int:
+        """The address of the first element (0 on the meta device)."""
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
+        """Calls ``hook(self)`` each time this leaf's ``.grad`` has taken a new sum during backward."""
     def retain_grad(self) -> None:
         """Makes ``backward()`` populate ``.grad`` of this non-leaf tensor (a no-op on leaves)."""
     def is_inference(self) -> _Bool:
@@ -1106,6 +1181,10 @@ class Tensor:
         self, dim: builtins.int, index: Tensor, source: Tensor, reduce: str, *, include_self: _Bool = True
     ) -> Self:
         """In-place ``index_reduce()``; returns this tensor."""
+    def polygamma_(self, n: builtins.int) -> Self:
+        """In-place ``polygamma()``; returns this tensor."""
+    def mvlgamma_(self, p: builtins.int) -> Self:
+        """In-place ``mvlgamma()``; returns this tensor."""
     def multiply(self, other: _Operand) -> Tensor:  # function form
         """Alias for ``mul()``."""
     def multiply_(self, other: _Operand) -> Self:

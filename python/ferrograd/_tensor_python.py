@@ -5,7 +5,8 @@ attribute on a Rust class (tests/test_import.py holds it so).
 They are Python because they are Python's business: pickling and deep copies (`_utils`), the device and
 layout objects (`_device`, `_layout`; `to_sparse` here), `new_*` (`_new`), the legacy `type()` (`_type`), and
 the method forms of the splits (`_splitting`) and of the small compositions of `_tensor_vocab` and
-`_tensor_misc`, and the random fills of `_random_fills`."""
+`_tensor_misc`, the memory queries and Python-callable fills of `_tensor_memory`, `stft`/`istft` (`_spectral`),
+and the random fills of `_random_fills`."""
 
 from . import (
     _complex,
@@ -14,7 +15,9 @@ from . import (
     _layout,
     _new,
     _random_fills,
+    _spectral,
     _splitting,
+    _tensor_memory,
     _tensor_misc,
     _tensor_vocab,
     _type,
@@ -39,8 +42,10 @@ TENSOR_ATTRIBUTES = {
     **_new.TENSOR_ATTRIBUTES,
     **_type.TENSOR_ATTRIBUTES,
     **_splitting.TENSOR_ATTRIBUTES,
+    **_spectral.TENSOR_ATTRIBUTES,
     **_tensor_vocab.TENSOR_ATTRIBUTES,
     **_tensor_misc.TENSOR_ATTRIBUTES,
+    **_tensor_memory.TENSOR_ATTRIBUTES,
     **_random_fills.TENSOR_ATTRIBUTES,
 }
 DTYPE_ATTRIBUTES = _utils.DTYPE_ATTRIBUTES
