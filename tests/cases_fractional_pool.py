@@ -232,6 +232,8 @@ def _errors_2d():
         "output_float": error(pool, x, 2, output_size=3.0, _random_samples=s),
         "output_none_element": error(pool, x, 2, output_size=(3, None), _random_samples=s),
         "input_2d": error(pool, x[0, 0], 2, output_size=3),
+        "input_0d": error(pool, fg.tensor(1.0), 1, output_size=1),
+        "input_0d_samples": error(pool, fg.tensor(1.0), 1, output_size=1, _random_samples=s),
         "input_2d_samples": error(pool, x[0, 0], 2, output_size=3, _random_samples=s),
         "input_5d": error(pool, x.unsqueeze(0), 2, output_size=3, _random_samples=s),
         "kernel_before_dims": error(pool, x.unsqueeze(0), 0, output_size=3, _random_samples=s),
