@@ -189,6 +189,7 @@ __all__ = [
     "_avg_pool3d",
     "_adaptive_avg_pool3d",
     "_adaptive_max_pool3d",
+    "_fractional_max_pool",
     "_max_unpool",
     "_upsample",
     "_im2col",
@@ -2491,6 +2492,16 @@ def _adaptive_avg_pool3d(input: Tensor, output_size: Sequence[builtins.int]) -> 
 
 def _adaptive_max_pool3d(input: Tensor, output_size: Sequence[builtins.int]) -> tuple[Tensor, Tensor]:
     """Backend of ``nn.functional.adaptive_max_pool3d``: (values, int64 indices) (AdaptiveMaxPool3DBackward0)."""
+
+def _fractional_max_pool(
+    input: Tensor,
+    dims: builtins.int,
+    kernel_size: Sequence[builtins.int],
+    output_size: Sequence[builtins.int],
+    random_samples: Tensor,
+) -> tuple[Tensor, Tensor]:
+    """Backend of ``nn.functional.fractional_max_pool2d`` (``dims`` 2) and ``fractional_max_pool3d`` (3):
+    (values, int64 indices) (FractionalMaxPool2DBackward0 / FractionalMaxPool3DBackward0)."""
 
 def _max_unpool(
     input: Tensor,

@@ -353,6 +353,25 @@ pub fn _adaptive_max_pool3d(
     Ok((wrap(py, values)?, wrap(py, indices)?))
 }
 
+/// `fractional_max_pool2d` (`dims` 2) or `fractional_max_pool3d` (3): (values, int64 indices); sizes as given
+/// (torch's checks of their lengths and signs are the core's), the (N, C, dims) samples drawn by the caller.
+#[pyfunction]
+pub fn _fractional_max_pool(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    dims: usize,
+    kernel_size: Vec<i64>,
+    output_size: Vec<i64>,
+    random_samples: &Bound<'_, PyAny>,
+) -> PyResult<(Py<PyTensor>, Py<PyTensor>)> {
+    let func = if dims == 2 { "fractional_max_pool2d" } else { "fractional_max_pool3d" };
+    let x = tensor_arg(input, func, "input")?;
+    let samples = args::tensor_arg_at(random_samples, func, "random_samples", 4)?;
+    let work = x.numel().saturating_mul(kernel_size.iter().map(|&k| k.max(1) as usize).product::<usize>());
+    let (values, indices) = call_heavy(py, work, || x.fractional_max_pool(dims, &kernel_size, &output_size, &samples))?;
+    Ok((wrap(py, values)?, wrap(py, indices)?))
+}
+
 #[pyfunction]
 pub fn _adaptive_avg_pool3d(py: Python<'_>, input: &Bound<'_, PyAny>, output_size: [usize; 3]) -> Out {
     let x = tensor_arg(input, "adaptive_avg_pool3d", "input")?;
@@ -522,6 +541,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_avg_pool3d, m)?)?;
     m.add_function(wrap_pyfunction!(_adaptive_avg_pool3d, m)?)?;
     m.add_function(wrap_pyfunction!(_adaptive_max_pool3d, m)?)?;
+    m.add_function(wrap_pyfunction!(_fractional_max_pool, m)?)?;
     m.add_function(wrap_pyfunction!(_max_unpool, m)?)?;
     m.add_function(wrap_pyfunction!(_upsample, m)?)?;
     m.add_function(wrap_pyfunction!(_im2col, m)?)?;

@@ -35,6 +35,12 @@ from .attention import _canonical_mask, _none_or_dtype, multi_head_attention_for
 from .conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, fold, unfold
 from .distance import cosine_similarity, pairwise_distance, pdist
 from .dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
+from .fractional_pooling import (
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
 from .interpolation import interpolate, upsample, upsample_bilinear, upsample_nearest
 from .linear import bilinear, linear
 from .loss import (
@@ -194,6 +200,10 @@ __all__ = [
     "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d_with_indices",
     "max_pool3d_with_indices",
+    "fractional_max_pool2d",
+    "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices",
     "max_unpool1d",
     "max_unpool2d",
     "max_unpool3d",

@@ -21,6 +21,7 @@ pub mod embedding;
 pub mod embedding_bag;
 pub mod extreme;
 pub(crate) mod formula;
+pub mod fractional_pool;
 pub mod grid_sample;
 pub mod index;
 pub mod index_build;
