@@ -408,7 +408,7 @@ fn temme_coefficients(log_terms: &[f64]) -> Vec<Vec<f64>> {
     // g_k from Γ*(a) = exp(Σ log_terms[j-1] a^{1-2j}): the exponential of a power series in 1/a
     let mut log_series = vec![0.0; TEMME_K + 1];
     for (j, t) in log_terms.iter().enumerate() {
-        if 2 * j + 1 <= TEMME_K {
+        if 2 * j < TEMME_K {
             log_series[2 * j + 1] = *t;
         }
     }
@@ -500,7 +500,7 @@ mod tests {
     fn known_values() {
         // P(1, x) = 1 - e^{-x}; P(1/2, x) = erf(√x); Q(n, x) = e^{-x} Σ_{k<n} x^k/k!
         for x in [1e-3, 0.3, 1.0, 2.5, 10.0, 40.0] {
-            assert!(close(igamma(1.0, x), -(-x as f64).exp_m1(), 1e-14), "P(1, {x})");
+            assert!(close(igamma(1.0, x), -(-x).exp_m1(), 1e-14), "P(1, {x})");
             assert!(close(igamma(0.5, x), libm::erf(x.sqrt()), 1e-14), "P(1/2, {x})");
         }
         let q3 = |x: f64| (-x).exp() * (1.0 + x + x * x / 2.0);
