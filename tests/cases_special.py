@@ -1,7 +1,8 @@
 """Cases for torch.special recorded from torch (tests/golden/record_special.py) and checked by
 tests/test_special.py: each function's values over edge inputs (±0, ±inf, NaN, poles, large arguments) in
 float64 and float32, its gradient there, its grad_fn name, the dtype of int and bool inputs; xlogy, xlog1py
-and zeta with numbers in either position; kl_div's gradients at a zero target."""
+and zeta with numbers in either position; the incomplete gamma functions over a grid of edges in both places;
+kl_div's gradients at a zero target."""
 
 import ferrograd as fg
 import ferrograd.special as special
@@ -114,6 +115,108 @@ def _kl_div():
     return {"loss": loss, "grad_input": g_in, "grad_target": g_target}
 
 
+# the incomplete gamma functions' edges: 0, tiny, the bounds where the methods meet (x around 1 and 1.1, a
+# around 20 and 200 where Temme's expansion starts, |x - a| against 0.4a), large, ±inf, NaN and negatives
+IGAMMA_A = [0.0, -0.0, 1e-10, 0.001, 0.3, 0.5, 1.0, 1.5, 3.0, 10.0, 25.0, 80.0, 150.0, 250.0, 1e3, 1e5, INF, -1.0, NAN]
+IGAMMA_X = [0.0, -0.0, 1e-10, 0.01, 0.3, 0.5, 0.9, 1.05, 1.1, 1.5, 3.0, 10.0, 24.0, 28.0, 75.0, 160.0, 255.0, 1e3]
+IGAMMA_X += [1.01e5, 1e6, INF, -1.0, NAN]
+
+
+def _incomplete_gamma(dtype):
+    def case():
+        a = fg.tensor(IGAMMA_A, dtype=dtype).unsqueeze(1)
+        x = fg.tensor(IGAMMA_X, dtype=dtype)
+        return {
+            "igamma": fg.igamma(a, x),
+            "igammac": fg.igammac(a, x),
+            "gammainc": special.gammainc(a, x),
+            "gammaincc": special.gammaincc(a, x),
+        }
+
+    return case
+
+
+def _incomplete_gamma_api():
+    f64 = fg.float64
+    a = fg.tensor([0.5, 2.0, 7.5, 30.0], dtype=f64, requires_grad=True)
+    x = fg.tensor([0.25, 3.0, 6.0, 33.0], dtype=f64, requires_grad=True)
+    p, q = fg.igamma(a.detach(), x), fg.igammac(a.detach(), x)
+    out = {
+        "grad_p": fg.autograd.grad(p.sum(), [x])[0],
+        "grad_q": fg.autograd.grad(q.sum(), [x])[0],
+        "grad_fn_p": type(p.grad_fn).__name__,
+        "grad_fn_q": type(q.grad_fn).__name__,
+        "grad_fn_gammainc": type(special.gammainc(a, x).grad_fn).__name__,
+        "grad_fn_gammaincc": type(special.gammaincc(a, x).grad_fn).__name__,
+        "grad_a": error(fg.autograd.grad, fg.igamma(a, x).sum(), [a]),
+        "grad_a_c": error(fg.autograd.grad, fg.igammac(a, x.detach()).sum(), [a]),
+        "method": a.detach().igamma(x.detach()),
+        "method_c": a.detach().igammac(x.detach()),
+        # float32 with float64 is float64; a 0-d float64 tensor does not lift float32; halves compute in float32
+        "mixed": fg.igamma(fg.tensor([1.0, 2.5]), fg.tensor([0.5, 3.0], dtype=f64)),
+        "zero_dim": fg.igammac(fg.tensor([1.0, 2.5]), fg.tensor(2.0, dtype=f64)),
+        "half": fg.igamma(fg.tensor([1.0, 2.5], dtype=fg.float16), fg.tensor([0.5, 3.0], dtype=fg.float16)),
+        "bfloat16": fg.igammac(fg.tensor([1.0, 2.5], dtype=fg.bfloat16), fg.tensor([0.5, 3.0])),
+        "int_and_float": fg.igamma(fg.tensor([1, 3]), fg.tensor([0.5, 2.0])),
+        "broadcast": fg.igamma(fg.tensor([[1.0], [4.0]]), fg.tensor([0.5, 2.0, 8.0])),
+        "empty": fg.igamma(fg.zeros(0), fg.zeros(0)),
+        "non_contiguous": fg.igammac(fg.tensor([[1.0, 2.0], [3.0, 4.0]]).t(), fg.tensor([[0.5, 1.5], [2.5, 3.5]])),
+        "ints": error(fg.igamma, fg.tensor([1, 2]), fg.tensor([1, 2])),
+        "bools": error(fg.igammac, fg.tensor([True]), fg.tensor([True])),
+        "int_special": error(special.gammainc, fg.tensor([1, 2]), fg.tensor([1, 2])),
+        "complex": error(fg.igamma, fg.tensor([1.0 + 1j]), fg.tensor([1.0])),
+        # torch takes no Python number in either place
+        "number_other": error(fg.igamma, fg.tensor([1.0]), 2),
+        "number_input": error(fg.igammac, 2.5, fg.tensor([1.0])),
+        "number_special": error(special.gammainc, fg.tensor([1.0]), 2.0),
+        "number_special_input": error(special.gammaincc, 2, fg.tensor([1.0])),
+        "number_method": error(fg.tensor([1.0]).igamma, 2),
+        "numbers": error(fg.igamma, 2, 3),
+        "broadcast_error": error(fg.igamma, fg.zeros(2), fg.zeros(3)),
+    }
+    return out
+
+
+def _incomplete_gamma_out_inplace():
+    f64 = fg.float64
+    a, x = fg.tensor([1.0, 2.0, 5.0]), fg.tensor([1.0, 2.0, 4.0])
+    out = {}
+    o = fg.empty(3, dtype=f64)
+    out["out_is_out"] = fg.igamma(a.double(), x.double(), out=o) is o
+    out["out_float64"] = o
+    o = fg.empty(3)
+    special.gammaincc(a, x, out=o)
+    out["out_special"] = o
+    o = fg.empty(0)
+    fg.igammac(a, x, out=o)
+    out["out_resized"] = o
+    out["out_int"] = error(fg.igamma, a, x, out=fg.empty(3, dtype=fg.int64))
+    out["out_requires_grad"] = error(fg.igamma, a.clone().requires_grad_(), x, out=fg.empty(3))
+    out["out_special_requires_grad"] = error(special.gammainc, a, x.clone().requires_grad_(), out=fg.empty(3))
+    t = a.clone()
+    out["inplace_is_self"] = t.igamma_(x.double()) is t
+    out["inplace"] = t
+    t = a.double()
+    t.igammac_(x)
+    out["inplace_c"] = t
+    out["inplace_int"] = error(fg.tensor([1, 2, 3]).igamma_, x)
+    out["inplace_broadcast"] = error(fg.tensor([1.0]).igamma_, x)
+    out["inplace_number"] = error(fg.tensor([1.0]).igammac_, 2.0)
+    out["inplace_leaf"] = error(fg.tensor([1.0], requires_grad=True).igammac_, fg.tensor([1.0]))
+    # x's gradient through an in-place result; a's raises at backward
+    xg = fg.tensor([1.0, 2.0, 4.0], requires_grad=True)
+    t = a.clone()
+    t.igamma_(xg)
+    out["inplace_grad_fn"] = type(t.grad_fn).__name__
+    out["inplace_grad"] = fg.autograd.grad(t.sum(), [xg])[0]
+    ag = fg.tensor([1.0, 2.0, 4.0], requires_grad=True)
+    t = ag * 1
+    t.igammac_(xg)
+    out["inplace_grad_fn_c"] = type(t.grad_fn).__name__
+    out["inplace_grad_a"] = error(t.sum().backward)
+    return out
+
+
 POLYNOMIALS = [
     "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
     "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
@@ -155,3 +258,5 @@ CASES = {f"values_{n}": _unary(n) for n in UNARY}
 CASES.update({f"polynomial_{n}": _polynomial(n) for n in POLYNOMIALS})
 CASES.update({f"grad_{n}": _grad(n) for n in DIFFERENTIABLE})
 CASES.update({"not_differentiable": _not_differentiable, "binary": _binary, "polygamma": _polygamma, "kl_div": _kl_div})
+CASES.update({"igamma_float64": _incomplete_gamma(fg.float64), "igamma_float32": _incomplete_gamma(fg.float32)})
+CASES.update({"igamma_api": _incomplete_gamma_api, "igamma_out_inplace": _incomplete_gamma_out_inplace})

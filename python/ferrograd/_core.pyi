@@ -42,6 +42,8 @@ __all__ = [
     "_xlogy",
     "_xlog1py",
     "_zeta",
+    "_igamma",
+    "_igammac",
     "_grad",
     "_panic_for_tests",
     "_allocator_round_trip",
@@ -1299,6 +1301,14 @@ class Tensor:
         """The n-th derivative of digamma (``torch.polygamma(n, self)``)."""
     def mvlgamma(self, p: builtins.int) -> Tensor:
         """The multivariate log-gamma of dimension p."""
+    def igamma(self, other: Tensor) -> Tensor:
+        """P(self, other), the regularized lower incomplete gamma function."""
+    def igammac(self, other: Tensor) -> Tensor:
+        """Q(self, other) = 1 - P(self, other), the regularized upper incomplete gamma function."""
+    def igamma_(self, other: Tensor) -> Self:
+        """In-place ``igamma()``; returns this tensor."""
+    def igammac_(self, other: Tensor) -> Self:
+        """In-place ``igammac()``; returns this tensor."""
     def atan2(self, other: Tensor) -> Tensor:  # function form
         """Elementwise arctangent of ``self / other`` using both signs to pick the quadrant."""
     def arctan2(self, other: Tensor) -> Tensor:  # function form
@@ -2148,6 +2158,8 @@ def _special_names() -> list[str]: ...
 def _xlogy(input: _Operand, other: _Operand, name: str = ...) -> Tensor: ...
 def _xlog1py(input: _Operand, other: _Operand) -> Tensor: ...
 def _zeta(input: _Operand, other: _Operand) -> Tensor: ...
+def _igamma(input: Tensor, other: Tensor, name: str = ...) -> Tensor: ...
+def _igammac(input: Tensor, other: Tensor, name: str = ...) -> Tensor: ...
 def _backward(
     tensors_: Sequence[Tensor],
     grad_tensors: Sequence[Tensor | None],

@@ -118,6 +118,23 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return write_out("sum", out, _functions.sum(input, dim, keepdim, dtype=dtype or out.dtype))
 
 
+def igamma(input, other, *, out=None):
+    """P(input, other), the regularized lower incomplete gamma function (``special.gammainc``)."""
+    if out is None:
+        return _core._igamma(input, other)
+    _check_out("igamma", out, (input, other), {})
+    return write_out("igamma", out, _core._igamma(input, other))
+
+
+def igammac(input, other, *, out=None):
+    """Q(input, other) = 1 - P(input, other), the regularized upper incomplete gamma function
+    (``special.gammaincc``)."""
+    if out is None:
+        return _core._igammac(input, other)
+    _check_out("igammac", out, (input, other), {})
+    return write_out("igammac", out, _core._igammac(input, other))
+
+
 add = _with_out(_functions.add, "add")
 sub = _with_out(_functions.sub, "sub")
 mul = _with_out(_functions.mul, "mul")
@@ -194,4 +211,6 @@ __all__ = [
     "slice_scatter",
     "addmv_",
     "index_put_",
+    "igamma",
+    "igammac",
 ]

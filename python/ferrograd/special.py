@@ -9,15 +9,14 @@ from ._core import Tensor
 from ._out import _check_out, write_out
 
 __all__ = [
-    "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
-    "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma", "entr", "erf", "erfc",
-    "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln", "hermite_polynomial_h", "hermite_polynomial_he", "i0",
-    "i0e", "i1", "i1e", "laguerre_polynomial_l", "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax",
-    "logit", "logsumexp", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
-    "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "scaled_modified_bessel_k0",
-    "scaled_modified_bessel_k1", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
-    "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "sinc", "softmax", "spherical_bessel_j0",
-    "xlog1py", "xlogy", "zeta",
+    "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t", "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2",
+    "expit", "expm1", "gammainc", "gammaincc", "gammaln", "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e",
+    "i1", "i1e", "laguerre_polynomial_l", "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax", "logit",
+    "logsumexp", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1", "multigammaln",
+    "ndtr", "ndtri", "polygamma", "psi", "round", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+    "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w", "sinc", "softmax", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta",
 ]  # fmt: skip
 
 
@@ -203,6 +202,19 @@ def xlog1py(input, other, *, out=None):
 def zeta(input, other, *, out=None):
     """The Hurwitz zeta function ζ(input, other); its gradient only in `other`, as torch's."""
     return _out("special_zeta", out, _tensors(input, other), lambda: _core._zeta(input, other))
+
+
+def gammainc(input, other, *, out=None):
+    """P(input, other) = γ(input, other)/Γ(input), the regularized lower incomplete gamma function
+    (``ferrograd.igamma``); its gradient only in `other`, as torch's."""
+    # torch's out= errors name igamma, its TypeErrors special_gammainc
+    return _out("igamma", out, _tensors(input, other), lambda: _core._igamma(input, other, "special_gammainc"))
+
+
+def gammaincc(input, other, *, out=None):
+    """Q(input, other) = 1 - P(input, other), the regularized upper incomplete gamma function
+    (``ferrograd.igammac``); its gradient only in `other`, as torch's."""
+    return _out("igammac", out, _tensors(input, other), lambda: _core._igammac(input, other, "special_gammaincc"))
 
 
 mvlgamma = multigammaln

@@ -81,6 +81,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_tensor::_xlogy, m)?)?;
     m.add_function(wrap_pyfunction!(py_tensor::_xlog1py, m)?)?;
     m.add_function(wrap_pyfunction!(py_tensor::_zeta, m)?)?;
+    m.add_function(wrap_pyfunction!(py_tensor::_igamma, m)?)?;
+    m.add_function(wrap_pyfunction!(py_tensor::_igammac, m)?)?;
     m.add_function(wrap_pyfunction!(py_tensor::var_mean, m)?)?;
     m.add_function(wrap_pyfunction!(py_tensor::std_mean, m)?)?;
     dtype::register(m)?;

@@ -31,7 +31,7 @@ pub use distance::{cdist, pdist};
 pub use forms::_method_forms;
 pub use products::{_div_number, _mul_number, _tensordot, block_diag};
 pub use reduce::{std_mean, var_mean};
-pub use special::{_special, _special_names, _xlog1py, _xlogy, _zeta};
+pub use special::{_igamma, _igammac, _special, _special_names, _xlog1py, _xlogy, _zeta};
 pub use stats::isin;
 pub use unary::{_param_unary_ops, _unary_ops};
 mod views;

@@ -1,8 +1,9 @@
 //! torch.special's functions: the argument-free ones of the core's `for_each_special_unary_op!` by name
-//! (`_special`), the binary xlogy / xlog1py / zeta with a number in either position, and the Tensor
-//! methods with an integer argument (polygamma, mvlgamma) or an operand (xlogy).
-use super::{wrap, Out, PyTensor};
-use crate::args::{operand, tensor_arg, type_name};
+//! (`_special`), the binary xlogy / xlog1py / zeta with a number in either position, igamma / igammac of
+//! two tensors, and the Tensor methods with an integer argument (polygamma, mvlgamma), an operand (xlogy)
+//! or a tensor (igamma, igammac and their in-place forms).
+use super::{inplace_with, wrap, Out, PyTensor};
+use crate::args::{operand, tensor_arg, tensor_arg_at, type_name};
 use crate::errors::{call, call_heavy};
 use ferrograd_core::binary::Binary;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -70,8 +71,63 @@ pub fn _zeta(py: Python<'_>, input: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>)
     binary_with_numbers(py, "special_zeta", input, other, Binary::Zeta)
 }
 
+/// The regularized incomplete gamma functions of two tensors (torch takes no number in either place);
+/// `name` is the function torch names in its TypeError.
+fn incomplete_gamma(py: Python<'_>, name: &str, input: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>, op: Binary) -> Out {
+    let a = tensor_arg_at(input, name, "input", 1)?;
+    let x = tensor_arg_at(other, name, "other", 2)?;
+    wrap(py, call_heavy(py, a.numel().max(x.numel()), || a.binary(&x, op))?)
+}
+
+/// `torch.igamma` (`name="special_gammainc"` for torch.special's): P(input, other).
+#[pyfunction]
+#[pyo3(signature = (input, other, name="igamma"))]
+pub fn _igamma(py: Python<'_>, input: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>, name: &str) -> Out {
+    incomplete_gamma(py, name, input, other, Binary::Igamma)
+}
+
+/// `torch.igammac` (`name="special_gammaincc"` for torch.special's): Q(input, other) = 1 - P.
+#[pyfunction]
+#[pyo3(signature = (input, other, name="igammac"))]
+pub fn _igammac(py: Python<'_>, input: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>, name: &str) -> Out {
+    incomplete_gamma(py, name, input, other, Binary::Igammac)
+}
+
+/// `self.<name>(other)` in place: `other` a tensor, the result written in self's dtype.
+fn incomplete_gamma_(
+    slf: &Bound<'_, PyTensor>,
+    other: &Bound<'_, PyAny>,
+    name: &str,
+    op: Binary,
+) -> PyResult<Py<PyTensor>> {
+    let x = tensor_arg(other, name, "other")?;
+    inplace_with(slf, x.requires_grad(), |old| old.binary(&x, op))
+}
+
 #[pymethods]
 impl PyTensor {
+    /// P(self, other), the regularized lower incomplete gamma function.
+    fn igamma(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let (a, x) = (self.get(), tensor_arg(other, "igamma", "other")?);
+        wrap(py, call_heavy(py, a.numel().max(x.numel()), || a.binary(&x, Binary::Igamma))?)
+    }
+
+    /// Q(self, other) = 1 - P(self, other), the regularized upper incomplete gamma function.
+    fn igammac(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
+        let (a, x) = (self.get(), tensor_arg(other, "igammac", "other")?);
+        wrap(py, call_heavy(py, a.numel().max(x.numel()), || a.binary(&x, Binary::Igammac))?)
+    }
+
+    /// In-place ``igamma()``; returns this tensor.
+    fn igamma_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        incomplete_gamma_(slf, other, "igamma_", Binary::Igamma)
+    }
+
+    /// In-place ``igammac()``; returns this tensor.
+    fn igammac_(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyTensor>> {
+        incomplete_gamma_(slf, other, "igammac_", Binary::Igammac)
+    }
+
     fn xlogy(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> Out {
         let a = self.get();
         let b = operand(other).ok_or_else(|| {

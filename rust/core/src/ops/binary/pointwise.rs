@@ -11,9 +11,10 @@ use crate::dtype::{result_type, DType};
 use crate::element::{Element, Float};
 use crate::error::Result;
 use crate::kernels::special::gamma as special_gamma;
+use crate::kernels::special::incomplete_gamma;
 use crate::layout::broadcast_shapes;
 use crate::ops::formula::{c, tie_weight};
-use crate::ops::unary::{Exp, Exp2, FloatClass};
+use crate::ops::unary::{Exp, Exp2, FloatClass, Lgamma, Log};
 use crate::tensor::Tensor;
 
 /// Broadcasting binary ops beyond arithmetic, each with its own backward rule.
@@ -34,6 +35,10 @@ pub enum Binary {
     Xlog1py,
     /// the Hurwitz zeta function ζ(x, q)
     Zeta,
+    /// the regularized lower incomplete gamma function P(a, x)
+    Igamma,
+    /// the regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)
+    Igammac,
     /// `sqrt(x² + y²)`
     Hypot,
     /// `|x|` with the sign of y
@@ -85,6 +90,8 @@ impl Binary {
             Binary::Xlogy => "xlogy_cpu",
             Binary::Xlog1py => "xlog1py_cpu",
             Binary::Zeta => "zeta_cpu",
+            Binary::Igamma => "igamma_cpu",
+            Binary::Igammac => "igammac_cpu",
             Binary::Hypot => "hypot_cpu",
             Binary::Copysign => "copysign_cpu",
             Binary::Fmax => "fmax_cpu",
@@ -104,7 +111,12 @@ impl Binary {
             Binary::Atan2 | Binary::Xlogy | Binary::Xlog1py | Binary::Zeta | Binary::Copysign | Binary::Ldexp => {
                 Domain::ToFloat
             }
-            Binary::Hypot | Binary::Logaddexp | Binary::Logaddexp2 | Binary::Nextafter => Domain::FloatOnly,
+            Binary::Hypot
+            | Binary::Logaddexp
+            | Binary::Logaddexp2
+            | Binary::Nextafter
+            | Binary::Igamma
+            | Binary::Igammac => Domain::FloatOnly,
             Binary::Gcd | Binary::Lcm => Domain::IntOnly,
             _ => Domain::Any,
         }
@@ -212,6 +224,20 @@ fn via_f64<T: Float>(f: impl Fn(f64, f64) -> f64 + Sync) -> impl Fn(T, T) -> T +
     move |x: T, y: T| T::from_f64(f(x.to_f64(), y.to_f64()))
 }
 
+/// `f32_fn` for float32 (torch's float kernels compute in float32), `f64_fn` for float64.
+fn in_own_precision<T: Float>(
+    f32_fn: impl Fn(f32, f32) -> f32 + Sync,
+    f64_fn: impl Fn(f64, f64) -> f64 + Sync,
+) -> impl Fn(T, T) -> T + Sync {
+    move |x: T, y: T| {
+        if T::DTYPE == DType::F32 {
+            T::from_f64(f64::from(f32_fn(x.to_f64() as f32, y.to_f64() as f32)))
+        } else {
+            T::from_f64(f64_fn(x.to_f64(), y.to_f64()))
+        }
+    }
+}
+
 /// The float kernels: `dtype` is the result's storage dtype (nextafter steps in its spacing) and
 /// `int_exponent` whether ldexp's exponent is an integer tensor (C's exact ldexp, not `x * 2^y`).
 fn binary_float<T: Float>(
@@ -233,6 +259,12 @@ fn binary_float<T: Float>(
         Binary::Xlogy => zip_as(a, b, shape, |x: T, y: T| x_log(x, y, T::ln)),
         Binary::Xlog1py => zip_as(a, b, shape, |x: T, y: T| x_log(x, y, T::ln_1p)),
         Binary::Zeta => zip_as(a, b, shape, via_f64(special_gamma::zeta)),
+        Binary::Igamma => {
+            zip_as(a, b, shape, in_own_precision(incomplete_gamma::igamma::<f32>, incomplete_gamma::igamma))
+        }
+        Binary::Igammac => {
+            zip_as(a, b, shape, in_own_precision(incomplete_gamma::igammac::<f32>, incomplete_gamma::igammac))
+        }
         Binary::Hypot => zip_as(a, b, shape, via_f64(f64::hypot)),
         Binary::Copysign => zip_as(a, b, shape, via_f64(f64::copysign)),
         Binary::Fmax => zip_as(a, b, shape, scalar_fns::fmax::<T>),
@@ -373,7 +405,8 @@ crate::backward_rule! {
         "MaximumBackward0", "MinimumBackward0", "Atan2Backward0", "FmodBackward0", "FmodBackward1",
         "RemainderBackward0", "RemainderBackward1", "DivBackward2", "XlogyBackward0", "XlogyBackward1",
         "XlogyBackward2", "SpecialXlog1PyBackward0", "SpecialXlog1PyBackward1", "SpecialXlog1PyBackward2",
-        "SpecialZetaBackward0", "SpecialZetaBackward1", "SpecialZetaBackward2", "HypotBackward0",
+        "SpecialZetaBackward0", "SpecialZetaBackward1", "SpecialZetaBackward2", "IgammaBackward0",
+        "IgammacBackward0", "HypotBackward0",
         "CopysignBackward0", "CopysignBackward1", "FmaxBackward0", "FminBackward0", "LogaddexpBackward0",
         "Logaddexp2Backward0", "NextafterBackward0", "LdexpBackward0",
     ];
@@ -416,6 +449,8 @@ impl Backward for BinaryBackward {
             (Binary::Zeta, _) => {
                 ["SpecialZetaBackward0", "SpecialZetaBackward1", "SpecialZetaBackward2"][self.overload()]
             }
+            (Binary::Igamma, _) => "IgammaBackward0",
+            (Binary::Igammac, _) => "IgammacBackward0",
             (Binary::Hypot, _) => "HypotBackward0",
             (Binary::Copysign, false) => "CopysignBackward0",
             (Binary::Copysign, true) => "CopysignBackward1",
@@ -491,6 +526,16 @@ pub(crate) fn binary_grad(ctx: &Ctx<'_>, op: Binary, g: &Tensor, a: &Tensor, b: 
             ctx.grad_if(0, || bail!(NotImplemented, "the derivative for 'zeta' is not implemented."))?,
             ctx.grad_if(1, || g.mul(&a.add(&c(1.0))?.binary(b, Binary::Zeta)?.mul(&a.neg()?)?))?,
         ],
+        // ∂P(a, x)/∂x = x^{a-1} e^{-x} / Γ(a), written as torch's exp((a-1) ln x - x - lnΓ(a)) (Q's is its
+        // negative); torch has no derivative in a
+        Binary::Igamma | Binary::Igammac => {
+            let name = if op == Binary::Igamma { "igamma" } else { "igammac" };
+            let density = || a.sub(&c(1.0))?.mul(&b.unary(Log)?)?.sub(b)?.sub(&a.unary(Lgamma)?)?.unary(Exp);
+            vec![
+                ctx.grad_if(0, || bail!(NotImplemented, "the derivative for '{name}: input' is not implemented."))?,
+                ctx.grad_if(1, || if op == Binary::Igamma { g.mul(&density()?) } else { g.neg()?.mul(&density()?) })?,
+            ]
+        }
         // torch's `grad * self / result`: NaN at the origin, as torch
         Binary::Hypot => {
             let out = a.binary(b, Binary::Hypot)?;
