@@ -171,6 +171,9 @@ def _default_tensor_type():
         out["int"] = error(fg.set_default_tensor_type, fg.IntTensor)
         out["dtype"] = error(fg.set_default_tensor_type, fg.float64)
         out["unknown"] = error(fg.set_default_tensor_type, "torch.NoSuchTensor").type
+        # a dotted name is imported and looked up, as torch's _import_dotted_name does
+        out["no such module"] = error(fg.set_default_tensor_type, "ckpt_1.pt")
+        out["no such attribute"] = error(fg.set_default_tensor_type, "torch.cuda.Bogus")
     fg.set_default_dtype(before)
     out["warning"] = [_message(caught[0]), caught[0].category.__name__]
     return out

@@ -67,6 +67,9 @@ AS_TORCH = [
     # nn.utils' weight/spectral norm and fusion given a non-module read its attributes, as torch's do
     (AttributeError, "object has no attribute '_forward_pre_hooks'"),
     (AttributeError, "object has no attribute 'training'"),
+    # set_default_tensor_type imports a dotted name and looks the rest up in it, as torch's _import_dotted_name
+    (ModuleNotFoundError, "No module named"),
+    (AttributeError, "module 'torch"),
 ]
 HANG_SECONDS = 30
 KINDS = ["crashes", "hangs", "panics", "non_standard", "mutated_on_failure"]

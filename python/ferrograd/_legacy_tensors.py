@@ -78,6 +78,20 @@ ShortTensor = _CLASSES["ShortTensor"]
 _NOT_FLOAT = "only floating-point types are supported as the default type"
 
 
+def _look_up_dotted(name):
+    """What torch's `_import_dotted_name` raises for a name that is no legacy tensor type."""
+    import importlib  # loaded when first needed
+
+    first, *rest = name.split(".")
+    # `torch.` names this package, as a program written for torch means
+    found = importlib.import_module("ferrograd" if first == "torch" else first)
+    where = first
+    for part in rest:
+        if not hasattr(found, part):
+            raise AttributeError(f"module '{where}' has no attribute '{part}'")
+        found, where = getattr(found, part), f"{where}.{part}"
+
+
 def set_default_tensor_type(t) -> None:
     """Deprecated (torch 2.1): the default dtype from a legacy type or its name ('torch.DoubleTensor')."""
     import warnings  # loaded when first needed (not at `import ferrograd`)
@@ -91,9 +105,10 @@ def set_default_tensor_type(t) -> None:
     if isinstance(t, str):
         name = t.removeprefix("torch.")
         if name not in _CLASSES:
-            # torch looks a dotted name up as an attribute of torch, a bare one ('cuda') as a type
+            # torch imports a dotted name's first part and looks the rest up in it (ModuleNotFoundError,
+            # AttributeError, as torch's); a bare one ('cuda') is no type
             if "." in t:
-                raise AttributeError(f"module 'torch' has no attribute '{name}'")
+                _look_up_dotted(t)
             raise TypeError("invalid type object: " + _NOT_FLOAT)
         t = _CLASSES[name]
     if not isinstance(t, tensortype):
