@@ -8,6 +8,7 @@ import math
 import warnings
 
 import ferrograd as fg
+from cases_misc_vocab import _warned
 from recorded import error
 
 
@@ -17,19 +18,6 @@ def _signal(n=20, dtype=fg.float64):
 
 def _hann(n, dtype=fg.float64):
     return fg.hann_window(n, dtype=dtype)
-
-
-def _warned(fn):
-    """[fn()'s result, its warnings] with torch's warn-once notices given every time."""
-    before = fg.is_warn_always_enabled()
-    fg.set_warn_always(True)
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            result = fn()
-    finally:
-        fg.set_warn_always(before)
-    return [result, [str(w.message).partition(" (Triggered internally")[0] for w in caught]]
 
 
 def _spectra():

@@ -34,6 +34,13 @@ _ONESIDED_COMPLEX = "Cannot have onesided output if window or input is complex"
 _ENVELOPE_FLOOR = 1e-11
 
 
+def _check_ints(name, **values):
+    # torch's argument parser: sizes are ints (or None where optional)
+    for key, value in values.items():
+        if value is not None and (isinstance(value, builtins.bool) or not isinstance(value, builtins.int)):
+            raise TypeError(f"{name}(): argument '{key}' must be int, not {type(value).__name__}")
+
+
 def _legacy(t):
     return f"torch.{t.dtype._legacy_name}"
 
@@ -72,6 +79,7 @@ def _fft(name):
     return getattr(fft, name)
 
 
+@_utils.tensor_arguments
 def stft(
     input: Tensor,
     n_fft: builtins.int,
@@ -86,6 +94,7 @@ def stft(
     align_to_window=None,
 ) -> Tensor:
     """The short-time Fourier transform: the spectra of windowed frames of `input`, (freq, frames) per signal."""
+    _check_ints("stft", n_fft=n_fft, hop_length=hop_length, win_length=win_length)
     if center and align_to_window is not None:
         raise RuntimeError("stft align_to_window should only be set when center = false")
     if center:
@@ -151,6 +160,7 @@ def _check_stft(input, n_fft, hop_length, win_length, window, normalized, onesid
         )
 
 
+@_utils.tensor_arguments
 def istft(
     input: Tensor,
     n_fft: builtins.int,
@@ -165,6 +175,7 @@ def istft(
 ) -> Tensor:
     """The inverse of `stft`: each frame's spectrum transformed back, windowed and overlap-added, divided by the
     overlap-added squared window."""
+    _check_ints("istft", n_fft=n_fft, hop_length=hop_length, win_length=win_length, length=length)
     if not isinstance(input, Tensor) or not input.is_complex():
         raise TypeError(
             "istft requires a complex-valued input tensor matching the output from stft with return_complex=True."

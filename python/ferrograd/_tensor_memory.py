@@ -6,7 +6,7 @@ CPU tensor, the sparse queries and refusals of a dense one, and the Python-calla
 import builtins
 import numbers
 
-from . import _core, _memory_format
+from . import _core, _memory_format, _utils
 from ._arg_errors import type_name
 from ._core import Tensor
 from ._misc_functions import empty_strided
@@ -107,6 +107,7 @@ def new_empty_strided(
     )
 
 
+@_utils.tensor_arguments
 def module_load(self, other, assign=False) -> Tensor:
     """What `load_state_dict` swaps in for this parameter or buffer: `other` detached if `assign`, else this
     tensor with `other` copied in, detached (torch's default, for `torch.__future__`'s swap mode)."""

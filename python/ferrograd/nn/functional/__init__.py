@@ -105,6 +105,7 @@ from .unpooling import max_unpool1d, max_unpool2d, max_unpool3d
 
 __all__ = [
     "channel_shuffle",
+    "native_channel_shuffle",
     "rrelu_",
     "selu_",
     "softmax",
