@@ -340,6 +340,8 @@ def _region_scatters():
         "select_cast": x.select_scatter(fg.arange(4), 0, 2),
         "select_shape": error(lambda: x.select_scatter(fg.ones(3), 0, 1)),
         "select_range": error(lambda: x.select_scatter(row, 0, 5)),
+        "select_0d": error(lambda: fg.select_scatter(fg.tensor(1.0), fg.tensor(2.0), 0, 0)),
+        "slice_0d": error(lambda: fg.slice_scatter(fg.tensor(1.0), fg.tensor([]))),
         "select_grads": _grads(lambda x, s: x.select_scatter(s, 1, 2), x, fg.ones(3, dtype=fg.float64)),
         "select_saved": _saved(x.requires_grad_().select_scatter(row, 0, 1), "dim", "index"),
         "slice": x.slice_scatter(block, 1, 0, 4, 2),

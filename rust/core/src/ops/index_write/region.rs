@@ -36,6 +36,9 @@ fn region_grads(ctx: &Ctx<'_>, g: &Tensor, positions: &Positions, region_shape: 
 impl Tensor {
     /// `select_scatter(src, dim, index)`: `self.select(dim, index)` replaced by `src`.
     pub fn select_scatter(&self, src: &Tensor, dim: isize, index: isize) -> Result<Tensor> {
+        if self.ndim() == 0 {
+            bail!(Index, "select() cannot be applied to a 0-dim tensor.");
+        }
         let d = wrap_dim(dim, self.ndim())?;
         let size = self.shape()[d] as isize;
         if index < -size || index >= size {
@@ -58,6 +61,9 @@ impl Tensor {
         end: Option<isize>,
         step: isize,
     ) -> Result<Tensor> {
+        if self.ndim() == 0 {
+            bail!(Index, "slice() cannot be applied to a 0-dim tensor.");
+        }
         let d = wrap_dim(dim, self.ndim())?;
         if step <= 0 {
             bail!(Runtime, "slice step must be positive");
