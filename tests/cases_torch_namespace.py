@@ -368,6 +368,7 @@ def _memory_forms():
         "asarray_tensor": [fg.asarray(t) is t, fg.asarray(t, copy=True) is t, fg.asarray(t, dtype=fg.float64)],
         "asarray_numpy": [shared, cast],
         "asarray_alias_error": error(fg.asarray, np.arange(3.0), dtype=fg.float32, copy=False),
+        "asarray_dtype_type": [error(fg.asarray, t, dtype=fg.tensor([[0]])), error(fg.asarray, [1], dtype="float32")],
         "asarray_data": [fg.asarray([1, 2]), fg.asarray([1.5]), fg.asarray(3), fg.asarray(3.0), fg.asarray([True])],
         "asarray_grad": [
             fg.asarray(fg.ones(2), requires_grad=True).requires_grad,

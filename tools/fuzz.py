@@ -58,6 +58,7 @@ AS_TORCH = [
     (ZeroDivisionError, "float division by zero"),  # nn.init.trunc_normal_ with std=0
     (AssertionError, "Expected `attn_mask` shape to be"),
     (AssertionError, "The growth factor must be > 1.0."),  # GradScaler's checks are asserts in torch
+    (AssertionError, "The backoff factor must be < 1.0."),
     (KeyError, "0"),  # utils.data.default_collate of a dict, which it indexes as a sequence
     (BufferError, "Can't export tensors that require gradient"),
     # DLPack's own error for an export it cannot make (torch raises RuntimeError for some of these)

@@ -28,6 +28,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> 
     """`obj` as a tensor: a tensor itself (cast or copied only where `dtype` or `copy=True` asks), a numpy array
     sharing its memory, else new data (as `tensor(obj)`)."""
     _device.check_optional(device)
+    if dtype is not None and not isinstance(dtype, _core.dtype):
+        raise TypeError(f"asarray(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
     if isinstance(obj, Tensor):
         result = _from_existing(obj, dtype, copy)
     elif type(obj).__module__ == "numpy" and hasattr(obj, "__array_interface__") and getattr(obj, "ndim", 0) > 0:
