@@ -37,6 +37,10 @@ TOO_LARGE = "can't allocate memory: you tried to allocate {} bytes"
         (lambda: fg.full((2**40,), 1.0), RuntimeError, TOO_LARGE.format(4 * 2**40)),
         (lambda: fg.zeros(10**10), RuntimeError, TOO_LARGE.format(4 * 10**10)),
         (lambda: fg.ones(3).reshape(2**40, 2**40), RuntimeError, "is invalid for input of size 3"),
+        # the product wraps to an empty input's size 0: torch's checked numel refuses it
+        (lambda: fg.empty(2, 0).view(2**40, 2**40), RuntimeError, "numel: integer multiplication overflow"),
+        (lambda: fg.empty(2, 0).view(2**40, 2**40, 0), RuntimeError, "numel: integer multiplication overflow"),
+        (lambda: fg.view_copy(fg.empty(2, 0), (2**40, 2**40)), RuntimeError, "numel: integer multiplication overflow"),
         (lambda: fg.ones(1, 1).expand(2**40, 2**40), RuntimeError, "numel: integer multiplication overflow"),
         (
             lambda: fg.ones(2).repeat(2**40, 2**40),
@@ -206,3 +210,12 @@ def test_chunk_of_an_empty_dim_refuses_impossible_piece_counts():
     with pytest.raises(RuntimeError, match="std::bad_alloc"):
         empty.chunk(2**45)
     assert [tuple(p.shape) for p in empty.chunk(3)] == [(0,)] * 3
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="torch builds the r-fold grid of positions (it does not finish)")
+def test_combinations_of_a_huge_length_answer_at_once():
+    # none to pick: an empty (0, r) selection, without building the grid; too many to pick: a RuntimeError
+    assert tuple(fg.combinations(fg.tensor([]), 2**62).shape) == (0, 2**62)
+    assert tuple(fg.combinations(fg.tensor([1.0, 2.0]), 2**62).shape) == (0, 2**62)
+    with pytest.raises(RuntimeError, match="combinations: 2 elements taken"):
+        fg.combinations(fg.tensor([1.0, 2.0]), 2**62, with_replacement=True)

@@ -16,7 +16,8 @@ pub fn infer_shape(shape: &[isize], numel_in: usize) -> Result<Vec<usize>> {
             -1 if infer.is_some() => bail!(Runtime, "only one dimension can be inferred"),
             -1 => infer = Some(i),
             d if d < 0 => bail!(Runtime, "invalid shape dimension {d}"),
-            d => known *= d as usize,
+            // wrapping, as torch's infer_size: a shape that wraps to the input's size is caught below
+            d => known = known.wrapping_mul(d as usize),
         }
     }
     let mut out: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
@@ -24,6 +25,11 @@ pub fn infer_shape(shape: &[isize], numel_in: usize) -> Result<Vec<usize>> {
         Some(i) if known != 0 && numel_in.is_multiple_of(known) => out[i] = numel_in / known,
         None if known == numel_in => {}
         _ => bail!(Runtime, "shape '{:?}' is invalid for input of size {}", shape, numel_in),
+    }
+    // a product past isize::MAX (2**40 × 2**40 wraps to an empty input's 0) is refused, even where a later dim
+    // is 0, as torch's checked numel of the new sizes
+    if out.iter().try_fold(1usize, |n, &d| n.checked_mul(d).filter(|&n| n <= isize::MAX as usize)).is_none() {
+        bail!(Runtime, "numel: integer multiplication overflow");
     }
     Ok(out)
 }
