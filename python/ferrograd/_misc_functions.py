@@ -105,6 +105,12 @@ def unravel_index(indices: Tensor, shape) -> "tuple[Tensor, ...]":
     return coords.unbind(-1)
 
 
+# the r-fold grid of positions combinations picks from (as ATen's meshgrid), at most what memory could index
+_MAX_COMBINATION_GRID = 1 << 40
+# and the length of a combination (one grid per position: a single element taken r times)
+_MAX_COMBINATION_LENGTH = 1 << 16
+
+
 def combinations(input: Tensor, r: builtins.int = 2, with_replacement: builtins.bool = False) -> Tensor:
     """The length-`r` combinations of the elements of the 1-d `input`, one per row (itertools' order), picked
     by one index (IndexBackward0, as ATen picks them through a mask of the meshgrid)."""
@@ -115,6 +121,14 @@ def combinations(input: Tensor, r: builtins.int = 2, with_replacement: builtins.
     if r == 0:
         return _core.zeros(0, dtype=input.dtype)
     n = input.shape[0]
+    if n == 0 or (r > n and not with_replacement):
+        # none to pick: an empty (0, r) selection, whatever r (no r-fold grid is built)
+        return input[_core.zeros((0, r), dtype=_core.int64)]
+    grid = 1
+    for _ in builtins.range(builtins.min(r, 64)):  # n >= 2 passes the bound within 41 steps
+        grid *= n
+    if grid > _MAX_COMBINATION_GRID or r > _MAX_COMBINATION_LENGTH:
+        raise RuntimeError(f"combinations: {n} elements taken {r} at a time need a grid of {n}**{r} index positions")
     grids = meshgrid(*([_core.arange(n)] * r), indexing="ij")
     keep = _core.ones(grids[0].shape, dtype=_core.bool)
     for left, right in zip(grids, grids[1:]):
