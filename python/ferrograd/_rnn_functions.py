@@ -2,6 +2,7 @@
 the `nn` modules call in torch, with its positional signatures. They run the modules' own layer loop and steps
 (`nn/modules/rnn.py`); loaded on first use (`ferrograd.lstm` imports this module, and so `nn`)."""
 
+from . import _utils
 from ._arg_errors import require_tensor, type_name
 from ._core import Tensor
 from .nn import functional as F
@@ -118,3 +119,7 @@ def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """`relu(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)`."""
     _cell_input("rnn_relu_cell", input, hx)
     return (F.linear(input, w_ih, b_ih) + F.linear(hx, w_hh, b_hh)).relu()
+
+
+# a non-tensor where a tensor is used raises PyTorch's TypeError, not an AttributeError from inside
+_utils.typed_entry_points(globals(), __all__)
