@@ -124,6 +124,7 @@ def _fills():
         "apply_": floats.clone().apply_(lambda v: v * 10 + 1),
         "apply_ is self": (lambda y: y.apply_(lambda v: v) is y)(floats.clone()),
         "apply_ int truncates": ints.clone().apply_(lambda v: v * 1.5),
+        "apply_ int64 exact": fg.tensor([2**60 + 1, -(2**62) - 3]).apply_(lambda v: v + 2).tolist(),
         "apply_ bool": fg.tensor([True, False]).apply_(lambda v: not v),
         "apply_ non-contiguous": t.apply_(lambda v: -v),
         "apply_ empty": fg.ones(0).apply_(lambda v: v),

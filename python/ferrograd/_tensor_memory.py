@@ -158,8 +158,9 @@ def _real(value):
 
 
 def _fill_from_python(self, values):
-    # the callable's results take this tensor's dtype as a number written into it would (1.5 → 1 for ints)
-    filled = _core.tensor(values, dtype=_core.float64).reshape(self.shape).to(self.dtype)
+    # the callable's results take this tensor's dtype as a number written into it would (1.5 → 1 for ints),
+    # straight from the Python numbers: no float64 step that would round int64 values past 2**53
+    filled = _core.tensor(values, dtype=self.dtype).reshape(self.shape)
     with no_grad():
         self.copy_(filled)
     return self
