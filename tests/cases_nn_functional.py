@@ -85,6 +85,7 @@ INPLACE = {
     "relu6": lambda x: F.relu6(x, inplace=True),
     "elu": lambda x: F.elu(x, inplace=True),
     "selu": lambda x: F.selu(x, inplace=True),
+    "rrelu_eval": lambda x: F.rrelu(x, 0.1, 0.3, inplace=True),
     "celu": lambda x: F.celu(x, 2.0, inplace=True),
     "leaky_relu": lambda x: F.leaky_relu(x, 0.2, inplace=True),
     "silu": lambda x: F.silu(x, inplace=True),
@@ -180,7 +181,55 @@ def activation_errors():
         "dropout_p": error(F.dropout, x, 1.5),
         "dropout1d_dims": error(F.dropout1d, t64(np.ones((2, 3, 4, 5)))),
         "dropout_module_p": error(nn.Dropout, -0.1),
+        "rrelu_bounds": error(F.rrelu, x, 0.5, 0.1),
+        "rrelu_bounds_training": error(F.rrelu, x, 0.5, 0.1, True),
+        "rrelu_long": error(F.rrelu, fg.arange(3)),
+        "rrelu_long_training": error(F.rrelu, fg.arange(3), training=True),
+        "rrelu_half_training": error(F.rrelu, x.half(), training=True),
+        "logsigmoid_long": error(F.logsigmoid, fg.arange(3)),
+        "selu_long": error(F.selu, fg.arange(3)),
     }
+
+
+def activation_nodes():
+    """The grad_fn each activation records, out of place and in place, with the saved fields torch shows."""
+    x = t64(special_input()).requires_grad_()
+    selu = F.selu(x).grad_fn
+    return {
+        "selu": selu.name(),
+        "selu_saved": [selu._saved_alpha, selu._saved_scale, float(selu._saved_input_scale)],
+        "selu_": F.selu(x * 1, inplace=True).grad_fn.name(),
+        "torch_selu_": fg.selu_(x * 1).grad_fn.name(),
+        "logsigmoid": F.logsigmoid(x).grad_fn.name(),
+        "rrelu": F.rrelu(x).grad_fn.name(),
+        "rrelu_training": F.rrelu(x, training=True).grad_fn.name(),
+        "rrelu_": F.rrelu(x * 1, inplace=True).grad_fn.name(),
+        "rrelu_training_": F.rrelu(x * 1, training=True, inplace=True).grad_fn.name(),
+        "relu6_": F.relu6(x * 1, inplace=True).grad_fn.name(),
+        "softsign": F.softsign(x).grad_fn.name(),
+        "tanhshrink": F.tanhshrink(x).grad_fn.name(),
+    }
+
+
+def _seeded_rrelu(fn, dtype="float64", transposed=False):
+    """rrelu's draws against torch's stream: the values, the gradient (the drawn slopes) and the next draw."""
+
+    def case():
+        fg.manual_seed(7)
+        a = fg.tensor(special_input().reshape(6, 4), dtype=getattr(fg, dtype)).requires_grad_()
+        x = a.t() if transposed else a
+        y = fn(x)
+        y.backward(fg.ones_like(y))
+        return {"out": y, "grad": a.grad, "next_draw": fg.rand(2, dtype=fg.float64)}
+
+    return case
+
+
+def rrelu_generator_case():
+    g = fg.Generator().manual_seed(3)
+    x = t64(special_input())
+    first = fg.rrelu(x, 0.0, 1.0, True, g)
+    return {"first": first, "second": fg.rrelu(x, 0.0, 1.0, True, generator=g), "default_untouched": fg.rand(1)}
 
 
 def bilinear_case():
@@ -216,5 +265,12 @@ CASES.update({f"act_{name}": _activation_case(fn) for name, fn in ACTIVATIONS.it
 CASES.update({f"inplace_{name}": _inplace_case(fn) for name, fn in INPLACE.items()})
 CASES["activation_reprs"] = activation_reprs
 CASES["activation_errors"] = activation_errors
+CASES["activation_nodes"] = activation_nodes
+CASES["rrelu_seeded"] = _seeded_rrelu(lambda x: F.rrelu(x, 0.1, 0.3, training=True))
+CASES["rrelu_seeded_float32_transposed"] = _seeded_rrelu(lambda x: F.rrelu(x, training=True), "float32", True)
+CASES["rrelu_seeded_inplace"] = _seeded_rrelu(lambda x: F.rrelu(x * 1, training=True, inplace=True))
+CASES["rrelu_seeded_same_bounds"] = _seeded_rrelu(lambda x: F.rrelu(x, 0.2, 0.2 + 1e-7, training=True))
+CASES["rrelu_eval_inplace"] = _seeded_rrelu(lambda x: fg.rrelu_(x * 1, 0.1, 0.3))
+CASES["rrelu_generator"] = rrelu_generator_case
 CASES["bilinear"] = bilinear_case
 CASES.update(distance_cases())

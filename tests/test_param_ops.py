@@ -1,9 +1,9 @@
-"""The ops of the core's `for_each_param_unary_op!` registry (`nn.functional`'s elu, celu, leaky_relu,
-hardtanh, softplus, threshold, gelu, silu, hardsigmoid, hardswish, mish, hardshrink, softshrink), table-driven:
-one row per op gives its forward against numpy (float32 and float64, every layout, torch's defaults and other
-parameters), gradcheck, its grad_fn, `inplace=True` and `F.<name>_` (the tensor itself, the same values and
-gradients, the leaf error), and the `F.` signature's defaults against the registry's, and the registry against
-torch's signature."""
+"""The ops of the core's `for_each_param_unary_op!` registry (`nn.functional`'s elu, selu, celu, leaky_relu,
+hardtanh, softplus, threshold, gelu, silu, hardsigmoid, hardswish, mish, logsigmoid, hardshrink, softshrink),
+table-driven: one row per op gives its forward against numpy (float32 and float64, every layout, torch's
+defaults and other parameters), gradcheck, its grad_fn, `inplace=True` and `F.<name>_` (the tensor itself, the
+same values and gradients, the leaf error), and the `F.` signature's defaults against the registry's, and the
+registry against torch's signature."""
 
 import ast
 import inspect
@@ -52,6 +52,13 @@ PARAM_OPS = [
         "EluBackward0",
     ),
     (
+        "selu",
+        ("inplace", []),
+        {},
+        lambda a: 1.0507009873554805 * np.where(a > 0, a, 1.6732632423543772 * np.expm1(a)),
+        "EluBackward0",
+    ),
+    (
         "celu",
         ("inplace", [("alpha", "f64", "1.0")]),
         {"alpha": -1.5},
@@ -84,6 +91,7 @@ PARAM_OPS = [
     ("hardsigmoid", ("inplace_arg", []), {}, lambda a: np.clip(a + 3, 0, 6) / 6, "HardsigmoidBackward0"),
     ("hardswish", ("inplace_arg", []), {}, lambda a: a * np.clip(a + 3, 0, 6) / 6, "HardswishBackward0"),
     ("mish", ("inplace_arg", []), {}, lambda a: a * np.tanh(np.log1p(np.exp(a))), "MishBackward0"),
+    ("logsigmoid", ("", []), {}, lambda a: -np.logaddexp(0.0, -a), "LogSigmoidBackward0"),
     (
         "hardshrink",
         ("", [("lambd", "f64", "0.5")]),

@@ -235,11 +235,11 @@ def selu_(input):
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
-    return _F().rrelu(input, lower, upper, training)
+    return input._rrelu(lower, upper, training, generator)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
-    return _F().rrelu(input, lower, upper, training, inplace=True)
+    return input._rrelu_(lower, upper, training, generator)
 
 
 def prelu(input, weight):

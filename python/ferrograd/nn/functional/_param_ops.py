@@ -11,6 +11,8 @@ __all__ = [
     "softplus",
     "elu",
     "elu_",
+    "selu",
+    "selu_",
     "celu",
     "celu_",
     "leaky_relu",
@@ -24,6 +26,7 @@ __all__ = [
     "hardsigmoid",
     "hardswish",
     "mish",
+    "logsigmoid",
     "hardshrink",
     "softshrink",
 ]
@@ -42,6 +45,16 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """In-place ``elu``."""
     return input._elu_(alpha)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``scale * elu(x, alpha)`` with SELU's fixed ``alpha`` and ``scale``."""
+    return input._selu_() if inplace else input._selu()
+
+
+def selu_(input: Tensor) -> Tensor:
+    """In-place ``selu``."""
+    return input._selu_()
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -107,6 +120,11 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
     return input._mish_() if inplace else input._mish()
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x))``, computed without overflow."""
+    return input._logsigmoid()
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:

@@ -1,15 +1,14 @@
 """Activations and softmaxes. Each follows PyTorch's definition, including which side of a tie or bound
-takes the gradient. The elementwise ones that are one core op each (elu, celu, leaky_relu, hardtanh, softplus,
-threshold, gelu, silu, hardsigmoid, hardswish, mish, hardshrink, softshrink) are generated from the core's
-registry into `_param_ops.py`."""
+takes the gradient. The elementwise ones that are one core op each (elu, selu, celu, leaky_relu, hardtanh,
+softplus, threshold, gelu, silu, hardsigmoid, hardswish, mish, logsigmoid, hardshrink, softshrink) are
+generated from the core's registry into `_param_ops.py`; rrelu is its own core op (it draws)."""
 
 import warnings
 
 from ... import _core
 from ..._core import Tensor
 from ..._utils import warn_at_caller
-from ._common import _inplace
-from ._param_ops import elu, hardtanh, leaky_relu
+from ._param_ops import hardtanh
 
 
 def _floating_only(input, kernel):
@@ -53,40 +52,19 @@ def log_softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Te
     return input.log_softmax(dim, dtype=dtype)
 
 
-_SELU_ALPHA = 1.6732632423543772848170429916717
-
-
-_SELU_SCALE = 1.0507009873554804934193349852946
-
-
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """min(max(0, x), 6), as `hardtanh(x, 0, 6)` (HardtanhBackward0, as in PyTorch)."""
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
-def selu(input: Tensor, inplace: bool = False) -> Tensor:
-    """scale · elu(x, alpha) with SELU's fixed constants."""
-    if inplace:
-        return _inplace(input, selu)
-    return elu(input, _SELU_ALPHA) * _SELU_SCALE
-
-
-def selu_(input: Tensor) -> Tensor:
-    return selu(input, inplace=True)
-
-
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False, inplace: bool = False):
-    """Leaky ReLU with a slope drawn from U(lower, upper) per element when training, (lower + upper) / 2 else."""
-    if inplace:
-        return _inplace(input, lambda x: rrelu(x, lower, upper, training))
-    if not training:
-        return leaky_relu(input, (lower + upper) / 2)
-    slope = _core.zeros(input.shape, dtype=input.dtype).uniform_(lower, upper)
-    return _core.where(input >= 0, input, input * slope)
+    """Leaky ReLU with a slope drawn from U(lower, upper) per element when training, (lower + upper) / 2 else
+    (one core op, RreluWithNoiseBackward0/1 as torch's)."""
+    return input._rrelu_(lower, upper, training) if inplace else input._rrelu(lower, upper, training)
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
-    return rrelu(input, lower, upper, training, inplace=True)
+    return input._rrelu_(lower, upper, training)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -99,16 +77,6 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     _floating_only(input, "glu_cpu")
     half = input.shape[d] // 2  # (not chunk: an empty dimension is two empty halves)
     return input.narrow(d, 0, half) * input.narrow(d, half, half).sigmoid()
-
-
-def logsigmoid(input: Tensor) -> Tensor:
-    """log(sigmoid(x)) without overflow: x - log1p(exp(x)) for x <= 0, -log1p(exp(-x)) above (each branch fed
-    only its own side, so the other's exp never overflows into the gradient)."""
-    _floating_only(input, "log_sigmoid_cpu")
-    neg = input <= 0
-    x_neg = _core.where(neg, input, 0.0)
-    x_pos = _core.where(neg, 0.0, input)
-    return _core.where(neg, x_neg - x_neg.exp().log1p(), -(-x_pos).exp().log1p())
 
 
 def softsign(input: Tensor) -> Tensor:

@@ -9,7 +9,7 @@ from ..._arg_errors import require_tensor
 from ..._core import Tensor
 from ...grad_mode import no_grad
 from ._common import _check_reduction, _loss_reduction, _reduce, _reduction, _warn_size_mismatch
-from .activation import logsigmoid
+from ._param_ops import logsigmoid
 from .distance import pairwise_distance
 
 

@@ -51,6 +51,7 @@ pub mod quantile;
 pub(crate) mod reduce;
 mod rescale;
 pub mod rnn;
+pub mod rrelu;
 mod scalar_arith;
 pub mod scan;
 pub mod search;

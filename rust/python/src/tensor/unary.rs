@@ -52,7 +52,10 @@ pub fn _unary_ops() -> Vec<(&'static str, &'static str, bool)> {
 }
 
 macro_rules! param_registry_methods {
-    ($($name:ident($($p:ident: $t:ty $(= $d:literal)?),*) $($flag:ident)?: $op:path, $doc:literal;)*) => {
+    ($(
+        $name:ident($($p:ident: $t:ty $(= $d:literal)?),*) $($flag:ident)?: $op:path
+            $({ $($fixed:ident: $value:expr),* $(,)? })?, $doc:literal;
+    )*) => {
         paste::paste! {
             #[pymethods]
             impl PyTensor {
@@ -116,5 +119,35 @@ impl PyTensor {
     #[pyo3(signature = (eps=None))]
     fn logit(&self, py: Python<'_>, eps: Option<f64>) -> Out {
         unary(py, self.get(), u::Logit::new(eps))
+    }
+}
+
+/// `rrelu`'s two forms: `rrelu_with_noise`'s slopes drawn from `generator` (the default one if None).
+#[pymethods]
+impl PyTensor {
+    #[pyo3(signature = (lower, upper, training, generator=None))]
+    fn _rrelu(
+        &self,
+        py: Python<'_>,
+        lower: f64,
+        upper: f64,
+        training: bool,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> Out {
+        let gen = crate::generator::generator_arg(generator, "rrelu")?;
+        let a = self.get();
+        wrap(py, call(|| a.rrelu_with_noise(&gen, lower, upper, training))?)
+    }
+
+    #[pyo3(signature = (lower, upper, training, generator=None))]
+    fn _rrelu_(
+        slf: &Bound<'_, Self>,
+        lower: f64,
+        upper: f64,
+        training: bool,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyTensor>> {
+        let gen = crate::generator::generator_arg(generator, "rrelu_")?;
+        inplace_with(slf, false, |a| a.rrelu_with_noise_inplace_form(&gen, lower, upper, training))
     }
 }

@@ -207,11 +207,36 @@ impl UnaryOp for Softplus {
 }
 
 crate::backward_rule! {
+    names = ["LogSigmoidBackward0"];
+    /// `log(sigmoid(x)) = min(x, 0) - log(1 + e^{-|x|})`, which no input overflows; its gradient is
+    /// `sigmoid(-x)`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct LogSigmoid;
+}
+impl UnaryOp for LogSigmoid {
+    const KEEPS: Keeps = Keeps::Input;
+    const INT_INPUTS: IntInputs = IntInputs::Reject;
+    const KERNEL_NAME: &'static str = "log_sigmoid_cpu";
+    fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
+        |x: T| {
+            let negative_part = if x < T::ZERO { x } else { T::ZERO };
+            negative_part - (-x.abs()).exp().ln_1p()
+        }
+    }
+    fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
+        g.mul(&x.neg()?.sigmoid()?)
+    }
+}
+
+crate::backward_rule! {
     names = ["EluBackward0", "EluBackward1"];
-    /// `x`, and `α(e^x - 1)` below 0.
+    /// `scale · x`, and `scale · α(e^{x · input_scale} - 1)` below 0 (torch's elu; selu is its fixed
+    /// constants, celu its own op).
     #[derive(Clone, Copy, Debug)]
     pub struct Elu {
         alpha: f64,
+        scale: f64,
+        input_scale: f64,
     }
 }
 impl UnaryOp for Elu {
@@ -219,26 +244,40 @@ impl UnaryOp for Elu {
     const INT_INPUTS: IntInputs = IntInputs::Reject;
     const KERNEL_NAME: &'static str = "elu_cpu";
     fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
-        let a = T::from_f64(self.alpha);
-        move |x: T| if x > T::ZERO { x } else { a * x.exp_m1() }
+        let (negative, positive) = (self.negative_scale::<T>(), T::from_f64(self.scale));
+        let input = T::from_f64(self.input_scale);
+        move |x: T| if x > T::ZERO { x * positive } else { negative * (x * input).exp_m1() }
     }
     const INPLACE_NODE: InplaceNode = InplaceNode::KeepsResult;
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
         // the negative branch for x <= 0 only: NaN takes the identity's gradient, as in torch
-        Tensor::where_(&x.le(&c(0.0))?, &g.mul(&x.exp()?.mul(&c(self.alpha))?)?, g)
+        let slope = x.mul(&c(self.input_scale))?.exp()?.mul(&c(self.alpha * self.scale * self.input_scale))?;
+        Tensor::where_(&x.le(&c(0.0))?, &g.mul(&slope)?, &g.mul(&c(self.scale))?)
     }
     fn grad_from_result(self, g: &Tensor, y: &Tensor) -> Result<Tensor> {
-        elu_grad_from_result(g, y, self.alpha, 1.0)
+        elu_grad_from_result(g, y, self.alpha, self.scale, self.input_scale)
     }
 }
 
-/// The gradient of `scale_in`-scaled elu from its result `y`: `α e^{x·scale_in} · scale_in = (y + α) · scale_in`
-/// below 0; a negative α cannot be told from the result, which torch refuses.
-fn elu_grad_from_result(g: &Tensor, y: &Tensor, alpha: f64, scale_in: f64) -> Result<Tensor> {
+impl Elu {
+    /// selu's constants: `scale · elu(x, α)` that keeps a unit normal's mean and variance.
+    pub const SELU_ALPHA: f64 = 1.673_263_242_354_377_2;
+    pub const SELU_SCALE: f64 = 1.050_700_987_355_480_5;
+
+    /// α · scale in the input's own precision, as torch's kernel multiplies them
+    fn negative_scale<T: Float>(self) -> T {
+        T::from_f64(self.alpha) * T::from_f64(self.scale)
+    }
+}
+
+/// The gradient of torch's elu from its result `y`: `α·scale·e^{x·input_scale} · input_scale = (y + α·scale) ·
+/// input_scale` below 0, `scale` above; a negative α cannot be told from the result, which torch refuses.
+fn elu_grad_from_result(g: &Tensor, y: &Tensor, alpha: f64, scale: f64, input_scale: f64) -> Result<Tensor> {
     if alpha < 0.0 {
         return Err(Error::Runtime(NEGATIVE_ELU_SLOPE.into()));
     }
-    Tensor::where_(&y.le(&c(0.0))?, &g.mul(&y.add(&c(alpha))?.mul(&c(scale_in))?)?, g)
+    let negative = g.mul(&y.add(&c(alpha * scale))?.mul(&c(input_scale))?)?;
+    Tensor::where_(&y.le(&c(0.0))?, &negative, &g.mul(&c(scale))?)
 }
 
 const NEGATIVE_ELU_SLOPE: &str = "In-place elu backward calculation is triggered with a negative slope which is not \
@@ -278,7 +317,7 @@ impl UnaryOp for Celu {
         Tensor::where_(&x.le(&c(0.0))?, &negative, g)
     }
     fn grad_from_result(self, g: &Tensor, y: &Tensor) -> Result<Tensor> {
-        elu_grad_from_result(g, y, self.alpha, 1.0 / self.alpha)
+        elu_grad_from_result(g, y, self.alpha, 1.0, 1.0 / self.alpha)
     }
 }
 

@@ -514,12 +514,13 @@ macro_rules! for_each_special_unary_op {
 
 /// The unary ops with parameters (floats, bools or strings naming an enum; PyTorch's names and defaults), and
 /// the argument-free ones torch has only in `nn.functional`: its activations. A line is
-/// `name(param: type = default, ...) flag: Op, "docstring";`, with `flag` `inplace` where torch's `F.<name>`
-/// takes `inplace=` and has `F.<name>_`, `inplace_arg` where it takes `inplace=` only, none where neither.
-/// The op is built from the parameters as its fields (`Op { alpha }`, a `&str` parsed by `FromParam`),
-/// checked by `UnaryOp::check`. The core makes `Tensor::<name>(params)` from it (below); the bindings make
-/// the private methods `_<name>(params)` and `_<name>_(params)` (in place), and `_param_unary_ops()`, from
-/// which tools/gen_api.py writes their stubs and the `F.` functions (`nn/functional/_param_ops.py`).
+/// `name(param: type = default, ...) flag: Op { fixed: value, ... }, "docstring";`, with `flag` `inplace` where
+/// torch's `F.<name>` takes `inplace=` and has `F.<name>_`, `inplace_arg` where it takes `inplace=` only, none
+/// where neither. The op is built from the parameters as its fields (`Op { alpha }`, a `&str` parsed by
+/// `FromParam`) plus the fixed ones, if any (selu is elu with fixed constants), checked by `UnaryOp::check`.
+/// The core makes `Tensor::<name>(params)` from it (below); the bindings make the private methods
+/// `_<name>(params)` and `_<name>_(params)` (in place), and `_param_unary_ops()`, from which tools/gen_api.py
+/// writes their stubs and the `F.` functions (`nn/functional/_param_ops.py`).
 /// Adding one: its type in a family file, and one line here.
 #[macro_export]
 macro_rules! for_each_param_unary_op {
@@ -527,7 +528,11 @@ macro_rules! for_each_param_unary_op {
         $callback! {
             softplus(beta: f64 = 1.0, threshold: f64 = 20.0): $crate::unary::Softplus,
                 "``log(1 + exp(beta * x)) / beta``, and ``x`` where ``beta * x > threshold``.";
-            elu(alpha: f64 = 1.0) inplace: $crate::unary::Elu, "``x`` above 0, ``alpha * (exp(x) - 1)`` else.";
+            elu(alpha: f64 = 1.0) inplace: $crate::unary::Elu { scale: 1.0, input_scale: 1.0 },
+                "``x`` above 0, ``alpha * (exp(x) - 1)`` else.";
+            selu() inplace: $crate::unary::Elu {
+                alpha: $crate::unary::Elu::SELU_ALPHA, scale: $crate::unary::Elu::SELU_SCALE, input_scale: 1.0
+            }, "``scale * elu(x, alpha)`` with SELU's fixed ``alpha`` and ``scale``.";
             celu(alpha: f64 = 1.0) inplace: $crate::unary::Celu,
                 "``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.";
             leaky_relu(negative_slope: f64 = 0.01) inplace: $crate::unary::LeakyRelu,
@@ -544,6 +549,7 @@ macro_rules! for_each_param_unary_op {
             hardswish() inplace_arg: $crate::unary::Hardswish,
                 "``x * min(max(x + 3, 0), 6) / 6``; gradient 0 at -3, 1 at 3.";
             mish() inplace_arg: $crate::unary::Mish, "``x * tanh(softplus(x))``.";
+            logsigmoid(): $crate::unary::LogSigmoid, "``log(sigmoid(x))``, computed without overflow.";
             hardshrink(lambd: f64 = 0.5): $crate::unary::Hardshrink,
                 "0 where ``-lambd <= x <= lambd``, else ``x`` (NaN stays NaN).";
             softshrink(lambd: f64 = 0.5): $crate::unary::Softshrink,
@@ -553,13 +559,16 @@ macro_rules! for_each_param_unary_op {
 }
 
 macro_rules! core_param_methods {
-    ($($name:ident($($p:ident: $t:ty $(= $d:literal)?),*) $($flag:ident)?: $op:path, $doc:literal;)*) => {
+    ($(
+        $name:ident($($p:ident: $t:ty $(= $d:literal)?),*) $($flag:ident)?: $op:path
+            $({ $($fixed:ident: $value:expr),* $(,)? })?, $doc:literal;
+    )*) => {
         paste::paste! { impl Tensor {
             $(
                 #[doc = $doc]
                 pub fn $name(&self, $($p: $t),*) -> Result<Tensor> {
                     type Op = $op; // a path fragment cannot start a struct expression
-                    let op = Op { $($p: FromParam::from_param($p)?),* };
+                    let op = Op { $($p: FromParam::from_param($p)?,)* $($($fixed: $value),*)? };
                     op.check(self)?;
                     self.unary(op)
                 }
@@ -568,7 +577,7 @@ macro_rules! core_param_methods {
                 #[doc = "`UnaryOp::INPLACE_NODE`); the write is the caller's."]
                 pub fn [<$name _inplace_form>](&self, $($p: $t),*) -> Result<Tensor> {
                     type Op = $op;
-                    let op = Op { $($p: FromParam::from_param($p)?),* };
+                    let op = Op { $($p: FromParam::from_param($p)?,)* $($($fixed: $value),*)? };
                     op.check(self)?;
                     self.unary_inplace_form(op)
                 }
