@@ -406,7 +406,53 @@ def _index_building():
     }
 
 
+def _index_map_nodes():
+    """The nodes of the ops that read or write at computed positions: torch's grad_fn name and its saved
+    arguments (the numbers and sizes; the index tensors' values too)."""
+    x = _x().requires_grad_()
+    F = fg.nn.functional
+    i = fg.tensor([[0, 1], [2, 3]])
+    x4, x5 = x[None, None], x[None, None, None]
+
+    def node(y, *names):
+        values = [v.tolist() if isinstance(v, fg.Tensor) else v for v in _saved(y, *names)]
+        return [y.grad_fn.name(), values]
+
+    return {
+        "flip": node(x.flip(0, 1), "dims"),
+        "roll": node(x.roll((1, 2), (0, 1)), "dims", "shifts"),  # (torch shows a negative shift as 2**64 - n)
+        "roll_flat": node(x.roll(2), "dims", "shifts"),
+        "repeat": node(x.repeat(2, 1, 1), "repeats", "self_sym_sizes"),
+        "tril": node(x.tril(1), "diagonal"),
+        "triu": node(x.triu(-1), "diagonal"),
+        "take": node(x.take(fg.tensor([0, 3])), "index"),
+        "index_select": node(x.index_select(1, fg.tensor([0, 2])), "dim", "index", "self_sym_sizes"),
+        "gather": node(x.gather(1, i[:, :2]), "dim", "index", "sparse_grad"),
+        "masked_select": node(x.masked_select(x > 0), "mask"),
+        "index": node(x[fg.tensor([0, 1])], "self_sym_sizes"),
+        "sort": node(x.sort(1)[0], "dim", "indices", "self_sym_sizes"),
+        "topk": node(x.topk(2, 1)[0], "dim", "indices", "self_sym_sizes"),
+        "median": node(x.median(1, keepdim=True)[0], "dim", "indices", "keepdim", "self_sym_sizes"),
+        "cummax": node(x.cummax(1)[0], "dim", "indices"),
+        "cummin": node(x.cummin(0)[0], "dim", "indices"),
+        "reflection_pad1d": node(F.pad(x[None], (1, 2), mode="reflect"), "padding"),
+        "reflection_pad2d": node(F.pad(x4, (1, 1, 2, 0), mode="reflect"), "padding"),
+        "replication_pad1d": node(F.pad(x[None], (2, 1), mode="replicate"), "padding"),
+        "replication_pad3d": node(F.pad(x5, (1, 1, 1, 1, 0, 1), mode="replicate"), "padding"),
+        "constant_pad": node(F.pad(x, (1, 2, 0, 1)), "pad"),
+        "max_pool2d": node(F.max_pool2d(x4, 2, 1, ceil_mode=True), "kernel_size", "stride", "padding", "dilation"),
+        "max_pool3d": node(F.max_pool3d(x5, (1, 2, 2), 1), "kernel_size", "stride", "padding", "ceil_mode"),
+        "scatter": node((x * 1).scatter(1, i, 0.5), "dim", "index"),
+        "scatter_src": node((x * 1).scatter(1, i, fg.ones(2, 2, dtype=fg.float64)), "dim", "index"),
+        "scatter_add": node((x * 1).scatter_add(1, i, fg.ones(2, 2, dtype=fg.float64)), "dim"),
+        "index_add": node((x * 1).index_add(1, fg.tensor([0, 1]), fg.ones(3, 2, dtype=fg.float64)), "dim"),
+        "masked_fill": node((x * 1).masked_fill(x > 0, 1.0), "mask"),
+        "masked_fill_tensor": node((x * 1).masked_fill(x > 0, fg.tensor(1.0, dtype=fg.float64)), "mask"),
+    }
+
+
 CASES = {
+    "index_map_nodes": _index_map_nodes,
     "index_fill": _index_fill,
     "index_copy": _index_copy,
     "scatter_reduce": _scatter_reduce,

@@ -3,6 +3,8 @@ use crate::args::{operand, type_name};
 use crate::errors::call;
 use crate::py_tensor::PyTensor;
 use ferrograd_core::autograd::grad_mode::GradModeGuard;
+use ferrograd_core::index::{IndexBackward0, IndexPutBackward0};
+use ferrograd_core::index_write::IndexFillBackward0;
 use ferrograd_core::{Layout, Tensor};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -273,7 +275,7 @@ pub fn apply_index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     let items = parse_items(key)?;
     if has_advanced(&items) {
         let (pos, shape) = advanced(t.shape(), &items)?;
-        return call(|| t.take_flat(pos, &shape, "IndexBackward0"));
+        return call(|| t.take_flat(pos, &shape, IndexBackward0::of(t)));
     }
     let mut out = index_items(t, &items)?;
     if items.is_empty() || (items.len() == 1 && matches!(items[0], Item::Ellipsis)) {
@@ -304,6 +306,25 @@ fn is_index_fill(items: &[Item<'_>]) -> PyResult<bool> {
     Ok(tensors == 1)
 }
 
+/// The dim and index tensor of an index-fill key (`is_index_fill`): the one index tensor's item, counted past
+/// an ellipsis's dims.
+fn index_fill_dim(items: &[Item<'_>], ndim: usize) -> Option<(usize, Tensor)> {
+    let mut dim = 0;
+    for item in items {
+        match item {
+            Item::Adv(t) => return Some((dim, t.clone())),
+            Item::Ellipsis => dim += (ndim + 1).saturating_sub(items.len()),
+            _ => dim += 1,
+        }
+    }
+    None
+}
+
+/// The index tensors of an advanced key, in order (torch's `_saved_indices`, without its Nones).
+fn advanced_tensors(items: &[Item<'_>]) -> Vec<Tensor> {
+    items.iter().filter_map(|item| if let Item::Adv(t) = item { Some(t.clone()) } else { None }).collect()
+}
+
 /// `t[key] = value`, written in place. On a tensor in a graph (or with a value that requires grad) the
 /// write is differentiable: the tensor takes a CopySlices history.
 pub fn assign_index(target: &Bound<'_, PyTensor>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -328,11 +349,17 @@ pub fn assign_index(target: &Bound<'_, PyTensor>, key: &Bound<'_, PyAny>, value:
             [Item::Mask(m)] if m.shape() == t.shape() && number => Some(m.clone()),
             _ => None,
         };
-        let name = if number && is_index_fill(&items)? { "IndexFillBackward0" } else { "IndexPutBackward0" };
+        let index_fill = if number && is_index_fill(&items)? { index_fill_dim(&items, t.ndim()) } else { None };
         let (pos, shape) = advanced(t.shape(), &items)?;
-        let put = |old: &Tensor| match &fill_mask {
-            Some(m) => old.masked_fill(m, &src),
-            None => old.put_flat(pos.clone(), &src.expand(&shape)?, false, name),
+        let put = |old: &Tensor| match (&fill_mask, &index_fill) {
+            (Some(m), _) => old.masked_fill(m, &src),
+            (None, Some((dim, index))) => {
+                old.put_flat(pos.clone(), &src.expand(&shape)?, false, IndexFillBackward0::node(*dim, index))
+            }
+            (None, None) => {
+                let indices: Vec<Tensor> = advanced_tensors(&items);
+                old.put_flat(pos.clone(), &src.expand(&shape)?, false, IndexPutBackward0::node(false, &indices))
+            }
         };
         if !recording {
             let _no_grad = GradModeGuard::new(false);

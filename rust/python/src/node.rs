@@ -84,7 +84,8 @@ pub fn node_object(py: Python<'_>, node: &Arc<Node>) -> PyResult<Py<PyAny>> {
     Ok(obj.unbind())
 }
 
-/// A saved field as Python shows it (None for internal bookkeeping, which has no attribute).
+/// A saved field as Python shows it (None for internal bookkeeping, which has no attribute). An integer shows as
+/// torch's getters show it, as an unsigned 64-bit number: -1 is 2**64 - 1.
 fn field_value(py: Python<'_>, node: &Arc<Node>, field: Field<'_>) -> Option<PyResult<Py<PyAny>>> {
     let unpack = |s| crate::errors::call(|| node.unpack_saved(s)).and_then(|t| tensor_object(py, t));
     let value = match field {
@@ -96,8 +97,9 @@ fn field_value(py: Python<'_>, node: &Arc<Node>, field: Field<'_>) -> Option<PyR
             .collect::<PyResult<Vec<_>>>()
             .and_then(|ts| PyTuple::new(py, ts))
             .map(|t| t.into_any().unbind()),
-        Field::Int(v) => v.into_py_any(py),
-        Field::Ints(v) => PyTuple::new(py, v).map(|t| t.into_any().unbind()),
+        Field::Int(v) => (v as u64).into_py_any(py),
+        Field::ScalarInt(v) => v.into_py_any(py),
+        Field::Ints(v) => PyTuple::new(py, v.into_iter().map(|v| v as u64)).map(|t| t.into_any().unbind()),
         Field::Float(v) => v.into_py_any(py),
         Field::Bool(v) => v.into_py_any(py),
         Field::Str(v) => v.into_py_any(py),

@@ -106,8 +106,11 @@ pub enum Field<'a> {
     /// A saved tensor; None for an optional one that was not given.
     Tensor(Option<&'a SavedTensor>),
     Tensors(&'a [SavedTensor]),
+    /// An int64 argument (torch's getter shows it unsigned: -1 as 2**64 - 1).
     Int(i64),
     Ints(Vec<i64>),
+    /// An integer held as a Scalar (`alpha`), shown signed.
+    ScalarInt(i64),
     Float(f64),
     Bool(bool),
     Str(&'static str),
@@ -257,7 +260,7 @@ impl AsField for crate::dtype::Scalar {
     fn as_field(&self) -> Field<'_> {
         match *self {
             crate::dtype::Scalar::Bool(v) => Field::Bool(v),
-            crate::dtype::Scalar::Int(v) => Field::Int(v),
+            crate::dtype::Scalar::Int(v) => Field::ScalarInt(v),
             crate::dtype::Scalar::Float(v) => Field::Float(v),
         }
     }

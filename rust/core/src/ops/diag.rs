@@ -41,7 +41,7 @@ impl Tensor {
             s[last] = row.min(col) as usize;
             true
         });
-        let out = self.detach().contiguous()?.take_flat(pos, &shape, "DiagEmbedBackward0")?;
+        let out = self.detach().contiguous()?.take_values(&pos, &shape)?;
         Ok(record(out, &[self], |_| DiagEmbedBackward0 { dim1: d1, dim2: d2, offset }))
     }
 

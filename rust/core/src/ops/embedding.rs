@@ -70,7 +70,8 @@ impl Backward for EmbeddingBackward0 {
                 .iter()
                 .flat_map(|&r| (0..dim as i64).map(move |j| if r < 0 { -1 } else { r * dim as i64 + j }));
             let zeros = Tensor::zeros(&self.weight_sym_sizes, g.dtype());
-            return one(zeros.put_flat(Arc::new(pos.collect()), g, true, "IndexPutBackward0"));
+            let node = crate::ops::index::IndexPutBackward0::gradient_write(true);
+            return one(zeros.put_flat(Arc::new(pos.collect()), g, true, node));
         }
         let g = g.contiguous()?;
         with_dtype!(g.dtype(), T => {

@@ -239,7 +239,8 @@ impl Backward for EmbeddingBagBackward0 {
         let zeros = Tensor::zeros(&self.weight_sym_sizes, g.dtype());
         if self.mode == BagMode::Max {
             let flat = zeros.reshape(&[zeros.numel()])?;
-            let grad = flat.put_flat(plan.max_positions.clone(), g, true, "IndexPutBackward0")?;
+            let node = crate::ops::index::IndexPutBackward0::gradient_write(true);
+            let grad = flat.put_flat(plan.max_positions.clone(), g, true, node)?;
             return Ok(vec![Some(grad.reshape(&self.weight_sym_sizes)?), None]);
         }
         let long = |v: &[i64]| Tensor::from_vec(v.to_vec(), &[v.len()]);

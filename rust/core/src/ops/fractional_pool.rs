@@ -317,7 +317,13 @@ crate::backward_rule! {
 impl Backward for FractionalMaxPoolBackwardBackward {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         Ok(vec![
-            ctx.grad_if(0, || g.take_flat(self.positions.clone(), &self.grad_output_sym_sizes, "IndexBackward0"))?,
+            ctx.grad_if(0, || {
+                g.take_flat(
+                    self.positions.clone(),
+                    &self.grad_output_sym_sizes,
+                    crate::ops::index::IndexBackward0::of(g),
+                )
+            })?,
             ctx.grad_if(1, || Ok(Tensor::zeros(&self.self_sym_sizes, g.dtype())))?,
         ])
     }

@@ -954,13 +954,15 @@ impl Backward for GridSamplerBackward {
         let g = g.reshape(&[1, n, ch, points])?;
         let grad_input = ctx.grad_if(0, || {
             let spread = g.mul(&product(None)?)?.expand(&read_shape)?.contiguous()?;
-            Tensor::zeros(input.shape(), dtype).put_flat(positions.clone(), &spread, true, "PutBackward0")
+            let node = crate::ops::index::IndexPutBackward0::gradient_write(true);
+            Tensor::zeros(input.shape(), dtype).put_flat(positions.clone(), &spread, true, node)
         })?;
         let grad_grid = ctx.grad_if(1, || {
             if mode == GridInterpolation::Nearest {
                 return Ok(Tensor::zeros(grid.shape(), grid.dtype()));
             }
-            let values = input.take_flat(positions.clone(), &read_shape, "TakeBackward0")?;
+            let values =
+                input.take_flat(positions.clone(), &read_shape, crate::ops::index::IndexBackward0::of(&input))?;
             let weighted = g.mul(&values)?;
             let mut parts = Vec::with_capacity(dims);
             for (a, (_, mult)) in weights.iter().enumerate() {

@@ -3,7 +3,11 @@
 //! element order, so one pair of backward rules serves them all:
 //! - `take_flat`: `out[i] = self[pos[i]]` (0 where `pos[i] < 0`); its gradient puts `g` back, adding;
 //! - `put_flat`: `self` with `src[i]` written (or added) at `pos[i]`.
-use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads};
+//!
+//! Each op names its node by a struct of torch's saved arguments (`FlipBackward0 { dims }`), declared with
+//! `backward_rule!` beside the op; the shared rule carries it, so `grad_fn` shows the op's own name and
+//! `_saved_*` fields while the positions stay internal.
+use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Fields, Grads, RuleName, SavedTensor};
 use crate::bail;
 use crate::element::Element;
 use crate::error::Result;
@@ -85,8 +89,14 @@ fn wrap_index(i: i64, size: usize, dim: usize) -> Result<usize> {
 }
 
 impl Tensor {
-    /// `out[i] = self[pos[i]]` over this tensor's row-major elements, shaped `shape`, recorded as `name`.
-    pub fn take_flat(&self, pos: Positions, shape: &[usize], name: &'static str) -> Result<Tensor> {
+    /// `out[i] = self[pos[i]]` over this tensor's row-major elements, shaped `shape`, recorded as `node`.
+    pub fn take_flat<N: IndexMapNode>(&self, pos: Positions, shape: &[usize], node: N) -> Result<Tensor> {
+        let out = self.take_values(&pos, shape)?;
+        Ok(record(out, &[self], |_| TakeFlatBackward { node, self_sym_sizes: self.shape().to_vec(), positions: pos }))
+    }
+
+    /// `take_flat`'s values, unrecorded.
+    pub(crate) fn take_values(&self, pos: &Positions, shape: &[usize]) -> Result<Tensor> {
         if pos.len() != numel(shape) {
             bail!(Runtime, "take_flat: {} positions for shape {:?}", pos.len(), shape);
         }
@@ -94,14 +104,12 @@ impl Tensor {
         if pos.iter().any(|&p| p >= n) {
             bail!(Runtime, "take_flat: position out of range");
         }
-        let out = if self.is_complex() {
+        if self.is_complex() {
             // a complex element moves as its (re, im) pair
             let pairs = self.detach().view_as_real()?.contiguous()?;
-            pairs.take_flat(pair_positions(&pos), &pair_shape(shape), name)?.detach().view_as_complex()?
-        } else {
-            self.take_flat_real(&pos, shape)?
-        };
-        Ok(record(out, &[self], |_| TakeFlatBackward { name, self_sym_sizes: self.shape().to_vec(), positions: pos }))
+            return pairs.take_values(&pair_positions(pos), &pair_shape(shape))?.view_as_complex();
+        }
+        self.take_flat_real(pos, shape)
     }
 
     fn take_flat_real(&self, pos: &Positions, shape: &[usize]) -> Result<Tensor> {
@@ -134,12 +142,20 @@ impl Tensor {
             bail!(Index, "out of range: tried to access index {bad} on a tensor of {n} elements.");
         }
         let pos: Vec<i64> = idx.iter().map(|&i| if i < 0 { i + n } else { i }).collect();
-        self.take_flat(Arc::new(pos), index.shape(), "TakeBackward0")
+        self.take_flat(Arc::new(pos), index.shape(), TakeBackward0 { index: SavedTensor::input(index) })
     }
 
     /// A contiguous copy of this tensor with `src`'s row-major elements written (or added, when
-    /// `accumulate`) at `pos`, recorded as `name`. `src` has one element per position.
-    pub fn put_flat(&self, pos: Positions, src: &Tensor, accumulate: bool, name: &'static str) -> Result<Tensor> {
+    /// `accumulate`) at `pos`, recorded as `node`. `src` has one element per position.
+    pub fn put_flat<N: IndexMapNode>(&self, pos: Positions, src: &Tensor, accumulate: bool, node: N) -> Result<Tensor> {
+        let out = self.put_values(&pos, src, accumulate)?;
+        let rule =
+            |_: &Tensor| PutFlatBackward { node, positions: pos, accumulate, src_sym_sizes: src.shape().to_vec() };
+        Ok(record(out, &[self, src], rule))
+    }
+
+    /// `put_flat`'s values, unrecorded.
+    pub(crate) fn put_values(&self, pos: &Positions, src: &Tensor, accumulate: bool) -> Result<Tensor> {
         if pos.len() != src.numel() {
             bail!(
                 Runtime,
@@ -152,17 +168,12 @@ impl Tensor {
         if pos.iter().any(|&p| p >= n) {
             bail!(Runtime, "put_flat: position out of range");
         }
-        let out = if self.is_complex() {
+        if self.is_complex() {
             let pairs = self.detach().view_as_real()?;
             let src_pairs = src.detach().to_dtype(self.dtype())?.view_as_real()?;
-            let put = pairs.put_flat(pair_positions(&pos), &src_pairs, accumulate, name)?;
-            put.detach().view_as_complex()?
-        } else {
-            self.put_flat_real(&pos, src, accumulate)?
-        };
-        let rule =
-            |_: &Tensor| PutFlatBackward { name, positions: pos, accumulate, src_sym_sizes: src.shape().to_vec() };
-        Ok(record(out, &[self, src], rule))
+            return pairs.put_values(&pair_positions(pos), &src_pairs, accumulate)?.view_as_complex();
+        }
+        self.put_flat_real(pos, src, accumulate)
     }
 
     fn put_flat_real(&self, pos: &Positions, src: &Tensor, accumulate: bool) -> Result<Tensor> {
@@ -228,7 +239,8 @@ impl Tensor {
             }
             true
         });
-        self.take_flat(pos, &shape, "FlipBackward0")
+        let dims = dims.iter().map(|&d| d as i64).collect();
+        self.take_flat(pos, &shape, FlipBackward0 { dims })
     }
 
     pub fn roll(&self, shifts: &[isize], dims: &[isize]) -> Result<Tensor> {
@@ -238,7 +250,8 @@ impl Tensor {
             }
             let n = self.numel() as isize;
             let pos: Vec<i64> = (0..n).map(|k| if n == 0 { 0 } else { (k - shifts[0]).rem_euclid(n) as i64 }).collect();
-            return self.take_flat(Arc::new(pos), self.shape(), "RollBackward0");
+            let node = RollBackward0 { dims: vec![], shifts: shifts.to_vec() };
+            return self.take_flat(Arc::new(pos), self.shape(), node);
         }
         if shifts.len() != dims.len() {
             bail!(Runtime, "shifts and dimensions must align. shifts: {}, dims:{}", shifts.len(), dims.len());
@@ -257,7 +270,7 @@ impl Tensor {
             }
             true
         });
-        self.take_flat(pos, &shape, "RollBackward0")
+        self.take_flat(pos, &shape, RollBackward0 { dims: dims.to_vec(), shifts: shifts.to_vec() })
     }
 
     pub fn repeat(&self, repeats: &[isize]) -> Result<Tensor> {
@@ -285,7 +298,8 @@ impl Tensor {
             }
             true
         });
-        self.take_flat(pos, &out_shape, "RepeatBackward0")
+        let node = RepeatBackward0 { repeats: repeats.to_vec(), self_sym_sizes: in_shape.clone() };
+        self.take_flat(pos, &out_shape, node)
     }
 
     /// `tril(k)` (`upper = false`) or `triu(k)`.
@@ -306,7 +320,11 @@ impl Tensor {
                 diff <= k
             }
         });
-        self.take_flat(pos, &shape, if upper { "TriuBackward0" } else { "TrilBackward0" })
+        if upper {
+            self.take_flat(pos, &shape, TriuBackward0 { diagonal: k })
+        } else {
+            self.take_flat(pos, &shape, TrilBackward0 { diagonal: k })
+        }
     }
 
     /// `fliplr()`: reversed along dim 1.
@@ -390,7 +408,8 @@ impl Tensor {
             }
             true
         });
-        self.take_flat(pos, &out_shape, "IndexSelectBackward0")
+        let node = IndexSelectBackward0 { dim: d, index: SavedTensor::input(index), self_sym_sizes: in_shape.clone() };
+        self.take_flat(pos, &out_shape, node)
     }
 
     /// Rows `idx` of a contiguous tensor, copied row by row (a batch of a dataset); None when strided.
@@ -457,7 +476,8 @@ impl Tensor {
     pub fn gather(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
         let d = wrap_dim(dim, self.ndim())?;
         let pos = self.along_dim_positions(d, index, "gather")?;
-        self.take_flat(pos, index.shape(), "GatherBackward0")
+        let node = GatherBackward0 { dim: d, index: SavedTensor::input(index), sparse_grad: false };
+        self.take_flat(pos, index.shape(), node)
     }
 
     /// `scatter(dim, index, src)` (`reduce_add = false`) or `scatter_add`; `src` is cut to index's shape.
@@ -493,12 +513,12 @@ impl Tensor {
             }
             s
         };
-        let name = match (reduce_add, scalar_src) {
-            (true, _) => "ScatterAddBackward0",
-            (false, true) => "ScatterBackward1",
-            (false, false) => "ScatterBackward0",
-        };
-        self.put_flat(pos, &src, reduce_add, name)
+        let index = SavedTensor::input(index);
+        match (reduce_add, scalar_src) {
+            (true, _) => self.put_flat(pos, &src, true, ScatterAddBackward0 { dim: d }),
+            (false, true) => self.put_flat(pos, &src, false, ScatterBackward1 { dim: d, index }),
+            (false, false) => self.put_flat(pos, &src, false, ScatterBackward0 { dim: d, index }),
+        }
     }
 
     /// `index_add(dim, index, source, alpha)`.
@@ -532,7 +552,8 @@ impl Tensor {
             true
         });
         let src = if alpha == 1.0 { source.clone() } else { source.mul(&Tensor::scalar(alpha))? };
-        self.put_flat(pos, &src.reshape(&src_shape)?, true, "IndexAddBackward0")
+        let node = IndexAddBackward0 { alpha, dim: d, source_dim: source.ndim() };
+        self.put_flat(pos, &src.reshape(&src_shape)?, true, node)
     }
 
     /// Positions for `t[adv...]` where `geom` is the basic-indexed region of a contiguous tensor and
@@ -638,7 +659,7 @@ impl Tensor {
         let m = mask.expand(&shape)?.to_vec::<bool>();
         let pos: Vec<i64> = m.iter().enumerate().filter(|(_, &b)| b).map(|(i, _)| i as i64).collect();
         let n = pos.len();
-        x.take_flat(Arc::new(pos), &[n], "MaskedSelectBackward0")
+        x.take_flat(Arc::new(pos), &[n], MaskedSelectBackward0 { mask: SavedTensor::input(mask) })
     }
 
     /// `masked_fill(mask, value)` with a 0-dim `value` (a number, or a 0-dim tensor that gets a gradient).
@@ -662,14 +683,14 @@ impl Tensor {
         let pos: Vec<i64> = m.iter().enumerate().filter(|(_, &b)| b).map(|(i, _)| i as i64).collect();
         let n = pos.len();
         // torch's overloads: a number value (0), a tensor value (1)
-        let name = if value.0.wrapped_number { "MaskedFillBackward0" } else { "MaskedFillBackward1" };
-        let v = if value.0.wrapped_number {
+        let mask = SavedTensor::input(mask);
+        if value.0.wrapped_number {
             value.item()?.check_fits(self.dtype())?;
-            value.to_dtype(self.dtype())?
+            let v = value.to_dtype(self.dtype())?.expand(&[n])?;
+            self.put_flat(Arc::new(pos), &v, false, MaskedFillBackward0 { mask })
         } else {
-            value.clone()
-        };
-        self.put_flat(Arc::new(pos), &v.expand(&[n])?, false, name)
+            self.put_flat(Arc::new(pos), &value.expand(&[n])?, false, MaskedFillBackward1 { mask })
+        }
     }
 
     /// The element positions of a region of this tensor's contiguous form (for `t[region] = ...`).
@@ -688,57 +709,57 @@ impl AsField for Positions {
     }
 }
 
-crate::backward_rule! {
-    // every name its callers pass (for the listings)
-    names = [
-        "FlipBackward0", "RollBackward0", "RepeatBackward0", "TrilBackward0", "TriuBackward0",
-        "IndexSelectBackward0", "GatherBackward0", "MaskedSelectBackward0", "IndexBackward0", "SortBackward0",
-        "TopkBackward0", "MedianBackward1", "MaxPool2DWithIndicesBackward0", "MaxPool3DWithIndicesBackward0",
-        "AdaptiveMaxPool3DBackward0", "ConstantPadNdBackward0",
-        "ReflectionPad1DBackward0",
-        "ReflectionPad2DBackward0", "ReflectionPad3DBackward0", "ReplicationPad1DBackward0",
-        "ReplicationPad2DBackward0", "ReplicationPad3DBackward0", "CopySlices",
-    ];
-    /// `out = input_flat[positions]` (flip, roll, repeat, tril, gather, advanced indexing, ...): the
-    /// gradient added back at the positions it was read from. Named after the op that made it.
-    pub struct TakeFlatBackward {
-        name: &'static str,
-        self_sym_sizes: Vec<usize>,
-        positions: Positions,
+/// What an index-map op's node shows: torch's saved arguments (`_saved_*`), and through its struct's name
+/// (`backward_rule!`) the `grad_fn` name; the positions are the shared rule's own.
+pub trait IndexMapNode: Fields + RuleName + Send + Sync + 'static {}
+impl<N: Fields + RuleName + Send + Sync + 'static> IndexMapNode for N {}
+
+/// `out = input_flat[positions]` (flip, roll, repeat, tril, gather, advanced indexing, ...): the gradient added
+/// back at the positions it was read from. Shown as its op's `node`.
+pub struct TakeFlatBackward<N> {
+    pub(crate) node: N,
+    pub(crate) self_sym_sizes: Vec<usize>,
+    pub(crate) positions: Positions,
+}
+impl<N: IndexMapNode> Fields for TakeFlatBackward<N> {
+    fn fields(&self, visit: &mut dyn FnMut(&'static str, Field<'_>)) {
+        self.node.fields(visit);
     }
 }
-impl Backward for TakeFlatBackward {
-    fn name(&self) -> &'static str {
-        self.name
+impl<N: IndexMapNode> RuleName for TakeFlatBackward<N> {
+    fn rule_name(&self) -> &'static str {
+        self.node.rule_name()
     }
+}
+impl<N: IndexMapNode> Backward for TakeFlatBackward<N> {
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         if !crate::autograd::grad_mode::is_enabled() {
             return one(Tensor::scatter_add_into_zeros(&self.self_sym_sizes, &self.positions, g));
         }
         let zeros = Tensor::zeros(&self.self_sym_sizes, g.dtype());
-        one(zeros.put_flat(self.positions.clone(), g, true, "IndexPutBackward0"))
+        one(zeros.put_flat(self.positions.clone(), g, true, IndexPutBackward0::gradient_write(true)))
     }
 }
 
-crate::backward_rule! {
-    // every name its callers pass (for the listings)
-    names = [
-        "ScatterBackward0", "ScatterBackward1", "ScatterAddBackward0", "IndexAddBackward0", "MaskedFillBackward0",
-        "MaskedFillBackward1",
-        "IndexPutBackward0", "IndexFillBackward0", "UnfoldBackwardBackward0",
-    ];
-    /// `out = input` with `src` written or added at `positions` (scatter, index_put, masked_fill, ...).
-    pub struct PutFlatBackward {
-        name: &'static str,
-        positions: Positions,
-        accumulate: bool,
-        src_sym_sizes: Vec<usize>,
+/// `out = input` with `src` written or added at `positions` (scatter, index_put, masked_fill, ...). Shown as its
+/// op's `node`.
+pub struct PutFlatBackward<N> {
+    node: N,
+    positions: Positions,
+    accumulate: bool,
+    src_sym_sizes: Vec<usize>,
+}
+impl<N: IndexMapNode> Fields for PutFlatBackward<N> {
+    fn fields(&self, visit: &mut dyn FnMut(&'static str, Field<'_>)) {
+        self.node.fields(visit);
     }
 }
-impl Backward for PutFlatBackward {
-    fn name(&self) -> &'static str {
-        self.name
+impl<N: IndexMapNode> RuleName for PutFlatBackward<N> {
+    fn rule_name(&self) -> &'static str {
+        self.node.rule_name()
     }
+}
+impl<N: IndexMapNode> Backward for PutFlatBackward<N> {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let pos = &self.positions;
         Ok(vec![
@@ -747,10 +768,93 @@ impl Backward for PutFlatBackward {
                     Ok(g.clone())
                 } else {
                     let zeros = Tensor::zeros(&self.src_sym_sizes, g.dtype());
-                    g.put_flat(pos.clone(), &zeros, false, "IndexPutBackward0")
+                    g.put_flat(pos.clone(), &zeros, false, IndexPutBackward0::gradient_write(false))
                 }
             })?,
-            ctx.grad_if(1, || g.take_flat(pos.clone(), &self.src_sym_sizes, "IndexBackward0"))?,
+            ctx.grad_if(1, || g.take_flat(pos.clone(), &self.src_sym_sizes, IndexBackward0::of(g)))?,
         ])
+    }
+}
+
+// The nodes of this file's ops, with torch's saved arguments (the index tensors kept as saved inputs; `self` is
+// not kept where the rule needs only its size).
+crate::backward_rule! {
+    pub struct FlipBackward0 { dims: Vec<i64> }
+}
+crate::backward_rule! {
+    pub struct RollBackward0 { dims: Vec<isize>, shifts: Vec<isize> }
+}
+crate::backward_rule! {
+    pub struct RepeatBackward0 { repeats: Vec<isize>, self_sym_sizes: Vec<usize> }
+}
+crate::backward_rule! {
+    pub struct TrilBackward0 { diagonal: isize }
+}
+crate::backward_rule! {
+    pub struct TriuBackward0 { diagonal: isize }
+}
+crate::backward_rule! {
+    pub struct TakeBackward0 { index: SavedTensor }
+}
+crate::backward_rule! {
+    pub struct IndexSelectBackward0 { dim: usize, index: SavedTensor, self_sym_sizes: Vec<usize> }
+}
+crate::backward_rule! {
+    pub struct GatherBackward0 { dim: usize, index: SavedTensor, sparse_grad: bool }
+}
+crate::backward_rule! {
+    pub struct MaskedSelectBackward0 { mask: SavedTensor }
+}
+crate::backward_rule! {
+    pub struct ScatterBackward0 { dim: usize, index: SavedTensor }
+}
+crate::backward_rule! {
+    pub struct ScatterBackward1 { dim: usize, index: SavedTensor }
+}
+crate::backward_rule! {
+    pub struct ScatterAddBackward0 { dim: usize }
+}
+crate::backward_rule! {
+    pub struct IndexAddBackward0 { alpha: f64, dim: usize, source_dim: usize }
+}
+crate::backward_rule! {
+    pub struct MaskedFillBackward0 { mask: SavedTensor }
+}
+crate::backward_rule! {
+    pub struct MaskedFillBackward1 { mask: SavedTensor }
+}
+crate::backward_rule! {
+    /// `t[indices]`, advanced indexing (and the gradient of a write, read back).
+    pub struct IndexBackward0 { self_sym_sizes: Vec<usize> }
+}
+impl IndexBackward0 {
+    /// The node of a read from `source`.
+    pub fn of(source: &Tensor) -> Self {
+        IndexBackward0 { self_sym_sizes: source.shape().to_vec() }
+    }
+}
+
+// `index_put`'s node and rule (its `Backward` is in index_write/put.rs); declared here because every
+// recorded gradient write of this file's rules shows it too.
+crate::backward_rule! {
+    /// `index_put(indices, values, accumulate)`: self's gradient passes where it was kept (everywhere
+    /// when accumulating); the values' gradient is read at the positions written, summed down to their shape.
+    pub struct IndexPutBackward0 {
+        accumulate: bool,
+        indices: Vec<SavedTensor>,
+        positions: Positions,
+        result: Layout,
+    }
+}
+impl IndexPutBackward0 {
+    /// The node of a write made by a backward pass (the gradient of a read, put back): no indices of its own.
+    pub fn gradient_write(accumulate: bool) -> Self {
+        IndexPutBackward0::node(accumulate, &[])
+    }
+
+    /// The node shown by another write at these indices (`t[indices] = v`), whose rule is the shared one.
+    pub fn node(accumulate: bool, indices: &[Tensor]) -> Self {
+        let indices = indices.iter().map(SavedTensor::input).collect();
+        IndexPutBackward0 { accumulate, indices, positions: Positions::default(), result: Layout::contiguous(&[]) }
     }
 }

@@ -7,6 +7,7 @@ use crate::bail;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::{numel, Layout};
+use crate::ops::copy::CopySlices;
 use crate::ops::index::{for_each_index, positions};
 use crate::tensor::Tensor;
 use crate::Scalar;
@@ -38,20 +39,6 @@ impl PadMode {
             PadMode::Reflect => "reflect",
             PadMode::Replicate => "replicate",
             PadMode::Circular => "circular",
-        }
-    }
-
-    /// torch's grad_fn for this mode over `k` padded dims (circular padding is slice copies there).
-    fn grad_fn_name(self, k: usize) -> &'static str {
-        match (self, k) {
-            (PadMode::Constant, _) => "ConstantPadNdBackward0",
-            (PadMode::Reflect, 1) => "ReflectionPad1DBackward0",
-            (PadMode::Reflect, 2) => "ReflectionPad2DBackward0",
-            (PadMode::Reflect, _) => "ReflectionPad3DBackward0",
-            (PadMode::Replicate, 1) => "ReplicationPad1DBackward0",
-            (PadMode::Replicate, 2) => "ReplicationPad2DBackward0",
-            (PadMode::Replicate, _) => "ReplicationPad3DBackward0",
-            (PadMode::Circular, _) => "CopySlices",
         }
     }
 }
@@ -159,7 +146,7 @@ impl Tensor {
         let nd = self.ndim();
         let pairs = pad_pairs(pad, nd)?;
         if mode == PadMode::Constant {
-            return self.constant_pad(&pairs, value.unwrap_or(Scalar::Int(0)));
+            return self.constant_pad(pad, &pairs, value.unwrap_or(Scalar::Int(0)));
         }
         if value.is_some_and(|v| v.to_f64() != 0.0) {
             bail!(Runtime, "Padding mode \"{}\" doesn't take in value argument", mode.name());
@@ -216,11 +203,21 @@ impl Tensor {
             }
             pos.push(flat as i64);
         });
-        self.take_flat(Arc::new(pos), &out_shape, mode.grad_fn_name(k))
+        let (pos, padding) = (Arc::new(pos), pad.to_vec());
+        // torch's node for this mode over `k` padded dims (circular padding is slice copies there)
+        match (mode, k) {
+            (PadMode::Reflect, 1) => self.take_flat(pos, &out_shape, ReflectionPad1DBackward0 { padding }),
+            (PadMode::Reflect, 2) => self.take_flat(pos, &out_shape, ReflectionPad2DBackward0 { padding }),
+            (PadMode::Reflect, _) => self.take_flat(pos, &out_shape, ReflectionPad3DBackward0 { padding }),
+            (PadMode::Replicate, 1) => self.take_flat(pos, &out_shape, ReplicationPad1DBackward0 { padding }),
+            (PadMode::Replicate, 2) => self.take_flat(pos, &out_shape, ReplicationPad2DBackward0 { padding }),
+            (PadMode::Replicate, _) => self.take_flat(pos, &out_shape, ReplicationPad3DBackward0 { padding }),
+            _ => self.take_flat(pos, &out_shape, CopySlices { geom: Layout::contiguous(&out_shape) }),
+        }
     }
 
     /// Constant padding: the input written into a tensor filled with `value` (negative pads crop).
-    fn constant_pad(&self, pairs: &[(isize, isize)], value: Scalar) -> Result<Tensor> {
+    fn constant_pad(&self, pad: &[isize], pairs: &[(isize, isize)], value: Scalar) -> Result<Tensor> {
         let (nd, shape) = (self.ndim(), self.shape());
         let mut out_shape = Vec::with_capacity(nd);
         for (&s, &(b, a)) in shape.iter().zip(pairs) {
@@ -242,8 +239,31 @@ impl Tensor {
             true
         });
         let base = Tensor::try_full(&out_shape, value, self.dtype())?;
-        base.put_flat(pos, self, false, PadMode::Constant.grad_fn_name(0))
+        base.put_flat(pos, self, false, ConstantPadNdBackward0 { pad: pad.to_vec() })
     }
+}
+
+// torch's nodes of the padding modes, with their saved pad lists (last dim first, as given)
+crate::backward_rule! {
+    pub struct ConstantPadNdBackward0 { pad: Vec<isize> }
+}
+crate::backward_rule! {
+    pub struct ReflectionPad1DBackward0 { padding: Vec<isize> }
+}
+crate::backward_rule! {
+    pub struct ReflectionPad2DBackward0 { padding: Vec<isize> }
+}
+crate::backward_rule! {
+    pub struct ReflectionPad3DBackward0 { padding: Vec<isize> }
+}
+crate::backward_rule! {
+    pub struct ReplicationPad1DBackward0 { padding: Vec<isize> }
+}
+crate::backward_rule! {
+    pub struct ReplicationPad2DBackward0 { padding: Vec<isize> }
+}
+crate::backward_rule! {
+    pub struct ReplicationPad3DBackward0 { padding: Vec<isize> }
 }
 
 #[cfg(test)]

@@ -473,6 +473,17 @@ fn avg_pool_kernel<T: Element>(
     out
 }
 
+crate::backward_rule! {
+    /// `max_pool2d`'s node: the gradient added back at each window's maximum (the positions).
+    pub struct MaxPool2DWithIndicesBackward0 {
+        kernel_size: [usize; 2],
+        stride: [usize; 2],
+        padding: [usize; 2],
+        dilation: [usize; 2],
+        ceil_mode: bool,
+    }
+}
+
 impl Tensor {
     /// `max_pool2d`: (output, int64 indices into each H·W plane), grad_fn MaxPool2DWithIndicesBackward0.
     pub fn max_pool2d(&self, win: &Window, ceil_mode: bool) -> Result<(Tensor, Tensor)> {
@@ -491,11 +502,15 @@ impl Tensor {
             });
             (Tensor::from_vec(values, &shape)?, idx, pos)
         });
-        let rule = |_: &Tensor| TakeFlatBackward {
-            name: "MaxPool2DWithIndicesBackward0",
-            self_sym_sizes: self.shape().to_vec(),
-            positions: Arc::new(pos),
+        let node = MaxPool2DWithIndicesBackward0 {
+            kernel_size: win.kernel,
+            stride: win.stride,
+            padding: win.padding,
+            dilation: win.dilation,
+            ceil_mode,
         };
+        let rule =
+            |_: &Tensor| TakeFlatBackward { node, self_sym_sizes: self.shape().to_vec(), positions: Arc::new(pos) };
         let values = record(values, &[self], rule);
         Ok((values, Tensor::from_vec(idx, &shape)?))
     }

@@ -16,7 +16,7 @@ use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::threads::{par_for, threads, OutPtr};
 use crate::ops::conv3d::Window3;
-use crate::ops::index::TakeFlatBackward;
+use crate::ops::index::{IndexMapNode, TakeFlatBackward};
 use crate::ops::pool::{
     adaptive_windows, all_finite, averaging_matrix, avg_windows, is_nan, pool_out_len, spread_non_finite, taps_inside,
     AvgDivisor, AvgWindow,
@@ -284,6 +284,21 @@ fn avg_pool3d_kernel<T: Element>(
     out
 }
 
+crate::backward_rule! {
+    /// `max_pool3d`'s node: the gradient added back at each window's maximum (the positions).
+    pub struct MaxPool3DWithIndicesBackward0 {
+        kernel_size: [usize; 3],
+        stride: [usize; 3],
+        padding: [usize; 3],
+        dilation: [usize; 3],
+        ceil_mode: bool,
+    }
+}
+crate::backward_rule! {
+    /// `adaptive_max_pool3d`'s node.
+    pub struct AdaptiveMaxPool3DBackward0;
+}
+
 impl Tensor {
     /// `max_pool3d`: (output, int64 indices into each D·H·W volume), grad_fn MaxPool3DWithIndicesBackward0.
     pub fn max_pool3d(&self, win: &Window3, ceil_mode: bool) -> Result<(Tensor, Tensor)> {
@@ -295,7 +310,14 @@ impl Tensor {
         let taps = [0, 1, 2]
             .map(|d| taps_inside(vol[d], win.kernel[d], win.stride[d], win.padding[d], win.dilation[d], out[d]));
         let first = |d: usize, o: usize| first_tap(o, win.stride[d], win.padding[d], win.dilation[d]);
-        self.window_maxima(volumes, vol, &taps, first, "MaxPool3DWithIndicesBackward0")
+        let node = MaxPool3DWithIndicesBackward0 {
+            kernel_size: win.kernel,
+            stride: win.stride,
+            padding: win.padding,
+            dilation: win.dilation,
+            ceil_mode,
+        };
+        self.window_maxima(volumes, vol, &taps, first, node)
     }
 
     /// `adaptive_max_pool3d` to `out` = (out_d, out_h, out_w): (output, int64 indices into each D·H·W
@@ -306,7 +328,7 @@ impl Tensor {
             adaptive_windows(vol[d], out[d]).iter().map(|w| (w.start..w.end).collect()).collect::<Vec<Vec<usize>>>()
         });
         // every adaptive window holds at least one element: no window lies in padding
-        self.window_maxima(volumes, vol, &taps, |_, _| 0, "AdaptiveMaxPool3DBackward0")
+        self.window_maxima(volumes, vol, &taps, |_, _| 0, AdaptiveMaxPool3DBackward0)
     }
 
     /// The maxima of the windows `taps` lists (`max_pool3d_kernel`), recorded as a read of the input at their
@@ -317,7 +339,7 @@ impl Tensor {
         vol: [usize; 3],
         taps: &[Vec<Vec<usize>>; 3],
         first: impl Fn(usize, usize) -> i128 + Sync,
-        name: &'static str,
+        node: impl IndexMapNode,
     ) -> Result<(Tensor, Tensor)> {
         let shape = pooled_shape(self, [0, 1, 2].map(|d| taps[d].len()));
         let (values, idx, pos) = with_dtype!(self.dtype(), T => {
@@ -328,7 +350,7 @@ impl Tensor {
             (Tensor::from_vec(values, &shape)?, idx, pos)
         });
         let rule =
-            |_: &Tensor| TakeFlatBackward { name, self_sym_sizes: self.shape().to_vec(), positions: Arc::new(pos) };
+            |_: &Tensor| TakeFlatBackward { node, self_sym_sizes: self.shape().to_vec(), positions: Arc::new(pos) };
         let values = record(values, &[self], rule);
         Ok((values, Tensor::from_vec(idx, &shape)?))
     }

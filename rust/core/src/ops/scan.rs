@@ -68,9 +68,14 @@ impl Tensor {
                 }
             }
         });
-        let name = if is_max { "CummaxBackward0" } else { "CumminBackward0" };
         let indices = Tensor::from_vec(idx, &shape)?;
-        Ok((self.take_flat(std::sync::Arc::new(pos), &shape, name)?, indices))
+        let (pos, saved) = (std::sync::Arc::new(pos), SavedTensor::input(&indices));
+        let values = if is_max {
+            self.take_flat(pos, &shape, CummaxBackward0 { dim: d, indices: saved })?
+        } else {
+            self.take_flat(pos, &shape, CumminBackward0 { dim: d, indices: saved })?
+        };
+        Ok((values, indices))
     }
 
     /// A running fold along `dim` (floats in f64, the rest in int64); returns the wrapped dim too.
@@ -235,4 +240,12 @@ fn cumprod_grad_first_zero(g: &Tensor, x: &Tensor, out: &Tensor, dim: usize) -> 
     ones_shape[dim] = 1;
     let out_shifted = Tensor::cat(&[Tensor::ones(&ones_shape, out.dtype()), out.narrow(d, 0, n - 1)?], d)?;
     Tensor::where_(&first, &at_first.mul(&out_shifted)?, &grad_before)
+}
+
+// cummax's and cummin's value nodes: each gradient goes back to the running extreme's position.
+crate::backward_rule! {
+    pub struct CummaxBackward0 { dim: usize, indices: SavedTensor }
+}
+crate::backward_rule! {
+    pub struct CumminBackward0 { dim: usize, indices: SavedTensor }
 }

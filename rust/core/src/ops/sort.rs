@@ -1,5 +1,6 @@
 //! sort, argsort, topk and median along one dim. Each row's order is found once; the values are then a
 //! `take_flat` of the input, so the gradient goes back to the positions they came from.
+use crate::autograd::SavedTensor;
 use crate::bail;
 use crate::element::Element;
 use crate::error::Result;
@@ -64,7 +65,9 @@ impl Tensor {
         let n = if self.ndim() == 0 { 1 } else { self.shape()[d] };
         let (pos, idx, shape) = self.sorted_positions(d, n, descending);
         let indices = Tensor::from_vec(idx, &shape)?;
-        Ok((self.take_flat(Arc::new(pos), &shape, "SortBackward0")?, indices))
+        let node =
+            SortBackward0 { dim: d, indices: SavedTensor::input(&indices), self_sym_sizes: self.shape().to_vec() };
+        Ok((self.take_flat(Arc::new(pos), &shape, node)?, indices))
     }
 
     /// `topk(k, dim, largest)`: the k largest (or smallest) along `dim`, in sorted order.
@@ -78,7 +81,9 @@ impl Tensor {
         let k = if self.ndim() == 0 { 1 } else { k as usize };
         let (pos, idx, shape) = self.sorted_positions(d, k, largest);
         let indices = Tensor::from_vec(idx, &shape)?;
-        Ok((self.take_flat(Arc::new(pos), &shape, "TopkBackward0")?, indices))
+        let node =
+            TopkBackward0 { dim: d, indices: SavedTensor::input(&indices), self_sym_sizes: self.shape().to_vec() };
+        Ok((self.take_flat(Arc::new(pos), &shape, node)?, indices))
     }
     /// `median(dim, keepdim)`: (values, indices) of each row's lower median, the ((n-1)/2)-th element of a
     /// stable ascending sort, so ties pick the index torch picks; a row holding NaN gives its first NaN.
@@ -119,7 +124,9 @@ impl Tensor {
             }
         }
         let indices = Tensor::from_vec(out_idx, &shape)?;
-        Ok((self.take_flat(Arc::new(out_pos), &shape, "MedianBackward1")?, indices))
+        let sizes = self.shape().to_vec();
+        let node = MedianBackward1 { dim: d, indices: SavedTensor::input(&indices), keepdim, self_sym_sizes: sizes };
+        Ok((self.take_flat(Arc::new(out_pos), &shape, node)?, indices))
     }
 
     /// `median()`: the lower median of all elements (NaN if any is NaN, or if there are none); the gradient is
@@ -141,4 +148,15 @@ impl Tensor {
         let dims: Vec<usize> = (0..self.ndim()).collect();
         Ok(record(out, &[self], |out| ExtremeBackward::new(ExtremeFn::Median, dims, self, out)))
     }
+}
+
+// The nodes of the sorting ops' values (each output's gradient goes back to where `indices` took it from).
+crate::backward_rule! {
+    pub struct SortBackward0 { dim: usize, indices: SavedTensor, self_sym_sizes: Vec<usize> }
+}
+crate::backward_rule! {
+    pub struct TopkBackward0 { dim: usize, indices: SavedTensor, self_sym_sizes: Vec<usize> }
+}
+crate::backward_rule! {
+    pub struct MedianBackward1 { dim: usize, indices: SavedTensor, keepdim: bool, self_sym_sizes: Vec<usize> }
 }

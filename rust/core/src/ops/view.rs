@@ -527,8 +527,14 @@ impl Backward for UnfoldBackward0 {
         let shape = &self.self_sym_sizes;
         let geom = unfold_layout(&Layout::contiguous(shape), self.dimension, self.size, self.step);
         let pos = Tensor::region_positions(&geom);
-        one(Tensor::zeros(shape, g.dtype()).put_flat(pos, g, true, "UnfoldBackwardBackward0"))
+        let node = UnfoldBackwardBackward0 { dim: self.dimension, size: self.size, step: self.step };
+        one(Tensor::zeros(shape, g.dtype()).put_flat(pos, g, true, node))
     }
+}
+
+crate::backward_rule! {
+    /// `unfold`'s gradient, recorded (double backward).
+    pub struct UnfoldBackwardBackward0 { dim: usize, size: usize, step: usize }
 }
 
 crate::backward_rule! {

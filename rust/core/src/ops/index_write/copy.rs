@@ -73,7 +73,7 @@ impl Tensor {
         }
         let pos = slice_positions(self.shape(), d, &rows);
         let values = source.detach().reshape(&[pos.len()])?;
-        let out = self.detach().put_flat(pos, &values, false, "IndexCopyBackward0")?;
+        let out = self.detach().put_values(&pos, &values, false)?;
         let rule = |_: &Tensor| IndexCopyBackward0 {
             dim: d,
             index: SavedTensor::input(index),

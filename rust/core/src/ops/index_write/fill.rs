@@ -5,7 +5,7 @@ use crate::bail;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::wrap_dim;
-use crate::ops::index::Positions;
+use crate::ops::index::{IndexBackward0, Positions};
 use crate::tensor::Tensor;
 use std::sync::Arc;
 
@@ -48,7 +48,7 @@ impl Tensor {
         let filled = value.detach().to_dtype(self.dtype())?;
         let pos = slice_positions(self.shape(), d, &rows);
         let n = pos.len();
-        let out = self.detach().put_flat(pos.clone(), &filled.expand(&[n])?, false, "IndexFillBackward0")?;
+        let out = self.detach().put_values(&pos, &filled.expand(&[n])?, false)?;
         let (dim, index) = (d, SavedTensor::input(index));
         if number {
             Ok(record(out, &[self], |_| IndexFillBackward0 { dim, index, positions: pos }))
@@ -58,16 +58,18 @@ impl Tensor {
     }
 }
 
-/// The gradient of a fill: `g` with zeros at the filled positions (for self) and, for a tensor value,
-/// the sum of `g` there.
-fn fill_grads(ctx: &Ctx<'_>, g: &Tensor, positions: &Positions) -> Result<Grads> {
+/// The gradient of a fill: `g` with zeros at the filled positions (for self: a fill of 0, as torch's
+/// `index_fill`, recorded as `IndexFillBackward0`) and, for a tensor value, the sum of `g` there.
+fn fill_grads(ctx: &Ctx<'_>, g: &Tensor, dim: usize, index: &SavedTensor, positions: &Positions) -> Result<Grads> {
     let n = positions.len();
     Ok(vec![
         ctx.grad_if(0, || {
             let zeros = Tensor::zeros(&[n], g.dtype());
-            g.put_flat(positions.clone(), &zeros, false, "IndexFillBackward0")
+            let index = SavedTensor::input(&ctx.unpack(index)?);
+            let node = IndexFillBackward0 { dim, index, positions: positions.clone() };
+            g.put_flat(positions.clone(), &zeros, false, node)
         })?,
-        ctx.grad_if(1, || g.take_flat(Arc::clone(positions), &[n], "IndexBackward0")?.sum(None, false))?,
+        ctx.grad_if(1, || g.take_flat(Arc::clone(positions), &[n], IndexBackward0::of(g))?.sum(None, false))?,
     ])
 }
 
@@ -81,7 +83,14 @@ crate::backward_rule! {
 }
 impl Backward for IndexFillBackward0 {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        fill_grads(ctx, g, &self.positions)
+        fill_grads(ctx, g, self.dim, &self.index, &self.positions)
+    }
+}
+
+impl IndexFillBackward0 {
+    /// The node shown by another fill along `dim` at `index` (`t[index] = number`), whose rule is the shared one.
+    pub fn node(dim: usize, index: &Tensor) -> Self {
+        IndexFillBackward0 { dim, index: SavedTensor::input(index), positions: Positions::default() }
     }
 }
 
@@ -95,6 +104,6 @@ crate::backward_rule! {
 }
 impl Backward for IndexFillBackward1 {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        fill_grads(ctx, g, &self.positions)
+        fill_grads(ctx, g, self.dim, &self.index, &self.positions)
     }
 }

@@ -4,7 +4,7 @@ use crate::bail;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::broadcast_shapes;
-use crate::ops::index::Positions;
+use crate::ops::index::{IndexBackward0, Positions};
 use crate::tensor::Tensor;
 use std::sync::Arc;
 
@@ -44,7 +44,7 @@ impl Tensor {
         // where each source element went (UNREAD for the ones past the mask's count)
         let mut source_positions = pos.clone();
         source_positions.resize(source.numel(), UNREAD);
-        let out = self.detach().put_flat(Arc::new(pos), &read, false, "MaskedScatterBackward0")?;
+        let out = self.detach().put_values(&Arc::new(pos), &read, false)?;
         let rule = |_: &Tensor| MaskedScatterBackward0 {
             mask: SavedTensor::input(mask),
             source_sym_sizes: source.shape().to_vec(),
@@ -67,7 +67,9 @@ impl Backward for MaskedScatterBackward0 {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         Ok(vec![
             ctx.grad_if(0, || g.masked_fill(&ctx.unpack(&self.mask)?, &Tensor::scalar(0.0)))?,
-            ctx.grad_if(1, || g.take_flat(self.source_positions.clone(), &self.source_sym_sizes, "IndexBackward0"))?,
+            ctx.grad_if(1, || {
+                g.take_flat(self.source_positions.clone(), &self.source_sym_sizes, IndexBackward0::of(g))
+            })?,
         ])
     }
 }

@@ -9,6 +9,7 @@ mod put;
 mod region;
 mod scatter_reduce;
 
+pub use fill::IndexFillBackward0;
 pub use scatter_reduce::ScatterReduce;
 
 use crate::layout::Layout;

@@ -4,7 +4,7 @@ use crate::bail;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Layout;
-use crate::ops::index::Positions;
+use crate::ops::index::{IndexBackward0, IndexPutBackward0};
 use crate::tensor::Tensor;
 
 impl Tensor {
@@ -70,7 +70,7 @@ impl Tensor {
             );
         }
         let spread = values.detach().expand(&result_shape)?;
-        let out = self.detach().put_flat(pos.clone(), &spread, accumulate, "IndexPutBackward0")?;
+        let out = self.detach().put_values(&pos, &spread, accumulate)?;
         let rule = |_: &Tensor| IndexPutBackward0 {
             accumulate,
             indices: indices.iter().map(SavedTensor::input).collect(),
@@ -81,16 +81,6 @@ impl Tensor {
     }
 }
 
-crate::backward_rule! {
-    /// `index_put(indices, values, accumulate)`: self's gradient passes where it was kept (everywhere
-    /// when accumulating); the values' gradient is read at the positions written, summed down to their shape.
-    pub struct IndexPutBackward0 {
-        accumulate: bool,
-        indices: Vec<SavedTensor>,
-        positions: Positions,
-        result: Layout,
-    }
-}
 impl Backward for IndexPutBackward0 {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let n = self.positions.len();
@@ -100,10 +90,10 @@ impl Backward for IndexPutBackward0 {
                     Ok(g.clone())
                 } else {
                     let zeros = Tensor::zeros(&[n], g.dtype());
-                    g.put_flat(self.positions.clone(), &zeros, false, "IndexPutBackward0")
+                    g.put_flat(self.positions.clone(), &zeros, false, IndexPutBackward0::gradient_write(false))
                 }
             })?,
-            ctx.grad_if(1, || g.take_flat(self.positions.clone(), &self.result.shape, "IndexBackward0"))?,
+            ctx.grad_if(1, || g.take_flat(self.positions.clone(), &self.result.shape, IndexBackward0::of(g)))?,
         ])
     }
 }

@@ -4,7 +4,7 @@ use crate::autograd::{record, Backward, Ctx, Grads};
 use crate::bail;
 use crate::error::Result;
 use crate::layout::{wrap_dim, Layout};
-use crate::ops::index::Positions;
+use crate::ops::index::{IndexBackward0, IndexPutBackward0, Positions};
 use crate::ops::shape::diagonal_layout;
 use crate::tensor::Tensor;
 
@@ -20,16 +20,17 @@ fn scatter_region(x: &Tensor, src: &Tensor, region: &Layout) -> Result<(Tensor, 
     }
     let pos = Tensor::region_positions(region);
     let values = src.detach().to_dtype(x.dtype())?.reshape(&[pos.len()])?;
-    Ok((x.detach().put_flat(pos.clone(), &values, false, "CopySlices")?, pos))
+    Ok((x.detach().put_values(&pos, &values, false)?, pos))
 }
 
 /// The gradients of a region scatter: self's is zero in the region, src's is the region of the gradient.
 fn region_grads(ctx: &Ctx<'_>, g: &Tensor, positions: &Positions, region_shape: &[usize]) -> Result<Grads> {
     Ok(vec![
         ctx.grad_if(0, || {
-            g.put_flat(positions.clone(), &Tensor::zeros(&[positions.len()], g.dtype()), false, "CopySlices")
+            let zeros = Tensor::zeros(&[positions.len()], g.dtype());
+            g.put_flat(positions.clone(), &zeros, false, IndexPutBackward0::gradient_write(false))
         })?,
-        ctx.grad_if(1, || g.take_flat(positions.clone(), region_shape, "IndexBackward0"))?,
+        ctx.grad_if(1, || g.take_flat(positions.clone(), region_shape, IndexBackward0::of(g)))?,
     ])
 }
 
