@@ -133,6 +133,13 @@ def _lobpcg():
     fg.manual_seed(15)
     E, X = fg.lobpcg(fg.tensor(_spd(12, seed=16, batch=(2,))), k=1)
     out["batched"] = {"E": E, "X": _sign_fixed(X)}
+    dense = _spd(12, seed=18)
+    dense[np.abs(dense) < 0.5] = 0.0
+    rows, cols = np.nonzero(dense)
+    sparse = fg.sparse_coo_tensor(fg.tensor(np.stack([rows, cols])), fg.tensor(dense[rows, cols]), (12, 12))
+    fg.manual_seed(19)
+    E, X = fg.lobpcg(sparse, k=2)
+    out["sparse"] = {"E": E, "X": _sign_fixed(X)}
     steps = []
     fg.manual_seed(17)
     fg.lobpcg(A, k=2, tracker=lambda worker: steps.append(worker.ivars["istep"]))

@@ -1,11 +1,10 @@
 """`quasirandom.SobolEngine` against torch: every case of tests/quasirandom_cases.py against its recording
 (tests/golden/quasirandom.json), compared exactly (points, state integers, errors)."""
 
+import ferrograd as fg
 import pytest
 import quasirandom_cases
 import recorded
-
-import ferrograd as fg
 
 EXPECTED = recorded.expected("quasirandom", quasirandom_cases.CASES)
 EXACT = (0.0, 0.0)

@@ -132,12 +132,8 @@ class LOBPCGAutogradFunction(_Function):
         if isinstance(A, _fg.sparse.SparseTensor) or (
             isinstance(B, _fg.sparse.SparseTensor) and ctx.needs_input_grad[2]
         ):
-            raise ValueError(
-                "lobpcg.backward does not support sparse input yet. Note that lobpcg.forward does though."
-            )
-        if A.dtype in (_fg.complex64, _fg.complex128) or (
-            B is not None and B.dtype in (_fg.complex64, _fg.complex128)
-        ):
+            raise ValueError("lobpcg.backward does not support sparse input yet. Note that lobpcg.forward does though.")
+        if A.dtype in (_fg.complex64, _fg.complex128) or (B is not None and B.dtype in (_fg.complex64, _fg.complex128)):
             raise ValueError(
                 "lobpcg.backward does not support complex input yet. Note that lobpcg.forward does though."
             )
@@ -431,9 +427,10 @@ class LOBPCG:
                 BU = _matmul(self.B, U)
                 UBU = _fg.matmul(U.mT, BU)
                 R = UBU - _fg.eye(UBU.shape[-1], dtype=UBU.dtype)
-                rerr = float(_fg.linalg.vector_norm(R)) * float(
-                    _fg.linalg.vector_norm(BU) * _fg.linalg.vector_norm(U)
-                ) ** -1
+                rerr = (
+                    float(_fg.linalg.vector_norm(R))
+                    * float(_fg.linalg.vector_norm(BU) * _fg.linalg.vector_norm(U)) ** -1
+                )
                 self.fvars[f"ortho_UBUmI_rerr[{i}, {j}]"] = rerr
                 if rerr < tau_ortho:
                     break

@@ -61,9 +61,7 @@ class SobolEngine:
                 result, self.quasi = _core._sobol_draw(self.quasi, n - 1, self.sobolstate, 0, dtype=dtype)
                 result = _fg.cat((self._first_point.to(dtype), result), dim=-2)
         else:
-            result, self.quasi = _core._sobol_draw(
-                self.quasi, n, self.sobolstate, self.num_generated - 1, dtype=dtype
-            )
+            result, self.quasi = _core._sobol_draw(self.quasi, n, self.sobolstate, self.num_generated - 1, dtype=dtype)
         self.num_generated += n
         if out is not None:
             # torch's `out.resize_as_(result).copy_(result)`
