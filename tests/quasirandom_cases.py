@@ -165,6 +165,8 @@ def _errors_and_repr():
         "attrs": [Sobol(2).dimension, Sobol(2).scramble, Sobol(2, seed=3).seed, Sobol(2).num_generated],
         "dtypes": [str(Sobol(2).sobolstate.dtype), str(Sobol(2).quasi.dtype), str(Sobol(2).shift.dtype)],
         "shapes": [list(Sobol(4).sobolstate.shape), list(Sobol(4).quasi.shape)],
+        "seed_2_63": Sobol(3, scramble=True, seed=2**63).draw(2),
+        "seed_overflow": error(Sobol, 3, scramble=True, seed=2**64),
     }
 
 

@@ -165,22 +165,40 @@ pub fn sobol_draw(quasi: &Tensor, n: usize, state: &Tensor, index: u64, dtype: D
     }
     crate::alloc::check_new_shape(&[n, dimension], dtype.itemsize())?;
     let v = state.to_vec::<i64>();
-    let mut ints = Vec::with_capacity(n * dimension);
-    for i in 0..n as u64 {
-        let l = step_column(index + i);
-        for (j, x) in q.iter_mut().enumerate() {
-            *x ^= v[j * MAXBIT + l];
+    // the direction numbers by bit, so that a step XORs one contiguous row into the point
+    let mut by_bit = vec![0i64; MAXBIT * dimension];
+    for (j, row) in v.chunks_exact(MAXBIT).enumerate() {
+        for (l, &x) in row.iter().enumerate() {
+            by_bit[l * dimension + j] = x;
         }
-        ints.extend_from_slice(&q);
     }
     // the integers converted to the dtype, then scaled by 2^-30 (exact: a power of two)
     let out = match dtype {
         DType::F64 => {
-            Tensor::from_vec(ints.iter().map(|&x| x as f64 / (1u64 << MAXBIT) as f64).collect(), &[n, dimension])
+            let points = walk(&mut q, n, &by_bit, index, |x| x as f64 * (1.0 / (1u64 << MAXBIT) as f64));
+            Tensor::from_vec(points, &[n, dimension])
         }
-        _ => Tensor::from_vec(ints.iter().map(|&x| x as f32 / (1u64 << MAXBIT) as f32).collect(), &[n, dimension]),
+        _ => {
+            let points = walk(&mut q, n, &by_bit, index, |x| x as f32 * (1.0 / (1u64 << MAXBIT) as f32));
+            Tensor::from_vec(points, &[n, dimension])
+        }
     }?;
     Ok((out, Tensor::from_vec(q, &[dimension])?))
+}
+
+/// The `n` points after `q` (of index `index`), each element mapped by `convert`, row after row; `q` ends
+/// as the last point.
+fn walk<T>(q: &mut [i64], n: usize, by_bit: &[i64], index: u64, convert: impl Fn(i64) -> T) -> Vec<T> {
+    let dimension = q.len();
+    let mut out = Vec::with_capacity(n * dimension);
+    for i in 0..n as u64 {
+        let l = step_column(index + i);
+        for (x, &d) in q.iter_mut().zip(&by_bit[l * dimension..(l + 1) * dimension]) {
+            *x ^= d;
+            out.push(convert(*x));
+        }
+    }
+    out
 }
 
 /// `quasi` (the point of index `index`) moved `n` points on (torch's `_sobol_engine_ff_`): the XOR of the
@@ -199,4 +217,64 @@ pub fn sobol_fast_forward(quasi: &Tensor, n: u64, state: &Tensor, index: u64) ->
         }
     }
     Tensor::from_vec(q, &[dimension])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ints(t: &Tensor) -> Vec<i64> {
+        t.to_vec::<i64>()
+    }
+
+    #[test]
+    fn direction_numbers_are_torchs() {
+        // rows 0..3, first five columns, as torch's `SobolEngine(5).sobolstate` prints them
+        let s = ints(&sobol_initial_state(5).unwrap());
+        let expect: [[i64; 5]; 4] = [
+            [536870912, 268435456, 134217728, 67108864, 33554432],
+            [536870912, 805306368, 671088640, 1006632960, 570425344],
+            [536870912, 805306368, 402653184, 603979776, 973078528],
+            [536870912, 805306368, 134217728, 335544320, 1040187392],
+        ];
+        for (d, row) in expect.iter().enumerate() {
+            assert_eq!(&s[d * MAXBIT..d * MAXBIT + 5], row);
+        }
+        assert_eq!(sobol_table_dimensions(), 5715);
+        assert!(sobol_initial_state(5715).is_ok() && sobol_initial_state(5716).is_err());
+    }
+
+    #[test]
+    fn fast_forward_lands_where_drawing_does() {
+        let state = sobol_initial_state(7).unwrap();
+        let start = Tensor::from_vec(vec![0i64; 7], &[7]).unwrap();
+        for (index, n) in [(0u64, 1u64), (0, 5), (3, 17), (100, 1000), (1023, 1)] {
+            let here = sobol_fast_forward(&start, index, &state, 0).unwrap();
+            let (_, drawn) = sobol_draw(&here, n as usize, &state, index, DType::F64).unwrap();
+            let jumped = sobol_fast_forward(&here, n, &state, index).unwrap();
+            assert_eq!(ints(&drawn), ints(&jumped), "index {index}, n {n}");
+        }
+    }
+
+    #[test]
+    fn identity_scramble_keeps_the_state_and_sums_the_shift_bits() {
+        let state = sobol_initial_state(3).unwrap();
+        let mut bits = vec![0i64; 3 * MAXBIT];
+        bits[0] = 1;
+        bits[MAXBIT + 2] = 1;
+        bits[2 * MAXBIT + 29] = 1;
+        let shift_bits = Tensor::from_vec(bits, &[3, MAXBIT]).unwrap();
+        let ltm = Tensor::from_vec(vec![0i64; 3 * MAXBIT * MAXBIT], &[3, MAXBIT, MAXBIT]).unwrap();
+        let (scrambled, shift) = sobol_scramble(&state, &shift_bits, &ltm).unwrap();
+        assert_eq!(ints(&scrambled), ints(&state));
+        assert_eq!(ints(&shift), vec![1, 4, 1 << 29]);
+    }
+
+    #[test]
+    fn draws_refuse_other_dtypes() {
+        let state = sobol_initial_state(2).unwrap();
+        let quasi = Tensor::from_vec(vec![0i64; 2], &[2]).unwrap();
+        let err = sobol_draw(&quasi, 2, &state, 0, DType::F16).unwrap_err();
+        assert!(err.to_string().contains("not implemented for 'Half'"), "{err}");
+    }
 }
