@@ -170,7 +170,26 @@ def _errors_and_repr():
     }
 
 
+def _limits():
+    def ff(n, engine=None):
+        return (engine or Sobol(3)).fast_forward(n)
+
+    return {
+        "to_the_last_point": ff(2**30).num_generated,
+        "past_it": error(ff, 2**30 + 1),
+        "last_two": ff(2**30 - 2).draw(2),
+        "last_two_scrambled": ff(2**30 - 2, Sobol(3, scramble=True, seed=8)).draw(2),
+        "one_past": error(ff(2**30 - 1).draw, 2),
+        "ff_one_past": error(ff(2**30).fast_forward, 1),
+        "draw_past_at_start": error(Sobol(3).draw, 2**30 + 1),
+        "empty_at_the_end": ff(2**30 - 1).draw(0),
+        "n_past_int64": error(Sobol(3).draw, 2**70),
+        "ff_past_int64": error(Sobol(3).fast_forward, 2**64),
+    }
+
+
 CASES = {
+    "limits": _limits,
     "unscrambled": _unscrambled,
     "scrambled": _scrambled,
     "scrambled_default_generator": _scrambled_default_generator,

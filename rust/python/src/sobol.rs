@@ -6,10 +6,15 @@ use crate::py_tensor::{wrap, PyTensor};
 use ferrograd_core::random;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyInt};
 
 type Pair = PyResult<(Py<PyTensor>, Py<PyTensor>)>;
 
 fn count_arg(n: &Bound<'_, PyAny>, func: &str) -> PyResult<u64> {
+    // an int past int64 is torch's ValueError (its argument parser's), not a type error
+    if n.is_instance_of::<PyInt>() && !n.is_instance_of::<PyBool>() && n.extract::<i64>().is_err() {
+        return Err(PyValueError::new_err("Overflow when unpacking long long"));
+    }
     let n = args::int_arg_at(n, func, "n", 2)?;
     u64::try_from(n).map_err(|_| PyValueError::new_err(format!("n must be non-negative, but got {n}")))
 }

@@ -102,6 +102,14 @@ fn check_state(state: &Tensor) -> Result<usize> {
     Ok(state.shape()[0])
 }
 
+/// torch's bound: points up to index 2^30 - 1, past which the 30-bit integers would repeat.
+fn check_count(index: u64, n: u64) -> Result<()> {
+    if index.saturating_add(n) >= 1 << MAXBIT {
+        bail!(Value, "SobolEngine can generate at most {} points", 1u64 << MAXBIT);
+    }
+    Ok(())
+}
+
 fn check_quasi(quasi: &Tensor, dimension: usize) -> Result<Vec<i64>> {
     if quasi.dtype() != DType::I64 || quasi.shape() != [dimension] {
         bail!(Runtime, "quasi needs to be of type Long and shape [{dimension}]");
@@ -150,9 +158,9 @@ pub fn sobol_scramble(state: &Tensor, shift_bits: &Tensor, ltm: &Tensor) -> Resu
     Ok((Tensor::from_vec(v, &[dimension, MAXBIT])?, Tensor::from_vec(shift, &[dimension])?))
 }
 
-/// The lowest zero bit of `k`: the direction number the step after index k XORs in.
+/// The lowest zero bit of `k` (below 30 by `check_count`): the direction number the step after index k XORs in.
 fn step_column(k: u64) -> usize {
-    (k.trailing_ones() as usize).min(MAXBIT - 1)
+    k.trailing_ones() as usize
 }
 
 /// `n` points after `quasi` (the point of index `index`), as `dtype` `[n, dimension]`, and the last point's
@@ -160,6 +168,7 @@ fn step_column(k: u64) -> usize {
 pub fn sobol_draw(quasi: &Tensor, n: usize, state: &Tensor, index: u64, dtype: DType) -> Result<(Tensor, Tensor)> {
     let dimension = check_state(state)?;
     let mut q = check_quasi(quasi, dimension)?;
+    check_count(index, n as u64)?;
     if !matches!(dtype, DType::F32 | DType::F64) {
         bail!(NotImplemented, "\"_sobol_engine_draw\" not implemented for '{}'", dtype.scalar_type_name());
     }
@@ -206,13 +215,14 @@ fn walk<T>(q: &mut [i64], n: usize, by_bit: &[i64], index: u64, convert: impl Fn
 pub fn sobol_fast_forward(quasi: &Tensor, n: u64, state: &Tensor, index: u64) -> Result<Tensor> {
     let dimension = check_state(state)?;
     let mut q = check_quasi(quasi, dimension)?;
+    check_count(index, n)?;
     let gray = |k: u64| k ^ (k >> 1);
     let flips = gray(index.wrapping_add(n)) ^ gray(index);
     let v = state.to_vec::<i64>();
     for (j, x) in q.iter_mut().enumerate() {
-        for l in 0..64 {
+        for l in 0..MAXBIT {
             if (flips >> l) & 1 == 1 {
-                *x ^= v[j * MAXBIT + l.min(MAXBIT - 1)];
+                *x ^= v[j * MAXBIT + l];
             }
         }
     }
