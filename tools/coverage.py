@@ -41,6 +41,25 @@ NAMESPACES = {
     "fft": ("fft", None),
 }
 
+# Names ferrograd has with a narrower reach than torch's, each with the reason (written under "Limits").
+LIMITS: list[tuple[str, str]] = [
+    (
+        "quasirandom.SobolEngine",
+        "dimensions 1 to 5715 (the Joe-Kuo direction numbers of primitive polynomials up to degree 16) of torch's "
+        "1 to 21201, from which it raises NotImplementedError: the whole table is ~360 KB of incompressible bits "
+        "in the wheel, this prefix ~82 KB (`tools/pack_sobol_directions.py`)",
+    ),
+    (
+        "svd_lowrank, pca_lowrank",
+        "real inputs: ferrograd's `linalg.qr` refuses complex ones, which torch's composition takes",
+    ),
+    (
+        "lobpcg",
+        "as torch's: the gradient of A only, with B = None, real and dense (the same ValueErrors); its forward takes "
+        "sparse COO A and B as torch's does",
+    ),
+]
+
 # Names ferrograd does not aim to have, each with the reason; matched in order, first match wins.
 # A pattern is a regular expression over the bare name, anchored at both ends.
 OUT_OF_SCOPE: list[tuple[str, str]] = [
@@ -351,6 +370,8 @@ def render(record_data: dict, rows: dict[str, list[tuple[str, str, str]]]) -> st
         for name, st, detail in items:
             if st == "out of scope":
                 reasons.setdefault(detail, []).append(f"`{name}`" if label == "torch" else f"`{label}.{name}`")
+    lines += ["", "## Limits", ""]
+    lines += [f"- `{name}`: {reason}." for name, reason in LIMITS]
     lines += ["", "## Out of scope, by reason", ""]
     for reason, names in reasons.items():
         lines.append(f"- {reason} ({len(names)}): " + ", ".join(names))

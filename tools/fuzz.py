@@ -50,6 +50,14 @@ AS_TORCH = [
     (AssertionError, "must be greater than min_val"),
     (AttributeError, "object has no attribute 'lower'"),  # kaiming's mode= given a tensor
     (AttributeError, "object has no attribute 'shape'"),  # Embedding's _weight= given a non-tensor
+    (AttributeError, "object has no attribute 'requires_grad'"),  # lobpcg's A or B given a non-tensor
+    # lobpcg's checks are asserts in torch, and its default tol a table without float16
+    (AssertionError, "A must be square, got shape"),
+    (AssertionError, "A and B must have same shape"),
+    (AssertionError, "X shape mismatch"),
+    (AssertionError, "B must not be None"),
+    (KeyError, "float16"),
+    (AttributeError, "object has no attribute 'broadcast_to'"),  # svd_lowrank's M given a non-tensor
     (AssertionError, "only bool and floating types of"),  # attention masks
     (AssertionError, "does not match value shape"),
     (AssertionError, "expected `attn_mask` to be `None`, 2-D or 3-D"),

@@ -370,7 +370,12 @@ def build_targets():
         targets.append(Target(name, f, _params_of(f)))
     for name, f in _functions(nn.init, "nn.init"):
         targets.append(Target(name, f, _params_of(f)))
-    for namespace, prefix in [(fg.autograd, "autograd"), (data, "utils.data"), (nn.utils, "nn.utils")]:
+    for namespace, prefix in [
+        (fg.autograd, "autograd"),
+        (data, "utils.data"),
+        (nn.utils, "nn.utils"),
+        (fg.quasirandom, "quasirandom"),
+    ]:
         for name, f in _functions(namespace, prefix):
             targets.append(Target(name, f, _params_of(f)))
     for name, cls, good in _module_instances():

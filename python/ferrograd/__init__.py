@@ -554,6 +554,7 @@ _lazy_submodules.install(
         "onnx",
         "optim",
         "profiler",
+        "quasirandom",
         "return_types",
         "signal",
         "sparse",
@@ -572,6 +573,9 @@ _lazy_submodules.install(
         "xlogy": "special",
         "mvlgamma": "special",
         "orgqr": "linalg",
+        "svd_lowrank": "_lowrank",
+        "pca_lowrank": "_lowrank",
+        "lobpcg": "_lobpcg",
         **dict.fromkeys(
             ("lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"),
             "_rnn_functions",

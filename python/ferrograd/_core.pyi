@@ -138,6 +138,11 @@ __all__ = [
     "_standard_gamma",
     "_poisson",
     "_binomial",
+    "_sobol_table_dimensions",
+    "_sobol_initial_state",
+    "_sobol_scramble",
+    "_sobol_draw",
+    "_sobol_fast_forward",
     "_check_piece_count",
     "is_inference_mode_enabled",
     "_set_anomaly_enabled",
@@ -2364,6 +2369,23 @@ def _dropout_mask(input: Tensor, p: float, generator: Generator | None = None) -
 def _check_piece_count(count: int) -> None: ...
 def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Gamma(input, 1) draws as torch's CPU kernel makes them (no gradient: ``distributions`` attaches it)."""
+
+def _sobol_table_dimensions() -> int:
+    """How many dimensions of the Joe–Kuo direction numbers ``quasirandom.SobolEngine`` carries."""
+
+def _sobol_initial_state(dimension: int) -> Tensor:
+    """torch's ``sobolstate``: int64 ``(dimension, 30)``, the direction numbers as 30-bit integers."""
+
+def _sobol_scramble(sobolstate: Tensor, shift_bits: Tensor, ltm: Tensor) -> tuple[Tensor, Tensor]:
+    """(scrambled sobolstate, shift) from the 0/1 draws of torch's ``SobolEngine._scramble``."""
+
+def _sobol_draw(
+    quasi: Tensor, n: int, sobolstate: Tensor, num_generated: int, dtype: _DType | None = None
+) -> tuple[Tensor, Tensor]:
+    """``n`` Sobol points after ``quasi`` (the point of index ``num_generated``) and the last point's integers."""
+
+def _sobol_fast_forward(quasi: Tensor, n: int, sobolstate: Tensor, num_generated: int) -> Tensor:
+    """``quasi`` (the point of index ``num_generated``) moved ``n`` points on."""
 
 def _poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Backend of ``ferrograd.poisson``: torch's CPU draws (PTRS from a rate of 10, else a product of uniforms)."""

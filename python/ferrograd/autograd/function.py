@@ -117,7 +117,10 @@ class Function:
         input_pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         # shape/dtype of every tensor output (non-differentiable ones too: their gradient is zeros)
         shapes = [(o.shape, o.dtype) if isinstance(o, Tensor) else None for o in outs]
-        saved = tuple(ctx.to_save)
+        # torch's save_for_backward takes None too: the node keeps the tensors, their places keep the Nones
+        n_saved = len(ctx.to_save)
+        saved_nones = frozenset(i for i, t in enumerate(ctx.to_save) if t is None)
+        saved = tuple(t for t in ctx.to_save if t is not None)
         ctx.to_save = ()  # the node keeps them (version-checked); ctx must not, or it would form a cycle
         # The closure below is owned by the backward node, so it must not capture `outs` or `args`:
         # the outputs own the node (a cycle Python's gc cannot see through Rust), and the inputs
@@ -125,6 +128,9 @@ class Function:
         n_outs, n_args = len(outs), len(args)
 
         def run_backward(grads, saved_tensors):
+            if saved_nones:
+                kept = iter(saved_tensors)
+                saved_tensors = tuple(None if i in saved_nones else next(kept) for i in range(n_saved))
             ctx._saved = saved_tensors
             try:
                 full = [None] * n_outs

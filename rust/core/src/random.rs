@@ -505,9 +505,11 @@ mod counts;
 mod draw_grad;
 mod gamma;
 mod multinomial;
+mod sobol;
 pub use counts::{binomial, poisson};
 pub use gamma::standard_gamma;
 pub use multinomial::multinomial;
+pub use sobol::{sobol_draw, sobol_fast_forward, sobol_initial_state, sobol_scramble, sobol_table_dimensions};
 
 #[cfg(test)]
 mod tests;

@@ -34,6 +34,7 @@ mod threads;
 /// The name other binding files use for the `Tensor` class's module.
 use tensor as py_tensor;
 mod serialize;
+mod sobol;
 mod sparse;
 mod special;
 mod torch_format;
@@ -89,6 +90,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     dtype_defaults::register(m)?;
     creation::register(m)?;
     random::register(m)?;
+    sobol::register(m)?;
     grad_mode::register(m)?;
     combine::register(m)?;
     complex::register(m)?;
