@@ -34,6 +34,7 @@ mod threads;
 /// The name other binding files use for the `Tensor` class's module.
 use tensor as py_tensor;
 mod serialize;
+mod shared_memory;
 mod sparse;
 mod special;
 mod torch_format;
@@ -118,6 +119,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     threads::register(m)?;
     autocast::register(m)?;
     serialize::register(m)?;
+    shared_memory::register(m)?;
     profiler::register(m)?;
     Ok(())
 }
