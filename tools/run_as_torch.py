@@ -38,10 +38,7 @@ class _TorchIsFerrograd(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 def alias_torch() -> None:
     """Makes `import torch` give ferrograd in this process."""
     if not any(isinstance(f, _TorchIsFerrograd) for f in sys.meta_path):
-        alias_torch()
-    # the processes the script starts (multiprocessing's spawn children) alias torch too, from start-up
-    children = os.path.join(os.path.dirname(os.path.abspath(__file__)), "run_as_torch_children")
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [children, os.environ.get("PYTHONPATH")]))
+        sys.meta_path.insert(0, _TorchIsFerrograd())
 
 
 def main() -> None:

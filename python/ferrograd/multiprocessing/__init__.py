@@ -8,7 +8,6 @@ With the `fork` start method (Linux's default) a child inherits shared mappings 
 """
 
 import multiprocessing
-import sys
 from multiprocessing import *  # noqa: F403 (torch re-exports the standard library's names)
 
 from .reductions import init_reductions
@@ -50,7 +49,3 @@ def get_all_sharing_strategies():
 
 
 init_reductions()
-
-_unused = (sys, ENV_VAR_PARALLEL_START, ProcessContext, ProcessExitedException, ProcessRaisedException)
-_unused += (SpawnContext, spawn, start_processes)
-del _unused
