@@ -536,6 +536,12 @@ impl Tensor {
         }
         let hw = [self.shape()[nd - 2], self.shape()[nd - 1]];
         crate::alloc::check_new_shape(&[self.numel() / (hw[0] * hw[1]), out[0], out[1]], self.dtype().itemsize())?;
+        if self.numel() == 0 {
+            // no planes: an empty result, made without the windows (an output size of 2**40 would list them all)
+            let mut shape = self.shape().to_vec();
+            shape[nd - 2..].copy_from_slice(&out);
+            return self.sum(Some(&[-2, -1]), true)?.expand(&shape);
+        }
         let [rows, cols] = [0, 1].map(|d| adaptive_windows(hw[d], out[d]));
         self.average_pool(hw, &rows, &cols, AvgDivisor::EachSide, true)
     }
