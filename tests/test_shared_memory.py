@@ -143,7 +143,7 @@ def _write_received(q, done):
     done.put((tuple(t.shape), t.stride(), t.storage_offset()))
 
 
-@pytest.mark.parametrize("method", ["fork", "spawn"])
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
 def test_a_queue_round_trip_shares_memory(method):
     ctx = mp.get_context(method)
     q, done = ctx.Queue(), ctx.Queue()
@@ -271,9 +271,11 @@ def _open_fds():
     return len(os.listdir("/proc/self/fd"))
 
 
-def _deleted_mappings():
+def _deleted_mappings(name=""):
+    # shared memory whose file is gone: ferrograd's memfds ("/memfd:ferrograd-shm (deleted)"), torch's unlinked
+    # /dev/shm files, and multiprocessing's semaphores
     with open("/proc/self/maps") as f:
-        return sum("(deleted)" in line for line in f)
+        return sum("(deleted)" in line and name in line for line in f)
 
 
 def test_mappings_and_descriptors_are_freed_with_the_last_tensor():
@@ -290,6 +292,23 @@ def test_mappings_and_descriptors_are_freed_with_the_last_tensor():
     assert _open_fds() == fds and _deleted_mappings() == maps
 
 
+@pytest.mark.skipif(AGAINST_TORCH, reason="torch's cache of received storages keeps them mapped until it is swept")
+def test_received_storages_are_freed_with_the_last_tensor():
+    gc.collect()
+    maps = _deleted_mappings("ferrograd-shm")
+    q = mp.Queue()
+    for _ in range(5):  # received in this process: the same storage, and nothing left once both sides drop
+        t = fg.ones(100)
+        q.put(t)
+        r = q.get(timeout=TIMEOUT)
+        assert r.data_ptr() == t.data_ptr()
+        del t, r
+    q.close()
+    q.join_thread()
+    gc.collect()
+    assert _deleted_mappings("ferrograd-shm") == maps
+
+
 # ---- resize_ ---------------------------------------------------------------------------------------------------
 
 
@@ -300,7 +319,7 @@ def test_resize_keeps_the_first_elements():
     t.resize_((8,))
     assert t.shape == (8,) and t[:6].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
     t.resize_([0])
-    t.resize_(3)
+    t.resize_(size=(3,))
     assert t.tolist() == [0.0, 1.0, 2.0]  # the storage never shrinks
 
 
@@ -375,6 +394,10 @@ def test_resize_refusals():
         t.resize_()
     with pytest.raises(TypeError):
         t.resize_(2.0)
+    with pytest.raises(TypeError, match="got multiple values for argument 'size'"):
+        t.resize_(2, size=(3,))
+    with pytest.raises(TypeError, match="argument 'size' must be tuple of ints, not int"):
+        t.resize_(size=3)
     assert t.shape == (2,)
     # torch checks the memory format once the sizes are changed
     with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
@@ -427,3 +450,36 @@ def test_resize_of_complex_meta_and_empty_tensors():
     assert e.shape == (0,)
     e.resize_(2)
     assert e.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own binding: every size from a pickle checked before mapping")
+def test_a_received_descriptor_is_checked_before_it_is_mapped():
+    from ferrograd import _core
+
+    t = fg.arange(6.0).share_memory_()
+    fd, nbytes = _core._shared_fd(t)
+    assert nbytes == 24
+    r = _core._from_shared_fd(fd, 24, fg.float32, [2, 2], [2, 1], 2)
+    assert r.tolist() == [[2.0, 3.0], [4.0, 5.0]] and r.is_shared()
+    with pytest.raises(ValueError, match="48 bytes asked of a shared file of 24 bytes"):
+        _core._from_shared_fd(fd, 48, fg.float32, [12], [1], 0)
+    with pytest.raises(ValueError, match="not a whole number"):
+        _core._from_shared_fd(fd, 22, fg.float32, [1], [1], 0)
+    with pytest.raises(ValueError, match="reaches past the end"):
+        _core._from_shared_fd(fd, 24, fg.float32, [2, 2], [2, 1], 3)
+    with pytest.raises(ValueError, match="reaches past the end"):
+        _core._from_shared_fd(fd, 24, fg.float32, [2], [2**62], 0)
+    with pytest.raises(ValueError, match="differ in length"):
+        _core._from_shared_fd(fd, 24, fg.float32, [2], [], 0)
+    read, write = os.pipe()
+    try:
+        with pytest.raises(ValueError, match="not a regular"):
+            _core._from_shared_fd(read, 4, fg.float32, [1], [1], 0)
+    finally:
+        os.close(read)
+        os.close(write)
+    with pytest.raises(OSError):
+        _core._from_shared_fd(-1, 4, fg.float32, [1], [1], 0)
+    b = fg.tensor([True, False]).share_memory_()
+    bfd, _ = _core._shared_fd(b)
+    assert _core._from_shared_fd(bfd, 2, fg.bool, [2], [1], 0).tolist() == [True, False]

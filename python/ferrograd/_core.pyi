@@ -507,7 +507,9 @@ class Tensor:
         """Whether the storage lives in shared memory (``share_memory_``, or received from another process)."""
     def share_memory_(self) -> Self:
         """Moves the storage to shared memory in place (every view sees it); a no-op once shared."""
-    def resize_(self, *sizes: _ShapeArg, memory_format: Any = None) -> Self:
+    def resize_(
+        self, *sizes: _ShapeArg, size: Sequence[SupportsIndex] | None = None, memory_format: Any = None
+    ) -> Self:
         """Resizes in place to ``sizes``: the storage grows (old elements first, zeros after) when too short."""
     def resize_as_(self, the_template: Tensor, memory_format: Any = None) -> Self:  # function form
         """Resizes in place to ``the_template``'s size (``resize_``)."""

@@ -4,9 +4,9 @@
 use super::PyTensor;
 use crate::args::{int_list, memory_format_arg};
 use crate::errors::call;
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyList, PyTuple};
 
 /// `resize_`'s `memory_format=` as the order of the dims (None: keep the strides of unchanged sizes).
 fn format_order(memory_format: Option<&Bound<'_, PyAny>>, ndim: usize) -> PyResult<Option<Vec<usize>>> {
@@ -36,17 +36,33 @@ impl PyTensor {
     }
 
     /// Resizes in place to ``sizes``: the storage grows (old elements first, zeros after) when too short.
-    #[pyo3(signature = (*sizes, memory_format=None))]
+    #[pyo3(signature = (*sizes, size=None, memory_format=None))]
     fn resize_(
         slf: &Bound<'_, Self>,
         sizes: &Bound<'_, PyTuple>,
+        size: Option<&Bound<'_, PyAny>>,
         memory_format: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyTensor>> {
-        if sizes.is_empty() {
-            return Err(pyo3::exceptions::PyTypeError::new_err(
-                "resize_() missing 1 required positional arguments: \"size\"",
-            ));
-        }
+        let keyword;
+        let sizes = match size {
+            Some(_) if !sizes.is_empty() => {
+                return Err(PyTypeError::new_err("resize_() got multiple values for argument 'size'"));
+            }
+            Some(s) if s.is_instance_of::<PyTuple>() || s.is_instance_of::<PyList>() => {
+                keyword = PyTuple::new(slf.py(), [s])?;
+                &keyword
+            }
+            Some(s) => {
+                let kind = s.get_type().name()?;
+                return Err(PyTypeError::new_err(format!(
+                    "resize_(): argument 'size' must be tuple of ints, not {kind}"
+                )));
+            }
+            None if sizes.is_empty() => {
+                return Err(PyTypeError::new_err("resize_() missing 1 required positional arguments: \"size\""));
+            }
+            None => sizes,
+        };
         let dims = int_list(sizes, "resize_", "size")?;
         // torch counts a negative size as an overflowing element count
         let shape: Vec<usize> = dims
