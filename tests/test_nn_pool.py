@@ -134,3 +134,20 @@ def test_max_pool2d_2x2_ties_nan_and_gradient(dtype, width):
 def test_max_pool2d_2x2_gradcheck(rng):
     gradcheck(lambda x: F.max_pool2d(x, 2), [rng.standard_normal((2, 3, 6, 5))])
     gradcheck(lambda x: F.max_pool2d(x, 2, 2, 0, 1, True), [rng.standard_normal((1, 2, 5, 5))])  # ceil: edge windows
+
+
+def test_adaptive_avg_pool_of_no_planes_to_a_huge_size():
+    # no output elements: an empty result (torch's), never a list of 2**40 windows (the fuzz, seed 14)
+    x = fg.empty(2, 0, 3, dtype=fg.float64, requires_grad=True)
+    y = F.adaptive_avg_pool1d(x, 2**40)
+    assert y.shape == (2, 0, 2**40) and y.requires_grad
+    assert F.adaptive_avg_pool2d(fg.empty(0, 2, 3), (2**40, 1)).shape == (0, 2**40, 1)
+    assert F.adaptive_avg_pool3d(fg.empty(0, 2, 2, 2), (2**40, 1, 1)).shape == (0, 2**40, 1, 1)
+    v, i = F.adaptive_max_pool3d(fg.empty(0, 2, 2, 2), (2**40, 1, 1), return_indices=True)
+    assert v.shape == i.shape == (0, 2**40, 1, 1) and i.dtype == fg.int64
+    # an output whose windows can be listed keeps the pool's node
+    e = fg.empty(0, 2, 2, 2, requires_grad=True)
+    assert F.adaptive_avg_pool3d(e, (3, 1, 1)).grad_fn.name() == "AdaptiveAvgPool3DBackward0"
+    assert F.adaptive_max_pool3d(e, (3, 1, 1)).grad_fn.name() == "AdaptiveMaxPool3DBackward0"
+    empty_1d = F.adaptive_avg_pool1d(fg.empty(2, 0, 3, requires_grad=True), 4)
+    assert empty_1d.grad_fn.name() == F.adaptive_avg_pool1d(fg.ones(2, 1, 3, requires_grad=True), 4).grad_fn.name()

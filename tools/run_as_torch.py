@@ -4,7 +4,8 @@ import ...`) get ferrograd's modules, as if the script said `import ferrograd as
 
     python tools/run_as_torch.py script.py [its arguments...]
 
-The script runs as `__main__` with its own folder first on sys.path, as `python script.py` would run it. This
+The script runs as `__main__` with its own folder first on sys.path, as `python script.py` would run it; Python
+processes it starts (multiprocessing's spawn children) alias torch as well (`run_as_torch_children/`). This
 is how docs/PROGRAMS.md's public programs were run; the reverse, the test suite on torch, is tools/torch_shim.
 """
 
@@ -34,6 +35,12 @@ class _TorchIsFerrograd(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 
 
+def alias_torch() -> None:
+    """Makes `import torch` give ferrograd in this process."""
+    if not any(isinstance(f, _TorchIsFerrograd) for f in sys.meta_path):
+        sys.meta_path.insert(0, _TorchIsFerrograd())
+
+
 def main() -> None:
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -41,7 +48,10 @@ def main() -> None:
     sys.argv = sys.argv[1:]
     path = os.path.abspath(script)
     sys.path.insert(0, os.path.dirname(path))
-    sys.meta_path.insert(0, _TorchIsFerrograd())
+    alias_torch()
+    # the processes the script starts (multiprocessing's spawn children) alias torch too, from start-up
+    children = os.path.join(os.path.dirname(os.path.abspath(__file__)), "run_as_torch_children")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [children, os.environ.get("PYTHONPATH")]))
     # as `python script.py`: `__file__` (and the path its warnings and tracebacks show) is absolute while
     # `sys.argv[0]` stays as typed (runpy.run_path would make both the path it is given)
     main_module = types.ModuleType("__main__")

@@ -209,6 +209,8 @@ __all__ = [
     "_load",
     "_storage_key",
     "_storage_bytes",
+    "_shared_fd",
+    "_from_shared_fd",
     "_storage_crc32",
     "_write_storage",
     "_storage_from_bytes",
@@ -506,7 +508,16 @@ class Tensor:
     def is_pinned(self, device: Any = None) -> _Bool: ...
     def pin_memory(self, device: Any = None) -> Tensor:
         """Raises RuntimeError: there is no accelerator to pin memory for."""
-    def is_shared(self) -> _Bool: ...
+    def is_shared(self) -> _Bool:
+        """Whether the storage lives in shared memory (``share_memory_``, or received from another process)."""
+    def share_memory_(self) -> Self:
+        """Moves the storage to shared memory in place (every view sees it); a no-op once shared."""
+    def resize_(
+        self, *sizes: _ShapeArg, size: Sequence[SupportsIndex] | None = None, memory_format: Any = None
+    ) -> Self:
+        """Resizes in place to ``sizes``: the storage grows (old elements first, zeros after) when too short."""
+    def resize_as_(self, the_template: Tensor, memory_format: Any = None) -> Self:  # function form
+        """Resizes in place to ``the_template``'s size (``resize_``)."""
     def is_distributed(self) -> _Bool: ...
     def sparse_dim(self) -> builtins.int: ...
     def dense_dim(self) -> builtins.int: ...
@@ -2623,6 +2634,19 @@ def _load(source: str | os.PathLike[str] | bytes, mmap: _Bool = False) -> Any:
 
 def _storage_key(t: Tensor) -> tuple[builtins.int, builtins.int]:
     """``(key, numel)``: ``key`` is shared by tensors over one storage, ``numel`` the storage's length."""
+
+def _shared_fd(t: Tensor) -> tuple[builtins.int, builtins.int]:
+    """``(fd, nbytes)`` of the tensor's storage, moved to shared memory first if it is not there yet."""
+
+def _from_shared_fd(
+    fd: builtins.int,
+    nbytes: builtins.int,
+    dtype: dtype,
+    size: Sequence[builtins.int],
+    stride: Sequence[builtins.int],
+    storage_offset: builtins.int,
+) -> Tensor:
+    """A tensor over the shared file ``fd`` (duplicated), every size checked against the file first."""
 
 def _storage_bytes(t: Tensor) -> bytes:
     """The bytes of the tensor's whole storage, in memory order."""

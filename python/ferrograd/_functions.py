@@ -258,6 +258,7 @@ __all__ = [
     "renorm",
     "repeat_interleave",
     "reshape",
+    "resize_as_",
     "resolve_conj",
     "roll",
     "round",
@@ -2418,6 +2419,14 @@ else:
             return input.reshape(*args, **kwargs)
         except AttributeError as e:
             raise _not_a_tensor(e, "reshape", input) from None
+
+
+def resize_as_(input: "Tensor", the_template: "Tensor", memory_format: "Any" = None) -> "Tensor":
+    """`ferrograd.resize_as_(input, ...)` is `input.resize_as_(...)`."""
+    try:
+        return input.resize_as_(the_template, memory_format)
+    except AttributeError as e:
+        raise _not_a_tensor(e, "resize_as_", input) from None
 
 
 def resolve_conj(input: "Tensor") -> "Tensor":

@@ -1,7 +1,8 @@
 """Tensor methods about a tensor's memory rather than its values, composed of what the core has: `dim_order`,
-`is_set_to`, `new_empty_strided`, `module_load`, the pinned/shared/distributed queries of a
-CPU tensor, the sparse queries and refusals of a dense one, and the Python-callable fills `apply_`, `map_` and
-`map2_` (installed on `Tensor` by `_tensor_python`). `data_ptr` is the core's (`tensor/protocols.rs`)."""
+`is_set_to`, `new_empty_strided`, `module_load`, the pinned/distributed queries of a CPU tensor, `resize_as_`
+(over the core's `resize_`), the sparse queries and refusals of a dense one, and the Python-callable fills
+`apply_`, `map_` and `map2_` (installed on `Tensor` by `_tensor_python`). `data_ptr` is the core's
+(`tensor/protocols.rs`); `share_memory_`, `is_shared` and `resize_` are the core's (`tensor/memory.rs`)."""
 
 import builtins
 import numbers
@@ -127,9 +128,23 @@ def pin_memory(self, device=None) -> Tensor:
     raise RuntimeError(NO_ACCELERATOR)
 
 
-def is_shared(self) -> builtins.bool:
-    """Whether the memory is shared between processes: never, as `share_memory_` is not offered."""
-    return False
+def resize_as_(self, the_template, memory_format=None) -> Tensor:
+    """Resizes in place to `the_template`'s size (`resize_`); `preserve_format` takes the template's memory
+    format (channels-last when it is laid out so), as torch's."""
+    if not isinstance(the_template, Tensor):
+        raise TypeError(
+            f"resize_as_(): argument 'the_template' (position 1) must be Tensor, not {type_name(the_template)}"
+        )
+    if memory_format is _memory_format.preserve_format:
+        memory_format = _suggested_format(the_template)
+    return self.resize_(the_template.shape, memory_format=memory_format)
+
+
+def _suggested_format(t):
+    for format, rank in ((_memory_format.channels_last, 4), (_memory_format.channels_last_3d, 5)):
+        if t.dim() == rank and not t.is_contiguous() and t.is_contiguous(memory_format=format):
+            return format
+    return _memory_format.contiguous_format
 
 
 def _not_sparse(name, wanted):
@@ -208,7 +223,7 @@ TENSOR_ATTRIBUTES: dict[str, object] = {
     "module_load": module_load,
     "is_pinned": is_pinned,
     "pin_memory": pin_memory,
-    "is_shared": is_shared,
+    "resize_as_": resize_as_,
     "is_distributed": lambda self: False,
     "sparse_dim": lambda self: 0,
     "dense_dim": lambda self: self.dim(),

@@ -161,6 +161,20 @@ impl<B: Base> TensorHandle<B> {
         Ok(())
     }
 
+    /// `resize_(shape)`: this tensor takes the shape over its storage, grown if too short (`Tensor::resized`);
+    /// the version counter is bumped when the sizes change, as torch's.
+    pub fn resize(&self, shape: &[usize], order: Option<&[usize]>) -> Result<()> {
+        let t = self.get();
+        let (resized, sizes_change) = t.resized(shape, order)?;
+        if sizes_change {
+            t.storage().bump_version();
+        }
+        if let Some(resized) = resized {
+            self.set(resized);
+        }
+        Ok(())
+    }
+
     /// `detach_()`: this tensor becomes a leaf that does not require grad.
     pub fn detach_in_place(&self) {
         let t = self.get();

@@ -28,6 +28,7 @@ pub mod pool;
 pub mod profiler;
 pub mod random;
 pub mod serialize;
+pub mod shared_memory;
 pub mod storage;
 pub mod tensor;
 

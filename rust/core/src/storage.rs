@@ -1,8 +1,13 @@
 //! Typed element buffers, shared by every view of a tensor and versioned for in-place checks.
 use crate::dtype::DType;
-use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use crate::error::{Error, Result};
+use crate::shared_memory::SharedMapping;
+use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::any::Any;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::HashMap;
+use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 
 /// Elements owned by ferrograd, or borrowed from another owner (a numpy array) that is kept alive.
 pub struct Data<T: Send + 'static> {
@@ -44,6 +49,14 @@ impl<T: Send + 'static> Data<T> {
     /// Whether ferrograd owns the memory (not borrowed from, say, a numpy array).
     pub fn is_owned(&self) -> bool {
         matches!(self.owner, Owner::Vec(_))
+    }
+
+    /// The shared mapping the elements live in (after `share_memory_`, or received from another process).
+    pub fn shared(&self) -> Option<&SharedMapping> {
+        match &self.owner {
+            Owner::External(owner) => owner.downcast_ref::<SharedMapping>(),
+            Owner::Vec(_) => None,
+        }
     }
 
     pub fn as_slice(&self) -> &[T] {
@@ -96,6 +109,24 @@ macro_rules! for_each_buffer {
     };
 }
 
+/// Runs `$body` with `$d` bound to the buffer's data, and wraps the `Data` it returns in the same variant.
+macro_rules! same_variant {
+    ($buffer:expr, $d:ident => $body:expr) => {
+        match $buffer {
+            Buffer::Bool($d) => Buffer::Bool($body),
+            Buffer::U8($d) => Buffer::U8($body),
+            Buffer::I8($d) => Buffer::I8($body),
+            Buffer::I16($d) => Buffer::I16($body),
+            Buffer::I32($d) => Buffer::I32($body),
+            Buffer::I64($d) => Buffer::I64($body),
+            Buffer::F16($d) => Buffer::F16($body),
+            Buffer::BF16($d) => Buffer::BF16($body),
+            Buffer::F32($d) => Buffer::F32($body),
+            Buffer::F64($d) => Buffer::F64($body),
+        }
+    };
+}
+
 impl Buffer {
     pub fn dtype(&self) -> DType {
         match self {
@@ -125,6 +156,10 @@ impl Buffer {
         self.len() == 0
     }
 
+    pub fn shared(&self) -> Option<&SharedMapping> {
+        for_each_buffer!(self, d => d.shared())
+    }
+
     /// Raw start pointer, for zero-copy export (numpy, DLPack); valid while the storage lives.
     pub fn as_ptr(&self) -> *const u8 {
         for_each_buffer!(self, d => d.ptr as *const u8)
@@ -148,11 +183,15 @@ pub struct Storage {
     /// A meta tensor's storage (torch's `device='meta'`): an empty buffer of the dtype behind layouts of any
     /// size. `read` and `write` refuse it, so no kernel can index past its zero elements.
     meta: bool,
+    /// Set once numpy or DLPack holds a pointer into the buffer: a buffer replaced after that (`share_memory_`,
+    /// `resize_`) is kept in `retired` until the storage drops, so no export is left pointing at freed memory.
+    exported: AtomicBool,
+    retired: Mutex<Vec<Buffer>>,
 }
 
 impl Storage {
     pub fn new(buffer: Buffer) -> Self {
-        Storage { buffer: RwLock::new(buffer), version: AtomicU64::new(0), meta: false }
+        Storage::with_buffer(buffer, false)
     }
 
     /// The storage of meta tensors of `dtype`: no elements, whatever the size of the layouts over it.
@@ -169,7 +208,17 @@ impl Storage {
             DType::F32 | DType::C64 => Buffer::F32(Data::from_vec(Vec::new())),
             DType::F64 | DType::C128 => Buffer::F64(Data::from_vec(Vec::new())),
         };
-        Storage { buffer: RwLock::new(buffer), version: AtomicU64::new(0), meta: true }
+        Storage::with_buffer(buffer, true)
+    }
+
+    fn with_buffer(buffer: Buffer, meta: bool) -> Self {
+        Storage {
+            buffer: RwLock::new(buffer),
+            version: AtomicU64::new(0),
+            meta,
+            exported: AtomicBool::new(false),
+            retired: Mutex::new(Vec::new()),
+        }
     }
 
     pub fn is_meta(&self) -> bool {
@@ -218,6 +267,148 @@ impl Storage {
     pub fn dtype(&self) -> DType {
         self.buffer.read_recursive().dtype()
     }
+
+    /// Called before a pointer into the buffer leaves the core's locks (numpy arrays, DLPack capsules).
+    pub fn mark_exported(&self) {
+        self.exported.store(true, Ordering::Release);
+    }
+
+    /// Puts `new` in the place of the buffer `guard` holds; the old one is freed unless exported.
+    fn replace(&self, guard: &mut Buffer, new: Buffer) {
+        let old = std::mem::replace(guard, new);
+        if self.exported.load(Ordering::Acquire) {
+            self.retired.lock().push(old);
+        }
+    }
+
+    /// Whether the elements live in memory other processes can map (`Tensor.is_shared`).
+    pub fn is_shared(&self) -> bool {
+        self.buffer.read_recursive().shared().is_some()
+    }
+
+    /// `share_memory_`: moves the elements into a new shared mapping in place, so every tensor over this storage
+    /// reads and writes the shared memory from now on. A no-op when already shared. Not a write of the values:
+    /// the version counter stays (saved tensors are unchanged).
+    pub fn share_memory(self: &Arc<Self>) -> Result<()> {
+        if self.meta {
+            return Err(Error::Runtime("_share_fd_: only available on CPU".into()));
+        }
+        let mut guard = self.buffer.write();
+        if guard.shared().is_some() {
+            return Ok(());
+        }
+        let bytes = guard.as_bytes();
+        let mapping = SharedMapping::create(bytes.len())?;
+        if !bytes.is_empty() {
+            // SAFETY: the mapping was just made with room for exactly bytes.len() bytes, and is distinct from the
+            // buffer's memory
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), mapping.as_ptr(), bytes.len()) };
+        }
+        let id = mapping.id();
+        let shared = over_mapping(mapping, guard.dtype(), guard.len());
+        self.replace(&mut guard, shared);
+        drop(guard);
+        remember(id, self);
+        Ok(())
+    }
+
+    /// The shared file's descriptor (valid while this storage lives) and the elements' bytes, once shared.
+    pub fn shared_fd(&self) -> Option<(i32, usize)> {
+        let guard = self.buffer.read_recursive();
+        let bytes = guard.len() * guard.dtype().itemsize();
+        guard.shared().map(|m| (m.raw_fd(), bytes))
+    }
+
+    /// The storage over a shared file received from another process: `bytes` bytes of `dtype` elements (a
+    /// multiple of its size, no more than the file holds). A file this process already maps as a storage of that
+    /// dtype and at least that size gives that same storage back, as torch's shared-storage cache does.
+    pub fn from_shared_fd(fd: OwnedFd, bytes: usize, dtype: DType) -> Result<Arc<Storage>> {
+        let dtype = dtype.component();
+        if !bytes.is_multiple_of(dtype.itemsize()) {
+            return Err(Error::Value(format!(
+                "_from_shared_fd: {bytes} bytes is not a whole number of {} elements",
+                dtype.itemsize()
+            )));
+        }
+        let numel = bytes / dtype.itemsize();
+        let mapping = SharedMapping::open(fd, bytes)?;
+        let id = mapping.id();
+        if let Some(known) = known(id).filter(|s| s.dtype() == dtype && s.len() >= numel && !s.meta) {
+            return Ok(known);
+        }
+        if dtype == DType::Bool && mapping.as_bytes().iter().any(|&b| b > 1) {
+            return Err(Error::Runtime("_from_shared_fd: a bool storage holds bytes other than 0 and 1".into()));
+        }
+        let storage = Arc::new(Storage::new(over_mapping(mapping, dtype, numel)));
+        remember(id, &storage);
+        Ok(storage)
+    }
+
+    /// Makes the buffer at least `len` elements long for `resize_`: the old elements first, then zeros. Memory that
+    /// ferrograd does not own (a numpy array's, a shared mapping) cannot grow, as in torch.
+    pub fn grow(&self, len: usize) -> Result<()> {
+        if self.meta {
+            return Ok(()); // no elements at any size
+        }
+        let mut guard = self.buffer.write();
+        if guard.len() >= len {
+            return Ok(());
+        }
+        if !guard.is_owned() {
+            return Err(Error::Runtime("Trying to resize storage that is not resizable".into()));
+        }
+        crate::alloc::checked_bytes(len, guard.dtype().itemsize())?;
+        let grown = same_variant!(&*guard, d => {
+            let old = d.as_slice();
+            let mut v = crate::pool::try_filled(len, Default::default())?;
+            v[..old.len()].copy_from_slice(old);
+            Data::from_vec(v)
+        });
+        self.replace(&mut guard, grown);
+        Ok(())
+    }
+}
+
+/// A buffer of `numel` `dtype` elements over `mapping`, which it keeps alive.
+fn over_mapping(mapping: SharedMapping, dtype: DType, numel: usize) -> Buffer {
+    debug_assert!(numel * dtype.itemsize() <= mapping.bytes());
+    let ptr = mapping.as_ptr();
+    // SAFETY: the mapping holds numel * itemsize bytes (checked against the file's size when opened, sized so
+    // when created), page-aligned; they are initialised (copied from a buffer, or file contents, zero-filled
+    // past what was written), every bit pattern is valid for the numeric types and bools were checked to be 0/1;
+    // the boxed mapping is the owner that keeps them mapped. Other processes may write the same memory
+    // concurrently: racy plain-data updates, by design of shared-memory training (torch's Hogwild).
+    let owner: Box<dyn Any + Send + Sync> = Box::new(mapping);
+    macro_rules! wrap {
+        ($($variant:ident: $t:ty),*) => {
+            match dtype.component() {
+                // SAFETY: see above
+                $(DType::$variant => Buffer::$variant(unsafe { Data::from_external(ptr as *mut $t, numel, owner) }),)*
+                DType::C64 | DType::C128 => unreachable!("component() is real"),
+            }
+        };
+    }
+    wrap!(Bool: bool, U8: u8, I8: i8, I16: i16, I32: i32, I64: i64, F16: half::f16, BF16: half::bf16, F32: f32,
+          F64: f64)
+}
+
+/// The storages over shared files this process maps, by the file's (device, inode): a tensor received twice, or
+/// sent to its own process, is the same storage.
+type Registry = Mutex<HashMap<(u64, u64), Weak<Storage>>>;
+
+fn registry() -> &'static Registry {
+    static REGISTRY: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
+    REGISTRY.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+fn remember(id: (u64, u64), storage: &Arc<Storage>) {
+    let mut map = registry().lock();
+    map.retain(|_, s| s.strong_count() > 0);
+    map.insert(id, Arc::downgrade(storage));
+}
+
+fn known(id: (u64, u64)) -> Option<Arc<Storage>> {
+    registry().lock().get(&id).and_then(Weak::upgrade)
 }
 
 /// What an op without a meta kernel raises on a meta tensor (torch's phrase; `REFUSING_OP` becomes the op's

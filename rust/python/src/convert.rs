@@ -330,6 +330,7 @@ pub fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>>
     if t.dtype() == DType::BF16 {
         return Err(PyTypeError::new_err("Got unsupported ScalarType BFloat16"));
     }
+    t.storage().mark_exported();
     let owner = Bound::new(py, StorageOwner { storage: t.storage().clone() })?.into_any();
     match t.dtype() {
         DType::Bool => view::<bool>(py, t, owner),

@@ -209,6 +209,7 @@ pub fn to_capsule(py: Python<'_>, t: &Tensor, versioned: bool, copy: bool) -> Py
     }
     crate::errors::refuse_meta(t)?;
     let t = if copy { call(|| t.contiguous_copy())? } else { t.clone() };
+    t.storage().mark_exported();
     let (tensor, shape, strides) = dl_tensor(&t);
     let storage = t.storage().clone();
     let (ptr, name) = if versioned {

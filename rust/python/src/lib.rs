@@ -34,6 +34,7 @@ mod threads;
 /// The name other binding files use for the `Tensor` class's module.
 use tensor as py_tensor;
 mod serialize;
+mod shared_memory;
 mod sobol;
 mod sparse;
 mod special;
@@ -120,6 +121,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     threads::register(m)?;
     autocast::register(m)?;
     serialize::register(m)?;
+    shared_memory::register(m)?;
     profiler::register(m)?;
     Ok(())
 }

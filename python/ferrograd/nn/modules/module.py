@@ -513,6 +513,17 @@ class Module:
                 g.zero_()
 
     def share_memory(self):
+        """Moves every parameter, its existing gradient and every buffer to shared memory in place
+        (`Tensor.share_memory_`), so that processes forked or sent this module train the same tensors."""
+        for module in self.modules():
+            for param in module._parameters.values():
+                if param is not None:
+                    param.share_memory_()
+                    if param.grad is not None:
+                        param.grad.share_memory_()
+            for buf in module._buffers.values():
+                if buf is not None:
+                    buf.share_memory_()
         return self
 
     def apply(self, fn):

@@ -50,6 +50,7 @@ pub mod products;
 pub mod quantile;
 pub(crate) mod reduce;
 mod rescale;
+mod resize;
 pub mod rnn;
 pub mod rrelu;
 mod scalar_arith;

@@ -381,6 +381,29 @@ pub(crate) fn avg_windows(size: usize, kernel: usize, stride: usize, padding: us
 }
 
 /// The adaptive pools' `out` (nearly) equal windows tiling one dim of `size`: floor(i·n/o) to ceil((i+1)·n/o).
+impl Tensor {
+    /// An adaptive pool's result when the input has no planes (an empty batch) and the windows need not be listed:
+    /// empty, of the output's shape, as torch's. The pool's own node is kept whenever its windows fit in memory
+    /// (so its grad_fn is torch's); an output size such as 2**40 could not list them, and gets an empty result
+    /// over the input's sum instead (torch's backward refuses an empty batch anyway).
+    pub(crate) fn empty_adaptive_pool(&self, out: &[usize]) -> Option<Result<Tensor>> {
+        if self.numel() != 0 {
+            return None;
+        }
+        let recording = crate::autograd::grad_mode::is_enabled() && self.requires_grad();
+        let windows = out.iter().try_fold(0usize, |n, &o| n.checked_add(o));
+        let listable = windows.is_some_and(|n| crate::alloc::checked_bytes(n, size_of::<AvgWindow>()).is_ok());
+        if recording && listable {
+            return None;
+        }
+        let nd = self.ndim();
+        let mut shape = self.shape().to_vec();
+        shape[nd - out.len()..].copy_from_slice(out);
+        let dims: Vec<isize> = (1..=out.len() as isize).map(|d| -d).collect();
+        Some(self.sum(Some(&dims), true).and_then(|s| s.expand(&shape)))
+    }
+}
+
 pub(crate) fn adaptive_windows(size: usize, out: usize) -> Vec<AvgWindow> {
     (0..out)
         .map(|i| {
@@ -551,6 +574,9 @@ impl Tensor {
         }
         let hw = [self.shape()[nd - 2], self.shape()[nd - 1]];
         crate::alloc::check_new_shape(&[self.numel() / (hw[0] * hw[1]), out[0], out[1]], self.dtype().itemsize())?;
+        if let Some(empty) = self.empty_adaptive_pool(&out) {
+            return empty;
+        }
         let [rows, cols] = [0, 1].map(|d| adaptive_windows(hw[d], out[d]));
         self.average_pool(hw, &rows, &cols, AvgDivisor::EachSide, true)
     }

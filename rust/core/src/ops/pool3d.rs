@@ -324,6 +324,11 @@ impl Tensor {
     /// volume), grad_fn AdaptiveMaxPool3DBackward0.
     pub fn adaptive_max_pool3d(&self, out: [usize; 3]) -> Result<(Tensor, Tensor)> {
         let (volumes, vol) = check_adaptive3d(self, out, Pool3d::Max)?;
+        if let Some(empty) = self.empty_adaptive_pool(&out) {
+            let values = empty?;
+            let indices = Tensor::zeros(values.shape(), crate::DType::I64);
+            return Ok((values, indices));
+        }
         let taps = [0, 1, 2].map(|d| {
             adaptive_windows(vol[d], out[d]).iter().map(|w| (w.start..w.end).collect()).collect::<Vec<Vec<usize>>>()
         });
@@ -387,6 +392,9 @@ impl Tensor {
     /// `adaptive_avg_pool3d` to `out` = (out_d, out_h, out_w) (AdaptiveAvgPool3DBackward0).
     pub fn adaptive_avg_pool3d(&self, out: [usize; 3]) -> Result<Tensor> {
         let (_, vol) = check_adaptive3d(self, out, Pool3d::Avg)?;
+        if let Some(empty) = self.empty_adaptive_pool(&out) {
+            return empty;
+        }
         let windows = [0, 1, 2].map(|d| adaptive_windows(vol[d], out[d]));
         self.average_pool3d(vol, &windows, AvgDivisor::EachSide, true)
     }

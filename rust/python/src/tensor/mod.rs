@@ -16,6 +16,7 @@ mod index;
 mod index_write;
 mod inplace;
 mod linalg;
+mod memory;
 pub(crate) mod objects;
 mod pointwise;
 mod products;
