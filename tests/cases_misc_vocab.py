@@ -537,7 +537,30 @@ def _warn_always():
     return {"flags": [before, on, fg.is_warn_always_enabled()]}
 
 
+def _spellings():
+    """Spellings scripts use: the builtin `abs`, `flip(dims=...)`, one-argument `where`."""
+    x = fg.tensor([[-1.5, 2.0, 0.0], [-0.0, 3.0, -4.0]], dtype=fg.float64, requires_grad=True)
+    y = abs(x)
+    y.backward(fg.ones_like(y))
+    return {
+        "abs": y,
+        "abs_grad_fn": y.grad_fn.name(),
+        "abs_grad": x.grad,
+        "abs_int": abs(fg.tensor([-3, 4])),
+        "flip_keyword": x.detach().flip(dims=(0, 1)),
+        "flip_function_keyword": fg.flip(x.detach(), dims=[1]),
+        "flip_both": error(lambda: x.flip(0, dims=1)),
+        "where_one": fg.where(x > 0),
+        "where_one_0d": fg.where(fg.tensor(True)),
+        "where_one_0d_false": fg.where(fg.tensor(False)),
+        "nonzero_tuple_0d": fg.tensor(2.5).nonzero(as_tuple=True),
+        "where_one_empty": fg.where(fg.zeros(0, 3) > 0),
+        "where_two": error(lambda: fg.where(x > 0, x)),
+    }
+
+
 CASES = {
+    "spellings": _spellings,
     "windows": _windows,
     "creation": _creation,
     "indexing": _indexing,

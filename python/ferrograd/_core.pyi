@@ -877,6 +877,7 @@ class Tensor:
         """Elementwise Python-style remainder ``self % other`` (see ``remainder``)."""
     def __rmod__(self, other: _Operand, /) -> Tensor:
         """Elementwise Python-style remainder ``other % self``."""
+    def __abs__(self) -> Tensor: ...
     def __neg__(self) -> Tensor:
         """Elementwise negation ``-self``."""
     def __pos__(self) -> Self:
@@ -1831,7 +1832,7 @@ class Tensor:
         """A view of the diagonal selected by ``offset``, ``dim1`` and ``dim2``."""
     def flatten(self, start_dim: builtins.int = 0, end_dim: builtins.int = -1) -> Tensor:  # function form
         """Flattens dims ``start_dim``..``end_dim`` into one."""
-    def flip(self, *dims: _ShapeArg) -> Tensor:  # function form
+    def flip(self, *args: _ShapeArg, dims: _ShapeArg | None = None) -> Tensor:  # function form
         """Reverses the order of elements along ``dims``."""
     def fliplr(self) -> Tensor:  # function form
         """Flips along dim 1."""
@@ -2218,6 +2219,9 @@ def get_default_dtype() -> _DType:
 def set_default_dtype(d: _DType) -> None:
     """Sets the dtype of floats made without one: factories, Python floats, ``tensor([1.5])``."""
 
+@overload
+def where(condition: Tensor) -> tuple[Tensor, ...]: ...
+@overload
 def where(condition: Tensor, input: _Operand, other: _Operand) -> Tensor:
     """Elements of ``input`` where ``condition`` (a bool tensor) is true, else of ``other``; tensors or numbers,
     broadcasting."""

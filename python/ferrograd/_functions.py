@@ -1343,10 +1343,10 @@ def flatten(input: "Tensor", start_dim: "builtins.int" = 0, end_dim: "builtins.i
         raise _not_a_tensor(e, "flatten", input) from None
 
 
-def flip(input: "Tensor", *dims: "_ShapeArg") -> "Tensor":
+def flip(input: "Tensor", *args: "_ShapeArg", dims: "_ShapeArg | None" = None) -> "Tensor":
     """`ferrograd.flip(input, ...)` is `input.flip(...)`."""
     try:
-        return input.flip(*dims)
+        return input.flip(*args, dims=dims)
     except AttributeError as e:
         raise _not_a_tensor(e, "flip", input) from None
 

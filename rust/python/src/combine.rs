@@ -9,13 +9,37 @@ use pyo3::types::PyTuple;
 
 type Out = PyResult<Py<PyTensor>>;
 
-/// `where(condition, input, other)`; input and other may be numbers.
+/// `where(condition, input, other)`; input and other may be numbers. `where(condition)` alone is
+/// `nonzero(condition, as_tuple=True)`.
 #[pyfunction(name = "where")]
-fn where_fn(py: Python<'_>, condition: &Bound<'_, PyAny>, input: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>) -> Out {
+#[pyo3(signature = (condition, input=None, other=None))]
+fn where_fn(
+    py: Python<'_>,
+    condition: &Bound<'_, PyAny>,
+    input: Option<&Bound<'_, PyAny>>,
+    other: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
     let c = args::tensor_arg(condition, "where", "condition")?;
+    let (input, other) = match (input, other) {
+        (Some(input), Some(other)) => (input, other),
+        (None, None) => {
+            let per_dim = call(|| c.nonzero_per_dim())?;
+            let tensors = per_dim.into_iter().map(|t| wrap(py, t)).collect::<PyResult<Vec<_>>>()?;
+            return Ok(PyTuple::new(py, tensors)?.into_any().unbind());
+        }
+        (input, other) => {
+            let given = type_name(input.or(other).expect("one of the two is given"));
+            return Err(PyTypeError::new_err(format!(
+                "where() received an invalid combination of arguments - got (Tensor, {given}), but expected one \
+                of:\n * (Tensor condition)\n * (Tensor condition, Tensor input, Tensor other, *, Tensor out = None)\n \
+                * (Tensor condition, Number self, Tensor other)\n * (Tensor condition, Tensor input, Number other)\n \
+                * (Tensor condition, Number self, Number other)\n"
+            )));
+        }
+    };
     let a = args::operand_arg(input, "where", "input")?;
     let b = args::operand_arg(other, "where", "other")?;
-    wrap(py, call(|| Tensor::where_(&c, &a, &b))?)
+    Ok(wrap(py, call(|| Tensor::where_(&c, &a, &b))?)?.into_any())
 }
 
 /// A sequence of tensors (`cat`, `stack`), with PyTorch's TypeError.

@@ -627,7 +627,8 @@ impl Tensor {
     pub fn nonzero_per_dim(&self) -> Result<Vec<Tensor>> {
         let nz = self.nonzero()?;
         if self.ndim() == 0 {
-            return Ok(vec![nz.reshape(&[nz.shape()[0]])?]);
+            // torch's one index of a 0-d tensor: [0] if it is nonzero, else empty
+            return Ok(vec![Tensor::zeros(&[nz.shape()[0]], crate::DType::I64)]);
         }
         (0..self.ndim()).map(|d| nz.select(1, d as isize)?.contiguous_copy()).collect()
     }

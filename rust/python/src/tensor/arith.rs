@@ -87,6 +87,12 @@ impl PyTensor {
         wrap(py, call(|| a.neg())?)
     }
 
+    /// `abs(t)`.
+    fn __abs__(&self, py: Python<'_>) -> Out {
+        let a = self.get();
+        wrap(py, call(|| a.abs())?)
+    }
+
     fn __pos__(slf: &Bound<'_, Self>) -> Py<PyTensor> {
         slf.clone().unbind()
     }

@@ -14,9 +14,16 @@ pub(super) fn index_tensor(obj: &Bound<'_, PyAny>, func: &str, arg: &str) -> PyR
 
 #[pymethods]
 impl PyTensor {
-    #[pyo3(signature = (*dims))]
-    fn flip(&self, py: Python<'_>, dims: &Bound<'_, PyTuple>) -> Out {
-        let dims = int_list(dims, "flip", "dims")?;
+    /// `flip(*dims)`, `flip(dims)` or `flip(dims=...)`.
+    #[pyo3(signature = (*args, dims=None))]
+    fn flip(&self, py: Python<'_>, args: &Bound<'_, PyTuple>, dims: Option<&Bound<'_, PyAny>>) -> Out {
+        let dims = match dims {
+            None => int_list(args, "flip", "dims")?,
+            Some(_) if !args.is_empty() => {
+                return Err(pyo3::exceptions::PyTypeError::new_err("flip() got multiple values for argument 'dims'"))
+            }
+            Some(d) => int_list(&PyTuple::new(py, [d])?, "flip", "dims")?,
+        };
         let a = self.get();
         wrap(py, call(|| a.flip(&dims))?)
     }
