@@ -43,3 +43,8 @@ pub const LSTM_STEP_MACS: usize = 1 << 21;
 /// about what an elementwise op's element does plus the point's coordinate arithmetic, so the
 /// elementwise bound, in reads, is kept (not measured separately).
 pub const GRID_SAMPLE_READS: usize = ELEMENTWISE_ELEMENTS;
+
+/// ctc_loss's batch entries, counted in lattice cells (frames × (2 · target length + 1) × batch): a cell
+/// costs three exponentials and a logarithm, some fifty elementwise elements' worth, so a batch of a few
+/// thousand cells already outweighs a split.
+pub const CTC_LATTICE_CELLS: usize = 1 << 12;
