@@ -380,6 +380,7 @@ def _torch_embedding_bag():
         lambda t: F.embedding_bag(idx, t, off, mode="mean", include_last_offset=True), w
     )
     out["defaults"] = list(fg.embedding_bag(w, idx, off))
+    out["returns"] = type(fg.embedding_bag(w, idx, off)).__name__
     out["keywords"] = list(fg.embedding_bag(weight=w, indices=idx, offsets=off, mode=1, include_last_offset=True))
     out["psw"] = list(fg.embedding_bag(w, idx, off, False, 0, False, psw))
     out["psw_float32"] = list(fg.embedding_bag(w.float(), idx, off, False, 0, False, psw.float()))

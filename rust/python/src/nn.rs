@@ -217,6 +217,9 @@ pub fn _embedding_bag(
     wrap(py, result)
 }
 
+/// `torch.embedding_bag`'s tuple: the bags, offset2bag, bag_size, max_indices.
+type BagOutputs = (Py<PyTensor>, Py<PyTensor>, Py<PyTensor>, Py<PyTensor>);
+
 /// Backend of `torch.embedding_bag`: as `_embedding_bag`, with torch's three auxiliary outputs.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -230,7 +233,7 @@ pub fn _embedding_bag_with_aux(
     include_last_offset: bool,
     padding_idx: Option<usize>,
     scale_grad_by_freq: bool,
-) -> PyResult<(Py<PyTensor>, Py<PyTensor>, Py<PyTensor>, Py<PyTensor>)> {
+) -> PyResult<BagOutputs> {
     let ([w, i, o], psw, mode) = bag_tensors(weight, indices, offsets, mode, per_sample_weights)?;
     let (out, aux) = call_heavy(py, i.numel() * w.shape().get(1).copied().unwrap_or(0), || {
         let psw = psw.as_ref();

@@ -135,7 +135,7 @@ impl Problem {
     /// The label at lattice position `s` of batch entry `b`: blanks at even positions, the target between.
     #[inline(always)]
     fn label(&self, b: usize, s: usize) -> usize {
-        if s % 2 == 0 {
+        if s.is_multiple_of(2) {
             self.blank
         } else {
             self.targets[self.target_starts[b] + s / 2] as usize

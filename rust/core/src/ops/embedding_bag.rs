@@ -267,7 +267,7 @@ impl BagAux {
         let bag_size: Vec<i64> =
             if mode == BagMode::Sum { vec![0; offsets] } else { sizes.iter().map(|&s| s as i64).collect() };
         let max_indices = if mode == BagMode::Max {
-            let dim = if bags == 0 { 0 } else { max_rows.len() / bags };
+            let dim = max_rows.len().checked_div(bags).unwrap_or(0);
             long(max_rows.iter().map(|&r| r.max(0)).collect(), &[bags, dim])?
         } else {
             long(bag_size.clone(), &[bag_size.len()])?
