@@ -115,6 +115,21 @@ def _edges():
     return out
 
 
+def _double_backward():
+    """torch has no derivative for ctc_loss's backward: under create_graph the gradient's node fails."""
+    lp, tg, il, tl = _batch()
+    leaf = lp.detach().requires_grad_()
+    (g,) = fg.autograd.grad(F.ctc_loss(leaf, tg, il, tl), leaf, create_graph=True)
+    (plain,) = fg.autograd.grad(F.ctc_loss(leaf, tg, il, tl), leaf)
+    return {
+        "requires_grad": g.requires_grad,
+        "grad_fn": g.grad_fn.name(),
+        "values": g,
+        "backward": error(lambda: g.sum().backward()),
+        "without_create_graph": [plain.requires_grad, plain.grad_fn is None],
+    }
+
+
 def _errors():
     lp, tg, il, tl = _batch()
     return {
@@ -166,6 +181,7 @@ CASES = {
     "forms": _forms,
     "unbatched": _unbatched,
     "autocast": _autocast,
+    "double_backward": _double_backward,
     "edges": _edges,
     "errors": _errors,
     "type_errors": _type_errors,

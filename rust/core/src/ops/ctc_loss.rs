@@ -432,19 +432,22 @@ crate::backward_rule! {
 }
 impl Backward for CtcLossBackward0 {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        let log_probs = ctx.unpack(&self.log_probs)?.detach();
+        let recorded_log_probs = ctx.unpack(&self.log_probs)?;
+        let log_probs = recorded_log_probs.detach();
         let targets = ctx.unpack(&self.targets)?;
         let p = Problem::new(&log_probs, &targets, &self.input_lengths, &self.target_lengths, self.blank)?;
         let dtype = log_probs.dtype();
         let lp = log_probs.contiguous()?;
         let nll = ctx.unpack(&self.result0)?.detach();
         let alpha = ctx.unpack(&self.result1)?;
-        let g = g.detach().to_dtype(dtype)?.expand(&[p.batch])?.contiguous()?;
+        let grad_out = g.detach().to_dtype(dtype)?.expand(&[p.batch])?.contiguous()?;
         let grad = crate::with_float_dtype!(dtype, F => {
-            let (lp, nll, alpha, g) = (lp.to_vec::<F>(), nll.to_vec::<F>(), alpha.to_vec::<F>(), g.to_vec::<F>());
-            Tensor::from_vec(backward(&lp, &p, &nll, &alpha, &g, self.zero_infinity), log_probs.shape())?
+            let (lp, nll, alpha) = (lp.to_vec::<F>(), nll.to_vec::<F>(), alpha.to_vec::<F>());
+            let grad_out = grad_out.to_vec::<F>();
+            Tensor::from_vec(backward(&lp, &p, &nll, &alpha, &grad_out, self.zero_infinity), log_probs.shape())?
         }, unreachable!("a float forward"));
-        Ok(vec![Some(grad)])
+        // under create_graph the gradient has torch's node for `_ctc_loss_backward`, which has no derivative
+        Ok(vec![Some(Tensor::without_derivative(&grad, &[&recorded_log_probs, g], "_ctc_loss_backward")?)])
     }
 }
 

@@ -18,8 +18,8 @@ impl Backward for NoDerivativeBackward {
     }
 }
 
-/// The ops that take this node from Python (their values composed there).
-const OPS: &[&str] = &["native_channel_shuffle"];
+/// The ops that take this node: from Python (their values composed there), and ctc_loss's backward.
+const OPS: &[&str] = &["native_channel_shuffle", "_ctc_loss_backward"];
 
 impl Tensor {
     /// `values` (computed from `inputs`) with torch's node for `op`, which has no derivative, in place of
