@@ -142,8 +142,12 @@ def _method_forms():
     out["atan2_"] = _x().atan2_(fg.tensor([1.0, -1.0, 0.5], dtype=fg.float64))
     out["arctan2_"] = _x().arctan2_(fg.tensor([1.0, -1.0, 0.5], dtype=fg.float64))
     out["int gt_"] = fg.tensor([1, 2, 3]).gt_(1)
-    # values only: torch's polygamma_ records PolygammaBackward1, the form here the method's PolygammaBackward0
     out["polygamma_"] = _x().polygamma_(1)
+    leaf = fg.tensor([0.5, 1.25, 3.0], dtype=fg.float64, requires_grad=True)
+    shifted = leaf * 1
+    out["polygamma_ grad_fn"] = shifted.polygamma_(1).grad_fn.name()
+    out["polygamma_ grad"] = fg.autograd.grad(shifted.sum(), leaf)[0]
+    out["polygamma_ saved n"] = shifted.grad_fn._saved_n
     out["mvlgamma_"] = fg.tensor([[1.5, 2.0, 7.25]], dtype=fg.float64).mvlgamma_(2)
     out["mvlgamma_ float32"] = fg.tensor([3.0, 0.75]).mvlgamma_(1)
     out["int gcd_"] = fg.tensor([4, 6, -9]).gcd_(fg.tensor([6]))

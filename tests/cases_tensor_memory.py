@@ -232,6 +232,15 @@ def _nn_grad():
     out["strided weight"] = fg.nn.grad.conv1d_weight(x, (3, 2, 3), go, stride=2)
     out["F.grad is nn.grad"] = F.grad is fg.nn.grad
     out["F.native_channel_shuffle"] = F.native_channel_shuffle(fg.arange(8.0).reshape(1, 4, 2), 2)
+    # torch's native kernel has no derivative: a NotImplemented node that fails in backward
+    leaf = fg.arange(8.0).reshape(1, 4, 2).requires_grad_()
+    shuffled = F.native_channel_shuffle(leaf, 2)
+    out["native_channel_shuffle grad_fn"] = [shuffled.grad_fn.name(), shuffled.requires_grad]
+    out["native_channel_shuffle backward"] = error(lambda: shuffled.sum().backward())
+    out["native_channel_shuffle function"] = fg.native_channel_shuffle(leaf, 4).grad_fn.name()
+    with fg.no_grad():
+        out["native_channel_shuffle no_grad"] = F.native_channel_shuffle(leaf, 2).requires_grad
+    out["native_channel_shuffle layout"] = [shuffled.is_contiguous(), shuffled.stride()]
     return out
 
 

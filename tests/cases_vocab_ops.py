@@ -351,6 +351,64 @@ def _embedding_bag():
     return out
 
 
+def _torch_embedding_bag():
+    """`torch.embedding_bag`'s four outputs (bags, offset2bag, bag_size, max_indices) with `mode` as an int; the
+    float32 sum without padding is torch's fast path, which leaves offset2bag empty."""
+    import ferrograd.nn.functional as F
+
+    w = fg.tensor([[1.0, -2.0, 0.5], [3.0, 0.0, -1.0], [-0.5, 4.0, 2.0], [2.0, 2.0, 2.0], [0.0, -3.0, 1.0]])
+    w = w.to(fg.float64)
+    idx = fg.tensor([0, 2, 1, 4, 4, 3, 2, 0])
+    off = fg.tensor([0, 3, 3, 6])
+    psw = fg.arange(8, dtype=fg.float64) / 4 - 1
+    out = {}
+    for mode in (0, 1, 2):
+        out[f"mode{mode}"] = list(fg.embedding_bag(w, idx, off, False, mode))
+        out[f"mode{mode}_float32"] = list(fg.embedding_bag(w.float(), idx, off, False, mode))
+        out[f"mode{mode}_padding"] = list(fg.embedding_bag(w, idx, off, False, mode, False, None, False, 2))
+        out[f"mode{mode}_negative_padding"] = list(
+            fg.embedding_bag(w.float(), idx, off, False, mode, False, None, False, -1)
+        )
+        # the last offset closes the last bag before the end of the indices: torch still sizes it to the end
+        out[f"mode{mode}_last_offset"] = list(fg.embedding_bag(w, idx, off, False, mode, False, None, True))
+        out[f"mode{mode}_int32"] = list(fg.embedding_bag(w, idx.int(), off.int(), False, mode))
+        out[f"mode{mode}_mixed_index_dtypes"] = list(fg.embedding_bag(w, idx.int(), off, False, mode))
+        out[f"mode{mode}_empty"] = list(fg.embedding_bag(w, idx[:0], fg.tensor([0, 0]), False, mode))
+        out[f"mode{mode}_grads"] = _grads(lambda t, m=mode: fg.embedding_bag(t, idx, off, False, m)[0], w)
+    out["F_mean_last_offset"] = F.embedding_bag(idx, w, off, mode="mean", include_last_offset=True)
+    out["F_mean_last_offset_grads"] = _grads(
+        lambda t: F.embedding_bag(idx, t, off, mode="mean", include_last_offset=True), w
+    )
+    out["defaults"] = list(fg.embedding_bag(w, idx, off))
+    out["returns"] = type(fg.embedding_bag(w, idx, off)).__name__
+    out["keywords"] = list(fg.embedding_bag(weight=w, indices=idx, offsets=off, mode=1, include_last_offset=True))
+    out["psw"] = list(fg.embedding_bag(w, idx, off, False, 0, False, psw))
+    out["psw_float32"] = list(fg.embedding_bag(w.float(), idx, off, False, 0, False, psw.float()))
+    out["psw_grads"] = _grads(lambda t, p: fg.embedding_bag(t, idx, off, False, 0, False, p)[0], w, psw)
+    out["freq_grads"] = _grads(lambda t: fg.embedding_bag(t, idx, off, True, 1)[0], w)
+    out["max_freq"] = list(fg.embedding_bag(w, idx, off, True, 2))
+    errors = {
+        "string_mode": lambda: fg.embedding_bag(w, idx, off, False, "sum"),
+        "mode_3": lambda: fg.embedding_bag(w, idx, off, False, 3),
+        "weight_1d_before_mode": lambda: fg.embedding_bag(w[0], idx, off, False, 5),
+        "psw_before_mode": lambda: fg.embedding_bag(w, idx, off, False, 5, False, psw),
+        "psw_mean": lambda: fg.embedding_bag(w, idx, off, False, 1, False, psw),
+        "psw_max": lambda: fg.embedding_bag(w, idx, off, False, 2, False, psw),
+        "psw_numel": lambda: fg.embedding_bag(w, idx, off, False, 0, False, psw[:7]),
+        "psw_dtype": lambda: fg.embedding_bag(w, idx, off, False, 0, False, psw.float()),
+        "padding_range": lambda: fg.embedding_bag(w, idx, off, False, 0, False, None, False, 5),
+        "weight_3d": lambda: fg.embedding_bag(w[None], idx, off),
+        "float_indices": lambda: fg.embedding_bag(w, idx.float(), off),
+        "float_offsets": lambda: fg.embedding_bag(w, idx, off.float()),
+        "offsets_2d": lambda: fg.embedding_bag(w, idx, off.reshape(2, 2)),
+        "first_offset": lambda: fg.embedding_bag(w, idx, fg.tensor([1, 3])),
+        "index_range": lambda: fg.embedding_bag(w, fg.tensor([9, 1]), fg.tensor([0]), False, 1),
+        "int_weight": lambda: fg.embedding_bag(w.long(), idx, off),
+    }
+    out.update({name: error(fn) for name, fn in errors.items()})
+    return out
+
+
 CASES = {
     "addcmul": lambda: _addc("addcmul"),
     "addcdiv": lambda: _addc("addcdiv"),
@@ -362,4 +420,5 @@ CASES = {
     "diag_embed": _diag_embed,
     "pixel_shuffle": _pixel_shuffle,
     "embedding_bag": _embedding_bag,
+    "torch_embedding_bag": _torch_embedding_bag,
 }

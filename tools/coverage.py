@@ -130,6 +130,20 @@ OUT_OF_SCOPE: list[tuple[str, str]] = [
     ),
 ]
 
+# Names ferrograd has whose behaviour still differs from torch's in a way a user could meet (written by hand).
+DIFFERENCES: list[tuple[str, str]] = [
+    (
+        "torch.embedding_bag",
+        "returns torch's four outputs (bags, offset2bag, bag_size, max_indices), including its quirks (offset2bag "
+        "empty on the float32 sum fast path, sum's zero sizes one per offset given); `sparse=True` raises "
+        "ValueError (no sparse gradients) and the indices must be 1-D",
+    ),
+    (
+        "ctc_loss",
+        "a target label outside [0, C) within the target's length raises IndexError (torch reads it out of bounds)",
+    ),
+]
+
 
 # -- recording (with torch) ---------------------------------------------------------------------------
 
@@ -372,6 +386,8 @@ def render(record_data: dict, rows: dict[str, list[tuple[str, str, str]]]) -> st
                 reasons.setdefault(detail, []).append(f"`{name}`" if label == "torch" else f"`{label}.{name}`")
     lines += ["", "## Limits", ""]
     lines += [f"- `{name}`: {reason}." for name, reason in LIMITS]
+    lines += ["", "## Differences from torch", ""]
+    lines += [f"- `{name}`: {what}." for name, what in DIFFERENCES]
     lines += ["", "## Out of scope, by reason", ""]
     for reason, names in reasons.items():
         lines.append(f"- {reason} ({len(names)}): " + ", ".join(names))

@@ -86,7 +86,6 @@ from ._core import (
     var_mean,
     view_as_complex,
     view_as_real,
-    where,
     zeros,
 )
 from ._core import bool as bool  # PyTorch's name for the dtype

@@ -150,6 +150,8 @@ __all__ = [
     "is_anomaly_check_nan_enabled",
     "where",
     "_nll_loss",
+    "_ctc_loss",
+    "_without_derivative",
     "LinAlgError",
     "_linalg_inv",
     "_linalg_det",
@@ -185,6 +187,7 @@ __all__ = [
     "_binary_cross_entropy_with_logits",
     "_layer_norm",
     "_embedding_bag",
+    "_embedding_bag_with_aux",
     "_embedding",
     "_pad",
     "_convolution",
@@ -1207,8 +1210,6 @@ class Tensor:
         self, dim: builtins.int, index: Tensor, source: Tensor, reduce: str, *, include_self: _Bool = True
     ) -> Self:
         """In-place ``index_reduce()``; returns this tensor."""
-    def polygamma_(self, n: builtins.int) -> Self:
-        """In-place ``polygamma()``; returns this tensor."""
     def mvlgamma_(self, p: builtins.int) -> Self:
         """In-place ``mvlgamma()``; returns this tensor."""
     def multiply(self, other: _Operand) -> Tensor:  # function form
@@ -1330,6 +1331,8 @@ class Tensor:
         """``self * log(other)``, 0 where self is 0 (unless other is NaN)."""
     def polygamma(self, n: builtins.int) -> Tensor:
         """The n-th derivative of digamma (``torch.polygamma(n, self)``)."""
+    def polygamma_(self, n: builtins.int) -> Self:
+        """In-place ``polygamma()`` (PolygammaBackward1, torch's node for it); returns this tensor."""
     def mvlgamma(self, p: builtins.int) -> Tensor:
         """The multivariate log-gamma of dimension p."""
     def igamma(self, other: Tensor) -> Tensor:
@@ -2220,7 +2223,7 @@ def set_default_dtype(d: _DType) -> None:
     """Sets the dtype of floats made without one: factories, Python floats, ``tensor([1.5])``."""
 
 @overload
-def where(condition: Tensor) -> tuple[Tensor, ...]: ...
+def where(condition: Tensor, input: None = None, other: None = None) -> tuple[Tensor, ...]: ...
 @overload
 def where(condition: Tensor, input: _Operand, other: _Operand) -> Tensor:
     """Elements of ``input`` where ``condition`` (a bool tensor) is true, else of ``other``; tensors or numbers,
@@ -2233,6 +2236,22 @@ def _nll_loss(
 ) -> Tensor:
     """Negative log-likelihood of log-probabilities ``input`` at class indices ``target``; ``reduction`` is 'mean',
     'sum' or 'none'."""
+
+def _ctc_loss(
+    log_probs: Tensor,
+    targets: Tensor,
+    input_lengths: Sequence[builtins.int],
+    target_lengths: Sequence[builtins.int],
+    blank: builtins.int,
+    reduction: str,
+    zero_infinity: _Bool,
+) -> Tensor:
+    """Connectionist temporal classification loss of log-probabilities ``log_probs`` (T, N, C) or (T, C) against
+    ``targets`` (N, S) padded or 1-D concatenated (CtcLossBackward0); ``reduction`` is 'mean', 'sum' or 'none'."""
+
+def _without_derivative(values: Tensor, input: Tensor, op: str) -> Tensor:
+    """``values`` (computed from ``input``) under torch's ``NotImplemented`` node for ``op``, an op torch gives no
+    derivative: backward through it raises."""
 
 def _mse_loss(input: Tensor, target: Tensor, reduction: str) -> Tensor:
     """Mean squared error between ``input`` and ``target``; ``reduction`` is 'mean', 'sum' or 'none'."""
@@ -2474,6 +2493,18 @@ def _embedding_bag(
 ) -> Tensor:
     """Backend of ``nn.functional.embedding_bag`` (EmbeddingBagBackward0): 1-D indices cut into bags at
     ``offsets``."""
+
+def _embedding_bag_with_aux(
+    weight: Tensor,
+    indices: Tensor,
+    offsets: Tensor,
+    mode: str,
+    per_sample_weights: Tensor | None,
+    include_last_offset: _Bool,
+    padding_idx: builtins.int | None,
+    scale_grad_by_freq: _Bool,
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Backend of ``torch.embedding_bag``: the bags and torch's offset2bag, bag_size and max_indices."""
 
 def _embedding(indices: Tensor, weight: Tensor, padding_idx: builtins.int | None) -> Tensor:
     """Backend of ``nn.functional.embedding`` (EmbeddingBackward0)."""

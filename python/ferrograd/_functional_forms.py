@@ -35,9 +35,11 @@ __all__ = [
     "conv_transpose3d",
     "cosine_embedding_loss",
     "cosine_similarity",
+    "ctc_loss",
     "dropout",
     "dropout_",
     "embedding",
+    "embedding_bag",
     "feature_alpha_dropout",
     "feature_alpha_dropout_",
     "feature_dropout",
@@ -186,6 +188,57 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     )
 
 
+def embedding_bag(
+    weight,
+    indices,
+    offsets,
+    scale_grad_by_freq=False,
+    mode=0,
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=None,
+):
+    """torch's (bags, offset2bag, bag_size, max_indices) of 1-D `indices` cut at `offsets`; `mode` 0 sum, 1 mean,
+    2 max; a negative `padding_idx` counts from the end."""
+    from ._core import _embedding_bag_with_aux
+    from .nn.functional.sparse import _check_index_dtype
+
+    if isinstance(mode, bool) or not isinstance(mode, int):
+        raise TypeError(f"embedding_bag(): argument 'mode' (position 5) must be int, not {type_name(mode)}")
+    if sparse:
+        raise ValueError("embedding_bag(sparse=True) is not supported: ferrograd has no sparse gradients")
+    if weight.dim() != 2:
+        raise RuntimeError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    _check_index_dtype(indices, "indices")
+    _check_index_dtype(offsets, "indices")
+    if indices.dim() != 1:
+        raise RuntimeError(f"embedding_bag: indices has to be a 1D Tensor, but got Tensor of dimension {indices.dim()}")
+    if offsets.dim() != 1:
+        raise RuntimeError(f"offsets has to be a 1D Tensor, but got Tensor of dimension {offsets.dim()}")
+    if per_sample_weights is not None and mode != 0:
+        raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
+    rows = weight.size(0)
+    if padding_idx is not None:
+        if not -rows <= padding_idx < rows:
+            raise RuntimeError(
+                f"padding_idx must be within the number of embeddings, -{rows} through {rows - 1}, but got "
+                f"{padding_idx}"
+            )
+        padding_idx %= rows
+    if mode not in (0, 1, 2):
+        raise RuntimeError("`mode` must be sum, mean, or max.")
+    if per_sample_weights is not None and per_sample_weights.numel() != indices.numel():
+        raise RuntimeError(
+            "Expected per_sample_weights.value().numel() == indices.numel() to be true, but got false.  "
+            "(Could this error message be improved?  If so, please report an enhancement request to PyTorch.)"
+        )
+    words = ("sum", "mean", "max")[mode]
+    return _embedding_bag_with_aux(
+        weight, indices, offsets, words, per_sample_weights, include_last_offset, padding_idx, scale_grad_by_freq
+    )
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     return _F().layer_norm(input, normalized_shape, weight, bias, eps)
 
@@ -317,6 +370,15 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     return _F().poisson_nll_loss(
         input, target, log_input, full, eps=eps, reduction=_reduction(reduction, "poisson_nll_loss", 6)
     )
+
+
+def ctc_loss(
+    log_probs, targets, input_lengths, target_lengths, blank=0, reduction=_DEFAULT_REDUCTION, zero_infinity=False
+):
+    from .nn.functional.ctc import _ctc_loss
+
+    words = _reduction(reduction, "ctc_loss", 6)
+    return _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, words, zero_infinity)
 
 
 # ---- pooling and padding ----

@@ -145,7 +145,15 @@ matmul = _with_out(_functions.matmul, "matmul", _matmul_rule)
 mm = _with_out(_functions.mm, "mm", _matmul_rule)
 cat = _with_out(_core.cat, "cat", _cat_rule)
 stack = _with_out(_core.stack, "stack", _cat_rule)
-where = _with_out(_core.where, "where", _where_rule)
+_where_with_out = _with_out(_core.where, "where", _where_rule)
+
+
+def where(condition, input=None, other=None, *, out=None):
+    """`where(condition, input, other)`, into `out=` if given; `where(condition)` alone is
+    `nonzero(condition, as_tuple=True)`."""
+    if input is None and other is None and out is None:
+        return _core.where(condition)
+    return _where_with_out(condition, input, other, out=out)
 hypot = _with_out(_functions.hypot, "hypot")
 copysign = _with_out(_functions.copysign, "copysign")
 fmax = _with_out(_functions.fmax, "fmax")

@@ -46,6 +46,35 @@ fn _nll_loss(
     wrap(py, call(|| x.nll_loss(&t, w.as_ref(), ignore_index, r))?)
 }
 
+/// The kernel of `torch.ctc_loss` once the lengths are integers (their conversion and checks live in Python).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn _ctc_loss(
+    py: Python<'_>,
+    log_probs: &Bound<'_, PyAny>,
+    targets: &Bound<'_, PyAny>,
+    input_lengths: Vec<i64>,
+    target_lengths: Vec<i64>,
+    blank: i64,
+    reduction: &str,
+    zero_infinity: bool,
+) -> Out {
+    let x = tensor_arg(log_probs, "ctc_loss", "log_probs")?;
+    let t = tensor_arg(targets, "ctc_loss", "targets")?;
+    let r = reduction_arg(reduction)?;
+    let work = x.numel() * t.shape().last().copied().unwrap_or(1).max(1);
+    let result = call_heavy(py, work, || x.ctc_loss(&t, &input_lengths, &target_lengths, blank, r, zero_infinity))?;
+    wrap(py, result)
+}
+
+/// `values` (composed in Python from `input`) under torch's NotImplemented node for `op`.
+#[pyfunction]
+fn _without_derivative(py: Python<'_>, values: &Bound<'_, PyAny>, input: &Bound<'_, PyAny>, op: &str) -> Out {
+    let v = tensor_arg(values, op, "values")?;
+    let x = tensor_arg(input, op, "input")?;
+    wrap(py, call(|| Tensor::without_derivative(&v, &[&x], op))?)
+}
+
 #[pyfunction]
 fn _mse_loss(py: Python<'_>, input: &Bound<'_, PyAny>, target: &Bound<'_, PyAny>, reduction: &str) -> Out {
     let x = args::tensor_arg(input, "mse_loss", "input")?;
@@ -145,19 +174,14 @@ pub fn pixel_unshuffle(py: Python<'_>, input: &Bound<'_, PyAny>, downscale_facto
     wrap(py, call_heavy(py, x.numel(), || x.pixel_unshuffle(r))?)
 }
 
-/// Backend of `nn.functional.embedding_bag`: 1-D indices and offsets, a checked mode and padding_idx.
-#[pyfunction]
-pub fn _embedding_bag(
-    py: Python<'_>,
+/// `embedding_bag`'s tensors and mode, converted.
+fn bag_tensors(
     weight: &Bound<'_, PyAny>,
     indices: &Bound<'_, PyAny>,
     offsets: &Bound<'_, PyAny>,
     mode: &str,
     per_sample_weights: Option<&Bound<'_, PyAny>>,
-    include_last_offset: bool,
-    padding_idx: Option<usize>,
-    scale_grad_by_freq: bool,
-) -> Out {
+) -> PyResult<([Tensor; 3], Option<Tensor>, ferrograd_core::embedding_bag::BagMode)> {
     use ferrograd_core::embedding_bag::BagMode;
     let w = tensor_arg(weight, "embedding_bag", "weight")?;
     let i = tensor_arg(indices, "embedding_bag", "indices")?;
@@ -169,10 +193,53 @@ pub fn _embedding_bag(
         "max" => BagMode::Max,
         _ => return Err(PyValueError::new_err("mode has to be one of sum, mean or max")),
     };
+    Ok(([w, i, o], psw, mode))
+}
+
+/// Backend of `nn.functional.embedding_bag`: 1-D indices and offsets, a checked mode and padding_idx.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub fn _embedding_bag(
+    py: Python<'_>,
+    weight: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    offsets: &Bound<'_, PyAny>,
+    mode: &str,
+    per_sample_weights: Option<&Bound<'_, PyAny>>,
+    include_last_offset: bool,
+    padding_idx: Option<usize>,
+    scale_grad_by_freq: bool,
+) -> Out {
+    let ([w, i, o], psw, mode) = bag_tensors(weight, indices, offsets, mode, per_sample_weights)?;
     let result = call_heavy(py, i.numel() * w.shape().get(1).copied().unwrap_or(0), || {
         Tensor::embedding_bag(&w, &i, &o, mode, psw.as_ref(), include_last_offset, padding_idx, scale_grad_by_freq)
     })?;
     wrap(py, result)
+}
+
+/// `torch.embedding_bag`'s tuple: the bags, offset2bag, bag_size, max_indices.
+type BagOutputs = (Py<PyTensor>, Py<PyTensor>, Py<PyTensor>, Py<PyTensor>);
+
+/// Backend of `torch.embedding_bag`: as `_embedding_bag`, with torch's three auxiliary outputs.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub fn _embedding_bag_with_aux(
+    py: Python<'_>,
+    weight: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    offsets: &Bound<'_, PyAny>,
+    mode: &str,
+    per_sample_weights: Option<&Bound<'_, PyAny>>,
+    include_last_offset: bool,
+    padding_idx: Option<usize>,
+    scale_grad_by_freq: bool,
+) -> PyResult<BagOutputs> {
+    let ([w, i, o], psw, mode) = bag_tensors(weight, indices, offsets, mode, per_sample_weights)?;
+    let (out, aux) = call_heavy(py, i.numel() * w.shape().get(1).copied().unwrap_or(0), || {
+        let psw = psw.as_ref();
+        Tensor::embedding_bag_with_aux(&w, &i, &o, mode, psw, include_last_offset, padding_idx, scale_grad_by_freq)
+    })?;
+    Ok((wrap(py, out)?, wrap(py, aux.offset2bag)?, wrap(py, aux.bag_size)?, wrap(py, aux.max_indices)?))
 }
 
 #[pyfunction]
@@ -528,6 +595,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_binary_cross_entropy_with_logits, m)?)?;
     m.add_function(wrap_pyfunction!(_layer_norm, m)?)?;
     m.add_function(wrap_pyfunction!(_embedding_bag, m)?)?;
+    m.add_function(wrap_pyfunction!(_ctc_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(_embedding_bag_with_aux, m)?)?;
+    m.add_function(wrap_pyfunction!(_without_derivative, m)?)?;
     m.add_function(wrap_pyfunction!(pixel_shuffle, m)?)?;
     m.add_function(wrap_pyfunction!(pixel_unshuffle, m)?)?;
     m.add_function(wrap_pyfunction!(_embedding, m)?)?;

@@ -30,6 +30,7 @@ from .activation import (
 )
 from .attention import _canonical_mask, _none_or_dtype, multi_head_attention_forward, scaled_dot_product_attention
 from .conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, fold, unfold
+from .ctc import ctc_loss
 from .distance import cosine_similarity, pairwise_distance, pdist
 from .dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout
 from .fractional_pooling import (
@@ -108,6 +109,7 @@ __all__ = [
     "log_softmax",
     "nll_loss",
     "cross_entropy",
+    "ctc_loss",
     "mse_loss",
     "linear",
     "relu",

@@ -1,7 +1,9 @@
 """`channel_shuffle`: the channels of (N, C, *) taken as a (groups, C / groups) grid and read down its columns,
 as ATen's CPU kernel composes it (a view, a transpose and a contiguous copy)."""
 
+from ... import _core
 from ..._core import Tensor
+from ...grad_mode import no_grad
 
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
@@ -20,6 +22,8 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
 
 
 def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
-    """`channel_shuffle` under the name of torch's native kernel (torch's result has no derivative; this one
-    differentiates, as `channel_shuffle` does)."""
-    return channel_shuffle(input, groups)
+    """`channel_shuffle`'s values from torch's native kernel, which has no derivative: an input that requires
+    grad gives a result whose node (`NotImplemented`) fails in backward, as torch's does."""
+    with no_grad():
+        out = channel_shuffle(input, groups)
+    return _core._without_derivative(out, input, "native_channel_shuffle")

@@ -29,8 +29,18 @@ impl AsField for BagMode {
 struct Bags {
     /// (bag, position in `indices`) of every index that takes part, in order.
     members: Vec<(usize, usize)>,
-    /// How many rows take part in each bag (the mean's divisor).
+    /// How many rows take part in each bag (the mean's divisor, torch's `bag_size`), counted as torch's kernel
+    /// counts them: the last bag to the end of `indices`, even where `include_last_offset` closes it earlier.
     sizes: Vec<usize>,
+}
+
+/// What `torch.embedding_bag` returns besides the bags (int64, or int32 where indices and offsets are):
+/// each index's bag (`offset2bag`, empty where torch's float sum takes its fast path), each bag's size
+/// (zeros for sum) and, for max, the row each maximum came from (else the sizes again).
+pub struct BagAux {
+    pub offset2bag: Tensor,
+    pub bag_size: Tensor,
+    pub max_indices: Tensor,
 }
 
 /// Checks `offsets` as torch does and cuts `n` indices into bags (the last one runs to the end unless
@@ -73,6 +83,34 @@ impl Tensor {
         padding_idx: Option<usize>,
         scale_grad_by_freq: bool,
     ) -> Result<Tensor> {
+        let args = (mode, per_sample_weights, include_last_offset, padding_idx, scale_grad_by_freq);
+        Tensor::embedding_bag_parts(weight, indices, offsets, args, false).map(|(out, _)| out)
+    }
+
+    /// `embedding_bag` with torch's auxiliary outputs (`torch.embedding_bag`'s last three).
+    #[allow(clippy::too_many_arguments)]
+    pub fn embedding_bag_with_aux(
+        weight: &Tensor,
+        indices: &Tensor,
+        offsets: &Tensor,
+        mode: BagMode,
+        per_sample_weights: Option<&Tensor>,
+        include_last_offset: bool,
+        padding_idx: Option<usize>,
+        scale_grad_by_freq: bool,
+    ) -> Result<(Tensor, BagAux)> {
+        let args = (mode, per_sample_weights, include_last_offset, padding_idx, scale_grad_by_freq);
+        let (out, aux) = Tensor::embedding_bag_parts(weight, indices, offsets, args, true)?;
+        Ok((out, aux.expect("asked for")))
+    }
+
+    fn embedding_bag_parts(
+        weight: &Tensor,
+        indices: &Tensor,
+        offsets: &Tensor,
+        (mode, per_sample_weights, include_last_offset, padding_idx, scale_grad_by_freq): BagArgs<'_>,
+        with_aux: bool,
+    ) -> Result<(Tensor, Option<BagAux>)> {
         if !weight.dtype().is_float() {
             bail!(
                 Runtime,
@@ -110,10 +148,18 @@ impl Tensor {
         }
         let bounds = bag_bounds(&offsets.to_dtype(DType::I64)?.to_vec::<i64>(), idx.len(), include_last_offset)?;
         let mut bags = Bags { members: Vec::with_capacity(idx.len()), sizes: vec![0; bounds.len()] };
+        // Where include_last_offset closes the last bag before the end of the indices, torch's kernels still
+        // size it to the end (the mean's divisor), and all but its fast path (float32 sum or mean without
+        // padding) sum it to the end too.
+        let fast_path = mode != BagMode::Max && padding_idx.is_none() && weight.dtype() != DType::F64;
         for (b, &(start, end)) in bounds.iter().enumerate() {
-            for (p, &i) in idx.iter().enumerate().take(end).skip(start) {
+            let size_end = if b + 1 == bounds.len() { idx.len() } else { end };
+            let member_end = if fast_path { end } else { size_end };
+            for (p, &i) in idx.iter().enumerate().take(size_end).skip(start) {
                 if padding_idx != Some(i as usize) {
-                    bags.members.push((b, p));
+                    if p < member_end {
+                        bags.members.push((b, p));
+                    }
                     bags.sizes[b] += 1;
                 }
             }
@@ -163,6 +209,15 @@ impl Tensor {
             idx.iter().for_each(|&i| counts[i as usize] += 1);
             counts
         });
+        let aux = with_aux
+            .then(|| {
+                let aux_dtype = crate::dtype::result_type(indices.promotion_key(), offsets.promotion_key());
+                // torch's fast path skips offset2bag for sum
+                let skip = fast_path && mode == BagMode::Sum;
+                let offset2bag = if skip { Vec::new() } else { offset2bag(&bounds, idx.len()) };
+                BagAux::new(offset2bag, &bags.sizes, mode, &max_rows, aux_dtype, offsets.numel())
+            })
+            .transpose()?;
         let rule = |_: &Tensor| EmbeddingBagBackward0 {
             mode,
             padding_idx,
@@ -173,7 +228,52 @@ impl Tensor {
             plan: Arc::new(GradientPlan::new(&bags, &idx, mode, freq.as_deref(), max_rows)),
         };
         let inputs: Vec<&Tensor> = std::iter::once(weight).chain(per_sample_weights).collect();
-        Ok(record(out, &inputs, rule))
+        Ok((record(out, &inputs, rule), aux))
+    }
+}
+
+/// `embedding_bag`'s settings after its tensors.
+type BagArgs<'a> = (BagMode, Option<&'a Tensor>, bool, Option<usize>, bool);
+
+/// Each index position's bag: the number of bag starts at or before it, less one (torch's `make_offset2bag`).
+fn offset2bag(bounds: &[(usize, usize)], n: usize) -> Vec<i64> {
+    let mut starts = vec![0i64; n + 1];
+    for &(start, _) in bounds {
+        starts[start] += 1;
+    }
+    let mut bag = -1;
+    starts[..n]
+        .iter()
+        .map(|&k| {
+            bag += k;
+            bag
+        })
+        .collect()
+}
+
+impl BagAux {
+    /// `offsets` counts the offsets given: torch's zero sizes for sum have that length, include_last_offset or not.
+    fn new(
+        offset2bag: Vec<i64>,
+        sizes: &[usize],
+        mode: BagMode,
+        max_rows: &[i64],
+        dtype: DType,
+        offsets: usize,
+    ) -> Result<BagAux> {
+        let long = |v: Vec<i64>, shape: &[usize]| Tensor::from_vec(v, shape)?.to_dtype(dtype);
+        let n = offset2bag.len();
+        let bags = sizes.len();
+        let bag_size: Vec<i64> =
+            if mode == BagMode::Sum { vec![0; offsets] } else { sizes.iter().map(|&s| s as i64).collect() };
+        let max_indices = if mode == BagMode::Max {
+            let dim = max_rows.len().checked_div(bags).unwrap_or(0);
+            long(max_rows.iter().map(|&r| r.max(0)).collect(), &[bags, dim])?
+        } else {
+            long(bag_size.clone(), &[bag_size.len()])?
+        };
+        let sizes_len = bag_size.len();
+        Ok(BagAux { offset2bag: long(offset2bag, &[n])?, bag_size: long(bag_size, &[sizes_len])?, max_indices })
     }
 }
 

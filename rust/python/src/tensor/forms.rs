@@ -138,7 +138,6 @@ method_forms! {
         xlogy_ => "xlogy",
         put_ => "put",
         index_reduce_ => "index_reduce",
-        polygamma_ => "polygamma",
         mvlgamma_ => "mvlgamma",
     }
 }

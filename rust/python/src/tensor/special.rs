@@ -144,6 +144,11 @@ impl PyTensor {
         wrap(py, call_heavy(py, a.numel(), || a.polygamma(n))?)
     }
 
+    /// In place under torch's own node for it (PolygammaBackward1).
+    fn polygamma_(slf: &Bound<'_, Self>, n: i64) -> PyResult<Py<PyTensor>> {
+        inplace_with(slf, false, |a| a.polygamma_inplace_form(n))
+    }
+
     fn mvlgamma(&self, py: Python<'_>, p: i64) -> Out {
         let a = self.get();
         wrap(py, call_heavy(py, a.numel(), || a.mvlgamma(p))?)

@@ -1,5 +1,5 @@
 //! The gamma family: lgamma, digamma and polygamma(n), computed in float64 (kernels/special/gamma.rs).
-use super::{via_f64, Keeps, UnaryOp};
+use super::{via_f64, InplaceNode, Keeps, UnaryOp};
 use crate::element::Float;
 use crate::error::Result;
 use crate::kernels::special::gamma as k;
@@ -39,7 +39,7 @@ impl UnaryOp for Digamma {
 }
 
 crate::backward_rule! {
-    names = ["PolygammaBackward0"];
+    names = ["PolygammaBackward0", "PolygammaBackward1"];
     /// ψ⁽ⁿ⁾(x), the n-th derivative of digamma: `g · ψ⁽ⁿ⁺¹⁾(x)`.
     #[derive(Clone, Copy, Debug)]
     pub struct Polygamma {
@@ -51,12 +51,23 @@ impl Polygamma {
     pub fn new(n: u32) -> Polygamma {
         Polygamma { n: i64::from(n) }
     }
+    /// torch's error for a negative n.
+    fn checked(n: i64) -> Result<Polygamma> {
+        if n < 0 {
+            crate::bail!(Runtime, "polygamma(n, x) does not support negative n.");
+        }
+        let n =
+            u32::try_from(n).map_err(|_| crate::error::Error::Runtime(format!("polygamma: n = {n} is too large")))?;
+        Ok(Polygamma::new(n))
+    }
     fn order(self) -> u32 {
         self.n as u32
     }
 }
 impl UnaryOp for Polygamma {
     const KEEPS: Keeps = Keeps::Input;
+    // torch's `polygamma_` keeps the input too, under its own name
+    const INPLACE_NODE: InplaceNode = InplaceNode::Renamed;
     fn kernel<T: Float>(self) -> impl Fn(T) -> T + Sync + Copy {
         let n = self.order();
         move |x: T| T::from_f64(k::polygamma(n, x.to_f64()))
@@ -98,12 +109,12 @@ impl UnaryOp for Mvlgamma {
 impl Tensor {
     /// `polygamma(n, self)`: torch's error for a negative n.
     pub fn polygamma(&self, n: i64) -> Result<Tensor> {
-        if n < 0 {
-            crate::bail!(Runtime, "polygamma(n, x) does not support negative n.");
-        }
-        let n =
-            u32::try_from(n).map_err(|_| crate::error::Error::Runtime(format!("polygamma: n = {n} is too large")))?;
-        self.unary(Polygamma::new(n))
+        self.unary(Polygamma::checked(n)?)
+    }
+
+    /// `polygamma_`'s values as the in-place form records them (PolygammaBackward1); the write is the caller's.
+    pub fn polygamma_inplace_form(&self, n: i64) -> Result<Tensor> {
+        self.unary_inplace_form(Polygamma::checked(n)?)
     }
 
     /// The multivariate log-gamma; torch checks p but (since 2.x) not the domain x > (p-1)/2.
