@@ -358,7 +358,7 @@ def result_type(tensor1, tensor2):
         else:
             a, b = b, a
     # `where` promotes its two value operands exactly as arithmetic does
-    return where(tensor(True), a, b).dtype
+    return _core.where(tensor(True), a, b).dtype
 
 
 # a non-tensor where a tensor is used raises PyTorch's TypeError, not an AttributeError from inside: for the
