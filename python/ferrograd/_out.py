@@ -154,6 +154,8 @@ def where(condition, input=None, other=None, *, out=None):
     if input is None and other is None and out is None:
         return _core.where(condition)
     return _where_with_out(condition, input, other, out=out)
+
+
 hypot = _with_out(_functions.hypot, "hypot")
 copysign = _with_out(_functions.copysign, "copysign")
 fmax = _with_out(_functions.fmax, "fmax")
