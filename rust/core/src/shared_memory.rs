@@ -32,6 +32,13 @@ pub fn duplicate(fd: i32) -> std::io::Result<OwnedFd> {
     Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(dup) })
 }
 
+/// The file's metadata (through std's fstat, which works on every glibc the wheel supports), and the descriptor.
+fn metadata(fd: OwnedFd, what: &str) -> Result<(OwnedFd, std::fs::Metadata)> {
+    let file = std::fs::File::from(fd);
+    let meta = file.metadata().map_err(|e| Error::Runtime(format!("{what}: fstat failed: {e}")))?;
+    Ok((OwnedFd::from(file), meta))
+}
+
 fn os_error(what: &str) -> Error {
     Error::Runtime(format!("{what}: {}", std::io::Error::last_os_error()))
 }
@@ -41,18 +48,17 @@ impl SharedMapping {
     #[cfg(target_os = "linux")]
     pub fn create(bytes: usize) -> Result<SharedMapping> {
         crate::alloc::checked_bytes(bytes, 1)?;
+        // Through the raw syscall, not glibc's wrapper: that arrived in glibc 2.27, and the wheel targets 2.17.
         // SAFETY: the name is a NUL-terminated literal; memfd_create only reads it
-        let raw = unsafe { libc::memfd_create(c"ferrograd-shm".as_ptr(), libc::MFD_CLOEXEC) };
+        let raw = unsafe { libc::syscall(libc::SYS_memfd_create, c"ferrograd-shm".as_ptr(), libc::MFD_CLOEXEC) };
         if raw < 0 {
             return Err(os_error("share_memory_: memfd_create failed"));
         }
         // SAFETY: `raw` is a descriptor just opened by memfd_create and owned by nobody else
-        let fd = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(raw) };
-        let len = libc::off_t::try_from(bytes).map_err(|_| crate::alloc::out_of_memory(bytes as u128))?;
-        // SAFETY: ftruncate on a descriptor we own
-        if unsafe { libc::ftruncate(fd.as_raw_fd(), len) } != 0 {
-            return Err(os_error("share_memory_: ftruncate failed"));
-        }
+        let fd = unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(raw as i32) };
+        let file = std::fs::File::from(fd);
+        file.set_len(bytes as u64).map_err(|e| Error::Runtime(format!("share_memory_: ftruncate failed: {e}")))?;
+        let fd = OwnedFd::from(file);
         Self::map(fd, bytes)
     }
 
@@ -64,16 +70,11 @@ impl SharedMapping {
     /// Maps `bytes` bytes of the shared file `fd` (received from another process); refused when the file is
     /// shorter, since touching a page past its end would kill the process (SIGBUS).
     pub fn open(fd: OwnedFd, bytes: usize) -> Result<SharedMapping> {
-        // SAFETY: an all-zero stat is a valid value of this plain struct; fstat overwrites it
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: fstat on a descriptor we own, writing into `st`
-        if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
-            return Err(os_error("_from_shared_fd: fstat failed"));
-        }
-        if (st.st_mode & libc::S_IFMT) != libc::S_IFREG {
+        let (fd, meta) = metadata(fd, "_from_shared_fd")?;
+        if !meta.file_type().is_file() {
             return Err(Error::Value("_from_shared_fd: the descriptor is not a regular (shared memory) file".into()));
         }
-        let size = u64::try_from(st.st_size).unwrap_or(0);
+        let size = meta.len();
         if bytes as u64 > size {
             return Err(Error::Value(format!("_from_shared_fd: {bytes} bytes asked of a shared file of {size} bytes")));
         }
@@ -81,13 +82,8 @@ impl SharedMapping {
     }
 
     fn map(fd: OwnedFd, bytes: usize) -> Result<SharedMapping> {
-        // SAFETY: as in `open`
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: fstat on a descriptor we own, writing into `st`
-        if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
-            return Err(os_error("share_memory_: fstat failed"));
-        }
-        let id = (st.st_dev as u64, st.st_ino as u64);
+        let (fd, meta) = metadata(fd, "share_memory_")?;
+        let id = (std::os::unix::fs::MetadataExt::dev(&meta), std::os::unix::fs::MetadataExt::ino(&meta));
         if bytes == 0 {
             // nothing to map: a dangling pointer aligned for every element type, never dereferenced
             let ptr = std::ptr::NonNull::<u64>::dangling().as_ptr() as *mut u8;
