@@ -218,14 +218,9 @@ def embedding_bag(
         raise RuntimeError(f"offsets has to be a 1D Tensor, but got Tensor of dimension {offsets.dim()}")
     if per_sample_weights is not None and mode != 0:
         raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
-    rows = weight.size(0)
-    if padding_idx is not None:
-        if not -rows <= padding_idx < rows:
-            raise RuntimeError(
-                f"padding_idx must be within the number of embeddings, -{rows} through {rows - 1}, but got "
-                f"{padding_idx}"
-            )
-        padding_idx %= rows
+    from .nn.functional.sparse import _bag_padding_idx
+
+    padding_idx = _bag_padding_idx(weight, padding_idx)
     if mode not in (0, 1, 2):
         raise RuntimeError("`mode` must be sum, mean, or max.")
     if per_sample_weights is not None and per_sample_weights.numel() != indices.numel():

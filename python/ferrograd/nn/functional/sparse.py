@@ -30,6 +30,19 @@ def embedding(
     return _scale_grad_by_freq(out, input, weight.size(0)) if scale_grad_by_freq else out
 
 
+def _bag_padding_idx(weight, padding_idx):
+    """`padding_idx` checked against `weight`'s rows and wrapped to a row number (None stays None), as torch's
+    embedding_bag does."""
+    if padding_idx is None:
+        return None
+    rows = weight.size(0)
+    if not -rows <= padding_idx < rows:
+        raise RuntimeError(
+            f"padding_idx must be within the number of embeddings, -{rows} through {rows - 1}, but got {padding_idx}"
+        )
+    return padding_idx % rows
+
+
 def embedding_bag(
     input: Tensor,
     weight: Tensor,
@@ -84,14 +97,7 @@ def embedding_bag(
             "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' "
             f"(got mode='{mode}'). Please open a feature request on GitHub."
         )
-    rows = weight.size(0)
-    if padding_idx is not None:
-        if not -rows <= padding_idx < rows:
-            raise RuntimeError(
-                f"padding_idx must be within the number of embeddings, -{rows} through {rows - 1}, but got "
-                f"{padding_idx}"
-            )
-        padding_idx %= rows
+    padding_idx = _bag_padding_idx(weight, padding_idx)
     return _core._embedding_bag(
         weight, input, offsets, mode, per_sample_weights, include_last_offset, padding_idx, scale_grad_by_freq
     )
