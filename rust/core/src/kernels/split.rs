@@ -6,16 +6,19 @@
 
 /// Contiguous elementwise loops (`simd.rs`, `elementwise.rs`), and the optimizers' fused step over all
 /// parameters. Set with the run-time SIMD dispatch (288b4e7); with the fork-join pool (19484ad), 1e6 float32
-/// `mul` 239 → 167 µs on two cores (torch 169).
-pub const ELEMENTWISE_ELEMENTS: usize = 1 << 17;
+/// `mul` 239 → 167 µs on two cores (torch 169). Lowered from 2¹⁷ to torch's own grain (2¹⁵) on two Zen 4
+/// cores: float32 `mul` of 65,536 elements (an MLP's 128×512 activations) 8.3 → 5.1 µs (torch 6.0), `exp`
+/// 12.9 → 7.6, of 32,768 `mul` 3.9 → 3.1 µs.
+pub const ELEMENTWISE_ELEMENTS: usize = 1 << 15;
 
 /// Softmax rows, which read their input twice: half the elementwise bound.
 pub const SOFTMAX_ELEMENTS: usize = ELEMENTWISE_ELEMENTS / 2;
 
 /// Sums and means along a dimension (`sum.rs`): a block sum reads each element once at memory speed, so
 /// its bound is twice the elementwise one. Set with the block-sum kernel (288b4e7); with the fork-join pool
-/// (19484ad) a broadcast sum went 1.57× → 2.26× torch.
-pub const SUM_ELEMENTS: usize = 1 << 18;
+/// (19484ad) a broadcast sum went 1.57× → 2.26× torch. Lowered from 2¹⁸ with the elementwise bound: a full
+/// float32 sum of 131,072 elements 9.6 → 5.7 µs (torch 9.3), of 98,304 7.2 → 4.5 µs.
+pub const SUM_ELEMENTS: usize = 1 << 16;
 
 /// layer_norm's rows, each read twice and written once in one pass (16f5dbe, with the fused kernel).
 pub const LAYER_NORM_ELEMENTS: usize = 1 << 16;
