@@ -59,6 +59,7 @@ impl Mt19937 {
 
     /// The next block: every word twisted with its successor and the word `SHIFT` on (three loops so
     /// that no index wraps, which lets each loop vectorize).
+    #[inline(always)]
     fn next_block(&mut self) {
         let s = &mut self.state;
         for i in 0..STATE_WORDS - SHIFT {
@@ -93,22 +94,29 @@ impl Mt19937 {
         temper(y)
     }
 
-    /// `out.len()` words, the same as as many `next_u32` calls.
+    /// `out.len()` words, the same as as many `next_u32` calls, with the twist and the tempering compiled
+    /// for the CPU's widest vectors: 1M words 0.22 → 0.12 ns a word with AVX-512 (Zen 4; standalone).
     pub fn fill(&mut self, out: &mut [u32]) {
-        let mut done = 0;
-        while done < out.len() {
-            if self.available() == 0 {
-                self.next_block();
-            }
-            let take = self.available().min(out.len() - done);
-            let from = self.next as usize;
-            for (o, &w) in out[done..done + take].iter_mut().zip(&self.state[from..from + take]) {
-                *o = temper(w);
-            }
-            self.next += take as u32;
-            self.left -= take as u32;
-            done += take;
+        crate::kernels::simd::dispatch!(fill_words(self, out))
+    }
+}
+
+/// `Mt19937::fill`'s body, for `dispatch!` to compile once per SIMD level.
+#[inline(always)]
+fn fill_words(mt: &mut Mt19937, out: &mut [u32]) {
+    let mut done = 0;
+    while done < out.len() {
+        if mt.available() == 0 {
+            mt.next_block();
         }
+        let take = mt.available().min(out.len() - done);
+        let from = mt.next as usize;
+        for (o, &w) in out[done..done + take].iter_mut().zip(&mt.state[from..from + take]) {
+            *o = temper(w);
+        }
+        mt.next += take as u32;
+        mt.left -= take as u32;
+        done += take;
     }
 }
 

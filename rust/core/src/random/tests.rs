@@ -133,3 +133,40 @@ fn poisson_and_binomial_counts_have_their_moments_and_bounds() {
     assert_eq!(&v[..3], &[0.0, 0.0, 7.0]);
     assert!(v[3].is_nan());
 }
+
+/// The block-wise draw-and-map samplers against one `random`/`random64` call an element (the stream PyTorch's
+/// scalar loops draw), across block boundaries, for each dtype path of the bernoulli mask.
+#[test]
+fn block_samplers_draw_the_word_at_a_time_stream() {
+    let n = 3 * WORD_BLOCK + 17;
+    let gen = Mutex::new(Generator::seeded(5));
+    let words64: Vec<u64> = (0..n).map(|_| gen.lock().random64()).collect();
+    let words: Vec<u32> = (0..n).map(|_| gen.lock().random()).collect();
+    gen.lock().seed(5);
+    let (p, value) = (0.3, 1.0 / 0.7);
+    let below = (p * (1u64 << 53) as f64).ceil() as u64;
+    let want: Vec<f64> = words64.iter().map(|&w| if w & MASK_53 < below { value } else { 0.0 }).collect();
+    let f32s = bernoulli_scalar(&gen, &[n], DType::F32, p, value).unwrap().to_vec::<f32>();
+    assert_eq!(f32s, want.iter().map(|&v| v as f32).collect::<Vec<_>>());
+    assert_eq!(gen.lock().random(), words[0], "the mask drew exactly two words an element");
+    gen.lock().seed(5);
+    assert_eq!(bernoulli_scalar(&gen, &[n], DType::F64, p, value).unwrap().to_vec::<f64>(), want);
+    gen.lock().seed(5);
+    let ints = bernoulli_scalar(&gen, &[n], DType::I64, p, 1.0).unwrap().to_vec::<i64>();
+    assert_eq!(ints, want.iter().map(|&v| (v != 0.0) as i64).collect::<Vec<_>>());
+    gen.lock().seed(5);
+    gen.lock().map_words64(n, |w| w); // skip the 64-bit words
+    let uniforms = rand(&gen, &[n], DType::F32).unwrap().to_vec::<f32>();
+    assert_eq!(uniforms, words.iter().map(|&w| unit_f32(w)).collect::<Vec<_>>());
+    gen.lock().seed(5);
+    let ints = randint(&gen, 3, 10, &[n]).unwrap().to_vec::<i64>();
+    assert_eq!(
+        ints,
+        words64
+            .iter()
+            .flat_map(|w| [(w >> 32) as u32, *w as u32])
+            .take(n)
+            .map(|w| (w % 7) as i64 + 3)
+            .collect::<Vec<_>>()
+    );
+}
