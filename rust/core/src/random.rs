@@ -18,8 +18,9 @@
 //!
 //! The engine is sequential, so words are drawn on one thread, a block at a time (the twist and the
 //! tempering vectorize), and mapped to values while the block is in L1 (`map_words`); the normal
-//! blocks, which cost more than the draws, are split across threads. float16/bfloat16 consume the words PyTorch's kernels do (so later draws stay in
-//! step) but compute through float32, so their values may differ in the last bit.
+//! blocks, which cost more than the draws, are split across threads. float16/bfloat16 consume the
+//! words PyTorch's kernels do (so later draws stay in step) but compute through float32, so their
+//! values may differ in the last bit.
 mod mt19937;
 mod normal;
 
