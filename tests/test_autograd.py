@@ -155,6 +155,28 @@ GRAD_FNS = [
 ]
 
 
+# A batch of matrices @ one matrix is folded into one mm as torch's `should_fold` decides: always when the
+# matrix needs its gradient, else when the batch dims merge without a copy (the last dim may be strided).
+# The expected second node was read from torch 2.15.
+FOLDS = [
+    ("strided_last_dim", lambda base, w: base[:, :, ::2] @ w, "MmBackward0"),
+    ("transposed_batch", lambda base, w: base.transpose(0, 1)[:, :, :5] @ w, "BmmBackward0"),
+    ("contiguous", lambda base, w: base[:, :, :5].contiguous() @ w, "MmBackward0"),
+    ("matrix_needs_grad", lambda base, w: base.transpose(0, 1)[:, :, :5] @ w.requires_grad_(), "MmBackward0"),
+]
+
+
+@pytest.mark.parametrize("name,f,inner", FOLDS, ids=[c[0] for c in FOLDS])
+def test_batched_matmul_folds_as_torch(name, f, inner):
+    base = fg.arange(120.0).reshape(4, 3, 10).requires_grad_()
+    w = fg.ones(5, 2)
+    y = f(base, w)
+    assert y.grad_fn.name() == "UnsafeViewBackward0"
+    assert y.grad_fn.next_functions[0][0].name() == inner
+    y.sum().backward()
+    assert base.grad.sum().item() == 120.0  # 60 elements used once each, times w's two columns of ones
+
+
 def _operands(requires_grad=True):
     rng = np.random.default_rng(0)
     shapes = [(2, 3), (3, 4), (2, 3, 4), (2, 4, 5)]

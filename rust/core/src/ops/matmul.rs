@@ -195,6 +195,14 @@ impl Tensor {
         Ok(record(out, &[self, other], rule))
     }
 
+    /// Whether every dim but the last merges into one without a copy (the last may have any stride), as
+    /// PyTorch's `should_fold` checks it (strides compared as they are, size-1 dims included).
+    fn folds_to_rows(&self) -> bool {
+        let (shape, strides) = (self.shape(), self.strides());
+        let n = shape.len();
+        self.numel() == 0 || (0..n.saturating_sub(2)).all(|i| strides[i] == strides[i + 1] * shape[i + 1])
+    }
+
     /// `torch.matmul`: 1-D operands are promoted to matrices and back; batch dims broadcast.
     fn matmul_uncast(&self, other: &Tensor) -> Result<Tensor> {
         let (da, db) = (self.ndim(), other.ndim());
@@ -206,9 +214,12 @@ impl Tensor {
             (2, 1) => self.mv(other),
             (1, 2) => Ok(self.unsqueeze(0)?.mm(other)?.squeezed_in_place(0)),
             (2, 2) => self.mm(other),
-            (_, 2) if self.shape()[da - 1] == other.shape()[0] && (other.requires_grad() || self.is_contiguous()) => {
-                // as PyTorch, a batch of matrices times one matrix is folded into one product (a strided batch
-                // only when the matrix needs its gradient)
+            (_, 2)
+                if self.shape()[da - 1] == other.shape()[0]
+                    && (other.requires_grad() || self.is_contiguous() || self.folds_to_rows()) =>
+            {
+                // as PyTorch (`should_fold`), a batch of matrices times one matrix is folded into one product:
+                // always when the matrix needs its gradient, else when the batch dims fold without a copy
                 let k = self.shape()[da - 1];
                 let rows = self.shape()[..da - 1].iter().product::<usize>();
                 let mut shape = self.shape()[..da - 1].to_vec();
