@@ -220,6 +220,8 @@ impl Tensor {
             {
                 // as PyTorch (`should_fold`), a batch of matrices times one matrix is folded into one product:
                 // always when the matrix needs its gradient, else when the batch dims fold without a copy
+                // (and whenever contiguous, as before: `is_contiguous` ignores the strides of size-1 dims,
+                // which `folds_to_rows` compares)
                 let k = self.shape()[da - 1];
                 let rows = self.shape()[..da - 1].iter().product::<usize>();
                 let mut shape = self.shape()[..da - 1].to_vec();
