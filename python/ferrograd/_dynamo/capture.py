@@ -6,12 +6,14 @@ What cannot be captured runs eagerly: a warning names the reason once, or `fullg
 `exc.Unsupported`. Beyond `recompile_limit` entries the function runs eagerly, as torch does."""
 
 import warnings
+import weakref
 
 from .. import _core
 from . import config
 from .exc import Unsupported
 
 _EAGER = object()
+_ONE_TENSOR = ("t",)
 
 
 def _flatten(value, tensors):
@@ -34,49 +36,34 @@ def _rebuild(spec, tensors):
 
 def _module_state(module):
     """`module`'s parameters and buffers (each once, in `parameters()` then `buffers()` order) and its modules'
-    training flags, from one walk of the module tree: the guards read them on every call, and the generic
-    `modules()`/`parameters()` walks cost several times as much (85 µs a call on a 2-block GPT)."""
-    modules, stack, seen = [], [module], set()
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        modules.append(current)
-        stack.extend(reversed([child for child in current._modules.values() if child is not None]))
-    parameters, buffers, seen_tensors = [], [], set()
-    for current in modules:
-        for into, registry in ((parameters, current._parameters), (buffers, current._buffers)):
-            for tensor in registry.values():
-                if tensor is not None and id(tensor) not in seen_tensors:
-                    seen_tensors.add(id(tensor))
-                    into.append(tensor)
-    return parameters + buffers, tuple(m.training for m in modules)
+    training flags, from one walk of the module tree in the core (the guards read them on every call)."""
+    return _core._module_state(module)
 
 
 def _guard(spec, tensors, training):
-    seen = {}
-    tensor_guards = tuple(
-        (tuple(t.shape), t.dtype, t.requires_grad, t.is_contiguous(), seen.setdefault(id(t), i))
-        for i, t in enumerate(tensors)
-    )
-    return (repr(spec), tensor_guards, _core.is_grad_enabled(), training)
+    # `spec`: the arguments' structure and constants (repr, so that 1, 1.0 and True differ), or a count of tensors;
+    # one bytes object for every tensor's shape, dtype, requires_grad, contiguity and aliasing
+    return (spec, _core._guard_signature(tensors), _core.is_grad_enabled(), training)
 
 
 class CompiledFunction:
     """`fn` (or a module's call) under the cache; `module`'s parameters and buffers are inputs too."""
 
     def __init__(self, fn, fullgraph, recompile_limit, module=None):
-        self.fn, self.fullgraph, self.module = fn, fullgraph, module
+        self.fn, self.fullgraph, self._module = fn, fullgraph, module
         self.recompile_limit = config.recompile_limit if recompile_limit is None else recompile_limit
         self.cache = {}
         self.warned = False
 
+    @property
+    def module(self):
+        """The module whose tensors are inputs (held weakly by `Module.compile`'s cache, which the module holds)."""
+        return self._module() if isinstance(self._module, weakref.ref) else self._module
+
     def _state(self):
         """The module's tensors (inputs of every call) and its training flags; none for a plain function."""
-        if self.module is None:
-            return [], ()
-        return _module_state(self.module)
+        module = self.module
+        return ([], ()) if module is None else _module_state(module)
 
     def _explain(self, reason):
         if self.fullgraph:
@@ -91,7 +78,11 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)
         arg_tensors = []
         try:
-            spec = _flatten((args, tuple(sorted(kwargs.items()))), arg_tensors)
+            if not kwargs and all(isinstance(a, _core.Tensor) for a in args):
+                # tensors only (the common call): their count is the structure
+                spec, arg_tensors = len(args), list(args)
+            else:
+                spec = repr(_flatten((args, tuple(sorted(kwargs.items()))), arg_tensors))
             state, training = self._state()
             key = _guard(spec, state + arg_tensors, training)
             hash(key)
@@ -103,7 +94,8 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)
         if entry is not None:
             graph, out_spec = entry
-            return _rebuild(out_spec, iter(graph(state + arg_tensors)))
+            outs = graph(state + arg_tensors)
+            return outs[0] if out_spec == _ONE_TENSOR else _rebuild(out_spec, iter(outs))
         if len(self.cache) >= self.recompile_limit:
             warnings.warn(f"torch._dynamo hit config.recompile_limit ({self.recompile_limit})", stacklevel=2)
             return self.fn(*args, **kwargs)

@@ -182,7 +182,8 @@ def compile(  # torch's name
     if backend == "eager" or not isinstance(backend, str):
         run = model
     else:
-        run = CompiledFunction(model, fullgraph, recompile_limit)
+        # `Module.compile` hands over the module's call marked with its module (whose tensors are inputs)
+        run = CompiledFunction(model, fullgraph, recompile_limit, getattr(model, "_compiled_module", None))
 
     @functools.wraps(model)
     def compiled(*args, **kwargs):

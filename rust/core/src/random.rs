@@ -533,6 +533,26 @@ pub fn bernoulli_scalar(gen: &Mutex<Generator>, shape: &[usize], dtype: DType, p
     }
 }
 
+/// Dropout's mask for `input`: 1 / (1 - p) (PyTorch divides the 0/1 noise by 1 - p in the input's dtype, so
+/// that quotient rounded as the division would) with probability 1 - p, else 0, in `input`'s shape and dtype.
+/// Captured (`ferrograd.compile`) as a node reading `input`, so each replay draws a new mask from `gen`.
+pub fn dropout_mask(gen: &SharedGenerator, input: &Tensor, p: f64) -> Result<Tensor> {
+    let draw = {
+        let gen = gen.clone();
+        move |x: &[&Tensor]| {
+            let keep = 1.0 - p;
+            let value = match x[0].dtype() {
+                _ if p >= 1.0 => 0.0,
+                DType::F64 => 1.0 / keep,
+                _ => (1.0f32 / keep as f32) as f64,
+            };
+            bernoulli_scalar(&gen, x[0].shape(), x[0].dtype(), keep, value)
+        }
+    };
+    let replay = draw.clone();
+    crate::compile::traced("dropout_mask", crate::compile::NodeKind::Opaque, &[input], || draw(&[input]), || replay)
+}
+
 /// `exponential_(lambd)`'s values, as PyTorch's CPU kernel: -1/λ · ln(1 - u) for a float64 uniform u
 /// per element, rounded to the dtype. 2.15 takes the logarithm as libm's `log1p(-u)` (its float64
 /// results match that and differ from `log(1 - u)` in 6% of elements).

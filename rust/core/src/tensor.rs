@@ -36,7 +36,7 @@ impl Tensor {
     // ---- construction ----
 
     pub(crate) fn from_parts(storage: Arc<Storage>, layout: Layout, dtype: DType) -> Tensor {
-        Tensor(Arc::new(TensorImpl {
+        let t = Tensor(Arc::new(TensorImpl {
             storage,
             layout,
             dtype,
@@ -46,7 +46,9 @@ impl Tensor {
             wrapped_number: false,
             is_view: false,
             is_inference: crate::autograd::grad_mode::is_inference(),
-        }))
+        }));
+        crate::compile::note_made(&t);
+        t
     }
 
     pub(crate) fn from_buffer(buffer: Buffer, shape: &[usize]) -> Tensor {
@@ -336,7 +338,7 @@ impl Tensor {
         if self.requires_grad() && !(data.dtype().is_float() || data.is_complex()) {
             bail!(Runtime, "data set to a tensor that requires gradients must be floating point or complex dtype");
         }
-        Ok(Tensor(Arc::new(TensorImpl {
+        let t = Tensor(Arc::new(TensorImpl {
             storage: data.0.storage.clone(),
             layout: data.0.layout.clone(),
             dtype: data.0.dtype,
@@ -346,7 +348,9 @@ impl Tensor {
             wrapped_number: false,
             is_view: data.0.is_view,
             is_inference: data.0.is_inference,
-        })))
+        }));
+        crate::compile::note_made(&t);
+        Ok(t)
     }
 
     /// A leaf's accumulated gradient.

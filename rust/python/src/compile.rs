@@ -76,3 +76,64 @@ pub fn _capture_unsupported(what: &str) {
 pub fn _is_capturing() -> bool {
     compile::is_capturing()
 }
+
+/// The guards of a call's tensors in one bytes object (each tensor's shape, dtype, requires_grad, contiguity,
+/// and the first position holding the same object), so a call's cache key costs one call, not four
+/// attribute reads a tensor in Python.
+#[pyfunction]
+pub fn _guard_signature<'py>(py: Python<'py>, tensors: Vec<PyRef<'py, PyTensor>>) -> Bound<'py, pyo3::types::PyBytes> {
+    let mut out = Vec::with_capacity(tensors.len() * 24);
+    let mut seen: Vec<*mut pyo3::ffi::PyObject> = Vec::with_capacity(tensors.len());
+    for t in &tensors {
+        let ptr = t.as_ptr();
+        let first = seen.iter().position(|&p| p == ptr).unwrap_or(seen.len());
+        seen.push(ptr);
+        let record = t.get();
+        out.extend_from_slice(&(record.ndim() as u32).to_le_bytes());
+        for &d in record.shape() {
+            out.extend_from_slice(&(d as u64).to_le_bytes());
+        }
+        out.extend_from_slice(&[record.dtype() as u8, record.requires_grad() as u8, record.is_contiguous() as u8]);
+        out.extend_from_slice(&(first as u32).to_le_bytes());
+    }
+    pyo3::types::PyBytes::new(py, &out)
+}
+
+/// A module tree's parameters and buffers (each tensor once: every module's parameters, then every module's
+/// buffers, modules in pre-order) and each module's training flag: the inputs and guards of a compiled
+/// module's call, read on every call (in Python this walk was most of a small model's compiled call).
+#[pyfunction]
+pub fn _module_state<'py>(
+    py: Python<'py>,
+    module: &Bound<'py, PyAny>,
+) -> PyResult<(Vec<Bound<'py, PyAny>>, Bound<'py, pyo3::types::PyTuple>)> {
+    use pyo3::intern;
+    use pyo3::types::{PyDict, PyDictMethods};
+    let mut modules: Vec<Bound<'py, PyAny>> = Vec::new();
+    let mut seen: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    let mut stack = vec![module.clone()];
+    while let Some(current) = stack.pop() {
+        if !seen.insert(current.as_ptr() as usize) {
+            continue;
+        }
+        let children = current.getattr(intern!(py, "_modules"))?.cast_into::<PyDict>()?;
+        let mut kids: Vec<Bound<'py, PyAny>> = children.values().iter().filter(|c| !c.is_none()).collect();
+        kids.reverse();
+        stack.extend(kids);
+        modules.push(current);
+    }
+    let mut tensors: Vec<Bound<'py, PyAny>> = Vec::new();
+    let mut ids: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    for registry in [intern!(py, "_parameters"), intern!(py, "_buffers")] {
+        for m in &modules {
+            for t in m.getattr(registry)?.cast_into::<PyDict>()?.values().iter() {
+                if !t.is_none() && ids.insert(t.as_ptr() as usize) {
+                    tensors.push(t);
+                }
+            }
+        }
+    }
+    let training: Vec<Bound<'py, PyAny>> =
+        modules.iter().map(|m| m.getattr(intern!(py, "training"))).collect::<PyResult<_>>()?;
+    Ok((tensors, pyo3::types::PyTuple::new(py, training)?))
+}

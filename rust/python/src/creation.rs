@@ -5,7 +5,7 @@ use crate::convert::{as_scalar, from_numpy_shared, tensor_from_data};
 use crate::dlpack;
 use crate::errors::{self, call};
 use crate::py_tensor::{wrap, PyTensor};
-use ferrograd_core::{Scalar, Tensor};
+use ferrograd_core::{compile, Scalar, Tensor};
 use numpy::PyUntypedArray;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -49,7 +49,9 @@ fn filled(
     if meta {
         return finish(py, errors::call_as(func, || Tensor::meta(&shape, dtype))?, requires_grad);
     }
-    finish(py, errors::call_as(func, || Tensor::try_full(&shape, value, dtype))?, requires_grad)
+    let make = move || Tensor::try_full(&shape, value, dtype);
+    let name = if func == "ones" { "ones" } else { "zeros" };
+    finish(py, errors::call_as(func, || compile::factory(name, make))?, requires_grad)
 }
 
 /// `ones(*size)` and `zeros(*size)`: the same arguments, one fill value apart.
@@ -104,7 +106,7 @@ fn full(
     if meta {
         return finish(py, call(|| Tensor::meta(&shape, dtype))?, requires_grad);
     }
-    finish(py, call(|| Tensor::try_full(&shape, value, dtype))?, requires_grad)
+    finish(py, call(|| compile::factory("full", move || Tensor::try_full(&shape, value, dtype)))?, requires_grad)
 }
 
 #[pyfunction]
@@ -137,7 +139,7 @@ fn arange(
         let made = || Tensor::arange_len(start, end, step, dtype).and_then(|(n, dtype)| Tensor::meta(&[n], dtype));
         return finish(py, call(made)?, requires_grad);
     }
-    finish(py, call(|| Tensor::arange(start, end, step, dtype))?, requires_grad)
+    finish(py, call(|| compile::factory("arange", move || Tensor::arange(start, end, step, dtype)))?, requires_grad)
 }
 
 /// `tril_indices` (`upper = false`) or `triu_indices`, in `dtype` (int64 by default; integers only, as torch).

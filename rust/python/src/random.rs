@@ -135,14 +135,7 @@ fn _binomial(
 fn _dropout_mask(py: Python<'_>, input: &Bound<'_, PyAny>, p: f64, generator: Option<&Bound<'_, PyAny>>) -> Out {
     let gen = generator_arg(generator, "dropout")?;
     let x = args::tensor_arg(input, "dropout", "input")?;
-    // PyTorch divides the 0/1 noise by 1 - p in the input's dtype: 1 / (1 - p) rounded as that division
-    let keep = 1.0 - p;
-    let value = match x.dtype() {
-        _ if p >= 1.0 => 0.0,
-        ferrograd_core::DType::F64 => 1.0 / keep,
-        _ => (1.0f32 / keep as f32) as f64,
-    };
-    wrap(py, call(|| random::bernoulli_scalar(&gen, x.shape(), x.dtype(), 1.0 - p, value))?)
+    wrap(py, call(|| random::dropout_mask(&gen, &x, p))?)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

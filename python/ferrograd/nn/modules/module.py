@@ -676,7 +676,23 @@ class Module:
     # ---- calling ----
 
     def __call__(self, *args, **kwargs):
-        # `_HOOKED` is empty while no module anywhere has a hook (the common case): one check, not eight
+        # `_HOOKED` is empty while no module anywhere has a hook or was compiled (the common case): one check,
+        # not nine
+        if _HOOKED:
+            compiled = self.__dict__.get("_compiled_call_impl")
+            if compiled is not None:
+                return compiled(*args, **kwargs)
+            return self._call_impl(*args, **kwargs)
+        try:
+            return self.forward(*args, **kwargs)
+        except (AttributeError, TypeError) as e:
+            # a non-tensor input: PyTorch's TypeError, not an AttributeError from inside forward
+            typed = _utils.as_type_error(e, self.forward, args, kwargs)
+            if typed is e:
+                raise
+            raise typed from None
+
+    def _call_impl(self, *args, **kwargs):
         if _HOOKED and (
             self._forward_pre_hooks
             or self._forward_hooks
@@ -691,13 +707,28 @@ class Module:
         try:
             return self.forward(*args, **kwargs)
         except (AttributeError, TypeError) as e:
-            # a non-tensor input: PyTorch's TypeError, not an AttributeError from inside forward
             typed = _utils.as_type_error(e, self.forward, args, kwargs)
             if typed is e:
                 raise
             raise typed from None
 
-    _call_impl = __call__
+    def compile(self, *args, **kwargs):
+        """torch's `Module.compile`: from now on this module's calls go through `ferrograd.compile` (with these
+        arguments), its hooks included; the module itself stays the same object, and its state dict keys."""
+        from ... import _compile
+
+        # weakly: the module holds the compiled call, which must not hold the module back (no cycle)
+        module = weakref.ref(self)
+
+        def call(*call_args, **call_kwargs):
+            return module()._call_impl(*call_args, **call_kwargs)
+
+        call.__qualname__ = f"{type(self).__name__}.__call__"
+        call._compiled_module = module  # its parameters and buffers are inputs of the graph, as OptimizedModule's
+        compiled = _compile.compile(call, *args, **kwargs)
+        # the cache itself when there is one: a call skips the wrapper function
+        self._compiled_call_impl = getattr(compiled, "_compiled", compiled)
+        _call_hooks.HOOKED.add(_call_hooks.COMPILED)
 
     def _call_with_hooks(self, args, kwargs):
         called = set()

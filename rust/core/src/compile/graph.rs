@@ -1,7 +1,7 @@
 //! A captured graph: the nodes of `ir.rs` in the order they ran, the outputs, each value's last reader and
 //! the replay plan `fuse.rs` makes of them.
 use super::fuse::{self, Step};
-use super::ir::{Node, Operand};
+use super::ir::{Node, Operand, Run};
 use std::fmt::Write;
 
 pub struct Graph {
@@ -37,13 +37,27 @@ impl Graph {
     /// One line per node (`%2 = mul(%0, %0)`), then the outputs: what was captured, for tests and debugging.
     pub fn describe(&self) -> String {
         let mut s = String::new();
+        // the node whose further outputs the `Run::Output` nodes that follow it are, and how many so far
+        let mut many = (0, 0);
         for (i, node) in self.nodes.iter().enumerate() {
+            match node.run {
+                Run::Many(_) => many = (self.n_inputs + i, 0),
+                Run::Output => {
+                    many.1 += 1;
+                    let _ = writeln!(s, "%{} = %{}[{}]", self.n_inputs + i, many.0, many.1);
+                    continue;
+                }
+                Run::One(_) => {}
+            }
             let operands: Vec<String> = node
                 .operands
                 .iter()
                 .map(|op| match op {
                     Operand::Value(v) => format!("%{v}"),
-                    Operand::Constant(t) => t.to_vec::<f64>().first().map_or("?".into(), |x| format!("{x}")),
+                    Operand::Constant(t) if t.0.wrapped_number => {
+                        t.to_vec::<f64>().first().map_or("?".into(), |x| format!("{x}"))
+                    }
+                    Operand::Constant(t) => format!("const{:?}", t.shape()),
                 })
                 .collect();
             let _ = writeln!(s, "%{} = {}({})", self.n_inputs + i, node.name, operands.join(", "));

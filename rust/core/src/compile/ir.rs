@@ -26,13 +26,25 @@ pub enum Operand {
 
 /// The op's eager entry point, with its captured attributes.
 pub(crate) type Replay = Arc<dyn Fn(&[&Tensor]) -> Result<Tensor> + Send + Sync>;
+/// The same for an op with several outputs (`split`, `max_pool2d`'s values and indices).
+pub(crate) type ReplayMany = Arc<dyn Fn(&[&Tensor]) -> Result<Vec<Tensor>> + Send + Sync>;
+
+/// How a replay computes a node's value.
+#[derive(Clone)]
+pub(crate) enum Run {
+    One(Replay),
+    /// The op's outputs go to this node's value and the next nodes' (each a `Run::Output`), in order.
+    Many(ReplayMany),
+    /// One output of the multi-output node before it, set when that node runs (it reads nothing itself).
+    Output,
+}
 
 pub struct Node {
     /// PyTorch's op name (`mul`, `exp`, `sum`).
     pub name: &'static str,
     pub kind: NodeKind,
     pub operands: Vec<Operand>,
-    pub(crate) run: Replay,
+    pub(crate) run: Run,
     /// The output's shape at capture (guards make it the shape at every replay).
     pub shape: Vec<usize>,
     /// The output's dtype at capture (guards keep it too).

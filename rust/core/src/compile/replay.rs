@@ -3,7 +3,7 @@
 //! dropped after its last reader so its buffer goes back to the pool for the next node.
 use super::fuse::Step;
 use super::graph::Graph;
-use super::ir::Operand;
+use super::ir::{Operand, Run};
 use crate::autograd::grad_mode::{self, GradModeGuard};
 use crate::bail;
 use crate::error::Result;
@@ -24,7 +24,7 @@ impl Graph {
         for step in &self.plan {
             let (first, last) = match step {
                 Step::Node(i) => {
-                    values[self.n_inputs + i] = Some(self.run_node(*i, &values)?);
+                    self.run_into(*i, &mut values)?;
                     (*i, *i)
                 }
                 Step::Fused(group) => {
@@ -60,10 +60,39 @@ impl Graph {
             .collect()
     }
 
+    /// Node `i`'s value (a fused group's nodes have one output each).
     fn run_node(&self, i: usize, values: &[Option<Tensor>]) -> Result<Tensor> {
         let node = &self.nodes[i];
         let _mode = (node.grad_enabled != grad_mode::is_enabled()).then(|| GradModeGuard::new(node.grad_enabled));
-        (node.run)(&self.operands(i, values))
+        match &node.run {
+            Run::One(run) => run(&self.operands(i, values)),
+            Run::Many(_) | Run::Output => bail!(Runtime, "compiled graph: {} has several outputs", node.name),
+        }
+    }
+
+    /// Runs node `i` into `values`: a multi-output op fills its own value and its `Run::Output` nodes'.
+    fn run_into(&self, i: usize, values: &mut [Option<Tensor>]) -> Result<()> {
+        let node = &self.nodes[i];
+        match &node.run {
+            Run::One(_) => values[self.n_inputs + i] = Some(self.run_node(i, values)?),
+            Run::Many(run) => {
+                let outs = {
+                    let _mode =
+                        (node.grad_enabled != grad_mode::is_enabled()).then(|| GradModeGuard::new(node.grad_enabled));
+                    run(&self.operands(i, values))?
+                };
+                let slots = 1 + self.nodes[i + 1..].iter().take_while(|n| matches!(n.run, Run::Output)).count();
+                if outs.len() != slots {
+                    bail!(Runtime, "compiled graph: {} gave {} outputs, captured {slots}", node.name, outs.len());
+                }
+                for (k, out) in outs.into_iter().enumerate() {
+                    values[self.n_inputs + i + k] = Some(out);
+                }
+            }
+            // set by the node that made it
+            Run::Output => {}
+        }
+        Ok(())
     }
 
     fn free_after(&self, i: usize, values: &mut [Option<Tensor>], is_output: &[bool]) {

@@ -194,6 +194,32 @@ fn numbers_become_constants_of_the_graph() {
 }
 
 #[test]
+fn every_output_of_a_split_is_a_value_and_a_replay_fills_them_all() {
+    let pieces = |x: &[Tensor]| -> crate::Result<Vec<Tensor>> {
+        let parts = x[0].split_with_sizes(&[2, 1, 3], 0)?;
+        Ok(vec![parts[2].sum(None, false)?, parts[0].mul(&parts[0])?, parts[1].clone()])
+    };
+    let g = graph(capture(&[ramp(6)], pieces));
+    let further = g.describe().lines().filter(|l| l.ends_with("[1]") || l.ends_with("[2]")).count();
+    assert_eq!(further, 2, "{}", g.describe());
+    let y = ramp(6).mul(&number(3.0)).unwrap();
+    let (got, want) = (g.run(std::slice::from_ref(&y)).unwrap(), pieces(std::slice::from_ref(&y)).unwrap());
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g.shape(), w.shape());
+        assert_eq!(g.to_vec::<f32>(), w.to_vec::<f32>());
+    }
+}
+
+#[test]
+fn a_tensor_from_before_the_capture_is_a_constant_read_as_it_is_at_replay() {
+    let outside = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3]).unwrap();
+    let g = graph(capture(&[ramp(3)], |x| Ok(vec![x[0].add(&outside)?])));
+    assert!(g.describe().contains("const[3]"), "{}", g.describe());
+    outside.fill_inplace(Scalar::Float(10.0), false).unwrap(); // the same tensor, changed in place after capture
+    assert_eq!(g.run(&[ramp(3)]).unwrap()[0].to_vec::<f32>(), ramp(3).add(&outside).unwrap().to_vec::<f32>());
+}
+
+#[test]
 fn a_tensor_made_inside_breaks_the_graph() {
     let c = capture(&[ramp(3)], |x| Ok(vec![x[0].add(&Tensor::from_vec(vec![1.0f32; 3], &[3])?)?]));
     match c {

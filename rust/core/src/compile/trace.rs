@@ -2,13 +2,13 @@
 //! the op eagerly and, at the outermost traced call only (an op built from other traceable ops is one
 //! node), records it. Off, `traced` costs one thread-local read.
 use super::graph::Graph;
-use super::ir::{Node, NodeKind, Operand, Replay};
+use super::ir::{Node, NodeKind, Operand, Replay, ReplayMany, Run};
 use super::kernel::SliceKernel;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::{Tensor, TensorImpl};
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 struct Trace {
@@ -18,6 +18,9 @@ struct Trace {
     known: Vec<Tensor>,
     n_inputs: usize,
     nodes: Vec<Node>,
+    /// Every tensor record made while the capture runs: an unknown tensor made before it began is a tensor
+    /// from outside the function (a closure's, a global's), which the graph reads as a constant.
+    made: HashSet<*const TensorImpl>,
     /// Why the capture cannot be replayed (the first reason found).
     broken: Option<String>,
 }
@@ -46,8 +49,14 @@ pub fn begin(inputs: &[Tensor]) -> Result<()> {
     if is_capturing() {
         crate::bail!(Runtime, "a capture is already running on this thread");
     }
-    let mut trace =
-        Trace { ids: HashMap::new(), known: Vec::new(), n_inputs: inputs.len(), nodes: Vec::new(), broken: None };
+    let mut trace = Trace {
+        ids: HashMap::new(),
+        known: Vec::new(),
+        n_inputs: inputs.len(),
+        nodes: Vec::new(),
+        made: HashSet::new(),
+        broken: None,
+    };
     for (i, t) in inputs.iter().enumerate() {
         trace.ids.insert(Arc::as_ptr(&t.0), i);
         trace.known.push(t.clone());
@@ -96,11 +105,23 @@ pub fn unsupported(what: &str) {
     });
 }
 
+/// Notes a tensor record made on this thread while a capture runs (`Tensor::from_parts` calls it).
+pub(crate) fn note_made(t: &Tensor) {
+    if !ACTIVE.with(Cell::get) {
+        return;
+    }
+    TRACE.with(|cell| {
+        if let Some(trace) = cell.borrow_mut().as_mut() {
+            trace.made.insert(Arc::as_ptr(&t.0));
+        }
+    });
+}
+
 /// Where a tensor the graph does not know came from, as far as its history says.
 fn unknown_origin(t: &Tensor) -> String {
     match t.grad_fn() {
         Some(node) => format!("was made by an op that is not captured ({})", node.name()),
-        None => "was made outside the captured ops (by a factory such as ones(), or an untraced op)".into(),
+        None => "was made outside the captured ops (by a factory such as rand(), or an untraced op)".into(),
     }
 }
 
@@ -161,11 +182,39 @@ where
         let kernel = kernel(&out).filter(|k| fits(k, inputs, &out));
         TRACE.with(|cell| {
             if let Some(trace) = cell.borrow_mut().as_mut() {
-                record(trace, name, kind, inputs, &out, run, kernel);
+                record(trace, name, kind, inputs, std::slice::from_ref(&out), Run::One(run), kernel);
             }
         });
     }
     Ok(out)
+}
+
+/// `traced` for an op with several outputs (`split`, `max_pool2d`): one node for the op, then one `Output`
+/// node for each further output, so that every output has a value id.
+pub(crate) fn traced_many<F>(
+    name: &'static str,
+    inputs: &[&Tensor],
+    eager: impl FnOnce() -> Result<Vec<Tensor>>,
+    replay: impl FnOnce() -> F,
+) -> Result<Vec<Tensor>>
+where
+    F: Fn(&[&Tensor]) -> Result<Vec<Tensor>> + Send + Sync + 'static,
+{
+    if !ACTIVE.with(Cell::get) {
+        return eager();
+    }
+    let (guard, outer) = DepthGuard::enter();
+    let outs = eager()?;
+    drop(guard);
+    if outer {
+        let run: ReplayMany = Arc::new(replay());
+        TRACE.with(|cell| {
+            if let Some(trace) = cell.borrow_mut().as_mut() {
+                record(trace, name, NodeKind::Opaque, inputs, &outs, Run::Many(run), None);
+            }
+        });
+    }
+    Ok(outs)
 }
 
 /// Whether a kernel's operands are what the fused loop gives it: the chunks it reads are tensors of the
@@ -190,11 +239,15 @@ fn record(
     name: &'static str,
     kind: NodeKind,
     inputs: &[&Tensor],
-    out: &Tensor,
-    run: Replay,
+    outs: &[Tensor],
+    run: Run,
     kernel: Option<SliceKernel>,
 ) {
     if trace.broken.is_some() {
+        return;
+    }
+    if outs.is_empty() {
+        trace.broken = Some(format!("{name}() with no outputs cannot be captured"));
         return;
     }
     let mut operands = Vec::with_capacity(inputs.len());
@@ -203,6 +256,11 @@ fn record(
             Some(&id) => operands.push(Operand::Value(id)),
             // a Python number: a constant of the graph (callers guard on number arguments)
             None if t.0.wrapped_number && t.grad_fn().is_none() => operands.push(Operand::Constant((*t).clone())),
+            // a tensor from before the capture (a closure's, a global's): every replay reads that same tensor, its
+            // data as it is then (a leaf that requires grad still gets its gradient)
+            None if t.grad_fn().is_none() && !trace.made.contains(&Arc::as_ptr(&t.0)) => {
+                operands.push(Operand::Constant((*t).clone()))
+            }
             None => {
                 trace.broken = Some(format!("{name}() reads a tensor that {}", unknown_origin(t)));
                 return;
@@ -210,11 +268,40 @@ fn record(
         }
     }
     // the kernel reads graph values only (a number read as a chunk would be a broadcast)
-    let kernel = kernel.filter(|k| k.reads().iter().all(|&i| matches!(operands.get(i), Some(Operand::Value(_)))));
-    let id = trace.n_inputs + trace.nodes.len();
-    trace.ids.insert(Arc::as_ptr(&out.0), id);
-    trace.known.push(out.clone());
+    let mut kernel = kernel.filter(|k| k.reads().iter().all(|&i| matches!(operands.get(i), Some(Operand::Value(_)))));
     let grad_enabled = crate::autograd::grad_mode::is_enabled();
-    let (shape, dtype) = (out.shape().to_vec(), out.dtype());
-    trace.nodes.push(Node { name, kind, operands, run, shape, dtype, kernel, grad_enabled });
+    for (k, out) in outs.iter().enumerate() {
+        let id = trace.n_inputs + trace.nodes.len();
+        trace.ids.insert(Arc::as_ptr(&out.0), id);
+        trace.known.push(out.clone());
+        let (shape, dtype) = (out.shape().to_vec(), out.dtype());
+        let (operands, run, kernel) = if k == 0 {
+            (std::mem::take(&mut operands), run.clone(), kernel.take())
+        } else {
+            (Vec::new(), Run::Output, None)
+        };
+        trace.nodes.push(Node { name, kind, operands, run, shape, dtype, kernel, grad_enabled });
+    }
+}
+
+/// An op's tensor arguments, some optional (a bias), as a node's operands: the given ones in order, and
+/// which were given (captured with the node, so `optional_args` puts them back in their places).
+pub(crate) fn operand_list<const N: usize>(args: [Option<&Tensor>; N]) -> (Vec<&Tensor>, [bool; N]) {
+    (args.iter().flatten().copied().collect(), args.map(|a| a.is_some()))
+}
+
+/// The arguments `operand_list` made operands, back in their places.
+pub(crate) fn optional_args<'a, const N: usize>(x: &[&'a Tensor], given: [bool; N]) -> [Option<&'a Tensor>; N] {
+    let mut next = x.iter().copied();
+    given.map(|g| if g { next.next() } else { None })
+}
+
+/// A factory called from Python (`zeros`, `ones`, `full`, `arange`): while a capture runs, a node without
+/// operands, so that a tensor a function makes for itself (an LSTM's zero state) is part of its graph.
+pub fn factory(
+    name: &'static str,
+    make: impl Fn() -> Result<Tensor> + Clone + Send + Sync + 'static,
+) -> Result<Tensor> {
+    let replay = make.clone();
+    traced(name, NodeKind::Opaque, &[], make, || move |_: &[&Tensor]| replay())
 }

@@ -6,6 +6,7 @@
 use crate::autograd::grad_mode;
 use crate::autograd::{record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
+use crate::compile::{operand_list, optional_args, traced, NodeKind};
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::Result;
@@ -162,6 +163,22 @@ impl Tensor {
     /// and equal batch dims; `mask` is an additive float mask broadcastable to (..., L, S) (a bool mask
     /// already turned into one by the caller); `is_causal` keeps s ≤ l on top of it.
     pub fn scaled_dot_product_attention(
+        &self,
+        key: &Tensor,
+        value: &Tensor,
+        mask: Option<&Tensor>,
+        scale: f64,
+        is_causal: bool,
+    ) -> Result<Tensor> {
+        let (operands, given) = operand_list([Some(self), Some(key), Some(value), mask]);
+        let eager = move |x: &[&Tensor]| match optional_args(x, given) {
+            [Some(q), Some(k), Some(v), mask] => q.scaled_dot_product_attention_eager(k, v, mask, scale, is_causal),
+            _ => unreachable!("query, key and value are always given"),
+        };
+        traced("scaled_dot_product_attention", NodeKind::Opaque, &operands, || eager(&operands), || eager)
+    }
+
+    fn scaled_dot_product_attention_eager(
         &self,
         key: &Tensor,
         value: &Tensor,

@@ -10,6 +10,7 @@
 //! 1-D convolutions run as 2-D ones over a height of 1.
 use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
+use crate::compile::{operand_list, optional_args, traced, NodeKind};
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::conv::{col2im_sample, conv2d_backward, conv2d_forward, im2col_sample, ConvShape};
@@ -129,6 +130,22 @@ impl Tensor {
     /// `conv1d`/`conv2d` on a batched input: (N, C, L) with (O, C/groups, k), or (N, C, H, W) with
     /// (O, C/groups, kh, kw); `win.kernel` is filled in from the weight. One node, ConvolutionBackward0.
     pub fn convolution(
+        input: &Tensor,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        win: &Window,
+        groups: usize,
+    ) -> Result<Tensor> {
+        let (operands, given) = operand_list([Some(input), Some(weight), bias]);
+        let win = *win;
+        let eager = move |x: &[&Tensor]| match optional_args(x, given) {
+            [Some(input), Some(weight), bias] => Tensor::convolution_eager(input, weight, bias, &win, groups),
+            _ => unreachable!("input and weight are always given"),
+        };
+        traced("convolution", NodeKind::Opaque, &operands, || eager(&operands), || eager)
+    }
+
+    fn convolution_eager(
         input: &Tensor,
         weight: &Tensor,
         bias: Option<&Tensor>,

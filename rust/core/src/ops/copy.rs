@@ -1,6 +1,7 @@
 //! Copies: clone, contiguous, dtype conversion, writes into a region of a tensor, and the dense
 //! in-place writes that `.grad` accumulation and the optimizers' updates use.
 use crate::autograd::{one, record, Backward, Ctx, Grads};
+use crate::compile::{traced, NodeKind};
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::Result;
@@ -100,6 +101,14 @@ impl Tensor {
     /// `contiguous()`: self when row-major already, else a row-major copy (recorded as a clone, as
     /// in PyTorch).
     pub fn contiguous(&self) -> Result<Tensor> {
+        if self.is_contiguous() {
+            return Ok(self.clone());
+        }
+        let eager = |x: &[&Tensor]| x[0].contiguous_eager();
+        traced("contiguous", NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn contiguous_eager(&self) -> Result<Tensor> {
         if self.is_contiguous() {
             return Ok(self.clone());
         }

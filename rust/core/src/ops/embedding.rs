@@ -2,6 +2,7 @@
 //! indices add their gradients; the `padding_idx` row gets none.
 use crate::autograd::{grad_mode, one, record, Backward, Ctx, Grads};
 use crate::bail;
+use crate::compile::{traced, NodeKind};
 use crate::element::Element;
 use crate::error::Result;
 use crate::ops::index::Positions;
@@ -12,6 +13,11 @@ use std::sync::Arc;
 impl Tensor {
     /// `weight[indices]` for a 2-D `weight` and int64 `indices` of any shape.
     pub fn embedding(weight: &Tensor, indices: &Tensor, padding_idx: Option<usize>) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| Tensor::embedding_eager(x[0], x[1], padding_idx);
+        traced("embedding", NodeKind::Opaque, &[weight, indices], || eager(&[weight, indices]), || eager)
+    }
+
+    fn embedding_eager(weight: &Tensor, indices: &Tensor, padding_idx: Option<usize>) -> Result<Tensor> {
         if weight.ndim() != 2 {
             bail!(Runtime, "'weight' must be 2-D");
         }

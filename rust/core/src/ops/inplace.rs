@@ -133,7 +133,7 @@ impl Tensor {
         }
         let cast = if src.dtype() != self.dtype() { src.to_dtype(self.dtype()).ok() } else { None };
         let src = cast.as_ref().unwrap_or(src);
-        Tensor(Arc::new(TensorImpl {
+        let t = Tensor(Arc::new(TensorImpl {
             storage: self.0.storage.clone(),
             layout: self.0.layout.clone(),
             dtype: self.0.dtype,
@@ -143,7 +143,9 @@ impl Tensor {
             wrapped_number: false,
             is_view: self.0.is_view,
             is_inference: self.0.is_inference,
-        }))
+        }));
+        crate::compile::note_made(&t);
+        t
     }
 
     /// `fill_(value)` (and `zero_()`): the old values get no gradient.

@@ -4,6 +4,7 @@
 //! the statistics with tensor ops, so it differentiates again.
 use crate::autograd::{grad_mode, record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
+use crate::compile::{operand_list, optional_args, traced, NodeKind};
 use crate::dtype::DType;
 use crate::element::Float;
 use crate::error::Result;
@@ -49,6 +50,23 @@ fn backward_typed<T: Float>(
 
 impl Tensor {
     pub fn layer_norm(
+        &self,
+        normalized_shape: &[usize],
+        weight: Option<&Tensor>,
+        bias: Option<&Tensor>,
+        eps: f64,
+    ) -> Result<Tensor> {
+        let (operands, given) = operand_list([Some(self), weight, bias]);
+        let shape = normalized_shape.to_vec();
+        let eager = move |x: &[&Tensor]| match optional_args(x, given) {
+            [Some(input), weight, bias] => input.layer_norm_eager(&shape, weight, bias, eps),
+            _ => unreachable!("the input is always given"),
+        };
+        let replay = eager.clone();
+        traced("layer_norm", NodeKind::Opaque, &operands, || eager(&operands), || replay)
+    }
+
+    fn layer_norm_eager(
         &self,
         normalized_shape: &[usize],
         weight: Option<&Tensor>,

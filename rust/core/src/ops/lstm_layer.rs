@@ -6,6 +6,7 @@
 //! several nodes per step.
 use crate::autograd::{record_outputs, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
+use crate::compile::{operand_list, optional_args, traced_many};
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::Result;
@@ -298,6 +299,22 @@ impl Tensor {
     /// One LSTM layer over time-major `self` (T, B, I) from the state (h0, c0), each (B, H), in time
     /// order or `reverse`d: (output (T, B, H), h_n, c_n), one node for all three.
     pub fn lstm_layer(&self, w: &LstmWeights<'_>, h0: &Tensor, c0: &Tensor, reverse: bool) -> Result<[Tensor; 3]> {
+        let args = [Some(self), Some(w.w_ih), Some(w.w_hh), w.b_ih, w.b_hh, Some(h0), Some(c0)];
+        let (operands, given) = operand_list(args);
+        let eager = move |x: &[&Tensor]| match optional_args(x, given) {
+            [Some(x), Some(w_ih), Some(w_hh), b_ih, b_hh, Some(h0), Some(c0)] => {
+                x.lstm_layer_eager(&LstmWeights { w_ih, w_hh, b_ih, b_hh }, h0, c0, reverse).map(Vec::from)
+            }
+            _ => unreachable!("the input, weights and state are always given"),
+        };
+        let mut outs = traced_many("lstm_layer", &operands, || eager(&operands), || eager)?.into_iter();
+        match (outs.next(), outs.next(), outs.next()) {
+            (Some(out), Some(h), Some(c)) => Ok([out, h, c]),
+            _ => unreachable!("an LSTM layer gives its outputs and last state"),
+        }
+    }
+
+    fn lstm_layer_eager(&self, w: &LstmWeights<'_>, h0: &Tensor, c0: &Tensor, reverse: bool) -> Result<[Tensor; 3]> {
         let d = check(self, w, h0, c0, reverse)?;
         let (shape_out, shape_state) = ([d.steps, d.batch, d.hidden], [d.batch, d.hidden]);
         let (out, h_n, c_n, ws) = with_float!(self.dtype(), T => {

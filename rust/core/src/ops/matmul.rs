@@ -1,6 +1,7 @@
 //! Matrix products with PyTorch's dispatch rules for `matmul`.
 use crate::autocast::{self, Policy};
 use crate::autograd::{record, Backward, Ctx, Grads, MatrixStrides, SavedTensor};
+use crate::compile::{traced, NodeKind};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::kernels::matmul::{matmul_into, matmul_into_serial, MatRef, PARALLEL_MACS};
@@ -86,15 +87,18 @@ fn complex_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 impl Tensor {
     /// `torch.mm` (autocast: lower precision).
     pub fn mm(&self, other: &Tensor) -> Result<Tensor> {
-        autocast::run2(Policy::LowerPrecision, self, other, |a, b| a.mm_uncast(b))
+        let eager = |x: &[&Tensor]| autocast::run2(Policy::LowerPrecision, x[0], x[1], |a, b| a.mm_uncast(b));
+        traced("mm", NodeKind::Opaque, &[self, other], || eager(&[self, other]), || eager)
     }
     /// `torch.bmm` (autocast: lower precision).
     pub fn bmm(&self, other: &Tensor) -> Result<Tensor> {
-        autocast::run2(Policy::LowerPrecision, self, other, |a, b| a.bmm_uncast(b))
+        let eager = |x: &[&Tensor]| autocast::run2(Policy::LowerPrecision, x[0], x[1], |a, b| a.bmm_uncast(b));
+        traced("bmm", NodeKind::Opaque, &[self, other], || eager(&[self, other]), || eager)
     }
     /// `torch.matmul` (autocast: lower precision).
     pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
-        autocast::run2(Policy::LowerPrecision, self, other, |a, b| a.matmul_uncast(b))
+        let eager = |x: &[&Tensor]| autocast::run2(Policy::LowerPrecision, x[0], x[1], |a, b| a.matmul_uncast(b));
+        traced("matmul", NodeKind::Opaque, &[self, other], || eager(&[self, other]), || eager)
     }
 
     fn mm_uncast(&self, other: &Tensor) -> Result<Tensor> {

@@ -2,6 +2,7 @@
 //! fused `linear`). The losses are in `loss.rs`.
 use crate::autograd::{one, record, Backward, Ctx, Grads, MatrixStrides, SavedTensor};
 use crate::bail;
+use crate::compile::{operand_list, optional_args, traced, NodeKind};
 use crate::dtype::{DType, Scalar};
 use crate::element::Float;
 use crate::error::Result;
@@ -14,6 +15,12 @@ use crate::tensor::Tensor;
 impl Tensor {
     /// softmax (`log` = false) or log_softmax along `dim`, shifted by the max for stability.
     pub fn softmax(&self, dim: isize, log: bool) -> Result<Tensor> {
+        let name = if log { "_log_softmax" } else { "_softmax" };
+        let replay = || move |x: &[&Tensor]| x[0].softmax_eager(dim, log);
+        traced(name, NodeKind::Opaque, &[self], || self.softmax_eager(dim, log), replay)
+    }
+
+    fn softmax_eager(&self, dim: isize, log: bool) -> Result<Tensor> {
         if !self.dtype().is_float() {
             let d = wrap_dim(dim, self.ndim())?;
             let kernel = match (log, d + 1 >= self.ndim()) {
@@ -42,6 +49,15 @@ impl Tensor {
     /// `linear(input, weight, bias)` = input @ weight.T + bias; with a bias, the input is flattened to
     /// 2-D for one `addmm` and the result viewed back when it is contiguous (grad_fn names as PyTorch's).
     pub fn linear(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+        let (operands, given) = operand_list([Some(input), Some(weight), bias]);
+        let eager = move |x: &[&Tensor]| match optional_args(x, given) {
+            [Some(input), Some(weight), bias] => Tensor::linear_eager(input, weight, bias),
+            _ => unreachable!("input and weight are always given"),
+        };
+        traced("linear", NodeKind::Opaque, &operands, || eager(&operands), || eager)
+    }
+
+    fn linear_eager(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
         let policy = crate::autocast::Policy::LowerPrecision;
         crate::autocast::run(policy, [Some(input), Some(weight), bias], |[x, w, b]| {
             Tensor::linear_uncast(x.expect("given"), w.expect("given"), b)

@@ -1,6 +1,8 @@
 //! Joining and splitting: cat, stack, split/unbind (views sharing one multi-output node), diagonal.
 use crate::autograd::{one, record, record_outputs, AsField, Backward, Ctx, Field, Grads};
 use crate::bail;
+use crate::compile::traced_many;
+use crate::compile::{traced, NodeKind};
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::elementwise::copy_into;
@@ -85,6 +87,12 @@ impl Tensor {
     }
 
     pub fn cat(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| Tensor::cat_eager(&x.iter().map(|&t| t.clone()).collect::<Vec<_>>(), dim);
+        let inputs: Vec<&Tensor> = tensors.iter().collect();
+        traced("cat", NodeKind::Opaque, &inputs, || Tensor::cat_eager(tensors, dim), || eager)
+    }
+
+    fn cat_eager(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
         if tensors.iter().any(Tensor::is_complex) {
             return Tensor::complex_joined(tensors, dim, false);
         }
@@ -94,6 +102,12 @@ impl Tensor {
     }
 
     pub fn stack(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| Tensor::stack_eager(&x.iter().map(|&t| t.clone()).collect::<Vec<_>>(), dim);
+        let inputs: Vec<&Tensor> = tensors.iter().collect();
+        traced("stack", NodeKind::Opaque, &inputs, || Tensor::stack_eager(tensors, dim), || eager)
+    }
+
+    fn stack_eager(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
         if tensors.iter().any(Tensor::is_complex) {
             return Tensor::complex_joined(tensors, dim, true);
         }
@@ -120,6 +134,18 @@ impl Tensor {
     /// Views of consecutive pieces of `sizes` along `dim` (or, for `Unbind`, each index along it),
     /// all outputs of one node.
     pub fn split_views(&self, sizes: &[usize], dim: usize, kind: SplitKind) -> Result<Vec<Tensor>> {
+        let sizes = sizes.to_vec();
+        let eager = move |x: &[&Tensor]| x[0].split_views_eager(&sizes, dim, kind);
+        let replay = eager.clone();
+        let name = match kind {
+            SplitKind::Split => "split",
+            SplitKind::SplitWithSizes => "split_with_sizes",
+            SplitKind::Unbind => "unbind",
+        };
+        traced_many(name, &[self], || eager(&[self]), || replay)
+    }
+
+    fn split_views_eager(&self, sizes: &[usize], dim: usize, kind: SplitKind) -> Result<Vec<Tensor>> {
         let mut outs = Vec::with_capacity(sizes.len());
         let mut start = 0;
         for &n in sizes {

@@ -253,6 +253,11 @@ impl Tensor {
 
     /// `x[index]` along `dim` (negative indices count from the end).
     pub fn select(&self, dim: isize, index: isize) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].select_eager(dim, index);
+        traced("select", NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn select_eager(&self, dim: isize, index: isize) -> Result<Tensor> {
         if self.ndim() == 0 {
             bail!(
                 Index,
@@ -272,6 +277,11 @@ impl Tensor {
 
     /// `start..end` by `step` along `dim`, bounds already clamped to the dim.
     pub fn slice(&self, dim: usize, start: usize, end: usize, step: usize) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].slice_eager(dim, start, end, step);
+        traced("slice", NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn slice_eager(&self, dim: usize, start: usize, end: usize, step: usize) -> Result<Tensor> {
         if dim >= self.ndim() || step == 0 || start > self.shape()[dim] || end > self.shape()[dim] {
             bail!(
                 Index,

@@ -1,0 +1,219 @@
+"""`ferrograd.compile` over whole models (issue 27): `Module.compile()` and `compile(model)` capture an MLP, a
+LeNet, an LSTM tagger, a GPT block with a closure tensor and a TransformerEncoder with dropout in one graph each
+(`fullgraph=True`), and the compiled model's outputs, losses and gradients over several training steps are
+eager's, bit for bit, dropout's masks included (the replay draws them from the same generator in the same order).
+Under torch the models compile with backend="aot_eager" and the same checks hold to float rounding."""
+
+import ferrograd as fg
+import pytest
+from helpers import AGAINST_TORCH
+
+nn, F = fg.nn, fg.nn.functional
+BACKEND = "aot_eager"
+
+
+class Block(nn.Module):
+    """A causal self-attention block: split, views, SDPA, GELU, LayerNorm, and a closure tensor."""
+
+    def __init__(self, dim=16, heads=2):
+        super().__init__()
+        self.heads = heads
+        self.ln = nn.LayerNorm(dim)
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.fc = nn.Linear(dim, 2 * dim)
+        self.out = nn.Linear(2 * dim, dim)
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.qkv(self.ln(x)).split(c, dim=2)
+        q, k, v = (z.view(b, t, self.heads, c // self.heads).transpose(1, 2) for z in (q, k, v))
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + a.transpose(1, 2).contiguous().view(b, t, c)
+        return x + self.out(F.gelu(self.fc(x)))
+
+
+POSITIONS = None
+
+
+class TinyGPT(nn.Module):
+    def __init__(self, vocab=11, ctx=6, dim=16):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, dim)
+        self.pos = nn.Embedding(ctx, dim)
+        self.block = Block(dim)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, idx):
+        return self.head(self.block(self.tok(idx) + self.pos(POSITIONS)))
+
+
+class Tagger(nn.Module):
+    """An LSTM (its zero state made inside forward) and a head on the last step."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(5, 8)
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, x):
+        out, _ = self.lstm(x)
+        return self.head(out[-1])
+
+
+def lenet():
+    return nn.Sequential(
+        nn.Conv2d(1, 4, 3),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(4, 6, 3),
+        nn.ReLU(),
+        nn.Flatten(),
+        nn.Linear(6 * 4 * 4, 10),
+        nn.LogSoftmax(dim=1),
+    )
+
+
+def mlp():
+    return nn.Sequential(nn.Linear(12, 20), nn.ReLU(), nn.Linear(20, 20), nn.ReLU(), nn.Linear(20, 4))
+
+
+def transformer():
+    layer = nn.TransformerEncoderLayer(16, 2, 32, batch_first=True)  # dropout 0.1, in training mode
+    return nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+
+
+def data(key):
+    g = fg.Generator().manual_seed(5)
+    if key == "mlp":
+        return fg.randn(9, 12, generator=g), fg.randint(0, 4, (9,), generator=g)
+    if key == "lenet":
+        return fg.randn(3, 1, 14, 14, generator=g), fg.randint(0, 10, (3,), generator=g)
+    if key == "lstm":
+        return fg.randn(7, 4, 5, generator=g), fg.randint(0, 3, (4,), generator=g)
+    if key == "gpt":
+        return fg.randint(0, 11, (2, 6), generator=g), fg.randint(0, 11, (12,), generator=g)
+    return fg.randn(2, 6, 16, generator=g), fg.randn(2, 6, 16, generator=g)
+
+
+MODELS = {"mlp": mlp, "lenet": lenet, "lstm": Tagger, "gpt": TinyGPT, "transformer": transformer}
+
+
+def loss_of(key, model, x, y):
+    out = model(x)
+    if key == "transformer":
+        return F.mse_loss(out, y)
+    if key == "gpt":
+        out = out.view(-1, out.shape[-1])
+    return F.nll_loss(out, y) if key == "lenet" else F.cross_entropy(out, y)
+
+
+def train(key, how):
+    """Three SGD steps from the same seed; the losses, the last output and the parameters' last gradients."""
+    global POSITIONS
+    POSITIONS = fg.arange(6)
+    fg.manual_seed(0)
+    model = MODELS[key]()
+    if how == "method":
+        model.compile(fullgraph=True, backend=BACKEND)
+    elif how == "wrapper":
+        model = fg.compile(model, fullgraph=True, backend=BACKEND)
+    opt = fg.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x, y = data(key)
+    fg.manual_seed(1)
+    losses = []
+    for _ in range(3):
+        opt.zero_grad()
+        loss = loss_of(key, model, x, y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    grads = [p.grad.clone() for p in model.parameters()]
+    return losses, grads, model
+
+
+@pytest.mark.parametrize("how", ["method", "wrapper"])
+@pytest.mark.parametrize("key", sorted(MODELS))
+def test_a_compiled_model_trains_as_eager(key, how):
+    want_losses, want_grads, _ = train(key, "eager")
+    got_losses, got_grads, model = train(key, how)
+    assert len(got_grads) == len(want_grads)
+    if AGAINST_TORCH:  # inductor-free aot_eager: the same ops, rounding may differ in the last place
+        assert got_losses == pytest.approx(want_losses, rel=1e-5)
+        for g, w in zip(got_grads, want_grads):
+            assert fg.allclose(g, w, rtol=1e-4, atol=1e-6)
+        return
+    assert got_losses == want_losses
+    for g, w in zip(got_grads, want_grads):
+        assert fg.equal(g, w)
+    cache = (model._compiled_call_impl if how == "method" else model.forward).cache
+    assert len(cache) == 1  # one capture: every later step replayed it
+
+
+def test_module_compile_keeps_the_module_and_its_state_dict_keys():
+    model = mlp()
+    keys = list(model.state_dict())
+    assert model.compile() is None
+    assert list(model.state_dict()) == keys  # unlike compile(model), whose keys gain `_orig_mod.`
+    x = fg.randn(2, 12)
+    with fg.no_grad():
+        assert fg.equal(model(x), model._call_impl(x))
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="torch's compiled call holds its module in a cycle")
+def test_a_compiled_module_goes_when_its_last_reference_does():
+    import gc
+    import weakref
+
+    model = mlp()
+    model.compile()
+    model(fg.randn(2, 12))
+    gone = weakref.ref(model)
+    gc.disable()  # reference counting alone must free it: no cycle through the compiled call
+    try:
+        del model
+        assert gone() is None
+    finally:
+        gc.enable()
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own graph")
+def test_a_model_is_one_graph_of_its_ops():
+    model = TinyGPT()
+    global POSITIONS
+    POSITIONS = fg.arange(6)
+    model.compile(fullgraph=True)
+    x, _ = data("gpt")
+    model(x)
+    ((graph, _),) = model._compiled_call_impl.cache.values()
+    lines = graph.describe().splitlines()[:-1]
+    ops = [line.split(" = ")[1].split("(")[0] for line in lines]
+    assert ops[:2] == ["embedding", "embedding"] and "scaled_dot_product_attention" in ops
+    assert ops.count("split") == 1 and ops.count("linear") == 4
+    # `split`'s 2nd and 3rd outputs are values of their own; the closure's positions are a constant of the graph
+    split = next(line for line in lines if " = split(" in line).split(" = ")[0]
+    assert sum(line.endswith((f"= {split}[1]", f"= {split}[2]")) for line in lines) == 2
+    assert "const[6]" in graph.describe()
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own graph")
+def test_a_factory_inside_is_captured_and_a_replay_makes_it_anew():
+    def f(x):
+        return x + fg.ones(3) * 2 + fg.arange(3)
+
+    compiled = fg.compile(f, fullgraph=True)
+    x = fg.tensor([1.0, 2.0, 3.0])
+    assert fg.equal(compiled(x), f(x)) and fg.equal(compiled(x * 2), f(x * 2))
+    ((graph, _),) = compiled._compiled.cache.values()
+    assert "ones()" in graph.describe() and "arange()" in graph.describe()
+
+
+def test_max_pool_with_indices_replays_both_outputs():
+    def f(x):
+        values, indices = F.max_pool2d(x, 2, return_indices=True)
+        return values * 2, indices
+
+    compiled = fg.compile(f, fullgraph=True, backend=BACKEND)
+    for seed in (0, 1):
+        x = fg.randn(1, 2, 4, 4, generator=fg.Generator().manual_seed(seed))
+        (gv, gi), (wv, wi) = compiled(x), f(x)
+        assert fg.equal(gv, wv) and fg.equal(gi, wi)
