@@ -113,10 +113,12 @@ def train(key, how):
     POSITIONS = fg.arange(6)
     fg.manual_seed(0)
     model = MODELS[key]()
+    # torch 2.15's Dynamo refuses LSTMs under fullgraph ("Dynamo does not support RNN, GRU, or LSTM")
+    fullgraph = not (AGAINST_TORCH and key == "lstm")
     if how == "method":
-        model.compile(fullgraph=True, backend=BACKEND)
+        model.compile(fullgraph=fullgraph, backend=BACKEND)
     elif how == "wrapper":
-        model = fg.compile(model, fullgraph=True, backend=BACKEND)
+        model = fg.compile(model, fullgraph=fullgraph, backend=BACKEND)
     opt = fg.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     x, y = data(key)
     fg.manual_seed(1)
