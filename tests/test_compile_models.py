@@ -219,3 +219,59 @@ def test_max_pool_with_indices_replays_both_outputs():
         x = fg.randn(1, 2, 4, 4, generator=fg.Generator().manual_seed(seed))
         (gv, gi), (wv, wi) = compiled(x), f(x)
         assert fg.equal(gv, wv) and fg.equal(gi, wi)
+
+
+@pytest.mark.parametrize("key", ["mlp", "transformer"])
+def test_a_model_and_its_loss_compile_as_one_function(key):
+    """`compile(lambda x, y: loss(model(x), y))`: the loss (nll_loss under cross_entropy, mse_loss) is captured
+    with the model, and its value and the parameters' gradients are eager's."""
+    fg.manual_seed(0)
+    model = MODELS[key]()
+    model.eval()  # no dropout: eager and compiled read the same function
+    x, y = data(key)
+    compiled = fg.compile(lambda x, y: loss_of(key, model, x, y), fullgraph=True, backend=BACKEND)
+    for scale in (1.0, 2.0):  # the capture, then a replay
+        want = loss_of(key, model, x * scale if key != "gpt" else x, y)
+        want.backward()
+        want_grads = [p.grad.clone() for p in model.parameters()]
+        model.zero_grad()
+        got = compiled(x * scale, y)
+        got.backward()
+        got_grads = [p.grad.clone() for p in model.parameters()]
+        model.zero_grad()
+        assert float(got) == pytest.approx(float(want), rel=1e-6)
+        for g, w in zip(got_grads, want_grads):
+            assert fg.allclose(g, w, rtol=1e-5, atol=1e-7)
+        if not AGAINST_TORCH:
+            assert float(got) == float(want) and all(fg.equal(g, w) for g, w in zip(got_grads, want_grads))
+    if not AGAINST_TORCH:
+        ((graph, _),) = compiled._compiled.cache.values()
+        assert ("nll_loss(" if key == "mlp" else "mse_loss(") in graph.describe()
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own reasons")
+def test_backward_and_setting_grad_break_the_graph_and_run_eagerly():
+    model = mlp()
+    x, y = data("mlp")
+
+    def loss_and_backward():
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        return loss
+
+    with pytest.raises(fg._dynamo.exc.Unsupported, match=r"^backward\(\) cannot be captured"):
+        fg.compile(loss_and_backward, fullgraph=True)()
+    model.zero_grad()
+    compiled = fg.compile(loss_and_backward)
+    with pytest.warns(UserWarning, match=r"backward\(\) cannot be captured; it runs eagerly"):
+        compiled()
+    first = model[0].weight.grad.clone()
+    compiled()  # eager again: the gradients accumulate
+    assert fg.allclose(model[0].weight.grad, 2 * first)
+
+    def clear(x):
+        model[0].weight.grad = None
+        return x * 2
+
+    with pytest.raises(fg._dynamo.exc.Unsupported, match=r"^setting Tensor\.grad cannot be captured"):
+        fg.compile(clear, fullgraph=True)(x)

@@ -40,12 +40,6 @@ def _module_state(module):
     return _core._module_state(module)
 
 
-def _guard(spec, tensors, training):
-    # `spec`: the arguments' structure and constants (repr, so that 1, 1.0 and True differ), or a count of tensors;
-    # one bytes object for every tensor's shape, dtype, requires_grad, contiguity and aliasing
-    return (spec, _core._guard_signature(tensors), _core.is_grad_enabled(), training)
-
-
 class CompiledFunction:
     """`fn` (or a module's call) under the cache; `module`'s parameters and buffers are inputs too."""
 
@@ -59,11 +53,6 @@ class CompiledFunction:
     def module(self):
         """The module whose tensors are inputs (held weakly by `Module.compile`'s cache, which the module holds)."""
         return self._module() if isinstance(self._module, weakref.ref) else self._module
-
-    def _state(self):
-        """The module's tensors (inputs of every call) and its training flags; none for a plain function."""
-        module = self.module
-        return ([], ()) if module is None else _module_state(module)
 
     def _explain(self, reason):
         if self.fullgraph:
@@ -83,8 +72,15 @@ class CompiledFunction:
                 spec, arg_tensors = len(args), list(args)
             else:
                 spec = repr(_flatten((args, tuple(sorted(kwargs.items()))), arg_tensors))
-            state, training = self._state()
-            key = _guard(spec, state + arg_tensors, training)
+            module = self._module
+            if module is None:
+                inputs, training = arg_tensors, ()
+            else:
+                state, training = _core._module_state(module() if type(module) is weakref.ref else module)
+                inputs = state + arg_tensors
+            # `spec`: the arguments' structure and constants (repr, so that 1, 1.0 and True differ), or a count of
+            # tensors; one bytes object for every tensor's shape, dtype, requires_grad, contiguity and aliasing
+            key = (spec, _core._guard_signature(inputs), _core.is_grad_enabled(), training)
             hash(key)
         except TypeError:
             self._explain("an argument is neither a tensor nor a hashable constant")
@@ -94,12 +90,12 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)
         if entry is not None:
             graph, out_spec = entry
-            outs = graph(state + arg_tensors)
+            outs = graph(inputs)
             return outs[0] if out_spec == _ONE_TENSOR else _rebuild(out_spec, iter(outs))
         if len(self.cache) >= self.recompile_limit:
             warnings.warn(f"torch._dynamo hit config.recompile_limit ({self.recompile_limit})", stacklevel=2)
             return self.fn(*args, **kwargs)
-        return self._capture(key, state + arg_tensors, args, kwargs)
+        return self._capture(key, inputs, args, kwargs)
 
     def _capture(self, key, inputs, args, kwargs):
         hooked = self.module is not None and any(

@@ -109,31 +109,48 @@ pub fn _module_state<'py>(
 ) -> PyResult<(Vec<Bound<'py, PyAny>>, Bound<'py, pyo3::types::PyTuple>)> {
     use pyo3::intern;
     use pyo3::types::{PyDict, PyDictMethods};
-    let mut modules: Vec<Bound<'py, PyAny>> = Vec::new();
+    // each module's registries are read from its `__dict__` (attribute lookups would walk the class's MRO)
+    let registry =
+        |state: &Bound<'py, PyDict>, name: &Bound<'py, pyo3::types::PyString>| -> PyResult<Bound<'py, PyDict>> {
+            match state.get_item(name)? {
+                Some(d) => Ok(d.cast_into::<PyDict>()?),
+                None => Err(pyo3::exceptions::PyAttributeError::new_err(format!(
+                    "a module in the tree has no {name} (Module.__init__() was not called)"
+                ))),
+            }
+        };
+    let mut states: Vec<(Bound<'py, PyAny>, Bound<'py, PyDict>)> = Vec::new();
     let mut seen: std::collections::HashSet<usize> = std::collections::HashSet::new();
     let mut stack = vec![module.clone()];
     while let Some(current) = stack.pop() {
         if !seen.insert(current.as_ptr() as usize) {
             continue;
         }
-        let children = current.getattr(intern!(py, "_modules"))?.cast_into::<PyDict>()?;
-        let mut kids: Vec<Bound<'py, PyAny>> = children.values().iter().filter(|c| !c.is_none()).collect();
-        kids.reverse();
-        stack.extend(kids);
-        modules.push(current);
+        let state = current.getattr(intern!(py, "__dict__"))?.cast_into::<PyDict>()?;
+        let children = registry(&state, intern!(py, "_modules"))?;
+        // pushed last-first, so that the first child is walked next (pre-order, as `modules()`)
+        let at = stack.len();
+        stack.extend(children.iter().map(|(_, c)| c).filter(|c| !c.is_none()));
+        stack[at..].reverse();
+        states.push((current, state));
     }
     let mut tensors: Vec<Bound<'py, PyAny>> = Vec::new();
     let mut ids: std::collections::HashSet<usize> = std::collections::HashSet::new();
-    for registry in [intern!(py, "_parameters"), intern!(py, "_buffers")] {
-        for m in &modules {
-            for t in m.getattr(registry)?.cast_into::<PyDict>()?.values().iter() {
+    for name in [intern!(py, "_parameters"), intern!(py, "_buffers")] {
+        for (_, state) in &states {
+            for (_, t) in registry(state, name)?.iter() {
                 if !t.is_none() && ids.insert(t.as_ptr() as usize) {
                     tensors.push(t);
                 }
             }
         }
     }
-    let training: Vec<Bound<'py, PyAny>> =
-        modules.iter().map(|m| m.getattr(intern!(py, "training"))).collect::<PyResult<_>>()?;
+    let mut training: Vec<Bound<'py, PyAny>> = Vec::with_capacity(states.len());
+    for (module, state) in &states {
+        training.push(match state.get_item(intern!(py, "training"))? {
+            Some(flag) => flag,
+            None => module.getattr(intern!(py, "training"))?, // a property (OptimizedModule's)
+        });
+    }
     Ok((tensors, pyo3::types::PyTuple::new(py, training)?))
 }

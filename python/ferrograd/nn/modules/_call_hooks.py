@@ -7,11 +7,12 @@ not, the call looks at its own module's dicts as before, so a stale entry only c
 import threading
 from collections import OrderedDict
 
-__all__ = ["CallHooks", "COMPILED", "HOOKED", "UNWATCHED", "NAMES", "watch"]
+__all__ = ["CallHooks", "COMPILED", "HOOKED", "ONLY_COMPILED", "UNWATCHED", "NAMES", "watch"]
 
 HOOKED: set[object] = set()
 # in `HOOKED` once any module was compiled (`Module.compile`): its calls then look for their compiled call
 COMPILED = "a module was compiled"
+ONLY_COMPILED = {COMPILED}  # `HOOKED` when modules were compiled but none has hooks
 UNWATCHED = "a hook dict that is not a CallHooks"
 
 # the per-module dicts that make a call run its hooks (the `_with_kwargs`/`_always_called` ones only flag them)

@@ -13,6 +13,7 @@ from ... import _core
 from ..._core import Tensor, _chain_layers
 from ..parameter import Parameter
 from ._call_hooks import HOOKED as _HOOKED
+from ._call_hooks import ONLY_COMPILED as _ONLY_COMPILED
 from .activation import ReLU
 from .linear import Linear
 from .module import Module, _addindent, _call_chain, _typename
@@ -127,7 +128,8 @@ class Sequential(Module):
     def __call__(self, *args, **kwargs):
         # while no module has hooks, the standard forward's chain runs without a call per child (a third of
         # a small model's inference)
-        if _HOOKED or kwargs or len(args) != 1 or type(self).forward is not _forward or "forward" in self.__dict__:
+        hooked = _HOOKED and (_HOOKED != _ONLY_COMPILED or "_compiled_call_impl" in self.__dict__)
+        if hooked or kwargs or len(args) != 1 or type(self).forward is not _forward or "forward" in self.__dict__:
             return Module.__call__(self, *args, **kwargs)
         # the leading plain Linear / ReLU layers run in one call into the core (batch-1 inference is mostly
         # Python calls); the rest, and a layer that fails, as before

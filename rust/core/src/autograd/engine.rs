@@ -32,6 +32,8 @@ pub fn backward(
     create_graph: bool,
     inputs: Option<&[Tensor]>,
 ) -> Result<()> {
+    // its gradients go to `.grad` (a write no graph replays): a compiled step runs eagerly, saying so
+    crate::compile::unsupported("backward()");
     let start = root_gradients(roots, grads)?;
     let Some(inputs) = inputs else {
         run(start, None, retain_graph, create_graph)?;
@@ -61,6 +63,7 @@ pub fn grad(
     create_graph: bool,
     allow_unused: bool,
 ) -> Result<Vec<Option<Tensor>>> {
+    crate::compile::unsupported("autograd.grad()");
     let start = root_gradients(outputs, grad_outputs)?;
     let targets = input_edges(inputs, "One of the differentiated Tensors does not require grad")?;
     let captured = run(start, Some(&targets), retain_graph, create_graph)?;

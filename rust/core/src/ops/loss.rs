@@ -4,6 +4,7 @@
 //! tensor ops, so the backward is itself differentiable.
 use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
+use crate::compile::{operand_list, optional_args, traced, NodeKind};
 use crate::dtype::{result_type, DType};
 use crate::error::Result;
 use crate::layout::broadcast_shapes;
@@ -224,6 +225,21 @@ impl Tensor {
         ignore_index: i64,
         reduction: Reduction,
     ) -> Result<Tensor> {
+        let (operands, given) = operand_list([Some(self), Some(target), weight]);
+        let eager = move |x: &[&Tensor]| match optional_args(x, given) {
+            [Some(input), Some(target), weight] => input.nll_loss_eager(target, weight, ignore_index, reduction),
+            _ => unreachable!("the input and target are always given"),
+        };
+        traced("nll_loss", NodeKind::Opaque, &operands, || eager(&operands), || eager)
+    }
+
+    fn nll_loss_eager(
+        &self,
+        target: &Tensor,
+        weight: Option<&Tensor>,
+        ignore_index: i64,
+        reduction: Reduction,
+    ) -> Result<Tensor> {
         crate::autocast::run(crate::autocast::Policy::Fp32, [Some(self), Some(target), weight], |[x, t, w]| {
             x.expect("given").nll_loss_uncast(t.expect("given"), w, ignore_index, reduction)
         })
@@ -313,6 +329,11 @@ impl Tensor {
 
     /// `mse_loss`: mean/sum/none of (input - target)², broadcasting the two.
     pub fn mse_loss(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].mse_loss_eager(x[1], reduction);
+        traced("mse_loss", NodeKind::Opaque, &[self, target], || eager(&[self, target]), || eager)
+    }
+
+    fn mse_loss_eager(&self, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
         crate::autocast::run2(crate::autocast::Policy::Fp32, self, target, |x, t| x.mse_loss_uncast(t, reduction))
     }
 

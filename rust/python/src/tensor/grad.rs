@@ -69,6 +69,8 @@ impl PyTensor {
 
     #[setter]
     fn set_grad(&self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        // a write no captured graph replays (`optimizer.zero_grad()` inside a compiled function)
+        ferrograd_core::compile::unsupported("setting Tensor.grad");
         let t = self.get();
         let g = match value {
             None => None,
