@@ -261,6 +261,9 @@ impl Storage {
     }
 
     pub fn bump_version(&self) {
+        // every write into existing memory comes here (in-place ops, `copy_`, an optimizer's step): a replay would
+        // drop it, so a capture that sees one runs eagerly
+        crate::compile::unsupported("an in-place write to a tensor");
         self.version.fetch_add(1, Ordering::AcqRel);
     }
 
