@@ -132,3 +132,38 @@ def test_guards_read_the_module_state_in_parameters_then_buffers_order():
     tensors, training = _module_state(model)
     assert [id(t) for t in tensors] == [id(t) for t in list(model.parameters()) + list(model.buffers())]
     assert training == tuple(m.training for m in model.modules())
+
+
+def _no_branch(a, b):
+    return (a / (fg.abs(a) + 1)) * b
+
+
+def _branch(a, b):
+    x = a / (fg.abs(a) + 1)
+    if b.sum() < 0:
+        b = b * -1
+    return x * b
+
+
+def test_explain_counts_graphs_ops_and_breaks():
+    """torch's `_dynamo.explain(f)(*args)`: the graph of a function without a branch (its 4 ops), and the one break
+    of a data-dependent branch (torch runs the graphs around it; ferrograd the function eagerly)."""
+    whole = fg._dynamo.explain(_no_branch)(fg.randn(10), fg.randn(10))
+    assert (whole.graph_count, whole.graph_break_count, whole.op_count) == (1, 0, 4)
+    assert str(whole).startswith("Graph Count: 1\nGraph Break Count: 0\nOp Count: 4\nBreak Reasons:\n")
+    broken = fg._dynamo.explain(_branch)(fg.randn(10), fg.randn(10))
+    assert broken.graph_break_count == 1 and len(broken.break_reasons) == 1
+    assert "Break Reason 1:" in str(broken)
+    if not AGAINST_TORCH:
+        assert broken.graph_count == 0
+        assert broken.break_reasons[0].reason.startswith("Tensor.__bool__() (data-dependent control flow)")
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own cache")
+def test_reset_forgets_every_capture():
+    compiled = fg.compile(chain)
+    compiled(fg.ones(3))
+    assert len(_cache(compiled)) == 1
+    fg._dynamo.reset()
+    assert len(_cache(compiled)) == 0
+    assert fg.equal(compiled(fg.ones(3)), chain(fg.ones(3))) and len(_cache(compiled)) == 1

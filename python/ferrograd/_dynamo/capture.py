@@ -13,6 +13,8 @@ from . import config
 from .exc import Unsupported
 
 _EAGER = object()
+# every cache, for `torch._dynamo.reset()`
+LIVE: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
 _ONE_TENSOR = ("t",)
 
 
@@ -48,6 +50,8 @@ class CompiledFunction:
         self.recompile_limit = config.recompile_limit if recompile_limit is None else recompile_limit
         self.cache = {}
         self.warned = False
+        self.break_reason = None  # why the last capture could not be replayed (`explain` reports it)
+        LIVE.add(self)
 
     @property
     def module(self):
@@ -114,6 +118,7 @@ class CompiledFunction:
         result = _core._capture_finish(out_tensors)
         if isinstance(result, str):
             self.cache[key] = _EAGER
+            self.break_reason = result
             self._explain(result)
         else:
             self.cache[key] = (result, out_spec)
