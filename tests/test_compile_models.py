@@ -292,3 +292,20 @@ def test_a_compiled_optimizer_step_updates_on_every_call(name):
 
     assert fg.allclose(run(True), run(False))
     assert not fg.allclose(run(True), fg.ones(3) - 0.1)  # more than the first step's move
+
+
+def test_an_rms_norm_written_with_vector_norm_is_one_graph():
+    gain = nn.Parameter(fg.ones(8))
+
+    def rms_norm(x):
+        rms = x.norm(2, dim=-1, keepdim=True) / x.size(-1) ** 0.5
+        return x / rms * gain
+
+    compiled = fg.compile(rms_norm, fullgraph=True, backend=BACKEND)
+    for seed in (0, 1):
+        x = fg.randn(3, 8, generator=fg.Generator().manual_seed(seed), requires_grad=True)
+        got, want = compiled(x), rms_norm(x)
+        assert fg.allclose(got, want, rtol=1e-6)
+        (gx,) = fg.autograd.grad(got.sum(), x)
+        (wx,) = fg.autograd.grad(want.sum(), x)
+        assert fg.allclose(gx, wx, rtol=1e-5, atol=1e-7)

@@ -63,7 +63,8 @@ class CompiledFunction:
             raise Unsupported(reason)
         if not self.warned:
             self.warned = True
-            name = getattr(self.fn, "__qualname__", repr(self.fn))
+            module = self.module
+            name = f"{type(module).__name__}.__call__" if module is not None else getattr(self.fn, "__qualname__", "?")
             warnings.warn(f"ferrograd.compile: graph break in {name}: {reason}; it runs eagerly", stacklevel=3)
 
     def __call__(self, *args, **kwargs):

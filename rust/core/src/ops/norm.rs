@@ -1,6 +1,7 @@
 //! `linalg.vector_norm` (what `Tensor.norm` computes for vectors): any order p over any dims.
 use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
+use crate::compile::{traced, NodeKind};
 use crate::error::Result;
 use crate::kernels::reduce::fold;
 use crate::ops::formula::unsqueeze_dims;
@@ -49,6 +50,13 @@ fn nan_extreme(a: f64, v: f64, is_max: bool) -> f64 {
 impl Tensor {
     /// `linalg.vector_norm(self, ord, dim=dims, keepdim)`; `dims` None: all elements.
     pub fn vector_norm(&self, ord: NormOrder, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
+        let dims_owned = dims.map(<[isize]>::to_vec);
+        let eager = move |x: &[&Tensor]| x[0].vector_norm_eager(ord, dims_owned.as_deref(), keepdim);
+        let replay = eager.clone();
+        traced("linalg_vector_norm", NodeKind::Opaque, &[self], || eager(&[self]), || replay)
+    }
+
+    fn vector_norm_eager(&self, ord: NormOrder, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
         if !self.dtype().is_float() {
             bail!(
                 NotImplemented,
