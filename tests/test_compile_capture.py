@@ -123,7 +123,7 @@ def test_a_random_tensor_made_inside_breaks_the_graph_with_its_reason():
 def test_guards_read_the_module_state_in_parameters_then_buffers_order():
     """The guards' one walk of the module tree gives what `parameters()` + `buffers()` and `modules()` give:
     tied weights and a shared submodule once each, in the same order (the captured graph's inputs)."""
-    from ferrograd._dynamo.capture import _module_state
+    from ferrograd._core import _module_state
 
     shared = fg.nn.Linear(3, 3)
     model = fg.nn.Sequential(fg.nn.Linear(3, 3), fg.nn.BatchNorm1d(3), shared, fg.nn.Sequential(shared), None)
@@ -167,3 +167,9 @@ def test_reset_forgets_every_capture():
     fg._dynamo.reset()
     assert len(_cache(compiled)) == 0
     assert fg.equal(compiled(fg.ones(3)), chain(fg.ones(3))) and len(_cache(compiled)) == 1
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="torch counts each getitem of a split as an op")
+def test_explain_counts_a_multi_output_op_once():
+    out = fg._dynamo.explain(lambda x: [p * 2 for p in x.split(2)])(fg.randn(6))
+    assert out.ops_per_graph == [["split", "mul", "mul", "mul"]] and out.op_count == 4

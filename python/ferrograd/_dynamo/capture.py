@@ -36,17 +36,16 @@ def _rebuild(spec, tensors):
     return spec[0](_rebuild(s, tensors) for s in spec[1])
 
 
-def _module_state(module):
-    """`module`'s parameters and buffers (each once, in `parameters()` then `buffers()` order) and its modules'
-    training flags, from one walk of the module tree in the core (the guards read them on every call)."""
-    return _core._module_state(module)
-
-
 class CompiledFunction:
     """`fn` (or a module's call) under the cache; `module`'s parameters and buffers are inputs too."""
 
     def __init__(self, fn, fullgraph, recompile_limit, module=None):
-        self.fn, self.fullgraph, self._module = fn, fullgraph, module
+        self.fn, self.fullgraph = fn, fullgraph
+        # the module, as a call that returns it: held weakly by `Module.compile`'s cache (which the module holds)
+        if module is None or isinstance(module, weakref.ref):
+            self._module = module
+        else:
+            self._module = lambda: module
         self.recompile_limit = config.recompile_limit if recompile_limit is None else recompile_limit
         self.cache = {}
         self.warned = False
@@ -55,8 +54,8 @@ class CompiledFunction:
 
     @property
     def module(self):
-        """The module whose tensors are inputs (held weakly by `Module.compile`'s cache, which the module holds)."""
-        return self._module() if isinstance(self._module, weakref.ref) else self._module
+        """The module whose tensors are inputs; None for a plain function."""
+        return None if self._module is None else self._module()
 
     def _explain(self, reason):
         if self.fullgraph:
@@ -81,7 +80,9 @@ class CompiledFunction:
             if module is None:
                 inputs, training = arg_tensors, ()
             else:
-                state, training = _core._module_state(module() if type(module) is weakref.ref else module)
+                # its parameters and buffers (each once, `parameters()` then `buffers()` order) and its modules'
+                # training flags, from one walk of the module tree in the core
+                state, training = _core._module_state(module())
                 inputs = state + arg_tensors
             # `spec`: the arguments' structure and constants (repr, so that 1, 1.0 and True differ), or a count of
             # tensors; one bytes object for every tensor's shape, dtype, requires_grad, contiguity and aliasing

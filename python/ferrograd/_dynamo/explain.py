@@ -66,7 +66,7 @@ def explain(f, *extra_args, **extra_kwargs):
         seconds = time.perf_counter() - start
         graphs = [entry[0] for entry in compiled.cache.values() if entry is not _EAGER]
         reasons = [GraphCompileReason(compiled.break_reason)] if compiled.break_reason is not None else []
-        ops = [[line.split(" = ", 1)[1].split("(", 1)[0] for line in g.describe().splitlines()[:-1]] for g in graphs]
+        ops = [g.ops for g in graphs]
         return ExplainOutput(
             graphs=graphs,
             graph_count=len(graphs),

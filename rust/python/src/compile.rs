@@ -32,6 +32,12 @@ impl PyCompiledGraph {
         self.graph.describe()
     }
 
+    /// The ops in the order they run (a multi-output op once).
+    #[getter]
+    fn ops(&self) -> Vec<&'static str> {
+        self.graph.op_names()
+    }
+
     #[getter]
     fn num_nodes(&self) -> usize {
         self.graph.nodes.len()

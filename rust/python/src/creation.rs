@@ -38,7 +38,7 @@ fn new_tensor(
 fn filled(
     py: Python<'_>,
     size: &Bound<'_, PyTuple>,
-    func: &str,
+    func: &'static str,
     value: Scalar,
     dtype: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
@@ -50,8 +50,7 @@ fn filled(
         return finish(py, errors::call_as(func, || Tensor::meta(&shape, dtype))?, requires_grad);
     }
     let make = move || Tensor::try_full(&shape, value, dtype);
-    let name = if func == "ones" { "ones" } else { "zeros" };
-    finish(py, errors::call_as(func, || compile::factory(name, make))?, requires_grad)
+    finish(py, errors::call_as(func, || compile::factory(func, make))?, requires_grad)
 }
 
 /// `ones(*size)` and `zeros(*size)`: the same arguments, one fill value apart.

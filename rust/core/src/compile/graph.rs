@@ -34,6 +34,11 @@ impl Graph {
         self.plan.iter().filter(|s| matches!(s, Step::Fused(_))).count()
     }
 
+    /// The ops of the graph in the order they run (a multi-output op once, not once per output).
+    pub fn op_names(&self) -> Vec<&'static str> {
+        self.nodes.iter().filter(|n| !matches!(n.run, Run::Output)).map(|n| n.name).collect()
+    }
+
     /// One line per node (`%2 = mul(%0, %0)`), then the outputs: what was captured, for tests and debugging.
     pub fn describe(&self) -> String {
         let mut s = String::new();

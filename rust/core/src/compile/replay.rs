@@ -3,7 +3,7 @@
 //! dropped after its last reader so its buffer goes back to the pool for the next node.
 use super::fuse::Step;
 use super::graph::Graph;
-use super::ir::{Operand, Run};
+use super::ir::{Node, Operand, Run};
 use crate::autograd::grad_mode::{self, GradModeGuard};
 use crate::bail;
 use crate::error::Result;
@@ -63,7 +63,7 @@ impl Graph {
     /// Node `i`'s value (a fused group's nodes have one output each).
     fn run_node(&self, i: usize, values: &[Option<Tensor>]) -> Result<Tensor> {
         let node = &self.nodes[i];
-        let _mode = (node.grad_enabled != grad_mode::is_enabled()).then(|| GradModeGuard::new(node.grad_enabled));
+        let _mode = mode_of(node);
         match &node.run {
             Run::One(run) => run(&self.operands(i, values)),
             Run::Many(_) | Run::Output => bail!(Runtime, "compiled graph: {} has several outputs", node.name),
@@ -77,8 +77,7 @@ impl Graph {
             Run::One(_) => values[self.n_inputs + i] = Some(self.run_node(i, values)?),
             Run::Many(run) => {
                 let outs = {
-                    let _mode =
-                        (node.grad_enabled != grad_mode::is_enabled()).then(|| GradModeGuard::new(node.grad_enabled));
+                    let _mode = mode_of(node);
                     run(&self.operands(i, values))?
                 };
                 let slots = 1 + self.nodes[i + 1..].iter().take_while(|n| matches!(n.run, Run::Output)).count();
@@ -104,4 +103,9 @@ impl Graph {
             }
         }
     }
+}
+
+/// The grad mode a node ran in at capture, set for its replay when it is not the current one.
+fn mode_of(node: &Node) -> Option<GradModeGuard> {
+    (node.grad_enabled != grad_mode::is_enabled()).then(|| GradModeGuard::new(node.grad_enabled))
 }

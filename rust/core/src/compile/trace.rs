@@ -95,26 +95,43 @@ pub fn finish(outputs: &[Tensor]) -> Result<Capture> {
 /// Marks the running capture as not replayable (`what` cannot be captured: `Tensor.item()`, an in-place
 /// write, a hook). Nothing happens when no capture is on.
 pub fn unsupported(what: &str) {
-    if !is_capturing() {
-        return;
-    }
-    TRACE.with(|cell| {
-        if let Some(trace) = cell.borrow_mut().as_mut() {
-            trace.broken.get_or_insert_with(|| format!("{what} cannot be captured"));
-        }
+    with_trace(|trace| {
+        trace.broken.get_or_insert_with(|| format!("{what} cannot be captured"));
     });
 }
 
 /// Notes a tensor record made on this thread while a capture runs (`Tensor::from_parts` calls it).
 pub(crate) fn note_made(t: &Tensor) {
+    with_trace(|trace| {
+        trace.made.insert(Arc::as_ptr(&t.0));
+    });
+}
+
+/// `f` on this thread's running trace; nothing when no capture is on (then one thread-local read).
+fn with_trace(f: impl FnOnce(&mut Trace)) {
     if !ACTIVE.with(Cell::get) {
         return;
     }
     TRACE.with(|cell| {
         if let Some(trace) = cell.borrow_mut().as_mut() {
-            trace.made.insert(Arc::as_ptr(&t.0));
+            f(trace);
         }
     });
+}
+
+/// Runs an op eagerly; while a capture is on, `record_node` then records it, at the outermost traced call
+/// only (the op's inner traced calls run deeper and record nothing).
+fn run_and_record<T>(eager: impl FnOnce() -> Result<T>, record_node: impl FnOnce(&T)) -> Result<T> {
+    if !ACTIVE.with(Cell::get) {
+        return eager();
+    }
+    let (guard, outer) = DepthGuard::enter();
+    let out = eager()?;
+    drop(guard);
+    if outer {
+        record_node(&out);
+    }
+    Ok(out)
 }
 
 /// Where a tensor the graph does not know came from, as far as its history says.
@@ -171,22 +188,11 @@ pub(crate) fn traced_fusable<F>(
 where
     F: Fn(&[&Tensor]) -> Result<Tensor> + Send + Sync + 'static,
 {
-    if !ACTIVE.with(Cell::get) {
-        return eager();
-    }
-    let (guard, outer) = DepthGuard::enter();
-    let out = eager()?;
-    drop(guard);
-    if outer {
+    run_and_record(eager, |out| {
         let run: Replay = Arc::new(replay());
-        let kernel = kernel(&out).filter(|k| fits(k, inputs, &out));
-        TRACE.with(|cell| {
-            if let Some(trace) = cell.borrow_mut().as_mut() {
-                record(trace, name, kind, inputs, std::slice::from_ref(&out), Run::One(run), kernel);
-            }
-        });
-    }
-    Ok(out)
+        let kernel = kernel(out).filter(|k| fits(k, inputs, out));
+        with_trace(|trace| record(trace, name, kind, inputs, std::slice::from_ref(out), Run::One(run), kernel));
+    })
 }
 
 /// `traced` for an op with several outputs (`split`, `max_pool2d`): one node for the op, then one `Output`
@@ -200,21 +206,10 @@ pub(crate) fn traced_many<F>(
 where
     F: Fn(&[&Tensor]) -> Result<Vec<Tensor>> + Send + Sync + 'static,
 {
-    if !ACTIVE.with(Cell::get) {
-        return eager();
-    }
-    let (guard, outer) = DepthGuard::enter();
-    let outs = eager()?;
-    drop(guard);
-    if outer {
+    run_and_record(eager, |outs| {
         let run: ReplayMany = Arc::new(replay());
-        TRACE.with(|cell| {
-            if let Some(trace) = cell.borrow_mut().as_mut() {
-                record(trace, name, NodeKind::Opaque, inputs, &outs, Run::Many(run), None);
-            }
-        });
-    }
-    Ok(outs)
+        with_trace(|trace| record(trace, name, NodeKind::Opaque, inputs, outs, Run::Many(run), None));
+    })
 }
 
 /// Whether a kernel's operands are what the fused loop gives it: the chunks it reads are tensors of the
