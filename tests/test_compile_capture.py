@@ -121,17 +121,25 @@ def test_a_random_tensor_made_inside_breaks_the_graph_with_its_reason():
 
 @pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own cache")
 def test_guards_read_the_module_state_in_parameters_then_buffers_order():
-    """The guards' one walk of the module tree gives what `parameters()` + `buffers()` and `modules()` give:
-    tied weights and a shared submodule once each, in the same order (the captured graph's inputs)."""
-    from ferrograd._core import _module_state
+    """The guards' one walk of the module tree gives what `parameters()` + `buffers()` give: tied weights and a
+    shared submodule once each, in the same order (the captured graph's inputs), then the call's tensors; every
+    module's training flag is in the key."""
+    from ferrograd._dynamo.capture import CompiledFunction
 
     shared = fg.nn.Linear(3, 3)
     model = fg.nn.Sequential(fg.nn.Linear(3, 3), fg.nn.BatchNorm1d(3), shared, fg.nn.Sequential(shared), None)
     model[0].weight = model[2].weight  # tied
     model[1].eval()
-    tensors, training = _module_state(model)
-    assert [id(t) for t in tensors] == [id(t) for t in list(model.parameters()) + list(model.buffers())]
-    assert training == tuple(m.training for m in model.modules())
+    x = fg.ones(2, 3)
+    compiled = CompiledFunction(model, False, None, model)
+    key, inputs = compiled._guards([x, x])
+    assert [id(t) for t in inputs] == [id(t) for t in [*model.parameters(), *model.buffers(), x, x]]
+    model[3].eval()
+    assert compiled._guards([x, x])[0] != key
+    model[3].train()
+    assert compiled._guards([x, x])[0] == key
+    assert compiled._guards([x, x.clone()])[0] != key  # the same tensor twice is a guard
+    assert compiled._guards([x, fg.ones(2, 4)])[0] != key
 
 
 def _no_branch(a, b):
@@ -173,3 +181,92 @@ def test_reset_forgets_every_capture():
 def test_explain_counts_a_multi_output_op_once():
     out = fg._dynamo.explain(lambda x: [p * 2 for p in x.split(2)])(fg.randn(6))
     assert out.ops_per_graph == [["split", "mul", "mul", "mul"]] and out.op_count == 4
+
+
+def _last_position(x):
+    return x[:, [-1], :] * 2  # nanoGPT's generate: the last position's logits, a list index
+
+
+def _rows(x, rows):
+    return x[rows].exp()
+
+
+@pytest.mark.parametrize("dtype", [fg.float32, fg.float64])
+def test_indexing_with_a_list_or_an_index_tensor_is_one_graph(dtype):
+    """Advanced indexing is captured: a list in the code is a constant of the graph, an index tensor argument is
+    read anew on every replay; values and gradients are eager's (gradcheck in float64)."""
+    last = fg.compile(_last_position, backend=BACKEND, fullgraph=True)
+    rows = fg.compile(_rows, backend=BACKEND, fullgraph=True)
+    for seed in (0, 1):
+        x = _rand((2, 5, 3), dtype, seed)
+        assert fg.equal(last(x), _last_position(x))
+        index = fg.tensor([[seed, 1], [-1, 0]])  # negative, repeated, and new values on the replay
+        assert fg.equal(rows(x, index), _rows(x, index))
+    if not AGAINST_TORCH:
+        assert len(_cache(last)) == 1 and len(_cache(rows)) == 1
+    if dtype == fg.float64:
+        x = _rand((2, 5, 3), dtype, 2).requires_grad_()
+        assert fg.autograd.gradcheck(last, (x,))
+        assert fg.autograd.gradcheck(lambda t: rows(t, fg.tensor([1, 1, 0])), (x,))
+
+
+def test_an_out_of_range_index_raises_on_the_replay_too():
+    rows = fg.compile(_rows, backend=BACKEND)
+    x = _rand((3, 2))
+    rows(x, fg.tensor([0, 2]))
+    with pytest.raises(IndexError, match="out of bounds for dimension 0 with size 3"):
+        rows(x, fg.tensor([0, 3]))
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own reasons")
+def test_a_boolean_mask_index_breaks_the_graph_with_its_reason():
+    with pytest.raises(fg._dynamo.exc.Unsupported, match=r"^indexing with a boolean mask"):
+        fg.compile(lambda x: x[x > 0], backend=BACKEND, fullgraph=True)(fg.ones(3))
+
+
+_OPS = {
+    "tril": lambda x: x.tril() + x.triu(1) * 2,
+    "masked_fill": lambda x: x.masked_fill(x > 0, -1.0) * x,
+    "logical_not_any": lambda x: x * (x > 0).logical_not() + (x > 0.5).any(-1, keepdim=True) * x,
+    "squeeze": lambda x: x.unsqueeze(0).squeeze(0).unsqueeze(1).squeeze() + x[None, :, None].squeeze((0, 2)),
+    "sort_topk_max": lambda x: x.sort(-1)[0] + x.topk(6, -1)[0] + x.max(-1, keepdim=True)[0],
+    "argmax": lambda x: x * x.argmax(-1, keepdim=True),
+    "pad": lambda x: fg.nn.functional.pad(x, (1, 2, 0, 1), value=0.5) * 2,
+    "cumsum": lambda x: x.cumsum(1),
+    "clone_cast_detach": lambda x: x.clone() * (x > 0).double() + x * x.detach().sign().float().double(),
+    "var_std": lambda x: x.var(-1, keepdim=True) * x + x.std(),
+    "gather": lambda x, i: x.gather(1, i) + x.index_select(1, i[0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_OPS))
+def test_common_ops_are_captured_with_eager_values_and_gradients(name):
+    """Each op a real model reaches (masks, casts, squeeze, sort/topk/max, pad, scans, statistics, gathers) is
+    captured in one graph (fullgraph=True); the replay on new values is eager's, and gradcheck passes through it
+    in float64."""
+    f = _OPS[name]
+    compiled = fg.compile(f, backend=BACKEND, fullgraph=True)
+    for seed in (0, 1):
+        x = _rand((4, 6), fg.float64, seed)
+        args = (x, fg.tensor([[seed, 5], [2, 2], [0, 1], [4, 3]])) if name == "gather" else (x,)
+        want, got = f(*args), compiled(*args)
+        assert got.dtype == want.dtype and fg.allclose(got, want, rtol=1e-12, atol=1e-12)
+    x = _rand((4, 6), fg.float64, 2).requires_grad_()
+    if name == "gather":
+        index = fg.tensor([[1, 5], [2, 2], [0, 1], [4, 3]])
+        assert fg.autograd.gradcheck(lambda t: compiled(t, index), (x,))
+    else:
+        assert fg.autograd.gradcheck(compiled, (x,))
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="torch's compiled dropout draws other numbers than its eager one")
+def test_causal_attention_with_dropout_is_one_graph_drawing_eager_masks():
+    """nanoGPT's attention in training (causal, dropout): one graph, whose replays draw eager's masks."""
+    f = lambda q: fg.nn.functional.scaled_dot_product_attention(q, q, q, dropout_p=0.1, is_causal=True)
+    compiled = fg.compile(f, backend=BACKEND, fullgraph=True)
+    for seed in (0, 1):
+        q = _rand((2, 4, 8, 8), fg.float32, seed)
+        fg.manual_seed(seed)
+        want = f(q)
+        fg.manual_seed(seed)
+        assert fg.equal(compiled(q), want)

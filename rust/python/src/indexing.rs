@@ -3,7 +3,7 @@ use crate::args::{operand, type_name};
 use crate::errors::call;
 use crate::py_tensor::PyTensor;
 use ferrograd_core::autograd::grad_mode::GradModeGuard;
-use ferrograd_core::index::{IndexBackward0, IndexPutBackward0};
+use ferrograd_core::index::IndexPutBackward0;
 use ferrograd_core::index_write::IndexFillBackward0;
 use ferrograd_core::{Layout, Tensor};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};
@@ -102,6 +102,8 @@ fn parse_items<'py>(key: &Bound<'py, PyAny>) -> PyResult<Vec<Item<'py>>> {
                 index_item(t.get().get())
             } else if it.is_instance_of::<PyList>() || it.is_instance_of::<PyTuple>() {
                 let t = crate::convert::tensor_from_data(it, None)?;
+                // Python's values: a compiled graph reads them as they were at capture, as a Python int index
+                ferrograd_core::compile::note_literal(&t);
                 let t = if t.numel() == 0 { call(|| t.to_dtype(ferrograd_core::DType::I64))? } else { t };
                 if t.ndim() == 0 {
                     return Ok(Item::Adv(call(|| t.reshape(&[1]))?));
@@ -216,6 +218,13 @@ fn has_advanced(items: &[Item<'_>]) -> bool {
 /// For a key with advanced indices: the flat positions (into `shape`'s contiguous order) it selects,
 /// and the result's shape.
 fn advanced(shape: &[usize], items: &[Item<'_>]) -> PyResult<(ferrograd_core::index::Positions, Vec<usize>)> {
+    let (geom, adv) = advanced_key(shape, items)?;
+    call(|| Tensor::advanced_positions(&geom, &adv))
+}
+
+/// An advanced key as the core reads it: the region its basic items leave of a contiguous tensor of `shape`,
+/// and each index tensor with the dim of that region it picks along (a mask as one index tensor a dim).
+fn advanced_key(shape: &[usize], items: &[Item<'_>]) -> PyResult<(Layout, Vec<(usize, Tensor)>)> {
     let geom = index_items(&Layout::contiguous(shape), items)?;
     // where each item's dims land in `geom`
     let ndim = shape.len();
@@ -236,7 +245,9 @@ fn advanced(shape: &[usize], items: &[Item<'_>]) -> PyResult<(ferrograd_core::in
             Item::Bool(keep) => {
                 let index: Vec<i64> = if *keep { vec![0] } else { vec![] };
                 let len = index.len();
-                adv.push((gdim, call(|| Tensor::from_vec(index, &[len]))?));
+                let index = call(|| Tensor::from_vec(index, &[len]))?;
+                ferrograd_core::compile::note_literal(&index);
+                adv.push((gdim, index));
                 gdim += 1;
             }
             Item::Adv(t) => {
@@ -257,6 +268,7 @@ fn advanced(shape: &[usize], items: &[Item<'_>]) -> PyResult<(ferrograd_core::in
                         )));
                     }
                 }
+                ferrograd_core::compile::unsupported("indexing with a boolean mask (a data-dependent shape)");
                 let nz = call(|| m.nonzero())?;
                 for j in 0..k {
                     adv.push((gdim + j, call(|| nz.select(1, j as isize)?.contiguous_copy())?));
@@ -266,7 +278,7 @@ fn advanced(shape: &[usize], items: &[Item<'_>]) -> PyResult<(ferrograd_core::in
             }
         }
     }
-    call(|| Tensor::advanced_positions(&geom, &adv))
+    Ok((geom, adv))
 }
 
 /// `t[key]`: a view (recording Select/Slice/Unsqueeze nodes like PyTorch) for basic keys; a copy
@@ -274,8 +286,8 @@ fn advanced(shape: &[usize], items: &[Item<'_>]) -> PyResult<(ferrograd_core::in
 pub fn apply_index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     let items = parse_items(key)?;
     if has_advanced(&items) {
-        let (pos, shape) = advanced(t.shape(), &items)?;
-        return call(|| t.take_flat(pos, &shape, IndexBackward0::of(t)));
+        let (region, indices) = advanced_key(t.shape(), &items)?;
+        return call(|| t.index_advanced(&region, &indices));
     }
     let mut out = index_items(t, &items)?;
     if items.is_empty() || (items.len() == 1 && matches!(items[0], Item::Ellipsis)) {

@@ -10,6 +10,7 @@ mod autograd;
 mod chain;
 mod combine;
 mod compile;
+mod compile_call;
 mod complex;
 mod convert;
 mod creation;
@@ -71,8 +72,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile::_capture_abort, m)?)?;
     m.add_function(wrap_pyfunction!(compile::_capture_unsupported, m)?)?;
     m.add_function(wrap_pyfunction!(compile::_is_capturing, m)?)?;
-    m.add_function(wrap_pyfunction!(compile::_guard_signature, m)?)?;
-    m.add_function(wrap_pyfunction!(compile::_module_state, m)?)?;
+    m.add_class::<compile_call::PyCompiledCall>()?;
     m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(alloc::_allocator_round_trip, m)?)?;

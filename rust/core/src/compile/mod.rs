@@ -18,8 +18,8 @@ mod trace;
 pub use graph::Graph;
 pub use ir::{NodeKind, Operand};
 pub(crate) use kernel::{Elementwise, Reduction, SliceKernel};
-pub use trace::{abort, begin, factory, finish, is_capturing, unsupported, Capture};
-pub(crate) use trace::{note_made, operand_list, optional_args, traced, traced_fusable, traced_many};
+pub use trace::{abort, begin, factory, finish, is_capturing, note_literal, unsupported, Capture};
+pub(crate) use trace::{note_made, operand_list, optional_args, traced, traced_fusable, traced_many, traced_pair};
 
 #[cfg(test)]
 mod tests;

@@ -266,3 +266,20 @@ fn gradients_flow_through_a_replay() {
         assert!((grad[i] - want).abs() < 1e-12);
     }
 }
+
+#[test]
+fn an_index_tensor_that_is_an_input_is_read_anew_on_every_replay() {
+    let rows = |x: &[Tensor]| -> crate::Result<Vec<Tensor>> {
+        let region = crate::Layout::contiguous(x[0].shape());
+        Ok(vec![x[0].index_advanced(&region, &[(0, x[1].clone())])?])
+    };
+    let x = ramp(6).reshape(&[3, 2]).unwrap();
+    let first = Tensor::from_vec(vec![0i64, 2], &[2]).unwrap();
+    let g = graph(capture(&[x.clone(), first], rows));
+    assert_eq!(g.describe(), "%2 = index(%0, %1)\nreturn (%2)");
+    let other = Tensor::from_vec(vec![-1i64, 1, 1], &[3]).unwrap();
+    let want = rows(&[x.clone(), other.clone()]).unwrap()[0].to_vec::<f32>();
+    assert_eq!(g.run(&[x.clone(), other]).unwrap()[0].to_vec::<f32>(), want);
+    let out_of_range = Tensor::from_vec(vec![3i64], &[1]).unwrap();
+    assert!(g.run(&[x, out_of_range]).is_err());
+}

@@ -107,6 +107,14 @@ pub(crate) fn note_made(t: &Tensor) {
     });
 }
 
+/// Declares `t`, made while a capture runs from Python values (a list used as an index), a constant of the
+/// graph: every replay reads it as it is, as it reads a Python number. Nothing happens when no capture is on.
+pub fn note_literal(t: &Tensor) {
+    with_trace(|trace| {
+        trace.made.remove(&Arc::as_ptr(&t.0));
+    });
+}
+
 /// `f` on this thread's running trace; nothing when no capture is on (then one thread-local read).
 fn with_trace(f: impl FnOnce(&mut Trace)) {
     if !ACTIVE.with(Cell::get) {
@@ -210,6 +218,23 @@ where
         let run: ReplayMany = Arc::new(replay());
         with_trace(|trace| record(trace, name, NodeKind::Opaque, inputs, outs, Run::Many(run), None));
     })
+}
+
+/// `traced_many` for an op of two outputs (values and indices: `sort`, `topk`, `max(dim)`).
+pub(crate) fn traced_pair<F>(
+    name: &'static str,
+    inputs: &[&Tensor],
+    eager: impl FnOnce() -> Result<Vec<Tensor>>,
+    replay: impl FnOnce() -> F,
+) -> Result<(Tensor, Tensor)>
+where
+    F: Fn(&[&Tensor]) -> Result<Vec<Tensor>> + Send + Sync + 'static,
+{
+    let mut outs = traced_many(name, inputs, eager, replay)?.into_iter();
+    match (outs.next(), outs.next()) {
+        (Some(first), Some(second)) => Ok((first, second)),
+        _ => crate::bail!(Runtime, "{name}() gave fewer than two outputs"),
+    }
 }
 
 /// Whether a kernel's operands are what the fused loop gives it: the chunks it reads are tensors of the

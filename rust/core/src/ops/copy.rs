@@ -72,6 +72,11 @@ impl Tensor {
     /// `clone()`: a copy in this tensor's memory order (PyTorch's `preserve_format`), so `x.T.clone()`
     /// keeps `x.T`'s strides; a layout with gaps or repeats comes out dense in the order of its strides.
     pub fn clone_tensor(&self) -> Result<Tensor> {
+        let eager = |x: &[&Tensor]| x[0].clone_tensor_eager();
+        traced("clone", NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn clone_tensor_eager(&self) -> Result<Tensor> {
         let out = self.map_in_memory_order(|x| x.contiguous_copy())?;
         Ok(record(out, &[self], |_| CloneBackward0))
     }
@@ -259,6 +264,11 @@ impl Tensor {
     }
 
     pub fn to_dtype(&self, dtype: DType) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].to_dtype_eager(dtype);
+        traced("_to_copy", NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn to_dtype_eager(&self, dtype: DType) -> Result<Tensor> {
         if dtype == self.dtype() {
             return Ok(self.clone());
         }

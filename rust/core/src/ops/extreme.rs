@@ -1,7 +1,7 @@
 //! Extremes: amax/amin, max/min (of everything, or along a dim with indices), argmax/argmin.
 use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
-use crate::compile::{traced_fusable, NodeKind, Reduction, SliceKernel};
+use crate::compile::{traced, traced_fusable, traced_pair, NodeKind, Reduction, SliceKernel};
 use crate::error::Result;
 use crate::kernels::reduce::fold;
 use crate::layout::wrap_dim;
@@ -127,6 +127,11 @@ impl Tensor {
 
     /// max/min along one dim: (values, indices of the first extreme); the gradient goes to that index.
     pub fn max_min_dim(&self, dim: isize, keepdim: bool, is_max: bool) -> Result<(Tensor, Tensor)> {
+        let eager = move |x: &[&Tensor]| x[0].max_min_dim_eager(dim, keepdim, is_max).map(|(v, i)| vec![v, i]);
+        traced_pair(if is_max { "max" } else { "min" }, &[self], || eager(&[self]), || eager)
+    }
+
+    fn max_min_dim_eager(&self, dim: isize, keepdim: bool, is_max: bool) -> Result<(Tensor, Tensor)> {
         let d = wrap_dim(dim, self.ndim())?;
         let dims: Vec<usize> = if self.ndim() == 0 { vec![] } else { vec![d] };
         self.check_nonempty_reduction(if is_max { "max" } else { "min" }, &dims, false)?;
@@ -148,6 +153,11 @@ impl Tensor {
 
     /// argmax/argmin: over all elements (flattened) when `dim` is None.
     pub fn argmax_argmin(&self, dim: Option<isize>, keepdim: bool, is_max: bool) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].argmax_argmin_eager(dim, keepdim, is_max);
+        traced(if is_max { "argmax" } else { "argmin" }, NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn argmax_argmin_eager(&self, dim: Option<isize>, keepdim: bool, is_max: bool) -> Result<Tensor> {
         let name = if is_max { "argmax" } else { "argmin" };
         if self.dtype() == DType::Bool {
             bail!(NotImplemented, "{name}(): does not support bool input");

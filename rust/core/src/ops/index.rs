@@ -9,6 +9,7 @@
 //! `_saved_*` fields while the positions stay internal.
 use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Fields, Grads, RuleName, SavedTensor};
 use crate::bail;
+use crate::compile::{traced, NodeKind};
 use crate::element::Element;
 use crate::error::Result;
 use crate::layout::{numel, wrap_dim, Layout};
@@ -304,6 +305,11 @@ impl Tensor {
 
     /// `tril(k)` (`upper = false`) or `triu(k)`.
     pub fn tri(&self, k: isize, upper: bool) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].tri_eager(k, upper);
+        traced(if upper { "triu" } else { "tril" }, NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn tri_eager(&self, k: isize, upper: bool) -> Result<Tensor> {
         let name = if upper { "triu" } else { "tril" };
         if self.ndim() < 2 {
             bail!(Runtime, "{name}: input tensor must have at least 2 dimensions");
@@ -379,6 +385,11 @@ impl Tensor {
     }
 
     pub fn index_select(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].index_select_eager(dim, x[1]);
+        traced("index_select", NodeKind::Opaque, &[self, index], || eager(&[self, index]), || eager)
+    }
+
+    fn index_select_eager(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
         if index.ndim() > 1 {
             bail!(Index, "index_select(): Index is supposed to be a vector");
         }
@@ -474,6 +485,11 @@ impl Tensor {
     }
 
     pub fn gather(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].gather_eager(dim, x[1]);
+        traced("gather", NodeKind::Opaque, &[self, index], || eager(&[self, index]), || eager)
+    }
+
+    fn gather_eager(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
         let d = wrap_dim(dim, self.ndim())?;
         let pos = self.along_dim_positions(d, index, "gather")?;
         let node = GatherBackward0 { dim: d, index: SavedTensor::input(index), sparse_grad: false };
@@ -665,6 +681,11 @@ impl Tensor {
 
     /// `masked_fill(mask, value)` with a 0-dim `value` (a number, or a 0-dim tensor that gets a gradient).
     pub fn masked_fill(&self, mask: &Tensor, value: &Tensor) -> Result<Tensor> {
+        let eager = |x: &[&Tensor]| x[0].masked_fill_eager(x[1], x[2]);
+        traced("masked_fill", NodeKind::Opaque, &[self, mask, value], || eager(&[self, mask, value]), || eager)
+    }
+
+    fn masked_fill_eager(&self, mask: &Tensor, value: &Tensor) -> Result<Tensor> {
         if mask.dtype() != crate::DType::Bool {
             bail!(Runtime, "masked_fill_ only supports boolean masks, but got mask with dtype {}", mask.dtype().name());
         }

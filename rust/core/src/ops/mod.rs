@@ -1,6 +1,7 @@
 //! Differentiable tensor ops. Each file holds a family's forward code and, beside it, its backward
 //! rules: small structs implementing `autograd::Backward`, declared with `backward_rule!`.
 pub mod addc;
+mod advanced_index;
 mod affine_grid;
 pub mod aminmax;
 pub mod attention;

@@ -4,6 +4,7 @@
 //! pads crop); the other modes read each output element from a computed input position
 //! (`take_flat`), so repeated reads add their gradients. Negative pads crop in every mode, as torch.
 use crate::bail;
+use crate::compile::{traced, NodeKind};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::{numel, Layout};
@@ -143,6 +144,13 @@ impl Tensor {
     /// `F.pad`: `value` is what the caller gave (None when it gave none); only constant padding takes
     /// a value other than 0.
     pub fn pad(&self, pad: &[isize], mode: PadMode, value: Option<Scalar>) -> Result<Tensor> {
+        let pad = pad.to_vec();
+        let eager = move |x: &[&Tensor]| x[0].pad_eager(&pad, mode, value);
+        let replay = eager.clone();
+        traced("pad", NodeKind::Opaque, &[self], || eager(&[self]), || replay)
+    }
+
+    fn pad_eager(&self, pad: &[isize], mode: PadMode, value: Option<Scalar>) -> Result<Tensor> {
         let nd = self.ndim();
         let pairs = pad_pairs(pad, nd)?;
         if mode == PadMode::Constant {

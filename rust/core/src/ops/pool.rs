@@ -8,7 +8,7 @@
 //!   differentiates again).
 use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
-use crate::compile::traced_many;
+use crate::compile::traced_pair;
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::threads::{par_for, threads, OutPtr};
@@ -513,11 +513,7 @@ impl Tensor {
     pub fn max_pool2d(&self, win: &Window, ceil_mode: bool) -> Result<(Tensor, Tensor)> {
         let win = *win;
         let eager = move |x: &[&Tensor]| x[0].max_pool2d_eager(&win, ceil_mode).map(|(v, i)| vec![v, i]);
-        let mut outs = traced_many("max_pool2d_with_indices", &[self], || eager(&[self]), || eager)?.into_iter();
-        match (outs.next(), outs.next()) {
-            (Some(values), Some(indices)) => Ok((values, indices)),
-            _ => unreachable!("max_pool2d gives values and indices"),
-        }
+        traced_pair("max_pool2d_with_indices", &[self], || eager(&[self]), || eager)
     }
 
     fn max_pool2d_eager(&self, win: &Window, ceil_mode: bool) -> Result<(Tensor, Tensor)> {

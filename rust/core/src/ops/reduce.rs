@@ -164,6 +164,13 @@ impl Tensor {
     /// `all(dim, keepdim)` (`is_all`) or `any`: bool results (uint8 for a uint8 input, as torch);
     /// `dims` None reduces every dim.
     pub fn all_any(&self, dims: Option<&[isize]>, keepdim: bool, is_all: bool) -> Result<Tensor> {
+        let dims = dims.map(<[isize]>::to_vec);
+        let eager = move |x: &[&Tensor]| x[0].all_any_eager(dims.as_deref(), keepdim, is_all);
+        let replay = eager.clone();
+        traced(if is_all { "all" } else { "any" }, NodeKind::Opaque, &[self], || eager(&[self]), || replay)
+    }
+
+    fn all_any_eager(&self, dims: Option<&[isize]>, keepdim: bool, is_all: bool) -> Result<Tensor> {
         let dims = reduction_dims(dims, self.ndim())?;
         let shape = reduced_shape(self.shape(), &dims, keepdim);
         let v = self.with_data(|l, x: &[bool]| {
@@ -235,6 +242,13 @@ impl Tensor {
 
     /// var (`std` = false) or std with `correction` (1: unbiased), over `dims` (None: all).
     pub fn var_std(&self, dims: Option<&[isize]>, correction: f64, keepdim: bool, std: bool) -> Result<Tensor> {
+        let dims = dims.map(<[isize]>::to_vec);
+        let eager = move |x: &[&Tensor]| x[0].var_std_eager(dims.as_deref(), correction, keepdim, std);
+        let replay = eager.clone();
+        traced(if std { "std" } else { "var" }, NodeKind::Opaque, &[self], || eager(&[self]), || replay)
+    }
+
+    fn var_std_eager(&self, dims: Option<&[isize]>, correction: f64, keepdim: bool, std: bool) -> Result<Tensor> {
         if !self.dtype().is_float() {
             bail!(NotImplemented, "std and var only support floating point and complex dtypes");
         }

@@ -1,6 +1,7 @@
 //! Running sums, products and log-sum-exps along a dim.
 use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
+use crate::compile::{traced, NodeKind};
 use crate::error::Result;
 use crate::layout::wrap_dim;
 use crate::ops::formula::c;
@@ -12,6 +13,11 @@ use crate::with_dtype;
 impl Tensor {
     /// Running sum along `dim` (from the end when `reverse`); ints and bools sum to int64.
     pub fn cumsum(&self, dim: isize, reverse: bool) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].cumsum_eager(dim, reverse);
+        traced("cumsum", NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn cumsum_eager(&self, dim: isize, reverse: bool) -> Result<Tensor> {
         let (d, out) = self.scan(dim, reverse, 0.0, |a, b| a + b, 0, i64::wrapping_add)?;
         Ok(record(out, &[self], |_| CumsumBackward0 { dim: d, reverse }))
     }

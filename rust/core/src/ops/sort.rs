@@ -2,6 +2,7 @@
 //! `take_flat` of the input, so the gradient goes back to the positions they came from.
 use crate::autograd::SavedTensor;
 use crate::bail;
+use crate::compile::traced_pair;
 use crate::element::Element;
 use crate::error::Result;
 use crate::layout::wrap_dim;
@@ -61,6 +62,11 @@ impl Tensor {
 
     /// `sort(dim, descending)`: (values, indices); NaN sorts as the largest value.
     pub fn sort(&self, dim: isize, descending: bool) -> Result<(Tensor, Tensor)> {
+        let eager = move |x: &[&Tensor]| x[0].sort_eager(dim, descending).map(|(v, i)| vec![v, i]);
+        traced_pair("sort", &[self], || eager(&[self]), || eager)
+    }
+
+    fn sort_eager(&self, dim: isize, descending: bool) -> Result<(Tensor, Tensor)> {
         let d = wrap_dim(dim, self.ndim())?;
         let n = if self.ndim() == 0 { 1 } else { self.shape()[d] };
         let (pos, idx, shape) = self.sorted_positions(d, n, descending);
@@ -72,6 +78,11 @@ impl Tensor {
 
     /// `topk(k, dim, largest)`: the k largest (or smallest) along `dim`, in sorted order.
     pub fn topk(&self, k: isize, dim: isize, largest: bool) -> Result<(Tensor, Tensor)> {
+        let eager = move |x: &[&Tensor]| x[0].topk_eager(k, dim, largest).map(|(v, i)| vec![v, i]);
+        traced_pair("topk", &[self], || eager(&[self]), || eager)
+    }
+
+    fn topk_eager(&self, k: isize, dim: isize, largest: bool) -> Result<(Tensor, Tensor)> {
         let d = wrap_dim(dim, self.ndim())?;
         let n = if self.ndim() == 0 { 1 } else { self.shape()[d] };
         if k < 0 || k as usize > n {

@@ -171,12 +171,22 @@ impl Tensor {
 
     /// `squeeze()`: drops every size-1 dim.
     pub fn squeeze(&self) -> Result<Tensor> {
+        let eager = |x: &[&Tensor]| x[0].squeeze_eager();
+        traced("squeeze", NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn squeeze_eager(&self) -> Result<Tensor> {
         let dims: Vec<usize> = (0..self.ndim()).filter(|&d| self.shape()[d] == 1).collect();
         Ok(self.record_view(self.layout().squeeze(&dims), SqueezeBackward0 { self_sym_sizes: self.shape().to_vec() }))
     }
 
     /// `squeeze(dim)`: drops that dim if its size is 1.
     pub fn squeeze_dim(&self, dim: isize) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].squeeze_dim_eager(dim);
+        traced("squeeze", NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn squeeze_dim_eager(&self, dim: isize) -> Result<Tensor> {
         let d = wrap_dim(dim, self.ndim())?;
         let dims: Vec<usize> = if d < self.ndim() { vec![d] } else { vec![] };
         Ok(self.record_view(
@@ -251,6 +261,12 @@ impl Tensor {
         Ok(self.record_view(layout, rule))
     }
 
+    /// `Tensor.detach()` called from Python: `detach`, captured (each replay detaches its operand anew).
+    pub fn detach_op(&self) -> Result<Tensor> {
+        let eager = |x: &[&Tensor]| Ok(x[0].detach());
+        traced("detach", NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
     /// `x[index]` along `dim` (negative indices count from the end).
     pub fn select(&self, dim: isize, index: isize) -> Result<Tensor> {
         let eager = move |x: &[&Tensor]| x[0].select_eager(dim, index);
@@ -295,6 +311,13 @@ impl Tensor {
 
     /// `squeeze(dims)`: drops those of `dims` whose size is 1.
     pub fn squeeze_dims(&self, dims: &[isize]) -> Result<Tensor> {
+        let dims = dims.to_vec();
+        let eager = move |x: &[&Tensor]| x[0].squeeze_dims_eager(&dims);
+        let replay = eager.clone();
+        traced("squeeze", NodeKind::Opaque, &[self], || eager(&[self]), || replay)
+    }
+
+    fn squeeze_dims_eager(&self, dims: &[isize]) -> Result<Tensor> {
         let mut wrapped = Vec::with_capacity(dims.len());
         for &d in dims {
             wrapped.push(wrap_dim(d, self.ndim().max(1))?);

@@ -102,7 +102,8 @@ impl PyTensor {
     }
 
     fn detach(&self, py: Python<'_>) -> Out {
-        wrap(py, self.get().detach())
+        let t = self.get();
+        wrap(py, call(|| t.detach_op())?)
     }
 
     /// Detaches this tensor in place: it becomes a leaf that does not require grad.

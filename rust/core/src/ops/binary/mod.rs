@@ -150,6 +150,11 @@ impl Tensor {
         Tensor::from_vec(zip_as(self, other, &shape, |x: bool, y: bool| x != y)?, &shape)
     }
     pub fn logical_not(&self) -> Result<Tensor> {
+        let eager = |x: &[&Tensor]| x[0].logical_not_eager();
+        traced("logical_not", NodeKind::Elementwise, &[self], || eager(&[self]), || eager)
+    }
+
+    fn logical_not_eager(&self) -> Result<Tensor> {
         Tensor::from_vec(self.to_vec::<bool>().into_iter().map(|x| !x).collect(), self.shape())
     }
 
