@@ -73,6 +73,19 @@ def lenet():
     )
 
 
+def bn_cnn():
+    """BatchNorm in training (its running statistics and batch count updated in place) and an in-place ReLU."""
+    return nn.Sequential(
+        nn.Conv2d(1, 4, 3),
+        nn.BatchNorm2d(4),
+        nn.ReLU(inplace=True),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(4 * 6 * 6, 10),
+        nn.LogSoftmax(dim=1),
+    )
+
+
 def mlp():
     return nn.Sequential(nn.Linear(12, 20), nn.ReLU(), nn.Linear(20, 20), nn.ReLU(), nn.Linear(20, 4))
 
@@ -86,7 +99,7 @@ def data(key):
     g = fg.Generator().manual_seed(5)
     if key == "mlp":
         return fg.randn(9, 12, generator=g), fg.randint(0, 4, (9,), generator=g)
-    if key == "lenet":
+    if key in ("lenet", "bn_cnn"):
         return fg.randn(3, 1, 14, 14, generator=g), fg.randint(0, 10, (3,), generator=g)
     if key == "lstm":
         return fg.randn(7, 4, 5, generator=g), fg.randint(0, 3, (4,), generator=g)
@@ -95,7 +108,7 @@ def data(key):
     return fg.randn(2, 6, 16, generator=g), fg.randn(2, 6, 16, generator=g)
 
 
-MODELS = {"mlp": mlp, "lenet": lenet, "lstm": Tagger, "gpt": TinyGPT, "transformer": transformer}
+MODELS = {"mlp": mlp, "lenet": lenet, "bn_cnn": bn_cnn, "lstm": Tagger, "gpt": TinyGPT, "transformer": transformer}
 
 
 def loss_of(key, model, x, y):
@@ -104,7 +117,7 @@ def loss_of(key, model, x, y):
         return F.mse_loss(out, y)
     if key == "gpt":
         out = out.view(-1, out.shape[-1])
-    return F.nll_loss(out, y) if key == "lenet" else F.cross_entropy(out, y)
+    return F.nll_loss(out, y) if key in ("lenet", "bn_cnn") else F.cross_entropy(out, y)
 
 
 def train(key, how):
@@ -309,3 +322,39 @@ def test_an_rms_norm_written_with_vector_norm_is_one_graph():
         (gx,) = fg.autograd.grad(got.sum(), x)
         (wx,) = fg.autograd.grad(want.sum(), x)
         assert fg.allclose(gx, wx, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("how", ["method", "wrapper"])
+def test_batch_norm_statistics_update_on_every_replay(how):
+    """The in-place updates of BatchNorm's running statistics and batch count are nodes of the graph: after three
+    compiled training steps they are eager's, and so is the model in eval mode."""
+    fg._dynamo.reset()  # torch's recompile limit, reached by the models compiled before in this file
+    _, _, want = train("bn_cnn", "eager")
+    _, _, got = train("bn_cnn", how)
+    got = getattr(got, "_orig_mod", got)  # compile(model)'s OptimizedModule: its buffers' names gain a prefix
+    x, _ = data("bn_cnn")
+    close = fg.allclose if AGAINST_TORCH else fg.equal
+    for name, buffer in want.named_buffers():
+        assert close(dict(got.named_buffers())[name], buffer), name
+    assert int(got[1].num_batches_tracked) == 3
+    want.eval()
+    got.eval()
+    with fg.no_grad():
+        assert close(got(x), want(x))
+
+
+def _scale_in_place(x, y):
+    x.mul_(2)  # an input written in place: every call writes it again
+    y.relu_()
+    return x + y
+
+
+def test_in_place_writes_that_take_no_history_are_replayed():
+    compiled = fg.compile(_scale_in_place, backend=BACKEND, fullgraph=True)
+    for seed in (0, 1, 2):
+        x, y = fg.randn(5, generator=fg.Generator().manual_seed(seed)), fg.linspace(-1, 1, 5)
+        x0, y0 = x.clone(), y.clone()
+        out = compiled(x, y)
+        assert fg.equal(x, x0 * 2) and fg.equal(y, y0.relu()) and fg.equal(out, x0 * 2 + y0.relu())
+    if not AGAINST_TORCH:
+        assert len(compiled._compiled.cache) == 1

@@ -58,8 +58,12 @@ impl<B: Base> TensorHandle<B> {
 
     /// Swaps in a new record (same identity).
     pub fn set(&self, t: Tensor) {
-        // the record a capture knows would no longer be this tensor's (`x.add_(1)`, `requires_grad_()`)
-        crate::compile::unsupported("an in-place change of a tensor");
+        // the record a capture knows would no longer be this tensor's (`x.add_(1)`, `requires_grad_()`), unless the
+        // new one is a captured op's value (`relu_`), or the record stays (a write that takes no history is a node
+        // of its own: `Tensor::write_untracked`)
+        if !std::sync::Arc::ptr_eq(&t.0, &self.record.read().0) && !crate::compile::knows(&t) {
+            crate::compile::unsupported("an in-place change of a tensor");
+        }
         let Some(leaf) = &self.grad_of else {
             *self.record.write() = t;
             return;
@@ -89,6 +93,17 @@ impl<B: Base> TensorHandle<B> {
             }
         }
         self.set(t.apply_inplace(f)?);
+        Ok(())
+    }
+
+    /// `self = f(self)` in place for a unary op (`relu_`): outside a view, one traced op, so that a capture
+    /// replays it (with its history, in a training step) and reads the tensor's new record as its value.
+    pub fn apply_unary_inplace(&self, name: &'static str, f: fn(&Tensor) -> Result<Tensor>) -> Result<()> {
+        if self.base.is_some() {
+            return self.apply_inplace(false, f);
+        }
+        let t = self.get();
+        self.set(t.apply_inplace_traced(name, f)?);
         Ok(())
     }
 

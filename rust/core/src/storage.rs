@@ -262,8 +262,8 @@ impl Storage {
 
     pub fn bump_version(&self) {
         // every write into existing memory comes here (in-place ops, `copy_`, an optimizer's step): a replay would
-        // drop it, so a capture that sees one runs eagerly
-        crate::compile::unsupported("an in-place write to a tensor");
+        // drop it, so a capture that sees one runs eagerly, unless a traced op makes it (its replay writes again)
+        crate::compile::unsupported_outside_ops("an in-place write to a tensor");
         self.version.fetch_add(1, Ordering::AcqRel);
     }
 

@@ -18,7 +18,9 @@ mod trace;
 pub use graph::Graph;
 pub use ir::{NodeKind, Operand};
 pub(crate) use kernel::{Elementwise, Reduction, SliceKernel};
-pub use trace::{abort, begin, factory, finish, is_capturing, note_literal, unsupported, Capture};
+pub use trace::{
+    abort, begin, factory, finish, is_capturing, knows, note_literal, unsupported, unsupported_outside_ops, Capture,
+};
 pub(crate) use trace::{note_made, operand_list, optional_args, traced, traced_fusable, traced_many, traced_pair};
 
 #[cfg(test)]

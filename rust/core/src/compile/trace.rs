@@ -100,6 +100,20 @@ pub fn unsupported(what: &str) {
     });
 }
 
+/// `unsupported`, unless a traced op is running (its replay repeats what it does: a write it makes).
+pub fn unsupported_outside_ops(what: &str) {
+    if ACTIVE.with(Cell::get) && DEPTH.with(Cell::get) == 0 {
+        unsupported(what);
+    }
+}
+
+/// Whether the running capture knows `t` (an input, a constant or a captured op's value); false when none runs.
+pub fn knows(t: &Tensor) -> bool {
+    let mut known = false;
+    with_trace(|trace| known = trace.ids.contains_key(&Arc::as_ptr(&t.0)));
+    known
+}
+
 /// Notes a tensor record made on this thread while a capture runs (`Tensor::from_parts` calls it).
 pub(crate) fn note_made(t: &Tensor) {
     with_trace(|trace| {

@@ -23,6 +23,17 @@ pub enum DenseWrite {
 }
 
 impl DenseWrite {
+    /// The in-place op that makes this write (`copy_`, `add_`, ...): a captured write's node name.
+    pub fn inplace_name(self) -> &'static str {
+        match self {
+            DenseWrite::Copy => "copy_",
+            DenseWrite::Add => "add_",
+            DenseWrite::Sub => "sub_",
+            DenseWrite::Mul => "mul_",
+            DenseWrite::Div => "div_",
+        }
+    }
+
     /// The out-of-place result this write stores into `a`: `a op b`, or for `Copy`, `b` broadcast to
     /// `a`'s shape in `a`'s dtype. In-place ops fall back to it where no dense write applies.
     pub fn result(self, a: &Tensor, b: &Tensor) -> Result<Tensor> {
@@ -178,15 +189,19 @@ impl Tensor {
         self.dtype().is_float() && self.write_dense(other, DenseWrite::Add)
     }
 
-    /// `self = other` or `self op= other` in one threaded SIMD pass, when both are contiguous, of one
-    /// shape and dtype, in different storages; false, with nothing written, otherwise.
-    pub(crate) fn write_dense(&self, other: &Tensor, how: DenseWrite) -> bool {
-        let fits = self.dtype() == other.dtype()
+    /// Whether `write_dense` applies: both contiguous, of one shape and dtype, in different storages.
+    pub(crate) fn dense_fits(&self, other: &Tensor) -> bool {
+        self.dtype() == other.dtype()
             && self.shape() == other.shape()
             && self.is_contiguous()
             && other.is_contiguous()
-            && !self.same_storage(other);
-        if !fits {
+            && !self.same_storage(other)
+    }
+
+    /// `self = other` or `self op= other` in one threaded SIMD pass, when both are contiguous, of one
+    /// shape and dtype, in different storages; false, with nothing written, otherwise.
+    pub(crate) fn write_dense(&self, other: &Tensor, how: DenseWrite) -> bool {
+        if !self.dense_fits(other) {
             return false;
         }
         let (rd, rs) = (

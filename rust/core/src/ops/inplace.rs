@@ -5,6 +5,7 @@
 //! saved tensors of the new node never see the write.
 use crate::autograd::{grad_mode, one, record, Backward, Ctx, Grads};
 use crate::bail;
+use crate::compile::{traced, NodeKind};
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
 use crate::ops::copy::DenseWrite;
@@ -70,7 +71,44 @@ impl Tensor {
         if grad_mode::is_enabled() && (self.requires_grad() || other.requires_grad()) {
             return false;
         }
-        matches!(self.dtype(), DType::F32 | DType::F64) && op != DenseWrite::Copy && self.write_dense(other, op)
+        if !matches!(self.dtype(), DType::F32 | DType::F64) || op == DenseWrite::Copy || !self.dense_fits(other) {
+            return false;
+        }
+        let write = move |a: &Tensor, b: &Tensor| {
+            if !a.write_dense(b, op) {
+                bail!(Runtime, "an in-place {op:?} no longer fits the dense write it was captured as");
+            }
+            Ok(())
+        };
+        // the write is checked to fit, so an error is the capture's replay of it, which cannot come here
+        self.write_untracked(other, op.inplace_name(), write).is_ok()
+    }
+
+    /// `apply_inplace(f)` as one traced op (`relu_`): its replay writes again and takes the history again.
+    pub fn apply_inplace_traced(&self, name: &'static str, f: fn(&Tensor) -> Result<Tensor>) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].apply_inplace(f);
+        traced(name, NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    /// This tensor's values in new memory, with its history: what the rule of an in-place op reads once the
+    /// write is made. Traced, so that a captured in-place op that needs no gradient reads it as a graph value.
+    fn copy_with_history(&self) -> Result<Tensor> {
+        let eager = |x: &[&Tensor]| x[0].with_data_of(&x[0].contiguous_copy()?);
+        traced("clone", NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    /// A write into this tensor's memory that takes no history (`copy_`/`add_` under no_grad, a running
+    /// statistic's update): a traced node over (self, src), so a compiled function writes again on each replay;
+    /// the tensor keeps its record, which later ops of the capture read as the node's value.
+    pub(crate) fn write_untracked(
+        &self,
+        src: &Tensor,
+        name: &'static str,
+        write: impl Fn(&Tensor, &Tensor) -> Result<()> + Clone + Send + Sync + 'static,
+    ) -> Result<()> {
+        let eager = move |x: &[&Tensor]| write(x[0], x[1]).map(|()| x[0].clone());
+        let replay = eager.clone();
+        traced(name, NodeKind::Opaque, &[self, src], || eager(&[self, src]), || replay).map(drop)
     }
 
     /// `self = f(self)` in place; `f` gets the old values with this tensor's history.
@@ -79,13 +117,18 @@ impl Tensor {
         if self.is_leaf() && self.requires_grad() && recording {
             bail!(Runtime, "a leaf Variable that requires grad is being used in an in-place operation.");
         }
-        let old = if recording { self.with_data_of(&self.contiguous_copy()?)? } else { self.clone() };
+        let old = if recording { self.copy_with_history()? } else { self.clone() };
         let out = f(&old)?;
         check_can_cast(out.dtype(), self.dtype())?;
         if out.shape() != self.shape() {
             bail!(Runtime, "output with shape {:?} doesn't match the broadcast shape {:?}", self.shape(), out.shape());
         }
         self.check_inplace(out.requires_grad())?;
+        if !(recording && out.requires_grad()) {
+            // no history to take (`with_history_of` keeps this record)
+            self.write_untracked(&out, "copy_", Tensor::copy_from)?;
+            return Ok(self.clone());
+        }
         self.copy_from(&out)?;
         if let Some(node) = out.grad_fn().filter(|_| recording) {
             node.rebind_saved_output(&out, self);
@@ -196,10 +239,11 @@ impl Tensor {
         self.layout().broadcast_to(self.shape())?;
         src.layout().broadcast_to(self.shape())?;
         self.check_inplace(src.requires_grad())?;
-        self.copy_from(src)?;
         if !((self.requires_grad() || src.requires_grad()) && grad_mode::is_enabled()) {
+            self.write_untracked(src, "copy_", Tensor::copy_from)?;
             return Ok(self.clone());
         }
+        self.copy_from(src)?;
         let marker = record(self.detach(), &[self, src], |_| CopyBackwards);
         Ok(self.with_history_of(&marker))
     }

@@ -63,14 +63,7 @@ fn inplace_scaled(
 
 /// An in-place op with a tensor operand (`TensorHandle::apply_arith`).
 fn inplace_arith(slf: &Bound<'_, PyTensor>, b: Tensor, op: DenseWrite) -> PyResult<Py<PyTensor>> {
-    let name = match op {
-        DenseWrite::Copy => "copy_",
-        DenseWrite::Add => "add_",
-        DenseWrite::Sub => "sub_",
-        DenseWrite::Mul => "mul_",
-        DenseWrite::Div => "div_",
-    };
-    call_as(name, || slf.get().handle.apply_arith(&b, op))?;
+    call_as(op.inplace_name(), || slf.get().handle.apply_arith(&b, op))?;
     Ok(slf.clone().unbind())
 }
 

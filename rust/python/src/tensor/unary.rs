@@ -28,7 +28,9 @@ macro_rules! registry_methods {
 
                     #[doc = concat!("In-place ``", stringify!($name), "()``; returns this tensor.")]
                     fn [<$name _>](slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
-                        inplace_with(slf, false, |a| a.unary_inplace_form($op))
+                        let name = concat!(stringify!($name), "_");
+                        call(|| slf.get().handle.apply_unary_inplace(name, |a| a.unary_inplace_form($op)))?;
+                        Ok(slf.clone().unbind())
                     }
                 )*
             }
