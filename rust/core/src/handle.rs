@@ -110,7 +110,12 @@ impl<B: Base> TensorHandle<B> {
     /// `self op= other`: straight into the tensor's memory when nothing is recorded (dense floats of
     /// one shape), else computed out of place and written back.
     pub fn apply_arith(&self, other: &Tensor, op: DenseWrite) -> Result<()> {
-        if self.get().dense_in_place(other, op) {
+        let t = self.get();
+        if t.dense_in_place(other, op) {
+            return Ok(());
+        }
+        if self.base.is_none() {
+            self.set(t.apply_arith_traced(other, op)?);
             return Ok(());
         }
         self.apply_inplace(other.requires_grad(), |old| op.result(old, other))

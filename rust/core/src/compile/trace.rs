@@ -114,6 +114,16 @@ pub fn knows(t: &Tensor) -> bool {
     known
 }
 
+/// Whether `t` is one of the running capture's inputs (or a tensor from before it, a constant): a tensor whose
+/// Python object a replay does not reach, so an in-place op must not give it a new record (history).
+pub fn is_outside_value(t: &Tensor) -> bool {
+    let mut outside = false;
+    with_trace(|trace| {
+        outside = trace.ids.get(&Arc::as_ptr(&t.0)).is_none_or(|&id| id < trace.n_inputs);
+    });
+    outside
+}
+
 /// Notes a tensor record made on this thread while a capture runs (`Tensor::from_parts` calls it).
 pub(crate) fn note_made(t: &Tensor) {
     with_trace(|trace| {

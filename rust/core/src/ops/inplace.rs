@@ -87,7 +87,25 @@ impl Tensor {
     /// `apply_inplace(f)` as one traced op (`relu_`): its replay writes again and takes the history again.
     pub fn apply_inplace_traced(&self, name: &'static str, f: fn(&Tensor) -> Result<Tensor>) -> Result<Tensor> {
         let eager = move |x: &[&Tensor]| x[0].apply_inplace(f);
-        traced(name, NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+        let out = traced(name, NodeKind::Opaque, &[self], || eager(&[self]), || eager)?;
+        self.check_new_history(&out);
+        Ok(out)
+    }
+
+    /// `self op= other` through `apply_inplace`, as one traced op (a ResNet's `out += identity`).
+    pub fn apply_arith_traced(&self, other: &Tensor, op: DenseWrite) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].apply_inplace(|old| op.result(old, x[1]));
+        let out = traced(op.inplace_name(), NodeKind::Opaque, &[self, other], || eager(&[self, other]), || eager)?;
+        self.check_new_history(&out);
+        Ok(out)
+    }
+
+    /// A replay gives an in-place op's new record (its history) to the graph's value, not to a tensor object from
+    /// outside (an argument, a closure's tensor), which would keep the capture run's history: not captured.
+    fn check_new_history(&self, out: &Tensor) {
+        if !Arc::ptr_eq(&out.0, &self.0) && crate::compile::is_outside_value(self) {
+            crate::compile::unsupported("an in-place op that records history on a tensor from outside the function");
+        }
     }
 
     /// This tensor's values in new memory, with its history: what the rule of an in-place op reads once the
