@@ -114,9 +114,9 @@ def test_item_breaks_the_graph_and_fullgraph_raises():
 
 
 @pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own reasons")
-def test_a_random_tensor_made_inside_breaks_the_graph_with_its_reason():
+def test_a_tensor_made_inside_by_an_untraced_op_breaks_the_graph_with_its_reason():
     with pytest.raises(fg._dynamo.exc.Unsupported, match=r"^add\(\) reads a tensor that was made outside"):
-        fg.compile(lambda x: x + fg.rand(3), backend=BACKEND, fullgraph=True)(fg.ones(3))
+        fg.compile(lambda x: x + fg.randperm(3), backend=BACKEND, fullgraph=True)(fg.ones(3))
 
 
 @pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own cache")
@@ -236,7 +236,18 @@ _OPS = {
     "clone_cast_detach": lambda x: x.clone() * (x > 0).double() + x * x.detach().sign().float().double(),
     "var_std": lambda x: x.var(-1, keepdim=True) * x + x.std(),
     "gather": lambda x, i: x.gather(1, i) + x.index_select(1, i[0]),
+    "flip_roll_repeat": lambda x: x.flip(0) + x.roll(1, 1) * x + x.repeat(1, 2)[:, 3:9],
+    "pool_upsample": lambda x: (
+        (
+            fg.nn.functional.interpolate(fg.nn.functional.avg_pool2d(x[None, None], 2), scale_factor=2, mode="bilinear")
+            + fg.nn.functional.interpolate(x[None, None], scale_factor=2)[..., ::2, ::2]
+        )[0, 0]
+        * x
+    ),
+    "conv_transpose": lambda x: fg.nn.functional.conv_transpose2d(x[None, None], _KERNEL, stride=2)[0, 0, :4, :6] * x,
+    "literal": lambda x: x * fg.tensor([1.0, -2.0, 0.5, 4.0, 0.0, 6.0], dtype=fg.float64),
 }
+_KERNEL = _rand((1, 1, 3, 3), fg.float64, 9)  # a tensor from outside the function: a constant of its graph
 
 
 @pytest.mark.parametrize("name", sorted(_OPS))
@@ -270,3 +281,18 @@ def test_causal_attention_with_dropout_is_one_graph_drawing_eager_masks():
         want = f(q)
         fg.manual_seed(seed)
         assert fg.equal(compiled(q), want)
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="torch's compiled random ops draw other numbers than its eager ones")
+def test_random_factories_are_nodes_whose_replays_draw_as_eager():
+    """randn/rand (and so randn_like, a VAE's noise) are captured: each replay draws anew from the generator, as
+    eager does, so the same seed gives eager's numbers."""
+    f = lambda x: x + fg.randn_like(x) * fg.rand(x.shape[0], 1)
+    compiled = fg.compile(f, backend=BACKEND, fullgraph=True)
+    for seed in (0, 1, 2):
+        x = _rand((4, 6), fg.float32, seed)
+        fg.manual_seed(seed)
+        want = f(x)
+        fg.manual_seed(seed)
+        assert fg.equal(compiled(x), want)
+    assert len(_cache(compiled)) == 1

@@ -31,8 +31,31 @@ fn new_tensor(
     let meta = args::device_is_meta(device)?;
     let dtype = dtype_arg(dtype, "tensor")?;
     let t = tensor_from_data(data, dtype)?;
+    if compile::is_capturing() && is_python_literal(data) {
+        // numbers written in the code: a compiled graph reads them as they were at capture, as it reads a
+        // Python number argument (a tensor's value among them would be data, which breaks the capture)
+        compile::note_literal(&t);
+    }
     let t = if meta { call(|| t.to_meta(t.dtype()))? } else { t };
     finish(py, t, requires_grad)
+}
+
+/// Whether `data` holds Python numbers only (nested lists and tuples of them).
+fn is_python_literal(data: &Bound<'_, PyAny>) -> bool {
+    use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyList};
+    if data.is_instance_of::<PyBool>() || data.is_instance_of::<PyInt>() || data.is_instance_of::<PyFloat>() {
+        return true;
+    }
+    if data.is_instance_of::<PyComplex>() {
+        return true;
+    }
+    if let Ok(list) = data.cast::<PyList>() {
+        return list.iter().all(|item| is_python_literal(&item));
+    }
+    if let Ok(tuple) = data.cast::<PyTuple>() {
+        return tuple.iter().all(|item| is_python_literal(&item));
+    }
+    false
 }
 
 fn filled(

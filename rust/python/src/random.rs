@@ -33,7 +33,9 @@ macro_rules! sampling_factory {
             if meta {
                 return finish(py, call(|| ferrograd_core::Tensor::meta(&shape, dtype))?, requires_grad);
             }
-            finish(py, call(|| $sample(&gen, &shape, dtype))?, requires_grad)
+            // a node without operands while a capture runs: each replay draws anew from the same generator
+            let make = move || $sample(&gen, &shape, dtype);
+            finish(py, call(|| ferrograd_core::compile::factory(name, make))?, requires_grad)
         }
     };
 }

@@ -104,6 +104,12 @@ impl Tensor {
 
     /// (N, C·kh·kw, L) → (N, C, H, W): the adjoint of `im2col` (Col2ImBackward0).
     pub fn col2im(&self, win: &Window, hw: [usize; 2], out: [usize; 2]) -> Result<Tensor> {
+        let win = *win;
+        let eager = move |x: &[&Tensor]| x[0].col2im_eager(&win, hw, out);
+        traced("col2im", NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn col2im_eager(&self, win: &Window, hw: [usize; 2], out: [usize; 2]) -> Result<Tensor> {
         let (k, l) = (crate::layout::numel(&win.kernel), crate::layout::numel(&out));
         if self.ndim() != 3 || !self.shape()[1].is_multiple_of(k) || self.shape()[2] != l {
             bail!(

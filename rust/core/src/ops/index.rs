@@ -219,6 +219,13 @@ impl Tensor {
     }
 
     pub fn flip(&self, dims: &[isize]) -> Result<Tensor> {
+        let dims = dims.to_vec();
+        let eager = move |x: &[&Tensor]| x[0].flip_eager(&dims);
+        let replay = eager.clone();
+        traced("flip", NodeKind::Opaque, &[self], || eager(&[self]), || replay)
+    }
+
+    fn flip_eager(&self, dims: &[isize]) -> Result<Tensor> {
         let mut ds = Vec::new();
         for &d in dims {
             let w = wrap_dim(d, self.ndim())?;
@@ -245,6 +252,13 @@ impl Tensor {
     }
 
     pub fn roll(&self, shifts: &[isize], dims: &[isize]) -> Result<Tensor> {
+        let (shifts, dims) = (shifts.to_vec(), dims.to_vec());
+        let eager = move |x: &[&Tensor]| x[0].roll_eager(&shifts, &dims);
+        let replay = eager.clone();
+        traced("roll", NodeKind::Opaque, &[self], || eager(&[self]), || replay)
+    }
+
+    fn roll_eager(&self, shifts: &[isize], dims: &[isize]) -> Result<Tensor> {
         if dims.is_empty() {
             if shifts.len() != 1 {
                 bail!(Runtime, "`shifts` required");
@@ -275,6 +289,13 @@ impl Tensor {
     }
 
     pub fn repeat(&self, repeats: &[isize]) -> Result<Tensor> {
+        let repeats = repeats.to_vec();
+        let eager = move |x: &[&Tensor]| x[0].repeat_eager(&repeats);
+        let replay = eager.clone();
+        traced("repeat", NodeKind::Opaque, &[self], || eager(&[self]), || replay)
+    }
+
+    fn repeat_eager(&self, repeats: &[isize]) -> Result<Tensor> {
         if repeats.len() < self.ndim() {
             bail!(
                 Runtime,

@@ -8,7 +8,7 @@
 //!   differentiates again).
 use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
-use crate::compile::traced_pair;
+use crate::compile::{traced, traced_pair, NodeKind};
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::threads::{par_for, threads, OutPtr};
@@ -547,6 +547,18 @@ impl Tensor {
 
     /// `avg_pool2d` (AvgPool2DBackward0); `divisor_override` replaces each window's element count.
     pub fn avg_pool2d(
+        &self,
+        win: &Window,
+        ceil_mode: bool,
+        count_include_pad: bool,
+        divisor_override: Option<i64>,
+    ) -> Result<Tensor> {
+        let win = *win;
+        let eager = move |x: &[&Tensor]| x[0].avg_pool2d_eager(&win, ceil_mode, count_include_pad, divisor_override);
+        traced("avg_pool2d", NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn avg_pool2d_eager(
         &self,
         win: &Window,
         ceil_mode: bool,

@@ -8,6 +8,7 @@
 //! gradient is the forward one again, so `create_graph` works at every order.
 use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads};
 use crate::bail;
+use crate::compile::{traced, NodeKind};
 use crate::element::{Element, Float};
 use crate::error::Result;
 use crate::kernels::threads::par_chunks_mut;
@@ -274,6 +275,19 @@ impl Tensor {
     /// `mode`; `scales` are the user's scale factors when PyTorch passes them on (one per spatial dim,
     /// `None` to use the size ratio). grad_fn `Upsample<Mode><N>DBackward0`.
     pub fn upsample(
+        &self,
+        mode: UpsampleMode,
+        output: &[i64],
+        scales: &[Option<f64>],
+        align_corners: bool,
+    ) -> Result<Tensor> {
+        let (output, scales) = (output.to_vec(), scales.to_vec());
+        let eager = move |x: &[&Tensor]| x[0].upsample_eager(mode, &output, &scales, align_corners);
+        let replay = eager.clone();
+        traced("upsample", NodeKind::Opaque, &[self], || eager(&[self]), || replay)
+    }
+
+    fn upsample_eager(
         &self,
         mode: UpsampleMode,
         output: &[i64],
