@@ -246,6 +246,12 @@ _OPS = {
     ),
     "conv_transpose": lambda x: fg.nn.functional.conv_transpose2d(x[None, None], _KERNEL, stride=2)[0, 0, :4, :6] * x,
     "literal": lambda x: x * fg.tensor([1.0, -2.0, 0.5, 4.0, 0.0, 6.0], dtype=fg.float64),
+    "pointwise_losses": lambda x: (
+        fg.nn.functional.binary_cross_entropy_with_logits(x, (x > 0).double(), pos_weight=(x > 0.5).double() + 1)
+        + fg.nn.functional.smooth_l1_loss(x, x.sign() * 0.5, beta=0.5)
+        + fg.nn.functional.binary_cross_entropy(x.sigmoid(), (x > 0.2).double(), reduction="sum")
+    ),
+    "addmm_rnn": lambda x: fg.addmm(x[0], x[:, :4].t(), x[:, :6]).tanh() * x,
 }
 _KERNEL = _rand((1, 1, 3, 3), fg.float64, 9)  # a tensor from outside the function: a constant of its graph
 

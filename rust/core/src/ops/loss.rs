@@ -38,6 +38,17 @@ pub enum LossKind {
     BinaryCrossEntropyWithLogits,
 }
 
+impl LossKind {
+    /// torch's op name (a captured node's).
+    pub fn name(self) -> &'static str {
+        match self {
+            LossKind::SmoothL1 { .. } => "smooth_l1_loss",
+            LossKind::BinaryCrossEntropy => "binary_cross_entropy",
+            LossKind::BinaryCrossEntropyWithLogits => "binary_cross_entropy_with_logits",
+        }
+    }
+}
+
 /// Optional per-element factors of the BCE losses: `weight`, and `pos_weight` (with logits only).
 #[derive(Clone, Copy)]
 pub struct LossWeights<'a> {
@@ -130,6 +141,23 @@ impl Tensor {
         weights: LossWeights,
         reduction: Reduction,
     ) -> Result<Tensor> {
+        let (operands, given) = operand_list([Some(self), Some(target), weights.weight, weights.pos_weight]);
+        let eager = move |x: &[&Tensor]| match optional_args(x, given) {
+            [Some(input), Some(target), weight, pos_weight] => {
+                input.pointwise_loss_eager(target, kind, LossWeights { weight, pos_weight }, reduction)
+            }
+            _ => unreachable!("the input and the target are always given"),
+        };
+        traced(kind.name(), NodeKind::Opaque, &operands, || eager(&operands), || eager)
+    }
+
+    fn pointwise_loss_eager(
+        &self,
+        target: &Tensor,
+        kind: LossKind,
+        weights: LossWeights,
+        reduction: Reduction,
+    ) -> Result<Tensor> {
         let fp32 = crate::autocast::Policy::Fp32;
         crate::autocast::run2(fp32, self, target, |x, t| x.pointwise_loss_uncast(t, kind, weights, reduction))
     }
@@ -145,8 +173,7 @@ impl Tensor {
         if !dtype.is_float() {
             let kernel = match kind {
                 LossKind::SmoothL1 { .. } => "smooth_l1_cpu",
-                LossKind::BinaryCrossEntropy => "binary_cross_entropy",
-                LossKind::BinaryCrossEntropyWithLogits => "binary_cross_entropy_with_logits",
+                _ => kind.name(),
             };
             bail!(NotImplemented, "\"{kernel}\" not implemented for '{}'", dtype.scalar_type_name());
         }

@@ -87,6 +87,11 @@ impl Tensor {
 
     /// `addmm(bias, a, b)` = bias + a @ b, with one node (AddmmBackward0).
     pub fn addmm(bias: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+        let eager = |x: &[&Tensor]| Tensor::addmm_eager(x[0], x[1], x[2]);
+        traced("addmm", NodeKind::Opaque, &[bias, a, b], || eager(&[bias, a, b]), || eager)
+    }
+
+    fn addmm_eager(bias: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         let policy = crate::autocast::Policy::LowerPrecision;
         crate::autocast::run(policy, [Some(bias), Some(a), Some(b)], |[bias, a, b]| {
             Tensor::addmm_uncast(bias.expect("given"), a.expect("given"), b.expect("given"))
