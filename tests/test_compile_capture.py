@@ -252,6 +252,10 @@ _OPS = {
         + fg.nn.functional.binary_cross_entropy(x.sigmoid(), (x > 0.2).double(), reduction="sum")
     ),
     "addmm_rnn": lambda x: fg.addmm(x[0], x[:, :4].t(), x[:, :6]).tanh() * x,
+    "pixel_shuffle_baddbmm": lambda x: (
+        fg.nn.functional.pixel_shuffle(x.reshape(1, 4, 2, 3), 2).reshape(4, 6) * x
+        + fg.baddbmm(x[None], x[None, :, :4], x[None, :4, :], beta=0.5, alpha=2.0)[0]
+    ),
 }
 _KERNEL = _rand((1, 1, 3, 3), fg.float64, 9)  # a tensor from outside the function: a constant of its graph
 

@@ -2,6 +2,7 @@
 //! Each is a reshape, a permutation and one copy; the gradient of one is the other.
 use crate::autograd::{one, record, Backward, Ctx, Grads};
 use crate::bail;
+use crate::compile::{traced, NodeKind};
 use crate::error::Result;
 use crate::tensor::Tensor;
 
@@ -30,12 +31,22 @@ impl Direction {
 impl Tensor {
     /// (*, C·r², H, W) → (*, C, H·r, W·r): each group of r² channels spread over an r×r block of pixels.
     pub fn pixel_shuffle(&self, upscale_factor: i64) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].pixel_shuffle_eager(upscale_factor);
+        traced("pixel_shuffle", NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn pixel_shuffle_eager(&self, upscale_factor: i64) -> Result<Tensor> {
         let out = self.detach().rearrange_pixels(upscale_factor, Direction::Shuffle)?;
         Ok(record(out, &[self], |_| PixelShuffleBackward0 { upscale_factor }))
     }
 
     /// (*, C, H·r, W·r) → (*, C·r², H, W): the inverse of `pixel_shuffle`.
     pub fn pixel_unshuffle(&self, downscale_factor: i64) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].pixel_unshuffle_eager(downscale_factor);
+        traced("pixel_unshuffle", NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn pixel_unshuffle_eager(&self, downscale_factor: i64) -> Result<Tensor> {
         let out = self.detach().rearrange_pixels(downscale_factor, Direction::Unshuffle)?;
         Ok(record(out, &[self], |_| PixelUnshuffleBackward0 { downscale_factor }))
     }

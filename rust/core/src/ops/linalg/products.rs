@@ -1,6 +1,7 @@
 //! Small linear-algebra ops over the matrix products: outer, trace, baddbmm.
 use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
+use crate::compile::{traced, NodeKind};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::layout::Layout;
@@ -35,6 +36,11 @@ impl Tensor {
     /// `baddbmm(self, batch1, batch2, beta, alpha)` = beta·self + alpha·(batch1 @ batch2), with
     /// `self` broadcast to the product's shape (and ignored when beta is 0, NaNs included).
     pub fn baddbmm(&self, batch1: &Tensor, batch2: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].baddbmm_eager(x[1], x[2], beta, alpha);
+        traced("baddbmm", NodeKind::Opaque, &[self, batch1, batch2], || eager(&[self, batch1, batch2]), || eager)
+    }
+
+    fn baddbmm_eager(&self, batch1: &Tensor, batch2: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
         let policy = crate::autocast::Policy::LowerPrecision;
         crate::autocast::run(policy, [Some(self), Some(batch1), Some(batch2)], |[x, b1, b2]| {
             x.expect("given").baddbmm_uncast(b1.expect("given"), b2.expect("given"), beta, alpha)
