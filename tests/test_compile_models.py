@@ -417,3 +417,20 @@ def test_an_in_place_op_giving_an_argument_history_breaks_the_graph():
 
     with pytest.raises(fg._dynamo.exc.Unsupported, match="an in-place op that records history on a tensor from"):
         fg.compile(f, backend=BACKEND, fullgraph=True)(fg.ones(3))
+
+
+def test_a_copied_or_pickled_compiled_module_is_compiled_on_its_own_weights():
+    """deepcopy and pickle of a module after `compile()`: the copy runs its own weights (compiled anew)."""
+    import copy
+    import pickle
+
+    fg.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 2))
+    model.compile(backend=BACKEND)
+    x = fg.randn(4, 3)
+    want = model(x)
+    for twin in (copy.deepcopy(model), pickle.loads(pickle.dumps(model))):
+        assert fg.equal(twin(x), want)
+        with fg.no_grad():
+            twin[0].weight.add_(1)
+        assert not fg.allclose(twin(x), want) and fg.equal(model(x), want)

@@ -407,7 +407,10 @@ class Module:
         return sorted(k for k in keys if not k[0].isdigit())
 
     def __getstate__(self):
-        return self.__dict__.copy()
+        state = self.__dict__.copy()
+        # `Module.compile()`'s cache holds this module and its graphs: a copy compiles itself anew (`_compile_options`)
+        state.pop("_compiled_call_impl", None)
+        return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -417,6 +420,9 @@ class Module:
                 self.__dict__[name] = CallHooks(hooks)  # from an older pickle
         self.__dict__.setdefault("_non_persistent_buffers_set", set())
         self.__dict__.setdefault("_is_full_backward_hook", None)
+        options = self.__dict__.get("_compile_options")
+        if options is not None:
+            self.compile(*options[0], **options[1])
 
     # ---- traversal ----
 
@@ -730,6 +736,7 @@ class Module:
         compiled = _compile.compile(call, *args, **kwargs)
         # the cache itself when there is one: a call skips the wrapper function
         self._compiled_call_impl = getattr(compiled, "_compiled", compiled)
+        self.__dict__["_compile_options"] = (args, kwargs)
         _call_hooks.HOOKED.add(_call_hooks.COMPILED)
 
     def _call_with_hooks(self, args, kwargs):
