@@ -434,3 +434,19 @@ def test_a_copied_or_pickled_compiled_module_is_compiled_on_its_own_weights():
         with fg.no_grad():
             twin[0].weight.add_(1)
         assert not fg.allclose(twin(x), want) and fg.equal(model(x), want)
+
+
+def test_a_module_holding_its_compiled_wrapper_is_collected():
+    """A cycle through a compiled module's cache (the module holds its own `OptimizedModule`) is one the garbage
+    collector follows and breaks."""
+    import gc
+    import weakref
+
+    model = nn.Linear(3, 2)
+    wrapper = fg.compile(model, backend=BACKEND)
+    wrapper(fg.randn(2, 3))
+    model.twin = wrapper
+    gone = weakref.ref(model)
+    del model, wrapper
+    gc.collect()
+    assert gone() is None

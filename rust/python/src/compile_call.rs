@@ -213,6 +213,17 @@ impl PyCompiledCall {
         PyCompiledCall { cache: PyDict::new(py).unbind(), module }
     }
 
+    /// What the garbage collector follows from here: a cycle through a compiled module (a module holding its own
+    /// `OptimizedModule`) is then broken by clearing the modules' dicts, which is all it takes.
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        visit.call(&self.cache)?;
+        match &self.module {
+            Some(ModuleRef::Weak(w)) => visit.call(w),
+            Some(ModuleRef::Strong(m)) => visit.call(m),
+            None => Ok(()),
+        }
+    }
+
     /// The captured graphs by guards (and the guards that run eagerly).
     #[getter]
     fn cache(&self, py: Python<'_>) -> Py<PyDict> {
