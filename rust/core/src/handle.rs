@@ -61,7 +61,8 @@ impl<B: Base> TensorHandle<B> {
         // the record a capture knows would no longer be this tensor's (`x.add_(1)`, `requires_grad_()`), unless the
         // new one is a captured op's value (`relu_`), or the record stays (a write that takes no history is a node
         // of its own: `Tensor::write_untracked`)
-        if !std::sync::Arc::ptr_eq(&t.0, &self.record.read().0) && !crate::compile::knows(&t) {
+        let kept = || std::sync::Arc::ptr_eq(&t.0, &self.record.read().0) || crate::compile::knows(&t);
+        if crate::compile::is_capturing() && !kept() {
             crate::compile::unsupported("an in-place change of a tensor");
         }
         let Some(leaf) = &self.grad_of else {
