@@ -6,6 +6,7 @@ records the traceable ops; later calls with those guards run the captured graph 
 reason once, or `fullgraph=True` raises `exc.Unsupported`. Beyond `recompile_limit` entries the function runs
 eagerly, as torch does."""
 
+import types
 import warnings
 import weakref
 
@@ -35,6 +36,51 @@ def _rebuild(spec, tensors):
     if spec[0] == "c":
         return spec[1]
     return spec[0](_rebuild(s, tensors) for s in spec[1])
+
+
+def _bindings(fn, found=None, seen=None, depth=0):
+    """Where a plain function (and the Python functions it names, a few levels down) reaches a module or a
+    tensor it is not given: `(globals, name)` for a global its code names, `(cell, None)` for a variable it
+    closes over. Its graph holds those objects as constants, so the cache watches the bindings
+    (`_core.CompiledCall._watch`), as torch guards a global's identity. An attribute of another object (a
+    `trainer.model`) is not followed."""
+    from ..nn import Module
+
+    found = [] if found is None else found
+    seen = set() if seen is None else seen
+    if isinstance(fn, types.MethodType):
+        fn = fn.__func__
+    code = getattr(fn, "__code__", None)
+    if code is None or id(fn) in seen or depth > 3:
+        return found
+    seen.add(id(fn))
+
+    def note(holder, name, value):
+        if isinstance(value, (_core.Tensor, Module)):
+            found.append((holder, name))
+        elif isinstance(value, types.FunctionType):
+            _bindings(value, found, seen, depth + 1)
+
+    for cell in fn.__closure__ or ():
+        try:
+            note(cell, None, cell.cell_contents)
+        except ValueError:  # an empty cell (a name assigned after the inner function was made)
+            pass
+    fn_globals = fn.__globals__
+    for name in _names(code):
+        if name in fn_globals:
+            note(fn_globals, name, fn_globals[name])
+    return found
+
+
+def _names(code, names=None):
+    """The global names a code object and the code nested in it (lambdas, comprehensions) read, in order."""
+    names = {} if names is None else names
+    names.update(dict.fromkeys(code.co_names))
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _names(const, names)
+    return names
 
 
 class CompiledFunction(_core.CompiledCall):
@@ -68,6 +114,7 @@ class CompiledFunction(_core.CompiledCall):
             return self.fn(*args, **kwargs)
         if guards is not None:
             key, inputs = guards
+            rekey = lambda: self._guards(inputs)[0]
         else:
             arg_tensors = []
             try:
@@ -79,6 +126,7 @@ class CompiledFunction(_core.CompiledCall):
             except TypeError:
                 self._explain("an argument is neither a tensor nor a hashable constant", stacklevel=4)
                 return self.fn(*args, **kwargs)
+            rekey = lambda: (spec, self._guards(arg_tensors)[0])
         entry = self.cache.get(key)
         if entry is _EAGER:
             return self.fn(*args, **kwargs)
@@ -89,9 +137,11 @@ class CompiledFunction(_core.CompiledCall):
         if len(self.cache) >= self.recompile_limit:
             warnings.warn(f"torch._dynamo hit config.recompile_limit ({self.recompile_limit})", stacklevel=2)
             return self.fn(*args, **kwargs)
-        return self._capture(key, inputs, args, kwargs)
+        return self._capture(key, rekey, inputs, args, kwargs)
 
-    def _capture(self, key, inputs, args, kwargs):
+    def _capture(self, key, rekey, inputs, args, kwargs):
+        """Runs `fn` eagerly under a capture and caches its graph under `key` (`rekey()` once the capture
+        made a plain function watch its globals and closure)."""
         hooked = self.module is not None and any(
             m._forward_hooks or m._forward_pre_hooks for m in self.module.modules()
         )
@@ -111,6 +161,11 @@ class CompiledFunction(_core.CompiledCall):
             self.break_reason = result
             self._explain(result)
         else:
+            if self.module is None and not self._watching:
+                bindings = _bindings(self.fn)
+                if bindings:
+                    self._watch(bindings)
+                    key = rekey()
             # None: one tensor, which the core's call returns without rebuilding
             self.cache[key] = (result, None if out_spec == _ONE_TENSOR else out_spec)
         return out

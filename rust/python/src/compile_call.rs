@@ -13,6 +13,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyWeakrefMethods, PyWeakrefReference};
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// The module whose parameters and buffers are inputs of the graph: weakly held by `Module.compile`'s cache
 /// (which the module holds), strongly by `OptimizedModule`'s.
@@ -21,11 +22,40 @@ enum ModuleRef {
     Strong(Py<PyAny>),
 }
 
+/// Where a plain function reaches a module or tensor it does not take as an argument: a global it names (in
+/// its globals dict) or a variable it closes over (a cell). A graph holds what it found there as constants.
+enum Binding {
+    Global { globals: Py<PyDict>, name: Py<PyString> },
+    Cell(Py<PyAny>),
+}
+
+impl Binding {
+    /// The object bound now; None when the name is gone or the cell is empty.
+    fn read<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyAny>> {
+        match self {
+            Binding::Global { globals, name } => globals.bind(py).get_item(name.bind(py)).ok().flatten(),
+            Binding::Cell(cell) => cell.bind(py).getattr(intern!(py, "cell_contents")).ok(),
+        }
+    }
+}
+
+/// What a plain function's graphs were captured with, beyond its arguments (set by the subclass after a
+/// capture, `_watch`): each binding and the object it held, and each module found there with its parameters
+/// and buffers then. A call finding another object bound, or another tensor in a module, empties the cache
+/// (the graphs hold the old ones as constants); the modules' training flags are part of the key, as a
+/// compiled module's. The objects are held, so their addresses are not reused while they are compared.
+struct Watch {
+    bindings: Vec<(Binding, Py<PyAny>)>,
+    modules: Vec<(Py<PyAny>, Vec<Py<PyAny>>)>,
+}
+
 #[pyclass(name = "CompiledCall", module = "ferrograd._core", subclass, frozen)]
 pub struct PyCompiledCall {
     /// guards -> `(graph, out_spec)` or the subclass's marker for "runs eagerly"; out_spec None is one tensor
     cache: Py<PyDict>,
     module: Option<ModuleRef>,
+    /// shared out of the lock before Python runs (a walk may run a property, or the collector)
+    watch: Mutex<Option<Arc<Watch>>>,
 }
 
 /// A call's cache key, the graph's inputs, and their records (for the replay).
@@ -70,8 +100,37 @@ impl PyCompiledCall {
         key.push(grad_mode::is_enabled() as u8);
         key.extend_from_slice(&(training.len() as u32).to_le_bytes());
         key.extend(training.iter().map(|&t| t as u8));
+        self.watched_state(py, &mut key)?;
         let records = signature(&mut key, &inputs);
         Ok(Guards { key: PyBytes::new(py, &key), inputs, records })
+    }
+
+    fn current_watch(&self) -> Option<Arc<Watch>> {
+        self.watch.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The watched modules' training flags into `key`; when a binding or a module's tensors changed since the
+    /// capture, the cache and the watch are dropped instead (the next capture watches anew).
+    fn watched_state(&self, py: Python<'_>, key: &mut Vec<u8>) -> PyResult<()> {
+        let Some(watch) = self.current_watch() else { return Ok(()) };
+        let mut flags = Vec::new();
+        let mut same = watch.bindings.iter().all(|(b, held)| b.read(py).is_some_and(|now| now.is(held.bind(py))));
+        for (module, held) in &watch.modules {
+            if !same {
+                break;
+            }
+            let (tensors, training) = module_state(py, module.bind(py))?;
+            same = tensors.len() == held.len() && tensors.iter().zip(held).all(|(t, h)| t.is(h.bind(py)));
+            flags.extend(training);
+        }
+        if same {
+            key.extend_from_slice(&(flags.len() as u32).to_le_bytes());
+            key.extend(flags.iter().map(|&t| t as u8));
+        } else {
+            *self.watch.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            self.cache.bind(py).clear();
+        }
+        Ok(())
     }
 }
 
@@ -210,7 +269,42 @@ impl PyCompiledCall {
             Ok(weak) => ModuleRef::Weak(weak.unbind()),
             Err(e) => ModuleRef::Strong(e.into_inner().unbind()),
         });
-        PyCompiledCall { cache: PyDict::new(py).unbind(), module }
+        PyCompiledCall { cache: PyDict::new(py).unbind(), module, watch: Mutex::new(None) }
+    }
+
+    /// Watch what a plain function's capture reached besides its arguments: `bindings` as `(globals, name)`
+    /// or `(cell, None)`, and the modules among the bound objects. The cache is emptied: its keys were made
+    /// without the modules' flags.
+    fn _watch(&self, py: Python<'_>, bindings: Vec<(Bound<'_, PyAny>, Option<Bound<'_, PyString>>)>) -> PyResult<()> {
+        let mut watched = Vec::with_capacity(bindings.len());
+        for (holder, name) in bindings {
+            let binding = match name {
+                Some(name) => Binding::Global { globals: holder.cast_into::<PyDict>()?.unbind(), name: name.unbind() },
+                None => Binding::Cell(holder.unbind()),
+            };
+            if let Some(now) = binding.read(py) {
+                watched.push((binding, now.unbind()));
+            }
+        }
+        let module_type = py.import("ferrograd.nn")?.getattr("Module")?;
+        let mut modules = Vec::new();
+        for (_, held) in &watched {
+            let held = held.bind(py);
+            if held.is_instance(&module_type)? && !modules.iter().any(|(m, _): &(Py<PyAny>, _)| m.is(held)) {
+                let (tensors, _) = module_state(py, held)?;
+                modules.push((held.clone().unbind(), tensors.into_iter().map(|t| t.into_any().unbind()).collect()));
+            }
+        }
+        let watch = (!watched.is_empty()).then(|| Arc::new(Watch { bindings: watched, modules }));
+        *self.watch.lock().unwrap_or_else(|e| e.into_inner()) = watch;
+        self.cache.bind(py).clear();
+        Ok(())
+    }
+
+    /// Whether a plain function's bindings are watched (`_watch`).
+    #[getter]
+    fn _watching(&self) -> bool {
+        self.current_watch().is_some()
     }
 
     /// What the garbage collector follows from here: a cycle through a compiled module (a module holding its own
@@ -218,10 +312,31 @@ impl PyCompiledCall {
     fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
         visit.call(&self.cache)?;
         match &self.module {
-            Some(ModuleRef::Weak(w)) => visit.call(w),
-            Some(ModuleRef::Strong(m)) => visit.call(m),
-            None => Ok(()),
+            Some(ModuleRef::Weak(w)) => visit.call(w)?,
+            Some(ModuleRef::Strong(m)) => visit.call(m)?,
+            None => {}
         }
+        // a lock held elsewhere (a walk the collector interrupted) leaves these unvisited: never collected
+        // through here, which is safe
+        if let Ok(watch) = self.watch.try_lock() {
+            for (binding, held) in watch.iter().flat_map(|w| w.bindings.iter()) {
+                match binding {
+                    Binding::Global { globals, name } => {
+                        visit.call(globals)?;
+                        visit.call(name)?;
+                    }
+                    Binding::Cell(cell) => visit.call(cell)?,
+                }
+                visit.call(held)?;
+            }
+            for (module, tensors) in watch.iter().flat_map(|w| w.modules.iter()) {
+                visit.call(module)?;
+                for t in tensors {
+                    visit.call(t)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The captured graphs by guards (and the guards that run eagerly).

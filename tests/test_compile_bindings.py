@@ -1,0 +1,102 @@
+"""A compiled plain function's graph holds what it reaches besides its arguments (a global model, a closure's
+tensor) as constants, so its cache watches those bindings, as torch's guards do: `model.eval()` on a global
+model gives another graph, and a global or closure variable rebound, or a submodule replaced, is captured
+anew. Each check compares the compiled call with eager's at that moment. Under torch the functions compile with
+backend="aot_eager" and the same checks hold."""
+
+import gc
+import weakref
+
+import ferrograd as fg
+from helpers import AGAINST_TORCH
+
+nn = fg.nn
+BACKEND = "aot_eager"
+
+MODEL = None
+SCALE = None
+
+
+def _run_global_model(x):
+    return MODEL(x)
+
+
+def _helper(x):
+    return MODEL(x) * SCALE
+
+
+def _through_a_helper(x):
+    return _helper(x) + 1
+
+
+def test_a_global_models_training_flag_and_submodules_are_guarded():
+    global MODEL
+    fg.manual_seed(0)
+    MODEL = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5), nn.BatchNorm1d(4))
+    f = fg.compile(_run_global_model, backend=BACKEND, fullgraph=True)
+    x = fg.randn(8, 4)
+    f(x)
+    f(x)
+    MODEL.eval()  # dropout off, BatchNorm's running statistics
+    assert fg.equal(f(x), MODEL(x))
+    MODEL[0] = nn.Linear(4, 4)  # a submodule replaced: its weights are the graph's no longer
+    assert fg.equal(f(x), MODEL(x))
+    MODEL.train()
+    with fg.no_grad():
+        fg.manual_seed(1)
+        got = f(x)
+        fg.manual_seed(1)
+        assert fg.equal(got, MODEL(x))
+
+
+def test_a_rebound_global_reached_through_a_helper_is_captured_anew():
+    global MODEL, SCALE
+    MODEL, SCALE = nn.Linear(3, 3), fg.tensor([2.0])
+    f = fg.compile(_through_a_helper, backend=BACKEND)
+    x = fg.randn(2, 3)
+    assert fg.allclose(f(x), MODEL(x) * 2 + 1)
+    f(x)
+    SCALE = fg.tensor([3.0])
+    assert fg.allclose(f(x), MODEL(x) * 3 + 1)
+    MODEL = nn.Linear(3, 3)
+    assert fg.allclose(f(x), MODEL(x) * 3 + 1)
+
+
+def test_a_rebound_closure_tensor_is_captured_anew():
+    bias = fg.ones(3)
+    f = fg.compile(lambda x: x + bias, backend=BACKEND)
+    x = fg.zeros(3)
+    assert fg.equal(f(x), fg.ones(3))
+    f(x)
+    bias = fg.full((3,), 5.0)  # the closure's cell now holds this
+    assert fg.equal(f(x), fg.full((3,), 5.0))
+
+
+def test_an_unchanged_global_model_replays_without_capturing_again():
+    global MODEL
+    MODEL = nn.Linear(3, 3)
+    f = fg.compile(_run_global_model, backend=BACKEND)
+    x = fg.randn(2, 3)
+    f(x)
+    f(x)
+    if not AGAINST_TORCH:
+        assert f._compiled._watching and len(f._compiled.cache) == 1
+    with fg.no_grad():
+        MODEL.weight.add_(1)  # an in-place change is read at replay, not a new binding
+    assert fg.equal(f(x), MODEL(x))
+    if not AGAINST_TORCH:
+        assert len(f._compiled.cache) == 1
+
+
+def test_a_function_watching_a_module_that_holds_it_is_collected():
+    def make():
+        model = nn.Linear(2, 2)
+        f = fg.compile(lambda x: model(x), backend=BACKEND)
+        model.f = f
+        f(fg.ones(1, 2))
+        f(fg.ones(1, 2))
+        return weakref.ref(model)
+
+    gone = make()
+    gc.collect()
+    assert gone() is None
