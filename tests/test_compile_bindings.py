@@ -100,3 +100,54 @@ def test_a_function_watching_a_module_that_holds_it_is_collected():
     gone = make()
     gc.collect()
     assert gone() is None
+
+
+class Scaled(nn.Module):
+    """A forward reading plain attributes: a number and a flag."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+        self.scale = 2.0
+        self.shift = True
+
+    def forward(self, x):
+        y = self.lin(x) * self.scale
+        return y + 1 if self.shift else y
+
+
+def test_a_compiled_modules_plain_attributes_are_guarded():
+    model = Scaled()
+    compiled = fg.compile(model, backend=BACKEND, fullgraph=True)
+    x = fg.randn(2, 3)
+    compiled(x)
+    assert fg.equal(compiled(x), model(x))
+    model.scale = 3.0
+    assert fg.equal(compiled(x), model(x))
+    model.shift = False
+    assert fg.equal(compiled(x), model(x))
+    model.scale = 3.0  # set again, equal: the graph stays
+    assert fg.equal(compiled(x), model(x))
+    if not AGAINST_TORCH:
+        assert len(compiled.forward.cache) == 1
+
+
+def test_a_dropouts_probability_changed_after_compiling_is_seen():
+    model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
+    model.compile(backend=BACKEND)
+    x = fg.randn(8, 4)
+    model(x)
+    model(x)
+    model[1].p = 0.0
+    assert fg.equal(model(x), model[0](x))
+
+
+def test_a_global_models_attribute_is_guarded():
+    global MODEL
+    MODEL = Scaled()
+    f = fg.compile(_run_global_model, backend=BACKEND)
+    x = fg.randn(2, 3)
+    f(x)
+    f(x)
+    MODEL.scale = -1.0
+    assert fg.equal(f(x), MODEL(x))

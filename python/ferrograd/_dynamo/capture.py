@@ -73,6 +73,13 @@ def _bindings(fn, found=None, seen=None, depth=0):
     return found
 
 
+def _modules_bound(bindings):
+    from ..nn import Module
+
+    values = [holder[name] if name is not None else holder.cell_contents for holder, name in bindings]
+    return list({id(v): v for v in values if isinstance(v, Module)}.values())
+
+
 def _names(code, names=None):
     """The global names a code object and the code nested in it (lambdas, comprehensions) read, in order."""
     names = {} if names is None else names
@@ -81,6 +88,32 @@ def _names(code, names=None):
         if isinstance(const, types.CodeType):
             _names(const, names)
     return names
+
+
+_PLAIN = (int, float, complex, str, bytes, bool, type(None))
+_BOOKKEEPING: set[str] = set()
+
+
+def _plain(value):
+    return isinstance(value, _PLAIN) or (type(value) is tuple and all(_plain(v) for v in value))
+
+
+def _attributes(modules):
+    """Each module's plain attributes, the ones its `forward` may read as constants (not its registries, hooks
+    or training flag, which the guards read already): `(module, name, value)`."""
+    from ..nn import Module
+
+    if not _BOOKKEEPING:
+        _BOOKKEEPING.update(Module().__dict__, ("training", "_compiled_call_impl", "_compile_options"))
+    return [(m, k, v) for m in modules for k, v in m.__dict__.items() if k not in _BOOKKEEPING]
+
+
+def _same_attributes(old, new):
+    """The same object, or an equal plain value (a number, a string, a tuple of them set again)."""
+    return len(old) == len(new) and all(
+        a[0] is b[0] and a[1] == b[1] and (a[2] is b[2] or (_plain(a[2]) and type(a[2]) is type(b[2]) and a[2] == b[2]))
+        for a, b in zip(old, new)
+    )
 
 
 class CompiledFunction(_core.CompiledCall):
@@ -96,7 +129,23 @@ class CompiledFunction(_core.CompiledCall):
         self.recompile_limit = config.recompile_limit if recompile_limit is None else recompile_limit
         self.warned = False
         self.break_reason = None  # why the last capture could not be replayed (`explain` reports it)
+        self._watched_modules = []  # the modules a plain function reaches (`_bindings`)
+        self._captured_attributes = None  # the modules' plain attributes the cached graphs were captured with
         LIVE.add(self)
+
+    def _guarded_modules(self):
+        module = self.module
+        tops = [module] if module is not None else self._watched_modules
+        return list({id(m): m for top in tops for m in top.modules()}.values())
+
+    def _check_attributes(self):
+        """Called by the core after any module attribute was set: a graph holds the attributes its `forward` read
+        as constants, so another value empties the cache (torch guards each attribute read)."""
+        if self._captured_attributes is not None and not _same_attributes(
+            self._captured_attributes, _attributes(self._guarded_modules())
+        ):
+            self.cache.clear()
+            self._captured_attributes = None
 
     def _explain(self, reason, stacklevel=5):
         if self.fullgraph:
@@ -165,7 +214,10 @@ class CompiledFunction(_core.CompiledCall):
                 bindings = _bindings(self.fn)
                 if bindings:
                     self._watch(bindings)
+                    self._watched_modules = _modules_bound(bindings)
                     key = rekey()
+            if self._captured_attributes is None:
+                self._captured_attributes = _attributes(self._guarded_modules())
             # None: one tensor, which the core's call returns without rebuilding
             self.cache[key] = (result, None if out_spec == _ONE_TENSOR else out_spec)
         return out

@@ -13,7 +13,19 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyWeakrefMethods, PyWeakrefReference};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// Bumped by every plain attribute set on any module (`Module.__setattr__`/`__delattr__`, through
+/// `_module_attribute_set`): a compiled call compares its modules' attributes (a Dropout's `p`, a flag its
+/// `forward` reads; the graph holds their values as constants) only after one was set anywhere.
+static MODULE_ATTRIBUTES: AtomicU64 = AtomicU64::new(0);
+
+/// A plain attribute of some module was set or deleted.
+#[pyfunction]
+pub fn _module_attribute_set() {
+    MODULE_ATTRIBUTES.fetch_add(1, Ordering::Relaxed);
+}
 
 /// The module whose parameters and buffers are inputs of the graph: weakly held by `Module.compile`'s cache
 /// (which the module holds), strongly by `OptimizedModule`'s.
@@ -56,6 +68,8 @@ pub struct PyCompiledCall {
     module: Option<ModuleRef>,
     /// shared out of the lock before Python runs (a walk may run a property, or the collector)
     watch: Mutex<Option<Arc<Watch>>>,
+    /// `MODULE_ATTRIBUTES` when the modules' attributes were last compared (`_check_attributes`)
+    attributes_checked: AtomicU64,
 }
 
 /// A call's cache key, the graph's inputs, and their records (for the replay).
@@ -103,6 +117,18 @@ impl PyCompiledCall {
         self.watched_state(py, &mut key)?;
         let records = signature(&mut key, &inputs);
         Ok(Guards { key: PyBytes::new(py, &key), inputs, records })
+    }
+
+    /// After any module attribute was set, the subclass's `_check_attributes` compares the modules' attributes
+    /// with those the graphs were captured with (and empties the cache when they differ).
+    fn check_attributes(slf: &Bound<'_, Self>) -> PyResult<()> {
+        let now = MODULE_ATTRIBUTES.load(Ordering::Relaxed);
+        let this = slf.get();
+        if this.attributes_checked.load(Ordering::Relaxed) != now {
+            slf.call_method0(intern!(slf.py(), "_check_attributes"))?;
+            this.attributes_checked.store(now, Ordering::Relaxed);
+        }
+        Ok(())
     }
 
     fn current_watch(&self) -> Option<Arc<Watch>> {
@@ -269,7 +295,12 @@ impl PyCompiledCall {
             Ok(weak) => ModuleRef::Weak(weak.unbind()),
             Err(e) => ModuleRef::Strong(e.into_inner().unbind()),
         });
-        PyCompiledCall { cache: PyDict::new(py).unbind(), module, watch: Mutex::new(None) }
+        PyCompiledCall {
+            cache: PyDict::new(py).unbind(),
+            module,
+            watch: Mutex::new(None),
+            attributes_checked: AtomicU64::new(MODULE_ATTRIBUTES.load(Ordering::Relaxed)),
+        }
     }
 
     /// Watch what a plain function's capture reached besides its arguments: `bindings` as `(globals, name)`
@@ -354,11 +385,12 @@ impl PyCompiledCall {
     /// `(key, inputs)` for a call with these tensors (the cache key is `key` itself for a call of tensors
     /// only; the subclass pairs it with the arguments' structure otherwise).
     fn _guards<'py>(
-        &self,
-        py: Python<'py>,
+        slf: &Bound<'py, Self>,
         tensors: Vec<Bound<'py, PyTensor>>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyList>)> {
-        let guards = self.guards(py, tensors.into_iter())?;
+        let py = slf.py();
+        Self::check_attributes(slf)?;
+        let guards = slf.get().guards(py, tensors.into_iter())?;
         Ok((guards.key, PyList::new(py, guards.inputs)?))
     }
 
@@ -373,6 +405,7 @@ impl PyCompiledCall {
         let plain = kwargs.is_none_or(|k| k.is_empty()) && !compile::is_capturing();
         let mut guards = py.None().into_bound(py);
         if let Some(tensors) = plain.then(|| all_tensors(args)).flatten() {
+            Self::check_attributes(slf)?;
             let Guards { key, inputs, records } = this.guards(py, tensors.into_iter())?;
             if let Some(entry) = this.cache.bind(py).get_item(&key)? {
                 if let Ok(entry) = entry.cast::<PyTuple>() {

@@ -73,6 +73,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile::_capture_unsupported, m)?)?;
     m.add_function(wrap_pyfunction!(compile::_is_capturing, m)?)?;
     m.add_class::<compile_call::PyCompiledCall>()?;
+    m.add_function(wrap_pyfunction!(compile_call::_module_attribute_set, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(alloc::_allocator_round_trip, m)?)?;

@@ -375,6 +375,7 @@ class Module:
         if name in _call_hooks.NAMES:
             _call_hooks.watch(value)
         object.__setattr__(self, name, value)
+        _core._module_attribute_set()  # a compiled call compares the attributes its graphs read as constants
 
     @staticmethod
     def _remove_name(name, *containers):
@@ -395,6 +396,7 @@ class Module:
             del self._modules[name]
         else:
             object.__delattr__(self, name)
+            _core._module_attribute_set()
 
     def __dir__(self):
         keys = (
