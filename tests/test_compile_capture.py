@@ -256,6 +256,22 @@ _OPS = {
         fg.nn.functional.pixel_shuffle(x.reshape(1, 4, 2, 3), 2).reshape(4, 6) * x
         + fg.baddbmm(x[None], x[None, :, :4], x[None, :4, :], beta=0.5, alpha=2.0)[0]
     ),
+    "adaptive_pools": lambda x: fg.cat(
+        [
+            fg.nn.functional.adaptive_max_pool2d(x[None, None], (3, 4)).flatten(),
+            fg.nn.functional.adaptive_avg_pool2d(x[None, None], (3, 4)).flatten(),
+            fg.nn.functional.adaptive_max_pool1d(x[None], 4).flatten(),
+        ]
+    ),
+    "pools_3d": lambda x: fg.cat(
+        [
+            fg.nn.functional.max_pool3d(x.reshape(1, 1, 2, 3, 4), 2, stride=1).flatten(),
+            fg.nn.functional.avg_pool3d(x.reshape(1, 1, 2, 3, 4), 2, stride=1).flatten(),
+            fg.nn.functional.adaptive_max_pool3d(x.reshape(1, 1, 2, 3, 4), (1, 2, 2)).flatten(),
+            fg.nn.functional.adaptive_avg_pool3d(x.reshape(1, 1, 2, 3, 4), (2, 2, 2)).flatten(),
+        ]
+    ),
+    "float_classes": lambda x: x * x.isfinite() + (x / (x > 0)).isinf() + (x.log()).isnan(),
 }
 _KERNEL = _rand((1, 1, 3, 3), fg.float64, 9)  # a tensor from outside the function: a constant of its graph
 
@@ -293,6 +309,31 @@ def test_causal_attention_with_dropout_is_one_graph_drawing_eager_masks():
         assert fg.equal(compiled(q), want)
 
 
+_RANDOM_LAYERS = {
+    "dropout2d": lambda x: fg.nn.functional.dropout2d(x.reshape(2, 3, 2, 2), 0.5).flatten() * 2,
+    "dropout1d": lambda x: fg.nn.functional.dropout1d(x.reshape(2, 3, 4), 0.3) + 1,
+    "alpha_dropout": lambda x: fg.nn.functional.alpha_dropout(x, 0.2, training=True) * x,
+    "feature_alpha_dropout": lambda x: fg.nn.functional.feature_alpha_dropout(x[None], 0.4, training=True) - x,
+    "bernoulli": lambda x: x * x.bernoulli(0.3) + fg.bernoulli(x.sigmoid()),
+}
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="torch's compiled random ops draw other numbers than its eager ones")
+@pytest.mark.parametrize("name", sorted(_RANDOM_LAYERS))
+def test_random_layers_are_one_graph_drawing_eager_masks(name):
+    """Channel dropout, alpha dropout and bernoulli draws are nodes: one graph, whose replays draw eager's numbers
+    from the same generator."""
+    f = _RANDOM_LAYERS[name]
+    compiled = fg.compile(f, backend=BACKEND, fullgraph=True)
+    for seed in (0, 1, 2):
+        x = _rand((4, 6), fg.float32, seed)
+        fg.manual_seed(seed)
+        want = f(x)
+        fg.manual_seed(seed)
+        assert fg.equal(compiled(x), want)
+    assert len(_cache(compiled)) == 1
+
+
 @pytest.mark.skipif(AGAINST_TORCH, reason="torch's compiled random ops draw other numbers than its eager ones")
 def test_random_factories_are_nodes_whose_replays_draw_as_eager():
     """randn/rand (and so randn_like, a VAE's noise) are captured: each replay draws anew from the generator, as
@@ -306,3 +347,16 @@ def test_random_factories_are_nodes_whose_replays_draw_as_eager():
         fg.manual_seed(seed)
         assert fg.equal(compiled(x), want)
     assert len(_cache(compiled)) == 1
+
+
+def test_adaptive_max_pool_replays_nan_windows_as_eager():
+    """Eager checks for NaNs before choosing each window's position; the graph takes that path always, so a replay
+    on NaNs gives eager's values and indices (a window's last NaN)."""
+    f = lambda x: fg.nn.functional.adaptive_max_pool2d(x, (2, 2), return_indices=True)
+    compiled = fg.compile(f, backend=BACKEND, fullgraph=True)
+    compiled(_rand((1, 3, 5), fg.float32, 0))
+    x = _rand((1, 3, 5), fg.float32, 1)
+    x[0, 0, 1] = x[0, 2, 4] = x[0, 1, 1] = float("nan")
+    (want_v, want_i), (got_v, got_i) = f(x), compiled(x)
+    assert fg.equal(got_i, want_i) and fg.allclose(got_v, want_v, equal_nan=True)
+    assert got_v.isnan().sum() == 3  # the windows overlap: three of four hold a NaN

@@ -495,6 +495,16 @@ pub fn bernoulli(gen: &Mutex<Generator>, p: &Tensor) -> Result<Tensor> {
     Tensor::from_vec(hits, p.shape())?.to_dtype(p.dtype())
 }
 
+/// `bernoulli_recorded`, captured (`ferrograd.compile`) as a node reading `p`: each replay draws anew.
+pub fn bernoulli_traced(gen: &SharedGenerator, p: &Tensor) -> Result<Tensor> {
+    let draw = {
+        let gen = gen.clone();
+        move |x: &[&Tensor]| bernoulli_recorded(&gen, x[0])
+    };
+    let replay = draw.clone();
+    crate::compile::traced("bernoulli", crate::compile::NodeKind::Opaque, &[p], || draw(&[p]), || replay)
+}
+
 /// `bernoulli(p)`'s draws recorded as torch records them: BernoulliBackward0, a zero gradient for `p`.
 pub fn bernoulli_recorded(gen: &Mutex<Generator>, p: &Tensor) -> Result<Tensor> {
     let out = bernoulli(gen, p)?;

@@ -277,7 +277,9 @@ def _adaptive_max(input, sizes):
         flat_pos = (pos_h + pos_w).reshape(sizes[0], sizes[1], kh * kw)
     which = x.detach().argmax(-1)
     nan = x.detach().isnan()
-    if bool(nan.any()):
+    # under a capture the NaN branch is taken always (its `where` changes nothing without NaNs): a branch on the
+    # data would break the graph
+    if _core._is_capturing() or bool(nan.any()):
         # torch's kernels let a later NaN replace an earlier one: the window's last NaN wins
         last_nan = (x.shape[-1] - 1) - nan.flip(-1).long().argmax(-1)
         which = _core.where(nan.any(-1), last_nan, which)

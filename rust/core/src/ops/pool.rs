@@ -584,6 +584,11 @@ impl Tensor {
 
     /// `adaptive_avg_pool2d` to `out` = (out_h, out_w) (AdaptiveAvgPool2DBackward0).
     pub fn adaptive_avg_pool2d(&self, out: [usize; 2]) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].adaptive_avg_pool2d_eager(out);
+        traced("adaptive_avg_pool2d", NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn adaptive_avg_pool2d_eager(&self, out: [usize; 2]) -> Result<Tensor> {
         let nd = self.ndim();
         if !(nd == 3 || nd == 4) || self.shape()[nd.saturating_sub(2)..].contains(&0) {
             bail!(Runtime, "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {:?}", self.shape());

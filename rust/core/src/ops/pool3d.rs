@@ -12,6 +12,7 @@
 //!   tensor ops, so it differentiates again.
 use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
+use crate::compile::{traced, traced_pair, NodeKind};
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::threads::{par_for, threads, OutPtr};
@@ -302,6 +303,12 @@ crate::backward_rule! {
 impl Tensor {
     /// `max_pool3d`: (output, int64 indices into each D·H·W volume), grad_fn MaxPool3DWithIndicesBackward0.
     pub fn max_pool3d(&self, win: &Window3, ceil_mode: bool) -> Result<(Tensor, Tensor)> {
+        let win = *win;
+        let eager = move |x: &[&Tensor]| x[0].max_pool3d_eager(&win, ceil_mode).map(|(v, i)| vec![v, i]);
+        traced_pair("max_pool3d_with_indices", &[self], || eager(&[self]), || eager)
+    }
+
+    fn max_pool3d_eager(&self, win: &Window3, ceil_mode: bool) -> Result<(Tensor, Tensor)> {
         let out = check_pool3d(self, win, ceil_mode, Pool3d::Max)?;
         if self.dtype() == crate::DType::Bool {
             bail!(NotImplemented, "\"max_pool3d\" not implemented for 'Bool'");
@@ -323,6 +330,11 @@ impl Tensor {
     /// `adaptive_max_pool3d` to `out` = (out_d, out_h, out_w): (output, int64 indices into each D·H·W
     /// volume), grad_fn AdaptiveMaxPool3DBackward0.
     pub fn adaptive_max_pool3d(&self, out: [usize; 3]) -> Result<(Tensor, Tensor)> {
+        let eager = move |x: &[&Tensor]| x[0].adaptive_max_pool3d_eager(out).map(|(v, i)| vec![v, i]);
+        traced_pair("adaptive_max_pool3d", &[self], || eager(&[self]), || eager)
+    }
+
+    fn adaptive_max_pool3d_eager(&self, out: [usize; 3]) -> Result<(Tensor, Tensor)> {
         let (volumes, vol) = check_adaptive3d(self, out, Pool3d::Max)?;
         if let Some(empty) = self.empty_adaptive_pool(&out) {
             let values = empty?;
@@ -368,6 +380,18 @@ impl Tensor {
         count_include_pad: bool,
         divisor_override: Option<i64>,
     ) -> Result<Tensor> {
+        let win = *win;
+        let eager = move |x: &[&Tensor]| x[0].avg_pool3d_eager(&win, ceil_mode, count_include_pad, divisor_override);
+        traced("avg_pool3d", NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn avg_pool3d_eager(
+        &self,
+        win: &Window3,
+        ceil_mode: bool,
+        count_include_pad: bool,
+        divisor_override: Option<i64>,
+    ) -> Result<Tensor> {
         if self.ndim() != 4 && self.ndim() != 5 {
             bail!(Runtime, "non-empty 4D or 5D (batch mode) tensor expected for input");
         }
@@ -391,6 +415,11 @@ impl Tensor {
 
     /// `adaptive_avg_pool3d` to `out` = (out_d, out_h, out_w) (AdaptiveAvgPool3DBackward0).
     pub fn adaptive_avg_pool3d(&self, out: [usize; 3]) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].adaptive_avg_pool3d_eager(out);
+        traced("adaptive_avg_pool3d", NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn adaptive_avg_pool3d_eager(&self, out: [usize; 3]) -> Result<Tensor> {
         let (_, vol) = check_adaptive3d(self, out, Pool3d::Avg)?;
         if let Some(empty) = self.empty_adaptive_pool(&out) {
             return empty;

@@ -3,7 +3,7 @@ use super::ints;
 use super::{wrap, Out, PyTensor};
 use crate::args::{int_list, operand_arg, tensor_arg};
 use crate::errors::call;
-use ferrograd_core::{random, Tensor};
+use ferrograd_core::{compile, random, Tensor};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -170,9 +170,13 @@ impl PyTensor {
     fn bernoulli(&self, py: Python<'_>, p: Option<f64>, generator: Option<&Bound<'_, PyAny>>) -> Out {
         let gen = crate::generator::generator_arg(generator, "bernoulli")?;
         let a = self.get();
+        // nodes while a capture runs: each replay draws anew from the same generator
         let out = match p {
-            None => call(|| random::bernoulli_recorded(&gen, &a))?,
-            Some(p) => call(|| random::bernoulli_with(&gen, a.shape(), a.dtype(), p))?,
+            None => call(|| random::bernoulli_traced(&gen, &a))?,
+            Some(p) => {
+                let (shape, dtype) = (a.shape().to_vec(), a.dtype());
+                call(|| compile::factory("bernoulli", move || random::bernoulli_with(&gen, &shape, dtype, p)))?
+            }
         };
         wrap(py, out)
     }

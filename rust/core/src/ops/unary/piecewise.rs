@@ -200,6 +200,20 @@ pub enum FloatClass {
     SignBit,
 }
 
+impl FloatClass {
+    /// The op's name, as torch's (a captured graph's node).
+    pub fn name(self) -> &'static str {
+        match self {
+            FloatClass::Nan => "isnan",
+            FloatClass::Infinite => "isinf",
+            FloatClass::Finite => "isfinite",
+            FloatClass::PosInf => "isposinf",
+            FloatClass::NegInf => "isneginf",
+            FloatClass::SignBit => "signbit",
+        }
+    }
+}
+
 impl Tensor {
     /// `-x` in every dtype but bool.
     pub fn neg(&self) -> Result<Tensor> {
@@ -277,6 +291,11 @@ impl Tensor {
 
     /// isnan / isinf / isfinite / isposinf / isneginf / signbit: bool, never a gradient.
     pub fn float_class(&self, class: FloatClass) -> Result<Tensor> {
+        let eager = move |x: &[&Tensor]| x[0].float_class_eager(class);
+        crate::compile::traced(class.name(), crate::compile::NodeKind::Opaque, &[self], || eager(&[self]), || eager)
+    }
+
+    fn float_class_eager(&self, class: FloatClass) -> Result<Tensor> {
         let v: Vec<bool> = match self.dtype() {
             d if d.is_float() => self
                 .to_vec::<f64>()
