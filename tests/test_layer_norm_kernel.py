@@ -29,6 +29,8 @@ LN_SHAPES = {
     "odd": ((3, 5, 7), (5, 7)),
     "threaded": ((300, 256), (256,)),
     "one_row": ((13,), (13,)),
+    # the kernel's sums take 32 elements at a time, then 8, then one: 45 = 32 + 8 + 5 reaches every path
+    "wide_narrow_tail": ((6, 45), (45,)),
 }
 
 

@@ -9,35 +9,77 @@ use crate::kernels::threads::{par_for, threads, OutPtr};
 
 use crate::kernels::split::LAYER_NORM_ELEMENTS as PARALLEL_ABOVE;
 
-/// Independent partial sums per row: a single float64 chain would be latency-bound, lanes vectorize.
+/// One vector of float64 lanes.
 const LANES: usize = 8;
+/// Independent vectors of partial sums: a row's sum is a chain of float64 adds, and with one vector a short row
+/// (a char-GPT's 64 or 128 features) waited on that chain's latency; four vectors overlap it.
+const CHAINS: usize = 4;
+
+type Lanes = [f64; LANES];
+
+#[inline(always)]
+fn add_lanes<T: Float>(acc: &mut Lanes, x: &[T], f: &impl Fn(f64) -> f64) {
+    for (a, &v) in acc.iter_mut().zip(x) {
+        *a += f(v.to_f64());
+    }
+}
+
+#[inline(always)]
+fn add_products<T: Float>(acc: &mut Lanes, a: &[T], b: &[T]) {
+    for ((s, &x), &y) in acc.iter_mut().zip(a).zip(b) {
+        *s += x.to_f64() * y.to_f64();
+    }
+}
+
+/// The chains' lanes summed, as a tree (vector adds, then halves).
+#[inline(always)]
+fn total(chains: [Lanes; CHAINS]) -> f64 {
+    let [mut a, b, c, d] = chains;
+    for i in 0..LANES {
+        a[i] = (a[i] + b[i]) + (c[i] + d[i]);
+    }
+    ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]))
+}
 
 /// Σ f(x[i]) in float64 lanes.
 #[inline(always)]
 fn lane_sum<T: Float>(x: &[T], f: impl Fn(f64) -> f64) -> f64 {
-    let mut acc = [0.0f64; LANES];
-    let chunks = x.chunks_exact(LANES);
-    let tail: f64 = chunks.remainder().iter().map(|&v| f(v.to_f64())).sum();
-    for c in chunks {
-        for (a, &v) in acc.iter_mut().zip(c) {
-            *a += f(v.to_f64());
-        }
+    let mut acc = [[0.0f64; LANES]; CHAINS];
+    let wide = x.chunks_exact(LANES * CHAINS);
+    let rest = wide.remainder();
+    for c in wide {
+        let (c0, c1, c2, c3) = (&c[..LANES], &c[LANES..2 * LANES], &c[2 * LANES..3 * LANES], &c[3 * LANES..]);
+        add_lanes(&mut acc[0], c0, &f);
+        add_lanes(&mut acc[1], c1, &f);
+        add_lanes(&mut acc[2], c2, &f);
+        add_lanes(&mut acc[3], c3, &f);
     }
-    acc.iter().sum::<f64>() + tail
+    let narrow = rest.chunks_exact(LANES);
+    let tail: f64 = narrow.remainder().iter().map(|&v| f(v.to_f64())).sum();
+    for c in narrow {
+        add_lanes(&mut acc[0], c, &f);
+    }
+    total(acc) + tail
 }
 
 /// Σ a[i]·b[i] in float64 lanes.
 #[inline(always)]
 fn lane_dot<T: Float>(a: &[T], b: &[T]) -> f64 {
-    let mut acc = [0.0f64; LANES];
-    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
-    let tail: f64 = ca.remainder().iter().zip(cb.remainder()).map(|(&x, &y)| x.to_f64() * y.to_f64()).sum();
-    for (xa, xb) in ca.zip(cb) {
-        for ((s, &x), &y) in acc.iter_mut().zip(xa).zip(xb) {
-            *s += x.to_f64() * y.to_f64();
+    let mut acc = [[0.0f64; LANES]; CHAINS];
+    let (wa, wb) = (a.chunks_exact(LANES * CHAINS), b.chunks_exact(LANES * CHAINS));
+    let (ra, rb) = (wa.remainder(), wb.remainder());
+    for (x, y) in wa.zip(wb) {
+        for (k, chain) in acc.iter_mut().enumerate() {
+            let at = k * LANES..(k + 1) * LANES;
+            add_products(chain, &x[at.clone()], &y[at]);
         }
     }
-    acc.iter().sum::<f64>() + tail
+    let (na, nb) = (ra.chunks_exact(LANES), rb.chunks_exact(LANES));
+    let tail: f64 = na.remainder().iter().zip(nb.remainder()).map(|(&x, &y)| x.to_f64() * y.to_f64()).sum();
+    for (x, y) in na.zip(nb) {
+        add_products(&mut acc[0], x, y);
+    }
+    total(acc) + tail
 }
 
 /// (mean, 1 / sqrt(var + eps)) of one row, the biased variance.
@@ -54,17 +96,27 @@ fn forward_rows<T: Float>(out: &mut [T], x: &[T], w: Option<&[T]>, b: Option<&[T
     for (o, x) in out.chunks_exact_mut(n).zip(x.chunks_exact(n)) {
         let (mean, rstd) = statistics(x, eps);
         let (mean, rstd) = (T::from_f64(mean), T::from_f64(rstd));
-        for (o, &v) in o.iter_mut().zip(x) {
-            *o = (v - mean) * rstd;
-        }
-        if let Some(w) = w {
-            for (o, &w) in o.iter_mut().zip(w) {
-                *o = *o * w;
+        // one pass, the same roundings in the same order as x̂, then · w, then + b
+        match (w, b) {
+            (Some(w), Some(b)) => {
+                for ((o, &v), (&w, &b)) in o.iter_mut().zip(x).zip(w.iter().zip(b)) {
+                    *o = (v - mean) * rstd * w + b;
+                }
             }
-        }
-        if let Some(b) = b {
-            for (o, &b) in o.iter_mut().zip(b) {
-                *o = *o + b;
+            (Some(w), None) => {
+                for ((o, &v), &w) in o.iter_mut().zip(x).zip(w) {
+                    *o = (v - mean) * rstd * w;
+                }
+            }
+            (None, Some(b)) => {
+                for ((o, &v), &b) in o.iter_mut().zip(x).zip(b) {
+                    *o = (v - mean) * rstd + b;
+                }
+            }
+            (None, None) => {
+                for (o, &v) in o.iter_mut().zip(x) {
+                    *o = (v - mean) * rstd;
+                }
             }
         }
     }
