@@ -179,6 +179,10 @@ class CompiledFunction(_core.CompiledCall):
         entry = self.cache.get(key)
         if entry is _EAGER:
             return self.fn(*args, **kwargs)
+        if entry is not None and not entry[0].is_current:
+            # Python read a tensor's data during the capture, and the tensor was written since
+            del self.cache[key]
+            entry = None
         if entry is not None:
             graph, out_spec = entry
             outs = graph(inputs)

@@ -502,7 +502,7 @@ pub fn bernoulli_traced(gen: &SharedGenerator, p: &Tensor) -> Result<Tensor> {
         move |x: &[&Tensor]| bernoulli_recorded(&gen, x[0])
     };
     let replay = draw.clone();
-    crate::compile::traced("bernoulli", crate::compile::NodeKind::Opaque, &[p], || draw(&[p]), || replay)
+    crate::compile::traced_random("bernoulli", &[p], || draw(&[p]), || replay)
 }
 
 /// `bernoulli(p)`'s draws recorded as torch records them: BernoulliBackward0, a zero gradient for `p`.
@@ -560,7 +560,7 @@ pub fn dropout_mask(gen: &SharedGenerator, input: &Tensor, p: f64) -> Result<Ten
         }
     };
     let replay = draw.clone();
-    crate::compile::traced("dropout_mask", crate::compile::NodeKind::Opaque, &[input], || draw(&[input]), || replay)
+    crate::compile::traced_random("dropout_mask", &[input], || draw(&[input]), || replay)
 }
 
 /// `exponential_(lambd)`'s values, as PyTorch's CPU kernel: -1/λ · ln(1 - u) for a float64 uniform u

@@ -49,6 +49,12 @@ impl PyCompiledGraph {
         self.graph.nodes.len()
     }
 
+    /// False once a tensor whose data Python read during the capture was written: the cache captures anew.
+    #[getter]
+    pub(crate) fn is_current(&self) -> bool {
+        self.graph.is_current()
+    }
+
     #[getter]
     fn fused_groups(&self) -> usize {
         self.graph.fused_groups()

@@ -411,9 +411,12 @@ impl PyCompiledCall {
                 if let Ok(entry) = entry.cast::<PyTuple>() {
                     if let (Ok(graph), Ok(spec)) = (entry.get_item(0), entry.get_item(1)) {
                         if let (Ok(graph), true) = (graph.cast::<PyCompiledGraph>(), spec.is_none()) {
-                            let mut outs = graph.get().run(py, records)?;
-                            if outs.len() == 1 {
-                                return Ok(outs.remove(0).into_bound(py).into_any());
+                            // a stale graph is left to `_call_slow`, which drops it and captures anew
+                            if graph.get().is_current() {
+                                let mut outs = graph.get().run(py, records)?;
+                                if outs.len() == 1 {
+                                    return Ok(outs.remove(0).into_bound(py).into_any());
+                                }
                             }
                         }
                     }

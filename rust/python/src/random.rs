@@ -35,7 +35,7 @@ macro_rules! sampling_factory {
             }
             // a node without operands while a capture runs: each replay draws anew from the same generator
             let make = move || $sample(&gen, &shape, dtype);
-            finish(py, call(|| ferrograd_core::compile::factory(name, make))?, requires_grad)
+            finish(py, call(|| ferrograd_core::compile::random_factory(name, make))?, requires_grad)
         }
     };
 }

@@ -2,6 +2,7 @@
 //! the replay plan `fuse.rs` makes of them.
 use super::fuse::{self, Step};
 use super::ir::{Node, Operand, Run};
+use crate::tensor::Tensor;
 use std::fmt::Write;
 
 pub struct Graph {
@@ -13,6 +14,9 @@ pub struct Graph {
     /// unless it is an output.
     pub(crate) last_use: Vec<Option<usize>>,
     pub(crate) plan: Vec<Step>,
+    /// Tensors from before the capture whose data Python read during it (through a fixed value: a mask's
+    /// `.all()` in an `if`), with their versions then: the branch Python took holds while none was written.
+    frozen: Vec<(Tensor, u64)>,
 }
 
 impl Graph {
@@ -26,7 +30,19 @@ impl Graph {
             }
         }
         let plan = fuse::plan(n_inputs, &nodes, &outputs, &last_use);
-        Graph { n_inputs, nodes, outputs, last_use, plan }
+        Graph { n_inputs, nodes, outputs, last_use, plan, frozen: Vec::new() }
+    }
+
+    /// The graph, with the tensors from outside whose data Python read (at their current versions).
+    pub(crate) fn reading(mut self, frozen: Vec<Tensor>) -> Graph {
+        self.frozen = frozen.into_iter().map(|t| (t.clone(), t.version())).collect();
+        self
+    }
+
+    /// Whether no tensor whose data Python read during the capture was written since: otherwise the graph
+    /// may hold the other branch, and the call captures anew.
+    pub fn is_current(&self) -> bool {
+        self.frozen.iter().all(|(t, version)| t.version() == *version)
     }
 
     /// The number of fused groups the replay runs chunk by chunk.

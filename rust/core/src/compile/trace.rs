@@ -23,6 +23,25 @@ struct Trace {
     made: HashSet<*const TensorImpl>,
     /// Why the capture cannot be replayed (the first reason found).
     broken: Option<String>,
+    /// The values every replay computes alike, by deterministic ops from Python values, deterministic
+    /// factories and tensors from before the capture that need no gradient (listed with each value: the graph
+    /// checks they are not written between calls), with no input or random draw behind them. Python may read
+    /// them (`bool(mask.all())` on a causal mask a model keeps) without breaking the capture.
+    fixed: HashMap<usize, Vec<Tensor>>,
+    /// Tensors made from Python values (`note_literal`): constants that are fixed.
+    literals: HashSet<*const TensorImpl>,
+    /// Tensors from before the capture whose data Python read: the graph's `frozen` tensors.
+    frozen: Vec<Tensor>,
+    /// Tensors from before the capture that a node writes in place: Python's reading them is not stable.
+    written: HashSet<*const TensorImpl>,
+}
+
+/// Whether a node's values can differ from one replay to the next with the same operands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Draws {
+    Deterministic,
+    /// a random draw (each replay draws anew from the generator)
+    Random,
 }
 
 thread_local! {
@@ -56,6 +75,10 @@ pub fn begin(inputs: &[Tensor]) -> Result<()> {
         nodes: Vec::new(),
         made: HashSet::new(),
         broken: None,
+        fixed: HashMap::new(),
+        literals: HashSet::new(),
+        frozen: Vec::new(),
+        written: HashSet::new(),
     };
     for (i, t) in inputs.iter().enumerate() {
         trace.ids.insert(Arc::as_ptr(&t.0), i);
@@ -89,7 +112,10 @@ pub fn finish(outputs: &[Tensor]) -> Result<Capture> {
             None => return Ok(Capture::Break(format!("an output {}", unknown_origin(t)))),
         }
     }
-    Ok(Capture::Graph(Graph::new(trace.n_inputs, trace.nodes, ids)))
+    if trace.frozen.iter().any(|t| trace.written.contains(&Arc::as_ptr(&t.0))) {
+        return Ok(Capture::Break("reading the data of a tensor that the function writes in place".into()));
+    }
+    Ok(Capture::Graph(Graph::new(trace.n_inputs, trace.nodes, ids).reading(trace.frozen)))
 }
 
 /// Marks the running capture as not replayable (`what` cannot be captured: `Tensor.item()`, an in-place
@@ -98,6 +124,40 @@ pub fn unsupported(what: &str) {
     with_trace(|trace| {
         trace.broken.get_or_insert_with(|| format!("{what} cannot be captured"));
     });
+}
+
+/// `unsupported` for Python reading `t`'s data (`bool()`, `.item()`), unless every replay computes `t` alike (a
+/// fixed value: a mask the function builds from constants), which Python may then read once, at the capture.
+pub fn unsupported_read(t: &Tensor, what: &str) {
+    with_trace(|trace| {
+        let behind = match trace.ids.get(&Arc::as_ptr(&t.0)) {
+            Some(id) => trace.fixed.get(id).cloned(),
+            None if trace.literals.contains(&Arc::as_ptr(&t.0)) => Some(Vec::new()),
+            None if is_outside_constant(trace, t) => Some(vec![t.clone()]),
+            None => None,
+        };
+        match behind {
+            Some(tensors) => tensors.iter().for_each(|t| add_once(&mut trace.frozen, t)),
+            None => {
+                trace.broken.get_or_insert_with(|| format!("{what} cannot be captured"));
+            }
+        }
+    });
+}
+
+fn add_once(list: &mut Vec<Tensor>, t: &Tensor) {
+    if !list.iter().any(|f| Arc::ptr_eq(&f.0, &t.0)) {
+        list.push(t.clone());
+    }
+}
+
+/// A tensor from before the capture (a closure's, a module attribute's) that needs no gradient.
+fn is_outside_constant(trace: &Trace, t: &Tensor) -> bool {
+    !t.0.wrapped_number
+        && t.grad_fn().is_none()
+        && !t.requires_grad()
+        && !trace.made.contains(&Arc::as_ptr(&t.0))
+        && !trace.ids.contains_key(&Arc::as_ptr(&t.0))
 }
 
 /// `unsupported`, unless a traced op is running (its replay repeats what it does: a write it makes).
@@ -136,6 +196,7 @@ pub(crate) fn note_made(t: &Tensor) {
 pub fn note_literal(t: &Tensor) {
     with_trace(|trace| {
         trace.made.remove(&Arc::as_ptr(&t.0));
+        trace.literals.insert(Arc::as_ptr(&t.0));
     });
 }
 
@@ -207,6 +268,25 @@ where
     traced_fusable(name, kind, inputs, eager, replay, |_| None)
 }
 
+/// `traced` for an op that draws random numbers: its values are never fixed.
+pub(crate) fn traced_random<F>(
+    name: &'static str,
+    inputs: &[&Tensor],
+    eager: impl FnOnce() -> Result<Tensor>,
+    replay: impl FnOnce() -> F,
+) -> Result<Tensor>
+where
+    F: Fn(&[&Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+{
+    run_and_record(eager, |out| {
+        let run: Replay = Arc::new(replay());
+        with_trace(|trace| {
+            let outs = std::slice::from_ref(out);
+            record(trace, name, NodeKind::Opaque, inputs, outs, Run::One(run), None, Draws::Random)
+        });
+    })
+}
+
 /// `traced`, also capturing the op's slice kernel for the output's dtype (`kernel(out)`, asked only
 /// when a node is recorded), so that `fuse.rs` can run the node inside a chain.
 pub(crate) fn traced_fusable<F>(
@@ -223,7 +303,10 @@ where
     run_and_record(eager, |out| {
         let run: Replay = Arc::new(replay());
         let kernel = kernel(out).filter(|k| fits(k, inputs, out));
-        with_trace(|trace| record(trace, name, kind, inputs, std::slice::from_ref(out), Run::One(run), kernel));
+        with_trace(|trace| {
+            let outs = std::slice::from_ref(out);
+            record(trace, name, kind, inputs, outs, Run::One(run), kernel, Draws::Deterministic)
+        });
     })
 }
 
@@ -240,7 +323,9 @@ where
 {
     run_and_record(eager, |outs| {
         let run: ReplayMany = Arc::new(replay());
-        with_trace(|trace| record(trace, name, NodeKind::Opaque, inputs, outs, Run::Many(run), None));
+        with_trace(|trace| {
+            record(trace, name, NodeKind::Opaque, inputs, outs, Run::Many(run), None, Draws::Deterministic)
+        });
     })
 }
 
@@ -286,6 +371,7 @@ fn record(
     outs: &[Tensor],
     run: Run,
     kernel: Option<SliceKernel>,
+    draws: Draws,
 ) {
     if trace.broken.is_some() {
         return;
@@ -311,6 +397,30 @@ fn record(
             }
         }
     }
+    // the tensors from outside behind the outputs, when they are fixed
+    let mut behind: Option<Vec<Tensor>> = (draws == Draws::Deterministic).then(Vec::new);
+    for op in &operands {
+        let Some(list) = behind.as_mut() else { break };
+        match op {
+            Operand::Value(id) => match trace.fixed.get(id) {
+                Some(more) => more.iter().for_each(|t| add_once(list, t)),
+                None => behind = None,
+            },
+            Operand::Constant(t) if t.0.wrapped_number || trace.literals.contains(&Arc::as_ptr(&t.0)) => {}
+            Operand::Constant(t) if !t.requires_grad() => add_once(list, t),
+            Operand::Constant(_) => behind = None,
+        }
+    }
+    // an in-place write (torch names in-place ops with a trailing underscore: `copy_`, `add_`, `relu_`)
+    if name.ends_with('_') {
+        if let Some(Operand::Constant(target)) = operands.first() {
+            trace.written.insert(Arc::as_ptr(&target.0));
+        }
+        // of data that is not fixed: a view taken before may show it, so no value is fixed any more
+        if behind.is_none() {
+            trace.fixed.clear();
+        }
+    }
     // the kernel reads graph values only (a number read as a chunk would be a broadcast)
     let mut kernel = kernel.filter(|k| k.reads().iter().all(|&i| matches!(operands.get(i), Some(Operand::Value(_)))));
     let grad_enabled = crate::autograd::grad_mode::is_enabled();
@@ -318,6 +428,9 @@ fn record(
         let id = trace.n_inputs + trace.nodes.len();
         trace.ids.insert(Arc::as_ptr(&out.0), id);
         trace.known.push(out.clone());
+        if let Some(list) = &behind {
+            trace.fixed.insert(id, list.clone());
+        }
         let (shape, dtype) = (out.shape().to_vec(), out.dtype());
         let (operands, run, kernel) = if k == 0 {
             (std::mem::take(&mut operands), run.clone(), kernel.take())
@@ -348,4 +461,13 @@ pub fn factory(
 ) -> Result<Tensor> {
     let replay = make.clone();
     traced(name, NodeKind::Opaque, &[], make, || move |_: &[&Tensor]| replay())
+}
+
+/// `factory` for a random draw (`randn`, `rand`, `bernoulli(p)`): each replay draws anew.
+pub fn random_factory(
+    name: &'static str,
+    make: impl Fn() -> Result<Tensor> + Clone + Send + Sync + 'static,
+) -> Result<Tensor> {
+    let replay = make.clone();
+    traced_random(name, &[], make, || move |_: &[&Tensor]| replay())
 }

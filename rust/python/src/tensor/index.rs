@@ -175,7 +175,7 @@ impl PyTensor {
             None => call(|| random::bernoulli_traced(&gen, &a))?,
             Some(p) => {
                 let (shape, dtype) = (a.shape().to_vec(), a.dtype());
-                call(|| compile::factory("bernoulli", move || random::bernoulli_with(&gen, &shape, dtype, p)))?
+                call(|| compile::random_factory("bernoulli", move || random::bernoulli_with(&gen, &shape, dtype, p)))?
             }
         };
         wrap(py, out)

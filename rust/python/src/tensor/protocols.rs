@@ -108,7 +108,7 @@ impl PyTensor {
     }
 
     fn __bool__(&self) -> PyResult<bool> {
-        ferrograd_core::compile::unsupported("Tensor.__bool__() (data-dependent control flow)");
+        ferrograd_core::compile::unsupported_read(&self.get(), "Tensor.__bool__() (data-dependent control flow)");
         let t = self.get();
         if t.numel() == 0 {
             return Err(PyRuntimeError::new_err("Boolean value of Tensor with no values is ambiguous"));
@@ -130,13 +130,13 @@ impl PyTensor {
     }
 
     fn __float__(&self) -> PyResult<f64> {
-        ferrograd_core::compile::unsupported("Tensor.__float__()");
+        ferrograd_core::compile::unsupported_read(&self.get(), "Tensor.__float__()");
         let t = self.get();
         Ok(call(|| t.item())?.to_f64())
     }
 
     fn __int__(&self) -> PyResult<i64> {
-        ferrograd_core::compile::unsupported("Tensor.__int__()");
+        ferrograd_core::compile::unsupported_read(&self.get(), "Tensor.__int__()");
         let t = self.get();
         Ok(match call(|| t.item())? {
             Scalar::Float(f) => f.trunc() as i64,
@@ -146,7 +146,7 @@ impl PyTensor {
     }
 
     fn __index__(&self) -> PyResult<i64> {
-        ferrograd_core::compile::unsupported("Tensor.__index__()");
+        ferrograd_core::compile::unsupported_read(&self.get(), "Tensor.__index__()");
         let t = self.get();
         match call(|| t.item())? {
             Scalar::Int(i) => Ok(i),
@@ -226,12 +226,12 @@ impl PyTensor {
     }
 
     fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        ferrograd_core::compile::unsupported("Tensor.tolist()");
+        ferrograd_core::compile::unsupported_read(&self.get(), "Tensor.tolist()");
         tolist(py, &self.get())
     }
 
     fn item<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        ferrograd_core::compile::unsupported("Tensor.item()");
+        ferrograd_core::compile::unsupported_read(&self.get(), "Tensor.item()");
         let t = self.get();
         if t.is_complex() && !t.is_meta() {
             return crate::complex::complex_item(py, &t);
