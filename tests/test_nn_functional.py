@@ -8,6 +8,7 @@ import ferrograd as fg
 import ferrograd.nn.functional as F
 import numpy as np
 import pytest
+from ferrograd import nn
 from helpers import FLOAT_NAMES, assert_tensor, gradcheck, to_numpy
 
 F64 = fg.float64
@@ -861,6 +862,24 @@ def test_unfold_and_fold(kw, dtype, rng):
     gradcheck(lambda a: F.fold(a, (6, 7), **kw), [y[:1]])
     assert grad_fn_name(F.unfold(T(x, requires_grad=True), **kw)) == "Im2ColBackward0"
     assert grad_fn_name(F.fold(T(y, requires_grad=True), (6, 7), **kw)) == "Col2ImBackward0"
+
+
+@pytest.mark.parametrize("kw", UNFOLD_CASES)
+def test_fold_and_unfold_modules_are_the_functions(kw, rng):
+    x = T(rng.uniform(-1, 1, (2, 3, 6, 7)), "float64")
+    cols = nn.Unfold(**kw)(x)
+    assert fg.equal(cols, F.unfold(x, **kw))
+    assert fg.equal(nn.Fold((6, 7), **kw)(cols), F.fold(cols, (6, 7), **kw))
+
+
+def test_fold_and_unfold_reprs_show_the_arguments_as_given():
+    # torch's reprs
+    assert repr(nn.Unfold((2, 3), stride=2, padding=1)) == "Unfold(kernel_size=(2, 3), dilation=1, padding=1, stride=2)"
+    assert (
+        repr(nn.Fold((6, 7), 3, dilation=2, padding=(2, 1)))
+        == "Fold(output_size=(6, 7), kernel_size=3, dilation=2, padding=(2, 1), stride=1)"
+    )
+    assert repr(nn.Unfold(2)) == "Unfold(kernel_size=2, dilation=1, padding=0, stride=1)"
 
 
 def test_unfold_fold_errors():

@@ -84,6 +84,8 @@ def test_errors():
     )
     lc.raises(ValueError, "expected 2D or 3D input (got 4D input)", lambda: nn.BatchNorm1d(3)(fg.randn(2, 3, 4, 5)))
     lc.raises(ValueError, "expected 4D input (got 3D input)", lambda: nn.BatchNorm2d(3)(fg.randn(2, 3, 4)))
+    lc.raises(ValueError, "expected 5D input (got 4D input)", lambda: nn.BatchNorm3d(3)(fg.randn(2, 3, 4, 4)))
+    lc.raises(ValueError, "expected 4D or 5D input (got 3D input)", lambda: nn.InstanceNorm3d(3)(fg.randn(3, 4, 4)))
     lc.raises(RuntimeError, "running_mean should contain 4 elements not 3", lambda: nn.BatchNorm1d(3)(fg.randn(2, 4)))
     lc.raises(ValueError, "expected 2D or 3D input (got 4D input)", lambda: nn.InstanceNorm1d(3)(fg.randn(2, 3, 4, 5)))
     lc.raises(
@@ -186,3 +188,27 @@ def test_buffers_and_state_dict():
     out = bn(x)  # eval with the initial statistics: x / sqrt(1 + eps)
     np.testing.assert_allclose(out.detach().numpy(), x.numpy() / np.sqrt(1 + 1e-5), rtol=1e-6)
     assert int(bn.num_batches_tracked) == 0
+
+
+def test_sync_batch_norm_is_a_batch_norm_outside_distributed_training():
+    """On the CPU without a process group, torch's SyncBatchNorm normalises with this batch's statistics, as a
+    BatchNorm; `convert_sync_batchnorm` swaps every batch norm for one sharing its parameters and buffers."""
+    fg.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(2, 3, 1), nn.BatchNorm2d(3, momentum=0.3), nn.Sequential(nn.BatchNorm1d(3)))
+    reference = nn.BatchNorm2d(3, momentum=0.3)
+    converted = nn.SyncBatchNorm.convert_sync_batchnorm(model)
+    sync = converted[1]
+    assert type(sync) is nn.SyncBatchNorm and type(converted[2][0]) is nn.SyncBatchNorm
+    assert sync.weight is model[1].weight and sync.running_mean is model[1].running_mean
+    assert repr(sync) == "SyncBatchNorm(3, eps=1e-05, momentum=0.3, affine=True, bias=True, track_running_stats=True)"
+    x = fg.randn(4, 3, 2, 2)
+    assert fg.allclose(sync(x), reference(x)) and fg.allclose(sync.running_var, reference.running_var)
+    sync.eval()
+    reference.eval()
+    assert fg.allclose(sync(x), reference(x))
+    lc.raises(ValueError, "expected at least 2D input (got 1D input)", lambda: nn.SyncBatchNorm(3)(fg.randn(3)))
+    lc.raises(
+        ValueError,
+        "SyncBatchNorm number of input channels should be non-zero",
+        lambda: nn.SyncBatchNorm(0)(fg.randn(2, 0)),
+    )

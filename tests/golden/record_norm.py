@@ -25,6 +25,8 @@ def cases():
         ("BatchNorm2d", (2,), {}, (3, 2, 3, 4)),
         ("BatchNorm2d", (2,), {"momentum": None, "affine": False}, (2, 2, 3, 3)),
         ("BatchNorm2d", (2,), {"track_running_stats": False, "affine": False}, (2, 2, 2, 3)),
+        ("BatchNorm3d", (2,), {}, (2, 2, 2, 3, 2)),
+        ("BatchNorm3d", (3,), {"momentum": None, "affine": False}, (2, 3, 2, 2, 2)),
     ]
     for i, (target, args, kw, shape) in enumerate(batchnorm):
         out.append(lc.module_case(f"{target}-{i}", target, args, kw, seed=i, steps=train_then_eval(rng, shape)))
@@ -40,6 +42,8 @@ def cases():
         ("InstanceNorm1d", (3,), {"affine": True, "track_running_stats": True}, (2, 3, 4)),
         ("InstanceNorm2d", (2,), {}, (2, 2, 3, 3)),
         ("InstanceNorm2d", (2,), {"affine": True, "track_running_stats": True, "momentum": 0.5}, (2, 2, 3, 2)),
+        ("InstanceNorm3d", (2,), {"affine": True}, (2, 2, 2, 3, 2)),
+        ("InstanceNorm3d", (2,), {"track_running_stats": True}, (2, 2, 3, 2)),  # unbatched
     ]
     for i, (target, args, kw, shape) in enumerate(instance):
         out.append(lc.module_case(f"{target}-{i}", target, args, kw, seed=20 + i, steps=train_then_eval(rng, shape)))

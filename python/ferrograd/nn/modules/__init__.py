@@ -43,10 +43,12 @@ __all__ = [
 
 # --- heavier layers: convolution, pooling, normalisation, recurrent, attention ---
 from .attention import MultiheadAttention
-from .batchnorm import BatchNorm1d, BatchNorm2d
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm
 from .channelshuffle import ChannelShuffle
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
-from .instancenorm import InstanceNorm1d, InstanceNorm2d
+from .data_parallel import DataParallel
+from .fold import Fold, Unfold
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import (
@@ -114,8 +116,13 @@ __all__ += [
     "LocalResponseNorm",
     "BatchNorm1d",
     "BatchNorm2d",
+    "BatchNorm3d",
+    "SyncBatchNorm",
     "InstanceNorm1d",
     "InstanceNorm2d",
+    "InstanceNorm3d",
+    "Fold",
+    "Unfold",
     "LayerNorm",
     "GroupNorm",
     "RMSNorm",
@@ -136,4 +143,5 @@ __all__ += [
     "TransformerDecoderLayer",
     "TransformerDecoder",
     "Transformer",
+    "DataParallel",
 ]

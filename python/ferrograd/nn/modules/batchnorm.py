@@ -1,12 +1,13 @@
-"""Batch normalisation: BatchNorm1d, BatchNorm2d (running statistics as buffers, momentum or a cumulative
-average, eval mode, affine, track_running_stats)."""
+"""Batch normalisation: BatchNorm1d/2d/3d (running statistics as buffers, momentum or a cumulative average, eval
+mode, affine, track_running_stats), and SyncBatchNorm, which on the CPU is a batch norm outside training across
+processes, as torch's."""
 
 from ... import _core, _device
 from .. import functional as F
 from .module import Module
 from .normalization import _affine_parameters, _reset_affine
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
 
 
 class _NormBase(Module):
@@ -102,3 +103,76 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of (N, C, D, H, W) input over N, D, H, W per channel."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """torch's SyncBatchNorm on the CPU: batch statistics of this process's batch. torch synchronises them
+    across processes on GPUs only, and raises when asked to on the CPU (training with a process group)."""
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum=0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        process_group=None,
+        device=None,
+        dtype=None,
+        *,
+        bias: bool = True,
+    ):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        if input.shape[1] == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        if bn_training and self.training:
+            from ... import distributed
+
+            if distributed.is_available() and distributed.is_initialized():
+                raise ValueError("SyncBatchNorm expected input tensor to be on GPU or XPU or privateuseone")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """`module` with every batch norm in it replaced by a SyncBatchNorm sharing its parameters and
+        buffers (the module itself when it is one)."""
+        converted = module
+        if isinstance(module, _BatchNorm):
+            converted = cls(
+                module.num_features,
+                module.eps,
+                module.momentum,
+                module.affine,
+                module.track_running_stats,
+                process_group,
+                bias=module.bias is not None,
+            )
+            if module.affine:
+                converted.weight = module.weight
+                converted.bias = module.bias
+            converted.running_mean = module.running_mean
+            converted.running_var = module.running_var
+            converted.num_batches_tracked = module.num_batches_tracked
+            converted.training = module.training
+            if hasattr(module, "qconfig"):
+                converted.qconfig = module.qconfig
+        for name, child in module.named_children():
+            converted.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return converted

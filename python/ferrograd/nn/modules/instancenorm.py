@@ -72,3 +72,9 @@ class InstanceNorm2d(_InstanceNorm):
     """Normalises each (sample, channel) plane of (N, C, H, W) or (C, H, W) input over H, W."""
 
     _no_batch_dim = 3
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Normalises each (sample, channel) volume of (N, C, D, H, W) or (C, D, H, W) input over D, H, W."""
+
+    _no_batch_dim = 4

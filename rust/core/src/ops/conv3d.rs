@@ -13,6 +13,7 @@
 //! plain composite, threaded over the (sample, channel) volumes in vol2col/col2vol and inside the GEMM.
 use crate::autograd::{record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
+use crate::compile::{operand_list, optional_args, traced, NodeKind};
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::threads::{par_for, threads, OutPtr};
@@ -204,6 +205,23 @@ impl Tensor {
     /// is taken from the weight, and `output_padding` (transposed only) widens the output past the
     /// last window. One node, ConvolutionBackward0, with torch's saved fields.
     pub fn convolution3d(
+        input: &Tensor,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        win: &Window3,
+        groups: usize,
+        transposed: Option<[usize; 3]>,
+    ) -> Result<Tensor> {
+        let (operands, given) = operand_list([Some(input), Some(weight), bias]);
+        let win = *win;
+        let eager = move |x: &[&Tensor]| match optional_args(x, given) {
+            [Some(x), Some(w), b] => Tensor::convolution3d_eager(x, w, b, &win, groups, transposed),
+            _ => unreachable!("the input and weight are always given"),
+        };
+        traced("convolution", NodeKind::Opaque, &operands, || eager(&operands), || eager)
+    }
+
+    fn convolution3d_eager(
         input: &Tensor,
         weight: &Tensor,
         bias: Option<&Tensor>,
