@@ -277,9 +277,15 @@ _OPS = {
         ).flatten()
         * 2
     ),
+    "embedding_bag": lambda x: (
+        fg.nn.functional.embedding_bag(fg.tensor([0, 2, 1, 3, 3]), x, fg.tensor([0, 2]), mode="mean")
+        + fg.nn.functional.embedding_bag(fg.tensor([[1, 0], [3, 2]]), x, mode="sum")
+    ),
+    "lstm_cell": lambda x: fg.cat(fg.lstm_cell(x[:, :3], (x[:, 3:5], x[:, 4:6]), _W_IH, _W_HH), 1) * x[:, :4],
     "float_classes": lambda x: x * x.isfinite() + (x / (x > 0)).isinf() + (x.log()).isnan(),
 }
 _KERNEL = _rand((1, 1, 3, 3), fg.float64, 9)  # a tensor from outside the function: a constant of its graph
+_W_IH, _W_HH = _rand((8, 3), fg.float64, 10), _rand((8, 2), fg.float64, 11)  # an LSTM cell's weights, H = 2
 
 
 @pytest.mark.parametrize("name", sorted(_OPS))

@@ -3,6 +3,7 @@
 //! `padding_idx` take no part (nor count for the mean), and an empty bag is zeros.
 use crate::autograd::{record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
+use crate::compile::{operand_list, optional_args, traced, NodeKind};
 use crate::element::Element;
 use crate::error::Result;
 use crate::ops::extreme::better;
@@ -83,8 +84,15 @@ impl Tensor {
         padding_idx: Option<usize>,
         scale_grad_by_freq: bool,
     ) -> Result<Tensor> {
-        let args = (mode, per_sample_weights, include_last_offset, padding_idx, scale_grad_by_freq);
-        Tensor::embedding_bag_parts(weight, indices, offsets, args, false).map(|(out, _)| out)
+        let (operands, given) = operand_list([Some(weight), Some(indices), Some(offsets), per_sample_weights]);
+        let eager = move |x: &[&Tensor]| match optional_args(x, given) {
+            [Some(w), Some(i), Some(o), psw] => {
+                let args = (mode, psw, include_last_offset, padding_idx, scale_grad_by_freq);
+                Tensor::embedding_bag_parts(w, i, o, args, false).map(|(out, _)| out)
+            }
+            _ => unreachable!("the weight, indices and offsets are always given"),
+        };
+        traced("embedding_bag", NodeKind::Opaque, &operands, || eager(&operands), || eager)
     }
 
     /// `embedding_bag` with torch's auxiliary outputs (`torch.embedding_bag`'s last three).

@@ -5,6 +5,7 @@
 //! is one pass forward, and one pass backward when the backward is not itself recorded.
 use crate::autograd::{record_outputs, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
+use crate::compile::traced_pair;
 use crate::dtype::DType;
 use crate::element::Float;
 use crate::error::Result;
@@ -109,6 +110,11 @@ impl Tensor {
     /// One LSTM step's pointwise math: (h, c') from the (B, 4H) gate pre-activations `self` and the
     /// (B, H) cell state `c`, one node (`LstmCellBackward`) for both outputs.
     pub fn lstm_cell_pointwise(&self, c: &Tensor) -> Result<(Tensor, Tensor)> {
+        let eager = |x: &[&Tensor]| x[0].lstm_cell_pointwise_eager(x[1]).map(|(h, c)| vec![h, c]);
+        traced_pair("lstm_cell", &[self, c], || eager(&[self, c]), || eager)
+    }
+
+    fn lstm_cell_pointwise_eager(&self, c: &Tensor) -> Result<(Tensor, Tensor)> {
         if self.ndim() != 2 || c.ndim() != 2 || self.shape()[0] != c.shape()[0] || self.shape()[1] != 4 * c.shape()[1] {
             bail!(
                 Runtime,
