@@ -282,6 +282,11 @@ _OPS = {
         + fg.nn.functional.embedding_bag(fg.tensor([[1, 0], [3, 2]]), x, mode="sum")
     ),
     "lstm_cell": lambda x: fg.cat(fg.lstm_cell(x[:, :3], (x[:, 3:5], x[:, 4:6]), _W_IH, _W_HH), 1) * x[:, :4],
+    "inplace_with_parameters": lambda x: (
+        fg.nn.functional.leaky_relu(x * 1, 0.2, inplace=True)
+        + fg.nn.functional.hardtanh(x * 2, -0.5, 0.5, inplace=True)  # ReLU6's
+        + fg.nn.functional.elu(x * 3, inplace=True)
+    ),
     "float_classes": lambda x: x * x.isfinite() + (x / (x > 0)).isinf() + (x.log()).isnan(),
 }
 _KERNEL = _rand((1, 1, 3, 3), fg.float64, 9)  # a tensor from outside the function: a constant of its graph

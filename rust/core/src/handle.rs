@@ -99,7 +99,10 @@ impl<B: Base> TensorHandle<B> {
 
     /// `self = f(self)` in place for a unary op (`relu_`): outside a view, one traced op, so that a capture
     /// replays it (with its history, in a training step) and reads the tensor's new record as its value.
-    pub fn apply_unary_inplace(&self, name: &'static str, f: fn(&Tensor) -> Result<Tensor>) -> Result<()> {
+    pub fn apply_unary_inplace<F>(&self, name: &'static str, f: F) -> Result<()>
+    where
+        F: Fn(&Tensor) -> Result<Tensor> + Clone + Send + Sync + 'static,
+    {
         if self.base.is_some() {
             return self.apply_inplace(false, f);
         }

@@ -85,9 +85,13 @@ impl Tensor {
     }
 
     /// `apply_inplace(f)` as one traced op (`relu_`): its replay writes again and takes the history again.
-    pub fn apply_inplace_traced(&self, name: &'static str, f: fn(&Tensor) -> Result<Tensor>) -> Result<Tensor> {
-        let eager = move |x: &[&Tensor]| x[0].apply_inplace(f);
-        let out = traced(name, NodeKind::Opaque, &[self], || eager(&[self]), || eager)?;
+    pub fn apply_inplace_traced<F>(&self, name: &'static str, f: F) -> Result<Tensor>
+    where
+        F: Fn(&Tensor) -> Result<Tensor> + Clone + Send + Sync + 'static,
+    {
+        let eager = move |x: &[&Tensor]| x[0].apply_inplace(f.clone());
+        let replay = eager.clone();
+        let out = traced(name, NodeKind::Opaque, &[self], || eager(&[self]), || replay)?;
         self.check_new_history(&out);
         Ok(out)
     }

@@ -53,6 +53,39 @@ pub fn _unary_ops() -> Vec<(&'static str, &'static str, bool)> {
     UNARY_OPS.to_vec()
 }
 
+/// A registry op's parameter as a replay keeps it: by value, `'static` (a `&str` as a `String`).
+trait Kept {
+    type Owned: Clone + Send + Sync + 'static;
+    fn keep(self) -> Self::Owned;
+}
+impl Kept for f64 {
+    type Owned = f64;
+    fn keep(self) -> f64 {
+        self
+    }
+}
+impl Kept for &str {
+    type Owned = String;
+    fn keep(self) -> String {
+        self.to_owned()
+    }
+}
+
+/// A kept parameter as the op takes it.
+trait AsArg<'a, T> {
+    fn arg(&'a self) -> T;
+}
+impl AsArg<'_, f64> for f64 {
+    fn arg(&self) -> f64 {
+        *self
+    }
+}
+impl<'a> AsArg<'a, &'a str> for String {
+    fn arg(&'a self) -> &'a str {
+        self.as_str()
+    }
+}
+
 macro_rules! param_registry_methods {
     ($(
         $name:ident($($p:ident: $t:ty $(= $d:literal)?),*) $($flag:ident)?: $op:path
@@ -70,7 +103,13 @@ macro_rules! param_registry_methods {
 
                     #[doc = concat!("In-place ``_", stringify!($name), "()``; returns this tensor.")]
                     fn [<_ $name _>](slf: &Bound<'_, Self>, $($p: $t),*) -> PyResult<Py<PyTensor>> {
-                        inplace_with(slf, false, |a| a.[<$name _inplace_form>]($($p),*))
+                        // one traced op outside a view (a LeakyReLU(inplace=True) in a compiled model), its
+                        // parameters kept by value for the replay
+                        $(let $p = Kept::keep($p);)*
+                        let f = move |a: &Tensor| a.[<$name _inplace_form>]($(AsArg::arg(&$p)),*);
+                        let name = concat!(stringify!($name), "_");
+                        call(|| slf.get().handle.apply_unary_inplace(name, f))?;
+                        Ok(slf.clone().unbind())
                     }
                 )*
             }
