@@ -332,30 +332,16 @@ _RANDOM_LAYERS = {
     "alpha_dropout": lambda x: fg.nn.functional.alpha_dropout(x, 0.2, training=True) * x,
     "feature_alpha_dropout": lambda x: fg.nn.functional.feature_alpha_dropout(x[None], 0.4, training=True) - x,
     "bernoulli": lambda x: x * x.bernoulli(0.3) + fg.bernoulli(x.sigmoid()),
+    "randn_rand": lambda x: x + fg.randn_like(x) * fg.rand(x.shape[0], 1),  # a VAE's noise
 }
 
 
 @pytest.mark.skipif(AGAINST_TORCH, reason="torch's compiled random ops draw other numbers than its eager ones")
 @pytest.mark.parametrize("name", sorted(_RANDOM_LAYERS))
 def test_random_layers_are_one_graph_drawing_eager_masks(name):
-    """Channel dropout, alpha dropout and bernoulli draws are nodes: one graph, whose replays draw eager's numbers
-    from the same generator."""
+    """Channel dropout, alpha dropout, bernoulli, randn and rand draws are nodes: one graph, whose replays draw
+    anew from the same generator, so the same seed gives eager's numbers."""
     f = _RANDOM_LAYERS[name]
-    compiled = fg.compile(f, backend=BACKEND, fullgraph=True)
-    for seed in (0, 1, 2):
-        x = _rand((4, 6), fg.float32, seed)
-        fg.manual_seed(seed)
-        want = f(x)
-        fg.manual_seed(seed)
-        assert fg.equal(compiled(x), want)
-    assert len(_cache(compiled)) == 1
-
-
-@pytest.mark.skipif(AGAINST_TORCH, reason="torch's compiled random ops draw other numbers than its eager ones")
-def test_random_factories_are_nodes_whose_replays_draw_as_eager():
-    """randn/rand (and so randn_like, a VAE's noise) are captured: each replay draws anew from the generator, as
-    eager does, so the same seed gives eager's numbers."""
-    f = lambda x: x + fg.randn_like(x) * fg.rand(x.shape[0], 1)
     compiled = fg.compile(f, backend=BACKEND, fullgraph=True)
     for seed in (0, 1, 2):
         x = _rand((4, 6), fg.float32, seed)
