@@ -116,7 +116,7 @@ def test_item_breaks_the_graph_and_fullgraph_raises():
 @pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own reasons")
 def test_a_tensor_made_inside_by_an_untraced_op_breaks_the_graph_with_its_reason():
     with pytest.raises(fg._dynamo.exc.Unsupported, match=r"^add\(\) reads a tensor that was made outside"):
-        fg.compile(lambda x: x + fg.randperm(3), backend=BACKEND, fullgraph=True)(fg.ones(3))
+        fg.compile(lambda x: x + fg.multinomial(fg.ones(3), 3), backend=BACKEND, fullgraph=True)(fg.ones(3))
 
 
 @pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own cache")
@@ -333,6 +333,7 @@ _RANDOM_LAYERS = {
     "feature_alpha_dropout": lambda x: fg.nn.functional.feature_alpha_dropout(x[None], 0.4, training=True) - x,
     "bernoulli": lambda x: x * x.bernoulli(0.3) + fg.bernoulli(x.sigmoid()),
     "randn_rand": lambda x: x + fg.randn_like(x) * fg.rand(x.shape[0], 1),  # a VAE's noise
+    "randint_randperm": lambda x: x[fg.randperm(4)] * fg.randint(0, 5, (1, 6)),  # a shuffle, random crops
 }
 
 

@@ -62,12 +62,15 @@ fn _randint(
     let gen = generator_arg(generator, "randint")?;
     let shape = size_list(size, "randint")?;
     // high may be 2^63, one past i64::MAX: int64's `random_()` range, which the samplers' seeds use
+    // nodes while a capture runs: each replay draws anew from the same generator
     if high == 1i128 << 63 && low >= 0 {
         let span = (1u64 << 63) - low as u64;
-        return wrap(py, call(|| random::randint_span(&gen, low, span, &shape))?);
+        let make = move || random::randint_span(&gen, low, span, &shape);
+        return wrap(py, call(|| ferrograd_core::compile::random_factory("randint", make))?);
     }
     let high = i64::try_from(high).map_err(|_| PyOverflowError::new_err("Overflow when unpacking long"))?;
-    wrap(py, call(|| random::randint(&gen, low, high, &shape))?)
+    let make = move || random::randint(&gen, low, high, &shape);
+    wrap(py, call(|| ferrograd_core::compile::random_factory("randint", make))?)
 }
 
 #[pyfunction]
@@ -77,7 +80,8 @@ fn _randperm(py: Python<'_>, n: i64, generator: Option<&Bound<'_, PyAny>>) -> Ou
     if n < 0 {
         return Err(PyRuntimeError::new_err(format!("n must be non-negative, got{n}")));
     }
-    wrap(py, call(|| random::randperm(&gen, n as usize))?)
+    let make = move || random::randperm(&gen, n as usize);
+    wrap(py, call(|| ferrograd_core::compile::random_factory("randperm", make))?)
 }
 
 #[pyfunction]
