@@ -151,13 +151,15 @@ fn add_once(list: &mut Vec<Tensor>, t: &Tensor) {
     }
 }
 
-/// A tensor from before the capture (a closure's, a module attribute's) that needs no gradient.
+/// A tensor from before the capture that needs no gradient (a closure's, a module attribute's).
 fn is_outside_constant(trace: &Trace, t: &Tensor) -> bool {
-    !t.0.wrapped_number
-        && t.grad_fn().is_none()
-        && !t.requires_grad()
-        && !trace.made.contains(&Arc::as_ptr(&t.0))
-        && !trace.ids.contains_key(&Arc::as_ptr(&t.0))
+    !t.0.wrapped_number && !t.requires_grad() && is_from_before(trace, t) && !trace.ids.contains_key(&Arc::as_ptr(&t.0))
+}
+
+/// A tensor with no history that no op made while the capture runs: one from before it, which the graph reads
+/// as a constant.
+fn is_from_before(trace: &Trace, t: &Tensor) -> bool {
+    t.grad_fn().is_none() && !trace.made.contains(&Arc::as_ptr(&t.0))
 }
 
 /// `unsupported`, unless a traced op is running (its replay repeats what it does: a write it makes).
@@ -278,13 +280,7 @@ pub(crate) fn traced_random<F>(
 where
     F: Fn(&[&Tensor]) -> Result<Tensor> + Send + Sync + 'static,
 {
-    run_and_record(eager, |out| {
-        let run: Replay = Arc::new(replay());
-        with_trace(|trace| {
-            let outs = std::slice::from_ref(out);
-            record(trace, name, NodeKind::Opaque, inputs, outs, Run::One(run), None, Draws::Random)
-        });
-    })
+    traced_one(name, NodeKind::Opaque, inputs, eager, replay, |_| None, Draws::Random)
 }
 
 /// `traced`, also capturing the op's slice kernel for the output's dtype (`kernel(out)`, asked only
@@ -300,12 +296,28 @@ pub(crate) fn traced_fusable<F>(
 where
     F: Fn(&[&Tensor]) -> Result<Tensor> + Send + Sync + 'static,
 {
+    traced_one(name, kind, inputs, eager, replay, kernel, Draws::Deterministic)
+}
+
+/// What `traced_fusable` and `traced_random` share: one output, its node recorded with how it draws.
+fn traced_one<F>(
+    name: &'static str,
+    kind: NodeKind,
+    inputs: &[&Tensor],
+    eager: impl FnOnce() -> Result<Tensor>,
+    replay: impl FnOnce() -> F,
+    kernel: impl FnOnce(&Tensor) -> Option<SliceKernel>,
+    draws: Draws,
+) -> Result<Tensor>
+where
+    F: Fn(&[&Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+{
     run_and_record(eager, |out| {
         let run: Replay = Arc::new(replay());
         let kernel = kernel(out).filter(|k| fits(k, inputs, out));
         with_trace(|trace| {
             let outs = std::slice::from_ref(out);
-            record(trace, name, kind, inputs, outs, Run::One(run), kernel, Draws::Deterministic)
+            record(trace, name, kind, inputs, outs, Run::One(run), kernel, draws)
         });
     })
 }
@@ -388,9 +400,7 @@ fn record(
             None if t.0.wrapped_number && t.grad_fn().is_none() => operands.push(Operand::Constant((*t).clone())),
             // a tensor from before the capture (a closure's, a global's): every replay reads that same tensor, its
             // data as it is then (a leaf that requires grad still gets its gradient)
-            None if t.grad_fn().is_none() && !trace.made.contains(&Arc::as_ptr(&t.0)) => {
-                operands.push(Operand::Constant((*t).clone()))
-            }
+            None if is_from_before(trace, t) => operands.push(Operand::Constant((*t).clone())),
             None => {
                 trace.broken = Some(format!("{name}() reads a tensor that {}", unknown_origin(t)));
                 return;
