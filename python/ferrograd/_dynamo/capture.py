@@ -73,13 +73,6 @@ def _bindings(fn, found=None, seen=None, depth=0):
     return found
 
 
-def _modules_bound(bindings):
-    from ..nn import Module
-
-    values = [holder[name] if name is not None else holder.cell_contents for holder, name in bindings]
-    return list({id(v): v for v in values if isinstance(v, Module)}.values())
-
-
 def _names(code, names=None):
     """The global names a code object and the code nested in it (lambdas, comprehensions) read, in order."""
     names = {} if names is None else names
@@ -129,7 +122,6 @@ class CompiledFunction(_core.CompiledCall):
         self.recompile_limit = config.recompile_limit if recompile_limit is None else recompile_limit
         self.warned = False
         self.break_reason = None  # why the last capture could not be replayed (`explain` reports it)
-        self._watched_modules = []  # the modules a plain function reaches (`_bindings`)
         self._captured_attributes = None  # the modules' plain attributes the cached graphs were captured with
         LIVE.add(self)
 
@@ -218,9 +210,9 @@ class CompiledFunction(_core.CompiledCall):
                 bindings = _bindings(self.fn)
                 if bindings:
                     self._watch(bindings)
-                    self._watched_modules = _modules_bound(bindings)
                     key = rekey()
-            if self._captured_attributes is None:
+            # an empty cache (emptied by the core when a binding changed, or by `reset()`) has no attributes to keep
+            if self._captured_attributes is None or not self.cache:
                 self._captured_attributes = _attributes(self._guarded_modules())
             # None: one tensor, which the core's call returns without rebuilding
             self.cache[key] = (result, None if out_spec == _ONE_TENSOR else out_spec)

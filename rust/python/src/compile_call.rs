@@ -338,6 +338,13 @@ impl PyCompiledCall {
         self.current_watch().is_some()
     }
 
+    /// The modules among the watched bindings' objects (none while nothing is watched).
+    #[getter]
+    fn _watched_modules<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let watch = self.current_watch();
+        PyList::new(py, watch.iter().flat_map(|w| w.modules.iter()).map(|(m, _)| m.clone_ref(py)))
+    }
+
     /// What the garbage collector follows from here: a cycle through a compiled module (a module holding its own
     /// `OptimizedModule`) is then broken by clearing the modules' dicts, which is all it takes.
     fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
