@@ -309,8 +309,8 @@ def test_a_model_and_its_loss_compile_as_one_function(key):
         assert ("nll_loss(" if key == "mlp" else "mse_loss(") in graph.describe()
 
 
-@pytest.mark.skipif(AGAINST_TORCH, reason="ferrograd's own reasons")
-def test_backward_and_setting_grad_break_the_graph_and_run_eagerly():
+@pytest.mark.skipif(AGAINST_TORCH, reason="torch's Dynamo breaks the graph at backward()")
+def test_backward_is_captured_and_each_replay_accumulates_the_gradients():
     model = mlp()
     x, y = data("mlp")
 
@@ -319,15 +319,13 @@ def test_backward_and_setting_grad_break_the_graph_and_run_eagerly():
         loss.backward()
         return loss
 
-    with pytest.raises(fg._dynamo.exc.Unsupported, match=r"^backward\(\) cannot be captured"):
-        fg.compile(loss_and_backward, fullgraph=True)()
-    model.zero_grad()
-    compiled = fg.compile(loss_and_backward)
-    with pytest.warns(UserWarning, match=r"backward\(\) cannot be captured; it runs eagerly"):
-        compiled()
+    compiled = fg.compile(loss_and_backward, fullgraph=True)
+    compiled()  # the capture
     first = model[0].weight.grad.clone()
-    compiled()  # eager again: the gradients accumulate
-    assert fg.allclose(model[0].weight.grad, 2 * first)
+    compiled()  # the replay: no zero_grad, so the gradients add up as eager's
+    assert fg.equal(model[0].weight.grad, 2 * first)
+    ((graph, _),) = compiled._compiled.cache.values()
+    assert graph.ops[-1] == "backward"
 
     def clear(x):
         model[0].weight.grad = None

@@ -39,12 +39,14 @@ def _rebuild(spec, tensors):
 
 
 def _bindings(fn, found=None, seen=None, depth=0):
-    """Where a plain function (and the Python functions it names, a few levels down) reaches a module or a
-    tensor it is not given: `(globals, name)` for a global its code names, `(cell, None)` for a variable it
-    closes over. Its graph holds those objects as constants, so the cache watches the bindings
+    """Where a plain function (and the Python functions it names, a few levels down) reaches a module, an
+    optimizer or a tensor it is not given: `(globals, name)` for a global its code names, `(cell, None)` for a
+    variable it closes over. Its graph holds those objects as constants (an optimizer: the one whose update it
+    replays), so the cache watches the bindings
     (`_core.CompiledCall._watch`), as torch guards a global's identity. An attribute of another object (a
     `trainer.model`) is not followed."""
     from ..nn import Module
+    from ..optim import Optimizer
 
     found = [] if found is None else found
     seen = set() if seen is None else seen
@@ -56,7 +58,7 @@ def _bindings(fn, found=None, seen=None, depth=0):
     seen.add(id(fn))
 
     def note(holder, name, value):
-        if isinstance(value, (_core.Tensor, Module)):
+        if isinstance(value, (_core.Tensor, Module, Optimizer)):
             found.append((holder, name))
         elif isinstance(value, types.FunctionType):
             _bindings(value, found, seen, depth + 1)

@@ -53,10 +53,26 @@ class FusedOptimizer(Optimizer):
             with enable_grad():
                 loss = closure()
         with no_grad():
-            self._update()
+            if _core._is_capturing():
+                self._capture_update()
+            else:
+                self._update()
         for hook in list(self._optimizer_step_post_hooks.values()):
             hook(self, args, kwargs)
         return loss
+
+    def _capture_update(self):
+        """The update inside a compiled step: a node that calls `_replay_update` again at each replay, reading the
+        groups' options then (a scheduler's new `lr` needs no new capture). Hooks run in Python, which a replay
+        does not repeat: a step with hooks is not captured."""
+        if self._optimizer_step_pre_hooks or self._optimizer_step_post_hooks:
+            _core._capture_unsupported("an optimizer step hook")
+        params = [p for group in self.param_groups for p in group["params"]]
+        _core._capture_effect("optimizer.step", params, self, "_replay_update")
+
+    def _replay_update(self):
+        with no_grad():
+            self._update()
 
     def _update(self):
         rows = []

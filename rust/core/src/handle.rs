@@ -63,7 +63,7 @@ impl<B: Base> TensorHandle<B> {
         // of its own: `Tensor::write_untracked`)
         let kept = || std::sync::Arc::ptr_eq(&t.0, &self.record.read().0) || crate::compile::knows(&t);
         if crate::compile::is_capturing() && !kept() {
-            crate::compile::unsupported("an in-place change of a tensor");
+            crate::compile::unsupported_outside_ops("an in-place change of a tensor");
         }
         let Some(leaf) = &self.grad_of else {
             *self.record.write() = t;

@@ -1,10 +1,12 @@
 //! `ferrograd.compile`'s bindings: start and finish a capture on this thread, and run a captured graph
 //! (`CompiledGraph`) with the GIL released. The cache of graphs by guards is Python's (`_dynamo/`).
-use crate::errors::{call, call_heavy};
+use crate::errors::{call, call_heavy, from_py};
 use crate::tensor::{wrap, PyTensor};
-use ferrograd_core::compile::{self, Capture, Graph};
+use ferrograd_core::compile::{self, Capture, Effect, Graph};
 use ferrograd_core::Tensor;
+use pyo3::exceptions::{PyReferenceError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyString, PyWeakrefMethods, PyWeakrefReference};
 use std::sync::Arc;
 
 fn records(tensors: &[PyRef<'_, PyTensor>]) -> Vec<Tensor> {
@@ -88,6 +90,38 @@ pub fn _capture_abort() {
 #[pyfunction]
 pub fn _capture_unsupported(what: &str) {
     compile::unsupported(what);
+}
+
+/// Runs `getattr(owner, method)()` now and, while a capture is on, records it as a node that runs it again at
+/// each replay (`effect`: "optimizer.step", "zero_grad"; `targets`: the tensors it changes). The node holds
+/// `owner` weakly: a graph never keeps an optimizer or a module alive, nor makes a cycle through one.
+#[pyfunction]
+pub fn _capture_effect(
+    effect: &str,
+    targets: Vec<PyRef<'_, PyTensor>>,
+    owner: &Bound<'_, PyAny>,
+    method: Bound<'_, PyString>,
+) -> PyResult<()> {
+    let effect = match effect {
+        "optimizer.step" => Effect::OptimizerStep,
+        "zero_grad" => Effect::ZeroGrad,
+        other => return Err(PyValueError::new_err(format!("unknown captured effect {other:?}"))),
+    };
+    let owner = PyWeakrefReference::new(owner)?.unbind();
+    let method = method.unbind();
+    let targets = records(&targets);
+    let run = move || {
+        Python::attach(|py| {
+            let Some(owner) = owner.bind(py).upgrade() else {
+                return Err(from_py(PyReferenceError::new_err(format!(
+                    "the object whose {} a compiled graph replays no longer exists",
+                    effect.name()
+                ))));
+            };
+            owner.call_method0(method.bind(py)).map(drop).map_err(from_py)
+        })
+    };
+    call(|| compile::effect(effect, &targets, run))
 }
 
 #[pyfunction]

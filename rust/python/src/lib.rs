@@ -72,6 +72,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile::_capture_abort, m)?)?;
     m.add_function(wrap_pyfunction!(compile::_capture_unsupported, m)?)?;
     m.add_function(wrap_pyfunction!(compile::_is_capturing, m)?)?;
+    m.add_function(wrap_pyfunction!(compile::_capture_effect, m)?)?;
     m.add_class::<compile_call::PyCompiledCall>()?;
     m.add_function(wrap_pyfunction!(compile_call::_module_attribute_set, m)?)?;
     m.add_function(wrap_pyfunction!(autograd::_grad, m)?)?;

@@ -507,6 +507,20 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         """Drops (or, with `set_to_none=False`, zeroes in place) the `.grad` of every parameter."""
+        if _core._is_capturing():
+            # a write of `.grad` a compiled step replays: a node of its own (`_core._capture_effect`)
+            method = "_zero_grad_to_none" if set_to_none else "_zero_grad_to_zeros"
+            _core._capture_effect("zero_grad", list(self.parameters()), self, method)
+            return
+        self._zero_grad(set_to_none)
+
+    def _zero_grad_to_none(self):
+        self._zero_grad(True)
+
+    def _zero_grad_to_zeros(self):
+        self._zero_grad(False)
+
+    def _zero_grad(self, set_to_none):
         for p in self.parameters():
             if p.grad is None:
                 continue

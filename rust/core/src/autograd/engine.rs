@@ -25,15 +25,14 @@ fn node_id(node: &Arc<Node>) -> NodeId {
 
 /// `torch.autograd.backward`: accumulates d(roots)/d(leaf) into `.grad` of every leaf, or only of
 /// `inputs` when given. `grads[i]` is the gradient of `roots[i]`; None is allowed for one-element roots.
-pub fn backward(
+/// (`autograd::backward` calls it, or records it while a capture runs: `captured.rs`.)
+pub(super) fn backward(
     roots: &[Tensor],
     grads: &[Option<Tensor>],
     retain_graph: bool,
     create_graph: bool,
     inputs: Option<&[Tensor]>,
 ) -> Result<()> {
-    // its gradients go to `.grad` (a write no graph replays): a compiled step runs eagerly, saying so
-    crate::compile::unsupported("backward()");
     let start = root_gradients(roots, grads)?;
     let Some(inputs) = inputs else {
         run(start, None, retain_graph, create_graph)?;
@@ -55,7 +54,7 @@ pub fn backward(
 }
 
 /// `torch.autograd.grad`: the gradients of `outputs` with respect to `inputs`, leaving `.grad` alone.
-pub fn grad(
+pub(super) fn grad(
     outputs: &[Tensor],
     grad_outputs: &[Option<Tensor>],
     inputs: &[Tensor],
@@ -63,7 +62,6 @@ pub fn grad(
     create_graph: bool,
     allow_unused: bool,
 ) -> Result<Vec<Option<Tensor>>> {
-    crate::compile::unsupported("autograd.grad()");
     let start = root_gradients(outputs, grad_outputs)?;
     let targets = input_edges(inputs, "One of the differentiated Tensors does not require grad")?;
     let captured = run(start, Some(&targets), retain_graph, create_graph)?;

@@ -1,5 +1,7 @@
 //! Reverse-mode autograd: graph nodes, the rule trait every op's backward implements, grad mode and
 //! the engine. This module knows no op: each op's rule lives in the op's own file under `ops/`.
+mod captured;
+pub use captured::{backward, grad, note_grad_read};
 mod custom;
 mod engine;
 pub mod grad_mode;
@@ -9,7 +11,6 @@ mod saved;
 
 pub use custom::{CustomBackward, CustomFunctionBackward};
 pub(crate) use engine::accumulate_grad;
-pub use engine::{backward, grad};
 #[doc(hidden)]
 pub use inventory;
 pub use leaf::{AccumulateGrad, GradMeta};

@@ -19,8 +19,8 @@ pub use graph::Graph;
 pub use ir::{NodeKind, Operand};
 pub(crate) use kernel::{Elementwise, Reduction, SliceKernel};
 pub use trace::{
-    abort, begin, factory, finish, is_capturing, is_outside_value, knows, note_literal, random_factory, unsupported,
-    unsupported_outside_ops, unsupported_read, Capture,
+    abort, begin, effect, factory, finish, is_capturing, is_outside_value, knows, note_literal, random_factory,
+    unsupported, unsupported_outside_ops, unsupported_read, Capture, Effect,
 };
 pub(crate) use trace::{
     note_made, operand_list, optional_args, traced, traced_fusable, traced_many, traced_pair, traced_random,

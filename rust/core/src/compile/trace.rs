@@ -481,3 +481,38 @@ pub fn random_factory(
     let replay = make.clone();
     traced_random(name, &[], make, || move |_: &[&Tensor]| replay())
 }
+
+/// What an effect does to its targets: why a graph has a node that computes nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// an optimizer's update of its parameters and state, in place
+    OptimizerStep,
+    /// `zero_grad()`: the parameters' `.grad` dropped or zeroed
+    ZeroGrad,
+}
+
+impl Effect {
+    pub fn name(self) -> &'static str {
+        match self {
+            Effect::OptimizerStep => "optimizer.step",
+            Effect::ZeroGrad => "zero_grad",
+        }
+    }
+}
+
+/// A change Python asks for that the ops do not record (an optimizer's update, `zero_grad()`): runs `run` now
+/// and, while a capture is on, records a node that runs it again at each replay, after the nodes before it. Its
+/// value is `targets[0]` unchanged, so the ops that read the first target afterwards run after it.
+pub fn effect(effect: Effect, targets: &[Tensor], run: impl Fn() -> Result<()> + Send + Sync + 'static) -> Result<()> {
+    if !ACTIVE.with(Cell::get) || targets.is_empty() {
+        return run();
+    }
+    let run = Arc::new(run);
+    let once = {
+        let run = run.clone();
+        move |x: &[&Tensor]| run().map(|()| x[0].clone())
+    };
+    let replay = once.clone();
+    let operands: Vec<&Tensor> = targets.iter().collect();
+    traced(effect.name(), NodeKind::Opaque, &operands, || once(&operands), || replay).map(drop)
+}

@@ -61,6 +61,10 @@ impl PyTensor {
                 ),
             )?;
         }
+        if ferrograd_core::compile::is_capturing() {
+            // a node of the captured graph, so that clipping the gradients is captured too
+            crate::errors::call(|| ferrograd_core::autograd::note_grad_read(&t))?;
+        }
         match t.grad_meta() {
             Some(meta) => super::objects::grad_object(py, meta),
             None => Ok(None),
@@ -69,8 +73,8 @@ impl PyTensor {
 
     #[setter]
     fn set_grad(&self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        // a write no captured graph replays (`optimizer.zero_grad()` inside a compiled function)
-        ferrograd_core::compile::unsupported("setting Tensor.grad");
+        // a write no captured graph replays, unless `zero_grad()` makes it (a node of its own: `_capture_effect`)
+        ferrograd_core::compile::unsupported_outside_ops("setting Tensor.grad");
         let t = self.get();
         let g = match value {
             None => None,
