@@ -151,3 +151,21 @@ def test_a_global_models_attribute_is_guarded():
     f(x)
     MODEL.scale = -1.0
     assert fg.equal(f(x), MODEL(x))
+
+
+FACTOR = 2.0
+
+
+def _scaled_by_a_global_number(x):
+    return x * FACTOR
+
+
+def test_a_rebound_global_number_is_captured_anew():
+    global FACTOR
+    f = fg.compile(_scaled_by_a_global_number, backend=BACKEND, fullgraph=True)
+    x = fg.randn(3)
+    assert fg.equal(f(x), x * 2.0)
+    f(x)
+    FACTOR = 3.5  # the graph holds 2.0 as a constant
+    assert fg.equal(f(x), x * 3.5)
+    FACTOR = 2.0

@@ -272,3 +272,30 @@ def test_a_graph_holds_its_optimizer_weakly():
     del opt, compiled
     gc.collect()
     assert gone() is None
+
+
+class _PlainSGD(fg.optim.Optimizer):
+    """An optimizer written in Python, as tutorials write one: its `step()` reads `lr` from the group each call."""
+
+    def __init__(self, params, lr):
+        super().__init__(params, {"lr": lr})
+
+    @fg.no_grad()
+    def step(self):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    p.add_(p.grad, alpha=-group["lr"])
+
+
+def test_a_python_optimizers_step_is_captured_and_a_new_lr_captures_anew():
+    x, y = _data()
+    model, opt, step = _trainer(lambda ps: _PlainSGD(ps, lr=0.1))
+    ref_model, ref_opt, ref_step = _trainer(lambda ps: _PlainSGD(ps, lr=0.1))
+    compiled = fg.compile(step, backend=BACKEND, fullgraph=FULL)
+    for lr in (0.1, 0.1, 0.05, 0.05, 0.01):
+        opt.param_groups[0]["lr"] = ref_opt.param_groups[0]["lr"] = lr  # the graph read 0.1 as a constant
+        _assert_same(compiled(x, y), ref_step(x, y))
+    _assert_trained_alike(model, opt, ref_model, ref_opt)
+    if not AGAINST_TORCH:
+        assert "add_" in fg._dynamo.explain(step)(x, y).graphs[0].ops

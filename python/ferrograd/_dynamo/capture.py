@@ -40,13 +40,15 @@ def _rebuild(spec, tensors):
 
 def _bindings(fn, found=None, seen=None, depth=0):
     """Where a plain function (and the Python functions it names, a few levels down) reaches a module, an
-    optimizer or a tensor it is not given: `(globals, name)` for a global its code names, `(cell, None)` for a
-    variable it closes over. Its graph holds those objects as constants (an optimizer: the one whose update it
+    optimizer, a tensor or a plain value (a number, a string) it is not given: `(globals, name)` for a global its
+    code names, `(cell, None)` for a variable it closes over, and `(group, key)` for the options of an optimizer
+    whose `step()` is Python's. Its graph holds those objects as constants (an optimizer: the one whose update it
     replays), so the cache watches the bindings
     (`_core.CompiledCall._watch`), as torch guards a global's identity. An attribute of another object (a
     `trainer.model`) is not followed."""
     from ..nn import Module
     from ..optim import Optimizer
+    from ..optim._fused import FusedOptimizer
 
     found = [] if found is None else found
     seen = set() if seen is None else seen
@@ -58,8 +60,11 @@ def _bindings(fn, found=None, seen=None, depth=0):
     seen.add(id(fn))
 
     def note(holder, name, value):
-        if isinstance(value, (_core.Tensor, Module, Optimizer)):
+        if isinstance(value, (_core.Tensor, Module, Optimizer)) or _plain(value):
             found.append((holder, name))
+            if isinstance(value, Optimizer) and not isinstance(value, FusedOptimizer):
+                # a Python `step()` reads its options (`lr`) once, at the capture; a fused one at each replay
+                found.extend((group, key) for group in value.param_groups for key in group if key != "params")
         elif isinstance(value, types.FunctionType):
             _bindings(value, found, seen, depth + 1)
 
