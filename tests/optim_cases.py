@@ -42,6 +42,9 @@ CASES = {
     "nadam_weight_decay": ("NAdam", {"lr": 0.05, "weight_decay": 0.1}),
     "nadam_decoupled": ("NAdam", {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True}),
     "nadam_momentum_decay_maximize": ("NAdam", {"lr": 0.05, "momentum_decay": 0.1, "maximize": True}),
+    "adadelta": ("Adadelta", {}),
+    "adadelta_rho_eps": ("Adadelta", {"lr": 0.5, "rho": 0.5, "eps": 1e-3}),
+    "adadelta_weight_decay_maximize": ("Adadelta", {"weight_decay": 0.1, "maximize": True}),
 }
 
 # state keys per parameter after a step, and their order (as torch's state dicts list them)
@@ -49,7 +52,16 @@ CASES = {
 # default eps (1e-8, zero in float16) torch's float16 Adam divides by zero; these cases use a larger eps.
 HALF_CASES = ["sgd_momentum", "adam_betas_eps", "adagrad_maximize"]
 
-STATE_CASES = ["sgd_momentum", "adam", "adam_amsgrad", "rmsprop_centered_momentum", "adagrad", "adamax", "nadam"]
+STATE_CASES = [
+    "sgd_momentum",
+    "adam",
+    "adam_amsgrad",
+    "rmsprop_centered_momentum",
+    "adagrad",
+    "adamax",
+    "nadam",
+    "adadelta",
+]
 
 
 def data():
@@ -145,7 +157,7 @@ def state_dict_format(lib, case):
     }
 
 
-REPR_CASES = ["sgd", "adam_amsgrad", "adamw", "rmsprop_centered", "adagrad", "adamax", "nadam_decoupled"]
+REPR_CASES = ["sgd", "adam_amsgrad", "adamw", "rmsprop_centered", "adagrad", "adamax", "nadam_decoupled", "adadelta"]
 
 
 def optimizer_repr(lib, case):

@@ -4,6 +4,7 @@
 """
 
 from .. import _lazy_submodules
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
@@ -14,7 +15,19 @@ from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
+__all__ = [
+    "Adadelta",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "LBFGS",
+    "NAdam",
+    "Optimizer",
+    "RMSprop",
+    "SGD",
+    "lr_scheduler",
+]
 
 # `lr_scheduler` (the largest module here, and most programs' last import) loads on first use
 _lazy_submodules.install(globals(), {"lr_scheduler"})

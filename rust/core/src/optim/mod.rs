@@ -13,6 +13,7 @@
 //! RMSprop, NAdam and PyTorch's default Adam differ only where PyTorch's vectorized float32 `sqrt` is off
 //! by up to 0.75 ulp (ours rounds correctly). float16/bfloat16 parameters compute in float32 and round
 //! once per step (PyTorch rounds after every op).
+mod adadelta;
 mod adagrad;
 mod adam;
 mod adamax;
@@ -21,6 +22,7 @@ mod nadam;
 mod rmsprop;
 mod sgd;
 
+pub use adadelta::Adadelta;
 pub use adagrad::Adagrad;
 pub use adam::Adam;
 pub use adamax::Adamax;

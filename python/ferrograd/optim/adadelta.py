@@ -1,0 +1,49 @@
+"""`Adadelta`: each element's step from the ratio of two running averages, of squared updates and of squared
+gradients (Zeiler, 2012)."""
+
+from .. import _core
+from ._fused import FusedOptimizer, _check_fused_flags, _check_lr_tensor
+
+__all__ = ["Adadelta"]
+
+
+class Adadelta(FusedOptimizer):
+    """Like `torch.optim.Adadelta`."""
+
+    _rule = _core.OptimRule.Adadelta
+    _group_defaults = {"foreach": None, "maximize": False, "differentiable": False, "capturable": False}
+
+    def __init__(
+        self,
+        params,
+        lr=1.0,
+        rho=0.9,
+        eps=1e-6,
+        weight_decay=0,
+        foreach=None,
+        *,
+        capturable=False,
+        maximize=False,
+        differentiable=False,
+    ):
+        _check_lr_tensor(lr)
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_fused_flags(None, foreach, differentiable)
+        defaults = {
+            "lr": lr,
+            "rho": rho,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "maximize": maximize,
+            "capturable": capturable,
+            "foreach": foreach,
+            "differentiable": differentiable,
+        }
+        super().__init__(params, defaults)
