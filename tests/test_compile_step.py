@@ -157,16 +157,25 @@ def _functional_sgd(model):
     return step
 
 
-def test_a_step_through_autograd_grad_updates_as_eager():
+def _train_by_hand(make_step, steps=4):
+    """A step made by `make_step(model)`, compiled, against the same step eager on a twin model: the losses, then
+    the parameters and their `.grad`s (none, or the same) after `steps` calls; returns the compiled step."""
     x, y = _data()
     model, ref_model = _model(), _model()
-    compiled = fg.compile(_functional_sgd(model), backend=BACKEND, fullgraph=FULL)
-    ref_step = _functional_sgd(ref_model)
-    for _ in range(4):
+    compiled = fg.compile(make_step(model), backend=BACKEND, fullgraph=FULL)
+    ref_step = make_step(ref_model)
+    for _ in range(steps):
         _assert_same(compiled(x, y), ref_step(x, y))
     for p, q in zip(model.parameters(), ref_model.parameters()):
         _assert_same(p, q)
-        assert p.grad is None
+        assert (p.grad is None) == (q.grad is None)
+        if p.grad is not None:
+            _assert_same(p.grad, q.grad)
+    return compiled
+
+
+def test_a_step_through_autograd_grad_updates_as_eager():
+    _train_by_hand(_functional_sgd)
 
 
 def _penalised(model, opt):
@@ -299,3 +308,25 @@ def test_a_python_optimizers_step_is_captured_and_a_new_lr_captures_anew():
     _assert_trained_alike(model, opt, ref_model, ref_opt)
     if not AGAINST_TORCH:
         assert "add_" in fg._dynamo.explain(step)(x, y).graphs[0].ops
+
+
+def _word_language_model_step(model):
+    """pytorch/examples' word_language_model `train()`: zero_grad on the module, clipping, then SGD by hand
+    through `p.data`."""
+
+    def step(x, y):
+        model.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 0.25)
+        for p in model.parameters():
+            p.data.add_(p.grad, alpha=-5.0)
+        return loss
+
+    return step
+
+
+def test_a_hand_written_update_through_p_data_is_captured():
+    compiled = _train_by_hand(_word_language_model_step)
+    if not AGAINST_TORCH:
+        assert _graphs(compiled) == 1

@@ -94,9 +94,12 @@ impl PyTensor {
         }
     }
 
+    /// The same data with no history; a `detach` node while a capture runs (an SGD written as
+    /// `p.data.add_(p.grad, alpha=-lr)` writes through it at each replay).
     #[getter]
     fn get_data(&self, py: Python<'_>) -> Out {
-        wrap(py, self.get().detach())
+        let t = self.get();
+        wrap(py, call(|| t.detach_op())?)
     }
 
     #[setter]
