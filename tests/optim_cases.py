@@ -45,6 +45,10 @@ CASES = {
     "adadelta": ("Adadelta", {}),
     "adadelta_rho_eps": ("Adadelta", {"lr": 0.5, "rho": 0.5, "eps": 1e-3}),
     "adadelta_weight_decay_maximize": ("Adadelta", {"weight_decay": 0.1, "maximize": True}),
+    # beta2 = 0.9: the rectified adaptive step starts at step 6 of STEPS, so both branches run
+    "radam": ("RAdam", {"lr": 0.05, "betas": (0.9, 0.9)}),
+    "radam_weight_decay_maximize": ("RAdam", {"lr": 0.05, "betas": (0.8, 0.9), "weight_decay": 0.1, "maximize": True}),
+    "radam_decoupled": ("RAdam", {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True}),
 }
 
 # state keys per parameter after a step, and their order (as torch's state dicts list them)
@@ -61,6 +65,7 @@ STATE_CASES = [
     "adamax",
     "nadam",
     "adadelta",
+    "radam",
 ]
 
 
@@ -157,7 +162,17 @@ def state_dict_format(lib, case):
     }
 
 
-REPR_CASES = ["sgd", "adam_amsgrad", "adamw", "rmsprop_centered", "adagrad", "adamax", "nadam_decoupled", "adadelta"]
+REPR_CASES = [
+    "sgd",
+    "adam_amsgrad",
+    "adamw",
+    "rmsprop_centered",
+    "adagrad",
+    "adamax",
+    "nadam_decoupled",
+    "adadelta",
+    "radam",
+]
 
 
 def optimizer_repr(lib, case):

@@ -447,6 +447,8 @@ def _leaf():
         (lambda p: fg.optim.NAdam([p], momentum_decay=-1.0), "Invalid momentum_decay value: -1.0"),
         (lambda p: fg.optim.Adadelta([p], rho=1.5), "Invalid rho value: 1.5"),
         (lambda p: fg.optim.Adadelta([p], lr=-1.0), "Invalid learning rate: -1.0"),
+        (lambda p: fg.optim.RAdam([p], betas=(0.9, 1.0)), "Invalid beta parameter at index 1: 1.0"),
+        (lambda p: fg.optim.RAdam([p], weight_decay=-0.5), "Invalid weight_decay value: -0.5"),
         (lambda p: fg.optim.SGD([], lr=0.1), "optimizer got an empty parameter list"),
         (lambda p: fg.optim.SGD([p, p * 2], lr=0.1), "can't optimize a non-leaf Tensor"),
         (

@@ -2758,6 +2758,7 @@ class OptimRule:
     Adamax: ClassVar[OptimRule]
     NAdam: ClassVar[OptimRule]
     Adadelta: ClassVar[OptimRule]
+    RAdam: ClassVar[OptimRule]
     def buffer_names(self, group: dict[str, Any]) -> list[str]:
         """PyTorch's state keys of the per-element buffers the rule keeps for ``group``'s options, in order."""
     @property

@@ -12,6 +12,7 @@ from .adamw import AdamW
 from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
 from .rmsprop import RMSprop
 from .sgd import SGD
 
@@ -24,6 +25,7 @@ __all__ = [
     "LBFGS",
     "NAdam",
     "Optimizer",
+    "RAdam",
     "RMSprop",
     "SGD",
     "lr_scheduler",

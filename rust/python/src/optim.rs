@@ -2,7 +2,9 @@
 use crate::args::type_name;
 use crate::errors::call_heavy;
 use crate::py_tensor::PyTensor;
-use ferrograd_core::optim::{self, Adadelta, Adagrad, Adam, Adamax, Group, NAdam, Options, RmsProp, Sgd, Slot, Update};
+use ferrograd_core::optim::{
+    self, Adadelta, Adagrad, Adam, Adamax, Group, NAdam, Options, RAdam, RmsProp, Sgd, Slot, Update,
+};
 use ferrograd_core::Tensor;
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -113,4 +115,4 @@ macro_rules! optim_rules {
     };
 }
 
-optim_rules!(Sgd, Adam, RmsProp, Adagrad, Adamax, NAdam, Adadelta);
+optim_rules!(Sgd, Adam, RmsProp, Adagrad, Adamax, NAdam, Adadelta, RAdam);

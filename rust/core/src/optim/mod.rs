@@ -19,6 +19,7 @@ mod adam;
 mod adamax;
 mod apply;
 mod nadam;
+mod radam;
 mod rmsprop;
 mod sgd;
 
@@ -28,6 +29,7 @@ pub use adam::Adam;
 pub use adamax::Adamax;
 pub use apply::step;
 pub use nadam::NAdam;
+pub use radam::RAdam;
 pub use rmsprop::RmsProp;
 pub use sgd::Sgd;
 
