@@ -39,6 +39,9 @@ NAMESPACES = {
     "linalg": ("linalg", None),
     "special": ("special", None),
     "fft": ("fft", None),
+    "nn": ("nn", None),
+    "optim": ("optim", None),
+    "optim.lr_scheduler": ("optim.lr_scheduler", None),
 }
 
 # Names ferrograd has with a narrower reach than torch's, each with the reason (written under "Limits").
@@ -69,7 +72,9 @@ OUT_OF_SCOPE: list[tuple[str, str]] = [
     ),
     (
         r"(q_.*|.*quantiz.*|.*_per_tensor.*|.*_per_channel.*|int_repr|qscheme|dequantize|.*qint.*|quint.*|"
-        r"per_tensor_.*|per_channel_.*|fake_quant.*|choose_qparams.*|.*_fp16_.*|.*packed.*|qr_.*)",
+        r"per_tensor_.*|per_channel_.*|fake_quant.*|choose_qparams.*|.*_fp16_.*|.*packed.*|qr_.*|"
+        # nn's quantization-aware training and fused-module namespaces
+        r"qat|intrinsic)",
         "quantized tensors",
     ),
     (
@@ -253,7 +258,9 @@ def _is_reexport(label: str, name: str, obj) -> bool:
     top level."""
     if isinstance(obj, types.ModuleType):
         return not obj.__name__.startswith("torch")
-    if isinstance(obj, (str, dict)):
+    if isinstance(obj, (str, dict)) or (isinstance(obj, float) and label != "torch"):  # templates, `math.inf`
+        return True
+    if type(obj).__module__ == "__future__":  # `from __future__ import annotations`
         return True
     if label != "torch" and name in ("Tensor", "torch"):
         return True
