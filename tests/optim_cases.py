@@ -49,6 +49,11 @@ CASES = {
     "radam": ("RAdam", {"lr": 0.05, "betas": (0.9, 0.9)}),
     "radam_weight_decay_maximize": ("RAdam", {"lr": 0.05, "betas": (0.8, 0.9), "weight_decay": 0.1, "maximize": True}),
     "radam_decoupled": ("RAdam", {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    "rprop": ("Rprop", {}),
+    "rprop_etas_sizes_maximize": (
+        "Rprop",
+        {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.1), "maximize": True},
+    ),
 }
 
 # state keys per parameter after a step, and their order (as torch's state dicts list them)
@@ -66,6 +71,7 @@ STATE_CASES = [
     "nadam",
     "adadelta",
     "radam",
+    "rprop",
 ]
 
 
@@ -172,6 +178,7 @@ REPR_CASES = [
     "nadam_decoupled",
     "adadelta",
     "radam",
+    "rprop",
 ]
 
 

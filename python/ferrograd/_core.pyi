@@ -2759,6 +2759,7 @@ class OptimRule:
     NAdam: ClassVar[OptimRule]
     Adadelta: ClassVar[OptimRule]
     RAdam: ClassVar[OptimRule]
+    Rprop: ClassVar[OptimRule]
     def buffer_names(self, group: dict[str, Any]) -> list[str]:
         """PyTorch's state keys of the per-element buffers the rule keeps for ``group``'s options, in order."""
     @property

@@ -109,10 +109,10 @@ class FusedOptimizer(Optimizer):
         for name, first in self._rule.counters[1:]:
             state[name] = _core.tensor(first, dtype=_default_scalar_dtype())
         for name in self._rule.buffer_names(group):
-            state[name] = self._initial_buffer(p, name)
+            state[name] = self._initial_buffer(p, name, group)
         return True
 
-    def _initial_buffer(self, p, name):
+    def _initial_buffer(self, p, name, group):
         return zeros_like(p)
 
 

@@ -52,6 +52,6 @@ class Adagrad(FusedOptimizer):
             for p in group["params"]:
                 self._init_state(p, group, self.state[p])
 
-    def _initial_buffer(self, p, name):
+    def _initial_buffer(self, p, name, group):
         # also for parameters added after the constructor: the constructor's accumulator value
         return full_like(p, self.defaults["initial_accumulator_value"])

@@ -21,6 +21,7 @@ mod apply;
 mod nadam;
 mod radam;
 mod rmsprop;
+mod rprop;
 mod sgd;
 
 pub use adadelta::Adadelta;
@@ -31,6 +32,7 @@ pub use apply::step;
 pub use nadam::NAdam;
 pub use radam::RAdam;
 pub use rmsprop::RmsProp;
+pub use rprop::Rprop;
 pub use sgd::Sgd;
 
 use crate::dtype::DType;
