@@ -31,10 +31,11 @@ __all__ = [
     "Rprop",
     "SGD",
     "lr_scheduler",
+    "swa_utils",
 ]
 
 # `lr_scheduler` (the largest module here, and most programs' last import) loads on first use
-_lazy_submodules.install(globals(), {"lr_scheduler"})
+_lazy_submodules.install(globals(), {"lr_scheduler", "swa_utils"})
 TYPE_CHECKING = False  # True for type checkers only, which see the plain import
 if TYPE_CHECKING:
-    from . import lr_scheduler
+    from . import lr_scheduler, swa_utils
