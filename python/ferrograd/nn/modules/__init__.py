@@ -2,7 +2,7 @@
 
 from .activation import *  # noqa: F403
 from .activation import __all__ as _activation
-from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .flatten import Flatten, Unflatten
@@ -16,6 +16,7 @@ from .sparse import Embedding, EmbeddingBag
 
 __all__ = [
     "Module",
+    "Container",
     "Sequential",
     "ModuleList",
     "ModuleDict",

@@ -5,6 +5,7 @@ and reprs come out as PyTorch's.
 """
 
 import operator
+import warnings
 from collections import OrderedDict
 from collections import abc as container_abcs
 from itertools import chain, islice
@@ -18,7 +19,7 @@ from .activation import ReLU
 from .linear import Linear
 from .module import Module, _addindent, _call_chain, _typename
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 def _abs_index(idx, size):
@@ -496,3 +497,18 @@ class ParameterDict(Module):
     def __ior__(self, other):
         self.update(other)
         return self
+
+
+class Container(Module):
+    """torch's deprecated base of containers: a module holding the modules given as keywords."""
+
+    def __init__(self, **kwargs):
+        warnings.warn(
+            "`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. Subclass "
+            "that instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)

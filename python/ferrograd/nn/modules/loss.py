@@ -8,6 +8,7 @@ from .module import Module
 __all__ = [
     "L1Loss",
     "NLLLoss",
+    "NLLLoss2d",
     "PoissonNLLLoss",
     "GaussianNLLLoss",
     "KLDivLoss",
@@ -58,6 +59,13 @@ class NLLLoss(_WeightedLoss):
 
     def forward(self, input, target):
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """torch's old name of `NLLLoss` over images (NLLLoss takes any number of dimensions)."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class PoissonNLLLoss(_Loss):
