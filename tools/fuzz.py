@@ -107,6 +107,10 @@ def _tensors_in(obj, out, depth=0):
 
 
 def _snapshot(t):
+    import ferrograd as fg
+
+    if fg.nn.parameter.is_lazy(t):  # a lazy module's parameter before its first input: no shape or data yet
+        return ("uninitialized", type(t).__name__)
     try:
         values = repr(t.detach().tolist())
     except Exception as e:  # a tensor that cannot be read back is itself a finding

@@ -9,9 +9,20 @@ from . import functional, grad, init, modules
 from .modules import *  # noqa: F403
 from .modules.activation import *  # noqa: F403
 from .modules.loss import *  # noqa: F403
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["functional", "grad", "init", "parallel", "utils", "Parameter", "Buffer", "factory_kwargs"]
+__all__ = [
+    "functional",
+    "grad",
+    "init",
+    "parallel",
+    "utils",
+    "Parameter",
+    "Buffer",
+    "UninitializedParameter",
+    "UninitializedBuffer",
+    "factory_kwargs",
+]
 __all__ += modules.__all__
 
 # on first use: `parallel` (DistributedDataParallel, which imports ferrograd.distributed) and `utils`

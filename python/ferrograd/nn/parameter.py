@@ -10,7 +10,7 @@ from .. import _core
 from .._arg_errors import require_tensor
 from .._core import Tensor
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
 
 def _shared(cls, data, requires_grad):
@@ -68,3 +68,73 @@ class Buffer(Tensor):
         t = _shared(cls, data, data.requires_grad)
         t.persistent = persistent
         return t
+
+
+class UninitializedTensorMixin:
+    """A parameter or buffer whose shape is not known yet (a lazy module's, before its first input): it holds no
+    data until `materialize(shape)` gives it some and makes it a `cls_to_become`."""
+
+    cls_to_become: type
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Gives this tensor `shape` (zeros: the layer initialises it next) and makes it a `cls_to_become`."""
+        self.data = _core.zeros(shape, dtype=dtype if dtype is not None else self.data.dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
+            "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
+            "`forward` to initialize the parameters before accessing their attributes."
+        )
+
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to initialize the "
+            "parameters before calling `module.share_memory()`."
+        )
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        return (self.__class__, (self.requires_grad,))
+
+
+def is_lazy(param):
+    """Whether `param` is an `UninitializedParameter` or `UninitializedBuffer`."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A lazy module's parameter before its first input; `materialize` makes it a `Parameter`."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return _shared(cls, _core.zeros(0, dtype=dtype), requires_grad)
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, None, self.data.dtype)
+        return memo[id(self)]
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Buffer):
+    """A lazy module's buffer before its first input; `materialize` makes it a `Buffer` (a lazy module puts a
+    plain tensor in its place instead, as torch's buffers are)."""
+
+    cls_to_become = Buffer
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        t = _shared(cls, _core.zeros(0, dtype=dtype), requires_grad)
+        t.persistent = persistent
+        return t
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, None, self.data.dtype, self.persistent)
+        return memo[id(self)]

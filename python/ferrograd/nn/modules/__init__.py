@@ -6,6 +6,8 @@ from .container import Container, ModuleDict, ModuleList, ParameterDict, Paramet
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .flatten import Flatten, Unflatten
+from .lazy import *  # noqa: F403
+from .lazy import __all__ as _lazy
 from .linear import Bilinear, Identity, Linear
 from .loss import *  # noqa: F403
 from .loss import __all__ as _loss
@@ -38,6 +40,7 @@ __all__ = [
     "PairwiseDistance",
     "CosineSimilarity",
     *_activation,
+    *_lazy,
     *_loss,
     *_padding,
 ]
