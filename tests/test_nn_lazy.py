@@ -98,3 +98,12 @@ def test_a_first_input_that_is_no_tensor_raises_a_type_error():
     # torch fails inside, reading `.dim()` of the argument (AttributeError)
     with pytest.raises(AttributeError if AGAINST_TORCH else TypeError):
         nn.LazyConv1d(3, 3)((1.0, 2.0))
+
+
+def test_a_compiled_model_of_lazy_layers_initialises_them_then_captures():
+    model = nn.Sequential(nn.LazyLinear(4), nn.ReLU(), nn.LazyLinear(2))
+    compiled = fg.compile(model, fullgraph=True, backend="aot_eager")
+    x = fg.randn(3, 5)
+    first = compiled(x)  # eagerly: the layers take their shapes
+    assert type(model[0]) is nn.Linear and tuple(model[2].weight.shape) == (2, 4)
+    assert fg.allclose(first, model(x)) and fg.allclose(compiled(x), model(x))

@@ -80,6 +80,19 @@ def _bindings(fn, found=None, seen=None, depth=0):
     return found
 
 
+def _has_uninitialized_lazy(module, fn):
+    """Whether `module`, or a module `fn` reaches through its globals and closure, holds a lazy layer that has not
+    seen its first input yet."""
+    from ..nn.modules.lazy import LazyModuleMixin
+
+    if module is not None:
+        tops = [module]
+    else:
+        values = [holder[name] if name is not None else holder.cell_contents for holder, name in _bindings(fn)]
+        tops = [v for v in values if hasattr(v, "modules") and callable(v.modules)]
+    return any(isinstance(m, LazyModuleMixin) and m.has_uninitialized_params() for top in tops for m in top.modules())
+
+
 def _names(code, names=None):
     """The global names a code object and the code nested in it (lambdas, comprehensions) read, in order."""
     names = {} if names is None else names
@@ -194,6 +207,10 @@ class CompiledFunction(_core.CompiledCall):
     def _capture(self, key, rekey, inputs, args, kwargs):
         """Runs `fn` eagerly under a capture and caches its graph under `key` (`rekey()` once the capture
         made a plain function watch its globals and closure)."""
+        if _has_uninitialized_lazy(self.module, self.fn):
+            # as torch's Dynamo initialises lazy modules before it traces: this call gives them their shapes
+            # eagerly, and the next one captures
+            return self.fn(*args, **kwargs)
         hooked = self.module is not None and any(
             m._forward_hooks or m._forward_pre_hooks for m in self.module.modules()
         )
