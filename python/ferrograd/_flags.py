@@ -21,6 +21,12 @@ STATE: dict = {
     "float32_matmul_precision": "highest",
     "deterministic_algorithms": False,
     "deterministic_algorithms_warn_only": False,
+    # scaled_dot_product_attention's kernels (`torch.backends.cuda.enable_*_sdp`, `nn.attention.sdpa_kernel`): on
+    # the CPU, flash picks the fused kernel and math the composition; the other two have no CPU kernel
+    "sdp.flash": True,
+    "sdp.mem_efficient": True,
+    "sdp.math": True,
+    "sdp.cudnn": True,
 }
 
 _PRECISIONS = ("highest", "high", "medium")

@@ -126,7 +126,29 @@ class cuBLASModule:
             raise AttributeError("Unknown attribute " + name)
 
 
-cuda = _Backend("cuda", "torch.backends.cuda: not built (no CUDA).", is_built=_false, matmul=cuBLASModule())
+def _sdp_switch(kind, setter_name):
+    """`enable_<kind>_sdp(enabled)` and `<kind>_sdp_enabled()`, over `_flags.STATE["sdp.<kind>"]`."""
+
+    def enable(enabled):
+        _flags.STATE[f"sdp.{kind}"] = _flags.expect_bool(enabled, setter_name)
+
+    def enabled():
+        return _flags.STATE[f"sdp.{kind}"]
+
+    enable.__name__, enabled.__name__ = f"enable_{kind}_sdp", f"{kind}_sdp_enabled"
+    return {enable.__name__: enable, enabled.__name__: enabled}
+
+
+cuda = _Backend(
+    "cuda",
+    "torch.backends.cuda: not built (no CUDA); the attention-kernel switches choose the CPU's kernel as torch's.",
+    is_built=_false,
+    matmul=cuBLASModule(),
+    **_sdp_switch("flash", "set_sdp_use_flash"),
+    **_sdp_switch("mem_efficient", "set_sdp_use_mem_efficient"),
+    **_sdp_switch("math", "set_sdp_use_math"),
+    **_sdp_switch("cudnn", "set_sdp_use_cudnn"),
+)
 
 cudnn = _CudnnModule(
     "cudnn",

@@ -25,11 +25,11 @@ __all__ = [
 ]
 __all__ += modules.__all__
 
-# on first use: `parallel` (DistributedDataParallel, which imports ferrograd.distributed) and `utils`
-_lazy_submodules.install(globals(), {"parallel", "utils"})
+# on first use: `parallel` (DistributedDataParallel, which imports ferrograd.distributed), `utils` and `attention`
+_lazy_submodules.install(globals(), {"attention", "parallel", "utils"})
 TYPE_CHECKING = False  # True for type checkers only, which see the plain import
 if TYPE_CHECKING:
-    from . import parallel, utils
+    from . import attention, parallel, utils
 
 
 def factory_kwargs(kwargs):

@@ -3,7 +3,7 @@
 import math
 import warnings
 
-from ... import _core
+from ... import _core, _flags
 from ..._core import Tensor
 from ._common import _NEG_INF, _dtype_word
 from .dropout import dropout
@@ -58,7 +58,10 @@ def scaled_dot_product_attention(
         scale = 1.0 / math.sqrt(query.shape[-1]) if query.shape[-1] > 0 else math.inf
     else:
         scale = float(scale)
-    if _flash_applies(query, key, value, attn_mask, dropout_p):
+    flash = _flags.STATE["sdp.flash"] and _flash_applies(query, key, value, attn_mask, dropout_p)
+    if not flash and not _flags.STATE["sdp.math"]:
+        _no_kernel(dropout_p)
+    if flash:
         mask = attn_mask  # is_causal is applied in the kernel
         if attn_mask is not None and attn_mask.dtype == _core.bool:
             mask = _core.zeros(attn_mask.shape, dtype=query.dtype).masked_fill(attn_mask.logical_not(), _NEG_INF)
@@ -82,6 +85,17 @@ def scaled_dot_product_attention(
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
     return weights @ value
+
+
+def _no_kernel(dropout_p):
+    """torch's errors when the switches (`nn.attention.sdpa_kernel`) leave no CPU kernel for these inputs."""
+    if _flags.STATE["sdp.flash"] and dropout_p > 0.0:
+        raise RuntimeError("No available kernel.  Aborting execution.")
+    if not _flags.STATE["sdp.flash"]:
+        raise RuntimeError(
+            "No viable backend for scaled_dot_product_attention was found. This is likely due to turning off both "
+            "the math kernel and the fused kernels."
+        )
 
 
 def _flash_applies(query, key, value, attn_mask, dropout_p):

@@ -1,0 +1,62 @@
+"""`nn.attention.sdpa_kernel` and `backends.cuda.enable_*_sdp`: which CPU kernel `scaled_dot_product_attention`
+runs (the fused one, named as torch's, or the composition), and torch's errors when none is left."""
+
+import ferrograd as fg
+import pytest
+from ferrograd.nn.attention import SDPBackend, sdpa_kernel
+
+F = fg.nn.functional
+
+
+def _qkv():
+    fg.manual_seed(0)
+    return fg.randn(1, 2, 4, 8, requires_grad=True)
+
+
+@pytest.mark.parametrize(
+    "backends, grad_fn",
+    [
+        ([SDPBackend.MATH], "UnsafeViewBackward0"),
+        ([SDPBackend.FLASH_ATTENTION], "ScaledDotProductFlashAttentionForCpuBackward0"),
+        (SDPBackend.FLASH_ATTENTION, "ScaledDotProductFlashAttentionForCpuBackward0"),
+        ([SDPBackend.MATH, SDPBackend.FLASH_ATTENTION], "ScaledDotProductFlashAttentionForCpuBackward0"),
+    ],
+)
+def test_the_allowed_kernels_choose_the_path_and_agree(backends, grad_fn):
+    q = _qkv()
+    want = F.scaled_dot_product_attention(q, q, q)
+    with sdpa_kernel(backends):
+        got = F.scaled_dot_product_attention(q, q, q)
+    assert got.grad_fn.name() == grad_fn
+    assert fg.allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert fg.backends.cuda.flash_sdp_enabled() and fg.backends.cuda.math_sdp_enabled()  # restored
+
+
+def test_no_kernel_left_raises_torchs_errors():
+    q = _qkv()
+    with sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION]):
+        assert not fg.backends.cuda.math_sdp_enabled() and fg.backends.cuda.mem_efficient_sdp_enabled()
+        with pytest.raises(RuntimeError, match="^No viable backend for scaled_dot_product_attention was found"):
+            F.scaled_dot_product_attention(q, q, q)
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):  # the CPU's fused kernel takes no dropout
+        with pytest.raises(RuntimeError, match=r"^No available kernel.  Aborting execution.$"):
+            F.scaled_dot_product_attention(q, q, q, dropout_p=0.5)
+    with pytest.raises(AssertionError, match="^Backend must be an instance of SDPBackend"):
+        with sdpa_kernel("math"):
+            pass
+
+
+def test_the_switches_take_bools_and_sdpbackend_is_torchs_enum():
+    cuda = fg.backends.cuda
+    cuda.enable_math_sdp(False)
+    try:
+        assert not cuda.math_sdp_enabled()
+    finally:
+        cuda.enable_math_sdp(True)
+    with pytest.raises(RuntimeError, match="expects a bool, but got int$"):
+        cuda.enable_flash_sdp(1)
+    assert (
+        str(SDPBackend.MATH) == "SDPBackend.MATH"
+        and repr(SDPBackend.FLASH_ATTENTION) == "<SDPBackend.FLASH_ATTENTION: 1>"
+    )
+    assert int(SDPBackend.ERROR) == -1 and SDPBackend.MATH != 0
