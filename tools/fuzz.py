@@ -286,10 +286,16 @@ def run(calls, seed, verbose=True):
 
 
 def describe_safe(seed, i):
-    try:
-        return describe(seed, i)
-    except Exception as e:  # the description is for the report only
-        return f"(could not rebuild call {i}: {e})"
+    # rebuilding a call makes its files again (a damaged checkpoint): in a folder of their own, not the caller's
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="ferrograd-fuzz-describe-") as scratch:
+        os.chdir(scratch)
+        try:
+            return describe(seed, i)
+        except Exception as e:  # the description is for the report only
+            return f"(could not rebuild call {i}: {e})"
+        finally:
+            os.chdir(here)
 
 
 def main():
