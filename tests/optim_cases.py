@@ -50,6 +50,12 @@ CASES = {
     "radam_weight_decay_maximize": ("RAdam", {"lr": 0.05, "betas": (0.8, 0.9), "weight_decay": 0.1, "maximize": True}),
     "radam_decoupled": ("RAdam", {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True}),
     "rprop": ("Rprop", {}),
+    "asgd": ("ASGD", {"lr": 0.05}),
+    # t0 = 2: the average starts at step 3 of STEPS; lambd large enough that eta decays visibly
+    "asgd_t0_weight_decay_maximize": (
+        "ASGD",
+        {"lr": 0.05, "lambd": 0.5, "t0": 2, "weight_decay": 0.1, "maximize": True},
+    ),
     "rprop_etas_sizes_maximize": (
         "Rprop",
         {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.1), "maximize": True},
@@ -72,6 +78,7 @@ STATE_CASES = [
     "adadelta",
     "radam",
     "rprop",
+    "asgd",
 ]
 
 
@@ -179,6 +186,7 @@ REPR_CASES = [
     "adadelta",
     "radam",
     "rprop",
+    "asgd",
 ]
 
 

@@ -450,6 +450,7 @@ def _leaf():
         (lambda p: fg.optim.RAdam([p], betas=(0.9, 1.0)), "Invalid beta parameter at index 1: 1.0"),
         (lambda p: fg.optim.RAdam([p], weight_decay=-0.5), "Invalid weight_decay value: -0.5"),
         (lambda p: fg.optim.Rprop([p], etas=(1.5, 1.2)), "Invalid eta values: 1.5, 1.2"),
+        (lambda p: fg.optim.ASGD([p], lambd=-1.0), "Invalid lambd value: -1.0"),
         (lambda p: fg.optim.SGD([], lr=0.1), "optimizer got an empty parameter list"),
         (lambda p: fg.optim.SGD([p, p * 2], lr=0.1), "can't optimize a non-leaf Tensor"),
         (

@@ -2760,6 +2760,7 @@ class OptimRule:
     Adadelta: ClassVar[OptimRule]
     RAdam: ClassVar[OptimRule]
     Rprop: ClassVar[OptimRule]
+    Asgd: ClassVar[OptimRule]
     def buffer_names(self, group: dict[str, Any]) -> list[str]:
         """PyTorch's state keys of the per-element buffers the rule keeps for ``group``'s options, in order."""
     @property

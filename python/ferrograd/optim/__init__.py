@@ -9,6 +9,7 @@ from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
+from .asgd import ASGD
 from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
@@ -18,6 +19,7 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = [
+    "ASGD",
     "Adadelta",
     "Adagrad",
     "Adam",

@@ -3,7 +3,7 @@ use crate::args::type_name;
 use crate::errors::call_heavy;
 use crate::py_tensor::PyTensor;
 use ferrograd_core::optim::{
-    self, Adadelta, Adagrad, Adam, Adamax, Group, NAdam, Options, RAdam, RmsProp, Rprop, Sgd, Slot, Update,
+    self, Adadelta, Adagrad, Adam, Adamax, Asgd, Group, NAdam, Options, RAdam, RmsProp, Rprop, Sgd, Slot, Update,
 };
 use ferrograd_core::Tensor;
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
@@ -115,4 +115,4 @@ macro_rules! optim_rules {
     };
 }
 
-optim_rules!(Sgd, Adam, RmsProp, Adagrad, Adamax, NAdam, Adadelta, RAdam, Rprop);
+optim_rules!(Sgd, Adam, RmsProp, Adagrad, Adamax, NAdam, Adadelta, RAdam, Rprop, Asgd);
