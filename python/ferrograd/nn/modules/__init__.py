@@ -2,6 +2,7 @@
 
 from .activation import *  # noqa: F403
 from .activation import __all__ as _activation
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
@@ -39,6 +40,7 @@ __all__ = [
     "EmbeddingBag",
     "PairwiseDistance",
     "CosineSimilarity",
+    "AdaptiveLogSoftmaxWithLoss",
     *_activation,
     *_lazy,
     *_loss,
