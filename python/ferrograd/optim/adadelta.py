@@ -2,7 +2,7 @@
 gradients (Zeiler, 2012)."""
 
 from .. import _core
-from ._fused import FusedOptimizer, _check_fused_flags, _check_lr_tensor
+from ._fused import FusedOptimizer, _check_fused_flags, _check_options
 
 __all__ = ["Adadelta"]
 
@@ -26,15 +26,10 @@ class Adadelta(FusedOptimizer):
         maximize=False,
         differentiable=False,
     ):
-        _check_lr_tensor(lr)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_options(lr=lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_options(eps=eps, weight_decay=weight_decay)
         _check_fused_flags(None, foreach, differentiable)
         defaults = {
             "lr": lr,

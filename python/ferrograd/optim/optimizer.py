@@ -8,7 +8,7 @@ import warnings
 from collections import OrderedDict, defaultdict
 from itertools import chain
 
-from .. import _core
+from .. import _zero_grad
 from .._core import Tensor, float32
 from .._type import typename as _typename
 
@@ -165,13 +165,9 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Resets the gradients: to None (the default), or to zeros in place."""
-        if _core._is_capturing():
-            # a write of `.grad` a compiled step replays: a node of its own (`_core._capture_effect`)
-            method = "_zero_grad_to_none" if set_to_none else "_zero_grad_to_zeros"
-            params = [p for group in self.param_groups for p in group["params"]]
-            _core._capture_effect("zero_grad", params, self, method)
-            return
-        self._zero_grad(set_to_none)
+        params = [p for group in self.param_groups for p in group["params"]]
+        if not _zero_grad.captured(self, params, set_to_none):
+            self._zero_grad(set_to_none)
 
     def _zero_grad_to_none(self):
         self._zero_grad(True)

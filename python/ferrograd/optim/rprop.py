@@ -2,7 +2,7 @@
 shrunk when the sign flips; only the gradient's sign is used."""
 
 from .. import _core, full_like, zeros_like
-from ._fused import FusedOptimizer, _check_fused_flags, _check_lr_tensor
+from ._fused import FusedOptimizer, _check_fused_flags, _check_options
 
 __all__ = ["Rprop"]
 
@@ -25,9 +25,7 @@ class Rprop(FusedOptimizer):
         maximize=False,
         differentiable=False,
     ):
-        _check_lr_tensor(lr)
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_options(lr=lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         _check_fused_flags(None, foreach, differentiable)

@@ -60,6 +60,12 @@ class LazyModuleMixin:
                 with no_grad():
                     self._materialize(name, state_dict[key].shape)
 
+    def _uninitialized_weight_and_bias(self, bias, device, dtype):
+        """`weight` (and `bias`) as uninitialized parameters, in place of the plain layer's empty ones."""
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
     def _materialize(self, name, shape):
         """Gives the parameter or buffer `name` its shape. A buffer becomes a plain tensor, as torch's does (a
         tensor object cannot become the core's `Tensor` class in place)."""
@@ -105,10 +111,8 @@ class LazyLinear(LazyModuleMixin, Linear):
 
     def __init__(self, out_features, bias=True, device=None, dtype=None):
         super().__init__(0, 0, False)
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
         self.out_features = out_features
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        self._uninitialized_weight_and_bias(bias, device, dtype)
 
     def reset_parameters(self):
         if not self.has_uninitialized_params() and self.in_features != 0:
@@ -178,10 +182,8 @@ class _LazyConv(_LazyConvXdMixin):
         dtype=None,
     ):
         super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
         self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        self._uninitialized_weight_and_bias(bias, device, dtype)
 
 
 class _LazyConvTranspose(_LazyConvXdMixin):
@@ -202,10 +204,8 @@ class _LazyConvTranspose(_LazyConvXdMixin):
         super().__init__(
             0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode, device, dtype
         )
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
         self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        self._uninitialized_weight_and_bias(bias, device, dtype)
 
 
 class LazyConv1d(_LazyConv, Conv1d):
@@ -242,9 +242,7 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
         self.affine = affine
         self.track_running_stats = track_running_stats
         if self.affine:
-            self.weight = UninitializedParameter(device=device, dtype=dtype)
-            if bias:
-                self.bias = UninitializedParameter(device=device, dtype=dtype)
+            self._uninitialized_weight_and_bias(bias, device, dtype)
         if self.track_running_stats:
             self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
             self.running_var = UninitializedBuffer(device=device, dtype=dtype)

@@ -13,7 +13,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from itertools import islice
 
-from ... import _core, _device, _utils
+from ... import _core, _device, _utils, _zero_grad
 from ..._core import Tensor
 from ..._type import typename as _typename
 from ...grad_mode import no_grad
@@ -507,12 +507,8 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         """Drops (or, with `set_to_none=False`, zeroes in place) the `.grad` of every parameter."""
-        if _core._is_capturing():
-            # a write of `.grad` a compiled step replays: a node of its own (`_core._capture_effect`)
-            method = "_zero_grad_to_none" if set_to_none else "_zero_grad_to_zeros"
-            _core._capture_effect("zero_grad", list(self.parameters()), self, method)
-            return
-        self._zero_grad(set_to_none)
+        if not _zero_grad.captured(self, self.parameters(), set_to_none):
+            self._zero_grad(set_to_none)
 
     def _zero_grad_to_none(self):
         self._zero_grad(True)
