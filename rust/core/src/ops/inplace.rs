@@ -216,10 +216,13 @@ impl Tensor {
     /// `fill_(value)` (and `zero_()`): the old values get no gradient.
     pub fn fill_inplace(&self, value: Scalar, zero: bool) -> Result<Tensor> {
         self.check_inplace(false)?;
-        self.copy_from(&Tensor::full(&[], value, self.dtype()))?;
         if !(self.requires_grad() && grad_mode::is_enabled()) {
+            // no history: a node of a running capture (a label tensor refilled inside a compiled step)
+            let write = move |t: &Tensor, _: &Tensor| t.copy_from(&Tensor::full(&[], value, t.dtype()));
+            self.write_untracked(&Tensor::wrapped_scalar(value), "fill_", write)?;
             return Ok(self.clone());
         }
+        self.copy_from(&Tensor::full(&[], value, self.dtype()))?;
         let marker = if zero {
             record(self.detach(), &[self], |_| ZeroBackward0)
         } else {
