@@ -107,3 +107,17 @@ def test_a_compiled_model_of_lazy_layers_initialises_them_then_captures():
     first = compiled(x)  # eagerly: the layers take their shapes
     assert type(model[0]) is nn.Linear and tuple(model[2].weight.shape) == (2, 4)
     assert fg.allclose(first, model(x)) and fg.allclose(compiled(x), model(x))
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="torch leaves a lazy module initialised by a first call that then fails")
+def test_a_failing_first_call_leaves_the_module_uninitialized():
+    conv = nn.LazyConv1d(3, 3)
+    with pytest.raises(RuntimeError):
+        conv(fg.zeros(0, 3, dtype=fg.float64))  # the hook initialises in float32, then the forward refuses float64
+    assert type(conv) is nn.LazyConv1d and conv.in_channels == 0 and nn.parameter.is_lazy(conv.weight)
+    assert tuple(conv(fg.randn(2, 4, 8)).shape) == (2, 3, 6)  # a good first call initialises it as usual
+    assert type(conv) is nn.Conv1d and tuple(conv.weight.shape) == (3, 4, 3)
+    norm = nn.LazyBatchNorm2d()
+    with pytest.raises(ValueError, match="^expected 4D input"):
+        norm(fg.zeros(0, 3))
+    assert repr(norm.running_mean) == "<UninitializedBuffer>" and norm.num_features == 0

@@ -40,8 +40,23 @@ class LazyModuleMixin:
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self._register_lazy_hooks()
+
+    def _register_lazy_hooks(self):
         self._load_hook = self.register_load_state_dict_pre_hook(LazyModuleMixin._lazy_load_hook)
         self._initialize_hook = self.register_forward_pre_hook(LazyModuleMixin._infer_parameters, with_kwargs=True)
+
+    def __call__(self, *args, **kwargs):
+        # a first call whose forward fails after the hook gave the parameters their shapes (an input of the wrong
+        # dtype) leaves the module as it was, uninitialized, as a failing call leaves every tensor
+        if not self.has_uninitialized_params():
+            return super().__call__(*args, **kwargs)
+        before = _Uninitialized(self)
+        try:
+            return super().__call__(*args, **kwargs)
+        except BaseException:
+            before.restore(self)
+            raise
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         # an uninitialized parameter is saved as it is (detach() would need its data)
@@ -102,6 +117,36 @@ class LazyModuleMixin:
             "Modules with uninitialized parameters can't be used with `DataParallel`. Run a dummy forward pass to "
             "correctly initialize the modules"
         )
+
+
+_PLAIN = (int, float, bool, str, tuple, type(None))
+
+
+class _Uninitialized:
+    """A lazy module before its first call: its class, sizes, parameters and buffers, to put back when that call
+    fails after the hook initialised them."""
+
+    def __init__(self, module):
+        self.cls = type(module)
+        self.attributes = {k: v for k, v in module.__dict__.items() if isinstance(v, _PLAIN)}
+        self.parameters = dict(module._parameters)
+        self.buffers = dict(module._buffers)
+        tensors = itertools.chain(self.parameters.values(), self.buffers.values())
+        self.lazy = [(t, type(t), t.data.dtype) for t in tensors if is_lazy(t)]
+
+    def restore(self, module):
+        for t, cls, dtype in self.lazy:
+            if not is_lazy(t):  # materialized in place: no data and its old class again
+                t.data = _core.zeros(0, dtype=dtype)
+                t.__class__ = cls
+        module._parameters.clear()
+        module._parameters.update(self.parameters)
+        module._buffers.clear()
+        module._buffers.update(self.buffers)
+        module.__dict__.update(self.attributes)
+        if "_initialize_hook" not in module.__dict__:
+            LazyModuleMixin._register_lazy_hooks(module)
+        module.__class__ = self.cls
 
 
 class LazyLinear(LazyModuleMixin, Linear):
