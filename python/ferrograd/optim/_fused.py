@@ -67,8 +67,7 @@ class FusedOptimizer(Optimizer):
         does not repeat: a step with hooks is not captured."""
         if self._optimizer_step_pre_hooks or self._optimizer_step_post_hooks:
             _core._capture_unsupported("an optimizer step hook")
-        params = [p for group in self.param_groups for p in group["params"]]
-        _core._capture_effect("optimizer.step", params, self, "_replay_update")
+        _core._capture_effect("optimizer.step", list(self._all_params()), self, "_replay_update")
 
     def _replay_update(self):
         with no_grad():

@@ -165,9 +165,12 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Resets the gradients: to None (the default), or to zeros in place."""
-        params = [p for group in self.param_groups for p in group["params"]]
-        if not _zero_grad.captured(self, params, set_to_none):
+        if not _zero_grad.captured(self, self._all_params(), set_to_none):
             self._zero_grad(set_to_none)
+
+    def _all_params(self):
+        """Every group's parameters in order, lazily (an eager `zero_grad` never lists them)."""
+        return chain.from_iterable(group["params"] for group in self.param_groups)
 
     def _zero_grad_to_none(self):
         self._zero_grad(True)

@@ -60,7 +60,7 @@ def scaled_dot_product_attention(
         scale = float(scale)
     flash = _flags.STATE["sdp.flash"] and _flash_applies(query, key, value, attn_mask, dropout_p)
     if not flash and not _flags.STATE["sdp.math"]:
-        _no_kernel(dropout_p)
+        _check_a_kernel_is_left(dropout_p)
     if flash:
         mask = attn_mask  # is_causal is applied in the kernel
         if attn_mask is not None and attn_mask.dtype == _core.bool:
@@ -87,8 +87,10 @@ def scaled_dot_product_attention(
     return weights @ value
 
 
-def _no_kernel(dropout_p):
-    """torch's errors when the switches (`nn.attention.sdpa_kernel`) leave no CPU kernel for these inputs."""
+def _check_a_kernel_is_left(dropout_p):
+    """With the composition (math) switched off and the fused path not taken: torch's errors when the switches
+    (`nn.attention.sdpa_kernel`) leave no CPU kernel. Flash alone still takes inputs outside `_flash_applies`
+    (3-D ones) in torch, but no dropout; those run here as the composition, with the same values."""
     if _flags.STATE["sdp.flash"] and dropout_p > 0.0:
         raise RuntimeError("No available kernel.  Aborting execution.")
     if not _flags.STATE["sdp.flash"]:

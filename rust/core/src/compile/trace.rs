@@ -507,11 +507,9 @@ pub fn effect(effect: Effect, targets: &[Tensor], run: impl Fn() -> Result<()> +
     if !ACTIVE.with(Cell::get) || targets.is_empty() {
         return run();
     }
+    // shared by the run now and the replays' copies of the closure
     let run = Arc::new(run);
-    let once = {
-        let run = run.clone();
-        move |x: &[&Tensor]| run().map(|()| x[0].clone())
-    };
+    let once = move |x: &[&Tensor]| run().map(|()| x[0].clone());
     let replay = once.clone();
     let operands: Vec<&Tensor> = targets.iter().collect();
     traced(effect.name(), NodeKind::Opaque, &operands, || once(&operands), || replay).map(drop)
