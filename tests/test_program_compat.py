@@ -123,6 +123,32 @@ def test_implicit_dim_warning_names_the_callers_line(name):
     )
 
 
+def _warnings_of(call, text):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [w for w in caught if text in str(w.message)]
+
+
+def test_a_functional_warning_names_the_line_that_called_the_function():
+    """pytorch/examples' mnist_rnn puts 2-D input through two `Dropout2d`s: torch warns at the line in its
+    `Dropout2d.forward` that calls `F.dropout2d`, one place, so the default filter prints it once; called
+    directly, at the caller's line. Not at the wrapper that checks a function's arguments."""
+    x = fg.ones(4, 3)
+    (direct,) = _warnings_of(lambda: F.dropout2d(x), "Received a 2-D input to dropout2d")
+    assert direct.filename == __file__
+    layers = (fg.nn.Dropout2d(0.25), fg.nn.Dropout2d(0.5))
+    through = _warnings_of(lambda: [layer(x) for layer in layers], "Received a 2-D input to dropout2d")
+    assert len(through) == 2 and through[0].filename.replace("\\", "/").endswith("nn/modules/dropout.py")
+    assert (through[0].filename, through[0].lineno) == (through[1].filename, through[1].lineno)
+    (upsample,) = _warnings_of(lambda: F.upsample(fg.ones(1, 1, 2, 2), scale_factor=2), "upsample` is deprecated")
+    assert upsample.filename == __file__
+    (empty,) = _warnings_of(lambda: fg.nn.init.kaiming_uniform_(fg.empty(0, 3)), "zero-element tensors")
+    (old_name,) = _warnings_of(lambda: fg.nn.init.xavier_uniform(fg.empty(2, 3)), "is now deprecated")
+    (no_params,) = _warnings_of(lambda: fg.nn.utils.clip_grad_norm_((p for p in []), 1.0), "empty generator")
+    assert empty.filename == old_name.filename == no_params.filename == __file__
+
+
 def test_onnx_imports_and_is_not_exporting():
     import ferrograd.onnx
 

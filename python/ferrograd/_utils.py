@@ -223,6 +223,22 @@ def tensor_arguments(func):
     return wrapper
 
 
+# the code of every `tensor_arguments` wrapper (one code object, whatever it wraps)
+_WRAPPER_CODE = tensor_arguments(len).__code__
+
+
+def warn_at_function_caller(message, category=UserWarning):
+    """`warnings.warn(message, stacklevel=2)` from a public function, as torch's Python functions warn: at the
+    line that called it (a module's `forward` inside ferrograd, or the user's), not at `tensor_arguments`'
+    wrapper. So a warning from inside a layer is one line, printed once, as torch's."""
+    import warnings
+
+    frame, level = sys._getframe(2), 3
+    while frame is not None and frame.f_code is _WRAPPER_CODE:
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
+
 _FunctionType = type(tensor_arguments)  # types.FunctionType, without importing `types`
 
 

@@ -5,10 +5,10 @@ Each runs under `no_grad`, draws from the default generator (or `generator=`) an
 
 import math
 import numbers
-import warnings
 
 from .. import _core
 from .._utils import typed_entry_points as _typed_entry_points
+from .._utils import warn_at_function_caller
 from ..grad_mode import no_grad
 
 __all__ = [
@@ -92,10 +92,9 @@ def _norm_cdf(x):
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fills `tensor` with draws from N(mean, std²) restricted to [a, b] (by rejection, so exactly that law)."""
     if mean < a - 2 * std or mean > b + 2 * std:
-        warnings.warn(
+        warn_at_function_caller(
             "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may be "
             "incorrect.",
-            stacklevel=2,
         )
     if tensor.numel() == 0 or tensor.is_meta:  # a meta tensor has no values to fill
         return tensor
@@ -232,7 +231,7 @@ def _kaiming_std(tensor, a, mode, nonlinearity):
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """U(-bound, bound) with bound = gain·√(3 / fan) (He et al.); `a` is leaky_relu's negative slope."""
     if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        warn_at_function_caller("Initializing zero-element tensors is a no-op")
         return tensor
     bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
     return uniform_(tensor, -bound, bound, generator)
@@ -241,7 +240,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """N(0, std²) with std = gain / √fan."""
     if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        warn_at_function_caller("Initializing zero-element tensors is a no-op")
         return tensor
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
 
@@ -299,8 +298,9 @@ def _deprecated(fn):
     old_name = new_name[:-1]
 
     def deprecated_init(*args, **kwargs):
-        warnings.warn(
-            f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.", FutureWarning, stacklevel=2
+        warn_at_function_caller(
+            f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.",
+            FutureWarning,
         )
         return fn(*args, **kwargs)
 

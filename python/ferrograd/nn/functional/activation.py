@@ -3,11 +3,9 @@ takes the gradient. The elementwise ones that are one core op each (elu, selu, c
 softplus, threshold, gelu, silu, hardsigmoid, hardswish, mish, logsigmoid, hardshrink, softshrink) are
 generated from the core's registry into `_param_ops.py`; rrelu is its own core op (it draws)."""
 
-import warnings
-
 from ... import _core
 from ..._core import Tensor
-from ..._utils import warn_at_caller
+from ..._utils import warn_at_caller, warn_at_function_caller
 from ._param_ops import hardtanh
 
 
@@ -111,7 +109,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
     """softmax((logits + Gumbel noise) / tau); `hard` gives one-hot samples with the soft gradient."""
     if eps != 1e-10:
-        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+        warn_at_function_caller("`eps` parameter is deprecated and has no effect.")
     uniform = _core.zeros(logits.shape, dtype=logits.dtype).uniform_()
     gumbels = -(-uniform.log1p().neg()).log()  # -log(Exp(1)), Exp(1) = -log(1 - U)
     y_soft = ((logits + gumbels) / tau).softmax(dim)

@@ -1,10 +1,10 @@
 """Dropouts: elementwise, per feature map, and SELU's alpha dropout."""
 
 import math
-import warnings
 
 from ... import _core
 from ..._core import Tensor
+from ..._utils import warn_at_function_caller
 from ._common import _scalar_type_name
 
 
@@ -64,20 +64,18 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     _check_p(p)
     if input.dim() not in (3, 4):
-        warnings.warn(
+        warn_at_function_caller(
             f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated and will result in an "
             "error in a future release. To retain the behavior and silence this warning, please use dropout "
             "instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 spatial "
             "dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
-            stacklevel=2,
         )
     if input.dim() == 3:
-        warnings.warn(
+        warn_at_function_caller(
             "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is "
             "desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will "
             "change in a future release to interpret the input as one without a batch dimension, i.e. shape "
             "(C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using dropout1d instead.",
-            stacklevel=2,
         )
     return _feature_dropout(input, p, training, inplace, False)
 
@@ -85,12 +83,11 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     _check_p(p)
     if input.dim() not in (4, 5):
-        warnings.warn(
+        warn_at_function_caller(
             f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is deprecated and will result in an "
             "error in a future release. To retain the behavior and silence this warning, please use dropout "
             "instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 spatial "
             "dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
-            stacklevel=2,
         )
     if input.dim() == 4:
         return _feature_dropout(input.unsqueeze(0), p, training, inplace, False).squeeze(0)

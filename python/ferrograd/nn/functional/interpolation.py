@@ -5,10 +5,10 @@ checks. The kernels and their gradients are one Rust op (`_core._upsample`).
 
 import math
 import numbers
-import warnings
 
 from ... import _core
 from ..._core import Tensor
+from ..._utils import warn_at_function_caller
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 # the linear family by the number of spatial dims it needs
@@ -167,26 +167,23 @@ def interpolate(
 
 def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners=None) -> Tensor:
     """Deprecated spelling of `interpolate`."""
-    warnings.warn(
+    warn_at_function_caller(
         "`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
-        stacklevel=2,
     )
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
     """Deprecated spelling of `interpolate(..., mode="nearest")`."""
-    warnings.warn(
+    warn_at_function_caller(
         "`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
-        stacklevel=2,
     )
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
     """Deprecated spelling of `interpolate(..., mode="bilinear", align_corners=True)`."""
-    warnings.warn(
+    warn_at_function_caller(
         "`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
-        stacklevel=2,
     )
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

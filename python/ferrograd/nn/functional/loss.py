@@ -2,11 +2,11 @@
 the gradient."""
 
 import math
-import warnings
 
 from ... import _core
 from ..._arg_errors import require_tensor
 from ..._core import Tensor
+from ..._utils import warn_at_function_caller
 from ...grad_mode import no_grad
 from ._common import _check_reduction, _loss_reduction, _reduce, _reduction, _warn_size_mismatch
 from ._param_ops import logsigmoid
@@ -97,11 +97,10 @@ def mse_loss(
     if weight is not None:
         raise ValueError("mse_loss(weight=...) is not supported yet")
     if target.shape != input.shape:
-        warnings.warn(
+        warn_at_function_caller(
             f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
             "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.",
             UserWarning,
-            stacklevel=2,
         )
     return _core._mse_loss(input, target, _reduction(size_average, reduce, reduction))
 
@@ -155,12 +154,11 @@ def kl_div(
 ) -> Tensor:
     """KL divergence with `input` as log-probabilities; target as probabilities (or log-probabilities)."""
     if reduction == "mean":
-        warnings.warn(
+        warn_at_function_caller(
             "reduction: 'mean' divides the total loss by both the batch size and the support size."
             "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
             "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
             UserWarning,
-            stacklevel=2,
         )
     if reduction != "batchmean":
         reduction = _check_reduction(_reduction(size_average, reduce, reduction))

@@ -2,10 +2,9 @@
 and defaults; the kernels and their gradients are Rust ops (`ferrograd.grid_sampler`,
 `ferrograd.affine_grid_generator`)."""
 
-import warnings
-
 from ... import _core
 from ..._core import Tensor
+from ..._utils import warn_at_function_caller
 
 _MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 _PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
@@ -36,7 +35,7 @@ def grid_sample(
             f"but got: '{padding_mode}'"
         )
     if align_corners is None:
-        warnings.warn(_DEFAULT_ALIGN_CORNERS, stacklevel=2)
+        warn_at_function_caller(_DEFAULT_ALIGN_CORNERS)
         align_corners = False
     return _core.grid_sampler(input, grid, _MODES[mode], _PADDING_MODES[padding_mode], align_corners)
 
@@ -44,7 +43,7 @@ def grid_sample(
 def affine_grid(theta: Tensor, size: list[int], align_corners: bool | None = None) -> Tensor:
     """The sampling grid (N, H, W, 2) or (N, D, H, W, 3) of the affine maps ``theta`` (N, 2, 3) or (N, 3, 4)."""
     if align_corners is None:
-        warnings.warn(_DEFAULT_ALIGN_CORNERS, stacklevel=2)
+        warn_at_function_caller(_DEFAULT_ALIGN_CORNERS)
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
@@ -67,12 +66,11 @@ def affine_grid(theta: Tensor, size: list[int], align_corners: bool | None = Non
             f"Got size {size}."
         )
     if align_corners and min(spatial_size) == 1:
-        warnings.warn(
+        warn_at_function_caller(
             "Since version 1.3.0, affine_grid behavior has changed "
             "for unit-size grids when align_corners=True. "
             "This is not an intended use case of affine_grid. "
             "See the documentation of affine_grid for details.",
-            stacklevel=2,
         )
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")

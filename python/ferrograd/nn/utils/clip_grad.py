@@ -6,11 +6,11 @@ concatenated, without the copy.
 
 import functools
 import types
-import warnings
 
 from ... import _core
 from ..._core import Tensor
 from ..._utils import typed_entry_points as _typed_entry_points
+from ..._utils import warn_at_caller, warn_at_function_caller
 from ...grad_mode import no_grad
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
@@ -73,7 +73,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         is_generator = isinstance(parameters, types.GeneratorType)
         parameters = list(parameters)
         if is_generator and not parameters:
-            warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=3)
+            warn_at_caller("`parameters` is an empty generator, no gradient clipping will occur.")
     grads = [p.grad for p in parameters if p.grad is not None]
     total_norm = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     clip_grads_with_norm_(parameters, max_norm, total_norm, foreach)
@@ -82,10 +82,9 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 
 def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """Deprecated alias of `clip_grad_norm_`."""
-    warnings.warn(
+    warn_at_function_caller(
         "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
         FutureWarning,
-        stacklevel=2,
     )
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
