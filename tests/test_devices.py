@@ -125,6 +125,23 @@ def test_no_accelerator_is_reported():
             fg.cuda.current_device()
 
 
+def test_xpu_and_mps_are_absent_as_in_torchs_cpu_build():
+    """pytorch/examples' mnist_forward_forward asks `torch.xpu.is_available()` while choosing its device."""
+    assert fg.xpu.is_available() is False and fg.xpu.device_count() == 0 and fg.xpu.is_initialized() is False
+    fg.xpu.manual_seed_all(0)
+    fg.xpu.empty_cache()
+    assert fg.xpu.memory_allocated() == 0
+    for call in (fg.xpu.current_device, fg.xpu.synchronize, fg.xpu.get_device_name):
+        with pytest.raises(AssertionError, match="Torch not compiled with XPU enabled"):
+            call()
+    assert fg.mps.is_available() is False and fg.mps.device_count() == 0
+    fg.mps.manual_seed(0)
+    with pytest.raises(RuntimeError, match=r"Cannot execute deviceSynchronize\(\) without MPS backend\."):
+        fg.mps.synchronize()
+    with pytest.raises(RuntimeError, match=r"Cannot execute emptyCache\(\) without MPS backend\."):
+        fg.mps.empty_cache()
+
+
 def test_default_device():
     assert fg.get_default_device() == fg.device("cpu")
     fg.set_default_device("cpu")

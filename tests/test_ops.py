@@ -2477,6 +2477,32 @@ def test_list_of_lists_is_read_as_a_tuple():
         assert x[[[0, 1]] * 32].shape == (32, 2, 6)  # 32 or more items: one tensor index
 
 
+def test_ranges_numpy_arrays_and_int32_tensors_index_as_lists_do():
+    """pytorch/examples' mnist_forward_forward writes `x_[range(x.shape[0]), y] = x.max()`; torch reads any
+    sequence as a tensor of indices (long, or a mask), takes int32 tensors as long ones and uint8 as a (deprecated)
+    mask."""
+    x = fg.arange(12.0).reshape(3, 4)
+    assert x[range(2)].tolist() == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    assert x[range(2), 1].tolist() == [1.0, 5.0] and x[range(0)].shape == (0, 4)
+    assert x[np.array([0, 2])].tolist() == [[0, 1, 2, 3], [8, 9, 10, 11]]
+    assert x[np.array([0, 2], dtype=np.int32), 1].tolist() == [1.0, 9.0]
+    assert x[np.array([True, False, True])].tolist() == [[0, 1, 2, 3], [8, 9, 10, 11]]
+    assert x[fg.tensor([2, 0], dtype=fg.int32)].tolist() == [[8, 9, 10, 11], [0, 1, 2, 3]]
+    assert x[fg.tensor(1, dtype=fg.int32)].tolist() == [4, 5, 6, 7]
+    with pytest.warns(UserWarning, match="indexing with dtype torch.uint8 is now deprecated"):
+        assert x[fg.tensor([1, 0, 1], dtype=fg.uint8)].tolist() == [[0, 1, 2, 3], [8, 9, 10, 11]]
+    y = x.clone()
+    y[range(3), [0, 1, 2]] = -1.0
+    y[fg.tensor([0], dtype=fg.int32), 3] = -2.0
+    assert y.diagonal().tolist() == [-1.0, -1.0, -1.0] and y[0, 3].item() == -2.0
+    # a sequence's float values are truncated to long indices; a float or int16 tensor is refused
+    assert x[np.array([0.5, 2.7])].tolist() == x[[0.5, 2.7]].tolist() == [[0, 1, 2, 3], [8, 9, 10, 11]]
+    for bad in (fg.tensor([1.5]), fg.tensor([1, 0], dtype=fg.int16)):
+        with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool tensors"):
+            x[bad]
+    assert x.tolist() == np.arange(12.0).reshape(3, 4).tolist()
+
+
 def test_advanced_setitem_broadcast_value_and_leaf_error():
     x = fg.zeros(3, 4)
     x[[0, 2]] = fg.tensor([1.0, 2.0, 3.0, 4.0])

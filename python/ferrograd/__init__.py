@@ -550,6 +550,7 @@ _lazy_submodules.install(
         "futures",
         "jit",
         "linalg",
+        "mps",
         "multiprocessing",
         "nn",
         "onnx",
@@ -562,6 +563,7 @@ _lazy_submodules.install(
         "special",
         "utils",
         "viz",
+        "xpu",
     },
     # `torch.autocast` is `torch.amp.autocast`, `torch.GradScaler` `torch.amp.GradScaler`
     # `torch.polygamma(n, input)`, `torch.xlogy` and `torch.mvlgamma` are `torch.special`'s

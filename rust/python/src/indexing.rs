@@ -7,8 +7,9 @@ use ferrograd_core::index::IndexPutBackward0;
 use ferrograd_core::index_write::IndexFillBackward0;
 use ferrograd_core::{Layout, Tensor};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyEllipsis, PyInt, PyList, PyNone, PySlice, PySliceMethods, PyTuple};
+use pyo3::types::{PyBool, PyEllipsis, PyInt, PyList, PyNone, PyRange, PySlice, PySliceMethods, PyTuple};
 
 enum Item<'py> {
     Int(isize),
@@ -35,13 +36,42 @@ impl Item<'_> {
     }
 }
 
-fn index_item<'py>(t: Tensor) -> PyResult<Item<'py>> {
+fn index_item<'py>(py: Python<'py>, t: Tensor) -> PyResult<Item<'py>> {
+    use ferrograd_core::DType;
     match t.dtype() {
-        ferrograd_core::DType::I64 if t.ndim() == 0 => Ok(Item::Int(call(|| t.item())?.to_f64() as isize)),
-        ferrograd_core::DType::I64 => Ok(Item::Adv(t)),
-        ferrograd_core::DType::Bool if t.ndim() > 0 => Ok(Item::Mask(t)),
-        ferrograd_core::DType::Bool => Ok(Item::Bool(call(|| t.item())?.to_f64() != 0.0)),
+        DType::I64 if t.ndim() == 0 => Ok(Item::Int(call(|| t.item())?.to_f64() as isize)),
+        DType::I64 => Ok(Item::Adv(t)),
+        // an int32 index is a long one (torch takes both; a numpy int32 array is one)
+        DType::I32 => index_item(py, call(|| t.to_dtype(DType::I64))?),
+        DType::Bool if t.ndim() > 0 => Ok(Item::Mask(t)),
+        DType::Bool => Ok(Item::Bool(call(|| t.item())?.to_f64() != 0.0)),
+        DType::U8 => {
+            // the pre-bool masks: still read as a mask, with torch's warning
+            let category = py.import("builtins")?.getattr("UserWarning")?;
+            py.import("warnings")?.call_method1(
+                "warn",
+                (
+                    "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+                    category,
+                    1,
+                ),
+            )?;
+            index_item(py, call(|| t.to_dtype(DType::Bool))?)
+        }
         _ => Err(PyIndexError::new_err("tensors used as indices must be long, int, byte or bool tensors")),
+    }
+}
+
+/// A sequence used as an index, as a tensor: a mask if its values are bools (or bytes), else long indices, so
+/// that float values are truncated as torch's `indexing_tensor_from_data` does (`x[[1.5]]` is `x[[1]]`).
+fn sequence_index(sequence: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    use ferrograd_core::DType;
+    let t = crate::convert::tensor_from_data(sequence, None)?;
+    // Python's values: a compiled graph reads them as they were at capture, as a Python int index
+    ferrograd_core::compile::note_literal(&t);
+    match t.dtype() {
+        DType::Bool | DType::U8 | DType::I64 => Ok(t),
+        _ => call(|| t.to_dtype(DType::I64)),
     }
 }
 
@@ -99,18 +129,18 @@ fn parse_items<'py>(key: &Bound<'py, PyAny>) -> PyResult<Vec<Item<'py>>> {
             } else if it.is_instance_of::<PyInt>() {
                 Ok(Item::Int(it.extract::<isize>()?))
             } else if let Ok(t) = it.cast::<PyTensor>() {
-                index_item(t.get().get())
+                index_item(it.py(), t.get().get())
             } else if it.is_instance_of::<PyList>() || it.is_instance_of::<PyTuple>() {
-                let t = crate::convert::tensor_from_data(it, None)?;
-                // Python's values: a compiled graph reads them as they were at capture, as a Python int index
-                ferrograd_core::compile::note_literal(&t);
-                let t = if t.numel() == 0 { call(|| t.to_dtype(ferrograd_core::DType::I64))? } else { t };
+                let t = sequence_index(it)?;
                 if t.ndim() == 0 {
                     return Ok(Item::Adv(call(|| t.reshape(&[1]))?));
                 }
-                index_item(t)
+                index_item(it.py(), t)
             } else if let Ok(i) = it.call_method0("__index__") {
                 Ok(Item::Int(i.extract::<isize>()?))
+            } else if it.is_instance_of::<PyRange>() || it.hasattr(intern!(it.py(), "__array__"))? {
+                // a `range` or a numpy array is a sequence of indices, as a list is (torch reads any sequence)
+                index_item(it.py(), sequence_index(it)?)
             } else {
                 Err(PyIndexError::new_err(format!(
                     "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices \
