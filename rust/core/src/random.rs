@@ -505,6 +505,20 @@ pub fn bernoulli_traced(gen: &SharedGenerator, p: &Tensor) -> Result<Tensor> {
     crate::compile::traced_random("bernoulli", &[p], || draw(&[p]), || replay)
 }
 
+/// A draw that reads tensors (`multinomial`, `poisson`, `binomial`, `_standard_gamma`), captured
+/// (`ferrograd.compile`) as a node reading `inputs`: each replay draws anew from `gen`, as eager would.
+pub fn traced_draw<F>(name: &'static str, gen: &SharedGenerator, inputs: &[&Tensor], draw: F) -> Result<Tensor>
+where
+    F: Fn(&Mutex<Generator>, &[&Tensor]) -> Result<Tensor> + Clone + Send + Sync + 'static,
+{
+    let run = {
+        let gen = gen.clone();
+        move |x: &[&Tensor]| draw(&gen, x)
+    };
+    let replay = run.clone();
+    crate::compile::traced_random(name, inputs, || run(inputs), || replay)
+}
+
 /// `bernoulli(p)`'s draws recorded as torch records them: BernoulliBackward0, a zero gradient for `p`.
 pub fn bernoulli_recorded(gen: &Mutex<Generator>, p: &Tensor) -> Result<Tensor> {
     let out = bernoulli(gen, p)?;

@@ -98,7 +98,13 @@ pub(crate) fn _multinomial(
     if num_samples <= 0 {
         return Err(PyRuntimeError::new_err("cannot sample n_sample <= 0 samples"));
     }
-    wrap(py, call(|| random::multinomial(&gen, &p, num_samples as usize, replacement))?)
+    let n = num_samples as usize;
+    wrap(
+        py,
+        call(|| {
+            random::traced_draw("multinomial", &gen, &[&p], move |g, x| random::multinomial(g, x[0], n, replacement))
+        })?,
+    )
 }
 
 /// `torch._standard_gamma`'s draws (no gradient here: `distributions` attaches torch's reparameterized one).
@@ -107,7 +113,7 @@ pub(crate) fn _multinomial(
 fn _standard_gamma(py: Python<'_>, input: &Bound<'_, PyAny>, generator: Option<&Bound<'_, PyAny>>) -> Out {
     let gen = generator_arg(generator, "_standard_gamma")?;
     let alpha = args::tensor_arg(input, "_standard_gamma", "input")?;
-    wrap(py, call(|| random::standard_gamma(&gen, &alpha))?)
+    wrap(py, call(|| random::traced_draw("_standard_gamma", &gen, &[&alpha], |g, x| random::standard_gamma(g, x[0])))?)
 }
 
 /// `torch.poisson`'s counts, drawn as torch's CPU kernel draws them.
@@ -116,7 +122,7 @@ fn _standard_gamma(py: Python<'_>, input: &Bound<'_, PyAny>, generator: Option<&
 fn _poisson(py: Python<'_>, input: &Bound<'_, PyAny>, generator: Option<&Bound<'_, PyAny>>) -> Out {
     let gen = generator_arg(generator, "poisson")?;
     let rates = args::tensor_arg(input, "poisson", "input")?;
-    wrap(py, call(|| random::poisson(&gen, &rates))?)
+    wrap(py, call(|| random::traced_draw("poisson", &gen, &[&rates], |g, x| random::poisson(g, x[0])))?)
 }
 
 /// `torch.binomial`'s counts for `count` and `prob` of one shape and dtype, drawn as torch's CPU kernel.
@@ -131,7 +137,7 @@ fn _binomial(
     let gen = generator_arg(generator, "binomial")?;
     let count = args::tensor_arg(count, "binomial", "count")?;
     let prob = args::tensor_arg(prob, "binomial", "prob")?;
-    wrap(py, call(|| random::binomial(&gen, &count, &prob))?)
+    wrap(py, call(|| random::traced_draw("binomial", &gen, &[&count, &prob], |g, x| random::binomial(g, x[0], x[1])))?)
 }
 
 /// Dropout's mask for `input`: 1 / (1 - p) with probability 1 - p, else 0, in `input`'s shape and dtype

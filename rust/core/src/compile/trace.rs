@@ -233,7 +233,7 @@ fn run_and_record<T>(eager: impl FnOnce() -> Result<T>, record_node: impl FnOnce
 fn unknown_origin(t: &Tensor) -> String {
     match t.grad_fn() {
         Some(node) => format!("was made by an op that is not captured ({})", node.name()),
-        None => "was made outside the captured ops (by an op that is not captured, such as multinomial())".into(),
+        None => "was made outside the captured ops (by an op that is not captured, such as nonzero())".into(),
     }
 }
 
