@@ -534,6 +534,7 @@ if TYPE_CHECKING:
 _lazy_submodules.install(
     globals(),
     {
+        "__future__",
         "accelerator",
         "_dynamo",
         "amp",

@@ -722,6 +722,12 @@ class Tensor:
         """True for tensors not produced by a recorded operation (user-created or ``requires_grad=False``)."""
     def _is_view(self) -> _Bool:
         """True for a tensor a view op made from another tensor's storage."""
+    def _use_count(self) -> int:
+        """How many holders share this tensor's record (1: only this object)."""
+    def _swap_tensor_impl(self, other: Tensor) -> None:
+        """Exchanges what this tensor and ``other`` are, each keeping its Python object (``utils.swap_tensors``)."""
+    def _own_weakrefs(self) -> list[Any]:
+        """The weak references ferrograd itself holds to this tensor (its leaf's registry)."""
     @property
     def _base(self) -> Tensor | None:
         """The tensor a view reads (the root of its chain of views); None for a tensor that is no view."""

@@ -79,6 +79,31 @@ impl<B: Base> TensorHandle<B> {
         self.base.as_ref()
     }
 
+    /// `torch.utils.swap_tensors`' exchange: each handle takes the other's record, so each Python object
+    /// becomes what the other was (values, geometry, history, gradient). A view and a leaf's `.grad` object keep
+    /// what makes them one outside the record (their base, their leaf), so they are refused.
+    pub fn swap_records(&self, other: &Self) -> Result<()> {
+        if self.base.is_some() || other.base.is_some() {
+            crate::bail!(Runtime, "swap_tensors: ferrograd cannot swap a view (it reads its base's storage)");
+        }
+        if self.grad_of.is_some() || other.grad_of.is_some() {
+            crate::bail!(Runtime, "swap_tensors: ferrograd cannot swap the tensor of a leaf's .grad");
+        }
+        if crate::compile::is_capturing() {
+            crate::compile::unsupported_outside_ops("swap_tensors()");
+        }
+        if !std::ptr::eq(self, other) {
+            std::mem::swap(&mut *self.record.write(), &mut *other.record.write());
+        }
+        Ok(())
+    }
+
+    /// How many holders share this tensor's record (torch's `_use_count`): 1 when only this object has it; a
+    /// graph that saved the tensor holds it too.
+    pub fn use_count(&self) -> usize {
+        std::sync::Arc::strong_count(&self.record.read().0)
+    }
+
     /// `self = f(self)` in place. Through a view of a tensor in a graph, the write goes via the base,
     /// which takes a `CopySlices` history.
     pub fn apply_inplace(&self, other_requires_grad: bool, f: impl FnOnce(&Tensor) -> Result<Tensor>) -> Result<()> {

@@ -17,11 +17,20 @@ from ... import _core, _device, _utils, _zero_grad
 from ..._core import Tensor
 from ..._type import typename as _typename
 from ...grad_mode import no_grad
+from ...utils import swap_tensors as _swap_tensors
 from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Buffer, Parameter
 from . import _call_hooks
 from ._call_hooks import HOOKED as _HOOKED
 from ._call_hooks import CallHooks
+
+
+def _future_swap():
+    """`torch.__future__.get_swap_module_params_on_conversion()` (loaded with its module, on first use)."""
+    from ... import __future__ as future
+
+    return future.get_swap_module_params_on_conversion()
+
 
 __all__ = [
     "Module",
@@ -554,20 +563,47 @@ class Module:
     # ---- conversion ----
 
     def _apply(self, fn, recurse=True):
-        """Replaces the data of every parameter (and its grad) with `fn(data)`, and every buffer with
-        `fn(buffer)`; the Parameter objects stay the same, so optimizers that hold them keep working."""
+        """Gives every parameter (and its grad) `fn(data)`, and every buffer `fn(buffer)`. A parameter keeps
+        its object by default (optimizers that hold it keep working), through `.data`; `torch.__future__`'s
+        switches replace it by a new Parameter, or swap the new tensor into it (`utils.swap_tensors`)."""
+        from ... import __future__ as future
+
         if recurse:
             for module in self.children():
                 module._apply(fn)
-        for param in self._parameters.values():
+        swap = future.get_swap_module_params_on_conversion()
+        overwrite = future.get_overwrite_module_params_on_conversion()
+        for key, param in self._parameters.items():
             if param is None:
                 continue
             with no_grad():
-                param.data = fn(param)
+                applied = fn(param)
             grad = param.grad
+            if swap:
+                if grad is not None:
+                    param.grad = None  # the gradient's object is swapped on its own, below
+                try:
+                    _swap_tensors(param, Parameter(applied, requires_grad=param.requires_grad))
+                except Exception as e:
+                    if grad is not None:
+                        param.grad = grad
+                    raise RuntimeError(f"_apply(): Couldn't swap {self._get_name()}.{key}") from e
+                out = param
+            elif overwrite:
+                out = self._parameters[key] = Parameter(applied, param.requires_grad)
+            else:
+                with no_grad():
+                    param.data = applied
+                out = param
             if grad is not None:
                 with no_grad():
-                    param.grad = fn(grad)
+                    grad_applied = fn(grad)
+                if swap or not overwrite:
+                    # the gradient keeps its object too (torch swaps it; its values are what matter here)
+                    grad.data = grad_applied
+                    out.grad = grad
+                else:
+                    out.grad = grad_applied.requires_grad_(grad.requires_grad)
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)
@@ -908,6 +944,7 @@ class Module:
             (k, v) for k, v in self._buffers.items() if v is not None and k not in self._non_persistent_buffers_set
         )
         assign = local_metadata.get("assign_to_params_buffers", False)
+        swap = _future_swap()
         for name, param in local_state.items():
             key = prefix + name
             if key not in state_dict:
@@ -931,7 +968,21 @@ class Module:
                 continue
             try:
                 with no_grad():
-                    if assign:
+                    if swap:
+                        loaded = param.module_load(value, assign=assign)
+                        if loaded is value or loaded is param:
+                            raise RuntimeError(
+                                "module_load returned one of self or other, please .detach() the result if "
+                                "returning one of the inputs in module_load"
+                            )
+                        if isinstance(param, Parameter):
+                            if isinstance(loaded, Parameter):
+                                loaded.requires_grad_(param.requires_grad)
+                            else:
+                                loaded = Parameter(loaded, requires_grad=param.requires_grad)
+                        _swap_tensors(param, loaded)
+                        del loaded
+                    elif assign:
                         if isinstance(param, Parameter):
                             if isinstance(value, Parameter):
                                 value.requires_grad_(param.requires_grad)

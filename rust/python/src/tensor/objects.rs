@@ -84,3 +84,15 @@ pub fn set_grad_object(meta: &GradMeta, obj: &Bound<'_, PyTensor>) -> PyResult<(
         None => Ok(()),
     }
 }
+
+/// The weak references this registry holds to `obj` (as its leaf's object): not the user's, so
+/// `torch.utils.swap_tensors`' "no weakrefs" check leaves them out.
+pub fn own_weakrefs<'py>(obj: &Bound<'py, PyTensor>) -> Vec<Bound<'py, PyWeakrefReference>> {
+    let t = obj.get().get();
+    let Some(objects) = t.grad_meta().and_then(|meta| objects(meta)) else { return Vec::new() };
+    [&objects.leaf, &objects.grad]
+        .into_iter()
+        .filter_map(|slot| slot.lock().as_ref().map(|w| w.bind(obj.py()).clone()))
+        .filter(|w| w.upgrade().is_some_and(|o| o.is(obj)))
+        .collect()
+}

@@ -15,6 +15,25 @@ impl PyTensor {
         self.handle.base().is_some()
     }
 
+    /// How many holders share this tensor's record (`torch.utils.swap_tensors` asks for 1).
+    fn _use_count(&self) -> usize {
+        self.handle.use_count()
+    }
+
+    /// Exchanges what this tensor and `other` are, keeping each Python object (`torch.utils.swap_tensors`); each
+    /// becomes its new leaf's object.
+    fn _swap_tensor_impl(slf: &Bound<'_, Self>, other: &Bound<'_, PyTensor>) -> PyResult<()> {
+        call(|| slf.get().handle.swap_records(&other.get().handle))?;
+        super::objects::register_leaf(slf)?;
+        super::objects::register_leaf(other)
+    }
+
+    /// The weak references ferrograd itself holds to this tensor (its leaf's registry), which
+    /// `utils.swap_tensors` does not count as the user's.
+    fn _own_weakrefs<'py>(slf: &Bound<'py, Self>) -> Vec<Bound<'py, pyo3::types::PyWeakrefReference>> {
+        super::objects::own_weakrefs(slf)
+    }
+
     /// The tensor a view reads (the root of its chain of views), None for a tensor that is no view.
     #[getter]
     fn _base(&self, py: Python<'_>) -> Option<Py<PyTensor>> {
