@@ -40,6 +40,34 @@ def test_timer_setup_and_label():
     assert lines[2] == "setup: x = 3"
 
 
+def test_blocked_autorange_measures_blocks_and_prints_the_iqr():
+    """pytorch/tutorials' benchmark and timer_quick_start recipes: `blocked_autorange` picks a block size, then
+    measures blocks until `min_run_time`; the summary has the IQR line from four measurements on; `torch` is a
+    global of the statement without being given, and a multi-line setup prints indented."""
+    calls = []
+    timer = Timer(stmt="f(torch.ones(2))", setup="a = 1\nb = 2", globals={"f": lambda t: calls.append(t)}, label="ones")
+    m = timer.blocked_autorange(min_run_time=0.05)
+    assert len(m.times) >= 1 and all(t > 0 for t in m.times) and m.number_per_run >= 1
+    assert sum(m.raw_times) >= 0.05 and isinstance(calls[-1], fg.Tensor)
+    times = sorted(m.times)
+    assert min(times) <= m.median <= max(times) and m.iqr >= 0
+    lines = repr(m).splitlines()
+    assert lines[1:6] == ["ones", "setup:", "  a = 1", "  b = 2", ""]
+    assert re.fullmatch(r"  Median: \d+\.\d\d (ns|us|ms|s)", lines[6]) or len(m.times) == 1, lines[6]
+    if len(m.times) >= 4:
+        assert re.fullmatch(r"  IQR:    \d+\.\d\d \w+ \(\d+\.\d\d to \d+\.\d\d\)", lines[7]), lines[7]
+    n = len(m.times)
+    runs = f"{n} measurement{'s' if n > 1 else ''}, {m.number_per_run} runs {'per measurement,' if n > 1 else ','}"
+    runs += " 1 thread"
+    assert f"  {runs}" in lines
+    adaptive = Timer(stmt="x * 2", setup="x = torch.ones(3)").adaptive_autorange(max_run_time=0.2)
+    assert len(adaptive.times) >= 1 and adaptive.median > 0
+    from ferrograd.utils.benchmark import Language
+
+    assert Language.PYTHON.value == 0 and Language.CPP.value == 1
+    assert Timer("x", "x = 1", language=Language.PYTHON).timeit(3).number_per_run == 3
+
+
 def test_pytree_round_trip_and_repr():
     tree = ((1, 2), {"a": 3, "b": [4]})
     leaves, spec = _pytree.tree_flatten(tree)
