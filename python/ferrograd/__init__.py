@@ -242,8 +242,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     if device is not None:
         _device.check(device)
     steps = _steps(steps)
-    t = _linspace_values(builtins.float(start), builtins.float(end), steps)
-    return _finish(t.to(dtype or get_default_dtype()), requires_grad)
+    return _finish(_core._linspace(builtins.float(start), builtins.float(end), steps, dtype), requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):

@@ -2703,6 +2703,9 @@ def _load(source: str | os.PathLike[str] | bytes, mmap: _Bool = False) -> Any:
 def _storage_key(t: Tensor) -> tuple[builtins.int, builtins.int]:
     """``(key, numel)``: ``key`` is shared by tensors over one storage, ``numel`` the storage's length."""
 
+def _linspace(start: float, end: float, steps: int, dtype: dtype | None) -> Tensor:
+    """``linspace``'s values in ``dtype`` (the default float dtype when None), rounded as torch's CPU kernel."""
+
 def _shared_fd(t: Tensor) -> tuple[builtins.int, builtins.int]:
     """``(fd, nbytes)`` of the tensor's storage, moved to shared memory first if it is not there yet."""
 

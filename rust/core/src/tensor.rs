@@ -138,21 +138,72 @@ impl Tensor {
         crate::alloc::check_new_shape(&[n], dtype.itemsize().max(8))?;
         // As torch's kernel: the length from the doubles, the values `start + step * i` in the dtype's
         // accumulate type (double for float32/64, float for the halves, int64 for the integers: a float
-        // start and step are truncated first, so arange(-5.3, 2.1, 0.7, dtype=int64) is eleven -5s).
+        // start and step are truncated first, so arange(-5.3, 2.1, 0.7, dtype=int64) is eleven -5s), in
+        // torch's vector blocks (`float_range_blocks`) so that every value rounds as torch's does.
         match dtype {
-            DType::F32 | DType::F64 => {
-                let values: Vec<f64> = (0..n).map(|i| s + st * i as f64).collect();
-                Tensor::from_vec(values, &[n])?.to_dtype(dtype)
+            DType::F32 => {
+                let round = |v: f64| v as f32 as f64;
+                let values =
+                    float_range_blocks(n, 8, |i| st.mul_add(i as f64, s), |base, k| st.mul_add(k, round(base)));
+                Tensor::from_vec(values.into_iter().map(|v| v as f32).collect(), &[n])
+            }
+            DType::F64 => {
+                let values = float_range_blocks(n, 4, |i| st.mul_add(i as f64, s), |base, k| st.mul_add(k, base));
+                Tensor::from_vec(values, &[n])
             }
             DType::F16 | DType::BF16 => {
                 let (s, st) = (s as f32, st as f32);
-                let values: Vec<f32> = (0..n).map(|i| s + st * i as f32).collect();
+                let round = |v: f32| match dtype {
+                    DType::F16 => half::f16::from_f32(v).to_f32(),
+                    _ => half::bf16::from_f32(v).to_f32(),
+                };
+                let values =
+                    float_range_blocks(n, 16, |i| st.mul_add(i as f32, s), |base, k| st.mul_add(k, round(base)));
                 Tensor::from_vec(values, &[n])?.to_dtype(dtype)
             }
             _ => {
                 let (s, st) = (start.to_i64_truncated(), step.to_i64_truncated());
                 let values: Vec<i64> = (0..n as i64).map(|i| s.wrapping_add(st.wrapping_mul(i))).collect();
                 Tensor::from_vec(values, &[n])?.to_dtype(dtype)
+            }
+        }
+    }
+
+    /// `linspace(start, end, steps)` in `dtype`, as torch's CPU kernel: the step in the dtype (float32 for
+    /// float32), the first half `start + step·i` and the second `end - step·(steps - 1 - i)`, each one fused
+    /// multiply-add rounded once, as torch's compiled kernel gives them. Other dtypes: those formulas in
+    /// float64 (for an integer dtype from the bounds truncated), then converted.
+    pub fn linspace(start: f64, end: f64, steps: usize, dtype: DType) -> Result<Tensor> {
+        crate::alloc::check_new_shape(&[steps], dtype.itemsize().max(8))?;
+        let half = steps / 2;
+        if steps == 1 {
+            return Tensor::from_vec(vec![start], &[1])?.to_dtype(dtype);
+        }
+        match dtype {
+            DType::F32 => {
+                let (s, e) = (start as f32, end as f32);
+                let step = (e - s) / (steps - 1) as f32;
+                let at = |i: usize| {
+                    if i < half {
+                        step.mul_add(i as f32, s)
+                    } else {
+                        (-step).mul_add((steps - 1 - i) as f32, e)
+                    }
+                };
+                Tensor::from_vec((0..steps).map(at).collect(), &[steps])
+            }
+            _ => {
+                // an integer dtype's bounds are integers first (linspace(-3.3, 17.9, dtype=int64) runs from -3 to 17)
+                let (start, end) = if dtype.is_float() { (start, end) } else { (start.trunc(), end.trunc()) };
+                let step = (end - start) / (steps - 1) as f64;
+                let at = |i: usize| {
+                    if i < half {
+                        step.mul_add(i as f64, start)
+                    } else {
+                        (-step).mul_add((steps - 1 - i) as f64, end)
+                    }
+                };
+                Tensor::from_vec((0..steps).map(at).collect::<Vec<f64>>(), &[steps])?.to_dtype(dtype)
             }
         }
     }
@@ -495,4 +546,35 @@ impl std::fmt::Debug for Tensor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Tensor({:?}, shape={:?}, dtype={})", self.to_vec::<f64>(), self.shape(), self.dtype())
     }
+}
+
+/// The values of a float range as torch's CPU kernels write them (`arange`): torch splits the range into one
+/// piece a thread (pieces of at least 32768 values); in each piece, runs of `lanes` values (one 256-bit
+/// vector of the dtype), two runs a loop, each run counting on from its first value, `lane(first, k)`, and the
+/// values past the piece's last pair of runs one by one, `at(i)`. So a value's rounding depends on its place
+/// in a run, as torch's does: one rounding of `start + step·i` differs from torch in a fifth of float32
+/// `arange(-5, 5, 0.1)`.
+pub(crate) fn float_range_blocks<T>(n: usize, lanes: usize, at: impl Fn(usize) -> T, lane: impl Fn(T, T) -> T) -> Vec<T>
+where
+    T: Copy + From<u8> + std::ops::Add<Output = T>,
+{
+    const GRAIN: usize = 32768; // at::internal::GRAIN_SIZE
+    let piece = n.div_ceil(crate::kernels::threads::threads().max(1)).max(GRAIN);
+    let mut out = Vec::with_capacity(n);
+    let mut begin = 0;
+    while begin < n {
+        let end = (begin + piece).min(n);
+        let vectorised = begin + (end - begin) / (2 * lanes) * (2 * lanes);
+        for first in (begin..vectorised).step_by(lanes) {
+            let base = at(first);
+            let mut k = T::from(0u8);
+            for _ in 0..lanes {
+                out.push(lane(base, k));
+                k = k + T::from(1u8);
+            }
+        }
+        out.extend((vectorised..end).map(&at));
+        begin = end;
+    }
+    out
 }

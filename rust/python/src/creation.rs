@@ -131,6 +131,13 @@ fn full(
     finish(py, call(|| compile::factory("full", move || Tensor::try_full(&shape, value, dtype)))?, requires_grad)
 }
 
+/// `linspace`'s values in `dtype` (the Python function checks the arguments and takes the device).
+#[pyfunction]
+fn _linspace(py: Python<'_>, start: f64, end: f64, steps: usize, dtype: &Bound<'_, PyAny>) -> Out {
+    let dtype = dtype_arg(Some(dtype), "linspace")?.unwrap_or_else(ferrograd_core::dtype::default_float);
+    wrap(py, call(|| compile::factory("linspace", move || Tensor::linspace(start, end, steps, dtype)))?)
+}
+
 #[pyfunction]
 #[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false))]
 fn arange(
@@ -253,6 +260,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zeros, m)?)?;
     m.add_function(wrap_pyfunction!(full, m)?)?;
     m.add_function(wrap_pyfunction!(arange, m)?)?;
+    m.add_function(wrap_pyfunction!(_linspace, m)?)?;
     m.add_function(wrap_pyfunction!(from_numpy, m)?)?;
     m.add_function(wrap_pyfunction!(as_tensor, m)?)?;
     m.add_function(wrap_pyfunction!(from_dlpack, m)?)?;

@@ -114,12 +114,14 @@ fn arith_eager(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
             bail!(NotImplemented, "\"pow\" not implemented for 'Bool'");
         }
     }
-    // torch's pow with a number exponent of ±0.5 is sqrt (1/sqrt): pow(-inf, 0.5) is NaN and pow(-0, -0.5) is
-    // -inf there, where powf gives inf for both (and the gradient at -0 goes through the same)
-    let root = (op == Arith::Pow && b.0.wrapped_number && dtype.is_float() && a.dtype() == dtype)
+    // torch computes a few number exponents otherwise than by `pow`, and its values are theirs: ±0.5 is sqrt
+    // (1/sqrt): pow(-inf, 0.5) is NaN and pow(-0, -0.5) is -inf there, where powf gives inf for both (and the
+    // gradient at -0 goes through the same); 2 is x·x, 3 is x·x·x and -2 is 1/(x·x), each product rounded (x**3 differs
+    // from a once-rounded cube in a third of float32 values)
+    let shortcut = (op == Arith::Pow && b.0.wrapped_number && dtype.is_float() && a.dtype() == dtype)
         .then(|| b.to_vec::<f64>()[0])
-        .filter(|&e| e == 0.5 || e == -0.5);
-    let out = match root {
+        .filter(|&e| [0.5, -0.5, 2.0, 3.0, -2.0].contains(&e));
+    let out = match shortcut {
         None if dtype.is_complex() => {
             use crate::ops::complex::PairOp;
             let pair_op = match op {
@@ -135,11 +137,17 @@ fn arith_eager(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
             a.complex_arith_values(b, pair_op, dtype, &shape)?
         }
         Some(e) => {
-            let r = a.detach().sqrt()?;
-            if e < 0.0 {
-                r.reciprocal()?
+            let x = a.detach();
+            if e == 2.0 {
+                x.mul(&x)?
+            } else if e == 3.0 {
+                x.mul(&x)?.mul(&x)?
+            } else if e == -2.0 {
+                x.mul(&x)?.reciprocal()?
+            } else if e < 0.0 {
+                x.sqrt()?.reciprocal()?
             } else {
-                r
+                x.sqrt()?
             }
         }
         None => Tensor::in_memory_order(
