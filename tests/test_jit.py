@@ -90,6 +90,12 @@ def test_script_and_trace_functions():
     assert traced.name == "f"
     assert traced(fg.full((3,), 2.0), fg.full((3,), 2.0)).tolist() == [5.0, 5.0, 5.0]
     assert fg.jit.script(scripted) is scripted
+    # a list is the arguments, as a tuple is (pytorch/tutorials' tuning_guide: `trace(model, [example])`)
+    assert fg.jit.trace(f, [fg.ones(2), fg.ones(2)])(fg.ones(1), fg.ones(1)).tolist() == [2.0]
+    linear = fg.nn.Linear(2, 2).eval()
+    assert fg.jit.trace(linear, [fg.rand(1, 2)])(fg.rand(1, 2)).shape == (1, 2)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'y'"):
+        fg.jit.trace(f, [[fg.ones(1), fg.ones(1)]])
 
 
 def test_the_example_runs_with_its_errors():

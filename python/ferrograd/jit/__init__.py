@@ -137,8 +137,13 @@ def _example_call(function, example_inputs, example_kwarg_inputs):
     if example_inputs is None and example_kwarg_inputs is None:
         raise TypeError("trace needs example_inputs (or example_kwarg_inputs) to run the function on")
     args = () if example_inputs is None else example_inputs
-    if not _builtin_isinstance(args, tuple):
+    from .._core import Tensor
+
+    # torch's reading: a tensor or a dict is the one argument, any other sequence (a list) the arguments
+    if _builtin_isinstance(args, (Tensor, dict)):
         args = (args,)
+    elif not _builtin_isinstance(args, tuple):
+        args = tuple(args)
     _tracing[0], was = True, _tracing[0]
     try:
         function(*args, **(example_kwarg_inputs or {}))
