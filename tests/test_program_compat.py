@@ -194,3 +194,19 @@ def test_deprecated_alpha_first_overload_works_and_warns_once():
         "This overload of add_ is deprecated:\n\tadd_(Number alpha, Tensor other)\n"
         "Consider using one of the following signatures instead:\n\tadd_(Tensor other, *, Number alpha = 1)"
     )
+
+
+def test_inductor_cache_and_config_around_compile():
+    """pytorch/tutorials' regional_compilation recipe times cold compiles inside `fresh_inductor_cache()`;
+    scripts set inductor's config before compiling. The block runs and the compiled model gives its values."""
+    import ferrograd._inductor.config as inductor_config
+    import ferrograd._inductor.utils as inductor_utils
+
+    assert inductor_config.coordinate_descent_tuning is False and inductor_config.fx_graph_cache is True
+    assert inductor_config.triton.cudagraphs is False
+    layer = fg.nn.Linear(3, 2)
+    x = fg.ones(4, 3)
+    with inductor_utils.fresh_inductor_cache():
+        compiled = fg.compile(layer)
+        out = compiled(x)
+    assert fg.allclose(out, layer(x))

@@ -536,6 +536,7 @@ _lazy_submodules.install(
         "__future__",
         "accelerator",
         "_dynamo",
+        "_inductor",
         "amp",
         "autograd",
         "backends",

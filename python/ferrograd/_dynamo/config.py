@@ -1,5 +1,6 @@
-"""`torch._dynamo.config`: the flags programs set, with torch's defaults. ferrograd reads none of them (it runs
-compiled models eagerly), so setting one changes nothing."""
+"""`torch._dynamo.config`: the flags programs set, with torch's defaults. ferrograd's capture reads
+`recompile_limit` (how many graphs a compiled function keeps); the others steer Dynamo's bytecode tracing,
+which ferrograd's capture (it records the ops as they run) does not have, so setting one changes nothing."""
 
 suppress_errors = False
 verbose = False
