@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from ferrograd.utils import _pytree
 from ferrograd.utils.benchmark import Timer
-from helpers import AGAINST_TORCH
+from helpers import AGAINST_TORCH, golden
 
 
 def _functorch():
@@ -66,6 +66,50 @@ def test_blocked_autorange_measures_blocks_and_prints_the_iqr():
 
     assert Language.PYTHON.value == 0 and Language.CPP.value == 1
     assert Timer("x", "x = 1", language=Language.PYTHON).timeit(3).number_per_run == 3
+
+
+def _measurement(times, **task):
+    """A measurement of 10 runs a time (torch builds one from a TaskSpec, ferrograd from the task's fields)."""
+    raw = [t * 10 for t in times]
+    if AGAINST_TORCH:
+        from torch.utils.benchmark.utils.common import Measurement, TaskSpec
+
+        return Measurement(number_per_run=10, raw_times=raw, task_spec=TaskSpec(stmt="f(x)", setup="pass", **task))
+    from ferrograd.utils.benchmark import Measurement
+
+    return Measurement(10, raw, "f(x)", "pass", **task)
+
+
+def test_compare_prints_torchs_tables():
+    """pytorch/tutorials' benchmark recipe prints its measurements through `Compare`: one table a label, rows by
+    threads then sub-label, columns by description; trimmed, colorized and with warnings as torch prints them
+    (recorded from torch, tests/golden/benchmark_compare.json)."""
+    from ferrograd.utils.benchmark import Compare
+
+    results = []
+    for threads in (1, 2):
+        for sub, scale in (("[1, 1]", 1), ("[64, 1024]", 12), ("[1024, 1024]", 310)):
+            for desc, base in (("mul/sum", 3e-6), ("bmm", 8e-6)):
+                t = base * scale / threads
+                spread = 0.6 if (sub, desc) == ("[64, 1024]", "bmm") else 0.01
+                times = [t, t * (1 + spread / 3), t * (1 + spread), t * (1 + spread / 2)]
+                results.append(
+                    _measurement(times, label="Batched dot", sub_label=sub, description=desc, num_threads=threads)
+                )
+    for env, t in (("A", 1e-3), ("B", 2e-3)):
+        results.append(_measurement([t] * 4, label="Env", sub_label="y", description="c", num_threads=1, env=env))
+    compare = Compare(results)
+    tables = [str(compare)]
+    compare.trim_significant_figures()
+    tables.append(str(compare))
+    compare.colorize()
+    tables.append(str(compare))
+    compare.colorize(rowwise=True)
+    compare.highlight_warnings()
+    tables.append(str(compare))
+    assert tables == golden("benchmark_compare")["tables"]
+    with pytest.raises(ValueError, match="Expected an instance of `Measurement`"):
+        Compare([1.0])
 
 
 def test_pytree_round_trip_and_repr():

@@ -8,7 +8,7 @@ import statistics
 import textwrap
 import timeit as _timeit
 
-__all__ = ["Language", "Timer", "Measurement", "select_unit"]
+__all__ = ["Colorize", "Compare", "Language", "Timer", "Measurement", "select_unit"]
 
 
 class Language(enum.Enum):
@@ -42,7 +42,7 @@ class Measurement:
     interquartile range from four measurements on, and torch's warning when that range is wide."""
 
     def __init__(self, number_per_run, raw_times, stmt, setup="pass", label=None, sub_label=None, description=None,
-                 num_threads=1):  # fmt: skip
+                 num_threads=1, env=None, global_setup=""):  # fmt: skip
         self.number_per_run = number_per_run
         self.raw_times = list(raw_times)
         self.stmt = stmt
@@ -51,6 +51,49 @@ class Measurement:
         self.sub_label = sub_label
         self.description = description
         self.num_threads = num_threads
+        self._env = env
+        self.global_setup = global_setup
+
+    @property
+    def env(self):
+        return "Unspecified env" if self._env is None else self._env
+
+    @property
+    def as_row_name(self):
+        return self.sub_label or self.stmt or "[Unknown]"
+
+    @property
+    def _task(self):
+        """What the measurement timed (torch's TaskSpec): measurements of one task merge."""
+        return (self.stmt, self.setup, self.global_setup, self.label, self.sub_label, self.description, self._env,
+                self.num_threads)  # fmt: skip
+
+    @property
+    def significant_figures(self):
+        """torch's estimate of the digits the median can be trusted to: from the spread of the middle half of
+        the times (a 90% interval, at least 25 ns), 1 to 4."""
+        times = sorted(self.times)
+        middle = times[len(times) // 4 : math.ceil(3 * len(times) / 4)]
+        mean = sum(middle) / len(middle)
+        std = math.sqrt(sum((t - mean) ** 2 for t in middle) / len(middle))
+        interval = max(1.645 * std / math.sqrt(len(middle)), 25e-9)
+        return min(max(math.floor(math.log10(self.median / interval)), 1), 4)
+
+    @property
+    def has_warnings(self):
+        return bool(self._warnings())
+
+    @staticmethod
+    def merge(measurements):
+        """One measurement a task (its times in seconds per run, `number_per_run` 1), in first-seen order."""
+        groups = {}
+        for m in measurements:
+            groups.setdefault(m._task, []).append(m)
+        merged = []
+        for (stmt, setup, global_setup, label, sub_label, description, env, threads), group in groups.items():
+            times = [t for m in group for t in m.times]
+            merged.append(Measurement(1, times, stmt, setup, label, sub_label, description, threads, env, global_setup))
+        return merged
 
     @property
     def times(self):
@@ -148,7 +191,10 @@ class Timer:
         self._globals = dict(globals or {})
         self._globals.setdefault("torch", ferrograd)
         self._num_threads = num_threads
-        self._meta = dict(label=label, sub_label=sub_label, description=description, num_threads=num_threads)
+        self._meta = dict(
+            label=label, sub_label=sub_label, description=description, num_threads=num_threads, env=env,
+            global_setup=global_setup,
+        )  # fmt: skip
         kwargs = {"timer": timer} if timer is not None else {}
         self._timer = _timeit.Timer(stmt=self._stmt, setup=self._setup, globals=self._globals, **kwargs)
 
@@ -202,3 +248,6 @@ class Timer:
             return len(times) > 3 and self._measurement(number, times).meets_confidence(threshold)
 
         return self._measure(number, stop, min_run_time, max_run_time, callback)
+
+
+from .compare import Colorize, Compare  # noqa: E402  (it uses this module's Measurement)
