@@ -4,6 +4,8 @@ columns by description, in torch's layout (so that a benchmark script prints wha
 import enum
 import math
 
+from .common import Measurement, select_unit
+
 __all__ = ["Colorize", "Compare"]
 
 _UNIT_NAMES = {"ns": "nanosecond", "us": "microsecond", "ms": "millisecond", "s": "second"}
@@ -64,8 +66,6 @@ class _Column:
 
 def _table(results, colorize, trim, highlight):
     """One label's table, as torch renders it."""
-    from . import select_unit
-
     unit, scale = select_unit(min(m.median for m in results))
     row_keys = list(dict.fromkeys((m.num_threads, m.env, m.as_row_name) for m in results))
     row_keys.sort(key=lambda key: key[:2])  # by threads and env; the rows' own order kept within
@@ -130,8 +130,6 @@ class Compare:
         self._highlight_warnings = False
 
     def extend_results(self, results):
-        from . import Measurement
-
         for r in results:
             if not isinstance(r, Measurement):
                 raise ValueError(f"Expected an instance of `Measurement`, got {type(r)} instead.")
@@ -147,8 +145,6 @@ class Compare:
         self._highlight_warnings = True
 
     def __str__(self):
-        from . import Measurement
-
         by_label = {}
         for m in Measurement.merge(self._results):
             by_label.setdefault(m.label, []).append(m)
