@@ -6,7 +6,7 @@
 
 import builtins
 
-from . import _core, _device, _lazy_submodules, _tensor_python, _utils, torch_version, version
+from . import _core, _device, _lazy_submodules, _tensor_python, _utils, _write_out, torch_version, version
 from ._arg_errors import type_name as _type_name
 from ._asarray import asarray, frombuffer
 from ._autocast_state import (
@@ -212,7 +212,7 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, out=None):
     """Uninitialised in PyTorch; here zero-filled (reading it is still a bug)."""
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return zeros(*size, out=out, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
@@ -242,7 +242,11 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     if device is not None:
         _device.check(device)
     steps = _steps(steps)
-    return _finish(_core._linspace(builtins.float(start), builtins.float(end), steps, dtype), requires_grad)
+    dtype = _write_out.factory_dtype("linspace", out, dtype, requires_grad)
+    made = _finish(
+        _core._linspace(builtins.float(start), builtins.float(end), steps, dtype), requires_grad and out is None
+    )
+    return _write_out.factory_out("linspace", out, made, keep_shape=True, requires_grad=requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -250,7 +254,9 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
         _device.check(device)
     steps = _steps(steps)
     values = [base**v for v in _linspace_values(builtins.float(start), builtins.float(end), steps).tolist()]
-    return _finish(tensor(values, dtype=float64).to(dtype or get_default_dtype()), requires_grad)
+    dtype = _write_out.factory_dtype("logspace", out, dtype, requires_grad)
+    made = _finish(tensor(values, dtype=float64).to(dtype or get_default_dtype()), requires_grad and out is None)
+    return _write_out.factory_out("logspace", out, made, keep_shape=True, requires_grad=requires_grad)
 
 
 _NO_M = object()  # eye(n): torch's overloads are (n) and (n, m), so an explicit m=None is a TypeError
@@ -276,10 +282,10 @@ def eye(n, m=_NO_M, *, dtype=None, device=None, requires_grad=False, out=None):
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    t = zeros(n, m, dtype=dtype)
+    t = zeros(n, m, dtype=_write_out.factory_dtype("eye", out, dtype, requires_grad))
     if builtins.min(n, m):
         t.diagonal().fill_(1)  # a strided fill: advanced indexing took 74 ms at n = 2048
-    return _finish(t, requires_grad)
+    return _write_out.factory_out("eye", out, t, requires_grad=requires_grad)
 
 
 def randint(*args, size=None, dtype=None, device=None, requires_grad=False, generator=None, out=None):
@@ -300,18 +306,24 @@ def randint(*args, size=None, dtype=None, device=None, requires_grad=False, gene
     if isinstance(size, builtins.int):
         raise TypeError("randint(): argument 'size' must be tuple of ints, not int")
     t = _core._randint(builtins.int(low), builtins.int(high), tuple(size), generator)
+    dtype = _write_out.factory_dtype("randint", out, dtype, requires_grad)
     if dtype is not None:
         t = t.to(dtype)
-    return _finish(t, requires_grad)
+    return _write_out.factory_out(
+        "randint", out, _finish(t, requires_grad and out is None), requires_grad=requires_grad
+    )
 
 
 def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None, out=None):
     if device is not None:
         _device.check(device)
     t = _core._randperm(n, generator)
+    dtype = _write_out.factory_dtype("randperm", out, dtype, requires_grad)
     if dtype is not None:
         t = t.to(dtype)
-    return _finish(t, requires_grad)
+    return _write_out.factory_out(
+        "randperm", out, _finish(t, requires_grad and out is None), requires_grad=requires_grad
+    )
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False, out=None):
@@ -329,7 +341,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
         )
         if isinstance(std, Tensor) and builtins.bool((std < 0).any()):
             raise RuntimeError("normal expects all elements of std >= 0.0")
-        return randn(shape, generator=generator, dtype=ref.dtype) * std + mean
+        made = randn(shape, generator=generator, dtype=ref.dtype) * std + mean
+        if out is not None:
+            _write_out._check_out("normal", out, (mean, std), {})
+        return _write_out.factory_out("normal", out, made)
     if size is None:
         raise TypeError(
             "normal() received an invalid combination of arguments - got (float, float), but expected a size"
@@ -337,15 +352,20 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     # normal_(mean, std) as PyTorch's normal(float, float, size) (one fused multiply-add, not randn·std + mean)
-    return _finish(empty(size, dtype=dtype).normal_(mean, std, generator=generator), requires_grad)
+    dtype = _write_out.factory_dtype("normal", out, dtype, requires_grad)
+    made = _finish(empty(size, dtype=dtype).normal_(mean, std, generator=generator), requires_grad and out is None)
+    return _write_out.factory_out("normal", out, made, requires_grad=requires_grad)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
-    return input.bernoulli(p, generator=generator)
+    if out is not None:
+        _write_out._check_out("bernoulli", out, (input,), {})
+    return _write_out.factory_out("bernoulli", out, input.bernoulli(p, generator=generator))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
-    return input.multinomial(num_samples, replacement, generator=generator)
+    made = input.multinomial(num_samples, replacement, generator=generator)
+    return _write_out.factory_out("multinomial", out, made)
 
 
 def result_type(tensor1, tensor2):

@@ -2020,6 +2020,7 @@ def tensor(
 
 def ones(
     *size: _ShapeArg,
+    out: Tensor | None = None,
     dtype: _DType | None = None,
     device: _Device = None,
     requires_grad: _Bool = False,
@@ -2028,6 +2029,7 @@ def ones(
 
 def zeros(
     *size: _ShapeArg,
+    out: Tensor | None = None,
     dtype: _DType | None = None,
     device: _Device = None,
     requires_grad: _Bool = False,
@@ -2038,6 +2040,7 @@ def full(
     size: _ShapeArg,
     fill_value: _Number,
     *,
+    out: Tensor | None = None,
     dtype: _DType | None = None,
     device: _Device = None,
     requires_grad: _Bool = False,
@@ -2049,6 +2052,7 @@ def arange(
     end: _Number | None = None,
     step: _Number | None = None,
     *,
+    out: Tensor | None = None,
     dtype: _DType | None = None,
     device: _Device = None,
     requires_grad: _Bool = False,
@@ -2079,6 +2083,7 @@ def triu_indices(
 def rand(
     *size: _ShapeArg,
     generator: Generator | None = None,
+    out: Tensor | None = None,
     dtype: _DType | None = None,
     device: _Device = None,
     requires_grad: _Bool = False,
@@ -2088,6 +2093,7 @@ def rand(
 def randn(
     *size: _ShapeArg,
     generator: Generator | None = None,
+    out: Tensor | None = None,
     dtype: _DType | None = None,
     device: _Device = None,
     requires_grad: _Bool = False,

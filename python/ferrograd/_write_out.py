@@ -100,3 +100,48 @@ def write_out(op, out, result, rule=_cast_rule):
         with no_grad():
             out.copy_(result)
     return out
+
+
+def factory_dtype(op, out, dtype, requires_grad=False):
+    """A factory's dtype under `out=` (torch's rule): `out`'s, unless `dtype=` names another (torch's error);
+    without `out`, `dtype` as given."""
+    if out is None:
+        return dtype
+    require_tensor(out, op, "out")
+    if dtype is not None and dtype != out.dtype:
+        raise RuntimeError(f"dtype {_name(dtype)} does not match dtype of out parameter ({_name(out.dtype)})")
+    return out.dtype
+
+
+_ARANGE_RESIZED = (
+    "The number of elements in the out tensor of shape {} is {} which does not match the computed number of "
+    "elements {}. Note that this may occur as a result of rounding error. The out tensor will be resized to a "
+    "tensor of shape ({},)."
+)
+
+
+def factory_out(op, out, made, keep_shape=False, requires_grad=False):
+    """`made` written into `out`, or `made` itself without `out`. A factory resizes `out` to its shape without a
+    word (but arange, which warns when the counts differ); `keep_shape`: an `out` with as many elements keeps its
+    own shape (torch's arange, linspace and logspace). `requires_grad` then applies to `out`."""
+    if out is None:
+        return made
+    require_tensor(out, op, "out")
+    if keep_shape and out.numel() == made.numel():
+        made = made.reshape(out.shape)
+    elif op == "arange":
+        import warnings
+
+        warnings.warn(
+            _ARANGE_RESIZED.format(list(out.shape), out.numel(), made.numel(), made.numel()), UserWarning, stacklevel=3
+        )
+    from .grad_mode import no_grad
+
+    with no_grad():
+        if tuple(out.shape) == tuple(made.shape):
+            out.copy_(made)
+        else:
+            out.data = made.to(out.dtype)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out

@@ -5,9 +5,9 @@ use crate::convert::{as_scalar, from_numpy_shared, tensor_from_data};
 use crate::dlpack;
 use crate::errors::{self, call};
 use crate::py_tensor::{wrap, PyTensor};
-use ferrograd_core::{compile, Scalar, Tensor};
+use ferrograd_core::{compile, DType, Scalar, Tensor};
 use numpy::PyUntypedArray;
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -58,6 +58,44 @@ fn is_python_literal(data: &Bound<'_, PyAny>) -> bool {
     false
 }
 
+/// A factory's dtype under torch's `out=`: `out`'s, unless `dtype=` names another (torch's error); without
+/// `out`, `dtype` as given.
+pub(crate) fn out_dtype(out: Option<&Bound<'_, PyAny>>, dtype: Option<DType>, func: &str) -> PyResult<Option<DType>> {
+    let Some(out) = out.filter(|o| !o.is_none()) else { return Ok(dtype) };
+    let have = args::tensor_arg(out, func, "out")?.dtype();
+    match dtype {
+        Some(asked) if asked != have => Err(PyRuntimeError::new_err(format!(
+            "dtype {} does not match dtype of out parameter ({})",
+            asked.scalar_type_name(),
+            have.scalar_type_name()
+        ))),
+        _ => Ok(Some(have)),
+    }
+}
+
+/// What a factory made, given `out=`: written into `out` as torch's factories write it
+/// (`_write_out.factory_out`: resized to the made shape, arange keeping an `out` of as many elements), `out`
+/// then taking `requires_grad`; without `out`, the made tensor with `requires_grad`.
+pub(crate) fn finish_into(
+    py: Python<'_>,
+    func: &str,
+    out: Option<&Bound<'_, PyAny>>,
+    made: Tensor,
+    requires_grad: bool,
+) -> Out {
+    match out.filter(|o| !o.is_none()) {
+        None => finish(py, made, requires_grad),
+        Some(out) => {
+            let made = wrap(py, made)?;
+            let keep_shape = func == "arange";
+            let write = py.import("ferrograd._write_out")?.getattr("factory_out")?;
+            let written = write.call1((func, out, made, keep_shape, requires_grad))?;
+            Ok(written.cast_into::<PyTensor>()?.unbind())
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)] // torch's arguments, one each
 fn filled(
     py: Python<'_>,
     size: &Bound<'_, PyTuple>,
@@ -66,30 +104,32 @@ fn filled(
     dtype: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
     meta: bool,
+    out: Option<&Bound<'_, PyAny>>,
 ) -> Out {
     let shape = size_list(size, func)?;
-    let dtype = dtype_arg(dtype, func)?.unwrap_or(ferrograd_core::dtype::default_float());
+    let dtype = out_dtype(out, dtype_arg(dtype, func)?, func)?.unwrap_or(ferrograd_core::dtype::default_float());
     if meta {
         return finish(py, errors::call_as(func, || Tensor::meta(&shape, dtype))?, requires_grad);
     }
     let make = move || Tensor::try_full(&shape, value, dtype);
-    finish(py, errors::call_as(func, || compile::factory(func, make))?, requires_grad)
+    finish_into(py, func, out, errors::call_as(func, || compile::factory(func, make))?, requires_grad)
 }
 
 /// `ones(*size)` and `zeros(*size)`: the same arguments, one fill value apart.
 macro_rules! constant_factory {
     ($name:ident, $value:expr) => {
         #[pyfunction]
-        #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
+        #[pyo3(signature = (*size, out=None, dtype=None, device=None, requires_grad=false))]
         fn $name(
             py: Python<'_>,
             size: &Bound<'_, PyTuple>,
+            out: Option<&Bound<'_, PyAny>>,
             dtype: Option<&Bound<'_, PyAny>>,
             device: Option<&Bound<'_, PyAny>>,
             #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
         ) -> Out {
             let meta = args::device_is_meta(device)?;
-            filled(py, size, stringify!($name), $value, dtype, requires_grad, meta)
+            filled(py, size, stringify!($name), $value, dtype, requires_grad, meta, out)
         }
     };
 }
@@ -97,11 +137,12 @@ constant_factory!(ones, Scalar::Int(1));
 constant_factory!(zeros, Scalar::Int(0));
 
 #[pyfunction]
-#[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false))]
+#[pyo3(signature = (size, fill_value, *, out=None, dtype=None, device=None, requires_grad=false))]
 fn full(
     py: Python<'_>,
     size: &Bound<'_, PyAny>,
     fill_value: &Bound<'_, PyAny>,
+    out: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
@@ -124,11 +165,12 @@ fn full(
     let value = as_scalar(fill_value).ok_or_else(|| {
         PyTypeError::new_err(format!("full(): argument 'fill_value' must be Number, not {}", type_name(fill_value)))
     })?;
-    let dtype = dtype_arg(dtype, "full")?.unwrap_or(value.dtype());
+    let dtype = out_dtype(out, dtype_arg(dtype, "full")?, "full")?.unwrap_or(value.dtype());
     if meta {
         return finish(py, call(|| Tensor::meta(&shape, dtype))?, requires_grad);
     }
-    finish(py, call(|| compile::factory("full", move || Tensor::try_full(&shape, value, dtype)))?, requires_grad)
+    let made = compile::factory("full", move || Tensor::try_full(&shape, value, dtype));
+    finish_into(py, "full", out, call(|| made)?, requires_grad)
 }
 
 /// `linspace`'s values in `dtype` (the Python function checks the arguments and takes the device).
@@ -139,12 +181,14 @@ fn _linspace(py: Python<'_>, start: f64, end: f64, steps: usize, dtype: &Bound<'
 }
 
 #[pyfunction]
-#[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false))]
+#[pyo3(signature = (start, end=None, step=None, *, out=None, dtype=None, device=None, requires_grad=false))]
+#[allow(clippy::too_many_arguments)] // torch's arguments, one each
 fn arange(
     py: Python<'_>,
     start: &Bound<'_, PyAny>,
     end: Option<&Bound<'_, PyAny>>,
     step: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
@@ -163,12 +207,13 @@ fn arange(
         Some(s) => num(s, "step")?,
         None => Scalar::Int(1),
     };
-    let dtype = dtype_arg(dtype, "arange")?;
+    let dtype = out_dtype(out, dtype_arg(dtype, "arange")?, "arange")?;
     if meta {
         let made = || Tensor::arange_len(start, end, step, dtype).and_then(|(n, dtype)| Tensor::meta(&[n], dtype));
         return finish(py, call(made)?, requires_grad);
     }
-    finish(py, call(|| compile::factory("arange", move || Tensor::arange(start, end, step, dtype)))?, requires_grad)
+    let made = call(|| compile::factory("arange", move || Tensor::arange(start, end, step, dtype)))?;
+    finish_into(py, "arange", out, made, requires_grad)
 }
 
 /// `tril_indices` (`upper = false`) or `triu_indices`, in `dtype` (int64 by default; integers only, as torch).

@@ -1,7 +1,7 @@
 //! Sampling functions over the generators: `rand`, `randn`, `manual_seed`, and the kernels behind `randint`,
 //! `randperm`, `multinomial` and dropout's mask.
 use crate::args::{self, dtype_arg, size_list};
-use crate::creation::finish;
+use crate::creation::{finish, finish_into, out_dtype};
 use crate::errors::call;
 use crate::generator::{self, generator_arg};
 use crate::py_tensor::{wrap, PyTensor};
@@ -16,11 +16,13 @@ type Out = PyResult<Py<PyTensor>>;
 macro_rules! sampling_factory {
     ($name:ident, $sample:path) => {
         #[pyfunction]
-        #[pyo3(signature = (*size, generator=None, dtype=None, device=None, requires_grad=false))]
+        #[pyo3(signature = (*size, generator=None, out=None, dtype=None, device=None, requires_grad=false))]
+        #[allow(clippy::too_many_arguments)] // torch's arguments, one each
         fn $name(
             py: Python<'_>,
             size: &Bound<'_, PyTuple>,
             generator: Option<&Bound<'_, PyAny>>,
+            out: Option<&Bound<'_, PyAny>>,
             dtype: Option<&Bound<'_, PyAny>>,
             device: Option<&Bound<'_, PyAny>>,
             #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
@@ -29,13 +31,14 @@ macro_rules! sampling_factory {
             let name = stringify!($name);
             let gen = generator_arg(generator, name)?;
             let shape = size_list(size, name)?;
-            let dtype = dtype_arg(dtype, name)?.unwrap_or(ferrograd_core::dtype::default_float());
+            let dtype = out_dtype(out, dtype_arg(dtype, name)?, name)?;
+            let dtype = dtype.unwrap_or(ferrograd_core::dtype::default_float());
             if meta {
                 return finish(py, call(|| ferrograd_core::Tensor::meta(&shape, dtype))?, requires_grad);
             }
             // a node without operands while a capture runs: each replay draws anew from the same generator
             let make = move || $sample(&gen, &shape, dtype);
-            finish(py, call(|| ferrograd_core::compile::random_factory(name, make))?, requires_grad)
+            finish_into(py, name, out, call(|| ferrograd_core::compile::random_factory(name, make))?, requires_grad)
         }
     };
 }
