@@ -192,3 +192,52 @@ def test_complex64_inputs_warn():
     with pytest.warns(UserWarning, match="not a double precision floating point or complex"):
         z = fg.tensor([1 + 1j], dtype=fg.complex64, requires_grad=True)
         gradcheck(lambda a: a * 2, (z,), eps=1e-2, atol=1e-2, rtol=1e-2)
+
+
+class _Sinh(fg.autograd.Function):
+    """pytorch/tutorials' custom_function_double_backward: the backward reads a saved input and a saved output."""
+
+    @staticmethod
+    def forward(ctx, x):
+        expx, expnegx = fg.exp(x), fg.exp(-x)
+        ctx.save_for_backward(expx, expnegx)
+        return (expx - expnegx) / 2, expx, expnegx
+
+    @staticmethod
+    def backward(ctx, grad_out, grad_expx, grad_expnegx):
+        expx, expnegx = ctx.saved_tensors
+        # the outputs' own gradients count too: the second backward goes through them
+        return grad_out * (expx + expnegx) / 2 + grad_expx * expx - grad_expnegx * expnegx
+
+
+class _Two(fg.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        a, b = x * 2, x * 3
+        ctx.save_for_backward(a, b)
+        return a, b
+
+    @staticmethod
+    def backward(ctx, ga, gb):
+        return ga * 2 + gb * 3
+
+
+def test_a_custom_functions_saved_outputs_keep_their_places_for_double_backward():
+    """A saved output is unpacked as that output of the node (output_nr), so a gradient through the second one
+    reaches the node's second place: d/dx of the saved `3x` is 3, not the first output's 2."""
+    x = fg.ones(1, requires_grad=True)
+    a, b = _Two.apply(x)
+    saved_a, saved_b = a.grad_fn.saved_tensors
+    assert (a.output_nr, b.output_nr, saved_a.output_nr, saved_b.output_nr) == (0, 1, 0, 1)
+    assert fg.autograd.grad(saved_b.sum(), x, retain_graph=True)[0].tolist() == [3.0]
+    assert fg.autograd.grad(saved_a.sum(), x)[0].tolist() == [2.0]
+    x = fg.rand(3, 3, dtype=fg.float64, requires_grad=True)
+    assert gradgradcheck(lambda t: _Sinh.apply(t)[0], (x,))
+
+
+def test_aminmax_saves_its_max_as_its_second_output():
+    x = fg.tensor([[1.0, 4.0], [3.0, 2.0]], requires_grad=True)
+    result = fg.aminmax(x, dim=1)
+    node = result.max.grad_fn
+    assert (result.min.output_nr, result.max.output_nr) == (0, 1)
+    assert (node._saved_min.output_nr, node._saved_max.output_nr) == (0, 1)

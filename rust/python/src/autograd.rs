@@ -155,12 +155,10 @@ pub fn _attach_custom(
     let ins = tensors(inputs, "inputs")?;
     let saved: Vec<SavedTensor> = tensors(saved, "saved tensors")?
         .iter()
-        .map(|s| {
-            if outs.iter().any(|o| o.same_storage(s) && o.layout() == s.layout()) {
-                SavedTensor::output(s)
-            } else {
-                SavedTensor::input(s)
-            }
+        .map(|s| match outs.iter().position(|o| o.same_storage(s) && o.layout() == s.layout()) {
+            // unpacked as that output of the node, so a gradient through it reaches the right place
+            Some(nr) => SavedTensor::output_at(s, nr as u32),
+            None => SavedTensor::input(s),
         })
         .collect();
     let function = Arc::new(PythonBackward { name: static_name(name), backward });

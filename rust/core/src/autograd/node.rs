@@ -117,7 +117,7 @@ impl Ctx<'_> {
 
     /// A saved tensor, version-checked (saved outputs get this node back as their grad_fn).
     pub fn unpack(&self, saved: &SavedTensor) -> Result<Tensor> {
-        saved.unpack(self.node.name(), |t| t.with_grad_fn(self.node.clone()))
+        saved.unpack(self.node.name(), |t| t.with_grad_fn_nr(self.node.clone(), saved.output_nr()))
     }
 
     /// An optional saved tensor.

@@ -16,18 +16,31 @@ pub struct SavedTensor {
     tensor: Mutex<Option<Tensor>>,
     version: AtomicU64,
     /// An output of the node that saves it: kept without history (it would point back at the node),
-    /// re-attached on unpack.
+    /// re-attached on unpack as that output (`output_nr`: which of the node's outputs it is).
     is_output: bool,
+    output_nr: u32,
 }
 
 impl SavedTensor {
     /// One of the op's inputs.
     pub fn input(t: &Tensor) -> SavedTensor {
-        SavedTensor { tensor: Mutex::new(Some(t.clone())), version: AtomicU64::new(t.version()), is_output: false }
+        let version = AtomicU64::new(t.version());
+        SavedTensor { tensor: Mutex::new(Some(t.clone())), version, is_output: false, output_nr: 0 }
     }
-    /// The op's own output.
+    /// The op's own output (its first, or only, one).
     pub fn output(t: &Tensor) -> SavedTensor {
-        SavedTensor { tensor: Mutex::new(Some(t.detach())), version: AtomicU64::new(t.version()), is_output: true }
+        SavedTensor::output_at(t, 0)
+    }
+    /// The op's output number `output_nr` (`aminmax`'s max, a custom Function's second output): unpacked as
+    /// that output, so a gradient through it reaches the node at its place.
+    pub fn output_at(t: &Tensor, output_nr: u32) -> SavedTensor {
+        let version = AtomicU64::new(t.version());
+        SavedTensor { tensor: Mutex::new(Some(t.detach())), version, is_output: true, output_nr }
+    }
+
+    /// Which of the saving node's outputs this is (0 for an input).
+    pub fn output_nr(&self) -> u32 {
+        self.output_nr
     }
 
     /// Whether this keeps the op's output (PyTorch's `_saved_result`) rather than an input.
@@ -44,7 +57,7 @@ impl SavedTensor {
             // PyTorch names the node that made the tensor: the saving node for a saved output, else the
             // tensor's current grad_fn; "ExpBackward0" shows as "Exp"
             let maker = if self.is_output {
-                Some((0, owner.to_owned()))
+                Some((self.output_nr, owner.to_owned()))
             } else {
                 t.grad_fn().map(|n| (t.output_nr(), n.name().to_owned()))
             };

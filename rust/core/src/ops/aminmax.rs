@@ -63,7 +63,7 @@ impl Tensor {
             keepdim,
             self_: SavedTensor::input(self),
             min: SavedTensor::output(&min),
-            max: SavedTensor::output(&max),
+            max: SavedTensor::output_at(&max, 1),
         };
         let mut out = record_outputs(vec![min, max], &[self], rule).into_iter();
         Ok((out.next().expect("two outputs"), out.next().expect("two outputs")))
