@@ -125,6 +125,13 @@ def test_no_accelerator_is_reported():
             fg.cuda.current_device()
 
 
+def test_cuda_memory_queries_answer_as_before_cuda_is_initialised():
+    """pytorch/tutorials' custom_function_conv_bn records `torch.cuda.memory_allocated()` after each step."""
+    assert fg.cuda.memory_allocated() == 0 and fg.cuda.max_memory_allocated() == 0
+    assert fg.cuda.memory_reserved() == 0 and fg.cuda.max_memory_reserved() == 0
+    assert dict(fg.cuda.memory_stats()) == {}
+
+
 def test_xpu_and_mps_are_absent_as_in_torchs_cpu_build():
     """pytorch/examples' mnist_forward_forward asks `torch.xpu.is_available()` while choosing its device."""
     assert fg.xpu.is_available() is False and fg.xpu.device_count() == 0 and fg.xpu.is_initialized() is False

@@ -272,3 +272,16 @@ def test_ops_are_named_as_torch_names_them(name, op):
         op(x)
     top = [e.name for e in prof.function_events if e.cpu_parent is None]
     assert top[-1] == name
+
+
+def test_a_table_sorts_by_the_device_columns_and_use_cuda_is_refused_as_in_torch_2_15():
+    """pytorch/tutorials' scaled_dot_product_attention tutorial sorts its table by "cuda_time_total"; on a
+    CPU-only run the device times are 0, so the table keeps its order. torch 2.15 took `use_cuda` out."""
+    with profile() as prof:
+        (fg.ones(3) * 2).sum()
+    averages = prof.key_averages()
+    assert all(e.device_time_total == 0 and e.self_device_time_total == 0 for e in averages)
+    table = averages.table(sort_by="cuda_time_total", row_limit=10)
+    assert "aten::sum" in table and "aten::mul" in table
+    with pytest.raises(TypeError, match="unexpected keyword argument 'use_cuda'"):
+        profile(use_cuda=False)

@@ -60,3 +60,14 @@ def test_the_switches_take_bools_and_sdpbackend_is_torchs_enum():
         and repr(SDPBackend.FLASH_ATTENTION) == "<SDPBackend.FLASH_ATTENTION: 1>"
     )
     assert int(SDPBackend.ERROR) == -1 and SDPBackend.MATH != 0
+
+
+def test_half_precision_attention_output_has_the_fused_kernels_layout():
+    """pytorch/tutorials' scaled_dot_product_attention tutorial runs float16 heads and then
+    `y.transpose(1, 2).view(batch, length, embed)`: torch's fused CPU kernel writes (batch, length, heads, size)
+    memory, so that view works; ferrograd's output has the same strides."""
+    for dtype in (fg.float16, fg.bfloat16):
+        q = fg.rand(2, 6, 2, 4).to(dtype).transpose(1, 2)
+        out = fg.nn.functional.scaled_dot_product_attention(q, q, q)
+        assert out.shape == (2, 2, 6, 4) and out.stride() == (48, 4, 8, 1)
+        assert out.transpose(1, 2).view(2, 6, 8).shape == (2, 6, 8)

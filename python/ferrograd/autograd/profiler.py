@@ -47,6 +47,12 @@ class FormattedTimesMixin:
     def cpu_time(self):
         return 0.0 if self.count == 0 else 1.0 * self.cpu_time_total / self.count
 
+    # the device columns torch keeps beside the CPU ones: nothing runs on a device here, so they are 0 (a
+    # table sorted by "cuda_time_total" keeps its order, as torch's on a CPU-only run)
+    device_time_total = self_device_time_total = device_time = cuda_time = 0.0
+    device_memory_usage = self_device_memory_usage = 0
+    device_time_str = device_time_total_str = self_device_time_total_str = property(lambda self: _format_time(0.0))
+
 
 class Interval:
     def __init__(self, start, end):
@@ -364,13 +370,13 @@ def _function_events(raw, start_ns):
 class profile:
     """`with profile() as prof:` times every op the block runs (and every backward node, and every
     `record_function` range); then `prof.key_averages().table(...)`, `prof.export_chrome_trace(path)`.
-    `use_cuda`, `profile_memory` and `with_stack` are accepted and record nothing more on this CPU-only build."""
+    `use_device`, `profile_memory` and `with_stack` are accepted and record nothing more on this CPU-only build
+    (torch 2.15 no longer takes `use_cuda`)."""
 
     def __init__(
         self,
         enabled=True,
         *,
-        use_cuda=False,
         use_device=None,
         record_shapes=False,
         with_flops=False,

@@ -22,6 +22,22 @@ def _no_cuda(*args, **kwargs):
 
 
 current_device = get_device_name = get_device_properties = set_device = synchronize = init = _no_cuda
+reset_peak_memory_stats = reset_max_memory_allocated = mem_get_info = _no_cuda
+
+
+def memory_allocated(device=None):
+    """Bytes held by tensors on the GPU: none (torch answers 0 before CUDA is initialised)."""
+    return 0
+
+
+max_memory_allocated = memory_reserved = max_memory_reserved = memory_allocated
+
+
+def memory_stats(device=None):
+    """The caching allocator's statistics: empty, as torch's before CUDA is initialised."""
+    import collections
+
+    return collections.OrderedDict()
 
 
 def manual_seed(seed):

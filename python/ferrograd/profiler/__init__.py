@@ -146,8 +146,8 @@ class profile:
         experimental_config=None,
         execution_trace_observer=None,
         acc_events=False,
-        use_cuda=None,
         custom_trace_id_callback=None,
+        post_processing_timeout_s=None,
     ):
         self.activities = set(activities) if activities else supported_activities()
         self.record_shapes = record_shapes

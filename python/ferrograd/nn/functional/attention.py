@@ -84,7 +84,12 @@ def scaled_dot_product_attention(
         weights = scores.softmax(-1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
-    return weights @ value
+    out = weights @ value
+    if _flags.STATE["sdp.flash"] and _flash_applies(query, key, value, attn_mask, dropout_p, halves=True):
+        # torch's fused CPU kernel also takes float16/bfloat16 and writes (batch, length, heads, size) memory:
+        # the same strides here, so that `out.transpose(1, 2).view(...)` works as there
+        out = out.transpose(1, 2).contiguous().transpose(1, 2)
+    return out
 
 
 def _check_a_kernel_is_left(dropout_p):
@@ -100,14 +105,16 @@ def _check_a_kernel_is_left(dropout_p):
         )
 
 
-def _flash_applies(query, key, value, attn_mask, dropout_p):
+def _flash_applies(query, key, value, attn_mask, dropout_p, halves=False):
     """Whether torch's CPU build takes its fused path (one ScaledDotProductFlashAttentionForCpuBackward0 node):
-    no dropout, 4-D float inputs with equal (batch, heads) and head size (not 0), a mask that needs no gradient."""
+    no dropout, 4-D float inputs with equal (batch, heads) and head size (not 0), a mask that needs no gradient.
+    ferrograd's fused kernel takes float32/64; `halves`: whether torch's would take these float16/bfloat16."""
+    dtypes = (_core.float16, _core.bfloat16) if halves else (_core.float32, _core.float64)
     return (
         dropout_p == 0.0
         and query.shape[-1] > 0
         and query.dim() == key.dim() == value.dim() == 4
-        and query.dtype in (_core.float32, _core.float64)
+        and query.dtype in dtypes
         and query.shape[:2] == key.shape[:2] == value.shape[:2]
         and query.shape[-1] == value.shape[-1]
         and (attn_mask is None or not attn_mask.requires_grad)
