@@ -183,7 +183,9 @@ def test_torch_cross_default_dim_warns_once_and_picks_first_length_3():
         fg.cross(fg.tensor(a), fg.tensor(b))
     np.testing.assert_allclose(got.numpy(), np.cross(a, b, axis=0), rtol=1e-12)
     # torch warns once a process (TORCH_WARN_ONCE): an earlier test may have used it up, never twice here
-    assert len([w for w in caught if "torch.cross without specifying the dim" in str(w.message)]) <= 1
+    warned = [w for w in caught if "torch.cross without specifying the dim" in str(w.message)]
+    assert len(warned) <= 1
+    assert all(w.filename == __file__ for w in warned)  # the caller's line, as torch's (not ferrograd's form)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

@@ -6,9 +6,8 @@ use crate::args::type_name;
 use crate::convert::as_scalar;
 use crate::errors::{call, call_heavy};
 use ferrograd_core::{Scalar, Tensor};
-use pyo3::exceptions::{PyTypeError, PyUserWarning};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// `torch.cross` without `dim` warns once a process, as PyTorch's `TORCH_WARN_ONCE`.
@@ -157,7 +156,8 @@ impl PyTensor {
             let message = "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the \
                            dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to \
                            agree with that of linalg.cross in a future release.";
-            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &CString::new(message)?, 1)?;
+            // at the user's line, past `ferrograd.cross`'s Python form (torch's warning names the caller)
+            py.import("ferrograd._utils")?.call_method1("warn_at_caller", (message,))?;
         }
         wrap(py, call_heavy(py, a.numel() + b.numel(), || a.cross(&b, dim))?)
     }
