@@ -330,3 +330,73 @@ def test_import_ferrograd_does_not_load_tensorboard():
     code = "import ferrograd, ferrograd.utils, ferrograd.nn\nimport sys\nprint('tensorboard' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+# ---------------------------------------------------------------------------
+# embeddings (the projector plugin's files)
+# ---------------------------------------------------------------------------
+
+_PROJECTOR_CONFIG = """embeddings {
+  tensor_name: "feat/one:00000"
+  metadata_path: "00000/feat%2fone/metadata.tsv"
+  tensor_path: "00000/feat%2fone/tensors.tsv"
+}
+embeddings {
+  tensor_name: "default:00007"
+  metadata_path: "00007/default/metadata.tsv"
+  tensor_path: "00007/default/tensors.tsv"
+}
+"""
+
+
+def test_add_embedding_writes_torchs_projector_files(tmp_path):
+    """pytorch/tutorials' tensorboardyt tutorial logs features with their labels; the files are torch's byte for
+    byte (recorded from torch 2.15)."""
+    with SummaryWriter(str(tmp_path)) as writer:
+        mat = fg.arange(12.0).reshape(4, 3) / 4
+        writer.add_embedding(mat, metadata=["a", "b", 3, "d"], tag="feat/one")
+        metadata = [["x", 1], ["y", 2], ["z", 3], ["w", 4]]
+        writer.add_embedding(mat * 2, metadata=metadata, metadata_header=["name", "n"], global_step=7)
+    assert (tmp_path / "projector_config.pbtxt").read_text() == _PROJECTOR_CONFIG
+    first = tmp_path / "00000" / "feat%2fone"
+    assert (first / "metadata.tsv").read_text() == "a\nb\n3\nd\n"
+    assert (first / "tensors.tsv").read_text() == "0.0\t0.25\t0.5\n0.75\t1.0\t1.25\n1.5\t1.75\t2.0\n2.25\t2.5\t2.75\n"
+    assert (tmp_path / "00007" / "default" / "metadata.tsv").read_text() == "name\tn\nx\t1\ny\t2\nz\t3\nw\t4\n"
+    with pytest.raises(AssertionError, match="#labels should equal with #data points"):
+        SummaryWriter(str(tmp_path / "bad")).add_embedding(mat, metadata=["a"])
+
+
+def _png_pixels(encoded):
+    """Pixels of a PNG: through Pillow when installed, else ferrograd's own unfiltered RGB encoding read back."""
+    try:
+        return _pixels(encoded)
+    except pytest.skip.Exception:
+        import struct
+        import zlib
+
+        width, height = struct.unpack(">II", encoded[16:24])
+        data, at = b"", 8
+        while at < len(encoded):
+            (length,) = struct.unpack(">I", encoded[at : at + 4])
+            if encoded[at + 4 : at + 8] == b"IDAT":
+                data += encoded[at + 8 : at + 8 + length]
+            at += 12 + length
+        rows = np.frombuffer(zlib.decompress(data), dtype=np.uint8).reshape(height, 1 + width * 3)
+        assert (rows[:, 0] == 0).all()
+        return rows[:, 1:].reshape(height, width, 3)
+
+
+def test_add_embedding_tiles_the_label_images_into_a_square_sprite(tmp_path):
+    images = fg.zeros(3, 1, 2, 4)
+    for i in range(3):
+        images[i] = (i + 1) / 4
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_embedding(fg.ones(3, 2), label_img=images)
+    pixels = _png_pixels((tmp_path / "00000" / "default" / "sprite.png").read_bytes())
+    # ceil(sqrt(3)) = 2 images a row: a 4 x 8 grid on an 8 x 8 black square
+    want = np.zeros((8, 8, 3), dtype=np.uint8)
+    for i, value in enumerate((63, 127, 191)):
+        row, col = divmod(i, 2)
+        want[row * 2 : row * 2 + 2, col * 4 : col * 4 + 4] = value
+    np.testing.assert_array_equal(pixels, want)
+    assert "single_image_dim: 4\n    single_image_dim: 2" in (tmp_path / "projector_config.pbtxt").read_text()

@@ -52,7 +52,8 @@ def _default_log_dir(comment):
 class SummaryWriter:
     """Like `torch.utils.tensorboard.SummaryWriter(log_dir=None, comment="", purge_step=None, max_queue=10,
     flush_secs=120, filename_suffix="")`: `add_scalar`, `add_scalars`, `add_histogram`, `add_text`,
-    `add_hparams`, `add_image`, `add_images`, `add_figure`, `flush`, `close`, and `with` blocks."""
+    `add_hparams`, `add_image`, `add_images`, `add_figure`, `add_embedding`, `flush`, `close`, and `with`
+    blocks."""
 
     def __init__(self, log_dir=None, comment="", purge_step=None, max_queue=10, flush_secs=120, filename_suffix=""):
         if not log_dir:
@@ -164,6 +165,48 @@ class SummaryWriter:
                 run.file_writer.add_summary(event, global_step)
             for k, v in metric_dict.items():
                 run.add_scalar(k, v, global_step)
+
+    def add_embedding(self, mat, metadata=None, label_img=None, global_step=None, tag="default",
+                      metadata_header=None):  # fmt: skip
+        """Points (an N x D matrix) for the projector plugin, with their labels and images: files under
+        `<global_step>/<tag>/` and an entry in the log dir's `projector_config.pbtxt` (`_embedding.py`)."""
+        from google.protobuf import text_format
+        from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
+
+        from . import _embedding
+        from ._convert import make_np
+
+        mat = make_np(mat)
+        if global_step is None:
+            global_step = 0
+        subdir = f"{str(global_step).zfill(5)}/{_embedding.encode_tag(tag)}"
+        save_path = os.path.join(self._get_file_writer().get_logdir(), subdir)
+        if os.path.exists(save_path):
+            if not os.path.isdir(save_path):
+                raise NotADirectoryError(f"Path: `{save_path}` exists, but is a file. Cannot proceed.")
+            print("warning: Embedding dir exists, did you set global_step for add_embedding()?")
+        else:
+            os.makedirs(save_path)
+        if metadata is not None:
+            if mat.shape[0] != len(metadata):
+                raise AssertionError("#labels should equal with #data points")
+            _embedding.write_metadata(metadata, save_path, metadata_header)
+        if label_img is not None:
+            if mat.shape[0] != label_img.shape[0]:
+                raise AssertionError("#images should equal with #data points")
+            _embedding.write_sprite(label_img, save_path)
+        if mat.ndim != 2:
+            raise AssertionError("mat should be 2D, where mat.size(0) is the number of data points")
+        _embedding.write_matrix(mat, save_path)
+        # the config lists every embedding so far: kept here and rewritten whole
+        if not hasattr(self, "_projector_config"):
+            self._projector_config = ProjectorConfig()
+        self._projector_config.embeddings.extend(
+            [_embedding.embedding_info(metadata, label_img, subdir, global_step, tag)]
+        )
+        config = text_format.MessageToString(self._projector_config)
+        with open(os.path.join(self._get_file_writer().get_logdir(), "projector_config.pbtxt"), "wb") as f:
+            f.write(config.encode())
 
     # ---- files ----
 
