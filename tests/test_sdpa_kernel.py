@@ -71,3 +71,36 @@ def test_half_precision_attention_output_has_the_fused_kernels_layout():
         out = fg.nn.functional.scaled_dot_product_attention(q, q, q)
         assert out.shape == (2, 2, 6, 4) and out.stride() == (48, 4, 8, 1)
         assert out.transpose(1, 2).view(2, 6, 8).shape == (2, 6, 8)
+
+
+def test_causal_biases_run_as_the_mask_they_stand_for():
+    """pytorch/tutorials' scaled_dot_product_attention tutorial: `causal_upper_left` is `is_causal=True`,
+    `causal_lower_right` its triangle ending at the last key, both Tensor subclasses printing as their mask, and
+    a compiled `scaled_dot_product_attention` takes them with `fullgraph=True`."""
+    import warnings
+
+    from ferrograd.nn.attention.bias import CausalBias, CausalVariant, causal_lower_right, causal_upper_left
+
+    upper, lower = causal_upper_left(2, 4), causal_lower_right(2, 4)
+    assert type(upper) is type(lower) is CausalBias and isinstance(upper, fg.Tensor)
+    assert (upper.variant, lower.variant) == (CausalVariant.UPPER_LEFT, CausalVariant.LOWER_RIGHT) == (1, 2)
+    assert (upper.seq_len_q, upper.seq_len_kv) == (2, 4)
+    assert str(upper) == repr(upper) == "tensor([[ True, False, False, False],\n        [ True,  True, False, False]])"
+    assert lower._materialize().tolist() == [[True, True, True, False], [True, True, True, True]]
+    fg.manual_seed(0)
+    q, k = fg.rand(1, 2, 2, 4), fg.rand(1, 2, 4, 4)
+    sdpa = fg.nn.functional.scaled_dot_product_attention
+    assert fg.equal(sdpa(q, k, k, attn_mask=upper), sdpa(q, k, k, is_causal=True))
+    assert fg.allclose(sdpa(q, k, k, attn_mask=lower), sdpa(q, k, k, attn_mask=lower._materialize()))
+    compiled = fg.compile(sdpa, fullgraph=True)
+    assert fg.allclose(compiled(q, k, k, upper), sdpa(q, k, k, is_causal=True))
+    with pytest.raises(ValueError, match="CausalBias should not be used with causal=True"):
+        sdpa(q, k, k, attn_mask=lower, is_causal=True)
+    with pytest.raises(AssertionError, match="causal_upper_left only supports 2D tensors"):
+        causal_upper_left(2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        causal_lower_right(4, 2)
+    assert [str(w.message) for w in caught] == [
+        "Lower right causal bias will produce NaNs in the output when seq_len_q > seq_len_kv!"
+    ]

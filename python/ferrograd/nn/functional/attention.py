@@ -25,8 +25,11 @@ def scaled_dot_product_attention(
 
     A boolean mask keeps the True positions; a float mask is added to the scores; is_causal keeps the lower
     triangle of the (L, S) scores. Rows with every position masked give zeros (torch's safe softmax). With
-    enable_gqa, key/value heads (dim -3) are shared by groups of query heads.
+    enable_gqa, key/value heads (dim -3) are shared by groups of query heads. A mask from
+    `nn.attention.bias` (a `CausalBias`) says how to run instead (torch's `__torch_function__` dispatch).
     """
+    if attn_mask is not None and hasattr(type(attn_mask), "_dispatch"):
+        return type(attn_mask)._dispatch(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     if not (query.dtype == key.dtype == value.dtype):
         raise RuntimeError(
             "Expected query, key, and value to have the same dtype, but got query.dtype: "
