@@ -211,7 +211,11 @@ def test_paths_file_objects_and_bytes_io(tmp_path):
     assert fg.load(io.BytesIO(buf.getvalue()))["t"].tolist() == [1.0, 2.0]
 
 
-@pytest.mark.parametrize("location", [None, "cpu", {"cpu": "cpu"}, lambda storage, loc: storage])
+@pytest.mark.parametrize(
+    "location",
+    # a dict moving another device's storages moves none of a CPU checkpoint's (pytorch/examples' DDP demo)
+    [None, "cpu", {"cpu": "cpu"}, lambda storage, loc: storage, {"cuda:0": "cuda:1"}, {"cuda:0": "cuda:0"}],
+)
 def test_map_location_that_means_the_cpu(location, tmp_path):
     back = round_trip({"t": fg.tensor([1.0, 2.0])}, tmp_path, map_location=location)
     assert back["t"].tolist() == [1.0, 2.0]
@@ -221,6 +225,8 @@ def test_map_location_to_cuda_is_refused(tmp_path):
     fg.save({"t": fg.tensor([1.0])}, tmp_path / "x")
     with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
         fg.load(tmp_path / "x", map_location="cuda")
+    with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
+        fg.load(tmp_path / "x", map_location={"cpu": "cuda:0"})
 
 
 def test_weights_only_false_loads_the_same(tmp_path):

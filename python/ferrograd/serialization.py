@@ -139,13 +139,15 @@ def get_unsafe_globals_in_checkpoint(f):
     return list(names - safe)
 
 
-def _check_map_location(map_location) -> None:
-    """Every tensor lives on the CPU: accept the ways of saying so, refuse the others."""
+def _check_map_location(map_location, placing=True) -> None:
+    """Every tensor lives on the CPU: accept the ways of saying so, refuse the others. A dict's targets are only
+    checked for their type here: a mapping from a location no storage has ({"cuda:0": "cuda:1"} for a CPU
+    checkpoint, pytorch/examples' DDP demo) moves nothing, and one that would is refused per storage."""
     if map_location is None or callable(map_location) and not isinstance(map_location, str):
         return
     if isinstance(map_location, dict):
         for target in map_location.values():
-            _check_map_location(target)
+            _check_map_location(target, placing=False)
         return
     device = map_location if isinstance(map_location, str) else getattr(map_location, "type", None)
     if not isinstance(device, str):
@@ -153,6 +155,8 @@ def _check_map_location(map_location) -> None:
             f"map_location must be None, a device string, a device, a dict or a callable, "
             f"not {type(map_location).__name__}"
         )
+    if not placing:
+        return
     kind = device.split(":", 1)[0]
     if kind == "cpu":
         return
