@@ -182,3 +182,21 @@ def test_sampler_bad_rank():
         DistributedSampler(range(4), num_replicas=2, rank=2)
     with pytest.raises(ValueError, match="Default process group has not been initialized"):
         DistributedSampler(range(4))
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="torch's wheel has no MPI backend built in")
+def test_mpi_ignores_a_given_rank_and_world_size_with_torchs_warning():
+    """pytorch/tutorials' dist_tuto calls init_process_group('mpi', rank=0, world_size=0): torch warns that the
+    MPI runtime assigns both, and goes on."""
+    script = (
+        "import warnings, ferrograd.distributed as dist\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    dist.init_process_group('mpi', rank=0, world_size=0)\n"
+        "print([str(w.message) for w in caught], dist.get_rank(), dist.get_world_size())\n"
+        "dist.destroy_process_group()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True).stdout
+    assert out.strip() == (
+        "['For MPI backend, world_size (0) and rank (0) are ignored since they are assigned by the MPI runtime.'] 0 1"
+    )

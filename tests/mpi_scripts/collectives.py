@@ -173,10 +173,27 @@ def async_ops(rank, size):
     assert works[0].result()[0] is tensors[0]
 
 
+def groups(rank, size):
+    """A group of every rank (`new_group`, pytorch/tutorials' dist_tuto) runs its own collectives; the
+    deprecated `reduce_op` names still work, with torch's FutureWarning."""
+    import warnings
+
+    everyone = dist.new_group(list(range(size)))
+    assert dist.get_rank(everyone) == rank and dist.get_world_size(everyone) == size
+    t = fg.full((3,), float(rank + 1))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dist.all_reduce(t, op=dist.reduce_op.SUM, group=everyone)
+    assert any("`torch.distributed.reduce_op` is deprecated" in str(w.message) for w in caught)
+    close_to(t, np.full(3, size * (size + 1) / 2), 0, "all_reduce on a new group")
+    dist.destroy_process_group(everyone)
+    assert dist.is_initialized()
+
+
 def run():
     rank, size = init()
     assert dist.is_initialized() and dist.get_backend() in ("mpi", "gloo")
-    for check in [all_reduce, broadcast, gathers, reduce_scatter, point_to_point, async_ops]:
+    for check in [all_reduce, broadcast, gathers, reduce_scatter, point_to_point, async_ops, groups]:
         check(rank, size)
     dist.barrier()
     report("collectives ok")

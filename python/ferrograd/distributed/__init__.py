@@ -39,6 +39,8 @@ from .distributed_c10d import (
     is_mpi_available,
     is_nccl_available,
     is_torchelastic_launched,
+    new_group,
+    reduce_op,
 )
 
 __all__ = [
@@ -69,7 +71,9 @@ __all__ = [
     "is_nccl_available",
     "is_torchelastic_launched",
     "isend",
+    "new_group",
     "recv",
+    "reduce_op",
     "reduce_scatter_tensor",
     "send",
 ]

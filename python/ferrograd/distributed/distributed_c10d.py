@@ -70,6 +70,8 @@ class ProcessGroup:
 class _World:
     default_pg = None
     excepthook = None
+    # groups `new_group` made over every rank (each its own communicator), usable as `group=`
+    groups: list = []
 
 
 _world = _World()
@@ -116,9 +118,56 @@ def _group(group=None):
     pg = _world.default_pg
     if pg is None:
         raise ValueError(_NOT_INITIALIZED)
-    if group is not None and group is not pg:
-        raise ValueError(f"Process group {group!r} is not initialized in the world group map")
-    return pg
+    if group is None or group is pg:
+        return pg
+    if any(group is g for g in _world.groups):
+        return group
+    raise ValueError(f"Process group {group!r} is not initialized in the world group map")
+
+
+def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False,
+              group_desc=None, device_id=None):  # fmt: skip
+    """A process group of `ranks` (every rank when None), with a communicator of its own, so its collectives
+    never mix with the default group's. Every rank must call it, as in torch. ferrograd's groups span every rank:
+    a proper subset (whose ranks' numbers differ from the world's) is refused with NotImplementedError."""
+    pg = _group()
+    if ranks is not None:
+        wanted = sorted(ranks)
+        if len(set(wanted)) != len(wanted) or any(not 0 <= r < pg.size() for r in wanted):
+            raise ValueError(f"new_group: ranks {list(ranks)} are not distinct ranks of the world of {pg.size()}")
+        if wanted != list(range(pg.size())):
+            raise NotImplementedError(
+                f"new_group({list(ranks)}): ferrograd's process groups span every rank (world of {pg.size()}); "
+                "a subset is not supported yet"
+            )
+    seconds = timeout.total_seconds() if timeout is not None else pg._timeout
+    made = ProcessGroup(pg._MPI, pg._comm.Dup(), seconds)
+    _world.groups.append(made)
+    return made
+
+
+class _DeprecatedReduceOp:
+    """`torch.distributed.reduce_op`: the old name of `ReduceOp`'s members, with torch's FutureWarning on use."""
+
+    def __getattr__(self, key):
+        import warnings
+
+        from ._mpi import RedOpType
+
+        warnings.warn(
+            "`torch.distributed.reduce_op` is deprecated, please use `torch.distributed.ReduceOp` instead",
+            FutureWarning,
+            stacklevel=2,
+        )
+        if key == "__members__":
+            return RedOpType.__members__
+        try:
+            return RedOpType.__members__[key]
+        except KeyError:
+            raise AttributeError(f"'_reduce_op' object has no attribute '{key}'") from None
+
+
+reduce_op = _DeprecatedReduceOp()
 
 
 def init_process_group(
@@ -134,7 +183,8 @@ def init_process_group(
 ):
     """Joins this process to the default process group of every rank the MPI launcher started.
 
-    `backend` is "mpi" (the default). `rank` and `world_size`, when given, must agree with the launcher's;
+    `backend` is "mpi" (the default). `rank` and `world_size`, when given, are ignored with torch's warning:
+    the launcher numbers the ranks;
     `init_method` and `store` are accepted for PyTorch programs and unused (MPI's launcher does the
     rendezvous). `timeout` bounds every wait on a collective (PyTorch's default, 30 minutes). An uncaught
     exception on any rank then aborts every rank (MPI_Abort) instead of leaving them waiting.
@@ -147,15 +197,19 @@ def init_process_group(
             f"ferrograd.distributed has only the MPI backend (backend='mpi'), not '{name}': "
             "start the ranks with an MPI launcher (mpiexec -n 2 python train.py)"
         )
+    if world_size not in (-1, None) or rank not in (-1, None):
+        import warnings
+
+        # torch's words: the MPI launcher numbers the ranks (pytorch/tutorials' dist_tuto passes rank=0,
+        # world_size=0 with backend='mpi')
+        warnings.warn(
+            f"For MPI backend, world_size ({world_size}) and rank ({rank}) are ignored since they are assigned by "
+            "the MPI runtime.",
+            stacklevel=2,
+        )
     MPI = _mpi.load()
     comm = MPI.COMM_WORLD.Dup()
     actual_rank, actual_size = comm.Get_rank(), comm.Get_size()
-    if world_size not in (-1, None, actual_size) or rank not in (-1, None, actual_rank):
-        comm.Free()
-        raise ValueError(
-            f"init_process_group: world_size={world_size} and rank={rank} disagree with the MPI launcher's "
-            f"(world size {actual_size}, rank {actual_rank}): with the MPI backend both come from mpiexec"
-        )
     seconds = (timeout if timeout is not None else default_pg_timeout).total_seconds()
     _world.default_pg = ProcessGroup(MPI, comm, seconds)
     if actual_size > 1:
@@ -181,15 +235,27 @@ def _abort_on_uncaught(previous, rank, size, abort):
 
 
 def destroy_process_group(group=None):
-    """Waits for the default group's collectives in flight, then dissolves it (MPI itself stays initialised,
-    so `init_process_group` can be called again)."""
+    """Waits for the group's collectives in flight, then dissolves it: the default group (and every group
+    `new_group` made) unless `group` names one of `new_group`'s (MPI itself stays initialised, so
+    `init_process_group` can be called again)."""
     if _world.default_pg is None:
         raise AssertionError("Process group cannot be None")
     pg = _group(group)
+    if pg is not _world.default_pg:  # one group of `new_group`'s
+        _world.groups = [g for g in _world.groups if g is not pg]
+        _close(pg)
+        return
     _world.default_pg = None
     if _world.excepthook is not None:
         sys.excepthook = _world.excepthook
         _world.excepthook = None
+    for made in _world.groups:
+        _close(made)
+    _world.groups = []
+    _close(pg)
+
+
+def _close(pg):
     pg._thread.close(pg._timeout)
     pg._comm.Free()
 
