@@ -181,6 +181,7 @@ __all__ = [
     "_geqrf",
     "_mse_loss",
     "_linear",
+    "_linspace",
     "_chain_layers",
     "_register_chain_layers",
     "Generator",
