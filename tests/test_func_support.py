@@ -7,6 +7,7 @@ import importlib
 import re
 import warnings
 
+import benchmark_compare_cases
 import ferrograd as fg
 import ferrograd.nn as nn
 import numpy as np
@@ -86,27 +87,7 @@ def test_compare_prints_torchs_tables():
     (recorded from torch, tests/golden/benchmark_compare.json)."""
     from ferrograd.utils.benchmark import Compare
 
-    results = []
-    for threads in (1, 2):
-        for sub, scale in (("[1, 1]", 1), ("[64, 1024]", 12), ("[1024, 1024]", 310)):
-            for desc, base in (("mul/sum", 3e-6), ("bmm", 8e-6)):
-                t = base * scale / threads
-                spread = 0.6 if (sub, desc) == ("[64, 1024]", "bmm") else 0.01
-                times = [t, t * (1 + spread / 3), t * (1 + spread), t * (1 + spread / 2)]
-                results.append(
-                    _measurement(times, label="Batched dot", sub_label=sub, description=desc, num_threads=threads)
-                )
-    for env, t in (("A", 1e-3), ("B", 2e-3)):
-        results.append(_measurement([t] * 4, label="Env", sub_label="y", description="c", num_threads=1, env=env))
-    compare = Compare(results)
-    tables = [str(compare)]
-    compare.trim_significant_figures()
-    tables.append(str(compare))
-    compare.colorize()
-    tables.append(str(compare))
-    compare.colorize(rowwise=True)
-    compare.highlight_warnings()
-    tables.append(str(compare))
+    tables = benchmark_compare_cases.tables(Compare(benchmark_compare_cases.measurements(_measurement)))
     assert tables == golden("benchmark_compare")["tables"]
     with pytest.raises(ValueError, match="Expected an instance of `Measurement`"):
         Compare([1.0])
