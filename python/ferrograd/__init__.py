@@ -210,9 +210,19 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     return full(input.shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, out=None):
-    """Uninitialised in PyTorch; here zero-filled (reading it is still a bug)."""
-    return zeros(*size, out=out, dtype=dtype, device=device, requires_grad=requires_grad)
+def empty(*args, size=None, dtype=None, device=None, requires_grad=False, memory_format=None, out=None):
+    """Uninitialised in PyTorch; here zero-filled (reading it is still a bug). The shape as arguments or as
+    `size=` (pytorch/examples' gat: `torch.empty(size=(n, m))`)."""
+    return zeros(*_size_given(args, size, "empty"), out=out, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _size_given(args, size, name):
+    """A factory's shape, given as its positional arguments or as `size=` (torch takes either, not both)."""
+    if size is None:
+        return args
+    if args:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got the size twice")
+    return (size,)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
@@ -569,6 +579,7 @@ _lazy_submodules.install(
         "func",
         "functional",
         "futures",
+        "hub",
         "jit",
         "linalg",
         "mps",
