@@ -630,7 +630,8 @@ class Tensor:
     ) -> Tensor: ...
     def new_empty(
         self,
-        *size: Any,
+        *args: Any,
+        size: Any = None,
         dtype: _DType | None = None,
         device: Any = None,
         requires_grad: _Bool = False,
