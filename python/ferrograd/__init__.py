@@ -213,16 +213,9 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 def empty(*args, size=None, dtype=None, device=None, requires_grad=False, memory_format=None, out=None):
     """Uninitialised in PyTorch; here zero-filled (reading it is still a bug). The shape as arguments or as
     `size=` (pytorch/examples' gat: `torch.empty(size=(n, m))`)."""
-    return zeros(*_size_given(args, size, "empty"), out=out, dtype=dtype, device=device, requires_grad=requires_grad)
-
-
-def _size_given(args, size, name):
-    """A factory's shape, given as its positional arguments or as `size=` (torch takes either, not both)."""
-    if size is None:
-        return args
-    if args:
-        raise TypeError(f"{name}() received an invalid combination of arguments - got the size twice")
-    return (size,)
+    return zeros(
+        *_utils.size_given(args, size, "empty"), out=out, dtype=dtype, device=device, requires_grad=requires_grad
+    )
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
@@ -252,7 +245,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     if device is not None:
         _device.check(device)
     steps = _steps(steps)
-    dtype = _write_out.factory_dtype("linspace", out, dtype, requires_grad)
+    dtype = _write_out.factory_dtype("linspace", out, dtype)
     made = _finish(
         _core._linspace(builtins.float(start), builtins.float(end), steps, dtype), requires_grad and out is None
     )
@@ -264,7 +257,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
         _device.check(device)
     steps = _steps(steps)
     values = [base**v for v in _linspace_values(builtins.float(start), builtins.float(end), steps).tolist()]
-    dtype = _write_out.factory_dtype("logspace", out, dtype, requires_grad)
+    dtype = _write_out.factory_dtype("logspace", out, dtype)
     made = _finish(tensor(values, dtype=float64).to(dtype or get_default_dtype()), requires_grad and out is None)
     return _write_out.factory_out("logspace", out, made, keep_shape=True, requires_grad=requires_grad)
 
@@ -292,7 +285,7 @@ def eye(n, m=_NO_M, *, dtype=None, device=None, requires_grad=False, out=None):
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    t = zeros(n, m, dtype=_write_out.factory_dtype("eye", out, dtype, requires_grad))
+    t = zeros(n, m, dtype=_write_out.factory_dtype("eye", out, dtype))
     if builtins.min(n, m):
         t.diagonal().fill_(1)  # a strided fill: advanced indexing took 74 ms at n = 2048
     return _write_out.factory_out("eye", out, t, requires_grad=requires_grad)
@@ -316,7 +309,7 @@ def randint(*args, size=None, dtype=None, device=None, requires_grad=False, gene
     if isinstance(size, builtins.int):
         raise TypeError("randint(): argument 'size' must be tuple of ints, not int")
     t = _core._randint(builtins.int(low), builtins.int(high), tuple(size), generator)
-    dtype = _write_out.factory_dtype("randint", out, dtype, requires_grad)
+    dtype = _write_out.factory_dtype("randint", out, dtype)
     if dtype is not None:
         t = t.to(dtype)
     return _write_out.factory_out(
@@ -328,7 +321,7 @@ def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None,
     if device is not None:
         _device.check(device)
     t = _core._randperm(n, generator)
-    dtype = _write_out.factory_dtype("randperm", out, dtype, requires_grad)
+    dtype = _write_out.factory_dtype("randperm", out, dtype)
     if dtype is not None:
         t = t.to(dtype)
     return _write_out.factory_out(
@@ -362,7 +355,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     # normal_(mean, std) as PyTorch's normal(float, float, size) (one fused multiply-add, not randn·std + mean)
-    dtype = _write_out.factory_dtype("normal", out, dtype, requires_grad)
+    dtype = _write_out.factory_dtype("normal", out, dtype)
     made = _finish(empty(size, dtype=dtype).normal_(mean, std, generator=generator), requires_grad and out is None)
     return _write_out.factory_out("normal", out, made, requires_grad=requires_grad)
 

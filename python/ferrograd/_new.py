@@ -1,6 +1,6 @@
 """`Tensor.new_ones/new_zeros/new_full/new_empty/new_tensor`: a new tensor of this one's dtype (unless given)."""
 
-from . import _core, _device
+from . import _core, _device, _utils
 
 
 def _made(t, requires_grad):
@@ -20,12 +20,13 @@ def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=
 
 
 def new_empty(self, *args, size=None, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    if size is not None:  # torch takes the shape as `size=` too
-        if args:
-            raise TypeError("new_empty() received an invalid combination of arguments - got the size twice")
-        args = (size,)
     return _made(
-        _core.zeros(*_sizes(args), dtype=dtype or self.dtype, device=_device.of_like(self, device)), requires_grad
+        _core.zeros(
+            *_sizes(_utils.size_given(args, size, "new_empty")),
+            dtype=dtype or self.dtype,
+            device=_device.of_like(self, device),
+        ),
+        requires_grad,
     )
 
 

@@ -252,3 +252,12 @@ def typed_entry_points(namespace, names):
             wrapped = tensor_arguments(func)
             wrapped.__module__ = home
             namespace[name] = wrapped
+
+
+def size_given(args, size, name):
+    """A factory's shape, given as its positional arguments or as `size=` (torch takes either, not both)."""
+    if size is None:
+        return args
+    if args:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got the size twice")
+    return (size,)

@@ -102,7 +102,7 @@ def write_out(op, out, result, rule=_cast_rule):
     return out
 
 
-def factory_dtype(op, out, dtype, requires_grad=False):
+def factory_dtype(op, out, dtype):
     """A factory's dtype under `out=` (torch's rule): `out`'s, unless `dtype=` names another (torch's error);
     without `out`, `dtype` as given."""
     if out is None:
