@@ -277,6 +277,11 @@ def _norm_functions():
     w = fg.linspace(0.5, 2.0, 4, dtype=fg.float64)
     out["native_layer_norm_affine"] = list(fg.native_layer_norm(x, [4], w, w - 1, 1e-3))
     out["native_layer_norm_float"] = list(fg.native_layer_norm(x.float(), [2, 3, 4], None, None, 1e-5))
+    running = [fg.zeros(3, dtype=fg.float64), fg.ones(3, dtype=fg.float64)]
+    y, mean, invstd = fg.native_batch_norm(leaf, None, None, *running, True, 0.1, 1e-5)
+    out["native_batch_norm"] = [y, mean, invstd, *running, y.grad_fn.name(), mean.requires_grad]
+    out["native_batch_norm_eval"] = list(fg.native_batch_norm(x, w[:3], None, *running, False, 0.1, 1e-3))
+    out["native_batch_norm_float"] = list(fg.native_batch_norm(x.float(), None, None, None, None, True, 0.1, 1e-5))
     return out
 
 

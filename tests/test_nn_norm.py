@@ -61,6 +61,122 @@ def test_batch_norm_eval_gradcheck(rng):
     )
 
 
+@pytest.mark.parametrize("training", [True, False], ids=["training", "eval"])
+def test_batch_norm_is_one_native_node(training, rng):
+    """One NativeBatchNormBackward0 over (input, weight, bias), with torch's saved fields; its gradients
+    differentiate again (double backward against finite differences)."""
+    bn = nn.BatchNorm2d(3, dtype=fg.float64)
+    bn.train(training)
+    x = fg.tensor(rng.standard_normal((2, 3, 4, 4)), requires_grad=True)
+    y = bn(x)
+    node = y.grad_fn
+    assert node.name() == "NativeBatchNormBackward0"
+    assert [type(f[0]).__name__ for f in node.next_functions] == ["AccumulateGrad"] * 3
+    assert node._saved_training is training and node._saved_eps == 1e-5
+    assert node._saved_input is x and node._saved_weight is bn.weight
+    # the buffers themselves (torch gives their very objects; ferrograd keeps that only for tensors with grad)
+    assert node._saved_running_mean.data_ptr() == bn.running_mean.data_ptr()
+    assert node._saved_running_var.data_ptr() == bn.running_var.data_ptr()
+    if training:
+        xn = x.detach().numpy()
+        np.testing.assert_allclose(node._saved_result1.numpy(), xn.mean((0, 2, 3)), rtol=1e-12)
+        np.testing.assert_allclose(node._saved_result2.numpy(), 1 / np.sqrt(xn.var((0, 2, 3)) + 1e-5), rtol=1e-12)
+    else:
+        assert node._saved_result1.shape == (0,) and node._saved_result2.shape == (0,)
+    y2 = F.batch_norm(x, None, None, training=True)
+    assert [f[0] for f in y2.grad_fn.next_functions][1:] in ([], [None, None])  # torch lists the missing ones
+
+
+@pytest.mark.parametrize("training", [True, False], ids=["training", "eval"])
+def test_batch_norm_double_backward(training, rng):
+    mean, var = fg.tensor(rng.standard_normal(3)), fg.tensor(rng.uniform(0.5, 2, 3))
+    x = fg.tensor(rng.standard_normal((4, 3, 2)), requires_grad=True)
+    w = fg.tensor(rng.uniform(0.5, 2, 3), requires_grad=True)
+    b = fg.tensor(rng.standard_normal(3), requires_grad=True)
+    assert fg.autograd.gradgradcheck(lambda x, w, b: F.batch_norm(x, mean, var, w, b, training), (x, w, b))
+
+
+def test_batch_norm_large_and_strided_against_numpy(rng):
+    """Enough data to split the channels across threads, and a channels-last (permuted) input."""
+    x = rng.standard_normal((8, 16, 24, 24)).astype(np.float32) * 3 + 5
+    w, b = rng.standard_normal(16).astype(np.float32), rng.standard_normal(16).astype(np.float32)
+    xt = fg.tensor(np.ascontiguousarray(x.transpose(0, 2, 3, 1))).permute(0, 3, 1, 2)  # channels last in memory
+    assert not xt.is_contiguous()
+    xt.requires_grad_(True)
+    rm, rv = fg.zeros(16), fg.ones(16)
+    y = F.batch_norm(xt, rm, rv, fg.tensor(w), fg.tensor(b), True, 0.1, 1e-5)
+    m, v = x.mean((0, 2, 3), dtype=np.float64), x.var((0, 2, 3), dtype=np.float64)
+    shape = (1, 16, 1, 1)
+    xhat = (x - m.reshape(shape)) / np.sqrt(v.reshape(shape) + 1e-5)
+    np.testing.assert_allclose(y.detach().numpy(), xhat * w.reshape(shape) + b.reshape(shape), rtol=1e-4, atol=1e-4)
+    count = x.size // 16
+    np.testing.assert_allclose(rm.numpy(), 0.1 * m, rtol=1e-5)
+    np.testing.assert_allclose(rv.numpy(), 0.9 + 0.1 * v * count / (count - 1), rtol=1e-5)
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    y.backward(fg.tensor(g))
+    gw = g * w.reshape(shape)
+    dx = (gw - gw.mean((0, 2, 3), keepdims=True) - xhat * (gw * xhat).mean((0, 2, 3), keepdims=True)) / np.sqrt(
+        v.reshape(shape) + 1e-5
+    )
+    np.testing.assert_allclose(xt.grad.numpy(), dx, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_batch_norm_half_types_compute_in_float32(dtype, rng):
+    """torch keeps the input's dtype for the output and its gradient; float32 parameters beside it are allowed,
+    and the saved statistics are float32."""
+    half = getattr(fg, dtype)
+    x = fg.tensor(rng.standard_normal((4, 3, 5))).to(half).requires_grad_(True)
+    w = fg.ones(3, requires_grad=True)
+    y = F.batch_norm(x, None, None, w, None, True)
+    assert y.dtype == half and y.grad_fn._saved_result1.dtype == fg.float32
+    x32 = x.detach().float().numpy()
+    want = (x32 - x32.mean((0, 2), keepdims=True)) / np.sqrt(x32.var((0, 2), keepdims=True) + 1e-5)
+    np.testing.assert_allclose(y.detach().float().numpy(), want, atol=2e-2)
+    y.sum().backward()
+    assert x.grad.dtype == half and w.grad.dtype == fg.float32
+
+
+def test_batch_norm_dtype_and_rank_errors():
+    lc.raises(
+        RuntimeError,
+        "mixed dtype (CPU): expect parameter to have scalar type of Float",
+        lambda: F.batch_norm(fg.randn(4, 3), None, None, fg.ones(3, dtype=fg.float64), training=True),
+    )
+    lc.raises(
+        RuntimeError,
+        "mixed dtype (CPU): all inputs must share same datatype.",
+        lambda: F.batch_norm(fg.randn(4, 3, dtype=fg.float64), fg.zeros(3), fg.ones(3)),
+    )
+    lc.raises(
+        RuntimeError,
+        "mixed dtype (CPU): expect parameter to have scalar type of Float",
+        lambda: F.batch_norm(fg.randn(4, 3).bfloat16(), None, None, fg.ones(3).half(), training=True),
+    )
+    lc.raises(
+        NotImplementedError,
+        "\"batch_norm\" not implemented for 'Long'",
+        lambda: F.batch_norm(fg.ones(4, 3).long(), None, None, training=True),
+    )
+    lc.raises(
+        IndexError,
+        "Dimension out of range (expected to be in range of [-1, 0], but got 1)",
+        lambda: F.batch_norm(fg.randn(3), None, None, training=True),
+    )
+    lc.raises(
+        RuntimeError,
+        "running_mean should contain 0 elements not 3",
+        lambda: F.batch_norm(fg.randn(3), fg.zeros(3), fg.ones(3)),
+    )
+    rm = fg.zeros(3)
+    lc.raises(
+        RuntimeError,
+        "weight should contain 3 elements not 4",
+        lambda: F.batch_norm(fg.randn(2, 3), rm, fg.ones(3), fg.ones(4), training=True),
+    )
+    assert rm.tolist() == [0.0, 0.0, 0.0]  # a failed call moves no statistic
+
+
 def test_errors():
     lc.raises(
         ValueError,

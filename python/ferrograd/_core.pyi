@@ -189,6 +189,7 @@ __all__ = [
     "_smooth_l1_loss",
     "_binary_cross_entropy",
     "_binary_cross_entropy_with_logits",
+    "_batch_norm",
     "_layer_norm",
     "_embedding_bag",
     "_embedding_bag_with_aux",
@@ -2478,6 +2479,18 @@ def _binary_cross_entropy_with_logits(
     input: Tensor, target: Tensor, reduction: str, weight: Tensor | None = None, pos_weight: Tensor | None = None
 ) -> Tensor:
     """Backend of ``nn.functional.binary_cross_entropy_with_logits``."""
+
+def _batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    training: builtins.bool,
+    momentum: float,
+    eps: float,
+) -> Tensor:
+    """Backend of ``nn.functional.batch_norm`` (NativeBatchNormBackward0); moves the running statistics in training."""
 
 def _layer_norm(
     input: Tensor, normalized_shape: Sequence[builtins.int], weight: Tensor | None, bias: Tensor | None, eps: float

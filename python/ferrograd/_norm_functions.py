@@ -1,7 +1,8 @@
 """torch-level norm functions composed of ferrograd's norms as torch composes them: `norm_except_dim` (weight
 norm's), the deprecated `frobenius_norm` and `nuclear_norm` (kept in torch for JIT compatibility, with its
 warning), `native_layer_norm` (layer norm with the mean and reciprocal deviation it normalised by) and
-`batch_norm_update_stats` (batch norm's statistics step alone)."""
+`native_batch_norm` (batch norm with its saved mean and reciprocal deviation) and `batch_norm_update_stats` (batch
+norm's statistics step alone)."""
 
 import builtins
 
@@ -10,7 +11,14 @@ from ._arg_errors import require_tensor as _require_tensor
 from ._core import Tensor
 from .grad_mode import no_grad
 
-__all__ = ["batch_norm_update_stats", "frobenius_norm", "native_layer_norm", "norm_except_dim", "nuclear_norm"]
+__all__ = [
+    "batch_norm_update_stats",
+    "frobenius_norm",
+    "native_batch_norm",
+    "native_layer_norm",
+    "norm_except_dim",
+    "nuclear_norm",
+]
 
 
 def norm_except_dim(v: Tensor, pow=2, dim: builtins.int = 0) -> Tensor:
@@ -76,6 +84,27 @@ def native_layer_norm(input: Tensor, normalized_shape, weight, bias, eps: builti
         mean = x.mean(dims, keepdim=True)
         rstd = (x.var(dims, correction=0, keepdim=True) + eps).rsqrt()
     return output, mean.to(input.dtype), rstd.to(input.dtype)
+
+
+def native_batch_norm(
+    input: Tensor, weight, bias, running_mean, running_var, training: builtins.bool, momentum, eps: builtins.float
+):
+    """`(batch_norm(input, ...), save_mean, save_invstd)`: in training the batch's per-channel mean and
+    `1 / sqrt(var + eps)` (no gradient), in evaluation two empty tensors, as torch's CPU kernel returns them. The
+    statistics are in the input's dtype, or float32 beside a half-type input with float32 parameters."""
+    from .nn.functional import batch_norm
+
+    output = batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    params = [t for t in (weight, bias, running_mean, running_var) if t is not None]
+    dtype = _core.float32 if any(t.dtype == _core.float32 for t in params) else input.dtype
+    if not training:
+        return output, _core.zeros(0, dtype=dtype), _core.zeros(0, dtype=dtype)
+    dims = [0, *builtins.range(2, input.dim())]
+    with no_grad():
+        x = input.double() if input.dtype == _core.float64 else input.float()
+        mean = x.mean(dims)
+        invstd = (x.var(dims, correction=0) + eps).rsqrt()
+    return output, mean.to(dtype), invstd.to(dtype)
 
 
 def batch_norm_update_stats(input: Tensor, running_mean, running_var, momentum: builtins.float):

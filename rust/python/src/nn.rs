@@ -3,6 +3,7 @@ use crate::args::{self, int_arg_at, tensor_arg, type_name};
 use crate::convert::as_scalar;
 use crate::errors::{self, call, call_heavy};
 use crate::py_tensor::{wrap, PyTensor};
+use ferrograd_core::batch_norm::{BatchNormMode, ChannelTensors};
 use ferrograd_core::conv::Window;
 use ferrograd_core::conv3d::Window3;
 use ferrograd_core::loss::{LossKind, LossWeights};
@@ -255,6 +256,30 @@ pub fn _layer_norm(
     let w = optional(weight, "layer_norm", "weight")?;
     let b = optional(bias, "layer_norm", "bias")?;
     wrap(py, call_heavy(py, x.numel(), || x.layer_norm(&normalized_shape, w.as_ref(), b.as_ref(), eps))?)
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub fn _batch_norm(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    running_mean: Option<&Bound<'_, PyAny>>,
+    running_var: Option<&Bound<'_, PyAny>>,
+    weight: Option<&Bound<'_, PyAny>>,
+    bias: Option<&Bound<'_, PyAny>>,
+    training: bool,
+    momentum: f64,
+    eps: f64,
+) -> Out {
+    let x = tensor_arg(input, "batch_norm", "input")?;
+    let [rm, rv, w, b] =
+        [(running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"), (bias, "bias")]
+            .map(|(t, name)| optional(t, "batch_norm", name));
+    let (rm, rv, w, b) = (rm?, rv?, w?, b?);
+    let given =
+        ChannelTensors { weight: w.as_ref(), bias: b.as_ref(), running_mean: rm.as_ref(), running_var: rv.as_ref() };
+    let mode = BatchNormMode { training, momentum, eps };
+    wrap(py, call_heavy(py, x.numel(), || x.batch_norm(given, mode))?)
 }
 
 #[pyfunction]
@@ -594,6 +619,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_binary_cross_entropy, m)?)?;
     m.add_function(wrap_pyfunction!(_binary_cross_entropy_with_logits, m)?)?;
     m.add_function(wrap_pyfunction!(_layer_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(_batch_norm, m)?)?;
     m.add_function(wrap_pyfunction!(_embedding_bag, m)?)?;
     m.add_function(wrap_pyfunction!(_ctc_loss, m)?)?;
     m.add_function(wrap_pyfunction!(_embedding_bag_with_aux, m)?)?;

@@ -105,40 +105,11 @@ def batch_norm(
 ) -> Tensor:
     """Normalises each channel of (N, C, *) input by its batch statistics (training) or the running ones.
 
-    In training the running statistics, when given, are updated in place without grad:
-    running = (1 - momentum) * running + momentum * batch, with the unbiased batch variance
-    (the normalisation itself uses the biased one), as torch does.
+    One node (NativeBatchNormBackward0), as torch's CPU build records it. In training the running statistics,
+    when given, are updated in place without grad: running = (1 - momentum) * running + momentum * batch, with
+    the unbiased batch variance (the normalisation itself uses the biased one), as torch does.
     """
-    if input.dim() < 2:
-        channels = 0
-    else:
-        channels = input.shape[1]
-    if training:
-        per_channel = input.numel() // max(channels, 1) if input.dim() >= 2 else 1
-        if per_channel <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
-    elif running_mean is None:
-        raise RuntimeError("running_mean must be defined in evaluation mode")
-    elif running_var is None:
-        raise RuntimeError("running_var must be defined in evaluation mode")
-    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
-        _check_channel_vector(name, t, channels)
-    shape = _channel_shape(input)
-    if training:
-        dims = [0] + list(range(2, input.dim()))
-        mean = input.mean(dims, keepdim=True)
-        centered = input - mean
-        var = (centered * centered).mean(dims, keepdim=True)
-        if running_mean is not None or running_var is not None:
-            _update_running_stats(running_mean, running_var, mean, var, input.numel() // channels, momentum)
-        scale = (var + eps).rsqrt()
-    else:
-        centered = input - running_mean.reshape(shape)
-        scale = (running_var.reshape(shape) + eps).rsqrt()
-    if weight is not None:
-        scale = scale * weight.reshape(shape)
-    out = centered * scale
-    return out if bias is None else out + bias.reshape(shape)
+    return _core._batch_norm(input, running_mean, running_var, weight, bias, bool(training), momentum, float(eps))
 
 
 def _update_running_stats(running_mean, running_var, mean, var, count, momentum):

@@ -18,6 +18,7 @@ pub use node::{
     next_hook_id, one, Backward, Ctx, Edge, Grads, Node, PostAccumulateHook, PostHook, PreHook, TensorHook,
 };
 pub(crate) use node::{record, record_outputs};
+pub(crate) use saved::freed_error;
 pub use saved::{
     field_name, grad_fn_names, AsField, Field, Fields, GradFnName, GradFnNames, MatrixStrides, RuleName, SavedTensor,
 };

@@ -43,7 +43,7 @@ fn total(chains: [Lanes; CHAINS]) -> f64 {
 
 /// Σ f(x[i]) in float64 lanes.
 #[inline(always)]
-fn lane_sum<T: Float>(x: &[T], f: impl Fn(f64) -> f64) -> f64 {
+pub(crate) fn lane_sum<T: Float>(x: &[T], f: impl Fn(f64) -> f64) -> f64 {
     let mut acc = [[0.0f64; LANES]; CHAINS];
     let wide = x.chunks_exact(LANES * CHAINS);
     let rest = wide.remainder();

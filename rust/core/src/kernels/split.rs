@@ -23,6 +23,10 @@ pub const SUM_ELEMENTS: usize = 1 << 16;
 /// layer_norm's rows, each read twice and written once in one pass (16f5dbe, with the fused kernel).
 pub const LAYER_NORM_ELEMENTS: usize = 1 << 16;
 
+/// batch_norm's channels, each read twice and written once (forward) or read three times and written once
+/// (backward) in one task: as layer_norm's rows.
+pub const BATCH_NORM_ELEMENTS: usize = LAYER_NORM_ELEMENTS;
+
 /// Transposed copies in 8×8 blocks, split in bands of source rows: set with the kernel (aa16061), which with
 /// its threads took `x.T.contiguous()` of 512² float32 from 285 to 78 µs (torch 143; 7b0531e).
 pub const TRANSPOSE_ELEMENTS: usize = 1 << 16;

@@ -5,6 +5,7 @@ mod advanced_index;
 mod affine_grid;
 pub mod aminmax;
 pub mod attention;
+pub mod batch_norm;
 pub mod binary;
 mod block_diag;
 pub mod complex;
