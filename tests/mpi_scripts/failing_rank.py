@@ -8,7 +8,9 @@ import ferrograd as fg
 from common import dist, init, report
 
 how = sys.argv[1]
-rank, size = init(timeout=__import__("datetime").timedelta(seconds=3))
+# `raise` ends every rank through rank 1's abort, so the others' timeout is long: on a loaded machine a short one
+# could fire while rank 1 is still printing its traceback, cutting it off
+rank, size = init(timeout=__import__("datetime").timedelta(seconds=30 if how == "raise" else 3))
 dist.barrier()
 if rank == 1:
     if how == "raise":
