@@ -6,7 +6,7 @@ its communication thread runs (`_work.py`).
 """
 
 from .. import _core
-from ._mpi import ReduceOp, RedOpType, check_tensor
+from ._mpi import RedOpType, ReduceOp, check_tensor
 from .distributed_c10d import _group
 
 

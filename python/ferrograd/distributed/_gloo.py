@@ -61,6 +61,9 @@ def _fold(op, dtype):
 
 class GlooBackend:
     name = "gloo"
+    # a Work waits this much longer than the group's timeout: the transfer's own deadline ends first, with the
+    # error saying what was waited for
+    wait_grace = 5.0
 
     def __init__(self, store, rank, size, timeout):
         self.store = store
@@ -259,8 +262,9 @@ class GlooBackend:
         (torch's words)."""
 
         def run():
-            if self.rank != 0:
-                self._exchange(BARRIER, {0: None}, {0: None}, seconds)
+            if self.rank != 0:  # two steps, as rank 0's: arrive, then be let go
+                self._exchange(BARRIER, {0: None}, {}, seconds)
+                self._exchange(BARRIER, {}, {0: None}, seconds)
                 return
             peers = self._peers()
             try:
@@ -268,7 +272,9 @@ class GlooBackend:
             except _Timeout as e:
                 missing = e.peers if wait_all_ranks else e.peers[:1]
                 which = f"Ranks {', '.join(map(str, missing))}" if wait_all_ranks else f"Rank {missing[0]}"
-                raise RuntimeError(f"[Rank 0]: {which} failed to pass monitoredBarrier in {round(seconds * 1000)} ms") from None
+                raise RuntimeError(
+                    f"[Rank 0]: {which} failed to pass monitoredBarrier in {round(seconds * 1000)} ms"
+                ) from None
             self._exchange(BARRIER, dict.fromkeys(peers), {})
 
         return run
@@ -277,7 +283,7 @@ class GlooBackend:
 
     def isend(self, tensor, dst, tag, timeout):
         mem = TensorMemory(tensor)
-        work = Work("send", self.rank, timeout, [tensor])
+        work = Work("send", self.rank, timeout + self.wait_grace, [tensor])
 
         def run():
             header = _HEADER.pack(SEND, tag, mem.nbytes)
@@ -288,7 +294,7 @@ class GlooBackend:
 
     def irecv(self, tensor, src, tag, timeout):
         mem = TensorMemory(tensor)
-        work = Work("recv", self.rank, timeout, [tensor])
+        work = Work("recv", self.rank, timeout + self.wait_grace, [tensor])
 
         def run():
             peer = src if src is not None else self._first_sender()
@@ -307,7 +313,9 @@ class GlooBackend:
                 sel.register(sock, selectors.EVENT_READ, q)
             ready = sel.select(self.timeout)
         if not ready:
-            raise self._error("recv", f"Timed out waiting {round(self.timeout * 1000)}ms for recv operation to complete")
+            raise self._error(
+                "recv", f"Timed out waiting {round(self.timeout * 1000)}ms for recv operation to complete"
+            )
         return min(key.data for key, _ in ready)
 
 
@@ -438,7 +446,7 @@ def _mesh(store, rank, size, timeout):
             listener.settimeout(max(0.01, deadline - time.monotonic()))
             try:
                 sock, _ = listener.accept()
-            except socket.timeout:
+            except TimeoutError:
                 raise DistBackendError(
                     f"ferrograd.distributed (gloo): rank {rank} timed out after {timeout:g} s waiting for the other "
                     "ranks to connect"

@@ -144,6 +144,7 @@ class MPIBackend:
     return their Work: MPI starts them at once)."""
 
     name = "mpi"
+    wait_grace = 0.0  # MPI's calls have no deadline of their own: the Work's wait is the timeout
 
     def __init__(self, MPI, comm):
         self.MPI = MPI

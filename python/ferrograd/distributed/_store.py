@@ -35,6 +35,10 @@ def _seconds(timeout):
     return timeout.total_seconds() if isinstance(timeout, timedelta) else float(timeout)
 
 
+def _keys(keys):
+    return ", ".join("/" + k.decode(errors="replace") for k in keys)  # torch's way of naming them
+
+
 def _send_fields(sock, code, fields):
     parts = [struct.pack("!BI", code, len(fields))]
     for f in fields:
@@ -171,9 +175,12 @@ class _Server:
             self.sock.bind((host, port))
         except OSError as e:
             self.sock.close()
+            import errno
+
             raise DistNetworkError(
                 f"The server socket has failed to listen on any local network address. port: {port}, "
-                f"code: {-(e.errno or 0)}, name: {os.strerror(e.errno or 0)}"
+                f"code: {-(e.errno or 0)}, name: {errno.errorcode.get(e.errno or 0, '?')}, "
+                f"message: {os.strerror(e.errno or 0).lower()}"
             ) from None
         self.sock.listen(128)
         self.port = self.sock.getsockname()[1]
@@ -216,7 +223,8 @@ def _connect(host, port, timeout):
         except OSError:
             if time.monotonic() + pause > deadline:
                 raise DistNetworkError(
-                    f"The client socket has timed out after {timeout:g}s while trying to connect to ({host}, {port})."
+                    f"The client socket has timed out after {round(timeout * 1000)}ms while trying to connect to "
+                    f"({host}, {port})."
                 ) from None
             time.sleep(pause)
             pause = min(pause * 2, 0.5)
@@ -277,8 +285,7 @@ class TCPStore(Store):
                     f"ferrograd.distributed: the TCPStore at ({self._host}, {self._port}) is gone: {e}"
                 ) from None
         if status == _TIMEOUT:
-            keys = ", ".join(k.decode(errors="replace") for k in reply)
-            raise DistStoreError(f"wait timeout after {round(wait * 1000)}ms, keys: {keys}")
+            raise DistStoreError(f"wait timeout after {round(wait * 1000)}ms, keys: {_keys(reply)}")
         return reply
 
     def __del__(self):
@@ -318,8 +325,7 @@ class FileStore(Store):
             if status == _OK:
                 return reply
             if time.monotonic() > deadline:
-                keys = ", ".join(k.decode(errors="replace") for k in reply)
-                raise DistStoreError(f"wait timeout after {round(wait * 1000)}ms, keys: {keys}")
+                raise DistStoreError(f"wait timeout after {round(wait * 1000)}ms, keys: {_keys(reply)}")
             time.sleep(0.01)
 
 

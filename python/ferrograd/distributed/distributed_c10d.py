@@ -58,7 +58,8 @@ class ProcessGroup:
     def _run(self, name, run, outputs, async_op, timeout=None):
         """Runs `run()` on the communication thread after every collective called before it; returns its Work
         with `async_op`, else waits for it (within `timeout`, by default the group's) and returns None."""
-        work = Work(name, self._rank, self._timeout if timeout is None else timeout, outputs)
+        seconds = (self._timeout if timeout is None else timeout) + self._backend.wait_grace
+        work = Work(name, self._rank, seconds, outputs)
         self._thread.submit(run, work)
         if async_op:
             return work
@@ -245,10 +246,13 @@ def _gloo_backend(init_method, timeout, world_size, rank, store):
     if store is None:
         store, rank, world_size = _store.rendezvous(init_method or "env://", rank, world_size, timeout)
     else:
+        # torch's checks, AssertionErrors as torch's
         if init_method is not None:
-            raise ValueError("Cannot specify both init_method and store.")
-        assert world_size > 0, "world_size must be positive if using store"
-        assert rank >= 0, "rank must be non-negative if using store"
+            raise AssertionError("Cannot specify both init_method and store.")
+        if world_size <= 0:
+            raise AssertionError("world_size must be positive if using store")
+        if rank < 0:
+            raise AssertionError("rank must be non-negative if using store")
     if not 0 <= rank < world_size:
         raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {world_size - 1}]")
     return _gloo.GlooBackend(_store.PrefixStore("default_pg", store), rank, world_size, timeout.total_seconds())
@@ -322,4 +326,4 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
     seconds = pg._timeout if timeout is None else timeout.total_seconds()
     run = pg._backend.monitored_barrier(seconds, wait_all_ranks)
     # the backend's own wait ends first, with the error naming the ranks
-    pg._run("monitored_barrier", run, [], False, timeout=seconds + 30)
+    pg._run("monitored_barrier", run, [], False, timeout=seconds)

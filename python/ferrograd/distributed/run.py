@@ -13,10 +13,12 @@ number, and `--max-restarts` other than 0 is refused.
 
 import argparse
 import os
+import queue
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from datetime import datetime
@@ -184,18 +186,26 @@ def run(args):
 
     for signum in (signal.SIGINT, signal.SIGTERM):
         previous[signum] = signal.signal(signum, forward)
+    # one thread per process reports its exit: the queue's order is the order they ended in, so the first
+    # failure reported is the root cause, not a rank that failed because of it
+    exits = queue.SimpleQueue()
+    for local_rank, p in enumerate(procs):
+        threading.Thread(target=lambda i=local_rank, p=p: exits.put((i, p.wait())), daemon=True).start()
     try:
-        while True:
-            codes = [p.poll() for p in procs]
-            failed = next(((i, p) for i, (p, c) in enumerate(zip(procs, codes)) if c not in (None, 0)), None)
-            if failed is not None:
+        for _ in procs:
+            while True:
+                try:
+                    local_rank, code = exits.get(timeout=args.monitor_interval)
+                    break
+                except queue.Empty:
+                    continue  # lets a signal handler run
+            if code != 0:
                 when = datetime.now().strftime("%Y-%m-%d_%H:%M:%S")
                 _stop(procs)
-                _log(_failure_report(args.training_script, failed, nproc, args.node_rank, when))
+                _log(_failure_report(args.training_script, (local_rank, procs[local_rank]), nproc, args.node_rank,
+                                     when))  # fmt: skip
                 return 1
-            if all(c == 0 for c in codes):
-                return 0
-            time.sleep(args.monitor_interval)
+        return 0
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
