@@ -5,9 +5,6 @@ bytes through the tensor collectives, on every backend alike.
 As in PyTorch, the objects are unpickled: only call these with ranks you trust.
 """
 
-import io
-import pickle
-
 from .. import _core
 from .._asarray import frombuffer
 from ._collectives import all_gather, broadcast, gather, scatter
@@ -15,6 +12,9 @@ from .distributed_c10d import _group
 
 
 def _to_tensor(obj):
+    import io
+    import pickle
+
     buf = io.BytesIO()
     pickle.Pickler(buf).dump(obj)
     data = buf.getbuffer()
@@ -22,6 +22,8 @@ def _to_tensor(obj):
 
 
 def _from_tensor(t, size):
+    import pickle
+
     return pickle.loads(t[:size].numpy().tobytes())
 
 

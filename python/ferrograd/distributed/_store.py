@@ -9,12 +9,10 @@ fields, no pickle: anything that can reach the port can only set and read keys.
 """
 
 import os
-import socket
 import struct
 import threading
 import time
 from datetime import timedelta
-from urllib.parse import parse_qs, urlparse
 
 from ._work import DistNetworkError, DistStoreError
 
@@ -167,6 +165,8 @@ class _Server:
     """The master's listening socket and its threads (daemons: they end with the process)."""
 
     def __init__(self, host, port):
+        import socket  # here, not at import: `import ferrograd.distributed` stays light
+
         self.table = _Table()
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.sock = socket.socket(family, socket.SOCK_STREAM)
@@ -213,6 +213,8 @@ class _Server:
 
 def _connect(host, port, timeout):
     """A connection to the master, retried until `timeout` seconds: the master may not be listening yet."""
+    import socket
+
     deadline = time.monotonic() + timeout
     pause = 0.01
     while True:
@@ -376,6 +378,8 @@ def rendezvous(init_method, rank, world_size, timeout):
     """(store, rank, world_size) for `init_process_group(init_method=...)`: `env://` reads RANK, WORLD_SIZE,
     MASTER_ADDR and MASTER_PORT (rank and world_size given as arguments win, as in PyTorch); `tcp://host:port`
     needs both as arguments; `file:///path` shares a file. The TCP store's master is rank 0."""
+    from urllib.parse import parse_qs, urlparse
+
     url = urlparse(init_method)
     query = {k: v[0] for k, v in parse_qs(url.query).items()}
     rank = int(query.get("rank", rank))
