@@ -112,9 +112,15 @@ def worker(rank, size, how, where):
     point_to_point(rank, size)
     async_work(rank, size)
     dist.monitored_barrier(timeout=timeout)
-    print(f"rank {rank}: extras ok", flush=True)
     dist.destroy_process_group()
     assert not dist.is_initialized()
+    if how == "env":  # again, at the same address: the first group's store is gone by now
+        dist.init_process_group("gloo", rank=rank, world_size=size, timeout=timeout)
+        t = fg.ones(2)
+        dist.all_reduce(t)
+        check(t, [float(size)] * 2, "all_reduce after init_process_group again")
+        dist.destroy_process_group()
+    print(f"rank {rank}: extras ok", flush=True)
 
 
 if __name__ == "__main__":

@@ -73,6 +73,7 @@ class GlooBackend:
         self._seq = 0
         self._broken = None
         self._groups = 0  # groups made from this one (`new_group`), each its own mesh
+        self.owned_store = None  # the TCPStore init_process_group made for this group, closed with it
         self._coll, self._p2p, self._addresses = _mesh(store, rank, size, timeout)
         self._sender = CommThread("ferrograd-gloo-send")
         self._receiver = CommThread("ferrograd-gloo-recv")
@@ -88,6 +89,16 @@ class GlooBackend:
     def close(self, timeout):
         for thread in (self._sender, self._receiver):
             thread.close(timeout)
+        # rank 0 stops its store (made by init_process_group: the port must be free for the next one) and only
+        # then lets the others go, so that none can meet rank 0's old store in a next init_process_group
+        if self.rank == 0 and self.owned_store is not None:
+            self.owned_store._close()
+        if self._broken is None:
+            try:
+                self._exchange(BARRIER, dict.fromkeys(self._peers()) if self.rank == 0 else {},
+                               {0: None} if self.rank != 0 else {})  # fmt: skip
+            except DistBackendError:
+                pass  # a rank already gone: nothing to wait for
         for sock in [*self._coll.values(), *self._p2p.values()]:
             sock.close()
 

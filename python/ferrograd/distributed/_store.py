@@ -207,7 +207,13 @@ class _Server:
                 return
 
     def close(self):
+        import socket
+
         self.closed = True
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in accept(), which close() does not
+        except OSError:
+            pass
         self.sock.close()
 
 
@@ -290,12 +296,16 @@ class TCPStore(Store):
             raise DistStoreError(f"wait timeout after {round(wait * 1000)}ms, keys: {_keys(reply)}")
         return reply
 
-    def __del__(self):
+    def _close(self):
+        """Closes the connection, and on the master stops serving, so that the port is free again."""
         sock = getattr(self, "_sock", None)
         if sock is not None:
             sock.close()
         if getattr(self, "_server", None) is not None:
             self._server.close()
+
+    def __del__(self):
+        self._close()
 
 
 class FileStore(Store):

@@ -243,7 +243,8 @@ def _gloo_backend(init_method, timeout, world_size, rank, store):
     from . import _gloo, _store
 
     timeout = timeout if timeout is not None else default_pg_timeout
-    if store is None:
+    made = store is None
+    if made:
         store, rank, world_size = _store.rendezvous(init_method or "env://", rank, world_size, timeout)
     else:
         # torch's checks, AssertionErrors as torch's
@@ -255,7 +256,10 @@ def _gloo_backend(init_method, timeout, world_size, rank, store):
             raise AssertionError("rank must be non-negative if using store")
     if not 0 <= rank < world_size:
         raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {world_size - 1}]")
-    return _gloo.GlooBackend(_store.PrefixStore("default_pg", store), rank, world_size, timeout.total_seconds())
+    backend = _gloo.GlooBackend(_store.PrefixStore("default_pg", store), rank, world_size, timeout.total_seconds())
+    if made and isinstance(store, _store.TCPStore):
+        backend.owned_store = store
+    return backend
 
 
 def _abort_on_uncaught(previous, rank, size, abort):
