@@ -23,6 +23,7 @@ import time
 from .. import _core
 from ._memory import TensorMemory
 from ._mpi import RedOpType
+from ._store import _recv_exact
 from ._work import CommThread, DistBackendError, Work
 
 _HEADER = struct.Struct("<IIQ")  # operation, sequence number (a tag for send/recv), payload bytes
@@ -480,16 +481,6 @@ def _mesh(store, rank, size, timeout):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             sock.setblocking(False)
     return conns[_COLLECTIVE], conns[_P2P], addresses
-
-
-def _recv_exact(sock, n):
-    data = bytearray()
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise ConnectionResetError("closed")
-        data += chunk
-    return bytes(data)
 
 
 def _own_host(store):
