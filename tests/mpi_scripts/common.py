@@ -1,8 +1,10 @@
-"""Shared by the scripts that tests/test_distributed.py runs under `mpiexec -n 2`: joining the process group,
-a small model made from leaf tensors, and per-rank reporting.
+"""Shared by the scripts that tests/test_distributed.py runs under `mpiexec -n 2` and tests/test_distributed_gloo.py
+under the torchrun-style launcher: joining the process group, a small model made from leaf tensors, and per-rank
+reporting.
 
-Against torch (FG_TEST_AGAINST_TORCH=1; torch's wheels have no MPI backend) the same scripts use gloo, with
-rank and world size from the MPI launcher's environment and the rendezvous on a loopback port.
+Started by the launcher (RANK in the environment), the scripts use gloo through `env://`. Under mpiexec they use
+MPI, except against torch (FG_TEST_AGAINST_TORCH=1; torch's wheels have no MPI backend): gloo, with rank and
+world size from the MPI launcher's environment and the rendezvous on a loopback port.
 """
 
 import os
@@ -17,7 +19,9 @@ AGAINST_TORCH = os.environ.get("FG_TEST_AGAINST_TORCH") == "1"
 
 
 def init(**kwargs):
-    if AGAINST_TORCH:
+    if "RANK" in os.environ:  # a torchrun-style launcher set RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT
+        dist.init_process_group("gloo", **kwargs)
+    elif AGAINST_TORCH:
         port = os.environ["FG_DIST_PORT"]
         rank, size = int(os.environ["PMI_RANK"]), int(os.environ["PMI_SIZE"])
         dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=size, **kwargs)

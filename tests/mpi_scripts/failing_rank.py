@@ -1,5 +1,6 @@
-"""A rank that fails while the others wait in a collective: `raise` (an uncaught exception on rank 1) or
-`exit` (rank 1 leaves without taking part; the others' wait runs into the process group's timeout)."""
+"""A rank that fails while the others wait in a collective: `raise` (an uncaught exception on rank 1), `exit`
+(rank 1 leaves without taking part: under MPI the others' wait runs into the process group's timeout, over gloo
+the closed connection ends it) or `hang` (rank 1 stays, silent, past the others' timeout)."""
 
 import sys
 import time
@@ -16,6 +17,8 @@ if rank == 1:
     if how == "raise":
         time.sleep(0.2)  # the others are in all_reduce by now
         raise ValueError("rank 1 failed on purpose")
+    if how == "hang":
+        time.sleep(8)
     report("leaving without the all_reduce")
     sys.exit(0)
 report("in all_reduce")

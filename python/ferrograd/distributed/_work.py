@@ -1,11 +1,12 @@
-"""Operations in flight: `Work` handles and the communication thread that runs the collectives.
+"""Operations in flight: `Work` handles, the communication thread that runs the collectives, and the errors.
 
 Every collective of a process group runs, in the order it was called, on one thread of its own that makes the
-blocking MPI call; mpi4py releases the GIL inside it, so the caller (and the autograd engine, which releases
-the GIL too) keeps computing meanwhile: `async_op=True` returns at once, and DistributedDataParallel's gradient
-reductions overlap with the rest of backward. One thread keeps the order of collectives the same on every rank,
-which MPI requires. Point-to-point operations are started at once by the caller (MPI matches them by source and
-tag) and completed by `wait()`.
+blocking call (MPI's, or the gloo backend's socket transfers); both release the GIL while they wait, so the
+caller (and the autograd engine, which releases the GIL too) keeps computing meanwhile: `async_op=True` returns
+at once, and DistributedDataParallel's gradient reductions overlap with the rest of backward. One thread keeps
+the order of collectives the same on every rank, which both backends require. MPI's point-to-point operations
+are started at once by the caller (MPI matches them by source and tag) and completed by `wait()`; gloo's run on
+a sending and a receiving thread of their own.
 """
 
 import queue
@@ -23,6 +24,14 @@ class DistBackendError(DistError):
     """The communication backend failed or timed out (PyTorch's `torch.distributed.DistBackendError`)."""
 
 
+class DistNetworkError(DistError):
+    """A connection could not be made or was lost (PyTorch's `torch.distributed.DistNetworkError`)."""
+
+
+class DistStoreError(DistError):
+    """A store operation failed or timed out (PyTorch's `torch.distributed.DistStoreError`)."""
+
+
 class Work:
     """The handle of an operation started with `async_op=True`: `wait()` blocks until it is done (and raises
     what it raised), `is_completed()` asks without blocking, `result()` is its output tensors."""
@@ -36,6 +45,7 @@ class Work:
         self._exception = None
         # perf_counter() when the operation started and ended (DistributedDataParallel's overlap figures)
         self._started = self._ended = None
+        self._source = None  # the sender's rank, once a receive is done
 
     def _timed_out(self, seconds):
         return DistBackendError(
@@ -64,6 +74,9 @@ class Work:
 
     def result(self):
         return list(self._outputs)
+
+    def _source_rank(self):
+        return self._source
 
     def _finish(self, exception=None):
         self._ended = time.perf_counter()
@@ -114,9 +127,9 @@ class RequestWork(Work):
 class CommThread:
     """The thread that runs a process group's collectives, one after the other."""
 
-    def __init__(self):
+    def __init__(self, name="ferrograd-mpi"):
         self._queue = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._run, name="ferrograd-mpi", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
     def submit(self, run, work):
@@ -152,4 +165,5 @@ def _seconds(timeout):
 
 
 # shown in tracebacks as PyTorch shows its own (torch.distributed.DistBackendError)
-DistError.__module__ = DistBackendError.__module__ = "ferrograd.distributed"
+for _error in (DistError, DistBackendError, DistNetworkError, DistStoreError):
+    _error.__module__ = "ferrograd.distributed"

@@ -1,11 +1,14 @@
-"""The default process group: `init_process_group(backend="mpi")`, its rank and size, `barrier`,
-`destroy_process_group`. The collectives on tensors are in `_collectives.py`.
+"""Process groups: `init_process_group` (backend "gloo" or "mpi"), rank and size, `barrier`, `new_group`,
+`destroy_process_group`. The collectives on tensors are in `_collectives.py`, on Python objects in `_objects.py`.
 
-Ranks and the world size come from the MPI launcher (`mpiexec -n 4 python train.py`, `srun --mpi=pmix`); a
-script started without one is a world of one process. mpi4py is imported only here, on the first
-`init_process_group`, so `import ferrograd.distributed` never needs it.
+A `ProcessGroup` holds a backend object that does the communication: `_gloo.GlooBackend` (TCP between the
+processes; ranks and world size given by the program or the launcher's environment, rendezvous through a store,
+`_store.py`) or `_mpi.MPIBackend` (ranks and world size from the MPI launcher, `mpiexec -n 4 python train.py`;
+a script started without one is a world of one process). mpi4py is imported only by `init_process_group("mpi")`,
+so `import ferrograd.distributed` never needs it.
 """
 
+import os
 import sys
 from datetime import timedelta
 
@@ -19,7 +22,7 @@ _NOT_INITIALIZED = "Default process group has not been initialized, please make 
 
 
 class Backend(str):
-    """A backend name, lower-cased (PyTorch's `Backend`); ferrograd has the MPI one."""
+    """A backend name, lower-cased (PyTorch's `Backend`); ferrograd has gloo and MPI."""
 
     UNDEFINED = "undefined"
     GLOO = "gloo"
@@ -34,15 +37,14 @@ class Backend(str):
 
 
 class ProcessGroup:
-    """A group of ranks talking through one MPI communicator (the default group spans every rank)."""
+    """A group of ranks and the backend that connects them (the default group spans every rank)."""
 
-    def __init__(self, MPI, comm, timeout):
-        self._MPI = MPI
-        self._comm = comm
-        self._rank = comm.Get_rank()
-        self._size = comm.Get_size()
+    def __init__(self, backend, timeout):
+        self._backend = backend
+        self._rank = backend.rank
+        self._size = backend.size
         self._timeout = timeout
-        self._thread = CommThread()
+        self._thread = CommThread(f"ferrograd-{backend.name}")
 
     def rank(self):
         return self._rank
@@ -51,15 +53,13 @@ class ProcessGroup:
         return self._size
 
     def name(self):
-        return Backend.MPI
+        return self._backend.name
 
-    def __repr__(self):
-        return f"<ProcessGroup mpi rank={self._rank} size={self._size}>"
-
-    def _run(self, name, run, outputs, async_op):
+    def _run(self, name, run, outputs, async_op, timeout=None):
         """Runs `run()` on the communication thread after every collective called before it; returns its Work
-        with `async_op`, else waits for it (within the group's timeout) and returns None."""
-        work = Work(name, self._rank, self._timeout, outputs)
+        with `async_op`, else waits for it (within `timeout`, by default the group's) and returns None."""
+        seconds = (self._timeout if timeout is None else timeout) + self._backend.wait_grace
+        work = Work(name, self._rank, seconds, outputs)
         self._thread.submit(run, work)
         if async_op:
             return work
@@ -99,7 +99,7 @@ def is_mpi_available():
 
 
 def is_gloo_available():
-    return False
+    return True
 
 
 def is_nccl_available():
@@ -111,7 +111,8 @@ def is_initialized():
 
 
 def is_torchelastic_launched():
-    return False
+    """Whether this process was started by a torchelastic launcher (`python -m ferrograd.distributed.run`)."""
+    return os.getenv("TORCHELASTIC_RUN_ID") is not None
 
 
 def _group(group=None):
@@ -141,7 +142,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
                 "a subset is not supported yet"
             )
     seconds = timeout.total_seconds() if timeout is not None else pg._timeout
-    made = ProcessGroup(pg._MPI, pg._comm.Dup(), seconds)
+    made = ProcessGroup(pg._backend.dup(seconds), seconds)
     _world.groups.append(made)
     return made
 
@@ -181,22 +182,29 @@ def init_process_group(
     pg_options=None,
     device_id=None,
 ):
-    """Joins this process to the default process group of every rank the MPI launcher started.
+    """Joins this process to the default process group (PyTorch's signature).
 
-    `backend` is "mpi" (the default). `rank` and `world_size`, when given, are ignored with torch's warning:
-    the launcher numbers the ranks;
-    `init_method` and `store` are accepted for PyTorch programs and unused (MPI's launcher does the
-    rendezvous). `timeout` bounds every wait on a collective (PyTorch's default, 30 minutes). An uncaught
-    exception on any rank then aborts every rank (MPI_Abort) instead of leaving them waiting.
+    `backend="gloo"`: the ranks connect over TCP. `rank` and `world_size` are given, or read from the environment
+    (RANK, WORLD_SIZE) with the default `init_method="env://"`, which meets at MASTER_ADDR:MASTER_PORT (rank 0
+    serves a `TCPStore` there); `init_method="tcp://host:port"` meets at that address, `"file:///path"` through a
+    file every rank can open; `store=` gives the store itself. `python -m ferrograd.distributed.run` and
+    `mp.spawn` are the usual ways to start the ranks.
+
+    `backend="mpi"`: the ranks are the MPI launcher's; `rank` and `world_size`, when given, are ignored with
+    torch's warning, `init_method` and `store` are unused. An uncaught exception on any rank then aborts every
+    rank (MPI_Abort) instead of leaving them waiting.
+
+    With no `backend`: gloo when an `init_method`, a `store` or MASTER_ADDR says where to meet, else MPI (under
+    an MPI launcher, or a world of one process). `timeout` bounds every wait on a collective (PyTorch's default,
+    30 minutes).
     """
     if _world.default_pg is not None:
         raise ValueError("trying to initialize the default process group twice!")
-    name = Backend(backend if backend is not None else Backend.MPI)
-    if name != Backend.MPI:
-        raise RuntimeError(
-            f"ferrograd.distributed has only the MPI backend (backend='mpi'), not '{name}': "
-            "start the ranks with an MPI launcher (mpiexec -n 2 python train.py)"
-        )
+    name = _backend_name(backend, init_method, store)
+    seconds = (timeout if timeout is not None else default_pg_timeout).total_seconds()
+    if name == Backend.GLOO:
+        _world.default_pg = ProcessGroup(_gloo_backend(init_method, timeout, world_size, rank, store), seconds)
+        return
     if world_size not in (-1, None) or rank not in (-1, None):
         import warnings
 
@@ -208,13 +216,50 @@ def init_process_group(
             stacklevel=2,
         )
     MPI = _mpi.load()
-    comm = MPI.COMM_WORLD.Dup()
-    actual_rank, actual_size = comm.Get_rank(), comm.Get_size()
-    seconds = (timeout if timeout is not None else default_pg_timeout).total_seconds()
-    _world.default_pg = ProcessGroup(MPI, comm, seconds)
-    if actual_size > 1:
+    backend_obj = _mpi.MPIBackend(MPI, MPI.COMM_WORLD.Dup())
+    _world.default_pg = ProcessGroup(backend_obj, seconds)
+    if backend_obj.size > 1:
         _world.excepthook = sys.excepthook
-        sys.excepthook = _abort_on_uncaught(sys.excepthook, actual_rank, actual_size, MPI.COMM_WORLD.Abort)
+        sys.excepthook = _abort_on_uncaught(sys.excepthook, backend_obj.rank, backend_obj.size, MPI.COMM_WORLD.Abort)
+
+
+def _backend_name(backend, init_method, store):
+    if backend is None:
+        told = init_method is not None or store is not None or "MASTER_ADDR" in os.environ
+        return Backend.GLOO if told else Backend.MPI
+    name = Backend(backend)
+    if ":" in name:  # "cpu:gloo,cuda:nccl": the CPU's
+        devices = dict(part.split(":", 1) for part in name.split(",") if ":" in part)
+        name = Backend(devices.get("cpu", name))
+    if name not in (Backend.GLOO, Backend.MPI):
+        raise RuntimeError(
+            f"ferrograd.distributed has the gloo and MPI backends (backend='gloo' or 'mpi'), not '{name}': "
+            "on the CPU, use backend='gloo'"
+        )
+    return name
+
+
+def _gloo_backend(init_method, timeout, world_size, rank, store):
+    from . import _gloo, _store
+
+    timeout = timeout if timeout is not None else default_pg_timeout
+    made = store is None
+    if made:
+        store, rank, world_size = _store.rendezvous(init_method or "env://", rank, world_size, timeout)
+    else:
+        # torch's checks, AssertionErrors as torch's
+        if init_method is not None:
+            raise AssertionError("Cannot specify both init_method and store.")
+        if world_size <= 0:
+            raise AssertionError("world_size must be positive if using store")
+        if rank < 0:
+            raise AssertionError("rank must be non-negative if using store")
+    if not 0 <= rank < world_size:
+        raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {world_size - 1}]")
+    backend = _gloo.GlooBackend(_store.PrefixStore("default_pg", store), rank, world_size, timeout.total_seconds())
+    if made and isinstance(store, _store.TCPStore):
+        backend.owned_store = store
+    return backend
 
 
 def _abort_on_uncaught(previous, rank, size, abort):
@@ -257,7 +302,7 @@ def destroy_process_group(group=None):
 
 def _close(pg):
     pg._thread.close(pg._timeout)
-    pg._comm.Free()
+    pg._backend.close(pg._timeout)
 
 
 def get_rank(group=None):
@@ -275,4 +320,14 @@ def get_backend(group=None):
 def barrier(group=None, async_op=False, device_ids=None):
     """Blocks until every rank has called it (with `async_op`, returns a Work to wait on)."""
     pg = _group(group)
-    return pg._run("barrier", pg._comm.Barrier, [], async_op)
+    return pg._run("barrier", pg._backend.barrier(), [], async_op)
+
+
+def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
+    """A barrier in which rank 0 waits for each other rank up to `timeout` (the group's by default) and names
+    the first one missing (every one with `wait_all_ranks`) in its RuntimeError."""
+    pg = _group(group)
+    seconds = pg._timeout if timeout is None else timeout.total_seconds()
+    run = pg._backend.monitored_barrier(seconds, wait_all_ranks)
+    # the backend's own wait ends first, with the error naming the ranks
+    pg._run("monitored_barrier", run, [], False, timeout=seconds)
