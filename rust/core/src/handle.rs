@@ -124,7 +124,8 @@ impl<B: Base> TensorHandle<B> {
 
     /// `self = f(self)` in place for a unary op (`relu_`): outside a view, one traced op, so that a capture
     /// replays it (with its history, in a training step) and reads the tensor's new record as its value.
-    pub fn apply_unary_inplace<F>(&self, name: &'static str, f: F) -> Result<()>
+    /// `old_read`: whether `f`'s node may keep its input (`UnaryOp::inplace_reads_input`).
+    pub fn apply_unary_inplace<F>(&self, name: &'static str, old_read: bool, f: F) -> Result<()>
     where
         F: Fn(&Tensor) -> Result<Tensor> + Clone + Send + Sync + 'static,
     {
@@ -132,7 +133,9 @@ impl<B: Base> TensorHandle<B> {
             return self.apply_inplace(false, f);
         }
         let t = self.get();
-        self.set(t.apply_inplace_traced(name, f)?);
+        // without a gradient to take, a unary op's result has no node to keep the input
+        let old_read = old_read && t.requires_grad();
+        self.set(t.apply_inplace_traced(name, old_read, f)?);
         Ok(())
     }
 
@@ -140,6 +143,7 @@ impl<B: Base> TensorHandle<B> {
     /// one shape), else computed out of place and written back.
     pub fn apply_arith(&self, other: &Tensor, op: DenseWrite) -> Result<()> {
         let t = self.get();
+        t.check_no_partial_overlap(other)?;
         if t.dense_in_place(other, op) {
             return Ok(());
         }

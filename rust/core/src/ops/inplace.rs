@@ -63,19 +63,42 @@ impl Tensor {
         Ok(())
     }
 
+    /// PyTorch's refusal of `self op= other` where `other` reads part of what is written (`x.mul_(x[0])`): the two
+    /// share memory without being the same elements. Checked where both are contiguous (PyTorch also checks other
+    /// dense layouts; where it cannot tell, it lets the op run, as this does).
+    pub fn check_no_partial_overlap(&self, other: &Tensor) -> Result<()> {
+        if !self.same_storage(other) {
+            return Ok(());
+        }
+        let (Some(a), Some(b)) = (self.layout().contiguous_range(), other.layout().contiguous_range()) else {
+            return Ok(());
+        };
+        let same = a == b && self.shape() == other.shape();
+        if !same && a.start < b.end && b.start < a.end {
+            bail!(
+                Runtime,
+                "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single \
+                memory location. Please clone() the tensor before performing the operation."
+            );
+        }
+        Ok(())
+    }
+
     /// `self op= other` straight into this tensor's memory (one pass, no result buffer) when nothing is
     /// recorded and both are contiguous float32/float64 tensors of one shape (the SGD update
-    /// `p.sub_(lr * p.grad)`); false when nothing was written and the general `apply_inplace` must run.
+    /// `p.sub_(lr * p.grad)`) or `other` is a real number (`p.mul_(0.9)`); false when nothing was written and the
+    /// general `apply_inplace` must run.
     /// (The caller picks between the two, because in-place writes through a view go via its base.)
     pub fn dense_in_place(&self, other: &Tensor, op: DenseWrite) -> bool {
         if grad_mode::is_enabled() && (self.requires_grad() || other.requires_grad()) {
             return false;
         }
-        if !matches!(self.dtype(), DType::F32 | DType::F64) || op == DenseWrite::Copy || !self.dense_fits(other) {
+        let fits = self.dense_fits(other) || self.dense_scalar_fits(other);
+        if !matches!(self.dtype(), DType::F32 | DType::F64) || op == DenseWrite::Copy || !fits {
             return false;
         }
         let write = move |a: &Tensor, b: &Tensor| {
-            if !a.write_dense(b, op) {
+            if !(a.write_dense(b, op) || a.write_dense_scalar(b, op)) {
                 bail!(Runtime, "an in-place {op:?} no longer fits the dense write it was captured as");
             }
             Ok(())
@@ -84,12 +107,13 @@ impl Tensor {
         self.write_untracked(other, op.inplace_name(), write).is_ok()
     }
 
-    /// `apply_inplace(f)` as one traced op (`relu_`): its replay writes again and takes the history again.
-    pub fn apply_inplace_traced<F>(&self, name: &'static str, f: F) -> Result<Tensor>
+    /// `apply_inplace(f)` as one traced op (`relu_`): its replay writes again and takes the history again. With
+    /// `old_read` false, `f`'s node keeps no input (`UnaryOp::inplace_reads_input`), so the old values are not copied.
+    pub fn apply_inplace_traced<F>(&self, name: &'static str, old_read: bool, f: F) -> Result<Tensor>
     where
         F: Fn(&Tensor) -> Result<Tensor> + Clone + Send + Sync + 'static,
     {
-        let eager = move |x: &[&Tensor]| x[0].apply_inplace(f.clone());
+        let eager = move |x: &[&Tensor]| x[0].apply_inplace_reading(old_read, f.clone());
         let replay = eager.clone();
         let out = traced(name, NodeKind::Opaque, &[self], || eager(&[self]), || replay)?;
         self.check_new_history(&out);
@@ -135,11 +159,18 @@ impl Tensor {
 
     /// `self = f(self)` in place; `f` gets the old values with this tensor's history.
     pub fn apply_inplace(&self, f: impl FnOnce(&Tensor) -> Result<Tensor>) -> Result<Tensor> {
+        self.apply_inplace_reading(true, f)
+    }
+
+    /// `apply_inplace`, told whether the node `f` records may keep its input (`old_read`). The write below changes
+    /// this tensor's memory, so a kept input must be a copy; a node that keeps nothing or only its result (`relu_`)
+    /// reads this tensor itself, saving a pass over the data and a buffer.
+    pub fn apply_inplace_reading(&self, old_read: bool, f: impl FnOnce(&Tensor) -> Result<Tensor>) -> Result<Tensor> {
         let recording = grad_mode::is_enabled();
         if self.is_leaf() && self.requires_grad() && recording {
             bail!(Runtime, "a leaf Variable that requires grad is being used in an in-place operation.");
         }
-        let old = if recording { self.copy_with_history()? } else { self.clone() };
+        let old = if recording && old_read { self.copy_with_history()? } else { self.clone() };
         let out = f(&old)?;
         check_can_cast(out.dtype(), self.dtype())?;
         if out.shape() != self.shape() {

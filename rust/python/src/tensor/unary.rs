@@ -29,7 +29,11 @@ macro_rules! registry_methods {
                     #[doc = concat!("In-place ``", stringify!($name), "()``; returns this tensor.")]
                     fn [<$name _>](slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
                         let name = concat!(stringify!($name), "_");
-                        call(|| slf.get().handle.apply_unary_inplace(name, |a| a.unary_inplace_form($op)))?;
+                        if !slf.get().get().unary_dense_inplace($op, name) {
+                            let old_read = ferrograd_core::unary::inplace_reads_input(&$op);
+                            let f = |a: &Tensor| a.unary_inplace_form($op);
+                            call(|| slf.get().handle.apply_unary_inplace(name, old_read, f))?;
+                        }
                         Ok(slf.clone().unbind())
                     }
                 )*
@@ -108,7 +112,7 @@ macro_rules! param_registry_methods {
                         $(let $p = Kept::keep($p);)*
                         let f = move |a: &Tensor| a.[<$name _inplace_form>]($(AsArg::arg(&$p)),*);
                         let name = concat!(stringify!($name), "_");
-                        call(|| slf.get().handle.apply_unary_inplace(name, f))?;
+                        call(|| slf.get().handle.apply_unary_inplace(name, true, f))?;
                         Ok(slf.clone().unbind())
                     }
                 )*

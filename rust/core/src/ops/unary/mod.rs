@@ -10,6 +10,8 @@ mod bessel;
 mod erf;
 mod exp_log;
 mod gamma;
+mod in_place;
+pub(crate) use in_place::update_each;
 mod piecewise;
 mod trig;
 
@@ -239,6 +241,12 @@ fn slice_kernel<O: UnaryOp>(op: O, dtype: DType) -> Option<SliceKernel> {
         },
         || std::sync::Arc::new(move |o, x| map_into(o, x, &op.kernel::<f64>())),
     )
+}
+
+/// Whether `op`'s in-place form records a node that keeps its input (so the input's old values must be copied
+/// before the write): not for ops whose rule keeps only the result or nothing.
+pub fn inplace_reads_input<O: UnaryOp>(_op: &O) -> bool {
+    O::INPLACE_NO_DERIVATIVE.is_none() && O::INPLACE_NODE != InplaceNode::KeepsResult && O::KEEPS == Keeps::Input
 }
 
 impl Tensor {
