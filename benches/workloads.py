@@ -120,6 +120,18 @@ def lenet(lib, quick, **_):
     return train_step(model, opt, loss_of), eval_loss(lib, model, loss_of)
 
 
+def resnet(lib, quick, **_):
+    model = models.resnet_small(lib.nn)
+    init_weights(lib, model, 3)
+    r = np.random.default_rng(13)
+    x = tensor(lib, r.standard_normal((32, 3, 32, 32)).astype(np.float32))
+    y = tensor(lib, r.integers(0, 10, 32))
+    crit = lib.nn.CrossEntropyLoss()
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=5e-4)
+    loss_of = lambda: crit(model(x), y)
+    return train_step(model, opt, loss_of), eval_loss(lib, model, loss_of)
+
+
 def mlp_t2(lib):
     nn = lib.nn
     model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
@@ -291,10 +303,13 @@ SPECS = {
     "T6f": Spec("T6 Adam step alone (against torch `fused=True`)", adam_alone, 1.0, {"fused": True}),
     "T7": Spec("T7 char-GPT: 2 blocks causal SDPA (4 heads) + MLP + LayerNorm, 8×32, AdamW", char_gpt, 1.5),
 }
+# a CNN with BatchNorm after every convolution, the layout most image models train with (no T-cell has one)
+SPECS["C1"] = Spec("C1 ResNet-8 (CIFAR-style, BatchNorm), batch 32×3×32×32, CrossEntropy, SGD momentum", resnet, 1.2)
 SPECS.update({f"matmul{n}": Spec(f"(A@B).sum() fwd+bwd, n = {n}", matmul_sum(n), 1.0) for n in (256, 1024, 2048)})
 SPECS.update({name: Spec(f"{name}, 1e6 float32 (forward)", unary(name), 1.0) for name in UNARY})
 GROUPS = {"T": [k for k in SPECS if k.startswith("T")], "matmul": [k for k in SPECS if k.startswith("matmul")]}
 GROUPS["unary"] = list(UNARY)
+GROUPS["cnn"] = ["C1"]
 
 
 # ---------------------------------------------------------------------------------------------------------
