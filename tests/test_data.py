@@ -515,3 +515,35 @@ def test_out_of_order_loading_and_stopping_early():
     for (first,) in DataLoader(ds, batch_size=2, num_workers=2):
         assert first.tolist() == [0, 1]
         break
+
+
+def _hold_the_result_lock_in_worker_0(worker_id):
+    """Worker 0 keeps the result queue's write lock a while after each send, as when it is preempted there."""
+    if worker_id == 0:
+        import time
+        from multiprocessing import connection
+
+        send = connection.Connection._send_bytes
+
+        def slow_send(self, buf):
+            send(self, buf)
+            time.sleep(0.2)
+
+        connection.Connection._send_bytes = slow_send
+
+
+def test_a_worker_whose_iterable_ended_lets_the_others_send_theirs():
+    # A worker that left as soon as its iterable ended could die with the lock every worker sends under, and
+    # then worker 1's batches never came: the pass hung (here it would time out instead).
+    import time
+
+    class FirstWorkerEndsAtOnce(IterableDataset):
+        def __iter__(self):
+            if get_worker_info().id == 0:
+                return iter([])
+            time.sleep(0.5)  # worker 1 sends after worker 0 has been told to leave
+            return iter(range(4))
+
+    slow_lock = _hold_the_result_lock_in_worker_0
+    loader = DataLoader(FirstWorkerEndsAtOnce(), batch_size=2, num_workers=2, timeout=30, worker_init_fn=slow_lock)
+    assert [b.tolist() for b in loader] == [[0, 1], [2, 3]]

@@ -139,7 +139,7 @@ class _IterableDatasetStopIteration:
         self.worker_id = worker_id
 
 
-def _worker_loop(kind, dataset, index_queue, data_queue, auto_collation, collate_fn, drop_last, base_seed,
+def _worker_loop(kind, dataset, index_queue, data_queue, done, auto_collation, collate_fn, drop_last, base_seed,
                  init_fn, worker_id, num_workers, parent_pid):  # fmt: skip
     global _worker_info
     seed = base_seed + worker_id
@@ -163,11 +163,11 @@ def _worker_loop(kind, dataset, index_queue, data_queue, auto_collation, collate
             continue
         if task is None:
             break
+        if done.value or ended:
+            continue  # nobody waits for it: the main process is shutting down, or skips our tasks once told we ended
         idx, index = task
         if init_error is not None:
             data, init_error = init_error, None
-        elif ended:
-            data = _IterableDatasetStopIteration(worker_id)
         else:
             try:
                 data = _pack(fetcher.fetch(index))
@@ -177,7 +177,13 @@ def _worker_loop(kind, dataset, index_queue, data_queue, auto_collation, collate
             except Exception:
                 data = _ExceptionWrapper(where)
         data_queue.put((idx, data))
-    data_queue.cancel_join_thread()
+    # The queue's feeder thread sends the results under a write lock that every worker shares, and a process
+    # that exits mid-send keeps it. When this worker leaves because its iterable ended, the main process and
+    # the other workers go on, so the feeder must finish first (the default join at exit), or the others'
+    # results would never arrive. Only when nobody reads any more (shutdown, or the main process died) may
+    # unsent results be dropped: then the feeder could block forever on a full pipe.
+    if done.value or os.getppid() != parent_pid:
+        data_queue.cancel_join_thread()
 
 
 class _MultiProcessingDataLoaderIter:
@@ -197,12 +203,18 @@ class _MultiProcessingDataLoaderIter:
             context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
         elif isinstance(context, str):
             context = multiprocessing.get_context(context)
+        self._pid = os.getpid()
         self._result_queue = context.Queue()
+        # set once the main process stops reading results: workers then skip their tasks and exit
+        # without flushing what they had not sent (`_worker_loop`). Shared memory without a lock, so that
+        # a worker killed at any moment cannot leave it unusable.
+        self._done = context.RawValue("b", 0)
         self._index_queues, self._workers = [], []
         for worker_id in range(self._num_workers):
             index_queue = context.Queue()
             index_queue.cancel_join_thread()
-            args = (loader._dataset_kind, loader.dataset, index_queue, self._result_queue, loader._auto_collation,
+            args = (loader._dataset_kind, loader.dataset, index_queue, self._result_queue, self._done,
+                    loader._auto_collation,
                     loader.collate_fn, loader.drop_last, common._base_seed, loader.worker_init_fn, worker_id,
                     self._num_workers, os.getpid())  # fmt: skip
             worker = context.Process(target=_worker_loop, args=args, daemon=True)
@@ -296,9 +308,11 @@ class _MultiProcessingDataLoaderIter:
 
     def _shutdown(self, stuck=False):
         """Stops the workers: asks them to finish, or, when they are `stuck`, terminates them."""
-        if self._shut:
+        # a forked worker holds a copy of any iterator alive at the fork; its workers are not its to stop
+        if self._shut or os.getpid() != self._pid:
             return
         self._shut = True
+        self._done.value = 1
         for q in self._index_queues:
             q.put(None)
         for w in self._workers:
