@@ -547,3 +547,12 @@ def test_a_worker_whose_iterable_ended_lets_the_others_send_theirs():
     slow_lock = _hold_the_result_lock_in_worker_0
     loader = DataLoader(FirstWorkerEndsAtOnce(), batch_size=2, num_workers=2, timeout=30, worker_init_fn=slow_lock)
     assert [b.tolist() for b in loader] == [[0, 1], [2, 3]]
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_workers_started_by_another_method_load_too(method):
+    # a forkserver's workers are the server's children, not the main process's: they must not take that
+    # for their parent's death
+    ds = TensorDataset(fg.arange(6))
+    batches = [b.tolist() for (b,) in DataLoader(ds, batch_size=2, num_workers=2, multiprocessing_context=method)]
+    assert batches == [[0, 1], [2, 3], [4, 5]]

@@ -140,8 +140,11 @@ class _IterableDatasetStopIteration:
 
 
 def _worker_loop(kind, dataset, index_queue, data_queue, done, auto_collation, collate_fn, drop_last, base_seed,
-                 init_fn, worker_id, num_workers, parent_pid):  # fmt: skip
+                 init_fn, worker_id, num_workers):  # fmt: skip
     global _worker_info
+    # the process that started this one, watched as PyTorch's ManagerWatchdog does: the main process, or with
+    # `forkserver` the server, which exits with the main process (the main process's pid would never match)
+    manager_pid = os.getppid()
     seed = base_seed + worker_id
     random.seed(seed)
     _core.manual_seed(seed)
@@ -156,7 +159,7 @@ def _worker_loop(kind, dataset, index_queue, data_queue, done, auto_collation, c
     except Exception:
         init_error = _ExceptionWrapper(where)
     ended = False
-    while os.getppid() == parent_pid:
+    while os.getppid() == manager_pid:
         try:
             task = index_queue.get(timeout=MP_STATUS_CHECK_INTERVAL)
         except queue.Empty:
@@ -182,7 +185,7 @@ def _worker_loop(kind, dataset, index_queue, data_queue, done, auto_collation, c
     # the other workers go on, so the feeder must finish first (the default join at exit), or the others'
     # results would never arrive. Only when nobody reads any more (shutdown, or the main process died) may
     # unsent results be dropped: then the feeder could block forever on a full pipe.
-    if done.value or os.getppid() != parent_pid:
+    if done.value or os.getppid() != manager_pid:
         data_queue.cancel_join_thread()
 
 
@@ -214,9 +217,8 @@ class _MultiProcessingDataLoaderIter:
             index_queue = context.Queue()
             index_queue.cancel_join_thread()
             args = (loader._dataset_kind, loader.dataset, index_queue, self._result_queue, self._done,
-                    loader._auto_collation,
-                    loader.collate_fn, loader.drop_last, common._base_seed, loader.worker_init_fn, worker_id,
-                    self._num_workers, os.getpid())  # fmt: skip
+                    loader._auto_collation, loader.collate_fn, loader.drop_last, common._base_seed,
+                    loader.worker_init_fn, worker_id, self._num_workers)  # fmt: skip
             worker = context.Process(target=_worker_loop, args=args, daemon=True)
             worker.start()
             self._index_queues.append(index_queue)
