@@ -265,7 +265,13 @@ class _MultiProcessingDataLoaderIter:
             try:
                 return self._result_queue.get(timeout=MP_STATUS_CHECK_INTERVAL)
             except queue.Empty:
-                dead = [str(w.pid) for w, alive in zip(self._workers, self._alive) if alive and not w.is_alive()]
+                # a worker that had work left, or one that died badly after its iterable ended: killed while
+                # sending, it keeps the queue's write lock that the other workers send under
+                dead = [
+                    str(w.pid)
+                    for w, alive in zip(self._workers, self._alive)
+                    if (alive and not w.is_alive()) or w.exitcode not in (None, 0)
+                ]
                 if dead:
                     self._shutdown(stuck=True)
                     raise RuntimeError(f"DataLoader worker (pid(s) {', '.join(dead)}) exited unexpectedly") from None
