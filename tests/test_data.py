@@ -515,3 +515,83 @@ def test_out_of_order_loading_and_stopping_early():
     for (first,) in DataLoader(ds, batch_size=2, num_workers=2):
         assert first.tolist() == [0, 1]
         break
+
+
+def _hold_the_result_lock_in_worker_0(worker_id):
+    """Worker 0 keeps the result queue's write lock a while after each send, as when it is preempted there."""
+    if worker_id == 0:
+        import time
+        from multiprocessing import connection
+
+        send = connection.Connection._send_bytes
+
+        def slow_send(self, buf):
+            send(self, buf)
+            time.sleep(0.2)
+
+        connection.Connection._send_bytes = slow_send
+
+
+def test_a_worker_whose_iterable_ended_lets_the_others_send_theirs():
+    # A worker that left as soon as its iterable ended could die with the lock every worker sends under, and
+    # then worker 1's batches never came: the pass hung (here it would time out instead).
+    import time
+
+    class FirstWorkerEndsAtOnce(IterableDataset):
+        def __iter__(self):
+            if get_worker_info().id == 0:
+                return iter([])
+            time.sleep(0.5)  # worker 1 sends after worker 0 has been told to leave
+            return iter(range(4))
+
+    slow_lock = _hold_the_result_lock_in_worker_0
+    loader = DataLoader(FirstWorkerEndsAtOnce(), batch_size=2, num_workers=2, timeout=30, worker_init_fn=slow_lock)
+    assert [b.tolist() for b in loader] == [[0, 1], [2, 3]]
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_workers_started_by_another_method_load_too(method):
+    # a forkserver's workers are the server's children, not the main process's: they must not take that
+    # for their parent's death
+    ds = TensorDataset(fg.arange(6))
+    batches = [b.tolist() for (b,) in DataLoader(ds, batch_size=2, num_workers=2, multiprocessing_context=method)]
+    assert batches == [[0, 1], [2, 3], [4, 5]]
+
+
+def _die_holding_the_result_lock_in_worker_0(worker_id):
+    """Worker 0 is killed right after its first send, before it lets go of the result queue's write lock."""
+    if worker_id == 0:
+        import os
+        import signal
+        from multiprocessing import connection
+
+        send = connection.Connection._send_bytes
+
+        def send_and_die(self, buf):
+            send(self, buf)
+            os.kill(os.getpid(), signal.SIGKILL)
+
+        connection.Connection._send_bytes = send_and_die
+
+
+def test_a_worker_killed_after_its_iterable_ended_is_reported(monkeypatch):
+    # worker 1's batches can never come (worker 0 died with the lock), so the death must be reported even though
+    # worker 0 had no work left
+    import time
+
+    from ferrograd.utils.data._utils import worker
+
+    monkeypatch.setattr(worker, "MP_STATUS_CHECK_INTERVAL", 0.2)
+
+    class FirstWorkerEndsAtOnce(IterableDataset):
+        def __iter__(self):
+            if get_worker_info().id == 0:
+                return iter([])
+            time.sleep(0.5)
+            return iter(range(4))
+
+    loader = DataLoader(
+        FirstWorkerEndsAtOnce(), batch_size=2, num_workers=2, worker_init_fn=_die_holding_the_result_lock_in_worker_0
+    )
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid"):
+        list(loader)

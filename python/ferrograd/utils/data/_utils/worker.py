@@ -139,9 +139,12 @@ class _IterableDatasetStopIteration:
         self.worker_id = worker_id
 
 
-def _worker_loop(kind, dataset, index_queue, data_queue, auto_collation, collate_fn, drop_last, base_seed,
-                 init_fn, worker_id, num_workers, parent_pid):  # fmt: skip
+def _worker_loop(kind, dataset, index_queue, data_queue, done, auto_collation, collate_fn, drop_last, base_seed,
+                 init_fn, worker_id, num_workers):  # fmt: skip
     global _worker_info
+    # the process that started this one, watched as PyTorch's ManagerWatchdog does: the main process, or with
+    # `forkserver` the server, which exits with the main process (the main process's pid would never match)
+    manager_pid = os.getppid()
     seed = base_seed + worker_id
     random.seed(seed)
     _core.manual_seed(seed)
@@ -156,18 +159,18 @@ def _worker_loop(kind, dataset, index_queue, data_queue, auto_collation, collate
     except Exception:
         init_error = _ExceptionWrapper(where)
     ended = False
-    while os.getppid() == parent_pid:
+    while os.getppid() == manager_pid:
         try:
             task = index_queue.get(timeout=MP_STATUS_CHECK_INTERVAL)
         except queue.Empty:
             continue
         if task is None:
             break
+        if done.value or ended:
+            continue  # nobody waits for it: the main process is shutting down, or skips our tasks once told we ended
         idx, index = task
         if init_error is not None:
             data, init_error = init_error, None
-        elif ended:
-            data = _IterableDatasetStopIteration(worker_id)
         else:
             try:
                 data = _pack(fetcher.fetch(index))
@@ -177,7 +180,13 @@ def _worker_loop(kind, dataset, index_queue, data_queue, auto_collation, collate
             except Exception:
                 data = _ExceptionWrapper(where)
         data_queue.put((idx, data))
-    data_queue.cancel_join_thread()
+    # The queue's feeder thread sends the results under a write lock that every worker shares, and a process
+    # that exits mid-send keeps it. When this worker leaves because its iterable ended, the main process and
+    # the other workers go on, so the feeder must finish first (the default join at exit), or the others'
+    # results would never arrive. Only when nobody reads any more (shutdown, or the main process died) may
+    # unsent results be dropped: then the feeder could block forever on a full pipe.
+    if done.value or os.getppid() != manager_pid:
+        data_queue.cancel_join_thread()
 
 
 class _MultiProcessingDataLoaderIter:
@@ -197,14 +206,19 @@ class _MultiProcessingDataLoaderIter:
             context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
         elif isinstance(context, str):
             context = multiprocessing.get_context(context)
+        self._pid = os.getpid()
         self._result_queue = context.Queue()
+        # set once the main process stops reading results: workers then skip their tasks and exit
+        # without flushing what they had not sent (`_worker_loop`). Shared memory without a lock, so that
+        # a worker killed at any moment cannot leave it unusable.
+        self._done = context.RawValue("b", 0)
         self._index_queues, self._workers = [], []
         for worker_id in range(self._num_workers):
             index_queue = context.Queue()
             index_queue.cancel_join_thread()
-            args = (loader._dataset_kind, loader.dataset, index_queue, self._result_queue, loader._auto_collation,
-                    loader.collate_fn, loader.drop_last, common._base_seed, loader.worker_init_fn, worker_id,
-                    self._num_workers, os.getpid())  # fmt: skip
+            args = (loader._dataset_kind, loader.dataset, index_queue, self._result_queue, self._done,
+                    loader._auto_collation, loader.collate_fn, loader.drop_last, common._base_seed,
+                    loader.worker_init_fn, worker_id, self._num_workers)  # fmt: skip
             worker = context.Process(target=_worker_loop, args=args, daemon=True)
             worker.start()
             self._index_queues.append(index_queue)
@@ -251,7 +265,13 @@ class _MultiProcessingDataLoaderIter:
             try:
                 return self._result_queue.get(timeout=MP_STATUS_CHECK_INTERVAL)
             except queue.Empty:
-                dead = [str(w.pid) for w, alive in zip(self._workers, self._alive) if alive and not w.is_alive()]
+                # a worker that had work left, or one that died badly after its iterable ended: killed while
+                # sending, it keeps the queue's write lock that the other workers send under
+                dead = [
+                    str(w.pid)
+                    for w, alive in zip(self._workers, self._alive)
+                    if (alive and not w.is_alive()) or w.exitcode not in (None, 0)
+                ]
                 if dead:
                     self._shutdown(stuck=True)
                     raise RuntimeError(f"DataLoader worker (pid(s) {', '.join(dead)}) exited unexpectedly") from None
@@ -296,9 +316,11 @@ class _MultiProcessingDataLoaderIter:
 
     def _shutdown(self, stuck=False):
         """Stops the workers: asks them to finish, or, when they are `stuck`, terminates them."""
-        if self._shut:
+        # a forked worker holds a copy of any iterator alive at the fork; its workers are not its to stop
+        if self._shut or os.getpid() != self._pid:
             return
         self._shut = True
+        self._done.value = 1
         for q in self._index_queues:
             q.put(None)
         for w in self._workers:
