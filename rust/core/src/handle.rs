@@ -118,7 +118,9 @@ impl<B: Base> TensorHandle<B> {
                 return Ok(());
             }
         }
-        self.set(t.apply_inplace(f)?);
+        // with no gradient to take, `f` records no node that could keep the old values: no copy of them first
+        let old_read = t.requires_grad() || other_requires_grad;
+        self.set(t.apply_inplace_reading(old_read, f)?);
         Ok(())
     }
 

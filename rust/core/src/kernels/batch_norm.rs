@@ -86,7 +86,8 @@ pub fn batch_norm_forward<T: Float>(
     p: Planes,
     stats: Statistics<'_>,
 ) -> (Vec<T>, Vec<f64>, Vec<f64>) {
-    let mut out = vec![T::ZERO; x.len()];
+    // recycled (a fresh buffer costs a page fault per 4 KiB written): every element is written below
+    let mut out = crate::pool::filled(x.len(), T::ZERO);
     let (mut means, mut vars) = (vec![0.0f64; p.channels], vec![0.0f64; p.channels]);
     let (po, pm, pv) = (OutPtr(out.as_mut_ptr()), OutPtr(means.as_mut_ptr()), OutPtr(vars.as_mut_ptr()));
     for_channels(p, &|c| {
@@ -117,25 +118,30 @@ pub fn batch_norm_forward<T: Float>(
 }
 
 /// (Σ g, Σ (x - mean)·g) of one plane in float64 lanes, in one pass: centred before the product, so a channel
-/// far from zero loses nothing to the cancellation of Σ x·g - mean·Σ g.
+/// far from zero loses nothing to the cancellation of Σ x·g - mean·Σ g. Four independent chains of each sum, as
+/// layer_norm's `lane_sum`: with one, every vector of adds waited on the one before.
 #[inline(always)]
 fn plane_grad_sums<T: Float>(x: &[T], g: &[T], mean: f64) -> (f64, f64) {
     const LANES: usize = 8;
-    let (mut sum, mut dot) = ([0.0f64; LANES], [0.0f64; LANES]);
-    let (wx, wg) = (x.chunks_exact(LANES), g.chunks_exact(LANES));
+    const CHAINS: usize = 4;
+    let (mut sum, mut dot) = ([[0.0f64; LANES]; CHAINS], [[0.0f64; LANES]; CHAINS]);
+    let (wx, wg) = (x.chunks_exact(LANES * CHAINS), g.chunks_exact(LANES * CHAINS));
     let (rx, rg) = (wx.remainder(), wg.remainder());
     for (xs, gs) in wx.zip(wg) {
-        for i in 0..LANES {
-            let g = gs[i].to_f64();
-            sum[i] += g;
-            dot[i] += (xs[i].to_f64() - mean) * g;
+        for k in 0..CHAINS {
+            for i in 0..LANES {
+                let (xv, gv) = (xs[k * LANES + i].to_f64(), gs[k * LANES + i].to_f64());
+                sum[k][i] += gv;
+                dot[k][i] += (xv - mean) * gv;
+            }
         }
     }
-    for (i, (&x, &g)) in rx.iter().zip(rg).enumerate() {
-        sum[i] += g.to_f64();
-        dot[i] += (x.to_f64() - mean) * g.to_f64();
+    for (i, (&xv, &gv)) in rx.iter().zip(rg).enumerate() {
+        sum[i / LANES][i % LANES] += gv.to_f64();
+        dot[i / LANES][i % LANES] += (xv.to_f64() - mean) * gv.to_f64();
     }
-    (sum.iter().sum(), dot.iter().sum())
+    let total = |a: [[f64; LANES]; CHAINS]| a.iter().flatten().sum::<f64>();
+    (total(sum), total(dot))
 }
 
 /// Channel `c`'s (Σ g, Σ (x - mean)·g), into `out` (`dispatch!` returns nothing).
@@ -170,7 +176,7 @@ pub fn batch_norm_backward<T: Float>(
     training: bool,
     input_grad: bool,
 ) -> (Vec<T>, Vec<f64>, Vec<f64>) {
-    let mut dx = vec![T::ZERO; if input_grad { x.len() } else { 0 }];
+    let mut dx = crate::pool::filled(if input_grad { x.len() } else { 0 }, T::ZERO);
     let (mut dw, mut db) = (vec![0.0f64; p.channels], vec![0.0f64; p.channels]);
     let (pd, pw, pb) = (OutPtr(dx.as_mut_ptr()), OutPtr(dw.as_mut_ptr()), OutPtr(db.as_mut_ptr()));
     let count = p.per_channel() as f64;
