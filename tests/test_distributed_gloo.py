@@ -102,8 +102,10 @@ def test_the_launcher_sets_torchruns_environment():
     script = (
         "import os, ferrograd.distributed as dist\n"
         "keys = ['RANK', 'LOCAL_RANK', 'WORLD_SIZE', 'LOCAL_WORLD_SIZE', 'GROUP_RANK', 'ROLE_RANK', 'MASTER_ADDR']\n"
-        "print('env', *[os.environ[k] for k in keys], os.environ['MASTER_PORT'].isdigit(),\n"
-        "      bool(os.environ['TORCHELASTIC_RUN_ID']), dist.is_torchelastic_launched(), flush=True)\n"
+        "fields = ['env', *[os.environ[k] for k in keys], os.environ['MASTER_PORT'].isdigit(),\n"
+        "          bool(os.environ['TORCHELASTIC_RUN_ID']), dist.is_torchelastic_launched()]\n"
+        # one write of the whole line: under PYTHONUNBUFFERED, print's pieces from the two ranks interleave
+        "os.write(1, (' '.join(map(str, fields)) + '\\n').encode())\n"
     )
     code, out, err = run([sys.executable, "-m", LAUNCHER, "--nproc-per-node", "2", "-m", "this_script"],
                          env={"PYTHONPATH": _with_script(script)})  # fmt: skip

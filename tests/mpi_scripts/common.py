@@ -31,7 +31,10 @@ def init(**kwargs):
 
 
 def report(message):
-    print(f"rank {dist.get_rank()}: {message}", flush=True)
+    # one write of the whole line (print writes the newline apart, and under PYTHONUNBUFFERED the ranks' pieces
+    # interleave in the launcher's shared stdout)
+    sys.stdout.flush()
+    os.write(1, f"rank {dist.get_rank()}: {message}\n".encode())
 
 
 def close_to(actual, expected, tol, what):
