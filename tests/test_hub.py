@@ -54,3 +54,9 @@ def test_the_factories_take_their_shape_as_size():
     """pytorch/examples' gat: `nn.Parameter(torch.empty(size=(in_features, out_features)))`."""
     assert fg.empty(size=(3, 4)).shape == (3, 4) and fg.empty(2, 3).shape == (2, 3)
     assert fg.ones(2).new_empty(size=(2, 5)).shape == (2, 5)
+    for factory in (fg.zeros, fg.ones, fg.rand, fg.randn):
+        assert factory(size=(2, 3)).shape == (2, 3) and factory(size=[4]).shape == (4,)
+        assert factory(size=fg.Size([2, 1]), dtype=fg.float64).dtype == fg.float64
+        with pytest.raises(TypeError):  # torch's words differ between zeros and rand; both are TypeErrors
+            factory((2, 3), size=(2, 3))
+    assert fg.zeros(size=(2,)).tolist() == [0.0, 0.0] and fg.ones(size=(1,)).tolist() == [1.0]

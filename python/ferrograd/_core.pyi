@@ -2022,22 +2022,26 @@ def tensor(
     unless given."""
 
 def ones(
-    *size: _ShapeArg,
+    *args: _ShapeArg,
+    size: _ShapeArg | None = None,
     out: Tensor | None = None,
     dtype: _DType | None = None,
     device: _Device = None,
     requires_grad: _Bool = False,
 ) -> Tensor:
-    """A tensor filled with 1 of shape ``size`` (``ones(2, 3)`` or ``ones((2, 3))``); float32 by default."""
+    """A tensor filled with 1 of shape ``size`` (``ones(2, 3)``, ``ones((2, 3))`` or ``ones(size=(2, 3))``); float32 by
+    default."""
 
 def zeros(
-    *size: _ShapeArg,
+    *args: _ShapeArg,
+    size: _ShapeArg | None = None,
     out: Tensor | None = None,
     dtype: _DType | None = None,
     device: _Device = None,
     requires_grad: _Bool = False,
 ) -> Tensor:
-    """A tensor filled with 0 of shape ``size`` (``zeros(2, 3)`` or ``zeros((2, 3))``); float32 by default."""
+    """A tensor filled with 0 of shape ``size`` (``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``); float32
+    by default."""
 
 def full(
     size: _ShapeArg,
@@ -2084,7 +2088,8 @@ def triu_indices(
     """The [2, N] coordinates, row by row, of a ``row`` x ``col`` matrix's elements on or above diagonal ``offset``."""
 
 def rand(
-    *size: _ShapeArg,
+    *args: _ShapeArg,
+    size: _ShapeArg | None = None,
     generator: Generator | None = None,
     out: Tensor | None = None,
     dtype: _DType | None = None,
@@ -2094,7 +2099,8 @@ def rand(
     """A tensor of shape ``size`` with uniform random values in ``[0, 1)``; float32 by default."""
 
 def randn(
-    *size: _ShapeArg,
+    *args: _ShapeArg,
+    size: _ShapeArg | None = None,
     generator: Generator | None = None,
     out: Tensor | None = None,
     dtype: _DType | None = None,

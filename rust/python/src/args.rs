@@ -95,6 +95,18 @@ pub fn size_list(args: &Bound<'_, PyTuple>, func: &str) -> PyResult<Vec<usize>> 
         .collect()
 }
 
+/// The shape a factory is given as `f(2, 3)`, `f((2, 3))` or `f(size=(2, 3))`: torch takes the keyword too, but
+/// not with positional sizes.
+pub fn size_or_keyword(args: &Bound<'_, PyTuple>, size: Option<&Bound<'_, PyAny>>, func: &str) -> PyResult<Vec<usize>> {
+    match size.filter(|s| !s.is_none()) {
+        None => size_list(args, func),
+        Some(_) if !args.is_empty() => {
+            Err(pyo3::exceptions::PyTypeError::new_err(format!("{func}() got multiple values for argument 'size'")))
+        }
+        Some(s) => size_list(&PyTuple::new(args.py(), [s])?, func),
+    }
+}
+
 /// One int or a tuple/list of ints (`dim=` arguments).
 pub fn dims_arg(obj: &Bound<'_, PyAny>, func: &str) -> PyResult<Vec<isize>> {
     if obj.is_instance_of::<PyTuple>() || obj.is_instance_of::<PyList>() {

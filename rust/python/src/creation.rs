@@ -98,7 +98,7 @@ pub(crate) fn finish_into(
 #[allow(clippy::too_many_arguments)] // torch's arguments, one each
 fn filled(
     py: Python<'_>,
-    size: &Bound<'_, PyTuple>,
+    shape: Vec<usize>,
     func: &'static str,
     value: Scalar,
     dtype: Option<&Bound<'_, PyAny>>,
@@ -106,7 +106,6 @@ fn filled(
     meta: bool,
     out: Option<&Bound<'_, PyAny>>,
 ) -> Out {
-    let shape = size_list(size, func)?;
     let dtype = out_dtype(out, dtype_arg(dtype, func)?, func)?.unwrap_or(ferrograd_core::dtype::default_float());
     if meta {
         return finish(py, errors::call_as(func, || Tensor::meta(&shape, dtype))?, requires_grad);
@@ -119,17 +118,20 @@ fn filled(
 macro_rules! constant_factory {
     ($name:ident, $value:expr) => {
         #[pyfunction]
-        #[pyo3(signature = (*size, out=None, dtype=None, device=None, requires_grad=false))]
+        #[pyo3(signature = (*args, size=None, out=None, dtype=None, device=None, requires_grad=false))]
+        #[allow(clippy::too_many_arguments)] // torch's arguments, one each
         fn $name(
             py: Python<'_>,
-            size: &Bound<'_, PyTuple>,
+            args: &Bound<'_, PyTuple>,
+            size: Option<&Bound<'_, PyAny>>,
             out: Option<&Bound<'_, PyAny>>,
             dtype: Option<&Bound<'_, PyAny>>,
             device: Option<&Bound<'_, PyAny>>,
             #[pyo3(from_py_with = args::requires_grad_arg)] requires_grad: bool,
         ) -> Out {
             let meta = args::device_is_meta(device)?;
-            filled(py, size, stringify!($name), $value, dtype, requires_grad, meta, out)
+            let shape = args::size_or_keyword(args, size, stringify!($name))?;
+            filled(py, shape, stringify!($name), $value, dtype, requires_grad, meta, out)
         }
     };
 }

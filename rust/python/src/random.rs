@@ -16,11 +16,12 @@ type Out = PyResult<Py<PyTensor>>;
 macro_rules! sampling_factory {
     ($name:ident, $sample:path) => {
         #[pyfunction]
-        #[pyo3(signature = (*size, generator=None, out=None, dtype=None, device=None, requires_grad=false))]
+        #[pyo3(signature = (*args, size=None, generator=None, out=None, dtype=None, device=None, requires_grad=false))]
         #[allow(clippy::too_many_arguments)] // torch's arguments, one each
         fn $name(
             py: Python<'_>,
-            size: &Bound<'_, PyTuple>,
+            args: &Bound<'_, PyTuple>,
+            size: Option<&Bound<'_, PyAny>>,
             generator: Option<&Bound<'_, PyAny>>,
             out: Option<&Bound<'_, PyAny>>,
             dtype: Option<&Bound<'_, PyAny>>,
@@ -30,7 +31,7 @@ macro_rules! sampling_factory {
             let meta = args::device_is_meta(device)?;
             let name = stringify!($name);
             let gen = generator_arg(generator, name)?;
-            let shape = size_list(size, name)?;
+            let shape = args::size_or_keyword(args, size, name)?;
             let dtype = out_dtype(out, dtype_arg(dtype, name)?, name)?;
             let dtype = dtype.unwrap_or(ferrograd_core::dtype::default_float());
             if meta {
