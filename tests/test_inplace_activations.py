@@ -124,3 +124,19 @@ def test_inplace_relu_in_a_graph_keeps_no_copy_of_its_input():
     c.relu_()  # writes the result ReluBackward0 kept
     with pytest.raises(RuntimeError, match="one of the variables needed for gradient computation has been modified"):
         d.sum().backward()
+
+
+def test_inplace_arithmetic_refuses_a_partly_overlapping_operand():
+    """torch's check: both dense, sharing memory, not the same elements (a transpose, a shifted slice); an
+    operand it cannot judge (strided) or the tensor itself runs."""
+    message = "some elements of the input tensor and the written-to tensor refer to a single memory location"
+    x = fg.arange(4.0).reshape(2, 2)
+    for write in (lambda: x.T.add_(x), lambda: x.view(-1)[1:].add_(x.view(-1)[:-1]), lambda: x.mul_(x[0])):
+        with pytest.raises(RuntimeError, match=message):
+            write()
+    assert x.tolist() == [[0.0, 1.0], [2.0, 3.0]] and x._version == 0
+    y = fg.arange(6.0)
+    y[::2].add_(y[1::2])
+    assert y.tolist() == [1.0, 1.0, 5.0, 3.0, 9.0, 5.0]
+    y.sub_(y)
+    assert y.tolist() == [0.0] * 6

@@ -63,17 +63,15 @@ impl Tensor {
         Ok(())
     }
 
-    /// PyTorch's refusal of `self op= other` where `other` reads part of what is written (`x.mul_(x[0])`): the two
-    /// share memory without being the same elements. Checked where both are contiguous (PyTorch also checks other
-    /// dense layouts; where it cannot tell, it lets the op run, as this does).
+    /// PyTorch's refusal of `self op= other` where `other` reads part of what is written (`x.mul_(x[0])`,
+    /// `x.T.add_(x)`): the two share memory without being the same elements. Checked, as PyTorch checks it, where
+    /// both are dense (their elements fill a range of memory in some order); where it cannot tell, the op runs.
     pub fn check_no_partial_overlap(&self, other: &Tensor) -> Result<()> {
         if !self.same_storage(other) {
             return Ok(());
         }
-        let (Some(a), Some(b)) = (self.layout().contiguous_range(), other.layout().contiguous_range()) else {
-            return Ok(());
-        };
-        let same = a == b && self.shape() == other.shape();
+        let (Some(a), Some(b)) = (dense_range(self), dense_range(other)) else { return Ok(()) };
+        let same = a == b && self.shape() == other.shape() && self.strides() == other.strides();
         if !same && a.start < b.end && b.start < a.end {
             bail!(
                 Runtime,
@@ -380,4 +378,21 @@ impl Backward for CopyBackwards {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         Ok(vec![ctx.grad_if(0, || g.mul(&c(0.0)))?, Some(g.clone())])
     }
+}
+
+/// The storage range a tensor's elements fill when they fill one without gaps or repeats, in any order of dims
+/// (PyTorch's "non-overlapping and dense"); None otherwise, or when it has no elements.
+fn dense_range(t: &Tensor) -> Option<std::ops::Range<usize>> {
+    let mut dims: Vec<(usize, usize)> =
+        t.strides().iter().zip(t.shape()).filter(|(_, &n)| n != 1).map(|(&s, &n)| (s, n)).collect();
+    dims.sort_unstable();
+    let mut expected = 1;
+    for (stride, size) in dims {
+        if stride != expected {
+            return None;
+        }
+        expected *= size;
+    }
+    let numel = t.numel();
+    (numel > 0).then(|| t.storage_offset()..t.storage_offset() + numel)
 }
