@@ -328,3 +328,21 @@ def test_sync_batch_norm_is_a_batch_norm_outside_distributed_training():
         "SyncBatchNorm number of input channels should be non-zero",
         lambda: nn.SyncBatchNorm(0)(fg.randn(2, 0)),
     )
+
+
+def test_batch_norm_of_rows_against_numpy(rng):
+    """(N, C) input (BatchNorm1d on 2-d data, planes of one element), with a channel far from zero."""
+    x = rng.standard_normal((300, 7)) + np.array([0, 0, 0, 1000.0, 0, 0, -3])
+    w, b, g = rng.standard_normal(7), rng.standard_normal(7), rng.standard_normal((300, 7))
+    xt = fg.tensor(x, requires_grad=True)
+    rm, rv = fg.zeros(7, dtype=fg.float64), fg.ones(7, dtype=fg.float64)
+    y = F.batch_norm(xt, rm, rv, fg.tensor(w), fg.tensor(b), True, 0.1, 1e-5)
+    m, v = x.mean(0), x.var(0)
+    xhat = (x - m) / np.sqrt(v + 1e-5)
+    np.testing.assert_allclose(y.detach().numpy(), xhat * w + b, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(rv.numpy(), 0.9 + 0.1 * x.var(0, ddof=1), rtol=1e-12)
+    y.backward(fg.tensor(g))
+    gw = g * w
+    dx = (gw - gw.mean(0) - xhat * (gw * xhat).mean(0)) / np.sqrt(v + 1e-5)
+    np.testing.assert_allclose(xt.grad.numpy(), dx, rtol=1e-8, atol=1e-10)
+    assert F.batch_norm(fg.zeros(4, 0), fg.zeros(0), fg.ones(0)).shape == (4, 0)  # no channels: nothing to do

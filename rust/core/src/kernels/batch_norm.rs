@@ -86,6 +86,9 @@ pub fn batch_norm_forward<T: Float>(
     p: Planes,
     stats: Statistics<'_>,
 ) -> (Vec<T>, Vec<f64>, Vec<f64>) {
+    if p.spatial == 1 {
+        return crate::kernels::batch_norm_rows::forward(x, w, b, p.channels, stats);
+    }
     // recycled (a fresh buffer costs a page fault per 4 KiB written): every element is written below
     let mut out = crate::pool::filled(x.len(), T::ZERO);
     let (mut means, mut vars) = (vec![0.0f64; p.channels], vec![0.0f64; p.channels]);
@@ -176,6 +179,9 @@ pub fn batch_norm_backward<T: Float>(
     training: bool,
     input_grad: bool,
 ) -> (Vec<T>, Vec<f64>, Vec<f64>) {
+    if p.spatial == 1 {
+        return crate::kernels::batch_norm_rows::backward(x, g, w, p.channels, (mean, invstd), training, input_grad);
+    }
     let mut dx = crate::pool::filled(if input_grad { x.len() } else { 0 }, T::ZERO);
     let (mut dw, mut db) = (vec![0.0f64; p.channels], vec![0.0f64; p.channels]);
     let (pd, pw, pb) = (OutPtr(dx.as_mut_ptr()), OutPtr(dw.as_mut_ptr()), OutPtr(db.as_mut_ptr()));
@@ -209,11 +215,17 @@ pub fn batch_norm_backward<T: Float>(
 mod tests {
     use super::*;
 
-    /// (N, C, S) = (3, 2, 5) float64 values far from zero in channel 1 (a mean of 1000, a deviation near 1).
-    fn data() -> (Vec<f64>, Planes) {
-        let p = Planes { batch: 3, channels: 2, spatial: 5 };
-        let x =
-            (0..30).map(|i| if (i / 5) % 2 == 1 { 1000.0 + ((i * 7) % 11) as f64 / 5.0 } else { i as f64 * 0.3 - 4.0 });
+    /// (N, C, S) = (3, 2, spatial) float64 values far from zero in channel 1 (a mean of 1000, a deviation near 1);
+    /// `spatial` 1 runs the row-wise kernels of `batch_norm_rows.rs`.
+    fn data(spatial: usize) -> (Vec<f64>, Planes) {
+        let p = Planes { batch: 3, channels: 2, spatial };
+        let x = (0..6 * spatial).map(|i| {
+            if (i / spatial) % 2 == 1 {
+                1000.0 + ((i * 7) % 11) as f64 / 5.0
+            } else {
+                i as f64 * 0.3 - 4.0
+            }
+        });
         (x.collect(), p)
     }
 
@@ -223,13 +235,20 @@ mod tests {
 
     #[test]
     fn forward_normalises_each_channel_by_its_batch_statistics() {
-        let (x, p) = data();
+        for spatial in [5, 1] {
+            forward_case(spatial);
+        }
+    }
+
+    fn forward_case(spatial: usize) {
+        let (x, p) = data(spatial);
+        let count = (3 * spatial) as f64;
         let (w, b) = ([2.0, 0.5], [1.0, -3.0]);
         let (out, means, vars) = batch_norm_forward(&x, Some(&w), Some(&b), p, Statistics::Batch { eps: 1e-5 });
         for c in 0..2 {
             let v = channel(&x, p, c);
-            let mean = v.iter().sum::<f64>() / 15.0;
-            let var = v.iter().map(|a| (a - mean) * (a - mean)).sum::<f64>() / 15.0;
+            let mean = v.iter().sum::<f64>() / count;
+            let var = v.iter().map(|a| (a - mean) * (a - mean)).sum::<f64>() / count;
             assert!((means[c] - mean).abs() < 1e-12 && (vars[c] - var).abs() < 1e-9);
             for (o, a) in channel(&out, p, c).iter().zip(&v) {
                 assert!((o - ((a - mean) / (var + 1e-5).sqrt() * w[c] + b[c])).abs() < 1e-9);
@@ -239,8 +258,15 @@ mod tests {
 
     #[test]
     fn backward_matches_the_formula_in_training_and_evaluation() {
-        let (x, p) = data();
-        let g: Vec<f64> = (0..30).map(|i| ((i * 5) % 7) as f64 - 3.0).collect();
+        for spatial in [5, 1] {
+            backward_case(spatial);
+        }
+    }
+
+    fn backward_case(spatial: usize) {
+        let (x, p) = data(spatial);
+        let n = 3 * spatial;
+        let g: Vec<f64> = (0..6 * spatial).map(|i| ((i * 5) % 7) as f64 - 3.0).collect();
         let w = [2.0, 0.5];
         let (_, means, vars) = batch_norm_forward(&x, Some(&w), None, p, Statistics::Batch { eps: 1e-5 });
         let invstd: Vec<f64> = vars.iter().map(|v| 1.0 / (v + 1e-5).sqrt()).collect();
@@ -252,9 +278,9 @@ mod tests {
                 let sum: f64 = gs.iter().sum();
                 let dot: f64 = gs.iter().zip(&xhat).map(|(g, h)| g * h).sum();
                 assert!((db[c] - sum).abs() < 1e-9 && (dw[c] - dot).abs() < 1e-6);
-                for i in 0..15 {
+                for i in 0..n {
                     let want = if training {
-                        w[c] * invstd[c] * (gs[i] - sum / 15.0 - xhat[i] * dot / 15.0)
+                        w[c] * invstd[c] * (gs[i] - sum / n as f64 - xhat[i] * dot / n as f64)
                     } else {
                         w[c] * invstd[c] * gs[i]
                     };

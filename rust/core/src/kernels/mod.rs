@@ -1,6 +1,7 @@
 //! Forward kernels over slices and layouts. They know nothing of autograd.
 pub mod attention;
 pub mod batch_norm;
+pub mod batch_norm_rows;
 pub mod conv;
 pub mod cxx_order;
 pub mod elementwise;

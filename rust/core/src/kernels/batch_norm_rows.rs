@@ -1,0 +1,130 @@
+//! batch_norm over (N, C) data (a BatchNorm1d on 2-d input: planes of one element), row by row: each row holds one
+//! value of every channel, so the per-channel sums run along the row, vectorized across channels. The per-channel
+//! kernels of `batch_norm.rs` would walk a channel's N values C apart, each one a plane of its own.
+use crate::element::Float;
+use crate::kernels::batch_norm::Statistics;
+use crate::kernels::simd::dispatch;
+
+#[inline(always)]
+fn add_row<T: Float>(acc: &mut [f64], row: &[T], mean: &[f64]) {
+    for ((a, &v), &m) in acc.iter_mut().zip(row).zip(mean) {
+        *a += v.to_f64() - m;
+    }
+}
+
+#[inline(always)]
+fn add_squares<T: Float>(acc: &mut [f64], row: &[T], mean: &[f64]) {
+    for ((a, &v), &m) in acc.iter_mut().zip(row).zip(mean) {
+        let d = v.to_f64() - m;
+        *a += d * d;
+    }
+}
+
+#[inline(always)]
+fn affine_rows<T: Float>(out: &mut [T], x: &[T], scale: &[T], shift: &[T]) {
+    for (o, row) in out.chunks_exact_mut(scale.len()).zip(x.chunks_exact(scale.len())) {
+        for (((o, &v), &a), &b) in o.iter_mut().zip(row).zip(scale).zip(shift) {
+            *o = v * a + b;
+        }
+    }
+}
+
+/// Each channel's (mean, biased variance) over the rows: the mean first, then the centred squares (float64).
+fn moments<T: Float>(x: &[T], channels: usize) -> (Vec<f64>, Vec<f64>) {
+    let rows = (x.len() / channels) as f64;
+    let zero = vec![0.0; channels];
+    let mut sum = vec![0.0; channels];
+    for row in x.chunks_exact(channels) {
+        dispatch!(add_row(&mut sum, row, &zero));
+    }
+    let mean: Vec<f64> = sum.iter().map(|s| s / rows).collect();
+    let mut squares = vec![0.0; channels];
+    for row in x.chunks_exact(channels) {
+        dispatch!(add_squares(&mut squares, row, &mean));
+    }
+    (mean, squares.iter().map(|s| s / rows).collect())
+}
+
+/// `batch_norm_forward` for planes of one element.
+pub fn forward<T: Float>(
+    x: &[T],
+    w: Option<&[T]>,
+    b: Option<&[T]>,
+    channels: usize,
+    stats: Statistics<'_>,
+) -> (Vec<T>, Vec<f64>, Vec<f64>) {
+    if channels == 0 {
+        return (Vec::new(), Vec::new(), Vec::new());
+    }
+    let (means, vars, mean, invstd) = match stats {
+        Statistics::Batch { eps } => {
+            let (m, v) = moments(x, channels);
+            let invstd = v.iter().map(|v| 1.0 / (v + eps).sqrt()).collect();
+            (m.clone(), v, m, invstd)
+        }
+        Statistics::Given { mean, invstd } => {
+            (vec![0.0; channels], vec![0.0; channels], mean.to_vec(), invstd.to_vec())
+        }
+    };
+    let scale: Vec<f64> = (0..channels).map(|c| invstd[c] * w.map_or(1.0, |w| w[c].to_f64())).collect();
+    let shift: Vec<T> =
+        (0..channels).map(|c| T::from_f64(b.map_or(0.0, |b| b[c].to_f64()) - mean[c] * scale[c])).collect();
+    let scale: Vec<T> = scale.into_iter().map(T::from_f64).collect();
+    let mut out = crate::pool::filled(x.len(), T::ZERO);
+    dispatch!(affine_rows(&mut out, x, &scale, &shift));
+    (out, means, vars)
+}
+
+#[inline(always)]
+fn grad_sums_row<T: Float>(sum: &mut [f64], dot: &mut [f64], x: &[T], g: &[T], mean: &[f64]) {
+    for ((((s, d), &xv), &gv), &m) in sum.iter_mut().zip(dot.iter_mut()).zip(x).zip(g).zip(mean) {
+        let gv = gv.to_f64();
+        *s += gv;
+        *d += (xv.to_f64() - m) * gv;
+    }
+}
+
+#[inline(always)]
+fn input_grad_rows<T: Float>(dx: &mut [T], x: &[T], g: &[T], k: &[[T; 4]]) {
+    let c = k.len();
+    for ((o, xr), gr) in dx.chunks_exact_mut(c).zip(x.chunks_exact(c)).zip(g.chunks_exact(c)) {
+        for (((o, &xv), &gv), &[mean, mean_g, proj, scale]) in o.iter_mut().zip(xr).zip(gr).zip(k) {
+            *o = (gv - mean_g - (xv - mean) * proj) * scale;
+        }
+    }
+}
+
+/// `batch_norm_backward` for planes of one element.
+pub fn backward<T: Float>(
+    x: &[T],
+    g: &[T],
+    w: Option<&[T]>,
+    channels: usize,
+    (mean, invstd): (&[f64], &[f64]),
+    training: bool,
+    input_grad: bool,
+) -> (Vec<T>, Vec<f64>, Vec<f64>) {
+    if channels == 0 {
+        return (Vec::new(), Vec::new(), Vec::new());
+    }
+    let (mut sum, mut dot) = (vec![0.0; channels], vec![0.0; channels]);
+    for (xr, gr) in x.chunks_exact(channels).zip(g.chunks_exact(channels)) {
+        dispatch!(grad_sums_row(&mut sum, &mut dot, xr, gr, mean));
+    }
+    let dw: Vec<f64> = dot.iter().zip(invstd).map(|(d, i)| d * i).collect();
+    if !input_grad {
+        return (Vec::new(), dw, sum);
+    }
+    let count = (x.len() / channels) as f64;
+    let k: Vec<[T; 4]> = (0..channels)
+        .map(|c| {
+            let scale = invstd[c] * w.map_or(1.0, |w| w[c].to_f64());
+            let (mean_g, proj) =
+                if training { (sum[c] / count, dot[c] / count * invstd[c] * invstd[c]) } else { (0.0, 0.0) };
+            [mean[c], mean_g, proj, scale].map(T::from_f64)
+        })
+        .collect();
+    let mut dx = crate::pool::filled(x.len(), T::ZERO);
+    dispatch!(input_grad_rows(&mut dx, x, g, &k));
+    (dx, dw, sum)
+}
