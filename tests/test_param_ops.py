@@ -276,3 +276,13 @@ def test_inplace_forms_keep_the_result_as_torch(rng):
         out = getattr(F, name + "_")(fg.tensor(a, requires_grad=True) * 2, **kwargs).sum()
         with pytest.raises(RuntimeError, match=message):
             out.backward()
+
+
+def test_leaky_relu_gradient_at_zero_and_nan_in_and_out_of_place():
+    """The gradient is `g` above 0 and `slope · g` elsewhere (0 and NaN included), out of place and from the
+    in-place form's kept result alike, float32 and float64."""
+    for dtype in (fg.float32, fg.float64):
+        for inplace in (False, True):
+            x = fg.tensor([-1.0, -0.0, 0.0, 2.0, float("nan")], dtype=dtype, requires_grad=True)
+            F.leaky_relu(x * 1, 0.2, inplace=inplace).backward(fg.full((5,), 3.0, dtype=dtype))
+            np.testing.assert_allclose(x.grad.double().numpy(), [0.6, 0.6, 0.6, 3.0, 0.6], rtol=1e-7)

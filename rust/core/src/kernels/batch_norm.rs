@@ -87,7 +87,11 @@ pub fn batch_norm_forward<T: Float>(
     stats: Statistics<'_>,
 ) -> (Vec<T>, Vec<f64>, Vec<f64>) {
     if p.spatial == 1 {
-        return crate::kernels::batch_norm_rows::forward(x, w, b, p.channels, stats);
+        let (given, eps) = match stats {
+            Statistics::Batch { eps } => (None, eps),
+            Statistics::Given { mean, invstd } => (Some((mean, invstd)), 0.0),
+        };
+        return crate::kernels::batch_norm_rows::forward(x, w, b, p.channels, given, eps);
     }
     // recycled (a fresh buffer costs a page fault per 4 KiB written): every element is written below
     let mut out = crate::pool::filled(x.len(), T::ZERO);

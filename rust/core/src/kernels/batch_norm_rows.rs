@@ -2,7 +2,6 @@
 //! value of every channel, so the per-channel sums run along the row, vectorized across channels. The per-channel
 //! kernels of `batch_norm.rs` would walk a channel's N values C apart, each one a plane of its own.
 use crate::element::Float;
-use crate::kernels::batch_norm::Statistics;
 use crate::kernels::simd::dispatch;
 
 #[inline(always)]
@@ -45,26 +44,26 @@ fn moments<T: Float>(x: &[T], channels: usize) -> (Vec<f64>, Vec<f64>) {
     (mean, squares.iter().map(|s| s / rows).collect())
 }
 
-/// `batch_norm_forward` for planes of one element.
+/// `batch_norm_forward` for planes of one element: with `given` (mean, invstd) per channel, or else the batch's
+/// statistics with `eps`.
 pub fn forward<T: Float>(
     x: &[T],
     w: Option<&[T]>,
     b: Option<&[T]>,
     channels: usize,
-    stats: Statistics<'_>,
+    given: Option<(&[f64], &[f64])>,
+    eps: f64,
 ) -> (Vec<T>, Vec<f64>, Vec<f64>) {
     if channels == 0 {
         return (Vec::new(), Vec::new(), Vec::new());
     }
-    let (means, vars, mean, invstd) = match stats {
-        Statistics::Batch { eps } => {
+    let (means, vars, mean, invstd) = match given {
+        None => {
             let (m, v) = moments(x, channels);
             let invstd = v.iter().map(|v| 1.0 / (v + eps).sqrt()).collect();
             (m.clone(), v, m, invstd)
         }
-        Statistics::Given { mean, invstd } => {
-            (vec![0.0; channels], vec![0.0; channels], mean.to_vec(), invstd.to_vec())
-        }
+        Some((mean, invstd)) => (vec![0.0; channels], vec![0.0; channels], mean.to_vec(), invstd.to_vec()),
     };
     let scale: Vec<f64> = (0..channels).map(|c| invstd[c] * w.map_or(1.0, |w| w[c].to_f64())).collect();
     let shift: Vec<T> =

@@ -370,6 +370,14 @@ impl UnaryOp for LeakyRelu {
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
         Tensor::where_(&x.gt(&c(0.0))?, g, &g.mul(&c(self.negative_slope))?)
     }
+    fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
+        let s = T::from_f64(self.negative_slope);
+        Some(move |g: T, x: T| if x > T::ZERO { g } else { g * s })
+    }
+    fn fused_grad_from_result<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
+        // with a slope ≥ 0 the result is above 0 where the input is; a negative one raises (`grad_from_result`)
+        (self.negative_slope >= 0.0).then_some(self.fused_grad::<T>()).flatten()
+    }
     fn grad_from_result(self, g: &Tensor, y: &Tensor) -> Result<Tensor> {
         if self.negative_slope < 0.0 {
             return Err(Error::Runtime(NEGATIVE_LEAKY_SLOPE.into()));

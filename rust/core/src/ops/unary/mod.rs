@@ -117,6 +117,11 @@ pub trait UnaryOp: Fields + GradFnNames + Copy + Send + Sync + 'static {
         None::<fn(T, T) -> T>
     }
 
+    /// `fused_grad` for the in-place form's node, which keeps the result (`InplaceNode::KeepsResult`): (g, result).
+    fn fused_grad_from_result<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
+        None::<fn(T, T) -> T>
+    }
+
     /// `fused_grad` for float32 as a hand-vectorized kernel over (g, s), used where both are contiguous.
     fn f32_fused_grad_kernel(self) -> Option<F32ZipKernel> {
         None
@@ -378,7 +383,18 @@ impl<O: UnaryOp> RuleName for InplaceResultBackward<O> {
 
 impl<O: UnaryOp> Backward for InplaceResultBackward<O> {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
-        one(self.op.grad_from_result(g, &ctx.unpack(&self.result)?))
+        let y = ctx.unpack(&self.result)?;
+        if fusable(g, &y) {
+            let fused = match g.dtype() {
+                DType::F32 => self.op.fused_grad_from_result::<f32>().map(|f| zip(g, &y, f)),
+                DType::F64 => self.op.fused_grad_from_result::<f64>().map(|f| zip(g, &y, f)),
+                _ => None,
+            };
+            if let Some(grad) = fused {
+                return one(grad);
+            }
+        }
+        one(self.op.grad_from_result(g, &y))
     }
 }
 
