@@ -3,6 +3,7 @@
 //! in one kernel, while its N planes of S are still in cache, instead of ~10 tensor ops and their temporaries.
 //! The backward likewise: a channel's two sums, then its input gradient.
 use crate::element::Float;
+use crate::kernels::batch_norm_rows::affine_of;
 use crate::kernels::layer_norm::lane_sum;
 use crate::kernels::simd::dispatch;
 use crate::kernels::split::BATCH_NORM_ELEMENTS as PARALLEL_ABOVE;
@@ -114,9 +115,7 @@ pub fn batch_norm_forward<T: Float>(
             }
             Statistics::Given { mean, invstd } => (mean[c], invstd[c]),
         };
-        let scale = invstd * w.map_or(1.0, |w| w[c].to_f64());
-        let shift = b.map_or(0.0, |b| b[c].to_f64()) - mean * scale;
-        let (scale, shift) = (T::from_f64(scale), T::from_f64(shift));
+        let (scale, shift) = affine_of(mean, invstd, w.map(|w| w[c]), b.map(|b| b[c]));
         let plane = |n, o: &mut [T]| dispatch!(affine_plane(o, p.plane(x, n, c), scale, shift));
         // SAFETY: `out` has the input's N·C·S elements and lives past `for_channels`; task c writes channel c.
         unsafe { write_channel(po, p, c, plane) };
@@ -257,6 +256,17 @@ mod tests {
             for (o, a) in channel(&out, p, c).iter().zip(&v) {
                 assert!((o - ((a - mean) / (var + 1e-5).sqrt() * w[c] + b[c])).abs() < 1e-9);
             }
+        }
+    }
+
+    #[test]
+    fn a_constant_channel_normalises_to_zero_exactly() {
+        for spatial in [1, 3] {
+            let p = Planes { batch: 2, channels: 2, spatial };
+            let x: Vec<f32> = (0..4 * spatial).map(|i| if (i / spatial) % 2 == 0 { 0.7 } else { 1000.1 }).collect();
+            let (out, ..) = batch_norm_forward(&x, None, Some(&[0.25f32, -2.0]), p, Statistics::Batch { eps: 1e-5 });
+            let want: Vec<f32> = (0..4 * spatial).map(|i| if (i / spatial) % 2 == 0 { 0.25 } else { -2.0 }).collect();
+            assert_eq!(out, want, "spatial {spatial}");
         }
     }
 

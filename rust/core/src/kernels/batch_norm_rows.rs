@@ -4,6 +4,15 @@
 use crate::element::Float;
 use crate::kernels::simd::dispatch;
 
+/// A channel's `x · scale + shift` in the data's dtype, as PyTorch forms it: scale = invstd · w, shift = b - mean ·
+/// scale, each rounded to `T`. So a value equal to the (rounded) mean maps to `b` exactly: a constant channel
+/// normalises to 0, as in PyTorch, where a shift rounded from float64 left ~1e-5.
+#[inline]
+pub(crate) fn affine_of<T: Float>(mean: f64, invstd: f64, w: Option<T>, b: Option<T>) -> (T, T) {
+    let scale = T::from_f64(invstd) * w.unwrap_or(T::ONE);
+    (scale, b.unwrap_or(T::ZERO) - T::from_f64(mean) * scale)
+}
+
 #[inline(always)]
 fn add_row<T: Float>(acc: &mut [f64], row: &[T], mean: &[f64]) {
     for ((a, &v), &m) in acc.iter_mut().zip(row).zip(mean) {
@@ -65,10 +74,8 @@ pub fn forward<T: Float>(
         }
         Some((mean, invstd)) => (vec![0.0; channels], vec![0.0; channels], mean.to_vec(), invstd.to_vec()),
     };
-    let scale: Vec<f64> = (0..channels).map(|c| invstd[c] * w.map_or(1.0, |w| w[c].to_f64())).collect();
-    let shift: Vec<T> =
-        (0..channels).map(|c| T::from_f64(b.map_or(0.0, |b| b[c].to_f64()) - mean[c] * scale[c])).collect();
-    let scale: Vec<T> = scale.into_iter().map(T::from_f64).collect();
+    let (scale, shift): (Vec<T>, Vec<T>) =
+        (0..channels).map(|c| affine_of(mean[c], invstd[c], w.map(|w| w[c]), b.map(|b| b[c]))).unzip();
     let mut out = crate::pool::filled(x.len(), T::ZERO);
     dispatch!(affine_rows(&mut out, x, &scale, &shift));
     (out, means, vars)
