@@ -112,7 +112,8 @@ macro_rules! param_registry_methods {
                         $(let $p = Kept::keep($p);)*
                         let f = move |a: &Tensor| a.[<$name _inplace_form>]($(AsArg::arg(&$p)),*);
                         let name = concat!(stringify!($name), "_");
-                        call(|| slf.get().handle.apply_unary_inplace(name, true, f))?;
+                        let old_read = ferrograd_core::unary::inplace_reads_input_of::<$op>();
+                        call(|| slf.get().handle.apply_unary_inplace(name, old_read, f))?;
                         Ok(slf.clone().unbind())
                     }
                 )*
