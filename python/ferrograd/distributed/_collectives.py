@@ -108,18 +108,30 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     return pg._run("reduce", pg._backend.reduce(tensor, dst, op), [tensor], async_op)
 
 
+def _root(rank, group_rank):
+    """The root of gather/scatter: `group_dst`/`group_src` if given, else `dst`/`src`, else rank 0."""
+    if group_rank is not None:
+        return group_rank
+    return 0 if rank is None else rank
+
+
+def _check_root_list(pg, root, tensors, like, func, arg, role):
+    """A rooted collective's list: given on the root (one tensor like `like` per rank), absent elsewhere."""
+    if pg.rank() == root:
+        if not tensors:
+            raise ValueError(f"Argument ``{arg}`` must be specified on {role} rank.")
+        _check_list(pg, tensors, like, func, arg)
+    elif tensors:
+        raise ValueError(f"Argument ``{arg}`` must NOT be specified on non-{role} ranks.")
+
+
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """Rank `dst` receives every rank's `tensor` into `gather_list` (given on `dst` only)."""
     check_tensor(tensor)
     pg = _group(group)
-    dst = 0 if dst is None and group_dst is None else (group_dst if group_dst is not None else dst)
+    dst = _root(dst, group_dst)
     _check_rank(pg, dst, "gather")
-    if pg.rank() == dst:
-        if not gather_list:
-            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-        _check_list(pg, gather_list, tensor, "gather", "gather_list")
-    elif gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+    _check_root_list(pg, dst, gather_list, tensor, "gather", "gather_list", "destination")
     outputs = list(gather_list or [])
     return pg._run("gather", pg._backend.gather(tensor, outputs, dst), outputs, async_op)
 
@@ -128,14 +140,9 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     """Rank `src` sends `scatter_list[r]` to each rank r, into its `tensor`."""
     check_tensor(tensor)
     pg = _group(group)
-    src = 0 if src is None and group_src is None else (group_src if group_src is not None else src)
+    src = _root(src, group_src)
     _check_rank(pg, src, "scatter")
-    if pg.rank() == src:
-        if not scatter_list:
-            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-        _check_list(pg, scatter_list, tensor, "scatter", "scatter_list")
-    elif scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    _check_root_list(pg, src, scatter_list, tensor, "scatter", "scatter_list", "source")
     return pg._run("scatter", pg._backend.scatter(tensor, list(scatter_list or []), src), [tensor], async_op)
 
 
