@@ -126,7 +126,7 @@ impl<B: Base> TensorHandle<B> {
 
     /// `self = f(self)` in place for a unary op (`relu_`): outside a view, one traced op, so that a capture
     /// replays it (with its history, in a training step) and reads the tensor's new record as its value.
-    /// `old_read`: whether `f`'s node may keep its input (`UnaryOp::inplace_reads_input`).
+    /// `old_read`: whether `f`'s node may keep its input (`unary::inplace_reads_input`).
     pub fn apply_unary_inplace<F>(&self, name: &'static str, old_read: bool, f: F) -> Result<()>
     where
         F: Fn(&Tensor) -> Result<Tensor> + Clone + Send + Sync + 'static,

@@ -14,9 +14,9 @@ pub(crate) fn affine_of<T: Float>(mean: f64, invstd: f64, w: Option<T>, b: Optio
 }
 
 #[inline(always)]
-fn add_row<T: Float>(acc: &mut [f64], row: &[T], mean: &[f64]) {
-    for ((a, &v), &m) in acc.iter_mut().zip(row).zip(mean) {
-        *a += v.to_f64() - m;
+fn add_row<T: Float>(acc: &mut [f64], row: &[T]) {
+    for (a, &v) in acc.iter_mut().zip(row) {
+        *a += v.to_f64();
     }
 }
 
@@ -40,10 +40,9 @@ fn affine_rows<T: Float>(out: &mut [T], x: &[T], scale: &[T], shift: &[T]) {
 /// Each channel's (mean, biased variance) over the rows: the mean first, then the centred squares (float64).
 fn moments<T: Float>(x: &[T], channels: usize) -> (Vec<f64>, Vec<f64>) {
     let rows = (x.len() / channels) as f64;
-    let zero = vec![0.0; channels];
     let mut sum = vec![0.0; channels];
     for row in x.chunks_exact(channels) {
-        dispatch!(add_row(&mut sum, row, &zero));
+        dispatch!(add_row(&mut sum, row));
     }
     let mean: Vec<f64> = sum.iter().map(|s| s / rows).collect();
     let mut squares = vec![0.0; channels];

@@ -257,20 +257,26 @@ impl Tensor {
     }
 
     fn update_dense<T: crate::element::Float>(&self, v: T, how: DenseWrite) -> bool {
+        match how {
+            DenseWrite::Copy => false,
+            DenseWrite::Add => self.map_dense_inplace(|a: T| a + v),
+            DenseWrite::Sub => self.map_dense_inplace(|a: T| a - v),
+            DenseWrite::Mul => self.map_dense_inplace(|a: T| a * v),
+            DenseWrite::Div => self.map_dense_inplace(|a: T| a / v),
+        }
+    }
+
+    /// `x = f(x)` over this contiguous tensor's elements in one threaded pass, bumping its version; false, with
+    /// nothing written, if it is not contiguous `T`.
+    pub(crate) fn map_dense_inplace<T: Element>(&self, f: impl Fn(T) -> T + Sync) -> bool {
         let Some(range) = self.layout().contiguous_range() else { return false };
         let written = {
             let mut guard = self.0.storage.write();
             match T::data_mut(&mut guard) {
                 Some(d) => {
-                    let d = &mut d.as_mut_slice()[range];
-                    use crate::ops::unary::update_each;
-                    match how {
-                        DenseWrite::Copy => return false,
-                        DenseWrite::Add => update_each(d, |a| a + v),
-                        DenseWrite::Sub => update_each(d, |a| a - v),
-                        DenseWrite::Mul => update_each(d, |a| a * v),
-                        DenseWrite::Div => update_each(d, |a| a / v),
-                    }
+                    // a zero-sized "source" for update_slice's (destination, source) loop: no memory behind it
+                    let none: Vec<()> = vec![(); range.len()];
+                    crate::kernels::simd::update_slice(&mut d.as_mut_slice()[range], &none, |v, ()| f(v));
                     true
                 }
                 None => false,

@@ -106,7 +106,7 @@ impl Tensor {
     }
 
     /// `apply_inplace(f)` as one traced op (`relu_`): its replay writes again and takes the history again. With
-    /// `old_read` false, `f`'s node keeps no input (`UnaryOp::inplace_reads_input`), so the old values are not copied.
+    /// `old_read` false, `f`'s node keeps no input (`unary::inplace_reads_input`), so the old values are not copied.
     pub fn apply_inplace_traced<F>(&self, name: &'static str, old_read: bool, f: F) -> Result<Tensor>
     where
         F: Fn(&Tensor) -> Result<Tensor> + Clone + Send + Sync + 'static,

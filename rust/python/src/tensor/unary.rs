@@ -30,7 +30,7 @@ macro_rules! registry_methods {
                     fn [<$name _>](slf: &Bound<'_, Self>) -> PyResult<Py<PyTensor>> {
                         let name = concat!(stringify!($name), "_");
                         if !slf.get().get().unary_dense_inplace($op, name) {
-                            let old_read = ferrograd_core::unary::inplace_reads_input(&$op);
+                            let old_read = ferrograd_core::unary::inplace_reads_input::<$op>();
                             let f = |a: &Tensor| a.unary_inplace_form($op);
                             call(|| slf.get().handle.apply_unary_inplace(name, old_read, f))?;
                         }
@@ -112,7 +112,7 @@ macro_rules! param_registry_methods {
                         $(let $p = Kept::keep($p);)*
                         let f = move |a: &Tensor| a.[<$name _inplace_form>]($(AsArg::arg(&$p)),*);
                         let name = concat!(stringify!($name), "_");
-                        let old_read = ferrograd_core::unary::inplace_reads_input_of::<$op>();
+                        let old_read = ferrograd_core::unary::inplace_reads_input::<$op>();
                         call(|| slf.get().handle.apply_unary_inplace(name, old_read, f))?;
                         Ok(slf.clone().unbind())
                     }

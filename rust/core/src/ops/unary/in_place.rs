@@ -6,16 +6,7 @@ use super::{InplaceNode, UnaryOp};
 use crate::autograd::grad_mode;
 use crate::bail;
 use crate::dtype::DType;
-use crate::element::{Element, Float};
-use crate::kernels::simd::update_slice;
 use crate::tensor::Tensor;
-
-/// `x[i] = f(x[i])` over contiguous data.
-pub(crate) fn update_each<T: Copy + Send + Sync>(x: &mut [T], f: impl Fn(T) -> T + Sync) {
-    // a zero-sized "source" for update_slice's (destination, source) loop: no memory behind it
-    let none: Vec<()> = vec![(); x.len()];
-    update_slice(x, &none, |v, ()| f(v));
-}
 
 impl Tensor {
     /// `self = op(self)` in this tensor's memory when nothing is recorded and it is contiguous float64, or float32
@@ -45,24 +36,5 @@ impl Tensor {
             Ok(())
         };
         self.write_untracked(self, name, write).is_ok()
-    }
-
-    /// `x = f(x)` over this contiguous tensor's elements, bumping its version; false if it is not contiguous `T`.
-    fn map_dense_inplace<T: Float + Element>(&self, f: impl Fn(T) -> T + Sync) -> bool {
-        let Some(range) = self.layout().contiguous_range() else { return false };
-        let written = {
-            let mut guard = self.0.storage.write();
-            match T::data_mut(&mut guard) {
-                Some(d) => {
-                    update_each(&mut d.as_mut_slice()[range], f);
-                    true
-                }
-                None => false,
-            }
-        };
-        if written {
-            self.0.storage.bump_version();
-        }
-        written
     }
 }

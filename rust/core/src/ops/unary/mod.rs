@@ -11,7 +11,6 @@ mod erf;
 mod exp_log;
 mod gamma;
 mod in_place;
-pub(crate) use in_place::update_each;
 mod piecewise;
 mod trig;
 
@@ -248,14 +247,9 @@ fn slice_kernel<O: UnaryOp>(op: O, dtype: DType) -> Option<SliceKernel> {
     )
 }
 
-/// Whether `op`'s in-place form records a node that keeps its input (so the input's old values must be copied
+/// Whether op `O`'s in-place form records a node that keeps its input (so the input's old values must be copied
 /// before the write): not for ops whose rule keeps only the result or nothing.
-pub fn inplace_reads_input<O: UnaryOp>(_op: &O) -> bool {
-    inplace_reads_input_of::<O>()
-}
-
-/// `inplace_reads_input` by the op's type (an op with parameters, before they are read).
-pub fn inplace_reads_input_of<O: UnaryOp>() -> bool {
+pub fn inplace_reads_input<O: UnaryOp>() -> bool {
     O::INPLACE_NO_DERIVATIVE.is_none() && O::INPLACE_NODE != InplaceNode::KeepsResult && O::KEEPS == Keeps::Input
 }
 
