@@ -380,6 +380,14 @@ class PrefixStore(Store):
 # ---- init_method URLs ----
 
 
+def _require_rank_and_size(scheme, rank, world_size):
+    """tcp:// and file:// take the rank and world size from the call (env:// reads them from the environment)."""
+    if rank == -1:
+        raise _rendezvous_error(scheme, "rank parameter missing")
+    if world_size == -1:
+        raise _rendezvous_error(scheme, "world size parameter missing")
+
+
 def _rendezvous_error(scheme, msg):
     return ValueError(f"Error initializing torch.distributed using {scheme} rendezvous: {msg}")
 
@@ -411,18 +419,12 @@ def rendezvous(init_method, rank, world_size, timeout):
     elif url.scheme == "tcp":
         if not url.port:
             raise _rendezvous_error("tcp://", "port number missing")
-        if rank == -1:
-            raise _rendezvous_error("tcp://", "rank parameter missing")
-        if world_size == -1:
-            raise _rendezvous_error("tcp://", "world size parameter missing")
+        _require_rank_and_size("tcp://", rank, world_size)
         host, port = url.hostname, url.port
     elif url.scheme == "file":
         if not url.path:
             raise _rendezvous_error("file://", "path missing")
-        if rank == -1:
-            raise _rendezvous_error("file://", "rank parameter missing")
-        if world_size == -1:
-            raise _rendezvous_error("file://", "world size parameter missing")
+        _require_rank_and_size("file://", rank, world_size)
         store = FileStore(url.path, world_size)
         store.set_timeout(timeout)
         return store, rank, world_size
