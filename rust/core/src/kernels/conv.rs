@@ -90,22 +90,13 @@ pub fn im2col_sample<T: Element>(x: &[T], cols: &mut [T], ld: usize, s: &ConvSha
     if ow == 0 {
         return;
     }
-    if s.padding == [0, 0] && sw == 1 {
-        // every tap reads inside: whole rows, no ranges to work out
-        let ([kh, kw], [oh, _], width) = (s.kernel, s.out, s.hw[1]);
-        for c in 0..s.c_in {
-            let img = &x[c * s.plane()..][..s.plane()];
-            for ki in 0..kh {
-                for kj in 0..kw {
-                    let r = (c * kh + ki) * kw + kj;
-                    let dst = &mut cols[r * ld..][..oh * ow];
-                    for (oi, d) in dst.chunks_exact_mut(ow).enumerate() {
-                        let start = (oi * s.stride[0] + ki * s.dilation[0]) * width + kj * s.dilation[1];
-                        copy_row(d, &img[start..start + ow]);
-                    }
-                }
-            }
-        }
+    if s.padding == [0, 0] {
+        return im2col_inside(x, cols, ld, s);
+    }
+    if ow < PADDED_COPY_BELOW_WIDTH {
+        let (padded, inside) = padded_sample(x, s);
+        im2col_inside(&padded, cols, ld, &inside);
+        crate::pool::give(padded);
         return;
     }
     s.for_each_row(|r, oi, line, lo, hi, first_w| {
@@ -125,6 +116,50 @@ pub fn im2col_sample<T: Element>(x: &[T], cols: &mut [T], ld: usize, s: &ConvSha
             }
         }
     });
+}
+
+/// `im2col_sample` when every tap reads inside (no padding, stride 1 along the width): whole rows, no
+/// ranges to work out.
+fn im2col_inside<T: Element>(x: &[T], cols: &mut [T], ld: usize, s: &ConvShape) {
+    let ([kh, kw], [oh, ow], width, sw) = (s.kernel, s.out, s.hw[1], s.stride[1]);
+    for c in 0..s.c_in {
+        let img = &x[c * s.plane()..][..s.plane()];
+        for ki in 0..kh {
+            for kj in 0..kw {
+                let r = (c * kh + ki) * kw + kj;
+                let dst = &mut cols[r * ld..][..oh * ow];
+                for (oi, d) in dst.chunks_exact_mut(ow).enumerate() {
+                    let start = (oi * s.stride[0] + ki * s.dilation[0]) * width + kj * s.dilation[1];
+                    if sw == 1 {
+                        copy_row(d, &img[start..start + ow]);
+                    } else {
+                        let src = &img[start..start + (ow - 1) * sw + 1];
+                        d.iter_mut().zip(src.iter().step_by(sw)).for_each(|(d, &v)| *d = v);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Output widths below which a padded image is written out for im2col/col2im (`padded_sample`). Wider rows
+/// keep the per-row ranges: their cost is spread over many elements, and copying the image is not free.
+const PADDED_COPY_BELOW_WIDTH: usize = 64;
+
+/// A sample's image with its zero padding written out (a pool buffer), and the shape that reads it
+/// without padding. Copying the small image once costs less than working out, for every column row,
+/// which part of each output row reads padding: on 8×8 images (ResNet's last stage) those per-row
+/// ranges, fills and short copies took as long as the GEMM.
+fn padded_sample<T: Element>(x: &[T], s: &ConvShape) -> (Vec<T>, ConvShape) {
+    let ([ph, pw], [h, w]) = (s.padding, s.hw);
+    let [hp, wp] = [h + 2 * ph, w + 2 * pw];
+    let mut padded = crate::pool::filled(s.c_in * hp * wp, T::ZERO);
+    for c in 0..s.c_in {
+        for i in 0..h {
+            copy_row(&mut padded[(c * hp + i + ph) * wp + pw..][..w], &x[(c * h + i) * w..][..w]);
+        }
+    }
+    (padded, ConvShape { hw: [hp, wp], padding: [0, 0], ..*s })
 }
 
 /// `dst.copy_from_slice(src)` for the short rows of small images, without a `memcpy` call per row
@@ -173,20 +208,22 @@ pub fn col2im_sample<T: Element>(cols: &[T], ld: usize, img: &mut [T], s: &ConvS
     if ow == 0 {
         return;
     }
-    if s.padding == [0, 0] && sw == 1 {
-        let ([kh, kw], [oh, _], width) = (s.kernel, s.out, s.hw[1]);
+    if s.padding == [0, 0] {
+        return col2im_inside(cols, ld, img, s);
+    }
+    if ow < PADDED_COPY_BELOW_WIDTH {
+        // summed onto the padded image, whose inside is then added to `img` (as `padded_sample`)
+        let ([ph, pw], [h, w]) = (s.padding, s.hw);
+        let inside = ConvShape { hw: [h + 2 * ph, w + 2 * pw], padding: [0, 0], ..*s };
+        let mut padded = crate::pool::filled(s.c_in * inside.plane(), T::ZERO);
+        col2im_inside(cols, ld, &mut padded, &inside);
         for c in 0..s.c_in {
-            let plane = &mut img[c * s.plane()..][..s.plane()];
-            for ki in 0..kh {
-                for kj in 0..kw {
-                    let r = (c * kh + ki) * kw + kj;
-                    for (oi, src) in cols[r * ld..][..oh * ow].chunks_exact(ow).enumerate() {
-                        let start = (oi * s.stride[0] + ki * s.dilation[0]) * width + kj * s.dilation[1];
-                        add_row(&mut plane[start..start + ow], src);
-                    }
-                }
+            for i in 0..h {
+                let src = &padded[(c * inside.hw[0] + i + ph) * inside.hw[1] + pw..][..w];
+                add_row(&mut img[(c * h + i) * w..][..w], src);
             }
         }
+        crate::pool::give(padded);
         return;
     }
     s.for_each_row(|r, oi, line, lo, hi, first_w| {
@@ -205,12 +242,41 @@ pub fn col2im_sample<T: Element>(cols: &[T], ld: usize, img: &mut [T], s: &ConvS
     });
 }
 
+/// `col2im_sample` when every tap reads inside (as `im2col_inside`).
+fn col2im_inside<T: Element>(cols: &[T], ld: usize, img: &mut [T], s: &ConvShape) {
+    let ([kh, kw], [oh, ow], width, sw) = (s.kernel, s.out, s.hw[1], s.stride[1]);
+    for c in 0..s.c_in {
+        let plane = &mut img[c * s.plane()..][..s.plane()];
+        for ki in 0..kh {
+            for kj in 0..kw {
+                let r = (c * kh + ki) * kw + kj;
+                for (oi, src) in cols[r * ld..][..oh * ow].chunks_exact(ow).enumerate() {
+                    let start = (oi * s.stride[0] + ki * s.dilation[0]) * width + kj * s.dilation[1];
+                    if sw == 1 {
+                        add_row(&mut plane[start..start + ow], src);
+                    } else {
+                        let dst = &mut plane[start..start + (ow - 1) * sw + 1];
+                        dst.iter_mut().step_by(sw).zip(src).for_each(|(d, &v)| *d = T::add(*d, v));
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Samples whose column matrices go side by side into one GEMM: enough for ~1024 columns, so that a
 /// small layer (LeNet's second: 16 × 150 weights, 100 positions) still makes a product the GEMM
-/// runs near its peak (per sample, that layer's forward ran at 19 GFLOP/s against PyTorch's 46).
+/// runs near its peak (per sample, that layer's forward ran at 19 GFLOP/s against PyTorch's 46); but
+/// fewer, down to ~512, where the column matrix would outgrow the core's L2 (`COLUMNS_IN_CACHE`).
 fn block_len(s: &ConvShape) -> usize {
-    1024usize.div_ceil(s.l().max(1)).clamp(1, 64)
+    let columns = (COLUMNS_IN_CACHE / s.ck().max(1)).clamp(512, 1024);
+    columns.div_ceil(s.l().max(1)).clamp(1, 64)
 }
+
+/// Column-matrix elements that stay in L2 between im2col and the GEMM that reads them (1 MiB of float32).
+/// ResNet's 64-channel 3×3 layer on 8×8 images (ck = 576): 16 samples a block (2.4 MB of columns) took
+/// 0.87 ms forward, 8 samples 0.65 ms, 4 samples 0.60 ms.
+const COLUMNS_IN_CACHE: usize = 1 << 18;
 
 /// A scratch buffer of `len` elements (recycled through the pool: fresh ones cost a page fault per
 /// 4 KiB on every call, an eighth of a LeNet layer's backward).
@@ -405,6 +471,12 @@ mod tests {
             mk(3, 1, 2, [8, 9], [5, 5], [1, 1], [0, 0], [1, 1]),
             mk(5, 3, 4, [7, 6], [3, 2], [2, 1], [1, 2], [1, 2]),
             mk(2, 2, 3, [9, 9], [3, 3], [3, 2], [2, 1], [2, 1]),
+            // ResNet's 3×3, padding 1, stride 1 (the padded copy), and its stride-2 form (ranges per row)
+            mk(4, 3, 5, [8, 8], [3, 3], [1, 1], [1, 1], [1, 1]),
+            mk(4, 3, 5, [8, 8], [3, 3], [2, 2], [1, 1], [1, 1]),
+            // rows as wide as PADDED_COPY_BELOW_WIDTH and wider: the per-row ranges, at strides 1 and 2
+            mk(2, 2, 3, [3, 64], [3, 3], [1, 1], [1, 1], [1, 1]),
+            mk(2, 1, 2, [4, 140], [3, 3], [2, 2], [1, 1], [1, 1]),
             // 16 positions: blocks of 64 samples, the last one partial
             mk(70, 2, 3, [6, 6], [3, 3], [1, 1], [0, 0], [1, 1]),
             // enough output channels for the transposed weight gradient, over two blocks
