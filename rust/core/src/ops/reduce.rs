@@ -4,7 +4,7 @@ use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
 use crate::compile::{traced, traced_fusable, NodeKind, Reduction, SliceKernel};
 use crate::dtype::DType;
-use crate::element::Element as _;
+use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::reduce::fold;
 use crate::layout::{wrap_dim, Layout};
@@ -63,7 +63,43 @@ fn sum_kernel(x: &Tensor, dims: &[usize]) -> Vec<f64> {
             x.with_data(|_, v: &[T]| crate::kernels::sum::sum_block(&v[r], outer, n, inner))
         });
     }
+    if let Some(r) = x.layout().contiguous_range() {
+        return crate::with_dtype!(x.dtype(), T => {
+            x.with_data(|l, v: &[T]| sum_by_runs(&v[r], &l.shape, dims))
+        });
+    }
     crate::with_dtype!(x.dtype(), T => x.with_data(|l, v: &[T]| fold(l, v, dims, 0.0f64, |a, b| a + b.to_f64())))
+}
+
+/// The sum of contiguous data over dims that are not all adjacent (a BatchNorm's `x.sum((0, 2, 3))`): the last
+/// run of adjacent dims by the blocked kernel, then each earlier run over those float64 partial sums. Element by
+/// element through the layout, that sum of 32×16×32×32 float32 took 1.0 ms.
+fn sum_by_runs<T: Element>(v: &[T], shape: &[usize], dims: &[usize]) -> Vec<f64> {
+    let mut dims = dims.to_vec();
+    dims.sort_unstable();
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &d in &dims {
+        match runs.last_mut() {
+            Some((_, last)) if *last + 1 == d => *last = d,
+            _ => runs.push((d, d)),
+        }
+    }
+    let block = |shape: &[usize], (first, last): (usize, usize)| {
+        let product = |s: &[usize]| s.iter().product::<usize>();
+        (product(&shape[..first]), product(&shape[first..=last]), product(&shape[last + 1..]))
+    };
+    let Some(&innermost) = runs.last() else { return v.iter().map(|x| x.to_f64()).collect() };
+    let (outer, n, inner) = block(shape, innermost);
+    let mut sums = crate::kernels::sum::sum_block(v, outer, n, inner);
+    // the runs before it keep their positions in the shape that remains
+    let mut shape: Vec<usize> = shape.to_vec();
+    shape.drain(innermost.0..=innermost.1);
+    for &run in runs.iter().rev().skip(1) {
+        let (outer, n, inner) = block(&shape, run);
+        sums = crate::kernels::sum::sum_block(&sums, outer, n, inner);
+        shape.drain(run.0..=run.1);
+    }
+    sums
 }
 
 /// Where the blocked, threaded sum kernel can read `l`'s data in place: its range, and the
@@ -481,5 +517,27 @@ impl Backward for LogsumexpBackward0 {
         let (x, out) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.result)?);
         let out = unsqueeze_dims(&out, &self.dim, self.keepdim)?;
         one(unsqueeze_dims(g, &self.dim, self.keepdim)?.mul(&x.sub(&out)?.exp()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Dims in runs (and one run, and every dim) against the element-by-element fold through the layout.
+    #[test]
+    fn sums_by_runs_match_the_fold() {
+        let shape = [3usize, 4, 5, 6];
+        let l = Layout::contiguous(&shape);
+        let x: Vec<f32> = (0..360).map(|i| ((i * 37) % 101) as f32 * 0.25 - 12.0).collect();
+        for dims in [vec![0usize, 2, 3], vec![0, 2], vec![1, 3], vec![0, 1, 3], vec![0, 3], vec![2], vec![0, 1, 2, 3]] {
+            let got = sum_by_runs(&x, &shape, &dims);
+            let want = fold(&l, &x, &dims, 0.0f64, |a, b| a + b as f64);
+            assert_eq!(got.len(), want.len(), "{dims:?}");
+            for (g, w) in got.iter().zip(&want) {
+                assert!((g - w).abs() <= 1e-12 * w.abs().max(1.0), "{dims:?}: {g} vs {w}");
+            }
+        }
+        assert_eq!(sum_by_runs::<f32>(&[], &[0, 3, 2], &[0, 2]), vec![0.0; 3]);
     }
 }
