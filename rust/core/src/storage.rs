@@ -284,6 +284,24 @@ impl Storage {
         }
     }
 
+    /// Trades buffers with `other` (the same dtype and length) when both are private memory of the core's own that no
+    /// export points into (not numpy's, not a shared mapping, not meta); false, with nothing moved, otherwise. What an
+    /// in-place op's fresh result gives the tensor it writes, instead of a copy (`Tensor::write_result`); the caller
+    /// bumps the version.
+    pub(crate) fn trade_buffers(&self, other: &Storage) -> bool {
+        let private = |s: &Storage| !s.meta && !s.exported.load(Ordering::Acquire);
+        if std::ptr::eq(self, other) || !private(self) || !private(other) {
+            return false;
+        }
+        let (mut mine, mut theirs) = (self.buffer.write(), other.buffer.write());
+        let movable = |b: &Buffer| b.is_owned() && b.shared().is_none();
+        if mine.dtype() != theirs.dtype() || mine.len() != theirs.len() || !movable(&mine) || !movable(&theirs) {
+            return false;
+        }
+        std::mem::swap(&mut *mine, &mut *theirs);
+        true
+    }
+
     /// Whether the elements live in memory other processes can map (`Tensor.is_shared`).
     pub fn is_shared(&self) -> bool {
         self.buffer.read_recursive().shared().is_some()

@@ -180,11 +180,32 @@ impl Tensor {
             self.write_untracked(&out, "copy_", Tensor::copy_from)?;
             return Ok(self.clone());
         }
-        self.copy_from(&out)?;
-        if let Some(node) = out.grad_fn().filter(|_| recording) {
+        let node = out.grad_fn();
+        // the node's saved output now reads this tensor (before `write_result` counts who else holds `out`), and is
+        // bound again after the write, at the version the write leaves
+        if let Some(node) = &node {
             node.rebind_saved_output(&out, self);
         }
+        self.write_result(&out)?;
+        if let Some(node) = &node {
+            node.rebind_saved_output(self, self);
+        }
         Ok(self.with_history_of(&out))
+    }
+
+    /// `copy_from(result)` for an in-place op's result made just now: when this tensor and the result each cover
+    /// all of a private buffer in the same dense layout, and nothing else holds the result, the two trade buffers (the
+    /// result drops the old values): the write costs no pass over the data and no second buffer. A `relu_` that
+    /// takes a gradient did two passes, against PyTorch's one.
+    fn write_result(&self, result: &Tensor) -> Result<()> {
+        let whole = |t: &Tensor| t.is_contiguous() && t.storage_offset() == 0 && t.numel() == t.0.storage.len();
+        let alone = Arc::strong_count(&result.0) == 1 && Arc::strong_count(&result.0.storage) == 1;
+        let fits = result.dtype() == self.dtype() && result.shape() == self.shape() && whole(self) && whole(result);
+        if alone && fits && self.0.storage.trade_buffers(&result.0.storage) {
+            self.0.storage.bump_version();
+            return Ok(());
+        }
+        self.copy_from(result)
     }
 
     /// `view = f(view)` where `view` reads the storage of `base` (a contiguous tensor): the write goes
