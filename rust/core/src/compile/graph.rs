@@ -50,6 +50,12 @@ impl Graph {
         self.plan.iter().filter(|s| matches!(s, Step::Fused(_))).count()
     }
 
+    /// How many steps a replay takes: a fused group is one, each other node one.
+    #[cfg(test)]
+    pub(crate) fn replay_steps(&self) -> usize {
+        self.plan.len()
+    }
+
     /// The ops of the graph in the order they run (a multi-output op once, not once per output).
     pub fn op_names(&self) -> Vec<&'static str> {
         self.nodes.iter().filter(|n| !matches!(n.run, Run::Output)).map(|n| n.name).collect()

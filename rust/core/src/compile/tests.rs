@@ -220,6 +220,24 @@ fn a_tensor_from_before_the_capture_is_a_constant_read_as_it_is_at_replay() {
 }
 
 #[test]
+fn a_chain_over_tensors_from_before_the_capture_is_fused_and_reads_them_as_they_are() {
+    // (x*x + x).exp().sum() and (x*x + y) over a closure's x and y: no inputs at all, as a benchmark writes it
+    let n = 100_003;
+    let (x, y) = (ramp(n), ramp(n).mul(&number(0.5)).unwrap());
+    let (xc, yc) = (x.clone(), y.clone());
+    let g = graph(capture(&[], move |_| Ok(vec![xc.mul(&xc)?.add(&xc)?.exp()?.sum(None, false)?])));
+    assert_eq!((g.fused_groups(), g.replay_steps()), (1, 1), "all four nodes in one group: {}", g.describe());
+    let eager = || chain(std::slice::from_ref(&x)).unwrap()[0].to_vec::<f32>()[0];
+    assert_eq!(g.run(&[]).unwrap()[0].to_vec::<f32>()[0], eager());
+    x.fill_inplace(Scalar::Float(0.25), false).unwrap(); // changed in place after the capture: read anew
+    assert_eq!(g.run(&[]).unwrap()[0].to_vec::<f32>()[0], eager());
+    let g = graph(capture(&[], move |_| Ok(vec![x.mul(&x)?.add(&yc)?.neg()?])));
+    assert_eq!(g.fused_groups(), 1, "{}", g.describe());
+    let want: Vec<f32> = y.to_vec::<f32>().iter().map(|v| -(0.0625 + v)).collect();
+    assert_eq!(g.run(&[]).unwrap()[0].to_vec::<f32>(), want);
+}
+
+#[test]
 fn a_tensor_made_inside_breaks_the_graph() {
     let c = capture(&[ramp(3)], |x| Ok(vec![x[0].add(&Tensor::from_vec(vec![1.0f32; 3], &[3])?)?]));
     match c {

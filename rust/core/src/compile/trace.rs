@@ -431,8 +431,14 @@ fn record(
             trace.fixed.clear();
         }
     }
-    // the kernel reads graph values only (a number read as a chunk would be a broadcast)
-    let mut kernel = kernel.filter(|k| k.reads().iter().all(|&i| matches!(operands.get(i), Some(Operand::Value(_)))));
+    // the kernel reads graph values and tensors from before the capture (a number read as a chunk would be a
+    // broadcast; `fits` keeps numbers out of the reads)
+    let chunks = |op: Option<&Operand>| match op {
+        Some(Operand::Value(_)) => true,
+        Some(Operand::Constant(t)) => !t.0.wrapped_number,
+        None => false,
+    };
+    let mut kernel = kernel.filter(|k| k.reads().iter().all(|&i| chunks(operands.get(i))));
     let grad_enabled = crate::autograd::grad_mode::is_enabled();
     for (k, out) in outs.iter().enumerate() {
         let id = trace.n_inputs + trace.nodes.len();
