@@ -3,7 +3,7 @@
 //! rows) into an (N, C) table, the channels' totals over the samples in order, then the affine map, instead of
 //! ~10 tensor ops and their temporaries. The backward likewise: each plane's two sums, then the input gradient.
 use crate::element::Float;
-use crate::kernels::batch_norm_rows::affine_of;
+use crate::kernels::batch_norm_rows::{affine_of, input_grad_constants};
 use crate::kernels::layer_norm::lane_sum;
 use crate::kernels::simd::dispatch;
 use crate::kernels::split::BATCH_NORM_ELEMENTS as PARALLEL_ABOVE;
@@ -215,16 +215,7 @@ pub fn batch_norm_backward<T: Float>(
     if !input_grad {
         return (Vec::new(), dw, sums);
     }
-    let count = p.per_channel() as f64;
-    let k: Vec<[T; 4]> = (0..p.channels)
-        .map(|c| {
-            let scale = invstd[c] * w.map_or(1.0, |w| w[c].to_f64());
-            // in training the statistics depend on x: dx = (g - mean(g) - (x - mean)·mean(g·(x - mean))·invstd²)·scale
-            let (mean_g, proj) =
-                if training { (sums[c] / count, dots[c] / count * invstd[c] * invstd[c]) } else { (0.0, 0.0) };
-            [mean[c], mean_g, proj, scale].map(T::from_f64)
-        })
-        .collect();
+    let k = input_grad_constants((mean, invstd), w, (&sums, &dots), p.per_channel() as f64, training);
     let dx = by_samples(p, p.channels * p.spatial, &|o, n| dispatch!(input_grad_sample(o, x, g, p, n, &k)));
     (dx, dw, sums)
 }

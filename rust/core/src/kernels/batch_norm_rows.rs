@@ -13,6 +13,26 @@ pub(crate) fn affine_of<T: Float>(mean: f64, invstd: f64, w: Option<T>, b: Optio
     (scale, b.unwrap_or(T::ZERO) - T::from_f64(mean) * scale)
 }
 
+/// Each channel's constants of the input gradient `(g - mean_g - (x - mean)·proj)·scale`, from its (Σ g, Σ (x - mean)·g)
+/// over `count` elements: in training the statistics depend on x, so dx = (g - mean(g) - (x - mean)·mean(g·(x -
+/// mean))·invstd²)·invstd·w; in evaluation dx = g·invstd·w.
+pub(crate) fn input_grad_constants<T: Float>(
+    (mean, invstd): (&[f64], &[f64]),
+    w: Option<&[T]>,
+    (sums, dots): (&[f64], &[f64]),
+    count: f64,
+    training: bool,
+) -> Vec<[T; 4]> {
+    (0..mean.len())
+        .map(|c| {
+            let scale = invstd[c] * w.map_or(1.0, |w| w[c].to_f64());
+            let (mean_g, proj) =
+                if training { (sums[c] / count, dots[c] / count * invstd[c] * invstd[c]) } else { (0.0, 0.0) };
+            [mean[c], mean_g, proj, scale].map(T::from_f64)
+        })
+        .collect()
+}
+
 #[inline(always)]
 fn add_row<T: Float>(acc: &mut [f64], row: &[T]) {
     for (a, &v) in acc.iter_mut().zip(row) {
@@ -121,14 +141,7 @@ pub fn backward<T: Float>(
         return (Vec::new(), dw, sum);
     }
     let count = (x.len() / channels) as f64;
-    let k: Vec<[T; 4]> = (0..channels)
-        .map(|c| {
-            let scale = invstd[c] * w.map_or(1.0, |w| w[c].to_f64());
-            let (mean_g, proj) =
-                if training { (sum[c] / count, dot[c] / count * invstd[c] * invstd[c]) } else { (0.0, 0.0) };
-            [mean[c], mean_g, proj, scale].map(T::from_f64)
-        })
-        .collect();
+    let k = input_grad_constants((mean, invstd), w, (&sum, &dot), count, training);
     let mut dx = crate::pool::filled(x.len(), T::ZERO);
     dispatch!(input_grad_rows(&mut dx, x, g, &k));
     (dx, dw, sum)
