@@ -13,9 +13,9 @@ pub(crate) fn affine_of<T: Float>(mean: f64, invstd: f64, w: Option<T>, b: Optio
     (scale, b.unwrap_or(T::ZERO) - T::from_f64(mean) * scale)
 }
 
-/// Each channel's constants of the input gradient `(g - mean_g - (x - mean)·proj)·scale`, from its (Σ g, Σ (x - mean)·g)
-/// over `count` elements: in training the statistics depend on x, so dx = (g - mean(g) - (x - mean)·mean(g·(x -
-/// mean))·invstd²)·invstd·w; in evaluation dx = g·invstd·w.
+/// Each channel's constants of the input gradient `(g - mean_g - (x - mean)·proj)·scale`, from its sums Σ g and
+/// Σ (x - mean)·g over `count` elements: in training the statistics depend on x, so
+/// dx = (g - mean(g) - (x - mean)·mean(g·(x - mean))·invstd²)·invstd·w; in evaluation dx = g·invstd·w.
 pub(crate) fn input_grad_constants<T: Float>(
     (mean, invstd): (&[f64], &[f64]),
     w: Option<&[T]>,
