@@ -3,6 +3,7 @@
 //! kernels of `batch_norm.rs` would walk a channel's N values C apart, each one a plane of its own.
 use crate::element::Float;
 use crate::kernels::simd::dispatch;
+use std::mem::MaybeUninit;
 
 /// A channel's `x · scale + shift` in the data's dtype, as PyTorch forms it: scale = invstd · w, shift = b - mean ·
 /// scale, each rounded to `T`. So a value equal to the (rounded) mean maps to `b` exactly: a constant channel
@@ -49,12 +50,21 @@ fn add_squares<T: Float>(acc: &mut [f64], row: &[T], mean: &[f64]) {
 }
 
 #[inline(always)]
-fn affine_rows<T: Float>(out: &mut [T], x: &[T], scale: &[T], shift: &[T]) {
+fn affine_rows<T: Float>(out: &mut [MaybeUninit<T>], x: &[T], scale: &[T], shift: &[T]) {
     for (o, row) in out.chunks_exact_mut(scale.len()).zip(x.chunks_exact(scale.len())) {
         for (((o, &v), &a), &b) in o.iter_mut().zip(row).zip(scale).zip(shift) {
-            *o = v * a + b;
+            o.write(v * a + b);
         }
     }
+}
+
+/// A buffer of `len` elements from the pool (a fresh one costs a page fault per 4 KiB) that `fill` writes whole.
+fn written_by<T: Float>(len: usize, fill: impl FnOnce(&mut [MaybeUninit<T>])) -> Vec<T> {
+    let mut v: Vec<T> = crate::pool::take(len);
+    fill(&mut v.spare_capacity_mut()[..len]);
+    // SAFETY: `fill` wrote every element (each caller's loop covers the whole buffer).
+    unsafe { v.set_len(len) };
+    v
 }
 
 /// Each channel's (mean, biased variance) over the rows: the mean first, then the centred squares (float64).
@@ -95,8 +105,7 @@ pub fn forward<T: Float>(
     };
     let (scale, shift): (Vec<T>, Vec<T>) =
         (0..channels).map(|c| affine_of(mean[c], invstd[c], w.map(|w| w[c]), b.map(|b| b[c]))).unzip();
-    let mut out = crate::pool::filled(x.len(), T::ZERO);
-    dispatch!(affine_rows(&mut out, x, &scale, &shift));
+    let out = written_by(x.len(), |out| dispatch!(affine_rows(out, x, &scale, &shift)));
     (out, means, vars)
 }
 
@@ -110,11 +119,11 @@ fn grad_sums_row<T: Float>(sum: &mut [f64], dot: &mut [f64], x: &[T], g: &[T], m
 }
 
 #[inline(always)]
-fn input_grad_rows<T: Float>(dx: &mut [T], x: &[T], g: &[T], k: &[[T; 4]]) {
+fn input_grad_rows<T: Float>(dx: &mut [MaybeUninit<T>], x: &[T], g: &[T], k: &[[T; 4]]) {
     let c = k.len();
     for ((o, xr), gr) in dx.chunks_exact_mut(c).zip(x.chunks_exact(c)).zip(g.chunks_exact(c)) {
         for (((o, &xv), &gv), &[mean, mean_g, proj, scale]) in o.iter_mut().zip(xr).zip(gr).zip(k) {
-            *o = (gv - mean_g - (xv - mean) * proj) * scale;
+            o.write((gv - mean_g - (xv - mean) * proj) * scale);
         }
     }
 }
@@ -142,7 +151,6 @@ pub fn backward<T: Float>(
     }
     let count = (x.len() / channels) as f64;
     let k = input_grad_constants((mean, invstd), w, (&sum, &dot), count, training);
-    let mut dx = crate::pool::filled(x.len(), T::ZERO);
-    dispatch!(input_grad_rows(&mut dx, x, g, &k));
+    let dx = written_by(x.len(), |dx| dispatch!(input_grad_rows(dx, x, g, &k)));
     (dx, dw, sum)
 }

@@ -151,15 +151,21 @@ const PADDED_COPY_BELOW_WIDTH: usize = 64;
 /// which part of each output row reads padding: on 8×8 images (ResNet's last stage) those per-row
 /// ranges, fills and short copies took as long as the GEMM.
 fn padded_sample<T: Element>(x: &[T], s: &ConvShape) -> (Vec<T>, ConvShape) {
-    let ([ph, pw], [h, w]) = (s.padding, s.hw);
-    let [hp, wp] = [h + 2 * ph, w + 2 * pw];
+    let ([ph, pw], [h, w], inside) = (s.padding, s.hw, padded_shape(s));
+    let [hp, wp] = inside.hw;
     let mut padded = crate::pool::filled(s.c_in * hp * wp, T::ZERO);
     for c in 0..s.c_in {
         for i in 0..h {
             copy_row(&mut padded[(c * hp + i + ph) * wp + pw..][..w], &x[(c * h + i) * w..][..w]);
         }
     }
-    (padded, ConvShape { hw: [hp, wp], padding: [0, 0], ..*s })
+    (padded, inside)
+}
+
+/// The shape that reads a sample's padded image (`padded_sample`) without padding.
+fn padded_shape(s: &ConvShape) -> ConvShape {
+    let ([ph, pw], [h, w]) = (s.padding, s.hw);
+    ConvShape { hw: [h + 2 * ph, w + 2 * pw], padding: [0, 0], ..*s }
 }
 
 /// `dst.copy_from_slice(src)` for the short rows of small images, without a `memcpy` call per row
@@ -213,8 +219,7 @@ pub fn col2im_sample<T: Element>(cols: &[T], ld: usize, img: &mut [T], s: &ConvS
     }
     if ow < PADDED_COPY_BELOW_WIDTH {
         // summed onto the padded image, whose inside is then added to `img` (as `padded_sample`)
-        let ([ph, pw], [h, w]) = (s.padding, s.hw);
-        let inside = ConvShape { hw: [h + 2 * ph, w + 2 * pw], padding: [0, 0], ..*s };
+        let ([ph, pw], [h, w], inside) = (s.padding, s.hw, padded_shape(s));
         let mut padded = crate::pool::filled(s.c_in * inside.plane(), T::ZERO);
         col2im_inside(cols, ld, &mut padded, &inside);
         for c in 0..s.c_in {
