@@ -54,7 +54,7 @@ pub(super) fn backward(
 }
 
 /// `torch.autograd.grad`: the gradients of `outputs` with respect to `inputs`, leaving `.grad` alone.
-pub(super) fn grad(
+pub(crate) fn grad(
     outputs: &[Tensor],
     grad_outputs: &[Option<Tensor>],
     inputs: &[Tensor],
@@ -337,7 +337,8 @@ fn accumulate_input(slots: &mut Vec<Option<Tensor>>, input_nr: u32, grad: Tensor
 /// `a + b`. When the sum is not recorded, it is written into whichever of the two nothing else can see
 /// (a gradient just made by a backward rule, usually), saving an allocation and a pass over fresh memory.
 fn sum_gradients(a: Tensor, b: Tensor) -> Result<Tensor> {
-    if !grad_mode::is_enabled() && !a.requires_grad() && !b.requires_grad() {
+    // (not while a capture traces the rules: the sum must be a recorded op)
+    if !grad_mode::is_enabled() && !a.requires_grad() && !b.requires_grad() && !crate::compile::is_capturing() {
         if a.is_unique_dense() && a.add_dense_in_place(&b) {
             return Ok(a);
         }

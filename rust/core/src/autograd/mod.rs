@@ -11,6 +11,8 @@ mod saved;
 
 pub use custom::{CustomBackward, CustomFunctionBackward};
 pub(crate) use engine::accumulate_grad;
+/// `grad` run now, never recorded as a node while a capture is on (a capture of the rules themselves).
+pub(crate) use engine::grad as grad_through_rules;
 #[doc(hidden)]
 pub use inventory;
 pub use leaf::{AccumulateGrad, GradMeta};

@@ -73,7 +73,14 @@ impl SavedTensor {
                 version
             )));
         }
-        Ok(if self.is_output { attach(t) } else { t })
+        Ok(if self.is_output {
+            let attached = attach(t);
+            // the output's new record, which a capture tracing the rules must know as the output's value
+            crate::compile::note_alias(&attached);
+            attached
+        } else {
+            t
+        })
     }
 
     /// A saved output of an in-place op now kept as the tensor written into (`target`, at its current

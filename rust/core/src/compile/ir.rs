@@ -39,6 +39,7 @@ pub(crate) enum Run {
     Output,
 }
 
+#[derive(Clone)]
 pub struct Node {
     /// PyTorch's op name (`mul`, `exp`, `sum`).
     pub name: &'static str,

@@ -23,7 +23,7 @@ pub use trace::{
     unsupported, unsupported_outside_ops, unsupported_read, Capture, Effect,
 };
 pub(crate) use trace::{
-    note_made, operand_list, optional_args, traced, traced_fusable, traced_many, traced_pair, traced_random,
+    note_alias, note_made, operand_list, optional_args, traced, traced_fusable, traced_many, traced_pair, traced_random,
 };
 
 #[cfg(test)]

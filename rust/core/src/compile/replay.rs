@@ -28,7 +28,12 @@ impl Graph {
                     (*i, *i)
                 }
                 Step::Fused(group) => {
-                    let out = match group.run(self.n_inputs, &self.nodes, &values)? {
+                    let fused = match group.run(self.n_inputs, &self.nodes, &values)? {
+                        Some(out) => Some(out),
+                        // an operand needs a gradient: fused, with one node for the chain's backward
+                        None => group.run_recorded(self.n_inputs, &self.nodes, &values)?,
+                    };
+                    let out = match fused {
                         Some(out) => out,
                         // not fusable with these inputs (a layout, a gradient): node by node
                         None => {

@@ -301,3 +301,92 @@ fn an_index_tensor_that_is_an_input_is_read_anew_on_every_replay() {
     let out_of_range = Tensor::from_vec(vec![3i64], &[1]).unwrap();
     assert!(g.run(&[x, out_of_range]).is_err());
 }
+
+/// minGPT's `NewGELU` written out: `0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`.
+fn new_gelu(x: &[Tensor]) -> crate::Result<Vec<Tensor>> {
+    let x = &x[0];
+    let inner = x.add(&x.pow(&number(3.0))?.mul(&number(0.044715))?)?.mul(&number(0.797_884_560_802_865_4))?;
+    Ok(vec![x.mul(&number(0.5))?.mul(&inner.tanh()?.add(&number(1.0))?)?])
+}
+
+#[test]
+fn a_fused_chain_with_a_gradient_records_one_node_and_gives_eager_gradients_bit_for_bit() {
+    let n = 70_001;
+    let x = ramp64(n).with_requires_grad(true).unwrap();
+    let g = graph(capture(std::slice::from_ref(&x), new_gelu));
+    assert_eq!(g.fused_groups(), 1, "{}", g.describe());
+    assert_eq!(g.fused_groups(), 1, "{}", g.describe());
+    let upstream = ramp64(n).mul(&number(0.3)).unwrap().add(&number(1.0)).unwrap();
+    let gradient_of = |out: &Tensor| {
+        crate::autograd::grad(
+            std::slice::from_ref(out),
+            &[Some(upstream.clone())],
+            std::slice::from_ref(&x),
+            false,
+            false,
+            false,
+        )
+        .unwrap()
+        .remove(0)
+        .unwrap()
+        .to_vec::<f64>()
+    };
+    let eager = new_gelu(std::slice::from_ref(&x)).unwrap().remove(0);
+    let (eager_values, eager_gradient) = (eager.to_vec::<f64>(), gradient_of(&eager));
+    for _ in 0..2 {
+        let out = g.run(std::slice::from_ref(&x)).unwrap().remove(0);
+        assert_eq!(out.grad_fn().map(|n| n.name()), Some("CompiledFunctionBackward"));
+        assert_eq!(out.to_vec::<f64>(), eager_values);
+        assert_eq!(gradient_of(&out), eager_gradient);
+    }
+    // the chain recomputed and eager's rules (18 ops) are one fused group
+    assert_eq!(g.chain_backward_steps(), vec![1]);
+}
+
+#[test]
+fn a_fused_chain_closed_by_a_sum_gives_eager_gradients_and_second_derivatives() {
+    let n = 40_000;
+    let x = ramp64(n).with_requires_grad(true).unwrap();
+    let g = graph(capture(std::slice::from_ref(&x), chain));
+    let out = g.run(std::slice::from_ref(&x)).unwrap().remove(0);
+    assert_eq!(out.grad_fn().map(|n| n.name()), Some("CompiledFunctionBackward"));
+    let grad = |y: &Tensor, create_graph: bool| {
+        crate::autograd::grad(
+            std::slice::from_ref(y),
+            &[None],
+            std::slice::from_ref(&x),
+            create_graph,
+            create_graph,
+            false,
+        )
+        .unwrap()
+        .remove(0)
+        .unwrap()
+    };
+    // the backward: the gradient expanded, then the chain recomputed and its rules, in one fused group
+    assert_eq!(g.chain_backward_steps(), vec![2]);
+    let eager = || chain(std::slice::from_ref(&x)).unwrap().remove(0);
+    assert_eq!(grad(&out, false).to_vec::<f64>(), grad(&eager(), false).to_vec::<f64>());
+    // create_graph=True: the chain's eager ops again, so the gradient has history and a second derivative
+    let out = g.run(std::slice::from_ref(&x)).unwrap().remove(0);
+    let first = grad(&out, true);
+    assert!(first.requires_grad());
+    let second = grad(&first.sum(None, false).unwrap(), false).to_vec::<f64>();
+    let eager_second = grad(&grad(&eager(), true).sum(None, false).unwrap(), false).to_vec::<f64>();
+    assert_eq!(second, eager_second);
+}
+
+#[test]
+fn a_saved_operand_written_in_place_before_backward_is_an_error_as_in_eager() {
+    let n = 20_000;
+    let leaf = ramp64(n).with_requires_grad(true).unwrap();
+    let x = leaf.mul(&number(1.0)).unwrap();
+    let g = graph(capture(std::slice::from_ref(&x), new_gelu));
+    let out = g.run(std::slice::from_ref(&x)).unwrap().remove(0);
+    {
+        let _no_grad = crate::autograd::grad_mode::GradModeGuard::new(false);
+        x.fill_inplace(Scalar::Float(1.0), false).unwrap();
+    }
+    let err = crate::autograd::backward(&[out.sum(None, false).unwrap()], &[None], false, false, None).unwrap_err();
+    assert!(err.to_string().contains("modified by an inplace operation"), "{err}");
+}

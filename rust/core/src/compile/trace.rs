@@ -202,6 +202,26 @@ pub fn note_literal(t: &Tensor) {
     });
 }
 
+/// Declares `t`, a new record over the data of a value the capture knows (a saved output given back its history
+/// when a rule unpacks it: the same storage, layout and dtype), that value. Only at the outermost level, where the
+/// ops that read it record nodes; nothing happens when no capture is on or no known value matches.
+pub(crate) fn note_alias(t: &Tensor) {
+    if DEPTH.with(Cell::get) != 0 {
+        return;
+    }
+    with_trace(|trace| {
+        let ptr = Arc::as_ptr(&t.0);
+        if trace.ids.contains_key(&ptr) {
+            return;
+        }
+        let same = |k: &&Tensor| k.same_storage(t) && k.0.layout == t.0.layout && k.0.dtype == t.0.dtype;
+        if let Some(id) = trace.known.iter().rev().find(same).map(|k| trace.ids[&Arc::as_ptr(&k.0)]) {
+            trace.ids.insert(ptr, id);
+            trace.known.push(t.clone());
+        }
+    });
+}
+
 /// `f` on this thread's running trace; nothing when no capture is on (then one thread-local read).
 fn with_trace(f: impl FnOnce(&mut Trace)) {
     if !ACTIVE.with(Cell::get) {
@@ -455,6 +475,20 @@ fn record(
         };
         trace.nodes.push(Node { name, kind, operands, run, shape, dtype, kernel, grad_enabled });
     }
+}
+
+/// Runs `node`'s replay over `inputs` while another capture is on (a fused chain's forward, run again for its
+/// backward's capture), recording it as the node it is: the traced ops its replay calls record nothing, as inside
+/// any traced op.
+pub(crate) fn run_again(node: &Node, inputs: &[&Tensor], run: impl FnOnce() -> Result<Tensor>) -> Result<Tensor> {
+    let (guard, _) = DepthGuard::enter();
+    let out = run()?;
+    drop(guard);
+    with_trace(|trace| {
+        let (run, kernel) = (node.run.clone(), node.kernel.clone());
+        record(trace, node.name, node.kind, inputs, std::slice::from_ref(&out), run, kernel, Draws::Deterministic)
+    });
+    Ok(out)
 }
 
 /// An op's tensor arguments, some optional (a bias), as a node's operands: the given ones in order, and

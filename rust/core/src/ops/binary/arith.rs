@@ -3,11 +3,11 @@ use super::zip_as;
 use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::compile::{traced_fusable, Elementwise, NodeKind, SliceKernel};
 use crate::dtype::{result_type, DType, Scalar};
-use crate::element::Element;
+use crate::element::{Element, Float};
 use crate::error::Result;
 use crate::kernels::simd::{map_into, zip_into};
 use crate::layout::broadcast_shapes;
-use crate::ops::formula::{c, fusable, zip};
+use crate::ops::formula::{c, one_pass_grad};
 use crate::ops::unary::FloatClass;
 use crate::tensor::Tensor;
 use crate::{bail, with_dtype};
@@ -54,13 +54,35 @@ fn arith(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
 /// the op's function for two tensors, `map_into` with the number folded in (read as `T`, as `zip_as`
 /// reads it) for a tensor and a number. Pow with a number exponent of ±0.5 is sqrt in eager: not fused.
 fn arith_slice_kernel(a: &Tensor, b: &Tensor, op: Arith, dtype: DType) -> Option<SliceKernel> {
-    if op == Arith::Pow && b.0.wrapped_number && !b.is_complex() && [0.5, -0.5].contains(&b.to_vec::<f64>()[0]) {
-        return None;
+    if op == Arith::Pow && b.0.wrapped_number && !b.is_complex() {
+        let e = b.to_vec::<f64>()[0];
+        if [0.5, -0.5].contains(&e) {
+            return None;
+        }
+        // 2, 3 and -2 as eager computes them (`arith_eager`): products, each rounded
+        if [2.0, 3.0, -2.0].contains(&e) && a.dtype() == dtype {
+            let f32 = || Arc::new(move |o: &mut [_], x: &[f32]| map_into(o, x, &power_by_products::<f32>(e))) as _;
+            let f64 = || Arc::new(move |o: &mut [_], x: &[f64]| map_into(o, x, &power_by_products::<f64>(e))) as _;
+            return SliceKernel::map(dtype, 0, f32, f64);
+        }
     }
     match dtype {
         DType::F32 => Some(SliceKernel::F32(arith_elementwise::<f32>(a, b, op)?)),
         DType::F64 => Some(SliceKernel::F64(arith_elementwise::<f64>(a, b, op)?)),
         _ => None,
+    }
+}
+
+/// `x ** e` for e = 2, 3 or -2 as `arith_eager` computes it: x·x, x·x·x, 1 / (x·x).
+fn power_by_products<T: Float>(e: f64) -> impl Fn(T) -> T + Copy {
+    move |x: T| {
+        if e == 2.0 {
+            x * x
+        } else if e == 3.0 {
+            x * x * x
+        } else {
+            T::ONE / (x * x)
+        }
     }
 }
 
@@ -370,14 +392,8 @@ impl Backward for MulBackward0 {
 /// The gradient of `x * x` when not recorded: `g·x + g·x`, the sum the engine would otherwise form of
 /// the two factors' gradients (so the same bits), in one pass.
 fn fused_square_grad(g: &Tensor, x: &Tensor) -> Option<Result<Tensor>> {
-    if !fusable(g, x) {
-        return None;
-    }
-    Some(match g.dtype() {
-        DType::F32 => zip::<f32>(g, x, |g, x| (g * x) + (g * x)),
-        DType::F64 => zip::<f64>(g, x, |g, x| (g * x) + (g * x)),
-        _ => return None,
-    })
+    let (f32, f64) = (|g: f32, x: f32| (g * x) + (g * x), |g: f64, x: f64| (g * x) + (g * x));
+    one_pass_grad("MulBackward0", g, x, Some(f32), Some(f64), None)
 }
 
 crate::backward_rule! {

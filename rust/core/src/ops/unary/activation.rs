@@ -31,7 +31,7 @@ impl UnaryOp for Sigmoid {
     fn grad(self, g: &Tensor, result: &Tensor) -> Result<Tensor> {
         g.mul(&result.mul(&c(1.0).sub(result)?)?.conj()?)
     }
-    fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
+    fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Send + Copy + 'static> {
         Some(|g: T, y: T| g * (y * (T::ONE - y)))
     }
 }
@@ -56,7 +56,7 @@ impl UnaryOp for Relu {
     fn grad(self, g: &Tensor, result: &Tensor) -> Result<Tensor> {
         Tensor::where_(&result.le(&c(0.0))?, &c(0.0), g)
     }
-    fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
+    fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Send + Copy + 'static> {
         Some(|g: T, y: T| if y <= T::ZERO { T::ZERO } else { g })
     }
 }
@@ -370,11 +370,11 @@ impl UnaryOp for LeakyRelu {
     fn grad(self, g: &Tensor, x: &Tensor) -> Result<Tensor> {
         Tensor::where_(&x.gt(&c(0.0))?, g, &g.mul(&c(self.negative_slope))?)
     }
-    fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
+    fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Send + Copy + 'static> {
         let s = T::from_f64(self.negative_slope);
         Some(move |g: T, x: T| if x > T::ZERO { g } else { g * s })
     }
-    fn fused_grad_from_result<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
+    fn fused_grad_from_result<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Send + Copy + 'static> {
         // with a slope ≥ 0 the result is above 0 where the input is; a negative one raises (`grad_from_result`)
         (self.negative_slope >= 0.0).then_some(self.fused_grad::<T>()).flatten()
     }

@@ -29,9 +29,9 @@ use crate::element::Float;
 use crate::error::{Error, Result};
 use crate::kernels::elementwise::{map1, map1_by};
 use crate::kernels::math::{F32SliceKernel, F32ZipKernel};
-use crate::kernels::simd::{map_into, zip_slices_by};
+use crate::kernels::simd::map_into;
 use crate::layout::Layout;
-use crate::ops::formula::{fusable, zip};
+use crate::ops::formula::one_pass_grad;
 use crate::tensor::Tensor;
 
 /// What an op's gradient reads: its input (`_saved_self`), its output (`_saved_result`), or nothing
@@ -112,12 +112,12 @@ pub trait UnaryOp: Fields + GradFnNames + Copy + Send + Sync + 'static {
 
     /// `grad` as one function of (g, s) for the commonest activations, run in one pass when the
     /// backward pass is not recorded (same values; `grad` stays the definition).
-    fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
+    fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Send + Copy + 'static> {
         None::<fn(T, T) -> T>
     }
 
     /// `fused_grad` for the in-place form's node, which keeps the result (`InplaceNode::KeepsResult`): (g, result).
-    fn fused_grad_from_result<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
+    fn fused_grad_from_result<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Send + Copy + 'static> {
         None::<fn(T, T) -> T>
     }
 
@@ -383,15 +383,9 @@ impl<O: UnaryOp> RuleName for InplaceResultBackward<O> {
 impl<O: UnaryOp> Backward for InplaceResultBackward<O> {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let y = ctx.unpack(&self.result)?;
-        if fusable(g, &y) {
-            let fused = match g.dtype() {
-                DType::F32 => self.op.fused_grad_from_result::<f32>().map(|f| zip(g, &y, f)),
-                DType::F64 => self.op.fused_grad_from_result::<f64>().map(|f| zip(g, &y, f)),
-                _ => None,
-            };
-            if let Some(grad) = fused {
-                return one(grad);
-            }
+        let (f32, f64) = (self.op.fused_grad_from_result::<f32>(), self.op.fused_grad_from_result::<f64>());
+        if let Some(grad) = one_pass_grad(O::NAMES[1], g, &y, f32, f64, None) {
+            return one(grad);
         }
         one(self.op.grad_from_result(g, &y))
     }
@@ -400,18 +394,9 @@ impl<O: UnaryOp> Backward for InplaceResultBackward<O> {
 impl<O: UnaryOp> Backward for UnaryBackward<O> {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let s = ctx.unpack_opt(&self.saved)?.unwrap_or_else(|| g.clone());
-        if fusable(g, &s) {
-            let fused = match g.dtype() {
-                DType::F32 => match self.op.f32_fused_grad_kernel().and_then(|k| zip_contiguous_f32(g, &s, k)) {
-                    Some(grad) => Some(grad),
-                    None => self.op.fused_grad::<f32>().map(|f| zip(g, &s, f)),
-                },
-                DType::F64 => self.op.fused_grad::<f64>().map(|f| zip(g, &s, f)),
-                _ => None,
-            };
-            if let Some(grad) = fused {
-                return one(grad);
-            }
+        let (f32, f64) = (self.op.fused_grad::<f32>(), self.op.fused_grad::<f64>());
+        if let Some(grad) = one_pass_grad(O::NAMES[0], g, &s, f32, f64, self.op.f32_fused_grad_kernel()) {
+            return one(grad);
         }
         one(self.op.grad(g, &s))
     }
@@ -432,17 +417,6 @@ impl Backward for NoInplaceDerivative {
         let op = self.name.trim_end_matches("Backward1").to_lowercase();
         Err(Error::NotImplemented(format!("the derivative for 'inplace version of {op}' is not implemented.")))
     }
-}
-
-/// `kernel(g, s)` into a new tensor when both are contiguous (they have one shape already).
-fn zip_contiguous_f32(g: &Tensor, s: &Tensor, kernel: F32ZipKernel) -> Option<Result<Tensor>> {
-    let v = g.with_data(|lg, xg: &[f32]| {
-        s.with_data(|ls, xs: &[f32]| {
-            let (rg, rs) = (lg.contiguous_range()?, ls.contiguous_range()?);
-            Some(zip_slices_by(&xg[rg], &xs[rs], kernel))
-        })
-    })?;
-    Some(Tensor::from_vec(v, g.shape()))
 }
 
 /// The unary ops that are Tensor methods without arguments, and `ferrograd.<name>(input)` functions:

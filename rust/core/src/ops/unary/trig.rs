@@ -159,7 +159,7 @@ impl UnaryOp for Tanh {
     fn grad(self, g: &Tensor, result: &Tensor) -> Result<Tensor> {
         g.mul(&c(1.0).sub(&result.mul(result)?)?.conj()?)
     }
-    fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Copy> {
+    fn fused_grad<T: Float>(self) -> Option<impl Fn(T, T) -> T + Sync + Send + Copy + 'static> {
         Some(|g: T, y: T| g * (T::ONE - y * y))
     }
 }
