@@ -1,0 +1,121 @@
+"""Training through elementwise chains over 1e6 float32: the forward and the input's gradient, for minGPT's
+NewGELU (written out, with `y.backward(g)`), SiLU (`x * sigmoid(x)`) and `(x*x + x).exp().sum() / N`. Columns:
+ferrograd eager and ferrograd.compile (the chain fused, one CompiledFunctionBackward node whose backward is eager's
+rules fused), torch eager and torch.compile (inductor), jax.jit of the value and the gradient (`vjp`). Each
+framework runs in its own process pinned to `--threads` cores; the processes alternate for `--rounds` rounds of
+`--reps` timed steps after a warm-up; the medians of wall time per step are reported, with ratios against
+ferrograd compiled.
+
+Run: `.venv/bin/python benches/compile_chain_grad.py` (torch from /work/torchvenv, jax from /work/jaxenv, as
+`benches/compile_chain.py`). `--worker NAME THREADS REPS` is one measurement."""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+from compile_chain import N, data, timed
+
+CHAINS = ("new_gelu", "silu", "expsum")
+
+
+def torch_like(lib, threads):
+    lib.set_num_threads(threads)
+    x = lib.tensor(data()).requires_grad_()
+    g = lib.tensor(data()[::-1].copy())
+
+    def new_gelu(x):
+        return 0.5 * x * (1.0 + lib.tanh(0.7978845608028654 * (x + 0.044715 * lib.pow(x, 3.0))))
+
+    def silu(x):
+        return x * lib.sigmoid(x)
+
+    def expsum(x):
+        return (x * x + x).exp().sum() / N
+
+    def step(f, grad):
+        def run():
+            f(x).backward(grad)
+            x.grad = None
+
+        return run
+
+    fns = {}
+    for name, f, grad in (("new_gelu", new_gelu, g), ("silu", silu, g), ("expsum", expsum, None)):
+        fns[f"eager {name}"] = step(f, grad)
+        fns[f"compiled {name}"] = step(lib.compile(f), grad)
+    return fns
+
+
+def jax_fns():
+    import jax
+    import jax.numpy as jnp
+
+    x, g = jnp.asarray(data()), jnp.asarray(data()[::-1].copy())
+
+    def new_gelu(x):
+        return 0.5 * x * (1.0 + jnp.tanh(0.7978845608028654 * (x + 0.044715 * jnp.power(x, 3.0))))
+
+    def silu(x):
+        return x * jax.nn.sigmoid(x)
+
+    def forward_and_gradient(f):
+        # the value too, as the other columns' steps make it (a layer's output feeds the next)
+        def run(x, g):
+            y, pullback = jax.vjp(f, x)
+            return y, pullback(g)[0]
+
+        return jax.jit(run)
+
+    steps = {
+        "new_gelu": forward_and_gradient(new_gelu),
+        "silu": forward_and_gradient(silu),
+        "expsum": jax.jit(lambda x, g: jax.value_and_grad(lambda x: jnp.exp(x * x + x).sum() / N)(x)),
+    }
+    return {f"jit {name}": (lambda f=f: jax.block_until_ready(f(x, g))) for name, f in steps.items()}
+
+
+def worker(name, threads, reps):
+    os.sched_setaffinity(0, set(sorted(os.sched_getaffinity(0))[:threads]))
+    fns = jax_fns() if name == "jax" else torch_like(__import__("torch" if name == "torch" else "ferrograd"), threads)
+    print(json.dumps({label: timed(f, reps)[1] for label, f in fns.items()}))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--worker", nargs=3)
+    p.add_argument("--rounds", type=int, default=4)
+    p.add_argument("--reps", type=int, default=40)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--torch-python", default="/work/torchvenv/bin/python")
+    p.add_argument("--jax-python", default="/work/jaxenv/bin/python")
+    a = p.parse_args()
+    if a.worker:
+        return worker(a.worker[0], int(a.worker[1]), int(a.worker[2]))
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=1", JAX_PLATFORMS="cpu")
+    pythons = {"ferrograd": sys.executable, "torch": a.torch_python, "jax": a.jax_python}
+    samples = {}
+    for _ in range(a.rounds):
+        for name, python in pythons.items():
+            if not os.path.exists(python):
+                continue
+            cmd = [python, __file__, "--worker", name, str(a.threads), str(a.reps)]
+            res = json.loads(subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout)
+            for label, wall in res.items():
+                samples.setdefault(f"{name} {label}", []).extend(wall)
+    medians = {k: statistics.median(v) * 1e6 for k, v in samples.items()}
+    columns = ["ferrograd eager", "ferrograd compiled", "torch eager", "torch compiled", "jax jit"]
+    print(f"threads={a.threads}, median wall µs per step (ratio: that column ÷ ferrograd compiled)")
+    print("| chain | " + " | ".join(columns) + " |")
+    print("|---" * (len(columns) + 1) + "|")
+    for chain in CHAINS:
+        ref = medians[f"ferrograd compiled {chain}"]
+        cells = [medians.get(f"{c} {chain}") for c in columns]
+        text = [f"{v:.0f} ({v / ref:.2f}×)" if v else "n/a" for v in cells]
+        print(f"| {chain} | " + " | ".join(text) + " |")
+
+
+if __name__ == "__main__":
+    main()
