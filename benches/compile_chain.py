@@ -88,26 +88,41 @@ def worker(name, threads, reps):
     print(json.dumps(out))
 
 
-def main():
+def arguments(rounds, reps, threads):
+    """The command line of the chain benchmarks (this one and compile_chain_grad.py), with their defaults."""
     p = argparse.ArgumentParser()
     p.add_argument("--worker", nargs=3)
-    p.add_argument("--rounds", type=int, default=6)
-    p.add_argument("--reps", type=int, default=100)
-    p.add_argument("--threads", default="1,2")
+    p.add_argument("--rounds", type=int, default=rounds)
+    p.add_argument("--reps", type=int, default=reps)
+    p.add_argument("--threads", default=threads)
     p.add_argument("--torch-python", default="/work/torchvenv/bin/python")
     p.add_argument("--jax-python", default="/work/jaxenv/bin/python")
-    a = p.parse_args()
+    return p.parse_args()
+
+
+def frameworks(a):
+    """Each framework's Python, for those installed."""
+    pythons = {"ferrograd": sys.executable, "torch": a.torch_python, "jax": a.jax_python}
+    return {k: v for k, v in pythons.items() if os.path.exists(v)}
+
+
+def measure(script, name, python, threads, reps):
+    """One framework's measurement (`script --worker`) in its own process: its JSON output."""
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=1", JAX_PLATFORMS="cpu")
+    cmd = [python, script, "--worker", name, str(threads), str(reps)]
+    return json.loads(subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout)
+
+
+def main():
+    a = arguments(rounds=6, reps=100, threads="1,2")
     if a.worker:
         return worker(a.worker[0], int(a.worker[1]), int(a.worker[2]))
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=1", JAX_PLATFORMS="cpu")
-    pythons = {"ferrograd": sys.executable, "torch": a.torch_python, "jax": a.jax_python}
-    pythons = {k: v for k, v in pythons.items() if os.path.exists(v)}
+    pythons = frameworks(a)
     for threads in [int(t) for t in a.threads.split(",")]:
         samples = {}
         for _ in range(a.rounds):
             for name, python in pythons.items():
-                cmd = [python, __file__, "--worker", name, str(threads), str(a.reps)]
-                res = json.loads(subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout)
+                res = measure(__file__, name, python, threads, a.reps)
                 for label, (cpu, wall) in res.items():
                     s = samples.setdefault(f"{name} {label}", ([], []))
                     s[0].extend(cpu)

@@ -9,14 +9,11 @@ ferrograd compiled.
 Run: `.venv/bin/python benches/compile_chain_grad.py` (torch from /work/torchvenv, jax from /work/jaxenv, as
 `benches/compile_chain.py`). `--worker NAME THREADS REPS` is one measurement."""
 
-import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 
-from compile_chain import N, data, timed
+from compile_chain import N, arguments, data, frameworks, measure, timed
 
 CHAINS = ("new_gelu", "silu", "expsum")
 
@@ -84,26 +81,13 @@ def worker(name, threads, reps):
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--worker", nargs=3)
-    p.add_argument("--rounds", type=int, default=4)
-    p.add_argument("--reps", type=int, default=40)
-    p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--torch-python", default="/work/torchvenv/bin/python")
-    p.add_argument("--jax-python", default="/work/jaxenv/bin/python")
-    a = p.parse_args()
+    a = arguments(rounds=4, reps=40, threads="2")
     if a.worker:
         return worker(a.worker[0], int(a.worker[1]), int(a.worker[2]))
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=1", JAX_PLATFORMS="cpu")
-    pythons = {"ferrograd": sys.executable, "torch": a.torch_python, "jax": a.jax_python}
     samples = {}
     for _ in range(a.rounds):
-        for name, python in pythons.items():
-            if not os.path.exists(python):
-                continue
-            cmd = [python, __file__, "--worker", name, str(a.threads), str(a.reps)]
-            res = json.loads(subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout)
-            for label, wall in res.items():
+        for name, python in frameworks(a).items():
+            for label, wall in measure(__file__, name, python, int(a.threads), a.reps).items():
                 samples.setdefault(f"{name} {label}", []).extend(wall)
     medians = {k: statistics.median(v) * 1e6 for k, v in samples.items()}
     columns = ["ferrograd eager", "ferrograd compiled", "torch eager", "torch compiled", "jax jit"]
