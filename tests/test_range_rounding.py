@@ -1,7 +1,7 @@
-"""`arange`, `linspace` and `pow` by 2, 3 and -2 give torch's float values bit for bit (recorded from torch 2.15's
-CPU build: each value list's SHA-256, first 16 hex digits). pytorch/tutorials' polynomial programs start from
-`linspace(-pi, pi, 2000)`; their next numbers depend on every last bit of it. Runs against torch too
-(FG_TEST_AGAINST_TORCH=1)."""
+"""`arange`, `linspace` and `pow` by 2, 3, -2, 1 and -1 (and the gradient of `x ** 2`) give torch's float values
+bit for bit (recorded from torch 2.15's CPU build: each value list's SHA-256, first 16 hex digits).
+pytorch/tutorials' polynomial programs start from `linspace(-pi, pi, 2000)`; their next numbers depend on every
+last bit of it. Runs against torch too (FG_TEST_AGAINST_TORCH=1)."""
 
 import hashlib
 import math
@@ -20,6 +20,10 @@ RECORDED = {
     "linspace(-4, 4, 3001) ** 2": "2111b087079ffb48",
     "linspace(-4, 4, 3001) ** 3": "3dc0ac07d6de839a",
     "linspace(-4, 4, 3001) ** -2": "c4c4ada7275cca51",
+    "linspace(-4, 4, 3001) ** -1": "37c41157bbf204db",
+    "linspace(-4, 4, 3001) ** 1": "7dbb4edaebc35840",
+    "linspace(-4, 4, 3001, float64) ** -1": "ac9a2a54da786703",
+    "the gradient of (linspace(-4, 4, 3001) ** 2).sum()": "b9e098bb82c7eab3",
 }
 
 MADE = {
@@ -33,7 +37,17 @@ MADE = {
     "linspace(-4, 4, 3001) ** 2": lambda: fg.linspace(-4, 4, 3001) ** 2,
     "linspace(-4, 4, 3001) ** 3": lambda: fg.linspace(-4, 4, 3001) ** 3,
     "linspace(-4, 4, 3001) ** -2": lambda: fg.linspace(-4, 4, 3001) ** -2,
+    "linspace(-4, 4, 3001) ** -1": lambda: fg.linspace(-4, 4, 3001) ** -1,
+    "linspace(-4, 4, 3001) ** 1": lambda: fg.linspace(-4, 4, 3001) ** 1,
+    "linspace(-4, 4, 3001, float64) ** -1": lambda: fg.linspace(-4, 4, 3001, dtype=fg.float64) ** -1,
+    "the gradient of (linspace(-4, 4, 3001) ** 2).sum()": lambda: _square_gradient(),
 }
+
+
+def _square_gradient():
+    x = fg.linspace(-4, 4, 3001).requires_grad_()
+    (x**2).sum().backward()
+    return x.grad
 
 
 def _digest(t):

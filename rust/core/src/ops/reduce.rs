@@ -394,7 +394,9 @@ crate::backward_rule! {
 impl Backward for MeanBackward1 {
     fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let n = self.dim.iter().map(|&d| self.self_sym_sizes[d]).product::<usize>() as f64;
-        one(unsqueeze_dims(g, &self.dim, self.keepdim)?.expand(&self.self_sym_sizes)?.div(&c(n)))
+        // divided before it is expanded (the same quotients, each computed once; a leaf's accumulation makes its
+        // `.grad` contiguous): torch's `expand(...) / n` divides the expanded tensor, n times the work
+        one(unsqueeze_dims(&g.div(&c(n))?, &self.dim, self.keepdim)?.expand(&self.self_sym_sizes))
     }
 }
 
