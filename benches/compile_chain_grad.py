@@ -1,10 +1,10 @@
 """Training through elementwise chains over 1e6 float32: the forward and the input's gradient, for minGPT's
-NewGELU (written out, with `y.backward(g)`), SiLU (`x * sigmoid(x)`) and `(x*x + x).exp().sum() / N`. Columns:
-ferrograd eager and ferrograd.compile (the chain fused, one CompiledFunctionBackward node whose backward is eager's
-rules fused), torch eager and torch.compile (inductor), jax.jit of the value and the gradient (`vjp`). Each
-framework runs in its own process pinned to `--threads` cores; the processes alternate for `--rounds` rounds of
-`--reps` timed steps after a warm-up; the medians of wall time per step are reported, with ratios against
-ferrograd compiled.
+NewGELU (written out, with `y.backward(g)`), SiLU (`x * sigmoid(x)`), `(x*x + x).exp().sum() / N` and LLaMA's
+RMSNorm over rows of 1000 (its weight's gradient too). Columns: ferrograd eager and ferrograd.compile (the chain
+fused, one CompiledFunctionBackward node whose backward is eager's rules fused), torch eager and torch.compile
+(inductor), jax.jit of the value and the gradient (`vjp`). Each framework runs in its own process pinned to
+`--threads` cores; the processes alternate for `--rounds` rounds of `--reps` timed steps after a warm-up; the
+medians of wall time per step are reported, with ratios against ferrograd compiled.
 
 Run: `.venv/bin/python benches/compile_chain_grad.py` (torch from /work/torchvenv, jax from /work/jaxenv, as
 `benches/compile_chain.py`). `--worker NAME THREADS REPS` is one measurement."""
@@ -15,7 +15,8 @@ import statistics
 
 from compile_chain import N, arguments, data, frameworks, measure, timed
 
-CHAINS = ("new_gelu", "silu", "expsum")
+CHAINS = ("new_gelu", "silu", "expsum", "rms_norm")
+ROW = 1000
 
 
 def torch_like(lib, threads):
@@ -32,15 +33,28 @@ def torch_like(lib, threads):
     def expsum(x):
         return (x * x + x).exp().sum() / N
 
+    # LLaMA's RMSNorm over rows of 1000, with its weight (a closure's parameter, as a module's)
+    w = lib.tensor(data()[:ROW] + 1.0).requires_grad_()
+
+    def rms_norm(x):
+        x = x.view(-1, ROW)
+        return x * lib.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+
     def step(f, grad):
         def run():
             f(x).backward(grad)
-            x.grad = None
+            x.grad = w.grad = None
 
         return run
 
     fns = {}
-    for name, f, grad in (("new_gelu", new_gelu, g), ("silu", silu, g), ("expsum", expsum, None)):
+    rows = g.view(-1, ROW)
+    for name, f, grad in (
+        ("new_gelu", new_gelu, g),
+        ("silu", silu, g),
+        ("expsum", expsum, None),
+        ("rms_norm", rms_norm, rows),
+    ):
         fns[f"eager {name}"] = step(f, grad)
         fns[f"compiled {name}"] = step(lib.compile(f), grad)
     return fns
@@ -58,6 +72,12 @@ def jax_fns():
     def silu(x):
         return x * jax.nn.sigmoid(x)
 
+    w0 = jnp.asarray(data()[:ROW] + 1.0)
+
+    def rms_norm(x, w):
+        x = x.reshape(-1, ROW)
+        return x * jax.lax.rsqrt(jnp.mean(x * x, axis=-1, keepdims=True) + 1e-6) * w
+
     def forward_and_gradient(f):
         # the value too, as the other columns' steps make it (a layer's output feeds the next)
         def run(x, g):
@@ -66,10 +86,15 @@ def jax_fns():
 
         return jax.jit(run)
 
+    def rms_norm_step(x, g):
+        y, pullback = jax.vjp(rms_norm, x, w0)
+        return y, pullback(g.reshape(-1, ROW))
+
     steps = {
         "new_gelu": forward_and_gradient(new_gelu),
         "silu": forward_and_gradient(silu),
         "expsum": jax.jit(lambda x, g: jax.value_and_grad(lambda x: jnp.exp(x * x + x).sum() / N)(x)),
+        "rms_norm": jax.jit(rms_norm_step),
     }
     return {f"jit {name}": (lambda f=f: jax.block_until_ready(f(x, g))) for name, f in steps.items()}
 

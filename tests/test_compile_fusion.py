@@ -218,3 +218,37 @@ def test_an_operand_written_in_place_before_backward_raises_as_in_eager():
         x.add_(1.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         out.sum().backward()
+
+
+def rms_norm(x, w):
+    """LLaMA's RMSNorm, as written there: the tail reads a per-row statistic and a per-column weight."""
+    return x * fg.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+
+
+def bias_tanh(x, b):
+    return fg.tanh(x + b) * 0.5
+
+
+@pytest.mark.parametrize("dtype", [fg.float32, fg.float64])
+@pytest.mark.parametrize("fn", [rms_norm, bias_tanh])
+def test_chains_reading_broadcast_operands_are_fused_with_eager_values_and_gradients(fn, dtype):
+    compiled = fg.compile(fn, backend=BACKEND)
+    for seed in (0, 1, 2):
+        x = _rand((256, 384), dtype, seed).requires_grad_()
+        w = _rand((384,), dtype, seed + 5).requires_grad_()
+        upstream = _rand((256, 384), dtype, seed + 9)
+        want = fn(x, w)
+        want_grads = fg.autograd.grad(want, (x, w), upstream)
+        got = compiled(x, w)
+        got_grads = fg.autograd.grad(got, (x, w), upstream)
+        with fg.no_grad():
+            got_no_grad = compiled(x, w)
+        if AGAINST_TORCH:
+            for g, v in zip((got, got_no_grad, *got_grads), (want, want, *want_grads)):
+                _close(g, v, dtype)
+        else:  # the same kernels per element, broadcast or not: the same bits
+            assert fg.equal(got, want) and fg.equal(got_no_grad, want)
+            assert all(fg.equal(g, v) for g, v in zip(got_grads, want_grads))
+            assert (type(got.grad_fn).__name__ == "CompiledFunctionBackward") == (seed > 0)
+    if not AGAINST_TORCH:
+        assert _fused_groups(compiled) >= 1

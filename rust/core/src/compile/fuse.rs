@@ -22,10 +22,12 @@ use crate::ops::extreme::{better, extreme_run};
 use crate::tensor::Tensor;
 use chain_grad::ChainBackward;
 use parking_lot::Mutex;
+use reads::{pattern, Chunks};
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 mod chain_grad;
+mod reads;
 
 /// Elements per chunk: 2 K float32 is 8 KiB a buffer, so a chain's live buffers and the chunks it reads
 /// stay in a 32 KiB L1 (1e6-element chain, one thread: 1 K 0.380 ms, 2 K 0.378, 4 K 0.432, 8 K 0.496).
@@ -212,11 +214,8 @@ impl Group {
             .iter()
             .zip(&guards)
             .map(|((_, t), g)| {
-                let data = T::data(g).expect("checked dtype").as_slice();
-                match t.layout().contiguous_range() {
-                    Some(range) => Chunks::Run(&data[range]),
-                    None => Chunks::Splat(vec![data[t.layout().offset]; CHUNK]),
-                }
+                let data = &T::data(g).expect("checked dtype").as_slice()[t.layout().offset..];
+                Chunks::new(data, pattern(t, &self.shape).expect("checked by outside_operands"))
             })
             .collect();
         // each node's kernel and where its chunks come from, resolved once per call
@@ -313,8 +312,7 @@ impl Group {
                 if outside.iter().any(|(r, _)| *r == reader) {
                     continue;
                 }
-                let fits =
-                    t.shape() == self.shape.as_slice() && (t.is_contiguous() || is_splat(t)) && t.dtype() == self.dtype;
+                let fits = t.dtype() == self.dtype && pattern(t, &self.shape).is_some();
                 if !fits || t.is_complex() || (grad && t.requires_grad()) {
                     return None;
                 }
@@ -338,20 +336,6 @@ pub(super) enum Gradients {
 pub(super) enum Reader {
     Value(usize),
     Constant(*const crate::tensor::TensorImpl),
-}
-
-/// One element expanded to the chain's shape (every stride 0: a full sum's gradient, `g.expand(shape)`), read as
-/// a chunk of copies of it.
-fn is_splat(t: &Tensor) -> bool {
-    t.layout().strides.iter().all(|&s| s == 0)
-}
-
-/// An outside operand's elements as the chain reads them.
-enum Chunks<'a, T> {
-    /// Contiguous: chunk `start..` is `run[start..]`.
-    Run(&'a [T]),
-    /// One element expanded: every chunk is this buffer (CHUNK copies of it).
-    Splat(Vec<T>),
 }
 
 /// Whether a constant operand is a tensor read chunk by chunk, not a number folded into its node's kernel.
@@ -417,14 +401,21 @@ impl<T: Element> Chain<'_, T> {
         mut each: impl FnMut(usize, &[Vec<T>]),
     ) {
         let mut scratch: Vec<Vec<T>> = (0..self.scratch_buffers).map(|_| vec![T::default(); CHUNK]).collect();
+        // this worker's chunk of each broadcast operand filled chunk by chunk
+        let mut fills: Vec<Vec<T>> =
+            self.slices.iter().map(|c| if c.is_filled() { vec![T::default(); CHUNK] } else { Vec::new() }).collect();
         for (c, at) in (0..len).step_by(CHUNK).enumerate() {
             let m = CHUNK.min(len - at);
+            for (chunks, buf) in self.slices.iter().zip(&mut fills).filter(|(c, _)| c.is_filled()) {
+                chunks.fill(start + at, &mut buf[..m]);
+            }
             for (kernel, sources, place) in self.steps {
                 let read = |s: &Source, scratch: &[Vec<T>]| -> *const T {
                     match *s {
                         Source::Outside(k) => match &self.slices[k] {
                             Chunks::Run(run) => run[start + at..][..m].as_ptr(),
-                            Chunks::Splat(copies) => copies.as_ptr(),
+                            Chunks::Fixed(values) => values.as_ptr(),
+                            Chunks::Filled(..) => fills[k].as_ptr(),
                         },
                         Source::Scratch(k) => scratch[k].as_ptr(),
                         Source::Number => std::ptr::null(),
@@ -439,8 +430,8 @@ impl<T: Element> Chain<'_, T> {
                         std::slice::from_raw_parts_mut(scratch[*k].as_mut_ptr().cast::<MaybeUninit<T>>(), m)
                     },
                 };
-                // Safety: every source is `m` initialized elements (an outside slice, or a scratch buffer of
-                // CHUNK ≥ m elements) and never the buffer being written (`Group::new` frees a buffer only
+                // Safety: every source is `m` initialized elements (an outside slice, or a scratch, fill or fixed
+                // buffer of CHUNK ≥ m elements) and never the buffer being written (`Group::new` frees a buffer only
                 // after its reader's output is placed).
                 let src = |s: &Source| unsafe { std::slice::from_raw_parts(read(s, &scratch), m) };
                 match kernel {

@@ -379,7 +379,8 @@ where
 }
 
 /// Whether a kernel's operands are what the fused loop gives it: the chunks it reads are tensors of the
-/// output's dtype (and, for elementwise ops, shape: no broadcasting), every other operand a real number.
+/// output's dtype (and, for elementwise ops, of its shape or broadcast to it: the loop fills a broadcast operand's
+/// chunks, `fuse/reads.rs`), every other operand a real number.
 fn fits(kernel: &SliceKernel, inputs: &[&Tensor], out: &Tensor) -> bool {
     let reads = kernel.reads();
     let float = matches!(out.dtype(), DType::F32 | DType::F64);
@@ -388,7 +389,8 @@ fn fits(kernel: &SliceKernel, inputs: &[&Tensor], out: &Tensor) -> bool {
             if reads.contains(&k) {
                 !t.0.wrapped_number
                     && t.dtype() == out.dtype()
-                    && (!kernel.is_elementwise() || t.shape() == out.shape())
+                    && (!kernel.is_elementwise()
+                        || crate::layout::broadcast_shapes(t.shape(), out.shape()).is_ok_and(|s| s == out.shape()))
             } else {
                 t.0.wrapped_number && !t.is_complex()
             }
