@@ -24,6 +24,10 @@ RECORDED = {
     "linspace(-4, 4, 3001) ** 1": "7dbb4edaebc35840",
     "linspace(-4, 4, 3001, float64) ** -1": "ac9a2a54da786703",
     "the gradient of (linspace(-4, 4, 3001) ** 2).sum()": "b9e098bb82c7eab3",
+    "the gradient of linspace(0.01, 4, 3001) ** 3": "6c936606bf393e15",
+    "the gradient of linspace(0.01, 4, 3001) ** 0.5": "c4114eeb2b902f08",
+    "the gradient of linspace(0.01, 4, 3001) ** -1": "10a0a5ab664b5ee6",
+    "the gradient of linspace(0.01, 4, 3001) ** 0": "7d9091ab1379b4a4",
 }
 
 MADE = {
@@ -41,7 +45,21 @@ MADE = {
     "linspace(-4, 4, 3001) ** 1": lambda: fg.linspace(-4, 4, 3001) ** 1,
     "linspace(-4, 4, 3001, float64) ** -1": lambda: fg.linspace(-4, 4, 3001, dtype=fg.float64) ** -1,
     "the gradient of (linspace(-4, 4, 3001) ** 2).sum()": lambda: _square_gradient(),
+    **{
+        f"the gradient of linspace(0.01, 4, 3001) ** {e}": (lambda e=e: _power_gradient(e))
+        for e in (3, 0.5, -1, 0)
+    },
 }
+
+
+def _power_gradient(e):
+    """The gradient of `x ** e` for an upstream gradient that is not all ones (the one-pass rule for 3, 0.5, -1). Not
+    1.5, whose gradient takes `x ** 0.5`: torch's float32 sqrt (Sleef's, 0.5001 ulp) rounds 11 of these 3001 square
+    roots the other way from the correctly rounded one, which ferrograd and numpy give; nor 2.5, whose `x ** 1.5` is
+    powf here and torch's vectorized pow there."""
+    x = fg.linspace(0.01, 4, 3001).requires_grad_()
+    (x**e).backward(fg.linspace(-1, 1, 3001))
+    return x.grad
 
 
 def _square_gradient():
@@ -83,3 +101,12 @@ def test_spot_values_the_tutorials_reach():
     assert fg.linspace(0, 1, 1).tolist() == [0.0] and fg.linspace(0, 1, 0).shape == (0,)
     t = fg.tensor([-3.1258769035339355])
     assert (t**3).item() == -30.543277740478516 and fg.pow(t, 3).item() == -30.543277740478516
+
+
+@pytest.mark.parametrize("dtype", [fg.float32, fg.complex64])
+def test_the_gradient_of_a_zeroth_power_is_zeros_even_for_negative_and_nan_gradients(dtype):
+    x = fg.tensor([1.0, 2.0, 3.0], dtype=dtype).requires_grad_()
+    (x**0).backward(fg.tensor([-1.0, float("nan"), 2.0], dtype=dtype))
+    parts = (x.grad,) if dtype == fg.float32 else (x.grad.real, x.grad.imag)
+    for part in parts:  # +0 everywhere, as torch's zeros_like (not upstream * 0: -0 and NaN)
+        assert part.tolist() == [0.0, 0.0, 0.0] and not bool(fg.signbit(part).any())

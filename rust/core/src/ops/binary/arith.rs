@@ -76,10 +76,15 @@ fn arith_slice_kernel(a: &Tensor, b: &Tensor, op: Arith, dtype: DType) -> Option
 /// The number exponents `arith_eager` computes otherwise than by powf.
 const POWERS_BY_SHORTCUT: [f64; 7] = [0.5, -0.5, 1.0, -1.0, 2.0, 3.0, -2.0];
 
-/// `x ** e` for e = 1, -1, 2, 3 or -2 as `arith_eager` computes it: x, 1 / x, x·x, x·x·x, 1 / (x·x).
+/// `x ** e` for the exponents of `POWERS_BY_SHORTCUT` as `arith_eager` computes it: √x, 1 / √x, x, 1 / x, x·x,
+/// x·x·x, 1 / (x·x).
 fn power_by_products<T: Float>(e: f64) -> impl Fn(T) -> T + Copy {
     move |x: T| {
-        if e == 1.0 {
+        if e == 0.5 {
+            x.sqrt()
+        } else if e == -0.5 {
+            T::ONE / x.sqrt()
+        } else if e == 1.0 {
             x
         } else if e == -1.0 {
             T::ONE / x
@@ -438,7 +443,18 @@ impl Backward for PowBackward0 {
         let a = ctx.unpack(&self.self_)?;
         let exponent = self.exponent.to_f64();
         if exponent == 0.0 {
-            return one(g.mul(&c(0.0)));
+            // torch's zeros: +0 where the incoming gradient is negative, and 0 where it is NaN
+            return one(Ok(Tensor::zeros(a.shape(), a.dtype())));
+        }
+        // `x ** 2`'s `g·(x·2)` and the like in one pass when not recorded: the same ops on each element as below
+        if POWERS_BY_SHORTCUT.contains(&(exponent - 1.0)) {
+            let (p32, p64) = (power_by_products::<f32>(exponent - 1.0), power_by_products::<f64>(exponent - 1.0));
+            let (e32, e64) = (f32::from_f64(exponent), exponent);
+            let f32 = move |g: f32, x: f32| g * (p32(x) * e32);
+            let f64 = move |g: f64, x: f64| g * (p64(x) * e64);
+            if let Some(grad) = one_pass_grad("PowBackward0", g, &a, Some(f32), Some(f64), None) {
+                return one(grad);
+            }
         }
         // the derivative conjugated for complex input (torch's rule; a real one is its own conjugate)
         one(g.mul(&a.pow(&c(exponent - 1.0))?.mul(&c(exponent))?.conj()?))
@@ -459,7 +475,8 @@ impl Backward for PowComplexNumberBackward0 {
         let a = ctx.unpack(&self.self_)?;
         let (re, im) = (self.exponent_real, self.exponent_imag);
         if re == 0.0 && im == 0.0 {
-            return one(g.mul(&c(0.0)));
+            // torch's zeros (not g·0, which keeps a NaN and gives -0)
+            return one(Ok(Tensor::zeros(a.shape(), a.dtype())));
         }
         let d = a.pow(&Tensor::wrapped_complex(re - 1.0, im))?.mul(&Tensor::wrapped_complex(re, im))?;
         one(g.mul(&d.conj()?))
