@@ -45,10 +45,7 @@ MADE = {
     "linspace(-4, 4, 3001) ** 1": lambda: fg.linspace(-4, 4, 3001) ** 1,
     "linspace(-4, 4, 3001, float64) ** -1": lambda: fg.linspace(-4, 4, 3001, dtype=fg.float64) ** -1,
     "the gradient of (linspace(-4, 4, 3001) ** 2).sum()": lambda: _square_gradient(),
-    **{
-        f"the gradient of linspace(0.01, 4, 3001) ** {e}": (lambda e=e: _power_gradient(e))
-        for e in (3, 0.5, -1, 0)
-    },
+    **{f"the gradient of linspace(0.01, 4, 3001) ** {e}": (lambda e=e: _power_gradient(e)) for e in (3, 0.5, -1, 0)},
 }
 
 
