@@ -1222,3 +1222,36 @@ def test_clamp_inplace_is_differentiable_and_refused_on_leaves():
         RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."
     ):
         x.clamp_(0.0, 1.0)
+
+
+def test_a_leaf_keeps_its_grad_when_requires_grad_is_switched_off_and_on():
+    w = fg.ones(3, requires_grad=True)
+    (w * 2).sum().backward()
+    w.requires_grad_(False)
+    assert not w.requires_grad and w.is_leaf and w.grad.tolist() == [2.0, 2.0, 2.0]
+    (w * 3).sum()  # needs no gradient: w.grad is left alone
+    with pytest.raises(RuntimeError, match="cannot register a hook on a tensor that doesn't require gradient"):
+        w.register_hook(lambda g: g)
+    w.requires_grad_(True)
+    (w * 3).sum().backward()
+    assert w.grad.tolist() == [5.0, 5.0, 5.0]  # accumulated into the kept gradient
+
+
+def test_any_leaf_may_hold_a_grad_as_in_torch():
+    x = fg.zeros(2)
+    g = fg.tensor([1.0, -1.0])
+    x.grad = g
+    assert not x.requires_grad and x.grad is g
+    with pytest.raises(
+        RuntimeError, match=r"attempting to assign a gradient of size '\[3\]' to a tensor of size '\[2\]'"
+    ):
+        x.grad = fg.ones(3)
+    with pytest.raises(
+        RuntimeError, match="attempting to assign a gradient with dtype 'double' to a tensor with grad_dtype"
+    ):
+        x.grad = fg.ones(2, dtype=fg.float64)
+    x.grad = None
+    assert x.grad is None and not x.requires_grad
+    y = fg.ones(2, requires_grad=True) * 2
+    with pytest.raises(RuntimeError):
+        fg.autograd.backward(y.sum(), inputs=[x])  # it still does not require grad

@@ -188,6 +188,17 @@ impl<B: Base> TensorHandle<B> {
         Ok(())
     }
 
+    /// `.grad = grad`. A leaf that does not require grad takes a record that keeps it (`Tensor::with_grad_only`), as
+    /// torch lets any leaf hold a `.grad`.
+    pub fn set_grad(&self, grad: Option<Tensor>) -> Result<()> {
+        let t = self.get();
+        match grad {
+            Some(g) if t.grad_meta().is_none() => self.set(t.with_grad_only(g)?),
+            grad => t.set_grad(grad)?,
+        }
+        Ok(())
+    }
+
     /// `requires_grad_(flag)` / `.requires_grad = flag` (leaves only, as PyTorch).
     pub fn set_requires_grad(&self, flag: bool) -> Result<()> {
         let t = self.get();

@@ -24,6 +24,9 @@ pub struct TensorImpl {
     pub(crate) output_nr: u32,
     /// `.grad`, accumulator and hooks: leaves that require grad, and non-leaves that retain grad.
     pub(crate) meta: Option<Arc<GradMeta>>,
+    /// `meta` is kept only for the leaf's `.grad`: the leaf does not require grad (switched off with a gradient in
+    /// it, or given a `.grad` without requiring one), as torch keeps a `.grad` apart from `requires_grad`.
+    pub(crate) grad_only: bool,
     /// A Python number turned into a 0-dim tensor: weakest in type promotion.
     pub(crate) wrapped_number: bool,
     /// Made by a view op from another tensor's storage (in-place writes to it need care).
@@ -43,6 +46,7 @@ impl Tensor {
             grad_fn: None,
             output_nr: 0,
             meta: None,
+            grad_only: false,
             wrapped_number: false,
             is_view: false,
             is_inference: crate::autograd::grad_mode::is_inference(),
@@ -335,7 +339,7 @@ impl Tensor {
     // ---- autograd metadata ----
 
     pub fn requires_grad(&self) -> bool {
-        self.0.grad_fn.is_some() || self.0.meta.is_some()
+        self.0.grad_fn.is_some() || (self.0.meta.is_some() && !self.0.grad_only)
     }
     pub fn is_leaf(&self) -> bool {
         self.0.grad_fn.is_none()
@@ -378,9 +382,25 @@ impl Tensor {
         if requires_grad == self.requires_grad() {
             return Ok(self.clone());
         }
+        // a gradient already in `.grad` stays there either way, as in torch
+        let kept = self.0.meta.clone().filter(|m| m.grad.lock().is_some());
         let mut imp = self.detach();
         let inner = Arc::get_mut(&mut imp.0).expect("fresh tensor");
-        inner.meta = requires_grad.then(|| Arc::new(GradMeta::default()));
+        inner.meta = if requires_grad { Some(kept.unwrap_or_default()) } else { kept };
+        inner.grad_only = !requires_grad && inner.meta.is_some();
+        Ok(imp)
+    }
+
+    /// This leaf with `.grad` set to `grad` when it does not require grad: torch keeps a `.grad` on any leaf.
+    pub fn with_grad_only(&self, grad: Tensor) -> Result<Tensor> {
+        if !self.is_leaf() {
+            bail!(Runtime, "cannot set .grad of a tensor that does not require grad");
+        }
+        let mut imp = self.detach();
+        let inner = Arc::get_mut(&mut imp.0).expect("fresh tensor");
+        inner.meta = Some(Arc::default());
+        inner.grad_only = true;
+        imp.set_grad(Some(grad))?;
         Ok(imp)
     }
 
@@ -396,6 +416,7 @@ impl Tensor {
             grad_fn: self.0.grad_fn.clone(),
             output_nr: self.0.output_nr,
             meta: self.0.meta.clone(),
+            grad_only: self.0.grad_only,
             wrapped_number: false,
             is_view: data.0.is_view,
             is_inference: data.0.is_inference,
@@ -412,10 +433,22 @@ impl Tensor {
     pub fn set_grad(&self, grad: Option<Tensor>) -> Result<()> {
         if let Some(g) = &grad {
             if g.shape() != self.shape() {
-                bail!(Runtime, "assigned grad has data of a different size");
+                bail!(
+                    Runtime,
+                    "attempting to assign a gradient of size '{:?}' to a tensor of size '{:?}'. Please ensure that the \
+                    gradient and the tensor are the same size",
+                    g.shape(),
+                    self.shape()
+                );
             }
             if g.dtype() != self.dtype() {
-                bail!(Runtime, "assigned grad has data of a different type");
+                bail!(
+                    Runtime,
+                    "attempting to assign a gradient with dtype '{}' to a tensor with grad_dtype '{}'. The gradient \
+                    must match the tensor's grad_dtype (defaults to the tensor's dtype).",
+                    g.dtype().cpp_name(),
+                    self.dtype().scalar_type_name()
+                );
             }
         }
         match &self.0.meta {
@@ -432,12 +465,12 @@ impl Tensor {
             return Ok(node.add_tensor_hook(self.0.output_nr, hook));
         }
         match &self.0.meta {
-            Some(meta) => {
+            Some(meta) if !self.0.grad_only => {
                 let id = next_hook_id();
                 meta.hooks.lock().push((id, hook));
                 Ok(id)
             }
-            None => bail!(Runtime, "cannot register a hook on a tensor that doesn't require gradient"),
+            _ => bail!(Runtime, "cannot register a hook on a tensor that doesn't require gradient"),
         }
     }
 
@@ -519,7 +552,7 @@ impl Tensor {
         if let Some(node) = &self.0.grad_fn {
             return Some(Edge::new(node.clone(), self.0.output_nr, self));
         }
-        let meta = self.0.meta.as_ref()?;
+        let meta = self.0.meta.as_ref().filter(|_| !self.0.grad_only)?;
         Some(Edge::new(meta.accumulator(meta), 0, self))
     }
 

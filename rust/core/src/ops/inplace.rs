@@ -255,6 +255,7 @@ impl Tensor {
             grad_fn: src.0.grad_fn.clone(),
             output_nr: src.0.output_nr,
             meta: None,
+            grad_only: false,
             wrapped_number: false,
             is_view: self.0.is_view,
             is_inference: self.0.is_inference,

@@ -75,7 +75,6 @@ impl PyTensor {
     fn set_grad(&self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         // a write no captured graph replays, unless `zero_grad()` makes it (a node of its own: `_capture_effect`)
         ferrograd_core::compile::unsupported_outside_ops("setting Tensor.grad");
-        let t = self.get();
         let g = match value {
             None => None,
             Some(v) if v.is_none() => None,
@@ -87,7 +86,8 @@ impl PyTensor {
             }
             Some(v) => Some(tensor_arg(v, "grad", "value")?),
         };
-        call(|| t.set_grad(g))?;
+        call(|| self.handle.set_grad(g))?;
+        let t = self.get();
         match (t.grad_meta(), value.and_then(|v| v.cast::<PyTensor>().ok())) {
             (Some(meta), Some(obj)) => super::objects::set_grad_object(meta, obj),
             _ => Ok(()),
