@@ -74,10 +74,15 @@ where
         return None;
     }
     let pass = move |g: &Tensor, s: &Tensor| -> Result<Tensor> {
-        match (g.dtype(), f32_kernel.and_then(|k| zip_contiguous_f32(g, s, k)), f32, f64) {
-            (DType::F32, Some(grad), _, _) => grad,
-            (DType::F32, None, Some(f), _) => zip(g, s, f),
-            (DType::F64, _, _, Some(f)) => zip(g, s, f),
+        // the float32 kernel is tried on float32 data only
+        let by_kernel = || f32_kernel.and_then(|k| zip_contiguous_f32(g, s, k));
+        match (g.dtype(), f32, f64) {
+            (DType::F32, f, _) => match (by_kernel(), f) {
+                (Some(grad), _) => grad,
+                (None, Some(f)) => zip(g, s, f),
+                (None, None) => crate::bail!(Runtime, "{name}: no one-pass gradient for this float32 layout"),
+            },
+            (DType::F64, _, Some(f)) => zip(g, s, f),
             (dtype, ..) => crate::bail!(Runtime, "{name}: no one-pass gradient for {}", dtype.name()),
         }
     };

@@ -10,7 +10,7 @@ use super::{position_of, reads_as_chunks, Gradients, Group, Reader};
 use crate::autograd::grad_mode::{self, GradModeGuard};
 use crate::autograd::{grad_through_rules, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::compile::graph::Graph;
-use crate::compile::ir::{Node, NodeKind, Operand, Replay, Run};
+use crate::compile::ir::{Node, NodeKind, Operand, Run};
 use crate::compile::trace::{abort, begin, finish, is_capturing, run_again, Capture};
 use crate::error::Result;
 use crate::tensor::Tensor;
@@ -25,11 +25,10 @@ pub(crate) struct ChainBackward {
     forward: Forward,
 }
 
-/// A chain's nodes as eager runs them, over its outside operands.
+/// A chain's nodes as eager runs them (each through its replay, recorded again when a capture is on), over its
+/// outside operands.
 struct Forward {
-    steps: Vec<(Replay, Vec<Arg>)>,
-    /// The chain's nodes, recorded again when the forward runs under a capture.
-    nodes: Vec<Node>,
+    steps: Vec<(Node, Vec<Arg>)>,
 }
 
 /// Where a chain node's operand comes from.
@@ -46,7 +45,9 @@ impl Forward {
     fn of(group: &Group, n_inputs: usize, nodes: &[Node], outside: &[(Reader, Tensor)]) -> Option<Forward> {
         let mut steps = Vec::new();
         for node in &nodes[group.first..=group.last] {
-            let Run::One(run) = &node.run else { return None };
+            if !matches!(node.run, Run::One(_)) {
+                return None;
+            }
             let args = node
                 .operands
                 .iter()
@@ -59,16 +60,16 @@ impl Forward {
                     Operand::Constant(t) => Arg::Number(t.clone()),
                 })
                 .collect();
-            steps.push((run.clone(), args));
+            steps.push((node.clone(), args));
         }
-        let nodes = nodes[group.first..=group.last].iter().map(Node::clone).collect();
-        Some(Forward { steps, nodes })
+        Some(Forward { steps })
     }
 
     /// The chain's value over `outside`, each node through its eager entry point (recording, in grad mode).
     fn run(&self, outside: &[Tensor]) -> Result<Tensor> {
         let mut inside: Vec<Tensor> = Vec::with_capacity(self.steps.len());
-        for (run, args) in &self.steps {
+        for (node, args) in &self.steps {
+            let Run::One(run) = &node.run else { unreachable!("`Forward::of` keeps single-output nodes") };
             let operands: Vec<&Tensor> = args
                 .iter()
                 .map(|a| match a {
@@ -77,11 +78,7 @@ impl Forward {
                     Arg::Number(t) => t,
                 })
                 .collect();
-            let value = if is_capturing() {
-                run_again(&self.nodes[inside.len()], &operands, || run(&operands))?
-            } else {
-                run(&operands)?
-            };
+            let value = if is_capturing() { run_again(node, &operands, || run(&operands))? } else { run(&operands)? };
             inside.push(value);
         }
         inside.pop().ok_or_else(|| crate::error::Error::Runtime("compiled graph: an empty chain".into()))

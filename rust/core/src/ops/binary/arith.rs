@@ -59,8 +59,8 @@ fn arith_slice_kernel(a: &Tensor, b: &Tensor, op: Arith, dtype: DType) -> Option
         if [0.5, -0.5].contains(&e) {
             return None;
         }
-        // 1, -1, 2, 3 and -2 as eager computes them (`arith_eager`): a copy, a reciprocal, products each rounded
-        if [1.0, -1.0, 2.0, 3.0, -2.0].contains(&e) && a.dtype() == dtype {
+        // the other shortcuts as eager computes them (`arith_eager`): a copy, a reciprocal, products each rounded
+        if POWERS_BY_SHORTCUT.contains(&e) && a.dtype() == dtype {
             let f32 = || Arc::new(move |o: &mut [_], x: &[f32]| map_into(o, x, &power_by_products::<f32>(e))) as _;
             let f64 = || Arc::new(move |o: &mut [_], x: &[f64]| map_into(o, x, &power_by_products::<f64>(e))) as _;
             return SliceKernel::map(dtype, 0, f32, f64);
