@@ -42,12 +42,42 @@ fn extreme_kernel<T: crate::element::Element>(x: &Tensor, dims: &[usize], is_max
 }
 
 /// The extreme of a contiguous run (None when it is empty), by the rule `extreme_kernel` folds with
-/// (`better`: NaN wins): a fused chain's amax/amin reduces each chunk with it, then the chunks' results.
+/// (`better`: NaN wins, the first of equals kept): eager's amax/amin over contiguous rows, and a fused chain's (each
+/// chunk, then the chunks' results).
 pub(crate) fn extreme_run<T: crate::element::Element>(x: &[T], is_max: bool) -> Option<T> {
-    x.iter().fold(None, |best, &v| match best {
-        Some(b) if !better(v, b, is_max) => Some(b),
-        _ => Some(v),
-    })
+    let fold = || {
+        x.iter().fold(None, |best, &v| match best {
+            Some(b) if !better(v, b, is_max) => Some(b),
+            _ => Some(v),
+        })
+    };
+    const LANES: usize = 16;
+    if x.len() < 2 * LANES {
+        return fold();
+    }
+    // lane by lane, in a loop the compiler vectorizes (a 1000-float row: 2.6 µs by the fold); NaN compares false
+    // everywhere, so it is looked for apart
+    let (mut lanes, mut nan) = ([x[0]; LANES], false);
+    let chunks = x.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for k in 0..LANES {
+            #[allow(clippy::eq_op)]
+            let is_nan = c[k] != c[k];
+            nan |= is_nan;
+            let replaces = if is_max { c[k] > lanes[k] } else { c[k] < lanes[k] };
+            lanes[k] = if replaces { c[k] } else { lanes[k] };
+        }
+    }
+    let best = lanes.iter().chain(rest).fold(lanes[0], |b, &v| if better(v, b, is_max) { v } else { b });
+    // equal values are one bit pattern except zeros (-0 == 0), whose first the fold keeps; a NaN's payload is the
+    // first NaN's
+    #[allow(clippy::eq_op)]
+    let nan = nan || best != best;
+    if nan || best == T::default() {
+        return fold();
+    }
+    Some(best)
 }
 
 /// 0, 1, ..., n-1 along `dim` of an `ndim`-dim tensor (size 1 elsewhere).
@@ -107,8 +137,20 @@ impl Tensor {
         };
         self.check_nonempty_reduction(name, &dims, all)?;
         let shape = reduced_shape(self.shape(), &dims, keepdim);
+        // contiguous rows (every dim, or the last): one run each
+        let row = match self.layout().contiguous_range() {
+            Some(range) if all => Some((range, self.numel())),
+            Some(range) if dims == [self.ndim() - 1] => Some((range, self.shape()[self.ndim() - 1])),
+            _ => None,
+        };
         let out = crate::with_dtype!(self.dtype(), T => {
-            Tensor::from_vec(extreme_kernel::<T>(self, &dims, is_max).0, &shape)?
+            let values = match row {
+                Some((range, n)) if n > 0 => self.with_data(|_, v: &[T]| {
+                    v[range].chunks_exact(n).map(|r| extreme_run(r, is_max).expect("a row of n > 0")).collect()
+                }),
+                _ => extreme_kernel::<T>(self, &dims, is_max).0,
+            };
+            Tensor::from_vec(values, &shape)?
         });
         let function = match (full_form, is_max) {
             (true, true) => ExtremeFn::Max,
@@ -272,5 +314,45 @@ impl Backward for IndexedExtremeBackward {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let Some(dim) = self.dim else { return one(Ok(g.clone())) };
         one(picked_grad(g, &ctx.unpack(&self.indices)?, &self.self_sym_sizes, dim, self.keepdim))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one-at-a-time fold `extreme_run` must agree with, bit for bit.
+    fn folded(x: &[f32], is_max: bool) -> Option<f32> {
+        x.iter().fold(None, |best, &v| match best {
+            Some(b) if !better(v, b, is_max) => Some(b),
+            _ => Some(v),
+        })
+    }
+
+    #[test]
+    fn the_lane_wise_extreme_is_the_folds_at_ties_zeros_and_nans() {
+        let mut runs: Vec<Vec<f32>> = Vec::new();
+        for n in [0, 1, 31, 32, 33, 100, 1000] {
+            runs.push((0..n).map(|i| ((i * 37 % 101) as f32 - 50.0) * 0.25).collect());
+        }
+        // zeros of both signs as the extreme, the negative one first
+        let mut zeros = vec![-1.0f32; 64];
+        zeros[17] = -0.0;
+        zeros[40] = 0.0;
+        runs.push(zeros.clone());
+        runs.push(zeros.iter().map(|v| -v).collect());
+        // NaNs: the first one's payload wins
+        let mut nans = runs[5].clone();
+        nans[70] = f32::from_bits(0x7fc0_0001);
+        nans[90] = f32::from_bits(0x7fc0_0002);
+        runs.push(nans);
+        runs.push(vec![f32::NAN; 40]);
+        runs.push(vec![f32::NEG_INFINITY; 40]);
+        for run in &runs {
+            for is_max in [true, false] {
+                let (got, want) = (extreme_run(run, is_max), folded(run, is_max));
+                assert_eq!(got.map(f32::to_bits), want.map(f32::to_bits), "{run:?} max={is_max}");
+            }
+        }
     }
 }
