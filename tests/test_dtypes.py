@@ -132,6 +132,25 @@ def test_half_math_matches_float32_rounded(name):
     assert x.softmax(0).dtype == dt(name)
 
 
+@pytest.mark.parametrize("name", ["bool", "uint8", "int8", "int32", "int64"])
+def test_integer_sums_over_rows_and_other_dims_are_int64_as_numpys(name):
+    # contiguous rows are summed in their own type, anything else through the layout: both int64, wrapping as torch
+    big = np.iinfo(np.int64).max if name == "int64" else 100
+    a = np.random.default_rng(0).integers(0, 2 if name == "bool" else 120, (7, 5, 300)).astype(name)
+    if name == "int64":
+        a[0, 0, :2] = big  # wraps, as torch's int64 sum
+    x = fg.tensor(a.tolist(), dtype=dt(name))
+    with np.errstate(over="ignore"):
+        for dims, keepdim in [(-1, True), (-1, False), ((1, 2), False), (0, True), (1, False), (None, False)]:
+            got = x.sum() if dims is None else x.sum(dims, keepdim=keepdim)
+            want = a.astype(np.int64).sum(axis=dims, keepdims=keepdim)
+            assert got.dtype == fg.int64 and got.shape == want.shape
+            np.testing.assert_array_equal(got.numpy(), want)
+        # a transposed view and rows of zero length
+        np.testing.assert_array_equal(x.transpose(1, 2).sum(-1).numpy(), a.astype(np.int64).sum(axis=1))
+    assert fg.zeros(3, 0, dtype=dt(name)).sum(-1).tolist() == [0, 0, 0]
+
+
 @pytest.mark.parametrize("name", ["uint8", "int8", "int16", "int32"])
 def test_int_ops(name):
     a = np.array([1, 2, 3, 4], dtype=name)
