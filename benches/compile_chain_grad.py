@@ -1,10 +1,11 @@
 """Training through elementwise chains over 1e6 float32: the forward and the input's gradient, for minGPT's
-NewGELU (written out, with `y.backward(g)`), SiLU (`x * sigmoid(x)`), `(x*x + x).exp().sum() / N` and LLaMA's
-RMSNorm over rows of 1000 (its weight's gradient too). Columns: ferrograd eager and ferrograd.compile (the chain
-fused, one CompiledFunctionBackward node whose backward is eager's rules fused), torch eager and torch.compile
-(inductor), jax.jit of the value and the gradient (`vjp`). Each framework runs in its own process pinned to
-`--threads` cores; the processes alternate for `--rounds` rounds of `--reps` timed steps after a warm-up; the
-medians of wall time per step are reported, with ratios against ferrograd compiled.
+NewGELU (written out, with `y.backward(g)`), SiLU (`x * sigmoid(x)`), `(x*x + x).exp().sum() / N`, LLaMA's
+RMSNorm over rows of 1000 (its weight's gradient too), LayerNorm written out (its weight's and bias's gradients
+too) and softmax written out (the row's max taken first), both over rows of 1000. Columns: ferrograd eager and
+ferrograd.compile (the chain fused, one CompiledFunctionBackward node whose backward is eager's rules fused), torch
+eager and torch.compile (inductor), jax.jit of the value and the gradient (`vjp`). Each framework runs in its own
+process pinned to `--threads` cores; the processes alternate for `--rounds` rounds of `--reps` timed steps after a
+warm-up; the medians of wall time per step are reported, with ratios against ferrograd compiled.
 
 Run: `.venv/bin/python benches/compile_chain_grad.py` (torch from /work/torchvenv, jax from /work/jaxenv, as
 `benches/compile_chain.py`). `--worker NAME THREADS REPS` is one measurement."""
@@ -15,7 +16,7 @@ import statistics
 
 from compile_chain import N, arguments, data, frameworks, measure, timed
 
-CHAINS = ("new_gelu", "silu", "expsum", "rms_norm")
+CHAINS = ("new_gelu", "silu", "expsum", "rms_norm", "layer_norm", "softmax")
 ROW = 1000
 
 
@@ -40,10 +41,22 @@ def torch_like(lib, threads):
         x = x.view(-1, ROW)
         return x * lib.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
 
+    b = lib.tensor(data()[ROW : 2 * ROW]).requires_grad_()
+
+    def layer_norm(x):
+        x = x.view(-1, ROW)
+        centred = x - x.mean(-1, keepdim=True)
+        return centred * lib.rsqrt((centred * centred).mean(-1, keepdim=True) + 1e-5) * w + b
+
+    def softmax(x):
+        x = x.view(-1, ROW)
+        e = (x - x.amax(-1, keepdim=True)).exp()
+        return e / e.sum(-1, keepdim=True)
+
     def step(f, grad):
         def run():
             f(x).backward(grad)
-            x.grad = w.grad = None
+            x.grad = w.grad = b.grad = None
 
         return run
 
@@ -54,6 +67,8 @@ def torch_like(lib, threads):
         ("silu", silu, g),
         ("expsum", expsum, None),
         ("rms_norm", rms_norm, rows),
+        ("layer_norm", layer_norm, rows),
+        ("softmax", softmax, rows),
     ):
         fns[f"eager {name}"] = step(f, grad)
         fns[f"compiled {name}"] = step(lib.compile(f), grad)
@@ -90,11 +105,33 @@ def jax_fns():
         y, pullback = jax.vjp(rms_norm, x, w0)
         return y, pullback(g.reshape(-1, ROW))
 
+    b0 = jnp.asarray(data()[ROW : 2 * ROW])
+
+    def layer_norm(x, w, b):
+        x = x.reshape(-1, ROW)
+        centred = x - jnp.mean(x, axis=-1, keepdims=True)
+        return centred * jax.lax.rsqrt(jnp.mean(centred * centred, axis=-1, keepdims=True) + 1e-5) * w + b
+
+    def layer_norm_step(x, g):
+        y, pullback = jax.vjp(layer_norm, x, w0, b0)
+        return y, pullback(g.reshape(-1, ROW))
+
+    def softmax(x):
+        x = x.reshape(-1, ROW)
+        e = jnp.exp(x - jnp.max(x, axis=-1, keepdims=True))
+        return e / jnp.sum(e, axis=-1, keepdims=True)
+
+    def softmax_step(x, g):
+        y, pullback = jax.vjp(softmax, x)
+        return y, pullback(g.reshape(-1, ROW))
+
     steps = {
         "new_gelu": forward_and_gradient(new_gelu),
         "silu": forward_and_gradient(silu),
         "expsum": jax.jit(lambda x, g: jax.value_and_grad(lambda x: jnp.exp(x * x + x).sum() / N)(x)),
         "rms_norm": jax.jit(rms_norm_step),
+        "layer_norm": jax.jit(layer_norm_step),
+        "softmax": jax.jit(softmax_step),
     }
     return {f"jit {name}": (lambda f=f: jax.block_until_ready(f(x, g))) for name, f in steps.items()}
 

@@ -2,7 +2,8 @@
 closed by sum/amax/amin or written to one output) give eager's values: dtypes, shapes, NaN and inf, empty
 and small inputs, non-contiguous inputs (a guard of their own, replayed node by node), numbers on either
 side, and chains whose result needs a gradient (one CompiledFunctionBackward node, whose backward is eager's
-rules captured and fused; second derivatives through eager's ops). Under torch the calls use
+rules captured and fused; second derivatives through eager's ops). Row groups (chains with sums or means over
+the last dim inside them, run a block of rows at a time: norms written out) too. Under torch the calls use
 backend="aot_eager"; the count of fused groups is checked on ferrograd only."""
 
 import ferrograd as fg
@@ -252,3 +253,72 @@ def test_chains_reading_broadcast_operands_are_fused_with_eager_values_and_gradi
             assert (type(got.grad_fn).__name__ == "CompiledFunctionBackward") == (seed > 0)
     if not AGAINST_TORCH:
         assert _fused_groups(compiled) >= 1
+
+
+def layer_norm_by_hand(x, w, b):
+    """LayerNorm written out (as in nanoGPT's early LayerNorm or a tutorial's): two row means inside one chain."""
+    centred = x - x.mean(-1, keepdim=True)
+    var = (centred * centred).mean(-1, keepdim=True)
+    return centred * fg.rsqrt(var + 1e-5) * w + b
+
+
+def softmax_by_hand(x, w, b):
+    """exp over a row's sum (no max taken: the inputs are small), scaled per column."""
+    e = (x * 0.5).exp()
+    return e / e.sum(-1, keepdim=True) * w + b
+
+
+def stable_softmax_by_hand(x, w, b):
+    """The usual softmax written out: the row's max taken first (its gradient shared among ties, as amax's)."""
+    e = (x - x.amax(-1, keepdim=True)).exp()
+    return e / e.sum(-1, keepdim=True) * w + b
+
+
+@pytest.mark.parametrize("shape", [(256, 384), (37, 3001), (1100, 17)])
+@pytest.mark.parametrize("dtype", [fg.float32, fg.float64])
+@pytest.mark.parametrize("fn", [layer_norm_by_hand, softmax_by_hand, stable_softmax_by_hand])
+def test_row_groups_give_eager_values_and_gradients(fn, dtype, shape):
+    compiled = fg.compile(fn, backend=BACKEND)
+    for seed in (0, 1):
+        x = _rand(shape, dtype, seed).requires_grad_()
+        w = _rand(shape[-1:], dtype, seed + 5).requires_grad_()
+        b = _rand(shape[-1:], dtype, seed + 6).requires_grad_()
+        upstream = _rand(shape, dtype, seed + 9)
+        want = fn(x, w, b)
+        want_grads = fg.autograd.grad(want, (x, w, b), upstream)
+        got = compiled(x, w, b)
+        got_grads = fg.autograd.grad(got, (x, w, b), upstream)
+        with fg.no_grad():
+            got_no_grad = compiled(x, w, b)
+        if AGAINST_TORCH:
+            for g, v in zip((got, got_no_grad, *got_grads), (want, want, *want_grads)):
+                _close(g, v, dtype)
+        else:  # eager's kernels per element and eager's row sums per row: the same bits
+            assert fg.equal(got, want) and fg.equal(got_no_grad, want)
+            assert all(fg.equal(g, v) for g, v in zip(got_grads, want_grads))
+            assert (type(got.grad_fn).__name__ == "CompiledFunctionBackward") == (seed > 0)
+    if not AGAINST_TORCH:  # one graph with grad mode on, one under no_grad: each one group
+        groups = [e[0].fused_groups for e in compiled._compiled.cache.values() if isinstance(e, tuple)]
+        assert groups == [1, 1]
+
+
+def test_a_row_group_over_a_transposed_or_broadcast_input_replays_node_by_node():
+    compiled = fg.compile(lambda x, w, b: layer_norm_by_hand(x, w, b), backend=BACKEND)
+    w, b = _rand((300,), seed=1), _rand((300,), seed=2)
+    for x in (_rand((300, 400), seed=3).t(), _rand((1, 300), seed=4).expand(400, 300)):
+        _close(compiled(x, w, b), layer_norm_by_hand(x, w, b), fg.float32)
+
+
+def test_a_row_groups_gradient_matches_finite_differences():
+    compiled = fg.compile(lambda x, w: layer_norm_by_hand(x, w, 0.5).pow(2).sum(), backend=BACKEND)
+    x = _rand((64, 300), fg.float64).requires_grad_()  # above the fusion size
+    w = _rand((300,), fg.float64, 3)
+    compiled(x, w)
+    compiled(x, w).backward()
+    flat, eps = x.detach().reshape(-1), 1e-6
+    for i in np.random.default_rng(1).choice(flat.shape[0], 12, replace=False).tolist():
+        up, down = flat.clone(), flat.clone()
+        up[i] += eps
+        down[i] -= eps
+        numeric = (float(compiled(up.reshape(x.shape), w)) - float(compiled(down.reshape(x.shape), w))) / (2 * eps)
+        assert abs(numeric - float(x.grad.reshape(-1)[i])) < 1e-5 * max(1.0, abs(numeric))

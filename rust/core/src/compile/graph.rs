@@ -47,7 +47,7 @@ impl Graph {
 
     /// The number of fused groups the replay runs chunk by chunk.
     pub fn fused_groups(&self) -> usize {
-        self.plan.iter().filter(|s| matches!(s, Step::Fused(_))).count()
+        self.plan.iter().filter(|s| matches!(s, Step::Fused(_) | Step::Rows(_))).count()
     }
 
     /// How many steps a replay takes: a fused group is one, each other node one.

@@ -29,6 +29,16 @@ pub(crate) enum Reduction {
     Extreme { is_max: bool },
 }
 
+/// A sum, mean, amax or amin over the last dim, kept (`[.., C]` to `[.., 1]`), that a row group (`fuse/rows.rs`) runs
+/// row by row: a sum with the run kernel eager's last-dim sum calls for each row (`kernels::sum::sum_run`, then `/ C`
+/// for a mean), an extreme by eager's rule (`ops::extreme::extreme_run`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RowReduction {
+    Sum,
+    Mean,
+    Extreme { is_max: bool },
+}
+
 /// What a node can be fused with.
 #[derive(Clone)]
 pub(crate) enum SliceKernel {
@@ -36,6 +46,11 @@ pub(crate) enum SliceKernel {
     F64(Elementwise<f64>),
     /// Float32 or float64 in, the same dtype out.
     Reduce(Reduction),
+    /// Over rows of `row` elements (the operand's last dim at capture, which guards keep).
+    RowReduce {
+        reduction: RowReduction,
+        row: usize,
+    },
 }
 
 impl SliceKernel {
@@ -60,11 +75,11 @@ impl SliceKernel {
                 elementwise(Some(*operand))
             }
             SliceKernel::F32(Elementwise::Zip(_)) | SliceKernel::F64(Elementwise::Zip(_)) => elementwise(None),
-            SliceKernel::Reduce(_) => vec![0],
+            SliceKernel::Reduce(_) | SliceKernel::RowReduce { .. } => vec![0],
         }
     }
 
     pub(crate) fn is_elementwise(&self) -> bool {
-        !matches!(self, SliceKernel::Reduce(_))
+        !matches!(self, SliceKernel::Reduce(_) | SliceKernel::RowReduce { .. })
     }
 }

@@ -1,7 +1,7 @@
 //! Running a captured graph over new inputs: each node's own eager entry point in order (so autograd
 //! records the same rules as eager mode), fused groups chunk by chunk (`fuse.rs`), and every value
 //! dropped after its last reader so its buffer goes back to the pool for the next node.
-use super::fuse::Step;
+use super::fuse::{run_recorded, RowGroup, Step};
 use super::graph::Graph;
 use super::ir::{Node, Operand, Run};
 use crate::autograd::grad_mode::{self, GradModeGuard};
@@ -31,7 +31,7 @@ impl Graph {
                     let fused = match group.run(self.n_inputs, &self.nodes, &values)? {
                         Some(out) => Some(out),
                         // an operand needs a gradient: fused, with one node for the chain's backward
-                        None => group.run_recorded(self.n_inputs, &self.nodes, &values)?,
+                        None => run_recorded(group, self.n_inputs, &self.nodes, &values)?,
                     };
                     let out = match fused {
                         Some(out) => out,
@@ -46,12 +46,38 @@ impl Graph {
                     values[self.n_inputs + group.last] = Some(out);
                     (group.first, group.last)
                 }
+                Step::Rows(group) => {
+                    self.run_rows(group, &mut values)?;
+                    (group.first, group.last)
+                }
             };
             for i in first..=last {
                 self.free_after(i, &mut values, &is_output);
             }
         }
         Ok(self.outputs.iter().map(|&v| values[v].clone().expect("an output is computed before the end")).collect())
+    }
+
+    /// A row group's values (those read after it), then its deferred nodes; node by node in capture order when
+    /// it cannot run fused.
+    fn run_rows(&self, group: &RowGroup, values: &mut [Option<Tensor>]) -> Result<()> {
+        let fused = match group.run(self.n_inputs, &self.nodes, values)? {
+            Some(outs) => Some(outs),
+            None => run_recorded(group, self.n_inputs, &self.nodes, values)?.map(|out| vec![out]),
+        };
+        let Some(outs) = fused else {
+            for i in group.first..=group.last {
+                self.run_into(i, values)?;
+            }
+            return Ok(());
+        };
+        for (&i, out) in group.outputs.iter().zip(outs) {
+            values[self.n_inputs + i] = Some(out);
+        }
+        for &i in &group.deferred {
+            self.run_into(i, values)?;
+        }
+        Ok(())
     }
 
     pub(crate) fn operands<'a>(&'a self, i: usize, values: &'a [Option<Tensor>]) -> Vec<&'a Tensor> {

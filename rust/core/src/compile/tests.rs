@@ -389,3 +389,143 @@ fn a_saved_operand_written_in_place_before_backward_is_an_error_as_in_eager() {
     let err = crate::autograd::backward(&[out.sum(None, false).unwrap()], &[None], false, false, None).unwrap_err();
     assert!(err.to_string().contains("modified by an inplace operation"), "{err}");
 }
+
+/// LLaMA's RMSNorm over rows of `ROW`: `x · rsqrt(mean(x², -1) + ε) · w`.
+const ROW: isize = 100;
+
+fn rms_norm(t: &[Tensor]) -> crate::Result<Vec<Tensor>> {
+    let (x, w) = (&t[0], &t[1]);
+    let x = x.view(&[-1, ROW])?;
+    let r = x.pow(&number(2.0))?.mean(Some(&[-1]), true)?.add(&number(1e-6))?.rsqrt()?;
+    Ok(vec![x.mul(&r)?.mul(w)?])
+}
+
+fn wavy(n: usize, phase: f64) -> Tensor {
+    Tensor::from_vec((0..n).map(|i| ((i as f64) * 0.37 + phase).sin() * 2.0).collect(), &[n]).unwrap()
+}
+
+#[test]
+fn a_row_group_runs_a_norm_with_its_row_means_in_one_pass_equal_to_eager() {
+    let (x, w) = (wavy(100_000, 0.0), wavy(ROW as usize, 1.0).add(&number(1.0)).unwrap());
+    for dtype in [crate::DType::F32, crate::DType::F64] {
+        let inputs = [x.to_dtype(dtype).unwrap(), w.to_dtype(dtype).unwrap()];
+        let g = graph(capture(&inputs, rms_norm));
+        // the view, then pow, mean, add, rsqrt and both products in one group
+        assert_eq!(g.fused_groups(), 1, "{}", g.describe());
+        assert_eq!(g.replay_steps(), 2);
+        let want = rms_norm(&inputs).unwrap().remove(0);
+        let got = run_counting_fused(&g, &inputs, 1).remove(0);
+        assert_eq!(got.shape(), want.shape());
+        assert_eq!(got.to_vec::<f64>(), want.to_vec::<f64>(), "{dtype:?}");
+    }
+}
+
+#[test]
+fn a_row_group_with_a_gradient_records_one_node_and_its_backward_is_eager_bit_for_bit() {
+    let n = 100_000;
+    let x = wavy(n, 0.0).with_requires_grad(true).unwrap();
+    let w = wavy(ROW as usize, 1.0).add(&number(1.0)).unwrap().with_requires_grad(true).unwrap();
+    let inputs = [x.clone(), w.clone()];
+    let g = graph(capture(&inputs, rms_norm));
+    let upstream = wavy(n, 2.0).view(&[-1, ROW]).unwrap();
+    let gradients_of = |out: &Tensor| -> Vec<Vec<f64>> {
+        crate::autograd::grad(std::slice::from_ref(out), &[Some(upstream.clone())], &inputs, false, false, false)
+            .unwrap()
+            .into_iter()
+            .map(|t| t.unwrap().to_vec::<f64>())
+            .collect()
+    };
+    let eager = rms_norm(&inputs).unwrap().remove(0);
+    let (eager_values, eager_gradients) = (eager.to_vec::<f64>(), gradients_of(&eager));
+    let fused_runs = || crate::compile::fuse::FUSED_RUNS.with(|n| n.get());
+    for _ in 0..2 {
+        let out = run_counting_fused(&g, &inputs, 1).remove(0);
+        assert_eq!(out.grad_fn().map(|n| n.name()), Some("CompiledFunctionBackward"));
+        assert_eq!(out.to_vec::<f64>(), eager_values);
+        let before = fused_runs();
+        assert_eq!(gradients_of(&out), eager_gradients);
+        assert_eq!(fused_runs() - before, 1, "the backward's row group ran fused");
+    }
+    // the backward (the chain recomputed, then eager's rules: 19 nodes) is one row group, with the weight's column sum
+    // and its reshape deferred after it
+    assert_eq!(g.chain_backward_steps(), vec![1], "{}", g.describe());
+}
+
+/// A row group with a node deferred between its own: `x.sum(0)` reads an input a later member reads too.
+fn norm_and_column_sums(t: &[Tensor]) -> crate::Result<Vec<Tensor>> {
+    let x = &t[0];
+    let s = x.mul(x)?.mean(Some(&[-1]), true)?;
+    let columns = x.sum(Some(&[0]), false)?;
+    Ok(vec![x.mul(&s)?.sub(x)?, columns])
+}
+
+#[test]
+fn a_node_deferred_after_a_row_group_reads_what_it_read_in_place() {
+    let x = wavy(3001 * 9, 0.5).view(&[9, 3001]).unwrap();
+    let g = graph(capture(std::slice::from_ref(&x), norm_and_column_sums));
+    assert_eq!(g.fused_groups(), 1, "{}", g.describe());
+    assert_eq!(g.replay_steps(), 1, "the column sum is deferred inside the group's step");
+    let want = norm_and_column_sums(std::slice::from_ref(&x)).unwrap();
+    for _ in 0..2 {
+        let got = run_counting_fused(&g, std::slice::from_ref(&x), 1);
+        for (a, b) in got.iter().zip(&want) {
+            assert_eq!(a.shape(), b.shape());
+            assert_eq!(a.to_vec::<f64>(), b.to_vec::<f64>());
+        }
+    }
+}
+
+fn layer_norm_by_hand(t: &[Tensor]) -> crate::Result<Vec<Tensor>> {
+    let (x, w) = (&t[0], &t[1]);
+    let x = x.view(&[-1, ROW])?;
+    let centred = x.sub(&x.mean(Some(&[-1]), true)?)?;
+    let r = centred.mul(&centred)?.mean(Some(&[-1]), true)?.add(&number(1e-5))?.rsqrt()?;
+    Ok(vec![centred.mul(&r)?.mul(w)?.add(w)?])
+}
+
+fn softmax_by_hand(t: &[Tensor]) -> crate::Result<Vec<Tensor>> {
+    let x = t[0].view(&[-1, ROW])?;
+    let e = x.sub(&x.amax_amin(Some(&[-1]), true, true, false)?)?.exp()?;
+    Ok(vec![e.div(&e.sum(Some(&[-1]), true)?)?.mul(&t[1])?])
+}
+
+/// Runs `g` at `inputs`, checking that its row group ran fused (not node by node) `runs` times.
+fn run_counting_fused(g: &Graph, inputs: &[Tensor], runs: usize) -> Vec<Tensor> {
+    let before = crate::compile::fuse::FUSED_RUNS.with(|n| n.get());
+    let out = g.run(inputs).unwrap();
+    assert_eq!(crate::compile::fuse::FUSED_RUNS.with(|n| n.get()) - before, runs, "{}", g.describe());
+    out
+}
+
+#[test]
+fn norms_and_a_softmax_written_out_run_as_one_row_group_reading_their_input_in_place() {
+    let (x, w) = (wavy(100_000, 0.0), wavy(ROW as usize, 1.0));
+    for f in [layer_norm_by_hand, softmax_by_hand, rms_norm] {
+        let inputs = [x.clone(), w.clone()];
+        let g = graph(capture(&inputs, f));
+        assert_eq!((g.fused_groups(), g.replay_steps()), (1, 2), "{}", g.describe());
+        let got = run_counting_fused(&g, &inputs, 1).remove(0);
+        assert_eq!(got.to_vec::<f64>(), f(&inputs).unwrap()[0].to_vec::<f64>(), "{}", g.describe());
+    }
+}
+
+#[test]
+fn the_backwards_of_layer_norm_and_softmax_written_out_are_one_row_group_each_with_eager_gradients() {
+    let x = wavy(100_000, 0.0).with_requires_grad(true).unwrap();
+    let w = wavy(ROW as usize, 1.0).with_requires_grad(true).unwrap();
+    let inputs = [x.clone(), w.clone()];
+    let upstream = wavy(100_000, 2.0).view(&[-1, ROW]).unwrap();
+    let gradients_of = |out: Tensor| -> Vec<Vec<f64>> {
+        let found = crate::autograd::grad(&[out], &[Some(upstream.clone())], &inputs, false, false, false).unwrap();
+        found.into_iter().map(|t| t.unwrap().to_vec::<f64>()).collect()
+    };
+    for f in [layer_norm_by_hand, softmax_by_hand] {
+        let g = graph(capture(&inputs, f));
+        let out = run_counting_fused(&g, &inputs, 1).remove(0);
+        let before = crate::compile::fuse::FUSED_RUNS.with(|n| n.get());
+        assert_eq!(gradients_of(out), gradients_of(f(&inputs).unwrap().remove(0)));
+        assert_eq!(crate::compile::fuse::FUSED_RUNS.with(|n| n.get()) - before, 1);
+        // LayerNorm's: the bias's and the weight's column sums deferred; softmax's: amax's mask a float one-pass node
+        assert_eq!(g.chain_backward_steps(), vec![1], "{}", g.describe());
+    }
+}

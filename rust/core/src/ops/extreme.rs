@@ -1,7 +1,7 @@
 //! Extremes: amax/amin, max/min (of everything, or along a dim with indices), argmax/argmin.
 use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
-use crate::compile::{traced, traced_fusable, traced_pair, NodeKind, Reduction, SliceKernel};
+use crate::compile::{traced, traced_fusable, traced_pair, NodeKind, Reduction, RowReduction, SliceKernel};
 use crate::error::Result;
 use crate::kernels::reduce::fold;
 use crate::layout::wrap_dim;
@@ -122,7 +122,11 @@ impl Tensor {
             move |x: &[&Tensor]| x[0].amax_amin_eager(dims.as_deref(), keepdim, is_max, full_form)
         };
         let name = if is_max { "amax" } else { "amin" };
-        let kernel = |_: &Tensor| all.then_some(SliceKernel::Reduce(Reduction::Extreme { is_max }));
+        let kernel = |_: &Tensor| match dims {
+            _ if all => Some(SliceKernel::Reduce(Reduction::Extreme { is_max })),
+            Some(dims) => self.row_reduction(dims, keepdim, RowReduction::Extreme { is_max }),
+            None => None,
+        };
         traced_fusable(name, kind, &[self], || self.amax_amin_eager(dims, keepdim, is_max, full_form), replay, kernel)
     }
 
@@ -284,6 +288,15 @@ impl Backward for ExtremeBackward {
     fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
         let (a, out) = (ctx.unpack(&self.self_)?, ctx.unpack(&self.result)?);
         let out = unsqueeze_dims(&out, &self.dim, self.keepdim)?;
+        // torch's `(g / count) * mask`, the mask in g's float dtype made in one traceable pass when the backward is
+        // not recorded, so a compiled backward fuses it (and eager skips the bool mask's promotions)
+        if matches!(self.function, ExtremeFn::Amax | ExtremeFn::Amin) && g.dtype() == a.dtype() {
+            if let Some(mask) = equal_mask(&a, &out.expand(a.shape())?) {
+                let mask = mask?;
+                let count = mask.sum(Some(&signed(&self.dim)), true)?;
+                return one(unsqueeze_dims(g, &self.dim, self.keepdim)?.div(&count)?.mul(&mask));
+            }
+        }
         // max()/min()/median() count a NaN as equal to a NaN extreme (torch's evenly_distribute_backward);
         // amax/amin compare with `==` only, so a NaN extreme has no element equal to it: 0/0, NaN everywhere
         let mut mask = a.eq(&out)?;
@@ -294,6 +307,12 @@ impl Backward for ExtremeBackward {
         let count = mask.sum(Some(&signed(&self.dim)), true)?;
         one(unsqueeze_dims(g, &self.dim, self.keepdim)?.mul(&mask)?.div(&count))
     }
+}
+
+/// `a == b` as 1 or 0 in their float dtype (float32 or float64), in one pass, when the backward is not recorded.
+fn equal_mask(a: &Tensor, b: &Tensor) -> Option<Result<Tensor>> {
+    let (f32, f64) = (|a: f32, b: f32| f32::from(u8::from(a == b)), |a: f64, b: f64| f64::from(u8::from(a == b)));
+    crate::ops::formula::one_pass_grad("eq", a, b, Some(f32), Some(f64), None)
 }
 
 crate::backward_rule! {

@@ -2,7 +2,7 @@
 //! input's shape; max/min are in `extreme.rs`, the running sums and products in `scan.rs`.
 use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
-use crate::compile::{traced, traced_fusable, NodeKind, Reduction, SliceKernel};
+use crate::compile::{traced, traced_fusable, NodeKind, Reduction, RowReduction, SliceKernel};
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::Result;
@@ -136,8 +136,20 @@ impl Tensor {
             move |x: &[&Tensor]| x[0].sum_eager(dims.as_deref(), keepdim)
         };
         // fused, each chunk is summed by `sum_run`, the kernel `sum_block` runs for a contiguous full sum
-        let kernel = |_: &Tensor| dims.is_none().then_some(SliceKernel::Reduce(Reduction::Sum));
+        let kernel = |_: &Tensor| match dims {
+            None => Some(SliceKernel::Reduce(Reduction::Sum)),
+            Some(dims) => self.row_reduction(dims, keepdim, RowReduction::Sum),
+        };
         traced_fusable("sum", kind, &[self], || self.sum_eager(dims, keepdim), replay, kernel)
+    }
+
+    /// The row kernel of a sum or mean over the last dim, kept, of at least two rows: `sum_block` sums each such row
+    /// by `sum_run` (one row alone it splits across threads, so that one is not a row group's).
+    pub(crate) fn row_reduction(&self, dims: &[isize], keepdim: bool, reduction: RowReduction) -> Option<SliceKernel> {
+        let last = self.ndim().checked_sub(1)?;
+        let row = *self.shape().last()?;
+        let is_last = reduction_dims(Some(dims), self.ndim()).is_ok_and(|d| d == [last]);
+        (is_last && keepdim && self.numel() / row.max(1) >= 2).then_some(SliceKernel::RowReduce { reduction, row })
     }
 
     fn sum_eager(&self, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
@@ -176,12 +188,14 @@ impl Tensor {
     }
 
     pub fn mean(&self, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
-        // not fused: a mean of chunk means is not the mean when the last chunk is shorter
+        // a full mean is not fused (a mean of chunk means is not the mean when the last chunk is shorter); a mean
+        // over rows is, row by row
         let replay = || {
             let dims = dims.map(<[isize]>::to_vec);
             move |x: &[&Tensor]| x[0].mean_eager(dims.as_deref(), keepdim)
         };
-        traced("mean", NodeKind::Opaque, &[self], || self.mean_eager(dims, keepdim), replay)
+        let kernel = |_: &Tensor| dims.and_then(|dims| self.row_reduction(dims, keepdim, RowReduction::Mean));
+        traced_fusable("mean", NodeKind::Opaque, &[self], || self.mean_eager(dims, keepdim), replay, kernel)
     }
 
     fn mean_eager(&self, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {

@@ -6,7 +6,7 @@
 //! gradients are eager's, computed by the same ops, with the chain recomputed from its inputs instead of keeping
 //! its intermediates. A backward that is itself recorded (`create_graph=True`) runs the chain's eager ops again
 //! and differentiates them as eager does.
-use super::{position_of, reads_as_chunks, Gradients, Group, Reader};
+use super::{position_of, reads_as_chunks, CapturedBackward, Gradients, Reader};
 use crate::autograd::grad_mode::{self, GradModeGuard};
 use crate::autograd::{grad_through_rules, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::compile::graph::Graph;
@@ -14,7 +14,27 @@ use crate::compile::ir::{Node, NodeKind, Operand, Run};
 use crate::compile::trace::{abort, begin, finish, is_capturing, run_again, Capture};
 use crate::error::Result;
 use crate::tensor::Tensor;
+use parking_lot::Mutex;
 use std::sync::Arc;
+
+/// What recording a fused group as one node needs of it (a chain, `fuse.rs`; a row group, `rows.rs`).
+pub(crate) trait Fusable {
+    /// The group's first and last node when they are one chain of nodes to one output (None: the group is never
+    /// recorded as one node).
+    fn span(&self) -> Option<(usize, usize)>;
+    /// The backwards captured so far, one per set of outside operands wanting a gradient.
+    fn captured(&self) -> &Mutex<Vec<CapturedBackward>>;
+    /// The tensors the group reads from outside (see `Group::outside_operands`).
+    fn outside_operands(
+        &self,
+        n_inputs: usize,
+        nodes: &[Node],
+        values: &[Option<Tensor>],
+        gradients: Gradients,
+    ) -> Option<Vec<(Reader, Tensor)>>;
+    /// The group's one output over `outside`, without history.
+    fn run_over(&self, n_inputs: usize, nodes: &[Node], outside: &[(Reader, Tensor)]) -> Result<Tensor>;
+}
 
 /// The backward of one chain, for one set of its outside operands wanting a gradient.
 pub(crate) struct ChainBackward {
@@ -42,9 +62,14 @@ enum Arg {
 }
 
 impl Forward {
-    fn of(group: &Group, n_inputs: usize, nodes: &[Node], outside: &[(Reader, Tensor)]) -> Option<Forward> {
+    fn of(
+        (first, last): (usize, usize),
+        n_inputs: usize,
+        nodes: &[Node],
+        outside: &[(Reader, Tensor)],
+    ) -> Option<Forward> {
         let mut steps = Vec::new();
-        for node in &nodes[group.first..=group.last] {
+        for node in &nodes[first..=last] {
             if !matches!(node.run, Run::One(_)) {
                 return None;
             }
@@ -52,7 +77,7 @@ impl Forward {
                 .operands
                 .iter()
                 .map(|op| match op {
-                    Operand::Value(v) if *v >= n_inputs + group.first => Arg::Inside(*v - n_inputs - group.first),
+                    Operand::Value(v) if *v >= n_inputs + first => Arg::Inside(*v - n_inputs - first),
                     Operand::Value(v) => Arg::Outside(position_of(outside, Reader::Value(*v))),
                     Operand::Constant(t) if reads_as_chunks(t) => {
                         Arg::Outside(position_of(outside, Reader::Constant(Arc::as_ptr(&t.0))))
@@ -202,47 +227,47 @@ impl Backward for CompiledFunctionBackward {
     }
 }
 
-impl Group {
-    /// The group's value when an operand needs a gradient: fused, with one node recording the chain's backward.
-    /// None when it must replay node by node (a layout, no grad mode, a capture running, a backward that eager's
-    /// rules do not let be captured).
-    pub(crate) fn run_recorded(
-        &self,
-        n_inputs: usize,
-        nodes: &[Node],
-        values: &[Option<Tensor>],
-    ) -> Result<Option<Tensor>> {
-        if !grad_mode::is_enabled() || is_capturing() || !nodes[self.first..=self.last].iter().all(|n| n.grad_enabled) {
-            return Ok(None);
-        }
-        let Some(outside) = self.outside_operands(n_inputs, nodes, values, Gradients::Allowed) else {
-            return Ok(None);
-        };
-        let wants: Vec<bool> = outside.iter().map(|(_, t)| t.requires_grad()).collect();
-        let Some(chain) = self.backward_for(n_inputs, nodes, &outside, &wants) else { return Ok(None) };
-        let out = self.run_over(n_inputs, nodes, &outside)?;
-        let operands: Vec<&Tensor> = outside.iter().map(|(_, t)| t).collect();
-        let saved_tensors = operands.iter().map(|t| SavedTensor::input(t)).collect();
-        Ok(Some(record(out, &operands, |_| CompiledFunctionBackward { saved_tensors, chain })))
+/// A group's value when an operand needs a gradient: fused, with one node recording its backward. None when it must
+/// replay node by node (a layout, no grad mode, a capture running, a group of several outputs, a backward that eager's
+/// rules do not let be captured).
+pub(crate) fn run_recorded(
+    group: &impl Fusable,
+    n_inputs: usize,
+    nodes: &[Node],
+    values: &[Option<Tensor>],
+) -> Result<Option<Tensor>> {
+    let Some((first, last)) = group.span() else { return Ok(None) };
+    if !grad_mode::is_enabled() || is_capturing() || !nodes[first..=last].iter().all(|n| n.grad_enabled) {
+        return Ok(None);
     }
+    let Some(outside) = group.outside_operands(n_inputs, nodes, values, Gradients::Allowed) else {
+        return Ok(None);
+    };
+    let wants: Vec<bool> = outside.iter().map(|(_, t)| t.requires_grad()).collect();
+    let Some(chain) = backward_for(group, n_inputs, nodes, &outside, &wants) else { return Ok(None) };
+    let out = group.run_over(n_inputs, nodes, &outside)?;
+    let operands: Vec<&Tensor> = outside.iter().map(|(_, t)| t).collect();
+    let saved_tensors = operands.iter().map(|t| SavedTensor::input(t)).collect();
+    Ok(Some(record(out, &operands, |_| CompiledFunctionBackward { saved_tensors, chain })))
+}
 
-    /// The chain's backward for `wants`, captured at its first use.
-    fn backward_for(
-        &self,
-        n_inputs: usize,
-        nodes: &[Node],
-        outside: &[(Reader, Tensor)],
-        wants: &[bool],
-    ) -> Option<Arc<ChainBackward>> {
-        if let Some((_, chain)) = self.backward.lock().iter().find(|(w, _)| w == wants) {
-            return chain.clone();
-        }
-        let chain = Forward::of(self, n_inputs, nodes, outside)
-            .and_then(|forward| ChainBackward::capture(forward, outside, wants, &nodes[self.last]))
-            .map(Arc::new);
-        self.backward.lock().push((wants.to_vec(), chain.clone()));
-        chain
+/// The group's backward for `wants`, captured at its first use.
+fn backward_for(
+    group: &impl Fusable,
+    n_inputs: usize,
+    nodes: &[Node],
+    outside: &[(Reader, Tensor)],
+    wants: &[bool],
+) -> Option<Arc<ChainBackward>> {
+    if let Some((_, chain)) = group.captured().lock().iter().find(|(w, _)| w == wants) {
+        return chain.clone();
     }
+    let span = group.span()?;
+    let chain = Forward::of(span, n_inputs, nodes, outside)
+        .and_then(|forward| ChainBackward::capture(forward, outside, wants, &nodes[span.1]))
+        .map(Arc::new);
+    group.captured().lock().push((wants.to_vec(), chain.clone()));
+    chain
 }
 
 #[cfg(test)]
@@ -250,12 +275,13 @@ impl Graph {
     /// How many steps each backward the fused chains captured replays in (a fused group is one step).
     pub(crate) fn chain_backward_steps(&self) -> Vec<usize> {
         let groups = self.plan.iter().filter_map(|s| match s {
-            super::Step::Fused(g) => Some(g),
+            super::Step::Fused(g) => Some(g as &dyn Fusable),
+            super::Step::Rows(g) => Some(g as &dyn Fusable),
             super::Step::Node(_) => None,
         });
         groups
             .flat_map(|g| {
-                let captured = g.backward.lock();
+                let captured = g.captured().lock();
                 captured.iter().filter_map(|(_, c)| c.as_ref().map(|c| c.graph.replay_steps())).collect::<Vec<_>>()
             })
             .collect()

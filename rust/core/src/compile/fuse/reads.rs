@@ -3,7 +3,6 @@
 //! again; a per-row statistic `[N, 1]`: each value repeated `C` times). A broadcast operand's chunk is filled from
 //! its few values into a buffer of the worker's (or once per call, when every chunk is alike), so the op's
 //! kernel reads two plain chunks as eager's contiguous path reads two tensors.
-use super::CHUNK;
 use crate::element::Element;
 use crate::tensor::Tensor;
 
@@ -69,12 +68,13 @@ pub(super) enum Chunks<'a, T> {
 }
 
 impl<'a, T: Element> Chunks<'a, T> {
-    /// `data` is the operand's storage from its offset.
-    pub(super) fn new(data: &'a [T], pattern: Pattern) -> Chunks<'a, T> {
+    /// `data` is the operand's storage from its offset; every chunk read starts at a multiple of `block` and is at
+    /// most `block` long.
+    pub(super) fn new(data: &'a [T], pattern: Pattern, block: usize) -> Chunks<'a, T> {
         match pattern {
             Pattern::Run => Chunks::Run(data),
-            Pattern::Periodic(period) if CHUNK.is_multiple_of(period) => {
-                Chunks::Fixed((0..CHUNK).map(|i| data[i % period]).collect())
+            Pattern::Periodic(period) if block.is_multiple_of(period) => {
+                Chunks::Fixed((0..block).map(|i| data[i % period]).collect())
             }
             _ => Chunks::Filled(data, pattern),
         }
@@ -114,6 +114,7 @@ impl<'a, T: Element> Chunks<'a, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compile::fuse::CHUNK;
 
     fn t(shape: &[usize]) -> Tensor {
         Tensor::zeros(shape, crate::DType::F32)
@@ -140,7 +141,7 @@ mod tests {
     fn filled_chunks_follow_the_pattern_across_boundaries() {
         let data: Vec<f32> = (0..40).map(|i| i as f32).collect();
         for pattern in [Pattern::Periodic(7), Pattern::Stretched(3)] {
-            let chunks = Chunks::new(&data, pattern);
+            let chunks = Chunks::new(&data, pattern, CHUNK);
             assert!(chunks.is_filled());
             let mut buf = vec![0.0f32; 11];
             chunks.fill(5, &mut buf);
@@ -153,7 +154,7 @@ mod tests {
                 .collect();
             assert_eq!(buf, want, "{pattern:?}");
         }
-        match Chunks::new(&data, Pattern::Periodic(4)) {
+        match Chunks::new(&data, Pattern::Periodic(4), CHUNK) {
             Chunks::Fixed(values) => assert_eq!(&values[..9], &[0.0, 1.0, 2.0, 3.0, 0.0, 1.0, 2.0, 3.0, 0.0]),
             _ => panic!("a period dividing the chunk is filled once"),
         }
