@@ -132,6 +132,31 @@ def test_half_math_matches_float32_rounded(name):
     assert x.softmax(0).dtype == dt(name)
 
 
+@pytest.mark.parametrize("name", ["float32", "float64", "int32", "uint8"])
+def test_arithmetic_with_a_bool_mask_on_either_side_is_numpys(name):
+    # the mask is read as bool and converted value by value (no cast of the whole mask first)
+    rng = np.random.default_rng(1)
+    a = (rng.standard_normal((40, 300)) * 50).astype(name) if "float" in name else rng.integers(1, 90, (40, 300))
+    a = a.astype(name)
+    mask = rng.random((40, 300)) < 0.3
+    x, m = fg.tensor(a.tolist(), dtype=dt(name)), fg.tensor(mask.tolist())
+    for got, want in [
+        (x * m, a * mask),
+        (m * x, mask * a),
+        (x + m, a + mask),
+        (m + x, mask + a),
+        (x * m[:, :1], a * mask[:, :1]),  # a broadcast mask
+        (x.t() * m.t(), (a * mask).T),  # transposed operands
+        (x[:, ::2] + m[:, 1::2], a[:, ::2] + mask[:, 1::2]),  # strided ones
+    ]:
+        assert got.dtype == dt(name) and got.shape == want.shape
+        np.testing.assert_array_equal(got.numpy(), want)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.testing.assert_array_equal(
+            (x / m).numpy(), (a / mask).astype(np.float64 if name == "float64" else np.float32)
+        )
+
+
 @pytest.mark.parametrize("name", ["bool", "uint8", "int8", "int32", "int64"])
 def test_integer_sums_over_rows_and_other_dims_are_int64_as_numpys(name):
     # contiguous rows are summed in their own type, anything else through the layout: both int64, wrapping as torch
