@@ -1393,6 +1393,20 @@ def test_reduction_dtypes_and_special_values():
     np.testing.assert_allclose(to_numpy_(x.grad), [[-0.7071067811865476, 0.7071067811865476], [0, 0]], rtol=1e-6)
 
 
+@pytest.mark.parametrize("is_max", [True, False])
+def test_amax_amin_over_rows_match_numpy_past_the_threaded_size_with_nans_and_empty_rows(is_max):
+    # contiguous rows are reduced a vectorized run each, split across threads when large; NaN wins
+    a = np.random.default_rng(5).standard_normal((300, 700)).astype(np.float32)
+    a[7, 100] = np.nan
+    a[299, :] = -np.inf if is_max else np.inf
+    x = fg.tensor(a)
+    f, ref = (fg.amax, np.max) if is_max else (fg.amin, np.min)
+    for keepdim in (True, False):
+        np.testing.assert_array_equal(f(x, -1, keepdim=keepdim).numpy(), ref(a, axis=-1, keepdims=keepdim))
+    np.testing.assert_array_equal(f(x).numpy(), ref(a))
+    assert f(fg.zeros(0, 5), -1).shape == (0,)
+
+
 def test_reductions_of_0d_tensors():
     for f in (
         lambda x: x.prod(0),

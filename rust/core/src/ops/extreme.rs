@@ -44,6 +44,7 @@ fn extreme_kernel<T: crate::element::Element>(x: &Tensor, dims: &[usize], is_max
 /// The extreme of a contiguous run (None when it is empty), by the rule `extreme_kernel` folds with
 /// (`better`: NaN wins, the first of equals kept): eager's amax/amin over contiguous rows, and a fused chain's (each
 /// chunk, then the chunks' results).
+#[inline(always)]
 pub(crate) fn extreme_run<T: crate::element::Element>(x: &[T], is_max: bool) -> Option<T> {
     let fold = || {
         x.iter().fold(None, |best, &v| match best {
@@ -78,6 +79,27 @@ pub(crate) fn extreme_run<T: crate::element::Element>(x: &[T], is_max: bool) -> 
         return fold();
     }
     Some(best)
+}
+
+/// The extreme of each run of `n` in `x`: rows split across the threads when large, each compiled for the widest
+/// vectors (1000×1000 float32 `amax(-1)`: 203 µs at the baseline's width on one thread).
+fn row_extremes<T: crate::element::Element>(x: &[T], n: usize, is_max: bool) -> Vec<T> {
+    let rows = x.len() / n;
+    let mut out = vec![T::default(); rows];
+    let parallel = x.len() >= crate::kernels::split::SUM_ELEMENTS && rows > 1;
+    let per_task = if parallel { rows.div_ceil(4 * crate::kernels::threads::threads()).max(1) } else { rows.max(1) };
+    crate::kernels::threads::par_chunks_mut(&mut out, per_task, &|t, slots| {
+        let first = t * per_task;
+        crate::kernels::simd::dispatch!(extremes_into(slots, &x[first * n..(first + slots.len()) * n], n, is_max));
+    });
+    out
+}
+
+#[inline(always)]
+fn extremes_into<T: crate::element::Element>(out: &mut [T], x: &[T], n: usize, is_max: bool) {
+    for (slot, row) in out.iter_mut().zip(x.chunks_exact(n)) {
+        *slot = extreme_run(row, is_max).expect("a row of n > 0");
+    }
 }
 
 /// 0, 1, ..., n-1 along `dim` of an `ndim`-dim tensor (size 1 elsewhere).
@@ -149,9 +171,7 @@ impl Tensor {
         };
         let out = crate::with_dtype!(self.dtype(), T => {
             let values = match row {
-                Some((range, n)) if n > 0 => self.with_data(|_, v: &[T]| {
-                    v[range].chunks_exact(n).map(|r| extreme_run(r, is_max).expect("a row of n > 0")).collect()
-                }),
+                Some((range, n)) if n > 0 => self.with_data(|_, v: &[T]| row_extremes(&v[range], n, is_max)),
                 _ => extreme_kernel::<T>(self, &dims, is_max).0,
             };
             Tensor::from_vec(values, &shape)?
