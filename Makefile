@@ -24,10 +24,16 @@ $(STAMP): requirements-dev.txt requirements-nodeps.txt | $(PY)
 	$(PY) -m pip install --quiet --no-deps -r requirements-nodeps.txt
 	touch $@
 
-# Builds the extension in release mode into the package folder (an editable install).
+# Builds the extension in release mode into the package folder (an editable install). It is built as the wheel is
+# (WHEEL_BUILD, below), so that `make wheel` after `make test` reuses every compiled crate: `maturin develop`
+# links differently, and cargo would build all of it a second time (a full release build: CI's longest step).
+# tools/install_dev_extension.py then does what `develop` does.
+WHEEL_BUILD = PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin build --release --zig --compatibility manylinux2014
 build: $(EXT)
 $(EXT): $(STAMP) $(RUST) pyproject.toml
-	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release --quiet
+	rm -rf target/dev-wheel
+	$(WHEEL_BUILD) --quiet --out target/dev-wheel
+	$(PY) tools/install_dev_extension.py target/dev-wheel
 	touch $@
 
 test-rust:
@@ -74,7 +80,7 @@ stubtest: build
 # too): linked through zig (the `ziglang` package), so the build machine's newer glibc is not required.
 wheel: $(STAMP)
 	rm -rf dist
-	PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin build --release --zig --compatibility manylinux2014 --out dist
+	$(WHEEL_BUILD) --out dist
 
 sdist: $(STAMP)
 	$(VENV)/bin/maturin sdist --out dist
