@@ -151,6 +151,12 @@ def test_arithmetic_with_a_bool_mask_on_either_side_is_numpys(name):
     ]:
         assert got.dtype == dt(name) and got.shape == want.shape
         np.testing.assert_array_equal(got.numpy(), want)
+    # a mask times a number (float32) or a float64 tensor, 0-dim (its category is higher) or not: the promoted dtype
+    for other in [0.5, fg.tensor(0.5, dtype=fg.float64), fg.tensor(0.5, dtype=fg.float64).expand(40, 300)]:
+        want = fg.float64 if isinstance(other, fg.Tensor) else fg.float32
+        for got in (m * other, other * m):
+            assert got.dtype == want
+            np.testing.assert_array_equal(got.numpy(), mask * 0.5)
     with np.errstate(divide="ignore", invalid="ignore"):
         np.testing.assert_array_equal(
             (x / m).numpy(), (a / mask).astype(np.float64 if name == "float64" else np.float32)

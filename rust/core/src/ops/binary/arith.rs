@@ -5,8 +5,10 @@ use crate::compile::{traced_fusable, Elementwise, NodeKind, SliceKernel};
 use crate::dtype::{result_type, DType, Scalar};
 use crate::element::{Element, Float};
 use crate::error::Result;
+use crate::kernels::elementwise::map2;
 use crate::kernels::simd::{map_into, zip_into};
 use crate::layout::broadcast_shapes;
+use crate::layout::Layout;
 use crate::ops::formula::{c, one_pass_grad};
 use crate::ops::unary::FloatClass;
 use crate::tensor::Tensor;
@@ -189,13 +191,43 @@ fn arith_eager(a: &Tensor, b: &Tensor, op: Arith) -> Result<Tensor> {
                 x.sqrt()?
             }
         }
-        None => Tensor::in_memory_order(
-            &[a, b],
-            &shape,
-            |x, shape| with_dtype!(dtype, T => Tensor::from_vec(arith_kernel::<T>(op, x[0], x[1], shape)?, shape)),
-        )?,
+        None => Tensor::in_memory_order(&[a, b], &shape, |x, shape| {
+            if op == Arith::Mul {
+                if let Some(out) = product_with_mask(x[0], x[1], shape, dtype)? {
+                    return Ok(out);
+                }
+            }
+            with_dtype!(dtype, T => Tensor::from_vec(arith_kernel::<T>(op, x[0], x[1], shape)?, shape))
+        })?,
     };
     record_arith(a, b, op, out)
+}
+
+/// `g * mask`, a bool mask beside a float32 or float64 tensor (either side: the product commutes bit for bit), reads
+/// the mask as bool and converts each value in the loop, instead of casting the whole mask first: over 1e6 float32,
+/// 343 -> 176 µs (`g * g`: 160). Only the product and these two dtypes: each pair compiles `map2`'s vectorized paths
+/// once more, and the same path in `zip_as`, for every op and dtype, made the release build 3× longer.
+fn product_with_mask(a: &Tensor, b: &Tensor, shape: &[usize], dtype: DType) -> Result<Option<Tensor>> {
+    // the values' dtype must be the product's: `mask * 0.5` is float32, where the number is held as float64
+    let (values, mask) = match (a.dtype(), b.dtype()) {
+        (t, DType::Bool) if t == dtype => (a, b),
+        (DType::Bool, t) if t == dtype => (b, a),
+        _ => return Ok(None),
+    };
+    fn masked<T: Float>(values: &Tensor, mask: &Tensor, shape: &[usize]) -> Result<Tensor> {
+        let out = values.with_data(|lv: &Layout, xv: &[T]| {
+            mask.with_data(|lm: &Layout, xm: &[bool]| {
+                let (lv, lm) = (lv.broadcast_to(shape)?, lm.broadcast_to(shape)?);
+                Ok(map2(&lv, xv, &lm, xm, |x, m| x * if m { T::ONE } else { T::ZERO }))
+            })
+        })?;
+        Tensor::from_vec(out, shape)
+    }
+    Ok(match values.dtype() {
+        DType::F32 => Some(masked::<f32>(values, mask, shape)?),
+        DType::F64 => Some(masked::<f64>(values, mask, shape)?),
+        _ => None,
+    })
 }
 
 /// torch's complex `pow` by a real number: the exponents it computes by products, roots and reciprocals (so
