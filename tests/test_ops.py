@@ -2301,6 +2301,26 @@ def test_shape_op_double_backward():
     assert gg.tolist() == [2 * (0 + 5), 2 * (1 + 4), 2 * (2 + 3)]
 
 
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_cat_of_contiguous_inputs_matches_numpy_past_the_threaded_size(dim, dtype):
+    # contiguous inputs of the output's dtype are copied block by block, rows split across the threads when large;
+    # one piece is empty along the dim, and a transposed piece among them takes the general walk
+    rng = np.random.default_rng(dim + 3)
+    sizes = [(40, 300, 50), (40, 300, 50), (40, 300, 50)]
+    pieces = []
+    for i, shape in enumerate(sizes):
+        shape = list(shape)
+        shape[dim] = [17, 0, 40][i]
+        pieces.append((rng.standard_normal(shape) * 10).astype(dtype))
+    got = fg.cat([fg.tensor(a) for a in pieces], dim)
+    assert got.dtype == getattr(fg, dtype)
+    np.testing.assert_array_equal(got.numpy(), np.concatenate(pieces, dim))
+    mixed = [fg.tensor(pieces[0]), fg.tensor(np.ascontiguousarray(pieces[2].T)).T]
+    assert not mixed[1].is_contiguous()
+    np.testing.assert_array_equal(fg.cat(mixed, dim).numpy(), np.concatenate([pieces[0], pieces[2]], dim))
+
+
 def test_cat_stack_dtype_promotion_and_empty():
     out = fg.cat([fg.tensor([1, 2]), fg.tensor([0.5])])
     assert out.dtype == fg.float32 and out.tolist() == [1.0, 2.0, 0.5]

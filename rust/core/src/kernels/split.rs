@@ -31,6 +31,10 @@ pub const BATCH_NORM_ELEMENTS: usize = LAYER_NORM_ELEMENTS;
 /// its threads took `x.T.contiguous()` of 512² float32 from 285 to 78 µs (torch 143; 7b0531e).
 pub const TRANSPOSE_ELEMENTS: usize = 1 << 16;
 
+/// `cat`'s block copies (memcpy): a copy is cheap per element, so a split pays only from here. Below it, three
+/// [256, 64] float32 along dim 0 took 13 µs split (a dispatch per input) against the 5 µs one core copies them in.
+pub const COPY_ELEMENTS: usize = 1 << 18;
+
 /// Products of at least this many multiply-adds (about 2.5 µs of one core's work). Measured on two cores,
 /// one thread against two: 256×64·64×192 57 → 30 µs, 64×256·256×64 20 → 10 µs, 128×512·512×10 21 → 13 µs;
 /// the char-GPT step, whose products are all 1–4 M multiply-adds, 3.4 → 2.8 ms. (Up to 8 M, the earlier

@@ -6,6 +6,7 @@ use crate::compile::{traced, NodeKind};
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::elementwise::copy_into;
+use crate::kernels::{split, threads};
 use crate::layout::{numel, wrap_dim, Layout};
 use crate::tensor::Tensor;
 use crate::with_dtype;
@@ -16,6 +17,49 @@ pub enum SplitKind {
     Split,
     SplitWithSizes,
     Unbind,
+}
+
+/// `cat` of contiguous inputs of the output's dtype along `d`: the output is `outer` rows, each the inputs' blocks
+/// side by side, copied block by block into the uninitialized output (no zero fill first, no walk by element),
+/// rows split across the threads when large. Three [8, 32, 64] float32 along the last dim: 38 -> 6 µs (torch 8).
+fn join_blocks<T: Element>(inputs: &[&Tensor], shape: &[usize], d: usize) -> Vec<T> {
+    let n = numel(shape);
+    let outer: usize = shape[..d].iter().product();
+    let row = n.checked_div(outer).unwrap_or(0);
+    let mut out: Vec<T> = crate::pool::take(n);
+    let dst = &mut out.spare_capacity_mut()[..n];
+    let mut start = 0;
+    for t in inputs {
+        let block = t.numel().checked_div(outer).unwrap_or(0);
+        t.with_data(|l, x: &[T]| {
+            let x = &x[l.contiguous_range().expect("checked contiguous")];
+            if row == 0 || block == 0 {
+                return;
+            }
+            // whole rows per task (cat along dim 0 is one row: its block is split instead)
+            let tasks = if n >= split::COPY_ELEMENTS { 4 * threads::threads() } else { 1 };
+            let rows_per_task = outer.div_ceil(tasks);
+            if outer == 1 {
+                let piece = block.div_ceil(tasks);
+                let place = &mut dst[start..start + block];
+                threads::par_chunks_mut(place, piece, &|c, part| {
+                    part.write_copy_of_slice(&x[c * piece..c * piece + part.len()]);
+                });
+                return;
+            }
+            threads::par_chunks_mut(dst, rows_per_task * row, &|c, rows| {
+                let first = c * rows_per_task;
+                for (r, out_row) in rows.chunks_exact_mut(row).enumerate() {
+                    let o = first + r;
+                    out_row[start..start + block].write_copy_of_slice(&x[o * block..(o + 1) * block]);
+                }
+            });
+        });
+        start += block;
+    }
+    // SAFETY: the inputs' blocks tile each row (their sizes along `d` sum to the output's), so every slot is written.
+    unsafe { out.set_len(n) };
+    out
 }
 
 impl Tensor {
@@ -68,7 +112,11 @@ impl Tensor {
         // None: a skipped (1-D empty) input
         let sizes: Vec<Option<usize>> =
             tensors.iter().map(|t| if t.ndim() == 1 && t.numel() == 0 { None } else { Some(t.shape()[d]) }).collect();
+        let joined = kept.iter().all(|t| t.dtype() == dtype && t.layout().contiguous_range().is_some());
         let out = with_dtype!(dtype, T => {
+            if joined {
+                return Ok((Tensor::from_vec(join_blocks::<T>(&kept, &shape, d), &shape)?, d, sizes));
+            }
             let mut out = crate::pool::filled(numel(&shape), T::ZERO);
             let full = Layout::contiguous(&shape);
             let mut start = 0;
@@ -410,4 +458,40 @@ fn split_grad(
     } else {
         Tensor::cat(&parts, dim as isize)?
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tensor::Tensor;
+
+    /// Each input transposed twice (the same values, no longer contiguous) takes the general walk.
+    fn strided(t: &Tensor) -> Tensor {
+        let n = t.ndim() as isize;
+        t.transpose(0, n - 1).unwrap().contiguous().unwrap().transpose(0, n - 1).unwrap()
+    }
+
+    #[test]
+    fn contiguous_blocks_join_as_the_general_walk_does() {
+        let make = |shape: &[usize], seed: usize| {
+            let n = shape.iter().product::<usize>();
+            Tensor::from_vec((0..n).map(|i| ((i * 7 + seed * 13) % 101) as f32 - 50.0).collect::<Vec<f32>>(), shape)
+                .unwrap()
+        };
+        // small and past the threaded size, along each dim, a zero-size piece among them
+        for (shapes, dim) in [
+            (vec![[8, 32, 64], [8, 32, 64], [8, 32, 64]], 2),
+            (vec![[8, 32, 64], [8, 5, 64], [8, 0, 64]], 1),
+            (vec![[500, 200, 3], [100, 200, 3], [1, 200, 3]], 0),
+            (vec![[300, 200, 3], [300, 200, 1], [300, 200, 6]], 2),
+            (vec![[2, 1000, 70], [2, 999, 70]], 1),
+        ] {
+            let parts: Vec<Tensor> = shapes.iter().enumerate().map(|(i, s)| make(s, i)).collect();
+            let joined = Tensor::cat(&parts, dim).unwrap();
+            assert!(parts.iter().all(|p| p.layout().contiguous_range().is_some()));
+            let walked = Tensor::cat(&parts.iter().map(strided).collect::<Vec<_>>(), dim).unwrap();
+            assert!(parts.iter().map(strided).all(|p| p.numel() < 2 || p.layout().contiguous_range().is_none()));
+            assert_eq!(joined.shape(), walked.shape());
+            assert_eq!(joined.to_vec::<f32>(), walked.to_vec::<f32>(), "{shapes:?} along {dim}");
+        }
+    }
 }
