@@ -313,15 +313,11 @@ impl Tensor {
             .map(|(i, &r)| (r as usize).saturating_mul(if i < lead { 1 } else { in_shape[i - lead] }))
             .collect();
         crate::alloc::check_new_shape(&out_shape, self.dtype().itemsize())?;
-        let geom = Layout::contiguous(&in_shape);
-        let pos = positions(&out_shape, &geom, |i, s| {
-            for d in 0..s.len() {
-                s[d] = i[d + lead] % in_shape[d];
-            }
-            true
-        });
-        let node = RepeatBackward0 { repeats: repeats.to_vec(), self_sym_sizes: in_shape.clone() };
-        self.take_flat(pos, &out_shape, node)
+        // as torch: each dim split in (repeat, size), the input broadcast along the repeats and copied once (the
+        // gather by position this replaces took 346 µs for [8, 32, 64] repeated (1, 1, 3), torch 17)
+        let (split_in, split_out) = repeat_split(repeats, &in_shape);
+        let out = self.detach().reshape(&split_in)?.expand(&split_out)?.contiguous()?.reshape(&out_shape)?;
+        Ok(record(out, &[self], |_| RepeatBackward0 { repeats: repeats.to_vec(), self_sym_sizes: in_shape }))
     }
 
     /// `tril(k)` (`upper = false`) or `triu(k)`.
@@ -829,6 +825,22 @@ crate::backward_rule! {
 }
 crate::backward_rule! {
     pub struct RepeatBackward0 { repeats: Vec<isize>, self_sym_sizes: Vec<usize> }
+}
+impl Backward for RepeatBackward0 {
+    /// Each copy's gradient added back: the gradient split as the forward split its output, summed over the repeats.
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (_, split_out) = repeat_split(&self.repeats, &self.self_sym_sizes);
+        let repeat_dims: Vec<isize> = (0..self.repeats.len() as isize).map(|d| 2 * d).collect();
+        one(g.reshape(&split_out)?.sum(Some(&repeat_dims), false)?.reshape(&self.self_sym_sizes))
+    }
+}
+
+/// `repeat`'s input shape with a 1 before each size (dims of 1 in front for repeats past its dims), and its output
+/// split alike: (repeat, size) for each dim.
+fn repeat_split(repeats: &[isize], shape: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    let lead = repeats.len() - shape.len();
+    let sizes = || (0..repeats.len()).map(|d| if d < lead { 1 } else { shape[d - lead] });
+    (sizes().flat_map(|s| [1, s]).collect(), sizes().zip(repeats).flat_map(|(s, &r)| [r as usize, s]).collect())
 }
 crate::backward_rule! {
     pub struct TrilBackward0 { diagonal: isize }
