@@ -136,8 +136,7 @@ def test_half_math_matches_float32_rounded(name):
 def test_arithmetic_with_a_bool_mask_on_either_side_is_numpys(name):
     # the mask is read as bool and converted value by value (no cast of the whole mask first)
     rng = np.random.default_rng(1)
-    a = (rng.standard_normal((40, 300)) * 50).astype(name) if "float" in name else rng.integers(1, 90, (40, 300))
-    a = a.astype(name)
+    a = (rng.standard_normal((40, 300)) * 50 if "float" in name else rng.integers(1, 90, (40, 300))).astype(name)
     mask = rng.random((40, 300)) < 0.3
     x, m = fg.tensor(a.tolist(), dtype=dt(name)), fg.tensor(mask.tolist())
     for got, want in [

@@ -2,9 +2,9 @@
 
 `make build` builds the extension exactly as `make wheel` does (release, linked through zig for manylinux2014),
 so that a wheel built after the tests reuses every compiled crate: maturin's `develop` links differently, and
-cargo would build everything a second time (~6.5 minutes of CI). This script then does what `develop` would
-have: the module goes beside the Python sources, and the venv imports `python/` through `ferrograd.pth`, with
-the wheel's metadata recorded as an editable install.
+cargo would build everything a second time (a whole release build more in CI). This script then does what
+`develop` would have: the module goes beside the Python sources, and the venv imports `python/` through
+`ferrograd.pth`, with the wheel's metadata recorded as an editable install.
 
     python tools/install_dev_extension.py DIR_WITH_ONE_WHEEL
 """

@@ -28,21 +28,21 @@ fn join_blocks<T: Element>(inputs: &[&Tensor], shape: &[usize], d: usize) -> Vec
     let row = n.checked_div(outer).unwrap_or(0);
     let mut out: Vec<T> = crate::pool::take(n);
     let dst = &mut out.spare_capacity_mut()[..n];
+    // whole rows per task (cat along dim 0 is one row: its block is split instead)
+    let tasks = if n >= split::COPY_ELEMENTS { 4 * threads::threads() } else { 1 };
+    let rows_per_task = outer.div_ceil(tasks);
     let mut start = 0;
     for t in inputs {
+        // an empty output has empty blocks only
         let block = t.numel().checked_div(outer).unwrap_or(0);
+        if block == 0 {
+            continue;
+        }
         t.with_data(|l, x: &[T]| {
             let x = &x[l.contiguous_range().expect("checked contiguous")];
-            if row == 0 || block == 0 {
-                return;
-            }
-            // whole rows per task (cat along dim 0 is one row: its block is split instead)
-            let tasks = if n >= split::COPY_ELEMENTS { 4 * threads::threads() } else { 1 };
-            let rows_per_task = outer.div_ceil(tasks);
             if outer == 1 {
                 let piece = block.div_ceil(tasks);
-                let place = &mut dst[start..start + block];
-                threads::par_chunks_mut(place, piece, &|c, part| {
+                threads::par_chunks_mut(&mut dst[start..start + block], piece, &|c, part| {
                     part.write_copy_of_slice(&x[c * piece..c * piece + part.len()]);
                 });
                 return;
