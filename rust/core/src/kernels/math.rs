@@ -1,8 +1,8 @@
 //! Vectorizable float32 `exp`, `ln`, `tanh`, `erf`, `sin` and `cos` (and AVX-512 kernels for exp, ln,
 //! tanh and erf): straight-line code (no table lookups, no calls), so the elementwise loops compile to
 //! wide SIMD under run-time dispatch. Error bounds are tested below against float64 references:
-//! `exp_f32` within 2 ulp, `ln_f32` within 1, `tanh_f32` within 2, `erf_f32`, `sin_f32` and `cos_f32`
-//! within 1. The float32 sin/cos slice kernels with FMA are in `sincos.rs`, GELU's in `gelu.rs`.
+//! `exp_f32` within 2 ulp, `ln_f32` within 1, `tanh_f32` within 2 (the AVX-512 tanh within 2.5), `erf_f32`,
+//! `sin_f32` and `cos_f32` within 1. The float32 sin/cos slice kernels with FMA are in `sincos.rs`, GELU's in `gelu.rs`.
 use crate::kernels::simd::{level, map_into, Level};
 use std::mem::MaybeUninit;
 
@@ -81,13 +81,14 @@ avx512_or_scalar!(
 
 avx512_or_scalar!(
     /// `out[i] = ln(x[i])` for float32: on AVX-512 the scheme of `ln_f32` with FMA, sixteen lanes at a
-    /// time (1e6 elements: 313 µs compiler-vectorized against PyTorch's 154); within 1 ulp either way.
+    /// time (1e6 elements: 313 µs compiler-vectorized against PyTorch's 154); within 1 ulp either way, and the
+    /// same bits.
     ln_f32_into, ln_f32_into_avx512, ln_f32
 );
 
 avx512_or_scalar!(
-    /// `out[i] = tanh(x[i])` for float32: on AVX-512 the scheme of `tanh_f32` with FMA and the AVX-512
-    /// exp; within 2 ulp either way.
+    /// `out[i] = tanh(x[i])` for float32: on AVX-512 one formula through expm1 (`x86::tanh_f32x16`), within 2.5
+    /// ulp; elsewhere `tanh_f32`, within 2.
     tanh_f32_into, tanh_f32_into_avx512, tanh_f32
 );
 
@@ -226,18 +227,19 @@ pub(crate) mod x86 {
         _mm512_reduce_add_pd(_mm512_add_pd(lo, hi))
     }
 
-    /// `ln_f32` on sixteen lanes, with FMA.
+    /// `ln_f32` on sixteen lanes, with FMA. `vgetmantps`/`vgetexpps` split x = m·2^e with m in [1, 2) (subnormals
+    /// included), which `ln_f32` does with bit masks; m from √2 up is halved, as Cephes puts it in [√½, √2). One
+    /// `vfixupimmps` then gives the special values, by the class of x: ±0 → -inf, +inf → inf, NaN, -inf and x < 0 →
+    /// NaN. Bit for bit the results of the bit-mask split with three blends (every float32 compared), in 26 instead
+    /// of 38 instructions: 5.8 → 4.2 ns a vector in L1 on this Xeon (PyTorch's log: 4.4).
     #[target_feature(enable = "avx512f,fma")]
     unsafe fn ln_f32x16(x: __m512) -> __m512 {
-        let (set, seti) = (_mm512_set1_ps, _mm512_set1_epi32);
-        let subnormal = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, set(f32::MIN_POSITIVE));
-        let bits = _mm512_castps_si512(_mm512_mask_mul_ps(x, subnormal, x, set(8_388_608.0)));
-        let e = _mm512_sub_epi32(_mm512_and_si512(_mm512_srli_epi32::<23>(bits), seti(0xff)), seti(126));
-        let e = _mm512_mask_sub_epi32(e, subnormal, e, seti(23));
-        let m = _mm512_castsi512_ps(_mm512_or_si512(_mm512_and_si512(bits, seti(0x007f_ffff)), seti(0x3f00_0000)));
-        let below = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(m, set(std::f32::consts::FRAC_1_SQRT_2));
-        let e = _mm512_cvtepi32_ps(_mm512_mask_sub_epi32(e, below, e, seti(1)));
-        let f = _mm512_sub_ps(_mm512_mask_add_ps(m, below, m, m), set(1.0));
+        let set = _mm512_set1_ps;
+        let m = _mm512_getmant_ps::<_MM_MANT_NORM_1_2, _MM_MANT_SIGN_ZERO>(x);
+        let e = _mm512_getexp_ps(x);
+        let above = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(m, set(std::f32::consts::SQRT_2));
+        let e = _mm512_mask_add_ps(e, above, e, set(1.0));
+        let f = _mm512_sub_ps(_mm512_mask_mul_ps(m, above, m, set(0.5)), set(1.0));
         let z = _mm512_mul_ps(f, f);
         let mut p = set(LN_P[0]);
         for c in &LN_P[1..] {
@@ -246,35 +248,49 @@ pub(crate) mod x86 {
         let y = _mm512_fmadd_ps(f, _mm512_mul_ps(z, p), _mm512_mul_ps(e, set(LN2_LOW_PART)));
         let y = _mm512_fnmadd_ps(set(0.5), z, y);
         let r = _mm512_fmadd_ps(e, set(LN2_HIGH_PART), _mm512_add_ps(f, y));
-        // x < 0 or NaN: NaN; ±0: -inf; +inf: inf
-        let r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, set(f32::INFINITY)), r, set(f32::INFINITY));
-        let r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, set(0.0)), r, set(f32::NEG_INFINITY));
-        _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_NGE_UQ>(x, set(0.0)), r, set(f32::NAN))
+        _mm512_fixupimm_ps::<0>(r, x, _mm512_set1_epi32(LN_SPECIAL_VALUES))
     }
+
+    /// `vfixupimmps`'s table for ln, a 4-bit response per class of x (classes, low nibble first: QNaN, SNaN, ±0, +1,
+    /// -inf, +inf, x < 0, x > 0; responses: 0 keeps the computed value, 2 is x's NaN quieted, 3 the default NaN,
+    /// 4 -inf, 5 +inf). ln(1) computes to +0 as it should.
+    const LN_SPECIAL_VALUES: i32 = 0x0353_0422;
 
     #[target_feature(enable = "avx512f,fma")]
     pub unsafe fn ln_f32_into_avx512(out: &mut [MaybeUninit<f32>], x: &[f32]) {
         map16(out, x, |v| ln_f32x16(v))
     }
 
-    /// `tanh_f32` on sixteen lanes, with FMA.
+    /// tanh on sixteen lanes, with FMA: tanh|x| = expm1(2|x|) / (expm1(2|x|) + 2), one formula for every |x| (no
+    /// cancellation: the quotient's operands are never close), where `tanh_f32` computes both of Cephes' branches and
+    /// blends them. expm1(2|x|) = 2^n·expm1(r) + (2^n - 1) after `exp_f32x16`'s reduction, expm1(r) by its Taylor
+    /// series to degree 8 (|r| <= ln2/2: truncation below 1e-9 relative); |x| clamped to 10, past which tanh rounds
+    /// to 1; x's sign put back last, so ±0 stays ±0 and NaN stays NaN. 23 instructions against 37: 6.9 → 5.4 ns a
+    /// vector in L1 on this Xeon (PyTorch's tanh: 5.2). Within 2.5 ulp over every float32, the worst near
+    /// 0.0078, where expm1, the sum with 2 and the quotient each round once; `tanh_f32` is within 2.
     #[target_feature(enable = "avx512f,fma")]
     unsafe fn tanh_f32x16(x: __m512) -> __m512 {
         let set = _mm512_set1_ps;
-        let a = _mm512_abs_ps(x);
-        let z = _mm512_mul_ps(x, x);
-        let mut q = set(TANH_Q[0]);
-        for c in &TANH_Q[1..] {
-            q = _mm512_fmadd_ps(q, z, set(*c));
+        let a = _mm512_min_ps(set(10.0), _mm512_abs_ps(x)); // min returns its second operand, a NaN, when it is one
+        let a2 = _mm512_add_ps(a, a);
+        let n =
+            _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm512_mul_ps(a2, set(LOG2E)));
+        let r = _mm512_fnmadd_ps(n, set(LN2_LO), _mm512_fnmadd_ps(n, set(LN2_HI), a2));
+        let mut h = set(EXPM1_TAYLOR[0]);
+        for c in &EXPM1_TAYLOR[1..] {
+            h = _mm512_fmadd_ps(h, r, set(*c));
         }
-        let small = _mm512_fmadd_ps(_mm512_mul_ps(q, z), x, x);
-        let small = _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_EQ_OQ>(z, set(0.0)), small, x); // ±0 keeps its sign
-        let large =
-            _mm512_sub_ps(set(1.0), _mm512_div_ps(set(2.0), _mm512_add_ps(exp_f32x16(_mm512_add_ps(a, a)), set(1.0))));
-        let sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(i32::MIN));
-        let large = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(large), sign));
-        _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_LT_OQ>(a, set(0.625)), large, small)
+        let expm1_r = _mm512_fmadd_ps(_mm512_mul_ps(r, r), h, r);
+        let pow = _mm512_scalef_ps(set(1.0), n);
+        let expm1 = _mm512_fmadd_ps(pow, expm1_r, _mm512_sub_ps(pow, set(1.0)));
+        let t = _mm512_div_ps(expm1, _mm512_add_ps(expm1, set(2.0)));
+        // t | (x & sign bit): truth table of A | (B & C) over (t, x, sign bit)
+        let sign = _mm512_set1_epi32(i32::MIN);
+        _mm512_castsi512_ps(_mm512_ternarylogic_epi32::<0xF8>(_mm512_castps_si512(t), _mm512_castps_si512(x), sign))
     }
+
+    /// expm1(r) = r + r²·(1/2 + r/6 + ... + r⁶/8!): the bracket's coefficients, highest first.
+    const EXPM1_TAYLOR: [f32; 7] = [1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5];
 
     #[target_feature(enable = "avx512f,fma")]
     pub unsafe fn tanh_f32_into_avx512(out: &mut [MaybeUninit<f32>], x: &[f32]) {
@@ -664,7 +680,7 @@ mod tests {
         let cases: [Case; 6] = [
             ("exp", exp_f32_into, exp_f32, f64::exp, 2.0, SUB),
             ("ln", ln_f32_into, ln_f32, f64::ln, 1.0, SUB),
-            ("tanh", tanh_f32_into, tanh_f32, f64::tanh, 2.0, SUB),
+            ("tanh", tanh_f32_into, tanh_f32, f64::tanh, 2.5, SUB),
             ("erf", erf_f32_into, erf_f32, libm::erf, 2.0, SUB),
             ("sigmoid", sigmoid_f32_into, sigmoid_f32, |x| 1.0 / (1.0 + (-x).exp()), 3.0, (NORMAL, NORMAL)),
             ("silu", silu_f32_into, silu_f32, |x| x / (1.0 + (-x).exp()), 4.0, (3e-37, 3e-37)),
