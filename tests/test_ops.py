@@ -1355,6 +1355,27 @@ def test_max_min_with_dim_return_values_and_indices(rng):
     assert_tensor(fg.tensor(5.0).max(0).indices, np.array(0), dtype="int64")
 
 
+@pytest.mark.parametrize("n", [1000, 7])
+def test_max_min_along_long_contiguous_rows_match_numpy_at_nans_ties_and_zeros(n):
+    # 300 rows (split across threads at n = 1000; at 7, shorter than the vector kernel): values and first positions
+    a = ((np.arange(300 * n) * 37 % 1009).astype(np.float32) - 500.0).reshape(300, n) * 0.25
+    a[3, n // 2], a[3, n - 1] = np.nan, np.nan
+    a[5, 1], a[5, n - 2] = 1e9, 1e9
+    a[7], a[7, 2], a[7, 4] = -1.0, -0.0, 0.0
+    a[9] = -np.inf
+    a[11, n - 1] = np.inf
+    x = fg.tensor(a)
+    for name, arg in (("max", np.argmax), ("min", np.argmin)):
+        values, indices = getattr(x, name)(-1)
+        want = arg(a, -1)
+        assert_tensor(indices, want, dtype="int64")
+        picked = np.take_along_axis(a, want[:, None], -1)[:, 0]
+        assert_tensor(values, picked)
+        assert np.array_equal(np.signbit(to_numpy_(values)), np.signbit(picked))
+        assert_tensor(getattr(x, "arg" + name)(-1), want, dtype="int64")
+        assert_tensor(getattr(x, "a" + name)(-1), picked)
+
+
 @pytest.mark.parametrize("name,ref", [("argmax", np.argmax), ("argmin", np.argmin)])
 def test_argmax_argmin(name, ref, rng):
     a, x = make_input(rng, (3, 4, 2), STEPPED, domain="ties")

@@ -2,7 +2,8 @@
 //! tanh and erf): straight-line code (no table lookups, no calls), so the elementwise loops compile to
 //! wide SIMD under run-time dispatch. Error bounds are tested below against float64 references:
 //! `exp_f32` within 2 ulp, `ln_f32` within 1, `tanh_f32` within 2 (the AVX-512 tanh within 2.5), `erf_f32`,
-//! `sin_f32` and `cos_f32` within 1. The float32 sin/cos slice kernels with FMA are in `sincos.rs`, GELU's in `gelu.rs`.
+//! `sin_f32` and `cos_f32` within 1. The float32 sin/cos slice kernels with FMA are in `sincos.rs`, GELU's in
+//! `gelu.rs`.
 use crate::kernels::simd::{level, map_into, Level};
 use std::mem::MaybeUninit;
 

@@ -5,6 +5,7 @@ pub mod batch_norm_rows;
 pub mod conv;
 pub mod cxx_order;
 pub mod elementwise;
+pub mod extreme;
 pub mod gelu;
 pub mod gemv;
 pub mod layer_norm;

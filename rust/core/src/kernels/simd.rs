@@ -152,6 +152,13 @@ macro_rules! dispatch {
 
 pub(crate) use dispatch;
 
+/// `x` itself when its elements are f32 (for a generic kernel that has a float32 path of its own).
+pub(crate) fn as_f32<T: 'static>(x: &[T]) -> Option<&[f32]> {
+    // SAFETY: T is f32 (same type id), so the slice is reinterpreted as itself.
+    (std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>())
+        .then(|| unsafe { std::slice::from_raw_parts(x.as_ptr().cast::<f32>(), x.len()) })
+}
+
 /// Elements per task when a loop over `n` is split across threads (a few tasks per thread, so one
 /// slow thread does not hold up the rest).
 fn chunk_len(n: usize) -> usize {

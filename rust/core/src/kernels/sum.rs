@@ -6,7 +6,7 @@
 //! accumulator row is loaded and stored once per four input rows. Each loop is compiled for AVX-512,
 //! AVX2 and the baseline and picked at run time; large sums are split across threads by rows.
 use crate::element::Element;
-use crate::kernels::simd::{level, Level};
+use crate::kernels::simd::{as_f32, level, Level};
 use crate::kernels::threads::par_chunks_mut;
 use crate::layout::Layout;
 use crate::pool;
@@ -173,13 +173,6 @@ mod x86 {
     ) {
         add_rows_generic(acc, x, rows, stride, cols)
     }
-}
-
-/// `x` itself when its elements are f32.
-fn as_f32<T: Element>(x: &[T]) -> Option<&[f32]> {
-    // Safety: T is f32 (same type id), so the slice is reinterpreted as itself.
-    (std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>())
-        .then(|| unsafe { std::slice::from_raw_parts(x.as_ptr().cast::<f32>(), x.len()) })
 }
 
 /// Sum of a contiguous run.
