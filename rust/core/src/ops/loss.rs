@@ -6,6 +6,7 @@ use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTe
 use crate::bail;
 use crate::compile::{operand_list, optional_args, traced, NodeKind};
 use crate::dtype::{result_type, DType};
+use crate::element::Element;
 use crate::error::Result;
 use crate::layout::broadcast_shapes;
 use crate::ops::extreme::positions_along;
@@ -243,6 +244,31 @@ impl Backward for PointwiseLossBackward {
     }
 }
 
+/// `input[n, target[i], d...]` for each target element `i` in row-major order (0 where ignored), read at its storage
+/// position in the input's own dtype: the input was converted whole to float64 before, 23 ms for a (4096, 1000)
+/// float32 input against torch's 21 µs. Targets are in range (checked by the caller).
+fn picked_inputs(x: &Tensor, targets: &[i64], ignore_index: i64) -> Vec<f64> {
+    crate::with_dtype!(x.dtype(), T => x.with_data(|l, v: &[T]| {
+        // (N, C, d...): the batch and class strides, then the trailing dims'; (C,): the class stride only
+        let (batch, class, trailing) = match l.ndim() {
+            1 => (0, l.strides[0], &[][..]),
+            _ => (l.strides[0], l.strides[1], &l.strides[2..]),
+        };
+        let trailing_shape = if l.ndim() >= 2 { &l.shape[2..] } else { &[][..] };
+        let inner: usize = trailing_shape.iter().product();
+        let at = |i: usize, class_index: usize| {
+            let (mut rest, mut at) = (i % inner.max(1), l.offset + i / inner.max(1) * batch + class_index * class);
+            for (&size, &stride) in trailing_shape.iter().zip(trailing).rev() {
+                at += rest % size * stride;
+                rest /= size;
+            }
+            at
+        };
+        let pick = |(i, &t): (usize, &i64)| if t == ignore_index { 0.0 } else { v[at(i, t as usize)].to_f64() };
+        targets.iter().enumerate().map(pick).collect()
+    }))
+}
+
 impl Tensor {
     /// `nll_loss` for class-index targets: input (N, C, d...) or (C,), target (N, d...) or ().
     pub fn nll_loss(
@@ -322,19 +348,17 @@ impl Tensor {
             bail!(Index, "Target {bad} is out of bounds.");
         }
         // per-element losses and weights, in the target's row-major order
-        let x = self.to_vec::<f64>();
+        let picked = picked_inputs(self, &t, ignore_index);
         let w = weight.map(|w| w.to_vec::<f64>());
-        let inner: usize = if nd >= 2 { self.shape()[2..].iter().product() } else { 1 };
         let mut losses = Vec::with_capacity(t.len());
         let mut total = 0.0;
-        for (i, &ti) in t.iter().enumerate() {
+        for (&ti, &x) in t.iter().zip(&picked) {
             if ti == ignore_index {
                 losses.push(0.0);
                 continue;
             }
-            let (n, s) = (i / inner, i % inner);
             let wi = w.as_ref().map_or(1.0, |w| w[ti as usize]);
-            losses.push(-wi * x[(n * c + ti as usize) * inner + s]);
+            losses.push(-wi * x);
             total += wi;
         }
         let out = match reduction {
