@@ -201,6 +201,19 @@ pub enum FloatClass {
 }
 
 impl FloatClass {
+    /// Whether a float (widened to float64, which keeps its class and sign) is of this class.
+    #[inline(always)]
+    fn holds(self, x: f64) -> bool {
+        match self {
+            FloatClass::Nan => x.is_nan(),
+            FloatClass::Infinite => x.is_infinite(),
+            FloatClass::Finite => x.is_finite(),
+            FloatClass::PosInf => x == f64::INFINITY,
+            FloatClass::NegInf => x == f64::NEG_INFINITY,
+            FloatClass::SignBit => x.is_sign_negative(),
+        }
+    }
+
     /// The op's name, as torch's (a captured graph's node).
     pub fn name(self) -> &'static str {
         match self {
@@ -296,19 +309,14 @@ impl Tensor {
     }
 
     fn float_class_eager(&self, class: FloatClass) -> Result<Tensor> {
+        // read in place as float32 or float64 (half types are cast to float32, exactly); converting every element to
+        // a float64 vector first took 1.9 ms for 1000×1000 float32 against torch's 0.4
+        fn classify<T: Element>(x: &Tensor, class: FloatClass) -> Vec<bool> {
+            x.with_data(|l, v: &[T]| map1(l, v, move |x: T| class.holds(x.to_f64())))
+        }
         let v: Vec<bool> = match self.dtype() {
-            d if d.is_float() => self
-                .to_vec::<f64>()
-                .into_iter()
-                .map(|x| match class {
-                    FloatClass::Nan => x.is_nan(),
-                    FloatClass::Infinite => x.is_infinite(),
-                    FloatClass::Finite => x.is_finite(),
-                    FloatClass::PosInf => x == f64::INFINITY,
-                    FloatClass::NegInf => x == f64::NEG_INFINITY,
-                    FloatClass::SignBit => x.is_sign_negative(),
-                })
-                .collect(),
+            DType::F64 => classify::<f64>(self, class),
+            d if d.is_float() => classify::<f32>(self, class),
             _ if class == FloatClass::SignBit => self.to_vec::<i64>().into_iter().map(|x| x < 0).collect(),
             _ => vec![class == FloatClass::Finite; self.numel()],
         };
