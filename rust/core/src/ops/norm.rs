@@ -2,8 +2,10 @@
 use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
 use crate::compile::{traced, NodeKind};
+use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::reduce::fold;
+use crate::kernels::threads::par_chunks_mut;
 use crate::ops::formula::unsqueeze_dims;
 use crate::ops::unary::FloatClass;
 use crate::tensor::Tensor;
@@ -84,6 +86,16 @@ impl Tensor {
             }
         }
         let shape = crate::ops::reduce::reduced_shape(self.shape(), &dims, keepdim);
+        if let Some(out) = self.norm_of_runs(ord, &dims, all) {
+            let out = crate::ops::reduce::from_f64s(out, &shape, self.dtype())?;
+            return Ok(record(out, &[self], |out| LinalgVectorNormBackward0 {
+                ord,
+                dim: dims,
+                keepdim,
+                self_: SavedTensor::input(self),
+                result: SavedTensor::output(out),
+            }));
+        }
         let values: Vec<f64> = self.with_data(|l, x: &[f64]| match ord {
             NormOrder::Zero => fold(l, x, &dims, 0.0, |a, v| a + if v != 0.0 { 1.0 } else { 0.0 }),
             NormOrder::One => fold(l, x, &dims, 0.0, |a, v| a + v.abs()),
@@ -104,9 +116,81 @@ impl Tensor {
         }))
     }
 
+    /// The 1- and 2-norms of a contiguous float32 or float64 tensor over all its elements or its last dim, read in
+    /// place, the powers summed in float64 lanes and split across threads (None for any other case, which folds
+    /// element by element through the layout in float64). The fold first copied the tensor to float64: the 2-norm
+    /// of 1000×1000 float32 took 880 µs, torch 158; along the last dim 880 against 87.
+    fn norm_of_runs(&self, ord: NormOrder, dims: &[usize], all: bool) -> Option<Vec<f64>> {
+        let square = match ord {
+            NormOrder::One => false,
+            NormOrder::Two => true,
+            _ => return None,
+        };
+        let range = self.layout().contiguous_range()?;
+        let n =
+            if all { self.numel() } else { (dims == [self.ndim().checked_sub(1)?]).then(|| self.shape()[dims[0]])? };
+        if n == 0 {
+            return None;
+        }
+        let sums = match self.dtype() {
+            crate::DType::F32 => self.with_data(|_, x: &[f32]| power_sums(&x[range], n, square)),
+            crate::DType::F64 => self.with_data(|_, x: &[f64]| power_sums(&x[range], n, square)),
+            _ => return None,
+        };
+        Some(if square { sums.into_iter().map(f64::sqrt).collect() } else { sums })
+    }
+
     /// The 2-norm of all elements.
     pub fn norm(&self) -> Result<Tensor> {
         self.vector_norm(NormOrder::Two, None, false)
+    }
+}
+
+/// Σ x² (`square`) or Σ |x| of each run of `n` in `x`, in float64: rows split across the threads when large, one
+/// long run in eight parts added in order.
+fn power_sums<T: Element>(x: &[T], n: usize, square: bool) -> Vec<f64> {
+    let rows = x.len() / n;
+    let parallel = x.len() >= crate::kernels::split::SUM_ELEMENTS;
+    if rows == 1 && parallel {
+        let per = n.div_ceil(8);
+        let mut parts = vec![0.0f64; n.div_ceil(per)];
+        par_chunks_mut(&mut parts, 1, &|p, part| {
+            crate::kernels::simd::dispatch!(power_sums_into(part, &x[p * per..((p + 1) * per).min(n)], n, square))
+        });
+        return vec![parts.iter().sum()];
+    }
+    let mut out = vec![0.0f64; rows];
+    let per_task = if parallel { rows.div_ceil(4 * crate::kernels::threads::threads()).max(1) } else { rows.max(1) };
+    par_chunks_mut(&mut out, per_task, &|t, slots| {
+        let first = t * per_task;
+        crate::kernels::simd::dispatch!(power_sums_into(slots, &x[first * n..(first + slots.len()) * n], n, square))
+    });
+    out
+}
+
+/// `out[r]` = Σ over run `r` of `x` (runs of `n`; a shorter last one is summed too) of x² or |x|, sixteen float64
+/// lanes at a time.
+#[inline(always)]
+fn power_sums_into<T: Element>(out: &mut [f64], x: &[T], n: usize, square: bool) {
+    const LANES: usize = 16;
+    let power = |v: T| {
+        let v = v.to_f64();
+        if square {
+            v * v
+        } else {
+            v.abs()
+        }
+    };
+    for (slot, run) in out.iter_mut().zip(x.chunks(n)) {
+        let mut acc = [0.0f64; LANES];
+        let chunks = run.chunks_exact(LANES);
+        let rest: f64 = chunks.remainder().iter().map(|&v| power(v)).sum();
+        for c in chunks {
+            for k in 0..LANES {
+                acc[k] += power(c[k]);
+            }
+        }
+        *slot = acc.iter().sum::<f64>() + rest;
     }
 }
 
@@ -176,6 +260,44 @@ pub(crate) fn vector_norm_grad(
             let scaled =
                 if p < 2.0 { x.sign()?.mul(&x.abs()?.pow(&c(p - 1.0))?)? } else { x.mul(&x.abs()?.pow(&c(p - 2.0))?)? };
             scaled.mul(&Tensor::where_(&zero_norm, &c(0.0), &g.div(&norm.pow(&c(p - 1.0))?)?)?)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn norms_of_runs_match_the_float64_fold() {
+        // one long run (split in parts), rows split across threads, short rows, a NaN and an infinity
+        for (rows, n) in [(1usize, 300_000usize), (300, 1000), (7, 5), (1, 1)] {
+            let mut x: Vec<f32> = (0..rows * n).map(|i| ((i * 7919) % 1013) as f32 * 0.01 - 5.0).collect();
+            let t = Tensor::from_vec(x.clone(), &[rows, n]).unwrap();
+            for ord in [NormOrder::One, NormOrder::Two] {
+                for dims in [None, Some(&[-1isize][..])] {
+                    let got = t.vector_norm(ord, dims, false).unwrap().to_vec::<f32>();
+                    let l = t.layout().clone();
+                    let reduced: Vec<usize> = if dims.is_some() { vec![1] } else { vec![0, 1] };
+                    let want: Vec<f32> = t
+                        .with_data(|_, v: &[f64]| match ord {
+                            NormOrder::One => fold(&l, v, &reduced, 0.0, |a, v| a + v.abs()),
+                            _ => fold(&l, v, &reduced, 0.0, |a, v| a + v * v).into_iter().map(f64::sqrt).collect(),
+                        })
+                        .into_iter()
+                        .map(|v| v as f32)
+                        .collect();
+                    assert_eq!(got, want, "rows={rows} n={n} {ord:?} {dims:?}");
+                }
+            }
+            if rows * n >= 10 {
+                x[3] = f32::NAN;
+                x[rows * n - 1] = f32::INFINITY;
+                let t = Tensor::from_vec(x, &[rows, n]).unwrap();
+                assert!(t.vector_norm(NormOrder::Two, None, false).unwrap().to_vec::<f32>()[0].is_nan());
+                let last = t.vector_norm(NormOrder::One, Some(&[-1]), false).unwrap().to_vec::<f32>();
+                assert!(last[0].is_nan() && (rows == 1 || last[rows - 1] == f32::INFINITY));
+            }
         }
     }
 }
