@@ -90,38 +90,57 @@ impl Tensor {
         dim: isize,
         reverse: bool,
         float_init: f64,
-        float_f: fn(f64, f64) -> f64,
+        float_f: impl Fn(f64, f64) -> f64 + Copy,
         int_init: i64,
-        int_f: fn(i64, i64) -> i64,
+        int_f: impl Fn(i64, i64) -> i64 + Copy,
     ) -> Result<(usize, Tensor)> {
         let d = wrap_dim(dim, self.ndim())?;
         let shape = self.shape().to_vec();
         let n = if shape.is_empty() { 1 } else { shape[d] };
         let inner: usize = shape.iter().skip(d + 1).product();
-        fn run<T: Copy>(x: &mut [T], n: usize, inner: usize, reverse: bool, init: T, f: fn(T, T) -> T) {
-            let outer = x.len().checked_div(n * inner).unwrap_or(0);
-            for o in 0..outer {
-                for i in 0..inner {
-                    let mut acc = init;
-                    for k in 0..n {
-                        let k = if reverse { n - 1 - k } else { k };
-                        let p = (o * n + k) * inner + i;
-                        acc = f(acc, x[p]);
-                        x[p] = acc;
-                    }
-                }
-            }
-        }
         let out = if self.dtype().is_float() {
             let mut v = self.to_vec::<f64>();
-            run(&mut v, n, inner, reverse, float_init, float_f);
+            scan_block(&mut v, n, inner, reverse, float_init, float_f);
             from_f64s(v, &shape, self.dtype())?
         } else {
             let mut v = self.to_vec::<i64>();
-            run(&mut v, n, inner, reverse, int_init, int_f);
+            scan_block(&mut v, n, inner, reverse, int_init, int_f);
             Tensor::from_vec(v, &shape)?
         };
         Ok((d, out))
+    }
+}
+
+/// Running `f` along the middle axis of `x` read as (outer, n, inner), in place, each running value from the first
+/// (or, `reverse`, the last) element on. Memory is walked in order, and the running values of several lines are kept
+/// side by side (`inner` of them, or eight runs along a last dim), so their additions do not wait on each other: one
+/// value at a time, down a column, 1000×1000 float32 `cumsum(1)` took 2.6 ms (torch 0.38).
+fn scan_block<T: Copy>(x: &mut [T], n: usize, inner: usize, reverse: bool, init: T, f: impl Fn(T, T) -> T + Copy) {
+    let Some(outer) = x.len().checked_div(n * inner) else { return };
+    let step = |k: usize| if reverse { n - 1 - k } else { k };
+    if inner == 1 {
+        const SIDE_BY_SIDE: usize = 8;
+        for rows in x[..outer * n].chunks_mut(SIDE_BY_SIDE * n) {
+            let count = rows.len() / n;
+            let mut acc = [init; SIDE_BY_SIDE];
+            for k in (0..n).map(step) {
+                for (r, a) in acc.iter_mut().enumerate().take(count) {
+                    *a = f(*a, rows[r * n + k]);
+                    rows[r * n + k] = *a;
+                }
+            }
+        }
+        return;
+    }
+    let mut acc = vec![init; inner];
+    for block in x[..outer * n * inner].chunks_mut(n * inner) {
+        acc.fill(init);
+        for k in (0..n).map(step) {
+            for (a, v) in acc.iter_mut().zip(&mut block[k * inner..(k + 1) * inner]) {
+                *a = f(*a, *v);
+                *v = *a;
+            }
+        }
     }
 }
 
@@ -254,4 +273,32 @@ crate::backward_rule! {
 }
 crate::backward_rule! {
     pub struct CumminBackward0 { dim: usize, indices: SavedTensor }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan_block;
+
+    #[test]
+    fn scans_side_by_side_match_one_line_at_a_time() {
+        // (outer, n, inner): rows along the last dim in groups of eight and a shorter last group, columns, one line
+        for (outer, n, inner) in [(19usize, 7usize, 1usize), (8, 5, 1), (3, 6, 4), (1, 9, 1), (2, 1, 3), (0, 4, 2)] {
+            let x: Vec<i64> = (0..outer * n * inner).map(|i| (i as i64 * 7919) % 101 - 50).collect();
+            for reverse in [false, true] {
+                let mut got = x.clone();
+                scan_block(&mut got, n, inner, reverse, 0, i64::wrapping_add);
+                for o in 0..outer {
+                    for i in 0..inner {
+                        let mut acc = 0;
+                        for k in 0..n {
+                            let k = if reverse { n - 1 - k } else { k };
+                            let p = (o * n + k) * inner + i;
+                            acc += x[p];
+                            assert_eq!(got[p], acc, "({outer}, {n}, {inner}) reverse={reverse} at {p}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
