@@ -193,6 +193,9 @@ pub fn map3<A: Element, B: Element, C: Element, U: Element>(
     c: &[C],
     f: impl Fn(A, B, C) -> U,
 ) -> Vec<U> {
+    if let (Some(da), Some(db), Some(dc)) = (Dense::of(l[0], a), Dense::of(l[1], b), Dense::of(l[2], c)) {
+        return map3_dense(l[0].numel(), da.blocks(), db.blocks(), dc.blocks(), f);
+    }
     let mut out = pool::take(l[0].numel());
     for_each_offsets(
         &l[0].shape,
@@ -200,6 +203,65 @@ pub fn map3<A: Element, B: Element, C: Element, U: Element>(
         [l[0].offset, l[1].offset, l[2].offset],
         |[i, j, k]| out.push(f(a[i], b[j], c[k])),
     );
+    out
+}
+
+/// Elements per block of `map3_dense`: a broadcast value is repeated once into a block this long and read from there.
+const DENSE_BLOCK: usize = 1024;
+
+/// An operand `map3` reads without walking its layout: its contiguous elements, or one value broadcast everywhere
+/// (a Python number, a 0-dim weight). The walk pushed one element at a time: `lerp(a, b, 0.3)` over 1000×1000
+/// float32 took 2.6 ms, torch 0.27.
+enum Dense<'a, T> {
+    Run(&'a [T]),
+    Value(T),
+}
+
+impl<'a, T: Element> Dense<'a, T> {
+    fn of(l: &Layout, x: &'a [T]) -> Option<Self> {
+        match l.contiguous_range() {
+            Some(r) => Some(Dense::Run(&x[r])),
+            None if l.numel() > 0 && l.strides.iter().all(|&s| s == 0) => Some(Dense::Value(x[l.offset])),
+            None => None,
+        }
+    }
+
+    /// The operand as blocks: its run, or a block of its value to read again and again.
+    fn blocks(self) -> Blocks<'a, T> {
+        match self {
+            Dense::Run(r) => Blocks::Run(r),
+            Dense::Value(v) => Blocks::Repeated(Box::new([v; DENSE_BLOCK])),
+        }
+    }
+}
+
+enum Blocks<'a, T> {
+    Run(&'a [T]),
+    Repeated(Box<[T; DENSE_BLOCK]>),
+}
+
+impl<T> Blocks<'_, T> {
+    fn block(&self, start: usize, len: usize) -> &[T] {
+        match self {
+            Blocks::Run(r) => &r[start..start + len],
+            Blocks::Repeated(v) => &v[..len],
+        }
+    }
+}
+
+fn map3_dense<A: Element, B: Element, C: Element, U: Element>(
+    n: usize,
+    a: Blocks<'_, A>,
+    b: Blocks<'_, B>,
+    c: Blocks<'_, C>,
+    f: impl Fn(A, B, C) -> U,
+) -> Vec<U> {
+    let mut out = pool::take(n);
+    for start in (0..n).step_by(DENSE_BLOCK) {
+        let len = DENSE_BLOCK.min(n - start);
+        let (xa, xb, xc) = (a.block(start, len), b.block(start, len), c.block(start, len));
+        out.extend(xa.iter().zip(xb).zip(xc).map(|((&a, &b), &c)| f(a, b, c)));
+    }
     out
 }
 
@@ -218,6 +280,31 @@ pub fn copy_into<T: Element, S: Element>(dst: &mut [T], dl: &Layout, src: &[S], 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn map3_reads_runs_and_broadcast_values_as_the_walk_does() {
+        // 2500 elements: two full blocks and a partial one; operands contiguous, a broadcast value, or transposed
+        let (m, n) = (50, 50);
+        let x: Vec<f64> = (0..m * n).map(|v| v as f64 * 0.5).collect();
+        let y: Vec<f64> = (0..m * n).map(|v| (v % 7) as f64).collect();
+        let run = Layout::contiguous(&[m, n]);
+        let value = Layout { shape: vec![m, n], strides: vec![0, 0], offset: 3 };
+        let transposed = Layout { shape: vec![m, n], strides: vec![1, m], offset: 0 };
+        let f = |a: f64, b: f64, c: f64| a + 2.0 * b - c * c;
+        let walk = |l: [&Layout; 3]| {
+            let mut out = Vec::new();
+            for_each_offsets(
+                &l[0].shape,
+                [&l[0].strides, &l[1].strides, &l[2].strides],
+                [l[0].offset, l[1].offset, l[2].offset],
+                |[i, j, k]| out.push(f(x[i], y[j], x[k])),
+            );
+            out
+        };
+        for l in [[&run, &run, &run], [&run, &value, &run], [&value, &value, &run], [&run, &transposed, &value]] {
+            assert_eq!(map3(l, &x, &y, &x, f), walk(l));
+        }
+    }
 
     #[test]
     fn dense_copy_matches_the_identity_map_for_every_transposed_layout() {
