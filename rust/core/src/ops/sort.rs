@@ -22,6 +22,92 @@ pub(crate) fn ascending<T: Element>(a: T, b: T) -> Ordering {
     }
 }
 
+/// The first `k` of a row's (value, position) pairs in sorted order, ties in their positions' order (what a stable
+/// sort gives): the k-th picked out first when k < n, then only those k sorted, and the values sorted beside their
+/// positions rather than positions sorted by reading the values through them. `topk(5, 1)` of 1000×1000 float32
+/// sorted every row whole: 64 ms against torch's 1.0.
+fn first_in_order<T: Element>(keyed: &mut [(T, usize)], k: usize, descending: bool) -> &[(T, usize)] {
+    let order = |a: &(T, usize), b: &(T, usize)| {
+        let by_value = if descending { ascending(b.0, a.0) } else { ascending(a.0, b.0) };
+        by_value.then(a.1.cmp(&b.1))
+    };
+    if k == 0 {
+        return &[];
+    }
+    if k < keyed.len() {
+        keyed.select_nth_unstable_by(k - 1, order);
+    }
+    let first = &mut keyed[..k];
+    first.sort_unstable_by(order);
+    first
+}
+
+/// An integer whose order is `ascending`'s for float32 (reversed for `descending`): NaN above everything, every NaN
+/// alike, -0 as 0 (so ties between them keep their positions' order, as the comparison sort does).
+fn f32_key(v: f32, descending: bool) -> u32 {
+    let bits = (v + 0.0).to_bits(); // -0 + 0 is +0
+    let key = if v.is_nan() {
+        u32::MAX
+    } else if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | (1 << 31)
+    };
+    if descending {
+        !key
+    } else {
+        key
+    }
+}
+
+/// `f32_key` for float64.
+fn f64_key(v: f64, descending: bool) -> u64 {
+    let bits = (v + 0.0).to_bits();
+    let key = if v.is_nan() {
+        u64::MAX
+    } else if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    };
+    if descending {
+        !key
+    } else {
+        key
+    }
+}
+
+/// Each row's first `k` by `key(flat position, position in the row)` (unique keys: the position breaks ties, as a
+/// stable sort), handed to `put(outer, inner, rank, position in the row)`. `topk(5, 1)` of 1000×1000 float32 took
+/// 10 ms by comparing (value, position) pairs through `ascending`, torch 0.9.
+fn sort_rows<K: Ord + Copy>(
+    outer: usize,
+    n: usize,
+    inner: usize,
+    k: usize,
+    key: impl Fn(usize, usize) -> K,
+    src_of: impl Fn(K) -> usize,
+    put: &mut impl FnMut(usize, usize, usize, usize),
+) {
+    let mut keys: Vec<K> = Vec::with_capacity(n);
+    for o in 0..outer {
+        for i in 0..inner {
+            keys.clear();
+            keys.extend((0..n).map(|j| key((o * n + j) * inner + i, j)));
+            if k == 0 {
+                continue;
+            }
+            if k < n {
+                keys.select_nth_unstable(k - 1);
+            }
+            keys[..k].sort_unstable();
+            for (j, &key) in keys[..k].iter().enumerate() {
+                put(o, i, j, src_of(key));
+            }
+        }
+    }
+}
+
 impl Tensor {
     /// The first `k` elements of each row along `dim` in sorted order (stable: ties keep their
     /// input order): (flat row-major positions into this tensor, indices along `dim`, output shape).
@@ -36,23 +122,42 @@ impl Tensor {
         }
         let total = crate::layout::numel(&[outer, k, inner]);
         let (mut pos, mut idx) = (crate::pool::filled(total, 0i64), crate::pool::filled(total, 0i64));
+        let mut put = |o: usize, i: usize, j: usize, src: usize| {
+            let dst = (o * k + j) * inner + i;
+            pos[dst] = ((o * n + src) * inner + i) as i64;
+            idx[dst] = src as i64;
+        };
+        if n <= u32::MAX as usize {
+            // float32 and float64 rows by integer keys (value, position): one compare of two integers each
+            let keyed = match self.dtype() {
+                crate::DType::F32 => {
+                    let values = self.to_vec::<f32>();
+                    let key = |at: usize, j: usize| (u64::from(f32_key(values[at], descending)) << 32) | j as u64;
+                    sort_rows(outer, n, inner, k, key, |key| (key & u64::from(u32::MAX)) as usize, &mut put);
+                    true
+                }
+                crate::DType::F64 => {
+                    let values = self.to_vec::<f64>();
+                    let key = |at: usize, j: usize| (u128::from(f64_key(values[at], descending)) << 64) | j as u128;
+                    sort_rows(outer, n, inner, k, key, |key| (key & u128::from(u64::MAX)) as usize, &mut put);
+                    true
+                }
+                _ => false,
+            };
+            if keyed {
+                return (pos, idx, out_shape);
+            }
+        }
         with_dtype!(self.dtype(), T => {
             let values = self.to_vec::<T>();
-            let mut order: Vec<usize> = Vec::with_capacity(n);
+            let mut keyed: Vec<(T, usize)> = Vec::with_capacity(n);
             for o in 0..outer {
                 for i in 0..inner {
                     let at = |j: usize| (o * n + j) * inner + i;
-                    order.clear();
-                    order.extend(0..n);
-                    if descending {
-                        order.sort_by(|&a, &b| ascending(values[at(b)], values[at(a)]));
-                    } else {
-                        order.sort_by(|&a, &b| ascending(values[at(a)], values[at(b)]));
-                    }
-                    for (j, &src) in order.iter().take(k).enumerate() {
-                        let dst = (o * k + j) * inner + i;
-                        pos[dst] = at(src) as i64;
-                        idx[dst] = src as i64;
+                    keyed.clear();
+                    keyed.extend((0..n).map(|j| (values[at(j)], j)));
+                    for (j, &(_, src)) in first_in_order(&mut keyed, k, descending).iter().enumerate() {
+                        put(o, i, j, src);
                     }
                 }
             }
@@ -170,4 +275,44 @@ crate::backward_rule! {
 }
 crate::backward_rule! {
     pub struct MedianBackward1 { dim: usize, indices: SavedTensor, keepdim: bool, self_sym_sizes: Vec<usize> }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stable sort by `ascending`: what the keyed rows must give.
+    fn stable_order(row: &[f64], descending: bool) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..row.len()).collect();
+        order.sort_by(|&a, &b| if descending { ascending(row[b], row[a]) } else { ascending(row[a], row[b]) });
+        order
+    }
+
+    #[test]
+    fn keyed_rows_sort_as_the_stable_comparison_at_nans_zeros_and_ties() {
+        let row = [2.0, f64::NAN, -0.0, 1.0, 0.0, -f64::INFINITY, 2.0, -f64::NAN, f64::INFINITY, -1.5, 1.0, 0.0];
+        let n = row.len();
+        // (3, n, 2): each row of dim 1 is `row` shifted; float32 and float64 alike
+        let values: Vec<f64> = (0..3 * n * 2).map(|p| row[(p / 2 % n + p / (2 * n)) % n]).collect();
+        for dtype in [crate::DType::F32, crate::DType::F64] {
+            let t = Tensor::from_vec(values.clone(), &[3, n, 2]).unwrap().to_dtype(dtype).unwrap();
+            for descending in [false, true] {
+                for k in [0, 1, 5, n] {
+                    let (pos, idx, shape) = t.sorted_positions(1, k, descending);
+                    assert_eq!(shape, vec![3, k, 2]);
+                    for o in 0..3 {
+                        for i in 0..2 {
+                            let line: Vec<f64> = (0..n).map(|j| values[(o * n + j) * 2 + i]).collect();
+                            let want = stable_order(&line, descending);
+                            for (j, &src) in want.iter().enumerate().take(k) {
+                                let at = (o * k + j) * 2 + i;
+                                assert_eq!(idx[at], src as i64, "{dtype:?} desc={descending} k={k} ({o}, {j}, {i})");
+                                assert_eq!(pos[at], ((o * n + src) * 2 + i) as i64);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
