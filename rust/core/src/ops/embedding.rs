@@ -37,13 +37,10 @@ impl Tensor {
         let mut shape = indices.shape().to_vec();
         shape.push(dim);
         let w = weight.detach().contiguous()?;
+        let picks: Vec<usize> = idx.iter().map(|&i| i as usize).collect();
         let out = with_dtype!(w.dtype(), T => w.with_data(|l, src: &[T]| {
             let src = &src[l.contiguous_range().expect("contiguous")];
-            let mut v: Vec<T> = crate::pool::take(idx.len() * dim);
-            for &i in &idx {
-                v.extend_from_slice(&src[i as usize * dim..][..dim]);
-            }
-            Tensor::from_vec(v, &shape)
+            Tensor::from_vec(crate::ops::index::gather_rows(src, dim, &picks), &shape)
         })?);
         // the weight row each output row came from, or -1 (no gradient) for padding
         let rows_of: Vec<i64> = idx.iter().map(|&i| if padding_idx == Some(i as usize) { -1 } else { i }).collect();

@@ -26,7 +26,6 @@ fn slice_positions(shape: &[usize], dim: usize, rows: &[usize]) -> Positions {
     let mut out_shape = shape.to_vec();
     out_shape[dim] = rows.len();
     positions(&out_shape, &Layout::contiguous(shape), |i, s| {
-        s.copy_from_slice(i);
         s[dim] = rows[i[dim]];
         true
     })
