@@ -1,5 +1,6 @@
 """Smoke tests of the benchmark harnesses: they run and print ferrograd's figures. They never assert times."""
 
+import json
 import os
 import re
 import subprocess
@@ -64,3 +65,12 @@ def test_peers_benchmark_runs_the_ferrograd_column_alone():
         row = next((line for line in lines if line.startswith(f"| {label}")), None)
         assert row is not None, f"no table row for {label}:\n{out}"
         assert re.fullmatch(r"[0-9.]+ (µs|ms)", [c.strip() for c in row.strip("|").split("|")][col]), row
+
+
+def test_op_sweep_runs_its_ferrograd_child():
+    # the parent needs a Python with torch; its ferrograd child alone reports each op's time and checksum
+    out = _run_bench("op_sweep.py", "--torch-python", "-", "--child", "ferrograd", "--only", "flip")
+    results = json.loads(out.splitlines()[-1])
+    assert set(results) == {"flip(1)", "flip(1) bwd"}, results
+    for seconds, check in results.values():
+        assert seconds > 0 and check > 0
