@@ -2101,6 +2101,24 @@ def test_getitem_grad(idx, rng):
     gradcheck(lambda x: x[idx], [random_array(rng, (4, 3, 5))])
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+def test_rows_picked_by_an_index_tensor_match_numpy_with_and_without_a_gradient(dtype, rng):
+    # one index tensor on dim 0 copies whole rows when no gradient is recorded; the recorded path gives the same
+    a, x = make_input(rng, (300, 7, 5), CONTIGUOUS, dtype)
+    for idx in ([3, -1, 0, 3, 299], [[1, 2], [-300, 5]], [], np.array([4, 2], dtype=np.int32)):
+        index = fg.tensor(np.asarray(idx, dtype=np.int64 if not isinstance(idx, np.ndarray) else idx.dtype))
+        assert_tensor(x[index], a[np.asarray(idx, dtype=np.int64)], dtype=dtype)
+    with pytest.raises(IndexError, match="index 300 is out of bounds for dimension 0 with size 300"):
+        x[fg.tensor([0, 300])]
+    w = fg.tensor(a.astype(np.float64), requires_grad=True)
+    picked = w[fg.tensor([2, 2, 9])]
+    assert type(picked.grad_fn).__name__ == "IndexBackward0"
+    picked.sum().backward()
+    want = np.zeros(a.shape)
+    want[2], want[9] = 2.0, 1.0
+    assert_tensor(w.grad, want, dtype="float64")
+
+
 def test_getitem_of_0d_with_none_and_ellipsis():
     x = fg.tensor(2.5)
     assert_tensor(x[None], np.array([2.5]))

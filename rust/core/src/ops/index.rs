@@ -173,7 +173,7 @@ fn index_values(t: &Tensor, what: &str) -> Result<Vec<i64>> {
     Ok(t.to_vec::<i64>())
 }
 
-fn wrap_index(i: i64, size: usize, dim: usize) -> Result<usize> {
+pub(crate) fn wrap_index(i: i64, size: usize, dim: usize) -> Result<usize> {
     let n = size as i64;
     if i < -n || i >= n {
         bail!(Index, "index {i} is out of bounds for dimension {dim} with size {size}");
@@ -536,7 +536,7 @@ impl Tensor {
     }
 
     /// Rows `idx` of a contiguous tensor, copied row by row (a batch of a dataset); None when strided.
-    fn copy_rows(&self, idx: &[usize], out_shape: &[usize]) -> Option<Result<Tensor>> {
+    pub(crate) fn copy_rows(&self, idx: &[usize], out_shape: &[usize]) -> Option<Result<Tensor>> {
         let row: usize = self.shape()[1..].iter().product();
         with_dtype!(self.dtype(), T => {
             let rows = self.with_data(|layout, data: &[T]| {
