@@ -40,8 +40,7 @@ pub(crate) fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
     let Some((&row, lead)) = shape.split_last() else {
         return f(&[]);
     };
-    // the last dim in a loop of its own, the carry through the others once a row: with `positions`' sum below,
-    // 1M positions of a flip took 1.7 instead of 11 ms
+    // the last dim in a loop of its own, the carry through the others once a row
     let mut idx = vec![0usize; shape.len()];
     let last = lead.len();
     loop {
