@@ -168,6 +168,15 @@ def _raises(fn):
     return case
 
 
+def _masked_fill_value_grads():
+    """Both gradients of `masked_fill` with a float64 0-dim tensor value and a mask broadcast along the rows."""
+    x = fg.arange(6.0).reshape(2, 3).requires_grad_()
+    v = fg.tensor(2.0, dtype=fg.float64, requires_grad=True)
+    y = x.masked_fill(fg.tensor([True, False, True]), v)
+    (y * fg.arange(6.0).reshape(2, 3)).sum().backward()
+    return {"out": y, "self_grad": x.grad, "value_grad": v.grad}
+
+
 def _fill_with_tensor():
     """`fill_` with a 0-dim tensor value (pytorch/examples word_language_model/generate.py fills with a sampled
     index): cast into the tensor's dtype, into views, and differentiable in the value (FillBackward3)."""
@@ -284,6 +293,17 @@ FOUND = {
     ),
     "masked_fill-tensor-value-grad_fn": _value(
         lambda: fg.zeros(2, requires_grad=True).masked_fill(fg.tensor([True, False]), fg.tensor(3.0)).grad_fn.name()
+    ),
+    "masked_fill-tensor-value-grads": _masked_fill_value_grads,
+    "masked_fill-complex-number": _value(
+        lambda: fg.tensor([1 + 1j, 2 - 1j, 3j]).masked_fill(fg.tensor([True, False, True]), 1 + 2j)
+    ),
+    "masked_fill-float-complex-number": _raises(lambda: fg.zeros(3).masked_fill(fg.tensor([True, False, True]), 2j)),
+    "masked_fill-float64-complex-tensor": _raises(
+        lambda: fg.zeros(3, dtype=fg.float64).masked_fill(fg.tensor([True, False, True]), fg.tensor(1j))
+    ),
+    "masked_fill-int-nan-tensor": _value(
+        lambda: fg.tensor([1, 2], dtype=fg.int32).masked_fill(fg.tensor([True, False]), fg.tensor(7.9))
     ),
     "where-int32-overflow": _raises(lambda: fg.where(fg.tensor([True]), fg.tensor([1], dtype=fg.int32), 2**62)),
     "where-overflow-first": _raises(lambda: fg.where(fg.tensor([True]), 2**62, fg.tensor([1], dtype=fg.int32))),

@@ -85,6 +85,11 @@ impl DType {
         }
     }
 
+    /// The C++ element type torch's "value cannot be converted to type ..." names.
+    pub(crate) fn written_type_name(self) -> &'static str {
+        self.written_range().2
+    }
+
     /// The most negative finite value of a float dtype (`finfo(dtype).min`).
     pub fn lowest_finite(self) -> f64 {
         self.written_range().0

@@ -178,12 +178,19 @@ impl Tensor {
                 cond.dtype()
             );
         }
-        let shape = broadcast_shapes(&broadcast_shapes(cond.shape(), a.shape())?, b.shape())?;
         let dtype = result_type(a.promotion_key(), b.promotion_key());
         for number in [a, b].into_iter().filter(|t| t.0.wrapped_number) {
             number.item()?.check_fits(dtype)?;
         }
-        let out = with_dtype!(dtype, T => {
+        let out = Tensor::selected(cond, a, b, dtype)?;
+        Ok(record(out, &[cond, a, b], |_| WhereBackward0 { condition: SavedTensor::input(cond) }))
+    }
+
+    /// `cond ? a : b` of two real tensors read as `dtype`, broadcasting all three, unrecorded: `where`'s values (and
+    /// `masked_fill`'s).
+    pub(crate) fn selected(cond: &Tensor, a: &Tensor, b: &Tensor, dtype: DType) -> Result<Tensor> {
+        let shape = broadcast_shapes(&broadcast_shapes(cond.shape(), a.shape())?, b.shape())?;
+        Ok(with_dtype!(dtype, T => {
             let v = cond.with_data(|lc, c: &[bool]| {
                 a.with_data(|la, xa: &[T]| {
                     b.with_data(|lb, xb: &[T]| -> Result<Vec<T>> {
@@ -193,8 +200,7 @@ impl Tensor {
                 })
             })?;
             Tensor::from_vec(v, &shape)?
-        });
-        Ok(record(out, &[cond, a, b], |_| WhereBackward0 { condition: SavedTensor::input(cond) }))
+        }))
     }
 
     /// `torch.equal`: same shape and the same values.
