@@ -305,6 +305,24 @@ FOUND = {
     "masked_fill-int-nan-tensor": _value(
         lambda: fg.tensor([1, 2], dtype=fg.int32).masked_fill(fg.tensor([True, False]), fg.tensor(7.9))
     ),
+    "roll-repeated-dim-adds": _value(lambda: fg.arange(5.0).roll((1, 2), (0, 0))),
+    "roll-huge-shift": _value(lambda: fg.arange(5.0).roll(2**62)),
+    "roll-two-shifts-no-dims": _raises(lambda: fg.zeros(3).roll((1, 2))),
+    "roll-no-shifts": _raises(lambda: fg.zeros(3).roll(())),
+    "flip-0d-twice": _raises(lambda: fg.tensor(1.0).flip(0, -1)),
+    "flip-roll-tril-triu-grad": _grad(
+        lambda x: (
+            x.reshape(2, 3, 4).flip(0, 2).roll((1, -1), (1, 2)).tril(-1).triu(-2) * fg.arange(24.0).reshape(2, 3, 4)
+        ),
+        [float(i) for i in range(24)],
+    ),
+    "flip-roll-complex": _value(lambda: fg.tensor([[1 + 1j, 2 - 1j], [3j, 4.0]]).flip(1).roll(1, 0)),
+    "tril-triu-complex": _value(
+        lambda: [fg.tensor([[1 + 1j, 2 - 1j], [3j, 4.0]]).tril(), fg.tensor([[1j, 2.0]]).triu(1)]
+    ),
+    "tril-bool": _value(lambda: fg.tensor([[True, False], [True, True]]).t().tril()),
+    "tril-transposed-int-band": _value(lambda: [fg.arange(12).reshape(3, 4).t().tril(1), fg.ones(2, 3).triu(-100)]),
+    "tril-far-diagonals": _value(lambda: [fg.ones(3, 3).tril(100), fg.ones(2, 3).tril(-5), fg.ones(2, 3).triu(5)]),
     "where-int32-overflow": _raises(lambda: fg.where(fg.tensor([True]), fg.tensor([1], dtype=fg.int32), 2**62)),
     "where-overflow-first": _raises(lambda: fg.where(fg.tensor([True]), 2**62, fg.tensor([1], dtype=fg.int32))),
     "where-float32-overflow": _raises(lambda: fg.where(fg.tensor([True]), fg.tensor([1.0]), 1e300)),

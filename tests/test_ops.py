@@ -2343,6 +2343,24 @@ def test_shape_op_double_backward():
     assert gg.tolist() == [2 * (0 + 5), 2 * (1 + 4), 2 * (2 + 3)]
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "complex64"])
+def test_flip_roll_tril_triu_match_numpy_past_the_threaded_size(dtype):
+    # whole rows copied reversed, rolled or cut to a band, split across the threads when large (3 x 300 x 400);
+    # a transposed input is copied first
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal((3, 300, 400)) * 10).astype(dtype)
+    if dtype == "complex64":
+        a = a + 1j * a[:, ::-1]
+    for x, xa in [(fg.tensor(a), a), (fg.tensor(np.ascontiguousarray(a.transpose(0, 2, 1))).transpose(1, 2), a)]:
+        np.testing.assert_array_equal(x.flip(0, 2).numpy(), a[::-1, :, ::-1])
+        np.testing.assert_array_equal(x.flip(1).numpy(), a[:, ::-1])
+        np.testing.assert_array_equal(x.roll((7, -450, 2), (2, 1, 2)).numpy(), np.roll(xa, (9, -450), (2, 1)))
+        np.testing.assert_array_equal(x.roll(1001).numpy(), np.roll(xa, 1001))
+        for k in [-301, -5, 0, 3, 399, 500]:
+            np.testing.assert_array_equal(x.tril(k).numpy(), np.tril(xa, k))
+            np.testing.assert_array_equal(x.triu(k).numpy(), np.triu(xa, k))
+
+
 @pytest.mark.parametrize("dim", [0, 1, 2, -1])
 @pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
 def test_cat_of_contiguous_inputs_matches_numpy_past_the_threaded_size(dim, dtype):

@@ -271,6 +271,37 @@ impl Layout {
     }
 }
 
+/// Calls `f` with every multi-index of `shape` in row-major order.
+pub fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
+    if numel(shape) == 0 {
+        return;
+    }
+    let Some((&row, lead)) = shape.split_last() else {
+        return f(&[]);
+    };
+    // the last dim in a loop of its own, the carry through the others once a row
+    let mut idx = vec![0usize; shape.len()];
+    let last = lead.len();
+    loop {
+        for j in 0..row {
+            idx[last] = j;
+            f(&idx);
+        }
+        let mut d = last;
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            idx[d] += 1;
+            if idx[d] < shape[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

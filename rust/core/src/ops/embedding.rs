@@ -6,6 +6,7 @@ use crate::compile::{traced, NodeKind};
 use crate::element::Element;
 use crate::error::Result;
 use crate::ops::index::Positions;
+use crate::ops::reorder::{gather_rows, DimMap};
 use crate::tensor::Tensor;
 use crate::with_dtype;
 use std::sync::Arc;
@@ -40,7 +41,7 @@ impl Tensor {
         let picks: Vec<usize> = idx.iter().map(|&i| i as usize).collect();
         let out = with_dtype!(w.dtype(), T => w.with_data(|l, src: &[T]| {
             let src = &src[l.contiguous_range().expect("contiguous")];
-            Tensor::from_vec(crate::ops::index::gather_rows(src, dim, &picks), &shape)
+            Tensor::from_vec(gather_rows(src, dim, &picks, DimMap::InOrder), &shape)
         })?);
         // the weight row each output row came from, or -1 (no gradient) for padding
         let rows_of: Vec<i64> = idx.iter().map(|&i| if padding_idx == Some(i as usize) { -1 } else { i }).collect();

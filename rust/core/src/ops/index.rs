@@ -1,18 +1,20 @@
-//! Ops that read or write elements at computed positions: advanced indexing, gather/scatter, flip,
-//! roll, repeat, tril/triu, diag. Each is one of two primitives over the contiguous (row-major)
-//! element order, so one pair of backward rules serves them all:
+//! Ops that read or write elements at computed positions: advanced indexing, gather/scatter, take, repeat,
+//! masked_select, index_select. Each is one of two primitives over the contiguous (row-major) element order, so one
+//! pair of backward rules serves them all:
 //! - `take_flat`: `out[i] = self[pos[i]]` (0 where `pos[i] < 0`); its gradient puts `g` back, adding;
 //! - `put_flat`: `self` with `src[i]` written (or added) at `pos[i]`.
 //!
-//! Each op names its node by a struct of torch's saved arguments (`FlipBackward0 { dims }`), declared with
-//! `backward_rule!` beside the op; the shared rule carries it, so `grad_fn` shows the op's own name and
-//! `_saved_*` fields while the positions stay internal.
+//! Each op names its node by a struct of torch's saved arguments (`GatherBackward0 { dim, index, .. }`), declared
+//! with `backward_rule!` beside the op; the shared rule carries it, so `grad_fn` shows the op's own name and
+//! `_saved_*` fields while the positions stay internal. Ops that copy whole rows (flip, roll, tril) are in
+//! `reorder.rs`.
 use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Fields, Grads, RuleName, SavedTensor};
 use crate::bail;
 use crate::compile::{traced, NodeKind};
 use crate::element::Element;
 use crate::error::Result;
-use crate::layout::{numel, wrap_dim, Layout};
+use crate::layout::{for_each_index, numel, wrap_dim, Layout};
+use crate::ops::reorder::{gather_rows, DimMap};
 use crate::tensor::Tensor;
 use crate::with_dtype;
 use std::sync::Arc;
@@ -30,75 +32,6 @@ fn pair_shape(shape: &[usize]) -> Vec<usize> {
     let mut s = shape.to_vec();
     s.push(2);
     s
-}
-
-/// Calls `f` with every multi-index of `shape` in row-major order.
-pub(crate) fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
-    if numel(shape) == 0 {
-        return;
-    }
-    let Some((&row, lead)) = shape.split_last() else {
-        return f(&[]);
-    };
-    // the last dim in a loop of its own, the carry through the others once a row
-    let mut idx = vec![0usize; shape.len()];
-    let last = lead.len();
-    loop {
-        for j in 0..row {
-            idx[last] = j;
-            f(&idx);
-        }
-        let mut d = last;
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            idx[d] += 1;
-            if idx[d] < shape[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
-    }
-}
-
-/// The positions `offset + Σ idx[k]·strides[k]` over `shape` in row-major order (strides may be negative), a row
-/// at a time: what `positions` gives for a map that moves along each dim by a fixed step, as a flip does, without a
-/// call per element (a 1000×1000 flip: 12.5 ms through `positions`, whose per-element closure dominated).
-pub(crate) fn affine_positions(shape: &[usize], strides: &[isize], offset: isize) -> Positions {
-    let mut out = crate::pool::take(numel(shape));
-    if numel(shape) > 0 {
-        let (row, lead) = shape.split_last().map_or((1, &[][..]), |(&row, lead)| (row, lead));
-        let step = strides.last().copied().unwrap_or(0);
-        for_each_index(lead, |i| {
-            let base = offset + i.iter().zip(strides).map(|(&a, &s)| a as isize * s).sum::<isize>();
-            out.extend((0..row as isize).map(|j| (base + j * step) as i64));
-        });
-    }
-    Arc::new(out)
-}
-
-/// The positions of a map that moves each dim on its own (output index i reads (src_k(i_k))_k of this contiguous
-/// shape, `sources[k]` the table of dim k's map, None for the identity), a row at a time: the last dim's table added
-/// to each row's base. A 1000×1000 roll took 10 ms through `positions` (a call per element).
-pub(crate) fn separable_positions(shape: &[usize], sources: &[Option<Vec<usize>>]) -> Positions {
-    let strides = crate::layout::contiguous_strides(shape);
-    let mut out = crate::pool::take(numel(shape));
-    if numel(shape) > 0 {
-        let (row, lead) = shape.split_last().map_or((1, &[][..]), |(&row, lead)| (row, lead));
-        let last: Vec<usize> = match sources.last() {
-            Some(Some(table)) => table.clone(),
-            _ => (0..row).collect(),
-        };
-        let step = strides.last().copied().unwrap_or(1);
-        for_each_index(lead, |i| {
-            let source = |k: usize, a: usize| sources[k].as_ref().map_or(a, |t| t[a]);
-            let base: usize = i.iter().enumerate().map(|(k, &a)| source(k, a) * strides[k]).sum();
-            out.extend(last.iter().map(|&j| (base + j * step) as i64));
-        });
-    }
-    Arc::new(out)
 }
 
 /// `dst = src` for an index of a few dims, element by element: `copy_from_slice` (a call to memmove for a length
@@ -142,27 +75,6 @@ pub(crate) fn positions(
         out.push(at);
     });
     Arc::new(out)
-}
-
-/// Rows `picks` of `src` (rows of `row` elements), copied into a new buffer by whole rows, split across the threads
-/// from `split::COPY_ELEMENTS` elements: an embedding lookup of 8192 rows of 256 float32 took 848 µs on one thread
-/// (torch: 458 on two).
-pub(crate) fn gather_rows<T: crate::element::Element>(src: &[T], row: usize, picks: &[usize]) -> Vec<T> {
-    let n = picks.len() * row;
-    let mut out: Vec<T> = crate::pool::take(n);
-    let dst = &mut out.spare_capacity_mut()[..n];
-    if row > 0 {
-        let tasks = if n >= crate::kernels::split::COPY_ELEMENTS { 4 * crate::kernels::threads::threads() } else { 1 };
-        let per_task = picks.len().div_ceil(tasks).max(1);
-        crate::kernels::threads::par_chunks_mut(dst, per_task * row, &|c, rows| {
-            for (out_row, &i) in rows.chunks_exact_mut(row).zip(&picks[c * per_task..]) {
-                out_row.write_copy_of_slice(&src[i * row..(i + 1) * row]);
-            }
-        });
-    }
-    // SAFETY: the tasks' chunks tile the n slots by whole rows, one per pick, and each row is written.
-    unsafe { out.set_len(n) };
-    out
 }
 
 fn index_values(t: &Tensor, what: &str) -> Result<Vec<i64>> {
@@ -321,74 +233,6 @@ impl Tensor {
         })
     }
 
-    pub fn flip(&self, dims: &[isize]) -> Result<Tensor> {
-        let dims = dims.to_vec();
-        let eager = move |x: &[&Tensor]| x[0].flip_eager(&dims);
-        let replay = eager.clone();
-        traced("flip", NodeKind::Opaque, &[self], || eager(&[self]), || replay)
-    }
-
-    fn flip_eager(&self, dims: &[isize]) -> Result<Tensor> {
-        let mut ds = Vec::new();
-        for &d in dims {
-            let w = wrap_dim(d, self.ndim())?;
-            if ds.contains(&w) {
-                bail!(Runtime, "dim {w} appears multiple times in the list of dims");
-            }
-            ds.push(w);
-        }
-        if self.ndim() == 0 {
-            // dim 0 (or -1) of a 0-dim tensor names the tensor itself: nothing to reverse
-            ds.clear();
-        }
-        let shape = self.shape().to_vec();
-        // a flipped dim is walked from its end, a step back at a time
-        let mut strides: Vec<isize> = Layout::contiguous(&shape).strides.iter().map(|&s| s as isize).collect();
-        let mut offset = 0isize;
-        for &d in &ds {
-            offset += (shape[d].max(1) - 1) as isize * strides[d];
-            strides[d] = -strides[d];
-        }
-        let dims = dims.iter().map(|&d| d as i64).collect();
-        self.take_flat(affine_positions(&shape, &strides, offset), &shape, FlipBackward0 { dims })
-    }
-
-    pub fn roll(&self, shifts: &[isize], dims: &[isize]) -> Result<Tensor> {
-        let (shifts, dims) = (shifts.to_vec(), dims.to_vec());
-        let eager = move |x: &[&Tensor]| x[0].roll_eager(&shifts, &dims);
-        let replay = eager.clone();
-        traced("roll", NodeKind::Opaque, &[self], || eager(&[self]), || replay)
-    }
-
-    fn roll_eager(&self, shifts: &[isize], dims: &[isize]) -> Result<Tensor> {
-        if dims.is_empty() {
-            if shifts.len() != 1 {
-                bail!(Runtime, "`shifts` required");
-            }
-            let n = self.numel() as isize;
-            let pos: Vec<i64> = (0..n).map(|k| if n == 0 { 0 } else { (k - shifts[0]).rem_euclid(n) as i64 }).collect();
-            let node = RollBackward0 { dims: vec![], shifts: shifts.to_vec() };
-            return self.take_flat(Arc::new(pos), self.shape(), node);
-        }
-        if shifts.len() != dims.len() {
-            bail!(Runtime, "shifts and dimensions must align. shifts: {}, dims:{}", shifts.len(), dims.len());
-        }
-        let shape = self.shape().to_vec();
-        let mut pairs = Vec::new();
-        for (&s, &d) in shifts.iter().zip(dims) {
-            pairs.push((crate::layout::wrap_sized_dim(d, self.ndim())?, s));
-        }
-        // each rolled dim reads its source index from a table (the last of a dim's shifts counts, as before)
-        let mut sources: Vec<Option<Vec<usize>>> = vec![None; shape.len()];
-        // (a 0-dim tensor's dim 0 is the tensor itself: nothing moves)
-        for &(d, sh) in pairs.iter().filter(|&&(d, _)| d < shape.len()) {
-            let n = shape[d] as isize;
-            sources[d] = Some((0..n).map(|i| (i - sh).rem_euclid(n) as usize).collect());
-        }
-        let pos = separable_positions(&shape, &sources);
-        self.take_flat(pos, &shape, RollBackward0 { dims: dims.to_vec(), shifts: shifts.to_vec() })
-    }
-
     pub fn repeat(&self, repeats: &[isize]) -> Result<Tensor> {
         let repeats = repeats.to_vec();
         let eager = move |x: &[&Tensor]| x[0].repeat_eager(&repeats);
@@ -414,51 +258,6 @@ impl Tensor {
         crate::alloc::check_new_shape(&out_shape, self.dtype().itemsize())?;
         let out = self.detach().reshape(&split_in)?.expand(&split_out)?.contiguous()?.reshape(&out_shape)?;
         Ok(record(out, &[self], |_| RepeatBackward0 { repeats: repeats.to_vec(), self_sym_sizes: in_shape }))
-    }
-
-    /// `tril(k)` (`upper = false`) or `triu(k)`.
-    pub fn tri(&self, k: isize, upper: bool) -> Result<Tensor> {
-        let eager = move |x: &[&Tensor]| x[0].tri_eager(k, upper);
-        traced(if upper { "triu" } else { "tril" }, NodeKind::Opaque, &[self], || eager(&[self]), || eager)
-    }
-
-    fn tri_eager(&self, k: isize, upper: bool) -> Result<Tensor> {
-        let name = if upper { "triu" } else { "tril" };
-        if self.ndim() < 2 {
-            bail!(Runtime, "{name}: input tensor must have at least 2 dimensions");
-        }
-        let shape = self.shape().to_vec();
-        let (r, c) = (shape.len() - 2, shape.len() - 1);
-        let geom = Layout::contiguous(&shape);
-        let pos = positions(&shape, &geom, |i, _| {
-            let diff = i[c] as isize - i[r] as isize;
-            if upper {
-                diff >= k
-            } else {
-                diff <= k
-            }
-        });
-        if upper {
-            self.take_flat(pos, &shape, TriuBackward0 { diagonal: k })
-        } else {
-            self.take_flat(pos, &shape, TrilBackward0 { diagonal: k })
-        }
-    }
-
-    /// `fliplr()`: reversed along dim 1.
-    pub fn fliplr(&self) -> Result<Tensor> {
-        if self.ndim() < 2 {
-            bail!(Runtime, "Input must be >= 2-d.");
-        }
-        self.flip(&[1])
-    }
-
-    /// `flipud()`: reversed along dim 0.
-    pub fn flipud(&self) -> Result<Tensor> {
-        if self.ndim() < 1 {
-            bail!(Runtime, "Input must be >= 1-d.");
-        }
-        self.flip(&[0])
     }
 
     /// `tile(dims)`: `repeat` with `dims` padded with leading 1s to this tensor's rank, as NumPy.
@@ -539,7 +338,7 @@ impl Tensor {
         let row: usize = self.shape()[1..].iter().product();
         with_dtype!(self.dtype(), T => {
             let rows = self.with_data(|layout, data: &[T]| {
-                Some(gather_rows(&data[layout.contiguous_range()?], row, idx))
+                Some(gather_rows(&data[layout.contiguous_range()?], row, idx, DimMap::InOrder))
             });
             rows.map(|v| Tensor::from_vec(v, out_shape))
         })
@@ -925,12 +724,6 @@ impl<N: IndexMapNode> Backward for PutFlatBackward<N> {
 // The nodes of this file's ops, with torch's saved arguments (the index tensors kept as saved inputs; `self` is
 // not kept where the rule needs only its size).
 crate::backward_rule! {
-    pub struct FlipBackward0 { dims: Vec<i64> }
-}
-crate::backward_rule! {
-    pub struct RollBackward0 { dims: Vec<isize>, shifts: Vec<isize> }
-}
-crate::backward_rule! {
     pub struct RepeatBackward0 { repeats: Vec<isize>, self_sym_sizes: Vec<usize> }
 }
 impl Backward for RepeatBackward0 {
@@ -948,12 +741,6 @@ fn repeat_split(repeats: &[isize], shape: &[usize]) -> (Vec<usize>, Vec<usize>) 
     let lead = repeats.len() - shape.len();
     let sizes = || (0..repeats.len()).map(|d| if d < lead { 1 } else { shape[d - lead] });
     (sizes().flat_map(|s| [1, s]).collect(), sizes().zip(repeats).flat_map(|(s, &r)| [r as usize, s]).collect())
-}
-crate::backward_rule! {
-    pub struct TrilBackward0 { diagonal: isize }
-}
-crate::backward_rule! {
-    pub struct TriuBackward0 { diagonal: isize }
 }
 crate::backward_rule! {
     pub struct TakeBackward0 { index: SavedTensor }

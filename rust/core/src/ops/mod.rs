@@ -53,6 +53,7 @@ pub mod pool3d;
 pub mod products;
 pub mod quantile;
 pub(crate) mod reduce;
+pub mod reorder;
 mod rescale;
 mod resize;
 pub mod rnn;

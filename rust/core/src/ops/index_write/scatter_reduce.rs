@@ -5,8 +5,8 @@ use crate::bail;
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::Result;
+use crate::layout::for_each_index;
 use crate::layout::{contiguous_strides, wrap_dim};
-use crate::ops::index::for_each_index;
 use crate::tensor::Tensor;
 use crate::with_dtype;
 
