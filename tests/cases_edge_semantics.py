@@ -323,6 +323,21 @@ FOUND = {
     "tril-bool": _value(lambda: fg.tensor([[True, False], [True, True]]).t().tril()),
     "tril-transposed-int-band": _value(lambda: [fg.arange(12).reshape(3, 4).t().tril(1), fg.ones(2, 3).triu(-100)]),
     "tril-far-diagonals": _value(lambda: [fg.ones(3, 3).tril(100), fg.ones(2, 3).tril(-5), fg.ones(2, 3).triu(5)]),
+    "int64-to-float32-rounds-once": _value(
+        lambda: [
+            fg.tensor([2**60 + 2**36 + 1, -(2**60) - 2**36 - 1]).float(),
+            fg.tensor([[2**60 + 2**36 + 1, 0]])[:, 0].float(),
+        ]
+    ),
+    "int64-to-half-rounds-through-float32": _value(
+        lambda: [fg.tensor([2**60 + 2**36 + 1]).bfloat16(), fg.tensor([2049, 65519, 65520]).half()]
+    ),
+    "float32-to-16-bit-floats-halfway": _value(
+        lambda: [
+            fg.tensor([1 + 2**-11, 1 + 3 * 2**-11, 65519.99, 1e-8, -0.0]).half(),
+            fg.tensor([1 + 2**-8, 1 + 3 * 2**-8]).bfloat16(),
+        ]
+    ),
     "where-int32-overflow": _raises(lambda: fg.where(fg.tensor([True]), fg.tensor([1], dtype=fg.int32), 2**62)),
     "where-overflow-first": _raises(lambda: fg.where(fg.tensor([True]), 2**62, fg.tensor([1], dtype=fg.int32))),
     "where-float32-overflow": _raises(lambda: fg.where(fg.tensor([True]), fg.tensor([1.0]), 1e300)),

@@ -27,6 +27,10 @@ pub trait Element: Copy + Send + Sync + PartialOrd + Default + std::fmt::Debug +
     /// Value conversion between dtypes with C semantics (float → int truncates, x → bool is x != 0).
     #[inline(always)]
     fn cast<U: Element>(self) -> U {
+        if Self::DTYPE == DType::I64 && matches!(U::DTYPE, DType::F32 | DType::F16 | DType::BF16) {
+            // rounded once to float32, as C++'s conversion (through float64, 2^60 + 2^36 + 1 rounded twice, down)
+            return U::from_f64(f64::from(self.to_i64() as f32));
+        }
         if U::DTYPE.is_float() || Self::DTYPE.is_float() && U::DTYPE == DType::Bool {
             U::from_f64(self.to_f64())
         } else {

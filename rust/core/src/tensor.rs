@@ -303,7 +303,8 @@ impl Tensor {
     fn cast_to_vec<T: Element>(&self, buf: &Buffer) -> Vec<T> {
         with_dtype!(self.0.dtype, S => {
             let s = S::data(buf).expect("storage dtype").as_slice();
-            kernels::elementwise::map1(&self.0.layout, s, |v: S| v.cast::<T>())
+            kernels::cast::convert(&self.0.layout, s)
+                .unwrap_or_else(|| kernels::elementwise::map1(&self.0.layout, s, |v: S| v.cast::<T>()))
         })
     }
 
@@ -318,7 +319,15 @@ impl Tensor {
 
     /// All elements in row-major order, converted to `T`.
     pub fn to_vec<T: Element>(&self) -> Vec<T> {
-        self.with_data(|l, x: &[T]| kernels::elementwise::dense_copy(l, x))
+        if self.0.dtype.is_complex() {
+            crate::dtype::refuse_complex(self.0.dtype);
+        }
+        let buf = self.0.storage.read();
+        match T::data(&buf) {
+            Some(d) => kernels::elementwise::dense_copy(&self.0.layout, d.as_slice()),
+            // already a new row-major vector: not copied a second time
+            None => self.cast_to_vec::<T>(&buf),
+        }
     }
 
     /// The single element of a one-element tensor.

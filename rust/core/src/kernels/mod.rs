@@ -2,6 +2,7 @@
 pub mod attention;
 pub mod batch_norm;
 pub mod batch_norm_rows;
+pub mod cast;
 pub mod conv;
 pub mod cxx_order;
 pub mod elementwise;

@@ -154,9 +154,24 @@ pub(crate) use dispatch;
 
 /// `x` itself when its elements are f32 (for a generic kernel that has a float32 path of its own).
 pub(crate) fn as_f32<T: 'static>(x: &[T]) -> Option<&[f32]> {
-    // SAFETY: T is f32 (same type id), so the slice is reinterpreted as itself.
-    (std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>())
-        .then(|| unsafe { std::slice::from_raw_parts(x.as_ptr().cast::<f32>(), x.len()) })
+    same_type::<T, f32>(x)
+}
+
+/// `x` itself, typed as `U`, when `T` is `U` (a generic kernel's path for one element type).
+pub(crate) fn same_type<T: 'static, U: 'static>(x: &[T]) -> Option<&[U]> {
+    // SAFETY: T is U (same type id), so the slice is reinterpreted as itself.
+    (std::any::TypeId::of::<T>() == std::any::TypeId::of::<U>())
+        .then(|| unsafe { std::slice::from_raw_parts(x.as_ptr().cast::<U>(), x.len()) })
+}
+
+/// `v` itself, typed as a `Vec<U>`, when `T` is `U`.
+pub(crate) fn vec_of_same_type<T: 'static, U: 'static>(v: Vec<T>) -> Option<Vec<U>> {
+    if std::any::TypeId::of::<T>() != std::any::TypeId::of::<U>() {
+        return None;
+    }
+    let mut v = std::mem::ManuallyDrop::new(v);
+    // SAFETY: T is U (same type id): the allocation, length and capacity are those of a Vec<U>.
+    Some(unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<U>(), v.len(), v.capacity()) })
 }
 
 /// Elements per task when a loop over `n` is split across threads (a few tasks per thread, so one
