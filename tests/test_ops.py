@@ -2343,6 +2343,19 @@ def test_shape_op_double_backward():
     assert gg.tolist() == [2 * (0 + 5), 2 * (1 + 4), 2 * (2 + 3)]
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 7, 9, 1000])
+def test_prod_along_the_last_dim_matches_numpy_with_zeros_nans_and_past_the_threaded_size(dtype, n):
+    # each run multiplied in eight lanes, runs split across the threads when large
+    rng = np.random.default_rng(n)
+    a = (1 + 0.01 * rng.standard_normal((300, n))).astype(dtype)
+    a[3, 0], a[4, -1], a[5, n // 2] = 0.0, np.nan, np.inf
+    got = fg.tensor(a).prod(-1)
+    assert got.dtype == getattr(fg, dtype)
+    np.testing.assert_allclose(got.numpy(), np.prod(a.astype(np.float64), -1).astype(dtype), rtol=1e-5)
+    np.testing.assert_allclose(fg.tensor(a).prod(1, keepdim=True).numpy(), np.prod(a, 1, keepdims=True), rtol=1e-4)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "complex64"])
 def test_flip_roll_tril_triu_match_numpy_past_the_threaded_size(dtype):
     # whole rows copied reversed, rolled or cut to a band, split across the threads when large (3 x 300 x 400);

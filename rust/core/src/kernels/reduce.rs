@@ -32,6 +32,36 @@ pub fn fold<T: Element, A: Copy>(l: &Layout, x: &[T], dims: &[usize], init: A, f
     out
 }
 
+/// The product of each run of `n` elements of `x` (contiguous runs, n > 0) in float64, with eight partial products
+/// a run: one chain of multiplies waits on each one's latency (1000 runs of 1000 took 1.3 ms; torch 86 µs). Runs
+/// split across the threads from `SUM_ELEMENTS` elements.
+pub fn run_products<T: Element>(x: &[T], n: usize) -> Vec<f64> {
+    let runs = x.len() / n;
+    let mut out = vec![1.0f64; runs];
+    let tasks = if x.len() >= crate::kernels::split::SUM_ELEMENTS { 4 * crate::kernels::threads::threads() } else { 1 };
+    let per_task = runs.div_ceil(tasks).max(1);
+    crate::kernels::threads::par_chunks_mut(&mut out, per_task, &|c, part| {
+        crate::kernels::simd::dispatch!(products_into(part, &x[c * per_task * n..], n))
+    });
+    out
+}
+
+/// `out[r]` = the product of run r of `x` (runs of n).
+#[inline(always)]
+fn products_into<T: Element>(out: &mut [f64], x: &[T], n: usize) {
+    for (p, run) in out.iter_mut().zip(x.chunks_exact(n)) {
+        let mut lanes = [1.0f64; 8];
+        let chunks = run.chunks_exact(8);
+        let tail = chunks.remainder();
+        for chunk in chunks {
+            for (lane, &v) in lanes.iter_mut().zip(chunk) {
+                *lane *= v.to_f64();
+            }
+        }
+        *p = tail.iter().fold(lanes.iter().product::<f64>(), |a, &v| a * v.to_f64());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -44,5 +74,22 @@ mod tests {
         assert_eq!(fold(&l, &x, &[1], 0.0, |a, v| a + v), vec![3.0, 12.0]);
         assert_eq!(fold(&l, &x, &[0, 1], 0.0, |a, v| a + v), vec![15.0]);
         assert_eq!(fold(&l.transpose(0, 1), &x, &[1], 0.0, |a, v| a + v), vec![3.0, 5.0, 7.0]);
+    }
+
+    #[test]
+    fn run_products_match_a_chain_of_multiplies_at_tails_zeros_and_nans() {
+        for n in [1, 7, 8, 9, 23] {
+            let x: Vec<f32> = (0..5 * n).map(|i| 1.0 + (i % 5) as f32 * 0.25).collect();
+            let want: Vec<f64> = x.chunks(n).map(|c| c.iter().map(|&v| f64::from(v)).product()).collect();
+            let got = run_products(&x, n);
+            for (g, w) in got.iter().zip(&want) {
+                assert!((g - w).abs() <= 1e-12 * w.abs(), "{g} against {w} (n = {n})");
+            }
+        }
+        // 0·inf, a NaN, a signed zero, an infinity
+        let special = [2.0f32, 0.0, f32::INFINITY, 3.0, f32::NAN, 1.0, -0.0, 5.0, -1.0, -2.0, f32::INFINITY, 4.0];
+        let got = run_products(&special, 3);
+        assert!(got[0].is_nan() && got[1].is_nan());
+        assert!(got[2] == 0.0 && got[2].is_sign_positive() && got[3] == f64::NEG_INFINITY);
     }
 }

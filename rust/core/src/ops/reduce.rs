@@ -6,7 +6,7 @@ use crate::compile::{traced, traced_fusable, NodeKind, Reduction, RowReduction, 
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::Result;
-use crate::kernels::reduce::fold;
+use crate::kernels::reduce::{fold, run_products};
 use crate::layout::{wrap_dim, Layout};
 use crate::ops::formula::{c, signed, unsqueeze_dims};
 use crate::ops::unary::FloatClass;
@@ -291,7 +291,9 @@ impl Tensor {
             Some(d) => reduction_dims(Some(&[d]), self.ndim())?,
         };
         let shape = reduced_shape(self.shape(), &dims, keepdim);
-        let out = if self.dtype().is_float() {
+        let out = if let Some(products) = self.last_dim_products(&dims) {
+            from_f64s(products, &shape, self.dtype())?
+        } else if self.dtype().is_float() {
             from_f64s(self.with_data(|l, v: &[f64]| fold(l, v, &dims, 1.0, |a, b| a * b)), &shape, self.dtype())?
         } else {
             Tensor::from_vec(self.with_data(|l, v: &[i64]| fold(l, v, &dims, 1i64, |a, b| a.wrapping_mul(b))), &shape)?
@@ -303,6 +305,19 @@ impl Tensor {
             self_: SavedTensor::input(self),
             result: SavedTensor::output(out),
         }))
+    }
+
+    /// `prod` of a contiguous float32/float64 tensor over its last dim (of n > 0), a run at a time; None otherwise.
+    fn last_dim_products(&self, dims: &[usize]) -> Option<Vec<f64>> {
+        let n = *self.shape().last()?;
+        if dims != [self.ndim() - 1] || n == 0 {
+            return None;
+        }
+        match self.dtype() {
+            DType::F32 => self.with_data(|l, v: &[f32]| Some(run_products(&v[l.contiguous_range()?], n))),
+            DType::F64 => self.with_data(|l, v: &[f64]| Some(run_products(&v[l.contiguous_range()?], n))),
+            _ => None,
+        }
     }
 
     /// var (`std` = false) or std with `correction` (1: unbiased), over `dims` (None: all).
