@@ -1376,6 +1376,27 @@ def test_max_min_along_long_contiguous_rows_match_numpy_at_nans_ties_and_zeros(n
         assert_tensor(getattr(x, "a" + name)(-1), picked)
 
 
+@pytest.mark.parametrize("shape,dim", [((300, 1000), 0), ((3, 300, 50), 1), ((9, 7, 5), 0)])
+def test_max_min_along_a_dim_before_the_last_match_numpy_at_nans_ties_and_zeros(shape, dim):
+    # columns reduced a row at a time (split across threads for 300 x 1000; bands across blocks for 3 x 300 x 50)
+    a = ((np.arange(np.prod(shape)) * 37 % 1009).astype(np.float32) - 500.0).reshape(shape) * 0.25
+    col = np.moveaxis(a, dim, -1)  # a view: writes land in a
+    col[..., 3, 1], col[..., 3, 4] = np.nan, np.nan
+    col[..., 4, 1], col[..., 4, -2] = 1e9, 1e9
+    col[..., 2, :], col[..., 2, 1], col[..., 2, 3] = -1.0, -0.0, 0.0
+    col[..., 0, :] = -np.inf
+    x = fg.tensor(a)
+    for name, arg in (("max", np.argmax), ("min", np.argmin)):
+        values, indices = getattr(x, name)(dim)
+        want = arg(a, dim)
+        assert_tensor(indices, want, dtype="int64")
+        picked = np.take_along_axis(a, np.expand_dims(want, dim), dim).squeeze(dim)
+        assert_tensor(values, picked)
+        assert np.array_equal(np.signbit(to_numpy_(values)), np.signbit(picked))
+        assert_tensor(getattr(x, "arg" + name)(dim), want, dtype="int64")
+        assert_tensor(getattr(x, "a" + name)(dim), picked)
+
+
 @pytest.mark.parametrize("name,ref", [("argmax", np.argmax), ("argmin", np.argmin)])
 def test_argmax_argmin(name, ref, rng):
     a, x = make_input(rng, (3, 4, 2), STEPPED, domain="ties")

@@ -140,6 +140,53 @@ fn arg_extremes_into<T: crate::element::Element>(out: &mut [i64], x: &[T], n: us
     }
 }
 
+/// `row_arg_extremes` along a dim that is not the last: `x` as blocks of `n` rows of `inner` elements (inner > 1),
+/// the extreme of each column of each block and its first row, by `better`'s rule. A row at a time against a row of
+/// running extremes (vectorized), the columns split across the threads: `max(0)` of 1000×1000 float32 folded
+/// element by element through the layout, 2.65 ms (torch 0.45).
+fn column_arg_extremes<T: crate::element::Element>(
+    x: &[T],
+    n: usize,
+    inner: usize,
+    is_max: bool,
+) -> (Vec<T>, Vec<i64>) {
+    let out_len = x.len() / n;
+    let mut at = vec![0i64; out_len];
+    let tasks = if x.len() >= crate::kernels::split::SUM_ELEMENTS { 4 * crate::kernels::threads::threads() } else { 1 };
+    // whole cache lines of columns a task
+    let band = out_len.div_ceil(tasks).next_multiple_of(16);
+    crate::kernels::threads::par_chunks_mut(&mut at, band, &|t, slots| {
+        let mut start = t * band;
+        let mut slots = slots;
+        // a band may span blocks: a segment of columns in each
+        while !slots.is_empty() {
+            let (block, j) = (start / inner, start % inner);
+            let width = slots.len().min(inner - j);
+            let (seg, rest) = slots.split_at_mut(width);
+            let cols = &x[block * n * inner + j..];
+            crate::kernels::simd::dispatch!(column_extremes_into(seg, cols, n, inner, is_max));
+            (slots, start) = (rest, start + width);
+        }
+    });
+    let values = at.iter().enumerate().map(|(k, &i)| x[(k / inner * n + i as usize) * inner + k % inner]).collect();
+    (values, at)
+}
+
+/// `at[j]` = the first row of the extreme of column j over `n` rows of `x` (rows `stride` apart).
+#[inline(always)]
+fn column_extremes_into<T: crate::element::Element>(at: &mut [i64], x: &[T], n: usize, stride: usize, is_max: bool) {
+    let w = at.len();
+    let mut best = x[..w].to_vec();
+    at.fill(0);
+    for i in 1..n {
+        for ((b, a), &v) in best.iter_mut().zip(at.iter_mut()).zip(&x[i * stride..i * stride + w]) {
+            if better(v, *b, is_max) {
+                (*b, *a) = (v, i as i64);
+            }
+        }
+    }
+}
+
 /// 0, 1, ..., n-1 along `dim` of an `ndim`-dim tensor (size 1 elsewhere).
 pub(crate) fn positions_along(n: usize, dim: usize, ndim: usize) -> Result<Tensor> {
     let mut shape = vec![1; ndim];
@@ -207,9 +254,18 @@ impl Tensor {
             Some(range) if dims == [self.ndim() - 1] => Some((range, self.shape()[self.ndim() - 1])),
             _ => None,
         };
+        // or one dim before the last: its columns
+        let column = match (self.layout().contiguous_range(), dims.as_slice()) {
+            (Some(range), &[d]) if d + 1 < self.ndim() && self.numel() > 0 => Some((range, d)),
+            _ => None,
+        };
         let out = crate::with_dtype!(self.dtype(), T => {
-            let values = match row {
-                Some((range, n)) if n > 0 => self.with_data(|_, v: &[T]| row_extremes(&v[range], n, is_max)),
+            let values = match (row, column) {
+                (Some((range, n)), _) if n > 0 => self.with_data(|_, v: &[T]| row_extremes(&v[range], n, is_max)),
+                (_, Some((range, d))) => {
+                    let (n, inner) = (self.shape()[d], self.shape()[d + 1..].iter().product());
+                    self.with_data(|_, v: &[T]| column_arg_extremes(&v[range], n, inner, is_max).0)
+                }
                 _ => extreme_kernel::<T>(self, &dims, is_max).0,
             };
             Tensor::from_vec(values, &shape)?
@@ -240,14 +296,17 @@ impl Tensor {
         let dims: Vec<usize> = if self.ndim() == 0 { vec![] } else { vec![d] };
         self.check_nonempty_reduction(if is_max { "max" } else { "min" }, &dims, false)?;
         let shape = reduced_shape(self.shape(), &dims, keepdim);
-        // contiguous with nothing after `d` (the last dim, or sizes 1 after it): one run per row
-        let rows = match self.layout().contiguous_range() {
-            Some(range) if !dims.is_empty() && self.shape()[d + 1..].iter().all(|&s| s == 1) => Some(range),
+        // contiguous: a run per row when nothing is after `d` (the last dim, or sizes 1 after it), else columns
+        let inner: usize = self.shape().get(d + 1..).map_or(1, |after| after.iter().product());
+        let runs = match self.layout().contiguous_range() {
+            Some(range) if !dims.is_empty() && self.numel() > 0 => Some(range),
             _ => None,
         };
         let (values, indices) = crate::with_dtype!(self.dtype(), T => {
-            let (v, i) = match rows {
-                Some(range) => self.with_data(|_, x: &[T]| row_arg_extremes(&x[range], self.shape()[d], is_max)),
+            let n = self.shape().get(d).copied().unwrap_or(1);
+            let (v, i) = match runs {
+                Some(range) if inner == 1 => self.with_data(|_, x: &[T]| row_arg_extremes(&x[range], n, is_max)),
+                Some(range) => self.with_data(|_, x: &[T]| column_arg_extremes(&x[range], n, inner, is_max)),
                 None => extreme_kernel::<T>(self, &dims, is_max),
             };
             (Tensor::from_vec(v, &shape)?, Tensor::from_vec(i, &shape)?)
@@ -475,5 +534,42 @@ mod tests {
         let (_, want_at) = extreme_kernel::<i64>(&t, &[1], true);
         assert_eq!(t.max_min_dim(1, false, true).unwrap().1.to_vec::<i64>(), want_at);
         assert_eq!(row_arg_extremes(&ints, 1000, true).1, want_at);
+    }
+
+    #[test]
+    fn columns_with_positions_are_the_layout_folds() {
+        // dim 0 of 300×1000 (columns split across the threads, a band spanning no block) and dim 1 of 3×300×50
+        // (bands spanning blocks), with NaNs, ties, signed zeros and infinities down some columns
+        for shape in [[1usize, 300, 1000], [3, 300, 50]] {
+            let [outer, n, inner] = shape;
+            let mut x: Vec<f32> = (0..outer * n * inner).map(|i| ((i * 37 % 1009) as f32 - 500.0) * 0.25).collect();
+            let at = |o: usize, i: usize, j: usize| (o * n + i) * inner + j;
+            x[at(0, 5, 3)] = f32::NAN;
+            x[at(0, 9, 3)] = f32::from_bits(0x7fc0_0002);
+            x[at(outer - 1, 1, 7)] = 1e9;
+            x[at(outer - 1, n - 2, 7)] = 1e9;
+            for i in 0..n {
+                x[at(0, i, 11)] = if i == 4 {
+                    0.0
+                } else if i == 2 {
+                    -0.0
+                } else {
+                    -1.0
+                };
+                x[at(0, i, 12)] = f32::NEG_INFINITY;
+            }
+            x[at(0, n - 1, 13)] = f32::INFINITY;
+            let t = Tensor::from_vec(x.clone(), &shape).unwrap();
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            for is_max in [true, false] {
+                let (want_values, want_at) = extreme_kernel::<f32>(&t, &[1], is_max);
+                let (values, positions) = column_arg_extremes(&x, n, inner, is_max);
+                assert_eq!(positions, want_at, "{shape:?} max={is_max}");
+                assert_eq!(bits(&values), bits(&want_values), "{shape:?} max={is_max}");
+                let (got, idx) = t.max_min_dim(1, false, is_max).unwrap();
+                assert_eq!(bits(&got.to_vec::<f32>()), bits(&want_values));
+                assert_eq!(idx.to_vec::<i64>(), want_at);
+            }
+        }
     }
 }
