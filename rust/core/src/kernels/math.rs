@@ -606,9 +606,90 @@ pub fn tanh_f32(x: f32) -> f32 {
     }
 }
 
+/// atan2(y, x) of float32s, computed in float64 without branches so that it vectorizes (libm's `atan2f`, a call
+/// per element, took 13 ms for 1M; torch 0.76): the smaller magnitude over the larger, t in [0, 1], reduced below
+/// tan(π/8) by atan(t) = π/4 + atan((t - 1)/(t + 1)) with the same single division, then 12 terms of atan's series
+/// (error below 1e-11, so the float32 result is rounded from a value good to ~37 bits), then the octant restored.
+#[inline(always)]
+pub fn atan2_f32(y: f32, x: f32) -> f32 {
+    use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
+    const TAN_PI_8: f64 = 0.414_213_562_373_095_03;
+    let (ay, ax) = (f64::from(y.abs()), f64::from(x.abs()));
+    let swapped = ay > ax;
+    let (num, den) = if swapped { (ax, ay) } else { (ay, ax) };
+    // both infinite: the diagonal (t = 1); both zero: t = 0
+    let both_inf = num.is_infinite();
+    let (num, den) = if both_inf {
+        (1.0, 1.0)
+    } else if den == 0.0 {
+        (0.0, 1.0)
+    } else {
+        (num, den)
+    };
+    let reduced = num > TAN_PI_8 * den;
+    let t = if reduced { (num - den) / (num + den) } else { num / den };
+    let s = t * t;
+    let mut p = ATAN_SERIES[0];
+    for c in &ATAN_SERIES[1..] {
+        p = p * s + c;
+    }
+    let mut r = t * p + if reduced { FRAC_PI_4 } else { 0.0 };
+    if swapped {
+        r = FRAC_PI_2 - r;
+    }
+    if x.is_sign_negative() {
+        r = PI - r;
+    }
+    let r = if y.is_sign_negative() { -r } else { r };
+    if x.is_nan() || y.is_nan() {
+        f32::NAN
+    } else {
+        r as f32
+    }
+}
+
+/// atan(t)/t = Σ (-1)^k t^{2k}/(2k + 1), k = 11 down to 0 (Horner's order).
+const ATAN_SERIES: [f64; 12] = {
+    let mut c = [0.0; 12];
+    let mut k = 0;
+    while k < 12 {
+        let term = 1.0 / (2 * (11 - k) + 1) as f64;
+        c[k] = if (11 - k) % 2 == 0 { term } else { -term };
+        k += 1;
+    }
+    c
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn atan2_f32_is_float64_atan2_rounded_and_exact_at_the_special_values() {
+        let mut worst = 0.0f64;
+        let mut k = 0u32;
+        while k < 2_000_000 {
+            // pairs across every exponent and sign, both orders of magnitude, subnormals and huge ratios
+            let y = f32::from_bits(k.wrapping_mul(2_654_435_761));
+            let x = f32::from_bits(k.wrapping_mul(40_503).rotate_left(7));
+            if y.is_finite() && x.is_finite() {
+                worst = worst.max(ulps(atan2_f32(y, x), f64::from(y).atan2(f64::from(x))));
+            }
+            k += 1;
+        }
+        assert!(worst <= 0.5 + 1e-3, "worst {worst} ulp");
+        let specials = [0.0f32, -0.0, 1.0, -1.0, 3.5e-42, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e30, -1e-30];
+        for &y in &specials {
+            for &x in &specials {
+                // (libm's atan2f gives 1.5707963 for atan2(1, -1e-30); π/2 rounds to 1.5707964)
+                let (got, want) = (atan2_f32(y, x), f64::from(y).atan2(f64::from(x)) as f32);
+                assert!(
+                    got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan(),
+                    "atan2({y}, {x}): {got} {want}"
+                );
+            }
+        }
+    }
 
     fn ulps(a: f32, b: f64) -> f64 {
         let b32 = b as f32;

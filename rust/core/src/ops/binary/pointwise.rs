@@ -10,6 +10,7 @@ use crate::compile::{traced, NodeKind};
 use crate::dtype::{result_type, DType};
 use crate::element::{Element, Float};
 use crate::error::Result;
+use crate::kernels::math::atan2_f32;
 use crate::kernels::special::gamma as special_gamma;
 use crate::kernels::special::incomplete_gamma;
 use crate::layout::broadcast_shapes;
@@ -251,6 +252,9 @@ fn binary_float<T: Float>(
     match op {
         Binary::Maximum => zip_as(a, b, shape, nan_max::<T>),
         Binary::Minimum => zip_as(a, b, shape, nan_min::<T>),
+        Binary::Atan2 if T::DTYPE == DType::F32 => {
+            zip_as(a, b, shape, |y: T, x: T| T::from_f64(f64::from(atan2_f32(y.to_f64() as f32, x.to_f64() as f32))))
+        }
         Binary::Atan2 => zip_as(a, b, shape, |x: T, y: T| x.atan2(y)),
         Binary::Fmod => zip_as(a, b, shape, fmod_f::<T>),
         Binary::Remainder => zip_as(a, b, shape, py_mod_f::<T>),
