@@ -2364,6 +2364,19 @@ def test_shape_op_double_backward():
     assert gg.tolist() == [2 * (0 + 5), 2 * (1 + 4), 2 * (2 + 3)]
 
 
+@pytest.mark.parametrize("shape", [(40, 30, 50), (1000,), (3, 0, 4), (5, 1)])
+def test_nonzero_of_a_random_mask_matches_numpy_in_row_major_order(shape):
+    # every index written, kept only where the mask is set (no branch); strided and integer inputs too
+    m = np.random.default_rng(len(shape)).standard_normal(shape) > 0
+    want = np.stack(np.nonzero(m), 1) if m.ndim else np.zeros((int(m), 0))
+    np.testing.assert_array_equal(fg.tensor(m).nonzero().numpy(), want)
+    np.testing.assert_array_equal(fg.tensor(m.astype(np.int32) * 3).nonzero().numpy(), want)
+    if m.ndim == 3:
+        t = fg.tensor(np.ascontiguousarray(m.transpose(2, 1, 0))).permute(2, 1, 0)
+        np.testing.assert_array_equal(t.nonzero().numpy(), want)
+        np.testing.assert_array_equal(fg.tensor(m * 1.5)[fg.tensor(m)].numpy(), (m * 1.5)[m])
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("n", [1, 7, 9, 1000])
 def test_prod_along_the_last_dim_matches_numpy_with_zeros_nans_and_past_the_threaded_size(dtype, n):
