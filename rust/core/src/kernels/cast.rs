@@ -20,7 +20,7 @@ pub(crate) fn convert<T: Element, U: Element>(l: &Layout, x: &[T]) -> Option<Vec
         (DType::BF16, DType::F32) => vec_of_same_type(map_slice(same_type::<T, bf16>(x)?, bf16::to_f32)),
         (DType::F32, DType::I32) => vec_of_same_type(map_slice(same_type::<T, f32>(x)?, f32_to_i32)),
         (DType::F32, DType::I64) => vec_of_same_type(map_slice(same_type::<T, f32>(x)?, f32_to_i64)),
-        (DType::I64, DType::F32) => vec_of_same_type(map_slice(same_type::<T, i64>(x)?, |v: i64| v as f32)),
+        (DType::I64, DType::F32) => vec_of_same_type(map_slice(same_type::<T, i64>(x)?, i64_to_f32)),
         _ => None,
     }
 }
@@ -33,6 +33,12 @@ pub fn bf16_from_f32(v: f32) -> bf16 {
     let rounded = (bits.wrapping_add(0x7FFF + ((bits >> 16) & 1)) >> 16) as u16;
     let quiet_nan = ((bits >> 16) | 0x0040) as u16;
     bf16::from_bits(if v.is_nan() { quiet_nan } else { rounded })
+}
+
+/// int64 → float32, rounded once. (A plain function, as every kernel here: a closure written inside `convert`
+/// would be a type of its own in each of its hundred instantiations, and its vector loop compiled for each.)
+fn i64_to_f32(v: i64) -> f32 {
+    v as f32
 }
 
 /// float32 → int32 as the generic cast: truncated toward zero, saturated at int64's range, then wrapped.
