@@ -38,8 +38,7 @@ pub fn fold<T: Element, A: Copy>(l: &Layout, x: &[T], dims: &[usize], init: A, f
 pub fn run_products<T: Element>(x: &[T], n: usize) -> Vec<f64> {
     let runs = x.len() / n;
     let mut out = vec![1.0f64; runs];
-    let tasks = if x.len() >= crate::kernels::split::SUM_ELEMENTS { 4 * crate::kernels::threads::threads() } else { 1 };
-    let per_task = runs.div_ceil(tasks).max(1);
+    let per_task = crate::kernels::threads::items_per_task(runs, x.len() >= crate::kernels::split::SUM_ELEMENTS);
     crate::kernels::threads::par_chunks_mut(&mut out, per_task, &|c, part| {
         crate::kernels::simd::dispatch!(products_into(part, &x[c * per_task * n..], n))
     });

@@ -85,6 +85,16 @@ pub fn threads() -> usize {
     }
 }
 
+/// How many of `items` (rows, runs, columns) each parallel task takes: a few tasks a thread when the work is
+/// `parallel` (large enough to split), else one task for all.
+pub(crate) fn items_per_task(items: usize, parallel: bool) -> usize {
+    if parallel {
+        items.div_ceil(4 * threads()).max(1)
+    } else {
+        items.max(1)
+    }
+}
+
 /// The most threads `set_threads` grants: a request is a count of threads to start, and a mistyped
 /// one (10**9) must not try to start them all.
 pub const MAX_THREADS: usize = 256;

@@ -98,7 +98,7 @@ fn row_extremes<T: crate::element::Element>(x: &[T], n: usize, is_max: bool) -> 
     let rows = x.len() / n;
     let mut out = vec![T::default(); rows];
     let parallel = x.len() >= crate::kernels::split::SUM_ELEMENTS && rows > 1;
-    let per_task = if parallel { rows.div_ceil(4 * crate::kernels::threads::threads()).max(1) } else { rows.max(1) };
+    let per_task = crate::kernels::threads::items_per_task(rows, parallel);
     crate::kernels::threads::par_chunks_mut(&mut out, per_task, &|t, slots| {
         let first = t * per_task;
         crate::kernels::simd::dispatch!(extremes_into(slots, &x[first * n..(first + slots.len()) * n], n, is_max));
@@ -121,7 +121,7 @@ fn row_arg_extremes<T: crate::element::Element>(x: &[T], n: usize, is_max: bool)
     let rows = x.len() / n;
     let mut at = vec![0i64; rows];
     let parallel = x.len() >= crate::kernels::split::SUM_ELEMENTS && rows > 1;
-    let per_task = if parallel { rows.div_ceil(4 * crate::kernels::threads::threads()).max(1) } else { rows.max(1) };
+    let per_task = crate::kernels::threads::items_per_task(rows, parallel);
     crate::kernels::threads::par_chunks_mut(&mut at, per_task, &|t, slots| {
         let first = t * per_task;
         crate::kernels::simd::dispatch!(arg_extremes_into(slots, &x[first * n..(first + slots.len()) * n], n, is_max));
@@ -152,9 +152,9 @@ fn column_arg_extremes<T: crate::element::Element>(
 ) -> (Vec<T>, Vec<i64>) {
     let out_len = x.len() / n;
     let mut at = vec![0i64; out_len];
-    let tasks = if x.len() >= crate::kernels::split::SUM_ELEMENTS { 4 * crate::kernels::threads::threads() } else { 1 };
+    let parallel = x.len() >= crate::kernels::split::SUM_ELEMENTS;
     // whole cache lines of columns a task
-    let band = out_len.div_ceil(tasks).next_multiple_of(16);
+    let band = crate::kernels::threads::items_per_task(out_len, parallel).next_multiple_of(16);
     crate::kernels::threads::par_chunks_mut(&mut at, band, &|t, slots| {
         let mut start = t * band;
         let mut slots = slots;

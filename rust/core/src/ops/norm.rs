@@ -160,7 +160,7 @@ fn power_sums<T: Element>(x: &[T], n: usize, square: bool) -> Vec<f64> {
         return vec![parts.iter().sum()];
     }
     let mut out = vec![0.0f64; rows];
-    let per_task = if parallel { rows.div_ceil(4 * crate::kernels::threads::threads()).max(1) } else { rows.max(1) };
+    let per_task = crate::kernels::threads::items_per_task(rows, parallel);
     par_chunks_mut(&mut out, per_task, &|t, slots| {
         let first = t * per_task;
         crate::kernels::simd::dispatch!(power_sums_into(slots, &x[first * n..(first + slots.len()) * n], n, square))

@@ -9,7 +9,7 @@ use crate::compile::{traced, NodeKind};
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::split::COPY_ELEMENTS;
-use crate::kernels::threads::{par_chunks_mut, threads};
+use crate::kernels::threads::{items_per_task, par_chunks_mut};
 use crate::layout::{contiguous_strides, for_each_index, numel, wrap_dim, wrap_sized_dim};
 use crate::tensor::Tensor;
 use crate::with_dtype;
@@ -21,8 +21,7 @@ fn build_rows<T: Element>(rows: usize, row: usize, fill: &(dyn Fn(usize, &mut [M
     let n = rows * row;
     let mut out: Vec<T> = crate::pool::take(n);
     if row > 0 {
-        let tasks = if n >= COPY_ELEMENTS { 4 * threads() } else { 1 };
-        let per_task = rows.div_ceil(tasks).max(1);
+        let per_task = items_per_task(rows, n >= COPY_ELEMENTS);
         par_chunks_mut(&mut out.spare_capacity_mut()[..n], per_task * row, &|c, part| {
             for (r, out_row) in part.chunks_exact_mut(row).enumerate() {
                 fill(c * per_task + r, out_row);
