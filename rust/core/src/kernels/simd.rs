@@ -190,6 +190,11 @@ pub fn zip_into<A: Copy, B: Copy, U>(out: &mut [MaybeUninit<U>], a: &[A], b: &[B
     zip_dispatch(out, a, b, f)
 }
 
+/// `f(start + i)` into each `out[i]`, vectorized, on the calling thread.
+pub fn index_into<U>(out: &mut [MaybeUninit<U>], start: usize, f: &impl Fn(usize) -> U) {
+    index_dispatch(out, start, f)
+}
+
 /// `f` over a contiguous slice into a fresh (pooled) vector: vectorized, threaded when large.
 pub fn map_slice<T: Copy + Sync + Send + 'static, U: Send + 'static>(x: &[T], f: impl Fn(T) -> U + Sync) -> Vec<U> {
     map_slice_by(x, |o, xs| map_dispatch(o, xs, &f))
