@@ -6,11 +6,54 @@ use crate::dtype::{result_type, DType, Scalar};
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::elementwise::map3;
-use crate::layout::broadcast_shapes;
+use crate::kernels::simd::zip_slices;
+use crate::layout::{broadcast_shapes, Layout};
 use crate::ops::formula::c;
 use crate::ops::unary::FloatClass;
 use crate::tensor::Tensor;
 use crate::{bail, with_dtype};
+
+/// torch's vectorized lerp, `fma(w or w - 1, end - start, start or end)` as `w` is below one half or not: exact at
+/// both ends (w = 0 gives start, w = 1 gives end).
+fn lerp_f32(a: f32, b: f32, w: f32) -> f32 {
+    let small = w.abs() < 0.5;
+    (if small { w } else { w - 1.0 }).mul_add(b - a, if small { a } else { b })
+}
+
+/// `lerp_f32` for float64.
+fn lerp_f64(a: f64, b: f64, w: f64) -> f64 {
+    let small = w.abs() < 0.5;
+    (if small { w } else { w - 1.0 }).mul_add(b - a, if small { a } else { b })
+}
+
+/// `f(start, end, weight)` over the broadcast `shape`: over two contiguous slices of that shape when the weight is one
+/// number (one vectorized, threaded pass; through the strided three-way map `lerp(a, b, 0.3)` took 0.91 ms for 1M
+/// float32, torch 0.29), else element by element through the layouts.
+fn lerp_values<T: Element>(
+    start: &Tensor,
+    end: &Tensor,
+    weight: &Tensor,
+    shape: &[usize],
+    f: impl Fn(T, T, T) -> T + Sync + Copy,
+) -> Result<Tensor> {
+    let (start, end, weight) = (start.to_dtype(T::DTYPE)?, end.to_dtype(T::DTYPE)?, weight.to_dtype(T::DTYPE)?);
+    let v = start.with_data(|la, xa: &[T]| {
+        end.with_data(|lb, xb: &[T]| {
+            weight.with_data(|lw, xw: &[T]| -> Result<Vec<T>> {
+                let same = |l: &Layout| l.shape == shape && l.is_contiguous();
+                if let (true, true, 1) = (same(la), same(lb), weight.numel()) {
+                    let (ra, rb, w) = (la.contiguous_range(), lb.contiguous_range(), xw[lw.offset]);
+                    if let (Some(ra), Some(rb)) = (ra, rb) {
+                        return Ok(zip_slices(&xa[ra], &xb[rb], move |a, b| f(a, b, w)));
+                    }
+                }
+                let l = [&la.broadcast_to(shape)?, &lb.broadcast_to(shape)?, &lw.broadcast_to(shape)?];
+                Ok(map3(l, xa, xb, xw, f))
+            })
+        })
+    })?;
+    Tensor::from_vec(v, shape)
+}
 
 /// A bound of `clamp`: a number, or a tensor that broadcasts against the input.
 pub enum ClampBound {
@@ -115,20 +158,14 @@ impl Tensor {
     pub fn lerp(&self, end: &Tensor, weight: &Tensor) -> Result<Tensor> {
         let shape = broadcast_shapes(&broadcast_shapes(self.shape(), end.shape())?, weight.shape())?;
         let dtype = result_type(self.promotion_key(), end.promotion_key());
-        let lerp = |a: f64, b: f64, w: f64| if w.abs() < 0.5 { a + w * (b - a) } else { b - (b - a) * (1.0 - w) };
         let out = match dtype {
-            d if d.is_float() => with_dtype!(dtype, T => {
-                let v = self.with_data(|la, xa: &[T]| {
-                    end.with_data(|lb, xb: &[T]| {
-                        weight.with_data(|lw, xw: &[T]| -> Result<Vec<T>> {
-                            let l = [&la.broadcast_to(&shape)?, &lb.broadcast_to(&shape)?, &lw.broadcast_to(&shape)?];
-                            let f = |a: T, b: T, w: T| T::from_f64(lerp(a.to_f64(), b.to_f64(), w.to_f64()));
-                            Ok(map3(l, xa, xb, xw, f))
-                        })
-                    })
-                })?;
-                Tensor::from_vec(v, &shape)?
-            }),
+            DType::F32 => lerp_values(self, end, weight, &shape, |a: f32, b: f32, w: f32| lerp_f32(a, b, w))?,
+            DType::F64 => lerp_values(self, end, weight, &shape, |a: f64, b: f64, w: f64| lerp_f64(a, b, w))?,
+            // the halves in float32, their opmath type, weight included (as torch)
+            d if d.is_float() => {
+                let (start, end) = (self.to_dtype(DType::F32)?, end.to_dtype(DType::F32)?);
+                lerp_values(&start, &end, weight, &shape, |a: f32, b: f32, w: f32| lerp_f32(a, b, w))?.to_dtype(d)?
+            }
             _ => bail!(NotImplemented, "\"lerp_kernel_scalar\" not implemented for '{}'", dtype.scalar_type_name()),
         };
         if weight.0.wrapped_number {
