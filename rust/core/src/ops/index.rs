@@ -344,28 +344,11 @@ impl Tensor {
         })
     }
 
-    /// Positions for gather/scatter along `dim` with `index` (same ndim as self).
+    /// Positions for scatter along `dim` with `index` (same ndim as self).
     fn along_dim_positions(&self, dim: usize, index: &Tensor, what: &str) -> Result<Positions> {
+        crate::ops::along_dim::check_index_shape(self.shape(), index, dim, what)?;
         let idx = index_values(index, what)?;
-        if index.ndim() != self.ndim().max(1) && !(index.ndim() == 0 && self.ndim() == 0) {
-            bail!(
-                Runtime,
-                "Index tensor must have the same number of dimensions as {} tensor",
-                if what == "gather" { "input" } else { "self" }
-            );
-        }
         let in_shape = self.shape().to_vec();
-        for (d, (&a, &b)) in index.shape().iter().zip(&in_shape).enumerate() {
-            if d != dim && a > b {
-                bail!(
-                    Runtime,
-                    "Size does not match at dimension {d} expected index {:?} to be no larger than self \
-                    {:?} apart from dimension {dim}",
-                    index.shape(),
-                    in_shape
-                );
-            }
-        }
         let size = if self.ndim() == 0 { 1 } else { in_shape[dim] };
         let mut err = None;
         // row by row of the index: the position of each index element's coordinates, with `dim` read from it (a
@@ -382,10 +365,13 @@ impl Tensor {
                         i.iter().enumerate().filter(|&(k, _)| k != dim).map(|(k, &a)| a * strides[k]).sum();
                     let values = rows.next().expect("one index row per lead index");
                     pos.extend(values.iter().enumerate().map(|(j, &v)| {
-                        let w = wrap_index(v, size, dim).unwrap_or_else(|_| {
-                            err = Some(v);
+                        // not counted from the end: torch's scatter takes no negative index
+                        let w = if (0..size as i64).contains(&v) {
+                            v as usize
+                        } else {
+                            err = err.or(Some(v));
                             0
-                        });
+                        };
                         (base + j * along + w * strides[dim]) as i64
                     }));
                 });
@@ -406,10 +392,7 @@ impl Tensor {
     }
 
     fn gather_eager(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
-        let d = wrap_dim(dim, self.ndim())?;
-        let pos = self.along_dim_positions(d, index, "gather")?;
-        let node = GatherBackward0 { dim: d, index: SavedTensor::input(index), sparse_grad: false };
-        self.take_flat(pos, index.shape(), node)
+        self.gather_recorded(wrap_dim(dim, self.ndim())?, index)
     }
 
     /// `scatter(dim, index, src)` (`reduce_add = false`) or `scatter_add`; `src` is cut to index's shape.
@@ -756,9 +739,6 @@ crate::backward_rule! {
 }
 crate::backward_rule! {
     pub struct IndexSelectBackward0 { dim: usize, index: SavedTensor, self_sym_sizes: Vec<usize> }
-}
-crate::backward_rule! {
-    pub struct GatherBackward0 { dim: usize, index: SavedTensor, sparse_grad: bool }
 }
 crate::backward_rule! {
     pub struct MaskedSelectBackward0 { mask: SavedTensor }

@@ -3,6 +3,7 @@
 pub mod addc;
 mod advanced_index;
 mod affine_grid;
+mod along_dim;
 pub mod aminmax;
 pub mod attention;
 pub mod batch_norm;

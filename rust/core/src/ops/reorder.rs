@@ -17,11 +17,25 @@ use std::mem::MaybeUninit;
 
 /// A new buffer of `rows` rows of `row` elements, `fill(r, out_row)` writing every element of row r; the rows split
 /// across the threads from `COPY_ELEMENTS` elements.
-fn build_rows<T: Element>(rows: usize, row: usize, fill: &(dyn Fn(usize, &mut [MaybeUninit<T>]) + Sync)) -> Vec<T> {
+pub(crate) fn build_rows<T: Element>(
+    rows: usize,
+    row: usize,
+    fill: &(dyn Fn(usize, &mut [MaybeUninit<T>]) + Sync),
+) -> Vec<T> {
+    build_rows_with(rows, row, rows * row >= COPY_ELEMENTS, fill)
+}
+
+/// `build_rows`, split across the threads when `parallel` (for rows that cost more than their copy).
+pub(crate) fn build_rows_with<T: Element>(
+    rows: usize,
+    row: usize,
+    parallel: bool,
+    fill: &(dyn Fn(usize, &mut [MaybeUninit<T>]) + Sync),
+) -> Vec<T> {
     let n = rows * row;
     let mut out: Vec<T> = crate::pool::take(n);
     if row > 0 {
-        let per_task = items_per_task(rows, n >= COPY_ELEMENTS);
+        let per_task = items_per_task(rows, parallel);
         par_chunks_mut(&mut out.spare_capacity_mut()[..n], per_task * row, &|c, part| {
             for (r, out_row) in part.chunks_exact_mut(row).enumerate() {
                 fill(c * per_task + r, out_row);
