@@ -1,15 +1,16 @@
-//! sort, argsort, topk and median along one dim. Each row's order is found once; the values are then a
-//! `take_flat` of the input, so the gradient goes back to the positions they came from.
-use crate::autograd::SavedTensor;
+//! sort, argsort, topk and median along one dim. Each row's indices are found once, the rows split across the
+//! threads; the values are then gathered at them (`gather_along`), and the gradient added back there.
+use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
 use crate::compile::traced_pair;
 use crate::element::Element;
 use crate::error::Result;
+use crate::kernels::split::COPY_ELEMENTS;
 use crate::layout::wrap_dim;
+use crate::ops::reorder::build_rows_with;
 use crate::tensor::Tensor;
 use crate::with_dtype;
 use std::cmp::Ordering;
-use std::sync::Arc;
 
 /// Ascending order with NaN as the largest value (NaNs tie with each other); `unique` orders by it too.
 pub(crate) fn ascending<T: Element>(a: T, b: T) -> Ordering {
@@ -22,147 +23,188 @@ pub(crate) fn ascending<T: Element>(a: T, b: T) -> Ordering {
     }
 }
 
-/// The first `k` of a row's (value, position) pairs in sorted order, ties in their positions' order (what a stable
-/// sort gives): the k-th picked out first when k < n, then only those k sorted, and the values sorted beside their
-/// positions rather than positions sorted by reading the values through them. `topk(5, 1)` of 1000×1000 float32
-/// sorted every row whole: 64 ms against torch's 1.0.
-fn first_in_order<T: Element>(keyed: &mut [(T, usize)], k: usize, descending: bool) -> &[(T, usize)] {
-    let order = |a: &(T, usize), b: &(T, usize)| {
-        let by_value = if descending { ascending(b.0, a.0) } else { ascending(a.0, b.0) };
-        by_value.then(a.1.cmp(&b.1))
-    };
-    if k == 0 {
-        return &[];
-    }
-    if k < keyed.len() {
-        keyed.select_nth_unstable_by(k - 1, order);
-    }
-    let first = &mut keyed[..k];
-    first.sort_unstable_by(order);
-    first
+/// A value beside its position in the row, ordered as a stable sort orders them: by `ascending` (or its reverse),
+/// then by position. The order of the dtypes without an integer key.
+#[derive(Clone, Copy)]
+struct Ranked<T> {
+    value: T,
+    at: usize,
+    descending: bool,
 }
+impl<T: Element> Ord for Ranked<T> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        let by_value =
+            if self.descending { ascending(other.value, self.value) } else { ascending(self.value, other.value) };
+        by_value.then(self.at.cmp(&other.at))
+    }
+}
+impl<T: Element> PartialOrd for Ranked<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<T: Element> PartialEq for Ranked<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl<T: Element> Eq for Ranked<T> {}
 
 /// An integer whose order is `ascending`'s for float32 (reversed for `descending`): NaN above everything, every NaN
-/// alike, -0 as 0 (so ties between them keep their positions' order, as the comparison sort does).
+/// alike, -0 as 0 (so ties between them keep their positions' order, as the comparison sort does). Without a branch:
+/// one on the sign made `topk` of random values mispredict every other element.
+#[inline(always)]
 fn f32_key(v: f32, descending: bool) -> u32 {
     let bits = (v + 0.0).to_bits(); // -0 + 0 is +0
-    let key = if v.is_nan() {
-        u32::MAX
-    } else if bits >> 31 == 1 {
-        !bits
-    } else {
-        bits | (1 << 31)
-    };
-    if descending {
-        !key
-    } else {
-        key
-    }
+                                    // a negative value has all its bits flipped, a positive one its sign bit
+    let key = bits ^ (((bits as i32) >> 31) as u32 | 1 << 31);
+    let key = if v.is_nan() { u32::MAX } else { key };
+    key ^ 0u32.wrapping_sub(u32::from(descending))
 }
 
 /// `f32_key` for float64.
+#[inline(always)]
 fn f64_key(v: f64, descending: bool) -> u64 {
     let bits = (v + 0.0).to_bits();
-    let key = if v.is_nan() {
-        u64::MAX
-    } else if bits >> 63 == 1 {
-        !bits
-    } else {
-        bits | (1 << 63)
-    };
-    if descending {
-        !key
-    } else {
-        key
-    }
+    let key = bits ^ (((bits as i64) >> 63) as u64 | 1 << 63);
+    let key = if v.is_nan() { u64::MAX } else { key };
+    key ^ 0u64.wrapping_sub(u64::from(descending))
 }
 
-/// Each row's first `k` by `key(flat position, position in the row)` (unique keys: the position breaks ties, as a
-/// stable sort), handed to `put(outer, inner, rank, position in the row)`. `topk(5, 1)` of 1000×1000 float32 took
-/// 10 ms by comparing (value, position) pairs through `ascending`, torch 0.9.
-fn sort_rows<K: Ord + Copy>(
-    outer: usize,
-    n: usize,
-    inner: usize,
-    k: usize,
-    key: impl Fn(usize, usize) -> K,
-    src_of: impl Fn(K) -> usize,
-    put: &mut impl FnMut(usize, usize, usize, usize),
-) {
-    let mut keys: Vec<K> = Vec::with_capacity(n);
-    for o in 0..outer {
-        for i in 0..inner {
-            keys.clear();
-            keys.extend((0..n).map(|j| key((o * n + j) * inner + i, j)));
-            if k == 0 {
-                continue;
-            }
-            if k < n {
-                keys.select_nth_unstable(k - 1);
-            }
-            keys[..k].sort_unstable();
-            for (j, &key) in keys[..k].iter().enumerate() {
-                put(o, i, j, src_of(key));
-            }
+/// The `k` least of `keys` (all distinct), ascending, into `least`: one pass that keeps the k least seen so far. A
+/// key joins them only when below the k-th, which for k much smaller than the row is rare, so the pass is about one
+/// compare a key. `topk(5, 1)` of 1000×1000 float32 picked the k-th out of the whole row first (`select_nth`): 7.9
+/// ms, torch 1.0.
+fn least_k<K: Ord + Copy>(keys: impl Iterator<Item = K>, k: usize, least: &mut Vec<K>) {
+    least.clear();
+    if k == 0 {
+        return;
+    }
+    let mut keys = keys;
+    for key in keys.by_ref() {
+        let at = least.partition_point(|&b| b < key);
+        least.insert(at, key);
+        if least.len() == k {
+            break;
+        }
+    }
+    let Some(&last) = least.last() else { return };
+    let mut kth = last;
+    for key in keys {
+        if key < kth {
+            least.pop();
+            let at = least.partition_point(|&b| b < key);
+            least.insert(at, key);
+            kth = least[k - 1];
         }
     }
 }
 
+/// Rows at most this many times k long take their first k by selecting the k-th and sorting the k before it;
+/// longer rows by `least_k`, whose inserts cost up to k moves each.
+const SELECT_BELOW_RATIO: usize = 8;
+
+/// What each row gives of its order.
+#[derive(Clone, Copy, PartialEq)]
+enum Pick {
+    /// its first k, in order (sort, topk)
+    First(usize),
+    /// its lower median, the ((n-1)/2)-th, or its first NaN when it holds one (median)
+    Median,
+}
+
+impl Pick {
+    fn len(self) -> usize {
+        match self {
+            Pick::First(k) => k,
+            Pick::Median => 1,
+        }
+    }
+}
+
+/// Each row's `pick` of positions along the dim, by `key(flat position, position in the row)` (distinct keys: the
+/// position breaks ties, as a stable sort), read back by `src_of`, with `is_nan` telling a NaN's key: int64 indices
+/// shaped (outer, pick.len(), inner), the outer rows split across the threads.
+fn sort_rows<K: Ord + Copy>(
+    (outer, n, inner): (usize, usize, usize),
+    pick: Pick,
+    key: impl Fn(usize, usize) -> K + Sync,
+    src_of: impl Fn(K) -> usize + Sync,
+    is_nan: impl Fn(K) -> bool + Sync,
+) -> Vec<i64> {
+    let parallel = outer > 1 && outer * n * inner >= COPY_ELEMENTS;
+    let len = pick.len();
+    let streamed = matches!(pick, Pick::First(k) if k * SELECT_BELOW_RATIO < n);
+    build_rows_with(outer, len * inner, parallel, &|o, out| {
+        let mut keys: Vec<K> = Vec::with_capacity(if streamed { len } else { n });
+        for i in 0..inner {
+            let row = (0..n).map(|j| key((o * n + j) * inner + i, j));
+            if streamed {
+                least_k(row, len, &mut keys);
+            } else {
+                keys.clear();
+                keys.extend(row);
+                match pick {
+                    Pick::First(k) => {
+                        if k < n {
+                            keys.select_nth_unstable(k - 1);
+                        }
+                        keys.truncate(k);
+                        keys.sort_unstable();
+                    }
+                    // the first NaN has the least key of the NaNs: a NaN's position orders it among them
+                    Pick::Median => match keys.iter().copied().filter(|&key| is_nan(key)).min() {
+                        Some(first_nan) => keys[0] = first_nan,
+                        None => keys[0] = *keys.select_nth_unstable((n - 1) / 2).1,
+                    },
+                }
+                keys.truncate(len);
+            }
+            for (j, &key) in keys.iter().enumerate() {
+                out[j * inner + i].write(src_of(key) as i64);
+            }
+        }
+    })
+}
+
 impl Tensor {
-    /// The first `k` elements of each row along `dim` in sorted order (stable: ties keep their
-    /// input order): (flat row-major positions into this tensor, indices along `dim`, output shape).
-    fn sorted_positions(&self, dim: usize, k: usize, descending: bool) -> (Vec<i64>, Vec<i64>, Vec<usize>) {
+    /// Each row along `dim`'s `pick` of its elements in sorted order (stable: ties keep their input order): their
+    /// indices along `dim`, shaped as this tensor with `pick.len()` along `dim`.
+    fn picked_indices(&self, dim: usize, pick: Pick, descending: bool) -> Result<Tensor> {
         let shape = self.shape().to_vec();
         let n = if shape.is_empty() { 1 } else { shape[dim] };
         let inner: usize = shape.iter().skip(dim + 1).product();
         let outer = self.numel().checked_div(n * inner).unwrap_or(0);
         let mut out_shape = shape.clone();
         if !out_shape.is_empty() {
-            out_shape[dim] = k;
+            out_shape[dim] = pick.len();
         }
-        let total = crate::layout::numel(&[outer, k, inner]);
-        let (mut pos, mut idx) = (crate::pool::filled(total, 0i64), crate::pool::filled(total, 0i64));
-        let mut put = |o: usize, i: usize, j: usize, src: usize| {
-            let dst = (o * k + j) * inner + i;
-            pos[dst] = ((o * n + src) * inner + i) as i64;
-            idx[dst] = src as i64;
+        let rows = (outer, n, inner);
+        let src = self.contiguous()?;
+        let idx = match self.dtype() {
+            // float32 and float64 by integer keys (value, position): one compare of two integers each; a NaN's key
+            // has all its value bits set (ascending)
+            crate::DType::F32 if n <= u32::MAX as usize => src.with_data(|l, values: &[f32]| {
+                let values = &values[l.contiguous_range().expect("contiguous")];
+                let key = |at: usize, j: usize| (u64::from(f32_key(values[at], descending)) << 32) | j as u64;
+                let is_nan = |key: u64| key >> 32 == u64::from(u32::MAX);
+                sort_rows(rows, pick, key, |key| (key & u64::from(u32::MAX)) as usize, is_nan)
+            }),
+            crate::DType::F64 if n <= u32::MAX as usize => src.with_data(|l, values: &[f64]| {
+                let values = &values[l.contiguous_range().expect("contiguous")];
+                let key = |at: usize, j: usize| (u128::from(f64_key(values[at], descending)) << 64) | j as u128;
+                let is_nan = |key: u128| key >> 64 == u128::from(u64::MAX);
+                sort_rows(rows, pick, key, |key| (key & u128::from(u64::MAX)) as usize, is_nan)
+            }),
+            dtype => with_dtype!(dtype, T => src.with_data(|l, values: &[T]| {
+                let values = &values[l.contiguous_range().expect("contiguous")];
+                let key = |at: usize, j: usize| Ranked { value: values[at], at: j, descending };
+                #[allow(clippy::eq_op)]
+                let is_nan = |r: Ranked<T>| r.value != r.value;
+                sort_rows(rows, pick, key, |ranked| ranked.at, is_nan)
+            })),
         };
-        if n <= u32::MAX as usize {
-            // float32 and float64 rows by integer keys (value, position): one compare of two integers each
-            let keyed = match self.dtype() {
-                crate::DType::F32 => {
-                    let values = self.to_vec::<f32>();
-                    let key = |at: usize, j: usize| (u64::from(f32_key(values[at], descending)) << 32) | j as u64;
-                    sort_rows(outer, n, inner, k, key, |key| (key & u64::from(u32::MAX)) as usize, &mut put);
-                    true
-                }
-                crate::DType::F64 => {
-                    let values = self.to_vec::<f64>();
-                    let key = |at: usize, j: usize| (u128::from(f64_key(values[at], descending)) << 64) | j as u128;
-                    sort_rows(outer, n, inner, k, key, |key| (key & u128::from(u64::MAX)) as usize, &mut put);
-                    true
-                }
-                _ => false,
-            };
-            if keyed {
-                return (pos, idx, out_shape);
-            }
-        }
-        with_dtype!(self.dtype(), T => {
-            let values = self.to_vec::<T>();
-            let mut keyed: Vec<(T, usize)> = Vec::with_capacity(n);
-            for o in 0..outer {
-                for i in 0..inner {
-                    let at = |j: usize| (o * n + j) * inner + i;
-                    keyed.clear();
-                    keyed.extend((0..n).map(|j| (values[at(j)], j)));
-                    for (j, &(_, src)) in first_in_order(&mut keyed, k, descending).iter().enumerate() {
-                        put(o, i, j, src);
-                    }
-                }
-            }
-        });
-        (pos, idx, out_shape)
+        Tensor::from_vec(idx, &out_shape)
     }
 
     /// `sort(dim, descending)`: (values, indices); NaN sorts as the largest value.
@@ -174,11 +216,10 @@ impl Tensor {
     fn sort_eager(&self, dim: isize, descending: bool) -> Result<(Tensor, Tensor)> {
         let d = wrap_dim(dim, self.ndim())?;
         let n = if self.ndim() == 0 { 1 } else { self.shape()[d] };
-        let (pos, idx, shape) = self.sorted_positions(d, n, descending);
-        let indices = Tensor::from_vec(idx, &shape)?;
+        let indices = self.picked_indices(d, Pick::First(n), descending)?;
         let node =
             SortBackward0 { dim: d, indices: SavedTensor::input(&indices), self_sym_sizes: self.shape().to_vec() };
-        Ok((self.take_flat(Arc::new(pos), &shape, node)?, indices))
+        Ok((self.take_along(d, &indices, node)?, indices))
     }
 
     /// `topk(k, dim, largest)`: the k largest (or smallest) along `dim`, in sorted order.
@@ -195,12 +236,18 @@ impl Tensor {
         }
         // a 0-dim tensor is its own top element, whatever k (as in PyTorch)
         let k = if self.ndim() == 0 { 1 } else { k as usize };
-        let (pos, idx, shape) = self.sorted_positions(d, k, largest);
-        let indices = Tensor::from_vec(idx, &shape)?;
+        let indices = self.picked_indices(d, Pick::First(k), largest)?;
         let node =
             TopkBackward0 { dim: d, indices: SavedTensor::input(&indices), self_sym_sizes: self.shape().to_vec() };
-        Ok((self.take_flat(Arc::new(pos), &shape, node)?, indices))
+        Ok((self.take_along(d, &indices, node)?, indices))
     }
+
+    /// The values at `indices` along `dim`, recorded as `node` (whose rule puts the gradient back there).
+    fn take_along<N: Backward>(&self, dim: usize, indices: &Tensor, node: N) -> Result<Tensor> {
+        let out = self.gather_along(dim, indices)?;
+        Ok(record(out, &[self], |_| node))
+    }
+
     /// `median(dim, keepdim)`: (values, indices) of each row's lower median, the ((n-1)/2)-th element of a
     /// stable ascending sort, so ties pick the index torch picks; a row holding NaN gives its first NaN.
     /// The gradient goes to that index (MedianBackward1).
@@ -213,36 +260,16 @@ impl Tensor {
         if n == 0 {
             bail!(Index, "median(): Expected reduction dim {d} to have non-zero size.");
         }
-        let (pos, idx, _) = self.sorted_positions(d, n, false);
-        let inner: usize = self.shape().iter().skip(d + 1).product();
-        // the dims before `d` (not numel / (n * inner): `inner` is 0 for a row of empty columns)
-        let outer: usize = self.shape().iter().take(d).product();
-        let (mut out_pos, mut out_idx) = (Vec::with_capacity(outer * inner), Vec::with_capacity(outer * inner));
-        with_dtype!(self.dtype(), T => {
-            let values = self.to_vec::<T>();
-            for o in 0..outer {
-                for i in 0..inner {
-                    let at = |j: usize| (o * n + j) * inner + i;
-                    #[allow(clippy::eq_op)]
-                    let first_nan = (0..n).find(|&j| { let v = values[pos[at(j)] as usize]; v != v });
-                    let j = first_nan.unwrap_or((n - 1) / 2);
-                    out_pos.push(pos[at(j)]);
-                    out_idx.push(idx[at(j)]);
-                }
-            }
-        });
-        let mut shape = self.shape().to_vec();
-        if !shape.is_empty() {
-            if keepdim {
-                shape[d] = 1;
-            } else {
-                shape.remove(d);
-            }
-        }
-        let indices = Tensor::from_vec(out_idx, &shape)?;
+        let picked = self.picked_indices(d, Pick::Median, false)?;
+        let values = self.gather_along(d, &picked)?;
+        let (values, indices) = if keepdim || self.ndim() == 0 {
+            (values, picked)
+        } else {
+            (values.squeeze_dim(d as isize)?, picked.squeeze_dim(d as isize)?)
+        };
         let sizes = self.shape().to_vec();
         let node = MedianBackward1 { dim: d, indices: SavedTensor::input(&indices), keepdim, self_sym_sizes: sizes };
-        Ok((self.take_flat(Arc::new(out_pos), &shape, node)?, indices))
+        Ok((record(values, &[self], |_| node), indices))
     }
 
     /// `median()`: the lower median of all elements (NaN if any is NaN, or if there are none); the gradient is
@@ -270,11 +297,30 @@ impl Tensor {
 crate::backward_rule! {
     pub struct SortBackward0 { dim: usize, indices: SavedTensor, self_sym_sizes: Vec<usize> }
 }
+impl Backward for SortBackward0 {
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(Tensor::put_back_along(&self.self_sym_sizes, self.dim, &ctx.unpack(&self.indices)?, g))
+    }
+}
 crate::backward_rule! {
     pub struct TopkBackward0 { dim: usize, indices: SavedTensor, self_sym_sizes: Vec<usize> }
 }
+impl Backward for TopkBackward0 {
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        one(Tensor::put_back_along(&self.self_sym_sizes, self.dim, &ctx.unpack(&self.indices)?, g))
+    }
+}
 crate::backward_rule! {
     pub struct MedianBackward1 { dim: usize, indices: SavedTensor, keepdim: bool, self_sym_sizes: Vec<usize> }
+}
+impl Backward for MedianBackward1 {
+    fn apply(&self, ctx: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let (mut g, mut indices) = (g.clone(), ctx.unpack(&self.indices)?);
+        if !self.keepdim && !self.self_sym_sizes.is_empty() {
+            (g, indices) = (g.unsqueeze(self.dim as isize)?, indices.unsqueeze(self.dim as isize)?);
+        }
+        one(Tensor::put_back_along(&self.self_sym_sizes, self.dim, &indices, &g))
+    }
 }
 
 #[cfg(test)]
@@ -298,8 +344,9 @@ mod tests {
             let t = Tensor::from_vec(values.clone(), &[3, n, 2]).unwrap().to_dtype(dtype).unwrap();
             for descending in [false, true] {
                 for k in [0, 1, 5, n] {
-                    let (pos, idx, shape) = t.sorted_positions(1, k, descending);
-                    assert_eq!(shape, vec![3, k, 2]);
+                    let indices = t.picked_indices(1, Pick::First(k), descending).unwrap();
+                    assert_eq!(indices.shape(), &[3, k, 2]);
+                    let idx = indices.to_vec::<i64>();
                     for o in 0..3 {
                         for i in 0..2 {
                             let line: Vec<f64> = (0..n).map(|j| values[(o * n + j) * 2 + i]).collect();
@@ -307,7 +354,6 @@ mod tests {
                             for (j, &src) in want.iter().enumerate().take(k) {
                                 let at = (o * k + j) * 2 + i;
                                 assert_eq!(idx[at], src as i64, "{dtype:?} desc={descending} k={k} ({o}, {j}, {i})");
-                                assert_eq!(pos[at], ((o * n + src) * 2 + i) as i64);
                             }
                         }
                     }
