@@ -315,6 +315,12 @@ fn advanced_key(shape: &[usize], items: &[Item<'_>]) -> PyResult<(Layout, Vec<(u
 /// (IndexBackward0) for keys with integer tensors, lists or masks.
 pub fn apply_index(t: &Tensor, key: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     let items = parse_items(key)?;
+    if let [Item::Mask(mask)] = items.as_slice() {
+        if t.numel() > 0 && !t.is_complex() && mask.ndim() <= t.ndim() {
+            ferrograd_core::compile::unsupported("indexing with a boolean mask (a data-dependent shape)");
+            return call(|| t.index_mask(mask));
+        }
+    }
     if has_advanced(&items) {
         let (region, indices) = advanced_key(t.shape(), &items)?;
         return call(|| t.index_advanced(&region, &indices));

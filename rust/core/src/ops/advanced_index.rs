@@ -1,11 +1,22 @@
 //! `t[key]` for a key with index tensors: the positions its index tensors pick in the region its basic
 //! items leave, then one gather (IndexBackward0). One traced node, whose replay recomputes the positions
 //! from the index tensors it is given, so an index that is a graph value is read anew on every replay.
+//!
+//! The common keys pick whole rows instead: integer tensors on the first dims of the whole tensor (`a[index]`,
+//! `a[i, j]`, a batch of a dataset) and a mask over its first dims (`a[mask]`). They copy rows and add the gradient
+//! back a row at a time, with no position per element: `a[index]` of 1000 rows of a 1000×1000 float32 tensor took
+//! 11 ms through the positions (torch 0.27), its backward 14 ms (torch 3.7), and `a[mask]` 28 ms (torch 4.1).
 use super::index::IndexBackward0;
+use crate::autograd::{grad_mode, one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
+use crate::bail;
 use crate::compile::{traced, NodeKind};
+use crate::element::Element;
 use crate::error::Result;
-use crate::layout::Layout;
+use crate::layout::{numel, Layout};
+use crate::ops::index::wrap_index;
 use crate::tensor::Tensor;
+use crate::with_dtype;
+use std::sync::Arc;
 
 impl Tensor {
     /// `self[key]`: `region` is the key's basic items applied to a contiguous layout of `self`'s shape, and
@@ -27,26 +38,123 @@ impl Tensor {
         traced("index", NodeKind::Opaque, &operands, || eager(&operands), || replay)
     }
 
-    /// `self[index]` with one index tensor on dim 0 of the whole tensor and no gradient to record (a batch picked
-    /// from a dataset): whole rows copied, no positions. Through the positions, 1000 rows of a 1000×1000 float32
-    /// tensor took 11 ms (torch 0.27). None for any other key, or when the gradient is wanted.
+    /// `self[i0, .., ik-1]` with integer index tensors on the first k dims of the whole tensor: the rows of `self`
+    /// viewed as (its first k dims, the rest) that they pick. None for any other key (or an empty tensor), which
+    /// the positions serve.
     fn rows_picked(&self, region: &Layout, picks: &[(usize, Tensor)]) -> Option<Result<Tensor>> {
-        let [(0, index)] = picks else { return None };
         let whole = region.offset == 0 && region.shape == self.shape() && region.is_contiguous();
-        let recorded = self.requires_grad() && crate::autograd::grad_mode::is_enabled();
-        let integers = matches!(index.dtype(), crate::DType::I64 | crate::DType::I32);
-        if !whole || recorded || self.ndim() == 0 || self.is_complex() || !integers {
+        let leading = picks
+            .iter()
+            .enumerate()
+            .all(|(j, (d, t))| *d == j && matches!(t.dtype(), crate::DType::I64 | crate::DType::I32));
+        let k = picks.len();
+        if !whole || !leading || k == 0 || k > self.ndim() || self.numel() == 0 || self.is_complex() {
             return None;
         }
-        let size = self.shape()[0];
-        let rows: Result<Vec<usize>> =
-            index.to_vec::<i64>().iter().map(|&i| crate::ops::index::wrap_index(i, size, 0)).collect();
-        let rows = match rows {
-            Ok(rows) => rows,
-            Err(e) => return Some(Err(e)),
-        };
-        let mut shape = index.shape().to_vec();
-        shape.extend_from_slice(&self.shape()[1..]);
-        self.copy_rows(&rows, &shape)
+        let mut lead: Vec<usize> = vec![];
+        for (_, t) in picks {
+            lead = crate::layout::broadcast_shapes(&lead, t.shape()).ok()?;
+        }
+        let rows = (|| {
+            let mut rows = vec![0usize; numel(&lead)];
+            let mut scale = 1;
+            for (j, (_, t)) in picks.iter().enumerate().rev() {
+                let size = self.shape()[j];
+                for (r, &i) in rows.iter_mut().zip(&t.expand(&lead)?.to_vec::<i64>()) {
+                    *r += wrap_index(i, size, j)? * scale;
+                }
+                scale *= size;
+            }
+            Ok(rows)
+        })();
+        let indices = picks.iter().map(|(_, t)| SavedTensor::input(t)).collect();
+        Some(rows.and_then(|rows| self.take_rows(k, rows, &lead, indices)))
+    }
+
+    /// `self[mask]` for a bool mask over this tensor's first dims (the rows where it is set), recorded as torch's
+    /// IndexBackward0.
+    pub fn index_mask(&self, mask: &Tensor) -> Result<Tensor> {
+        let k = mask.ndim();
+        if mask.dtype() != crate::DType::Bool || k > self.ndim() {
+            bail!(Index, "index_mask: expected a bool mask of at most {} dims", self.ndim());
+        }
+        for j in 0..k {
+            if mask.shape()[j] != self.shape()[j] {
+                bail!(
+                    Index,
+                    "The shape of the mask {:?} at index {j} does not match the shape of the indexed tensor {:?} at \
+                    index {j}",
+                    mask.shape(),
+                    self.shape()
+                );
+            }
+        }
+        let set = mask.to_vec::<bool>();
+        let count = set.iter().filter(|&&m| m).count();
+        // each row's number written, and kept by moving past it only where the mask is set: no branch to mispredict
+        let mut rows = vec![0usize; count + 1];
+        let mut at = 0;
+        for (r, &m) in set.iter().enumerate() {
+            rows[at] = r;
+            at += usize::from(m);
+        }
+        rows.truncate(count);
+        self.take_rows(k, rows, &[count], vec![SavedTensor::input(mask)])
+    }
+
+    /// Rows `rows` of this tensor viewed as (its first `k` dims, the rest), shaped `lead` + the rest, recorded as
+    /// IndexBackward0 with the key's `indices`.
+    fn take_rows(&self, k: usize, rows: Vec<usize>, lead: &[usize], indices: Vec<SavedTensor>) -> Result<Tensor> {
+        let sizes = self.shape().to_vec();
+        let mut shape = lead.to_vec();
+        shape.extend_from_slice(&sizes[k..]);
+        let whole_rows = self.contiguous()?.reshape(&[numel(&sizes[..k]), numel(&sizes[k..])])?;
+        let out = whole_rows.copy_rows(&rows, &shape).expect("contiguous rows")?;
+        let rows = PickedRows { rows: Arc::new(rows), dims: k };
+        Ok(record(out, &[self], |_| IndexRowsBackward { indices, self_sym_sizes: sizes, rows }))
+    }
+}
+
+/// The rows a key picked, of the tensor viewed as (its first `dims` dims, the rest): kept for the gradient (not one
+/// of torch's saved fields).
+pub struct PickedRows {
+    rows: Arc<Vec<usize>>,
+    dims: usize,
+}
+impl AsField for PickedRows {
+    fn as_field(&self) -> Field<'_> {
+        Field::Opaque
+    }
+}
+
+crate::backward_rule! {
+    names = ["IndexBackward0"];
+    /// `self[key]` for a key that picks whole rows: the gradient's rows added back where they were read.
+    pub struct IndexRowsBackward { indices: Vec<SavedTensor>, self_sym_sizes: Vec<usize>, rows: PickedRows }
+}
+impl Backward for IndexRowsBackward {
+    fn apply(&self, _: &Ctx<'_>, g: &Tensor) -> Result<Grads> {
+        let sizes = &self.self_sym_sizes;
+        let k = self.rows.dims;
+        let (count, inner) = (numel(&sizes[..k]), numel(&sizes[k..]));
+        let rows = &self.rows.rows;
+        if grad_mode::is_enabled() {
+            let index = Tensor::from_vec(rows.iter().map(|&r| r as i64).collect::<Vec<_>>(), &[rows.len()])?;
+            let zeros = Tensor::zeros(&[count, inner], g.dtype());
+            return one(zeros.index_add(0, &index, &g.reshape(&[rows.len(), inner])?, 1.0)?.reshape(sizes));
+        }
+        let g = g.contiguous()?;
+        with_dtype!(g.dtype(), T => {
+            let mut out = crate::pool::filled(count * inner, T::ZERO);
+            g.with_data(|l, g: &[T]| {
+                let g = &g[l.contiguous_range().expect("contiguous")];
+                for (&r, g_row) in rows.iter().zip(g.chunks_exact(inner)) {
+                    for (o, &x) in out[r * inner..][..inner].iter_mut().zip(g_row) {
+                        *o = T::add(*o, x);
+                    }
+                }
+            });
+            one(Tensor::from_vec(out, sizes))
+        })
     }
 }
