@@ -2,10 +2,12 @@
 use crate::autograd::{one, record, Backward, Ctx, Grads, SavedTensor};
 use crate::bail;
 use crate::compile::{traced, NodeKind};
+use crate::element::Element;
 use crate::error::Result;
+use crate::kernels::split::COPY_ELEMENTS;
+use crate::kernels::threads::{items_per_task, par_chunks_mut};
 use crate::layout::wrap_dim;
 use crate::ops::formula::c;
-use crate::ops::reduce::from_f64s;
 use crate::ops::unary::{Abs, Exp, Log};
 use crate::tensor::Tensor;
 use crate::with_dtype;
@@ -90,7 +92,7 @@ impl Tensor {
         dim: isize,
         reverse: bool,
         float_init: f64,
-        float_f: impl Fn(f64, f64) -> f64 + Copy,
+        float_f: impl Fn(f64, f64) -> f64 + Copy + Sync,
         int_init: i64,
         int_f: impl Fn(i64, i64) -> i64 + Copy,
     ) -> Result<(usize, Tensor)> {
@@ -99,9 +101,15 @@ impl Tensor {
         let n = if shape.is_empty() { 1 } else { shape[d] };
         let inner: usize = shape.iter().skip(d + 1).product();
         let out = if self.dtype().is_float() {
-            let mut v = self.to_vec::<f64>();
-            scan_block(&mut v, n, inner, reverse, float_init, float_f);
-            from_f64s(v, &shape, self.dtype())?
+            // accumulated in float64, as torch's CPU kernel does for every float dtype
+            let src = self.contiguous()?;
+            with_dtype!(self.dtype(), T => {
+                let values = src.with_data(|l, x: &[T]| {
+                    let x = &x[l.contiguous_range().expect("contiguous")];
+                    scan_floats(x, n, inner, reverse, float_init, float_f)
+                });
+                Tensor::from_vec(values, &shape)?
+            })
         } else {
             let mut v = self.to_vec::<i64>();
             scan_block(&mut v, n, inner, reverse, int_init, int_f);
@@ -111,6 +119,43 @@ impl Tensor {
     }
 }
 
+/// `scan_block`'s running `f` over float elements into a new buffer, accumulated in float64: each (outer) block of
+/// n × inner elements (or of eight rows along a last dim) is a unit of work, the units split across the threads.
+/// Through a float64 copy of the whole tensor, one thread, float32 `cumsum(1)` of 1000×1000 took 0.95 ms (torch 0.40).
+fn scan_floats<T: Element>(
+    src: &[T],
+    n: usize,
+    inner: usize,
+    reverse: bool,
+    init: f64,
+    f: impl Fn(f64, f64) -> f64 + Copy + Sync,
+) -> Vec<T> {
+    let len = src.len();
+    let mut out: Vec<T> = crate::pool::take(len);
+    if len > 0 && n > 0 {
+        let unit = if inner == 1 { SIDE_BY_SIDE * n } else { n * inner };
+        let per_task = items_per_task(len.div_ceil(unit), len >= COPY_ELEMENTS);
+        par_chunks_mut(&mut out.spare_capacity_mut()[..len], per_task * unit, &|c, part| {
+            let mut block: Vec<f64> = Vec::with_capacity(unit);
+            for (u, out_block) in part.chunks_mut(unit).enumerate() {
+                let at = (c * per_task + u) * unit;
+                block.clear();
+                block.extend(src[at..at + out_block.len()].iter().map(|v| v.to_f64()));
+                scan_block(&mut block, n, inner, reverse, init, f);
+                for (o, &v) in out_block.iter_mut().zip(&block) {
+                    o.write(T::from_f64(v));
+                }
+            }
+        });
+    }
+    // SAFETY: the tasks' parts tile the `len` slots, and each part is written whole, block by block.
+    unsafe { out.set_len(len) };
+    out
+}
+
+/// Lines of a last dim scanned side by side in `scan_block`.
+const SIDE_BY_SIDE: usize = 8;
+
 /// Running `f` along the middle axis of `x` read as (outer, n, inner), in place, each running value from the first
 /// (or, `reverse`, the last) element on. Memory is walked in order, and the running values of several lines are kept
 /// side by side (`inner` of them, or eight runs along a last dim), so their additions do not wait on each other: one
@@ -119,7 +164,6 @@ fn scan_block<T: Copy>(x: &mut [T], n: usize, inner: usize, reverse: bool, init:
     let Some(outer) = x.len().checked_div(n * inner) else { return };
     let step = |k: usize| if reverse { n - 1 - k } else { k };
     if inner == 1 {
-        const SIDE_BY_SIDE: usize = 8;
         for rows in x[..outer * n].chunks_mut(SIDE_BY_SIDE * n) {
             let count = rows.len() / n;
             let mut acc = [init; SIDE_BY_SIDE];
