@@ -377,3 +377,101 @@ FOUND = {
 }
 
 CASES.update(FOUND)
+
+
+def _saved_fields(make):
+    """The grad_fn's name and the `_saved_*` fields it shows."""
+
+    def case():
+        node = make(fg.arange(12.0).reshape(3, 4).requires_grad_()).grad_fn
+        return {"out": [node.name()] + sorted(k for k in dir(node) if k.startswith("_saved"))}
+
+    return case
+
+
+def _arange_threaded(dtype):
+    """A float arange long enough to be cut into one piece a thread (two here): its values across the boundary
+    between the pieces, in each piece's tail past its last pair of vector runs, and a sample of the rest."""
+
+    def case():
+        threads = fg.get_num_threads()
+        fg.set_num_threads(2)
+        try:
+            out = fg.arange(-3000, 3000, 0.017, dtype=getattr(fg, dtype))
+        finally:
+            fg.set_num_threads(threads)
+        half = (out.shape[0] + 1) // 2
+        return {"len": out.shape[0], "sample": out[::1009], "boundary": out[half - 40 : half + 40], "end": out[-40:]}
+
+    return case
+
+
+LERP_START = [0.1 * i - 1.3 for i in range(20)]
+LERP_END = [1.7 - 0.13 * i for i in range(20)]
+
+
+def _lerp(dtype, weight):
+    def case():
+        a, b = (fg.tensor(v, dtype=getattr(fg, dtype)) for v in (LERP_START, LERP_END))
+        w = fg.tensor(weight, dtype=getattr(fg, dtype)) if isinstance(weight, list) else weight
+        return {"out": fg.lerp(a, b, w)}
+
+    return case
+
+
+# gather, topk, sort, median and t[index]/t[mask] taking their values by index rows (ops/along_dim.rs,
+# ops/advanced_index.rs); lerp in the dtype with torch's fused formula; arange across threads
+ALONG_DIM = {
+    "gather-negative-index": _raises(lambda: fg.zeros(3, 4).gather(1, fg.tensor([[-1]]))),
+    "gather-index-past-the-end": _raises(lambda: fg.zeros(3, 4).gather(0, fg.tensor([[0], [3]]))),
+    "gather-int32-index": _value(
+        lambda: fg.arange(12.0).reshape(3, 4).gather(0, fg.tensor([[1, 2], [0, 0]], dtype=fg.int32))
+    ),
+    "gather-empty-self": _raises(lambda: fg.zeros(3, 0).gather(1, fg.zeros(3, 1, dtype=fg.int64))),
+    "gather-0d": _value(lambda: fg.tensor(3.0).gather(0, fg.tensor(0))),
+    "scatter_add-negative-index": _raises(lambda: fg.zeros(3, 4).scatter_add(1, fg.tensor([[-1]]), fg.ones(1, 1))),
+    "gather-saved-fields": _saved_fields(lambda x: x.gather(1, fg.tensor([[0, 1], [1, 2], [3, 3]]))),
+    "index-saved-fields": _saved_fields(lambda x: x[fg.tensor([2, 0])]),
+    "mask-saved-fields": _saved_fields(lambda x: x[x > 3]),
+    "topk-saved-fields": _saved_fields(lambda x: x.topk(2, 1).values),
+    "gather-grad-repeats": _grad(
+        lambda x: x.gather(1, fg.tensor([[0, 0, 2], [1, 1, 1]])) * fg.tensor([[1.0, 2, 3], [4, 5, 6]]),
+        [[1.0, 2, 3], [4, 5, 6]],
+    ),
+    "gather-grad-dim0-smaller-index": _grad(
+        lambda x: x.gather(0, fg.tensor([[2, 0], [2, 2]])) * fg.tensor([[1.0, 2], [3, 4]]),
+        [[1.0, 2, 3], [4, 5, 6], [7, 8, 9]],
+    ),
+    "gather-grad-complex": _grad(
+        lambda x: fg.view_as_real(x.gather(0, fg.tensor([1, 1, 0]))) * fg.tensor([1.0, 2.0]), [1 + 2j, -3j], "complex64"
+    ),
+    "topk-grad-dim0": _grad(lambda x: x.topk(2, 0).values * fg.tensor([[1.0], [10.0]]), [[3.0, 1], [5, 2], [4, 9]]),
+    "sort-grad": _grad(lambda x: x.sort(descending=True).values * fg.arange(4.0), [2.0, -1, 7, 0.5]),
+    "median-ties": _value(lambda: [list(fg.tensor(r).reshape(1, -1).median(1)) for r in MEDIAN_ROWS]),
+    "median-nan-rows": _value(lambda: list(fg.tensor([[1.0, NAN, 0.0, NAN], [3.0, 2.0, 1.0, 0.0]]).median(1))),
+    "median-grad-keepdim": _grad(lambda x: x.median(1, keepdim=True).values * 3, [[3.0, 1, 2], [0, 5, 4]]),
+    "median-grad-dim0": _grad(lambda x: x.median(0).values, [[3.0, 1, 2], [0, 5, 4], [1, 1, 1]], "float64"),
+    "index-two-tensors-grad": _grad(
+        lambda x: x[fg.tensor([1, 0, 1]), fg.tensor([[2], [0]])] * fg.arange(6.0).reshape(2, 3),
+        [[1.0, 2, 3], [4, 5, 6]],
+    ),
+    "index-int32-negative-grad": _grad(
+        lambda x: x[fg.tensor([-1, 0, -1], dtype=fg.int32)] * 2, [[1.0, 2], [3, 4], [5, 6]]
+    ),
+    "index-out-of-range": _raises(lambda: fg.zeros(3, 2)[fg.tensor([3])]),
+    "mask-rows-grad": _grad(
+        lambda x: x[fg.tensor([True, False, True])] * fg.tensor([1.0, 10]), [[1.0, 2], [3, 4], [5, 6]]
+    ),
+    "mask-elements-grad": _grad(lambda x: x[x > 2.5] * fg.arange(1.0, 5.0), [[1.0, 4, 3], [2, 6, 5]]),
+    "mask-wrong-shape": _raises(lambda: fg.zeros(3, 2)[fg.tensor([True, False])]),
+    "mask-0d": _value(lambda: fg.arange(3.0)[fg.tensor(True)]),
+    "cumsum-float32-accumulates-in-double": _value(lambda: fg.tensor([1e8, 1.0, -1e8, 1.0]).cumsum(0)),
+    "cumsum-grad-dim0": _grad(lambda x: x.cumsum(0) * fg.tensor([[1.0, 2], [3, 4]]), [[1.0, 2], [3, 4]]),
+}
+MEDIAN_ROWS = [[1.0, 2, 2, 2, 3], [2.0, 2, 1, 2, 3], [5.0, 1, 1, 1, 1, 5, 5], [0.0, -0.0, 0.0, -0.0]]
+ALONG_DIM.update({f"arange-threaded-{d}": _arange_threaded(d) for d in ["float32", "float64", "float16", "bfloat16"]})
+for _dtype in ["float32", "float64", "float16"]:
+    for _w in [0.3, 0.5, 0.7, 1.0, 0.0, -0.2, 1.5]:
+        ALONG_DIM[f"lerp-{_dtype}-{_w}"] = _lerp(_dtype, _w)
+    ALONG_DIM[f"lerp-{_dtype}-tensor-weight"] = _lerp(_dtype, [0.05 * i for i in range(20)])
+CASES.update(ALONG_DIM)

@@ -2924,3 +2924,86 @@ def test_index_double_backward():
     (g,) = fg.autograd.grad(y, x, create_graph=True)
     (gg,) = fg.autograd.grad(g.sum(), x)
     assert gg.tolist() == [6.0, 2.0, 36.0]
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+@pytest.mark.parametrize("index_rows", [300, 120])
+def test_gather_and_its_gradient_match_numpy_past_the_threaded_size(dim, index_rows):
+    # read from the index row by row, rows split across the threads; the gradient added back a row at a time (in
+    # parallel when the index has self's shape but along the last dim)
+    rng = np.random.default_rng(dim + index_rows)
+    a = rng.standard_normal((300, 1000)).astype(np.float32)
+    shape = [index_rows, 1000]
+    shape[dim] = 700
+    idx = rng.integers(0, a.shape[dim], shape)
+    x = fg.tensor(a, requires_grad=True)
+    y = x.gather(dim, fg.tensor(idx))
+    np.testing.assert_array_equal(y.detach().numpy(), np.take_along_axis(a[: shape[0]] if dim == 1 else a, idx, dim))
+    w = rng.standard_normal(shape).astype(np.float32)
+    (y * fg.tensor(w)).sum().backward()
+    want = np.zeros((300, 1000), np.float64)
+    rows, cols = np.indices(shape)
+    np.add.at(want, (idx, cols) if dim == 0 else (rows, idx), w)
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_topk_sort_median_match_numpy_past_the_threaded_size(dim):
+    # each row's indices found once (topk by one pass keeping the k best), rows split across the threads
+    rng = np.random.default_rng(dim)
+    a = rng.permutation(400 * 900).reshape(400, 900).astype(np.float32) - 1000.0  # distinct values
+    x = fg.tensor(a, requires_grad=True)
+    order = np.argsort(-a, axis=dim, kind="stable")
+    for k in [1, 5, 100, a.shape[dim]]:
+        values, indices = x.topk(k, dim)
+        want = np.take(order, range(k), axis=dim)
+        np.testing.assert_array_equal(indices.numpy(), want)
+        np.testing.assert_array_equal(values.detach().numpy(), np.take_along_axis(a, want, dim))
+    values, indices = x.sort(dim)
+    np.testing.assert_array_equal(values.detach().numpy(), np.sort(a, axis=dim))
+    np.testing.assert_array_equal(indices.numpy(), np.argsort(a, axis=dim, kind="stable"))
+    med, at = x.median(dim)
+    lower = np.sort(a, axis=dim).take((a.shape[dim] - 1) // 2, axis=dim)
+    np.testing.assert_array_equal(med.detach().numpy(), lower)
+    np.testing.assert_array_equal(np.take_along_axis(a, np.expand_dims(at.numpy(), dim), dim).squeeze(dim), lower)
+    (x.topk(3, dim).values.sum() + med.sum()).backward()
+    want = np.zeros_like(a)
+    np.put_along_axis(want, np.take(order, range(3), axis=dim), 1.0, dim)
+    np.put_along_axis(want, np.expand_dims(at.numpy(), dim), 1.0, dim)  # a median is never among the top 3
+    np.testing.assert_array_equal(x.grad.numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cumsum_matches_numpy_past_the_threaded_size(dtype, dim):
+    # floats accumulated in float64 (as torch), blocks of rows split across the threads
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal((3, 400, 500)) * 100).astype(dtype)
+    want = np.cumsum(a.astype(np.float64 if dtype != "int64" else np.int64), axis=dim).astype(dtype)
+    np.testing.assert_array_equal(fg.tensor(a).cumsum(dim).numpy(), want)
+    t = fg.tensor(np.ascontiguousarray(a.transpose(2, 1, 0))).permute(2, 1, 0)
+    np.testing.assert_array_equal(t.cumsum(dim).numpy(), want)
+
+
+def test_index_and_mask_rows_and_their_gradients_match_numpy_past_the_threaded_size():
+    # rows picked and their gradients added back a row at a time
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((600, 30, 40)).astype(np.float32)
+    idx = rng.integers(-600, 600, 900)
+    mask = rng.standard_normal((600, 30)) > 0
+    x = fg.tensor(a, requires_grad=True)
+    for key, np_key in [
+        (fg.tensor(idx), idx),
+        (fg.tensor(idx, dtype=fg.int32), idx),
+        ((fg.tensor(idx[:50, None]), fg.tensor(idx[:20] % 30)), (idx[:50, None], idx[:20] % 30)),
+        (fg.tensor(mask), mask),
+        (fg.tensor(mask[:, 0]), mask[:, 0]),
+    ]:
+        x.grad = None
+        y = x[key]
+        np.testing.assert_array_equal(y.detach().numpy(), a[np_key])
+        w = rng.standard_normal(y.shape).astype(np.float32)
+        (y * fg.tensor(w)).sum().backward()
+        want = np.zeros_like(a)
+        np.add.at(want, np_key, w)
+        np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-5, atol=1e-6)
