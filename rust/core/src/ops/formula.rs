@@ -66,7 +66,7 @@ where
     F64: Fn(f64, f64) -> f64 + Copy + Send + Sync + 'static,
 {
     let has = match g.dtype() {
-        DType::F32 => f32.is_some() || (f32_kernel.is_some() && g.is_contiguous() && s.is_contiguous()),
+        DType::F32 => f32.is_some() || (f32_kernel.is_some() && s.is_contiguous()),
         DType::F64 => f64.is_some(),
         _ => false,
     };
@@ -75,12 +75,17 @@ where
     }
     let pass = move |g: &Tensor, s: &Tensor| -> Result<Tensor> {
         // the float32 kernel is tried on float32 data only
-        let by_kernel = || f32_kernel.and_then(|k| zip_contiguous_f32(g, s, k));
+        let by_kernel = |g: &Tensor| f32_kernel.and_then(|k| zip_contiguous_f32(g, s, k));
         match (g.dtype(), f32, f64) {
-            (DType::F32, f, _) => match (by_kernel(), f) {
+            (DType::F32, f, _) => match (by_kernel(g), f) {
                 (Some(grad), _) => grad,
                 (None, Some(f)) => zip(g, s, f),
-                (None, None) => crate::bail!(Runtime, "{name}: no one-pass gradient for this float32 layout"),
+                // a gradient that is not dense (a sum's, expanded) copied dense for the kernel: one pass more, where
+                // the formula's ops were ten (GELU's backward after a sum took twice torch's time)
+                (None, None) => match by_kernel(&g.contiguous()?) {
+                    Some(grad) => grad,
+                    None => crate::bail!(Runtime, "{name}: no one-pass gradient for this float32 layout"),
+                },
             },
             (DType::F64, _, Some(f)) => zip(g, s, f),
             (dtype, ..) => crate::bail!(Runtime, "{name}: no one-pass gradient for {}", dtype.name()),
