@@ -394,14 +394,23 @@ impl Tensor {
             bail!(NotImplemented, "\"mse_cpu\" not implemented for '{}'", dtype.scalar_type_name());
         }
         let shape = broadcast_shapes(self.shape(), target.shape())?;
-        let d = self.detach().sub(&target.detach())?;
-        let sq = d.mul(&d)?;
-        let out = match reduction {
-            Reduction::None => sq,
-            Reduction::Sum => sq.sum(None, false)?,
-            Reduction::Mean => sq.mean(None, false)?,
-        };
         let n = shape.iter().product::<usize>();
+        let reduced = if reduction == Reduction::None { None } else { squared_error_sum(self, target) };
+        let out = match reduced {
+            Some(total) if reduction == Reduction::Sum => Tensor::from_vec(vec![total], &[])?.to_dtype(dtype)?,
+            Some(total) if reduction == Reduction::Mean => {
+                Tensor::from_vec(vec![total / n as f64], &[])?.to_dtype(dtype)?
+            }
+            _ => {
+                let d = self.detach().sub(&target.detach())?;
+                let sq = d.mul(&d)?;
+                match reduction {
+                    Reduction::None => sq,
+                    Reduction::Sum => sq.sum(None, false)?,
+                    Reduction::Mean => sq.mean(None, false)?,
+                }
+            }
+        };
         let rule = |_: &Tensor| MseLossBackward0 {
             reduction,
             numel: n,
@@ -410,6 +419,48 @@ impl Tensor {
         };
         Ok(record(out, &[self, target], rule))
     }
+}
+
+/// Σ (a - b)² over two contiguous float32 or float64 tensors of one shape and dtype, in one pass: the difference and
+/// its square in the dtype (as `sub` and `mul` give them), summed in float64, in eight parts across the threads when
+/// large. None for any other pair. Three passes (sub, mul, sum) made mse_loss of 1M float32 0.51 ms (torch 0.46).
+fn squared_error_sum(a: &Tensor, b: &Tensor) -> Option<f64> {
+    if a.shape() != b.shape() || a.dtype() != b.dtype() || !matches!(a.dtype(), DType::F32 | DType::F64) {
+        return None;
+    }
+    crate::with_dtype!(a.dtype(), T => a.with_data(|la, xa: &[T]| {
+        b.with_data(|lb, xb: &[T]| {
+            let (xa, xb) = (&xa[la.contiguous_range()?], &xb[lb.contiguous_range()?]);
+            let n = xa.len();
+            let parts = if n >= crate::kernels::split::SUM_ELEMENTS { 8 } else { 1 };
+            let per = n.div_ceil(parts).max(1);
+            let mut sums = vec![0.0f64; n.div_ceil(per)];
+            crate::kernels::threads::par_chunks_mut(&mut sums, 1, &|p, sum| {
+                let run = p * per..((p + 1) * per).min(n);
+                crate::kernels::simd::dispatch!(squared_error_run(sum, &xa[run.clone()], &xb[run]))
+            });
+            Some(sums.iter().sum())
+        })
+    }))
+}
+
+/// `out[0]` = Σ (a - b)² of one run, sixteen float64 lanes at a time.
+#[inline(always)]
+fn squared_error_run<T: Element>(out: &mut [f64], a: &[T], b: &[T]) {
+    const LANES: usize = 16;
+    let square = |x: T, y: T| {
+        let d = T::sub(x, y);
+        T::mul(d, d).to_f64()
+    };
+    let mut acc = [0.0f64; LANES];
+    let (chunks_a, chunks_b) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let rest: f64 = chunks_a.remainder().iter().zip(chunks_b.remainder()).map(|(&x, &y)| square(x, y)).sum();
+    for (ca, cb) in chunks_a.zip(chunks_b) {
+        for k in 0..LANES {
+            acc[k] += square(ca[k], cb[k]);
+        }
+    }
+    out[0] = acc.iter().sum::<f64>() + rest;
 }
 
 /// The gradient of nll_loss with respect to its input.
