@@ -4,6 +4,7 @@ use crate::iter::{collapse, for_each_offsets, for_each_row};
 use crate::kernels::{simd, transpose};
 use crate::layout::Layout;
 use crate::pool;
+use std::mem::MaybeUninit;
 
 /// `f` applied to every element of a strided input, written contiguously.
 pub fn map1<T: Element, U: Element>(l: &Layout, x: &[T], f: impl Fn(T) -> U + Sync) -> Vec<U> {
@@ -191,7 +192,7 @@ pub fn map3<A: Element, B: Element, C: Element, U: Element>(
     a: &[A],
     b: &[B],
     c: &[C],
-    f: impl Fn(A, B, C) -> U,
+    f: impl Fn(A, B, C) -> U + Sync,
 ) -> Vec<U> {
     if let (Some(da), Some(db), Some(dc)) = (Dense::of(l[0], a), Dense::of(l[1], b), Dense::of(l[2], c)) {
         return map3_dense(l[0].numel(), da.blocks(), db.blocks(), dc.blocks(), f);
@@ -249,19 +250,32 @@ impl<T> Blocks<'_, T> {
     }
 }
 
+/// `map3` over operands read as blocks: vectorized, and split across the threads when large (one thread, an element
+/// at a time through three zipped iterators, `addcmul` of 1M float32 took 0.38 ms, torch 0.30).
 fn map3_dense<A: Element, B: Element, C: Element, U: Element>(
     n: usize,
     a: Blocks<'_, A>,
     b: Blocks<'_, B>,
     c: Blocks<'_, C>,
-    f: impl Fn(A, B, C) -> U,
+    f: impl Fn(A, B, C) -> U + Sync,
 ) -> Vec<U> {
-    let mut out = pool::take(n);
-    for start in (0..n).step_by(DENSE_BLOCK) {
-        let len = DENSE_BLOCK.min(n - start);
-        let (xa, xb, xc) = (a.block(start, len), b.block(start, len), c.block(start, len));
-        out.extend(xa.iter().zip(xb).zip(xc).map(|((&a, &b), &c)| f(a, b, c)));
+    let mut out: Vec<U> = pool::take(n);
+    let fill = |start: usize, part: &mut [MaybeUninit<U>]| {
+        for (k, o) in part.chunks_mut(DENSE_BLOCK).enumerate() {
+            let (at, len) = (start + k * DENSE_BLOCK, o.len());
+            simd::zip3_into(o, a.block(at, len), b.block(at, len), c.block(at, len), &f);
+        }
+    };
+    let dst = &mut out.spare_capacity_mut()[..n];
+    if n >= simd::PARALLEL_ABOVE {
+        // whole blocks a task, so a broadcast value's block is read from its start
+        let chunk = n.div_ceil(crate::kernels::threads::threads() * 4).next_multiple_of(DENSE_BLOCK);
+        crate::kernels::threads::par_chunks_mut(dst, chunk, &|t, part| fill(t * chunk, part));
+    } else {
+        fill(0, dst);
     }
+    // SAFETY: every one of the n slots was written above, block by block.
+    unsafe { out.set_len(n) };
     out
 }
 
@@ -284,7 +298,12 @@ mod tests {
     #[test]
     fn map3_reads_runs_and_broadcast_values_as_the_walk_does() {
         // 2500 elements: two full blocks and a partial one; operands contiguous, a broadcast value, or transposed
-        let (m, n) = (50, 50);
+        map3_matches_the_walk(50, 50);
+        // past the threaded size, each thread's part starting at a whole block
+        map3_matches_the_walk(simd::PARALLEL_ABOVE / 100 + 3, 101);
+    }
+
+    fn map3_matches_the_walk(m: usize, n: usize) {
         let x: Vec<f64> = (0..m * n).map(|v| v as f64 * 0.5).collect();
         let y: Vec<f64> = (0..m * n).map(|v| (v % 7) as f64).collect();
         let run = Layout::contiguous(&[m, n]);

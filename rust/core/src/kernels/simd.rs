@@ -80,6 +80,19 @@ fn fill_zip<A: Copy, B: Copy, U>(out: &mut [MaybeUninit<U>], a: &[A], b: &[B], f
 }
 
 #[inline(always)]
+fn fill_zip3<A: Copy, B: Copy, C: Copy, U>(
+    out: &mut [MaybeUninit<U>],
+    a: &[A],
+    b: &[B],
+    c: &[C],
+    f: &impl Fn(A, B, C) -> U,
+) {
+    for (((o, &x), &y), &z) in out.iter_mut().zip(a).zip(b).zip(c) {
+        o.write(f(x, y, z));
+    }
+}
+
+#[inline(always)]
 fn fill_update<T: Copy, U: Copy>(out: &mut [MaybeUninit<U>], x: &[T], f: &impl Fn(U, T) -> U) {
     for (o, &v) in out.iter_mut().zip(x) {
         // Safety: `update_slice` hands over initialised elements only.
@@ -122,6 +135,9 @@ macro_rules! multiversion {
 
 multiversion!(map_dispatch, fill_map, (x: &[T]), f: impl Fn(T) -> U, [T: Copy, U]);
 multiversion!(zip_dispatch, fill_zip, (a: &[A], b: &[B]), f: impl Fn(A, B) -> U, [A: Copy, B: Copy, U]);
+multiversion!(
+    zip3_dispatch, fill_zip3, (a: &[A], b: &[B], c: &[C]), f: impl Fn(A, B, C) -> U, [A: Copy, B: Copy, C: Copy, U]
+);
 multiversion!(index_dispatch, fill_index, (start: usize), f: impl Fn(usize) -> U, [U]);
 multiversion!(update_dispatch, fill_update, (x: &[T]), f: impl Fn(U, T) -> U, [T: Copy, U: Copy]);
 
@@ -188,6 +204,17 @@ pub fn map_into<T: Copy, U>(out: &mut [MaybeUninit<U>], x: &[T], f: &impl Fn(T) 
 /// `f` over `a` and `b` into `out` (same length), vectorized, on the calling thread.
 pub fn zip_into<A: Copy, B: Copy, U>(out: &mut [MaybeUninit<U>], a: &[A], b: &[B], f: &impl Fn(A, B) -> U) {
     zip_dispatch(out, a, b, f)
+}
+
+/// `f` over `a`, `b` and `c` into `out` (same length), vectorized, on the calling thread.
+pub fn zip3_into<A: Copy, B: Copy, C: Copy, U>(
+    out: &mut [MaybeUninit<U>],
+    a: &[A],
+    b: &[B],
+    c: &[C],
+    f: &impl Fn(A, B, C) -> U,
+) {
+    zip3_dispatch(out, a, b, c, f)
 }
 
 /// `f(start + i)` into each `out[i]`, vectorized, on the calling thread.
