@@ -3007,3 +3007,47 @@ def test_index_and_mask_rows_and_their_gradients_match_numpy_past_the_threaded_s
         want = np.zeros_like(a)
         np.add.at(want, np_key, w)
         np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_mse_loss_matches_numpy_past_the_threaded_size(reduction, dtype):
+    # mean and sum in one pass over both inputs (the difference squared in the dtype, summed in float64 parts)
+    rng = np.random.default_rng(11)
+    a, b = (rng.standard_normal((700, 900)).astype(dtype) for _ in range(2))
+    d = a - b
+    want = {"mean": (d * d).astype(np.float64).mean(), "sum": (d * d).astype(np.float64).sum(), "none": d * d}[
+        reduction
+    ]
+    got = fg.nn.functional.mse_loss(fg.tensor(a), fg.tensor(b), reduction=reduction)
+    assert got.dtype == getattr(fg, dtype)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-6 if dtype == "float32" else 1e-12)
+    # broadcast and mixed dtypes take the general path
+    with pytest.warns(UserWarning, match="target size"):
+        mixed = fg.nn.functional.mse_loss(fg.tensor(a[:3]), fg.tensor(b[0].astype(np.float64)), reduction=reduction)
+    d = a[:3].astype(np.float64) - b[0].astype(np.float64)
+    np.testing.assert_allclose(mixed.numpy(), {"mean": (d * d).mean(), "sum": (d * d).sum(), "none": d * d}[reduction])
+
+
+def test_addcmul_addcdiv_match_numpy_past_the_threaded_size():
+    # three operands read in blocks across the threads, a broadcast one repeated from its block; addcmul is torch's
+    # fma(value * t1, t2, self) (the float32 product is exact in float64), addcdiv self + value * t1 / t2
+    rng = np.random.default_rng(12)
+    x, a, b = (rng.standard_normal((700, 900)).astype(np.float32) for _ in range(3))
+    v = np.float32(0.3)
+    fused = ((v * a).astype(np.float64) * b.astype(np.float64) + x).astype(np.float32)
+    np.testing.assert_array_equal(fg.addcmul(fg.tensor(x), fg.tensor(a), fg.tensor(b), value=0.3).numpy(), fused)
+    row = b[0] + 3.0
+    got = fg.addcdiv(fg.tensor(x), fg.tensor(a), fg.tensor(row), value=0.3).numpy()
+    np.testing.assert_array_equal(got, x + (v * a) / row)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_gradient_of_an_expanded_gradient_is_the_dense_ones(approximate):
+    # a sum's gradient is expanded (not dense): it is copied dense for the one-pass float32 kernel
+    x = fg.tensor(np.random.default_rng(13).standard_normal(300_000).astype(np.float32), requires_grad=True)
+    fg.nn.functional.gelu(x, approximate=approximate).sum().backward()
+    expanded = x.grad
+    x.grad = None
+    fg.nn.functional.gelu(x, approximate=approximate).backward(fg.ones(300_000))
+    np.testing.assert_array_equal(expanded.numpy(), x.grad.numpy())
