@@ -3051,3 +3051,26 @@ def test_gelu_gradient_of_an_expanded_gradient_is_the_dense_ones(approximate):
     x.grad = None
     fg.nn.functional.gelu(x, approximate=approximate).backward(fg.ones(300_000))
     np.testing.assert_array_equal(expanded.numpy(), x.grad.numpy())
+
+
+@pytest.mark.parametrize("affine", [False, True])
+def test_layer_norm_and_its_gradients_match_numpy_past_the_threaded_size(affine):
+    # rows written once into a pooled buffer, split across the threads (every slot written: a stale one would show)
+    rng = np.random.default_rng(14)
+    x = rng.standard_normal((600, 700))
+    w, b = (rng.standard_normal(700) for _ in range(2))
+    g = rng.standard_normal((600, 700))
+    for _ in range(2):  # the second time on buffers the first gave back
+        xt = fg.tensor(x, requires_grad=True)
+        wt, bt = (fg.tensor(v, requires_grad=True) for v in (w, b)) if affine else (None, None)
+        y = fg.nn.functional.layer_norm(xt, (700,), wt, bt, eps=1e-5)
+        y.backward(fg.tensor(g))
+        mean, var = x.mean(1, keepdims=True), x.var(1, keepdims=True)
+        xhat = (x - mean) / np.sqrt(var + 1e-5)
+        np.testing.assert_allclose(y.detach().numpy(), xhat * w + b if affine else xhat, rtol=1e-9, atol=1e-12)
+        gx = g * w if affine else g
+        want = (gx - gx.mean(1, keepdims=True) - xhat * (gx * xhat).mean(1, keepdims=True)) / np.sqrt(var + 1e-5)
+        np.testing.assert_allclose(xt.grad.numpy(), want, rtol=1e-8, atol=1e-10)
+        if affine:
+            np.testing.assert_allclose(wt.grad.numpy(), (g * xhat).sum(0), rtol=1e-9)
+            np.testing.assert_allclose(bt.grad.numpy(), g.sum(0), rtol=1e-9)
