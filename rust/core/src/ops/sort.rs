@@ -77,27 +77,48 @@ fn f64_key(v: f64, descending: bool) -> u64 {
 /// ms, torch 1.0.
 fn least_k<K: Ord + Copy>(keys: impl Iterator<Item = K>, k: usize, least: &mut Vec<K>) {
     least.clear();
-    if k == 0 {
-        return;
+    if k > 0 {
+        more_least_k(keys, k, least);
     }
-    let mut keys = keys;
-    for key in keys.by_ref() {
+}
+
+/// `least_k` going on from the k least (or fewer) already in `least`.
+fn more_least_k<K: Ord + Copy>(keys: impl Iterator<Item = K>, k: usize, least: &mut Vec<K>) {
+    for key in keys {
+        if least.len() == k {
+            if key >= least[k - 1] {
+                continue;
+            }
+            least.pop();
+        }
         let at = least.partition_point(|&b| b < key);
         least.insert(at, key);
-        if least.len() == k {
-            break;
-        }
     }
-    let Some(&last) = least.last() else { return };
-    let mut kth = last;
-    for key in keys {
-        if key < kth {
-            least.pop();
-            let at = least.partition_point(|&b| b < key);
-            least.insert(at, key);
-            kth = least[k - 1];
-        }
+}
+
+/// `least_k` of a contiguous float32 row's keys (`f32_key` above the position), sixteen values at a time: a block is
+/// looked into only when its least key's value half is below the k-th's (a later key with the same value half comes
+/// after it), which once the k best are found is rare, so the pass is a vectorized min. Key by key, `topk(5, 1)` of
+/// 1000×1000 took 1.15 ms, torch 0.9.
+#[inline(always)]
+fn least_k_f32(row: &[f32], k: usize, descending: bool, least: &mut Vec<u64>) {
+    const BLOCK: usize = 16;
+    let key = |j: usize| (u64::from(f32_key(row[j], descending)) << 32) | j as u64;
+    let head = k.min(row.len());
+    least_k((0..head).map(key), k, least);
+    if least.len() < k {
+        return;
     }
+    let mut j = head;
+    while j + BLOCK <= row.len() {
+        let kth = (least[k - 1] >> 32) as u32;
+        let block_least = row[j..j + BLOCK].iter().fold(u32::MAX, |m, &v| m.min(f32_key(v, descending)));
+        if block_least < kth {
+            more_least_k((j..j + BLOCK).map(key), k, least);
+        }
+        j += BLOCK;
+    }
+    more_least_k((j..row.len()).map(key), k, least);
 }
 
 /// Rows at most this many times k long take their first k by selecting the k-th and sorting the k before it;
@@ -122,15 +143,20 @@ impl Pick {
     }
 }
 
+/// A dtype's own `least_k` of outer row o of a last dim: `(o, k, least)`.
+type RowLeast<'a, K> = dyn Fn(usize, usize, &mut Vec<K>) + Sync + 'a;
+
 /// Each row's `pick` of positions along the dim, by `key(flat position, position in the row)` (distinct keys: the
-/// position breaks ties, as a stable sort), read back by `src_of`, with `is_nan` telling a NaN's key: int64 indices
-/// shaped (outer, pick.len(), inner), the outer rows split across the threads.
+/// position breaks ties, as a stable sort), read back by `src_of`, with `is_nan` telling a NaN's key, and the first k
+/// of a last dim's rows by `row_least` when given: int64 indices shaped (outer, pick.len(), inner), the outer rows
+/// split across the threads.
 fn sort_rows<K: Ord + Copy>(
     (outer, n, inner): (usize, usize, usize),
     pick: Pick,
     key: impl Fn(usize, usize) -> K + Sync,
     src_of: impl Fn(K) -> usize + Sync,
     is_nan: impl Fn(K) -> bool + Sync,
+    row_least: Option<&RowLeast<'_, K>>,
 ) -> Vec<i64> {
     let parallel = outer > 1 && outer * n * inner >= COPY_ELEMENTS;
     let len = pick.len();
@@ -139,7 +165,9 @@ fn sort_rows<K: Ord + Copy>(
         let mut keys: Vec<K> = Vec::with_capacity(if streamed { len } else { n });
         for i in 0..inner {
             let row = (0..n).map(|j| key((o * n + j) * inner + i, j));
-            if streamed {
+            if let (true, 1, Some(row_least)) = (streamed, inner, row_least) {
+                row_least(o, len, &mut keys);
+            } else if streamed {
                 least_k(row, len, &mut keys);
             } else {
                 keys.clear();
@@ -188,20 +216,23 @@ impl Tensor {
                 let values = &values[l.contiguous_range().expect("contiguous")];
                 let key = |at: usize, j: usize| (u64::from(f32_key(values[at], descending)) << 32) | j as u64;
                 let is_nan = |key: u64| key >> 32 == u64::from(u32::MAX);
-                sort_rows(rows, pick, key, |key| (key & u64::from(u32::MAX)) as usize, is_nan)
+                let row_least = |o: usize, k: usize, least: &mut Vec<u64>| {
+                    crate::kernels::simd::dispatch!(least_k_f32(&values[o * n..(o + 1) * n], k, descending, least))
+                };
+                sort_rows(rows, pick, key, |key| (key & u64::from(u32::MAX)) as usize, is_nan, Some(&row_least))
             }),
             crate::DType::F64 if n <= u32::MAX as usize => src.with_data(|l, values: &[f64]| {
                 let values = &values[l.contiguous_range().expect("contiguous")];
                 let key = |at: usize, j: usize| (u128::from(f64_key(values[at], descending)) << 64) | j as u128;
                 let is_nan = |key: u128| key >> 64 == u128::from(u64::MAX);
-                sort_rows(rows, pick, key, |key| (key & u128::from(u64::MAX)) as usize, is_nan)
+                sort_rows(rows, pick, key, |key| (key & u128::from(u64::MAX)) as usize, is_nan, None)
             }),
             dtype => with_dtype!(dtype, T => src.with_data(|l, values: &[T]| {
                 let values = &values[l.contiguous_range().expect("contiguous")];
                 let key = |at: usize, j: usize| Ranked { value: values[at], at: j, descending };
                 #[allow(clippy::eq_op)]
                 let is_nan = |r: Ranked<T>| r.value != r.value;
-                sort_rows(rows, pick, key, |ranked| ranked.at, is_nan)
+                sort_rows(rows, pick, key, |ranked| ranked.at, is_nan, None)
             })),
         };
         Tensor::from_vec(idx, &out_shape)
@@ -332,6 +363,27 @@ mod tests {
         let mut order: Vec<usize> = (0..row.len()).collect();
         order.sort_by(|&a, &b| if descending { ascending(row[b], row[a]) } else { ascending(row[a], row[b]) });
         order
+    }
+
+    #[test]
+    fn the_float32_blocks_pick_the_stable_order_first_k_at_nans_zeros_and_ties() {
+        // rows of a last dim (blocks of 16 and a tail) with values repeated across blocks, NaNs and signed zeros
+        let specials = [f64::NAN, -0.0, 0.0, f64::INFINITY, -f64::INFINITY];
+        let (rows, n) = (4, 101);
+        let values: Vec<f64> = (0..rows * n)
+            .map(|p| if p % 13 == 5 { specials[p / 13 % 5] } else { ((p * 37) % 23) as f64 - 11.0 })
+            .collect();
+        let t = Tensor::from_vec(values.iter().map(|&v| v as f32).collect::<Vec<_>>(), &[rows, n]).unwrap();
+        for descending in [false, true] {
+            for k in [1, 2, 5, 12] {
+                let idx = t.picked_indices(1, Pick::First(k), descending).unwrap().to_vec::<i64>();
+                for r in 0..rows {
+                    let want = stable_order(&values[r * n..(r + 1) * n], descending);
+                    let got: Vec<usize> = idx[r * k..(r + 1) * k].iter().map(|&i| i as usize).collect();
+                    assert_eq!(got, want[..k], "row {r}, k={k}, descending={descending}");
+                }
+            }
+        }
     }
 
     #[test]
