@@ -125,6 +125,21 @@ fn gather_values<T: Element>(src: &[T], index: &[i64], at: &AlongDim) -> Result<
     let out = build_rows(at.rows(), at.row, &|r, out_row| {
         let base = at.base(r);
         let values = &index[r * at.row..][..at.row];
+        if at.along == 0 && at.stride == 1 {
+            // along the last dim: each value picks from one row of self (the general offset's multiplies and
+            // bounds checks were a tenth of the time)
+            let row = &src[base..base + at.size];
+            for (j, (o, &v)) in out_row.iter_mut().zip(values).enumerate() {
+                o.write(match row.get(v as usize) {
+                    Some(&x) if v >= 0 => x,
+                    _ => {
+                        bad.note(r * at.row + j, v);
+                        T::ZERO
+                    }
+                });
+            }
+            return;
+        }
         for (j, (o, &v)) in out_row.iter_mut().zip(values).enumerate() {
             o.write(match at.offset(j, v) {
                 Some(offset) => src[base + offset],
