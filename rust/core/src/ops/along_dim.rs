@@ -128,7 +128,7 @@ fn gather_values<T: Element>(src: &[T], index: &[i64], at: &AlongDim) -> Result<
         if at.along == 0 && at.stride == 1 {
             // along the last dim: each value picks from one row of self (the general offset's multiplies and
             // bounds checks were a tenth of the time)
-            let row = &src[base..base + at.size];
+            let row = src.get(base..base + at.size).unwrap_or(&[]); // an empty self has no rows
             for (j, (o, &v)) in out_row.iter_mut().zip(values).enumerate() {
                 o.write(match row.get(v as usize) {
                     Some(&x) if v >= 0 => x,
