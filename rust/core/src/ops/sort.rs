@@ -56,8 +56,8 @@ impl<T: Element> Eq for Ranked<T> {}
 #[inline(always)]
 fn f32_key(v: f32, descending: bool) -> u32 {
     let bits = (v + 0.0).to_bits(); // -0 + 0 is +0
-                                    // a negative value has all its bits flipped, a positive one its sign bit
-    let key = bits ^ (((bits as i32) >> 31) as u32 | 1 << 31);
+    let flip = ((bits as i32) >> 31) as u32 | 1 << 31; // a negative value's bits all flipped, a positive one's sign bit
+    let key = bits ^ flip;
     let key = if v.is_nan() { u32::MAX } else { key };
     key ^ 0u32.wrapping_sub(u32::from(descending))
 }
@@ -106,7 +106,7 @@ fn least_k_f32(row: &[f32], k: usize, descending: bool, least: &mut Vec<u64>) {
     let key = |j: usize| (u64::from(f32_key(row[j], descending)) << 32) | j as u64;
     let head = k.min(row.len());
     least_k((0..head).map(key), k, least);
-    if least.len() < k {
+    if k == 0 || least.len() < k {
         return;
     }
     let mut j = head;
