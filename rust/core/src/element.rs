@@ -441,6 +441,8 @@ pub trait Float:
     fn is_nan(self) -> bool;
     fn is_infinite(self) -> bool;
     fn is_finite(self) -> bool;
+    /// `self · a + b` rounded once (the halves: in float32, then rounded to their type).
+    fn mul_add(self, a: Self, b: Self) -> Self;
 }
 
 macro_rules! float_impl {
@@ -557,6 +559,10 @@ macro_rules! float_impl {
             #[inline(always)]
             fn is_finite(self) -> bool {
                 <$t>::is_finite(self)
+            }
+            #[inline(always)]
+            fn mul_add(self, a: Self, b: Self) -> Self {
+                <$t>::mul_add(self, a, b)
             }
         }
     };
@@ -681,6 +687,10 @@ macro_rules! half_float_impl {
             #[inline(always)]
             fn is_finite(self) -> bool {
                 <$t>::is_finite(self)
+            }
+            #[inline(always)]
+            fn mul_add(self, a: Self, b: Self) -> Self {
+                <$t>::from_f32(self.to_f32().mul_add(a.to_f32(), b.to_f32()))
             }
         }
     };

@@ -64,31 +64,12 @@ impl Tensor {
     }
 }
 
-/// `a · b + c` rounded once, as torch's vectorized `fmadd`.
-trait FusedMulAdd {
-    fn fused_mul_add(self, b: Self, c: Self) -> Self;
-}
-impl FusedMulAdd for f32 {
-    fn fused_mul_add(self, b: f32, c: f32) -> f32 {
-        self.mul_add(b, c)
-    }
-}
-impl FusedMulAdd for f64 {
-    fn fused_mul_add(self, b: f64, c: f64) -> f64 {
-        self.mul_add(b, c)
-    }
-}
-
 /// The three operands in `T`, broadcast to `shape`, combined as torch's kernel does: `fma(value · t1, t2, self)` for
 /// addcmul, `self + value · t1 / t2` for addcdiv (bit for bit: a plain `self + value · t1 · t2` differed from torch
 /// in a fifth of float32 elements).
 fn kernel<T>(op: Addc, operands: [&Tensor; 3], shape: &[usize], value: T) -> Result<Tensor>
 where
-    T: crate::element::Element
-        + FusedMulAdd
-        + std::ops::Add<Output = T>
-        + std::ops::Mul<Output = T>
-        + std::ops::Div<Output = T>,
+    T: crate::element::Float,
 {
     let [x, a, b] = operands.map(|t| t.detach().to_dtype(T::DTYPE));
     let (x, a, b) = (x?, a?, b?);
@@ -97,7 +78,7 @@ where
             b.with_data(|lb, vb: &[T]| -> Result<Vec<T>> {
                 let l = [&lx.broadcast_to(shape)?, &la.broadcast_to(shape)?, &lb.broadcast_to(shape)?];
                 Ok(match op {
-                    Addc::Mul => map3(l, vx, va, vb, |x, a, b| (value * a).fused_mul_add(b, x)),
+                    Addc::Mul => map3(l, vx, va, vb, |x, a, b| (value * a).mul_add(b, x)),
                     Addc::Div => map3(l, vx, va, vb, |x, a, b| x + value * a / b),
                 })
             })

@@ -3,7 +3,7 @@ use super::{binary_grad, Binary};
 use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::compile::{traced, NodeKind};
 use crate::dtype::{result_type, DType, Scalar};
-use crate::element::Element;
+use crate::element::{Element, Float};
 use crate::error::Result;
 use crate::kernels::elementwise::map3;
 use crate::kernels::simd::zip_slices;
@@ -15,15 +15,9 @@ use crate::{bail, with_dtype};
 
 /// torch's vectorized lerp, `fma(w or w - 1, end - start, start or end)` as `w` is below one half or not: exact at
 /// both ends (w = 0 gives start, w = 1 gives end).
-fn lerp_f32(a: f32, b: f32, w: f32) -> f32 {
-    let small = w.abs() < 0.5;
-    (if small { w } else { w - 1.0 }).mul_add(b - a, if small { a } else { b })
-}
-
-/// `lerp_f32` for float64.
-fn lerp_f64(a: f64, b: f64, w: f64) -> f64 {
-    let small = w.abs() < 0.5;
-    (if small { w } else { w - 1.0 }).mul_add(b - a, if small { a } else { b })
+fn lerp_fused<T: Float>(a: T, b: T, w: T) -> T {
+    let small = w.abs() < T::from_f64(0.5);
+    (if small { w } else { w - T::ONE }).mul_add(b - a, if small { a } else { b })
 }
 
 /// `f(start, end, weight)` over the broadcast `shape`: over two contiguous slices of that shape when the weight is one
@@ -159,12 +153,12 @@ impl Tensor {
         let shape = broadcast_shapes(&broadcast_shapes(self.shape(), end.shape())?, weight.shape())?;
         let dtype = result_type(self.promotion_key(), end.promotion_key());
         let out = match dtype {
-            DType::F32 => lerp_values(self, end, weight, &shape, |a: f32, b: f32, w: f32| lerp_f32(a, b, w))?,
-            DType::F64 => lerp_values(self, end, weight, &shape, |a: f64, b: f64, w: f64| lerp_f64(a, b, w))?,
+            DType::F32 => lerp_values(self, end, weight, &shape, lerp_fused::<f32>)?,
+            DType::F64 => lerp_values(self, end, weight, &shape, lerp_fused::<f64>)?,
             // the halves in float32, their opmath type, weight included (as torch)
             d if d.is_float() => {
                 let (start, end) = (self.to_dtype(DType::F32)?, end.to_dtype(DType::F32)?);
-                lerp_values(&start, &end, weight, &shape, |a: f32, b: f32, w: f32| lerp_f32(a, b, w))?.to_dtype(d)?
+                lerp_values(&start, &end, weight, &shape, lerp_fused::<f32>)?.to_dtype(d)?
             }
             _ => bail!(NotImplemented, "\"lerp_kernel_scalar\" not implemented for '{}'", dtype.scalar_type_name()),
         };
