@@ -269,7 +269,7 @@ fn map3_dense<A: Element, B: Element, C: Element, U: Element>(
     let dst = &mut out.spare_capacity_mut()[..n];
     if n >= simd::PARALLEL_ABOVE {
         // whole blocks a task, so a broadcast value's block is read from its start
-        let chunk = n.div_ceil(crate::kernels::threads::threads() * 4).next_multiple_of(DENSE_BLOCK);
+        let chunk = crate::kernels::threads::items_per_task(n, true).next_multiple_of(DENSE_BLOCK);
         crate::kernels::threads::par_chunks_mut(dst, chunk, &|t, part| fill(t * chunk, part));
     } else {
         fill(0, dst);

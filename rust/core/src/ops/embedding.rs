@@ -3,7 +3,6 @@
 use crate::autograd::{grad_mode, one, record, Backward, Ctx, Grads};
 use crate::bail;
 use crate::compile::{traced, NodeKind};
-use crate::element::Element;
 use crate::error::Result;
 use crate::ops::index::Positions;
 use crate::ops::reorder::{gather_rows, DimMap};
@@ -77,19 +76,6 @@ impl Backward for EmbeddingBackward0 {
             let node = crate::ops::index::IndexPutBackward0::gradient_write(true);
             return one(zeros.put_flat(Arc::new(pos.collect()), g, true, node));
         }
-        let g = g.contiguous()?;
-        with_dtype!(g.dtype(), T => {
-            let mut out = crate::pool::filled(self.weight_sym_sizes[0] * dim, T::ZERO);
-            g.with_data(|l, gs: &[T]| {
-                let gs = &gs[l.contiguous_range().expect("contiguous")];
-                for (&r, src) in self.positions.iter().zip(gs.chunks_exact(dim.max(1))) {
-                    if r >= 0 {
-                        let dst = &mut out[r as usize * dim..][..dim];
-                        dst.iter_mut().zip(src).for_each(|(d, &v)| *d = T::add(*d, v));
-                    }
-                }
-            });
-            one(Tensor::from_vec(out, &self.weight_sym_sizes))
-        })
+        one(crate::ops::reorder::add_rows_into_zeros(&self.weight_sym_sizes, dim, &self.positions, g))
     }
 }

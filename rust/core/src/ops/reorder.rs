@@ -47,6 +47,25 @@ pub(crate) fn build_rows_with<T: Element>(
     out
 }
 
+/// Zeros of `shape` read as rows of `row` elements, with row k of `g` (contiguous, `rows.len()` rows) added into row
+/// `rows[k]` (negative: nowhere): the unrecorded gradient of a row gather (`embedding`, `t[index]`, `t[mask]`).
+pub(crate) fn add_rows_into_zeros(shape: &[usize], row: usize, rows: &[i64], g: &Tensor) -> Result<Tensor> {
+    let g = g.contiguous()?;
+    with_dtype!(g.dtype(), T => {
+        let mut out = crate::pool::filled(numel(shape), T::ZERO);
+        g.with_data(|l, gs: &[T]| {
+            let gs = &gs[l.contiguous_range().expect("contiguous")];
+            for (&r, src) in rows.iter().zip(gs.chunks_exact(row.max(1))) {
+                if r >= 0 {
+                    let dst = &mut out[r as usize * row..][..row];
+                    dst.iter_mut().zip(src).for_each(|(d, &v)| *d = T::add(*d, v));
+                }
+            }
+        });
+        Tensor::from_vec(out, shape)
+    })
+}
+
 /// How an output index along one dim reads its source: flip's and roll's maps.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum DimMap {
