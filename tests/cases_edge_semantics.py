@@ -475,3 +475,46 @@ for _dtype in ["float32", "float64", "float16"]:
         ALONG_DIM[f"lerp-{_dtype}-{_w}"] = _lerp(_dtype, _w)
     ALONG_DIM[f"lerp-{_dtype}-tensor-weight"] = _lerp(_dtype, [0.05 * i for i in range(20)])
 CASES.update(ALONG_DIM)
+
+
+def _tied_rows(n, levels, dtype="float32", specials=False):
+    """Three rows of n values from `levels` kinds (a fixed scramble), with NaN and -0.0 among them when `specials`."""
+    values = [[float((i * 7 + r * 5 + i * i) % levels) for i in range(n)] for r in range(3)]
+    if specials:
+        kinds = {0: -0.0, 1: NAN}
+        values = [[kinds.get(int(v), v) if dtype.startswith(("float", "bfloat")) else v for v in row] for row in values]
+    return fg.tensor(values, dtype=getattr(fg, dtype))
+
+
+def _tied_orders(n, levels, dtype):
+    """Each order torch's sort and topk kernels give three rows of ties: both ways, stable or not, partial-sorted
+    (k·64 <= n) or selected, sorted or not."""
+
+    def case():
+        t = _tied_rows(n, levels, dtype, specials=n == 40)
+        out = {}
+        for largest in [False, True]:
+            out[f"sort-{largest}"] = t.sort(1, largest).indices
+            for k, ordered in [(1, True), (3, True), (n // 2, True), (n // 2, False), (4, False)]:
+                out[f"topk-{largest}-{k}-{ordered}"] = t.topk(k, 1, largest, ordered).indices
+        out["stable"] = t.sort(dim=1, stable=True).indices
+        return out
+
+    return case
+
+
+# the order of tied values: torch's sort (stable=False) leaves them as libstdc++'s std::sort does, its topk as
+# std::partial_sort (k·64 <= n) or std::nth_element (then std::sort of the k - 1 before the k-th) does
+TIES = {
+    f"ties-{dtype}-{n}": _tied_orders(n, levels, dtype)
+    for dtype in ["float32", "float64", "int64", "float16"]
+    for n, levels in [(17, 2), (40, 3), (200, 4)]
+}
+TIES["sort-ties-bool"] = _value(lambda: (_tied_rows(40, 3) > 0.5).sort(1).indices)
+TIES["sort-ties-dim0"] = _value(lambda: _tied_rows(40, 3).T.sort(0, descending=True).indices)
+TIES["topk-ties-dim0"] = _value(lambda: _tied_rows(40, 3).T.topk(5, 0).indices)
+TIES["argsort-ties"] = _value(lambda: fg.argsort(_tied_rows(40, 3), 1))
+TIES["msort-ties"] = _value(lambda: fg.msort(_tied_rows(20, 2).T))
+TIES["topk-grad-ties"] = _grad(lambda x: x.topk(3, 1).values * fg.tensor([1.0, 10, 100]), [[2.0, 2, 1, 2, 2, 0]] * 2)
+TIES["sort-grad-ties"] = _grad(lambda x: x.sort(1).values * fg.arange(1.0, 21.0), [[1.0, 0] * 10])
+CASES.update(TIES)

@@ -1648,7 +1648,7 @@ class Tensor:
     def sort(  # function form
         self, dim: builtins.int = -1, descending: _Bool = False, *, stable: _Bool = False
     ) -> _ValuesIndices:
-        """``(values, indices)`` sorted along ``dim``; NaN sorts as the largest value; always stable."""
+        """``(values, indices)`` sorted along ``dim``; NaN sorts as the largest value; ties in order when ``stable``."""
     def argsort(  # function form
         self, dim: builtins.int = -1, descending: _Bool = False, *, stable: _Bool = False
     ) -> Tensor:
@@ -1676,7 +1676,7 @@ class Tensor:
     def topk(  # function form
         self, k: builtins.int, dim: builtins.int = -1, largest: _Bool = True, sorted: _Bool = True
     ) -> _ValuesIndices:
-        """``(values, indices)`` of the ``k`` largest (or smallest) along ``dim``, always in sorted order."""
+        """``(values, indices)`` of the ``k`` largest (or smallest) along ``dim``, in order unless not ``sorted``."""
 
     # ---- nn ----
     def softmax(self, dim: builtins.int, dtype: _DType | None = None) -> Tensor:  # function form

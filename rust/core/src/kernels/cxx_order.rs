@@ -30,6 +30,16 @@ pub fn cxx_sort<T: Copy>(v: &mut [T], less: &impl Fn(&T, &T) -> bool) {
     }
 }
 
+/// `std::partial_sort(v.begin(), v.begin() + middle, v.end(), less)`: the `middle` least, in order, before the rest.
+pub fn cxx_partial_sort<T: Copy>(v: &mut [T], middle: usize, less: &impl Fn(&T, &T) -> bool) {
+    let middle = middle.min(v.len());
+    if middle == 0 {
+        return;
+    }
+    heap_select(v, 0, middle, v.len(), less);
+    sort_heap(v, 0, middle, less);
+}
+
 /// `std::nth_element(v.begin(), v.begin() + nth, v.end(), less)`.
 pub fn cxx_nth_element<T: Copy>(v: &mut [T], nth: usize, less: &impl Fn(&T, &T) -> bool) {
     if nth >= v.len() {

@@ -123,7 +123,7 @@ impl Tensor {
         let mut in_shape = out_shape[1..].to_vec();
         in_shape.push(n);
         let rows = rows.reshape(&in_shape)?;
-        let (sorted, order) = rows.detach().sort(-1, false)?;
+        let (sorted, order) = rows.detach().sort(-1, false, false)?;
         let nan = sorted.float_class(FloatClass::Nan)?;
         let ranks = if ignore_nan {
             let count =

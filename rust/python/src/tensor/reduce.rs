@@ -165,10 +165,9 @@ fn over_dims(
     Ok(reduce_over(py, a, dim, None, func, f)?.into_any())
 }
 
-/// `(values, indices)` of `a` sorted along `dim`: always stable, so `stable` changes nothing.
+/// `(values, indices)` of `a` sorted along `dim`.
 fn sorted(py: Python<'_>, a: Tensor, dim: isize, descending: bool, stable: bool) -> PyResult<(Tensor, Tensor)> {
-    let _ = stable;
-    call_heavy(py, a.numel(), || a.sort(dim, descending))
+    call_heavy(py, a.numel(), || a.sort(dim, descending, stable))
 }
 
 #[pymethods]
@@ -203,7 +202,7 @@ impl PyTensor {
         heavy(py, self.get(), |a| a.nan_to_num(nan, posinf, neginf))
     }
 
-    /// The `k` largest (or smallest) along `dim`, always in sorted order.
+    /// The `k` largest (or smallest) along `dim`, in order unless not `sorted`.
     #[pyo3(signature = (k, dim=-1, largest=true, sorted=true))]
     #[pyo3(text_signature = "($self, k, dim=-1, largest=True, sorted=True)")]
     fn topk(
@@ -214,9 +213,8 @@ impl PyTensor {
         largest: bool,
         sorted: bool,
     ) -> PyResult<Py<PyAny>> {
-        let _ = sorted;
         let a = self.get();
-        let (values, indices) = call_heavy(py, a.numel(), || a.topk(k, dim, largest))?;
+        let (values, indices) = call_heavy(py, a.numel(), || a.topk(k, dim, largest, sorted))?;
         values_indices(py, "topk", values, indices)
     }
 
@@ -394,7 +392,7 @@ shared_signature! {
         descending: bool,
         stable: bool,
     ) -> PyResult<Py<PyAny>>;
-    /// `(values, indices)` sorted along `dim`; NaN sorts as the largest value. Always stable.
+    /// `(values, indices)` sorted along `dim`; NaN sorts as the largest value. Ties stay in order when `stable`.
     sort => {
         let (values, indices) = sorted(py, self.get(), dim, descending, stable)?;
         values_indices(py, "sort", values, indices)
