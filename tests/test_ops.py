@@ -9,6 +9,7 @@ import ferrograd as fg
 import numpy as np
 import pytest
 from helpers import (
+    AGAINST_TORCH,
     CONTIGUOUS,
     EXPANDED,
     STEPPED,
@@ -3074,3 +3075,26 @@ def test_layer_norm_and_its_gradients_match_numpy_past_the_threaded_size(affine)
         if affine:
             np.testing.assert_allclose(wt.grad.numpy(), (g * xhat).sum(0), rtol=1e-9)
             np.testing.assert_allclose(bt.grad.numpy(), g.sum(0), rtol=1e-9)
+
+
+@pytest.mark.parametrize("dims", [None, 0, 1, (0, 2), 2, -1])
+def test_float32_sums_stay_accurate_and_agree_across_thread_counts(dims):
+    # float32 runs add four values a lane in float32 before float64 (and rows four at a time down long sums): within
+    # float32's rounding of the values' size, and (ferrograd's promise, not torch's) the same bits whether the sum is
+    # split across threads or not
+    rng = np.random.default_rng(11)
+    a = (rng.standard_normal((300, 70, 130)) * 1e3).astype(np.float32)
+    axis = dims if dims is None or isinstance(dims, tuple) else (dims,)
+    exact = a.astype(np.float64).sum(axis=axis)
+    size = np.abs(a.astype(np.float64)).sum(axis=axis)
+    threads = fg.get_num_threads()
+    try:
+        fg.set_num_threads(2)
+        two = (fg.tensor(a).sum() if dims is None else fg.tensor(a).sum(dims)).numpy()
+        fg.set_num_threads(1)
+        one = (fg.tensor(a).sum() if dims is None else fg.tensor(a).sum(dims)).numpy()
+    finally:
+        fg.set_num_threads(threads)
+    if not AGAINST_TORCH:
+        np.testing.assert_array_equal(one, two)
+    assert np.all(np.abs(two.astype(np.float64) - exact) <= 4 * np.finfo(np.float32).eps * size)

@@ -95,6 +95,21 @@ pub(crate) fn items_per_task(items: usize, parallel: bool) -> usize {
     }
 }
 
+/// Σ over one long run of `n` items, in eight parts across the threads when `parallel` (else one): `part(range)` is a
+/// part's sum, and the parts start at multiples of `align` items and add in order, so the result is the same on any
+/// number of threads.
+pub(crate) fn sum_of_parts(
+    n: usize,
+    parallel: bool,
+    align: usize,
+    part: &(impl Fn(std::ops::Range<usize>) -> f64 + Sync),
+) -> f64 {
+    let per = if parallel { n.div_ceil(8).next_multiple_of(align) } else { n }.max(1);
+    let mut sums = vec![0.0f64; n.div_ceil(per)];
+    par_chunks_mut(&mut sums, 1, &|p, sum| sum[0] = part(p * per..((p + 1) * per).min(n)));
+    sums.iter().sum()
+}
+
 /// The most threads `set_threads` grants: a request is a count of threads to start, and a mistyped
 /// one (10**9) must not try to start them all.
 pub const MAX_THREADS: usize = 256;

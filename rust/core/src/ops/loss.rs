@@ -431,15 +431,12 @@ fn squared_error_sum(a: &Tensor, b: &Tensor) -> Option<f64> {
     crate::with_dtype!(a.dtype(), T => a.with_data(|la, xa: &[T]| {
         b.with_data(|lb, xb: &[T]| {
             let (xa, xb) = (&xa[la.contiguous_range()?], &xb[lb.contiguous_range()?]);
-            let n = xa.len();
-            let parts = if n >= crate::kernels::split::SUM_ELEMENTS { 8 } else { 1 };
-            let per = n.div_ceil(parts).max(1);
-            let mut sums = vec![0.0f64; n.div_ceil(per)];
-            crate::kernels::threads::par_chunks_mut(&mut sums, 1, &|p, sum| {
-                let run = p * per..((p + 1) * per).min(n);
-                crate::kernels::simd::dispatch!(squared_error_run(sum, &xa[run.clone()], &xb[run]))
-            });
-            Some(sums.iter().sum())
+            let parallel = xa.len() >= crate::kernels::split::SUM_ELEMENTS;
+            Some(crate::kernels::threads::sum_of_parts(xa.len(), parallel, 1, &|run| {
+                let mut sum = [0.0];
+                crate::kernels::simd::dispatch!(squared_error_run(&mut sum, &xa[run.clone()], &xb[run]));
+                sum[0]
+            }))
         })
     }))
 }

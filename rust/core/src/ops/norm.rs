@@ -5,7 +5,7 @@ use crate::compile::{traced, NodeKind};
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::reduce::fold;
-use crate::kernels::threads::par_chunks_mut;
+use crate::kernels::threads::{par_chunks_mut, sum_of_parts};
 use crate::ops::formula::unsqueeze_dims;
 use crate::ops::unary::FloatClass;
 use crate::tensor::Tensor;
@@ -152,12 +152,11 @@ fn power_sums<T: Element>(x: &[T], n: usize, square: bool) -> Vec<f64> {
     let rows = x.len() / n;
     let parallel = x.len() >= crate::kernels::split::SUM_ELEMENTS;
     if rows == 1 && parallel {
-        let per = n.div_ceil(8);
-        let mut parts = vec![0.0f64; n.div_ceil(per)];
-        par_chunks_mut(&mut parts, 1, &|p, part| {
-            crate::kernels::simd::dispatch!(power_sums_into(part, &x[p * per..((p + 1) * per).min(n)], n, square))
-        });
-        return vec![parts.iter().sum()];
+        return vec![sum_of_parts(n, true, 1, &|part| {
+            let mut sum = [0.0];
+            crate::kernels::simd::dispatch!(power_sums_into(&mut sum, &x[part], n, square));
+            sum[0]
+        })];
     }
     let mut out = vec![0.0f64; rows];
     let per_task = crate::kernels::threads::items_per_task(rows, parallel);
@@ -168,11 +167,12 @@ fn power_sums<T: Element>(x: &[T], n: usize, square: bool) -> Vec<f64> {
     out
 }
 
-/// `out[r]` = Σ over run `r` of `x` (runs of `n`; a shorter last one is summed too) of x² or |x|, sixteen float64
-/// lanes at a time.
+/// `out[r]` = Σ over run `r` of `x` (runs of `n`; a shorter last one is summed too) of x² or |x|, 32 float64 lanes at
+/// a time: four registers' worth of independent sums, so the adds overlap (with sixteen, two registers, each add
+/// waited for the one before: `norm(dim=1)` of 1000×1000 float32 took 65 µs against torch's 47).
 #[inline(always)]
 fn power_sums_into<T: Element>(out: &mut [f64], x: &[T], n: usize, square: bool) {
-    const LANES: usize = 16;
+    const LANES: usize = 32;
     let power = |v: T| {
         let v = v.to_f64();
         if square {
