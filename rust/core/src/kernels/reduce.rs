@@ -45,12 +45,16 @@ pub fn run_products<T: Element>(x: &[T], n: usize) -> Vec<f64> {
     out
 }
 
+/// Independent running products a run is split into: enough that the multiplies overlap (each waits ~4 cycles for
+/// the one before in its lane). With 8, `prod(1)` of 1000×1000 float32 took 63 µs against torch's 42.
+const PRODUCT_LANES: usize = 32;
+
 /// `out[r]` = the product of run r of `x` (runs of n).
 #[inline(always)]
 fn products_into<T: Element>(out: &mut [f64], x: &[T], n: usize) {
     for (p, run) in out.iter_mut().zip(x.chunks_exact(n)) {
-        let mut lanes = [1.0f64; 8];
-        let chunks = run.chunks_exact(8);
+        let mut lanes = [1.0f64; PRODUCT_LANES];
+        let chunks = run.chunks_exact(PRODUCT_LANES);
         let tail = chunks.remainder();
         for chunk in chunks {
             for (lane, &v) in lanes.iter_mut().zip(chunk) {
@@ -77,7 +81,7 @@ mod tests {
 
     #[test]
     fn run_products_match_a_chain_of_multiplies_at_tails_zeros_and_nans() {
-        for n in [1, 7, 8, 9, 23] {
+        for n in [1, 7, 8, 9, 23, 31, 32, 33, 100] {
             let x: Vec<f32> = (0..5 * n).map(|i| 1.0 + (i % 5) as f32 * 0.25).collect();
             let want: Vec<f64> = x.chunks(n).map(|c| c.iter().map(|&v| f64::from(v)).product()).collect();
             let got = run_products(&x, n);

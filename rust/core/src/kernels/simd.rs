@@ -3,7 +3,7 @@
 //! The same generic loop is compiled three times — for AVX-512, for AVX2+FMA and for the x86-64
 //! baseline — and the best one the CPU supports is picked once at run time, so one wheel runs on any
 //! x86-64 and still uses wide vectors where they exist. Large inputs are split across threads.
-use crate::kernels::threads::{par_chunks_mut, threads};
+use crate::kernels::threads::{items_per_task, par_chunks_mut};
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -190,12 +190,6 @@ pub(crate) fn vec_of_same_type<T: 'static, U: 'static>(v: Vec<T>) -> Option<Vec<
     Some(unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<U>(), v.len(), v.capacity()) })
 }
 
-/// Elements per task when a loop over `n` is split across threads (a few tasks per thread, so one
-/// slow thread does not hold up the rest).
-fn chunk_len(n: usize) -> usize {
-    n.div_ceil(threads() * 4).max(1)
-}
-
 /// `f` over `x` into `out` (same length), vectorized, on the calling thread.
 pub fn map_into<T: Copy, U>(out: &mut [MaybeUninit<U>], x: &[T], f: &impl Fn(T) -> U) {
     map_dispatch(out, x, f)
@@ -237,7 +231,7 @@ pub fn map_slice_by<T: Copy + Sync + Send + 'static, U: Send + 'static>(
     let mut out: Vec<U> = crate::pool::take(n);
     let dst = &mut out.spare_capacity_mut()[..n];
     if n >= PARALLEL_ABOVE {
-        let chunk = chunk_len(n);
+        let chunk = items_per_task(n, true);
         par_chunks_mut(dst, chunk, &|c, o| kernel(o, &x[c * chunk..][..o.len()]));
     } else {
         kernel(dst, x);
@@ -267,7 +261,7 @@ pub fn zip_slices_by<A: Copy + Sync + Send + 'static, B: Copy + Sync + Send + 's
     let mut out: Vec<U> = crate::pool::take(n);
     let dst = &mut out.spare_capacity_mut()[..n];
     if n >= PARALLEL_ABOVE {
-        let chunk = chunk_len(n);
+        let chunk = items_per_task(n, true);
         par_chunks_mut(dst, chunk, &|c, o| kernel(o, &a[c * chunk..][..o.len()], &b[c * chunk..][..o.len()]));
     } else {
         kernel(dst, &a[..n], &b[..n]);
@@ -283,7 +277,7 @@ pub fn index_map<U: Send + 'static>(n: usize, f: impl Fn(usize) -> U + Sync) -> 
     let mut out: Vec<U> = crate::pool::take(n);
     let dst = &mut out.spare_capacity_mut()[..n];
     if n >= PARALLEL_ABOVE {
-        let chunk = chunk_len(n);
+        let chunk = items_per_task(n, true);
         par_chunks_mut(dst, chunk, &|c, o| index_dispatch(o, c * chunk, &f));
     } else {
         index_dispatch(dst, 0, &f);
@@ -299,7 +293,7 @@ pub fn index_map_by<U: Send + 'static>(n: usize, kernel: impl Fn(&mut [MaybeUnin
     let mut out: Vec<U> = crate::pool::take(n);
     let dst = &mut out.spare_capacity_mut()[..n];
     if n >= PARALLEL_ABOVE {
-        let chunk = chunk_len(n);
+        let chunk = items_per_task(n, true);
         par_chunks_mut(dst, chunk, &|c, o| kernel(o, c * chunk));
     } else {
         kernel(dst, 0);
@@ -316,7 +310,7 @@ pub fn update_slice<T: Copy + Sync, U: Copy + Send>(dst: &mut [U], x: &[T], f: i
     // then overwritten).
     let dst = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<MaybeUninit<U>>(), n) };
     if n >= PARALLEL_ABOVE {
-        let chunk = chunk_len(n);
+        let chunk = items_per_task(n, true);
         par_chunks_mut(dst, chunk, &|c, o| update_dispatch(o, &x[c * chunk..][..o.len()], &f));
     } else {
         update_dispatch(dst, &x[..n], &f);
