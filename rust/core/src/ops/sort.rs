@@ -590,16 +590,18 @@ mod tests {
     fn the_keyed_pass_falls_back_to_torchs_order_exactly_when_ties_matter() {
         // rows long enough for the float32 blocks (`streams`: k up to 7 here) and the selection, with values from a few
         // kinds (ties everywhere), from many (a tie now and then, sometimes only past the k-th) and all distinct
-        // (kinds 0: all distinct but for a value tied with the k-th, k = 5..8, in a later block of lesser ones)
+        // (kinds 0: all distinct but for a value tied with the k-th, k = 5..8, in a later block of lesser ones;
+        // kinds 1: the same for k = 37, which selection picks)
         let n = 2000;
-        for kinds in [2, 5, 40, 1000, usize::MAX, 0] {
+        for kinds in [2, 5, 40, 1000, usize::MAX, 0, 1] {
             let values: Vec<f64> = (0..4 * n)
                 .map(|p| {
                     let v = (p * 7919 + p * p * 31) % 100_003;
                     match kinds {
                         usize::MAX => p as f64 * 0.5 - 300.0,
                         0 if p % n == 200 + p / n => -((p / n + 4) as f64),
-                        0 => -((p % n) as f64),
+                        1 if p % n == 1500 => -36.0, // the 37th largest again, past the k picked by selection
+                        0 | 1 => -((p % n) as f64),
                         kinds => (v % kinds) as f64,
                     }
                 })
