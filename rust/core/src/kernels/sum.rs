@@ -144,7 +144,7 @@ mod x86 {
     // loop above with 128-bit registers only. Lane k of the accumulators holds the same elements as
     // lane k of `sum_run_f32_blocked`, added in the same order, so both give bit-identical results.
     /// The sums of `R` runs of one length, side by side: with several runs in one loop, more loads are in
-    /// flight at once (each run still adds in the order of `sum_run_generic`).
+    /// flight at once (each run still adds in the order of `sum_run_f32_blocked`).
     ///
     /// Safety: the CPU has AVX-512F, and every run has the first one's length (its loads use that length).
     #[target_feature(enable = "avx512f")]
@@ -268,18 +268,15 @@ mod x86 {
 
 /// Sum of a contiguous run.
 pub fn sum_run<T: Element>(x: &[T]) -> f64 {
-    #[cfg(target_arch = "x86_64")]
     if let Some(x) = as_f32(x) {
+        #[cfg(target_arch = "x86_64")]
         match level() {
             // SAFETY: the level is Avx512 only where `detect` found AVX-512F (all this version enables).
             Level::Avx512 => return unsafe { x86::sum_run_f32_avx512(x) },
             // SAFETY: the level is Avx2 only where `detect` found at least AVX2 (all this version enables).
             Level::Avx2 => return unsafe { x86::sum_run_f32_avx2(x) },
-            Level::Baseline => return sum_run_f32_blocked(x),
+            Level::Baseline => {}
         }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    if let Some(x) = as_f32(x) {
         return sum_run_f32_blocked(x);
     }
     #[cfg(target_arch = "x86_64")]

@@ -201,11 +201,10 @@ fn fill_keys<K>(keys: &mut Vec<K>, n: usize, key: impl Fn(usize) -> K) {
     unsafe { keys.set_len(n) };
 }
 
-/// How the ties of a row come out.
+/// Torch's order of a row's ties, where it is not their positions' order (a stable sort, `stable=True`, and median,
+/// whose comparison is torch's too: those take `None`).
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub(crate) enum Ties {
-    /// In their positions' order: a stable sort (`stable=True`), and median (whose comparison is torch's too).
-    Stable,
     /// As torch's `sort(stable=False)` leaves them: libstdc++'s `std::sort` over (value, position) by value alone.
     CxxSort,
     /// As torch's `topk` leaves them: `std::partial_sort` when k·64 ≤ n, else `std::nth_element` at the k-th and, when
@@ -220,7 +219,6 @@ impl Ties {
     fn differ<K: Copy>(self, picked: &[K], left_out: Option<K>, n: usize, value_less: impl Fn(K, K) -> bool) -> bool {
         let tied = |a: K, b: K| !value_less(a, b); // a's key is below b's, so not less means equal values
         match self {
-            Ties::Stable => false,
             Ties::CxxTopk { sorted: false } if !partial_sorts(picked.len(), n) && !picked.is_empty() => true,
             Ties::CxxSort | Ties::CxxTopk { .. } => {
                 picked.windows(2).any(|w| tied(w[0], w[1]))
@@ -232,11 +230,6 @@ impl Ties {
     /// Rearranges a whole row (its keys in position order) as torch's kernel does; its first k are then the picked.
     fn arrange<K: Copy>(self, row: &mut [K], k: usize, less: &impl Fn(&K, &K) -> bool) {
         match self {
-            Ties::Stable => row.sort_by(|a, b| match (less(a, b), less(b, a)) {
-                (true, _) => Ordering::Less,
-                (_, true) => Ordering::Greater,
-                _ => Ordering::Equal,
-            }),
             Ties::CxxSort => cxx_sort(row, less),
             // partial_sort leaves them sorted, asked to or not
             Ties::CxxTopk { .. } if partial_sorts(k, row.len()) => cxx_partial_sort(row, k, less),
@@ -280,13 +273,14 @@ struct RowKeys<Key, Src, Nan, Less> {
     value_less: Less,
 }
 
-/// Each row's `pick` of positions along the dim, by its `keys`, ties coming out as `ties` says, and a last dim's rows
+/// Each row's `pick` of positions along the dim, by its `keys`, ties coming out as `ties` says (None: in their
+/// positions' order), and a last dim's rows
 /// by the dtype's own kernels when given: int64 indices shaped (outer, pick.len(), inner), the outer rows split across
 /// the threads.
 fn sort_rows<K: Ord + Copy>(
     (outer, n, inner): (usize, usize, usize),
     pick: Pick,
-    ties: Ties,
+    ties: Option<Ties>,
     keys: RowKeys<
         impl Fn(usize, usize) -> K + Sync,
         impl Fn(K) -> usize + Sync,
@@ -309,7 +303,6 @@ fn sort_rows<K: Ord + Copy>(
         keyed >= 4 && tied * 2 > keyed
     };
     build_rows_with(outer, len * inner, parallel, &|o, out| {
-        let whole_rows = ties != Ties::Stable;
         let mut least = Least::with_capacity(if streamed { len } else { n });
         for i in 0..inner {
             let first = o * n * inner + i;
@@ -318,14 +311,14 @@ fn sort_rows<K: Ord + Copy>(
                 Some(rows) => (rows.keys)(o, keys),
                 None => fill_keys(keys, n, |j| key(first + j * inner, j)),
             };
-            let in_torch_order = |least: &mut Least<K>| {
+            let in_torch_order = |least: &mut Least<K>, ties: Ties| {
                 all_keys(&mut least.keys);
                 ties.arrange(&mut least.keys, len, &|a: &K, b: &K| value_less(*a, *b));
                 least.keys.truncate(len);
             };
-            let keyed = !(whole_rows && mostly_tied());
-            if !keyed {
-                in_torch_order(&mut least);
+            let torch_at_once = ties.filter(|_| mostly_tied());
+            if let Some(ties) = torch_at_once {
+                in_torch_order(&mut least, ties);
             } else if let (true, Some(rows)) = (streamed, &last_dim) {
                 (rows.least)(o, len, &mut least);
             } else if streamed {
@@ -351,11 +344,11 @@ fn sort_rows<K: Ord + Copy>(
                 }
                 keys.truncate(len);
             }
-            if keyed && whole_rows {
+            if let (None, Some(ties)) = (torch_at_once, ties) {
                 keyed_rows.fetch_add(1, Relaxed);
                 if ties.differ(&least.keys, least.left_out, n, &value_less) {
                     tied_rows.fetch_add(1, Relaxed);
-                    in_torch_order(&mut least);
+                    in_torch_order(&mut least, ties);
                 }
             }
             for (j, &key) in least.keys.iter().enumerate() {
@@ -366,9 +359,9 @@ fn sort_rows<K: Ord + Copy>(
 }
 
 impl Tensor {
-    /// Each row along `dim`'s `pick` of its elements in sorted order, ties as `ties` says: their indices along `dim`,
-    /// shaped as this tensor with `pick.len()` along `dim`.
-    fn picked_indices(&self, dim: usize, pick: Pick, descending: bool, ties: Ties) -> Result<Tensor> {
+    /// Each row along `dim`'s `pick` of its elements in sorted order, ties as `ties` says (None: in their positions'
+    /// order): their indices along `dim`, shaped as this tensor with `pick.len()` along `dim`.
+    fn picked_indices(&self, dim: usize, pick: Pick, descending: bool, ties: Option<Ties>) -> Result<Tensor> {
         let shape = self.shape().to_vec();
         let n = if shape.is_empty() { 1 } else { shape[dim] };
         let inner: usize = shape.iter().skip(dim + 1).product();
@@ -434,7 +427,7 @@ impl Tensor {
     fn sort_eager(&self, dim: isize, descending: bool, stable: bool) -> Result<(Tensor, Tensor)> {
         let d = wrap_dim(dim, self.ndim())?;
         let n = if self.ndim() == 0 { 1 } else { self.shape()[d] };
-        let ties = if stable { Ties::Stable } else { Ties::CxxSort };
+        let ties = (!stable).then_some(Ties::CxxSort);
         let indices = self.picked_indices(d, Pick::First(n), descending, ties)?;
         let node =
             SortBackward0 { dim: d, indices: SavedTensor::input(&indices), self_sym_sizes: self.shape().to_vec() };
@@ -456,7 +449,7 @@ impl Tensor {
         }
         // a 0-dim tensor is its own top element, whatever k (as in PyTorch)
         let k = if self.ndim() == 0 { 1 } else { k as usize };
-        let indices = self.picked_indices(d, Pick::First(k), largest, Ties::CxxTopk { sorted })?;
+        let indices = self.picked_indices(d, Pick::First(k), largest, Some(Ties::CxxTopk { sorted }))?;
         let node =
             TopkBackward0 { dim: d, indices: SavedTensor::input(&indices), self_sym_sizes: self.shape().to_vec() };
         Ok((self.take_along(d, &indices, node)?, indices))
@@ -480,7 +473,7 @@ impl Tensor {
         if n == 0 {
             bail!(Index, "median(): Expected reduction dim {d} to have non-zero size.");
         }
-        let picked = self.picked_indices(d, Pick::Median, false, Ties::Stable)?;
+        let picked = self.picked_indices(d, Pick::Median, false, None)?;
         let values = self.gather_along(d, &picked)?;
         let (values, indices) = if keepdim || self.ndim() == 0 {
             (values, picked)
@@ -565,7 +558,7 @@ mod tests {
         let t = Tensor::from_vec(values.iter().map(|&v| v as f32).collect::<Vec<_>>(), &[rows, n]).unwrap();
         for descending in [false, true] {
             for k in [1, 2, 5, 12] {
-                let idx = t.picked_indices(1, Pick::First(k), descending, Ties::Stable).unwrap().to_vec::<i64>();
+                let idx = t.picked_indices(1, Pick::First(k), descending, None).unwrap().to_vec::<i64>();
                 for r in 0..rows {
                     let want = stable_order(&values[r * n..(r + 1) * n], descending);
                     let got: Vec<usize> = idx[r * k..(r + 1) * k].iter().map(|&i| i as usize).collect();
@@ -614,14 +607,15 @@ mod tests {
                         [(1, true), (4, true), (5, true), (5, false), (7, true), (37, true), (37, false), (n, true)]
                     {
                         let ties = Ties::CxxTopk { sorted };
-                        let idx = t.picked_indices(1, Pick::First(k), descending, ties).unwrap().to_vec::<i64>();
+                        let idx = t.picked_indices(1, Pick::First(k), descending, Some(ties)).unwrap().to_vec::<i64>();
                         for r in 0..4 {
                             let want = torch_order(&values[r * n..(r + 1) * n], k, descending, ties);
                             let got: Vec<usize> = idx[r * k..(r + 1) * k].iter().map(|&i| i as usize).collect();
                             assert_eq!(got, want, "{dtype:?} kinds={kinds} k={k} sorted={sorted} desc={descending}");
                         }
                     }
-                    let idx = t.picked_indices(1, Pick::First(n), descending, Ties::CxxSort).unwrap().to_vec::<i64>();
+                    let idx =
+                        t.picked_indices(1, Pick::First(n), descending, Some(Ties::CxxSort)).unwrap().to_vec::<i64>();
                     for r in 0..4 {
                         let want = torch_order(&values[r * n..(r + 1) * n], n, descending, Ties::CxxSort);
                         let got: Vec<usize> = idx[r * n..(r + 1) * n].iter().map(|&i| i as usize).collect();
@@ -642,7 +636,7 @@ mod tests {
             let t = Tensor::from_vec(values.clone(), &[3, n, 2]).unwrap().to_dtype(dtype).unwrap();
             for descending in [false, true] {
                 for k in [0, 1, 5, n] {
-                    let indices = t.picked_indices(1, Pick::First(k), descending, Ties::Stable).unwrap();
+                    let indices = t.picked_indices(1, Pick::First(k), descending, None).unwrap();
                     assert_eq!(indices.shape(), &[3, k, 2]);
                     let idx = indices.to_vec::<i64>();
                     for o in 0..3 {
