@@ -312,7 +312,16 @@ impl Tensor {
         // read in place as float32 or float64 (half types are cast to float32, exactly); converting every element to
         // a float64 vector first took 1.9 ms for 1000×1000 float32 against torch's 0.4
         fn classify<T: Element>(x: &Tensor, class: FloatClass) -> Vec<bool> {
-            x.with_data(|l, v: &[T]| map1(l, v, move |x: T| class.holds(x.to_f64())))
+            // one map per class: matching the class inside the element closure kept isnan from vectorizing (0.55×
+            // torch's time on 1000×1000 float32)
+            x.with_data(|l, v: &[T]| match class {
+                FloatClass::Nan => map1(l, v, |x: T| FloatClass::Nan.holds(x.to_f64())),
+                FloatClass::Infinite => map1(l, v, |x: T| FloatClass::Infinite.holds(x.to_f64())),
+                FloatClass::Finite => map1(l, v, |x: T| FloatClass::Finite.holds(x.to_f64())),
+                FloatClass::PosInf => map1(l, v, |x: T| FloatClass::PosInf.holds(x.to_f64())),
+                FloatClass::NegInf => map1(l, v, |x: T| FloatClass::NegInf.holds(x.to_f64())),
+                FloatClass::SignBit => map1(l, v, |x: T| FloatClass::SignBit.holds(x.to_f64())),
+            })
         }
         let v: Vec<bool> = match self.dtype() {
             DType::F64 => classify::<f64>(self, class),
