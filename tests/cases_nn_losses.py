@@ -106,6 +106,53 @@ def classification_cases():
     return out
 
 
+def nll_sum_cases():
+    """nll_loss over a long float32 batch (summed in partial sums, one left over), with ignored targets and class
+    weights, in each reduction; and the total weight its grad_fn keeps (a tensor: 0 for an unreduced batch, the
+    weight of its one target for a 1-d input) for 2-d, 1-d and (N, C, d) inputs."""
+    rng = np.random.default_rng(15)
+    logits = rng.standard_normal((203, 3)).astype(np.float32)
+    labels = rng.integers(0, 3, 203)
+    labels[::9] = -100
+    weight = fg.tensor(rng.uniform(0.5, 2.0, 3).astype(np.float32))
+    spatial = {d: rng.standard_normal((3, 4) + (2, 3, 2)[: d - 2]) for d in (3, 4, 5)}
+    spatial_labels = {d: rng.integers(0, 4, (3,) + (2, 3, 2)[: d - 2]) for d in (3, 4, 5)}
+    vector = rng.standard_normal(6)
+
+    def nll(x, target, **kwargs):
+        leaf = fg.tensor(x, requires_grad=True)
+        out = F.nll_loss(leaf, fg.tensor(target), **kwargs)
+        # torch's nodes: a view around NllLoss2DBackward0 for 3-d and 5-d inputs
+        node, names = out.grad_fn, []
+        while node is not None and node.name() != "torch::autograd::AccumulateGrad":
+            names.append(node.name())
+            node = node.next_functions[0][0]
+        loss_node = out.grad_fn if names[0].startswith("Nll") else out.grad_fn.next_functions[0][0]
+        total_weight = loss_node._saved_total_weight  # freed by backward
+        out.backward(fg.ones_like(out) * 0.5)
+        return {"out": out, "grad": leaf.grad, "total_weight": total_weight, "nodes": names}
+
+    out = {}
+    for r in REDUCTIONS:
+        out[f"nll_float32_long_{r}"] = lambda r=r: nll(logits, labels, reduction=r)
+        out[f"nll_float32_long_weighted_{r}"] = lambda r=r: nll(logits, labels, weight=weight, reduction=r)
+        for d in (3, 4, 5):
+            out[f"nll_spatial_{d}d_{r}"] = lambda r=r, d=d: nll(
+                spatial[d], spatial_labels[d], ignore_index=2, reduction=r
+            )
+        out[f"nll_vector_{r}"] = lambda r=r: nll(vector, 4, weight=t64(np.arange(1.0, 7.0)), reduction=r)
+    out["nll_all_ignored_mean"] = lambda: nll(logits[:5], np.full(5, -100))
+    # forward only: torch's backward of this one raises (a size mismatch between the input and the 1-d target)
+    out["nll_vector_one_target"] = lambda: {r: F.nll_loss(t64(vector), fg.tensor([4]), reduction=r) for r in REDUCTIONS}
+    shapes = [((2, 3), (2, 4)), ((2, 3, 4, 5), (2, 4, 5, 1)), ((2, 3, 4, 5), (2, 4, 6)), ((2, 3, 4), (2, 5))]
+    shapes += [((3,), (3,)), ((2, 3, 4, 5, 6), (2, 4, 5)), ((2, 3), ()), ((2, 0, 4), (2, 4)), ((), ())]
+    out["nll_shape_errors"] = lambda: {
+        str(i): error(F.nll_loss, fg.zeros(x_shape), fg.zeros(t_shape, dtype=fg.long))
+        for i, (x_shape, t_shape) in enumerate(shapes)
+    }
+    return out
+
+
 def probability_cases():
     rng = np.random.default_rng(13)
     p = rng.uniform(0.05, 0.95, (3, 4))
@@ -245,7 +292,7 @@ def loss_errors():
 
 
 CASES = {}
-for _group in (regression_cases, classification_cases, probability_cases, margin_cases):
+for _group in (regression_cases, classification_cases, nll_sum_cases, probability_cases, margin_cases):
     CASES.update(_group())
 CASES["loss_reprs"] = loss_reprs
 CASES["loss_errors"] = loss_errors
