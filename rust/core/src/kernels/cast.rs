@@ -18,7 +18,7 @@ pub(crate) fn convert<T: Element, U: Element>(l: &Layout, x: &[T]) -> Option<Vec
         (DType::F16, DType::F32) => vec_of_same_type(map_slice_by(same_type::<T, f16>(x)?, f16_to_f32_into)),
         (DType::F32, DType::BF16) => vec_of_same_type(map_slice(same_type::<T, f32>(x)?, bf16_from_f32)),
         (DType::BF16, DType::F32) => vec_of_same_type(map_slice(same_type::<T, bf16>(x)?, bf16::to_f32)),
-        (DType::F32, DType::I32) => vec_of_same_type(map_slice(same_type::<T, f32>(x)?, f32_to_i32)),
+        (DType::F32, DType::I32) => vec_of_same_type(map_slice_by(same_type::<T, f32>(x)?, f32_to_i32_into)),
         (DType::F32, DType::I64) => vec_of_same_type(map_slice(same_type::<T, f32>(x)?, f32_to_i64)),
         (DType::I64, DType::F32) => vec_of_same_type(map_slice(same_type::<T, i64>(x)?, i64_to_f32)),
         _ => None,
@@ -45,6 +45,31 @@ fn i64_to_f32(v: i64) -> f32 {
 #[inline(always)]
 fn f32_to_i32(v: f32) -> i32 {
     f32_to_i64(v) as i32
+}
+
+/// float32 → int32 over a run: each block of 64 converted straight to int32 (exact for |v| < 2^31), and converted
+/// again as `f32_to_i32` when any of its values is outside that range or NaN. Through int64 for every value (two
+/// conversions, two narrowings and the selects around them) the cast of 1M took 76 µs against torch's 49.
+fn f32_to_i32_into(out: &mut [MaybeUninit<i32>], x: &[f32]) {
+    crate::kernels::simd::dispatch!(f32_to_i32_run(out, x))
+}
+
+#[inline(always)]
+fn f32_to_i32_run(out: &mut [MaybeUninit<i32>], x: &[f32]) {
+    const BLOCK: usize = 64;
+    const TWO_31: f32 = 2_147_483_648.0;
+    for (o, xs) in out.chunks_mut(BLOCK).zip(x.chunks(BLOCK)) {
+        let mut outside = false;
+        for (o, &v) in o.iter_mut().zip(xs) {
+            let inside = v.abs() < TWO_31; // false for NaN
+            outside |= !inside;
+            // SAFETY: converted only when |v| < 2^31, so its truncation is an int32.
+            o.write(if inside { unsafe { v.to_int_unchecked::<i32>() } } else { 0 });
+        }
+        if outside {
+            o.iter_mut().zip(xs).for_each(|(o, &v)| _ = o.write(f32_to_i32(v)));
+        }
+    }
 }
 
 /// float32 → int64 as `v as i64` (truncated toward zero, saturated, NaN → 0), written as selects around an
@@ -131,6 +156,9 @@ mod tests {
     fn conversions_match_half_bit_for_bit() {
         let x: Vec<f32> =
             (0..=u32::MAX).step_by(4099).map(f32::from_bits).chain([0.0, -0.0, 65520.0, 65519.99]).collect();
+        // int32's bounds (the steps above hold long runs inside them, which take the direct conversion)
+        let bounds = [-2_147_483_648.0, 2_147_483_520.0, -2_147_483_520.0, 2_147_483_648.0, f32::NAN];
+        let x: Vec<f32> = x.into_iter().chain(bounds).collect();
         let l = Layout::contiguous(&[x.len()]);
         let h: Vec<f16> = convert(&l, &x).unwrap();
         let b: Vec<bf16> = convert(&l, &x).unwrap();
