@@ -12,6 +12,7 @@ pub mod gemv;
 pub mod layer_norm;
 pub mod math;
 pub mod matmul;
+pub mod nonzero;
 pub mod reduce;
 pub mod simd;
 pub mod sincos;
