@@ -627,13 +627,17 @@ pub fn atan2_f32(y: f32, x: f32) -> f32 {
         (num, den)
     };
     let reduced = num > TAN_PI_8 * den;
-    let t = if reduced { (num - den) / (num + den) } else { num / den };
+    // one division, its operands selected (written as two selected quotients, both were computed)
+    let (top, bottom) = if reduced { (num - den, num + den) } else { (num, den) };
+    let t = top / bottom;
     let s = t * t;
     let mut p = ATAN_SERIES[0];
+    // fused multiply-adds (one rounding each, so every SIMD level gives the same bits): the series is half the
+    // instructions, and atan2 of 1M took 0.93-0.98 ms with a multiply and an add per term (torch 0.71-0.76)
     for c in &ATAN_SERIES[1..] {
-        p = p * s + c;
+        p = p.mul_add(s, *c);
     }
-    let mut r = t * p + if reduced { FRAC_PI_4 } else { 0.0 };
+    let mut r = t.mul_add(p, if reduced { FRAC_PI_4 } else { 0.0 });
     if swapped {
         r = FRAC_PI_2 - r;
     }
