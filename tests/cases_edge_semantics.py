@@ -4,6 +4,8 @@ over its bounds' kinds, and `t[idx] = v`'s requires_grad and grad_fn. Recorded f
 tests/golden/record_edge_semantics.py into tests/golden/edge_semantics.json; compared by
 tests/test_edge_semantics.py."""
 
+import math
+
 import ferrograd as fg
 import recorded
 
@@ -518,3 +520,30 @@ TIES["msort-ties"] = _value(lambda: fg.msort(_tied_rows(20, 2).T))
 TIES["topk-grad-ties"] = _grad(lambda x: x.topk(3, 1).values * fg.tensor([1.0, 10, 100]), [[2.0, 2, 1, 2, 2, 0]] * 2)
 TIES["sort-grad-ties"] = _grad(lambda x: x.sort(1).values * fg.arange(1.0, 21.0), [[1.0, 0] * 10])
 CASES.update(TIES)
+
+
+def _nonzero_layout(shape, every):
+    """nonzero's index list as torch lays it out (each dim's indices contiguous: strides (1, n)), and the tuple forms
+    as views of it (`_base`, offsets), for a mask set at every `every`-th element (none when 0)."""
+
+    def case():
+        size = math.prod(shape)
+        mask = (fg.arange(size) % every == 0).reshape(shape) if every else fg.zeros(shape, dtype=fg.bool)
+        listed, tuples = mask.nonzero(), [mask.nonzero(as_tuple=True), fg.where(mask)]
+        out = {"list": listed, "strides": list(listed.stride()), "contiguous": listed.is_contiguous()}
+        out["argwhere_strides"] = list(fg.argwhere(mask).stride())
+        for name, parts in zip(["as_tuple", "where"], tuples):
+            out[name] = list(parts)
+            out[name + "_layout"] = [[p.storage_offset(), p.is_contiguous(), p._base is not None] for p in parts]
+        return out
+
+    return case
+
+
+NONZERO_LAYOUT = {
+    f"nonzero-layout-{'x'.join(map(str, shape))}-{every}": _nonzero_layout(shape, every)
+    for shape, every in [((4, 5), 3), ((7,), 2), ((2, 3, 4), 5), ((3, 2, 2, 5), 4), ((2, 1, 2, 1, 3), 2)]
+    + [((0, 3), 1), ((3, 4), 0)]
+}
+NONZERO_LAYOUT["nonzero-layout-0d"] = _value(lambda: fg.tensor(True).nonzero(as_tuple=True))
+CASES.update(NONZERO_LAYOUT)

@@ -82,6 +82,9 @@ impl Layout {
     }
 
     pub fn is_contiguous(&self) -> bool {
+        if self.numel() == 0 {
+            return true; // as torch: an empty tensor is contiguous whatever its strides
+        }
         let mut expected = 1;
         for (&d, &s) in self.shape.iter().zip(&self.strides).rev() {
             if d != 1 && s != expected {

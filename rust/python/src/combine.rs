@@ -23,9 +23,7 @@ fn where_fn(
     let (input, other) = match (input, other) {
         (Some(input), Some(other)) => (input, other),
         (None, None) => {
-            let per_dim = call(|| c.nonzero_per_dim())?;
-            let tensors = per_dim.into_iter().map(|t| wrap(py, t)).collect::<PyResult<Vec<_>>>()?;
-            return Ok(PyTuple::new(py, tensors)?.into_any().unbind());
+            return Ok(crate::py_tensor::nonzero_tuple(py, &c)?.into_any());
         }
         (input, other) => {
             let given = type_name(input.or(other).expect("one of the two is given"));

@@ -8,8 +8,10 @@ use crate::kernels::threads::{items_per_task, par_chunks_mut, par_for, OutPtr};
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
-/// The indices of the set elements of a row-major `mask` of `shape` (at least one dim), row-major in a flat
-/// `[count × ndim]` vector; `check(count)` refuses a count too large to hold before anything is allocated for it.
+/// The indices of the set elements of a row-major `mask` of `shape` (at least one dim), a dim at a time: the flat
+/// `[ndim × count]` vector holds the first dim's indices of every set element, then the second's, and so on (torch's
+/// `nonzero` is this buffer seen transposed, and `as_tuple=True` its rows). `check(count)` refuses a count too
+/// large to hold before anything is allocated for it.
 pub fn nonzero_indices(mask: &[bool], shape: &[usize], check: impl FnOnce(usize) -> Result<()>) -> Result<Vec<i64>> {
     match shape.len() {
         1 => indices::<1>(mask, shape, check),
@@ -38,12 +40,13 @@ fn indices<const D: usize>(
     par_for(parts, &|p| {
         #[allow(clippy::redundant_locals)] // captures the whole wrapper (Sync), not its raw pointer field
         let dst = dst;
-        // Safety: part p's indices go to rows starts[p]..starts[p] + counts[p] of the n·D slots, disjoint from
+        // Safety: part p's indices go to slots starts[p]..starts[p] + counts[p] of each dim's n, disjoint from
         // every other part's; `out` is not touched until every part has returned.
-        let rows = unsafe { std::slice::from_raw_parts_mut(dst.0.add(starts[p] * D), counts[p] * D) };
-        write_part::<D>(rows, mask, shape, part(p, per, mask.len()));
+        let dims =
+            std::array::from_fn(|k| unsafe { std::slice::from_raw_parts_mut(dst.0.add(k * n + starts[p]), counts[p]) });
+        write_part::<D>(dims, mask, shape, part(p, per, mask.len()));
     });
-    // Safety: the parts wrote all n·D slots (each part's set elements fill its rows exactly).
+    // Safety: the parts wrote all n·D slots (each part's set elements fill its slots of every dim exactly).
     unsafe { out.set_len(n * D) };
     Ok(out)
 }
@@ -52,9 +55,14 @@ fn part(p: usize, per: usize, len: usize) -> Range<usize> {
     p * per..((p + 1) * per).min(len)
 }
 
-/// The indices of the set elements among `mask[range]` into `out` (exactly their count × D slots).
-fn write_part<const D: usize>(out: &mut [MaybeUninit<i64>], mask: &[bool], shape: &[usize], range: Range<usize>) {
-    let row = shape[D - 1];
+/// The indices of the set elements among `mask[range]`, dim k's into `dims[k]` (each exactly their count long).
+fn write_part<const D: usize>(
+    mut dims: [&mut [MaybeUninit<i64>]; D],
+    mask: &[bool],
+    shape: &[usize],
+    range: Range<usize>,
+) {
+    let (row, count) = (shape[D - 1], dims[0].len());
     let mut index = [0i64; D];
     // the multi-index of the range's first element
     let mut rest = range.start;
@@ -62,8 +70,6 @@ fn write_part<const D: usize>(out: &mut [MaybeUninit<i64>], mask: &[bool], shape
         index[k] = (rest % shape[k]) as i64;
         rest /= shape[k];
     }
-    // a false element past the last set one writes here rather than past the part's slots
-    let mut spare = [MaybeUninit::uninit(); D];
     let mut at = 0;
     let mut e = range.start;
     while e < range.end {
@@ -71,9 +77,12 @@ fn write_part<const D: usize>(out: &mut [MaybeUninit<i64>], mask: &[bool], shape
         let len = (row - j0).min(range.end - e);
         for (j, &m) in (j0..).zip(&mask[e..e + len]) {
             index[D - 1] = j as i64;
-            let slot = if at < out.len() { &mut out[at..at + D] } else { &mut spare[..] };
-            slot.iter_mut().zip(index).for_each(|(o, i)| _ = o.write(i));
-            at += D * usize::from(m);
+            // written at every element and kept by moving on only where the mask is set; past the last set
+            // element (at == count) there is nowhere to write
+            if at < count {
+                dims.iter_mut().zip(index).for_each(|(dim, i)| _ = dim[at].write(i));
+            }
+            at += usize::from(m);
         }
         e += len;
         // the next row: the last index back to 0, the ones before it carried
@@ -86,14 +95,14 @@ fn write_part<const D: usize>(out: &mut [MaybeUninit<i64>], mask: &[bool], shape
             index[k] = 0;
         }
     }
-    debug_assert_eq!(at, out.len());
+    debug_assert_eq!(at, count);
 }
 
-/// More than four dims (rare): one thread, the same branch-free writes.
+/// More than four dims (rare): one thread, the same branch-free writes into rows, turned into dims after.
 fn indices_any(mask: &[bool], shape: &[usize], check: impl FnOnce(usize) -> Result<()>) -> Result<Vec<i64>> {
     let (n, d) = (mask.iter().filter(|&&m| m).count(), shape.len());
     check(n)?;
-    let mut out = vec![0i64; (n + 1) * d];
+    let mut rows = vec![0i64; (n + 1) * d];
     let (row, mut at) = (shape[d - 1], 0);
     let mut index = vec![0i64; d];
     for (r, mask_row) in mask.chunks_exact(row.max(1)).enumerate() {
@@ -104,12 +113,11 @@ fn indices_any(mask: &[bool], shape: &[usize], check: impl FnOnce(usize) -> Resu
         }
         for (j, &m) in mask_row.iter().enumerate() {
             index[d - 1] = j as i64;
-            out[at..at + d].copy_from_slice(&index);
+            rows[at..at + d].copy_from_slice(&index);
             at += d * usize::from(m);
         }
     }
-    out.truncate(n * d);
-    Ok(out)
+    Ok((0..d).flat_map(|k| rows[..n * d].iter().skip(k).step_by(d).copied()).collect())
 }
 
 #[cfg(test)]
@@ -117,7 +125,7 @@ mod tests {
     use super::*;
 
     /// Every dims count, split into parts or not, with parts ending mid-row and in runs of false: the indices of
-    /// a plain scan.
+    /// a plain scan, a dim at a time.
     #[test]
     fn indices_match_a_scan() {
         // the large ones are split into parts (at SUM_ELEMENTS and above)
@@ -126,18 +134,17 @@ mod tests {
             let len: usize = shape.iter().product();
             for density in [0u64, 1, 50, 97, 100] {
                 let mask: Vec<bool> = (0..len as u64).map(|i| (i * 2_654_435_761 % 101) < density).collect();
-                let mut expected = vec![];
+                let mut expected = vec![vec![]; shape.len()];
                 for (flat, &m) in mask.iter().enumerate() {
                     let mut rest = flat;
-                    let mut index = vec![0i64; shape.len()];
                     for k in (0..shape.len()).rev() {
-                        index[k] = (rest % shape[k]) as i64;
+                        if m {
+                            expected[k].push((rest % shape[k]) as i64);
+                        }
                         rest /= shape[k];
                     }
-                    if m {
-                        expected.extend(index);
-                    }
                 }
+                let expected = expected.concat();
                 let got = nonzero_indices(&mask, &shape, |_| Ok(())).unwrap();
                 assert_eq!(got, expected, "shape {shape:?}, density {density}");
             }

@@ -544,7 +544,8 @@ impl Tensor {
             // torch's one index of a 0-d tensor: [0] if it is nonzero, else empty
             return Ok(vec![Tensor::zeros(&[nz.shape()[0]], crate::DType::I64)]);
         }
-        (0..self.ndim()).map(|d| nz.select(1, d as isize)?.contiguous_copy()).collect()
+        // views of the index list, each dim's indices contiguous (as torch's, whose `_base` is the list)
+        (0..self.ndim()).map(|d| nz.select(1, d as isize)).collect()
     }
 
     pub fn nonzero(&self) -> Result<Tensor> {
@@ -558,7 +559,9 @@ impl Tensor {
             crate::alloc::check_new_shape(&[n, d], 8).map(|_| ())
         })?;
         let n = out.len() / d;
-        Tensor::from_vec(out, &[n, d])
+        // torch's layout: the buffer of each dim's indices in turn, seen as [n, d] with strides (1, n)
+        let storage = Arc::new(crate::storage::Storage::new(<i64 as Element>::into_buffer(out)));
+        Tensor::from_storage(storage, Layout { shape: vec![n, d], strides: vec![1, n], offset: 0 })
     }
 
     pub fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {

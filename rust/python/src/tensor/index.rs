@@ -197,10 +197,21 @@ impl PyTensor {
         if !as_tuple {
             return Ok(wrap(py, call(|| a.nonzero())?)?.into_any());
         }
-        let cols: Vec<Py<PyTensor>> =
-            call(|| a.nonzero_per_dim())?.into_iter().map(|t| wrap(py, t)).collect::<PyResult<_>>()?;
-        Ok(PyTuple::new(py, cols)?.into_any().unbind())
+        Ok(nonzero_tuple(py, &a)?.into_any())
     }
+}
+
+/// `nonzero(as_tuple=True)` and `where(condition)`: each dim's indices, as torch's, views of the index list (their
+/// `_base`); a 0-d tensor's one index list stands alone.
+pub(crate) fn nonzero_tuple(py: Python<'_>, a: &Tensor) -> PyResult<Py<PyTuple>> {
+    let cols: Vec<Py<PyTensor>> = if a.ndim() == 0 {
+        call(|| a.nonzero_per_dim())?.into_iter().map(|t| wrap(py, t)).collect::<PyResult<_>>()?
+    } else {
+        let list = wrap(py, call(|| a.nonzero())?)?.into_bound(py);
+        let whole = list.get().get();
+        (0..a.ndim()).map(|d| super::view_of(&list, call(|| whole.select(1, d as isize))?)).collect::<PyResult<_>>()?
+    };
+    Ok(PyTuple::new(py, cols)?.unbind())
 }
 pub(super) fn scatter_impl(
     a: &Tensor,

@@ -13,6 +13,7 @@ mod distance;
 mod forms;
 mod grad;
 mod index;
+pub(crate) use index::nonzero_tuple;
 mod index_write;
 mod inplace;
 mod linalg;
