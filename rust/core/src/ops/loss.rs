@@ -408,14 +408,11 @@ impl Tensor {
         // torch leaves total_weight 0 for an unreduced batch (its 1-d input goes through the reduced path)
         let unreduced_batch = reduction == Reduction::None && nd > 1;
         let (loss, total) = if unreduced_batch { (0.0, 0.0) } else { nll_sums(&t, &picked, ignore_index, weight_of) };
-        let losses = (reduction == Reduction::None).then(|| {
-            let each = |(&ti, &x): (&i64, &f64)| if ti == ignore_index { 0.0 } else { -weight_of(ti) * x };
-            t.iter().zip(&picked).map(each).collect::<Vec<f64>>()
-        });
-        let out = match (reduction, losses) {
-            (Reduction::None, Some(losses)) => Tensor::from_vec(losses, target.shape())?,
-            (Reduction::Mean, _) => Tensor::from_vec(vec![loss / total], &[])?,
-            _ => Tensor::from_vec(vec![loss], &[])?,
+        let each = |(&ti, &x): (&i64, &f64)| if ti == ignore_index { 0.0 } else { -weight_of(ti) * x };
+        let out = match reduction {
+            Reduction::None => Tensor::from_vec(t.iter().zip(&picked).map(each).collect(), target.shape())?,
+            Reduction::Mean => Tensor::from_vec(vec![loss / total], &[])?,
+            Reduction::Sum => Tensor::from_vec(vec![loss], &[])?,
         }
         .to_dtype(self.dtype())?;
         let total_weight = Tensor::scalar(total).to_dtype(self.dtype())?;
