@@ -53,23 +53,54 @@ pub fn for_each_row<const N: usize>(
     shape: &[usize],
     strides: [&[usize]; N],
     offsets: [usize; N],
+    f: impl FnMut([usize; N], usize, [usize; N]),
+) {
+    for_each_row_in(shape, strides, offsets, 0..usize::MAX, f)
+}
+
+/// `for_each_row` over the rows numbered `rows` only (in row-major order, rows of the innermost dim left after
+/// `collapse`: `row_len` gives their length), so that threads can walk a layout's rows in parts.
+pub fn for_each_row_in<const N: usize>(
+    shape: &[usize],
+    strides: [&[usize]; N],
+    offsets: [usize; N],
+    rows: std::ops::Range<usize>,
     mut f: impl FnMut([usize; N], usize, [usize; N]),
 ) {
-    if shape.contains(&0) {
+    if shape.contains(&0) || rows.is_empty() {
         return;
     }
     let (shape, strides) = collapse(shape, strides);
     if shape.is_empty() {
-        f(offsets, 1, [0; N]);
+        if rows.start == 0 {
+            f(offsets, 1, [0; N]);
+        }
         return;
     }
     let nd = shape.len();
     let inner = shape[nd - 1];
     let inner_strides: [usize; N] = std::array::from_fn(|k| strides[k][nd - 1]);
+    // the index and offsets of the first row
     let mut index = vec![0usize; nd - 1];
     let mut base = offsets;
+    let mut first = rows.start;
+    for d in (0..nd - 1).rev() {
+        index[d] = first % shape[d];
+        first /= shape[d];
+        for k in 0..N {
+            base[k] += index[d] * strides[k][d];
+        }
+    }
+    if first > 0 {
+        return; // past the last row
+    }
+    let mut left = rows.len();
     loop {
         f(base, inner, inner_strides);
+        left -= 1;
+        if left == 0 {
+            return;
+        }
         let mut d = nd - 1;
         loop {
             if d == 0 {
@@ -89,6 +120,15 @@ pub fn for_each_row<const N: usize>(
             index[d] = 0;
         }
     }
+}
+
+/// The length of the rows `for_each_row` walks over these operands (1 for a 0-dim layout, 0 for an empty one).
+pub fn row_len<const N: usize>(shape: &[usize], strides: [&[usize]; N]) -> usize {
+    if shape.contains(&0) {
+        return 0;
+    }
+    let (shape, _) = collapse(shape, strides);
+    shape.last().copied().unwrap_or(1)
 }
 
 #[cfg(test)]
@@ -129,5 +169,25 @@ mod tests {
             }
         });
         assert_eq!(by_elem, by_row);
+    }
+
+    #[test]
+    fn rows_in_parts_cover_the_whole_walk() {
+        let (shape, sa, sb) = ([3usize, 4, 5], [50usize, 11, 2], [0usize, 1, 0]);
+        let mut whole = vec![];
+        for_each_row(&shape, [&sa, &sb], [2, 1], |o, len, st| whole.push((o, len, st)));
+        assert_eq!(row_len(&shape, [&sa, &sb]), 5);
+        for cut in [0, 1, 5, 11, 12] {
+            let mut parts = vec![];
+            for rows in [0..cut, cut..12, 12..20] {
+                for_each_row_in(&shape, [&sa, &sb], [2, 1], rows, |o, len, st| parts.push((o, len, st)));
+            }
+            assert_eq!(parts, whole, "cut at {cut}");
+        }
+        let mut scalar = vec![];
+        for_each_row_in(&[], [&[]], [3], 1..2, |o, _, _| scalar.push(o));
+        assert!(scalar.is_empty());
+        for_each_row_in(&[], [&[]], [3], 0..1, |o, _, _| scalar.push(o));
+        assert_eq!(scalar, vec![[3]]);
     }
 }
