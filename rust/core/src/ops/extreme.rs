@@ -248,25 +248,26 @@ impl Tensor {
         };
         self.check_nonempty_reduction(name, &dims, all)?;
         let shape = reduced_shape(self.shape(), &dims, keepdim);
+        let x = self.row_major()?;
         // contiguous rows (every dim, or the last): one run each
-        let row = match self.layout().contiguous_range() {
-            Some(range) if all => Some((range, self.numel())),
-            Some(range) if dims == [self.ndim() - 1] => Some((range, self.shape()[self.ndim() - 1])),
+        let row = match x.layout().contiguous_range() {
+            Some(range) if all => Some((range, x.numel())),
+            Some(range) if dims == [x.ndim() - 1] => Some((range, x.shape()[x.ndim() - 1])),
             _ => None,
         };
         // or one dim before the last: its columns
-        let column = match (self.layout().contiguous_range(), dims.as_slice()) {
-            (Some(range), &[d]) if d + 1 < self.ndim() && self.numel() > 0 => Some((range, d)),
+        let column = match (x.layout().contiguous_range(), dims.as_slice()) {
+            (Some(range), &[d]) if d + 1 < x.ndim() && x.numel() > 0 => Some((range, d)),
             _ => None,
         };
-        let out = crate::with_dtype!(self.dtype(), T => {
+        let out = crate::with_dtype!(x.dtype(), T => {
             let values = match (row, column) {
-                (Some((range, n)), _) if n > 0 => self.with_data(|_, v: &[T]| row_extremes(&v[range], n, is_max)),
+                (Some((range, n)), _) if n > 0 => x.with_data(|_, v: &[T]| row_extremes(&v[range], n, is_max)),
                 (_, Some((range, d))) => {
-                    let (n, inner) = (self.shape()[d], self.shape()[d + 1..].iter().product());
-                    self.with_data(|_, v: &[T]| column_arg_extremes(&v[range], n, inner, is_max).0)
+                    let (n, inner) = (x.shape()[d], x.shape()[d + 1..].iter().product());
+                    x.with_data(|_, v: &[T]| column_arg_extremes(&v[range], n, inner, is_max).0)
                 }
-                _ => extreme_kernel::<T>(self, &dims, is_max).0,
+                _ => extreme_kernel::<T>(&x, &dims, is_max).0,
             };
             Tensor::from_vec(values, &shape)?
         });
@@ -298,16 +299,17 @@ impl Tensor {
         let shape = reduced_shape(self.shape(), &dims, keepdim);
         // contiguous: a run per row when nothing is after `d` (the last dim, or sizes 1 after it), else columns
         let inner: usize = self.shape().get(d + 1..).map_or(1, |after| after.iter().product());
-        let runs = match self.layout().contiguous_range() {
+        let data = self.row_major()?;
+        let runs = match data.layout().contiguous_range() {
             Some(range) if !dims.is_empty() && self.numel() > 0 => Some(range),
             _ => None,
         };
         let (values, indices) = crate::with_dtype!(self.dtype(), T => {
             let n = self.shape().get(d).copied().unwrap_or(1);
             let (v, i) = match runs {
-                Some(range) if inner == 1 => self.with_data(|_, x: &[T]| row_arg_extremes(&x[range], n, is_max)),
-                Some(range) => self.with_data(|_, x: &[T]| column_arg_extremes(&x[range], n, inner, is_max)),
-                None => extreme_kernel::<T>(self, &dims, is_max),
+                Some(range) if inner == 1 => data.with_data(|_, x: &[T]| row_arg_extremes(&x[range], n, is_max)),
+                Some(range) => data.with_data(|_, x: &[T]| column_arg_extremes(&x[range], n, inner, is_max)),
+                None => extreme_kernel::<T>(&data, &dims, is_max),
             };
             (Tensor::from_vec(v, &shape)?, Tensor::from_vec(i, &shape)?)
         });

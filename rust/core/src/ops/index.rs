@@ -14,7 +14,7 @@ use crate::compile::{traced, NodeKind};
 use crate::element::Element;
 use crate::error::Result;
 use crate::layout::{for_each_index, numel, wrap_dim, Layout};
-use crate::ops::reorder::{gather_rows, DimMap};
+use crate::ops::reorder::{build_rows, gather_rows, DimMap};
 use crate::tensor::Tensor;
 use crate::with_dtype;
 use std::sync::Arc;
@@ -317,10 +317,9 @@ impl Tensor {
         if self.ndim() > 0 {
             out_shape[d] = idx.len();
         }
-        if d == 0 && self.ndim() > 0 && !(self.requires_grad() && crate::autograd::grad_mode::is_enabled()) {
-            if let Some(rows) = self.copy_rows(&idx, &out_shape) {
-                return rows;
-            }
+        let recorded = self.requires_grad() && crate::autograd::grad_mode::is_enabled();
+        if self.ndim() > 0 && !recorded && !self.is_complex() && !self.is_meta() {
+            return self.selected_along(d, &idx, &out_shape);
         }
         let geom = Layout::contiguous(&in_shape);
         let pos = positions(&out_shape, &geom, |i, s| {
@@ -331,6 +330,31 @@ impl Tensor {
         });
         let node = IndexSelectBackward0 { dim: d, index: SavedTensor::input(index), self_sym_sizes: in_shape.clone() };
         self.take_flat(pos, &out_shape, node)
+    }
+
+    /// `index_select`'s values along `d`, unrecorded: for each block of the dims before `d`, the picked slices (of
+    /// the dims after it) one after another, copied from the row-major data (a strided input copied first). Through
+    /// the positions of every element, `index_select(-1)` of a [64, 16, 128] float32 view took 590 µs (torch 62).
+    fn selected_along(&self, d: usize, idx: &[usize], out_shape: &[usize]) -> Result<Tensor> {
+        let x = self.row_major()?;
+        let (size, inner) = (self.shape()[d], self.shape()[d + 1..].iter().product::<usize>());
+        let (outer, k) = (self.shape()[..d].iter().product::<usize>(), idx.len());
+        with_dtype!(self.dtype(), T => x.with_data(|l, data: &[T]| {
+            let src = &data[l.contiguous_range().expect("row-major")];
+            let values = if inner == 1 {
+                // one element a pick: a row of picks per block
+                build_rows(outer, k, &|o, row| {
+                    let block = &src[o * size..(o + 1) * size];
+                    row.iter_mut().zip(idx).for_each(|(slot, &j)| _ = slot.write(block[j]));
+                })
+            } else {
+                build_rows(outer * k, inner, &|r, piece| {
+                    let at = ((r / k) * size + idx[r % k]) * inner;
+                    piece.write_copy_of_slice(&src[at..at + inner]);
+                })
+            };
+            Tensor::from_vec(values, out_shape)
+        }))
     }
 
     /// Rows `idx` of a contiguous tensor, copied row by row (a batch of a dataset); None when strided.

@@ -86,7 +86,8 @@ impl Tensor {
             }
         }
         let shape = crate::ops::reduce::reduced_shape(self.shape(), &dims, keepdim);
-        if let Some(out) = self.norm_of_runs(ord, &dims, all) {
+        let data = self.row_major()?;
+        if let Some(out) = data.norm_of_runs(ord, &dims, all) {
             let out = crate::ops::reduce::from_f64s(out, &shape, self.dtype())?;
             return Ok(record(out, &[self], |out| LinalgVectorNormBackward0 {
                 ord,
@@ -96,7 +97,7 @@ impl Tensor {
                 result: SavedTensor::output(out),
             }));
         }
-        let values: Vec<f64> = self.with_data(|l, x: &[f64]| match ord {
+        let values: Vec<f64> = data.with_data(|l, x: &[f64]| match ord {
             NormOrder::Zero => fold(l, x, &dims, 0.0, |a, v| a + if v != 0.0 { 1.0 } else { 0.0 }),
             NormOrder::One => fold(l, x, &dims, 0.0, |a, v| a + v.abs()),
             NormOrder::Two => fold(l, x, &dims, 0.0, |a, v| a + v * v).into_iter().map(f64::sqrt).collect(),
