@@ -114,17 +114,20 @@ impl Tensor {
             bail!(NotImplemented, "\"clamp_scalar_cpu\" not implemented for 'Bool'");
         }
         let (lo, hi) = (min.map(|s| s.to_f64()), max.map(|s| s.to_f64()));
-        let out = with_dtype!(dtype, T => {
-            let (lo, hi) = (lo.map(T::from_f64), hi.map(T::from_f64));
-            // T may be bool, where `<` is the order false < true; a NaN bound makes every result NaN, as
-            // torch's (its min/max propagate NaN from either side)
-            #[allow(clippy::bool_comparison, clippy::eq_op)]
-            let v = self.with_data(|l, x: &[T]| crate::kernels::elementwise::map1(l, x, |x: T| {
-                let y = match lo { Some(lo) if x < lo || lo != lo => lo, _ => x };
-                match hi { Some(hi) if y > hi || hi != hi => hi, _ => y }
-            }));
-            Tensor::from_vec(v, self.shape())?
-        });
+        // laid out as the input is, as torch's (and so read front to back)
+        let out = self.map_in_memory_order(|x| {
+            Ok(with_dtype!(dtype, T => {
+                let (lo, hi) = (lo.map(T::from_f64), hi.map(T::from_f64));
+                // T may be bool, where `<` is the order false < true; a NaN bound makes every result NaN, as
+                // torch's (its min/max propagate NaN from either side)
+                #[allow(clippy::bool_comparison, clippy::eq_op)]
+                let v = x.with_data(|l, x: &[T]| crate::kernels::elementwise::map1(l, x, |x: T| {
+                    let y = match lo { Some(lo) if x < lo || lo != lo => lo, _ => x };
+                    match hi { Some(hi) if y > hi || hi != hi => hi, _ => y }
+                }));
+                Tensor::from_vec(v, x.shape())?
+            }))
+        })?;
         Ok(record(out, &[self], |_| ClampScalarBackward { method, self_: SavedTensor::input(self), min: lo, max: hi }))
     }
 

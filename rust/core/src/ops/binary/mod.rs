@@ -182,7 +182,10 @@ impl Tensor {
         for number in [a, b].into_iter().filter(|t| t.0.wrapped_number) {
             number.item()?.check_fits(dtype)?;
         }
-        let out = Tensor::selected(cond, a, b, dtype)?;
+        // laid out as its operands are (torch's rule: `where(x.T > 0, x.T, 0)` comes back transposed), and so read
+        // front to back
+        let shape = broadcast_shapes(&broadcast_shapes(cond.shape(), a.shape())?, b.shape())?;
+        let out = Tensor::in_memory_order(&[cond, a, b], &shape, |x, _| Tensor::selected(x[0], x[1], x[2], dtype))?;
         Ok(record(out, &[cond, a, b], |_| WhereBackward0 { condition: SavedTensor::input(cond) }))
     }
 
