@@ -294,7 +294,7 @@ impl Tensor {
             Some(d) => reduction_dims(Some(&[d]), self.ndim())?,
         };
         let shape = reduced_shape(self.shape(), &dims, keepdim);
-        let out = if let Some(products) = self.row_major()?.last_dim_products(&dims) {
+        let out = if let Some(products) = self.last_dim_products(&dims) {
             from_f64s(products, &shape, self.dtype())?
         } else if self.dtype().is_float() {
             from_f64s(self.with_data(|l, v: &[f64]| fold(l, v, &dims, 1.0, |a, b| a * b)), &shape, self.dtype())?
@@ -310,15 +310,17 @@ impl Tensor {
         }))
     }
 
-    /// `prod` of a contiguous float32/float64 tensor over its last dim (of n > 0), a run at a time; None otherwise.
+    /// `prod` of a float32/float64 tensor over its last dim (of n > 0), a run at a time; None otherwise.
     fn last_dim_products(&self, dims: &[usize]) -> Option<Vec<f64>> {
         let n = *self.shape().last()?;
-        if dims != [self.ndim() - 1] || n == 0 {
+        if dims != [self.ndim() - 1] || n == 0 || !matches!(self.dtype(), DType::F32 | DType::F64) {
             return None;
         }
-        match self.dtype() {
-            DType::F32 => self.with_data(|l, v: &[f32]| Some(run_products(&v[l.contiguous_range()?], n))),
-            DType::F64 => self.with_data(|l, v: &[f64]| Some(run_products(&v[l.contiguous_range()?], n))),
+        // a strided input's rows read from its row-major copy
+        let x = self.row_major().ok()?;
+        match x.dtype() {
+            DType::F32 => x.with_data(|l, v: &[f32]| Some(run_products(&v[l.contiguous_range()?], n))),
+            DType::F64 => x.with_data(|l, v: &[f64]| Some(run_products(&v[l.contiguous_range()?], n))),
             _ => None,
         }
     }

@@ -44,7 +44,8 @@ fn join_blocks<T: Element>(inputs: &[&Tensor], shape: &[usize], d: usize) -> Vec
             let Some(range) = l.contiguous_range() else {
                 // a strided or broadcast input: its rows read in place, written into its region of the output
                 let region = Layout::contiguous(shape).slice(d, start / inner, start / inner + t.shape()[d], 1);
-                return write_rows_into(dst, &region, x, l);
+                // SAFETY: the region is a slice of the row-major output along `d`: each index has a slot of its own
+                return unsafe { write_rows_into(dst, &region, x, l) };
             };
             let x = &x[range];
             if outer == 1 {
