@@ -16,12 +16,6 @@ pub fn map1<T: Element, U: Element>(l: &Layout, x: &[T], f: impl Fn(T) -> U + Sy
     let mut out = pool::take(n);
     let dst = &mut out.spare_capacity_mut()[..n];
     let (shape, [strides]) = collapse(&l.shape, [&l.strides]);
-    if let (&[rows, cols], &[1, col_stride]) = (shape.as_slice(), strides.as_slice()) {
-        map_transposed(dst, &x[l.offset..], rows, cols, col_stride, &f);
-        // Safety: map_transposed writes all rows × cols = n slots.
-        unsafe { out.set_len(n) };
-        return out;
-    }
     if let Some(p) = unit_dim_before_last(&shape, &strides) {
         map_transposed_slabs(dst, &x[l.offset..], &shape, &strides, p, &f);
         // Safety: the slabs' tiles write all n slots.
@@ -112,47 +106,24 @@ pub fn dense_copy<T: Element>(l: &Layout, x: &[T]) -> Vec<T> {
     map1(l, x, |v| v)
 }
 
-/// `dst[r·cols + c] = f(x[r + c·col_stride])`: a transposed read, done in blocks (64 output rows by 16
-/// columns) so that the 16 source cache lines a block reads stay in cache while its rows are written.
-/// Walking output rows in order read one element per cache line: `x.T.contiguous()` on 1024² float32
-/// took 4.6 ms that way. Measured on a standalone copy (1024², 512×784, 4096²): 1.1 / 0.27 / 37 ms
-/// against 4.0 / 0.29 / 66 ms for 32×32 tiles written column by column, whose writes 4 KiB apart
-/// evict each other.
-fn map_transposed<T: Element, U: Element>(
-    dst: &mut [std::mem::MaybeUninit<U>],
-    x: &[T],
-    rows: usize,
-    cols: usize,
-    col_stride: usize,
-    f: &impl Fn(T) -> U,
-) {
-    const ROWS: usize = 64;
-    const COLS: usize = 16;
-    for r0 in (0..rows).step_by(ROWS) {
-        for c0 in (0..cols).step_by(COLS) {
-            let c1 = (c0 + COLS).min(cols);
-            for r in r0..(r0 + ROWS).min(rows) {
-                for (k, slot) in dst[r * cols + c0..r * cols + c1].iter_mut().enumerate() {
-                    slot.write(f(x[(c0 + k) * col_stride + r]));
-                }
-            }
-        }
-    }
-}
-
-/// The dim read at stride 1 by a (collapsed) layout of three or more dims whose last dim is not: a permutation such
+/// The dim read at stride 1 by a (collapsed) layout whose last dim is not: a transposed matrix, or a permutation such
 /// as a [128, 16, 64] tensor's `permute(2, 1, 0)`, whose rows walked in order read one element per cache line.
 fn unit_dim_before_last(shape: &[usize], strides: &[usize]) -> Option<usize> {
     let last = shape.len().checked_sub(1)?;
-    if last < 2 || strides[last] <= 1 {
+    if last == 0 || strides[last] <= 1 {
         return None;
     }
     strides[..last].iter().position(|&s| s == 1)
 }
 
-/// `map_transposed` over each slab of dims `p` (read at stride 1) and the last, for every index of the other dims,
-/// the slabs split across the threads: the permuted [64, 16, 128] float32 above was copied in 200 µs by rows, 85 µs
-/// by slabs (torch's `contiguous()`: 182).
+/// `dst[.., r, .., c] = f(x[.., r, .., c])` for a layout read at stride 1 along dim `p` (`r`) and not along the last
+/// (`c`): a transposed read of each slab of those two dims (one slab for a matrix; one for every index of the other
+/// dims of a permutation, the slabs split across the threads), done in tiles of 64 rows by 16 columns, so that the
+/// 16 source cache lines a tile reads stay in cache while its rows are written. Walking output rows in order read
+/// one element per cache line: `x.T.contiguous()` on 1024² float32 took 4.6 ms that way. Measured on a standalone
+/// copy (1024², 512×784, 4096²): 1.1 / 0.27 / 37 ms against 4.0 / 0.29 / 66 ms for 32×32 tiles written column by
+/// column, whose writes 4 KiB apart evict each other. The permuted [64, 16, 128] float32 above was copied in 200 µs
+/// by rows, 85 µs by slabs (torch's `contiguous()`: 182).
 fn map_transposed_slabs<T: Element, U: Element>(
     dst: &mut [MaybeUninit<U>],
     x: &[T],
@@ -310,12 +281,12 @@ pub fn map3<A: Element, B: Element, C: Element, U: Element>(
     // An operand that is neither a run nor one value (strided, or broadcast along some dims only) is gathered into a
     // run first (`dense_copy`, split across the threads). Walked element by element with the others, `where` over
     // views of [64, 16, 128] float32 took 970 µs (torch 305).
-    let (ga, gb, gc) = (gathered(l[0], a), gathered(l[1], b), gathered(l[2], c));
+    let (mut ga, mut gb, mut gc) = (None, None, None);
     let out = map3_dense(
         l[0].numel(),
-        Dense::or_run(l[0], a, ga.as_deref()).blocks(),
-        Dense::or_run(l[1], b, gb.as_deref()).blocks(),
-        Dense::or_run(l[2], c, gc.as_deref()).blocks(),
+        Dense::read(l[0], a, &mut ga).blocks(),
+        Dense::read(l[1], b, &mut gb).blocks(),
+        Dense::read(l[2], c, &mut gc).blocks(),
         f,
     );
     // the copies back to the pool (their buffers are reused by the next call's)
@@ -323,11 +294,6 @@ pub fn map3<A: Element, B: Element, C: Element, U: Element>(
     gb.into_iter().for_each(pool::give);
     gc.into_iter().for_each(pool::give);
     out
-}
-
-/// A copy of an operand's elements in row-major order when `Dense` cannot read it in place.
-fn gathered<T: Element>(l: &Layout, x: &[T]) -> Option<Vec<T>> {
-    Dense::of(l, x).is_none().then(|| dense_copy(l, x))
 }
 
 /// Elements per block of `map3_dense`: a broadcast value is repeated once into a block this long and read from there.
@@ -350,12 +316,9 @@ impl<'a, T: Element> Dense<'a, T> {
         }
     }
 
-    /// The operand read in place, or else `gathered`, its elements copied into a run.
-    fn or_run(l: &Layout, x: &'a [T], gathered: Option<&'a [T]>) -> Self {
-        match gathered {
-            Some(run) => Dense::Run(run),
-            None => Dense::of(l, x).expect("an operand read in place"),
-        }
+    /// The operand read in place, or else its elements copied into a run (`copy`, kept by the caller).
+    fn read(l: &Layout, x: &'a [T], copy: &'a mut Option<Vec<T>>) -> Self {
+        Dense::of(l, x).unwrap_or_else(|| Dense::Run(copy.insert(dense_copy(l, x))))
     }
 
     /// The operand as blocks: its run, or a block of its value to read again and again.
