@@ -43,6 +43,10 @@ def cases(T, F, np):
     logits, labels = rng.standard_normal((4096, 1000)).astype(f32), data(rng.integers(0, 1000, (4096,)))
     table, tokens = rng.standard_normal((50000, 256)).astype(f32), data(rng.integers(0, 50000, (64, 128)))
     X4, W4, L, E = data(x4), data(w4), data(logits), data(table)
+    # views of attention's shapes: a permutation, and one of `unbind`'s q/k/v (rows 384 apart)
+    PERM = data(rng.standard_normal((128, 16, 64)).astype(f32)).permute(2, 1, 0)
+    QKV = data(rng.standard_normal((64, 16, 384)).astype(f32)).unflatten(-1, (3, 128)).unbind(-2)[0]
+    FEW = data(rng.integers(0, 128, (64, 16, 4)))
     out = {
         "add": lambda: A + B,
         "mul by a number": lambda: A * 1.5,
@@ -87,6 +91,13 @@ def cases(T, F, np):
         "stack of 3 transposed, dim 1": lambda: T.stack([A.t(), B.t(), A.t()], 1),
         "sum(1) of a[:, ::2]": lambda: A[:, ::2].sum(1),
         "amax(1) of a[:, ::2]": lambda: A[:, ::2].amax(1),
+        "sum(0) of x.permute(2, 1, 0)": lambda: PERM.sum(0),
+        "norm() of x.permute(2, 1, 0)": lambda: PERM.norm(),
+        "flip(-1) of x.permute(2, 1, 0)": lambda: PERM.flip(-1),
+        "gather(-1) of x.permute(2, 1, 0)": lambda: PERM.gather(-1, FEW),
+        "sum(-1) of an unbind view": lambda: QKV.sum(-1),
+        "amax(-1) of an unbind view": lambda: QKV.amax(-1),
+        "flip(-1) of an unbind view": lambda: QKV.flip(-1),
         "gather(1)": lambda: A.gather(1, IX),
         "index_select(0)": lambda: A.index_select(0, I1),
         "a[index]": lambda: A[I1],

@@ -69,7 +69,7 @@ def test_peers_benchmark_runs_the_ferrograd_column_alone():
 
 def test_op_sweep_runs_its_ferrograd_child():
     # the parent needs a Python with torch; its ferrograd child alone reports each op's time and checksum
-    out = _run_bench("op_sweep.py", "--torch-python", "-", "--child", "ferrograd", "--only", "flip")
+    out = _run_bench("op_sweep.py", "--torch-python", "-", "--child", "ferrograd", "--only", "flip(1)")
     results = json.loads(out.splitlines()[-1])
     assert set(results) == {"flip(1)", "flip(1) bwd"}, results
     for seconds, check in results.values():

@@ -95,6 +95,23 @@ REDUCTIONS = {
     "norm()": (lambda t: t.norm(), lambda n: np.sqrt((n.astype(np.float64) ** 2).sum())),
     "norm(dim=-1)": (lambda t: t.norm(dim=-1), lambda n: np.sqrt((n.astype(np.float64) ** 2).sum(-1))),
     "norm(1, dim=0)": (lambda t: t.norm(1, dim=0), lambda n: np.abs(n.astype(np.float64)).sum(0)),
+    # dims that a permutation holds out of order: read in memory order, the results put back in order
+    "sum(0)": (lambda t: t.sum(0), lambda n: n.sum(0, dtype=np.float64)),
+    "sum(1, 2)": (lambda t: t.sum((1, 2)), lambda n: n.sum((1, 2), dtype=np.float64)),
+    "mean(1)": (lambda t: t.mean(1), lambda n: n.mean(1, dtype=np.float64)),
+    "amax(0, 1)": (lambda t: t.amax((0, 1)), lambda n: n.max((0, 1))),
+    "amin()": (lambda t: t.amin(), lambda n: n.min()),
+    "max(0) indices": (lambda t: t.max(0).indices, lambda n: n.argmax(0)),
+    "min(2) values": (lambda t: t.min(2).values, lambda n: n.min(2)),
+    "argmin(1)": (lambda t: t.argmin(1), lambda n: n.argmin(1)),
+    "prod(0)": (lambda t: (t * 0.1 + 1).prod(0), lambda n: (n.astype(np.float64) * 0.1 + 1).prod(0)),
+    "prod(1) int": (lambda t: (t > 0).long().add(1).prod(1), lambda n: ((n > 0).astype(np.int64) + 1).prod(1)),
+    "any(0)": (lambda t: (t > 4).any(0), lambda n: (n > 4).any(0)),
+    "all(-1)": (lambda t: (t > -6).all(-1), lambda n: (n > -6).all(-1)),
+    "any()": (lambda t: (t > 9).any(), lambda n: (n > 9).any()),
+    "count_nonzero(0)": (lambda t: fg.count_nonzero(t.round(), 0), lambda n: np.count_nonzero(n.round(), 0)),
+    "count_nonzero()": (lambda t: fg.count_nonzero(t.round()), lambda n: np.count_nonzero(n.round())),
+    "norm(dim=(0, 1))": (lambda t: t.norm(dim=(0, 1)), lambda n: np.sqrt((n.astype(np.float64) ** 2).sum((0, 1)))),
 }
 
 
@@ -104,7 +121,7 @@ def test_reductions_of_views_match_numpy(name, shape):
     op, reference = REDUCTIONS[name]
     for kind, view, values in views(shape):
         got, want = op(view).numpy(), reference(values)
-        if got.dtype == np.int64:
+        if got.dtype in (np.int64, np.bool_):
             np.testing.assert_array_equal(got, want, err_msg=kind)  # the first of tied extremes
         else:
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4, err_msg=kind)  # torch adds float32 in float32
@@ -148,6 +165,9 @@ LAYOUT_KEEPING = {
     "signbit": lambda t: t.signbit(),
     "where": lambda t: fg.where(t > 0, t, 0.0),
     "where(x, 1, x)": lambda t: fg.where(t > 0, 1.0, t),
+    "flip(0)": lambda t: t.flip(0),
+    "flip(-1)": lambda t: t.flip(-1),
+    "flip(0, 2)": lambda t: t.flip((0, 2)),
 }
 
 
@@ -164,3 +184,30 @@ def test_results_keep_a_permuted_inputs_layout(name, shape):
     # a view with gaps comes back row-major
     _, rows, _ = views(shape)[0]
     assert op(rows).is_contiguous()
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=ids)
+def test_flip_and_roll_of_views(shape):
+    for kind, view, values in views(shape):
+        for dims in [(0,), (1,), (2,), (0, 2), (0, 1, 2)]:
+            np.testing.assert_array_equal(view.flip(dims).numpy(), np.flip(values, dims), err_msg=f"{kind} {dims}")
+        for shift, dim in [(1, 0), (-3, 2), (5, 1)]:
+            np.testing.assert_array_equal(view.roll(shift, dim).numpy(), np.roll(values, shift, dim), err_msg=kind)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=ids)
+def test_gather_of_views(shape):
+    # read through the view's strides: an index smaller than the input in the other dims reads their first rows
+    rng = np.random.default_rng(3)
+    for kind, view, values in views(shape):
+        for dim in range(3):
+            index_shape = [max(1, n // 2) for n in shape]
+            index_shape[dim] = 7
+            index = rng.integers(0, shape[dim], size=index_shape)
+            cut = values[tuple(slice(0, n) if d != dim else slice(None) for d, n in enumerate(index_shape))]
+            got = view.gather(dim, fg.tensor(index)).numpy()
+            np.testing.assert_array_equal(got, np.take_along_axis(cut, index, dim), err_msg=f"{kind} {dim}")
+        bad = np.zeros((1, 1, 1), dtype=np.int64)
+        bad[0, 0, 0] = shape[2]
+        with pytest.raises(RuntimeError, match=f"index {shape[2]} is out of bounds for dimension 2 with size"):
+            view.gather(2, fg.tensor(bad))

@@ -45,6 +45,13 @@ pub fn run_products<T: Element>(x: &[T], n: usize) -> Vec<f64> {
     out
 }
 
+/// The product of one run (of any length), as `run_products` computes each of its runs.
+pub fn run_product<T: Element>(run: &[T]) -> f64 {
+    let mut product = [1.0f64];
+    crate::kernels::simd::dispatch!(products_into(&mut product, run, run.len().max(1)));
+    product[0]
+}
+
 /// Independent running products a run is split into: enough that the multiplies overlap (each waits ~4 cycles for
 /// the one before in its lane). With 8, `prod(1)` of 1000×1000 float32 took 63 µs against torch's 42.
 const PRODUCT_LANES: usize = 32;

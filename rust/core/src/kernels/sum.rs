@@ -7,6 +7,7 @@
 //! for AVX-512, AVX2 and the baseline and picked at run time; large sums are split across threads by rows.
 use crate::element::Element;
 use crate::kernels::simd::{as_f32, level, Level};
+use crate::kernels::strided_rows::Rows;
 use crate::kernels::threads::{par_chunks_mut, sum_of_parts};
 use crate::layout::Layout;
 use crate::pool;
@@ -292,25 +293,47 @@ pub fn sum_run<T: Element>(x: &[T]) -> f64 {
 
 /// `out[r]` = the sum of run `r` of `x`, runs of length `n` one after another.
 fn sum_runs<T: Element>(x: &[T], n: usize, out: &mut [f64]) {
+    sum_runs_from(x, n, out, &|r| r * n)
+}
+
+/// `out[r]` = the sum of the run of `n` elements of `x` from `start(r)`, each as `sum_run` sums it.
+fn sum_runs_from<T: Element>(x: &[T], n: usize, out: &mut [f64], start: &dyn Fn(usize) -> usize) {
     #[cfg(target_arch = "x86_64")]
     if let (Some(x), Level::Avx512) = (as_f32(x), level()) {
         const R: usize = 4;
         let done = out.len() - out.len() % R;
         let mut groups = out.chunks_exact_mut(R);
         for (g, slots) in (&mut groups).enumerate() {
-            let runs = std::array::from_fn(|k| &x[(g * R + k) * n..(g * R + k + 1) * n]);
+            let runs = std::array::from_fn(|k| &x[start(g * R + k)..start(g * R + k) + n]);
             // SAFETY: the level is Avx512, so `detect` found AVX-512F; the R runs all have length n, which
             // the kernel's loads (bounded by the first run's length) rely on.
             slots.copy_from_slice(&unsafe { x86::sum_runs_f32_avx512::<R>(runs) });
         }
         for (r, slot) in groups.into_remainder().iter_mut().enumerate() {
-            *slot = sum_run(&x[(done + r) * n..(done + r + 1) * n]);
+            *slot = sum_run(&x[start(done + r)..start(done + r) + n]);
         }
         return;
     }
     for (r, slot) in out.iter_mut().enumerate() {
-        *slot = sum_run(&x[r * n..(r + 1) * n]);
+        *slot = sum_run(&x[start(r)..start(r) + n]);
     }
+}
+
+/// The sum of each of a view's rows (its last dim), read in place, each summed as `sum_run` sums it: so as the rows
+/// of its row-major copy would be. Four runs at a time, split across the threads as `sum_block` splits rows.
+pub fn sum_rows<T: Element>(x: &[T], rows: &Rows) -> Vec<f64> {
+    let (starts, n) = (&rows.starts, rows.len);
+    let mut out = pool::filled(starts.len(), 0.0f64);
+    if n == 0 {
+        return out;
+    }
+    let parallel = starts.len() > 1 && starts.len() * n >= PARALLEL_ABOVE && crate::kernels::threads::threads() > 1;
+    let per_task = match parallel {
+        true => starts.len().div_ceil(4 * crate::kernels::threads::threads()).max(16),
+        false => starts.len().max(1),
+    };
+    par_chunks_mut(&mut out, per_task, &|c, slots| sum_runs_from(x, n, slots, &|r| starts[c * per_task + r]));
+    out
 }
 
 /// Sums down at least this many rows add float32 rows four at a time in float32 (`add_rows_f32`).

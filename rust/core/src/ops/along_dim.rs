@@ -6,19 +6,21 @@ use crate::autograd::{grad_mode, one, record, Backward, Ctx, Grads, SavedTensor}
 use crate::bail;
 use crate::element::Element;
 use crate::error::Result;
-use crate::layout::{contiguous_strides, numel};
+use crate::layout::{numel, Layout};
 use crate::ops::reorder::build_rows;
 use crate::tensor::Tensor;
 use crate::with_dtype;
 use parking_lot::Mutex;
 
-/// Where the index's elements read `self` (both row-major): element j of index row r (its last dim) is at
-/// `base(r) + j * along + index * stride`.
+/// Where the (row-major) index's elements read `self`, through its strides: element j of index row r (its last dim)
+/// is at `base(r) + j * along + index * stride`.
 struct AlongDim {
     /// index's dims before its last (a 0-dim index is one row of one)
     lead: Vec<usize>,
     /// `self`'s strides for those dims
     lead_strides: Vec<usize>,
+    /// where `self` starts in the data read
+    start: usize,
     row: usize,
     /// `self`'s stride for index's last dim; 0 when that dim is `dim`, whose offset the index gives
     along: usize,
@@ -32,7 +34,15 @@ struct AlongDim {
 impl AlongDim {
     fn new(self_shape: &[usize], index_shape: &[usize], dim: usize) -> AlongDim {
         let self_shape = if self_shape.is_empty() { &[1][..] } else { self_shape };
-        let strides = contiguous_strides(self_shape);
+        AlongDim::over(&Layout::contiguous(self_shape), index_shape, dim)
+    }
+
+    /// `self` read through its layout (a strided view read in place); a 0-dim `self` as one element.
+    fn over(self_layout: &Layout, index_shape: &[usize], dim: usize) -> AlongDim {
+        let (self_shape, strides) = match self_layout.ndim() {
+            0 => (&[1][..], &[1][..]),
+            _ => (&self_layout.shape[..], &self_layout.strides[..]),
+        };
         let (row, lead) = index_shape.split_last().map_or((1, &[][..]), |(&row, lead)| (row, lead));
         let last = lead.len();
         let mut lead_strides = strides[..last].to_vec();
@@ -42,7 +52,8 @@ impl AlongDim {
         let along = if dim == last { 0 } else { strides[last] };
         let row_per_row = dim == last && lead == &self_shape[..last];
         let size = self_shape[dim];
-        AlongDim { lead: lead.to_vec(), lead_strides, row, along, stride: strides[dim], dim, size, row_per_row }
+        let start = self_layout.offset;
+        AlongDim { lead: lead.to_vec(), lead_strides, start, row, along, stride: strides[dim], dim, size, row_per_row }
     }
 
     fn rows(&self) -> usize {
@@ -50,7 +61,7 @@ impl AlongDim {
     }
 
     fn base(&self, mut r: usize) -> usize {
-        let mut at = 0;
+        let mut at = self.start;
         for (&n, &stride) in self.lead.iter().zip(&self.lead_strides).rev() {
             at += r % n * stride;
             r /= n;
@@ -198,12 +209,13 @@ impl Tensor {
             let pair_index = index.unsqueeze(-1)?.expand(&shape)?;
             return pairs.gather_along(dim, &pair_index)?.view_as_complex();
         }
-        let at = AlongDim::new(self.shape(), index.shape(), dim);
-        let src = self.contiguous()?;
+        // read in place through self's layout, whatever it is: a gather reads only the elements it picks (a copy of
+        // a permuted [64, 16, 128] float32 source to pick 4 of its 128 columns took 172 µs; torch 9)
+        let at = AlongDim::over(self.layout(), index.shape(), dim);
         with_dtype!(self.dtype(), T => {
             let values = index.with_data(|l, ix: &[i64]| {
                 let ix = &ix[l.contiguous_range().expect("contiguous index")];
-                src.with_data(|l, s: &[T]| gather_values(&s[l.contiguous_range().expect("contiguous")], ix, &at))
+                self.with_data(|_, s: &[T]| gather_values(s, ix, &at))
             })?;
             Tensor::from_vec(values, index.shape())
         })
@@ -273,6 +285,7 @@ impl Backward for GatherBackward0 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::contiguous_strides;
 
     fn gather_by_loops(src: &Tensor, dim: usize, index: &Tensor) -> Vec<f64> {
         let (s, ix) = (src.to_vec::<f64>(), index.to_vec::<i64>());

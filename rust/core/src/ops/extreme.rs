@@ -6,6 +6,7 @@ use crate::error::Result;
 use crate::kernels::reduce::fold;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::simd::{as_f32, level, Level};
+use crate::kernels::strided_rows::Rows;
 use crate::layout::wrap_dim;
 use crate::ops::formula::{c, signed, unsqueeze_dims};
 use crate::ops::reduce::{reduced_shape, reduction_dims};
@@ -248,26 +249,46 @@ impl Tensor {
         };
         self.check_nonempty_reduction(name, &dims, all)?;
         let shape = reduced_shape(self.shape(), &dims, keepdim);
-        let x = self.row_major()?;
+        // a dense permutation read in place, in memory order; a view's rows (one of `unbind`'s) reduced over the last
+        // dim read in place, row by row; other strided data copied to row-major
+        let order = self.reduction_in_memory_order(&dims);
+        let last = self.ndim().wrapping_sub(1);
+        let rows_in_place = match order {
+            None if !self.is_contiguous() && !all && dims == [last] => Rows::of(self.layout()),
+            _ => None,
+        };
+        let (x, order) = match (order, &rows_in_place) {
+            (Some((view, order)), _) => (view, Some(order)),
+            (None, Some(_)) => (self.detach(), None),
+            (None, None) => (self.row_major()?, None),
+        };
+        let x_dims = order.as_ref().map_or(&dims, |o| &o.dims);
         // contiguous rows (every dim, or the last): one run each
         let row = match x.layout().contiguous_range() {
             Some(range) if all => Some((range, x.numel())),
-            Some(range) if dims == [x.ndim() - 1] => Some((range, x.shape()[x.ndim() - 1])),
+            Some(range) if *x_dims == [x.ndim() - 1] => Some((range, x.shape()[x.ndim() - 1])),
             _ => None,
         };
         // or one dim before the last: its columns
-        let column = match (x.layout().contiguous_range(), dims.as_slice()) {
+        let column = match (x.layout().contiguous_range(), x_dims.as_slice()) {
             (Some(range), &[d]) if d + 1 < x.ndim() && x.numel() > 0 => Some((range, d)),
             _ => None,
         };
         let out = crate::with_dtype!(x.dtype(), T => {
-            let values = match (row, column) {
-                (Some((range, n)), _) if n > 0 => x.with_data(|_, v: &[T]| row_extremes(&v[range], n, is_max)),
-                (_, Some((range, d))) => {
+            let values = match (row, column, &rows_in_place) {
+                (_, _, Some(rows)) => {
+                    x.with_data(|_, v: &[T]| rows.map(v, |row| extreme_run(row, is_max).expect("rows of n > 0")))
+                }
+                (Some((range, n)), _, _) if n > 0 => x.with_data(|_, v: &[T]| row_extremes(&v[range], n, is_max)),
+                (_, Some((range, d)), _) => {
                     let (n, inner) = (x.shape()[d], x.shape()[d + 1..].iter().product());
                     x.with_data(|_, v: &[T]| column_arg_extremes(&v[range], n, inner, is_max).0)
                 }
-                _ => extreme_kernel::<T>(&x, &dims, is_max).0,
+                _ => extreme_kernel::<T>(&x, x_dims, is_max).0,
+            };
+            let values = match &order {
+                Some(o) => o.restore(values),
+                None => values,
             };
             Tensor::from_vec(values, &shape)?
         });
@@ -298,8 +319,17 @@ impl Tensor {
         self.check_nonempty_reduction(if is_max { "max" } else { "min" }, &dims, false)?;
         let shape = reduced_shape(self.shape(), &dims, keepdim);
         // contiguous: a run per row when nothing is after `d` (the last dim, or sizes 1 after it), else columns
-        let inner: usize = self.shape().get(d + 1..).map_or(1, |after| after.iter().product());
-        let data = self.row_major()?;
+        // a dense permutation read in place, in memory order (`d` is still walked from its first index, so ties
+        // keep the first); other strided data copied to row-major
+        let (data, order) = match self.reduction_in_memory_order(&dims) {
+            Some((view, order)) => (view, Some(order)),
+            None => (self.row_major()?, None),
+        };
+        let data_dims = order.as_ref().map_or(&dims, |o| &o.dims);
+        let inner: usize = match data_dims.first() {
+            Some(&d) => data.shape()[d + 1..].iter().product(),
+            None => 1,
+        };
         let runs = match data.layout().contiguous_range() {
             Some(range) if !dims.is_empty() && self.numel() > 0 => Some(range),
             _ => None,
@@ -309,7 +339,11 @@ impl Tensor {
             let (v, i) = match runs {
                 Some(range) if inner == 1 => data.with_data(|_, x: &[T]| row_arg_extremes(&x[range], n, is_max)),
                 Some(range) => data.with_data(|_, x: &[T]| column_arg_extremes(&x[range], n, inner, is_max)),
-                None => extreme_kernel::<T>(&data, &dims, is_max),
+                None => extreme_kernel::<T>(&data, data_dims, is_max),
+            };
+            let (v, i) = match &order {
+                Some(o) => (o.restore(v), o.restore(i)),
+                None => (v, i),
             };
             (Tensor::from_vec(v, &shape)?, Tensor::from_vec(i, &shape)?)
         });

@@ -5,6 +5,7 @@ use crate::compile::{traced, NodeKind};
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::reduce::fold;
+use crate::kernels::strided_rows::Rows;
 use crate::kernels::threads::{par_chunks_mut, sum_of_parts};
 use crate::ops::formula::unsqueeze_dims;
 use crate::ops::unary::FloatClass;
@@ -86,9 +87,26 @@ impl Tensor {
             }
         }
         let shape = crate::ops::reduce::reduced_shape(self.shape(), &dims, keepdim);
-        let data = self.row_major()?;
-        if let Some(out) = data.norm_of_runs(ord, &dims, all) {
-            let out = crate::ops::reduce::from_f64s(out, &shape, self.dtype())?;
+        // a dense permutation read in place, in memory order; other strided data copied to row-major (but a view's
+        // rows reduced over the last dim are read in place, in `norm_of_runs`)
+        let (data, order) = match self.reduction_in_memory_order(&dims) {
+            Some((view, order)) => (view, Some(order)),
+            None if !all
+                && dims == [self.ndim() - 1]
+                && matches!(ord, NormOrder::One | NormOrder::Two)
+                && Rows::fit(self.layout()) =>
+            {
+                (self.detach(), None)
+            }
+            None => (self.row_major()?, None),
+        };
+        let data_dims = order.as_ref().map_or(&dims, |o| &o.dims);
+        let restore = |values: Vec<f64>| match &order {
+            Some(o) => o.restore(values),
+            None => values,
+        };
+        if let Some(out) = data.norm_of_runs(ord, data_dims, all) {
+            let out = crate::ops::reduce::from_f64s(restore(out), &shape, self.dtype())?;
             return Ok(record(out, &[self], |out| LinalgVectorNormBackward0 {
                 ord,
                 dim: dims,
@@ -98,15 +116,16 @@ impl Tensor {
             }));
         }
         let values: Vec<f64> = data.with_data(|l, x: &[f64]| match ord {
-            NormOrder::Zero => fold(l, x, &dims, 0.0, |a, v| a + if v != 0.0 { 1.0 } else { 0.0 }),
-            NormOrder::One => fold(l, x, &dims, 0.0, |a, v| a + v.abs()),
-            NormOrder::Two => fold(l, x, &dims, 0.0, |a, v| a + v * v).into_iter().map(f64::sqrt).collect(),
-            NormOrder::Max => fold(l, x, &dims, 0.0, |a, v| nan_extreme(a, v.abs(), true)),
-            NormOrder::Min => fold(l, x, &dims, f64::INFINITY, |a, v| nan_extreme(a, v.abs(), false)),
+            NormOrder::Zero => fold(l, x, data_dims, 0.0, |a, v| a + if v != 0.0 { 1.0 } else { 0.0 }),
+            NormOrder::One => fold(l, x, data_dims, 0.0, |a, v| a + v.abs()),
+            NormOrder::Two => fold(l, x, data_dims, 0.0, |a, v| a + v * v).into_iter().map(f64::sqrt).collect(),
+            NormOrder::Max => fold(l, x, data_dims, 0.0, |a, v| nan_extreme(a, v.abs(), true)),
+            NormOrder::Min => fold(l, x, data_dims, f64::INFINITY, |a, v| nan_extreme(a, v.abs(), false)),
             NormOrder::P(p) => {
-                fold(l, x, &dims, 0.0, |a, v| a + v.abs().powf(p)).into_iter().map(|s| s.powf(1.0 / p)).collect()
+                fold(l, x, data_dims, 0.0, |a, v| a + v.abs().powf(p)).into_iter().map(|s| s.powf(1.0 / p)).collect()
             }
         });
+        let values = restore(values);
         let out = crate::ops::reduce::from_f64s(values, &shape, self.dtype())?;
         Ok(record(out, &[self], |out| LinalgVectorNormBackward0 {
             ord,
@@ -127,12 +146,24 @@ impl Tensor {
             NormOrder::Two => true,
             _ => return None,
         };
-        let range = self.layout().contiguous_range()?;
         let n =
             if all { self.numel() } else { (dims == [self.ndim().checked_sub(1)?]).then(|| self.shape()[dims[0]])? };
         if n == 0 {
             return None;
         }
+        if !matches!(self.dtype(), crate::DType::F32 | crate::DType::F64) {
+            return None;
+        }
+        let Some(range) = self.layout().contiguous_range() else {
+            // a view's rows, read in place
+            let rows = Rows::of(self.layout())?;
+            let sums = crate::with_dtype!(self.dtype(), T => self.with_data(|_, x: &[T]| rows.map(x, |row| {
+                let mut sum = [0.0];
+                crate::kernels::simd::dispatch!(power_sums_into(&mut sum, row, n, square));
+                sum[0]
+            })));
+            return Some(if square { sums.into_iter().map(f64::sqrt).collect() } else { sums });
+        };
         let sums = match self.dtype() {
             crate::DType::F32 => self.with_data(|_, x: &[f32]| power_sums(&x[range], n, square)),
             crate::DType::F64 => self.with_data(|_, x: &[f64]| power_sums(&x[range], n, square)),

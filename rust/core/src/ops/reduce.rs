@@ -6,7 +6,10 @@ use crate::compile::{traced, traced_fusable, NodeKind, Reduction, RowReduction, 
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::Result;
-use crate::kernels::reduce::{fold, run_products};
+use crate::kernels::memory_order::MemoryOrderReduction;
+use crate::kernels::reduce::{fold, run_product, run_products};
+use crate::kernels::strided_rows::Rows;
+use crate::kernels::sum::sum_rows;
 use crate::layout::{wrap_dim, Layout};
 use crate::ops::formula::{c, signed, unsqueeze_dims};
 use crate::ops::unary::FloatClass;
@@ -67,6 +70,12 @@ fn sum_kernel(x: &Tensor, dims: &[usize]) -> Vec<f64> {
         return crate::with_dtype!(x.dtype(), T => {
             x.with_data(|l, v: &[T]| sum_by_runs(&v[r], &l.shape, dims))
         });
+    }
+    if let Some((view, order)) = x.reduction_in_memory_order(dims) {
+        return order.restore(sum_kernel(&view, &order.dims));
+    }
+    if let Some(rows) = Rows::of(x.layout()).filter(|_| dims == [x.ndim() - 1]) {
+        return crate::with_dtype!(x.dtype(), T => x.with_data(|_, v: &[T]| sum_rows(v, &rows)));
     }
     // Strided data (one of `unbind`'s views, a slice with steps) is summed as its row-major copy is, to the bit.
     // Folded element by element through the layout, the sum of an unbind view of
@@ -131,6 +140,24 @@ pub(crate) fn from_f64s(values: Vec<f64>, shape: &[usize], dtype: DType) -> Resu
 }
 
 impl Tensor {
+    /// When this tensor is a dense permutation of contiguous data (`x.T`, `x.permute(2, 1, 0)`): its elements as a
+    /// contiguous view in memory order, and the reduction over `dims` restated for that view (see
+    /// `MemoryOrderReduction`). A reduction then reads it in place instead of copying it to row-major first.
+    pub(crate) fn reduction_in_memory_order(&self, dims: &[usize]) -> Option<(Tensor, MemoryOrderReduction)> {
+        let order = MemoryOrderReduction::of(self.layout(), dims)?;
+        let view = Tensor::from_storage(self.storage().clone(), order.layout.clone()).ok()?;
+        Some((view, order))
+    }
+
+    /// `fold` over `dims`, a dense permutation read in memory order (its results then put back in their places). The
+    /// order a result's values are folded in changes only when several dims are reduced.
+    fn fold_in_memory_order<T: Element, A: Copy>(&self, dims: &[usize], init: A, f: impl Fn(A, T) -> A) -> Vec<A> {
+        match self.reduction_in_memory_order(dims) {
+            Some((view, order)) => order.restore(view.with_data(|l, x: &[T]| fold(l, x, &order.dims, init, f))),
+            None => self.with_data(|l, x: &[T]| fold(l, x, dims, init, f)),
+        }
+    }
+
     /// `sum(dim=dims, keepdim)`; ints and bools sum to int64.
     pub fn sum(&self, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
         let kind = if dims.is_none() { NodeKind::FullReduction } else { NodeKind::Opaque };
@@ -177,6 +204,9 @@ impl Tensor {
     /// The int64 sums of an integer or bool tensor over `dims` (wrapping, as torch's): contiguous rows read in their
     /// own type (a mask's count per row of 1000×1000: 746 → 60 µs), anything else folded through the layout as int64.
     fn integer_sum(&self, dims: &[usize]) -> Vec<i64> {
+        if let Some((view, order)) = self.reduction_in_memory_order(dims) {
+            return order.restore(view.integer_sum(&order.dims));
+        }
         let rows = match (crate::kernels::sum::as_block(self.layout(), dims), self.layout().contiguous_range()) {
             (Some((outer, n, 1)), Some(range)) if n > 0 => Some((outer, n, range)),
             _ => None,
@@ -241,13 +271,11 @@ impl Tensor {
     fn all_any_eager(&self, dims: Option<&[isize]>, keepdim: bool, is_all: bool) -> Result<Tensor> {
         let dims = reduction_dims(dims, self.ndim())?;
         let shape = reduced_shape(self.shape(), &dims, keepdim);
-        let v = self.with_data(|l, x: &[bool]| {
-            if is_all {
-                fold(l, x, &dims, true, |a, b| a && b)
-            } else {
-                fold(l, x, &dims, false, |a, b| a || b)
-            }
-        });
+        let v = if is_all {
+            self.fold_in_memory_order(&dims, true, |a, b: bool| a && b)
+        } else {
+            self.fold_in_memory_order(&dims, false, |a, b: bool| a || b)
+        };
         let out = Tensor::from_vec(v, &shape)?;
         Ok(if self.dtype() == DType::U8 { out.cast_detached(DType::U8) } else { out })
     }
@@ -297,9 +325,9 @@ impl Tensor {
         let out = if let Some(products) = self.last_dim_products(&dims) {
             from_f64s(products, &shape, self.dtype())?
         } else if self.dtype().is_float() {
-            from_f64s(self.with_data(|l, v: &[f64]| fold(l, v, &dims, 1.0, |a, b| a * b)), &shape, self.dtype())?
+            from_f64s(self.fold_in_memory_order(&dims, 1.0, |a, b: f64| a * b), &shape, self.dtype())?
         } else {
-            Tensor::from_vec(self.with_data(|l, v: &[i64]| fold(l, v, &dims, 1i64, |a, b| a.wrapping_mul(b))), &shape)?
+            Tensor::from_vec(self.fold_in_memory_order(&dims, 1i64, |a, b: i64| a.wrapping_mul(b)), &shape)?
         };
         Ok(record(out, &[self], |out| ProdBackward {
             all,
@@ -316,7 +344,11 @@ impl Tensor {
         if dims != [self.ndim() - 1] || n == 0 || !matches!(self.dtype(), DType::F32 | DType::F64) {
             return None;
         }
-        // a strided input's rows read from its row-major copy
+        if let Some(rows) = Rows::of(self.layout()).filter(|_| !self.is_contiguous()) {
+            // a view's rows (one of `unbind`'s) read in place
+            return crate::with_dtype!(self.dtype(), T => Some(self.with_data(|_, v: &[T]| rows.map(v, run_product))));
+        }
+        // other strided data from its row-major copy
         let x = self.row_major().ok()?;
         match x.dtype() {
             DType::F32 => x.with_data(|l, v: &[f32]| Some(run_products(&v[l.contiguous_range()?], n))),
