@@ -16,8 +16,18 @@ impl Tensor {
         shape: &[usize],
         kernel: impl FnOnce(&[&Tensor], &[usize]) -> Result<Tensor>,
     ) -> Result<Tensor> {
+        Tensor::in_memory_order_by(operands, shape, |x, shape, _| kernel(x, shape))
+    }
+
+    /// `in_memory_order` whose kernel is also told the permutation (None: the dims as they are), for kernels with
+    /// per-dim arguments to permute alike (`flip`'s dims).
+    pub(crate) fn in_memory_order_by(
+        operands: &[&Tensor],
+        shape: &[usize],
+        kernel: impl FnOnce(&[&Tensor], &[usize], Option<&[usize]>) -> Result<Tensor>,
+    ) -> Result<Tensor> {
         if operands.iter().all(|t| t.is_contiguous()) {
-            return kernel(operands, shape);
+            return kernel(operands, shape, None);
         }
         let mut perm = None;
         for t in operands {
@@ -27,7 +37,7 @@ impl Tensor {
                 break;
             }
         }
-        let Some(perm) = perm else { return kernel(operands, shape) };
+        let Some(perm) = perm else { return kernel(operands, shape, None) };
         // Operands are only brought to full rank (size-1 dims in front), not broadcast: the kernel
         // broadcasts them, after any cast of their own elements (a scalar stays one element to cast).
         let permuted: Vec<Tensor> = operands
@@ -45,7 +55,7 @@ impl Tensor {
             .collect();
         let refs: Vec<&Tensor> = permuted.iter().collect();
         let permuted_shape: Vec<usize> = perm.iter().map(|&d| shape[d]).collect();
-        let out = kernel(&refs, &permuted_shape)?;
+        let out = kernel(&refs, &permuted_shape, Some(&perm))?;
         let mut inverse = vec![0; perm.len()];
         for (i, &d) in perm.iter().enumerate() {
             inverse[d] = i;

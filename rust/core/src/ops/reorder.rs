@@ -219,10 +219,9 @@ impl Tensor {
         }
         // laid out as the input is (torch's rule for flip's output: `x.T.flip(0)` comes back transposed), which also
         // reads a dense permutation front to back
-        let perm = (!self.is_contiguous() && !self.layout().is_broadcast()).then(|| self.layout().memory_order());
-        let out = self.map_in_memory_order(|x| match perm.flatten() {
-            Some(perm) => x.remapped(&perm.iter().map(|&d| maps[d]).collect::<Vec<_>>(), x.shape()),
-            None => x.remapped(&maps, x.shape()),
+        let out = Tensor::in_memory_order_by(&[self], self.shape(), |x, shape, perm| match perm {
+            Some(perm) => x[0].remapped(&perm.iter().map(|&d| maps[d]).collect::<Vec<_>>(), shape),
+            None => x[0].remapped(&maps, shape),
         })?;
         let dims = dims.iter().map(|&d| d as i64).collect();
         Ok(record(out, &[self], |_| FlipBackward0 { dims }))
