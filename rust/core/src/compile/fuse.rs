@@ -27,10 +27,14 @@ use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 mod chain_grad;
+mod epilogue;
 mod reads;
 mod rows;
 
 pub(crate) use chain_grad::run_recorded;
+pub(crate) use epilogue::ProductEpilogue;
+#[cfg(test)]
+pub(crate) use epilogue::EPILOGUE_RUNS;
 pub(crate) use rows::RowGroup;
 #[cfg(test)]
 pub(crate) use rows::FUSED_RUNS;
@@ -52,6 +56,8 @@ pub(crate) enum Step {
     Fused(Group),
     /// A row group, then its deferred nodes.
     Rows(RowGroup),
+    /// A product with an elementwise op run over its output as it is made.
+    Epilogue(ProductEpilogue),
 }
 
 /// Where a fused node's chunk comes from or goes to.
@@ -86,6 +92,11 @@ pub(crate) fn plan(n_inputs: usize, nodes: &[Node], outputs: &[usize], last_use:
     let mut steps = Vec::new();
     let mut i = 0;
     while i < nodes.len() {
+        if let Some(epilogue) = epilogue::epilogue_from(n_inputs, nodes, outputs, last_use, i) {
+            i += 2;
+            steps.push(Step::Epilogue(epilogue));
+            continue;
+        }
         if let Some(group) = rows::row_group_from(n_inputs, nodes, outputs, last_use, i) {
             i = group.last + 1;
             steps.push(Step::Rows(group));

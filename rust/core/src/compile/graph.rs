@@ -45,9 +45,9 @@ impl Graph {
         self.frozen.iter().all(|(t, version)| t.version() == *version)
     }
 
-    /// The number of fused groups the replay runs chunk by chunk.
+    /// The number of fused groups the replay runs chunk by chunk, and of products with an epilogue.
     pub fn fused_groups(&self) -> usize {
-        self.plan.iter().filter(|s| matches!(s, Step::Fused(_) | Step::Rows(_))).count()
+        self.plan.iter().filter(|s| matches!(s, Step::Fused(_) | Step::Rows(_) | Step::Epilogue(_))).count()
     }
 
     /// How many steps a replay takes: a fused group is one, each other node one.

@@ -52,6 +52,10 @@ pub struct Node {
     pub dtype: crate::DType,
     /// The op's own contiguous kernel for this dtype, when the node can run inside a fused chain.
     pub(crate) kernel: Option<super::kernel::SliceKernel>,
+    /// For a product op (`linear`, `addmm`): its replay with an elementwise map run over its output as it is made.
+    pub(crate) product: Option<super::kernel::ProductFn>,
+    /// For a unary op: its record over values its kernel made elsewhere (a product's epilogue).
+    pub(crate) recorder: Option<super::kernel::RecordFn>,
     /// Grad mode when the op ran (a `no_grad` block inside the function, or an untraced op that ran
     /// traceable ones under its own guard): the replay runs the node in the same mode.
     pub grad_enabled: bool,

@@ -3,6 +3,7 @@
 //! and dtype (the unary registry's per-dtype slice kernel, the binary op's contiguous or scalar kernel,
 //! the reduction's run kernel). `fuse.rs` runs a chain chunk by chunk through them; nodes without one
 //! are replayed node by node.
+use crate::kernels::threads::OutPtr;
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
@@ -82,4 +83,77 @@ impl SliceKernel {
     pub(crate) fn is_elementwise(&self) -> bool {
         !matches!(self, SliceKernel::Reduce(_) | SliceKernel::RowReduce { .. })
     }
+
+    /// The map kernel for dtype `T`, if this is one.
+    pub(crate) fn map_fn<T: 'static>(&self) -> Option<&MapFn<T>> {
+        let f: &dyn std::any::Any = match self {
+            SliceKernel::F32(Elementwise::Map { f, .. }) => f,
+            SliceKernel::F64(Elementwise::Map { f, .. }) => f,
+            _ => return None,
+        };
+        f.downcast_ref()
+    }
 }
+
+/// An elementwise op's map kernel for a product to run over each part of its output as soon as that part is made
+/// (`fuse/epilogue.rs`), while it is in cache: the mapped values go to a buffer of their own, and the product's
+/// values stay as they are.
+pub(crate) struct MapAfter<'a> {
+    pub(crate) kernel: &'a SliceKernel,
+    /// The mapped values, without history; None when the product took a path that does not run the map.
+    pub(crate) out: Option<crate::tensor::Tensor>,
+}
+
+impl<'a> MapAfter<'a> {
+    /// The buffer for the map over a product of `len` elements of dtype `T`, when the map is for that dtype.
+    pub(crate) fn output<T: crate::element::Element>(
+        then: Option<&MapAfter<'a>>,
+        len: usize,
+    ) -> Option<MappedOutput<'a, T>> {
+        let f = then?.kernel.map_fn::<T>()?;
+        let mut values: Vec<T> = crate::pool::take(len);
+        let at = OutPtr(values.as_mut_ptr());
+        Some(MappedOutput { f, values, at, len })
+    }
+}
+
+/// Where a map run as a product's epilogue writes: a buffer of the product's length, filled part by part.
+pub(crate) struct MappedOutput<'a, T> {
+    f: &'a MapFn<T>,
+    values: Vec<T>,
+    at: OutPtr<T>,
+    len: usize,
+}
+
+impl<T: crate::element::Element> MappedOutput<'_, T> {
+    /// The map over the product's elements `first..first + part.len()`, into the same elements of the buffer (what a
+    /// `kernels::matmul::Epilogue` calls).
+    pub(crate) fn map_part(&self, first: usize, part: &[T]) {
+        assert!(first.checked_add(part.len()).is_some_and(|end| end <= self.len), "a product's part leaves its output");
+        // SAFETY: inside the buffer's capacity of `len` (asserted); a product hands over parts that never overlap, so
+        // no two calls write the same slot.
+        let dst = unsafe { std::slice::from_raw_parts_mut(self.at.0.add(first).cast::<MaybeUninit<T>>(), part.len()) };
+        (self.f)(dst, part)
+    }
+
+    /// The mapped values as a tensor of `shape`, into `then.out`.
+    ///
+    /// Safety: `epilogue()` ran over every one of the product's `len` elements.
+    pub(crate) unsafe fn finish(mut self, then: &mut MapAfter, shape: &[usize]) -> crate::error::Result<()> {
+        // SAFETY: the caller's contract: every slot was written by the map
+        unsafe { self.values.set_len(self.len) };
+        then.out = Some(crate::tensor::Tensor::from_vec(self.values, shape)?);
+        Ok(())
+    }
+}
+
+/// An elementwise op's record over `values`, made from `input` by the op's own kernel elsewhere (a product's
+/// epilogue): eager's node with eager's saved tensors, as if the op had run (in the current grad mode).
+pub(crate) type RecordFn =
+    Arc<dyn Fn(&crate::tensor::Tensor, crate::tensor::Tensor) -> crate::tensor::Tensor + Send + Sync>;
+
+/// A product op (`linear`, `addmm`) as its node replays it, with a map to run over its output as it is made:
+/// the op's eager entry point, the same code, with the map handed down to its kernel.
+pub(crate) type ProductFn = Arc<
+    dyn Fn(&[&crate::tensor::Tensor], &mut MapAfter<'_>) -> crate::error::Result<crate::tensor::Tensor> + Send + Sync,
+>;

@@ -17,13 +17,14 @@ mod trace;
 
 pub use graph::Graph;
 pub use ir::{NodeKind, Operand};
-pub(crate) use kernel::{Elementwise, Reduction, RowReduction, SliceKernel};
+pub(crate) use kernel::{Elementwise, MapAfter, ProductFn, RecordFn, Reduction, RowReduction, SliceKernel};
 pub use trace::{
     abort, begin, effect, factory, finish, is_capturing, is_outside_value, knows, note_literal, random_factory,
     unsupported, unsupported_outside_ops, unsupported_read, Capture, Effect,
 };
 pub(crate) use trace::{
-    note_alias, note_made, operand_list, optional_args, traced, traced_fusable, traced_many, traced_pair, traced_random,
+    note_alias, note_made, operand_list, optional_args, traced, traced_fusable, traced_many, traced_pair,
+    traced_product, traced_random, traced_unary,
 };
 
 #[cfg(test)]

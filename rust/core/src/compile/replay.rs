@@ -1,9 +1,10 @@
 //! Running a captured graph over new inputs: each node's own eager entry point in order (so autograd
 //! records the same rules as eager mode), fused groups chunk by chunk (`fuse.rs`), and every value
 //! dropped after its last reader so its buffer goes back to the pool for the next node.
-use super::fuse::{run_recorded, RowGroup, Step};
+use super::fuse::{run_recorded, ProductEpilogue, RowGroup, Step};
 use super::graph::Graph;
 use super::ir::{Node, Operand, Run};
+use super::kernel::MapAfter;
 use crate::autograd::grad_mode::{self, GradModeGuard};
 use crate::bail;
 use crate::error::Result;
@@ -50,6 +51,10 @@ impl Graph {
                     self.run_rows(group, &mut values)?;
                     (group.first, group.last)
                 }
+                Step::Epilogue(epilogue) => {
+                    self.run_epilogue(epilogue, &mut values)?;
+                    (epilogue.product, epilogue.map_node())
+                }
             };
             for i in first..=last {
                 self.free_after(i, &mut values, &is_output);
@@ -76,6 +81,35 @@ impl Graph {
         }
         for &i in &group.deferred {
             self.run_into(i, values)?;
+        }
+        Ok(())
+    }
+
+    /// A product with its op run over its output as it is made, the op's node recorded over the values as eager
+    /// records it; the op node by node when the product's path does not run it.
+    fn run_epilogue(&self, epilogue: &ProductEpilogue, values: &mut [Option<Tensor>]) -> Result<()> {
+        let (i, j) = (epilogue.product, epilogue.map_node());
+        let (product, map) = (&self.nodes[i], &self.nodes[j]);
+        let (Some(run), Some(kernel), Some(record)) = (&product.product, &map.kernel, &map.recorder) else {
+            unreachable!("an epilogue's product and op carry their handles")
+        };
+        let mut then = MapAfter { kernel, out: None };
+        let value = {
+            let _mode = mode_of(product);
+            run(&self.operands(i, values), &mut then)?
+        };
+        let mapped = then.out.map(|mapped| {
+            let _mode = mode_of(map);
+            record(&value, mapped)
+        });
+        values[self.n_inputs + i] = Some(value);
+        match mapped {
+            Some(mapped) => {
+                #[cfg(test)]
+                super::fuse::EPILOGUE_RUNS.with(|n| n.set(n.get() + 1));
+                values[self.n_inputs + j] = Some(mapped)
+            }
+            None => self.run_into(j, values)?,
         }
         Ok(())
     }

@@ -529,3 +529,77 @@ fn the_backwards_of_layer_norm_and_softmax_written_out_are_one_row_group_each_wi
         assert_eq!(g.chain_backward_steps(), vec![1], "{}", g.describe());
     }
 }
+
+fn values(shape: &[usize], seed: usize) -> Tensor {
+    let n: usize = shape.iter().product();
+    Tensor::from_vec((0..n).map(|i| ((i * 7919 + seed * 104_729) % 1000) as f32 / 500.0 - 1.0).collect(), shape)
+        .unwrap()
+}
+
+fn linear_relu(x: &[Tensor]) -> crate::Result<Vec<Tensor>> {
+    let bias = if x.len() > 2 { Some(&x[2]) } else { None };
+    Ok(vec![Tensor::linear(&x[0], &x[1], bias)?.unary(crate::ops::unary::Relu)?])
+}
+
+#[test]
+fn a_product_runs_the_op_that_reads_it_alone_as_its_epilogue_with_eager_values() {
+    // rows split across threads, columns split, one-row dot products, a 3-d input, no bias (no epilogue path)
+    for (input, out, bias) in [
+        (vec![300, 200], 260, true),
+        (vec![40, 200], 300, true),
+        (vec![2, 64], 128, true),
+        (vec![4, 50, 64], 96, true),
+        (vec![300, 200], 260, false),
+    ] {
+        let k = input[input.len() - 1];
+        let mut inputs = vec![values(&input, 0), values(&[out, k], 1)];
+        if bias {
+            inputs.push(values(&[out], 2));
+        }
+        let g = graph(capture(&inputs, linear_relu));
+        assert_eq!(g.fused_groups(), 1, "{}", g.describe());
+        let fresh: Vec<Tensor> = inputs.iter().enumerate().map(|(s, t)| values(t.shape(), s + 5)).collect();
+        let want = linear_relu(&fresh).unwrap()[0].to_vec::<f32>();
+        let runs = fuse::EPILOGUE_RUNS.with(|n| n.get());
+        assert_eq!(g.run(&fresh).unwrap()[0].to_vec::<f32>(), want, "{input:?} -> {out}");
+        let ran = fuse::EPILOGUE_RUNS.with(|n| n.get()) - runs;
+        assert_eq!(ran, usize::from(bias), "the map ran inside the product only on the bias path: {input:?}");
+    }
+}
+
+#[test]
+fn a_product_read_by_two_nodes_or_returned_keeps_its_own_pass() {
+    let inputs = [values(&[300, 200], 0), values(&[260, 200], 1), values(&[260], 2)];
+    let returned = |x: &[Tensor]| {
+        let y = Tensor::linear(&x[0], &x[1], Some(&x[2]))?;
+        Ok(vec![y.unary(crate::ops::unary::Relu)?, y])
+    };
+    let g = graph(capture(&inputs, returned));
+    assert_eq!(g.fused_groups(), 0, "{}", g.describe());
+    let fresh: Vec<Tensor> = inputs.iter().enumerate().map(|(s, t)| values(t.shape(), s + 5)).collect();
+    let (got, want) = (g.run(&fresh).unwrap(), returned(&fresh).unwrap());
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g.to_vec::<f32>(), w.to_vec::<f32>());
+    }
+}
+
+#[test]
+fn a_convolution_runs_the_op_that_reads_it_alone_as_its_epilogue_with_eager_values() {
+    let win = crate::ops::conv::Window { kernel: [3, 3], stride: [1, 1], padding: [1, 1], dilation: [1, 1] };
+    // one group (the epilogue runs), two groups (the grouped path: the op runs after it)
+    for (channels_in, groups) in [(3, 1), (4, 2)] {
+        let conv_relu = |x: &[Tensor]| {
+            Ok(vec![Tensor::convolution(&x[0], &x[1], Some(&x[2]), &win, groups)?.unary(crate::ops::unary::Relu)?])
+        };
+        let inputs =
+            [values(&[5, channels_in, 12, 12], 0), values(&[6, channels_in / groups, 3, 3], 1), values(&[6], 2)];
+        let g = graph(capture(&inputs, conv_relu));
+        assert_eq!(g.fused_groups(), 1, "{}", g.describe());
+        let fresh: Vec<Tensor> = inputs.iter().enumerate().map(|(s, t)| values(t.shape(), s + 5)).collect();
+        let want = conv_relu(&fresh).unwrap()[0].to_vec::<f32>();
+        let runs = fuse::EPILOGUE_RUNS.with(|n| n.get());
+        assert_eq!(g.run(&fresh).unwrap()[0].to_vec::<f32>(), want, "groups {groups}");
+        let ran = fuse::EPILOGUE_RUNS.with(|n| n.get()) - runs;
+        assert_eq!(ran, usize::from(groups == 1), "the map ran inside the convolution only with one group");
+    }
+}

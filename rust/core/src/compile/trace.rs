@@ -300,7 +300,7 @@ pub(crate) fn traced_random<F>(
 where
     F: Fn(&[&Tensor]) -> Result<Tensor> + Send + Sync + 'static,
 {
-    traced_one(name, NodeKind::Opaque, inputs, eager, replay, |_| None, Draws::Random)
+    traced_one(name, NodeKind::Opaque, inputs, eager, replay, |_| None, Draws::Random, |_| {})
 }
 
 /// `traced`, also capturing the op's slice kernel for the output's dtype (`kernel(out)`, asked only
@@ -316,10 +316,46 @@ pub(crate) fn traced_fusable<F>(
 where
     F: Fn(&[&Tensor]) -> Result<Tensor> + Send + Sync + 'static,
 {
-    traced_one(name, kind, inputs, eager, replay, kernel, Draws::Deterministic)
+    traced_one(name, kind, inputs, eager, replay, kernel, Draws::Deterministic, |_| {})
 }
 
-/// What `traced_fusable` and `traced_random` share: one output, its node recorded with how it draws.
+/// `traced_fusable` for a unary op, also capturing `recorder`: the op's record over values its kernel made elsewhere
+/// (a product's epilogue, `fuse/epilogue.rs`).
+pub(crate) fn traced_unary<F>(
+    name: &'static str,
+    input: &Tensor,
+    eager: impl FnOnce() -> Result<Tensor>,
+    replay: impl FnOnce() -> F,
+    kernel: impl FnOnce(&Tensor) -> Option<SliceKernel>,
+    recorder: impl FnOnce() -> super::kernel::RecordFn,
+) -> Result<Tensor>
+where
+    F: Fn(&[&Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+{
+    let extend = |node: &mut Node| node.recorder = Some(recorder());
+    traced_one(name, NodeKind::Elementwise, &[input], eager, replay, kernel, Draws::Deterministic, extend)
+}
+
+/// `traced` for a product op (`linear`, `addmm`, `convolution`), also capturing `product()`: its replay with an
+/// elementwise map run over its output as it is made, which `fuse/epilogue.rs` calls when such a map reads the product
+/// alone.
+pub(crate) fn traced_product<F>(
+    name: &'static str,
+    inputs: &[&Tensor],
+    eager: impl FnOnce() -> Result<Tensor>,
+    replay: impl FnOnce() -> F,
+    product: impl FnOnce() -> super::kernel::ProductFn,
+) -> Result<Tensor>
+where
+    F: Fn(&[&Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+{
+    let extend = |node: &mut Node| node.product = Some(product());
+    traced_one(name, NodeKind::Opaque, inputs, eager, replay, |_| None, Draws::Deterministic, extend)
+}
+
+/// What `traced_fusable`, `traced_random`, `traced_unary` and `traced_product` share: one output, its node recorded
+/// with how it draws, then given what `extend` adds (a product's or a unary op's handles for epilogues).
+#[allow(clippy::too_many_arguments)]
 fn traced_one<F>(
     name: &'static str,
     kind: NodeKind,
@@ -328,6 +364,7 @@ fn traced_one<F>(
     replay: impl FnOnce() -> F,
     kernel: impl FnOnce(&Tensor) -> Option<SliceKernel>,
     draws: Draws,
+    extend: impl FnOnce(&mut Node),
 ) -> Result<Tensor>
 where
     F: Fn(&[&Tensor]) -> Result<Tensor> + Send + Sync + 'static,
@@ -336,8 +373,11 @@ where
         let run: Replay = Arc::new(replay());
         let kernel = kernel(out).filter(|k| fits(k, inputs, out));
         with_trace(|trace| {
-            let outs = std::slice::from_ref(out);
-            record(trace, name, kind, inputs, outs, Run::One(run), kernel, draws)
+            let (outs, before) = (std::slice::from_ref(out), trace.nodes.len());
+            record(trace, name, kind, inputs, outs, Run::One(run), kernel, draws);
+            if let Some(node) = trace.nodes.get_mut(before) {
+                extend(node);
+            }
         });
     })
 }
@@ -475,7 +515,8 @@ fn record(
         } else {
             (Vec::new(), Run::Output, None)
         };
-        trace.nodes.push(Node { name, kind, operands, run, shape, dtype, kernel, grad_enabled });
+        let (product, recorder) = (None, None);
+        trace.nodes.push(Node { name, kind, operands, run, shape, dtype, kernel, product, recorder, grad_enabled });
     }
 }
 
@@ -487,8 +528,11 @@ pub(crate) fn run_again(node: &Node, inputs: &[&Tensor], run: impl FnOnce() -> R
     let out = run()?;
     drop(guard);
     with_trace(|trace| {
-        let (run, kernel) = (node.run.clone(), node.kernel.clone());
-        record(trace, node.name, node.kind, inputs, std::slice::from_ref(&out), run, kernel, Draws::Deterministic)
+        let (run, kernel, before) = (node.run.clone(), node.kernel.clone(), trace.nodes.len());
+        record(trace, node.name, node.kind, inputs, std::slice::from_ref(&out), run, kernel, Draws::Deterministic);
+        if let Some(recorded) = trace.nodes.get_mut(before) {
+            (recorded.product, recorded.recorder) = (node.product.clone(), node.recorder.clone());
+        }
     });
     Ok(out)
 }

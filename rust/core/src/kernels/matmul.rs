@@ -14,6 +14,12 @@ pub struct MatRef {
 
 pub(crate) use crate::kernels::split::MATMUL_MACS as PARALLEL_MACS;
 
+/// Work run over each part of a product's output as soon as that part is final, on the thread that made it and
+/// while it is still in cache (`compile`'s epilogues): `(first, part)` is the output's elements
+/// `first..first + part.len()`. A part is a band of whole rows, or one row's share of a band of columns; the
+/// parts cover the output once, and different parts may be handed to different threads at once.
+pub type Epilogue<'a, T> = &'a (dyn Fn(usize, &[T]) + Sync);
+
 /// `out[m×n] (contiguous) = a[m×k] · b[k×n]`, on the threads of the pool when large. Every element of
 /// `out` is written, none read, so it may start uninitialized (no zero-fill pass).
 pub fn matmul_into<T: Element>(
@@ -45,7 +51,8 @@ pub fn matmul_into_serial<T: Element>(
 }
 
 /// `out[m×n] (contiguous) += a[m×k] · b[k×n]`, on the threads of the pool when large: a bias or a
-/// partial sum preloaded in `out` is added inside the product, with no second pass over memory.
+/// partial sum preloaded in `out` is added inside the product, with no second pass over memory. `then` runs over each
+/// part of `out` once it holds its final values.
 pub fn matmul_acc_into<T: Element>(
     out: &mut [T],
     a: &[T],
@@ -55,12 +62,13 @@ pub fn matmul_acc_into<T: Element>(
     m: usize,
     k: usize,
     n: usize,
+    then: Option<Epilogue<'_, T>>,
 ) {
     assert!(m.checked_mul(n).is_some_and(|mn| out.len() >= mn), "matmul output too small");
     let parallel = m * n * k >= PARALLEL_MACS;
     // Safety: MaybeUninit<T> has T's layout; an initialised slice is a valid one of MaybeUninit<T>.
     let dst = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<MaybeUninit<T>>(), out.len()) };
-    product(dst, a, ma, b, mb, m, k, n, parallel, true)
+    product(dst, a, ma, b, mb, m, k, n, parallel, true, then)
 }
 
 fn matmul_block<T: Element>(
@@ -75,10 +83,12 @@ fn matmul_block<T: Element>(
     parallel: bool,
 ) {
     assert!(m.checked_mul(n).is_some_and(|mn| out.len() >= mn), "matmul output too small");
-    product(out, a, ma, b, mb, m, k, n, parallel, false)
+    product(out, a, ma, b, mb, m, k, n, parallel, false, None)
 }
 
-/// The product into `out`, which is read and added to when `accumulate` (then it must be initialised).
+/// The product into `out`, which is read and added to when `accumulate` (then it must be initialised); `then`
+/// runs over each part once it is final.
+#[allow(clippy::too_many_arguments)]
 fn product<T: Element>(
     out: &mut [MaybeUninit<T>],
     a: &[T],
@@ -90,15 +100,25 @@ fn product<T: Element>(
     n: usize,
     parallel: bool,
     accumulate: bool,
+    then: Option<Epilogue<'_, T>>,
 ) {
-    if m == 0 || n == 0 || (k == 0 && accumulate) {
+    if m == 0 || n == 0 {
         return;
     }
+    // the whole output as one part, once every element is written (the paths without bands)
+    let whole = |out: &mut [MaybeUninit<T>]| {
+        if let Some(then) = then {
+            // Safety: every element of out[..m * n] is initialised by now (written, or given initialised to accumulate)
+            then(0, unsafe { std::slice::from_raw_parts(out.as_ptr().cast::<T>(), m * n) });
+        }
+    };
     if k == 0 {
-        out[..m * n].iter_mut().for_each(|v| {
-            v.write(T::ZERO);
-        });
-        return;
+        if !accumulate {
+            out[..m * n].iter_mut().for_each(|v| {
+                v.write(T::ZERO);
+            });
+        }
+        return whole(out);
     }
     // the bounds gemm, which reads through raw pointers, relies on (the callers are safe public functions)
     check_operand(a.len(), ma, m, k, "left operand");
@@ -126,11 +146,21 @@ fn product<T: Element>(
                     let ma = MatRef { offset: ma.offset + r0 * ma.row_stride, ..ma };
                     // Safety: rows r0..r1 of `out` belong to this part alone.
                     unsafe { gemm_serial(dst.0.add(r0 * n), n, a, ma, b, mb, r1 - r0, k, n, accumulate) }
+                    if let Some(then) = then {
+                        // Safety: this part's rows, all written just above, and written by no one else
+                        then(r0 * n, unsafe { std::slice::from_raw_parts(dst.0.add(r0 * n), (r1 - r0) * n) });
+                    }
                 } else {
                     let (c0, c1) = (n * p / parts, n * (p + 1) / parts);
                     let mb = MatRef { offset: mb.offset + c0 * mb.col_stride, ..mb };
                     // Safety: columns c0..c1 of `out` belong to this part alone.
                     unsafe { gemm_serial(dst.0.add(c0), n, a, ma, b, mb, m, k, c1 - c0, accumulate) }
+                    if let Some(then) = then {
+                        for i in 0..m {
+                            // Safety: row i's columns c0..c1, written just above, and written by no one else
+                            then(i * n + c0, unsafe { std::slice::from_raw_parts(dst.0.add(i * n + c0), c1 - c0) });
+                        }
+                    }
                 }
             };
             if parts == 1 {
@@ -155,6 +185,7 @@ fn product<T: Element>(
                     out[i * n + j].write(acc);
                 }
             }
+            whole(out)
         }
     }
 }
@@ -332,7 +363,7 @@ mod tests {
                 (0..m * n).map(|ij| (0..k).map(|p| a[ij / n * k + p] * b[off + p + ij % n * cs]).sum()).collect();
             assert_eq!(product(m * n, |o| matmul_into(o, &a, ma, &b, mb, m, k, n)), want, "{m}x{k}x{n}");
             let mut acc = vec![1.0f32; m * n];
-            matmul_acc_into(&mut acc, &a, ma, &b, mb, m, k, n);
+            matmul_acc_into(&mut acc, &a, ma, &b, mb, m, k, n, None);
             assert_eq!(acc, want.iter().map(|v| v + 1.0).collect::<Vec<_>>(), "{m}x{k}x{n} accumulated");
         }
     }
@@ -349,7 +380,7 @@ mod tests {
             );
             let plain = product(m * n, |o| matmul_into(o, &a, ma, &b, mb, m, k, n));
             let mut acc: Vec<f32> = (0..m * n).map(|v| (v % 3) as f32).collect();
-            matmul_acc_into(&mut acc, &a, ma, &b, mb, m, k, n);
+            matmul_acc_into(&mut acc, &a, ma, &b, mb, m, k, n, None);
             let want: Vec<f32> = plain.iter().enumerate().map(|(i, v)| v + (i % 3) as f32).collect();
             assert_eq!(acc, want, "{m}x{k}x{n}");
         }
@@ -357,9 +388,9 @@ mod tests {
         let ma = MatRef { offset: 0, row_stride: 3, col_stride: 1 };
         let mb = MatRef { offset: 0, row_stride: 1, col_stride: 3 };
         let mut acc = vec![1i64, 2, 3, 4];
-        matmul_acc_into(&mut acc, &ai, ma, &ai, mb, 2, 3, 2);
+        matmul_acc_into(&mut acc, &ai, ma, &ai, mb, 2, 3, 2, None);
         assert_eq!(acc, vec![6, 16, 17, 54]);
-        matmul_acc_into(&mut acc, &ai, ma, &ai, mb, 2, 0, 2);
+        matmul_acc_into(&mut acc, &ai, ma, &ai, mb, 2, 0, 2, None);
         assert_eq!(acc, vec![6, 16, 17, 54], "k = 0 adds nothing");
     }
 }

@@ -10,13 +10,14 @@
 //! 1-D convolutions run as 2-D ones over a height of 1.
 use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
-use crate::compile::{operand_list, optional_args, traced, NodeKind};
+use crate::compile::{operand_list, optional_args, traced, traced_product, MapAfter, NodeKind, ProductFn};
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::conv::{col2im_sample, conv2d_backward, conv2d_forward, im2col_sample, ConvShape};
 use crate::tensor::Tensor;
 use crate::with_dtype;
 use crate::DType;
+use std::sync::Arc;
 
 /// A sliding window over the last two dims: kernel, stride, zero padding and dilation, each (h, w).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,11 +145,13 @@ impl Tensor {
     ) -> Result<Tensor> {
         let (operands, given) = operand_list([Some(input), Some(weight), bias]);
         let win = *win;
-        let eager = move |x: &[&Tensor]| match optional_args(x, given) {
-            [Some(input), Some(weight), bias] => Tensor::convolution_eager(input, weight, bias, &win, groups),
+        let then = move |x: &[&Tensor], then: Option<&mut MapAfter>| match optional_args(x, given) {
+            [Some(input), Some(weight), bias] => Tensor::convolution_eager(input, weight, bias, &win, groups, then),
             _ => unreachable!("input and weight are always given"),
         };
-        traced("convolution", NodeKind::Opaque, &operands, || eager(&operands), || eager)
+        let eager = move |x: &[&Tensor]| then(x, None);
+        let product = move || -> ProductFn { Arc::new(move |x, map| then(x, Some(map))) };
+        traced_product("convolution", &operands, || eager(&operands), || eager, product)
     }
 
     fn convolution_eager(
@@ -157,27 +160,30 @@ impl Tensor {
         bias: Option<&Tensor>,
         win: &Window,
         groups: usize,
+        then: Option<&mut MapAfter>,
     ) -> Result<Tensor> {
         let policy = crate::autocast::Policy::LowerPrecision;
         crate::autocast::run(policy, [Some(input), Some(weight), bias], |[x, w, b]| {
-            Tensor::convolution_uncast(x.expect("given"), w.expect("given"), b, win, groups)
+            Tensor::convolution_uncast(x.expect("given"), w.expect("given"), b, win, groups, then)
         })
     }
 
+    /// The convolution and its record; a map in `then` runs over the output as it is made, on the one-group path.
     fn convolution_uncast(
         input: &Tensor,
         weight: &Tensor,
         bias: Option<&Tensor>,
         win: &Window,
         groups: usize,
+        mut then: Option<&mut MapAfter>,
     ) -> Result<Tensor> {
         let spatial = input.ndim().saturating_sub(2);
         let (x, w) = lift_to_2d(&input.detach(), &weight.detach(), spatial)?;
         let (win, out_hw) = check_convolution(&x, &w, bias, win, groups, input, weight)?;
         let (n, c, o) = (x.shape()[0], x.shape()[1], w.shape()[0]);
         let mut out = match x.dtype() {
-            DType::F32 if groups == 1 => direct_forward::<f32>(&x, &w, bias, &win, out_hw)?,
-            DType::F64 if groups == 1 => direct_forward::<f64>(&x, &w, bias, &win, out_hw)?,
+            DType::F32 if groups == 1 => direct_forward::<f32>(&x, &w, bias, &win, out_hw, then.as_deref_mut())?,
+            DType::F64 if groups == 1 => direct_forward::<f64>(&x, &w, bias, &win, out_hw, then.as_deref_mut())?,
             _ => {
                 let ck = c / groups * win.kernel[0] * win.kernel[1];
                 let l = out_hw[0] * out_hw[1];
@@ -192,6 +198,9 @@ impl Tensor {
         };
         if spatial == 1 {
             out = out.squeeze_dim(2)?;
+        }
+        if let Some(then) = then {
+            then.out = then.out.take().map(|mapped| mapped.reshape(out.shape())).transpose()?;
         }
         let rule = |_: &Tensor| ConvolutionBackward0 {
             window: win,
@@ -221,19 +230,30 @@ fn with_elements<T: Element, R>(t: &Tensor, f: impl FnOnce(&[T]) -> R) -> Result
     Ok(t.with_data(|l, v: &[T]| f(&v[l.contiguous_range().expect("contiguous")])))
 }
 
-/// A one-group convolution of (N, C, H, W) `x` by `w` through the per-sample kernel (not recorded).
+/// A one-group convolution of (N, C, H, W) `x` by `w` through the per-sample kernel (not recorded), with a map in
+/// `then` (of this dtype) run over each block of samples as it is made.
 fn direct_forward<T: Element>(
     x: &Tensor,
     w: &Tensor,
     bias: Option<&Tensor>,
     win: &Window,
     out: [usize; 2],
+    then: Option<&mut MapAfter>,
 ) -> Result<Tensor> {
     let (n, c, o) = (x.shape()[0], x.shape()[1], w.shape()[0]);
     let s = conv_shape(n, c, o, [x.shape()[2], x.shape()[3]], win, out);
     let b = bias.map(|b| b.to_vec::<T>());
-    let v = with_elements(x, |xs: &[T]| with_elements(w, |ws: &[T]| conv2d_forward(xs, ws, b.as_deref(), &s)))??;
-    Tensor::from_vec(v, &[n, o, out[0], out[1]])
+    let shape = [n, o, out[0], out[1]];
+    let mapped = MapAfter::output::<T>(then.as_deref(), shape.iter().product());
+    let epilogue = mapped.as_ref().map(|m| move |first: usize, part: &[T]| m.map_part(first, part));
+    let epilogue = epilogue.as_ref().map(|e| e as &(dyn Fn(usize, &[T]) + Sync));
+    let v =
+        with_elements(x, |xs: &[T]| with_elements(w, |ws: &[T]| conv2d_forward(xs, ws, b.as_deref(), &s, epilogue)))??;
+    if let (Some(mapped), Some(then)) = (mapped, then) {
+        // Safety: `conv2d_forward` hands every block of samples over once written, and the blocks cover the output
+        unsafe { mapped.finish(then, &shape)? };
+    }
+    Tensor::from_vec(v, &shape)
 }
 
 /// All three gradients of a one-group convolution from the kernel, shaped as `shapes` (not recorded).

@@ -1,5 +1,6 @@
 //! The forward of `addmm` (and so of `linear`): the bias is written into the output first and the product
 //! added to it, in one allocation and no second pass; one-row products run as dot products.
+use crate::compile::MapAfter;
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::gemv::{dots_acc_into, DotElement};
@@ -14,8 +15,9 @@ const DOT_ROWS: usize = 4;
 
 /// `bias + a @ b` for matrices `a` (m×k) and `b` (k×n) of one float dtype and a bias of that dtype that
 /// broadcasts to m×n, as a new contiguous tensor without history; None when the operands need the general
-/// path (other dtypes or shapes, which also raises their errors).
-pub(crate) fn bias_mm(bias: &Tensor, a: &Tensor, b: &Tensor) -> Option<Result<Tensor>> {
+/// path (other dtypes or shapes, which also raises their errors). A map in `then` (of this dtype) runs over each part
+/// of the output as soon as the part is final, into `then.out`.
+pub(crate) fn bias_mm(bias: &Tensor, a: &Tensor, b: &Tensor, then: Option<&mut MapAfter>) -> Option<Result<Tensor>> {
     if a.ndim() != 2 || b.ndim() != 2 || a.shape()[1] != b.shape()[0] {
         return None;
     }
@@ -26,8 +28,8 @@ pub(crate) fn bias_mm(bias: &Tensor, a: &Tensor, b: &Tensor) -> Option<Result<Te
     let (m, k, n) = (a.shape()[0], a.shape()[1], b.shape()[1]);
     let bias_strides = broadcast_strides(bias.layout(), m, n)?;
     Some(match dtype {
-        DType::F32 => product::<f32>(bias, bias_strides, a, b, m, k, n),
-        _ => product::<f64>(bias, bias_strides, a, b, m, k, n),
+        DType::F32 => product::<f32>(bias, bias_strides, a, b, m, k, n, then),
+        _ => product::<f64>(bias, bias_strides, a, b, m, k, n, then),
     })
 }
 
@@ -46,6 +48,7 @@ fn broadcast_strides(l: &Layout, m: usize, n: usize) -> Option<(usize, usize)> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn product<T: Element + DotElement>(
     bias: &Tensor,
     (brs, bcs): (usize, usize),
@@ -54,7 +57,10 @@ fn product<T: Element + DotElement>(
     m: usize,
     k: usize,
     n: usize,
+    then: Option<&mut MapAfter>,
 ) -> Result<Tensor> {
+    let mapped = MapAfter::output::<T>(then.as_deref(), m * n);
+    let epilogue = mapped.as_ref().map(|m| move |first: usize, part: &[T]| m.map_part(first, part));
     let mut out: Vec<T> = crate::pool::take(m * n);
     bias.with_data(|lb, xb: &[T]| {
         for i in 0..m {
@@ -77,12 +83,20 @@ fn product<T: Element + DotElement>(
                     let x = &xa[la.offset + i * ars..][..k];
                     dots_acc_into(row, x, &xb[lb.offset..], bcs);
                 }
+                if let Some(epilogue) = &epilogue {
+                    epilogue(0, &out);
+                }
             } else {
                 let ma = MatRef { offset: la.offset, row_stride: ars, col_stride: acs };
                 let mb = MatRef { offset: lb.offset, row_stride: brs, col_stride: bcs };
-                matmul_acc_into(&mut out, xa, ma, xb, mb, m, k, n);
+                let epilogue = epilogue.as_ref().map(|e| e as &(dyn Fn(usize, &[T]) + Sync));
+                matmul_acc_into(&mut out, xa, ma, xb, mb, m, k, n, epilogue);
             }
         })
     });
+    if let (Some(mapped), Some(then)) = (mapped, then) {
+        // Safety: the parts cover the m·n output once (`matmul_acc_into`), or the one call above did
+        unsafe { mapped.finish(then, &[m, n])? };
+    }
     Tensor::from_vec(out, &[m, n])
 }

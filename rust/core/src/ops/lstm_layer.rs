@@ -190,11 +190,11 @@ fn forward<T: Gate>(d: Dims, x: &[T], w_ih: &[T], w_hh: &[T], bias: Option<&[T]>
                     match bias {
                         Some(bias) => {
                             gates.chunks_exact_mut(g4).for_each(|r| r.copy_from_slice(bias));
-                            matmul_acc_into(&mut gates, x_t, rows(inp), &w_ih_t, rows(g4), m, inp, g4);
+                            matmul_acc_into(&mut gates, x_t, rows(inp), &w_ih_t, rows(g4), m, inp, g4, None);
                         }
                         None => product_into(&mut gates, x_t, rows(inp), &w_ih_t, rows(g4), m, inp, g4),
                     }
-                    matmul_acc_into(&mut gates, h_cur, rows(h), &w_hh_t, rows(g4), m, h, g4);
+                    matmul_acc_into(&mut gates, h_cur, rows(h), &w_hh_t, rows(g4), m, h, g4, None);
                     for r in 0..m {
                         let (act, state) = step_ws[r * wsw..(r + 1) * wsw].split_at_mut(5 * h);
                         let (h_prev, c_prev) = state.split_at_mut(h);

@@ -2,7 +2,7 @@
 //! fused `linear`). The losses are in `loss.rs`.
 use crate::autograd::{one, record, Backward, Ctx, Grads, MatrixStrides, SavedTensor};
 use crate::bail;
-use crate::compile::{operand_list, optional_args, traced, NodeKind};
+use crate::compile::{operand_list, optional_args, traced, traced_product, MapAfter, NodeKind, ProductFn};
 use crate::dtype::{DType, Scalar};
 use crate::element::Float;
 use crate::error::Result;
@@ -11,6 +11,7 @@ use crate::layout::{broadcast_shapes, wrap_dim};
 use crate::ops::formula::c;
 use crate::ops::matmul::{matrix, matrix_grads};
 use crate::tensor::Tensor;
+use std::sync::Arc;
 
 impl Tensor {
     /// softmax (`log` = false) or log_softmax along `dim`, shifted by the max for stability.
@@ -50,24 +51,36 @@ impl Tensor {
     /// 2-D for one `addmm` and the result viewed back when it is contiguous (grad_fn names as PyTorch's).
     pub fn linear(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
         let (operands, given) = operand_list([Some(input), Some(weight), bias]);
-        let eager = move |x: &[&Tensor]| match optional_args(x, given) {
-            [Some(input), Some(weight), bias] => Tensor::linear_eager(input, weight, bias),
+        let then = move |x: &[&Tensor], then: Option<&mut MapAfter>| match optional_args(x, given) {
+            [Some(input), Some(weight), bias] => Tensor::linear_eager(input, weight, bias, then),
             _ => unreachable!("input and weight are always given"),
         };
-        traced("linear", NodeKind::Opaque, &operands, || eager(&operands), || eager)
+        let eager = move |x: &[&Tensor]| then(x, None);
+        let product = move || -> ProductFn { Arc::new(move |x, map| then(x, Some(map))) };
+        traced_product("linear", &operands, || eager(&operands), || eager, product)
     }
 
-    fn linear_eager(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+    fn linear_eager(
+        input: &Tensor,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        then: Option<&mut MapAfter>,
+    ) -> Result<Tensor> {
         let policy = crate::autocast::Policy::LowerPrecision;
         crate::autocast::run(policy, [Some(input), Some(weight), bias], |[x, w, b]| {
-            Tensor::linear_uncast(x.expect("given"), w.expect("given"), b)
+            Tensor::linear_uncast(x.expect("given"), w.expect("given"), b, then)
         })
     }
 
-    fn linear_uncast(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+    fn linear_uncast(
+        input: &Tensor,
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        then: Option<&mut MapAfter>,
+    ) -> Result<Tensor> {
         let wt = weight.t()?;
         match bias {
-            Some(b) if weight.ndim() == 2 && input.ndim() == 2 => Tensor::addmm(b, input, &wt),
+            Some(b) if weight.ndim() == 2 && input.ndim() == 2 => Tensor::addmm_uncast(b, input, &wt, then),
             // as PyTorch, only a contiguous input is flattened; others go through matmul + bias
             Some(b) if weight.ndim() == 2 && input.ndim() >= 1 && input.is_contiguous() => {
                 let k = input.shape()[input.ndim() - 1];
@@ -75,9 +88,16 @@ impl Tensor {
                     return input.matmul(&wt); // PyTorch's error for mismatched sizes
                 }
                 let rows = input.shape()[..input.ndim() - 1].iter().product::<usize>();
-                let out = Tensor::addmm(b, &input.reshape(&[rows, k])?, &wt)?;
                 let mut shape = input.shape()[..input.ndim() - 1].to_vec();
                 shape.push(weight.shape()[0]);
+                let out = match then {
+                    Some(then) => {
+                        let out = Tensor::addmm_uncast(b, &input.reshape(&[rows, k])?, &wt, Some(&mut *then))?;
+                        then.out = then.out.take().map(|mapped| mapped.reshape(&shape)).transpose()?;
+                        out
+                    }
+                    None => Tensor::addmm(b, &input.reshape(&[rows, k])?, &wt)?,
+                };
                 out.unsafe_view(&shape)
             }
             Some(b) => input.matmul(&wt)?.add(b),
@@ -87,14 +107,16 @@ impl Tensor {
 
     /// `addmm(bias, a, b)` = bias + a @ b, with one node (AddmmBackward0).
     pub fn addmm(bias: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-        let eager = |x: &[&Tensor]| Tensor::addmm_eager(x[0], x[1], x[2]);
-        traced("addmm", NodeKind::Opaque, &[bias, a, b], || eager(&[bias, a, b]), || eager)
+        let then = |x: &[&Tensor], then: Option<&mut MapAfter>| Tensor::addmm_eager(x[0], x[1], x[2], then);
+        let eager = move |x: &[&Tensor]| then(x, None);
+        let product = move || -> ProductFn { Arc::new(move |x, map| then(x, Some(map))) };
+        traced_product("addmm", &[bias, a, b], || eager(&[bias, a, b]), || eager, product)
     }
 
-    fn addmm_eager(bias: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    fn addmm_eager(bias: &Tensor, a: &Tensor, b: &Tensor, then: Option<&mut MapAfter>) -> Result<Tensor> {
         let policy = crate::autocast::Policy::LowerPrecision;
         crate::autocast::run(policy, [Some(bias), Some(a), Some(b)], |[bias, a, b]| {
-            Tensor::addmm_uncast(bias.expect("given"), a.expect("given"), b.expect("given"))
+            Tensor::addmm_uncast(bias.expect("given"), a.expect("given"), b.expect("given"), then)
         })
     }
 
@@ -114,8 +136,10 @@ impl Tensor {
         })
     }
 
-    fn addmm_uncast(bias: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-        let out = match crate::ops::linear::bias_mm(bias, a, b) {
+    /// `addmm`'s forward and record; a map in `then` runs over the product's output as it is made, when the product
+    /// takes the one-call path (`linear::bias_mm`).
+    fn addmm_uncast(bias: &Tensor, a: &Tensor, b: &Tensor, then: Option<&mut MapAfter>) -> Result<Tensor> {
+        let out = match crate::ops::linear::bias_mm(bias, a, b, then) {
             Some(out) => out?,
             None => Tensor::addmm_composed(bias, a, b)?,
         };

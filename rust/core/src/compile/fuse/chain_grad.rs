@@ -277,7 +277,7 @@ impl Graph {
         let groups = self.plan.iter().filter_map(|s| match s {
             super::Step::Fused(g) => Some(g as &dyn Fusable),
             super::Step::Rows(g) => Some(g as &dyn Fusable),
-            super::Step::Node(_) => None,
+            super::Step::Node(_) | super::Step::Epilogue(_) => None,
         });
         groups
             .flat_map(|g| {

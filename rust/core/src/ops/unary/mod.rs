@@ -23,7 +23,7 @@ pub use piecewise::*;
 pub use trig::*;
 
 use crate::autograd::{one, record, Backward, Ctx, Field, Fields, GradFnNames, Grads, RuleName, SavedTensor};
-use crate::compile::{traced_fusable, NodeKind, SliceKernel};
+use crate::compile::{traced_unary, RecordFn, SliceKernel};
 use crate::dtype::DType;
 use crate::element::Float;
 use crate::error::{Error, Result};
@@ -33,6 +33,7 @@ use crate::kernels::simd::map_into;
 use crate::layout::Layout;
 use crate::ops::formula::one_pass_grad;
 use crate::tensor::Tensor;
+use std::sync::Arc;
 
 /// What an op's gradient reads: its input (`_saved_self`), its output (`_saved_result`), or nothing
 /// (a gradient that is zero, or `g` itself).
@@ -258,13 +259,13 @@ impl Tensor {
     pub fn unary<O: UnaryOp>(&self, op: O) -> Result<Tensor> {
         // the node's name: the rule's stem (`ExpBackward0` → `Exp`)
         let name = O::NAMES[0].strip_suffix("Backward0").unwrap_or(O::NAMES[0]);
-        traced_fusable(
+        traced_unary(
             name,
-            NodeKind::Elementwise,
-            &[self],
+            self,
             || self.unary_eager(op),
             || move |x: &[&Tensor]| x[0].unary_eager(op),
             |out| slice_kernel(op, out.dtype()),
+            || -> RecordFn { Arc::new(move |input, values| input.record_unary(op, RuleNode::Own, values)) },
         )
     }
 
@@ -304,10 +305,15 @@ impl Tensor {
         } else {
             unary_forward(self, &op)?
         };
+        Ok(self.record_unary(op, node, out))
+    }
+
+    /// `out`, the op's values over this tensor, with the op's node when a gradient is wanted.
+    fn record_unary<O: UnaryOp>(&self, op: O, node: RuleNode, out: Tensor) -> Tensor {
         if !O::DIFFERENTIABLE {
-            return Ok(out);
+            return out;
         }
-        Ok(record(out, &[self], |out| UnaryBackward {
+        record(out, &[self], |out| UnaryBackward {
             op,
             node,
             saved: match O::KEEPS {
@@ -315,7 +321,7 @@ impl Tensor {
                 Keeps::Output => Some(SavedTensor::output(out)),
                 Keeps::Nothing => None,
             },
-        }))
+        })
     }
 }
 
