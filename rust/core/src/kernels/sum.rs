@@ -144,45 +144,39 @@ mod x86 {
     // float32 runs are written with intrinsics: left to itself the compiler vectorizes the 32-lane
     // loop above with 128-bit registers only. Lane k of the accumulators holds the same elements as
     // lane k of `sum_run_f32_blocked`, added in the same order, so both give bit-identical results.
-    /// The sums of `R` runs of one length, side by side: with several runs in one loop, more loads are in
-    /// flight at once (each run still adds in the order of `sum_run_f32_blocked`).
+    /// The sum of one run, in the order of `sum_run_f32_blocked`.
     ///
-    /// Safety: the CPU has AVX-512F, and every run has the first one's length (its loads use that length).
+    /// Safety: the CPU has AVX-512F.
     #[target_feature(enable = "avx512f")]
-    pub unsafe fn sum_runs_f32_avx512<const R: usize>(runs: [&[f32]; R]) -> [f64; R] {
-        let len = runs[0].len();
-        debug_assert!(runs.iter().all(|r| r.len() == len));
+    pub unsafe fn sum_run_f32_avx512(run: &[f32]) -> f64 {
+        let len = run.len();
         let (block, full) = (LANES * F32_SPAN, len - len % LANES);
         let blocked = len - len % block;
-        let mut acc = [[_mm512_setzero_pd(); LANES / 8]; R];
+        let mut acc = [_mm512_setzero_pd(); LANES / 8];
         let mut i = 0;
         while i < blocked {
-            for (run, acc) in runs.iter().zip(acc.iter_mut()) {
-                let p = run.as_ptr().add(i);
-                // lanes 0..16 in `low`, 16..32 in `high`; register j of `acc` holds lanes 8j..8j + 8
-                let (mut low, mut high) = (_mm512_setzero_ps(), _mm512_setzero_ps());
-                for s in 0..F32_SPAN {
-                    low = _mm512_add_ps(low, _mm512_loadu_ps(p.add(s * LANES)));
-                    high = _mm512_add_ps(high, _mm512_loadu_ps(p.add(s * LANES + 16)));
-                }
-                for (j, half) in [low, high].into_iter().enumerate() {
-                    let upper = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(half)));
-                    acc[2 * j] = _mm512_add_pd(acc[2 * j], _mm512_cvtps_pd(_mm512_castps512_ps256(half)));
-                    acc[2 * j + 1] = _mm512_add_pd(acc[2 * j + 1], _mm512_cvtps_pd(upper));
-                }
+            let p = run.as_ptr().add(i);
+            // lanes 0..16 in `low`, 16..32 in `high`; register j of `acc` holds lanes 8j..8j + 8
+            let (mut low, mut high) = (_mm512_setzero_ps(), _mm512_setzero_ps());
+            for s in 0..F32_SPAN {
+                low = _mm512_add_ps(low, _mm512_loadu_ps(p.add(s * LANES)));
+                high = _mm512_add_ps(high, _mm512_loadu_ps(p.add(s * LANES + 16)));
+            }
+            for (j, half) in [low, high].into_iter().enumerate() {
+                let upper = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(half)));
+                acc[2 * j] = _mm512_add_pd(acc[2 * j], _mm512_cvtps_pd(_mm512_castps512_ps256(half)));
+                acc[2 * j + 1] = _mm512_add_pd(acc[2 * j + 1], _mm512_cvtps_pd(upper));
             }
             i += block;
         }
         while i < full {
-            for (run, acc) in runs.iter().zip(acc.iter_mut()) {
-                let p = run.as_ptr().add(i);
-                for (j, a) in acc.iter_mut().enumerate() {
-                    *a = _mm512_add_pd(*a, _mm512_cvtps_pd(_mm256_loadu_ps(p.add(8 * j))));
-                }
+            let p = run.as_ptr().add(i);
+            for (j, a) in acc.iter_mut().enumerate() {
+                *a = _mm512_add_pd(*a, _mm512_cvtps_pd(_mm256_loadu_ps(p.add(8 * j))));
             }
             i += LANES;
         }
-        std::array::from_fn(|r| fold_lanes_avx512(acc[r]) + runs[r][full..].iter().map(|&v| v as f64).sum::<f64>())
+        fold_lanes_avx512(acc) + run[full..].iter().map(|&v| v as f64).sum::<f64>()
     }
 
     /// `fold_lanes` over four registers of eight lanes (lane k of register j is lane 8j + k), in registers and in
@@ -195,11 +189,6 @@ mod x86 {
         let four = _mm256_add_pd(_mm512_castpd512_pd256(eight), _mm512_extractf64x4_pd::<1>(eight));
         let two = _mm_add_pd(_mm256_castpd256_pd128(four), _mm256_extractf128_pd::<1>(four));
         _mm_cvtsd_f64(_mm_add_sd(two, _mm_unpackhi_pd(two, two)))
-    }
-
-    #[target_feature(enable = "avx512f")]
-    pub unsafe fn sum_run_f32_avx512(x: &[f32]) -> f64 {
-        sum_runs_f32_avx512([x])[0]
     }
 
     #[target_feature(enable = "avx2")]
@@ -296,31 +285,18 @@ fn sum_runs<T: Element>(x: &[T], n: usize, out: &mut [f64]) {
     sum_runs_from(x, n, out, &|r| r * n)
 }
 
-/// `out[r]` = the sum of the run of `n` elements of `x` from `start(r)`, each as `sum_run` sums it.
+/// `out[r]` = the sum of the run of `n` elements of `x` from `start(r)`, by `sum_run`. One run at a time: four runs
+/// side by side in one AVX-512 loop (more loads in flight, 0891c87) measured slower on this Xeon at every length, one
+/// thread or two (float32, 16..2048 per run: 65536×16 774 → 541 µs, 8192×128 100 → 74, 1000×1000 61–74 → 52 on one
+/// thread; 4096×4096 1.56–1.85 → 1.38–1.44 ms on two).
 fn sum_runs_from<T: Element>(x: &[T], n: usize, out: &mut [f64], start: &dyn Fn(usize) -> usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let (Some(x), Level::Avx512) = (as_f32(x), level()) {
-        const R: usize = 4;
-        let done = out.len() - out.len() % R;
-        let mut groups = out.chunks_exact_mut(R);
-        for (g, slots) in (&mut groups).enumerate() {
-            let runs = std::array::from_fn(|k| &x[start(g * R + k)..start(g * R + k) + n]);
-            // SAFETY: the level is Avx512, so `detect` found AVX-512F; the R runs all have length n, which
-            // the kernel's loads (bounded by the first run's length) rely on.
-            slots.copy_from_slice(&unsafe { x86::sum_runs_f32_avx512::<R>(runs) });
-        }
-        for (r, slot) in groups.into_remainder().iter_mut().enumerate() {
-            *slot = sum_run(&x[start(done + r)..start(done + r) + n]);
-        }
-        return;
-    }
     for (r, slot) in out.iter_mut().enumerate() {
         *slot = sum_run(&x[start(r)..start(r) + n]);
     }
 }
 
 /// The sum of each of a view's rows (its last dim), read in place, each summed as `sum_run` sums it: so as the rows
-/// of its row-major copy would be. Four runs at a time, split across the threads as `sum_block` splits rows.
+/// of its row-major copy would be, split across the threads as `sum_block` splits rows.
 pub fn sum_rows<T: Element>(x: &[T], rows: &Rows) -> Vec<f64> {
     let (starts, n) = (&rows.starts, rows.len);
     let mut out = pool::filled(starts.len(), 0.0f64);
@@ -483,7 +459,7 @@ mod tests {
     }
 
     #[test]
-    fn runs_summed_side_by_side_match_one_at_a_time() {
+    fn runs_summed_in_a_row_match_one_summed_alone_on_every_level() {
         use crate::kernels::simd::set_level;
         let best = level();
         for (rows, n) in [(1usize, 5usize), (4, 1), (4, 32), (5, 33), (7, 100), (9, 1000), (16, 64), (8, 128)] {
@@ -526,10 +502,10 @@ mod tests {
                 }
                 set_level(l);
                 assert_eq!(sum_run(&x).to_bits(), baseline.to_bits(), "n={n} {l:?}");
-                let mut side_by_side = [0.0f64; 5];
+                let mut in_rows = [0.0f64; 5];
                 let rows: Vec<f32> = x.iter().copied().cycle().take(5 * n).collect();
-                sum_runs(&rows, n, &mut side_by_side);
-                assert!(side_by_side.iter().all(|s| s.to_bits() == baseline.to_bits()), "rows n={n} {l:?}");
+                sum_runs(&rows, n, &mut in_rows);
+                assert!(in_rows.iter().all(|s| s.to_bits() == baseline.to_bits()), "rows n={n} {l:?}");
                 // the same values as 7 rows of columns, summed down the rows (four in float32 at a time)
                 let cols = n / 7;
                 let (mut down, mut down_baseline) = (vec![0.0f64; cols], vec![0.0f64; cols]);
