@@ -138,7 +138,7 @@ impl<T: crate::element::Element> MappedOutput<'_, T> {
 
     /// The mapped values as a tensor of `shape`, into `then.out`.
     ///
-    /// Safety: `epilogue()` ran over every one of the product's `len` elements.
+    /// Safety: `map_part` ran over every one of the product's `len` elements.
     pub(crate) unsafe fn finish(mut self, then: &mut MapAfter, shape: &[usize]) -> crate::error::Result<()> {
         // SAFETY: the caller's contract: every slot was written by the map
         unsafe { self.values.set_len(self.len) };
@@ -152,8 +152,8 @@ impl<T: crate::element::Element> MappedOutput<'_, T> {
 pub(crate) type RecordFn =
     Arc<dyn Fn(&crate::tensor::Tensor, crate::tensor::Tensor) -> crate::tensor::Tensor + Send + Sync>;
 
-/// A product op (`linear`, `addmm`) as its node replays it, with a map to run over its output as it is made:
-/// the op's eager entry point, the same code, with the map handed down to its kernel.
+/// A product op (`linear`, `addmm`, `convolution`) as its node replays it, with a map to run over its output as it is
+/// made: the op's eager entry point, the same code, with the map handed down to its kernel.
 pub(crate) type ProductFn = Arc<
     dyn Fn(&[&crate::tensor::Tensor], &mut MapAfter<'_>) -> crate::error::Result<crate::tensor::Tensor> + Send + Sync,
 >;
