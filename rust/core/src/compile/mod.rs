@@ -17,7 +17,7 @@ mod trace;
 
 pub use graph::Graph;
 pub use ir::{NodeKind, Operand};
-pub(crate) use kernel::{Elementwise, MapAfter, ProductFn, RecordFn, Reduction, RowReduction, SliceKernel};
+pub(crate) use kernel::{Elementwise, MapAfter, RecordFn, Reduction, RowReduction, SliceKernel};
 pub use trace::{
     abort, begin, effect, factory, finish, is_capturing, is_outside_value, knows, note_literal, random_factory,
     unsupported, unsupported_outside_ops, unsupported_read, Capture, Effect,

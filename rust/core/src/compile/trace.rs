@@ -336,21 +336,17 @@ where
     traced_one(name, NodeKind::Elementwise, &[input], eager, replay, kernel, Draws::Deterministic, extend)
 }
 
-/// `traced` for a product op (`linear`, `addmm`, `convolution`), also capturing `product()`: its replay with an
-/// elementwise map run over its output as it is made, which `fuse/epilogue.rs` calls when such a map reads the product
-/// alone.
-pub(crate) fn traced_product<F>(
-    name: &'static str,
-    inputs: &[&Tensor],
-    eager: impl FnOnce() -> Result<Tensor>,
-    replay: impl FnOnce() -> F,
-    product: impl FnOnce() -> super::kernel::ProductFn,
-) -> Result<Tensor>
+/// `traced` for a product op (`linear`, `addmm`, `convolution`) given as `op(inputs, map)`: eager and the replay call
+/// it without a map, and the node also keeps it as its `ProductFn`, which `fuse/epilogue.rs` calls with an elementwise
+/// map to run over the output as it is made, when such a map reads the product alone.
+pub(crate) fn traced_product<F>(name: &'static str, inputs: &[&Tensor], op: F) -> Result<Tensor>
 where
-    F: Fn(&[&Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+    F: Fn(&[&Tensor], Option<&mut super::kernel::MapAfter>) -> Result<Tensor> + Copy + Send + Sync + 'static,
 {
-    let extend = |node: &mut Node| node.product = Some(product());
-    traced_one(name, NodeKind::Opaque, inputs, eager, replay, |_| None, Draws::Deterministic, extend)
+    // the handle is made only when a node is recorded: eager calls allocate nothing for it
+    let extend = |node: &mut Node| node.product = Some(Arc::new(move |x: &[&Tensor], map: &mut _| op(x, Some(map))));
+    let replay = || move |x: &[&Tensor]| op(x, None);
+    traced_one(name, NodeKind::Opaque, inputs, || op(inputs, None), replay, |_| None, Draws::Deterministic, extend)
 }
 
 /// What `traced_fusable`, `traced_random`, `traced_unary` and `traced_product` share: one output, its node recorded

@@ -10,14 +10,13 @@
 //! 1-D convolutions run as 2-D ones over a height of 1.
 use crate::autograd::{one, record, AsField, Backward, Ctx, Field, Grads, SavedTensor};
 use crate::bail;
-use crate::compile::{operand_list, optional_args, traced, traced_product, MapAfter, NodeKind, ProductFn};
+use crate::compile::{operand_list, optional_args, traced, traced_product, MapAfter, NodeKind};
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::conv::{col2im_sample, conv2d_backward, conv2d_forward, im2col_sample, ConvShape};
 use crate::tensor::Tensor;
 use crate::with_dtype;
 use crate::DType;
-use std::sync::Arc;
 
 /// A sliding window over the last two dims: kernel, stride, zero padding and dilation, each (h, w).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,13 +144,11 @@ impl Tensor {
     ) -> Result<Tensor> {
         let (operands, given) = operand_list([Some(input), Some(weight), bias]);
         let win = *win;
-        let then = move |x: &[&Tensor], then: Option<&mut MapAfter>| match optional_args(x, given) {
+        let op = move |x: &[&Tensor], then: Option<&mut MapAfter>| match optional_args(x, given) {
             [Some(input), Some(weight), bias] => Tensor::convolution_eager(input, weight, bias, &win, groups, then),
             _ => unreachable!("input and weight are always given"),
         };
-        let eager = move |x: &[&Tensor]| then(x, None);
-        let product = move || -> ProductFn { Arc::new(move |x, map| then(x, Some(map))) };
-        traced_product("convolution", &operands, || eager(&operands), || eager, product)
+        traced_product("convolution", &operands, op)
     }
 
     fn convolution_eager(

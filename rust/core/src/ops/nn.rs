@@ -2,7 +2,7 @@
 //! fused `linear`). The losses are in `loss.rs`.
 use crate::autograd::{one, record, Backward, Ctx, Grads, MatrixStrides, SavedTensor};
 use crate::bail;
-use crate::compile::{operand_list, optional_args, traced, traced_product, MapAfter, NodeKind, ProductFn};
+use crate::compile::{operand_list, optional_args, traced, traced_product, MapAfter, NodeKind};
 use crate::dtype::{DType, Scalar};
 use crate::element::Float;
 use crate::error::Result;
@@ -11,7 +11,6 @@ use crate::layout::{broadcast_shapes, wrap_dim};
 use crate::ops::formula::c;
 use crate::ops::matmul::{matrix, matrix_grads};
 use crate::tensor::Tensor;
-use std::sync::Arc;
 
 impl Tensor {
     /// softmax (`log` = false) or log_softmax along `dim`, shifted by the max for stability.
@@ -51,13 +50,11 @@ impl Tensor {
     /// 2-D for one `addmm` and the result viewed back when it is contiguous (grad_fn names as PyTorch's).
     pub fn linear(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
         let (operands, given) = operand_list([Some(input), Some(weight), bias]);
-        let then = move |x: &[&Tensor], then: Option<&mut MapAfter>| match optional_args(x, given) {
+        let op = move |x: &[&Tensor], then: Option<&mut MapAfter>| match optional_args(x, given) {
             [Some(input), Some(weight), bias] => Tensor::linear_eager(input, weight, bias, then),
             _ => unreachable!("input and weight are always given"),
         };
-        let eager = move |x: &[&Tensor]| then(x, None);
-        let product = move || -> ProductFn { Arc::new(move |x, map| then(x, Some(map))) };
-        traced_product("linear", &operands, || eager(&operands), || eager, product)
+        traced_product("linear", &operands, op)
     }
 
     fn linear_eager(
@@ -107,10 +104,8 @@ impl Tensor {
 
     /// `addmm(bias, a, b)` = bias + a @ b, with one node (AddmmBackward0).
     pub fn addmm(bias: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
-        let then = |x: &[&Tensor], then: Option<&mut MapAfter>| Tensor::addmm_eager(x[0], x[1], x[2], then);
-        let eager = move |x: &[&Tensor]| then(x, None);
-        let product = move || -> ProductFn { Arc::new(move |x, map| then(x, Some(map))) };
-        traced_product("addmm", &[bias, a, b], || eager(&[bias, a, b]), || eager, product)
+        let op = |x: &[&Tensor], then: Option<&mut MapAfter>| Tensor::addmm_eager(x[0], x[1], x[2], then);
+        traced_product("addmm", &[bias, a, b], op)
     }
 
     fn addmm_eager(bias: &Tensor, a: &Tensor, b: &Tensor, then: Option<&mut MapAfter>) -> Result<Tensor> {
